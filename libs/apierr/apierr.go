@@ -1,0 +1,92 @@
+// Package apierr defines the errors that reach API clients and how they map to
+// the wire body {"error":{"code":<status>,"message":"..."}}.
+package apierr
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+)
+
+// Sentinels for the common outcomes. Stores and domains wrap them with %w;
+// the HTTP edge turns them into statuses.
+var (
+	ErrNotFound     = &Error{Status: http.StatusNotFound, Message: "not found"}
+	ErrConflict     = &Error{Status: http.StatusConflict, Message: "conflict"}
+	ErrForbidden    = &Error{Status: http.StatusForbidden, Message: "forbidden"}
+	ErrUnauthorized = &Error{Status: http.StatusUnauthorized, Message: "unauthorized"}
+)
+
+// Error is an error whose message is safe to show to a client.
+type Error struct {
+	Status  int
+	Message string
+	// Field names the request field at fault, when there is one.
+	Field string
+}
+
+func (e *Error) Error() string { return e.Message }
+
+// Is reports sentinel equality by status, so that errors.Is(err, ErrNotFound)
+// holds for every not-found error, whatever its message.
+func (e *Error) Is(target error) bool {
+	var t *Error
+	if !errors.As(target, &t) {
+		return false
+	}
+	return t.Status == e.Status
+}
+
+// New returns an error with the given status and message.
+func New(status int, format string, args ...any) *Error {
+	return &Error{Status: status, Message: fmt.Sprintf(format, args...)}
+}
+
+// Invalid returns a 400 naming the field at fault: "title: must be at most 50 characters".
+func Invalid(field, format string, args ...any) *Error {
+	msg := fmt.Sprintf(format, args...)
+	if field != "" {
+		msg = field + ": " + msg
+	}
+	return &Error{Status: http.StatusBadRequest, Message: msg, Field: field}
+}
+
+// BadRequest returns a 400 not tied to one field.
+func BadRequest(format string, args ...any) *Error {
+	return New(http.StatusBadRequest, format, args...)
+}
+
+// NotFound returns a 404: "space not found".
+func NotFound(format string, args ...any) *Error { return New(http.StatusNotFound, format, args...) }
+
+// Forbidden returns a 403.
+func Forbidden(format string, args ...any) *Error { return New(http.StatusForbidden, format, args...) }
+
+// Conflict returns a 409.
+func Conflict(format string, args ...any) *Error { return New(http.StatusConflict, format, args...) }
+
+// Unauthorized returns a 401.
+func Unauthorized(format string, args ...any) *Error {
+	return New(http.StatusUnauthorized, format, args...)
+}
+
+// Body is the wire shape of an error.
+type Body struct {
+	Error BodyError `json:"error"`
+}
+
+// BodyError is the inner object of Body.
+type BodyError struct {
+	Code    int    `json:"code"`
+	Message string `json:"message"`
+}
+
+// ToBody maps any error to its wire body. Errors that are not *Error become a
+// 500 with a generic message; the caller logs the real one.
+func ToBody(err error) Body {
+	var e *Error
+	if errors.As(err, &e) {
+		return Body{Error: BodyError{Code: e.Status, Message: e.Message}}
+	}
+	return Body{Error: BodyError{Code: http.StatusInternalServerError, Message: "internal error"}}
+}

@@ -1,0 +1,128 @@
+// Package embedded starts the infrastructure in-process for tests and the local
+// runner: FerretDB v1 on SQLite for MongoDB, franz-go kfake for Kafka and
+// miniredis for Redis. Each listens on a loopback port and speaks the real
+// protocol, so code under test uses the real clients.
+package embedded
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/FerretDB/FerretDB/ferretdb"
+	"github.com/alicebob/miniredis/v2"
+	"github.com/twmb/franz-go/pkg/kfake"
+)
+
+// Mongo is a running embedded FerretDB.
+type Mongo struct {
+	URI    string
+	cancel context.CancelFunc
+	done   chan struct{}
+	tmp    string
+}
+
+// StartMongo starts FerretDB with its SQLite files in dir ("" for a temporary
+// directory removed on Close), listening on addr ("" for a free loopback port).
+func StartMongo(dir, addr string, log *slog.Logger) (*Mongo, error) {
+	m := &Mongo{done: make(chan struct{})}
+	if dir == "" {
+		tmp, err := os.MkdirTemp("", "ferretdb-*")
+		if err != nil {
+			return nil, fmt.Errorf("ferretdb dir: %w", err)
+		}
+		dir, m.tmp = tmp, tmp
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("ferretdb dir: %w", err)
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, err
+	}
+	if addr == "" {
+		addr = "127.0.0.1:0"
+	}
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	f, err := ferretdb.New(&ferretdb.Config{
+		Listener:  ferretdb.ListenerConfig{TCP: addr},
+		Handler:   "sqlite",
+		SQLiteURL: "file:" + abs + "/",
+		Logger:    log.With("component", "ferretdb"),
+	})
+	if err != nil {
+		return nil, fmt.Errorf("start ferretdb: %w", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	m.cancel = cancel
+	go func() {
+		defer close(m.done)
+		f.Run(ctx)
+	}()
+	m.URI = f.MongoDBURI()
+	return m, nil
+}
+
+// Close stops FerretDB and waits for it.
+func (m *Mongo) Close() {
+	m.cancel()
+	select {
+	case <-m.done:
+	case <-time.After(10 * time.Second):
+	}
+	if m.tmp != "" {
+		_ = os.RemoveAll(m.tmp)
+	}
+}
+
+// Kafka is a running kfake cluster.
+type Kafka struct {
+	cluster *kfake.Cluster
+	Brokers []string
+}
+
+// StartKafka starts a one-broker kfake cluster that creates topics on demand,
+// on port ("0" or 0 for a free port; a fixed port lets a test restart "the same" Kafka).
+func StartKafka(port int) (*Kafka, error) {
+	opts := []kfake.Opt{kfake.NumBrokers(1), kfake.AllowAutoTopicCreation(), kfake.DefaultNumPartitions(1)}
+	if port > 0 {
+		opts = append(opts, kfake.Ports(port))
+	}
+	c, err := kfake.NewCluster(opts...)
+	if err != nil {
+		return nil, fmt.Errorf("start kfake: %w", err)
+	}
+	return &Kafka{cluster: c, Brokers: c.ListenAddrs()}, nil
+}
+
+// Close stops the cluster; its data is gone.
+func (k *Kafka) Close() { k.cluster.Close() }
+
+// Redis is a running miniredis.
+type Redis struct {
+	*miniredis.Miniredis
+}
+
+// StartRedis starts miniredis on a free loopback port (or addr when given).
+func StartRedis(addr string) (*Redis, error) {
+	m := miniredis.NewMiniRedis()
+	var err error
+	if addr == "" {
+		err = m.Start()
+	} else {
+		err = m.StartAddr(addr)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("start miniredis: %w", err)
+	}
+	return &Redis{m}, nil
+}
+
+// ErrStopped is returned by helpers that need a server that was closed.
+var ErrStopped = errors.New("embedded server stopped")

@@ -1,0 +1,150 @@
+// Package httpx gives every service the same gin engine: JSON errors for every
+// failure, panic recovery, request ids, access logs, tracing, health routes and
+// a server with timeouts and graceful shutdown.
+package httpx
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/docspub/platform/libs/apierr"
+	"github.com/gin-gonic/gin"
+	"go.opentelemetry.io/contrib/instrumentation/github.com/gin-gonic/gin/otelgin"
+	"go.opentelemetry.io/otel/trace"
+)
+
+// RequestIDHeader carries the request id from the gateway to services and back.
+const RequestIDHeader = "X-Request-Id"
+
+// Check is a readiness probe: nil when the dependency is usable.
+type Check func(ctx context.Context) error
+
+func init() { gin.SetMode(gin.ReleaseMode) }
+
+// NewEngine returns a gin engine with recovery, request ids, tracing, access
+// logs, JSON 404/405 answers, and /healthz and /readyz (which skip tracing).
+func NewEngine(log *slog.Logger, service string, ready ...Check) *gin.Engine {
+	e := gin.New()
+	e.HandleMethodNotAllowed = true
+	e.ContextWithFallback = true
+	e.Use(requestID(), recovery(log), accessLog(log))
+	e.Use(otelgin.Middleware(service, otelgin.WithFilter(func(r *http.Request) bool {
+		return r.URL.Path != "/healthz" && r.URL.Path != "/readyz"
+	})))
+	e.NoRoute(func(c *gin.Context) {
+		Error(c, apierr.NotFound("no route for %s %s", c.Request.Method, c.Request.URL.Path))
+	})
+	e.NoMethod(func(c *gin.Context) {
+		Error(c, apierr.New(http.StatusMethodNotAllowed, "method %s not allowed on %s", c.Request.Method, c.Request.URL.Path))
+	})
+	e.GET("/healthz", func(c *gin.Context) { c.JSON(http.StatusOK, gin.H{"status": "ok"}) })
+	e.GET("/readyz", func(c *gin.Context) {
+		ctx, cancel := context.WithTimeout(c.Request.Context(), 2*time.Second)
+		defer cancel()
+		for _, check := range ready {
+			if err := check(ctx); err != nil {
+				log.WarnContext(ctx, "not ready", "err", err)
+				Error(c, apierr.New(http.StatusServiceUnavailable, "not ready"))
+				return
+			}
+		}
+		c.JSON(http.StatusOK, gin.H{"status": "ready"})
+	})
+	return e
+}
+
+// Error writes err as the JSON error body. Errors that are not client-safe are
+// logged here, once, with the request id and trace id, and answered as a 500.
+func Error(c *gin.Context, err error) {
+	body := apierr.ToBody(err)
+	if body.Error.Code >= 500 {
+		slogFrom(c).ErrorContext(c.Request.Context(), "request failed",
+			"err", err, "method", c.Request.Method, "path", c.Request.URL.Path,
+			"request_id", c.GetString("request_id"), "trace_id", traceID(c.Request.Context()))
+	}
+	c.AbortWithStatusJSON(body.Error.Code, body)
+}
+
+// NoContent answers with status (204 or 205) and no body.
+func NoContent(c *gin.Context, status int) {
+	c.Status(status)
+	c.Writer.WriteHeaderNow()
+}
+
+func requestID() gin.HandlerFunc {
+	return func(c *gin.Context) {
+		id := c.GetHeader(RequestIDHeader)
+		if id == "" || len(id) > 128 {
+			id = NewRequestID()
+		}
+		c.Set("request_id", id)
+		c.Header(RequestIDHeader, id)
+		c.Next()
+	}
+}
+
+// NewRequestID returns a random request id.
+func NewRequestID() string {
+	var b [12]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+type loggerKey struct{}
+
+func slogFrom(c *gin.Context) *slog.Logger {
+	if l, ok := c.Get("logger"); ok {
+		if lg, ok := l.(*slog.Logger); ok {
+			return lg
+		}
+	}
+	return slog.Default()
+}
+
+func recovery(log *slog.Logger) gin.HandlerFunc {
+	return func(c *gin.Context) {
+		c.Set("logger", log)
+		defer func() {
+			if r := recover(); r != nil {
+				if r == http.ErrAbortHandler {
+					panic(r)
+				}
+				log.ErrorContext(c.Request.Context(), "panic", "panic", r, "path", c.Request.URL.Path,
+					"request_id", c.GetString("request_id"))
+				if !c.Writer.Written() {
+					body := apierr.ToBody(nil)
+					body.Error.Message = "internal error"
+					c.AbortWithStatusJSON(http.StatusInternalServerError, body)
+				}
+			}
+		}()
+		c.Next()
+	}
+}
+
+func accessLog(log *slog.Logger) gin.HandlerFunc {
+	return func(c *gin.Context) {
+		if c.Request.URL.Path == "/healthz" || c.Request.URL.Path == "/readyz" {
+			c.Next()
+			return
+		}
+		start := time.Now()
+		c.Next()
+		log.InfoContext(c.Request.Context(), "request",
+			"method", c.Request.Method, "path", c.Request.URL.Path, "status", c.Writer.Status(),
+			"duration_ms", float64(time.Since(start).Microseconds())/1000,
+			"request_id", c.GetString("request_id"), "trace_id", traceID(c.Request.Context()))
+	}
+}
+
+func traceID(ctx context.Context) string {
+	sc := trace.SpanContextFromContext(ctx)
+	if !sc.HasTraceID() {
+		return ""
+	}
+	return sc.TraceID().String()
+}

@@ -1,0 +1,30 @@
+package internaltoken
+
+import (
+	"github.com/docspub/platform/libs/apierr"
+	"github.com/docspub/platform/libs/httpx"
+	"github.com/gin-gonic/gin"
+)
+
+const ctxKey = "internaltoken.principal"
+
+// Require is gin middleware that refuses requests without a valid internal
+// token (401) and stores the principal for From.
+func Require(s *Signer) gin.HandlerFunc {
+	return func(c *gin.Context) {
+		p, err := s.Verify(c.GetHeader(Header))
+		if err != nil {
+			httpx.Error(c, apierr.Unauthorized("missing or invalid internal token"))
+			return
+		}
+		c.Set(ctxKey, p)
+		c.Next()
+	}
+}
+
+// From returns the principal stored by Require.
+func From(c *gin.Context) Principal {
+	p, _ := c.Get(ctxKey)
+	pr, _ := p.(Principal)
+	return pr
+}

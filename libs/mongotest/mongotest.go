@@ -1,0 +1,76 @@
+// Package mongotest gives tests a real MongoDB protocol server: one embedded
+// FerretDB per test package (started in TestMain) and a fresh database per test.
+package mongotest
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/docspub/platform/libs/embedded"
+	"github.com/docspub/platform/libs/mongox"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+)
+
+var (
+	uri    string
+	client *mongo.Client
+)
+
+// Main starts the package's server, runs the tests and stops it. Call it from
+// TestMain: func TestMain(m *testing.M) { mongotest.Main(m) }.
+func Main(m *testing.M) {
+	srv, err := embedded.StartMongo("", "", nil)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "mongotest:", err)
+		os.Exit(1)
+	}
+	uri = srv.URI
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	client, err = mongox.Connect(ctx, uri)
+	cancel()
+	if err != nil {
+		srv.Close()
+		fmt.Fprintln(os.Stderr, "mongotest:", err)
+		os.Exit(1)
+	}
+	code := m.Run()
+	_ = client.Disconnect(context.Background())
+	srv.Close()
+	os.Exit(code)
+}
+
+// URI returns the package server's address; Main must have run.
+func URI(t testing.TB) string {
+	t.Helper()
+	if uri == "" {
+		t.Fatal("mongotest: call mongotest.Main from TestMain")
+	}
+	return uri
+}
+
+// Client returns a client connected to the package server.
+func Client(t testing.TB) *mongo.Client {
+	t.Helper()
+	URI(t)
+	return client
+}
+
+// Database returns a fresh, uniquely named database dropped when the test ends.
+func Database(t testing.TB) *mongo.Database {
+	t.Helper()
+	db := Client(t).Database(DatabaseName())
+	t.Cleanup(func() { _ = db.Drop(context.Background()) })
+	return db
+}
+
+// DatabaseName returns a unique database name.
+func DatabaseName() string {
+	var b [6]byte
+	_, _ = rand.Read(b[:])
+	return "t_" + hex.EncodeToString(b[:])
+}
