@@ -9,8 +9,11 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
+	"net/url"
 	"os"
 	"path/filepath"
+	"strconv"
 	"time"
 
 	"github.com/FerretDB/FerretDB/ferretdb"
@@ -65,8 +68,25 @@ func StartMongo(dir, addr string, log *slog.Logger) (*Mongo, error) {
 		defer close(m.done)
 		f.Run(ctx)
 	}()
-	m.URI = f.MongoDBURI()
+	m.URI = serialized(f.MongoDBURI())
 	return m, nil
+}
+
+// serialized limits clients of uri to one connection. FerretDB v1 applies an
+// update as a read followed by a write of the whole document, outside any
+// transaction, so two updates of one document on two connections can lose
+// one of them (a service's change racing the outbox relay's removal of
+// published events). One connection per client serializes the operations of
+// a process, which makes every single-document update atomic again, as on MongoDB.
+func serialized(uri string) string {
+	u, err := url.Parse(uri)
+	if err != nil {
+		return uri
+	}
+	q := u.Query()
+	q.Set("maxPoolSize", "1")
+	u.RawQuery = q.Encode()
+	return u.String()
 }
 
 // Close stops FerretDB and waits for it.
@@ -126,3 +146,10 @@ func StartRedis(addr string) (*Redis, error) {
 
 // ErrStopped is returned by helpers that need a server that was closed.
 var ErrStopped = errors.New("embedded server stopped")
+
+// Port returns the broker's port.
+func (k *Kafka) Port() int {
+	_, p, _ := net.SplitHostPort(k.Brokers[0])
+	n, _ := strconv.Atoi(p)
+	return n
+}
