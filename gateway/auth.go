@@ -1,0 +1,214 @@
+package gateway
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"time"
+
+	"github.com/docspub/platform/gateway/internal/route"
+	"github.com/docspub/platform/libs/apierr"
+	"github.com/docspub/platform/libs/internaltoken"
+	"github.com/redis/go-redis/v9"
+)
+
+// ResolvePath is identity's internal endpoint that resolves an API token.
+const ResolvePath = "/internal/v1/tokens/resolve"
+
+// Redis keys. A token is only ever stored as its hash.
+const (
+	tokenKeyPrefix = "gateway:token:" // + TokenHash(raw): the resolved principal, or unknownMark
+	userKeyPrefix  = "gateway:user:"  // + user id: set of the user's cached token hashes
+	unknownMark    = "!"
+)
+
+// TokenHash is the hex SHA-256 of a raw API token: the only form in which the
+// gateway stores a token, and the hash Forget expects.
+func TokenHash(raw string) string {
+	sum := sha256.Sum256([]byte(raw))
+	return hex.EncodeToString(sum[:])
+}
+
+// resolution is identity's answer for a known token, and the cached value.
+type resolution struct {
+	UserID  string            `json:"userId"`
+	TokenID string            `json:"tokenId"`
+	Roles   map[string]string `json:"roles"`
+}
+
+func (r resolution) principal() internaltoken.Principal {
+	return internaltoken.Principal{UserID: r.UserID, Roles: r.Roles, TokenID: r.TokenID}
+}
+
+var errUnknownToken = apierr.Unauthorized("unknown or revoked token")
+
+// authenticate returns the principal of a raw token: from the Redis cache, or
+// from identity (concurrent misses of one token share one call).
+func (g *Gateway) authenticate(ctx context.Context, raw, hash string) (internaltoken.Principal, error) {
+	res, known, hit := g.cached(ctx, hash)
+	if !hit {
+		v, err, _ := g.resolves.Do(hash, func() (any, error) {
+			// Shared by every waiter: not cancelled by the first one's client;
+			// bounded by the client's timeout.
+			return g.resolve(context.WithoutCancel(ctx), raw, hash)
+		})
+		if err != nil {
+			return internaltoken.Principal{}, err
+		}
+		res = v.(resolution)
+		known = res.UserID != ""
+	}
+	if !known {
+		return internaltoken.Principal{}, errUnknownToken
+	}
+	return res.principal(), nil
+}
+
+// cached reads the cache. hit is false on a miss or when Redis fails.
+func (g *Gateway) cached(ctx context.Context, hash string) (res resolution, known, hit bool) {
+	val, err := g.rdb.Get(ctx, tokenKeyPrefix+hash).Result()
+	switch {
+	case errors.Is(err, redis.Nil):
+		return resolution{}, false, false
+	case err != nil:
+		g.redisFailed(ctx, "read token cache", err)
+		return resolution{}, false, false
+	case val == unknownMark:
+		return resolution{}, false, true
+	}
+	if err := json.Unmarshal([]byte(val), &res); err != nil || res.UserID == "" {
+		return resolution{}, false, false
+	}
+	return res, true, true
+}
+
+// resolve asks identity about a token and caches the answer. An unknown token
+// yields a zero resolution and no error.
+func (g *Gateway) resolve(ctx context.Context, raw, hash string) (resolution, error) {
+	res, err := g.askIdentity(ctx, raw)
+	if err != nil {
+		return resolution{}, err
+	}
+	if res.UserID == "" {
+		if err := g.rdb.Set(ctx, tokenKeyPrefix+hash, unknownMark, negativeTTL).Err(); err != nil {
+			g.redisFailed(ctx, "cache unknown token", err)
+		}
+		return resolution{}, nil
+	}
+	val, err := json.Marshal(res)
+	if err != nil {
+		return resolution{}, fmt.Errorf("encode resolution: %w", err)
+	}
+	ttl := g.cfg.AuthCacheTTL
+	_, err = g.rdb.TxPipelined(ctx, func(p redis.Pipeliner) error {
+		p.Set(ctx, tokenKeyPrefix+hash, val, ttl)
+		p.SAdd(ctx, userKeyPrefix+res.UserID, hash)
+		// Refreshed with each added token, so the set outlives all its members.
+		p.Expire(ctx, userKeyPrefix+res.UserID, ttl)
+		return nil
+	})
+	if err != nil {
+		g.redisFailed(ctx, "cache token", err)
+	}
+	return res, nil
+}
+
+// askIdentity calls identity's resolve endpoint with a gateway service token.
+// An unknown token yields a zero resolution; a failure is a 503.
+func (g *Gateway) askIdentity(ctx context.Context, raw string) (resolution, error) {
+	base, err := g.resolver.Resolve(ctx, route.Identity)
+	if err != nil {
+		return resolution{}, unavailable(route.Identity, err)
+	}
+	svcToken, err := g.signer.Mint(internaltoken.Principal{Service: "gateway"})
+	if err != nil {
+		return resolution{}, err
+	}
+	body, err := json.Marshal(map[string]string{"token": raw})
+	if err != nil {
+		return resolution{}, fmt.Errorf("encode resolve request: %w", err)
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, base+ResolvePath, bytes.NewReader(body))
+	if err != nil {
+		return resolution{}, unavailable(route.Identity, err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set(internaltoken.Header, svcToken)
+	resp, err := g.client.Do(req)
+	if err != nil {
+		return resolution{}, unavailable(route.Identity, err)
+	}
+	defer resp.Body.Close()
+	switch resp.StatusCode {
+	case http.StatusOK:
+	case http.StatusUnauthorized, http.StatusNotFound:
+		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<16))
+		return resolution{}, nil
+	default:
+		return resolution{}, unavailable(route.Identity, fmt.Errorf("token resolve answered %s", resp.Status))
+	}
+	var res resolution
+	if err := json.NewDecoder(io.LimitReader(resp.Body, 1<<20)).Decode(&res); err != nil {
+		return resolution{}, unavailable(route.Identity, fmt.Errorf("decode token resolution: %w", err))
+	}
+	if res.UserID == "" {
+		return resolution{}, unavailable(route.Identity, errors.New("token resolution without userId"))
+	}
+	return res, nil
+}
+
+// Forget drops one cached token, by TokenHash of the raw token.
+func (g *Gateway) Forget(ctx context.Context, tokenHash string) error {
+	if err := g.rdb.Del(ctx, tokenKeyPrefix+tokenHash).Err(); err != nil {
+		return fmt.Errorf("forget token: %w", err)
+	}
+	return nil
+}
+
+// ForgetUser drops every cached token of a user, so that the next request
+// resolves the user's current roles through identity.
+func (g *Gateway) ForgetUser(ctx context.Context, userID string) error {
+	key := userKeyPrefix + userID
+	var members *redis.StringSliceCmd
+	_, err := g.rdb.TxPipelined(ctx, func(p redis.Pipeliner) error {
+		members = p.SMembers(ctx, key)
+		p.Del(ctx, key)
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("forget user %s: %w", userID, err)
+	}
+	hashes := members.Val()
+	if len(hashes) == 0 {
+		return nil
+	}
+	_, err = g.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
+		for _, h := range hashes {
+			p.Del(ctx, tokenKeyPrefix+h)
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("forget user %s: %w", userID, err)
+	}
+	return nil
+}
+
+// redisWarnEvery bounds how often a Redis failure is logged while Redis is down.
+const redisWarnEvery = 10 * time.Second
+
+// redisFailed logs a Redis failure, at most once per redisWarnEvery.
+func (g *Gateway) redisFailed(ctx context.Context, what string, err error) {
+	now := time.Now().UnixNano()
+	last := g.redisWarned.Load()
+	if now-last < int64(redisWarnEvery) || !g.redisWarned.CompareAndSwap(last, now) {
+		return
+	}
+	g.log.WarnContext(ctx, "redis failed; going on without it", "op", what, "err", err)
+}

@@ -1,0 +1,234 @@
+// Package gateway is the platform's public entry: it authenticates the bearer
+// token of every /v1 request through identity (cached in Redis under a hash of
+// the token), applies a per-token rate limit (Redis), drops the headers only
+// the platform may set, and forwards the request to the service that owns the
+// path (internal/route) with a short-lived internal token and W3C trace context.
+package gateway
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/docspub/platform/gateway/internal/route"
+	"github.com/docspub/platform/libs/config"
+	"github.com/docspub/platform/libs/discovery"
+	"github.com/docspub/platform/libs/httpx"
+	"github.com/docspub/platform/libs/internaltoken"
+	"github.com/docspub/platform/libs/logx"
+	"github.com/gin-gonic/gin"
+	"github.com/go-redis/redis_rate/v10"
+	"github.com/redis/go-redis/v9"
+	"golang.org/x/sync/singleflight"
+)
+
+// Config is the gateway's configuration, read from the environment.
+type Config struct {
+	// Addr is the listen address.
+	Addr string `env:"ADDR, default=127.0.0.1:8080"`
+	// Upstreams is the static service list: "identity=http://127.0.0.1:8081,content=...".
+	Upstreams string `env:"UPSTREAMS, default=identity=http://127.0.0.1:8081,content=http://127.0.0.1:8082,sites=http://127.0.0.1:8083,insights=http://127.0.0.1:8084,integrations=http://127.0.0.1:8085"`
+	// RedisURL locates the Redis that holds the token cache and the rate
+	// limits. Masked in logs: it may carry a password.
+	RedisURL string `env:"REDIS_URL, default=redis://127.0.0.1:6379/0" secret:"true"`
+	// InternalTokenSecret signs the internal tokens (at least 32 bytes).
+	InternalTokenSecret string `env:"INTERNAL_TOKEN_SECRET" secret:"true"`
+	// AuthCacheTTL is how long a resolved token stays cached.
+	AuthCacheTTL time.Duration `env:"AUTH_CACHE_TTL, default=30s"`
+	// RateLimit is the number of requests per token per minute; 0 turns it off.
+	RateLimit int `env:"RATE_LIMIT, default=600"`
+	// UpstreamTimeout bounds the wait for a service's response headers.
+	UpstreamTimeout time.Duration `env:"UPSTREAM_TIMEOUT, default=30s"`
+	// MaxBodyBytes bounds a request body.
+	MaxBodyBytes int64 `env:"MAX_BODY_BYTES, default=10485760"`
+	// LogLevel is debug, info, warn or error.
+	LogLevel string `env:"LOG_LEVEL, default=info"`
+}
+
+// Validate reports every problem of the configuration at once.
+func (c Config) Validate() error {
+	var p config.Problems
+	if c.Addr == "" {
+		p.Addf("ADDR: must not be empty")
+	}
+	if ups, err := discovery.ParseStatic(c.Upstreams); err != nil {
+		p.Addf("UPSTREAMS: %v", err)
+	} else if _, ok := ups[route.Identity]; !ok {
+		p.Addf("UPSTREAMS: must name %s (tokens are resolved there)", route.Identity)
+	}
+	if _, err := redis.ParseURL(c.RedisURL); err != nil {
+		p.Addf("REDIS_URL: %v", err)
+	}
+	if len(c.InternalTokenSecret) < 32 {
+		p.Addf("INTERNAL_TOKEN_SECRET: must be at least 32 bytes")
+	}
+	if c.AuthCacheTTL <= 0 {
+		p.Addf("AUTH_CACHE_TTL: must be positive")
+	}
+	if c.RateLimit < 0 {
+		p.Addf("RATE_LIMIT: must be 0 (off) or positive")
+	}
+	if c.UpstreamTimeout <= 0 {
+		p.Addf("UPSTREAM_TIMEOUT: must be positive")
+	}
+	if c.MaxBodyBytes <= 0 {
+		p.Addf("MAX_BODY_BYTES: must be positive")
+	}
+	switch strings.ToLower(c.LogLevel) {
+	case "debug", "info", "warn", "error":
+	default:
+		p.Addf("LOG_LEVEL: must be debug, info, warn or error")
+	}
+	return p.Err()
+}
+
+// Deps are the clients the gateway works with.
+type Deps struct {
+	// Redis holds the token cache and the rate limits.
+	Redis *redis.Client
+	// Resolver finds the base URL of a service.
+	Resolver discovery.Resolver
+	// Log receives the access log and failures; nil discards.
+	Log *slog.Logger
+}
+
+// Timings that are not configuration.
+const (
+	// dialTimeout is short so that a service that is down answers 503 fast.
+	dialTimeout = 2 * time.Second
+	// negativeTTL is how long an unknown token stays cached as unknown, to
+	// blunt floods of guessed tokens.
+	negativeTTL = 5 * time.Second
+	// internalTokenTTL is the lifetime of a minted internal token.
+	internalTokenTTL = time.Minute
+	// maxResolveTime bounds a token resolution by identity.
+	maxResolveTime = 10 * time.Second
+)
+
+// Gateway authenticates, limits and forwards public API requests.
+type Gateway struct {
+	cfg      Config
+	log      *slog.Logger
+	rdb      *redis.Client
+	resolver discovery.Resolver
+	routes   *route.Table
+	signer   *internaltoken.Signer
+	limiter  *redis_rate.Limiter
+	client   *http.Client // calls to identity
+	proxy    http.Handler
+	resolves singleflight.Group
+	// redisWarned is when a Redis failure was last logged (Unix nanoseconds).
+	redisWarned atomic.Int64
+	engine      *gin.Engine
+}
+
+// New returns a gateway for a valid configuration.
+func New(cfg Config, deps Deps) (*Gateway, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if deps.Redis == nil {
+		return nil, errors.New("gateway: no Redis client")
+	}
+	if deps.Resolver == nil {
+		return nil, errors.New("gateway: no resolver")
+	}
+	if deps.Log == nil {
+		deps.Log = logx.Discard()
+	}
+	routes, err := route.New(route.Routes)
+	if err != nil {
+		return nil, fmt.Errorf("route table: %w", err)
+	}
+	signer, err := internaltoken.NewSigner(cfg.InternalTokenSecret, internalTokenTTL)
+	if err != nil {
+		return nil, err
+	}
+	transport := newTransport(cfg.UpstreamTimeout)
+	g := &Gateway{
+		cfg:      cfg,
+		log:      deps.Log,
+		rdb:      deps.Redis,
+		resolver: deps.Resolver,
+		routes:   routes,
+		signer:   signer,
+		limiter:  redis_rate.NewLimiter(deps.Redis),
+		client:   &http.Client{Transport: transport, Timeout: min(cfg.UpstreamTimeout, maxResolveTime)},
+	}
+	g.proxy = g.newProxy(transport)
+
+	e := httpx.NewEngine(g.log, "gateway", func(ctx context.Context) error {
+		return g.rdb.Ping(ctx).Err()
+	})
+	// A JSON API answers a stray slash with 404, not an HTML redirect.
+	e.RedirectTrailingSlash = false
+	e.Any("/v1/*path", g.serve)
+	g.engine = e
+	return g, nil
+}
+
+// Handler returns the HTTP handler: /healthz, /readyz and the /v1 API.
+func (g *Gateway) Handler() http.Handler { return g.engine }
+
+// Run serves the gateway until ctx is done: it connects to Redis, reads the
+// static upstream list and serves on cfg.Addr with graceful shutdown.
+func Run(ctx context.Context, cfg Config) error {
+	if err := cfg.Validate(); err != nil {
+		return err
+	}
+	log := logx.New("gateway", cfg.LogLevel)
+	log.InfoContext(ctx, "starting", "config", config.Describe(cfg))
+
+	opts, err := redisOptions(cfg.RedisURL)
+	if err != nil {
+		return err
+	}
+	rdb := redis.NewClient(opts)
+	defer rdb.Close()
+	log.InfoContext(ctx, "redis", "addr", opts.Addr, "db", opts.DB)
+	pctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	if err := rdb.Ping(pctx).Err(); err != nil {
+		// Not fatal: rate limits fail open and tokens resolve through identity.
+		log.WarnContext(ctx, "redis not reachable at start", "err", err)
+	}
+	cancel()
+
+	upstreams, err := discovery.ParseStatic(cfg.Upstreams)
+	if err != nil {
+		return fmt.Errorf("upstreams: %w", err)
+	}
+	g, err := New(cfg, Deps{Redis: rdb, Resolver: upstreams, Log: log})
+	if err != nil {
+		return err
+	}
+	return httpx.ListenAndServe(ctx, cfg.Addr, g.Handler(), log)
+}
+
+// redisOptions parses the Redis URL and, where the URL leaves them unset,
+// bounds the waits: a request must not hang on a slow or absent Redis, whose
+// failures the gateway survives (rate limits fail open, tokens resolve through
+// identity).
+func redisOptions(rawURL string) (*redis.Options, error) {
+	opts, err := redis.ParseURL(rawURL)
+	if err != nil {
+		return nil, fmt.Errorf("redis url: %w", err)
+	}
+	if opts.DialTimeout == 0 {
+		opts.DialTimeout = time.Second
+	}
+	if opts.DialerRetries == 0 {
+		opts.DialerRetries = 2
+	}
+	if opts.ReadTimeout == 0 {
+		opts.ReadTimeout = time.Second
+	}
+	if opts.WriteTimeout == 0 {
+		opts.WriteTimeout = time.Second
+	}
+	return opts, nil
+}

@@ -1,0 +1,333 @@
+package gateway_test
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/docspub/platform/gateway"
+	"github.com/docspub/platform/libs/config"
+	"github.com/docspub/platform/libs/discovery"
+	"github.com/docspub/platform/libs/embedded"
+	"github.com/docspub/platform/libs/internaltoken"
+	"github.com/docspub/platform/libs/logx"
+	"github.com/redis/go-redis/v9"
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/propagation"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+)
+
+const secret = "test-secret-test-secret-test-secret-0123"
+
+// redisURL is REDIS_URL when set (CI runs the tests against a real
+// redis-server), else the package's miniredis, started in TestMain.
+var redisURL string
+
+func TestMain(m *testing.M) {
+	otel.SetTracerProvider(sdktrace.NewTracerProvider())
+	otel.SetTextMapPropagator(propagation.TraceContext{})
+	// Tests stop Redis on purpose; go-redis would log every failed dial.
+	redis.SetLogger(quiet{})
+
+	redisURL = os.Getenv("REDIS_URL")
+	var mr *embedded.Redis
+	if redisURL == "" {
+		var err error
+		mr, err = embedded.StartRedis("")
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		redisURL = "redis://" + mr.Addr() + "/0"
+	}
+	code := m.Run()
+	if mr != nil {
+		mr.Close()
+	}
+	os.Exit(code)
+}
+
+type quiet struct{}
+
+func (quiet) Printf(context.Context, string, ...any) {}
+
+// newRedis returns a client of the test Redis. Tests share it and stay apart
+// by using fresh random tokens and user ids, so nothing is flushed.
+func newRedis(t testing.TB) *redis.Client {
+	t.Helper()
+	opts, err := redis.ParseURL(redisURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rdb := redis.NewClient(opts)
+	t.Cleanup(func() { _ = rdb.Close() })
+	if err := rdb.Ping(context.Background()).Err(); err != nil {
+		t.Fatalf("redis %s: %v", redisURL, err)
+	}
+	return rdb
+}
+
+// closedAddr returns a loopback address nothing listens on.
+func closedAddr(t testing.TB) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	if err := ln.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return addr
+}
+
+func randomID(prefix string) string { return prefix + "-" + rand.Text() }
+
+// identity is a fake of identity's token resolve endpoint. It checks the
+// gateway's service token and counts the calls.
+type identity struct {
+	srv    *httptest.Server
+	signer *internaltoken.Signer
+	calls  atomic.Int64
+
+	mu     sync.Mutex
+	tokens map[string]resolution
+	// down makes it answer 500.
+	down atomic.Bool
+}
+
+type resolution struct {
+	UserID  string            `json:"userId"`
+	TokenID string            `json:"tokenId"`
+	Roles   map[string]string `json:"roles"`
+}
+
+func newIdentity(t testing.TB, other http.Handler) *identity {
+	t.Helper()
+	s, err := internaltoken.NewSigner(secret, time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := &identity{signer: s, tokens: map[string]resolution{}}
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST "+gateway.ResolvePath, id.resolve)
+	if other != nil {
+		mux.Handle("/v1/", other)
+	}
+	id.srv = httptest.NewServer(mux)
+	t.Cleanup(id.srv.Close)
+	return id
+}
+
+// add registers a token and returns it.
+func (id *identity) add(userID string, roles map[string]string) (token string, res resolution) {
+	token = randomID("tok")
+	res = resolution{UserID: userID, TokenID: randomID("tid"), Roles: roles}
+	id.mu.Lock()
+	id.tokens[token] = res
+	id.mu.Unlock()
+	return token, res
+}
+
+func (id *identity) resolve(w http.ResponseWriter, r *http.Request) {
+	id.calls.Add(1)
+	p, err := id.signer.Verify(r.Header.Get(internaltoken.Header))
+	if err != nil || p.Service != "gateway" {
+		http.Error(w, `{"error":{"code":403,"message":"not the gateway"}}`, http.StatusForbidden)
+		return
+	}
+	if id.down.Load() {
+		http.Error(w, `{"error":{"code":500,"message":"down"}}`, http.StatusInternalServerError)
+		return
+	}
+	var body struct {
+		Token string `json:"token"`
+	}
+	if err := json.NewDecoder(r.Body).Decode(&body); err != nil {
+		http.Error(w, "bad body", http.StatusBadRequest)
+		return
+	}
+	id.mu.Lock()
+	res, ok := id.tokens[body.Token]
+	id.mu.Unlock()
+	if !ok {
+		w.WriteHeader(http.StatusUnauthorized)
+		_, _ = io.WriteString(w, `{"error":{"code":401,"message":"unknown token"}}`)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	_ = json.NewEncoder(w).Encode(res)
+}
+
+// seen is what an upstream received.
+type seen struct {
+	method, path, rawPath, query string
+	header                       http.Header
+	body                         []byte
+	bodyErr                      error
+}
+
+// upstream is a fake service that records requests and answers 200 JSON.
+type upstream struct {
+	srv  *httptest.Server
+	name string
+
+	mu   sync.Mutex
+	reqs []seen
+}
+
+func newUpstream(t testing.TB, name string) *upstream {
+	t.Helper()
+	u := &upstream{name: name}
+	u.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, err := io.ReadAll(r.Body)
+		u.mu.Lock()
+		u.reqs = append(u.reqs, seen{method: r.Method, path: r.URL.Path, rawPath: r.URL.EscapedPath(), query: r.URL.RawQuery,
+			header: r.Header.Clone(), body: body, bodyErr: err})
+		u.mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("X-Request-Id", r.Header.Get("X-Request-Id"))
+		w.Header().Set("X-Internal-Debug", "leak")
+		_ = json.NewEncoder(w).Encode(map[string]any{"service": name, "path": r.URL.Path, "bytes": len(body)})
+	}))
+	t.Cleanup(u.srv.Close)
+	return u
+}
+
+// last returns the request the upstream received last.
+func (u *upstream) last(t testing.TB) seen {
+	t.Helper()
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if len(u.reqs) == 0 {
+		t.Fatalf("upstream %s received no request", u.name)
+	}
+	return u.reqs[len(u.reqs)-1]
+}
+
+// count returns how many requests the upstream received.
+func (u *upstream) count() int {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	return len(u.reqs)
+}
+
+// harness is a gateway in front of fake services.
+type harness struct {
+	gw       *gateway.Gateway
+	srv      *httptest.Server
+	identity *identity
+	content  *upstream
+	sites    *upstream
+	rdb      *redis.Client
+	signer   *internaltoken.Signer
+}
+
+type options struct {
+	env       map[string]string
+	upstreams discovery.Static // overrides
+	rdb       *redis.Client
+	// identityAPI serves identity's /v1 routes beside the fake resolve endpoint.
+	identityAPI http.Handler
+}
+
+func newHarness(t testing.TB, o options) *harness {
+	t.Helper()
+	h := &harness{rdb: o.rdb}
+	if h.rdb == nil {
+		h.rdb = newRedis(t)
+	}
+	h.identity = newIdentity(t, o.identityAPI)
+	h.content = newUpstream(t, "content")
+	h.sites = newUpstream(t, "sites")
+	ups := discovery.Static{"identity": h.identity.srv.URL, "content": h.content.srv.URL, "sites": h.sites.srv.URL}
+	for k, v := range o.upstreams {
+		ups[k] = v
+	}
+	env := map[string]string{"INTERNAL_TOKEN_SECRET": secret, "UPSTREAMS": ups.String()}
+	for k, v := range o.env {
+		env[k] = v
+	}
+	var cfg gateway.Config
+	if err := config.LoadMap(context.Background(), &cfg, env); err != nil {
+		t.Fatal(err)
+	}
+	gw, err := gateway.New(cfg, gateway.Deps{Redis: h.rdb, Resolver: ups, Log: logx.Discard()})
+	if err != nil {
+		t.Fatalf("gateway.New: %v", err)
+	}
+	h.gw = gw
+	h.srv = httptest.NewServer(gw.Handler())
+	t.Cleanup(h.srv.Close)
+	h.signer, err = internaltoken.NewSigner(secret, time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
+// do sends a request to the gateway with the bearer token (none when empty).
+func (h *harness) do(t testing.TB, method, path, token string, body io.Reader, header http.Header) *http.Response {
+	t.Helper()
+	req, err := http.NewRequest(method, h.srv.URL+path, body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, vs := range header {
+		for _, v := range vs {
+			req.Header.Add(k, v)
+		}
+	}
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	client := *h.srv.Client()
+	client.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	resp, err := client.Do(req)
+	if err != nil {
+		t.Fatalf("%s %s: %v", method, path, err)
+	}
+	t.Cleanup(func() { _ = resp.Body.Close() })
+	return resp
+}
+
+// errorBody decodes the JSON error body and checks that its code is the status.
+func errorBody(t testing.TB, resp *http.Response, wantStatus int) string {
+	t.Helper()
+	if resp.StatusCode != wantStatus {
+		b, _ := io.ReadAll(resp.Body)
+		t.Fatalf("status = %d, want %d; body %s", resp.StatusCode, wantStatus, b)
+	}
+	var body struct {
+		Error struct {
+			Code    int    `json:"code"`
+			Message string `json:"message"`
+		} `json:"error"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&body); err != nil {
+		t.Fatalf("error body is not JSON: %v", err)
+	}
+	if body.Error.Code != wantStatus || body.Error.Message == "" {
+		t.Fatalf("error body = %+v, want code %d and a message", body, wantStatus)
+	}
+	return body.Error.Message
+}
+
+func wantStatus(t testing.TB, resp *http.Response, want int) {
+	t.Helper()
+	if resp.StatusCode != want {
+		b, _ := io.ReadAll(resp.Body)
+		t.Fatalf("status = %d, want %d; body %s", resp.StatusCode, want, b)
+	}
+	_, _ = io.Copy(io.Discard, resp.Body)
+}

@@ -1,0 +1,197 @@
+package route_test
+
+import (
+	"bufio"
+	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/docspub/platform/gateway/internal/route"
+	"github.com/google/go-cmp/cmp"
+)
+
+// contractFile finds shared/contract/operations.tsv by walking up from the
+// working directory: in the workspace shared/ sits beside main/, in CI beside
+// the clone; either way it is a sibling of some ancestor.
+func contractFile(t *testing.T) string {
+	t.Helper()
+	dir, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		p := filepath.Join(dir, "shared", "contract", "operations.tsv")
+		if _, err := os.Stat(p); err == nil {
+			return p
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			t.Fatal("shared/contract/operations.tsv not found in any parent of the working directory")
+		}
+		dir = parent
+	}
+}
+
+type operation struct {
+	method, path, service string
+}
+
+func readOperations(t *testing.T) []operation {
+	t.Helper()
+	f, err := os.Open(contractFile(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	var ops []operation
+	header := true
+	for sc.Scan() {
+		line := sc.Text()
+		if line == "" {
+			continue
+		}
+		cols := strings.Split(line, "\t")
+		if header {
+			if len(cols) < 3 || cols[0] != "method" || cols[1] != "path" || cols[2] != "service" {
+				t.Fatalf("operations.tsv header = %q, want method, path, service first", cols)
+			}
+			header = false
+			continue
+		}
+		if len(cols) < 3 {
+			t.Fatalf("operations.tsv row %q: fewer than 3 columns", line)
+		}
+		ops = append(ops, operation{method: cols[0], path: cols[1], service: cols[2]})
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if len(ops) < 100 {
+		t.Fatalf("operations.tsv has %d rows; expected the full contract", len(ops))
+	}
+	return ops
+}
+
+var param = regexp.MustCompile(`\{([^}/]+)\}`)
+
+// sample replaces every {name} with a sample id that is no literal of any route.
+func sample(pattern string) string {
+	return param.ReplaceAllString(pattern, "x-${1}-42")
+}
+
+func newTable(t *testing.T) *route.Table {
+	t.Helper()
+	tbl, err := route.New(route.Routes)
+	if err != nil {
+		t.Fatalf("route.New(Routes): %v", err)
+	}
+	return tbl
+}
+
+func TestContractOperationsRouteToTheirService(t *testing.T) {
+	tbl := newTable(t)
+	for _, op := range readOperations(t) {
+		path := sample(op.path)
+		got, allowed, ok := tbl.Match(op.method, path)
+		if !ok {
+			t.Errorf("%s %s: no route (allowed %v)", op.method, path, allowed)
+			continue
+		}
+		want := route.Route{Method: op.method, Pattern: op.path, Service: op.service}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("%s %s: route mismatch (-want +got):\n%s", op.method, path, diff)
+		}
+	}
+}
+
+func TestEveryRouteMatchesItself(t *testing.T) {
+	tbl := newTable(t)
+	for _, r := range route.Routes {
+		got, _, ok := tbl.Match(r.Method, sample(r.Pattern))
+		if !ok || got != r {
+			t.Errorf("%s %s: got %+v (ok %v), want itself", r.Method, r.Pattern, got, ok)
+		}
+	}
+}
+
+func TestMatch(t *testing.T) {
+	tbl, err := route.New([]route.Route{
+		{Method: http.MethodGet, Pattern: "/v1/orgs/{org}/members/{user}", Service: "identity"},
+		{Method: http.MethodGet, Pattern: "/v1/orgs/{org}/members/{user}/spaces", Service: "content"},
+		{Method: http.MethodGet, Pattern: "/v1/orgs/{org}/search", Service: "content"},
+		{Method: http.MethodGet, Pattern: "/v1/orgs/{org}/{thing}", Service: "other"},
+		{Method: http.MethodPost, Pattern: "/v1/orgs/{org}/{thing}", Service: "other"},
+		{Method: http.MethodDelete, Pattern: "/v1/orgs/{org}", Service: "identity"},
+		{Method: http.MethodPatch, Pattern: "/v1/orgs/{org}", Service: "identity"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name        string
+		method      string
+		path        string
+		wantService string
+		wantAllowed []string
+	}{
+		{name: "params", method: "GET", path: "/v1/orgs/o1/members/u1", wantService: "identity"},
+		{name: "longer pattern", method: "GET", path: "/v1/orgs/o1/members/u1/spaces", wantService: "content"},
+		{name: "literal wins", method: "GET", path: "/v1/orgs/o1/search", wantService: "content"},
+		{name: "parameter when literal lacks the method", method: "POST", path: "/v1/orgs/o1/search", wantService: "other"},
+		{name: "parameter elsewhere", method: "GET", path: "/v1/orgs/o1/teams", wantService: "other"},
+		{name: "escaped literal", method: "GET", path: "/v1/orgs/o1/%73earch", wantService: "content"},
+		{name: "method not allowed", method: "PUT", path: "/v1/orgs/o1", wantAllowed: []string{"DELETE", "PATCH"}},
+		{name: "method not allowed on literal and parameter", method: "PUT", path: "/v1/orgs/o1/search", wantAllowed: []string{"GET", "POST"}},
+		{name: "unknown", method: "GET", path: "/v1/nothing"},
+		{name: "too long", method: "GET", path: "/v1/orgs/o1/members/u1/spaces/more"},
+		{name: "trailing slash", method: "GET", path: "/v1/orgs/o1/search/"},
+		{name: "empty segment", method: "GET", path: "/v1/orgs//members/u1"},
+		{name: "dot dot", method: "GET", path: "/v1/orgs/../members/u1"},
+		{name: "escaped dot dot", method: "GET", path: "/v1/orgs/%2e%2e/members/u1"},
+		{name: "escaped slash", method: "GET", path: "/v1/orgs/a%2Fb/search"},
+		{name: "bad escape", method: "GET", path: "/v1/orgs/%zz/search"},
+		{name: "root", method: "GET", path: "/"},
+		{name: "relative", method: "GET", path: "v1/orgs/o1"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, allowed, ok := tbl.Match(tc.method, tc.path)
+			if ok != (tc.wantService != "") {
+				t.Fatalf("Match(%s %s) ok = %v, want %v", tc.method, tc.path, ok, !ok)
+			}
+			if got.Service != tc.wantService {
+				t.Errorf("service = %q, want %q", got.Service, tc.wantService)
+			}
+			if diff := cmp.Diff(tc.wantAllowed, allowed); diff != "" {
+				t.Errorf("allowed (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestNewRejectsBadRoutes(t *testing.T) {
+	tests := []struct {
+		name  string
+		route route.Route
+	}{
+		{name: "duplicate shape", route: route.Route{Method: "GET", Pattern: "/v1/orgs/{other}/members/{x}", Service: "s"}},
+		{name: "no leading slash", route: route.Route{Method: "GET", Pattern: "v1/a", Service: "s"}},
+		{name: "empty segment", route: route.Route{Method: "GET", Pattern: "/v1//a", Service: "s"}},
+		{name: "malformed parameter", route: route.Route{Method: "GET", Pattern: "/v1/{}", Service: "s"}},
+		{name: "brace in literal", route: route.Route{Method: "GET", Pattern: "/v1/a{b}", Service: "s"}},
+		{name: "lower-case method", route: route.Route{Method: "get", Pattern: "/v1/a", Service: "s"}},
+		{name: "no service", route: route.Route{Method: "GET", Pattern: "/v1/a"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			base := route.Route{Method: "GET", Pattern: "/v1/orgs/{org}/members/{user}", Service: "identity"}
+			if _, err := route.New([]route.Route{base, tc.route}); err == nil {
+				t.Errorf("New accepted %+v", tc.route)
+			}
+		})
+	}
+}

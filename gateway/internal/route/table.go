@@ -1,0 +1,191 @@
+package route
+
+import "net/http"
+
+// Services that own public routes. The names are the ones discovery resolves.
+const (
+	Identity     = "identity"
+	Content      = "content"
+	Sites        = "sites"
+	Insights     = "insights"
+	Integrations = "integrations"
+)
+
+// Routes is the one table that maps every public path to the service that owns
+// it. The rows of ../shared/contract/operations.tsv come first, in its order
+// (route_test.go proves each of them routes to the service named there); the
+// routes of the public spec that operations.tsv leaves out follow.
+var Routes = []Route{
+	// Collections
+	{Method: http.MethodGet, Pattern: "/v1/collections/{collectionId}", Service: Content},
+	{Method: http.MethodDelete, Pattern: "/v1/collections/{collectionId}", Service: Content},
+	{Method: http.MethodPatch, Pattern: "/v1/collections/{collectionId}", Service: Content},
+	{Method: http.MethodGet, Pattern: "/v1/collections/{collectionId}/spaces", Service: Content},
+	{Method: http.MethodPost, Pattern: "/v1/collections/{collectionId}/move", Service: Content},
+	{Method: http.MethodPost, Pattern: "/v1/collections/{collectionId}/transfer", Service: Content},
+	{Method: http.MethodGet, Pattern: "/v1/orgs/{organizationId}/collections", Service: Content},
+	{Method: http.MethodPost, Pattern: "/v1/orgs/{organizationId}/collections", Service: Content},
+
+	// Spaces
+	{Method: http.MethodGet, Pattern: "/v1/spaces/{spaceId}", Service: Content},
+	{Method: http.MethodDelete, Pattern: "/v1/spaces/{spaceId}", Service: Content},
+	{Method: http.MethodPatch, Pattern: "/v1/spaces/{spaceId}", Service: Content},
+	{Method: http.MethodPost, Pattern: "/v1/spaces/{spaceId}/duplicate", Service: Content},
+	{Method: http.MethodPost, Pattern: "/v1/spaces/{spaceId}/restore", Service: Content},
+	{Method: http.MethodPost, Pattern: "/v1/spaces/{spaceId}/move", Service: Content},
+	{Method: http.MethodPost, Pattern: "/v1/spaces/{spaceId}/transfer", Service: Content},
+	{Method: http.MethodGet, Pattern: "/v1/spaces/{spaceId}/links", Service: Content},
+	{Method: http.MethodGet, Pattern: "/v1/spaces/{spaceId}/custom-fields", Service: Content},
+	{Method: http.MethodPatch, Pattern: "/v1/spaces/{spaceId}/custom-fields", Service: Content},
+
+	// Space comments
+	{Method: http.MethodGet, Pattern: "/v1/spaces/{spaceId}/comments", Service: Content},
+	{Method: http.MethodPost, Pattern: "/v1/spaces/{spaceId}/comments", Service: Content},
+	{Method: http.MethodGet, Pattern: "/v1/spaces/{spaceId}/comments/{commentId}", Service: Content},
+	{Method: http.MethodPut, Pattern: "/v1/spaces/{spaceId}/comments/{commentId}", Service: Content},
+	{Method: http.MethodDelete, Pattern: "/v1/spaces/{spaceId}/comments/{commentId}", Service: Content},
+	{Method: http.MethodGet, Pattern: "/v1/spaces/{spaceId}/comments/{commentId}/replies", Service: Content},
+	{Method: http.MethodPost, Pattern: "/v1/spaces/{spaceId}/comments/{commentId}/replies", Service: Content},
+	{Method: http.MethodGet, Pattern: "/v1/spaces/{spaceId}/comments/{commentId}/replies/{commentReplyId}", Service: Content},
+	{Method: http.MethodPut, Pattern: "/v1/spaces/{spaceId}/comments/{commentId}/replies/{commentReplyId}", Service: Content},
+
+	// Change request comments
+	{Method: http.MethodGet, Pattern: "/v1/spaces/{spaceId}/change-requests/{changeRequestId}/comments", Service: Content},
+	{Method: http.MethodPost, Pattern: "/v1/spaces/{spaceId}/change-requests/{changeRequestId}/comments", Service: Content},
+	{Method: http.MethodGet, Pattern: "/v1/spaces/{spaceId}/change-requests/{changeRequestId}/comments/{commentId}", Service: Content},
+	{Method: http.MethodPut, Pattern: "/v1/spaces/{spaceId}/change-requests/{changeRequestId}/comments/{commentId}", Service: Content},
+	{Method: http.MethodDelete, Pattern: "/v1/spaces/{spaceId}/change-requests/{changeRequestId}/comments/{commentId}", Service: Content},
+	{Method: http.MethodGet, Pattern: "/v1/spaces/{spaceId}/change-requests/{changeRequestId}/comments/{commentId}/replies", Service: Content},
+	{Method: http.MethodPost, Pattern: "/v1/spaces/{spaceId}/change-requests/{changeRequestId}/comments/{commentId}/replies", Service: Content},
+	{Method: http.MethodGet, Pattern: "/v1/spaces/{spaceId}/change-requests/{changeRequestId}/comments/{commentId}/replies/{commentReplyId}", Service: Content},
+
+	// Change requests
+	{Method: http.MethodGet, Pattern: "/v1/spaces/{spaceId}/change-requests", Service: Content},
+	{Method: http.MethodPost, Pattern: "/v1/spaces/{spaceId}/change-requests", Service: Content},
+	{Method: http.MethodGet, Pattern: "/v1/spaces/{spaceId}/change-requests/{changeRequestId}", Service: Content},
+	{Method: http.MethodPatch, Pattern: "/v1/spaces/{spaceId}/change-requests/{changeRequestId}", Service: Content},
+	{Method: http.MethodPost, Pattern: "/v1/spaces/{spaceId}/change-requests/{changeRequestId}/merge", Service: Content},
+	{Method: http.MethodPost, Pattern: "/v1/spaces/{spaceId}/change-requests/{changeRequestId}/update", Service: Content},
+	{Method: http.MethodGet, Pattern: "/v1/spaces/{spaceId}/change-requests/{changeRequestId}/pdf", Service: Content},
+
+	// Change request content
+	{Method: http.MethodGet, Pattern: "/v1/spaces/{spaceId}/change-requests/{changeRequestId}/content", Service: Content},
+	{Method: http.MethodPost, Pattern: "/v1/spaces/{spaceId}/change-requests/{changeRequestId}/content/import", Service: Content},
+	{Method: http.MethodGet, Pattern: "/v1/spaces/{spaceId}/change-requests/{changeRequestId}/content/pages", Service: Content},
+	{Method: http.MethodGet, Pattern: "/v1/spaces/{spaceId}/change-requests/{changeRequestId}/content/files", Service: Content},
+	{Method: http.MethodGet, Pattern: "/v1/spaces/{spaceId}/change-requests/{changeRequestId}/content/files/{fileId}", Service: Content},
+	{Method: http.MethodGet, Pattern: "/v1/spaces/{spaceId}/change-requests/{changeRequestId}/content/files/{fileId}/backlinks", Service: Content},
+	{Method: http.MethodGet, Pattern: "/v1/spaces/{spaceId}/change-requests/{changeRequestId}/content/page/{pageId}", Service: Content},
+	{Method: http.MethodGet, Pattern: "/v1/spaces/{spaceId}/change-requests/{changeRequestId}/content/page/{pageId}/links", Service: Content},
+
+	// Sites
+	{Method: http.MethodGet, Pattern: "/v1/orgs/{organizationId}/sites", Service: Sites},
+	{Method: http.MethodPost, Pattern: "/v1/orgs/{organizationId}/sites", Service: Sites},
+	{Method: http.MethodGet, Pattern: "/v1/orgs/{organizationId}/sites/{siteId}", Service: Sites},
+	{Method: http.MethodDelete, Pattern: "/v1/orgs/{organizationId}/sites/{siteId}", Service: Sites},
+	{Method: http.MethodPatch, Pattern: "/v1/orgs/{organizationId}/sites/{siteId}", Service: Sites},
+	{Method: http.MethodGet, Pattern: "/v1/orgs/{organizationId}/sites/{siteId}/adaptive-schema", Service: Sites},
+	{Method: http.MethodPut, Pattern: "/v1/orgs/{organizationId}/sites/{siteId}/adaptive-schema", Service: Sites},
+	{Method: http.MethodGet, Pattern: "/v1/orgs/{organizationId}/sites/{siteId}/published", Service: Sites},
+
+	// Site sections
+	{Method: http.MethodGet, Pattern: "/v1/orgs/{organizationId}/sites/{siteId}/sections", Service: Sites},
+	{Method: http.MethodPost, Pattern: "/v1/orgs/{organizationId}/sites/{siteId}/sections", Service: Sites},
+	{Method: http.MethodDelete, Pattern: "/v1/orgs/{organizationId}/sites/{siteId}/sections/{siteSectionId}", Service: Sites},
+	{Method: http.MethodPatch, Pattern: "/v1/orgs/{organizationId}/sites/{siteId}/sections/{siteSectionId}", Service: Sites},
+	{Method: http.MethodPost, Pattern: "/v1/orgs/{organizationId}/sites/{siteId}/sections/{siteSectionId}/move", Service: Sites},
+
+	// Site section groups
+	{Method: http.MethodGet, Pattern: "/v1/orgs/{organizationId}/sites/{siteId}/section-groups", Service: Sites},
+	{Method: http.MethodPost, Pattern: "/v1/orgs/{organizationId}/sites/{siteId}/section-groups", Service: Sites},
+	{Method: http.MethodDelete, Pattern: "/v1/orgs/{organizationId}/sites/{siteId}/section-groups/{siteSectionGroupId}", Service: Sites},
+	{Method: http.MethodPatch, Pattern: "/v1/orgs/{organizationId}/sites/{siteId}/section-groups/{siteSectionGroupId}", Service: Sites},
+	{Method: http.MethodPost, Pattern: "/v1/orgs/{organizationId}/sites/{siteId}/section-groups/{siteSectionGroupId}/sections", Service: Sites},
+	{Method: http.MethodDelete, Pattern: "/v1/orgs/{organizationId}/sites/{siteId}/section-groups/{siteSectionGroupId}/sections/{siteSectionId}", Service: Sites},
+	{Method: http.MethodPost, Pattern: "/v1/orgs/{organizationId}/sites/{siteId}/section-groups/{siteSectionGroupId}/move", Service: Sites},
+
+	// Site share links
+	{Method: http.MethodGet, Pattern: "/v1/orgs/{organizationId}/sites/{siteId}/share-links", Service: Sites},
+	{Method: http.MethodPost, Pattern: "/v1/orgs/{organizationId}/sites/{siteId}/share-links", Service: Sites},
+	{Method: http.MethodDelete, Pattern: "/v1/orgs/{organizationId}/sites/{siteId}/share-links/{shareLinkId}", Service: Sites},
+	{Method: http.MethodPatch, Pattern: "/v1/orgs/{organizationId}/sites/{siteId}/share-links/{shareLinkId}", Service: Sites},
+
+	// Site insights
+	{Method: http.MethodPost, Pattern: "/v1/orgs/{organizationId}/sites/{siteId}/insights/events", Service: Insights},
+	{Method: http.MethodPost, Pattern: "/v1/orgs/{organizationId}/sites/{siteId}/insights/events/aggregate", Service: Insights},
+	{Method: http.MethodGet, Pattern: "/v1/orgs/{organizationId}/sites/{siteId}/insights/visitor-segments", Service: Insights},
+
+	// Organizations, search, invites
+	{Method: http.MethodGet, Pattern: "/v1/orgs", Service: Identity},
+	{Method: http.MethodGet, Pattern: "/v1/orgs/{organizationId}", Service: Identity},
+	{Method: http.MethodPatch, Pattern: "/v1/orgs/{organizationId}", Service: Identity},
+	{Method: http.MethodGet, Pattern: "/v1/orgs/{organizationId}/link-invites/{inviteId}", Service: Identity},
+	{Method: http.MethodDelete, Pattern: "/v1/orgs/{organizationId}/link-invites/{inviteId}", Service: Identity},
+	{Method: http.MethodPatch, Pattern: "/v1/orgs/{organizationId}/link-invites/{inviteId}", Service: Identity},
+	{Method: http.MethodGet, Pattern: "/v1/orgs/{organizationId}/search", Service: Content},
+	{Method: http.MethodGet, Pattern: "/v1/email-domains/{emailDomain}/orgs", Service: Identity},
+
+	// Organization members
+	{Method: http.MethodGet, Pattern: "/v1/orgs/{organizationId}/members", Service: Identity},
+	{Method: http.MethodGet, Pattern: "/v1/orgs/{organizationId}/members/{userId}", Service: Identity},
+	{Method: http.MethodDelete, Pattern: "/v1/orgs/{organizationId}/members/{userId}", Service: Identity},
+	{Method: http.MethodPatch, Pattern: "/v1/orgs/{organizationId}/members/{userId}", Service: Identity},
+	{Method: http.MethodPost, Pattern: "/v1/orgs/{organizationId}/ping", Service: Identity},
+	{Method: http.MethodPost, Pattern: "/v1/orgs/{organizationId}/members/{userId}/sso", Service: Identity},
+	{Method: http.MethodGet, Pattern: "/v1/orgs/{organizationId}/members/{userId}/spaces", Service: Content},
+	{Method: http.MethodGet, Pattern: "/v1/orgs/{organizationId}/members/{userId}/teams", Service: Identity},
+
+	// Teams and team members
+	{Method: http.MethodGet, Pattern: "/v1/orgs/{organizationId}/teams", Service: Identity},
+	{Method: http.MethodPut, Pattern: "/v1/orgs/{organizationId}/teams", Service: Identity},
+	{Method: http.MethodGet, Pattern: "/v1/orgs/{organizationId}/teams/{teamId}", Service: Identity},
+	{Method: http.MethodDelete, Pattern: "/v1/orgs/{organizationId}/teams/{teamId}", Service: Identity},
+	{Method: http.MethodPatch, Pattern: "/v1/orgs/{organizationId}/teams/{teamId}", Service: Identity},
+	{Method: http.MethodGet, Pattern: "/v1/orgs/{organizationId}/teams/{teamId}/members", Service: Identity},
+	{Method: http.MethodPut, Pattern: "/v1/orgs/{organizationId}/teams/{teamId}/members", Service: Identity},
+	{Method: http.MethodPut, Pattern: "/v1/orgs/{organizationId}/teams/{teamId}/members/{userId}", Service: Identity},
+	{Method: http.MethodDelete, Pattern: "/v1/orgs/{organizationId}/teams/{teamId}/members/{userId}", Service: Identity},
+
+	// SSO
+	{Method: http.MethodGet, Pattern: "/v1/orgs/{organizationId}/saml", Service: Identity},
+	{Method: http.MethodPost, Pattern: "/v1/orgs/{organizationId}/saml", Service: Identity},
+	{Method: http.MethodGet, Pattern: "/v1/orgs/{organizationId}/saml/{samlProviderId}", Service: Identity},
+	{Method: http.MethodDelete, Pattern: "/v1/orgs/{organizationId}/saml/{samlProviderId}", Service: Identity},
+	{Method: http.MethodPatch, Pattern: "/v1/orgs/{organizationId}/saml/{samlProviderId}", Service: Identity},
+	{Method: http.MethodGet, Pattern: "/v1/orgs/{organizationId}/sso", Service: Identity},
+
+	// OpenAPI specs
+	{Method: http.MethodGet, Pattern: "/v1/orgs/{organizationId}/openapi", Service: Integrations},
+	{Method: http.MethodPost, Pattern: "/v1/orgs/{organizationId}/openapi", Service: Integrations},
+	{Method: http.MethodGet, Pattern: "/v1/orgs/{organizationId}/openapi/{specSlug}", Service: Integrations},
+	{Method: http.MethodPut, Pattern: "/v1/orgs/{organizationId}/openapi/{specSlug}", Service: Integrations},
+	{Method: http.MethodDelete, Pattern: "/v1/orgs/{organizationId}/openapi/{specSlug}", Service: Integrations},
+
+	// Translations
+	{Method: http.MethodGet, Pattern: "/v1/orgs/{organizationId}/translations", Service: Integrations},
+	{Method: http.MethodPost, Pattern: "/v1/orgs/{organizationId}/translations", Service: Integrations},
+	{Method: http.MethodGet, Pattern: "/v1/orgs/{organizationId}/translations/{translationSettingsId}", Service: Integrations},
+	{Method: http.MethodPut, Pattern: "/v1/orgs/{organizationId}/translations/{translationSettingsId}", Service: Integrations},
+	{Method: http.MethodDelete, Pattern: "/v1/orgs/{organizationId}/translations/{translationSettingsId}", Service: Integrations},
+
+	// Custom fields (organization level)
+	{Method: http.MethodGet, Pattern: "/v1/orgs/{organizationId}/custom-fields", Service: Content},
+	{Method: http.MethodPost, Pattern: "/v1/orgs/{organizationId}/custom-fields", Service: Content},
+	{Method: http.MethodGet, Pattern: "/v1/orgs/{organizationId}/custom-fields/{fieldName}", Service: Content},
+	{Method: http.MethodDelete, Pattern: "/v1/orgs/{organizationId}/custom-fields/{fieldName}", Service: Content},
+	{Method: http.MethodPatch, Pattern: "/v1/orgs/{organizationId}/custom-fields/{fieldName}", Service: Content},
+
+	// Git
+	{Method: http.MethodPost, Pattern: "/v1/spaces/{spaceId}/git/import", Service: Integrations},
+	{Method: http.MethodPost, Pattern: "/v1/spaces/{spaceId}/git/export", Service: Integrations},
+	{Method: http.MethodGet, Pattern: "/v1/spaces/{spaceId}/git/info", Service: Integrations},
+
+	// Routes of the public spec beyond operations.tsv.
+	{Method: http.MethodGet, Pattern: "/v1/user", Service: Identity},
+	{Method: http.MethodPost, Pattern: "/v1/orgs/{organizationId}/invites", Service: Identity},
+	{Method: http.MethodPost, Pattern: "/v1/orgs/{organizationId}/invites/{inviteId}", Service: Identity},
+	{Method: http.MethodGet, Pattern: "/v1/orgs/{organizationId}/link-invites", Service: Identity},
+	{Method: http.MethodPost, Pattern: "/v1/orgs/{organizationId}/link-invites", Service: Identity},
+	{Method: http.MethodGet, Pattern: "/v1/orgs/{organizationId}/spaces", Service: Content},
+	{Method: http.MethodPost, Pattern: "/v1/orgs/{organizationId}/spaces", Service: Content},
+}

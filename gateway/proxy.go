@@ -1,0 +1,149 @@
+package gateway
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/http/httputil"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/docspub/platform/libs/apierr"
+	"github.com/docspub/platform/libs/httpx"
+	"github.com/docspub/platform/libs/internaltoken"
+	"github.com/gin-gonic/gin"
+	"go.opentelemetry.io/contrib/instrumentation/net/http/otelhttp"
+	"go.opentelemetry.io/otel/propagation"
+)
+
+// forward is what serve decided about a request, for the proxy's callbacks.
+type forward struct {
+	c         *gin.Context
+	service   string
+	target    *url.URL
+	token     string
+	requestID string
+}
+
+type forwardKey struct{}
+
+func forwardFrom(ctx context.Context) *forward {
+	f, _ := ctx.Value(forwardKey{}).(*forward)
+	return f
+}
+
+// newTransport returns the transport to services: a short dial timeout so a
+// service that is down answers fast, the response header wait bounded by
+// upstreamTimeout, and client spans with W3C trace context injected.
+func newTransport(upstreamTimeout time.Duration) http.RoundTripper {
+	base := &http.Transport{
+		Proxy:                 nil,
+		DialContext:           (&net.Dialer{Timeout: dialTimeout, KeepAlive: 30 * time.Second}).DialContext,
+		TLSHandshakeTimeout:   dialTimeout,
+		ResponseHeaderTimeout: upstreamTimeout,
+		ExpectContinueTimeout: time.Second,
+		MaxIdleConns:          512,
+		MaxIdleConnsPerHost:   128,
+		IdleConnTimeout:       90 * time.Second,
+	}
+	return otelhttp.NewTransport(base, otelhttp.WithPropagators(
+		propagation.NewCompositeTextMapPropagator(propagation.TraceContext{}, propagation.Baggage{})))
+}
+
+func (g *Gateway) newProxy(transport http.RoundTripper) *httputil.ReverseProxy {
+	return &httputil.ReverseProxy{
+		Rewrite:        rewrite,
+		Transport:      transport,
+		ModifyResponse: modifyResponse,
+		ErrorHandler:   g.proxyError,
+		ErrorLog:       slog.NewLogLogger(g.log.Handler(), slog.LevelWarn),
+	}
+}
+
+// rewrite sends the request to the owning service with the path and query
+// unchanged, without the headers only the platform may set, and with the
+// internal token and the request id.
+func rewrite(pr *httputil.ProxyRequest) {
+	f := forwardFrom(pr.In.Context())
+	for name := range pr.Out.Header {
+		if platformOnly(name) {
+			pr.Out.Header.Del(name)
+		}
+	}
+	pr.SetURL(f.target)
+	pr.SetXForwarded()
+	pr.Out.Header.Set(internaltoken.Header, f.token)
+	pr.Out.Header.Set(httpx.RequestIDHeader, f.requestID)
+}
+
+// platformOnly reports whether a request header (canonical name) may only be
+// set inside the platform; such headers are dropped from client requests. The
+// client's Authorization is dropped too: services trust the internal token only.
+func platformOnly(name string) bool {
+	switch name {
+	case "Authorization", "Forwarded", "X-Real-Ip", "X-Client-Ip", "X-User", "X-User-Id", "X-Principal", "X-Roles":
+		return true
+	}
+	for _, prefix := range []string{"X-Internal-", "X-Forwarded-", "X-Gateway-", "X-Auth-", "X-User-"} {
+		if strings.HasPrefix(name, prefix) {
+			return true
+		}
+	}
+	return false
+}
+
+// modifyResponse drops headers the gateway sets itself or that must not leave
+// the platform.
+func modifyResponse(resp *http.Response) error {
+	for name := range resp.Header {
+		if strings.HasPrefix(name, "X-Internal-") || strings.HasPrefix(name, "X-Ratelimit-") || name == httpx.RequestIDHeader {
+			resp.Header.Del(name)
+		}
+	}
+	return nil
+}
+
+// proxyError answers a failed forward with the JSON error body: 413 when the
+// body went over the limit, 503 when the service cannot be reached, 504 when
+// it did not answer in time, 502 for any other failure.
+func (g *Gateway) proxyError(w http.ResponseWriter, r *http.Request, err error) {
+	f := forwardFrom(r.Context())
+	var tooBig *http.MaxBytesError
+	switch {
+	case errors.As(err, &tooBig):
+		httpx.Error(f.c, apierr.New(http.StatusRequestEntityTooLarge, "request body larger than %d bytes", tooBig.Limit))
+	case r.Context().Err() != nil && errors.Is(err, context.Canceled):
+		// The client went away; nobody reads the answer.
+		f.c.Abort()
+		f.c.Status(499)
+	case isDial(err):
+		httpx.Error(f.c, unavailable(f.service, err))
+	case isTimeout(err):
+		httpx.Error(f.c, fmt.Errorf("forward to %s: %v: %w", f.service, err,
+			apierr.New(http.StatusGatewayTimeout, "service %s timed out", f.service)))
+	default:
+		httpx.Error(f.c, fmt.Errorf("forward to %s: %v: %w", f.service, err,
+			apierr.New(http.StatusBadGateway, "service %s failed to answer", f.service)))
+	}
+}
+
+// unavailable is the 503 for a service that cannot be found or reached. The
+// cause is logged, never sent.
+func unavailable(service string, cause error) error {
+	return fmt.Errorf("forward to %s: %v: %w", service, cause,
+		apierr.New(http.StatusServiceUnavailable, "service %s unavailable", service))
+}
+
+func isDial(err error) bool {
+	var op *net.OpError
+	return errors.As(err, &op) && op.Op == "dial"
+}
+
+func isTimeout(err error) bool {
+	var ne net.Error
+	return errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout())
+}

@@ -1,0 +1,101 @@
+package gateway
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/docspub/platform/libs/apierr"
+	"github.com/docspub/platform/libs/httpx"
+	"github.com/gin-gonic/gin"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/trace"
+)
+
+// serve handles every /v1 request: route, authenticate, limit, forward.
+func (g *Gateway) serve(c *gin.Context) {
+	r := c.Request
+	ctx := r.Context()
+
+	rt, allowed, ok := g.routes.Match(r.Method, r.URL.EscapedPath())
+	if !ok {
+		if len(allowed) > 0 {
+			c.Header("Allow", strings.Join(allowed, ", "))
+			httpx.Error(c, apierr.New(http.StatusMethodNotAllowed, "method %s not allowed on %s", r.Method, r.URL.Path))
+			return
+		}
+		httpx.Error(c, apierr.NotFound("no route for %s %s", r.Method, r.URL.Path))
+		return
+	}
+	span := trace.SpanFromContext(ctx)
+	span.SetName(rt.Method + " " + rt.Pattern)
+	span.SetAttributes(attribute.String("http.route", rt.Pattern), attribute.String("docspub.service", rt.Service))
+
+	raw, ok := bearerToken(r.Header.Get("Authorization"))
+	if !ok {
+		c.Header("WWW-Authenticate", `Bearer realm="docspub"`)
+		httpx.Error(c, apierr.Unauthorized("missing or malformed bearer token in the Authorization header"))
+		return
+	}
+	hash := TokenHash(raw)
+	p, err := g.authenticate(ctx, raw, hash)
+	if err != nil {
+		if errors.Is(err, apierr.ErrUnauthorized) {
+			c.Header("WWW-Authenticate", `Bearer realm="docspub", error="invalid_token"`)
+		}
+		httpx.Error(c, err)
+		return
+	}
+	if !g.allow(c, hash) {
+		return
+	}
+
+	if r.ContentLength > g.cfg.MaxBodyBytes {
+		httpx.Error(c, apierr.New(http.StatusRequestEntityTooLarge, "request body larger than %d bytes", g.cfg.MaxBodyBytes))
+		return
+	}
+	if r.Body != nil && r.Body != http.NoBody {
+		r.Body = http.MaxBytesReader(c.Writer, r.Body, g.cfg.MaxBodyBytes)
+	}
+
+	base, err := g.resolver.Resolve(ctx, rt.Service)
+	if err != nil {
+		httpx.Error(c, unavailable(rt.Service, err))
+		return
+	}
+	target, err := url.Parse(base)
+	if err != nil {
+		httpx.Error(c, unavailable(rt.Service, err))
+		return
+	}
+	token, err := g.signer.Mint(p)
+	if err != nil {
+		httpx.Error(c, err)
+		return
+	}
+	f := &forward{c: c, service: rt.Service, target: target, token: token, requestID: c.GetString("request_id")}
+	g.proxy.ServeHTTP(c.Writer, r.WithContext(context.WithValue(ctx, forwardKey{}, f)))
+}
+
+// maxTokenLen bounds the bearer token; longer ones are malformed.
+const maxTokenLen = 1024
+
+// bearerToken returns the token of an "Authorization: Bearer <token>" header.
+func bearerToken(header string) (string, bool) {
+	scheme, tok, ok := strings.Cut(header, " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		return "", false
+	}
+	tok = strings.TrimLeft(tok, " ")
+	if tok == "" || len(tok) > maxTokenLen {
+		return "", false
+	}
+	for i := 0; i < len(tok); i++ {
+		if tok[i] <= ' ' || tok[i] >= 0x7f {
+			return "", false
+		}
+	}
+	return tok, true
+}
