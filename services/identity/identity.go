@@ -1,0 +1,204 @@
+// Package identity is the identity service: organizations, members, teams,
+// invites, SAML providers and API tokens. It exposes its wiring (New, Run)
+// so that the local runner and tests start it in-process, and Bootstrap for
+// seeding an organization with an admin and an API token.
+package identity
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/docspub/platform/libs/config"
+	"github.com/docspub/platform/libs/httpx"
+	"github.com/docspub/platform/libs/internaltoken"
+	"github.com/docspub/platform/libs/kafkax"
+	"github.com/docspub/platform/libs/mongox"
+	"github.com/docspub/platform/libs/roles"
+	"github.com/docspub/platform/services/identity/internal/directory"
+	"github.com/docspub/platform/services/identity/internal/directoryhttp"
+	"github.com/docspub/platform/services/identity/internal/directorymongo"
+	"github.com/gin-gonic/gin"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+)
+
+// Topic is where identity publishes its events.
+const Topic = "identity.events"
+
+// Config is the service's configuration, from the environment.
+type Config struct {
+	Addr                string   `env:"IDENTITY_ADDR, default=127.0.0.1:8081"`
+	MongoURI            string   `env:"MONGO_URI, default=mongodb://127.0.0.1:27017"`
+	Database            string   `env:"IDENTITY_DB, default=identity"`
+	KafkaBrokers        []string `env:"KAFKA_BROKERS, default=127.0.0.1:9092"`
+	InternalTokenSecret string   `env:"INTERNAL_TOKEN_SECRET" secret:"true"`        // required, ≥32 bytes
+	PublicURL           string   `env:"PUBLIC_URL, default=http://127.0.0.1:8080"`  // gateway URL, base of urls.location
+	AppURL              string   `env:"APP_URL, default=http://127.0.0.1:8080/app"` // base of urls.app
+	LogLevel            string   `env:"LOG_LEVEL, default=info"`
+}
+
+// Validate reports every problem of the configuration at once.
+func (c Config) Validate() error {
+	var p config.Problems
+	if c.Addr == "" {
+		p.Addf("IDENTITY_ADDR is required")
+	}
+	if c.MongoURI == "" {
+		p.Addf("MONGO_URI is required")
+	}
+	if c.Database == "" {
+		p.Addf("IDENTITY_DB is required")
+	}
+	if len(c.KafkaBrokers) == 0 {
+		p.Addf("KAFKA_BROKERS is required")
+	}
+	if len(c.InternalTokenSecret) < 32 {
+		p.Addf("INTERNAL_TOKEN_SECRET must be at least 32 bytes")
+	}
+	for name, v := range map[string]string{"PUBLIC_URL": c.PublicURL, "APP_URL": c.AppURL} {
+		if u, err := url.Parse(v); err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
+			p.Addf("%s must be an absolute http(s) URL", name)
+		}
+	}
+	switch strings.ToLower(c.LogLevel) {
+	case "debug", "info", "warn", "error":
+	default:
+		p.Addf("LOG_LEVEL must be one of debug, info, warn, error")
+	}
+	return p.Err()
+}
+
+func (c Config) urls() directory.URLs {
+	return directory.URLs{Public: strings.TrimRight(c.PublicURL, "/"), App: strings.TrimRight(c.AppURL, "/")}
+}
+
+// App is a wired identity service.
+type App struct {
+	cfg     Config
+	log     *slog.Logger
+	client  *mongo.Client
+	db      *mongo.Database
+	pub     *kafkax.Publisher
+	relay   *kafkax.Relay
+	handler *gin.Engine
+}
+
+// New connects to MongoDB, ensures the indexes, and wires the Kafka
+// publisher, the outbox relay and the HTTP handler.
+func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	signer, err := internaltoken.NewSigner(cfg.InternalTokenSecret, time.Minute)
+	if err != nil {
+		return nil, err
+	}
+	client, err := mongox.Connect(ctx, cfg.MongoURI)
+	if err != nil {
+		return nil, err
+	}
+	db := client.Database(cfg.Database)
+	if err := directorymongo.EnsureIndexes(ctx, db); err != nil {
+		_ = client.Disconnect(context.Background())
+		return nil, err
+	}
+	pub := kafkax.NewPublisher(cfg.KafkaBrokers)
+	locks := mongox.NewDocLocks() // shared by the store and the relay: see mongox.DocLocks
+	relay := kafkax.NewRelay(db, pub, Topic, directorymongo.Collections(), log, kafkax.WithDocLocks(locks))
+	store := directorymongo.NewStore(db, locks)
+	store.OnWrite(relay.Notify)
+	svc := directory.New(store, cfg.urls(), cfg.InternalTokenSecret)
+
+	e := httpx.NewEngine(log, "identity", mongox.Ping(client))
+	directoryhttp.Register(e, svc, signer)
+	return &App{cfg: cfg, log: log, client: client, db: db, pub: pub, relay: relay, handler: e}, nil
+}
+
+// Handler returns the HTTP handler.
+func (a *App) Handler() http.Handler { return a.handler }
+
+// Database returns the service's database.
+func (a *App) Database() *mongo.Database { return a.db }
+
+// RunBackground starts the outbox relay; it stops when ctx is done.
+func (a *App) RunBackground(ctx context.Context) {
+	go func() {
+		if err := a.relay.Run(ctx); err != nil {
+			a.log.ErrorContext(ctx, "outbox relay stopped", "err", err)
+		}
+	}()
+}
+
+// Close closes the Kafka publisher and the MongoDB connection.
+func (a *App) Close(ctx context.Context) error {
+	return errors.Join(a.pub.Close(), a.client.Disconnect(ctx))
+}
+
+// Run starts the service and serves cfg.Addr until ctx is done.
+func Run(ctx context.Context, cfg Config, log *slog.Logger) error {
+	log.InfoContext(ctx, "starting identity", "config", config.Describe(cfg))
+	a, err := New(ctx, cfg, log)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		cctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if err := a.Close(cctx); err != nil {
+			log.Error("close identity", "err", err)
+		}
+	}()
+	bg, stop := context.WithCancel(ctx)
+	defer stop()
+	a.RunBackground(bg)
+	return httpx.ListenAndServe(ctx, cfg.Addr, a.Handler(), log)
+}
+
+// BootstrapInput says what Bootstrap sets up.
+type BootstrapInput struct {
+	OrganizationID                                string // "" = create a new organization titled OrganizationTitle
+	OrganizationTitle, UserDisplayName, UserEmail string
+	Role                                          roles.Role
+}
+
+// BootstrapResult is what Bootstrap made; Token is the raw API token, shown once.
+type BootstrapResult struct {
+	OrganizationID, UserID, TokenID, Token string
+}
+
+// Bootstrap creates (or reuses) an organization, a user (reused by e-mail),
+// the user's membership with the role, and a new API token. Its changes push
+// their events as API changes do; a running relay publishes them. Resources
+// in the event data carry the default PUBLIC_URL/APP_URL bases.
+func Bootstrap(ctx context.Context, db *mongo.Database, in BootstrapInput) (BootstrapResult, error) {
+	if err := directorymongo.EnsureIndexes(ctx, db); err != nil {
+		return BootstrapResult{}, err
+	}
+	var cfg Config
+	if err := config.LoadMap(ctx, &cfg, map[string]string{}); err != nil {
+		return BootstrapResult{}, err
+	}
+	svc := directory.New(directorymongo.NewStore(db, nil), cfg.urls(), "")
+	r, err := svc.Bootstrap(ctx, directory.BootstrapInput{
+		OrganizationID: in.OrganizationID, OrganizationTitle: in.OrganizationTitle,
+		UserDisplayName: in.UserDisplayName, UserEmail: in.UserEmail, Role: in.Role,
+	})
+	if err != nil {
+		return BootstrapResult{}, fmt.Errorf("bootstrap: %w", err)
+	}
+	return BootstrapResult{OrganizationID: r.OrganizationID, UserID: r.UserID, TokenID: r.TokenID, Token: r.Token}, nil
+}
+
+// RevokeToken revokes an API token by id and publishes token.revoked through the outbox.
+func RevokeToken(ctx context.Context, db *mongo.Database, tokenID string) error {
+	var cfg Config
+	if err := config.LoadMap(ctx, &cfg, map[string]string{}); err != nil {
+		return err
+	}
+	return directory.New(directorymongo.NewStore(db, nil), cfg.urls(), "").RevokeToken(ctx, tokenID)
+}

@@ -1,0 +1,120 @@
+package identity_test
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/docspub/platform/libs/internaltoken"
+	"github.com/docspub/platform/libs/kafkatest"
+	"github.com/docspub/platform/libs/logx"
+	"github.com/docspub/platform/libs/mongotest"
+	"github.com/docspub/platform/libs/roles"
+	"github.com/docspub/platform/services/identity"
+)
+
+func TestMain(m *testing.M) { mongotest.Main(m) }
+
+const secret = "0123456789abcdef0123456789abcdef-test"
+
+func TestConfigValidate(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		cfg  identity.Config
+		want []string
+	}{
+		{"valid", identity.Config{Addr: ":1", MongoURI: "m", Database: "d", KafkaBrokers: []string{"k"},
+			InternalTokenSecret: secret, PublicURL: "http://x", AppURL: "http://x/app", LogLevel: "info"}, nil},
+		{"everything wrong", identity.Config{InternalTokenSecret: "short", PublicURL: "nope", LogLevel: "loud"},
+			[]string{"IDENTITY_ADDR", "MONGO_URI", "IDENTITY_DB", "KAFKA_BROKERS", "INTERNAL_TOKEN_SECRET", "PUBLIC_URL", "APP_URL", "LOG_LEVEL"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := tc.cfg.Validate()
+			if (err != nil) != (len(tc.want) > 0) {
+				t.Fatalf("Validate() = %v", err)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q does not name %s", err, w)
+				}
+			}
+		})
+	}
+}
+
+// TestRelayDeliversMemberUpdated changes a member through the API of a
+// running service and reads member.updated back from Kafka.
+func TestRelayDeliversMemberUpdated(t *testing.T) {
+	k := kafkatest.Start(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	cfg := identity.Config{Addr: "127.0.0.1:0", MongoURI: mongotest.URI(t), Database: mongotest.DatabaseName(),
+		KafkaBrokers: k.Brokers, InternalTokenSecret: secret, PublicURL: "http://gw.test", AppURL: "http://gw.test/app", LogLevel: "info"}
+	app, err := identity.New(ctx, cfg, logx.Discard())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = app.Database().Drop(context.Background())
+		_ = app.Close(context.Background())
+	})
+
+	admin, err := identity.Bootstrap(ctx, app.Database(), identity.BootstrapInput{OrganizationTitle: "Acme", UserDisplayName: "Ada", UserEmail: "ada@acme.test", Role: roles.Admin})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rex, err := identity.Bootstrap(ctx, app.Database(), identity.BootstrapInput{OrganizationID: admin.OrganizationID, UserDisplayName: "Rex", UserEmail: "rex@acme.test", Role: roles.Read})
+	if err != nil {
+		t.Fatal(err)
+	}
+	app.RunBackground(ctx)
+
+	signer, err := internaltoken.NewSigner(secret, time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tok, err := signer.Mint(internaltoken.Principal{UserID: admin.UserID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := httptest.NewRequest("PATCH", "/v1/orgs/"+admin.OrganizationID+"/members/"+rex.UserID, strings.NewReader(`{"role":"edit"}`))
+	req.Header.Set(internaltoken.Header, tok)
+	w := httptest.NewRecorder()
+	app.Handler().ServeHTTP(w, req)
+	if w.Code != http.StatusOK {
+		t.Fatalf("patch member: %d %s", w.Code, w.Body)
+	}
+
+	// Bootstrap: organization.created, user.created, member.created,
+	// token.created; then user.created, member.created, token.created; then
+	// the API change: member.updated.
+	events := kafkatest.ReadN(t, k.Brokers, identity.Topic, 8, 20*time.Second)
+	var found bool
+	for _, ev := range events {
+		if ev.Type != "member.updated" {
+			continue
+		}
+		var m struct {
+			ID   string `json:"id"`
+			Role string `json:"role"`
+		}
+		if err := json.Unmarshal(ev.Data, &m); err != nil {
+			t.Fatal(err)
+		}
+		if ev.Subject != rex.UserID || ev.Organization != admin.OrganizationID || m.ID != rex.UserID || m.Role != "edit" {
+			t.Errorf("member.updated = %+v, data %s", ev, ev.Data)
+		}
+		found = true
+	}
+	if !found {
+		var types []string
+		for _, ev := range events {
+			types = append(types, ev.Type)
+		}
+		t.Fatalf("no member.updated among %v", types)
+	}
+}

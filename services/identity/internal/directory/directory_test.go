@@ -1,0 +1,69 @@
+package directory
+
+import (
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/docspub/platform/libs/nullable"
+)
+
+func TestIDsSortByCreation(t *testing.T) {
+	t.Parallel()
+	pattern := regexp.MustCompile(`^[a-zA-Z0-9_-]+$`) // the spec's path-parameter pattern
+	if id := NewID(); len(id) != 22 || !pattern.MatchString(id) {
+		t.Fatalf("id %q", id)
+	}
+	// Fixed-width base62 keeps byte order, so ids whose leading bytes are a
+	// later time sort after earlier ones.
+	prev := ""
+	for _, b := range [][]byte{{0, 0, 1}, {0, 0, 61}, {0, 0, 62}, {0, 1, 0}, {1, 0, 0}, {255, 255, 255}} {
+		got := base62(append(b, make([]byte, 13)...), 22)
+		if got <= prev {
+			t.Fatalf("base62(%v) = %q, not after %q", b, got, prev)
+		}
+		prev = got
+	}
+}
+
+func TestRawToken(t *testing.T) {
+	t.Parallel()
+	a, b := NewRawToken(), NewRawToken()
+	if a == b || !strings.HasPrefix(a, TokenPrefix) || len(a) != len(TokenPrefix)+43 {
+		t.Fatalf("tokens %q %q", a, b)
+	}
+	if h := HashToken(a); len(h) != 64 || h == HashToken(b) {
+		t.Fatalf("hash %q", h)
+	}
+}
+
+func TestOrganizationPatch(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name  string
+		patch OrganizationPatch
+		field string // "" = valid
+	}{
+		{"title ok", OrganizationPatch{Title: nullable.Of("Acme")}, ""},
+		{"title padded", OrganizationPatch{Title: nullable.Of(" Acme ")}, "title"},
+		{"hostname ok", OrganizationPatch{Hostname: nullable.Of("acme-docs")}, ""},
+		{"hostname dash end", OrganizationPatch{Hostname: nullable.Of("acme-")}, "hostname"},
+		{"hostname null clears", OrganizationPatch{Hostname: nullable.Field[string]{Set: true, Null: true}}, ""},
+		{"domain", OrganizationPatch{EmailDomains: nullable.Of([]string{"acme.test"})}, ""},
+		{"bad domain", OrganizationPatch{EmailDomains: nullable.Of([]string{"acme"})}, "emailDomains[0]"},
+		{"logo ftp", OrganizationPatch{Logo: nullable.Of("ftp://x.test/l.png")}, "logo"},
+		{"ai null", OrganizationPatch{AI: nullable.Field[bool]{Set: true, Null: true}}, "ai"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			var o Organization
+			_, err := tc.patch.apply(&o)
+			switch {
+			case tc.field == "" && err != nil:
+				t.Errorf("apply: %v", err)
+			case tc.field != "" && (err == nil || !strings.HasPrefix(err.Error(), tc.field)):
+				t.Errorf("apply: %v, want a problem with %s", err, tc.field)
+			}
+		})
+	}
+}

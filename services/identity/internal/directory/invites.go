@@ -1,0 +1,295 @@
+package directory
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/mail"
+	"strings"
+
+	"github.com/docspub/platform/libs/apierr"
+	"github.com/docspub/platform/libs/nullable"
+	"github.com/docspub/platform/libs/roles"
+	"github.com/docspub/platform/services/identity/internal/access"
+)
+
+// ListInvites lists an organization's invite links, by id; admins only.
+func (s *Service) ListInvites(ctx context.Context, userID, orgID string, p Page) (List[InviteView], error) {
+	c, err := s.enterFor(ctx, userID, orgID, access.ManageInvites, "manage invites")
+	if err != nil {
+		return List[InviteView]{}, err
+	}
+	keys, err := decodeCursor(p.After, 1)
+	if err != nil {
+		return List[InviteView]{}, err
+	}
+	invs, count, err := s.store.Invites(ctx, c.org.ID, keys[0], p.Limit+1)
+	if err != nil {
+		return List[InviteView]{}, err
+	}
+	invs, next := trim(invs, p.Limit, func(i Invite) []string { return []string{i.ID} })
+	out := List[InviteView]{Items: make([]InviteView, len(invs)), Next: next, Count: count}
+	for i, inv := range invs {
+		out.Items[i] = s.urls.InviteView(inv)
+	}
+	return out, nil
+}
+
+// InviteInput is the body of POST ORG/link-invites and PATCH ORG/link-invites/{id}:
+// {role} (the organization form) or {level}, both Role or null.
+type InviteInput struct {
+	Role  nullable.Field[string] `json:"role"`
+	Level nullable.Field[string] `json:"level"`
+}
+
+func (in InviteInput) role() (roles.Role, error) {
+	switch {
+	case in.Role.Set:
+		return parseRoleOrGuest("role", in.Role)
+	case in.Level.Set:
+		return parseRoleOrGuest("level", in.Level)
+	}
+	return roles.Guest, apierr.Invalid("role", "is required")
+}
+
+// CreateInvite creates an invite link; admins only.
+func (s *Service) CreateInvite(ctx context.Context, userID, orgID string, in InviteInput) (InviteView, error) {
+	c, err := s.enterFor(ctx, userID, orgID, access.ManageInvites, "manage invites")
+	if err != nil {
+		return InviteView{}, err
+	}
+	r, err := in.role()
+	if err != nil {
+		return InviteView{}, err
+	}
+	inv := Invite{ID: NewID(), Organization: c.org.ID, Role: r, CreatedAt: s.now(), CreatedBy: userID}
+	v := s.urls.InviteView(inv)
+	if err := s.store.Insert(ctx, Invites, inv, s.event("invite.created", inv.Organization, inv.ID, v)); err != nil {
+		return InviteView{}, err
+	}
+	return v, nil
+}
+
+func (s *Service) invite(ctx context.Context, org, id string) (Invite, error) {
+	inv, err := s.store.Invite(ctx, org, id)
+	if errors.Is(err, apierr.ErrNotFound) {
+		return Invite{}, ErrInviteNotFound
+	}
+	return inv, err
+}
+
+// GetInvite returns an invite link; admins only.
+func (s *Service) GetInvite(ctx context.Context, userID, orgID, id string) (InviteView, error) {
+	c, err := s.enterFor(ctx, userID, orgID, access.ManageInvites, "manage invites")
+	if err != nil {
+		return InviteView{}, err
+	}
+	inv, err := s.invite(ctx, c.org.ID, id)
+	if err != nil {
+		return InviteView{}, err
+	}
+	return s.urls.InviteView(inv), nil
+}
+
+// UpdateInvite changes an invite link's role; admins only.
+func (s *Service) UpdateInvite(ctx context.Context, userID, orgID, id string, in InviteInput) (InviteView, error) {
+	c, err := s.enterFor(ctx, userID, orgID, access.ManageInvites, "manage invites")
+	if err != nil {
+		return InviteView{}, err
+	}
+	inv, err := s.invite(ctx, c.org.ID, id)
+	if err != nil {
+		return InviteView{}, err
+	}
+	r, err := in.role()
+	if err != nil {
+		return InviteView{}, err
+	}
+	inv.Role = r
+	v := s.urls.InviteView(inv)
+	if err := s.store.Set(ctx, Invites, inv.ID, Fields{"role": r}, s.event("invite.updated", inv.Organization, inv.ID, v)); err != nil {
+		return InviteView{}, err
+	}
+	return v, nil
+}
+
+// DeleteInvite deletes an invite link; admins only.
+func (s *Service) DeleteInvite(ctx context.Context, userID, orgID, id string) error {
+	c, err := s.enterFor(ctx, userID, orgID, access.ManageInvites, "manage invites")
+	if err != nil {
+		return err
+	}
+	inv, err := s.invite(ctx, c.org.ID, id)
+	if err != nil {
+		return err
+	}
+	return s.store.Remove(ctx, Invites, inv.ID, s.event("invite.deleted", inv.Organization, inv.ID, s.urls.InviteView(inv)))
+}
+
+// JoinWithInvite makes the caller a member with the invite's role. Anyone
+// holding the invite id may join while the organization allows invite links;
+// a member who joins again keeps their membership unchanged.
+func (s *Service) JoinWithInvite(ctx context.Context, userID, orgID, id string) error {
+	org, err := s.store.Organization(ctx, orgID)
+	if errors.Is(err, apierr.ErrNotFound) {
+		return ErrInviteNotFound
+	}
+	if err != nil {
+		return err
+	}
+	inv, err := s.invite(ctx, org.ID, id)
+	if err != nil {
+		return err
+	}
+	if !org.InviteLinks {
+		return ErrInviteLinksDisabled
+	}
+	if _, err := s.store.Member(ctx, org.ID, userID); err == nil {
+		return nil
+	} else if !errors.Is(err, apierr.ErrNotFound) {
+		return err
+	}
+	u, err := s.store.User(ctx, userID)
+	if err != nil {
+		return err
+	}
+	_, err = s.addMember(ctx, org.ID, u, inv.Role, false)
+	return err
+}
+
+// addMember makes u a member of org and publishes member.created.
+func (s *Service) addMember(ctx context.Context, org string, u User, r roles.Role, sso bool) (Member, error) {
+	m := Member{ID: NewID(), Key: MemberKey(org, u.ID), Organization: org, User: u.ID, Role: r, JoinedAt: s.now(),
+		SSO: sso, Name: strings.ToLower(u.DisplayName), Email: strings.ToLower(u.Email)}
+	v := s.urls.MemberView(m, u, 0)
+	if err := s.store.Insert(ctx, Members, m, s.event("member.created", org, u.ID, v)); err != nil {
+		return Member{}, err
+	}
+	return m, nil
+}
+
+// InviteUsersInput is the body of POST ORG/invites.
+type InviteUsersInput struct {
+	Emails []EmailInvite          `json:"emails"`
+	Role   nullable.Field[string] `json:"role"`
+	SSO    bool                   `json:"sso"`
+}
+
+// EmailInvite is an e-mail, alone or with a role: "a@b.c" or {"email","role"}.
+type EmailInvite struct {
+	Email string
+	Role  nullable.Field[string]
+}
+
+// UnmarshalJSON accepts both forms.
+func (e *EmailInvite) UnmarshalJSON(b []byte) error {
+	if len(b) > 0 && b[0] == '"' {
+		return json.Unmarshal(b, &e.Email)
+	}
+	var obj struct {
+		Email string                 `json:"email"`
+		Role  nullable.Field[string] `json:"role"`
+	}
+	if err := json.Unmarshal(b, &obj); err != nil {
+		return err
+	}
+	e.Email, e.Role = obj.Email, obj.Role
+	return nil
+}
+
+// InviteUsersResult is the answer of POST ORG/invites.
+type InviteUsersResult struct {
+	Users   []string `json:"users"`
+	Invited int      `json:"invited"`
+}
+
+// InviteUsers adds users to the organization by e-mail; admins only. An
+// e-mail of a known user adds that user; an unknown e-mail creates the user
+// (display name: the e-mail's local part), who becomes a member at once and
+// can be given an API token later (identity-admin bootstrap reuses the user).
+// Users already members are left as they are. The role is the entry's, else
+// the body's, else the organization's default role.
+func (s *Service) InviteUsers(ctx context.Context, userID, orgID string, in InviteUsersInput) (InviteUsersResult, error) {
+	c, err := s.enterFor(ctx, userID, orgID, access.ManageMembers, "invite members")
+	if err != nil {
+		return InviteUsersResult{}, err
+	}
+	var pr apierr.Problems
+	if len(in.Emails) == 0 {
+		pr.Add("emails", "must list at least one e-mail")
+	}
+	if len(in.Emails) > 1000 {
+		pr.Add("emails", "must list at most 1000 e-mails")
+	}
+	def := c.org.DefaultRole
+	if in.Role.Set {
+		r, err := parseRoleOrGuest("role", in.Role)
+		if err != nil {
+			pr.Add("role", "must be one of %v or null", roles.Names)
+		}
+		def = r
+	}
+	type entry struct {
+		email string
+		role  roles.Role
+	}
+	entries := make([]entry, 0, len(in.Emails))
+	for i, e := range in.Emails {
+		name := field("emails", i)
+		addr, err := mail.ParseAddress(e.Email)
+		if err != nil || addr.Address != e.Email || len(e.Email) > 254 {
+			pr.Add(name, "must be an e-mail address")
+			continue
+		}
+		r := def
+		if e.Role.Set {
+			rr, err := parseRoleOrGuest(name+".role", e.Role)
+			if err != nil {
+				pr.Add(name+".role", "must be one of %v or null", roles.Names)
+			}
+			r = rr
+		}
+		entries = append(entries, entry{email: e.Email, role: r})
+	}
+	if err := pr.Err(); err != nil {
+		return InviteUsersResult{}, err
+	}
+	res := InviteUsersResult{Users: []string{}}
+	for _, e := range entries {
+		u, err := s.findOrCreateUser(ctx, e.email, "")
+		if err != nil {
+			return InviteUsersResult{}, err
+		}
+		if _, err := s.store.Member(ctx, c.org.ID, u.ID); err == nil {
+			continue
+		} else if !errors.Is(err, apierr.ErrNotFound) {
+			return InviteUsersResult{}, err
+		}
+		if _, err := s.addMember(ctx, c.org.ID, u, e.role, in.SSO); err != nil {
+			if errors.Is(err, apierr.ErrConflict) {
+				continue
+			}
+			return InviteUsersResult{}, err
+		}
+		res.Users = append(res.Users, u.ID)
+		res.Invited++
+	}
+	return res, nil
+}
+
+// findOrCreateUser returns the user with the e-mail, creating it when there is none.
+func (s *Service) findOrCreateUser(ctx context.Context, email, displayName string) (User, error) {
+	u, err := s.store.UserByEmail(ctx, email)
+	if err == nil || !errors.Is(err, apierr.ErrNotFound) {
+		return u, err
+	}
+	if displayName == "" {
+		displayName, _, _ = strings.Cut(email, "@")
+	}
+	u = User{ID: NewID(), DisplayName: displayName, Email: email, EmailKey: strings.ToLower(email), CreatedAt: s.now()}
+	err = s.store.Insert(ctx, Users, u, s.event("user.created", "", u.ID, s.urls.UserView(u)))
+	if errors.Is(err, apierr.ErrConflict) {
+		return s.store.UserByEmail(ctx, email)
+	}
+	return u, err
+}

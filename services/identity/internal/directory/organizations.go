@@ -1,0 +1,275 @@
+package directory
+
+import (
+	"context"
+	"net/url"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/docspub/platform/libs/apierr"
+	"github.com/docspub/platform/libs/nullable"
+	"github.com/docspub/platform/libs/roles"
+	"github.com/docspub/platform/services/identity/internal/access"
+)
+
+var (
+	hostnamePattern    = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{1,30}[a-z0-9]$`)
+	emailDomainPattern = regexp.MustCompile(`^([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$`)
+)
+
+// ListOrganizations returns the organizations the user is a member of, by id.
+func (s *Service) ListOrganizations(ctx context.Context, userID string, p Page) (List[OrganizationView], error) {
+	keys, err := decodeCursor(p.After, 1)
+	if err != nil {
+		return List[OrganizationView]{}, err
+	}
+	ms, err := s.store.Memberships(ctx, userID)
+	if err != nil {
+		return List[OrganizationView]{}, err
+	}
+	role := map[string]roles.Role{}
+	ids := make([]string, 0, len(ms))
+	for _, m := range ms {
+		role[m.Organization] = m.Role
+		ids = append(ids, m.Organization)
+	}
+	slices.Sort(ids)
+	count := len(ids)
+	if keys[0] != "" {
+		i, _ := slices.BinarySearch(ids, keys[0])
+		for i < len(ids) && ids[i] <= keys[0] {
+			i++
+		}
+		ids = ids[i:]
+	}
+	if len(ids) > p.Limit+1 {
+		ids = ids[:p.Limit+1]
+	}
+	orgs, err := s.store.OrganizationsByID(ctx, ids)
+	if err != nil {
+		return List[OrganizationView]{}, err
+	}
+	orgs, next := trim(orgs, p.Limit, func(o Organization) []string { return []string{o.ID} })
+	out := List[OrganizationView]{Items: []OrganizationView{}, Next: next, Count: count}
+	for _, o := range orgs {
+		perms := access.Membership{Member: true, Role: role[o.ID]}.Organization()
+		out.Items = append(out.Items, s.urls.OrganizationView(o, &perms))
+	}
+	return out, nil
+}
+
+// GetOrganization returns an organization the user is a member of.
+func (s *Service) GetOrganization(ctx context.Context, userID, orgID string) (OrganizationView, error) {
+	c, err := s.enterFor(ctx, userID, orgID, access.ViewOrganization, "view it")
+	if err != nil {
+		return OrganizationView{}, err
+	}
+	perms := c.Organization()
+	return s.urls.OrganizationView(c.org, &perms), nil
+}
+
+// OrganizationPatch is the body of PATCH ORG. Absent fields stay unchanged.
+type OrganizationPatch struct {
+	Title          nullable.Field[string]         `json:"title"`
+	EmailDomains   nullable.Field[[]string]       `json:"emailDomains"`
+	Hostname       nullable.Field[string]         `json:"hostname"`
+	DefaultRole    nullable.Field[string]         `json:"defaultRole"`
+	DefaultContent nullable.Field[DefaultContent] `json:"defaultContent"`
+	Logo           nullable.Field[string]         `json:"logo"`
+	SSO            nullable.Field[bool]           `json:"sso"`
+	AI             nullable.Field[bool]           `json:"ai"`
+	InviteLinks    nullable.Field[bool]           `json:"inviteLinks"`
+}
+
+// apply validates the patch, applies it to o and returns the stored fields it changes.
+func (p OrganizationPatch) apply(o *Organization) (Fields, error) {
+	var pr apierr.Problems
+	set := Fields{}
+	if p.Title.Set {
+		if p.Title.Null {
+			pr.Add("title", "must not be null")
+		} else {
+			checkTitle(&pr, "title", p.Title.Value, 2, 255)
+			o.Title = p.Title.Value
+			set["title"] = o.Title
+		}
+	}
+	if p.EmailDomains.Set {
+		domains := []string{}
+		for i, d := range p.EmailDomains.Value {
+			d = strings.ToLower(strings.TrimSpace(d))
+			if len(d) > 253 || !emailDomainPattern.MatchString(d) {
+				pr.Add(field("emailDomains", i), "must be a domain name like example.com")
+				continue
+			}
+			if !slices.Contains(domains, d) {
+				domains = append(domains, d)
+			}
+		}
+		o.EmailDomains = domains
+		set["emailDomains"] = domains
+	}
+	if p.Hostname.Set {
+		if p.Hostname.Null {
+			o.Hostname = ""
+		} else {
+			pr.Length("hostname", p.Hostname.Value, 3, 32)
+			if n := len(p.Hostname.Value); n >= 3 && n <= 32 {
+				pr.Pattern("hostname", p.Hostname.Value, hostnamePattern)
+			}
+			o.Hostname = p.Hostname.Value
+		}
+		set["hostname"] = o.Hostname
+	}
+	if p.DefaultRole.Set {
+		r, err := parseRoleOrGuest("defaultRole", p.DefaultRole)
+		if err != nil {
+			pr.Add("defaultRole", "must be one of %v or null", roles.Names)
+		}
+		o.DefaultRole = r
+		set["defaultRole"] = r
+	}
+	if p.DefaultContent.Set {
+		if p.DefaultContent.Null {
+			o.DefaultContent = nil
+		} else {
+			dc := p.DefaultContent.Value
+			if dc.Type != "site" {
+				pr.Add("defaultContent.type", "must be site")
+			}
+			if dc.Site == "" {
+				pr.Add("defaultContent.site", "must not be empty")
+			}
+			o.DefaultContent = &dc
+		}
+		set["defaultContent"] = o.DefaultContent
+	}
+	if p.Logo.Set {
+		if p.Logo.Null {
+			o.Logo = ""
+		} else {
+			checkURL(&pr, "logo", p.Logo.Value)
+			o.Logo = p.Logo.Value
+		}
+		set["logo"] = o.Logo
+	}
+	for _, b := range []struct {
+		name string
+		f    nullable.Field[bool]
+		dst  *bool
+	}{{"sso", p.SSO, &o.SSO}, {"ai", p.AI, &o.AI}, {"inviteLinks", p.InviteLinks, &o.InviteLinks}} {
+		if !b.f.Set {
+			continue
+		}
+		if b.f.Null {
+			pr.Add(b.name, "must be a boolean")
+			continue
+		}
+		*b.dst = b.f.Value
+		set[b.name] = b.f.Value
+	}
+	return set, pr.Err()
+}
+
+// UpdateOrganization changes an organization; admins only.
+func (s *Service) UpdateOrganization(ctx context.Context, userID, orgID string, p OrganizationPatch) (OrganizationView, error) {
+	c, err := s.enterFor(ctx, userID, orgID, access.AdminOrganization, "change the organization")
+	if err != nil {
+		return OrganizationView{}, err
+	}
+	org := c.org
+	set, err := p.apply(&org)
+	if err != nil {
+		return OrganizationView{}, err
+	}
+	if org.Hostname != "" && org.Hostname != c.org.Hostname {
+		taken, err := s.store.HostnameTaken(ctx, org.Hostname, org.ID)
+		if err != nil {
+			return OrganizationView{}, err
+		}
+		if taken {
+			return OrganizationView{}, apierr.Conflict("hostname: %q is taken by another organization", org.Hostname)
+		}
+	}
+	if len(set) > 0 {
+		ev := s.event("organization.updated", org.ID, org.ID, s.urls.OrganizationView(org, nil))
+		if err := s.store.Set(ctx, Organizations, org.ID, set, ev); err != nil {
+			return OrganizationView{}, err
+		}
+	}
+	perms := c.Organization()
+	return s.urls.OrganizationView(org, &perms), nil
+}
+
+// OrganizationsForEmailDomain lists the organizations whose e-mail domains
+// contain domain and that the caller may see: those the caller belongs to,
+// and those the caller could join by e-mail domain (the caller's own e-mail
+// is at that domain).
+func (s *Service) OrganizationsForEmailDomain(ctx context.Context, userID, domain string) ([]OrganizationView, error) {
+	domain = strings.ToLower(strings.TrimSpace(domain))
+	u, err := s.store.User(ctx, userID)
+	if err != nil {
+		return nil, err
+	}
+	ownDomain := false
+	if _, d, ok := strings.Cut(u.EmailKey, "@"); ok && d == domain {
+		ownDomain = true
+	}
+	orgs, err := s.store.OrganizationsByEmailDomain(ctx, domain)
+	if err != nil {
+		return nil, err
+	}
+	ms, err := s.store.Memberships(ctx, userID)
+	if err != nil {
+		return nil, err
+	}
+	role := map[string]roles.Role{}
+	for _, m := range ms {
+		role[m.Organization] = m.Role
+	}
+	out := []OrganizationView{}
+	for _, o := range orgs {
+		r, member := role[o.ID]
+		if !member && !ownDomain {
+			continue
+		}
+		perms := access.Membership{Member: member, Role: r}.Organization()
+		out = append(out, s.urls.OrganizationView(o, &perms))
+	}
+	return out, nil
+}
+
+// parseRoleOrGuest reads a Role-or-null field: null is a guest.
+func parseRoleOrGuest(name string, f nullable.Field[string]) (roles.Role, error) {
+	if f.Null {
+		return roles.Guest, nil
+	}
+	r := roles.Role(f.Value)
+	if !roles.Valid(r) {
+		return roles.Guest, apierr.Invalid(name, "must be one of %v or null", roles.Names)
+	}
+	return r, nil
+}
+
+func checkTitle(pr *apierr.Problems, name, s string, min, max int) {
+	before := pr.Len()
+	pr.Length(name, s, min, max)
+	if pr.Len() == before && min >= 2 && strings.TrimSpace(s) != s {
+		pr.Add(name, "must not start or end with whitespace")
+	}
+}
+
+func checkURL(pr *apierr.Problems, name, s string) {
+	if len(s) > 2048 {
+		pr.Add(name, "must be at most 2048 characters")
+		return
+	}
+	u, err := url.Parse(s)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		pr.Add(name, "must be an absolute http(s) URL")
+	}
+}
+
+func field(name string, i int) string { return name + "[" + strconv.Itoa(i) + "]" }

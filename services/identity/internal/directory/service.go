@@ -1,0 +1,103 @@
+package directory
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/docspub/platform/libs/apierr"
+	"github.com/docspub/platform/libs/kafkax"
+	"github.com/docspub/platform/services/identity/internal/access"
+)
+
+// Errors the domain returns besides field problems.
+var (
+	ErrOrganizationNotFound = apierr.NotFound("organization not found")
+	ErrMemberNotFound       = apierr.NotFound("member not found")
+	ErrTeamNotFound         = apierr.NotFound("team not found")
+	ErrInviteNotFound       = apierr.NotFound("invite not found")
+	ErrSAMLNotFound         = apierr.NotFound("SAML provider not found")
+	ErrUserNotFound         = apierr.NotFound("user not found")
+	ErrLastAdmin            = apierr.Conflict("the organization's last admin cannot be removed or demoted; make another member admin first")
+	ErrInviteLinksDisabled  = apierr.Forbidden("invite links are disabled in this organization")
+	ErrBadToken             = apierr.Unauthorized("unknown or revoked token")
+)
+
+func forbidden(what string) error {
+	return apierr.Forbidden("your role in this organization does not allow you to %s", what)
+}
+
+// Service carries out identity's operations for a calling user.
+type Service struct {
+	store     Store
+	urls      URLs
+	claimsKey []byte
+	now       func() time.Time
+}
+
+// New returns a service over store. claimsSecret signs the visitor claims
+// returned by ping (see ClaimsKey).
+func New(store Store, urls URLs, claimsSecret string) *Service {
+	return &Service{store: store, urls: urls, claimsKey: ClaimsKey(claimsSecret), now: now}
+}
+
+// URLs returns the URL bases the service renders with.
+func (s *Service) URLs() URLs { return s.urls }
+
+func now() time.Time { return time.Now().UTC().Truncate(time.Millisecond) }
+
+// caller is the calling user within one organization.
+type caller struct {
+	user string
+	org  Organization
+	me   Member
+	access.Membership
+}
+
+// enter loads the organization and the caller's membership of it. A caller
+// who is not a member learns nothing: the organization is not found.
+func (s *Service) enter(ctx context.Context, userID, orgID string) (caller, error) {
+	org, err := s.store.Organization(ctx, orgID)
+	if errors.Is(err, apierr.ErrNotFound) {
+		return caller{}, ErrOrganizationNotFound
+	}
+	if err != nil {
+		return caller{}, err
+	}
+	me, err := s.store.Member(ctx, orgID, userID)
+	if errors.Is(err, apierr.ErrNotFound) {
+		return caller{}, ErrOrganizationNotFound
+	}
+	if err != nil {
+		return caller{}, err
+	}
+	return caller{user: userID, org: org, me: me, Membership: access.Membership{Member: true, Role: me.Role}}, nil
+}
+
+// enterFor is enter followed by a permission check.
+func (s *Service) enterFor(ctx context.Context, userID, orgID string, a access.Action, what string) (caller, error) {
+	c, err := s.enter(ctx, userID, orgID)
+	if err != nil {
+		return c, err
+	}
+	if !c.Can(a) {
+		return c, forbidden(what)
+	}
+	return c, nil
+}
+
+func (s *Service) event(typ, org, subject string, data any) kafkax.Event {
+	return kafkax.NewEvent(typ, org, subject, data)
+}
+
+// CurrentUser returns the calling user.
+func (s *Service) CurrentUser(ctx context.Context, userID string) (UserView, error) {
+	u, err := s.store.User(ctx, userID)
+	if errors.Is(err, apierr.ErrNotFound) {
+		return UserView{}, ErrUserNotFound
+	}
+	if err != nil {
+		return UserView{}, err
+	}
+	return s.urls.UserView(u), nil
+}

@@ -1,0 +1,534 @@
+package directory
+
+import (
+	"context"
+	"errors"
+	"strings"
+
+	"github.com/docspub/platform/libs/apierr"
+	"github.com/docspub/platform/services/identity/internal/access"
+)
+
+// teamRoleOf returns the caller's role in a team, NotInTeam when none.
+func (s *Service) teamRoleOf(ctx context.Context, team, user string) (access.TeamRole, error) {
+	tm, err := s.store.TeamMembership(ctx, team, user)
+	if errors.Is(err, apierr.ErrNotFound) {
+		return access.NotInTeam, nil
+	}
+	if err != nil {
+		return access.NotInTeam, err
+	}
+	return access.TeamRole(tm.Role), nil
+}
+
+// teamViews renders teams with their sizes and the caller's permissions.
+func (s *Service) teamViews(ctx context.Context, c caller, teams []Team) ([]TeamView, error) {
+	ids := make([]string, len(teams))
+	for i, t := range teams {
+		ids[i] = t.ID
+	}
+	sizes, err := s.store.TeamSizes(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	mine, _, err := s.store.TeamMemberships(ctx, TeamMembershipQuery{Organization: c.org.ID, User: c.user})
+	if err != nil {
+		return nil, err
+	}
+	roleIn := map[string]access.TeamRole{}
+	for _, tm := range mine {
+		roleIn[tm.Team] = access.TeamRole(tm.Role)
+	}
+	out := make([]TeamView, len(teams))
+	for i, t := range teams {
+		perms := c.Team(roleIn[t.ID])
+		out[i] = s.urls.TeamView(t, sizes[t.ID], &perms)
+	}
+	return out, nil
+}
+
+func (s *Service) teamView(ctx context.Context, c caller, t Team) (TeamView, error) {
+	vs, err := s.teamViews(ctx, c, []Team{t})
+	if err != nil {
+		return TeamView{}, err
+	}
+	return vs[0], nil
+}
+
+// teamEventData renders a team for events (no permissions).
+func (s *Service) teamEventData(ctx context.Context, t Team) (TeamView, error) {
+	sizes, err := s.store.TeamSizes(ctx, []string{t.ID})
+	if err != nil {
+		return TeamView{}, err
+	}
+	return s.urls.TeamView(t, sizes[t.ID], nil), nil
+}
+
+// TeamFilter is the query of GET ORG/teams.
+type TeamFilter struct {
+	Owner string // member (user) id: only the teams that member may manage
+	Title string // case-insensitive contains
+}
+
+// ListTeams lists an organization's teams, by id.
+func (s *Service) ListTeams(ctx context.Context, userID, orgID string, f TeamFilter, p Page) (List[TeamView], error) {
+	c, err := s.enterFor(ctx, userID, orgID, access.ListTeams, "list teams")
+	if err != nil {
+		return List[TeamView]{}, err
+	}
+	keys, err := decodeCursor(p.After, 1)
+	if err != nil {
+		return List[TeamView]{}, err
+	}
+	q := TeamQuery{Organization: c.org.ID, Title: f.Title, After: keys[0], Limit: p.Limit + 1}
+	if f.Owner != "" {
+		owner, err := s.store.Member(ctx, c.org.ID, f.Owner)
+		switch {
+		case errors.Is(err, apierr.ErrNotFound):
+			q.IDs = []string{}
+		case err != nil:
+			return List[TeamView]{}, err
+		case access.Membership{Member: true, Role: owner.Role}.Can(access.ManageTeam):
+			// admins manage every team
+		default:
+			owned, _, err := s.store.TeamMemberships(ctx, TeamMembershipQuery{Organization: c.org.ID, User: f.Owner, Role: TeamOwner})
+			if err != nil {
+				return List[TeamView]{}, err
+			}
+			q.IDs = []string{}
+			for _, tm := range owned {
+				q.IDs = append(q.IDs, tm.Team)
+			}
+		}
+	}
+	teams, count, err := s.store.Teams(ctx, q)
+	if err != nil {
+		return List[TeamView]{}, err
+	}
+	teams, next := trim(teams, p.Limit, func(t Team) []string { return []string{t.ID} })
+	views, err := s.teamViews(ctx, c, teams)
+	if err != nil {
+		return List[TeamView]{}, err
+	}
+	return List[TeamView]{Items: views, Next: next, Count: count}, nil
+}
+
+// TeamInput is the body of PUT ORG/teams and PATCH ORG/teams/{teamId}.
+type TeamInput struct {
+	Title   *string  `json:"title"`
+	Members []string `json:"members"`
+}
+
+func checkTeamTitle(pr *apierr.Problems, title *string) {
+	if title == nil {
+		pr.Add("title", "is required")
+		return
+	}
+	pr.Length("title", *title, 1, 64)
+	if strings.TrimSpace(*title) == "" && *title != "" {
+		pr.Add("title", "must not be blank")
+	}
+}
+
+// CreateTeam creates a team, with the given organization members in it; admins only.
+func (s *Service) CreateTeam(ctx context.Context, userID, orgID string, in TeamInput) (TeamView, error) {
+	c, err := s.enterFor(ctx, userID, orgID, access.CreateTeam, "create teams")
+	if err != nil {
+		return TeamView{}, err
+	}
+	var pr apierr.Problems
+	checkTeamTitle(&pr, in.Title)
+	members, err := s.resolveMembers(ctx, c.org.ID, "members", in.Members)
+	if err != nil {
+		if !apierr.IsInvalid(err) {
+			return TeamView{}, err
+		}
+		pr.Add("", "%s", err.Error())
+	}
+	if err := pr.Err(); err != nil {
+		return TeamView{}, err
+	}
+	t := Team{ID: NewID(), Organization: c.org.ID, Title: *in.Title, CreatedAt: s.now()}
+	if err := s.store.Insert(ctx, Teams, t, s.event("team.created", t.Organization, t.ID, s.urls.TeamView(t, 0, nil))); err != nil {
+		return TeamView{}, err
+	}
+	for _, m := range members {
+		if err := s.addTeamMembership(ctx, t, m.User, TeamMember); err != nil {
+			return TeamView{}, err
+		}
+	}
+	if len(members) > 0 {
+		v, err := s.teamEventData(ctx, t)
+		if err != nil {
+			return TeamView{}, err
+		}
+		if err := s.store.Set(ctx, Teams, t.ID, Fields{}, s.event("team.updated", t.Organization, t.ID, v)); err != nil {
+			return TeamView{}, err
+		}
+	}
+	return s.teamView(ctx, c, t)
+}
+
+// resolveMembers maps user ids or e-mails to members of org. The error names
+// the entry at fault (name[i]).
+func (s *Service) resolveMembers(ctx context.Context, org, name string, refs []string) ([]Member, error) {
+	out := make([]Member, 0, len(refs))
+	seen := map[string]bool{}
+	for i, ref := range refs {
+		m, err := s.resolveMember(ctx, org, ref)
+		if errors.Is(err, apierr.ErrNotFound) {
+			return nil, apierr.Invalid(field(name, i), "%q is not a member of the organization", ref)
+		}
+		if err != nil {
+			return nil, err
+		}
+		if !seen[m.User] {
+			seen[m.User] = true
+			out = append(out, m)
+		}
+	}
+	return out, nil
+}
+
+// resolveMember finds a member by user id or e-mail.
+func (s *Service) resolveMember(ctx context.Context, org, ref string) (Member, error) {
+	user := ref
+	if strings.Contains(ref, "@") {
+		u, err := s.store.UserByEmail(ctx, ref)
+		if err != nil {
+			return Member{}, err
+		}
+		user = u.ID
+	}
+	return s.store.Member(ctx, org, user)
+}
+
+// team loads a team of the caller's organization with the caller's role in it.
+func (s *Service) team(ctx context.Context, c caller, id string) (Team, access.TeamRole, error) {
+	t, err := s.store.Team(ctx, c.org.ID, id)
+	if errors.Is(err, apierr.ErrNotFound) {
+		return Team{}, "", ErrTeamNotFound
+	}
+	if err != nil {
+		return Team{}, "", err
+	}
+	r, err := s.teamRoleOf(ctx, t.ID, c.user)
+	return t, r, err
+}
+
+// GetTeam returns a team the caller may view.
+func (s *Service) GetTeam(ctx context.Context, userID, orgID, teamID string) (TeamView, error) {
+	c, err := s.enter(ctx, userID, orgID)
+	if err != nil {
+		return TeamView{}, err
+	}
+	t, r, err := s.team(ctx, c, teamID)
+	if err != nil {
+		return TeamView{}, err
+	}
+	if !c.CanViewTeam(r) {
+		return TeamView{}, forbidden("view this team")
+	}
+	return s.teamView(ctx, c, t)
+}
+
+// UpdateTeam renames a team; admins and the team's owners.
+func (s *Service) UpdateTeam(ctx context.Context, userID, orgID, teamID string, in TeamInput) (TeamView, error) {
+	c, err := s.enter(ctx, userID, orgID)
+	if err != nil {
+		return TeamView{}, err
+	}
+	t, r, err := s.team(ctx, c, teamID)
+	if err != nil {
+		return TeamView{}, err
+	}
+	if !c.CanManageTeam(r) {
+		return TeamView{}, forbidden("change this team")
+	}
+	var pr apierr.Problems
+	checkTeamTitle(&pr, in.Title)
+	if err := pr.Err(); err != nil {
+		return TeamView{}, err
+	}
+	t.Title = *in.Title
+	v, err := s.teamEventData(ctx, t)
+	if err != nil {
+		return TeamView{}, err
+	}
+	if err := s.store.Set(ctx, Teams, t.ID, Fields{"title": t.Title}, s.event("team.updated", t.Organization, t.ID, v)); err != nil {
+		return TeamView{}, err
+	}
+	return s.teamView(ctx, c, t)
+}
+
+// DeleteTeam deletes a team and its memberships; admins only.
+func (s *Service) DeleteTeam(ctx context.Context, userID, orgID, teamID string) error {
+	c, err := s.enter(ctx, userID, orgID)
+	if err != nil {
+		return err
+	}
+	t, _, err := s.team(ctx, c, teamID)
+	if err != nil {
+		return err
+	}
+	if !c.Can(access.DeleteTeam) {
+		return forbidden("delete teams")
+	}
+	tms, _, err := s.store.TeamMemberships(ctx, TeamMembershipQuery{Organization: c.org.ID, Team: t.ID})
+	if err != nil {
+		return err
+	}
+	for _, tm := range tms {
+		if err := s.removeTeamMembership(ctx, tm); err != nil {
+			return err
+		}
+	}
+	return s.store.Remove(ctx, Teams, t.ID, s.event("team.deleted", t.Organization, t.ID, s.urls.TeamView(t, 0, nil)))
+}
+
+// ListTeamMembers lists a team's members, by membership id.
+func (s *Service) ListTeamMembers(ctx context.Context, userID, orgID, teamID string, p Page) (List[TeamMemberView], error) {
+	c, err := s.enter(ctx, userID, orgID)
+	if err != nil {
+		return List[TeamMemberView]{}, err
+	}
+	t, r, err := s.team(ctx, c, teamID)
+	if err != nil {
+		return List[TeamMemberView]{}, err
+	}
+	if !c.CanViewTeam(r) {
+		return List[TeamMemberView]{}, forbidden("view this team")
+	}
+	keys, err := decodeCursor(p.After, 1)
+	if err != nil {
+		return List[TeamMemberView]{}, err
+	}
+	tms, count, err := s.store.TeamMemberships(ctx, TeamMembershipQuery{Organization: c.org.ID, Team: t.ID, After: keys[0], Limit: p.Limit + 1})
+	if err != nil {
+		return List[TeamMemberView]{}, err
+	}
+	tms, next := trim(tms, p.Limit, func(tm TeamMembership) []string { return []string{tm.ID} })
+	users := make([]string, len(tms))
+	for i, tm := range tms {
+		users[i] = tm.User
+	}
+	members, err := s.store.MembersOf(ctx, c.org.ID, users)
+	if err != nil {
+		return List[TeamMemberView]{}, err
+	}
+	ms := make([]Member, len(tms))
+	for i, tm := range tms {
+		ms[i] = members[tm.User]
+		if ms[i].User == "" {
+			ms[i] = Member{Organization: c.org.ID, User: tm.User}
+		}
+	}
+	views, err := s.memberViews(ctx, c.org.ID, ms)
+	if err != nil {
+		return List[TeamMemberView]{}, err
+	}
+	canView := c.Can(access.ListMembers)
+	out := List[TeamMemberView]{Items: make([]TeamMemberView, len(tms)), Next: next, Count: count}
+	for i, tm := range tms {
+		out.Items[i] = TeamMemberView{Organization: views[i], Team: TeamRoleView{Role: tm.Role},
+			Permissions: &ViewPermission{View: canView || tm.User == c.user}}
+	}
+	return out, nil
+}
+
+// TeamMembersUpdate is the body of PUT ORG/teams/{teamId}/members.
+type TeamMembersUpdate struct {
+	Add         []string                `json:"add"`
+	Remove      []string                `json:"remove"`
+	Memberships map[string]TeamRoleView `json:"memberships"`
+}
+
+// UpdateTeamMembers adds, removes and changes team members at once, after
+// validating every entry (nothing is written when one is wrong). A user both
+// added and removed is removed; memberships add or update with the given role.
+func (s *Service) UpdateTeamMembers(ctx context.Context, userID, orgID, teamID string, in TeamMembersUpdate) error {
+	c, err := s.enter(ctx, userID, orgID)
+	if err != nil {
+		return err
+	}
+	t, r, err := s.team(ctx, c, teamID)
+	if err != nil {
+		return err
+	}
+	if !c.CanManageTeam(r) {
+		return forbidden("change this team's members")
+	}
+	var pr apierr.Problems
+	add, err := s.resolveMembers(ctx, c.org.ID, "add", in.Add)
+	if err != nil {
+		if !apierr.IsInvalid(err) {
+			return err
+		}
+		pr.Add("", "%s", err.Error())
+	}
+	remove, err := s.resolveMembers(ctx, c.org.ID, "remove", in.Remove)
+	if err != nil {
+		if !apierr.IsInvalid(err) {
+			return err
+		}
+		pr.Add("", "%s", err.Error())
+	}
+	setRole := map[string]string{}
+	for ref, tr := range in.Memberships {
+		name := "memberships." + ref
+		if tr.Role != TeamOwner && tr.Role != TeamMember {
+			pr.Add(name+".role", "must be one of [owner member]")
+			continue
+		}
+		m, err := s.resolveMember(ctx, c.org.ID, ref)
+		if errors.Is(err, apierr.ErrNotFound) {
+			pr.Add(name, "%q is not a member of the organization", ref)
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		setRole[m.User] = tr.Role
+	}
+	if err := pr.Err(); err != nil {
+		return err
+	}
+	removed := map[string]bool{}
+	for _, m := range remove {
+		removed[m.User] = true
+	}
+	want := map[string]string{} // user → role to have
+	for _, m := range add {
+		if !removed[m.User] {
+			want[m.User] = ""
+		}
+	}
+	for u, role := range setRole {
+		if !removed[u] {
+			want[u] = role
+		}
+	}
+	changed := false
+	for u, role := range want {
+		did, err := s.putTeamMembership(ctx, t, u, role)
+		if err != nil {
+			return err
+		}
+		changed = changed || did
+	}
+	for u := range removed {
+		tm, err := s.store.TeamMembership(ctx, t.ID, u)
+		if errors.Is(err, apierr.ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		if err := s.removeTeamMembership(ctx, tm); err != nil {
+			return err
+		}
+		changed = true
+	}
+	return s.teamSizeChanged(ctx, t, changed)
+}
+
+// teamSizeChanged publishes team.updated after its members changed.
+func (s *Service) teamSizeChanged(ctx context.Context, t Team, changed bool) error {
+	if !changed {
+		return nil
+	}
+	v, err := s.teamEventData(ctx, t)
+	if err != nil {
+		return err
+	}
+	return s.store.Set(ctx, Teams, t.ID, Fields{}, s.event("team.updated", t.Organization, t.ID, v))
+}
+
+// putTeamMembership adds user to the team with role (TeamMember when empty),
+// or changes the role of a present member (kept when role is empty). It
+// reports whether anything changed.
+func (s *Service) putTeamMembership(ctx context.Context, t Team, user, role string) (bool, error) {
+	tm, err := s.store.TeamMembership(ctx, t.ID, user)
+	if errors.Is(err, apierr.ErrNotFound) {
+		if role == "" {
+			role = TeamMember
+		}
+		return true, s.addTeamMembership(ctx, t, user, role)
+	}
+	if err != nil {
+		return false, err
+	}
+	if role == "" || role == tm.Role {
+		return false, nil
+	}
+	tm.Role = role
+	return true, s.store.Set(ctx, TeamMemberships, tm.ID, Fields{"role": role},
+		s.event("team_member.updated", tm.Organization, tm.Team, teamMembershipEvent(tm)))
+}
+
+func (s *Service) addTeamMembership(ctx context.Context, t Team, user, role string) error {
+	tm := TeamMembership{ID: NewID(), Key: TeamMembershipKey(t.ID, user), Organization: t.Organization,
+		Team: t.ID, User: user, Role: role, AddedAt: s.now()}
+	return s.store.Insert(ctx, TeamMemberships, tm, s.event("team_member.created", tm.Organization, tm.Team, teamMembershipEvent(tm)))
+}
+
+func (s *Service) removeTeamMembership(ctx context.Context, tm TeamMembership) error {
+	return s.store.Remove(ctx, TeamMemberships, tm.ID, s.event("team_member.deleted", tm.Organization, tm.Team, teamMembershipEvent(tm)))
+}
+
+// PutTeamMember adds a member to a team or changes their team role.
+func (s *Service) PutTeamMember(ctx context.Context, userID, orgID, teamID, target string, role *string) error {
+	c, err := s.enter(ctx, userID, orgID)
+	if err != nil {
+		return err
+	}
+	t, r, err := s.team(ctx, c, teamID)
+	if err != nil {
+		return err
+	}
+	if !c.CanManageTeam(r) {
+		return forbidden("change this team's members")
+	}
+	want := ""
+	if role != nil {
+		if *role != TeamOwner && *role != TeamMember {
+			return apierr.Invalid("role", "must be one of [owner member]")
+		}
+		want = *role
+	}
+	if _, err := s.member(ctx, c.org.ID, target); err != nil {
+		return err
+	}
+	changed, err := s.putTeamMembership(ctx, t, target, want)
+	if err != nil {
+		return err
+	}
+	return s.teamSizeChanged(ctx, t, changed)
+}
+
+// RemoveTeamMember removes a member from a team: admins, the team's owners,
+// and members leaving the team themselves.
+func (s *Service) RemoveTeamMember(ctx context.Context, userID, orgID, teamID, target string) error {
+	c, err := s.enter(ctx, userID, orgID)
+	if err != nil {
+		return err
+	}
+	t, r, err := s.team(ctx, c, teamID)
+	if err != nil {
+		return err
+	}
+	if target != userID && !c.CanManageTeam(r) {
+		return forbidden("change this team's members")
+	}
+	tm, err := s.store.TeamMembership(ctx, t.ID, target)
+	if errors.Is(err, apierr.ErrNotFound) {
+		return apierr.NotFound("team member not found")
+	}
+	if err != nil {
+		return err
+	}
+	if err := s.removeTeamMembership(ctx, tm); err != nil {
+		return err
+	}
+	return s.teamSizeChanged(ctx, t, true)
+}

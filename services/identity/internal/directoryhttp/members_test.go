@@ -1,0 +1,188 @@
+package directoryhttp_test
+
+import (
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/docspub/platform/libs/contracttest"
+	"github.com/docspub/platform/libs/roles"
+	"github.com/docspub/platform/services/identity/internal/directory"
+	"github.com/golang-jwt/jwt/v5"
+)
+
+type memberJSON struct {
+	ID   string  `json:"id"`
+	Role *string `json:"role"`
+	User struct {
+		DisplayName string `json:"displayName"`
+		Email       string `json:"email"`
+	} `json:"user"`
+	SSO        bool    `json:"sso"`
+	Teams      int     `json:"teams"`
+	LastSeenAt *string `json:"lastSeenAt"`
+}
+
+func TestMembers(t *testing.T) {
+	e := newEnv(t)
+	org, admin, _ := e.seed("", "ada@acme.test", roles.Admin)
+	_, reader, _ := e.seed(org, "rex@acme.test", roles.Read)
+	_, editor, _ := e.seed(org, "eve@acme.test", roles.Edit)
+	_, outsider, _ := e.seed("", "oz@other.test", roles.Admin)
+	m := "/v1/orgs/" + org + "/members/"
+
+	b := e.must(http.StatusOK, reader, "GET", m+admin, "")
+	contracttest.ValidateOperation(t, "getMemberInOrganizationById", http.StatusOK, b)
+	if got := decode[memberJSON](t, b); got.ID != admin || *got.Role != "admin" || got.User.Email != "ada@acme.test" {
+		t.Errorf("member = %+v", got)
+	}
+
+	e.run([]row{
+		{name: "non-member reads member", user: outsider, method: "GET", path: m + admin, want: 404},
+		{name: "non-member lists members", user: outsider, method: "GET", path: "/v1/orgs/" + org + "/members", want: 404},
+		{name: "unknown member", user: admin, method: "GET", path: m + "nobody", want: 404},
+		{name: "read member changes a role", user: reader, method: "PATCH", path: m + editor, body: `{"role":"admin"}`, want: 403},
+		{name: "read member removes another", user: reader, method: "DELETE", path: m + editor, want: 403},
+		{name: "read member sets SSO", user: reader, method: "POST", path: m + editor + "/sso", want: 403},
+		{name: "role unknown", user: admin, method: "PATCH", path: m + editor, body: `{"role":"owner"}`, want: 400, field: "role"},
+		{name: "role wrong type", user: admin, method: "PATCH", path: m + editor, body: `{"role":1}`, want: 400, field: "role"},
+		{name: "last admin cannot be demoted", user: admin, method: "PATCH", path: m + admin, body: `{"role":"read"}`, want: 409},
+		{name: "last admin cannot leave", user: admin, method: "DELETE", path: m + admin, want: 409},
+		{name: "bad order", user: admin, method: "GET", path: "/v1/orgs/" + org + "/members?order=up", want: 400, field: "order"},
+		{name: "bad sort", user: admin, method: "GET", path: "/v1/orgs/" + org + "/members?sort=age", want: 400, field: "sort"},
+		{name: "bad role filter", user: admin, method: "GET", path: "/v1/orgs/" + org + "/members?role=boss", want: 400, field: "role"},
+		{name: "limit above 1000", user: admin, method: "GET", path: "/v1/orgs/" + org + "/members?limit=1001", want: 400, field: "limit"},
+		{name: "bad page cursor", user: admin, method: "GET", path: "/v1/orgs/" + org + "/members?page=zzz", want: 400, field: "page"},
+	})
+
+	b = e.must(http.StatusOK, admin, "PATCH", m+editor, `{"role":null}`)
+	contracttest.ValidateOperation(t, "updateMemberInOrganizationById", http.StatusOK, b)
+	if got := decode[memberJSON](t, b); got.Role != nil {
+		t.Errorf("role after demotion to guest = %v", *got.Role)
+	}
+	// A guest sees the organization but not the member list.
+	e.run([]row{{name: "guest lists members", user: editor, method: "GET", path: "/v1/orgs/" + org + "/members", want: 403}})
+
+	b = e.must(http.StatusOK, admin, "GET", "/v1/orgs/"+org+"/members?role=guest", "")
+	if l := decode[list[memberJSON]](t, b); l.Count != 1 || l.Items[0].ID != editor {
+		t.Errorf("guests = %+v", l)
+	}
+
+	b = e.must(http.StatusOK, admin, "POST", m+reader+"/sso", "")
+	contracttest.ValidateOperation(t, "setUserAsSSOMemberForOrganization", http.StatusOK, b)
+	if !decode[memberJSON](t, b).SSO {
+		t.Error("sso not set")
+	}
+
+	// A second admin lets the first one step down; then a member leaves by themselves.
+	e.must(http.StatusOK, admin, "PATCH", m+reader, `{"role":"admin"}`)
+	e.must(http.StatusOK, admin, "PATCH", m+admin, `{"role":"edit"}`)
+	b = e.must(http.StatusNoContent, editor, "DELETE", m+editor, "")
+	contracttest.ValidateOperation(t, "removeMemberFromOrganizationById", http.StatusNoContent, b)
+	e.run([]row{{name: "removed member is gone", user: editor, method: "GET", path: "/v1/orgs/" + org, want: 404}})
+	e.must(http.StatusNoContent, reader, "DELETE", m+admin, "")
+	b = e.must(http.StatusOK, reader, "GET", "/v1/orgs/"+org+"/members", "")
+	if l := decode[list[memberJSON]](t, b); l.Count != 1 || l.Items[0].ID != reader {
+		t.Errorf("members left = %+v", l)
+	}
+}
+
+func TestMembersPaging(t *testing.T) {
+	e := newEnv(t)
+	org, admin, _ := e.seed("", "ada@acme.test", roles.Admin)
+	var emails []string
+	for i := range 9 {
+		emails = append(emails, fmt.Sprintf(`"user%02d@acme.test"`, i))
+	}
+	b := e.must(http.StatusOK, admin, "POST", "/v1/orgs/"+org+"/invites", `{"emails":[`+strings.Join(emails, ",")+`],"role":"read"}`)
+	if r := decode[directory.InviteUsersResult](t, b); r.Invited != 9 || len(r.Users) != 9 {
+		t.Fatalf("invited = %+v", r)
+	}
+	// Inviting the same e-mails again adds nobody.
+	b = e.must(http.StatusOK, admin, "POST", "/v1/orgs/"+org+"/invites", `{"emails":["user00@acme.test"]}`)
+	if r := decode[directory.InviteUsersResult](t, b); r.Invited != 0 {
+		t.Errorf("re-invite added %d", r.Invited)
+	}
+
+	collect := func(query string) ([]string, int) {
+		t.Helper()
+		var ids []string
+		page, pages, count := "", 0, 0
+		for {
+			q := query + "&limit=4"
+			if page != "" {
+				q += "&page=" + page
+			}
+			b := e.must(http.StatusOK, admin, "GET", "/v1/orgs/"+org+"/members?"+q, "")
+			contracttest.ValidateOperation(t, "listMembersInOrganizationById", http.StatusOK, b)
+			l := decode[list[memberJSON]](t, b)
+			count = l.Count
+			for _, it := range l.Items {
+				ids = append(ids, it.User.DisplayName)
+			}
+			pages++
+			if l.Next == nil {
+				break
+			}
+			page = l.Next.Page
+			if pages > 10 {
+				t.Fatal("paging does not end")
+			}
+		}
+		return ids, count
+	}
+
+	names, count := collect("sort=name&order=asc")
+	want := []string{"ada"}
+	for i := range 9 {
+		want = append(want, fmt.Sprintf("user%02d", i))
+	}
+	if count != 10 || !slices.Equal(names, want) {
+		t.Errorf("by name asc: %v (count %d), want %v", names, count, want)
+	}
+	names, _ = collect("sort=name&order=desc")
+	slices.Reverse(want)
+	if !slices.Equal(names, want) {
+		t.Errorf("by name desc: %v, want %v", names, want)
+	}
+	names, count = collect("sort=joinedAt")
+	if count != 10 || len(names) != 10 || names[9] != "ada" {
+		t.Errorf("by joinedAt desc: %v (count %d); the first member should come last", names, count)
+	}
+	names, count = collect("search=USER0&sort=name&order=asc")
+	if count != 9 || len(names) != 9 {
+		t.Errorf("search: %v (count %d)", names, count)
+	}
+
+	// Only members seen (pinged) are listed by lastSeenAt.
+	b = e.must(http.StatusOK, admin, "POST", "/v1/orgs/"+org+"/ping", "")
+	contracttest.ValidateOperation(t, "updateOrganizationMemberLastSeenAt", http.StatusOK, b)
+	names, count = collect("sort=lastSeenAt")
+	if count != 1 || !slices.Equal(names, []string{"ada"}) {
+		t.Errorf("by lastSeenAt: %v (count %d)", names, count)
+	}
+}
+
+func TestPing(t *testing.T) {
+	e := newEnv(t)
+	org, admin, _ := e.seed("", "ada@acme.test", roles.Admin)
+	_, outsider, _ := e.seed("", "oz@other.test", roles.Admin)
+	b := e.must(http.StatusOK, admin, "POST", "/v1/orgs/"+org+"/ping", "")
+	raw := decode[directory.PingResult](t, b).ServiceVisitorClaims
+	var claims directory.VisitorClaims
+	_, err := jwt.ParseWithClaims(raw, &claims, func(*jwt.Token) (any, error) { return directory.ClaimsKey(secret), nil },
+		jwt.WithValidMethods([]string{"HS256"}), jwt.WithIssuer(directory.ClaimsIssuer), jwt.WithExpirationRequired())
+	if err != nil {
+		t.Fatalf("claims: %v", err)
+	}
+	if claims.Subject != admin || claims.Organization != org || claims.Email != "ada@acme.test" || claims.Role == nil || *claims.Role != "admin" {
+		t.Errorf("claims = %+v", claims)
+	}
+	b = e.must(http.StatusOK, admin, "GET", "/v1/orgs/"+org+"/members/"+admin, "")
+	if decode[memberJSON](t, b).LastSeenAt == nil {
+		t.Error("lastSeenAt not set by ping")
+	}
+	e.run([]row{{name: "non-member pings", user: outsider, method: "POST", path: "/v1/orgs/" + org + "/ping", want: 404}})
+}

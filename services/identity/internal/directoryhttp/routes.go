@@ -1,0 +1,150 @@
+// Package directoryhttp is identity's HTTP API: the /v1 routes of
+// organizations, members, teams, invites and SAML, GET /v1/user, and the
+// gateway-only token resolution under /internal/v1. Every route requires the
+// internal token; the caller is its user.
+package directoryhttp
+
+import (
+	"net/http"
+
+	"github.com/docspub/platform/libs/apierr"
+	"github.com/docspub/platform/libs/httpx"
+	"github.com/docspub/platform/libs/internaltoken"
+	"github.com/docspub/platform/libs/paging"
+	"github.com/docspub/platform/services/identity/internal/directory"
+	"github.com/gin-gonic/gin"
+)
+
+// GatewayService is the Principal.Service allowed to resolve API tokens.
+const GatewayService = "gateway"
+
+// Handlers serve the API over a directory service.
+type Handlers struct {
+	svc *directory.Service
+}
+
+// Register adds identity's routes to e behind internaltoken.Require(signer).
+func Register(e *gin.Engine, svc *directory.Service, signer *internaltoken.Signer) {
+	h := &Handlers{svc: svc}
+	auth := internaltoken.Require(signer)
+
+	in := e.Group("/internal/v1", auth)
+	in.POST("/tokens/resolve", h.resolveToken)
+
+	v1 := e.Group("/v1", auth, requireUser)
+	v1.GET("/user", h.currentUser)
+	v1.GET("/orgs", h.listOrganizations)
+	v1.GET("/email-domains/:emailDomain/orgs", h.organizationsForEmailDomain)
+
+	org := v1.Group("/orgs/:organizationId")
+	org.GET("", h.getOrganization)
+	org.PATCH("", h.updateOrganization)
+	org.POST("/ping", h.ping)
+
+	org.GET("/members", h.listMembers)
+	org.GET("/members/:userId", h.getMember)
+	org.PATCH("/members/:userId", h.updateMember)
+	org.DELETE("/members/:userId", h.removeMember)
+	org.POST("/members/:userId/sso", h.setSSOMember)
+	org.GET("/members/:userId/teams", h.memberTeams)
+
+	org.GET("/teams", h.listTeams)
+	org.PUT("/teams", h.createTeam)
+	org.GET("/teams/:teamId", h.getTeam)
+	org.PATCH("/teams/:teamId", h.updateTeam)
+	org.DELETE("/teams/:teamId", h.deleteTeam)
+	org.GET("/teams/:teamId/members", h.listTeamMembers)
+	org.PUT("/teams/:teamId/members", h.updateTeamMembers)
+	org.PUT("/teams/:teamId/members/:userId", h.putTeamMember)
+	org.DELETE("/teams/:teamId/members/:userId", h.removeTeamMember)
+
+	org.POST("/invites", h.inviteUsers)
+	org.POST("/invites/:inviteId", h.joinWithInvite)
+	org.GET("/link-invites", h.listInvites)
+	org.POST("/link-invites", h.createInvite)
+	org.GET("/link-invites/:inviteId", h.getInvite)
+	org.PATCH("/link-invites/:inviteId", h.updateInvite)
+	org.DELETE("/link-invites/:inviteId", h.deleteInvite)
+
+	org.GET("/saml", h.listSAMLProviders)
+	org.POST("/saml", h.createSAMLProvider)
+	org.GET("/saml/:samlProviderId", h.getSAMLProvider)
+	org.PATCH("/saml/:samlProviderId", h.updateSAMLProvider)
+	org.DELETE("/saml/:samlProviderId", h.deleteSAMLProvider)
+	org.GET("/sso", h.ssoLogins)
+}
+
+// requireUser refuses /v1 calls that do not act for a user.
+func requireUser(c *gin.Context) {
+	if internaltoken.From(c).UserID == "" {
+		httpx.Error(c, apierr.Unauthorized("this operation needs a user"))
+		return
+	}
+	c.Next()
+}
+
+func user(c *gin.Context) string { return internaltoken.From(c).UserID }
+
+func orgID(c *gin.Context) string { return c.Param("organizationId") }
+
+// page reads the paging parameters.
+func page(c *gin.Context) (directory.Page, bool) {
+	p, err := paging.FromQuery(c)
+	if err != nil {
+		httpx.Error(c, err)
+		return directory.Page{}, false
+	}
+	return directory.Page{After: p.Page, Limit: p.Limit}, true
+}
+
+// list answers with a list envelope.
+func list[T any](c *gin.Context, l directory.List[T], err error) {
+	if err != nil {
+		httpx.Error(c, err)
+		return
+	}
+	out := paging.List[T]{Count: l.Count, Items: l.Items}
+	if out.Items == nil {
+		out.Items = []T{}
+	}
+	if l.Next != "" {
+		out.Next = &paging.Next{Page: l.Next}
+	}
+	c.JSON(http.StatusOK, out)
+}
+
+// reply answers with v, or the error.
+func reply(c *gin.Context, status int, v any, err error) {
+	if err != nil {
+		httpx.Error(c, err)
+		return
+	}
+	c.JSON(status, v)
+}
+
+// empty answers with no body, or the error.
+func empty(c *gin.Context, status int, err error) {
+	if err != nil {
+		httpx.Error(c, err)
+		return
+	}
+	httpx.NoContent(c, status)
+}
+
+// bind decodes a required JSON object body.
+func bind(c *gin.Context, v any) bool {
+	if err := httpx.BindJSON(c, v); err != nil {
+		httpx.Error(c, err)
+		return false
+	}
+	return true
+}
+
+// bindOptional decodes an optional JSON object body.
+func bindOptional(c *gin.Context, v any) bool {
+	if err := httpx.BindOptionalJSON(c, v); err != nil {
+		httpx.Error(c, err)
+		return false
+	}
+	return true
+}

@@ -1,0 +1,424 @@
+// Package directorymongo stores identity's domain in MongoDB. Every write
+// pushes its event onto the written document in the same update (the outbox
+// of libs/kafkax); removals tombstone the document, and every read skips
+// tombstones. Driver errors never leave this package: missing documents
+// become apierr not-found errors, duplicate keys conflicts.
+package directorymongo
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/docspub/platform/libs/apierr"
+	"github.com/docspub/platform/libs/kafkax"
+	"github.com/docspub/platform/libs/mongox"
+	"github.com/docspub/platform/libs/roles"
+	"github.com/docspub/platform/services/identity/internal/directory"
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
+)
+
+// Store implements directory.Store.
+type Store struct {
+	db      *mongo.Database
+	locks   *mongox.DocLocks
+	written func()
+}
+
+// NewStore returns a store on db. Updates of one document are serialised with
+// locks, which the outbox relay shares (see mongox.DocLocks); nil locks nothing.
+func NewStore(db *mongo.Database, locks *mongox.DocLocks) *Store { return &Store{db: db, locks: locks} }
+
+var _ directory.Store = (*Store)(nil)
+
+// OnWrite sets a function called after every write that recorded an event
+// (the relay's Notify, so events leave at once).
+func (s *Store) OnWrite(f func()) { s.written = f }
+
+func (s *Store) wrote() {
+	if s.written != nil {
+		s.written()
+	}
+}
+
+// Indexes are the indexes the store relies on. Unique keys (members.key,
+// team_members.key) are rewritten when a document is tombstoned, so that a
+// removed membership never blocks a new one.
+func Indexes() []mongox.Index {
+	ix := func(coll directory.Collection, unique bool, keys ...string) mongox.Index {
+		d := bson.D{}
+		for _, k := range keys {
+			d = append(d, bson.E{Key: k, Value: 1})
+		}
+		m := mongo.IndexModel{Keys: d}
+		if unique {
+			m.Options = options.Index().SetUnique(true)
+		}
+		return mongox.Index{Collection: string(coll), Model: m}
+	}
+	return []mongox.Index{
+		ix(directory.Users, true, "emailKey"),
+		ix(directory.Members, true, "key"),
+		ix(directory.Members, false, "organization", "joinedAt"),
+		ix(directory.Members, false, "user"),
+		ix(directory.TeamMemberships, true, "key"),
+		ix(directory.TeamMemberships, false, "organization", "user"),
+		ix(directory.TeamMemberships, false, "team"),
+		ix(directory.Teams, false, "organization"),
+		ix(directory.Invites, false, "organization"),
+		ix(directory.SAMLProviders, false, "organization"),
+		ix(directory.Tokens, true, "hash"),
+		ix(directory.Organizations, false, "emailDomains"),
+		ix(directory.Organizations, false, "hostname"),
+	}
+}
+
+// EnsureIndexes creates the indexes.
+func EnsureIndexes(ctx context.Context, db *mongo.Database) error {
+	return mongox.EnsureIndexes(ctx, db, Indexes()...)
+}
+
+// Collections lists the collection names whose documents carry events, for the relay.
+func Collections() []string {
+	out := make([]string, len(directory.AllCollections))
+	for i, c := range directory.AllCollections {
+		out[i] = string(c)
+	}
+	return out
+}
+
+func (s *Store) c(c directory.Collection) *mongo.Collection { return s.db.Collection(string(c)) }
+
+func singular(c directory.Collection) string {
+	switch c {
+	case directory.Organizations:
+		return "organization"
+	case directory.Users:
+		return "user"
+	case directory.Members:
+		return "member"
+	case directory.Teams:
+		return "team"
+	case directory.TeamMemberships:
+		return "team member"
+	case directory.Invites:
+		return "invite"
+	case directory.SAMLProviders:
+		return "SAML provider"
+	case directory.Tokens:
+		return "token"
+	}
+	return string(c)
+}
+
+// live adds the not-a-tombstone condition to a filter.
+func live(f bson.M) bson.M {
+	f[kafkax.TombstoneField] = bson.M{"$ne": true}
+	return f
+}
+
+// Insert stores a new document with its event.
+func (s *Store) Insert(ctx context.Context, c directory.Collection, doc any, ev kafkax.Event) error {
+	raw, err := bson.Marshal(doc)
+	if err != nil {
+		return fmt.Errorf("marshal %s: %w", singular(c), err)
+	}
+	var m bson.D
+	if err := bson.Unmarshal(raw, &m); err != nil {
+		return fmt.Errorf("marshal %s: %w", singular(c), err)
+	}
+	m = append(m, bson.E{Key: kafkax.OutboxField, Value: bson.A{ev}})
+	if _, err = s.c(c).InsertOne(ctx, m); err != nil {
+		return mongox.Err(err, singular(c))
+	}
+	s.wrote()
+	return nil
+}
+
+// Set changes fields of a live document and records its event.
+func (s *Store) Set(ctx context.Context, c directory.Collection, id string, set directory.Fields, ev kafkax.Event) error {
+	upd := bson.M{"$push": kafkax.Push(ev)}
+	if len(set) > 0 {
+		upd["$set"] = bson.M(set)
+	}
+	return s.update(ctx, c, id, upd)
+}
+
+func (s *Store) update(ctx context.Context, c directory.Collection, id string, upd bson.M) error {
+	unlock := s.locks.Lock(string(c), id)
+	res, err := s.c(c).UpdateOne(ctx, live(bson.M{"_id": id}), upd)
+	unlock()
+	if err != nil {
+		return mongox.Err(err, singular(c))
+	}
+	if res.MatchedCount == 0 {
+		return apierr.NotFound("%s not found", singular(c))
+	}
+	s.wrote()
+	return nil
+}
+
+// Remove tombstones a live document and records its deletion event; its
+// unique key is freed.
+func (s *Store) Remove(ctx context.Context, c directory.Collection, id string, ev kafkax.Event) error {
+	upd := kafkax.Tombstone(ev)
+	upd["$set"].(bson.M)["key"] = "removed/" + id
+	return s.update(ctx, c, id, upd)
+}
+
+func findOne[T any](ctx context.Context, s *Store, c directory.Collection, f bson.M) (T, error) {
+	var v T
+	err := s.c(c).FindOne(ctx, live(f)).Decode(&v)
+	return v, mongox.Err(err, singular(c))
+}
+
+func findAll[T any](ctx context.Context, s *Store, c directory.Collection, f bson.M, opts ...options.Lister[options.FindOptions]) ([]T, error) {
+	cur, err := s.c(c).Find(ctx, live(f), opts...)
+	if err != nil {
+		return nil, mongox.Err(err, singular(c))
+	}
+	out := []T{}
+	if err := cur.All(ctx, &out); err != nil {
+		return nil, mongox.Err(err, singular(c))
+	}
+	return out, nil
+}
+
+func (s *Store) count(ctx context.Context, c directory.Collection, f bson.M) (int, error) {
+	n, err := s.c(c).CountDocuments(ctx, live(f))
+	if err != nil {
+		return 0, mongox.Err(err, singular(c))
+	}
+	return int(n), nil
+}
+
+// page finds up to limit documents matching f after the id after, by id, and counts all matching f.
+func page[T any](ctx context.Context, s *Store, c directory.Collection, f bson.M, after string, limit int) ([]T, int, error) {
+	count, err := s.count(ctx, c, copyM(f))
+	if err != nil {
+		return nil, 0, err
+	}
+	q := copyM(f)
+	if after != "" {
+		q = mongox.And(q, bson.M{"_id": bson.M{"$gt": after}})
+	}
+	opts := options.Find().SetSort(bson.D{{Key: "_id", Value: 1}})
+	if limit > 0 {
+		opts.SetLimit(int64(limit))
+	}
+	items, err := findAll[T](ctx, s, c, q, opts)
+	return items, count, err
+}
+
+func copyM(f bson.M) bson.M {
+	out := bson.M{}
+	for k, v := range f {
+		out[k] = v
+	}
+	return out
+}
+
+func contains(s string) bson.M {
+	return bson.M{"$regex": regexp.QuoteMeta(s), "$options": "i"}
+}
+
+// Organization returns a live organization.
+func (s *Store) Organization(ctx context.Context, id string) (directory.Organization, error) {
+	return findOne[directory.Organization](ctx, s, directory.Organizations, bson.M{"_id": id})
+}
+
+// OrganizationsByID returns the organizations with the ids, by id.
+func (s *Store) OrganizationsByID(ctx context.Context, ids []string) ([]directory.Organization, error) {
+	if len(ids) == 0 {
+		return []directory.Organization{}, nil
+	}
+	return findAll[directory.Organization](ctx, s, directory.Organizations, bson.M{"_id": bson.M{"$in": ids}},
+		options.Find().SetSort(bson.D{{Key: "_id", Value: 1}}))
+}
+
+// OrganizationsByEmailDomain returns the organizations whose e-mail domains contain domain.
+func (s *Store) OrganizationsByEmailDomain(ctx context.Context, domain string) ([]directory.Organization, error) {
+	return findAll[directory.Organization](ctx, s, directory.Organizations, bson.M{"emailDomains": domain},
+		options.Find().SetSort(bson.D{{Key: "_id", Value: 1}}).SetLimit(1000))
+}
+
+// HostnameTaken reports whether another organization uses hostname.
+func (s *Store) HostnameTaken(ctx context.Context, hostname, exceptOrg string) (bool, error) {
+	n, err := s.count(ctx, directory.Organizations, bson.M{"hostname": hostname, "_id": bson.M{"$ne": exceptOrg}})
+	return n > 0, err
+}
+
+// User returns a user.
+func (s *Store) User(ctx context.Context, id string) (directory.User, error) {
+	return findOne[directory.User](ctx, s, directory.Users, bson.M{"_id": id})
+}
+
+// UserByEmail returns the user with the e-mail, case-insensitively.
+func (s *Store) UserByEmail(ctx context.Context, email string) (directory.User, error) {
+	return findOne[directory.User](ctx, s, directory.Users, bson.M{"emailKey": strings.ToLower(email)})
+}
+
+// Users returns the users with the ids, by id.
+func (s *Store) Users(ctx context.Context, ids []string) (map[string]directory.User, error) {
+	out := map[string]directory.User{}
+	if len(ids) == 0 {
+		return out, nil
+	}
+	us, err := findAll[directory.User](ctx, s, directory.Users, bson.M{"_id": bson.M{"$in": ids}})
+	for _, u := range us {
+		out[u.ID] = u
+	}
+	return out, err
+}
+
+// Member returns the live membership of user in org.
+func (s *Store) Member(ctx context.Context, org, user string) (directory.Member, error) {
+	return findOne[directory.Member](ctx, s, directory.Members, bson.M{"key": directory.MemberKey(org, user)})
+}
+
+// Members returns a page of members sorted by q.Sort then id, and the count of all matching.
+func (s *Store) Members(ctx context.Context, q directory.MemberQuery) ([]directory.Member, int, error) {
+	f := bson.M{"organization": q.Organization}
+	if q.Role != nil {
+		f["role"] = string(*q.Role)
+	}
+	if q.Search != "" {
+		f["$or"] = bson.A{bson.M{"name": contains(q.Search)}, bson.M{"email": contains(q.Search)}}
+	}
+	field := q.Sort
+	if field == directory.SortLastSeenAt {
+		f["lastSeenAt"] = bson.M{"$exists": true, "$ne": nil}
+	}
+	count, err := s.count(ctx, directory.Members, copyM(f))
+	if err != nil {
+		return nil, 0, err
+	}
+	filter := f
+	if q.AfterID != "" {
+		var val any = q.AfterValue
+		if field != directory.SortName {
+			t, err := time.Parse(time.RFC3339Nano, q.AfterValue)
+			if err != nil {
+				return nil, 0, apierr.Invalid("page", "is not a valid page cursor")
+			}
+			val = t
+		}
+		filter = mongox.And(f, mongox.After(field, q.Desc, val, q.AfterID))
+	}
+	opts := options.Find().SetSort(mongox.Sort(field, q.Desc)).SetLimit(int64(q.Limit))
+	ms, err := findAll[directory.Member](ctx, s, directory.Members, filter, opts)
+	return ms, count, err
+}
+
+// MembersOf returns the org's memberships of the users.
+func (s *Store) MembersOf(ctx context.Context, org string, users []string) (map[string]directory.Member, error) {
+	out := map[string]directory.Member{}
+	if len(users) == 0 {
+		return out, nil
+	}
+	ms, err := findAll[directory.Member](ctx, s, directory.Members, bson.M{"organization": org, "user": bson.M{"$in": users}})
+	for _, m := range ms {
+		out[m.User] = m
+	}
+	return out, err
+}
+
+// Memberships returns every membership of a user.
+func (s *Store) Memberships(ctx context.Context, user string) ([]directory.Member, error) {
+	return findAll[directory.Member](ctx, s, directory.Members, bson.M{"user": user})
+}
+
+// CountAdmins counts an organization's admins.
+func (s *Store) CountAdmins(ctx context.Context, org string) (int, error) {
+	return s.count(ctx, directory.Members, bson.M{"organization": org, "role": string(roles.Admin)})
+}
+
+// Team returns a team of org.
+func (s *Store) Team(ctx context.Context, org, id string) (directory.Team, error) {
+	return findOne[directory.Team](ctx, s, directory.Teams, bson.M{"_id": id, "organization": org})
+}
+
+// Teams returns a page of teams by id and the count of all matching.
+func (s *Store) Teams(ctx context.Context, q directory.TeamQuery) ([]directory.Team, int, error) {
+	f := bson.M{"organization": q.Organization}
+	if q.IDs != nil {
+		f["_id"] = bson.M{"$in": q.IDs}
+	}
+	if q.Title != "" {
+		f["title"] = contains(q.Title)
+	}
+	return page[directory.Team](ctx, s, directory.Teams, f, q.After, q.Limit)
+}
+
+// TeamMembership returns user's membership of team.
+func (s *Store) TeamMembership(ctx context.Context, team, user string) (directory.TeamMembership, error) {
+	return findOne[directory.TeamMembership](ctx, s, directory.TeamMemberships, bson.M{"key": directory.TeamMembershipKey(team, user)})
+}
+
+// TeamMemberships returns team memberships by id and the count of all matching.
+func (s *Store) TeamMemberships(ctx context.Context, q directory.TeamMembershipQuery) ([]directory.TeamMembership, int, error) {
+	f := bson.M{}
+	for k, v := range map[string]string{"organization": q.Organization, "team": q.Team, "user": q.User, "role": q.Role} {
+		if v != "" {
+			f[k] = v
+		}
+	}
+	return page[directory.TeamMembership](ctx, s, directory.TeamMemberships, f, q.After, q.Limit)
+}
+
+// TeamSizes counts the members of each team.
+func (s *Store) TeamSizes(ctx context.Context, teams []string) (map[string]int, error) {
+	return s.tally(ctx, bson.M{"team": bson.M{"$in": teams}}, func(tm directory.TeamMembership) string { return tm.Team }, len(teams))
+}
+
+// TeamCounts counts the teams of each user in org.
+func (s *Store) TeamCounts(ctx context.Context, org string, users []string) (map[string]int, error) {
+	return s.tally(ctx, bson.M{"organization": org, "user": bson.M{"$in": users}}, func(tm directory.TeamMembership) string { return tm.User }, len(users))
+}
+
+func (s *Store) tally(ctx context.Context, f bson.M, key func(directory.TeamMembership) string, n int) (map[string]int, error) {
+	out := map[string]int{}
+	if n == 0 {
+		return out, nil
+	}
+	tms, err := findAll[directory.TeamMembership](ctx, s, directory.TeamMemberships, f,
+		options.Find().SetProjection(bson.M{"team": 1, "user": 1}))
+	for _, tm := range tms {
+		out[key(tm)]++
+	}
+	return out, err
+}
+
+// Invite returns an invite link of org.
+func (s *Store) Invite(ctx context.Context, org, id string) (directory.Invite, error) {
+	return findOne[directory.Invite](ctx, s, directory.Invites, bson.M{"_id": id, "organization": org})
+}
+
+// Invites returns a page of org's invite links by id and their count.
+func (s *Store) Invites(ctx context.Context, org, after string, limit int) ([]directory.Invite, int, error) {
+	return page[directory.Invite](ctx, s, directory.Invites, bson.M{"organization": org}, after, limit)
+}
+
+// SAMLProvider returns a SAML provider of org.
+func (s *Store) SAMLProvider(ctx context.Context, org, id string) (directory.SAMLProvider, error) {
+	return findOne[directory.SAMLProvider](ctx, s, directory.SAMLProviders, bson.M{"_id": id, "organization": org})
+}
+
+// SAMLProviders returns a page of org's SAML providers by id (all when limit is 0) and their count.
+func (s *Store) SAMLProviders(ctx context.Context, org, after string, limit int) ([]directory.SAMLProvider, int, error) {
+	return page[directory.SAMLProvider](ctx, s, directory.SAMLProviders, bson.M{"organization": org}, after, limit)
+}
+
+// Token returns a token by id.
+func (s *Store) Token(ctx context.Context, id string) (directory.Token, error) {
+	return findOne[directory.Token](ctx, s, directory.Tokens, bson.M{"_id": id})
+}
+
+// TokenByHash returns the token with the hash.
+func (s *Store) TokenByHash(ctx context.Context, hash string) (directory.Token, error) {
+	return findOne[directory.Token](ctx, s, directory.Tokens, bson.M{"hash": hash})
+}
