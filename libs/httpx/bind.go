@@ -36,7 +36,9 @@ func BindOptionalJSON(c *gin.Context, v any) error {
 		return nil
 	}
 	err := BindJSON(c, v)
-	if errors.Is(err, errEmpty) {
+	// Compare identity: errors.Is matches every *apierr.Error of the same
+	// status, so it would swallow every 400 (malformed JSON, wrong types).
+	if err == errEmpty {
 		return nil
 	}
 	return err

@@ -11,6 +11,15 @@
 // (see Live).
 //
 // Consumers are idempotent: they record the ids of handled events.
+//
+// Trace context travels with the event: Event.WithTrace captures the request's
+// W3C trace context when the change is made, it is stored with the pending
+// event, sent as Kafka headers, and the consumer's handler runs in a span of
+// the same trace.
+//
+// The pieces: Publisher (kafka-go writer, key = subject), Relay (pending
+// events → Publisher), Consumer (kafka-go group reader → Handler, once per
+// group).
 package kafkax
 
 import (

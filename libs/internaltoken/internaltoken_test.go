@@ -1,0 +1,157 @@
+package internaltoken
+
+import (
+	"encoding/base64"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gin-gonic/gin"
+	"github.com/golang-jwt/jwt/v5"
+	"github.com/google/go-cmp/cmp"
+)
+
+const secret = "0123456789abcdef0123456789abcdef" // 32 bytes
+
+func signerAt(t *testing.T, secret string, now time.Time) *Signer {
+	t.Helper()
+	s, err := NewSigner(secret, time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.now = func() time.Time { return now }
+	return s
+}
+
+func TestMintVerify(t *testing.T) {
+	s := signerAt(t, secret, time.Now())
+	for _, p := range []Principal{
+		{UserID: "u1", Roles: map[string]string{"org1": "admin", "org2": "read"}, TokenID: "tok1"},
+		{UserID: "u2"},
+		{Service: "sites"},
+	} {
+		tok, err := s.Mint(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := s.Verify(tok)
+		if err != nil {
+			t.Fatalf("Verify(Mint(%+v)): %v", p, err)
+		}
+		if diff := cmp.Diff(got, p); diff != "" {
+			t.Errorf("principal (-got +want):\n%s", diff)
+		}
+	}
+}
+
+func TestVerifyRefuses(t *testing.T) {
+	minted := time.Date(2025, 1, 1, 12, 0, 0, 0, time.UTC)
+	s := signerAt(t, secret, minted)
+	p := Principal{UserID: "u1", Roles: map[string]string{"org1": "admin"}}
+	valid, err := s.Mint(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	forged, err := signerAt(t, strings.Repeat("x", 32), minted).Mint(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sign := func(method jwt.SigningMethod, key any, c jwt.Claims) string {
+		tok, err := jwt.NewWithClaims(method, c).SignedString(key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tok
+	}
+	good := claims{RegisteredClaims: jwt.RegisteredClaims{
+		Issuer: issuer, Subject: "u1",
+		IssuedAt: jwt.NewNumericDate(minted), ExpiresAt: jwt.NewNumericDate(minted.Add(time.Minute)),
+	}}
+	with := func(f func(c *claims)) claims { c := good; f(&c); return c }
+	parts := strings.Split(valid, ".")
+
+	for _, tc := range []struct {
+		name  string
+		token string
+		at    time.Time
+	}{
+		{"empty", "", minted},
+		{"garbage", "not.a.token", minted},
+		{"expired", valid, minted.Add(time.Minute + 6*time.Second)},
+		{"forged signature", forged, minted},
+		{"tampered payload", parts[0] + "." + jwtSegment(t, `{"iss":"docspub-gateway","sub":"admin","exp":9999999999}`) + "." + parts[2], minted},
+		{"alg none", sign(jwt.SigningMethodNone, jwt.UnsafeAllowNoneSignatureType, good), minted},
+		{"alg HS512", sign(jwt.SigningMethodHS512, []byte(secret), good), minted},
+		{"wrong issuer", sign(jwt.SigningMethodHS256, []byte(secret), with(func(c *claims) { c.Issuer = "someone" })), minted},
+		{"no expiry", sign(jwt.SigningMethodHS256, []byte(secret), with(func(c *claims) { c.ExpiresAt = nil })), minted},
+		{"no subject", sign(jwt.SigningMethodHS256, []byte(secret), with(func(c *claims) { c.Subject = "" })), minted},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := signerAt(t, secret, tc.at).Verify(tc.token)
+			if !errors.Is(err, ErrInvalid) {
+				t.Errorf("Verify = %v, want ErrInvalid", err)
+			}
+		})
+	}
+
+	// Within the leeway an expired-by-a-moment token still passes (clock skew).
+	if _, err := signerAt(t, secret, minted.Add(time.Minute+4*time.Second)).Verify(valid); err != nil {
+		t.Errorf("Verify within the leeway: %v", err)
+	}
+}
+
+func jwtSegment(t *testing.T, json string) string {
+	t.Helper()
+	return base64.RawURLEncoding.EncodeToString([]byte(json))
+}
+
+func TestNewSigner(t *testing.T) {
+	if _, err := NewSigner("short", time.Minute); err == nil {
+		t.Errorf("NewSigner with a 5-byte secret succeeded")
+	}
+	s, err := NewSigner(secret, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.ttl != time.Minute {
+		t.Errorf("default ttl = %s, want 1m", s.ttl)
+	}
+}
+
+func TestRequire(t *testing.T) {
+	gin.SetMode(gin.TestMode)
+	s := signerAt(t, secret, time.Now())
+	tok, err := s.Mint(Principal{UserID: "u1", Roles: map[string]string{"org1": "edit"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := gin.New()
+	e.GET("/x", Require(s), func(c *gin.Context) {
+		p := From(c)
+		c.String(http.StatusOK, p.UserID+" "+p.Role("org1")+" "+p.Role("org2"))
+	})
+	for _, tc := range []struct {
+		name, token string
+		wantStatus  int
+		wantBody    string
+	}{
+		{"valid", tok, 200, "u1 edit "},
+		{"missing", "", 401, `{"error":{"code":401,"message":"missing or invalid internal token"}}`},
+		{"invalid", tok + "x", 401, `{"error":{"code":401,"message":"missing or invalid internal token"}}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			req := httptest.NewRequest("GET", "/x", nil)
+			if tc.token != "" {
+				req.Header.Set(Header, tc.token)
+			}
+			w := httptest.NewRecorder()
+			e.ServeHTTP(w, req)
+			if w.Code != tc.wantStatus || w.Body.String() != tc.wantBody {
+				t.Errorf("GET /x = %d %s; want %d %s", w.Code, w.Body, tc.wantStatus, tc.wantBody)
+			}
+		})
+	}
+}

@@ -1,0 +1,211 @@
+package kafkax
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"time"
+
+	"github.com/segmentio/kafka-go"
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/trace"
+)
+
+// ProcessedCollection records, per consumer group, the events already
+// handled: _id is "<group>:<event id>".
+const ProcessedCollection = "processed_events"
+
+const (
+	minConsumerBackoff = 100 * time.Millisecond
+	maxConsumerBackoff = 5 * time.Second
+)
+
+// Handler handles one event. It returns an error when the event should be
+// retried; the consumer retries it, with backoff, until it succeeds.
+type Handler func(ctx context.Context, ev Event) error
+
+// Consumer reads a topic as a member of a consumer group and hands each event
+// to its handler, once per group: an event already recorded as processed is
+// skipped, so redelivery is harmless. An event is recorded after the handler
+// succeeded and its offset committed after that; a crash in between makes the
+// event come again, so handlers should tolerate the rare repeat of an event
+// whose effect was applied but not yet recorded.
+type Consumer struct {
+	r      *kafka.Reader
+	db     *mongo.Database
+	group  string
+	topic  string
+	handle Handler
+	log    *slog.Logger
+}
+
+// NewConsumer returns a consumer of topic in group. db holds the group's
+// processed-event records (collection ProcessedCollection). A new group
+// starts from the oldest event of the topic.
+func NewConsumer(brokers []string, group, topic string, db *mongo.Database, handle Handler, log *slog.Logger) *Consumer {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &Consumer{
+		r: kafka.NewReader(kafka.ReaderConfig{
+			Brokers:               brokers,
+			GroupID:               group,
+			Topic:                 topic,
+			StartOffset:           kafka.FirstOffset,
+			MinBytes:              1,
+			MaxBytes:              10 << 20,
+			MaxWait:               500 * time.Millisecond,
+			CommitInterval:        0, // commit synchronously, after the record
+			HeartbeatInterval:     time.Second,
+			SessionTimeout:        10 * time.Second,
+			RebalanceTimeout:      10 * time.Second,
+			JoinGroupBackoff:      250 * time.Millisecond,
+			ReadBackoffMin:        50 * time.Millisecond,
+			ReadBackoffMax:        time.Second,
+			WatchPartitionChanges: true,
+		}),
+		db:     db,
+		group:  group,
+		topic:  topic,
+		handle: handle,
+		log:    log.With("component", "kafkax.consumer", "topic", topic, "group", group),
+	}
+}
+
+// Run consumes until ctx is done or the consumer is closed, then returns nil.
+// A failing handler holds its partition: the event is retried with backoff
+// (doubling up to 5s), never skipped. A message that is not an event envelope
+// is logged and skipped.
+func (c *Consumer) Run(ctx context.Context) error {
+	failures := 0
+	for {
+		m, err := c.r.FetchMessage(ctx)
+		if err != nil {
+			if ctx.Err() != nil || errors.Is(err, io.EOF) {
+				return nil
+			}
+			failures++
+			wait := backoff(failures, minConsumerBackoff, maxConsumerBackoff)
+			c.log.WarnContext(ctx, "fetch event", "err", err, "retry_in", wait.String())
+			if !sleep(ctx, wait) {
+				return nil
+			}
+			continue
+		}
+		failures = 0
+		if !c.process(ctx, m) {
+			return nil
+		}
+		if err := c.r.CommitMessages(ctx, m); err != nil {
+			if ctx.Err() != nil || errors.Is(err, io.EOF) {
+				return nil
+			}
+			// The event is recorded as processed: a redelivery is skipped.
+			c.log.WarnContext(ctx, "commit event", "err", err, "partition", m.Partition, "offset", m.Offset)
+		}
+	}
+}
+
+// Close leaves the group and closes the connections; Run returns.
+func (c *Consumer) Close() error { return c.r.Close() }
+
+// process handles one message until it is done; false when ctx ended first.
+func (c *Consumer) process(ctx context.Context, m kafka.Message) bool {
+	ev, err := Decode(m)
+	if err != nil {
+		c.log.ErrorContext(ctx, "skip message that is not an event", "err", err,
+			"partition", m.Partition, "offset", m.Offset)
+		return true
+	}
+	ctx, span := otel.Tracer(tracerName).Start(ContextFromHeaders(ctx, m.Headers), c.topic+" process",
+		trace.WithSpanKind(trace.SpanKindConsumer),
+		trace.WithAttributes(
+			attribute.String("messaging.system", "kafka"),
+			attribute.String("messaging.operation.type", "process"),
+			attribute.String("messaging.destination.name", c.topic),
+			attribute.String("messaging.consumer.group.name", c.group),
+			attribute.String("messaging.message.id", ev.ID),
+			attribute.Int("messaging.destination.partition.id", m.Partition),
+			attribute.Int64("messaging.kafka.offset", m.Offset),
+		))
+	defer span.End()
+
+	log := c.log.With("event_id", ev.ID, "event_type", ev.Type, "trace_id", span.SpanContext().TraceID().String())
+	handled := false
+	for attempt := 1; ; attempt++ {
+		err := c.once(ctx, ev, &handled)
+		if err == nil {
+			return true
+		}
+		if ctx.Err() != nil {
+			span.SetStatus(codes.Error, "stopped before the event was handled")
+			return false
+		}
+		span.RecordError(err)
+		wait := backoff(attempt, minConsumerBackoff, maxConsumerBackoff)
+		log.ErrorContext(ctx, "handle event", "err", err, "attempt", attempt, "retry_in", wait.String())
+		if !sleep(ctx, wait) {
+			span.SetStatus(codes.Error, "stopped before the event was handled")
+			return false
+		}
+	}
+}
+
+// once handles ev unless the group already did, then records it. handled
+// remembers across retries that the handler succeeded and only the record
+// is left to write.
+func (c *Consumer) once(ctx context.Context, ev Event, handled *bool) error {
+	coll := c.db.Collection(ProcessedCollection)
+	id := c.group + ":" + ev.ID
+	if !*handled {
+		n, err := coll.CountDocuments(ctx, bson.M{"_id": id})
+		if err != nil {
+			return fmt.Errorf("look up processed event: %w", err)
+		}
+		if n > 0 {
+			return nil
+		}
+		if err := c.handle(ctx, ev); err != nil {
+			return err
+		}
+		*handled = true
+	}
+	_, err := coll.InsertOne(ctx, bson.M{"_id": id, "group": c.group, "type": ev.Type, "at": time.Now().UTC()})
+	if err != nil && !mongo.IsDuplicateKeyError(err) {
+		return fmt.Errorf("record processed event: %w", err)
+	}
+	return nil
+}
+
+// Decode reads the event envelope of a message, with the trace context of
+// its headers in Trace. A message without an event id is not an envelope.
+func Decode(m kafka.Message) (Event, error) {
+	var ev Event
+	if err := json.Unmarshal(m.Value, &ev); err != nil {
+		return Event{}, fmt.Errorf("decode event: %w", err)
+	}
+	if ev.ID == "" {
+		return Event{}, errors.New("decode event: no id")
+	}
+	ev.Trace = traceFromHeaders(m.Headers)
+	return ev, nil
+}
+
+// sleep waits d or until ctx is done; false when ctx is done.
+func sleep(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		return true
+	}
+}

@@ -1,0 +1,98 @@
+package kafkax
+
+import (
+	"context"
+
+	"github.com/segmentio/kafka-go"
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/propagation"
+)
+
+// tracerName names the tracer of the publish and process spans.
+const tracerName = "github.com/docspub/platform/libs/kafkax"
+
+// WithTrace returns a copy of ev carrying the W3C trace context (and baggage)
+// of ctx, captured through the global propagator. Call it where the change is
+// made, so the event's trace continues the request's trace on Kafka:
+//
+//	ev := kafkax.NewEvent("space.updated", org, id, space).WithTrace(ctx)
+func (ev Event) WithTrace(ctx context.Context) Event {
+	ev.Trace = traceMap(ctx)
+	return ev
+}
+
+// HeaderCarrier adapts Kafka message headers to the OpenTelemetry
+// TextMapCarrier, so the propagator reads and writes trace context headers.
+type HeaderCarrier struct {
+	Headers *[]kafka.Header
+}
+
+var _ propagation.TextMapCarrier = HeaderCarrier{}
+
+// Get returns the value of the first header named key.
+func (c HeaderCarrier) Get(key string) string {
+	for _, h := range *c.Headers {
+		if h.Key == key {
+			return string(h.Value)
+		}
+	}
+	return ""
+}
+
+// Set replaces the header named key, or appends it.
+func (c HeaderCarrier) Set(key, value string) {
+	for i, h := range *c.Headers {
+		if h.Key == key {
+			(*c.Headers)[i].Value = []byte(value)
+			return
+		}
+	}
+	*c.Headers = append(*c.Headers, kafka.Header{Key: key, Value: []byte(value)})
+}
+
+// Keys lists the header names.
+func (c HeaderCarrier) Keys() []string {
+	keys := make([]string, 0, len(*c.Headers))
+	for _, h := range *c.Headers {
+		keys = append(keys, h.Key)
+	}
+	return keys
+}
+
+// ContextFromHeaders returns ctx carrying the trace context found in headers.
+func ContextFromHeaders(ctx context.Context, headers []kafka.Header) context.Context {
+	return otel.GetTextMapPropagator().Extract(ctx, HeaderCarrier{Headers: &headers})
+}
+
+// traceContext returns ctx carrying the trace context of an event's Trace map.
+func traceContext(ctx context.Context, trace map[string]string) context.Context {
+	if len(trace) == 0 {
+		return ctx
+	}
+	return otel.GetTextMapPropagator().Extract(ctx, propagation.MapCarrier(trace))
+}
+
+// traceFromHeaders copies the propagator's headers (traceparent, tracestate,
+// baggage) into a map (nil when there is none).
+func traceFromHeaders(headers []kafka.Header) map[string]string {
+	var m map[string]string
+	for _, f := range otel.GetTextMapPropagator().Fields() {
+		if v := (HeaderCarrier{Headers: &headers}).Get(f); v != "" {
+			if m == nil {
+				m = map[string]string{}
+			}
+			m[f] = v
+		}
+	}
+	return m
+}
+
+// traceMap captures ctx's trace context as a map (nil when there is none).
+func traceMap(ctx context.Context) map[string]string {
+	m := propagation.MapCarrier{}
+	otel.GetTextMapPropagator().Inject(ctx, m)
+	if len(m) == 0 {
+		return nil
+	}
+	return map[string]string(m)
+}
