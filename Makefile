@@ -1,0 +1,27 @@
+# The two commands of the README: `make run` starts the whole platform locally
+# with embedded infrastructure; `make test` runs every module's tests.
+GO      ?= go
+MODULES := libs gateway services/identity deployments/local
+PKGS    := $(foreach m,$(MODULES),./$(m)/...)
+
+.PHONY: run test vet fmt bench tidy
+
+run:
+	$(GO) run ./deployments/local/cmd/platform
+
+# A plain `go test ./...` at the root does not reach the workspace's modules.
+test:
+	$(GO) vet $(PKGS)
+	$(GO) test -count=1 -timeout 25m $(PKGS)
+
+vet:
+	$(GO) vet $(PKGS)
+
+fmt:
+	gofmt -l -w $(MODULES)
+
+bench:
+	$(GO) test -run '^$$' -bench . -benchtime 2000x -count 1 ./gateway/... ./deployments/local/...
+
+tidy:
+	for m in $(MODULES); do (cd $$m && $(GO) mod tidy) || exit 1; done

@@ -1,0 +1,46 @@
+// Command platform runs the whole platform locally with embedded
+// infrastructure: `make run`. Ctrl-C stops everything cleanly.
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+
+	local "github.com/docspub/platform/deployments/local"
+	"github.com/docspub/platform/libs/config"
+	"github.com/docspub/platform/libs/logx"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx); err != nil {
+		fmt.Fprintln(os.Stderr, "platform:", err)
+		os.Exit(1)
+	}
+}
+
+func run(ctx context.Context) error {
+	var cfg local.Config
+	if err := config.Load(ctx, &cfg); err != nil {
+		return err
+	}
+	log := logx.New("platform", cfg.LogLevel)
+	p, err := local.Start(ctx, cfg, log)
+	if err != nil {
+		return err
+	}
+	defer p.Close()
+	fmt.Fprintf(os.Stderr, "\nplatform ready at %s\ncredentials written to %s\n  set -a; . %s; set +a\n  curl -H \"Authorization: Bearer $DEMO_ADMIN_TOKEN\" $GATEWAY_URL/v1/orgs\n\n",
+		p.URL, p.CredsPath, p.CredsPath)
+	select {
+	case <-ctx.Done():
+		fmt.Fprintln(os.Stderr, "stopping…")
+		return nil
+	case err := <-p.Errors():
+		return err
+	}
+}

@@ -1,0 +1,57 @@
+package local
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/segmentio/kafka-go"
+)
+
+// A member update made while Kafka is down reaches identity.events once Kafka is back.
+func TestMemberEventDeliveredAfterKafkaOutage(t *testing.T) {
+	p := startPlatform(t)
+	admin := client{t, p.URL, p.Credentials.DemoAdminToken}
+	org := "/v1/orgs/" + p.Credentials.DemoOrgID
+	readerID := str(items(t, admin.status(200, "GET", org+"/members?search=reader", nil))[0], "user", "id")
+
+	p.StopKafka()
+	admin.status(200, "PATCH", org+"/members/"+readerID, map[string]any{"role": "edit"})
+	if err := p.ResumeKafka(); err != nil {
+		t.Fatalf("resume kafka: %v", err)
+	}
+
+	r := kafka.NewReader(kafka.ReaderConfig{Brokers: p.Kafka.Brokers, Topic: "identity.events", StartOffset: kafka.FirstOffset, MaxWait: 100 * time.Millisecond})
+	defer r.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	for {
+		m, err := r.ReadMessage(ctx)
+		if errors.Is(err, context.DeadlineExceeded) {
+			t.Fatal("member.updated with role edit not delivered within 60s of Kafka's return")
+		}
+		if err != nil {
+			// The topic may not exist until the relay's first write; keep polling until the deadline.
+			select {
+			case <-ctx.Done():
+				t.Fatalf("read identity.events: %v", err)
+			case <-time.After(100 * time.Millisecond):
+			}
+			continue
+		}
+		var ev struct {
+			Type string `json:"type"`
+			Data struct {
+				Role string `json:"role"`
+				User struct {
+					ID string `json:"id"`
+				} `json:"user"`
+			} `json:"data"`
+		}
+		if json.Unmarshal(m.Value, &ev) == nil && ev.Type == "member.updated" && ev.Data.User.ID == readerID && ev.Data.Role == "edit" {
+			return
+		}
+	}
+}

@@ -1,0 +1,285 @@
+// Package local runs the whole platform in one process for laptops and
+// end-to-end tests: embedded MongoDB (FerretDB on SQLite files under the data
+// directory), Kafka (kfake) and Redis (miniredis), every service, and the
+// gateway in front of them. On first start it seeds demo organizations and
+// writes their tokens to $DATA_DIR/credentials.env.
+package local
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/docspub/platform/gateway"
+	"github.com/docspub/platform/libs/config"
+	"github.com/docspub/platform/libs/discovery"
+	"github.com/docspub/platform/libs/embedded"
+	"github.com/docspub/platform/libs/httpx"
+	"github.com/docspub/platform/libs/kafkax"
+	"github.com/docspub/platform/libs/mongox"
+	"github.com/docspub/platform/libs/roles"
+	"github.com/docspub/platform/services/identity"
+	"github.com/redis/go-redis/v9"
+)
+
+// Config of the local platform.
+type Config struct {
+	Addr     string `env:"ADDR, default=127.0.0.1:8080"`
+	DataDir  string `env:"DATA_DIR, default=./.local"`
+	LogLevel string `env:"LOG_LEVEL, default=info"`
+	// RateLimit is the gateway's per-token limit per minute (0 turns it off).
+	RateLimit int `env:"RATE_LIMIT, default=600"`
+}
+
+// Credentials are the seeded demo identities.
+type Credentials struct {
+	GatewayURL, DemoOrgID, DemoAdminToken, DemoReaderToken, OtherOrgToken string
+}
+
+// Platform is the running local platform.
+type Platform struct {
+	URL         string
+	Credentials Credentials
+	CredsPath   string
+	Kafka       *embedded.Kafka
+	// IdentityURL is identity's own address, behind the gateway.
+	IdentityURL string
+	// InternalTokenSecret signs the gateway's internal tokens.
+	InternalTokenSecret string
+
+	kafkaPort int
+
+	cancel  context.CancelFunc
+	wg      sync.WaitGroup
+	closers []func()
+	errs    chan error
+}
+
+// Start brings up infrastructure, services and gateway, seeding on first start.
+func Start(ctx context.Context, cfg Config, log *slog.Logger) (_ *Platform, err error) {
+	if cfg.LogLevel == "" {
+		cfg.LogLevel = "info"
+	}
+	if err := os.MkdirAll(cfg.DataDir, 0o755); err != nil {
+		return nil, fmt.Errorf("data dir: %w", err)
+	}
+	runCtx, cancel := context.WithCancel(context.Background())
+	p := &Platform{cancel: cancel, errs: make(chan error, 8)}
+	defer func() {
+		if err != nil {
+			p.Close()
+		}
+	}()
+
+	mongo, err := embedded.StartMongo(filepath.Join(cfg.DataDir, "mongo"), "", log.With("component", "ferretdb"))
+	if err != nil {
+		return nil, err
+	}
+	p.closers = append(p.closers, mongo.Close)
+	kafka, err := embedded.StartKafka(0)
+	if err != nil {
+		return nil, err
+	}
+	p.Kafka = kafka
+	p.closers = append(p.closers, func() {
+		if p.Kafka != nil {
+			p.Kafka.Close()
+		}
+	})
+	rds, err := embedded.StartRedis("")
+	if err != nil {
+		return nil, err
+	}
+	p.closers = append(p.closers, rds.Close)
+
+	secret, err := secret(filepath.Join(cfg.DataDir, "internal-token.secret"))
+	if err != nil {
+		return nil, err
+	}
+	gwLn, err := net.Listen("tcp", cfg.Addr)
+	if err != nil {
+		return nil, fmt.Errorf("listen %s: %w", cfg.Addr, err)
+	}
+	p.URL = "http://" + gwLn.Addr().String()
+
+	// identity
+	idCfg := identity.Config{
+		Addr: "127.0.0.1:0", MongoURI: mongo.URI, Database: "identity", KafkaBrokers: kafka.Brokers,
+		InternalTokenSecret: secret, PublicURL: p.URL, AppURL: p.URL + "/app", LogLevel: cfg.LogLevel,
+	}
+	id, err := identity.New(ctx, idCfg, log.With("service", "identity"))
+	if err != nil {
+		_ = gwLn.Close()
+		return nil, fmt.Errorf("identity: %w", err)
+	}
+	p.closers = append(p.closers, func() { _ = id.Close(context.Background()) })
+	id.RunBackground(runCtx)
+	idURL, err := p.serve(runCtx, id.Handler(), log.With("service", "identity"))
+	if err != nil {
+		_ = gwLn.Close()
+		return nil, err
+	}
+	p.IdentityURL, p.InternalTokenSecret = idURL, secret
+
+	// gateway
+	rc := redis.NewClient(&redis.Options{Addr: rds.Addr()})
+	p.closers = append(p.closers, func() { _ = rc.Close() })
+	var gwCfg gateway.Config // the gateway's own defaults, with the runner's choices on top
+	if err := config.LoadMap(ctx, &gwCfg, map[string]string{
+		"ADDR": cfg.Addr, "INTERNAL_TOKEN_SECRET": secret, "RATE_LIMIT": strconv.Itoa(cfg.RateLimit),
+		"UPSTREAMS": "identity=" + idURL, "LOG_LEVEL": cfg.LogLevel,
+	}); err != nil {
+		_ = gwLn.Close()
+		return nil, err
+	}
+	if err := gwCfg.Validate(); err != nil {
+		_ = gwLn.Close()
+		return nil, err
+	}
+	gw, err := gateway.New(gwCfg, gateway.Deps{Redis: rc, Resolver: discovery.Static{"identity": idURL}, Log: log.With("service", "gateway")})
+	if err != nil {
+		_ = gwLn.Close()
+		return nil, fmt.Errorf("gateway: %w", err)
+	}
+	// The gateway drops cached token resolutions when identity says a token or member changed.
+	consumerDB, err := mongox.Connect(ctx, mongo.URI)
+	if err != nil {
+		_ = gwLn.Close()
+		return nil, err
+	}
+	p.closers = append(p.closers, func() { _ = consumerDB.Disconnect(context.Background()) })
+	cons := kafkax.NewConsumer(kafka.Brokers, "gateway-auth-cache", "identity.events", consumerDB.Database("gateway"),
+		func(ctx context.Context, ev kafkax.Event) error { return gw.HandleIdentityEvent(ctx, ev.Type, ev.Data) }, log.With("component", "gateway-consumer"))
+	p.goRun("gateway consumer", func() error { return cons.Run(runCtx) })
+	p.closers = append(p.closers, func() { _ = cons.Close() })
+	p.goRun("gateway", func() error { return httpx.Serve(runCtx, gwLn, gw.Handler(), log.With("service", "gateway")) })
+
+	p.CredsPath = filepath.Join(cfg.DataDir, "credentials.env")
+	p.Credentials, err = seed(ctx, id, p.URL, p.CredsPath)
+	if err != nil {
+		return nil, fmt.Errorf("seed: %w", err)
+	}
+	return p, nil
+}
+
+// serve starts h on a free loopback port and returns its base URL.
+func (p *Platform) serve(ctx context.Context, h http.Handler, log *slog.Logger) (string, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", err
+	}
+	p.goRun("server", func() error { return httpx.Serve(ctx, ln, h, log) })
+	return "http://" + ln.Addr().String(), nil
+}
+
+func (p *Platform) goRun(name string, f func() error) {
+	p.wg.Add(1)
+	go func() {
+		defer p.wg.Done()
+		if err := f(); err != nil && !errors.Is(err, context.Canceled) {
+			p.errs <- fmt.Errorf("%s: %w", name, err)
+		}
+	}()
+}
+
+// StopKafka stops the embedded Kafka (for outage tests); services keep working
+// and their events wait in the outbox.
+func (p *Platform) StopKafka() {
+	p.kafkaPort = p.Kafka.Port()
+	p.Kafka.Close()
+	p.Kafka = nil
+}
+
+// ResumeKafka starts an empty Kafka again on the port it had.
+func (p *Platform) ResumeKafka() error {
+	k, err := embedded.StartKafka(p.kafkaPort)
+	if err != nil {
+		return err
+	}
+	p.Kafka = k
+	return nil
+}
+
+// Errors reports a component that stopped with an error.
+func (p *Platform) Errors() <-chan error { return p.errs }
+
+// Close stops everything: servers drain first, then clients and infrastructure.
+func (p *Platform) Close() {
+	p.cancel()
+	p.wg.Wait()
+	for i := len(p.closers) - 1; i >= 0; i-- {
+		p.closers[i]()
+	}
+}
+
+func secret(path string) (string, error) {
+	if b, err := os.ReadFile(path); err == nil && len(strings.TrimSpace(string(b))) >= 32 {
+		return strings.TrimSpace(string(b)), nil
+	}
+	var b [32]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return "", err
+	}
+	s := hex.EncodeToString(b[:])
+	if err := os.WriteFile(path, []byte(s+"\n"), 0o600); err != nil {
+		return "", fmt.Errorf("write secret: %w", err)
+	}
+	return s, nil
+}
+
+// seed creates the demo organizations once; later starts read the credentials file.
+func seed(ctx context.Context, id *identity.App, url, path string) (Credentials, error) {
+	if c, err := readCredentials(path); err == nil {
+		c.GatewayURL = url
+		return c, writeCredentials(path, c)
+	}
+	db := id.Database()
+	admin, err := identity.Bootstrap(ctx, db, identity.BootstrapInput{OrganizationTitle: "Demo", UserDisplayName: "Demo Admin", UserEmail: "admin@demo.example", Role: roles.Admin})
+	if err != nil {
+		return Credentials{}, err
+	}
+	reader, err := identity.Bootstrap(ctx, db, identity.BootstrapInput{OrganizationID: admin.OrganizationID, UserDisplayName: "Demo Reader", UserEmail: "reader@demo.example", Role: roles.Read})
+	if err != nil {
+		return Credentials{}, err
+	}
+	other, err := identity.Bootstrap(ctx, db, identity.BootstrapInput{OrganizationTitle: "Other", UserDisplayName: "Other Admin", UserEmail: "admin@other.example", Role: roles.Admin})
+	if err != nil {
+		return Credentials{}, err
+	}
+	c := Credentials{GatewayURL: url, DemoOrgID: admin.OrganizationID, DemoAdminToken: admin.Token, DemoReaderToken: reader.Token, OtherOrgToken: other.Token}
+	return c, writeCredentials(path, c)
+}
+
+func writeCredentials(path string, c Credentials) error {
+	body := fmt.Sprintf("GATEWAY_URL=%s\nDEMO_ORG_ID=%s\nDEMO_ADMIN_TOKEN=%s\nDEMO_READER_TOKEN=%s\nOTHER_ORG_TOKEN=%s\n",
+		c.GatewayURL, c.DemoOrgID, c.DemoAdminToken, c.DemoReaderToken, c.OtherOrgToken)
+	return os.WriteFile(path, []byte(body), 0o600)
+}
+
+func readCredentials(path string) (Credentials, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return Credentials{}, err
+	}
+	kv := map[string]string{}
+	for _, line := range strings.Split(string(b), "\n") {
+		if k, v, ok := strings.Cut(strings.TrimSpace(line), "="); ok {
+			kv[k] = v
+		}
+	}
+	c := Credentials{DemoOrgID: kv["DEMO_ORG_ID"], DemoAdminToken: kv["DEMO_ADMIN_TOKEN"], DemoReaderToken: kv["DEMO_READER_TOKEN"], OtherOrgToken: kv["OTHER_ORG_TOKEN"]}
+	if c.DemoOrgID == "" || c.DemoAdminToken == "" || c.DemoReaderToken == "" || c.OtherOrgToken == "" {
+		return Credentials{}, errors.New("incomplete credentials file")
+	}
+	return c, nil
+}
