@@ -28,3 +28,12 @@ func From(c *gin.Context) Principal {
 	pr, _ := p.(Principal)
 	return pr
 }
+
+// RequireUser refuses, after Require, calls that do not act for a user.
+func RequireUser(c *gin.Context) {
+	if From(c).UserID == "" {
+		httpx.Error(c, apierr.Unauthorized("this operation needs a user"))
+		return
+	}
+	c.Next()
+}

@@ -1,0 +1,222 @@
+// Package docstore is the MongoDB store shape every service shares: each
+// write records its domain event on the written document in the same update
+// (the outbox of libs/kafkax), removals tombstone the document for the relay
+// to publish and delete, every read skips tombstones, and updates of one
+// document are serialised with mongox.DocLocks (shared with the relay).
+//
+// Driver errors never leave the package: a missing document becomes an
+// apierr not-found error naming the resource, a duplicate key a conflict.
+package docstore
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/docspub/platform/libs/apierr"
+	"github.com/docspub/platform/libs/kafkax"
+	"github.com/docspub/platform/libs/mongox"
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
+)
+
+// Store writes and reads documents with their pending events.
+type Store struct {
+	db      *mongo.Database
+	locks   *mongox.DocLocks
+	names   map[string]string
+	written func()
+}
+
+// New returns a store on db. names gives the singular resource name of each
+// collection, used in error messages ("space not found"). Updates of one
+// document are serialised with locks; nil locks nothing.
+func New(db *mongo.Database, locks *mongox.DocLocks, names map[string]string) *Store {
+	return &Store{db: db, locks: locks, names: names}
+}
+
+// DB returns the database.
+func (s *Store) DB() *mongo.Database { return s.db }
+
+// OnWrite sets a function called after every write that recorded an event
+// (the relay's Notify, so that events leave at once).
+func (s *Store) OnWrite(f func()) { s.written = f }
+
+func (s *Store) wrote() {
+	if s.written != nil {
+		s.written()
+	}
+}
+
+// Name is the singular resource name of a collection.
+func (s *Store) Name(coll string) string {
+	if n, ok := s.names[coll]; ok {
+		return n
+	}
+	return coll
+}
+
+// C returns a collection.
+func (s *Store) C(coll string) *mongo.Collection { return s.db.Collection(coll) }
+
+// Live adds the not-a-tombstone condition to a filter (a copy; f is unchanged).
+func Live(f bson.M) bson.M {
+	out := bson.M{kafkax.TombstoneField: bson.M{"$ne": true}}
+	for k, v := range f {
+		out[k] = v
+	}
+	return out
+}
+
+// Insert stores a new document with its events.
+func (s *Store) Insert(ctx context.Context, coll string, doc any, events ...kafkax.Event) error {
+	raw, err := bson.Marshal(doc)
+	if err != nil {
+		return fmt.Errorf("marshal %s: %w", s.Name(coll), err)
+	}
+	var m bson.D
+	if err := bson.Unmarshal(raw, &m); err != nil {
+		return fmt.Errorf("marshal %s: %w", s.Name(coll), err)
+	}
+	if len(events) > 0 {
+		m = append(m, bson.E{Key: kafkax.OutboxField, Value: events})
+	}
+	if _, err = s.C(coll).InsertOne(ctx, m); err != nil {
+		return mongox.Err(err, s.Name(coll))
+	}
+	if len(events) > 0 {
+		s.wrote()
+	}
+	return nil
+}
+
+// Set changes fields of a live document and records its events; a missing
+// document is a not-found error.
+func (s *Store) Set(ctx context.Context, coll, id string, set bson.M, events ...kafkax.Event) error {
+	return s.Update(ctx, coll, id, nil, Setter(set), events...)
+}
+
+// Setter is the update document setting the fields (none when set is empty).
+func Setter(set bson.M) bson.M {
+	if len(set) == 0 {
+		return bson.M{}
+	}
+	return bson.M{"$set": set}
+}
+
+// Update applies upd to the live document id that also matches cond (nil:
+// no further condition) and records the events. When nothing matches it is
+// a not-found error; callers that check a precondition with cond read the
+// document again to say what failed.
+func (s *Store) Update(ctx context.Context, coll, id string, cond, upd bson.M, events ...kafkax.Event) error {
+	if len(events) > 0 {
+		if p, ok := upd["$push"].(bson.M); ok {
+			for k, v := range kafkax.Push(events...) {
+				p[k] = v
+			}
+		} else {
+			upd["$push"] = kafkax.Push(events...)
+		}
+	}
+	if len(upd) == 0 {
+		return nil
+	}
+	f := Live(cond)
+	f["_id"] = id
+	unlock := s.locks.Lock(coll, id)
+	res, err := s.C(coll).UpdateOne(ctx, f, upd)
+	unlock()
+	if err != nil {
+		return mongox.Err(err, s.Name(coll))
+	}
+	if res.MatchedCount == 0 {
+		return apierr.NotFound("%s not found", s.Name(coll))
+	}
+	if len(events) > 0 {
+		s.wrote()
+	}
+	return nil
+}
+
+// Remove tombstones a live document, records its deletion event and applies
+// the extra fields of set (for example freeing a unique key). The relay
+// deletes the document once the event is published.
+func (s *Store) Remove(ctx context.Context, coll, id string, set bson.M, ev kafkax.Event) error {
+	upd := kafkax.Tombstone(ev)
+	for k, v := range set {
+		upd["$set"].(bson.M)[k] = v
+	}
+	return s.Update(ctx, coll, id, nil, upd)
+}
+
+// Delete removes the live documents matching f at once, without events
+// (for data whose owner's deletion event already says it is gone).
+func (s *Store) Delete(ctx context.Context, coll string, f bson.M) error {
+	if _, err := s.C(coll).DeleteMany(ctx, Live(f)); err != nil {
+		return mongox.Err(err, s.Name(coll))
+	}
+	return nil
+}
+
+// Count counts the live documents matching f.
+func (s *Store) Count(ctx context.Context, coll string, f bson.M) (int, error) {
+	n, err := s.C(coll).CountDocuments(ctx, Live(f))
+	if err != nil {
+		return 0, mongox.Err(err, s.Name(coll))
+	}
+	return int(n), nil
+}
+
+// FindOne decodes the live document matching f; none is a not-found error.
+func FindOne[T any](ctx context.Context, s *Store, coll string, f bson.M) (T, error) {
+	var v T
+	err := s.C(coll).FindOne(ctx, Live(f)).Decode(&v)
+	return v, mongox.Err(err, s.Name(coll))
+}
+
+// Find decodes every live document matching f.
+func Find[T any](ctx context.Context, s *Store, coll string, f bson.M, opts ...options.Lister[options.FindOptions]) ([]T, error) {
+	cur, err := s.C(coll).Find(ctx, Live(f), opts...)
+	if err != nil {
+		return nil, mongox.Err(err, s.Name(coll))
+	}
+	out := []T{}
+	if err := cur.All(ctx, &out); err != nil {
+		return nil, mongox.Err(err, s.Name(coll))
+	}
+	return out, nil
+}
+
+// Keyset is one page of a list sorted by Field then _id: the items after
+// (AfterValue, AfterID) when AfterID is set, at most Limit (0: all).
+type Keyset struct {
+	Field      string // "_id" sorts by id only
+	Desc       bool
+	AfterValue any
+	AfterID    string
+	Limit      int
+}
+
+// Page decodes one keyset page of the live documents matching f and counts
+// all of them. Its cost does not grow with the page's depth: the cursor is a
+// range condition on the sort index, never a skip.
+func Page[T any](ctx context.Context, s *Store, coll string, f bson.M, k Keyset) ([]T, int, error) {
+	count, err := s.Count(ctx, coll, f)
+	if err != nil {
+		return nil, 0, err
+	}
+	field := k.Field
+	if field == "" {
+		field = "_id"
+	}
+	q := f
+	if k.AfterID != "" {
+		q = mongox.And(f, mongox.After(field, k.Desc, k.AfterValue, k.AfterID))
+	}
+	opts := options.Find().SetSort(mongox.Sort(field, k.Desc))
+	if k.Limit > 0 {
+		opts.SetLimit(int64(k.Limit))
+	}
+	items, err := Find[T](ctx, s, coll, q, opts)
+	return items, count, err
+}

@@ -1,0 +1,213 @@
+// Package content is the content service: collections, spaces, space
+// comments, custom fields and members' spaces. It exposes its wiring (New,
+// Run) so that the local runner and tests start it in-process.
+package content
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/docspub/platform/libs/config"
+	"github.com/docspub/platform/libs/httpx"
+	"github.com/docspub/platform/libs/internaltoken"
+	"github.com/docspub/platform/libs/kafkax"
+	"github.com/docspub/platform/libs/mongox"
+	"github.com/docspub/platform/services/content/internal/links"
+	"github.com/docspub/platform/services/content/internal/peoplemongo"
+	"github.com/docspub/platform/services/content/internal/space"
+	"github.com/docspub/platform/services/content/internal/spacehttp"
+	"github.com/docspub/platform/services/content/internal/spacemongo"
+	"github.com/gin-gonic/gin"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+)
+
+// Topic is where content publishes its events.
+const Topic = "content.events"
+
+// IdentityTopic is identity's topic, which feeds content's users and members.
+const IdentityTopic = "identity.events"
+
+// ConsumerGroup is content's consumer group on other services' topics.
+const ConsumerGroup = "content"
+
+// Config is the service's configuration, from the environment.
+type Config struct {
+	Addr                string        `env:"CONTENT_ADDR, default=127.0.0.1:8082"`
+	MongoURI            string        `env:"MONGO_URI, default=mongodb://127.0.0.1:27017"`
+	Database            string        `env:"CONTENT_DB, default=content"`
+	KafkaBrokers        []string      `env:"KAFKA_BROKERS, default=127.0.0.1:9092"`
+	InternalTokenSecret string        `env:"INTERNAL_TOKEN_SECRET" secret:"true"`        // required, ≥32 bytes
+	PublicURL           string        `env:"PUBLIC_URL, default=http://127.0.0.1:8080"`  // gateway URL, base of urls.location
+	AppURL              string        `env:"APP_URL, default=http://127.0.0.1:8080/app"` // base of urls.app
+	PurgeInterval       time.Duration `env:"PURGE_INTERVAL, default=1h"`                 // how often deleted spaces past 7 days are purged
+	LogLevel            string        `env:"LOG_LEVEL, default=info"`
+}
+
+// Validate reports every problem of the configuration at once.
+func (c Config) Validate() error {
+	var p config.Problems
+	for name, v := range map[string]string{"CONTENT_ADDR": c.Addr, "MONGO_URI": c.MongoURI, "CONTENT_DB": c.Database} {
+		if v == "" {
+			p.Addf("%s is required", name)
+		}
+	}
+	if len(c.KafkaBrokers) == 0 {
+		p.Addf("KAFKA_BROKERS is required")
+	}
+	if len(c.InternalTokenSecret) < 32 {
+		p.Addf("INTERNAL_TOKEN_SECRET must be at least 32 bytes")
+	}
+	for name, v := range map[string]string{"PUBLIC_URL": c.PublicURL, "APP_URL": c.AppURL} {
+		if u, err := url.Parse(v); err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
+			p.Addf("%s must be an absolute http(s) URL", name)
+		}
+	}
+	if c.PurgeInterval < time.Second {
+		p.Addf("PURGE_INTERVAL must be at least 1s")
+	}
+	switch strings.ToLower(c.LogLevel) {
+	case "debug", "info", "warn", "error":
+	default:
+		p.Addf("LOG_LEVEL must be one of debug, info, warn, error")
+	}
+	return p.Err()
+}
+
+// Option changes how New wires the service.
+type Option func(*options)
+
+type options struct {
+	now func() time.Time
+}
+
+// WithClock sets the clock of deletion, restore and purge (tests step it past
+// the seven-day restore window).
+func WithClock(now func() time.Time) Option { return func(o *options) { o.now = now } }
+
+// App is a wired content service.
+type App struct {
+	cfg      Config
+	log      *slog.Logger
+	client   *mongo.Client
+	db       *mongo.Database
+	pub      *kafkax.Publisher
+	relay    *kafkax.Relay
+	identity *kafkax.Consumer
+	spaces   *space.Service
+	handler  *gin.Engine
+}
+
+// New connects to MongoDB, ensures the indexes, and wires the stores, the
+// Kafka publisher and outbox relay, the identity consumer and the HTTP handler.
+func New(ctx context.Context, cfg Config, log *slog.Logger, opts ...Option) (*App, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	var o options
+	for _, f := range opts {
+		f(&o)
+	}
+	signer, err := internaltoken.NewSigner(cfg.InternalTokenSecret, time.Minute)
+	if err != nil {
+		return nil, err
+	}
+	client, err := mongox.Connect(ctx, cfg.MongoURI)
+	if err != nil {
+		return nil, err
+	}
+	db := client.Database(cfg.Database)
+	indexes := append(spacemongo.Indexes(), peoplemongo.Indexes()...)
+	if err := mongox.EnsureIndexes(ctx, db, indexes...); err != nil {
+		_ = client.Disconnect(context.Background())
+		return nil, err
+	}
+	urls := links.New(cfg.PublicURL, cfg.AppURL)
+	locks := mongox.NewDocLocks() // shared by the stores and the relay: see mongox.DocLocks
+	pub := kafkax.NewPublisher(cfg.KafkaBrokers)
+	relay := kafkax.NewRelay(db, pub, Topic, spacemongo.EventCollections(), log, kafkax.WithDocLocks(locks))
+
+	people := peoplemongo.NewStore(db, urls)
+	spaceStore := spacemongo.NewStore(db, locks)
+	spaceStore.OnWrite(relay.Notify)
+	spaces := space.New(spaceStore, people, urls, space.Hooks{}, o.now)
+
+	e := httpx.NewEngine(log, "content", mongox.Ping(client))
+	v1 := e.Group("/v1", internaltoken.Require(signer), internaltoken.RequireUser)
+	spacehttp.Register(v1, spaces)
+
+	consumer := kafkax.NewConsumer(cfg.KafkaBrokers, ConsumerGroup, IdentityTopic, db, people.Handle, log)
+	return &App{cfg: cfg, log: log, client: client, db: db, pub: pub, relay: relay, identity: consumer,
+		spaces: spaces, handler: e}, nil
+}
+
+// Handler returns the HTTP handler.
+func (a *App) Handler() http.Handler { return a.handler }
+
+// Database returns the service's database.
+func (a *App) Database() *mongo.Database { return a.db }
+
+// Purge removes the spaces deleted more than seven days ago (the background
+// job calls it every PURGE_INTERVAL) and returns how many.
+func (a *App) Purge(ctx context.Context) (int, error) { return a.spaces.Purge(ctx) }
+
+// RunBackground starts the outbox relay, the identity consumer and the purge
+// job; they stop when ctx is done.
+func (a *App) RunBackground(ctx context.Context) {
+	go func() {
+		if err := a.relay.Run(ctx); err != nil {
+			a.log.ErrorContext(ctx, "outbox relay stopped", "err", err)
+		}
+	}()
+	go func() {
+		if err := a.identity.Run(ctx); err != nil {
+			a.log.ErrorContext(ctx, "identity consumer stopped", "err", err)
+		}
+	}()
+	go func() {
+		t := time.NewTicker(a.cfg.PurgeInterval)
+		defer t.Stop()
+		for {
+			if n, err := a.Purge(ctx); err != nil && ctx.Err() == nil {
+				a.log.ErrorContext(ctx, "purge deleted spaces", "err", err)
+			} else if n > 0 {
+				a.log.InfoContext(ctx, "purged deleted spaces", "count", n)
+			}
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+			}
+		}
+	}()
+}
+
+// Close closes the Kafka publisher and consumer and the MongoDB connection.
+func (a *App) Close(ctx context.Context) error {
+	return errors.Join(a.identity.Close(), a.pub.Close(), a.client.Disconnect(ctx))
+}
+
+// Run starts the service and serves cfg.Addr until ctx is done.
+func Run(ctx context.Context, cfg Config, log *slog.Logger) error {
+	log.InfoContext(ctx, "starting content", "config", config.Describe(cfg))
+	a, err := New(ctx, cfg, log)
+	if err != nil {
+		return fmt.Errorf("content: %w", err)
+	}
+	defer func() {
+		cctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if err := a.Close(cctx); err != nil {
+			log.Error("close content", "err", err)
+		}
+	}()
+	bg, stop := context.WithCancel(ctx)
+	defer stop()
+	a.RunBackground(bg)
+	return httpx.ListenAndServe(ctx, cfg.Addr, a.Handler(), log)
+}

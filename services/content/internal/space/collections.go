@@ -1,0 +1,411 @@
+package space
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	"github.com/docspub/platform/libs/apierr"
+	"github.com/docspub/platform/libs/ids"
+	"github.com/docspub/platform/libs/nullable"
+	"github.com/docspub/platform/libs/roles"
+	"github.com/docspub/platform/services/content/internal/access"
+)
+
+// Page asks for a page of a list: after the item with (AfterPosition,
+// AfterID), at most Limit items (the service fetches one more to know
+// whether a next page exists).
+type Page struct {
+	AfterPosition int64
+	AfterID       string
+	Limit         int
+}
+
+// List is one page of a list; HasMore says whether a next page exists, and
+// Last* are the sort keys of its last item (the cursor of the next page).
+type List[T any] struct {
+	Items        []T
+	Count        int
+	HasMore      bool
+	LastPosition int64
+	LastID       string
+}
+
+// CreateCollectionInput is the body of a collection creation.
+type CreateCollectionInput struct {
+	Title  *string
+	Parent string
+}
+
+func validTitle(p *apierr.Problems, field, title string) {
+	p.Length(field, title, 0, MaxTitle)
+}
+
+// CreateCollection creates a collection in org, at the top or under parent.
+// It needs the create level in the organization (or on the parent).
+func (s *Service) CreateCollection(ctx context.Context, c access.Caller, org string, in CreateCollectionInput) (CollectionView, error) {
+	role, err := member(c, org)
+	if err != nil {
+		return CollectionView{}, err
+	}
+	var p apierr.Problems
+	title := "Untitled"
+	if in.Title != nil {
+		title = strings.TrimSpace(*in.Title)
+		validTitle(&p, "title", title)
+	}
+	if err := p.Err(); err != nil {
+		return CollectionView{}, err
+	}
+	level := role
+	if in.Parent != "" {
+		parent, plevel, _, err := s.loadCollection(ctx, c, in.Parent)
+		if err != nil || parent.Organization != org {
+			return CollectionView{}, apierr.Invalid("parent", "is not a collection of this organization")
+		}
+		level = plevel
+	}
+	if !access.Allows(level, access.Create) {
+		return CollectionView{}, forbidden("create collections here")
+	}
+	now := s.clock()
+	col := Collection{ID: ids.New(), Organization: org, Title: title, Parent: in.Parent, Position: s.newPosition(),
+		DefaultLevel: access.Inherit, CreatedAt: now, UpdatedAt: now}
+	if err := s.store.InsertCollection(ctx, col, event("collection.created", org, col.ID, s.collectionView(col, nil))); err != nil {
+		return CollectionView{}, err
+	}
+	return s.collectionView(col, &level), nil
+}
+
+// GetCollection returns a collection the caller can see.
+func (s *Service) GetCollection(ctx context.Context, c access.Caller, id string) (CollectionView, error) {
+	col, level, _, err := s.loadCollection(ctx, c, id)
+	if err != nil {
+		return CollectionView{}, err
+	}
+	return s.collectionView(col, &level), nil
+}
+
+// UpdateCollectionInput is a collection PATCH.
+type UpdateCollectionInput struct {
+	Title        *string
+	Description  *string
+	DefaultLevel nullable.Field[access.DefaultLevel]
+}
+
+// UpdateCollection changes a collection's title and description (create
+// level) and default level (admin).
+func (s *Service) UpdateCollection(ctx context.Context, c access.Caller, id string, in UpdateCollectionInput) (CollectionView, error) {
+	var p apierr.Problems
+	set := Fields{}
+	if in.Title != nil {
+		t := strings.TrimSpace(*in.Title)
+		validTitle(&p, "title", t)
+		set["title"] = t
+	}
+	if in.Description != nil {
+		p.Length("description", *in.Description, 0, MaxDescription)
+		set["description"] = *in.Description
+	}
+	if in.DefaultLevel.Set {
+		set["defaultLevel"] = in.DefaultLevel.Value // null decodes as NoAccess
+	}
+	if err := p.Err(); err != nil {
+		return CollectionView{}, err
+	}
+	need, what := access.Create, "change this collection"
+	if in.DefaultLevel.Set {
+		need, what = access.Admin, "change this collection's default level"
+	}
+	col, level, _, err := s.collectionFor(ctx, c, id, need, what)
+	if err != nil {
+		return CollectionView{}, err
+	}
+	if len(set) == 0 {
+		return s.collectionView(col, &level), nil
+	}
+	col.UpdatedAt = s.clock()
+	set["updatedAt"] = col.UpdatedAt
+	applyCollection(&col, set)
+	ev := event("collection.updated", col.Organization, col.ID, s.collectionView(col, nil))
+	if err := s.store.SetCollection(ctx, id, set, &ev); err != nil {
+		return CollectionView{}, err
+	}
+	t, err := s.tree(ctx, col.Organization)
+	if err != nil {
+		return CollectionView{}, err
+	}
+	role, _ := c.Role(col.Organization)
+	level = t.collectionLevel(role, col.ID)
+	return s.collectionView(col, &level), nil
+}
+
+func applyCollection(col *Collection, set Fields) {
+	if v, ok := set["title"].(string); ok {
+		col.Title = v
+	}
+	if v, ok := set["description"].(string); ok {
+		col.Description = v
+	}
+	if v, ok := set["defaultLevel"].(access.DefaultLevel); ok {
+		col.DefaultLevel = v
+	}
+}
+
+// DeleteCollection deletes an empty collection; admins only.
+func (s *Service) DeleteCollection(ctx context.Context, c access.Caller, id string) error {
+	col, _, _, err := s.collectionFor(ctx, c, id, access.Admin, "delete this collection")
+	if err != nil {
+		return err
+	}
+	busy, err := s.store.HasChildren(ctx, id)
+	if err != nil {
+		return err
+	}
+	if busy {
+		return ErrCollectionNotEmpty
+	}
+	return s.store.RemoveCollection(ctx, id, event("collection.deleted", col.Organization, col.ID, s.collectionView(col, nil)))
+}
+
+// ListCollections lists the collections of org the caller can see, by
+// position: every one when nested, else only the top ones.
+func (s *Service) ListCollections(ctx context.Context, c access.Caller, org string, nested bool, pg Page) (List[CollectionView], error) {
+	role, err := member(c, org)
+	if err != nil {
+		return List[CollectionView]{}, err
+	}
+	t, err := s.tree(ctx, org)
+	if err != nil {
+		return List[CollectionView]{}, err
+	}
+	cols, count, err := s.store.Collections(ctx, CollectionQuery{Organization: org, TopOnly: !nested,
+		Exclude: t.hidden(role), AfterPosition: pg.AfterPosition, AfterID: pg.AfterID, Limit: pg.Limit + 1})
+	if err != nil {
+		return List[CollectionView]{}, err
+	}
+	out := List[CollectionView]{Count: count}
+	if len(cols) > pg.Limit {
+		cols, out.HasMore = cols[:pg.Limit], true
+	}
+	for _, col := range cols {
+		level := t.collectionLevel(role, col.ID)
+		out.Items = append(out.Items, s.collectionView(col, &level))
+		out.LastPosition, out.LastID = col.Position, col.ID
+	}
+	return out, nil
+}
+
+// CollectionSpaces lists the live spaces of a collection the caller can see, by position.
+func (s *Service) CollectionSpaces(ctx context.Context, c access.Caller, id string, pg Page) (List[SpaceView], error) {
+	col, _, t, err := s.loadCollection(ctx, c, id)
+	if err != nil {
+		return List[SpaceView]{}, err
+	}
+	role, _ := c.Role(col.Organization)
+	return s.listSpaces(ctx, role, t, SpaceQuery{Organization: col.Organization, Parent: &col.ID, Sort: ByPosition,
+		AfterPosition: pg.AfterPosition, AfterID: pg.AfterID}, pg.Limit)
+}
+
+// listSpaces runs q for a member with role, hiding what they cannot see, and renders the page.
+func (s *Service) listSpaces(ctx context.Context, role roles.Role, t tree, q SpaceQuery, limit int) (List[SpaceView], error) {
+	if role != roles.Admin {
+		q.HideNoAccess, q.HiddenCollections = true, t.hidden(role)
+	}
+	q.Limit = limit + 1
+	sps, count, err := s.store.Spaces(ctx, q)
+	if err != nil {
+		return List[SpaceView]{}, err
+	}
+	out := List[SpaceView]{Count: count}
+	if len(sps) > limit {
+		sps, out.HasMore = sps[:limit], true
+	}
+	if len(sps) > 0 {
+		last := sps[len(sps)-1]
+		out.LastPosition, out.LastID = last.Position, last.ID
+	}
+	out.Items, err = s.renderSpaces(ctx, sps, func(sp Space) roles.Role { return t.spaceLevel(role, sp) })
+	return out, err
+}
+
+// MoveInput is a move body: a new parent (Parent.Set; null or "" for the
+// top) and/or a position among the new siblings.
+type MoveInput struct {
+	Parent   nullable.Field[string]
+	Position *Position
+}
+
+// target is where a move lands: the parent and the position.
+func (s *Service) target(ctx context.Context, c access.Caller, org string, t tree, self Node, in MoveInput) (string, int64, error) {
+	parent := self.Parent
+	if in.Parent.Set {
+		parent = in.Parent.Value
+	} else if in.Position != nil {
+		// Without a parent, the position's sibling says where to go.
+		ref := in.Position.Before
+		if ref == nil {
+			ref = in.Position.After
+		}
+		if ref != nil {
+			if p, ok := s.parentOf(ctx, org, *ref); ok {
+				parent = p
+			}
+		}
+	}
+	if parent != "" {
+		col, ok := t[parent]
+		if !ok {
+			return "", 0, apierr.Invalid("parent", "is not a collection of this organization")
+		}
+		role, _ := c.Role(org)
+		if !access.Allows(t.collectionLevel(role, col.ID), access.Create) {
+			return "", 0, forbidden("add content to that collection")
+		}
+		if self.Kind == KindCollection {
+			for id, hops := parent, 0; id != "" && hops < 1000; hops++ {
+				if id == self.ID {
+					return "", 0, apierr.Invalid("parent", "cannot move a collection into itself or its descendants")
+				}
+				id = t[id].Parent
+			}
+		}
+	}
+	if in.Position == nil {
+		if parent == self.Parent {
+			return parent, self.Position, nil
+		}
+		return parent, s.newPosition(), nil
+	}
+	pos, err := s.place(ctx, org, parent, self, *in.Position)
+	return parent, pos, err
+}
+
+// parentOf is the parent of a live sibling in org.
+func (s *Service) parentOf(ctx context.Context, org string, r Ref) (string, bool) {
+	switch r.Kind {
+	case KindSpace:
+		if sp, err := s.store.Space(ctx, r.ID); err == nil && sp.Organization == org && sp.DeletedAt == nil {
+			return sp.Parent, true
+		}
+	case KindCollection:
+		if col, err := s.store.Collection(ctx, r.ID); err == nil && col.Organization == org {
+			return col.Parent, true
+		}
+	}
+	return "", false
+}
+
+// MoveCollection moves a collection to another parent and/or position; admins of it only.
+func (s *Service) MoveCollection(ctx context.Context, c access.Caller, id string, in MoveInput) (CollectionView, error) {
+	col, level, t, err := s.collectionFor(ctx, c, id, access.Admin, "move this collection")
+	if err != nil {
+		return CollectionView{}, err
+	}
+	parent, pos, err := s.target(ctx, c, col.Organization, t, Node{Kind: KindCollection, ID: col.ID, Parent: col.Parent, Position: col.Position}, in)
+	if err != nil {
+		return CollectionView{}, err
+	}
+	col.Parent, col.Position, col.UpdatedAt = parent, pos, s.clock()
+	ev := event("collection.moved", col.Organization, col.ID, s.collectionView(col, nil))
+	if err := s.store.SetCollection(ctx, id, Fields{"parent": parent, "position": pos, "updatedAt": col.UpdatedAt}, &ev); err != nil {
+		return CollectionView{}, err
+	}
+	return s.collectionView(col, &level), nil
+}
+
+// TransferCollection moves a collection, its sub-collections and their
+// spaces to another organization, at its top. The caller must be an admin
+// of both organizations. The descendants move first and the collection
+// last, so a transfer that fails half-way is finished by repeating it.
+func (s *Service) TransferCollection(ctx context.Context, c access.Caller, id, org string) (CollectionView, error) {
+	if org == "" {
+		return CollectionView{}, apierr.Invalid("organization", "is required")
+	}
+	col, _, t, err := s.loadCollection(ctx, c, id)
+	if err != nil {
+		return CollectionView{}, err
+	}
+	if r, _ := c.Role(col.Organization); r != roles.Admin {
+		return CollectionView{}, forbidden("transfer this collection: you must be an admin of its organization")
+	}
+	if r, ok := c.Role(org); !ok {
+		return CollectionView{}, apierr.Invalid("organization", "is not an organization you belong to")
+	} else if r != roles.Admin {
+		return CollectionView{}, forbidden("transfer into that organization: you must be an admin of it")
+	}
+	level := roles.Admin
+	if org == col.Organization {
+		return s.collectionView(col, &level), nil
+	}
+	from := col.Organization
+	now := s.clock()
+	for _, sub := range t.descendants(col.ID) {
+		sub.Organization, sub.UpdatedAt = org, now
+		ev := event("collection.transferred", org, sub.ID, s.collectionView(sub, nil))
+		if err := s.store.SetCollection(ctx, sub.ID, Fields{"organization": org, "updatedAt": now}, &ev); err != nil {
+			return CollectionView{}, err
+		}
+	}
+	for _, parent := range append(t.descendantIDs(col.ID), col.ID) {
+		if err := s.transferSpacesUnder(ctx, from, org, parent, now); err != nil {
+			return CollectionView{}, err
+		}
+	}
+	col.Organization, col.Parent, col.Position, col.UpdatedAt = org, "", s.newPosition(), now
+	ev := event("collection.transferred", org, col.ID, s.collectionView(col, nil))
+	if err := s.store.SetCollection(ctx, id, Fields{"organization": org, "parent": "", "position": col.Position, "updatedAt": now}, &ev); err != nil {
+		return CollectionView{}, err
+	}
+	return s.collectionView(col, &level), nil
+}
+
+// descendants are the collections under id, parents before children.
+func (t tree) descendants(id string) []Collection {
+	var out []Collection
+	queue := []string{id}
+	for len(queue) > 0 && len(out) < len(t) {
+		p := queue[0]
+		queue = queue[1:]
+		for _, c := range t {
+			if c.Parent == p {
+				out = append(out, c)
+				queue = append(queue, c.ID)
+			}
+		}
+	}
+	return out
+}
+
+func (t tree) descendantIDs(id string) []string {
+	var out []string
+	for _, c := range t.descendants(id) {
+		out = append(out, c.ID)
+	}
+	return out
+}
+
+// transferSpacesUnder moves every space (deleted ones too) under parent in
+// org from to org to, keeping their parent.
+func (s *Service) transferSpacesUnder(ctx context.Context, from, to, parent string, now time.Time) error {
+	for {
+		sps, _, err := s.store.Spaces(ctx, SpaceQuery{Organization: from, Parent: &parent, Sort: ByID, Limit: 200, IncludeDeleted: true})
+		if err != nil {
+			return err
+		}
+		for _, sp := range sps {
+			sp.Organization, sp.UpdatedAt = to, now
+			v, err := s.eventView(ctx, sp)
+			if err != nil {
+				return err
+			}
+			ev := event("space.transferred", to, sp.ID, v)
+			if err := s.store.SetSpace(ctx, sp.ID, Fields{"organization": to, "updatedAt": now}, &ev); err != nil {
+				return err
+			}
+		}
+		if len(sps) < 200 {
+			return nil
+		}
+	}
+}

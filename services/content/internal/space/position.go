@@ -1,0 +1,108 @@
+package space
+
+import (
+	"context"
+	"slices"
+
+	"github.com/docspub/platform/libs/apierr"
+)
+
+// Kinds of tree nodes, as position pointers name them.
+const (
+	KindSpace      = "space"
+	KindCollection = "collection"
+)
+
+// Ref points at a sibling: {type: "space", space: id} or {type: "collection", collection: id}.
+type Ref struct {
+	Kind string
+	ID   string
+}
+
+// Position asks for a place among the siblings under the new parent: right
+// before one, right after one, or between two adjacent ones.
+type Position struct {
+	Before, After *Ref
+}
+
+// place returns the position of self among the siblings under parent in org
+// as pos asks. Every sibling of the parent is loaded (a parent holds few),
+// and when two neighbours leave no room between them the parent's siblings
+// are renumbered first.
+func (s *Service) place(ctx context.Context, org, parent string, self Node, pos Position) (int64, error) {
+	sibs, err := s.store.Siblings(ctx, org, parent)
+	if err != nil {
+		return 0, err
+	}
+	sibs = slices.DeleteFunc(sibs, func(n Node) bool { return n.Kind == self.Kind && n.ID == self.ID })
+	find := func(field string, r *Ref) (int, error) {
+		if r.Kind == self.Kind && r.ID == self.ID {
+			return 0, apierr.Invalid(field, "cannot point at the item being moved")
+		}
+		for i, n := range sibs {
+			if n.Kind == r.Kind && n.ID == r.ID {
+				return i, nil
+			}
+		}
+		return 0, apierr.Invalid(field, "%s %s is not in the destination", r.Kind, r.ID)
+	}
+	at := len(sibs) // index self takes in sibs
+	if pos.Before != nil {
+		i, err := find("position.before", pos.Before)
+		if err != nil {
+			return 0, err
+		}
+		at = i
+	}
+	if pos.After != nil {
+		i, err := find("position.after", pos.After)
+		if err != nil {
+			return 0, err
+		}
+		if pos.Before != nil && i+1 != at {
+			return 0, apierr.Invalid("position", "before and after must be adjacent siblings")
+		}
+		at = i + 1
+	}
+	p, ok := between(sibs, at)
+	if !ok {
+		if err := s.renumber(ctx, sibs); err != nil {
+			return 0, err
+		}
+		p, _ = between(sibs, at)
+	}
+	return p, nil
+}
+
+// between is a position strictly between sibs[at-1] and sibs[at].
+func between(sibs []Node, at int) (int64, bool) {
+	switch {
+	case len(sibs) == 0:
+		return positionStep, true
+	case at == 0:
+		return sibs[0].Position - positionStep, true
+	case at == len(sibs):
+		return sibs[at-1].Position + positionStep, true
+	}
+	lo, hi := sibs[at-1].Position, sibs[at].Position
+	if hi-lo < 2 {
+		return 0, false
+	}
+	return lo + (hi-lo)/2, true
+}
+
+// renumber spreads sibs evenly, keeping their order, and stores the new positions.
+func (s *Service) renumber(ctx context.Context, sibs []Node) error {
+	base := sibs[0].Position
+	for i := range sibs {
+		p := base + int64(i)*positionStep
+		if sibs[i].Position == p {
+			continue
+		}
+		if err := s.store.SetPosition(ctx, sibs[i], p); err != nil {
+			return err
+		}
+		sibs[i].Position = p
+	}
+	return nil
+}

@@ -1,0 +1,452 @@
+package space
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/docspub/platform/libs/apierr"
+	"github.com/docspub/platform/libs/ids"
+	"github.com/docspub/platform/libs/nullable"
+	"github.com/docspub/platform/libs/roles"
+	"github.com/docspub/platform/services/content/internal/access"
+)
+
+// CreateSpaceInput is the body of a space creation.
+type CreateSpaceInput struct {
+	Title    *string
+	Emoji    *string
+	Parent   string
+	EditMode string
+}
+
+func validEmoji(p *apierr.Problems, field, e string) {
+	if utf8.RuneCountInString(e) > MaxEmoji {
+		p.Add(field, "must be at most %d characters", MaxEmoji)
+		return
+	}
+	for _, r := range e {
+		if unicode.IsControl(r) || unicode.IsSpace(r) {
+			p.Add(field, "must be an emoji")
+			return
+		}
+	}
+}
+
+// CreateSpace creates an empty space in org, at the top or in a collection.
+// It needs the create level in the organization (or on the collection).
+func (s *Service) CreateSpace(ctx context.Context, c access.Caller, org string, in CreateSpaceInput) (SpaceView, error) {
+	role, err := member(c, org)
+	if err != nil {
+		return SpaceView{}, err
+	}
+	var p apierr.Problems
+	title := "Untitled"
+	if in.Title != nil {
+		title = strings.TrimSpace(*in.Title)
+		validTitle(&p, "title", title)
+	}
+	emoji := ""
+	if in.Emoji != nil {
+		emoji = *in.Emoji
+		validEmoji(&p, "emoji", emoji)
+	}
+	mode := EditLive
+	if in.EditMode != "" {
+		p.OneOf("editMode", in.EditMode, EditLive, EditLocked)
+		mode = in.EditMode
+	}
+	if err := p.Err(); err != nil {
+		return SpaceView{}, err
+	}
+	t, err := s.tree(ctx, org)
+	if err != nil {
+		return SpaceView{}, err
+	}
+	level := role
+	if in.Parent != "" {
+		if _, ok := t[in.Parent]; !ok {
+			return SpaceView{}, apierr.Invalid("parent", "is not a collection of this organization")
+		}
+		level = t.collectionLevel(role, in.Parent)
+	}
+	if !access.Allows(level, access.Create) {
+		return SpaceView{}, forbidden("create spaces here")
+	}
+	sp := s.newSpace(org, in.Parent, title, emoji, mode)
+	rev := Revision{ID: sp.Revision, Space: sp.ID, Organization: org, Type: "edits", Parents: []string{}, CreatedAt: sp.CreatedAt}
+	if err := s.insertSpace(ctx, sp, rev, "space.created"); err != nil {
+		return SpaceView{}, err
+	}
+	return s.renderSpace(ctx, sp, t.spaceLevel(role, sp))
+}
+
+func (s *Service) newSpace(org, parent, title, emoji, mode string) Space {
+	now := s.clock()
+	return Space{ID: ids.New(), Organization: org, Title: title, Emoji: emoji, Visibility: VisibilityPrivate,
+		EditMode: mode, Parent: parent, Position: s.newPosition(), DefaultLevel: access.Inherit,
+		Revision: ids.New(), CreatedAt: now, UpdatedAt: now}
+}
+
+func (s *Service) insertSpace(ctx context.Context, sp Space, rev Revision, typ string) error {
+	v := s.spaceView(sp, Counts{})
+	return s.store.InsertSpace(ctx, sp, rev, event(typ, sp.Organization, sp.ID, v))
+}
+
+// ListSpaces lists the live spaces of org the caller can see, by position.
+func (s *Service) ListSpaces(ctx context.Context, c access.Caller, org string, pg Page) (List[SpaceView], error) {
+	role, err := member(c, org)
+	if err != nil {
+		return List[SpaceView]{}, err
+	}
+	t, err := s.tree(ctx, org)
+	if err != nil {
+		return List[SpaceView]{}, err
+	}
+	return s.listSpaces(ctx, role, t, SpaceQuery{Organization: org, Sort: ByPosition,
+		AfterPosition: pg.AfterPosition, AfterID: pg.AfterID}, pg.Limit)
+}
+
+// GetSpace returns a space the caller can see, deleted ones too (with deletedAt).
+func (s *Service) GetSpace(ctx context.Context, c access.Caller, id string) (SpaceView, error) {
+	sp, level, _, err := s.loadSpace(ctx, c, id)
+	if err != nil {
+		return SpaceView{}, err
+	}
+	return s.renderSpace(ctx, sp, level)
+}
+
+// UpdateSpaceInput is a space PATCH.
+type UpdateSpaceInput struct {
+	Title        *string
+	Emoji        *string
+	EditMode     *string
+	Visibility   *string
+	DefaultLevel nullable.Field[access.DefaultLevel]
+}
+
+// UpdateSpace changes a space's title and emoji (edit level) and its edit
+// mode, visibility and default level (admin). Renaming a locked space is
+// refused like any content change.
+func (s *Service) UpdateSpace(ctx context.Context, c access.Caller, id string, in UpdateSpaceInput) (SpaceView, error) {
+	var p apierr.Problems
+	set := Fields{}
+	if in.Title != nil {
+		t := strings.TrimSpace(*in.Title)
+		validTitle(&p, "title", t)
+		set["title"] = t
+	}
+	if in.Emoji != nil {
+		validEmoji(&p, "emoji", *in.Emoji)
+		set["emoji"] = *in.Emoji
+	}
+	admin := false
+	if in.EditMode != nil {
+		p.OneOf("editMode", *in.EditMode, EditLive, EditLocked)
+		set["editMode"], admin = *in.EditMode, true
+	}
+	if in.Visibility != nil {
+		p.OneOf("visibility", *in.Visibility, Visibilities...)
+		set["visibility"], admin = *in.Visibility, true
+	}
+	if in.DefaultLevel.Set {
+		set["defaultLevel"], admin = in.DefaultLevel.Value, true
+	}
+	if err := p.Err(); err != nil {
+		return SpaceView{}, err
+	}
+	need, what := access.Edit, "edit this space"
+	if admin {
+		need, what = access.Admin, "change this space's settings"
+	}
+	sp, level, t, err := s.spaceFor(ctx, c, id, need, what)
+	if err != nil {
+		return SpaceView{}, err
+	}
+	if in.Visibility != nil && *in.Visibility == VisibilityInCollection && sp.Parent == "" {
+		return SpaceView{}, apierr.Invalid("visibility", "in-collection is only for spaces in a collection")
+	}
+	_, renames := set["title"]
+	_, reicons := set["emoji"]
+	if sp.EditMode == EditLocked && (renames || reicons) && (in.EditMode == nil || *in.EditMode == EditLocked) {
+		return SpaceView{}, apierr.Forbidden("space is locked; unlock it (editMode live) to change it")
+	}
+	if len(set) == 0 {
+		return s.renderSpace(ctx, sp, level)
+	}
+	sp.UpdatedAt = s.clock()
+	set["updatedAt"] = sp.UpdatedAt
+	applySpace(&sp, set)
+	if err := s.saveSpace(ctx, sp, set, "space.updated"); err != nil {
+		return SpaceView{}, err
+	}
+	role, _ := c.Role(sp.Organization)
+	return s.renderSpace(ctx, sp, t.spaceLevel(role, sp))
+}
+
+func applySpace(sp *Space, set Fields) {
+	for k, v := range set {
+		switch k {
+		case "title":
+			sp.Title = v.(string)
+		case "emoji":
+			sp.Emoji = v.(string)
+		case "editMode":
+			sp.EditMode = v.(string)
+		case "visibility":
+			sp.Visibility = v.(string)
+		case "defaultLevel":
+			sp.DefaultLevel = v.(access.DefaultLevel)
+		}
+	}
+}
+
+// saveSpace stores changed fields of sp (already applied to it) with its event.
+func (s *Service) saveSpace(ctx context.Context, sp Space, set Fields, typ string) error {
+	v, err := s.eventView(ctx, sp)
+	if err != nil {
+		return err
+	}
+	ev := event(typ, sp.Organization, sp.ID, v)
+	return s.store.SetSpace(ctx, sp.ID, set, &ev)
+}
+
+// DeleteSpace soft-deletes a space: it leaves every list, GET still shows it
+// with deletedAt, and it can be restored for RestoreWindow. Admins only;
+// deleting a deleted space changes nothing.
+func (s *Service) DeleteSpace(ctx context.Context, c access.Caller, id string) error {
+	sp, level, _, err := s.loadSpace(ctx, c, id)
+	if err != nil {
+		return err
+	}
+	if !access.Allows(level, access.Admin) {
+		return forbidden("delete this space")
+	}
+	if sp.DeletedAt != nil {
+		return nil
+	}
+	now := s.clock()
+	sp.DeletedAt, sp.Deleted, sp.UpdatedAt = &now, true, now
+	return s.saveSpace(ctx, sp, Fields{"deletedAt": now, "deleted": true, "updatedAt": now}, "space.deleted")
+}
+
+// RestoreSpace restores a space deleted less than RestoreWindow ago; admins
+// only. A space whose collection is gone comes back at the top. Restoring a
+// live space changes nothing.
+func (s *Service) RestoreSpace(ctx context.Context, c access.Caller, id string) (SpaceView, error) {
+	sp, level, t, err := s.loadSpace(ctx, c, id)
+	if err != nil {
+		return SpaceView{}, err
+	}
+	if !access.Allows(level, access.Admin) {
+		return SpaceView{}, forbidden("restore this space")
+	}
+	if sp.DeletedAt == nil {
+		return s.renderSpace(ctx, sp, level)
+	}
+	now := s.clock()
+	if now.Sub(*sp.DeletedAt) > RestoreWindow {
+		return SpaceView{}, ErrRestoreExpired
+	}
+	set := Fields{"deletedAt": nil, "deleted": false, "updatedAt": now}
+	sp.DeletedAt, sp.Deleted, sp.UpdatedAt = nil, false, now
+	if _, ok := t[sp.Parent]; sp.Parent != "" && !ok {
+		sp.Parent, sp.Position = "", s.newPosition()
+		set["parent"], set["position"] = "", sp.Position
+		if sp.Visibility == VisibilityInCollection {
+			sp.Visibility, set["visibility"] = VisibilityPrivate, VisibilityPrivate
+		}
+	}
+	if err := s.saveSpace(ctx, sp, set, "space.restored"); err != nil {
+		return SpaceView{}, err
+	}
+	role, _ := c.Role(sp.Organization)
+	return s.renderSpace(ctx, sp, t.spaceLevel(role, sp))
+}
+
+// Purge removes for good the spaces deleted more than RestoreWindow before
+// now, with what hangs off them (the Purged hooks), and returns how many.
+func (s *Service) Purge(ctx context.Context) (int, error) {
+	cutoff := s.clock().Add(-RestoreWindow)
+	n := 0
+	for {
+		sps, err := s.store.DeletedBefore(ctx, cutoff, 100)
+		if err != nil {
+			return n, err
+		}
+		for _, sp := range sps {
+			for _, h := range s.hooks.Purged {
+				if err := h(ctx, sp.ID); err != nil {
+					return n, err
+				}
+			}
+			err := s.store.PurgeSpace(ctx, sp.ID, event("space.purged", sp.Organization, sp.ID, s.spaceView(sp, Counts{})))
+			if err != nil && !errors.Is(err, apierr.ErrNotFound) {
+				return n, err
+			}
+			n++
+		}
+		if len(sps) < 100 {
+			return n, nil
+		}
+	}
+}
+
+// MoveSpace moves a space to another collection (or the top) and/or position; admins of it only.
+func (s *Service) MoveSpace(ctx context.Context, c access.Caller, id string, in MoveInput) (SpaceView, error) {
+	sp, _, t, err := s.spaceFor(ctx, c, id, access.Admin, "move this space")
+	if err != nil {
+		return SpaceView{}, err
+	}
+	parent, pos, err := s.target(ctx, c, sp.Organization, t, Node{Kind: KindSpace, ID: sp.ID, Parent: sp.Parent, Position: sp.Position}, in)
+	if err != nil {
+		return SpaceView{}, err
+	}
+	sp.Parent, sp.Position, sp.UpdatedAt = parent, pos, s.clock()
+	set := Fields{"parent": parent, "position": pos, "updatedAt": sp.UpdatedAt}
+	if parent == "" && sp.Visibility == VisibilityInCollection {
+		sp.Visibility, set["visibility"] = VisibilityPrivate, VisibilityPrivate
+	}
+	if err := s.saveSpace(ctx, sp, set, "space.moved"); err != nil {
+		return SpaceView{}, err
+	}
+	role, _ := c.Role(sp.Organization)
+	return s.renderSpace(ctx, sp, t.spaceLevel(role, sp))
+}
+
+// TransferInput says where a space goes: an organization (required) and
+// optionally a collection there (Collection.Set; null or "" for the top).
+type TransferInput struct {
+	Organization string
+	Collection   nullable.Field[string]
+}
+
+// TransferSpace moves a space to another organization and/or collection.
+// Changing organization needs admin in both; the space lands at the top of
+// the target unless a collection there is given.
+func (s *Service) TransferSpace(ctx context.Context, c access.Caller, id string, in TransferInput) (SpaceView, error) {
+	if in.Organization == "" {
+		return SpaceView{}, apierr.Invalid("organization", "is required")
+	}
+	sp, level, _, err := s.spaceFor(ctx, c, id, access.Admin, "transfer this space")
+	if err != nil {
+		return SpaceView{}, err
+	}
+	to, ok := c.Role(in.Organization)
+	if !ok {
+		return SpaceView{}, apierr.Invalid("organization", "is not an organization you belong to")
+	}
+	if in.Organization != sp.Organization {
+		if from, _ := c.Role(sp.Organization); from != roles.Admin || to != roles.Admin {
+			return SpaceView{}, forbidden("transfer this space: you must be an admin of both organizations")
+		}
+	}
+	if in.Organization == sp.Organization && !in.Collection.Set {
+		return s.renderSpace(ctx, sp, level)
+	}
+	t, err := s.tree(ctx, in.Organization)
+	if err != nil {
+		return SpaceView{}, err
+	}
+	parent := ""
+	if in.Collection.Set && in.Collection.Value != "" {
+		parent = in.Collection.Value
+		if _, ok := t[parent]; !ok {
+			return SpaceView{}, apierr.Invalid("collection", "is not a collection of the target organization")
+		}
+		if !access.Allows(t.collectionLevel(to, parent), access.Create) {
+			return SpaceView{}, forbidden("add content to that collection")
+		}
+	}
+	now := s.clock()
+	sp.Organization, sp.Parent, sp.Position, sp.UpdatedAt = in.Organization, parent, s.newPosition(), now
+	set := Fields{"organization": sp.Organization, "parent": parent, "position": sp.Position, "updatedAt": now}
+	if parent == "" && sp.Visibility == VisibilityInCollection {
+		sp.Visibility, set["visibility"] = VisibilityPrivate, VisibilityPrivate
+	}
+	if err := s.saveSpace(ctx, sp, set, "space.transferred"); err != nil {
+		return SpaceView{}, err
+	}
+	return s.renderSpace(ctx, sp, t.spaceLevel(to, sp))
+}
+
+// DuplicateSpace makes a new space beside the original with a copy of its
+// content and settings ("<title> (copy)"). It needs view on the space and
+// the create level where the copy lands.
+func (s *Service) DuplicateSpace(ctx context.Context, c access.Caller, id string) (SpaceView, error) {
+	sp, level, t, err := s.spaceFor(ctx, c, id, access.View, "view this space")
+	if err != nil {
+		return SpaceView{}, err
+	}
+	role, _ := c.Role(sp.Organization)
+	where := role
+	if sp.Parent != "" {
+		where = t.collectionLevel(role, sp.Parent)
+	}
+	if !access.Allows(where, access.Create) {
+		return SpaceView{}, forbidden("create spaces here")
+	}
+	title := sp.Title + " (copy)"
+	if utf8.RuneCountInString(title) > MaxTitle {
+		title = string([]rune(title)[:MaxTitle])
+	}
+	cp := s.newSpace(sp.Organization, sp.Parent, title, sp.Emoji, sp.EditMode)
+	cp.Visibility, cp.DefaultLevel = sp.Visibility, sp.DefaultLevel
+	rev := Revision{ID: cp.Revision, Space: cp.ID, Organization: cp.Organization, Type: "edits", Parents: []string{}, CreatedAt: cp.CreatedAt}
+	if err := s.store.CopyRevision(ctx, sp.Revision, rev); err != nil {
+		return SpaceView{}, err
+	}
+	if err := s.insertSpace(ctx, cp, rev, "space.created"); err != nil {
+		return SpaceView{}, err
+	}
+	for _, h := range s.hooks.Duplicated {
+		if err := h(ctx, grant(c, sp, level), grant(c, cp, t.spaceLevel(role, cp))); err != nil {
+			return SpaceView{}, err
+		}
+	}
+	return s.renderSpace(ctx, cp, t.spaceLevel(role, cp))
+}
+
+// MemberSpaces lists the live spaces a member of org can access, with their
+// level, by id (creation) in order desc or asc. Admins list anyone's; others
+// only their own.
+func (s *Service) MemberSpaces(ctx context.Context, c access.Caller, org, user string, desc bool, pg Page) (List[MemberSpace], error) {
+	role, err := member(c, org)
+	if err != nil {
+		return List[MemberSpace]{}, err
+	}
+	if user != c.UserID && role != roles.Admin {
+		return List[MemberSpace]{}, forbidden("list another member's spaces")
+	}
+	theirs, ok, err := s.people.Role(ctx, org, user)
+	if err != nil {
+		return List[MemberSpace]{}, err
+	}
+	if user == c.UserID {
+		theirs, ok = role, true
+	}
+	if !ok {
+		return List[MemberSpace]{}, apierr.NotFound("member not found")
+	}
+	out := List[MemberSpace]{Items: []MemberSpace{}}
+	if !roles.Valid(theirs) {
+		return out, nil // guests reach no space through their role
+	}
+	t, err := s.tree(ctx, org)
+	if err != nil {
+		return out, err
+	}
+	l, err := s.listSpaces(ctx, theirs, t, SpaceQuery{Organization: org, Sort: ByID, Desc: desc, AfterID: pg.AfterID}, pg.Limit)
+	if err != nil {
+		return out, err
+	}
+	out.Count, out.HasMore, out.LastPosition, out.LastID = l.Count, l.HasMore, l.LastPosition, l.LastID
+	for _, v := range l.Items {
+		// Permissions in the items are the listed member's, not the caller's.
+		sp := Space{DefaultLevel: v.DefaultLevel, Parent: v.Parent}
+		out.Items = append(out.Items, MemberSpace{Permission: t.spaceLevel(theirs, sp), Space: v})
+	}
+	return out, nil
+}

@@ -1,0 +1,127 @@
+package space
+
+import (
+	"context"
+	"time"
+
+	"github.com/docspub/platform/libs/roles"
+	"github.com/docspub/platform/services/content/internal/access"
+)
+
+// SpaceView is a space as the API returns it. Permissions are those of the
+// caller; events carry the view without them.
+type SpaceView struct {
+	Object              string                   `json:"object"`
+	ID                  string                   `json:"id"`
+	Title               string                   `json:"title"`
+	Emoji               string                   `json:"emoji"`
+	Visibility          string                   `json:"visibility"`
+	CreatedAt           time.Time                `json:"createdAt"`
+	UpdatedAt           time.Time                `json:"updatedAt"`
+	DeletedAt           *time.Time               `json:"deletedAt,omitempty"`
+	EditMode            string                   `json:"editMode"`
+	Organization        string                   `json:"organization"`
+	Parent              string                   `json:"parent,omitempty"`
+	Revision            string                   `json:"revision"`
+	DefaultLevel        access.DefaultLevel      `json:"defaultLevel"`
+	Comments            int                      `json:"comments"`
+	ChangeRequests      int                      `json:"changeRequests"`
+	ChangeRequestsOpen  int                      `json:"changeRequestsOpen"`
+	ChangeRequestsDraft int                      `json:"changeRequestsDraft"`
+	MergeRules          MergeRules               `json:"mergeRules"`
+	URLs                SpaceURLs                `json:"urls"`
+	Permissions         *access.SpacePermissions `json:"permissions,omitempty"`
+}
+
+// MergeRules are a space's merge rules: inherited from the organization.
+type MergeRules struct {
+	Type string `json:"type"`
+}
+
+// SpaceURLs are a space's URLs.
+type SpaceURLs struct {
+	Location string `json:"location"`
+	App      string `json:"app"`
+}
+
+// CollectionView is a collection as the API returns it.
+type CollectionView struct {
+	Object       string                        `json:"object"`
+	ID           string                        `json:"id"`
+	Title        string                        `json:"title"`
+	Description  string                        `json:"description,omitempty"`
+	Organization string                        `json:"organization"`
+	Parent       string                        `json:"parent,omitempty"`
+	DefaultLevel access.DefaultLevel           `json:"defaultLevel"`
+	URLs         SpaceURLs                     `json:"urls"`
+	Permissions  *access.CollectionPermissions `json:"permissions,omitempty"`
+}
+
+// MemberSpace is an item of a member's space list.
+type MemberSpace struct {
+	Permission roles.Role `json:"permission"`
+	Space      SpaceView  `json:"space"`
+}
+
+func (s *Service) spaceView(sp Space, n Counts) SpaceView {
+	return SpaceView{
+		Object: "space", ID: sp.ID, Title: sp.Title, Emoji: sp.Emoji, Visibility: sp.Visibility,
+		CreatedAt: sp.CreatedAt, UpdatedAt: sp.UpdatedAt, DeletedAt: sp.DeletedAt, EditMode: sp.EditMode,
+		Organization: sp.Organization, Parent: sp.Parent, Revision: sp.Revision, DefaultLevel: sp.DefaultLevel,
+		Comments: n.Comments, ChangeRequests: n.ChangeRequests, ChangeRequestsOpen: n.ChangeRequestsOpen,
+		ChangeRequestsDraft: n.ChangeRequestsDraft, MergeRules: MergeRules{Type: "inherit"},
+		URLs: SpaceURLs{Location: s.urls.Location("/spaces/" + sp.ID), App: s.urls.InApp("/s/" + sp.ID)},
+	}
+}
+
+// renderSpaces renders spaces with their exact counters (one query for all)
+// and, when level is given, the caller's permissions.
+func (s *Service) renderSpaces(ctx context.Context, sps []Space, level func(Space) roles.Role) ([]SpaceView, error) {
+	ids := make([]string, len(sps))
+	for i, sp := range sps {
+		ids[i] = sp.ID
+	}
+	counts, err := s.store.Counts(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]SpaceView, len(sps))
+	for i, sp := range sps {
+		out[i] = s.spaceView(sp, counts[sp.ID])
+		if level != nil {
+			p := access.ForSpace(level(sp), sp.EditMode == EditLocked)
+			out[i].Permissions = &p
+		}
+	}
+	return out, nil
+}
+
+func (s *Service) renderSpace(ctx context.Context, sp Space, level roles.Role) (SpaceView, error) {
+	vs, err := s.renderSpaces(ctx, []Space{sp}, func(Space) roles.Role { return level })
+	if err != nil {
+		return SpaceView{}, err
+	}
+	return vs[0], nil
+}
+
+// eventView renders a space for its event: the resource without a caller's permissions.
+func (s *Service) eventView(ctx context.Context, sp Space) (SpaceView, error) {
+	vs, err := s.renderSpaces(ctx, []Space{sp}, nil)
+	if err != nil {
+		return SpaceView{}, err
+	}
+	return vs[0], nil
+}
+
+func (s *Service) collectionView(c Collection, level *roles.Role) CollectionView {
+	v := CollectionView{
+		Object: "collection", ID: c.ID, Title: c.Title, Description: c.Description, Organization: c.Organization,
+		Parent: c.Parent, DefaultLevel: c.DefaultLevel,
+		URLs: SpaceURLs{Location: s.urls.Location("/collections/" + c.ID), App: s.urls.InApp("/collections/" + c.ID)},
+	}
+	if level != nil {
+		p := access.ForCollection(*level)
+		v.Permissions = &p
+	}
+	return v
+}

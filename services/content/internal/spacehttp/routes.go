@@ -1,0 +1,106 @@
+// Package spacehttp is the HTTP API of content's tree: collections, spaces,
+// ORG/spaces and a member's spaces.
+package spacehttp
+
+import (
+	"net/http"
+
+	"github.com/docspub/platform/libs/httpx"
+	"github.com/docspub/platform/libs/internaltoken"
+	"github.com/docspub/platform/libs/paging"
+	"github.com/docspub/platform/services/content/internal/access"
+	"github.com/docspub/platform/services/content/internal/space"
+	"github.com/gin-gonic/gin"
+)
+
+// Handlers serve the tree.
+type Handlers struct {
+	svc *space.Service
+}
+
+// Register adds the routes under r, the /v1 group behind the internal token.
+func Register(r gin.IRouter, svc *space.Service) {
+	h := &Handlers{svc: svc}
+
+	org := r.Group("/orgs/:organizationId")
+	org.GET("/spaces", h.listSpaces)
+	org.POST("/spaces", h.createSpace)
+	org.GET("/collections", h.listCollections)
+	org.POST("/collections", h.createCollection)
+	org.GET("/members/:userId/spaces", h.memberSpaces)
+
+	col := r.Group("/collections/:collectionId")
+	col.GET("", h.getCollection)
+	col.PATCH("", h.updateCollection)
+	col.DELETE("", h.deleteCollection)
+	col.GET("/spaces", h.collectionSpaces)
+	col.POST("/move", h.moveCollection)
+	col.POST("/transfer", h.transferCollection)
+
+	sp := r.Group("/spaces/:spaceId")
+	sp.GET("", h.getSpace)
+	sp.PATCH("", h.updateSpace)
+	sp.DELETE("", h.deleteSpace)
+	sp.POST("/duplicate", h.duplicateSpace)
+	sp.POST("/restore", h.restoreSpace)
+	sp.POST("/move", h.moveSpace)
+	sp.POST("/transfer", h.transferSpace)
+}
+
+// Caller is the calling user of a request (after internaltoken.Require).
+func Caller(c *gin.Context) access.Caller {
+	p := internaltoken.From(c)
+	return access.Caller{UserID: p.UserID, Roles: p.Roles}
+}
+
+// positionPage reads paging parameters whose cursor is (position, id).
+func positionPage(c *gin.Context) (space.Page, bool) {
+	p, err := paging.FromQuery(c)
+	if err == nil && p.Page != "" {
+		var pg space.Page
+		err = p.Keys(&pg.AfterPosition, &pg.AfterID)
+		if err == nil {
+			pg.Limit = p.Limit
+			return pg, true
+		}
+	}
+	if err != nil {
+		httpx.Error(c, err)
+		return space.Page{}, false
+	}
+	return space.Page{Limit: p.Limit}, true
+}
+
+// idPage reads paging parameters whose cursor is the id.
+func idPage(c *gin.Context) (space.Page, bool) {
+	p, err := paging.FromQuery(c)
+	pg := space.Page{Limit: p.Limit}
+	if err == nil && p.Page != "" {
+		err = p.Keys(&pg.AfterID)
+	}
+	if err != nil {
+		httpx.Error(c, err)
+		return space.Page{}, false
+	}
+	return pg, true
+}
+
+// list answers a page of a list, with the cursor keys the sort needs.
+func list[T any](c *gin.Context, l space.List[T], err error, byID bool) {
+	if err != nil {
+		httpx.Error(c, err)
+		return
+	}
+	out := paging.List[T]{Count: l.Count, Items: l.Items}
+	if out.Items == nil {
+		out.Items = []T{}
+	}
+	if l.HasMore {
+		next := paging.Cursor(l.LastPosition, l.LastID)
+		if byID {
+			next = paging.Cursor(l.LastID)
+		}
+		out.Next = &paging.Next{Page: next}
+	}
+	c.JSON(http.StatusOK, out)
+}

@@ -1,0 +1,315 @@
+// Package spacemongo stores content's tree of collections and spaces in
+// MongoDB through libs/docstore: every write carries its event (outbox), and
+// updates of one document are serialised with the shared DocLocks.
+package spacemongo
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"time"
+
+	"github.com/docspub/platform/libs/apierr"
+	"github.com/docspub/platform/libs/docstore"
+	"github.com/docspub/platform/libs/kafkax"
+	"github.com/docspub/platform/libs/mongox"
+	"github.com/docspub/platform/services/content/internal/space"
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
+)
+
+// Collections of the tree.
+const (
+	Spaces      = "spaces"
+	Collections = "collections"
+	Revisions   = "revisions"
+	// Comments and ChangeRequests are counted for the spaces' counters; the
+	// comment and change-request stores own them.
+	Comments       = "comments"
+	ChangeRequests = "change_requests"
+)
+
+// Store implements space.Store.
+type Store struct {
+	d *docstore.Store
+}
+
+var _ space.Store = (*Store)(nil)
+
+// NewStore returns a store on db; locks are shared with the outbox relay.
+func NewStore(db *mongo.Database, locks *mongox.DocLocks) *Store {
+	return &Store{d: docstore.New(db, locks, map[string]string{
+		Spaces: "space", Collections: "collection", Revisions: "revision",
+	})}
+}
+
+// OnWrite sets the function called after each write with an event.
+func (s *Store) OnWrite(f func()) { s.d.OnWrite(f) }
+
+// EventCollections are the collections whose documents carry events.
+func EventCollections() []string { return []string{Spaces, Collections} }
+
+// Indexes are the tree's indexes.
+func Indexes() []mongox.Index {
+	ix := func(coll string, keys ...string) mongox.Index {
+		d := bson.D{}
+		for _, k := range keys {
+			d = append(d, bson.E{Key: k, Value: 1})
+		}
+		return mongox.Index{Collection: coll, Model: mongo.IndexModel{Keys: d}}
+	}
+	return []mongox.Index{
+		ix(Spaces, "organization", "deleted", "position", "_id"),
+		ix(Spaces, "organization", "parent", "deleted", "position", "_id"),
+		ix(Spaces, "deleted", "deletedAt"),
+		ix(Collections, "organization", "position", "_id"),
+		ix(Collections, "organization", "parent"),
+		ix(Revisions, "space"),
+		ix(Comments, "space", "changeRequest", "status"),
+		ix(ChangeRequests, "space", "status"),
+	}
+}
+
+// InsertSpace stores a new space and its first revision.
+func (s *Store) InsertSpace(ctx context.Context, sp space.Space, rev space.Revision, ev kafkax.Event) error {
+	if err := s.d.Insert(ctx, Revisions, rev); err != nil && !errors.Is(err, apierr.ErrConflict) {
+		return err
+	}
+	return s.d.Insert(ctx, Spaces, sp, ev)
+}
+
+// CopyRevision stores a copy of revision from as to.
+func (s *Store) CopyRevision(ctx context.Context, from string, to space.Revision) error {
+	var doc bson.M
+	err := s.d.C(Revisions).FindOne(ctx, docstore.Live(bson.M{"_id": from})).Decode(&doc)
+	if errors.Is(err, mongo.ErrNoDocuments) {
+		return nil // nothing to copy: the new space starts empty
+	}
+	if err != nil {
+		return mongox.Err(err, "revision")
+	}
+	doc["_id"], doc["space"], doc["organization"], doc["createdAt"] = to.ID, to.Space, to.Organization, to.CreatedAt
+	doc["parents"] = bson.A{}
+	_, err = s.d.C(Revisions).InsertOne(ctx, doc)
+	return mongox.Err(err, "revision")
+}
+
+func setDoc(set space.Fields) bson.M {
+	m := bson.M{}
+	for k, v := range set {
+		m[k] = v
+	}
+	return m
+}
+
+func events(ev *kafkax.Event) []kafkax.Event {
+	if ev == nil {
+		return nil
+	}
+	return []kafkax.Event{*ev}
+}
+
+// SetSpace changes fields of a space.
+func (s *Store) SetSpace(ctx context.Context, id string, set space.Fields, ev *kafkax.Event) error {
+	return s.d.Set(ctx, Spaces, id, setDoc(set), events(ev)...)
+}
+
+// PurgeSpace tombstones a space and deletes its revisions.
+func (s *Store) PurgeSpace(ctx context.Context, id string, ev kafkax.Event) error {
+	if err := s.d.Delete(ctx, Revisions, bson.M{"space": id}); err != nil {
+		return err
+	}
+	return s.d.Remove(ctx, Spaces, id, nil, ev)
+}
+
+// Space returns a space, deleted or not.
+func (s *Store) Space(ctx context.Context, id string) (space.Space, error) {
+	return docstore.FindOne[space.Space](ctx, s.d, Spaces, bson.M{"_id": id})
+}
+
+// Spaces returns a page of spaces and the count of all matching.
+func (s *Store) Spaces(ctx context.Context, q space.SpaceQuery) ([]space.Space, int, error) {
+	f := bson.M{"organization": q.Organization}
+	if !q.IncludeDeleted {
+		f["deleted"] = false
+	}
+	if q.Parent != nil {
+		f["parent"] = *q.Parent
+	}
+	if q.HideNoAccess {
+		nor := bson.A{bson.M{"defaultLevel": ""}}
+		if len(q.HiddenCollections) > 0 {
+			nor = append(nor, bson.M{"defaultLevel": "inherit", "parent": bson.M{"$in": q.HiddenCollections}})
+		}
+		f["$nor"] = nor
+	}
+	k := docstore.Keyset{Field: q.Sort, Desc: q.Desc, AfterID: q.AfterID, Limit: q.Limit}
+	if q.Sort == space.ByPosition {
+		k.AfterValue = q.AfterPosition
+	}
+	return docstore.Page[space.Space](ctx, s.d, Spaces, f, k)
+}
+
+// DeletedBefore returns up to limit spaces deleted before t.
+func (s *Store) DeletedBefore(ctx context.Context, t time.Time, limit int) ([]space.Space, error) {
+	return docstore.Find[space.Space](ctx, s.d, Spaces, bson.M{"deleted": true, "deletedAt": bson.M{"$lt": t}},
+		options.Find().SetSort(bson.D{{Key: "deletedAt", Value: 1}}).SetLimit(int64(limit)))
+}
+
+type tally struct {
+	ID struct {
+		Space  string `bson:"space"`
+		Status string `bson:"status"`
+	} `bson:"_id"`
+	N int `bson:"n"`
+}
+
+// Counts counts, per space, the open space comments and the change requests by status.
+func (s *Store) Counts(ctx context.Context, spaces []string) (map[string]space.Counts, error) {
+	out := map[string]space.Counts{}
+	if len(spaces) == 0 {
+		return out, nil
+	}
+	group := func(coll string, match bson.M) ([]tally, error) {
+		match["space"] = bson.M{"$in": spaces}
+		cur, err := s.d.C(coll).Aggregate(ctx, mongo.Pipeline{
+			{{Key: "$match", Value: docstore.Live(match)}},
+			{{Key: "$group", Value: bson.M{"_id": bson.M{"space": "$space", "status": "$status"}, "n": bson.M{"$sum": 1}}}},
+		})
+		if err != nil {
+			return nil, mongox.Err(err, coll)
+		}
+		var ts []tally
+		if err := cur.All(ctx, &ts); err != nil {
+			return nil, mongox.Err(err, coll)
+		}
+		return ts, nil
+	}
+	comments, err := group(Comments, bson.M{"changeRequest": "", "status": "open"})
+	if err != nil {
+		return nil, err
+	}
+	for _, t := range comments {
+		c := out[t.ID.Space]
+		c.Comments += t.N
+		out[t.ID.Space] = c
+	}
+	crs, err := group(ChangeRequests, bson.M{})
+	if err != nil {
+		return nil, err
+	}
+	for _, t := range crs {
+		c := out[t.ID.Space]
+		c.ChangeRequests += t.N
+		switch t.ID.Status {
+		case "open":
+			c.ChangeRequestsOpen += t.N
+		case "draft":
+			c.ChangeRequestsDraft += t.N
+		}
+		out[t.ID.Space] = c
+	}
+	return out, nil
+}
+
+// InsertCollection stores a new collection.
+func (s *Store) InsertCollection(ctx context.Context, c space.Collection, ev kafkax.Event) error {
+	return s.d.Insert(ctx, Collections, c, ev)
+}
+
+// SetCollection changes fields of a collection.
+func (s *Store) SetCollection(ctx context.Context, id string, set space.Fields, ev *kafkax.Event) error {
+	return s.d.Set(ctx, Collections, id, setDoc(set), events(ev)...)
+}
+
+// RemoveCollection deletes a collection.
+func (s *Store) RemoveCollection(ctx context.Context, id string, ev kafkax.Event) error {
+	return s.d.Remove(ctx, Collections, id, nil, ev)
+}
+
+// Collection returns a collection.
+func (s *Store) Collection(ctx context.Context, id string) (space.Collection, error) {
+	return docstore.FindOne[space.Collection](ctx, s.d, Collections, bson.M{"_id": id})
+}
+
+// OrgCollections returns every collection of an organization.
+func (s *Store) OrgCollections(ctx context.Context, org string) ([]space.Collection, error) {
+	return docstore.Find[space.Collection](ctx, s.d, Collections, bson.M{"organization": org})
+}
+
+// Collections returns a page of collections by position and the count of all matching.
+func (s *Store) Collections(ctx context.Context, q space.CollectionQuery) ([]space.Collection, int, error) {
+	f := bson.M{"organization": q.Organization}
+	if q.TopOnly {
+		f["parent"] = ""
+	} else if q.Parent != "" {
+		f["parent"] = q.Parent
+	}
+	if len(q.Exclude) > 0 {
+		f["_id"] = bson.M{"$nin": q.Exclude}
+	}
+	return docstore.Page[space.Collection](ctx, s.d, Collections, f, docstore.Keyset{
+		Field: "position", AfterValue: q.AfterPosition, AfterID: q.AfterID, Limit: q.Limit})
+}
+
+type node struct {
+	ID       string `bson:"_id"`
+	Parent   string `bson:"parent"`
+	Position int64  `bson:"position"`
+}
+
+// Siblings returns the live spaces and collections under parent in org by position then id.
+func (s *Store) Siblings(ctx context.Context, org, parent string) ([]space.Node, error) {
+	opts := options.Find().SetProjection(bson.M{"parent": 1, "position": 1})
+	sps, err := docstore.Find[node](ctx, s.d, Spaces, bson.M{"organization": org, "parent": parent, "deleted": false}, opts)
+	if err != nil {
+		return nil, err
+	}
+	cols, err := docstore.Find[node](ctx, s.d, Collections, bson.M{"organization": org, "parent": parent}, opts)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]space.Node, 0, len(sps)+len(cols))
+	for _, n := range sps {
+		out = append(out, space.Node{Kind: space.KindSpace, ID: n.ID, Parent: n.Parent, Position: n.Position})
+	}
+	for _, n := range cols {
+		out = append(out, space.Node{Kind: space.KindCollection, ID: n.ID, Parent: n.Parent, Position: n.Position})
+	}
+	slices.SortFunc(out, func(a, b space.Node) int {
+		if a.Position != b.Position {
+			if a.Position < b.Position {
+				return -1
+			}
+			return 1
+		}
+		if a.ID < b.ID {
+			return -1
+		}
+		if a.ID > b.ID {
+			return 1
+		}
+		return 0
+	})
+	return out, nil
+}
+
+// SetPosition stores a node's new position without an event.
+func (s *Store) SetPosition(ctx context.Context, n space.Node, position int64) error {
+	coll := Spaces
+	if n.Kind == space.KindCollection {
+		coll = Collections
+	}
+	return s.d.Set(ctx, coll, n.ID, bson.M{"position": position})
+}
+
+// HasChildren reports whether a collection holds a live space or collection.
+func (s *Store) HasChildren(ctx context.Context, collection string) (bool, error) {
+	n, err := s.d.Count(ctx, Spaces, bson.M{"parent": collection, "deleted": false})
+	if err != nil || n > 0 {
+		return n > 0, err
+	}
+	n, err = s.d.Count(ctx, Collections, bson.M{"parent": collection})
+	return n > 0, err
+}
