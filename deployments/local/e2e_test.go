@@ -121,13 +121,19 @@ func checkErrorBody(t *testing.T, r reply) {
 
 func startPlatform(t *testing.T) *Platform {
 	t.Helper()
+	return startPlatformWith(t, nil)
+}
+
+// startPlatformWith starts the platform with the services' clock now (nil: the real one).
+func startPlatformWith(t *testing.T, now func() time.Time) *Platform {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	log := logx.Discard()
 	if os.Getenv("E2E_LOG") != "" {
 		log = logx.New("e2e", "debug")
 	}
-	p, err := Start(ctx, Config{Addr: "127.0.0.1:0", DataDir: t.TempDir(), LogLevel: "warn"}, log)
+	p, err := Start(ctx, Config{Addr: "127.0.0.1:0", DataDir: t.TempDir(), LogLevel: "warn", Now: now}, log)
 	if err != nil {
 		t.Fatalf("start platform: %v", err)
 	}

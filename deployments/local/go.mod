@@ -5,6 +5,7 @@ go 1.26.0
 require (
 	github.com/docspub/platform/gateway v0.0.0
 	github.com/docspub/platform/libs v0.0.0
+	github.com/docspub/platform/services/content v0.0.0
 	github.com/docspub/platform/services/identity v0.0.0
 	github.com/redis/go-redis/v9 v9.23.0
 	github.com/segmentio/kafka-go v0.4.51
@@ -117,5 +118,6 @@ require (
 replace (
 	github.com/docspub/platform/gateway => ../../gateway
 	github.com/docspub/platform/libs => ../../libs
+	github.com/docspub/platform/services/content => ../../services/content
 	github.com/docspub/platform/services/identity => ../../services/identity
 )

@@ -55,3 +55,55 @@ func TestMemberEventDeliveredAfterKafkaOutage(t *testing.T) {
 		}
 	}
 }
+
+// Content changes made while Kafka is down reach content.events once Kafka is
+// back, each in the one envelope: id, type, occurredAt, organization, subject, data.
+func TestContentEventsDeliveredAfterKafkaOutage(t *testing.T) {
+	p := startPlatform(t)
+	admin := client{t, p.URL, p.Credentials.DemoAdminToken}
+	org := "/v1/orgs/" + p.Credentials.DemoOrgID
+
+	p.StopKafka()
+	col := str(admin.status(201, "POST", org+"/collections", map[string]any{"title": "Offline"}).json(t), "id")
+	sp := str(admin.status(201, "POST", org+"/spaces", map[string]any{"title": "Offline", "parent": col}).json(t), "id")
+	admin.status(205, "DELETE", "/v1/spaces/"+sp, nil)
+	admin.status(200, "POST", "/v1/spaces/"+sp+"/restore", nil)
+	cm := str(admin.status(200, "POST", "/v1/spaces/"+sp+"/comments", map[string]any{"body": map[string]any{"markdown": "while down"}}).json(t), "id")
+	if err := p.ResumeKafka(); err != nil {
+		t.Fatalf("resume kafka: %v", err)
+	}
+
+	want := map[string]string{"collection.created": col, "space.created": sp, "space.deleted": sp, "space.restored": sp, "comment.created": cm}
+	r := kafka.NewReader(kafka.ReaderConfig{Brokers: p.Kafka.Brokers, Topic: "content.events", StartOffset: kafka.FirstOffset, MaxWait: 100 * time.Millisecond})
+	defer r.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	for len(want) > 0 {
+		m, err := r.ReadMessage(ctx)
+		if errors.Is(err, context.DeadlineExceeded) {
+			t.Fatalf("not delivered within 60s of Kafka's return: %v", want)
+		}
+		if err != nil {
+			select {
+			case <-ctx.Done():
+				t.Fatalf("read content.events: %v", err)
+			case <-time.After(100 * time.Millisecond):
+			}
+			continue
+		}
+		var ev struct {
+			ID, Type, Organization, Subject string
+			OccurredAt                      time.Time
+			Data                            map[string]any
+		}
+		if err := json.Unmarshal(m.Value, &ev); err != nil {
+			t.Fatalf("event %s: %v", m.Value, err)
+		}
+		if subject, ok := want[ev.Type]; ok && ev.Subject == subject {
+			if ev.ID == "" || ev.OccurredAt.IsZero() || ev.Organization != p.Credentials.DemoOrgID || ev.Data["id"] != subject || string(m.Key) != subject {
+				t.Errorf("event envelope %s (key %q)", m.Value, m.Key)
+			}
+			delete(want, ev.Type)
+		}
+	}
+}

@@ -19,6 +19,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/docspub/platform/gateway"
 	"github.com/docspub/platform/libs/config"
@@ -28,6 +29,7 @@ import (
 	"github.com/docspub/platform/libs/kafkax"
 	"github.com/docspub/platform/libs/mongox"
 	"github.com/docspub/platform/libs/roles"
+	"github.com/docspub/platform/services/content"
 	"github.com/docspub/platform/services/identity"
 	"github.com/redis/go-redis/v9"
 )
@@ -39,6 +41,8 @@ type Config struct {
 	LogLevel string `env:"LOG_LEVEL, default=info"`
 	// RateLimit is the gateway's per-token limit per minute (0 turns it off).
 	RateLimit int `env:"RATE_LIMIT, default=600"`
+	// Now is the services' clock (nil: the real one); tests step it forward.
+	Now func() time.Time
 }
 
 // Credentials are the seeded demo identities.
@@ -52,12 +56,14 @@ type Platform struct {
 	Credentials Credentials
 	CredsPath   string
 	Kafka       *embedded.Kafka
-	// IdentityURL is identity's own address, behind the gateway.
-	IdentityURL string
+	// IdentityURL and ContentURL are the services' own addresses, behind the gateway.
+	IdentityURL, ContentURL string
 	// InternalTokenSecret signs the gateway's internal tokens.
 	InternalTokenSecret string
 
 	kafkaPort int
+	identity  *identity.App
+	content   *content.App
 
 	cancel  context.CancelFunc
 	wg      sync.WaitGroup
@@ -129,7 +135,30 @@ func Start(ctx context.Context, cfg Config, log *slog.Logger) (_ *Platform, err 
 		_ = gwLn.Close()
 		return nil, err
 	}
-	p.IdentityURL, p.InternalTokenSecret = idURL, secret
+	p.IdentityURL, p.InternalTokenSecret, p.identity = idURL, secret, id
+
+	// content
+	var ctCfg content.Config
+	if err := config.LoadMap(ctx, &ctCfg, map[string]string{
+		"CONTENT_ADDR": "127.0.0.1:0", "MONGO_URI": mongo.URI, "KAFKA_BROKERS": strings.Join(kafka.Brokers, ","),
+		"INTERNAL_TOKEN_SECRET": secret, "PUBLIC_URL": p.URL, "APP_URL": p.URL + "/app", "LOG_LEVEL": cfg.LogLevel,
+	}); err != nil {
+		_ = gwLn.Close()
+		return nil, err
+	}
+	ct, err := content.New(ctx, ctCfg, log.With("service", "content"), content.WithClock(cfg.Now))
+	if err != nil {
+		_ = gwLn.Close()
+		return nil, fmt.Errorf("content: %w", err)
+	}
+	p.closers = append(p.closers, func() { _ = ct.Close(context.Background()) })
+	ct.RunBackground(runCtx)
+	ctURL, err := p.serve(runCtx, ct.Handler(), log.With("service", "content"))
+	if err != nil {
+		_ = gwLn.Close()
+		return nil, err
+	}
+	p.ContentURL, p.content = ctURL, ct
 
 	// gateway
 	rc := redis.NewClient(&redis.Options{Addr: rds.Addr()})
@@ -137,7 +166,7 @@ func Start(ctx context.Context, cfg Config, log *slog.Logger) (_ *Platform, err 
 	var gwCfg gateway.Config // the gateway's own defaults, with the runner's choices on top
 	if err := config.LoadMap(ctx, &gwCfg, map[string]string{
 		"ADDR": cfg.Addr, "INTERNAL_TOKEN_SECRET": secret, "RATE_LIMIT": strconv.Itoa(cfg.RateLimit),
-		"UPSTREAMS": "identity=" + idURL, "LOG_LEVEL": cfg.LogLevel,
+		"UPSTREAMS": "identity=" + idURL + ",content=" + ctURL, "LOG_LEVEL": cfg.LogLevel,
 	}); err != nil {
 		_ = gwLn.Close()
 		return nil, err
@@ -146,7 +175,7 @@ func Start(ctx context.Context, cfg Config, log *slog.Logger) (_ *Platform, err 
 		_ = gwLn.Close()
 		return nil, err
 	}
-	gw, err := gateway.New(gwCfg, gateway.Deps{Redis: rc, Resolver: discovery.Static{"identity": idURL}, Log: log.With("service", "gateway")})
+	gw, err := gateway.New(gwCfg, gateway.Deps{Redis: rc, Resolver: discovery.Static{"identity": idURL, "content": ctURL}, Log: log.With("service", "gateway")})
 	if err != nil {
 		_ = gwLn.Close()
 		return nil, fmt.Errorf("gateway: %w", err)
@@ -171,6 +200,15 @@ func Start(ctx context.Context, cfg Config, log *slog.Logger) (_ *Platform, err 
 	}
 	return p, nil
 }
+
+// Bootstrap adds a member (and, without an organization id, an
+// organization) with a new API token, as the identity-admin command does.
+func (p *Platform) Bootstrap(ctx context.Context, in identity.BootstrapInput) (identity.BootstrapResult, error) {
+	return identity.Bootstrap(ctx, p.identity.Database(), in)
+}
+
+// PurgeContent runs content's purge of spaces deleted more than seven days ago now.
+func (p *Platform) PurgeContent(ctx context.Context) (int, error) { return p.content.Purge(ctx) }
 
 // serve starts h on a free loopback port and returns its base URL.
 func (p *Platform) serve(ctx context.Context, h http.Handler, log *slog.Logger) (string, error) {

@@ -142,11 +142,11 @@ func (s *Store) Update(ctx context.Context, coll, id string, cond, upd bson.M, e
 // the extra fields of set (for example freeing a unique key). The relay
 // deletes the document once the event is published.
 func (s *Store) Remove(ctx context.Context, coll, id string, set bson.M, ev kafkax.Event) error {
-	upd := kafkax.Tombstone(ev)
+	fields := bson.M{kafkax.TombstoneField: true}
 	for k, v := range set {
-		upd["$set"].(bson.M)[k] = v
+		fields[k] = v
 	}
-	return s.Update(ctx, coll, id, nil, upd)
+	return s.Update(ctx, coll, id, nil, bson.M{"$set": fields}, ev)
 }
 
 // Delete removes the live documents matching f at once, without events

@@ -18,6 +18,13 @@ import (
 	"github.com/docspub/platform/libs/internaltoken"
 	"github.com/docspub/platform/libs/kafkax"
 	"github.com/docspub/platform/libs/mongox"
+	"github.com/docspub/platform/services/content/internal/access"
+	"github.com/docspub/platform/services/content/internal/comment"
+	"github.com/docspub/platform/services/content/internal/commenthttp"
+	"github.com/docspub/platform/services/content/internal/commentmongo"
+	"github.com/docspub/platform/services/content/internal/customfield"
+	"github.com/docspub/platform/services/content/internal/customfieldhttp"
+	"github.com/docspub/platform/services/content/internal/customfieldmongo"
 	"github.com/docspub/platform/services/content/internal/links"
 	"github.com/docspub/platform/services/content/internal/peoplemongo"
 	"github.com/docspub/platform/services/content/internal/space"
@@ -122,7 +129,10 @@ func New(ctx context.Context, cfg Config, log *slog.Logger, opts ...Option) (*Ap
 		return nil, err
 	}
 	db := client.Database(cfg.Database)
-	indexes := append(spacemongo.Indexes(), peoplemongo.Indexes()...)
+	var indexes []mongox.Index
+	for _, ix := range [][]mongox.Index{spacemongo.Indexes(), commentmongo.Indexes(), customfieldmongo.Indexes(), peoplemongo.Indexes()} {
+		indexes = append(indexes, ix...)
+	}
 	if err := mongox.EnsureIndexes(ctx, db, indexes...); err != nil {
 		_ = client.Disconnect(context.Background())
 		return nil, err
@@ -130,16 +140,31 @@ func New(ctx context.Context, cfg Config, log *slog.Logger, opts ...Option) (*Ap
 	urls := links.New(cfg.PublicURL, cfg.AppURL)
 	locks := mongox.NewDocLocks() // shared by the stores and the relay: see mongox.DocLocks
 	pub := kafkax.NewPublisher(cfg.KafkaBrokers)
-	relay := kafkax.NewRelay(db, pub, Topic, spacemongo.EventCollections(), log, kafkax.WithDocLocks(locks))
+	var eventColls []string
+	for _, cs := range [][]string{spacemongo.EventCollections(), commentmongo.Collections(), customfieldmongo.Collections()} {
+		eventColls = append(eventColls, cs...)
+	}
+	relay := kafkax.NewRelay(db, pub, Topic, eventColls, log, kafkax.WithDocLocks(locks))
 
 	people := peoplemongo.NewStore(db, urls)
+	commentStore := commentmongo.NewStore(db, locks)
+	commentStore.OnWrite(relay.Notify)
+	comments := comment.New(commentStore, people, urls)
+	fieldStore := customfieldmongo.NewStore(db, locks)
+	fieldStore.OnWrite(relay.Notify)
+	fields := customfield.New(fieldStore, urls)
 	spaceStore := spacemongo.NewStore(db, locks)
 	spaceStore.OnWrite(relay.Notify)
-	spaces := space.New(spaceStore, people, urls, space.Hooks{}, o.now)
+	spaces := space.New(spaceStore, people, urls, space.Hooks{
+		Purged:     []func(context.Context, string) error{commentStore.DeleteSpace, fieldStore.DeleteSpace},
+		Duplicated: []func(context.Context, access.Grant, access.Grant) error{fields.CopyValues},
+	}, o.now)
 
 	e := httpx.NewEngine(log, "content", mongox.Ping(client))
 	v1 := e.Group("/v1", internaltoken.Require(signer), internaltoken.RequireUser)
 	spacehttp.Register(v1, spaces)
+	commenthttp.Register(v1, comments, spaces)
+	customfieldhttp.Register(v1, fields, spaces)
 
 	consumer := kafkax.NewConsumer(cfg.KafkaBrokers, ConsumerGroup, IdentityTopic, db, people.Handle, log)
 	return &App{cfg: cfg, log: log, client: client, db: db, pub: pub, relay: relay, identity: consumer,

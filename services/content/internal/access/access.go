@@ -18,8 +18,8 @@ type Action string
 // The actions. The README's permission table lists them per level.
 const (
 	View      Action = "view"      // read a space or collection, its lists, comments and custom field values
-	Comment   Action = "comment"   // post comments and replies, react
-	Edit      Action = "edit"      // change title and emoji, content, custom field values; resolve comments
+	Comment   Action = "comment"   // post comments and replies, react, resolve comments
+	Edit      Action = "edit"      // change title and emoji, content, custom field values
 	Review    Action = "review"    // review change requests
 	Merge     Action = "merge"     // merge change requests
 	Create    Action = "create"    // create spaces and collections (in an organization or a collection), duplicate a space

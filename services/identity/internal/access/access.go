@@ -110,6 +110,19 @@ func (m Membership) CanViewTeam(inTeam TeamRole) bool {
 	return m.Can(ViewTeam) || (m.Member && inTeam != NotInTeam)
 }
 
+// CanInTeam reports whether the caller may perform a on a team in which their
+// role is inTeam: ManageTeam and ViewTeam as CanManageTeam and CanViewTeam,
+// any other action as Can.
+func (m Membership) CanInTeam(a Action, inTeam TeamRole) bool {
+	switch a {
+	case ManageTeam:
+		return m.CanManageTeam(inTeam)
+	case ViewTeam:
+		return m.CanViewTeam(inTeam)
+	}
+	return m.Can(a)
+}
+
 // OrganizationPermissions is Organization.permissions.
 type OrganizationPermissions struct {
 	View                bool `json:"view"`

@@ -62,3 +62,32 @@ func TestTeamPermissions(t *testing.T) {
 		})
 	}
 }
+
+func TestCanInTeam(t *testing.T) {
+	t.Parallel()
+	admin := access.Membership{Member: true, Role: roles.Admin}
+	reader := access.Membership{Member: true, Role: roles.Read}
+	guest := access.Membership{Member: true, Role: roles.Guest}
+	for _, tc := range []struct {
+		name   string
+		m      access.Membership
+		a      access.Action
+		inTeam access.TeamRole
+		want   bool
+	}{
+		{"owner manages", reader, access.ManageTeam, access.TeamOwner, true},
+		{"member does not manage", reader, access.ManageTeam, access.TeamMember, false},
+		{"admin manages any team", admin, access.ManageTeam, access.NotInTeam, true},
+		{"guest member views", guest, access.ViewTeam, access.TeamMember, true},
+		{"guest outside does not view", guest, access.ViewTeam, access.NotInTeam, false},
+		{"owner does not delete", reader, access.DeleteTeam, access.TeamOwner, false},
+		{"admin deletes", admin, access.DeleteTeam, access.NotInTeam, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			if got := tc.m.CanInTeam(tc.a, tc.inTeam); got != tc.want {
+				t.Errorf("CanInTeam(%s, %q) = %v, want %v", tc.a, tc.inTeam, got, tc.want)
+			}
+		})
+	}
+}

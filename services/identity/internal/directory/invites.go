@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/docspub/platform/libs/apierr"
+	"github.com/docspub/platform/libs/ids"
 	"github.com/docspub/platform/libs/nullable"
 	"github.com/docspub/platform/libs/roles"
 	"github.com/docspub/platform/services/identity/internal/access"
@@ -62,7 +63,7 @@ func (s *Service) CreateInvite(ctx context.Context, userID, orgID string, in Inv
 	if err != nil {
 		return InviteView{}, err
 	}
-	inv := Invite{ID: NewID(), Organization: c.org.ID, Role: r, CreatedAt: s.now(), CreatedBy: userID}
+	inv := Invite{ID: ids.New(), Organization: c.org.ID, Role: r, CreatedAt: s.now(), CreatedBy: userID}
 	v := s.urls.InviteView(inv)
 	if err := s.store.Insert(ctx, Invites, inv, s.event("invite.created", inv.Organization, inv.ID, v)); err != nil {
 		return InviteView{}, err
@@ -159,7 +160,7 @@ func (s *Service) JoinWithInvite(ctx context.Context, userID, orgID, id string) 
 
 // addMember makes u a member of org and publishes member.created.
 func (s *Service) addMember(ctx context.Context, org string, u User, r roles.Role, sso bool) (Member, error) {
-	m := Member{ID: NewID(), Key: MemberKey(org, u.ID), Organization: org, User: u.ID, Role: r, JoinedAt: s.now(),
+	m := Member{ID: ids.New(), Key: MemberKey(org, u.ID), Organization: org, User: u.ID, Role: r, JoinedAt: s.now(),
 		SSO: sso, Name: strings.ToLower(u.DisplayName), Email: strings.ToLower(u.Email)}
 	v := s.urls.MemberView(m, u, 0)
 	if err := s.store.Insert(ctx, Members, m, s.event("member.created", org, u.ID, v)); err != nil {
@@ -286,7 +287,7 @@ func (s *Service) findOrCreateUser(ctx context.Context, email, displayName strin
 	if displayName == "" {
 		displayName, _, _ = strings.Cut(email, "@")
 	}
-	u = User{ID: NewID(), DisplayName: displayName, Email: email, EmailKey: strings.ToLower(email), CreatedAt: s.now()}
+	u = User{ID: ids.New(), DisplayName: displayName, Email: email, EmailKey: strings.ToLower(email), CreatedAt: s.now()}
 	err = s.store.Insert(ctx, Users, u, s.event("user.created", "", u.ID, s.urls.UserView(u)))
 	if errors.Is(err, apierr.ErrConflict) {
 		return s.store.UserByEmail(ctx, email)

@@ -5,6 +5,7 @@ import (
 	"errors"
 
 	"github.com/docspub/platform/libs/apierr"
+	"github.com/docspub/platform/libs/ids"
 	"github.com/docspub/platform/libs/nullable"
 	"github.com/docspub/platform/libs/roles"
 	"github.com/docspub/platform/services/identity/internal/access"
@@ -134,7 +135,7 @@ func (s *Service) CreateSAMLProvider(ctx context.Context, userID, orgID string, 
 	if err != nil {
 		return SAMLProviderView{}, err
 	}
-	p := SAMLProvider{ID: NewID(), Organization: c.org.ID, DefaultRole: roles.Read, CreatedAt: s.now()}
+	p := SAMLProvider{ID: ids.New(), Organization: c.org.ID, DefaultRole: roles.Read, CreatedAt: s.now()}
 	if _, err := s.applySAML(ctx, in, &p, true); err != nil {
 		return SAMLProviderView{}, err
 	}

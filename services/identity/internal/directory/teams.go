@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/docspub/platform/libs/apierr"
+	"github.com/docspub/platform/libs/ids"
 	"github.com/docspub/platform/services/identity/internal/access"
 )
 
@@ -23,11 +24,11 @@ func (s *Service) teamRoleOf(ctx context.Context, team, user string) (access.Tea
 
 // teamViews renders teams with their sizes and the caller's permissions.
 func (s *Service) teamViews(ctx context.Context, c caller, teams []Team) ([]TeamView, error) {
-	ids := make([]string, len(teams))
+	teamIDs := make([]string, len(teams))
 	for i, t := range teams {
-		ids[i] = t.ID
+		teamIDs[i] = t.ID
 	}
-	sizes, err := s.store.TeamSizes(ctx, ids)
+	sizes, err := s.store.TeamSizes(ctx, teamIDs)
 	if err != nil {
 		return nil, err
 	}
@@ -148,7 +149,7 @@ func (s *Service) CreateTeam(ctx context.Context, userID, orgID string, in TeamI
 	if err := pr.Err(); err != nil {
 		return TeamView{}, err
 	}
-	t := Team{ID: NewID(), Organization: c.org.ID, Title: *in.Title, CreatedAt: s.now()}
+	t := Team{ID: ids.New(), Organization: c.org.ID, Title: *in.Title, CreatedAt: s.now()}
 	if err := s.store.Insert(ctx, Teams, t, s.event("team.created", t.Organization, t.ID, s.urls.TeamView(t, 0, nil))); err != nil {
 		return TeamView{}, err
 	}
@@ -203,47 +204,45 @@ func (s *Service) resolveMember(ctx context.Context, org, ref string) (Member, e
 	return s.store.Member(ctx, org, user)
 }
 
-// team loads a team of the caller's organization with the caller's role in it.
-func (s *Service) team(ctx context.Context, c caller, id string) (Team, access.TeamRole, error) {
-	t, err := s.store.Team(ctx, c.org.ID, id)
-	if errors.Is(err, apierr.ErrNotFound) {
-		return Team{}, "", ErrTeamNotFound
-	}
+// teamFor enters the organization, loads one of its teams and checks that
+// the caller may perform a on it (see access.Membership.CanInTeam); an empty
+// a asks only for membership of the organization.
+func (s *Service) teamFor(ctx context.Context, userID, orgID, teamID string, a access.Action, what string) (caller, Team, error) {
+	c, err := s.enter(ctx, userID, orgID)
 	if err != nil {
-		return Team{}, "", err
+		return caller{}, Team{}, err
+	}
+	t, err := s.store.Team(ctx, c.org.ID, teamID)
+	if errors.Is(err, apierr.ErrNotFound) {
+		return caller{}, Team{}, ErrTeamNotFound
+	}
+	if err != nil || a == "" {
+		return c, t, err
 	}
 	r, err := s.teamRoleOf(ctx, t.ID, c.user)
-	return t, r, err
+	if err != nil {
+		return caller{}, Team{}, err
+	}
+	if !c.CanInTeam(a, r) {
+		return caller{}, Team{}, forbidden(what)
+	}
+	return c, t, nil
 }
 
 // GetTeam returns a team the caller may view.
 func (s *Service) GetTeam(ctx context.Context, userID, orgID, teamID string) (TeamView, error) {
-	c, err := s.enter(ctx, userID, orgID)
+	c, t, err := s.teamFor(ctx, userID, orgID, teamID, access.ViewTeam, "view this team")
 	if err != nil {
 		return TeamView{}, err
-	}
-	t, r, err := s.team(ctx, c, teamID)
-	if err != nil {
-		return TeamView{}, err
-	}
-	if !c.CanViewTeam(r) {
-		return TeamView{}, forbidden("view this team")
 	}
 	return s.teamView(ctx, c, t)
 }
 
 // UpdateTeam renames a team; admins and the team's owners.
 func (s *Service) UpdateTeam(ctx context.Context, userID, orgID, teamID string, in TeamInput) (TeamView, error) {
-	c, err := s.enter(ctx, userID, orgID)
+	c, t, err := s.teamFor(ctx, userID, orgID, teamID, access.ManageTeam, "change this team")
 	if err != nil {
 		return TeamView{}, err
-	}
-	t, r, err := s.team(ctx, c, teamID)
-	if err != nil {
-		return TeamView{}, err
-	}
-	if !c.CanManageTeam(r) {
-		return TeamView{}, forbidden("change this team")
 	}
 	var pr apierr.Problems
 	checkTeamTitle(&pr, in.Title)
@@ -263,16 +262,9 @@ func (s *Service) UpdateTeam(ctx context.Context, userID, orgID, teamID string, 
 
 // DeleteTeam deletes a team and its memberships; admins only.
 func (s *Service) DeleteTeam(ctx context.Context, userID, orgID, teamID string) error {
-	c, err := s.enter(ctx, userID, orgID)
+	c, t, err := s.teamFor(ctx, userID, orgID, teamID, access.DeleteTeam, "delete teams")
 	if err != nil {
 		return err
-	}
-	t, _, err := s.team(ctx, c, teamID)
-	if err != nil {
-		return err
-	}
-	if !c.Can(access.DeleteTeam) {
-		return forbidden("delete teams")
 	}
 	tms, _, err := s.store.TeamMemberships(ctx, TeamMembershipQuery{Organization: c.org.ID, Team: t.ID})
 	if err != nil {
@@ -288,16 +280,9 @@ func (s *Service) DeleteTeam(ctx context.Context, userID, orgID, teamID string) 
 
 // ListTeamMembers lists a team's members, by membership id.
 func (s *Service) ListTeamMembers(ctx context.Context, userID, orgID, teamID string, p Page) (List[TeamMemberView], error) {
-	c, err := s.enter(ctx, userID, orgID)
+	c, t, err := s.teamFor(ctx, userID, orgID, teamID, access.ViewTeam, "view this team")
 	if err != nil {
 		return List[TeamMemberView]{}, err
-	}
-	t, r, err := s.team(ctx, c, teamID)
-	if err != nil {
-		return List[TeamMemberView]{}, err
-	}
-	if !c.CanViewTeam(r) {
-		return List[TeamMemberView]{}, forbidden("view this team")
 	}
 	keys, err := decodeCursor(p.After, 1)
 	if err != nil {
@@ -347,16 +332,9 @@ type TeamMembersUpdate struct {
 // validating every entry (nothing is written when one is wrong). A user both
 // added and removed is removed; memberships add or update with the given role.
 func (s *Service) UpdateTeamMembers(ctx context.Context, userID, orgID, teamID string, in TeamMembersUpdate) error {
-	c, err := s.enter(ctx, userID, orgID)
+	c, t, err := s.teamFor(ctx, userID, orgID, teamID, access.ManageTeam, "change this team's members")
 	if err != nil {
 		return err
-	}
-	t, r, err := s.team(ctx, c, teamID)
-	if err != nil {
-		return err
-	}
-	if !c.CanManageTeam(r) {
-		return forbidden("change this team's members")
 	}
 	var pr apierr.Problems
 	add, err := s.resolveMembers(ctx, c.org.ID, "add", in.Add)
@@ -467,7 +445,7 @@ func (s *Service) putTeamMembership(ctx context.Context, t Team, user, role stri
 }
 
 func (s *Service) addTeamMembership(ctx context.Context, t Team, user, role string) error {
-	tm := TeamMembership{ID: NewID(), Key: TeamMembershipKey(t.ID, user), Organization: t.Organization,
+	tm := TeamMembership{ID: ids.New(), Key: TeamMembershipKey(t.ID, user), Organization: t.Organization,
 		Team: t.ID, User: user, Role: role, AddedAt: s.now()}
 	return s.store.Insert(ctx, TeamMemberships, tm, s.event("team_member.created", tm.Organization, tm.Team, teamMembershipEvent(tm)))
 }
@@ -478,16 +456,9 @@ func (s *Service) removeTeamMembership(ctx context.Context, tm TeamMembership) e
 
 // PutTeamMember adds a member to a team or changes their team role.
 func (s *Service) PutTeamMember(ctx context.Context, userID, orgID, teamID, target string, role *string) error {
-	c, err := s.enter(ctx, userID, orgID)
+	c, t, err := s.teamFor(ctx, userID, orgID, teamID, access.ManageTeam, "change this team's members")
 	if err != nil {
 		return err
-	}
-	t, r, err := s.team(ctx, c, teamID)
-	if err != nil {
-		return err
-	}
-	if !c.CanManageTeam(r) {
-		return forbidden("change this team's members")
 	}
 	want := ""
 	if role != nil {
@@ -509,16 +480,13 @@ func (s *Service) PutTeamMember(ctx context.Context, userID, orgID, teamID, targ
 // RemoveTeamMember removes a member from a team: admins, the team's owners,
 // and members leaving the team themselves.
 func (s *Service) RemoveTeamMember(ctx context.Context, userID, orgID, teamID, target string) error {
-	c, err := s.enter(ctx, userID, orgID)
+	need := access.ManageTeam
+	if target == userID {
+		need = "" // leaving a team needs no permission
+	}
+	_, t, err := s.teamFor(ctx, userID, orgID, teamID, need, "change this team's members")
 	if err != nil {
 		return err
-	}
-	t, r, err := s.team(ctx, c, teamID)
-	if err != nil {
-		return err
-	}
-	if target != userID && !c.CanManageTeam(r) {
-		return forbidden("change this team's members")
 	}
 	tm, err := s.store.TeamMembership(ctx, t.ID, target)
 	if errors.Is(err, apierr.ErrNotFound) {

@@ -4,12 +4,26 @@ import (
 	"context"
 	"crypto/hmac"
 	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"strings"
 
 	"github.com/docspub/platform/libs/apierr"
+	"github.com/docspub/platform/libs/ids"
 	"github.com/docspub/platform/libs/roles"
 )
+
+// TokenPrefix starts every API token, so that leaked tokens are recognisable.
+const TokenPrefix = "dp_"
+
+// NewRawToken returns a new API token: the prefix and 32 random bytes in base62.
+func NewRawToken() string { return TokenPrefix + ids.Random(32, 43) }
+
+// HashToken returns the stored form of a raw token: its SHA-256, hex.
+func HashToken(raw string) string {
+	sum := sha256.Sum256([]byte(raw))
+	return hex.EncodeToString(sum[:])
+}
 
 // ClaimsKey derives the HMAC key of the visitor claims JWT from the internal
 // token secret, so that the two kinds of token can never be swapped:
@@ -59,7 +73,7 @@ func (s *Service) ResolveToken(ctx context.Context, raw string) (Resolved, error
 // and the raw token, which is not kept.
 func (s *Service) CreateToken(ctx context.Context, userID string) (Token, string, error) {
 	raw := NewRawToken()
-	t := Token{ID: NewID(), User: userID, Hash: HashToken(raw), CreatedAt: s.now()}
+	t := Token{ID: ids.New(), User: userID, Hash: HashToken(raw), CreatedAt: s.now()}
 	ev := s.event("token.created", "", t.ID, TokenEvent{ID: t.ID, User: t.User, Hash: t.Hash, CreatedAt: t.CreatedAt})
 	if err := s.store.Insert(ctx, Tokens, t, ev); err != nil {
 		return Token{}, "", err
@@ -124,7 +138,7 @@ func (s *Service) Bootstrap(ctx context.Context, in BootstrapInput) (BootstrapRe
 		}
 		org = o
 	} else {
-		org = Organization{ID: NewID(), Title: in.OrganizationTitle, CreatedAt: s.now(), EmailDomains: []string{},
+		org = Organization{ID: ids.New(), Title: in.OrganizationTitle, CreatedAt: s.now(), EmailDomains: []string{},
 			Type: DefaultOrganizationType, Plan: DefaultPlan, DefaultRole: roles.Read, InviteLinks: true}
 		ev := s.event("organization.created", org.ID, org.ID, s.urls.OrganizationView(org, nil))
 		if err := s.store.Insert(ctx, Organizations, org, ev); err != nil {

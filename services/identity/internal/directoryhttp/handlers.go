@@ -21,16 +21,16 @@ func (h *Handlers) resolveToken(c *gin.Context) {
 		return
 	}
 	var req resolveRequest
-	if !bind(c, &req) {
+	if !httpx.Bind(c, &req) {
 		return
 	}
 	res, err := h.svc.ResolveToken(c.Request.Context(), req.Token)
-	reply(c, http.StatusOK, res, err)
+	httpx.Reply(c, http.StatusOK, res, err)
 }
 
 func (h *Handlers) currentUser(c *gin.Context) {
 	u, err := h.svc.CurrentUser(c.Request.Context(), user(c))
-	reply(c, http.StatusOK, u, err)
+	httpx.Reply(c, http.StatusOK, u, err)
 }
 
 func (h *Handlers) listOrganizations(c *gin.Context) {
@@ -44,26 +44,26 @@ func (h *Handlers) listOrganizations(c *gin.Context) {
 
 func (h *Handlers) organizationsForEmailDomain(c *gin.Context) {
 	orgs, err := h.svc.OrganizationsForEmailDomain(c.Request.Context(), user(c), c.Param("emailDomain"))
-	reply(c, http.StatusOK, gin.H{"organizations": orgs}, err)
+	httpx.Reply(c, http.StatusOK, gin.H{"organizations": orgs}, err)
 }
 
 func (h *Handlers) getOrganization(c *gin.Context) {
 	o, err := h.svc.GetOrganization(c.Request.Context(), user(c), orgID(c))
-	reply(c, http.StatusOK, o, err)
+	httpx.Reply(c, http.StatusOK, o, err)
 }
 
 func (h *Handlers) updateOrganization(c *gin.Context) {
 	var p directory.OrganizationPatch
-	if !bind(c, &p) {
+	if !httpx.Bind(c, &p) {
 		return
 	}
 	o, err := h.svc.UpdateOrganization(c.Request.Context(), user(c), orgID(c), p)
-	reply(c, http.StatusOK, o, err)
+	httpx.Reply(c, http.StatusOK, o, err)
 }
 
 func (h *Handlers) ping(c *gin.Context) {
 	r, err := h.svc.Ping(c.Request.Context(), user(c), orgID(c))
-	reply(c, http.StatusOK, r, err)
+	httpx.Reply(c, http.StatusOK, r, err)
 }
 
 var memberRoleFilter = append(append([]string{}, roles.Names...), "guest")
@@ -95,26 +95,26 @@ func (h *Handlers) listMembers(c *gin.Context) {
 
 func (h *Handlers) getMember(c *gin.Context) {
 	m, err := h.svc.GetMember(c.Request.Context(), user(c), orgID(c), c.Param("userId"))
-	reply(c, http.StatusOK, m, err)
+	httpx.Reply(c, http.StatusOK, m, err)
 }
 
 func (h *Handlers) updateMember(c *gin.Context) {
 	var p directory.MemberPatch
-	if !bind(c, &p) {
+	if !httpx.Bind(c, &p) {
 		return
 	}
 	m, err := h.svc.UpdateMember(c.Request.Context(), user(c), orgID(c), c.Param("userId"), p)
-	reply(c, http.StatusOK, m, err)
+	httpx.Reply(c, http.StatusOK, m, err)
 }
 
 func (h *Handlers) removeMember(c *gin.Context) {
 	err := h.svc.RemoveMember(c.Request.Context(), user(c), orgID(c), c.Param("userId"))
-	empty(c, http.StatusNoContent, err)
+	httpx.Empty(c, http.StatusNoContent, err)
 }
 
 func (h *Handlers) setSSOMember(c *gin.Context) {
 	m, err := h.svc.SetSSOMember(c.Request.Context(), user(c), orgID(c), c.Param("userId"))
-	reply(c, http.StatusOK, m, err)
+	httpx.Reply(c, http.StatusOK, m, err)
 }
 
 func (h *Handlers) memberTeams(c *gin.Context) {
@@ -138,30 +138,30 @@ func (h *Handlers) listTeams(c *gin.Context) {
 
 func (h *Handlers) createTeam(c *gin.Context) {
 	var in directory.TeamInput
-	if !bind(c, &in) {
+	if !httpx.Bind(c, &in) {
 		return
 	}
 	t, err := h.svc.CreateTeam(c.Request.Context(), user(c), orgID(c), in)
-	reply(c, http.StatusCreated, t, err)
+	httpx.Reply(c, http.StatusCreated, t, err)
 }
 
 func (h *Handlers) getTeam(c *gin.Context) {
 	t, err := h.svc.GetTeam(c.Request.Context(), user(c), orgID(c), c.Param("teamId"))
-	reply(c, http.StatusOK, t, err)
+	httpx.Reply(c, http.StatusOK, t, err)
 }
 
 func (h *Handlers) updateTeam(c *gin.Context) {
 	var in directory.TeamInput
-	if !bind(c, &in) {
+	if !httpx.Bind(c, &in) {
 		return
 	}
 	t, err := h.svc.UpdateTeam(c.Request.Context(), user(c), orgID(c), c.Param("teamId"), in)
-	reply(c, http.StatusOK, t, err)
+	httpx.Reply(c, http.StatusOK, t, err)
 }
 
 func (h *Handlers) deleteTeam(c *gin.Context) {
 	err := h.svc.DeleteTeam(c.Request.Context(), user(c), orgID(c), c.Param("teamId"))
-	empty(c, http.StatusNoContent, err)
+	httpx.Empty(c, http.StatusNoContent, err)
 }
 
 func (h *Handlers) listTeamMembers(c *gin.Context) {
@@ -175,11 +175,11 @@ func (h *Handlers) listTeamMembers(c *gin.Context) {
 
 func (h *Handlers) updateTeamMembers(c *gin.Context) {
 	var in directory.TeamMembersUpdate
-	if !bind(c, &in) {
+	if !httpx.Bind(c, &in) {
 		return
 	}
 	err := h.svc.UpdateTeamMembers(c.Request.Context(), user(c), orgID(c), c.Param("teamId"), in)
-	empty(c, http.StatusNoContent, err)
+	httpx.Empty(c, http.StatusNoContent, err)
 }
 
 type teamMemberInput struct {
@@ -188,30 +188,30 @@ type teamMemberInput struct {
 
 func (h *Handlers) putTeamMember(c *gin.Context) {
 	var in teamMemberInput
-	if !bindOptional(c, &in) {
+	if !httpx.BindOptional(c, &in) {
 		return
 	}
 	err := h.svc.PutTeamMember(c.Request.Context(), user(c), orgID(c), c.Param("teamId"), c.Param("userId"), in.Role)
-	empty(c, http.StatusNoContent, err)
+	httpx.Empty(c, http.StatusNoContent, err)
 }
 
 func (h *Handlers) removeTeamMember(c *gin.Context) {
 	err := h.svc.RemoveTeamMember(c.Request.Context(), user(c), orgID(c), c.Param("teamId"), c.Param("userId"))
-	empty(c, http.StatusNoContent, err)
+	httpx.Empty(c, http.StatusNoContent, err)
 }
 
 func (h *Handlers) inviteUsers(c *gin.Context) {
 	var in directory.InviteUsersInput
-	if !bind(c, &in) {
+	if !httpx.Bind(c, &in) {
 		return
 	}
 	r, err := h.svc.InviteUsers(c.Request.Context(), user(c), orgID(c), in)
-	reply(c, http.StatusOK, r, err)
+	httpx.Reply(c, http.StatusOK, r, err)
 }
 
 func (h *Handlers) joinWithInvite(c *gin.Context) {
 	err := h.svc.JoinWithInvite(c.Request.Context(), user(c), orgID(c), c.Param("inviteId"))
-	reply(c, http.StatusOK, gin.H{}, err)
+	httpx.Reply(c, http.StatusOK, gin.H{}, err)
 }
 
 func (h *Handlers) listInvites(c *gin.Context) {
@@ -225,30 +225,30 @@ func (h *Handlers) listInvites(c *gin.Context) {
 
 func (h *Handlers) createInvite(c *gin.Context) {
 	var in directory.InviteInput
-	if !bind(c, &in) {
+	if !httpx.Bind(c, &in) {
 		return
 	}
 	v, err := h.svc.CreateInvite(c.Request.Context(), user(c), orgID(c), in)
-	reply(c, http.StatusCreated, v, err)
+	httpx.Reply(c, http.StatusCreated, v, err)
 }
 
 func (h *Handlers) getInvite(c *gin.Context) {
 	v, err := h.svc.GetInvite(c.Request.Context(), user(c), orgID(c), c.Param("inviteId"))
-	reply(c, http.StatusOK, v, err)
+	httpx.Reply(c, http.StatusOK, v, err)
 }
 
 func (h *Handlers) updateInvite(c *gin.Context) {
 	var in directory.InviteInput
-	if !bind(c, &in) {
+	if !httpx.Bind(c, &in) {
 		return
 	}
 	v, err := h.svc.UpdateInvite(c.Request.Context(), user(c), orgID(c), c.Param("inviteId"), in)
-	reply(c, http.StatusOK, v, err)
+	httpx.Reply(c, http.StatusOK, v, err)
 }
 
 func (h *Handlers) deleteInvite(c *gin.Context) {
 	err := h.svc.DeleteInvite(c.Request.Context(), user(c), orgID(c), c.Param("inviteId"))
-	empty(c, http.StatusResetContent, err)
+	httpx.Empty(c, http.StatusResetContent, err)
 }
 
 func (h *Handlers) listSAMLProviders(c *gin.Context) {
@@ -262,33 +262,33 @@ func (h *Handlers) listSAMLProviders(c *gin.Context) {
 
 func (h *Handlers) createSAMLProvider(c *gin.Context) {
 	var in directory.SAMLInput
-	if !bind(c, &in) {
+	if !httpx.Bind(c, &in) {
 		return
 	}
 	v, err := h.svc.CreateSAMLProvider(c.Request.Context(), user(c), orgID(c), in)
-	reply(c, http.StatusCreated, v, err)
+	httpx.Reply(c, http.StatusCreated, v, err)
 }
 
 func (h *Handlers) getSAMLProvider(c *gin.Context) {
 	v, err := h.svc.GetSAMLProvider(c.Request.Context(), user(c), orgID(c), c.Param("samlProviderId"))
-	reply(c, http.StatusOK, v, err)
+	httpx.Reply(c, http.StatusOK, v, err)
 }
 
 func (h *Handlers) updateSAMLProvider(c *gin.Context) {
 	var in directory.SAMLInput
-	if !bind(c, &in) {
+	if !httpx.Bind(c, &in) {
 		return
 	}
 	v, err := h.svc.UpdateSAMLProvider(c.Request.Context(), user(c), orgID(c), c.Param("samlProviderId"), in)
-	reply(c, http.StatusOK, v, err)
+	httpx.Reply(c, http.StatusOK, v, err)
 }
 
 func (h *Handlers) deleteSAMLProvider(c *gin.Context) {
 	err := h.svc.DeleteSAMLProvider(c.Request.Context(), user(c), orgID(c), c.Param("samlProviderId"))
-	empty(c, http.StatusNoContent, err)
+	httpx.Empty(c, http.StatusNoContent, err)
 }
 
 func (h *Handlers) ssoLogins(c *gin.Context) {
 	items, err := h.svc.SSOLogins(c.Request.Context(), user(c), orgID(c))
-	reply(c, http.StatusOK, gin.H{"items": items}, err)
+	httpx.Reply(c, http.StatusOK, gin.H{"items": items}, err)
 }

@@ -7,7 +7,6 @@ package directoryhttp
 import (
 	"net/http"
 
-	"github.com/docspub/platform/libs/apierr"
 	"github.com/docspub/platform/libs/httpx"
 	"github.com/docspub/platform/libs/internaltoken"
 	"github.com/docspub/platform/libs/paging"
@@ -31,7 +30,7 @@ func Register(e *gin.Engine, svc *directory.Service, signer *internaltoken.Signe
 	in := e.Group("/internal/v1", auth)
 	in.POST("/tokens/resolve", h.resolveToken)
 
-	v1 := e.Group("/v1", auth, requireUser)
+	v1 := e.Group("/v1", auth, internaltoken.RequireUser)
 	v1.GET("/user", h.currentUser)
 	v1.GET("/orgs", h.listOrganizations)
 	v1.GET("/email-domains/:emailDomain/orgs", h.organizationsForEmailDomain)
@@ -74,15 +73,6 @@ func Register(e *gin.Engine, svc *directory.Service, signer *internaltoken.Signe
 	org.GET("/sso", h.ssoLogins)
 }
 
-// requireUser refuses /v1 calls that do not act for a user.
-func requireUser(c *gin.Context) {
-	if internaltoken.From(c).UserID == "" {
-		httpx.Error(c, apierr.Unauthorized("this operation needs a user"))
-		return
-	}
-	c.Next()
-}
-
 func user(c *gin.Context) string { return internaltoken.From(c).UserID }
 
 func orgID(c *gin.Context) string { return c.Param("organizationId") }
@@ -111,40 +101,4 @@ func list[T any](c *gin.Context, l directory.List[T], err error) {
 		out.Next = &paging.Next{Page: l.Next}
 	}
 	c.JSON(http.StatusOK, out)
-}
-
-// reply answers with v, or the error.
-func reply(c *gin.Context, status int, v any, err error) {
-	if err != nil {
-		httpx.Error(c, err)
-		return
-	}
-	c.JSON(status, v)
-}
-
-// empty answers with no body, or the error.
-func empty(c *gin.Context, status int, err error) {
-	if err != nil {
-		httpx.Error(c, err)
-		return
-	}
-	httpx.NoContent(c, status)
-}
-
-// bind decodes a required JSON object body.
-func bind(c *gin.Context, v any) bool {
-	if err := httpx.BindJSON(c, v); err != nil {
-		httpx.Error(c, err)
-		return false
-	}
-	return true
-}
-
-// bindOptional decodes an optional JSON object body.
-func bindOptional(c *gin.Context, v any) bool {
-	if err := httpx.BindOptionalJSON(c, v); err != nil {
-		httpx.Error(c, err)
-		return false
-	}
-	return true
 }

@@ -1,18 +1,17 @@
-// Package directorymongo stores identity's domain in MongoDB. Every write
-// pushes its event onto the written document in the same update (the outbox
-// of libs/kafkax); removals tombstone the document, and every read skips
-// tombstones. Driver errors never leave this package: missing documents
-// become apierr not-found errors, duplicate keys conflicts.
+// Package directorymongo stores identity's domain in MongoDB through
+// libs/docstore: every write records its event on the written document in
+// the same update (the outbox of libs/kafkax), removals tombstone the
+// document and free its unique key, and every read skips tombstones.
 package directorymongo
 
 import (
 	"context"
-	"fmt"
 	"regexp"
 	"strings"
 	"time"
 
 	"github.com/docspub/platform/libs/apierr"
+	"github.com/docspub/platform/libs/docstore"
 	"github.com/docspub/platform/libs/kafkax"
 	"github.com/docspub/platform/libs/mongox"
 	"github.com/docspub/platform/libs/roles"
@@ -24,26 +23,29 @@ import (
 
 // Store implements directory.Store.
 type Store struct {
-	db      *mongo.Database
-	locks   *mongox.DocLocks
-	written func()
+	d *docstore.Store
 }
 
 // NewStore returns a store on db. Updates of one document are serialised with
 // locks, which the outbox relay shares (see mongox.DocLocks); nil locks nothing.
-func NewStore(db *mongo.Database, locks *mongox.DocLocks) *Store { return &Store{db: db, locks: locks} }
+func NewStore(db *mongo.Database, locks *mongox.DocLocks) *Store {
+	return &Store{d: docstore.New(db, locks, map[string]string{
+		string(directory.Organizations):   "organization",
+		string(directory.Users):           "user",
+		string(directory.Members):         "member",
+		string(directory.Teams):           "team",
+		string(directory.TeamMemberships): "team member",
+		string(directory.Invites):         "invite",
+		string(directory.SAMLProviders):   "SAML provider",
+		string(directory.Tokens):          "token",
+	})}
+}
 
 var _ directory.Store = (*Store)(nil)
 
 // OnWrite sets a function called after every write that recorded an event
 // (the relay's Notify, so events leave at once).
-func (s *Store) OnWrite(f func()) { s.written = f }
-
-func (s *Store) wrote() {
-	if s.written != nil {
-		s.written()
-	}
-}
+func (s *Store) OnWrite(f func()) { s.d.OnWrite(f) }
 
 // Indexes are the indexes the store relies on. Unique keys (members.key,
 // team_members.key) are rewritten when a document is tombstoned, so that a
@@ -91,135 +93,33 @@ func Collections() []string {
 	return out
 }
 
-func (s *Store) c(c directory.Collection) *mongo.Collection { return s.db.Collection(string(c)) }
-
-func singular(c directory.Collection) string {
-	switch c {
-	case directory.Organizations:
-		return "organization"
-	case directory.Users:
-		return "user"
-	case directory.Members:
-		return "member"
-	case directory.Teams:
-		return "team"
-	case directory.TeamMemberships:
-		return "team member"
-	case directory.Invites:
-		return "invite"
-	case directory.SAMLProviders:
-		return "SAML provider"
-	case directory.Tokens:
-		return "token"
-	}
-	return string(c)
-}
-
-// live adds the not-a-tombstone condition to a filter.
-func live(f bson.M) bson.M {
-	f[kafkax.TombstoneField] = bson.M{"$ne": true}
-	return f
-}
-
 // Insert stores a new document with its event.
 func (s *Store) Insert(ctx context.Context, c directory.Collection, doc any, ev kafkax.Event) error {
-	raw, err := bson.Marshal(doc)
-	if err != nil {
-		return fmt.Errorf("marshal %s: %w", singular(c), err)
-	}
-	var m bson.D
-	if err := bson.Unmarshal(raw, &m); err != nil {
-		return fmt.Errorf("marshal %s: %w", singular(c), err)
-	}
-	m = append(m, bson.E{Key: kafkax.OutboxField, Value: bson.A{ev}})
-	if _, err = s.c(c).InsertOne(ctx, m); err != nil {
-		return mongox.Err(err, singular(c))
-	}
-	s.wrote()
-	return nil
+	return s.d.Insert(ctx, string(c), doc, ev)
 }
 
 // Set changes fields of a live document and records its event.
 func (s *Store) Set(ctx context.Context, c directory.Collection, id string, set directory.Fields, ev kafkax.Event) error {
-	upd := bson.M{"$push": kafkax.Push(ev)}
-	if len(set) > 0 {
-		upd["$set"] = bson.M(set)
-	}
-	return s.update(ctx, c, id, upd)
-}
-
-func (s *Store) update(ctx context.Context, c directory.Collection, id string, upd bson.M) error {
-	unlock := s.locks.Lock(string(c), id)
-	res, err := s.c(c).UpdateOne(ctx, live(bson.M{"_id": id}), upd)
-	unlock()
-	if err != nil {
-		return mongox.Err(err, singular(c))
-	}
-	if res.MatchedCount == 0 {
-		return apierr.NotFound("%s not found", singular(c))
-	}
-	s.wrote()
-	return nil
+	return s.d.Set(ctx, string(c), id, bson.M(set), ev)
 }
 
 // Remove tombstones a live document and records its deletion event; its
 // unique key is freed.
 func (s *Store) Remove(ctx context.Context, c directory.Collection, id string, ev kafkax.Event) error {
-	upd := kafkax.Tombstone(ev)
-	upd["$set"].(bson.M)["key"] = "removed/" + id
-	return s.update(ctx, c, id, upd)
+	return s.d.Remove(ctx, string(c), id, bson.M{"key": "removed/" + id}, ev)
 }
 
 func findOne[T any](ctx context.Context, s *Store, c directory.Collection, f bson.M) (T, error) {
-	var v T
-	err := s.c(c).FindOne(ctx, live(f)).Decode(&v)
-	return v, mongox.Err(err, singular(c))
+	return docstore.FindOne[T](ctx, s.d, string(c), f)
 }
 
-func findAll[T any](ctx context.Context, s *Store, c directory.Collection, f bson.M, opts ...options.Lister[options.FindOptions]) ([]T, error) {
-	cur, err := s.c(c).Find(ctx, live(f), opts...)
-	if err != nil {
-		return nil, mongox.Err(err, singular(c))
-	}
-	out := []T{}
-	if err := cur.All(ctx, &out); err != nil {
-		return nil, mongox.Err(err, singular(c))
-	}
-	return out, nil
-}
-
-func (s *Store) count(ctx context.Context, c directory.Collection, f bson.M) (int, error) {
-	n, err := s.c(c).CountDocuments(ctx, live(f))
-	if err != nil {
-		return 0, mongox.Err(err, singular(c))
-	}
-	return int(n), nil
+func find[T any](ctx context.Context, s *Store, c directory.Collection, f bson.M, opts ...options.Lister[options.FindOptions]) ([]T, error) {
+	return docstore.Find[T](ctx, s.d, string(c), f, opts...)
 }
 
 // page finds up to limit documents matching f after the id after, by id, and counts all matching f.
 func page[T any](ctx context.Context, s *Store, c directory.Collection, f bson.M, after string, limit int) ([]T, int, error) {
-	count, err := s.count(ctx, c, copyM(f))
-	if err != nil {
-		return nil, 0, err
-	}
-	q := copyM(f)
-	if after != "" {
-		q = mongox.And(q, bson.M{"_id": bson.M{"$gt": after}})
-	}
-	opts := options.Find().SetSort(bson.D{{Key: "_id", Value: 1}})
-	if limit > 0 {
-		opts.SetLimit(int64(limit))
-	}
-	items, err := findAll[T](ctx, s, c, q, opts)
-	return items, count, err
-}
-
-func copyM(f bson.M) bson.M {
-	out := bson.M{}
-	for k, v := range f {
-		out[k] = v
-	}
-	return out
+	return docstore.Page[T](ctx, s.d, string(c), f, docstore.Keyset{AfterID: after, Limit: limit})
 }
 
 func contains(s string) bson.M {
@@ -236,19 +136,19 @@ func (s *Store) OrganizationsByID(ctx context.Context, ids []string) ([]director
 	if len(ids) == 0 {
 		return []directory.Organization{}, nil
 	}
-	return findAll[directory.Organization](ctx, s, directory.Organizations, bson.M{"_id": bson.M{"$in": ids}},
+	return find[directory.Organization](ctx, s, directory.Organizations, bson.M{"_id": bson.M{"$in": ids}},
 		options.Find().SetSort(bson.D{{Key: "_id", Value: 1}}))
 }
 
 // OrganizationsByEmailDomain returns the organizations whose e-mail domains contain domain.
 func (s *Store) OrganizationsByEmailDomain(ctx context.Context, domain string) ([]directory.Organization, error) {
-	return findAll[directory.Organization](ctx, s, directory.Organizations, bson.M{"emailDomains": domain},
+	return find[directory.Organization](ctx, s, directory.Organizations, bson.M{"emailDomains": domain},
 		options.Find().SetSort(bson.D{{Key: "_id", Value: 1}}).SetLimit(1000))
 }
 
 // HostnameTaken reports whether another organization uses hostname.
 func (s *Store) HostnameTaken(ctx context.Context, hostname, exceptOrg string) (bool, error) {
-	n, err := s.count(ctx, directory.Organizations, bson.M{"hostname": hostname, "_id": bson.M{"$ne": exceptOrg}})
+	n, err := s.d.Count(ctx, string(directory.Organizations), bson.M{"hostname": hostname, "_id": bson.M{"$ne": exceptOrg}})
 	return n > 0, err
 }
 
@@ -268,7 +168,7 @@ func (s *Store) Users(ctx context.Context, ids []string) (map[string]directory.U
 	if len(ids) == 0 {
 		return out, nil
 	}
-	us, err := findAll[directory.User](ctx, s, directory.Users, bson.M{"_id": bson.M{"$in": ids}})
+	us, err := find[directory.User](ctx, s, directory.Users, bson.M{"_id": bson.M{"$in": ids}})
 	for _, u := range us {
 		out[u.ID] = u
 	}
@@ -289,29 +189,18 @@ func (s *Store) Members(ctx context.Context, q directory.MemberQuery) ([]directo
 	if q.Search != "" {
 		f["$or"] = bson.A{bson.M{"name": contains(q.Search)}, bson.M{"email": contains(q.Search)}}
 	}
-	field := q.Sort
-	if field == directory.SortLastSeenAt {
+	if q.Sort == directory.SortLastSeenAt {
 		f["lastSeenAt"] = bson.M{"$exists": true, "$ne": nil}
 	}
-	count, err := s.count(ctx, directory.Members, copyM(f))
-	if err != nil {
-		return nil, 0, err
-	}
-	filter := f
-	if q.AfterID != "" {
-		var val any = q.AfterValue
-		if field != directory.SortName {
-			t, err := time.Parse(time.RFC3339Nano, q.AfterValue)
-			if err != nil {
-				return nil, 0, apierr.Invalid("page", "is not a valid page cursor")
-			}
-			val = t
+	k := docstore.Keyset{Field: q.Sort, Desc: q.Desc, AfterValue: q.AfterValue, AfterID: q.AfterID, Limit: q.Limit}
+	if q.AfterID != "" && q.Sort != directory.SortName {
+		t, err := time.Parse(time.RFC3339Nano, q.AfterValue)
+		if err != nil {
+			return nil, 0, apierr.Invalid("page", "is not a valid page cursor")
 		}
-		filter = mongox.And(f, mongox.After(field, q.Desc, val, q.AfterID))
+		k.AfterValue = t
 	}
-	opts := options.Find().SetSort(mongox.Sort(field, q.Desc)).SetLimit(int64(q.Limit))
-	ms, err := findAll[directory.Member](ctx, s, directory.Members, filter, opts)
-	return ms, count, err
+	return docstore.Page[directory.Member](ctx, s.d, string(directory.Members), f, k)
 }
 
 // MembersOf returns the org's memberships of the users.
@@ -320,7 +209,7 @@ func (s *Store) MembersOf(ctx context.Context, org string, users []string) (map[
 	if len(users) == 0 {
 		return out, nil
 	}
-	ms, err := findAll[directory.Member](ctx, s, directory.Members, bson.M{"organization": org, "user": bson.M{"$in": users}})
+	ms, err := find[directory.Member](ctx, s, directory.Members, bson.M{"organization": org, "user": bson.M{"$in": users}})
 	for _, m := range ms {
 		out[m.User] = m
 	}
@@ -329,12 +218,12 @@ func (s *Store) MembersOf(ctx context.Context, org string, users []string) (map[
 
 // Memberships returns every membership of a user.
 func (s *Store) Memberships(ctx context.Context, user string) ([]directory.Member, error) {
-	return findAll[directory.Member](ctx, s, directory.Members, bson.M{"user": user})
+	return find[directory.Member](ctx, s, directory.Members, bson.M{"user": user})
 }
 
 // CountAdmins counts an organization's admins.
 func (s *Store) CountAdmins(ctx context.Context, org string) (int, error) {
-	return s.count(ctx, directory.Members, bson.M{"organization": org, "role": string(roles.Admin)})
+	return s.d.Count(ctx, string(directory.Members), bson.M{"organization": org, "role": string(roles.Admin)})
 }
 
 // Team returns a team of org.
@@ -385,7 +274,7 @@ func (s *Store) tally(ctx context.Context, f bson.M, key func(directory.TeamMemb
 	if n == 0 {
 		return out, nil
 	}
-	tms, err := findAll[directory.TeamMembership](ctx, s, directory.TeamMemberships, f,
+	tms, err := find[directory.TeamMembership](ctx, s, directory.TeamMemberships, f,
 		options.Find().SetProjection(bson.M{"team": 1, "user": 1}))
 	for _, tm := range tms {
 		out[key(tm)]++

@@ -1,0 +1,38 @@
+package content_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/docspub/platform/libs/mongotest"
+	"github.com/docspub/platform/services/content"
+)
+
+func TestMain(m *testing.M) { mongotest.Main(m) }
+
+const secret = "0123456789abcdef0123456789abcdef-test"
+
+func TestConfigValidate(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		cfg  content.Config
+		want []string
+	}{
+		{"valid", content.Config{Addr: ":1", MongoURI: "m", Database: "d", KafkaBrokers: []string{"k"},
+			InternalTokenSecret: secret, PublicURL: "http://x", AppURL: "http://x/app", PurgeInterval: 60e9, LogLevel: "info"}, nil},
+		{"everything wrong", content.Config{InternalTokenSecret: "short", PublicURL: "nope", LogLevel: "loud"},
+			[]string{"CONTENT_ADDR", "MONGO_URI", "CONTENT_DB", "KAFKA_BROKERS", "INTERNAL_TOKEN_SECRET", "PUBLIC_URL", "APP_URL", "PURGE_INTERVAL", "LOG_LEVEL"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := tc.cfg.Validate()
+			if (err != nil) != (len(tc.want) > 0) {
+				t.Fatalf("Validate() = %v", err)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q does not name %s", err, w)
+				}
+			}
+		})
+	}
+}

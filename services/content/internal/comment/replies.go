@@ -1,0 +1,109 @@
+package comment
+
+import (
+	"context"
+	"errors"
+
+	"github.com/docspub/platform/libs/ids"
+	"github.com/docspub/platform/libs/kafkax"
+	"github.com/docspub/platform/services/content/internal/access"
+)
+
+// ListReplies lists a comment's replies, oldest first (access.View).
+func (s *Service) ListReplies(ctx context.Context, g access.Grant, t Thread, commentID string, p Page) (List[ReplyView], error) {
+	if err := enter(g, t, access.View); err != nil {
+		return List[ReplyView]{}, err
+	}
+	if _, err := s.store.Comment(ctx, t, commentID); err != nil {
+		return List[ReplyView]{}, err
+	}
+	rs, count, err := s.store.Replies(ctx, commentID, p)
+	if err != nil {
+		return List[ReplyView]{}, err
+	}
+	vs, err := s.replyViews(ctx, g, rs)
+	return List[ReplyView]{Items: vs, Count: count}, err
+}
+
+// GetReply returns a reply (access.View).
+func (s *Service) GetReply(ctx context.Context, g access.Grant, t Thread, commentID, id string) (ReplyView, error) {
+	if err := enter(g, t, access.View); err != nil {
+		return ReplyView{}, err
+	}
+	r, err := s.reply(ctx, t, commentID, id)
+	if err != nil {
+		return ReplyView{}, err
+	}
+	return s.replyView(ctx, g, r)
+}
+
+// reply reads a reply of a live comment of the thread.
+func (s *Service) reply(ctx context.Context, t Thread, commentID, id string) (Reply, error) {
+	if _, err := s.store.Comment(ctx, t, commentID); err != nil {
+		return Reply{}, err
+	}
+	return s.store.Reply(ctx, commentID, id)
+}
+
+// PostReply replies to a comment (access.Comment).
+func (s *Service) PostReply(ctx context.Context, g access.Grant, t Thread, commentID string, in ReplyInput) (ReplyView, error) {
+	if err := enter(g, t, access.Comment); err != nil {
+		return ReplyView{}, err
+	}
+	md, err := in.validate()
+	if err != nil {
+		return ReplyView{}, err
+	}
+	c, err := s.store.Comment(ctx, t, commentID)
+	if err != nil {
+		return ReplyView{}, err
+	}
+	r := Reply{ID: ids.New(), Comment: c.ID, Thread: t, PostedBy: g.User, PostedAt: s.now(), Markdown: md, Version: 1}
+	v, err := s.replyView(ctx, g, r)
+	if err != nil {
+		return ReplyView{}, err
+	}
+	if err := s.store.InsertReply(ctx, r, kafkax.NewEvent(EventReplyCreated, g.Organization, r.ID, v)); err != nil {
+		return ReplyView{}, err
+	}
+	return v, nil
+}
+
+// UpdateReply changes a reply (access.Comment): its body (author only) and
+// the caller's reactions. A request that changes nothing writes nothing.
+func (s *Service) UpdateReply(ctx context.Context, g access.Grant, t Thread, commentID, id string, in ReplyUpdate) (ReplyView, error) {
+	if err := enter(g, t, access.Comment); err != nil {
+		return ReplyView{}, err
+	}
+	if err := in.validate(); err != nil {
+		return ReplyView{}, err
+	}
+	for attempt := 1; ; attempt++ {
+		r, err := s.reply(ctx, t, commentID, id)
+		if err != nil {
+			return ReplyView{}, err
+		}
+		at := s.now()
+		next, changed, err := edit(r.PostedBy, r.Markdown, r.Reactions, in, g.User, at)
+		if err != nil {
+			return ReplyView{}, err
+		}
+		from := r.Version
+		if next.markdown != r.Markdown {
+			r.Markdown, r.EditedAt = next.markdown, at
+		}
+		r.Reactions, r.Version = next.reactions, from+1
+		v, err := s.replyView(ctx, g, r)
+		if err != nil || !changed {
+			return v, err
+		}
+		err = s.store.UpdateReply(ctx, r, from, kafkax.NewEvent(EventReplyUpdated, g.Organization, r.ID, v))
+		if errors.Is(err, ErrChanged) && attempt < maxAttempts {
+			continue
+		}
+		if err != nil {
+			return ReplyView{}, err
+		}
+		return v, nil
+	}
+}

@@ -1,0 +1,449 @@
+package commenthttp_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/docspub/platform/services/content/internal/access"
+	"github.com/docspub/platform/services/content/internal/comment"
+	"github.com/docspub/platform/services/content/internal/commentmongo"
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestCommentLifecycle(t *testing.T) {
+	e := newEnv(t)
+	b := e.ok("postCommentInSpace", cole, "POST", base, `{"body":{"markdown":"Typo in **step 2**"},"node":"n1","page":"pg1"}`)
+	c := decode[comment.View](t, b)
+	if c.ID == "" || c.Object != "comment" || c.Status != comment.StatusOpen || c.Replies != 0 || c.EditedAt != nil {
+		t.Errorf("posted comment = %+v", c)
+	}
+	wantTarget := comment.Target{Node: &comment.Ref{ID: "n1"}, Page: &comment.Ref{ID: "pg1"}, Space: space, Revision: rev}
+	if diff := cmp.Diff(c.Target, wantTarget); diff != "" {
+		t.Errorf("target (-got +want):\n%s", diff)
+	}
+	if c.PostedBy.ID != cole || c.PostedBy.DisplayName != "Cole" || c.PostedBy.URLs.Location != public+"/v1/users/cole" {
+		t.Errorf("postedBy = %+v", c.PostedBy)
+	}
+	if c.URLs.Location != public+base+"/"+c.ID {
+		t.Errorf("location = %s", c.URLs.Location)
+	}
+	if want := (access.CommentPermissions{View: true, Edit: true, Reply: true, Delete: true}); c.Permissions != want {
+		t.Errorf("author's permissions = %+v, want %+v", c.Permissions, want)
+	}
+
+	// Permissions are the caller's.
+	cases := []struct {
+		user string
+		want access.CommentPermissions
+	}{
+		{rex, access.CommentPermissions{View: true}},
+		{kim, access.CommentPermissions{View: true, Reply: true}},
+		{ada, access.CommentPermissions{View: true, Reply: true, Delete: true}},
+	}
+	for _, tc := range cases {
+		t.Run("permissions of "+tc.user, func(t *testing.T) {
+			got := decode[comment.View](t, e.in(t).ok("getCommentInSpace", tc.user, "GET", base+"/"+c.ID+"?format=markdown", ""))
+			if got.Permissions != tc.want {
+				t.Errorf("permissions = %+v, want %+v", got.Permissions, tc.want)
+			}
+		})
+	}
+
+	l := decode[list[comment.View]](t, e.ok("listCommentsInSpace", rex, "GET", base+"?format=document", ""))
+	if l.Count != 1 || len(l.Items) != 1 || l.Items[0].ID != c.ID || l.Next != nil {
+		t.Errorf("list = %+v", l)
+	}
+
+	edited := e.update(cole, c.ID, `{"body":{"markdown":"Typo in step 3"}}`)
+	if edited.Body.Markdown != "Typo in step 3" || edited.EditedAt == nil || edited.EditedAt.Before(c.PostedAt) {
+		t.Errorf("edited = %+v", edited)
+	}
+	// The same body again changes nothing and records no event.
+	again := e.update(cole, c.ID, `{"body":{"markdown":"Typo in step 3"}}`)
+	if !again.EditedAt.Equal(*edited.EditedAt) {
+		t.Errorf("editedAt moved on an unchanged body: %v, was %v", again.EditedAt, edited.EditedAt)
+	}
+	e.ok("updateCommentInSpace", cole, "PUT", base+"/"+c.ID, `{}`)
+
+	// An admin deletes another's comment.
+	e.ok("deleteCommentInSpace", ada, "DELETE", base+"/"+c.ID, "")
+	e.run([]row{
+		{name: "deleted comment is gone", user: cole, method: "GET", path: base + "/" + c.ID, want: 404, field: "comment"},
+		{name: "deleted comment cannot change", user: cole, method: "PUT", path: base + "/" + c.ID, body: `{"resolved":true}`, want: 404},
+		{name: "deleted comment cannot be deleted again", user: cole, method: "DELETE", path: base + "/" + c.ID, want: 404},
+	})
+	if l := decode[list[comment.View]](t, e.ok("listCommentsInSpace", rex, "GET", base, "")); l.Count != 0 || len(l.Items) != 0 {
+		t.Errorf("list after delete = %+v", l)
+	}
+
+	// Every change recorded one event, on the comment, with its rendering.
+	evs := e.events(commentmongo.Comments, c.ID)
+	if diff := cmp.Diff(eventTypes(evs), []string{comment.EventCreated, comment.EventUpdated, comment.EventDeleted}); diff != "" {
+		t.Errorf("events (-got +want):\n%s", diff)
+	}
+	for _, ev := range evs {
+		var data comment.View
+		if err := json.Unmarshal(ev.Data, &data); err != nil || data.ID != c.ID || ev.Subject != c.ID || ev.Organization != org {
+			t.Errorf("event %s: subject %s, organization %s, data %s", ev.Type, ev.Subject, ev.Organization, ev.Data)
+		}
+	}
+	if data := decode[comment.View](t, evs[1].Data); data.Body.Markdown != "Typo in step 3" {
+		t.Errorf("comment.updated carries body %q", data.Body.Markdown)
+	}
+}
+
+func TestCommentAuthorRules(t *testing.T) {
+	e := newEnv(t)
+	c := e.post(cole, "mine")
+	path := base + "/" + c.ID
+	e.run([]row{
+		{name: "read member posts", user: rex, method: "POST", path: base, body: `{"body":{"markdown":"hi"}}`, want: 403},
+		{name: "read member resolves", user: rex, method: "PUT", path: path, body: `{"resolved":true}`, want: 403},
+		{name: "read member reacts", user: rex, method: "PUT", path: path, body: `{"addedReactions":["👍"]}`, want: 403},
+		{name: "non-author edits the body", user: eve, method: "PUT", path: path, body: `{"body":{"markdown":"theirs"}}`, want: 403},
+		{name: "admin edits another's body", user: ada, method: "PUT", path: path, body: `{"body":{"markdown":"theirs"}}`, want: 403},
+		{name: "non-author deletes", user: eve, method: "DELETE", path: path, want: 403},
+		{name: "outsider lists", user: oz, method: "GET", path: base, want: 404},
+		{name: "outsider posts", user: oz, method: "POST", path: base, body: `{"body":{"markdown":"hi"}}`, want: 404},
+		{name: "outsider reads", user: oz, method: "GET", path: path, want: 404},
+		{name: "other space", user: cole, method: "GET", path: "/v1/spaces/sp2/comments/" + c.ID, want: 404},
+		{name: "comment of another thread", user: cole, method: "GET", path: "/v1/spaces/" + space + "/change-requests/cr1/comments/" + c.ID, want: 404},
+		{name: "unknown comment", user: cole, method: "GET", path: base + "/nope", want: 404, field: "comment"},
+		{name: "update unknown", user: cole, method: "PUT", path: base + "/nope", body: `{"resolved":true}`, want: 404},
+		{name: "delete unknown", user: ada, method: "DELETE", path: base + "/nope", want: 404},
+	})
+	if got := e.get(cole, c.ID); got.Body.Markdown != "mine" || got.Status != comment.StatusOpen || len(got.Reactions) != 0 {
+		t.Errorf("refused requests changed the comment: %+v", got)
+	}
+	// The author deletes their own comment.
+	e.ok("deleteCommentInSpace", cole, "DELETE", path, "")
+}
+
+func TestCommentLimits(t *testing.T) {
+	e := newEnv(t)
+	c := e.post(cole, "limits")
+	path := base + "/" + c.ID
+	long := strings.Repeat("é", comment.MaxMarkdown+1)
+	tooMany := `["` + strings.Repeat(`a","`, comment.MaxReactions) + `b"]`
+	ids129 := strings.Repeat("x", 129)
+	var authors []string
+	for i := range comment.MaxAuthors + 1 {
+		authors = append(authors, fmt.Sprint("u", i))
+	}
+	e.run([]row{
+		{name: "no request body", user: cole, method: "POST", path: base, want: 400, field: "body"},
+		{name: "no body field", user: cole, method: "POST", path: base, body: `{}`, want: 400, field: "body"},
+		{name: "null body", user: cole, method: "POST", path: base, body: `{"body":null}`, want: 400, field: "body"},
+		{name: "empty body document", user: cole, method: "POST", path: base, body: `{"body":{}}`, want: 400, field: "body.markdown"},
+		{name: "blank markdown", user: cole, method: "POST", path: base, body: `{"body":{"markdown":" \n\t"}}`, want: 400, field: "body.markdown"},
+		{name: "markdown not a string", user: cole, method: "POST", path: base, body: `{"body":{"markdown":7}}`, want: 400, field: "body.markdown"},
+		{name: "body not an object", user: cole, method: "POST", path: base, body: `{"body":"hi"}`, want: 400, field: "body"},
+		{name: "JSON document body", user: cole, method: "POST", path: base, body: `{"body":{"document":{"object":"document","nodes":[]}}}`, want: 400, field: "body"},
+		{name: "markdown too long", user: cole, method: "POST", path: base, body: `{"body":{"markdown":"` + long + `"}}`, want: 400, field: "body.markdown"},
+		{name: "empty node", user: cole, method: "POST", path: base, body: `{"body":{"markdown":"hi"},"node":""}`, want: 400, field: "node"},
+		{name: "long node", user: cole, method: "POST", path: base, body: `{"body":{"markdown":"hi"},"node":"` + ids129 + `"}`, want: 400, field: "node"},
+		{name: "node not a string", user: cole, method: "POST", path: base, body: `{"body":{"markdown":"hi"},"node":1}`, want: 400, field: "node"},
+		{name: "empty page", user: cole, method: "POST", path: base, body: `{"body":{"markdown":"hi"},"page":" "}`, want: 400, field: "page"},
+		{name: "long page", user: cole, method: "POST", path: base, body: `{"body":{"markdown":"hi"},"page":"` + ids129 + `"}`, want: 400, field: "page"},
+		{name: "malformed JSON", user: cole, method: "POST", path: base, body: `{"body":`, want: 400},
+
+		{name: "update without request body", user: cole, method: "PUT", path: path, want: 400, field: "body"},
+		{name: "update blank markdown", user: cole, method: "PUT", path: path, body: `{"body":{"markdown":""}}`, want: 400, field: "body.markdown"},
+		{name: "update markdown too long", user: cole, method: "PUT", path: path, body: `{"body":{"markdown":"` + long + `"}}`, want: 400, field: "body.markdown"},
+		{name: "resolved not a boolean", user: cole, method: "PUT", path: path, body: `{"resolved":"yes"}`, want: 400, field: "resolved"},
+		{name: "too many added reactions", user: cole, method: "PUT", path: path, body: `{"addedReactions":` + tooMany + `}`, want: 400, field: "addedReactions"},
+		{name: "too many removed reactions", user: cole, method: "PUT", path: path, body: `{"removedReactions":` + tooMany + `}`, want: 400, field: "removedReactions"},
+		{name: "empty emoji", user: cole, method: "PUT", path: path, body: `{"addedReactions":["👍",""]}`, want: 400, field: "addedReactions[1]"},
+		{name: "long emoji", user: cole, method: "PUT", path: path, body: `{"removedReactions":["` + strings.Repeat("x", comment.MaxEmoji+1) + `"]}`, want: 400, field: "removedReactions[0]"},
+		{name: "reactions not an array", user: cole, method: "PUT", path: path, body: `{"addedReactions":"👍"}`, want: 400, field: "addedReactions"},
+		{name: "emoji not a string", user: cole, method: "PUT", path: path, body: `{"addedReactions":[1]}`, want: 400, field: "addedReactions"},
+		{name: "emoji added and removed", user: cole, method: "PUT", path: path, body: `{"addedReactions":["👍"],"removedReactions":["👍"]}`, want: 400, field: "removedReactions"},
+		// A request with one bad field changes nothing, even its good fields.
+		{name: "good resolve with bad body", user: cole, method: "PUT", path: path, body: `{"resolved":true,"body":{"markdown":""}}`, want: 400, field: "body.markdown"},
+
+		{name: "bad status", user: rex, method: "GET", path: base + "?status=closed", want: 400, field: "status"},
+		{name: "bad order", user: rex, method: "GET", path: base + "?order=up", want: 400, field: "order"},
+		{name: "bad format", user: rex, method: "GET", path: base + "?format=html", want: 400, field: "format"},
+		{name: "bad format on get", user: rex, method: "GET", path: path + "?format=html", want: 400, field: "format"},
+		{name: "limit above 1000", user: rex, method: "GET", path: base + "?limit=1001", want: 400, field: "limit"},
+		{name: "negative limit", user: rex, method: "GET", path: base + "?limit=-1", want: 400, field: "limit"},
+		{name: "bad page cursor", user: rex, method: "GET", path: base + "?page=zzz", want: 400, field: "page"},
+		{name: "cursor of other keys", user: rex, method: "GET", path: base + "?page=WyJhIl0", want: 400, field: "page"},
+		{name: "too many authors", user: rex, method: "GET", path: base + "?authors=" + strings.Join(authors, ","), want: 400, field: "authors"},
+		{name: "long targetPage", user: rex, method: "GET", path: base + "?targetPage=" + ids129, want: 400, field: "targetPage"},
+	})
+	got := e.get(cole, c.ID)
+	if got.Status != comment.StatusOpen || got.Body.Markdown != "limits" || len(got.Reactions) != 0 {
+		t.Errorf("refused requests changed the comment: %+v", got)
+	}
+	if l := decode[list[comment.View]](t, e.ok("listCommentsInSpace", rex, "GET", base, "")); l.Count != 1 {
+		t.Errorf("refused posts stored comments: count %d", l.Count)
+	}
+	// The limits themselves are allowed.
+	atMax := e.post(cole, strings.Repeat("é", comment.MaxMarkdown))
+	if n := len([]rune(atMax.Body.Markdown)); n != comment.MaxMarkdown {
+		t.Errorf("markdown of %d characters stored as %d", comment.MaxMarkdown, n)
+	}
+	var fifty []string
+	for i := range comment.MaxReactions {
+		fifty = append(fifty, fmt.Sprint(i))
+	}
+	fifty[0] = strings.Repeat("y", comment.MaxEmoji)
+	body, _ := json.Marshal(map[string]any{"addedReactions": fifty})
+	if got := e.update(kim, c.ID, string(body)); len(got.Reactions) != comment.MaxReactions {
+		t.Errorf("%d reactions after adding %d", len(got.Reactions), comment.MaxReactions)
+	}
+}
+
+func TestReactions(t *testing.T) {
+	e := newEnv(t)
+	c := e.post(cole, "react to me")
+	type reaction struct {
+		Emoji string
+		Count int
+		Users []string
+	}
+	reactions := func(v comment.View) []reaction {
+		var out []reaction
+		for _, r := range v.Reactions {
+			var users []string
+			for _, u := range r.Users {
+				if u.ReactedAt.IsZero() || u.User.DisplayName == "" {
+					t.Errorf("reaction user %+v", u)
+				}
+				users = append(users, u.User.ID)
+			}
+			out = append(out, reaction{r.Emoji, r.Count, users})
+		}
+		return out
+	}
+	steps := []struct {
+		name string
+		user string
+		body string
+		want []reaction
+	}{
+		{"first reaction", cole, `{"addedReactions":["👍"]}`, []reaction{{"👍", 1, []string{cole}}}},
+		{"same reaction again counts once", cole, `{"addedReactions":["👍","👍"]}`, []reaction{{"👍", 1, []string{cole}}}},
+		{"second user, same emoji", kim, `{"addedReactions":["👍","🎉"]}`, []reaction{{"👍", 2, []string{cole, kim}}, {"🎉", 1, []string{kim}}}},
+		{"one user removes theirs", cole, `{"removedReactions":["👍"]}`, []reaction{{"👍", 1, []string{kim}}, {"🎉", 1, []string{kim}}}},
+		{"removing what one has not changes nothing", cole, `{"removedReactions":["🎉"]}`, []reaction{{"👍", 1, []string{kim}}, {"🎉", 1, []string{kim}}}},
+		{"last one removed", kim, `{"removedReactions":["🎉"]}`, []reaction{{"👍", 1, []string{kim}}}},
+	}
+	for _, st := range steps {
+		before := len(e.events(commentmongo.Comments, c.ID))
+		got := reactions(e.update(st.user, c.ID, st.body))
+		if diff := cmp.Diff(got, st.want); diff != "" {
+			t.Errorf("%s: reactions (-got +want):\n%s", st.name, diff)
+		}
+		if diff := cmp.Diff(reactions(e.get(rex, c.ID)), st.want); diff != "" {
+			t.Errorf("%s: stored reactions (-got +want):\n%s", st.name, diff)
+		}
+		// Only a real change records an event.
+		after := len(e.events(commentmongo.Comments, c.ID))
+		changed := !strings.Contains(st.name, "once") && !strings.Contains(st.name, "nothing")
+		if (after > before) != changed {
+			t.Errorf("%s: events %d → %d", st.name, before, after)
+		}
+	}
+}
+
+func TestResolve(t *testing.T) {
+	e := newEnv(t)
+	c := e.post(cole, "please fix")
+	other := e.post(kim, "fine as is")
+
+	r := e.update(kim, c.ID, `{"resolved":true}`)
+	if r.Status != comment.StatusResolved || r.ResolvedAt == nil || r.ResolvedBy == nil || r.ResolvedBy.ID != kim {
+		t.Fatalf("resolved = %+v", r)
+	}
+	// Resolving again keeps who resolved it and when.
+	again := e.update(cole, c.ID, `{"resolved":true}`)
+	if again.ResolvedBy.ID != kim || !again.ResolvedAt.Equal(*r.ResolvedAt) {
+		t.Errorf("resolved again = %+v by %+v", again.ResolvedAt, again.ResolvedBy)
+	}
+
+	ids := func(query string) []string {
+		t.Helper()
+		l := decode[list[comment.View]](t, e.ok("listCommentsInSpace", rex, "GET", base+query, ""))
+		var out []string
+		for _, v := range l.Items {
+			out = append(out, v.ID)
+		}
+		slices.Sort(out)
+		if l.Count != len(out) {
+			t.Errorf("%s: count %d for %d items", query, l.Count, len(out))
+		}
+		return out
+	}
+	both := []string{c.ID, other.ID}
+	slices.Sort(both)
+	cases := []struct {
+		query string
+		want  []string
+	}{
+		{"?status=resolved", []string{c.ID}},
+		{"?status=open", []string{other.ID}},
+		{"?status=all", both},
+		{"", both},
+	}
+	for _, tc := range cases {
+		if diff := cmp.Diff(ids(tc.query), tc.want); diff != "" {
+			t.Errorf("%q (-got +want):\n%s", tc.query, diff)
+		}
+	}
+
+	b := e.ok("updateCommentInSpace", cole, "PUT", base+"/"+c.ID, `{"resolved":false}`)
+	var raw map[string]any
+	if err := json.Unmarshal(b, &raw); err != nil {
+		t.Fatal(err)
+	}
+	if raw["status"] != "open" || raw["resolvedAt"] != nil || raw["resolvedBy"] != nil {
+		t.Errorf("unresolved = status %v, resolvedAt %v, resolvedBy %v", raw["status"], raw["resolvedAt"], raw["resolvedBy"])
+	}
+	if diff := cmp.Diff(ids("?status=resolved"), []string(nil)); diff != "" {
+		t.Errorf("resolved after reopening (-got +want):\n%s", diff)
+	}
+}
+
+func TestPaging(t *testing.T) {
+	e := newEnv(t)
+	var all []comment.View
+	for i := range 7 {
+		all = append(all, e.post([]string{cole, kim}[i%2], fmt.Sprint("comment ", i)))
+	}
+	asc := slices.Clone(all)
+	slices.SortFunc(asc, func(a, b comment.View) int {
+		if c := a.PostedAt.Compare(b.PostedAt); c != 0 {
+			return c
+		}
+		return strings.Compare(a.ID, b.ID)
+	})
+	var ascIDs []string
+	for _, v := range asc {
+		ascIDs = append(ascIDs, v.ID)
+	}
+	descIDs := slices.Clone(ascIDs)
+	slices.Reverse(descIDs)
+
+	collect := func(e *env, query string, limit int) ([]string, int) {
+		t := e.t
+		t.Helper()
+		var ids []string
+		next, pages := "", 0
+		for {
+			q := fmt.Sprintf("%s?limit=%d%s", base, limit, query)
+			if next != "" {
+				q += "&page=" + next
+			}
+			l := decode[list[comment.View]](t, e.ok("listCommentsInSpace", rex, "GET", q, ""))
+			if l.Count != 7 {
+				t.Errorf("%s: count %d, want 7", q, l.Count)
+			}
+			for _, v := range l.Items {
+				ids = append(ids, v.ID)
+			}
+			pages++
+			if l.Next == nil {
+				return ids, pages
+			}
+			if len(l.Items) != limit {
+				t.Errorf("%s: %d items on a page with a next", q, len(l.Items))
+			}
+			next = l.Next.Page
+			if pages > 10 {
+				t.Fatal("paging does not end")
+			}
+		}
+	}
+	cases := []struct {
+		name  string
+		query string
+		limit int
+		want  []string
+		pages int
+	}{
+		{"default order is newest first", "", 3, descIDs, 3},
+		{"descending", "&order=desc", 2, descIDs, 4},
+		{"ascending", "&order=asc", 3, ascIDs, 3},
+		{"ascending, exact pages", "&order=asc", 7, ascIDs, 1},
+		{"one per page", "&order=asc", 1, ascIDs, 7},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			ids, pages := collect(e.in(t), tc.query, tc.limit)
+			if diff := cmp.Diff(ids, tc.want); diff != "" {
+				t.Errorf("ids (-got +want):\n%s", diff)
+			}
+			if pages != tc.pages {
+				t.Errorf("%d pages, want %d", pages, tc.pages)
+			}
+		})
+	}
+}
+
+func TestFilters(t *testing.T) {
+	e := newEnv(t)
+	byCole := e.post(cole, "one")
+	byKim := decode[comment.View](t, e.ok("postCommentInSpace", kim, "POST", base, `{"body":{"markdown":"two"},"page":"pg1"}`))
+	byEve := decode[comment.View](t, e.ok("postCommentInSpace", eve, "POST", base, `{"body":{"markdown":"three"},"page":"pg1"}`))
+	e.update(ada, byEve.ID, `{"resolved":true}`)
+	// A change request's comments are another thread.
+	cr := decode[comment.View](t, e.ok("postCommentInChangeRequest", cole, "POST", "/v1/spaces/"+space+"/change-requests/cr1/comments", `{"body":{"markdown":"on the change"}}`))
+	if cr.Target.ChangeRequest != "cr1" || cr.Target.Revision != crRev || cr.URLs.Location != public+"/v1/spaces/"+space+"/change-requests/cr1/comments/"+cr.ID {
+		t.Errorf("change request comment = %+v", cr)
+	}
+
+	cases := []struct {
+		name  string
+		query string
+		want  []string
+	}{
+		{"all", "", []string{byCole.ID, byKim.ID, byEve.ID}},
+		{"one author", "?authors=kim", []string{byKim.ID}},
+		{"repeated authors", "?authors=kim&authors=cole", []string{byCole.ID, byKim.ID}},
+		{"comma-separated authors", "?authors=kim,eve", []string{byKim.ID, byEve.ID}},
+		{"both forms", "?authors=kim,eve&authors=cole", []string{byCole.ID, byKim.ID, byEve.ID}},
+		{"unknown author", "?authors=nobody", nil},
+		{"target page", "?targetPage=pg1", []string{byKim.ID, byEve.ID}},
+		{"open on a page", "?targetPage=pg1&status=open", []string{byKim.ID}},
+		{"resolved by author", "?status=resolved&authors=eve", []string{byEve.ID}},
+		{"open by a resolved comment's author", "?status=open&authors=eve", nil},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			l := decode[list[comment.View]](t, e.in(t).ok("listCommentsInSpace", rex, "GET", base+tc.query+sep(tc.query)+"order=asc", ""))
+			var got []string
+			for _, v := range l.Items {
+				got = append(got, v.ID)
+			}
+			if diff := cmp.Diff(got, tc.want); diff != "" || l.Count != len(tc.want) {
+				t.Errorf("ids (-got +want):\n%s count %d", diff, l.Count)
+			}
+		})
+	}
+	l := decode[list[comment.View]](t, e.ok("listCommentsInChangeRequest", rex, "GET", "/v1/spaces/"+space+"/change-requests/cr1/comments", ""))
+	if l.Count != 1 || l.Items[0].ID != cr.ID {
+		t.Errorf("change request comments = %+v", l)
+	}
+}
+
+func sep(query string) string {
+	if query == "" {
+		return "?"
+	}
+	return "&"
+}
+
+// A refused update status is what the gate says, before any body is read.
+func TestGateFirst(t *testing.T) {
+	e := newEnv(t)
+	e.run([]row{
+		{name: "outsider with a bad body", user: oz, method: "POST", path: base, body: `{}`, want: http.StatusNotFound},
+		{name: "reader with a bad body", user: rex, method: "POST", path: base, body: `{}`, want: http.StatusForbidden},
+	})
+}

@@ -1,0 +1,476 @@
+package commentmongo_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/docspub/platform/libs/apierr"
+	"github.com/docspub/platform/libs/kafkax"
+	"github.com/docspub/platform/libs/mongotest"
+	"github.com/docspub/platform/libs/mongox"
+	"github.com/docspub/platform/services/content/internal/comment"
+	"github.com/docspub/platform/services/content/internal/commentmongo"
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+)
+
+func TestMain(m *testing.M) { mongotest.Main(m) }
+
+var (
+	space = comment.Thread{Space: "sp1"}
+	cr    = comment.Thread{Space: "sp1", ChangeRequest: "cr1"}
+	other = comment.Thread{Space: "sp2"}
+	t0    = time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)
+)
+
+func newStore(t *testing.T) (*commentmongo.Store, *mongo.Database) {
+	t.Helper()
+	db := mongotest.Database(t)
+	if err := mongox.EnsureIndexes(context.Background(), db, commentmongo.Indexes()...); err != nil {
+		t.Fatal(err)
+	}
+	return commentmongo.NewStore(db, mongox.NewDocLocks()), db
+}
+
+func ev(typ, subject string) kafkax.Event { return kafkax.NewEvent(typ, "org1", subject, nil) }
+
+// newComment is a comment of th posted by user at t0 plus minute minutes.
+func newComment(th comment.Thread, id, user string, minute int) comment.Comment {
+	return comment.Comment{
+		ID: id, Thread: th, Revision: "rev1", PostedBy: user, PostedAt: t0.Add(time.Duration(minute) * time.Minute),
+		Markdown: "text of " + id, Status: comment.StatusOpen, Version: 1,
+	}
+}
+
+func insert(t *testing.T, s *commentmongo.Store, cs ...comment.Comment) {
+	t.Helper()
+	for _, c := range cs {
+		if err := s.InsertComment(context.Background(), c, ev(comment.EventCreated, c.ID)); err != nil {
+			t.Fatalf("insert %s: %v", c.ID, err)
+		}
+	}
+}
+
+// outbox returns the event types pending on a stored document.
+func outbox(t *testing.T, db *mongo.Database, coll, id string) []string {
+	t.Helper()
+	var doc struct {
+		Outbox []kafkax.Event `bson:"_outbox"`
+	}
+	if err := db.Collection(coll).FindOne(context.Background(), bson.M{"_id": id}).Decode(&doc); err != nil {
+		t.Fatalf("read %s %s: %v", coll, id, err)
+	}
+	var types []string
+	for _, e := range doc.Outbox {
+		types = append(types, e.Type)
+	}
+	return types
+}
+
+func TestCommentRoundTrip(t *testing.T) {
+	t.Parallel()
+	s, db := newStore(t)
+	ctx := context.Background()
+	c := newComment(cr, "c1", "u1", 0)
+	c.Node, c.Page = "node1", "page1"
+	c.Reactions = []comment.Reaction{{Emoji: "👍", User: "u2", ReactedAt: t0}}
+	insert(t, s, c)
+
+	got, err := s.Comment(ctx, cr, "c1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(got, c, cmpopts.EquateEmpty()); diff != "" {
+		t.Errorf("read back (-got +want):\n%s", diff)
+	}
+	if got := outbox(t, db, commentmongo.Comments, "c1"); !slices.Equal(got, []string{comment.EventCreated}) {
+		t.Errorf("outbox = %v", got)
+	}
+	// A comment is found only in its own thread.
+	for _, th := range []comment.Thread{space, other} {
+		if _, err := s.Comment(ctx, th, "c1"); !errors.Is(err, apierr.ErrNotFound) {
+			t.Errorf("comment c1 in thread %+v: err %v, want not found", th, err)
+		}
+	}
+}
+
+func TestUpdateComment(t *testing.T) {
+	t.Parallel()
+	s, db := newStore(t)
+	ctx := context.Background()
+	c := newComment(space, "c1", "u1", 0)
+	insert(t, s, c)
+
+	resolved := c
+	resolved.Status, resolved.ResolvedAt, resolved.ResolvedBy, resolved.Version = comment.StatusResolved, t0.Add(time.Hour), "u2", 2
+	resolved.Markdown, resolved.EditedAt = "edited", t0.Add(time.Hour)
+	if err := s.UpdateComment(ctx, resolved, 1, ev(comment.EventUpdated, "c1")); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.Comment(ctx, space, "c1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(got, resolved, cmpopts.EquateEmpty()); diff != "" {
+		t.Errorf("after resolve (-got +want):\n%s", diff)
+	}
+
+	// An update computed from an older version loses.
+	stale := c
+	stale.Version = 2
+	if err := s.UpdateComment(ctx, stale, 1, ev(comment.EventUpdated, "c1")); !errors.Is(err, comment.ErrChanged) {
+		t.Errorf("stale update: err %v, want ErrChanged", err)
+	}
+
+	// Reopening clears the resolution fields.
+	reopened := resolved
+	reopened.Status, reopened.ResolvedAt, reopened.ResolvedBy, reopened.Version = comment.StatusOpen, time.Time{}, "", 3
+	if err := s.UpdateComment(ctx, reopened, 2, ev(comment.EventUpdated, "c1")); err != nil {
+		t.Fatal(err)
+	}
+	var raw bson.M
+	if err := db.Collection(commentmongo.Comments).FindOne(ctx, bson.M{"_id": "c1"}).Decode(&raw); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"resolvedAt", "resolvedBy"} {
+		if _, ok := raw[f]; ok {
+			t.Errorf("field %s kept after reopening: %v", f, raw)
+		}
+	}
+	if got := outbox(t, db, commentmongo.Comments, "c1"); !slices.Equal(got, []string{comment.EventCreated, comment.EventUpdated, comment.EventUpdated}) {
+		t.Errorf("outbox = %v", got)
+	}
+
+	missing := newComment(space, "nope", "u1", 0)
+	if err := s.UpdateComment(ctx, missing, 1, ev(comment.EventUpdated, "nope")); !errors.Is(err, apierr.ErrNotFound) {
+		t.Errorf("update of a missing comment: err %v, want not found", err)
+	}
+}
+
+// Concurrent updates from one version: exactly one wins, the others learn
+// that the comment changed.
+func TestUpdateCommentRace(t *testing.T) {
+	t.Parallel()
+	s, _ := newStore(t)
+	ctx := context.Background()
+	insert(t, s, newComment(space, "c1", "u1", 0))
+	const n = 8
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c := newComment(space, "c1", "u1", 0)
+			c.Version = 2
+			c.Reactions = []comment.Reaction{{Emoji: fmt.Sprint(i), User: "u1", ReactedAt: t0}}
+			errs[i] = s.UpdateComment(ctx, c, 1, ev(comment.EventUpdated, "c1"))
+		}()
+	}
+	wg.Wait()
+	won := 0
+	for _, err := range errs {
+		switch {
+		case err == nil:
+			won++
+		case !errors.Is(err, comment.ErrChanged):
+			t.Errorf("err %v, want nil or ErrChanged", err)
+		}
+	}
+	if won != 1 {
+		t.Errorf("%d updates won, want 1", won)
+	}
+}
+
+func TestCommentsPaging(t *testing.T) {
+	t.Parallel()
+	s, _ := newStore(t)
+	ctx := context.Background()
+	// Seven comments, some posted in the same millisecond (ties broken by id).
+	minutes := map[string]int{"a": 0, "b": 1, "c": 1, "d": 1, "e": 2, "f": 3, "g": 3}
+	for id, m := range minutes {
+		insert(t, s, newComment(space, id, "u1", m))
+	}
+	insert(t, s, newComment(cr, "x", "u1", 1), newComment(other, "y", "u1", 1))
+
+	collect := func(desc bool, limit int) []string {
+		t.Helper()
+		var got []string
+		p := comment.Page{Limit: limit}
+		for range 20 {
+			cs, count, err := s.Comments(ctx, space, comment.Filter{Desc: desc}, p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if count != 7 {
+				t.Fatalf("count %d, want 7", count)
+			}
+			for _, c := range cs {
+				got = append(got, c.ID)
+			}
+			if len(cs) < limit {
+				return got
+			}
+			last := cs[len(cs)-1]
+			p = comment.Page{AfterPostedAt: last.PostedAt, AfterID: last.ID, Limit: limit}
+		}
+		t.Fatal("paging does not end")
+		return nil
+	}
+	asc := []string{"a", "b", "c", "d", "e", "f", "g"}
+	desc := slices.Clone(asc)
+	slices.Reverse(desc)
+	cases := []struct {
+		name  string
+		desc  bool
+		limit int
+		want  []string
+	}{
+		{"ascending by 2", false, 2, asc},
+		{"ascending by 3", false, 3, asc},
+		{"descending by 2", true, 2, desc},
+		{"descending by 1", true, 1, desc},
+		{"one page", false, 100, asc},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			if diff := cmp.Diff(collect(tc.desc, tc.limit), tc.want); diff != "" {
+				t.Errorf("ids (-got +want):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestCommentsFilter(t *testing.T) {
+	t.Parallel()
+	s, _ := newStore(t)
+	ctx := context.Background()
+	a := newComment(space, "a", "u1", 0)
+	b := newComment(space, "b", "u2", 1)
+	b.Page = "p1"
+	c := newComment(space, "c", "u3", 2)
+	c.Status, c.ResolvedAt, c.ResolvedBy = comment.StatusResolved, t0, "u1"
+	c.Page = "p1"
+	insert(t, s, a, b, c, newComment(cr, "x", "u1", 0))
+
+	cases := []struct {
+		name string
+		f    comment.Filter
+		want []string
+	}{
+		{"all", comment.Filter{}, []string{"a", "b", "c"}},
+		{"open", comment.Filter{Status: comment.StatusOpen}, []string{"a", "b"}},
+		{"resolved", comment.Filter{Status: comment.StatusResolved}, []string{"c"}},
+		{"page", comment.Filter{TargetPage: "p1"}, []string{"b", "c"}},
+		{"authors", comment.Filter{Authors: []string{"u1", "u3"}}, []string{"a", "c"}},
+		{"open on page", comment.Filter{Status: comment.StatusOpen, TargetPage: "p1"}, []string{"b"}},
+		{"unknown author", comment.Filter{Authors: []string{"zz"}}, nil},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			cs, count, err := s.Comments(ctx, space, tc.f, comment.Page{Limit: 10})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, c := range cs {
+				got = append(got, c.ID)
+			}
+			if diff := cmp.Diff(got, tc.want); diff != "" || count != len(tc.want) {
+				t.Errorf("ids (-got +want):\n%s count %d", diff, count)
+			}
+		})
+	}
+}
+
+func TestRepliesAndStats(t *testing.T) {
+	t.Parallel()
+	s, db := newStore(t)
+	ctx := context.Background()
+	insert(t, s, newComment(space, "c1", "u1", 0), newComment(space, "c2", "u1", 1))
+	reply := func(id, commentID, user string, minute int) comment.Reply {
+		return comment.Reply{ID: id, Comment: commentID, Thread: space, PostedBy: user,
+			PostedAt: t0.Add(time.Duration(minute) * time.Minute), Markdown: "re " + id, Version: 1}
+	}
+	for _, r := range []comment.Reply{
+		reply("r1", "c1", "u2", 1), reply("r2", "c1", "u3", 2), reply("r3", "c1", "u2", 5), reply("r4", "c2", "u2", 3),
+	} {
+		if err := s.InsertReply(ctx, r, ev(comment.EventReplyCreated, r.ID)); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	stats, err := s.ReplyStats(ctx, []string{"c1", "c2", "c3"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for id, st := range stats {
+		slices.SortFunc(st.Repliers, func(a, b comment.Replier) int { return strings.Compare(a.User, b.User) })
+		stats[id] = st
+	}
+	want := map[string]comment.ReplyStats{
+		"c1": {Count: 3, Repliers: []comment.Replier{{User: "u2", Count: 2, LastAt: t0.Add(5 * time.Minute)}, {User: "u3", Count: 1, LastAt: t0.Add(2 * time.Minute)}}},
+		"c2": {Count: 1, Repliers: []comment.Replier{{User: "u2", Count: 1, LastAt: t0.Add(3 * time.Minute)}}},
+	}
+	if diff := cmp.Diff(stats, want); diff != "" {
+		t.Errorf("stats (-got +want):\n%s", diff)
+	}
+
+	rs, count, err := s.Replies(ctx, "c1", comment.Page{Limit: 2})
+	if err != nil || count != 3 || len(rs) != 2 || rs[0].ID != "r1" || rs[1].ID != "r2" {
+		t.Fatalf("first page: %v (count %d, err %v)", rs, count, err)
+	}
+	rs, _, err = s.Replies(ctx, "c1", comment.Page{AfterPostedAt: rs[1].PostedAt, AfterID: rs[1].ID, Limit: 2})
+	if err != nil || len(rs) != 1 || rs[0].ID != "r3" {
+		t.Fatalf("second page: %v (err %v)", rs, err)
+	}
+	if _, err := s.Reply(ctx, "c2", "r1"); !errors.Is(err, apierr.ErrNotFound) {
+		t.Errorf("reply r1 under c2: err %v, want not found", err)
+	}
+
+	// Removing a comment tombstones it with its event and deletes its replies.
+	c1, err := s.Comment(ctx, space, "c1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.RemoveComment(ctx, c1, ev(comment.EventDeleted, "c1")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Comment(ctx, space, "c1"); !errors.Is(err, apierr.ErrNotFound) {
+		t.Errorf("removed comment: err %v, want not found", err)
+	}
+	if got := outbox(t, db, commentmongo.Comments, "c1"); !slices.Equal(got, []string{comment.EventCreated, comment.EventDeleted}) {
+		t.Errorf("outbox of removed comment = %v", got)
+	}
+	if n, err := db.Collection(commentmongo.Replies).CountDocuments(ctx, bson.M{"comment": "c1"}); err != nil || n != 0 {
+		t.Errorf("%d replies of the removed comment left (err %v)", n, err)
+	}
+	if stats, err := s.ReplyStats(ctx, []string{"c1", "c2"}); err != nil || stats["c1"].Count != 0 || stats["c2"].Count != 1 {
+		t.Errorf("stats after removal: %v (err %v)", stats, err)
+	}
+}
+
+func TestUpdateReply(t *testing.T) {
+	t.Parallel()
+	s, db := newStore(t)
+	ctx := context.Background()
+	insert(t, s, newComment(space, "c1", "u1", 0))
+	r := comment.Reply{ID: "r1", Comment: "c1", Thread: space, PostedBy: "u2", PostedAt: t0, Markdown: "re", Version: 1}
+	if err := s.InsertReply(ctx, r, ev(comment.EventReplyCreated, "r1")); err != nil {
+		t.Fatal(err)
+	}
+	edited := r
+	edited.Markdown, edited.EditedAt, edited.Version = "re, edited", t0.Add(time.Minute), 2
+	edited.Reactions = []comment.Reaction{{Emoji: "🎉", User: "u1", ReactedAt: t0.Add(time.Minute)}}
+	if err := s.UpdateReply(ctx, edited, 1, ev(comment.EventReplyUpdated, "r1")); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.UpdateReply(ctx, edited, 1, ev(comment.EventReplyUpdated, "r1")); !errors.Is(err, comment.ErrChanged) {
+		t.Errorf("stale reply update: err %v, want ErrChanged", err)
+	}
+	got, err := s.Reply(ctx, "c1", "r1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(got, edited); diff != "" {
+		t.Errorf("reply (-got +want):\n%s", diff)
+	}
+	if got := outbox(t, db, commentmongo.Replies, "r1"); !slices.Equal(got, []string{comment.EventReplyCreated, comment.EventReplyUpdated}) {
+		t.Errorf("outbox = %v", got)
+	}
+}
+
+// The space service counts a space's open comments with this query on the
+// stored fields; it must keep working.
+func TestOpenCommentsCounterContract(t *testing.T) {
+	t.Parallel()
+	s, db := newStore(t)
+	ctx := context.Background()
+	resolved := newComment(space, "r", "u1", 1)
+	resolved.Status, resolved.ResolvedAt, resolved.ResolvedBy = comment.StatusResolved, t0, "u1"
+	gone := newComment(space, "gone", "u1", 2)
+	insert(t, s, newComment(space, "a", "u1", 0), newComment(space, "b", "u1", 0), resolved, gone,
+		newComment(cr, "x", "u1", 0), newComment(other, "y", "u1", 0))
+	if err := s.RemoveComment(ctx, gone, ev(comment.EventDeleted, "gone")); err != nil {
+		t.Fatal(err)
+	}
+
+	cur, err := db.Collection("comments").Aggregate(ctx, mongo.Pipeline{
+		{{Key: "$match", Value: bson.M{"space": "sp1", "changeRequest": "", "status": "open", kafkax.TombstoneField: bson.M{"$ne": true}}}},
+		{{Key: "$count", Value: "n"}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rows []struct {
+		N int `bson:"n"`
+	}
+	if err := cur.All(ctx, &rows); err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 1 || rows[0].N != 2 {
+		t.Errorf("open comments of the space = %v, want 2", rows)
+	}
+}
+
+func TestDeleteSpace(t *testing.T) {
+	t.Parallel()
+	s, db := newStore(t)
+	ctx := context.Background()
+	insert(t, s, newComment(space, "a", "u1", 0), newComment(cr, "b", "u1", 0), newComment(other, "c", "u1", 0))
+	for _, r := range []comment.Reply{
+		{ID: "ra", Comment: "a", Thread: space, PostedBy: "u1", PostedAt: t0, Markdown: "re", Version: 1},
+		{ID: "rb", Comment: "b", Thread: cr, PostedBy: "u1", PostedAt: t0, Markdown: "re", Version: 1},
+		{ID: "rc", Comment: "c", Thread: other, PostedBy: "u1", PostedAt: t0, Markdown: "re", Version: 1},
+	} {
+		if err := s.InsertReply(ctx, r, ev(comment.EventReplyCreated, r.ID)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.DeleteSpace(ctx, "sp1"); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		coll string
+		want []string
+	}{
+		{commentmongo.Comments, []string{"c"}},
+		{commentmongo.Replies, []string{"rc"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.coll, func(t *testing.T) {
+			cur, err := db.Collection(tc.coll).Find(ctx, bson.M{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var docs []struct {
+				ID string `bson:"_id"`
+			}
+			if err := cur.All(ctx, &docs); err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, d := range docs {
+				got = append(got, d.ID)
+			}
+			if diff := cmp.Diff(got, tc.want); diff != "" {
+				t.Errorf("left (-got +want):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestCollections(t *testing.T) {
+	t.Parallel()
+	if got := commentmongo.Collections(); !slices.Equal(got, []string{"comments", "comment_replies"}) {
+		t.Errorf("Collections() = %v", got)
+	}
+}
