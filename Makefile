@@ -22,6 +22,7 @@ fmt:
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchtime 2000x -count 1 ./gateway/... ./deployments/local/...
+	$(GO) test -run '^$$' -bench SpaceListKeyset -benchtime 5x -count 1 -timeout 30m ./services/content/
 
 tidy:
 	for m in $(MODULES); do (cd $$m && $(GO) mod tidy) || exit 1; done

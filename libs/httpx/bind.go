@@ -6,6 +6,8 @@ import (
 	"io"
 	"net/http"
 	"strconv"
+	"strings"
+	"unicode"
 
 	"github.com/docspub/platform/libs/apierr"
 	"github.com/gin-gonic/gin"
@@ -58,7 +60,7 @@ func decodeError(err error) error {
 	case errors.Is(err, io.ErrUnexpectedEOF):
 		return apierr.BadRequest("malformed JSON: unexpected end of body")
 	case errors.As(err, &typ):
-		field := typ.Field
+		field := jsonPath(typ.Field)
 		if field == "" {
 			field = "body"
 		}
@@ -68,6 +70,17 @@ func decodeError(err error) error {
 	default:
 		return apierr.BadRequest("malformed JSON: %s", err.Error())
 	}
+}
+
+// jsonPath drops the Go names of embedded structs that encoding/json puts in
+// front of a field's path ("ReplyUpdate.addedReactions" → "addedReactions"):
+// the API's JSON names start in lower case.
+func jsonPath(field string) string {
+	parts := strings.Split(field, ".")
+	for len(parts) > 1 && parts[0] != "" && unicode.IsUpper(rune(parts[0][0])) {
+		parts = parts[1:]
+	}
+	return strings.Join(parts, ".")
 }
 
 func jsonKind(goKind string) string {

@@ -13,13 +13,20 @@ import (
 	"testing"
 
 	"github.com/docspub/platform/libs/apierr"
+	"github.com/docspub/platform/libs/apitest"
 	"github.com/docspub/platform/libs/httpx"
 	"github.com/docspub/platform/libs/logx"
 	"github.com/gin-gonic/gin"
 	"github.com/google/go-cmp/cmp"
 )
 
+// Extra is embedded: its fields sit at the top of the JSON object.
+type Extra struct {
+	Labels []string `json:"labels,omitempty"`
+}
+
 type thing struct {
+	Extra
 	Title  string `json:"title"`
 	Count  int    `json:"count"`
 	Tags   []string
@@ -87,16 +94,8 @@ func newEngine(t *testing.T, ready ...httpx.Check) (*gin.Engine, *syncBuffer) {
 }
 
 func do(e http.Handler, method, path, body string) *httptest.ResponseRecorder {
-	var r io.Reader
-	if body != "" {
-		r = strings.NewReader(body)
-	}
-	req := httptest.NewRequest(method, path, r)
-	if body != "" {
-		req.Header.Set("Content-Type", "application/json")
-	}
 	w := httptest.NewRecorder()
-	e.ServeHTTP(w, req)
+	e.ServeHTTP(w, apitest.NewRequest(method, path, body))
 	return w
 }
 
@@ -118,6 +117,7 @@ func TestEngine(t *testing.T) {
 		{"wrong type", "POST", "/things", `{"title":5}`, 400, `{"error":{"code":400,"message":"title: must be a string"}}`},
 		{"wrong type number", "POST", "/things", `{"count":"two"}`, 400, `{"error":{"code":400,"message":"count: must be a number"}}`},
 		{"wrong type array", "POST", "/things", `{"Tags":"x"}`, 400, `{"error":{"code":400,"message":"Tags: must be an array"}}`},
+		{"wrong type in an embedded struct", "POST", "/things", `{"labels":"x"}`, 400, `{"error":{"code":400,"message":"labels: must be an array"}}`},
 		{"wrong type nested", "POST", "/things", `{"nested":{"flag":"yes"}}`, 400, `{"error":{"code":400,"message":"nested.flag: must be a boolean"}}`},
 		{"wrong body type", "POST", "/things", `[1]`, 400, `{"error":{"code":400,"message":"body: must be an object"}}`},
 		{"no body", "POST", "/things", "", 400, `{"error":{"code":400,"message":"request body is required"}}`},

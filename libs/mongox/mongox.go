@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/docspub/platform/libs/apierr"
+	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 )
@@ -42,6 +43,22 @@ func Connect(ctx context.Context, uri string) (*mongo.Client, error) {
 type Index struct {
 	Collection string
 	Model      mongo.IndexModel
+}
+
+// Keys returns an ascending index of collection on the keys, in order.
+func Keys(collection string, keys ...string) Index {
+	d := bson.D{}
+	for _, k := range keys {
+		d = append(d, bson.E{Key: k, Value: 1})
+	}
+	return Index{Collection: collection, Model: mongo.IndexModel{Keys: d}}
+}
+
+// Unique returns a unique ascending index of collection on the keys, in order.
+func Unique(collection string, keys ...string) Index {
+	ix := Keys(collection, keys...)
+	ix.Model.Options = options.Index().SetUnique(true)
+	return ix
 }
 
 // EnsureIndexes creates the indexes (creating an existing one is a no-op).

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/docspub/platform/libs/apitest"
+	"github.com/docspub/platform/libs/paging"
 	"github.com/docspub/platform/services/content/internal/access"
 	"github.com/docspub/platform/services/content/internal/comment"
 	"github.com/docspub/platform/services/content/internal/commentmongo"
@@ -17,7 +19,7 @@ import (
 func TestCommentLifecycle(t *testing.T) {
 	e := newEnv(t)
 	b := e.ok("postCommentInSpace", cole, "POST", base, `{"body":{"markdown":"Typo in **step 2**"},"node":"n1","page":"pg1"}`)
-	c := decode[comment.View](t, b)
+	c := apitest.Decode[comment.View](t, b)
 	if c.ID == "" || c.Object != "comment" || c.Status != comment.StatusOpen || c.Replies != 0 || c.EditedAt != nil {
 		t.Errorf("posted comment = %+v", c)
 	}
@@ -46,14 +48,14 @@ func TestCommentLifecycle(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run("permissions of "+tc.user, func(t *testing.T) {
-			got := decode[comment.View](t, e.in(t).ok("getCommentInSpace", tc.user, "GET", base+"/"+c.ID+"?format=markdown", ""))
+			got := apitest.Decode[comment.View](t, e.in(t).ok("getCommentInSpace", tc.user, "GET", base+"/"+c.ID+"?format=markdown", ""))
 			if got.Permissions != tc.want {
 				t.Errorf("permissions = %+v, want %+v", got.Permissions, tc.want)
 			}
 		})
 	}
 
-	l := decode[list[comment.View]](t, e.ok("listCommentsInSpace", rex, "GET", base+"?format=document", ""))
+	l := apitest.Decode[paging.List[comment.View]](t, e.ok("listCommentsInSpace", rex, "GET", base+"?format=document", ""))
 	if l.Count != 1 || len(l.Items) != 1 || l.Items[0].ID != c.ID || l.Next != nil {
 		t.Errorf("list = %+v", l)
 	}
@@ -71,12 +73,12 @@ func TestCommentLifecycle(t *testing.T) {
 
 	// An admin deletes another's comment.
 	e.ok("deleteCommentInSpace", ada, "DELETE", base+"/"+c.ID, "")
-	e.run([]row{
-		{name: "deleted comment is gone", user: cole, method: "GET", path: base + "/" + c.ID, want: 404, field: "comment"},
-		{name: "deleted comment cannot change", user: cole, method: "PUT", path: base + "/" + c.ID, body: `{"resolved":true}`, want: 404},
-		{name: "deleted comment cannot be deleted again", user: cole, method: "DELETE", path: base + "/" + c.ID, want: 404},
+	e.api.Run(e.t, as, []row{
+		{Name: "deleted comment is gone", User: cole, Method: "GET", Path: base + "/" + c.ID, Want: 404, Field: "comment"},
+		{Name: "deleted comment cannot change", User: cole, Method: "PUT", Path: base + "/" + c.ID, Body: `{"resolved":true}`, Want: 404},
+		{Name: "deleted comment cannot be deleted again", User: cole, Method: "DELETE", Path: base + "/" + c.ID, Want: 404},
 	})
-	if l := decode[list[comment.View]](t, e.ok("listCommentsInSpace", rex, "GET", base, "")); l.Count != 0 || len(l.Items) != 0 {
+	if l := apitest.Decode[paging.List[comment.View]](t, e.ok("listCommentsInSpace", rex, "GET", base, "")); l.Count != 0 || len(l.Items) != 0 {
 		t.Errorf("list after delete = %+v", l)
 	}
 
@@ -91,7 +93,7 @@ func TestCommentLifecycle(t *testing.T) {
 			t.Errorf("event %s: subject %s, organization %s, data %s", ev.Type, ev.Subject, ev.Organization, ev.Data)
 		}
 	}
-	if data := decode[comment.View](t, evs[1].Data); data.Body.Markdown != "Typo in step 3" {
+	if data := apitest.Decode[comment.View](t, evs[1].Data); data.Body.Markdown != "Typo in step 3" {
 		t.Errorf("comment.updated carries body %q", data.Body.Markdown)
 	}
 }
@@ -100,21 +102,21 @@ func TestCommentAuthorRules(t *testing.T) {
 	e := newEnv(t)
 	c := e.post(cole, "mine")
 	path := base + "/" + c.ID
-	e.run([]row{
-		{name: "read member posts", user: rex, method: "POST", path: base, body: `{"body":{"markdown":"hi"}}`, want: 403},
-		{name: "read member resolves", user: rex, method: "PUT", path: path, body: `{"resolved":true}`, want: 403},
-		{name: "read member reacts", user: rex, method: "PUT", path: path, body: `{"addedReactions":["👍"]}`, want: 403},
-		{name: "non-author edits the body", user: eve, method: "PUT", path: path, body: `{"body":{"markdown":"theirs"}}`, want: 403},
-		{name: "admin edits another's body", user: ada, method: "PUT", path: path, body: `{"body":{"markdown":"theirs"}}`, want: 403},
-		{name: "non-author deletes", user: eve, method: "DELETE", path: path, want: 403},
-		{name: "outsider lists", user: oz, method: "GET", path: base, want: 404},
-		{name: "outsider posts", user: oz, method: "POST", path: base, body: `{"body":{"markdown":"hi"}}`, want: 404},
-		{name: "outsider reads", user: oz, method: "GET", path: path, want: 404},
-		{name: "other space", user: cole, method: "GET", path: "/v1/spaces/sp2/comments/" + c.ID, want: 404},
-		{name: "comment of another thread", user: cole, method: "GET", path: "/v1/spaces/" + space + "/change-requests/cr1/comments/" + c.ID, want: 404},
-		{name: "unknown comment", user: cole, method: "GET", path: base + "/nope", want: 404, field: "comment"},
-		{name: "update unknown", user: cole, method: "PUT", path: base + "/nope", body: `{"resolved":true}`, want: 404},
-		{name: "delete unknown", user: ada, method: "DELETE", path: base + "/nope", want: 404},
+	e.api.Run(e.t, as, []row{
+		{Name: "read member posts", User: rex, Method: "POST", Path: base, Body: `{"body":{"markdown":"hi"}}`, Want: 403},
+		{Name: "read member resolves", User: rex, Method: "PUT", Path: path, Body: `{"resolved":true}`, Want: 403},
+		{Name: "read member reacts", User: rex, Method: "PUT", Path: path, Body: `{"addedReactions":["👍"]}`, Want: 403},
+		{Name: "non-author edits the body", User: eve, Method: "PUT", Path: path, Body: `{"body":{"markdown":"theirs"}}`, Want: 403},
+		{Name: "admin edits another's body", User: ada, Method: "PUT", Path: path, Body: `{"body":{"markdown":"theirs"}}`, Want: 403},
+		{Name: "non-author deletes", User: eve, Method: "DELETE", Path: path, Want: 403},
+		{Name: "outsider lists", User: oz, Method: "GET", Path: base, Want: 404},
+		{Name: "outsider posts", User: oz, Method: "POST", Path: base, Body: `{"body":{"markdown":"hi"}}`, Want: 404},
+		{Name: "outsider reads", User: oz, Method: "GET", Path: path, Want: 404},
+		{Name: "other space", User: cole, Method: "GET", Path: "/v1/spaces/sp2/comments/" + c.ID, Want: 404},
+		{Name: "comment of another thread", User: cole, Method: "GET", Path: "/v1/spaces/" + space + "/change-requests/cr1/comments/" + c.ID, Want: 404},
+		{Name: "unknown comment", User: cole, Method: "GET", Path: base + "/nope", Want: 404, Field: "comment"},
+		{Name: "update unknown", User: cole, Method: "PUT", Path: base + "/nope", Body: `{"resolved":true}`, Want: 404},
+		{Name: "delete unknown", User: ada, Method: "DELETE", Path: base + "/nope", Want: 404},
 	})
 	if got := e.get(cole, c.ID); got.Body.Markdown != "mine" || got.Status != comment.StatusOpen || len(got.Reactions) != 0 {
 		t.Errorf("refused requests changed the comment: %+v", got)
@@ -134,53 +136,53 @@ func TestCommentLimits(t *testing.T) {
 	for i := range comment.MaxAuthors + 1 {
 		authors = append(authors, fmt.Sprint("u", i))
 	}
-	e.run([]row{
-		{name: "no request body", user: cole, method: "POST", path: base, want: 400, field: "body"},
-		{name: "no body field", user: cole, method: "POST", path: base, body: `{}`, want: 400, field: "body"},
-		{name: "null body", user: cole, method: "POST", path: base, body: `{"body":null}`, want: 400, field: "body"},
-		{name: "empty body document", user: cole, method: "POST", path: base, body: `{"body":{}}`, want: 400, field: "body.markdown"},
-		{name: "blank markdown", user: cole, method: "POST", path: base, body: `{"body":{"markdown":" \n\t"}}`, want: 400, field: "body.markdown"},
-		{name: "markdown not a string", user: cole, method: "POST", path: base, body: `{"body":{"markdown":7}}`, want: 400, field: "body.markdown"},
-		{name: "body not an object", user: cole, method: "POST", path: base, body: `{"body":"hi"}`, want: 400, field: "body"},
-		{name: "JSON document body", user: cole, method: "POST", path: base, body: `{"body":{"document":{"object":"document","nodes":[]}}}`, want: 400, field: "body"},
-		{name: "markdown too long", user: cole, method: "POST", path: base, body: `{"body":{"markdown":"` + long + `"}}`, want: 400, field: "body.markdown"},
-		{name: "empty node", user: cole, method: "POST", path: base, body: `{"body":{"markdown":"hi"},"node":""}`, want: 400, field: "node"},
-		{name: "long node", user: cole, method: "POST", path: base, body: `{"body":{"markdown":"hi"},"node":"` + ids129 + `"}`, want: 400, field: "node"},
-		{name: "node not a string", user: cole, method: "POST", path: base, body: `{"body":{"markdown":"hi"},"node":1}`, want: 400, field: "node"},
-		{name: "empty page", user: cole, method: "POST", path: base, body: `{"body":{"markdown":"hi"},"page":" "}`, want: 400, field: "page"},
-		{name: "long page", user: cole, method: "POST", path: base, body: `{"body":{"markdown":"hi"},"page":"` + ids129 + `"}`, want: 400, field: "page"},
-		{name: "malformed JSON", user: cole, method: "POST", path: base, body: `{"body":`, want: 400},
+	e.api.Run(e.t, as, []row{
+		{Name: "no request body", User: cole, Method: "POST", Path: base, Want: 400, Field: "body"},
+		{Name: "no body field", User: cole, Method: "POST", Path: base, Body: `{}`, Want: 400, Field: "body"},
+		{Name: "null body", User: cole, Method: "POST", Path: base, Body: `{"body":null}`, Want: 400, Field: "body"},
+		{Name: "empty body document", User: cole, Method: "POST", Path: base, Body: `{"body":{}}`, Want: 400, Field: "body.markdown"},
+		{Name: "blank markdown", User: cole, Method: "POST", Path: base, Body: `{"body":{"markdown":" \n\t"}}`, Want: 400, Field: "body.markdown"},
+		{Name: "markdown not a string", User: cole, Method: "POST", Path: base, Body: `{"body":{"markdown":7}}`, Want: 400, Field: "body.markdown"},
+		{Name: "body not an object", User: cole, Method: "POST", Path: base, Body: `{"body":"hi"}`, Want: 400, Field: "body"},
+		{Name: "JSON document body", User: cole, Method: "POST", Path: base, Body: `{"body":{"document":{"object":"document","nodes":[]}}}`, Want: 400, Field: "body"},
+		{Name: "markdown too long", User: cole, Method: "POST", Path: base, Body: `{"body":{"markdown":"` + long + `"}}`, Want: 400, Field: "body.markdown"},
+		{Name: "empty node", User: cole, Method: "POST", Path: base, Body: `{"body":{"markdown":"hi"},"node":""}`, Want: 400, Field: "node"},
+		{Name: "long node", User: cole, Method: "POST", Path: base, Body: `{"body":{"markdown":"hi"},"node":"` + ids129 + `"}`, Want: 400, Field: "node"},
+		{Name: "node not a string", User: cole, Method: "POST", Path: base, Body: `{"body":{"markdown":"hi"},"node":1}`, Want: 400, Field: "node"},
+		{Name: "empty page", User: cole, Method: "POST", Path: base, Body: `{"body":{"markdown":"hi"},"page":" "}`, Want: 400, Field: "page"},
+		{Name: "long page", User: cole, Method: "POST", Path: base, Body: `{"body":{"markdown":"hi"},"page":"` + ids129 + `"}`, Want: 400, Field: "page"},
+		{Name: "malformed JSON", User: cole, Method: "POST", Path: base, Body: `{"body":`, Want: 400},
 
-		{name: "update without request body", user: cole, method: "PUT", path: path, want: 400, field: "body"},
-		{name: "update blank markdown", user: cole, method: "PUT", path: path, body: `{"body":{"markdown":""}}`, want: 400, field: "body.markdown"},
-		{name: "update markdown too long", user: cole, method: "PUT", path: path, body: `{"body":{"markdown":"` + long + `"}}`, want: 400, field: "body.markdown"},
-		{name: "resolved not a boolean", user: cole, method: "PUT", path: path, body: `{"resolved":"yes"}`, want: 400, field: "resolved"},
-		{name: "too many added reactions", user: cole, method: "PUT", path: path, body: `{"addedReactions":` + tooMany + `}`, want: 400, field: "addedReactions"},
-		{name: "too many removed reactions", user: cole, method: "PUT", path: path, body: `{"removedReactions":` + tooMany + `}`, want: 400, field: "removedReactions"},
-		{name: "empty emoji", user: cole, method: "PUT", path: path, body: `{"addedReactions":["👍",""]}`, want: 400, field: "addedReactions[1]"},
-		{name: "long emoji", user: cole, method: "PUT", path: path, body: `{"removedReactions":["` + strings.Repeat("x", comment.MaxEmoji+1) + `"]}`, want: 400, field: "removedReactions[0]"},
-		{name: "reactions not an array", user: cole, method: "PUT", path: path, body: `{"addedReactions":"👍"}`, want: 400, field: "addedReactions"},
-		{name: "emoji not a string", user: cole, method: "PUT", path: path, body: `{"addedReactions":[1]}`, want: 400, field: "addedReactions"},
-		{name: "emoji added and removed", user: cole, method: "PUT", path: path, body: `{"addedReactions":["👍"],"removedReactions":["👍"]}`, want: 400, field: "removedReactions"},
+		{Name: "update without request body", User: cole, Method: "PUT", Path: path, Want: 400, Field: "body"},
+		{Name: "update blank markdown", User: cole, Method: "PUT", Path: path, Body: `{"body":{"markdown":""}}`, Want: 400, Field: "body.markdown"},
+		{Name: "update markdown too long", User: cole, Method: "PUT", Path: path, Body: `{"body":{"markdown":"` + long + `"}}`, Want: 400, Field: "body.markdown"},
+		{Name: "resolved not a boolean", User: cole, Method: "PUT", Path: path, Body: `{"resolved":"yes"}`, Want: 400, Field: "resolved"},
+		{Name: "too many added reactions", User: cole, Method: "PUT", Path: path, Body: `{"addedReactions":` + tooMany + `}`, Want: 400, Field: "addedReactions"},
+		{Name: "too many removed reactions", User: cole, Method: "PUT", Path: path, Body: `{"removedReactions":` + tooMany + `}`, Want: 400, Field: "removedReactions"},
+		{Name: "empty emoji", User: cole, Method: "PUT", Path: path, Body: `{"addedReactions":["👍",""]}`, Want: 400, Field: "addedReactions[1]"},
+		{Name: "long emoji", User: cole, Method: "PUT", Path: path, Body: `{"removedReactions":["` + strings.Repeat("x", comment.MaxEmoji+1) + `"]}`, Want: 400, Field: "removedReactions[0]"},
+		{Name: "reactions not an array", User: cole, Method: "PUT", Path: path, Body: `{"addedReactions":"👍"}`, Want: 400, Field: "addedReactions"},
+		{Name: "emoji not a string", User: cole, Method: "PUT", Path: path, Body: `{"addedReactions":[1]}`, Want: 400, Field: "addedReactions"},
+		{Name: "emoji added and removed", User: cole, Method: "PUT", Path: path, Body: `{"addedReactions":["👍"],"removedReactions":["👍"]}`, Want: 400, Field: "removedReactions"},
 		// A request with one bad field changes nothing, even its good fields.
-		{name: "good resolve with bad body", user: cole, method: "PUT", path: path, body: `{"resolved":true,"body":{"markdown":""}}`, want: 400, field: "body.markdown"},
+		{Name: "good resolve with bad body", User: cole, Method: "PUT", Path: path, Body: `{"resolved":true,"body":{"markdown":""}}`, Want: 400, Field: "body.markdown"},
 
-		{name: "bad status", user: rex, method: "GET", path: base + "?status=closed", want: 400, field: "status"},
-		{name: "bad order", user: rex, method: "GET", path: base + "?order=up", want: 400, field: "order"},
-		{name: "bad format", user: rex, method: "GET", path: base + "?format=html", want: 400, field: "format"},
-		{name: "bad format on get", user: rex, method: "GET", path: path + "?format=html", want: 400, field: "format"},
-		{name: "limit above 1000", user: rex, method: "GET", path: base + "?limit=1001", want: 400, field: "limit"},
-		{name: "negative limit", user: rex, method: "GET", path: base + "?limit=-1", want: 400, field: "limit"},
-		{name: "bad page cursor", user: rex, method: "GET", path: base + "?page=zzz", want: 400, field: "page"},
-		{name: "cursor of other keys", user: rex, method: "GET", path: base + "?page=WyJhIl0", want: 400, field: "page"},
-		{name: "too many authors", user: rex, method: "GET", path: base + "?authors=" + strings.Join(authors, ","), want: 400, field: "authors"},
-		{name: "long targetPage", user: rex, method: "GET", path: base + "?targetPage=" + ids129, want: 400, field: "targetPage"},
+		{Name: "bad status", User: rex, Method: "GET", Path: base + "?status=closed", Want: 400, Field: "status"},
+		{Name: "bad order", User: rex, Method: "GET", Path: base + "?order=up", Want: 400, Field: "order"},
+		{Name: "bad format", User: rex, Method: "GET", Path: base + "?format=html", Want: 400, Field: "format"},
+		{Name: "bad format on get", User: rex, Method: "GET", Path: path + "?format=html", Want: 400, Field: "format"},
+		{Name: "limit above 1000", User: rex, Method: "GET", Path: base + "?limit=1001", Want: 400, Field: "limit"},
+		{Name: "negative limit", User: rex, Method: "GET", Path: base + "?limit=-1", Want: 400, Field: "limit"},
+		{Name: "bad page cursor", User: rex, Method: "GET", Path: base + "?page=zzz", Want: 400, Field: "page"},
+		{Name: "cursor of other keys", User: rex, Method: "GET", Path: base + "?page=WyJhIl0", Want: 400, Field: "page"},
+		{Name: "too many authors", User: rex, Method: "GET", Path: base + "?authors=" + strings.Join(authors, ","), Want: 400, Field: "authors"},
+		{Name: "long targetPage", User: rex, Method: "GET", Path: base + "?targetPage=" + ids129, Want: 400, Field: "targetPage"},
 	})
 	got := e.get(cole, c.ID)
 	if got.Status != comment.StatusOpen || got.Body.Markdown != "limits" || len(got.Reactions) != 0 {
 		t.Errorf("refused requests changed the comment: %+v", got)
 	}
-	if l := decode[list[comment.View]](t, e.ok("listCommentsInSpace", rex, "GET", base, "")); l.Count != 1 {
+	if l := apitest.Decode[paging.List[comment.View]](t, e.ok("listCommentsInSpace", rex, "GET", base, "")); l.Count != 1 {
 		t.Errorf("refused posts stored comments: count %d", l.Count)
 	}
 	// The limits themselves are allowed.
@@ -269,7 +271,7 @@ func TestResolve(t *testing.T) {
 
 	ids := func(query string) []string {
 		t.Helper()
-		l := decode[list[comment.View]](t, e.ok("listCommentsInSpace", rex, "GET", base+query, ""))
+		l := apitest.Decode[paging.List[comment.View]](t, e.ok("listCommentsInSpace", rex, "GET", base+query, ""))
 		var out []string
 		for _, v := range l.Items {
 			out = append(out, v.ID)
@@ -340,7 +342,7 @@ func TestPaging(t *testing.T) {
 			if next != "" {
 				q += "&page=" + next
 			}
-			l := decode[list[comment.View]](t, e.ok("listCommentsInSpace", rex, "GET", q, ""))
+			l := apitest.Decode[paging.List[comment.View]](t, e.ok("listCommentsInSpace", rex, "GET", q, ""))
 			if l.Count != 7 {
 				t.Errorf("%s: count %d, want 7", q, l.Count)
 			}
@@ -389,11 +391,11 @@ func TestPaging(t *testing.T) {
 func TestFilters(t *testing.T) {
 	e := newEnv(t)
 	byCole := e.post(cole, "one")
-	byKim := decode[comment.View](t, e.ok("postCommentInSpace", kim, "POST", base, `{"body":{"markdown":"two"},"page":"pg1"}`))
-	byEve := decode[comment.View](t, e.ok("postCommentInSpace", eve, "POST", base, `{"body":{"markdown":"three"},"page":"pg1"}`))
+	byKim := apitest.Decode[comment.View](t, e.ok("postCommentInSpace", kim, "POST", base, `{"body":{"markdown":"two"},"page":"pg1"}`))
+	byEve := apitest.Decode[comment.View](t, e.ok("postCommentInSpace", eve, "POST", base, `{"body":{"markdown":"three"},"page":"pg1"}`))
 	e.update(ada, byEve.ID, `{"resolved":true}`)
 	// A change request's comments are another thread.
-	cr := decode[comment.View](t, e.ok("postCommentInChangeRequest", cole, "POST", "/v1/spaces/"+space+"/change-requests/cr1/comments", `{"body":{"markdown":"on the change"}}`))
+	cr := apitest.Decode[comment.View](t, e.ok("postCommentInChangeRequest", cole, "POST", "/v1/spaces/"+space+"/change-requests/cr1/comments", `{"body":{"markdown":"on the change"}}`))
 	if cr.Target.ChangeRequest != "cr1" || cr.Target.Revision != crRev || cr.URLs.Location != public+"/v1/spaces/"+space+"/change-requests/cr1/comments/"+cr.ID {
 		t.Errorf("change request comment = %+v", cr)
 	}
@@ -416,7 +418,7 @@ func TestFilters(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			l := decode[list[comment.View]](t, e.in(t).ok("listCommentsInSpace", rex, "GET", base+tc.query+sep(tc.query)+"order=asc", ""))
+			l := apitest.Decode[paging.List[comment.View]](t, e.in(t).ok("listCommentsInSpace", rex, "GET", base+tc.query+sep(tc.query)+"order=asc", ""))
 			var got []string
 			for _, v := range l.Items {
 				got = append(got, v.ID)
@@ -426,7 +428,7 @@ func TestFilters(t *testing.T) {
 			}
 		})
 	}
-	l := decode[list[comment.View]](t, e.ok("listCommentsInChangeRequest", rex, "GET", "/v1/spaces/"+space+"/change-requests/cr1/comments", ""))
+	l := apitest.Decode[paging.List[comment.View]](t, e.ok("listCommentsInChangeRequest", rex, "GET", "/v1/spaces/"+space+"/change-requests/cr1/comments", ""))
 	if l.Count != 1 || l.Items[0].ID != cr.ID {
 		t.Errorf("change request comments = %+v", l)
 	}
@@ -442,8 +444,8 @@ func sep(query string) string {
 // A refused update status is what the gate says, before any body is read.
 func TestGateFirst(t *testing.T) {
 	e := newEnv(t)
-	e.run([]row{
-		{name: "outsider with a bad body", user: oz, method: "POST", path: base, body: `{}`, want: http.StatusNotFound},
-		{name: "reader with a bad body", user: rex, method: "POST", path: base, body: `{}`, want: http.StatusForbidden},
+	e.api.Run(e.t, as, []row{
+		{Name: "outsider with a bad body", User: oz, Method: "POST", Path: base, Body: `{}`, Want: http.StatusNotFound},
+		{Name: "reader with a bad body", User: rex, Method: "POST", Path: base, Body: `{}`, Want: http.StatusForbidden},
 	})
 }

@@ -40,6 +40,31 @@ func (h *handlers) enter(c *gin.Context, a access.Action) (access.Grant, comment
 	return g, t, true
 }
 
+// A check reads and validates part of a request before the handler's work.
+type check func(*gin.Context) error
+
+// answer lets the caller into the thread for an action, runs the checks in
+// order and answers 200 with what do returns; the first failure is answered
+// instead. Checks run before do, so do sees what they read.
+func (h *handlers) answer(c *gin.Context, a access.Action, do func(access.Grant, comment.Thread) (any, error), checks ...check) {
+	g, t, ok := h.enter(c, a)
+	if !ok {
+		return
+	}
+	for _, check := range checks {
+		if err := check(c); err != nil {
+			httpx.Error(c, err)
+			return
+		}
+	}
+	v, err := do(g, t)
+	if err != nil {
+		httpx.Error(c, err)
+		return
+	}
+	c.JSON(http.StatusOK, v)
+}
+
 // format checks the format query; every body renders as markdown, which
 // both formats accept.
 func format(c *gin.Context) error {
@@ -47,23 +72,48 @@ func format(c *gin.Context) error {
 	return err
 }
 
-// page reads the paging query into a keyset page that fetches one item
-// more than it shows, so that paging.Build knows whether a next page exists.
-func page(c *gin.Context) (paging.Params, comment.Page, error) {
-	p, err := paging.FromQuery(c)
-	if err != nil {
-		return p, comment.Page{}, err
+// body returns a check that decodes the required JSON body into v.
+func body(v any) check {
+	return func(c *gin.Context) error { return httpx.BindJSON(c, v) }
+}
+
+// enum returns a check that reads the query name into dst: def when absent,
+// else one of allowed.
+func enum(dst *string, name, def string, allowed ...string) check {
+	return func(c *gin.Context) (err error) {
+		*dst, err = httpx.QueryEnum(c, name, def, allowed...)
+		return err
 	}
-	kp := comment.Page{Limit: p.Limit + 1}
-	if p.Page != "" {
+}
+
+// page returns a check that reads the paging query into p and a keyset page
+// kp that fetches one item more than it shows, so that paging.Build knows
+// whether a next page exists.
+func page(p *paging.Params, kp *comment.Page) check {
+	return func(c *gin.Context) (err error) {
+		if *p, err = paging.FromQuery(c); err != nil {
+			return err
+		}
+		*kp = comment.Page{Limit: p.Limit + 1}
+		if p.Page == "" {
+			return nil
+		}
 		if err := p.Keys(&kp.AfterPostedAt, &kp.AfterID); err != nil {
-			return p, kp, err
+			return err
 		}
 		if kp.AfterID == "" {
-			return p, kp, apierr.Invalid("page", "is not a valid page cursor")
+			return apierr.Invalid("page", "is not a valid page cursor")
 		}
+		return nil
 	}
-	return p, kp, nil
+}
+
+// pageOf turns a fetched list (or its error) into the page p asked for.
+func pageOf[V any](l comment.List[V], err error, p paging.Params, cursor func(V) string) (any, error) {
+	if err != nil {
+		return nil, err
+	}
+	return paging.Build(l.Items, p, l.Count, cursor), nil
 }
 
 // authors reads the authors filter: repeated (authors=a&authors=b) and
@@ -81,78 +131,37 @@ func authors(c *gin.Context) []string {
 }
 
 func (h *handlers) list(c *gin.Context) {
-	g, t, ok := h.enter(c, access.View)
-	if !ok {
-		return
-	}
-	p, kp, err := page(c)
-	if err != nil {
-		httpx.Error(c, err)
-		return
-	}
-	order, err := httpx.QueryEnum(c, "order", "desc", "asc", "desc")
-	if err != nil {
-		httpx.Error(c, err)
-		return
-	}
-	status, err := httpx.QueryEnum(c, "status", "all", "all", "open", "resolved")
-	if err != nil {
-		httpx.Error(c, err)
-		return
-	}
-	if err := format(c); err != nil {
-		httpx.Error(c, err)
-		return
-	}
-	f := comment.Filter{TargetPage: c.Query("targetPage"), Authors: authors(c), Desc: order == "desc"}
-	if status != "all" {
-		f.Status = comment.Status(status)
-	}
-	l, err := h.svc.List(c.Request.Context(), g, t, f, kp)
-	if err != nil {
-		httpx.Error(c, err)
-		return
-	}
-	c.JSON(http.StatusOK, paging.Build(l.Items, p, l.Count, func(v comment.View) string { return paging.Cursor(v.PostedAt, v.ID) }))
+	var p paging.Params
+	var kp comment.Page
+	var order, status string
+	h.answer(c, access.View, func(g access.Grant, t comment.Thread) (any, error) {
+		f := comment.Filter{TargetPage: c.Query("targetPage"), Authors: authors(c), Desc: order == "desc"}
+		if status != "all" {
+			f.Status = comment.Status(status)
+		}
+		l, err := h.svc.List(c.Request.Context(), g, t, f, kp)
+		return pageOf(l, err, p, func(v comment.View) string { return paging.Cursor(v.PostedAt, v.ID) })
+	}, page(&p, &kp), enum(&order, "order", "desc", "asc", "desc"), enum(&status, "status", "all", "all", "open", "resolved"), format)
 }
 
 func (h *handlers) post(c *gin.Context) {
-	g, t, ok := h.enter(c, access.Comment)
-	if !ok {
-		return
-	}
 	var in comment.PostInput
-	if !bind(c, &in) {
-		return
-	}
-	v, err := h.svc.Post(c.Request.Context(), g, t, in)
-	reply(c, v, err)
+	h.answer(c, access.Comment, func(g access.Grant, t comment.Thread) (any, error) {
+		return h.svc.Post(c.Request.Context(), g, t, in)
+	}, body(&in))
 }
 
 func (h *handlers) get(c *gin.Context) {
-	g, t, ok := h.enter(c, access.View)
-	if !ok {
-		return
-	}
-	if err := format(c); err != nil {
-		httpx.Error(c, err)
-		return
-	}
-	v, err := h.svc.Get(c.Request.Context(), g, t, c.Param("commentId"))
-	reply(c, v, err)
+	h.answer(c, access.View, func(g access.Grant, t comment.Thread) (any, error) {
+		return h.svc.Get(c.Request.Context(), g, t, c.Param("commentId"))
+	}, format)
 }
 
 func (h *handlers) update(c *gin.Context) {
-	g, t, ok := h.enter(c, access.Comment)
-	if !ok {
-		return
-	}
 	var in comment.Update
-	if !bind(c, &in) {
-		return
-	}
-	v, err := h.svc.Update(c.Request.Context(), g, t, c.Param("commentId"), in)
-	reply(c, v, err)
+	h.answer(c, access.Comment, func(g access.Grant, t comment.Thread) (any, error) {
+		return h.svc.Update(c.Request.Context(), g, t, c.Param("commentId"), in)
+	}, body(&in))
 }
 
 func (h *handlers) delete(c *gin.Context) {
@@ -168,84 +177,30 @@ func (h *handlers) delete(c *gin.Context) {
 }
 
 func (h *handlers) listReplies(c *gin.Context) {
-	g, t, ok := h.enter(c, access.View)
-	if !ok {
-		return
-	}
-	p, kp, err := page(c)
-	if err != nil {
-		httpx.Error(c, err)
-		return
-	}
-	if err := format(c); err != nil {
-		httpx.Error(c, err)
-		return
-	}
-	l, err := h.svc.ListReplies(c.Request.Context(), g, t, c.Param("commentId"), kp)
-	if err != nil {
-		httpx.Error(c, err)
-		return
-	}
-	c.JSON(http.StatusOK, paging.Build(l.Items, p, l.Count, func(v comment.ReplyView) string { return paging.Cursor(v.PostedAt, v.ID) }))
+	var p paging.Params
+	var kp comment.Page
+	h.answer(c, access.View, func(g access.Grant, t comment.Thread) (any, error) {
+		l, err := h.svc.ListReplies(c.Request.Context(), g, t, c.Param("commentId"), kp)
+		return pageOf(l, err, p, func(v comment.ReplyView) string { return paging.Cursor(v.PostedAt, v.ID) })
+	}, page(&p, &kp), format)
 }
 
 func (h *handlers) postReply(c *gin.Context) {
-	g, t, ok := h.enter(c, access.Comment)
-	if !ok {
-		return
-	}
-	if err := format(c); err != nil {
-		httpx.Error(c, err)
-		return
-	}
 	var in comment.ReplyInput
-	if !bind(c, &in) {
-		return
-	}
-	v, err := h.svc.PostReply(c.Request.Context(), g, t, c.Param("commentId"), in)
-	reply(c, v, err)
+	h.answer(c, access.Comment, func(g access.Grant, t comment.Thread) (any, error) {
+		return h.svc.PostReply(c.Request.Context(), g, t, c.Param("commentId"), in)
+	}, format, body(&in))
 }
 
 func (h *handlers) getReply(c *gin.Context) {
-	g, t, ok := h.enter(c, access.View)
-	if !ok {
-		return
-	}
-	if err := format(c); err != nil {
-		httpx.Error(c, err)
-		return
-	}
-	v, err := h.svc.GetReply(c.Request.Context(), g, t, c.Param("commentId"), c.Param("commentReplyId"))
-	reply(c, v, err)
+	h.answer(c, access.View, func(g access.Grant, t comment.Thread) (any, error) {
+		return h.svc.GetReply(c.Request.Context(), g, t, c.Param("commentId"), c.Param("commentReplyId"))
+	}, format)
 }
 
 func (h *handlers) updateReply(c *gin.Context) {
-	g, t, ok := h.enter(c, access.Comment)
-	if !ok {
-		return
-	}
 	var in comment.ReplyUpdate
-	if !bind(c, &in) {
-		return
-	}
-	v, err := h.svc.UpdateReply(c.Request.Context(), g, t, c.Param("commentId"), c.Param("commentReplyId"), in)
-	reply(c, v, err)
-}
-
-// bind decodes the required JSON body.
-func bind(c *gin.Context, v any) bool {
-	if err := httpx.BindJSON(c, v); err != nil {
-		httpx.Error(c, err)
-		return false
-	}
-	return true
-}
-
-// reply answers 200 with v, or the error.
-func reply(c *gin.Context, v any, err error) {
-	if err != nil {
-		httpx.Error(c, err)
-		return
-	}
-	c.JSON(http.StatusOK, v)
+	h.answer(c, access.Comment, func(g access.Grant, t comment.Thread) (any, error) {
+		return h.svc.UpdateReply(c.Request.Context(), g, t, c.Param("commentId"), c.Param("commentReplyId"), in)
+	}, body(&in))
 }

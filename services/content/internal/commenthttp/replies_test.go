@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/docspub/platform/libs/apitest"
+	"github.com/docspub/platform/libs/paging"
 	"github.com/docspub/platform/services/content/internal/access"
 	"github.com/docspub/platform/services/content/internal/comment"
 	"github.com/docspub/platform/services/content/internal/commentmongo"
@@ -20,7 +22,7 @@ import (
 func (e *env) reply(user, commentID, markdown string) comment.ReplyView {
 	e.t.Helper()
 	body, _ := json.Marshal(map[string]any{"body": map[string]string{"markdown": markdown}})
-	return decode[comment.ReplyView](e.t, e.ok("postCommentReplyInSpace", user, "POST", base+"/"+commentID+"/replies", string(body)))
+	return apitest.Decode[comment.ReplyView](e.t, e.ok("postCommentReplyInSpace", user, "POST", base+"/"+commentID+"/replies", string(body)))
 }
 
 type replier struct {
@@ -64,7 +66,7 @@ func TestReplies(t *testing.T) {
 	if diff := cmp.Diff(repliers(got), want); diff != "" {
 		t.Errorf("repliers (-got +want):\n%s", diff)
 	}
-	if l := decode[list[comment.View]](t, e.ok("listCommentsInSpace", rex, "GET", base, "")); l.Items[0].Replies != 3 || len(l.Items[0].Repliers) != 2 {
+	if l := apitest.Decode[paging.List[comment.View]](t, e.ok("listCommentsInSpace", rex, "GET", base, "")); l.Items[0].Replies != 3 || len(l.Items[0].Repliers) != 2 {
 		t.Errorf("listed comment: replies %d, repliers %d", l.Items[0].Replies, len(l.Items[0].Repliers))
 	}
 
@@ -76,7 +78,7 @@ func TestReplies(t *testing.T) {
 		if next != "" {
 			q += "&page=" + next
 		}
-		l := decode[list[comment.ReplyView]](t, e.ok("listCommentRepliesInSpace", rex, "GET", q, ""))
+		l := apitest.Decode[paging.List[comment.ReplyView]](t, e.ok("listCommentRepliesInSpace", rex, "GET", q, ""))
 		if l.Count != 3 {
 			t.Errorf("count %d, want 3", l.Count)
 		}
@@ -92,21 +94,21 @@ func TestReplies(t *testing.T) {
 		t.Errorf("reply ids (-got +want):\n%s", diff)
 	}
 
-	g := decode[comment.ReplyView](t, e.ok("getCommentReplyInSpace", rex, "GET", replies+"/"+r2.ID+"?format=document", ""))
+	g := apitest.Decode[comment.ReplyView](t, e.ok("getCommentReplyInSpace", rex, "GET", replies+"/"+r2.ID+"?format=document", ""))
 	if g.ID != r2.ID || g.Permissions.Edit || g.Permissions.Reply {
 		t.Errorf("reply as a reader = %+v", g)
 	}
 
-	edited := decode[comment.ReplyView](t, e.ok("updateCommentReplyInSpace", kim, "PUT", replies+"/"+r1.ID, `{"body":{"markdown":"answer 1, better"}}`))
+	edited := apitest.Decode[comment.ReplyView](t, e.ok("updateCommentReplyInSpace", kim, "PUT", replies+"/"+r1.ID, `{"body":{"markdown":"answer 1, better"}}`))
 	if edited.Body.Markdown != "answer 1, better" || edited.EditedAt == nil {
 		t.Errorf("edited reply = %+v", edited)
 	}
 	e.ok("updateCommentReplyInSpace", cole, "PUT", replies+"/"+r1.ID, `{"addedReactions":["👍"]}`)
-	reacted := decode[comment.ReplyView](t, e.ok("updateCommentReplyInSpace", eve, "PUT", replies+"/"+r1.ID, `{"addedReactions":["👍"]}`))
+	reacted := apitest.Decode[comment.ReplyView](t, e.ok("updateCommentReplyInSpace", eve, "PUT", replies+"/"+r1.ID, `{"addedReactions":["👍"]}`))
 	if len(reacted.Reactions) != 1 || reacted.Reactions[0].Count != 2 || len(reacted.Reactions[0].Users) != 2 {
 		t.Errorf("reply reactions = %+v", reacted.Reactions)
 	}
-	unreacted := decode[comment.ReplyView](t, e.ok("updateCommentReplyInSpace", cole, "PUT", replies+"/"+r1.ID, `{"removedReactions":["👍"]}`))
+	unreacted := apitest.Decode[comment.ReplyView](t, e.ok("updateCommentReplyInSpace", cole, "PUT", replies+"/"+r1.ID, `{"removedReactions":["👍"]}`))
 	if len(unreacted.Reactions) != 1 || unreacted.Reactions[0].Count != 1 || unreacted.Reactions[0].Users[0].User.ID != eve {
 		t.Errorf("reply reactions after removal = %+v", unreacted.Reactions)
 	}
@@ -118,31 +120,31 @@ func TestReplies(t *testing.T) {
 		t.Errorf("reply event = %+v", ev)
 	}
 
-	e.run([]row{
-		{name: "read member replies", user: rex, method: "POST", path: replies, body: `{"body":{"markdown":"me too"}}`, want: 403},
-		{name: "read member reacts to a reply", user: rex, method: "PUT", path: replies + "/" + r1.ID, body: `{"addedReactions":["👍"]}`, want: 403},
-		{name: "non-author edits a reply", user: cole, method: "PUT", path: replies + "/" + r1.ID, body: `{"body":{"markdown":"mine now"}}`, want: 403},
-		{name: "reply without body", user: kim, method: "POST", path: replies, body: `{}`, want: 400, field: "body"},
-		{name: "reply without request body", user: kim, method: "POST", path: replies, want: 400, field: "body"},
-		{name: "reply blank markdown", user: kim, method: "POST", path: replies, body: `{"body":{"markdown":"  "}}`, want: 400, field: "body.markdown"},
-		{name: "reply markdown too long", user: kim, method: "POST", path: replies, body: `{"body":{"markdown":"` + strings.Repeat("x", comment.MaxMarkdown+1) + `"}}`, want: 400, field: "body.markdown"},
-		{name: "reply bad format", user: kim, method: "POST", path: replies + "?format=pdf", body: `{"body":{"markdown":"x"}}`, want: 400, field: "format"},
-		{name: "reply update blank markdown", user: kim, method: "PUT", path: replies + "/" + r1.ID, body: `{"body":{"markdown":""}}`, want: 400, field: "body.markdown"},
-		{name: "reply update long emoji", user: kim, method: "PUT", path: replies + "/" + r1.ID, body: `{"addedReactions":["` + strings.Repeat("x", comment.MaxEmoji+1) + `"]}`, want: 400, field: "addedReactions[0]"},
-		{name: "reply list bad limit", user: kim, method: "GET", path: replies + "?limit=x", want: 400, field: "limit"},
-		{name: "reply list bad cursor", user: kim, method: "GET", path: replies + "?page=%21", want: 400, field: "page"},
-		{name: "reply to unknown comment", user: kim, method: "POST", path: base + "/nope/replies", body: `{"body":{"markdown":"x"}}`, want: 404},
-		{name: "replies of unknown comment", user: kim, method: "GET", path: base + "/nope/replies", want: 404},
-		{name: "unknown reply", user: kim, method: "GET", path: replies + "/nope", want: 404, field: "reply"},
-		{name: "reply under another comment", user: kim, method: "GET", path: base + "/" + e.post(cole, "other").ID + "/replies/" + r1.ID, want: 404},
-		{name: "outsider reads a reply", user: oz, method: "GET", path: replies + "/" + r1.ID, want: 404},
+	e.api.Run(e.t, as, []row{
+		{Name: "read member replies", User: rex, Method: "POST", Path: replies, Body: `{"body":{"markdown":"me too"}}`, Want: 403},
+		{Name: "read member reacts to a reply", User: rex, Method: "PUT", Path: replies + "/" + r1.ID, Body: `{"addedReactions":["👍"]}`, Want: 403},
+		{Name: "non-author edits a reply", User: cole, Method: "PUT", Path: replies + "/" + r1.ID, Body: `{"body":{"markdown":"mine now"}}`, Want: 403},
+		{Name: "reply without body", User: kim, Method: "POST", Path: replies, Body: `{}`, Want: 400, Field: "body"},
+		{Name: "reply without request body", User: kim, Method: "POST", Path: replies, Want: 400, Field: "body"},
+		{Name: "reply blank markdown", User: kim, Method: "POST", Path: replies, Body: `{"body":{"markdown":"  "}}`, Want: 400, Field: "body.markdown"},
+		{Name: "reply markdown too long", User: kim, Method: "POST", Path: replies, Body: `{"body":{"markdown":"` + strings.Repeat("x", comment.MaxMarkdown+1) + `"}}`, Want: 400, Field: "body.markdown"},
+		{Name: "reply bad format", User: kim, Method: "POST", Path: replies + "?format=pdf", Body: `{"body":{"markdown":"x"}}`, Want: 400, Field: "format"},
+		{Name: "reply update blank markdown", User: kim, Method: "PUT", Path: replies + "/" + r1.ID, Body: `{"body":{"markdown":""}}`, Want: 400, Field: "body.markdown"},
+		{Name: "reply update long emoji", User: kim, Method: "PUT", Path: replies + "/" + r1.ID, Body: `{"addedReactions":["` + strings.Repeat("x", comment.MaxEmoji+1) + `"]}`, Want: 400, Field: "addedReactions[0]"},
+		{Name: "reply list bad limit", User: kim, Method: "GET", Path: replies + "?limit=x", Want: 400, Field: "limit"},
+		{Name: "reply list bad cursor", User: kim, Method: "GET", Path: replies + "?page=%21", Want: 400, Field: "page"},
+		{Name: "reply to unknown comment", User: kim, Method: "POST", Path: base + "/nope/replies", Body: `{"body":{"markdown":"x"}}`, Want: 404},
+		{Name: "replies of unknown comment", User: kim, Method: "GET", Path: base + "/nope/replies", Want: 404},
+		{Name: "unknown reply", User: kim, Method: "GET", Path: replies + "/nope", Want: 404, Field: "reply"},
+		{Name: "reply under another comment", User: kim, Method: "GET", Path: base + "/" + e.post(cole, "other").ID + "/replies/" + r1.ID, Want: 404},
+		{Name: "outsider reads a reply", User: oz, Method: "GET", Path: replies + "/" + r1.ID, Want: 404},
 	})
 
 	// Deleting the comment deletes its replies.
 	e.ok("deleteCommentInSpace", cole, "DELETE", base+"/"+c.ID, "")
-	e.run([]row{
-		{name: "reply of a deleted comment", user: kim, method: "GET", path: replies + "/" + r1.ID, want: 404},
-		{name: "replies of a deleted comment", user: kim, method: "GET", path: replies, want: 404},
+	e.api.Run(e.t, as, []row{
+		{Name: "reply of a deleted comment", User: kim, Method: "GET", Path: replies + "/" + r1.ID, Want: 404},
+		{Name: "replies of a deleted comment", User: kim, Method: "GET", Path: replies, Want: 404},
 	})
 	if n, err := e.db.Collection(commentmongo.Replies).CountDocuments(context.Background(), bson.M{"comment": c.ID}); err != nil || n != 0 {
 		t.Errorf("%d replies left after deleting their comment (err %v)", n, err)
@@ -174,14 +176,14 @@ func TestConcurrentRepliesAndReactions(t *testing.T) {
 		wg.Add(2)
 		go func() {
 			defer wg.Done()
-			if status, b := e.as(user, "POST", base+"/"+c.ID+"/replies", `{"body":{"markdown":"+1"}}`); status != 200 {
-				t.Errorf("reply as %s: %d %s", user, status, b)
+			if r := e.api.Do(as(user), "POST", base+"/"+c.ID+"/replies", `{"body":{"markdown":"+1"}}`); r.Status != 200 {
+				t.Errorf("reply as %s: %d %s", user, r.Status, r.Body)
 			}
 		}()
 		go func() {
 			defer wg.Done()
-			if status, b := e.as(user, "PUT", base+"/"+c.ID, `{"addedReactions":["👀"]}`); status != 200 {
-				t.Errorf("react as %s: %d %s", user, status, b)
+			if r := e.api.Do(as(user), "PUT", base+"/"+c.ID, `{"addedReactions":["👀"]}`); r.Status != 200 {
+				t.Errorf("react as %s: %d %s", user, r.Status, r.Body)
 			}
 		}()
 	}

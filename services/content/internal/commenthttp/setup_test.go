@@ -4,14 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
-	"net/http/httptest"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/docspub/platform/libs/apierr"
-	"github.com/docspub/platform/libs/contracttest"
+	"github.com/docspub/platform/libs/apitest"
 	"github.com/docspub/platform/libs/httpx"
 	"github.com/docspub/platform/libs/internaltoken"
 	"github.com/docspub/platform/libs/kafkax"
@@ -33,7 +30,6 @@ import (
 func TestMain(m *testing.M) { mongotest.Main(m) }
 
 const (
-	secret = "0123456789abcdef0123456789abcdef-test"
 	org    = "org1"
 	space  = "sp1"
 	rev    = "rev1"
@@ -72,11 +68,10 @@ func (g gate) Enter(_ context.Context, c access.Caller, spaceID string, a access
 
 // env is the real engine over the real stores on a fresh database.
 type env struct {
-	t      *testing.T
-	db     *mongo.Database
-	engine *gin.Engine
-	signer *internaltoken.Signer
-	gate   gate
+	t    *testing.T
+	db   *mongo.Database
+	api  *apitest.Client
+	gate gate
 }
 
 func newEnv(t *testing.T) *env {
@@ -102,10 +97,7 @@ func newEnv(t *testing.T) *env {
 		g[user] = access.Grant{Organization: org, Space: space, Revision: rev, Level: level, User: user}
 	}
 	svc := comment.New(commentmongo.NewStore(db, mongox.NewDocLocks()), dir, urls)
-	signer, err := internaltoken.NewSigner(secret, time.Minute)
-	if err != nil {
-		t.Fatal(err)
-	}
+	signer := apitest.Signer(t)
 	e := httpx.NewEngine(logx.Discard(), "content")
 	v1 := e.Group("/v1", internaltoken.Require(signer))
 	commenthttp.Register(v1, svc, g)
@@ -116,7 +108,7 @@ func newEnv(t *testing.T) *env {
 			gr.Revision = crRev
 			return gr, comment.Thread{Space: gr.Space, ChangeRequest: c.Param("changeRequestId")}, nil
 		})
-	return &env{t: t, db: db, engine: e, signer: signer, gate: g}
+	return &env{t: t, db: db, api: apitest.New(t, e, signer), gate: g}
 }
 
 // in returns the env reporting to t (a subtest's).
@@ -126,115 +118,43 @@ func (e *env) in(t *testing.T) *env {
 	return &c
 }
 
-// as sends a request as a user and returns the status and body.
-func (e *env) as(user, method, path, body string) (int, []byte) {
-	e.t.Helper()
-	var r io.Reader
-	if body != "" {
-		r = strings.NewReader(body)
-	}
-	req := httptest.NewRequest(method, path, r)
-	if body != "" {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	tok, err := e.signer.Mint(internaltoken.Principal{UserID: user, Roles: map[string]string{org: "read"}})
-	if err != nil {
-		e.t.Error(err)
-		return 0, nil
-	}
-	req.Header.Set(internaltoken.Header, tok)
-	w := httptest.NewRecorder()
-	e.engine.ServeHTTP(w, req)
-	return w.Code, w.Body.Bytes()
+// as returns the principal of a user: a reader of the organization, whose
+// level on the space the gate knows.
+func as(user string) internaltoken.Principal {
+	return internaltoken.Principal{UserID: user, Roles: map[string]string{org: "read"}}
 }
 
 // ok sends a request that must succeed with the operation's success status
 // and validates the body against the contract operation.
 func (e *env) ok(op, user, method, path, body string) []byte {
 	e.t.Helper()
-	status, b := e.as(user, method, path, body)
 	want := 200
 	if method == "DELETE" {
 		want = 205
 	}
-	if status != want {
-		e.t.Fatalf("%s %s as %s: status %d, want %d: %s", method, path, user, status, want, b)
-	}
-	contracttest.ValidateOperation(e.t, op, status, b)
-	return b
+	return e.api.Expect(e.t, as(user), method, path, body, want, op).Body
 }
 
 // post posts a comment with markdown as user and returns it.
 func (e *env) post(user, markdown string) comment.View {
 	e.t.Helper()
 	body, _ := json.Marshal(map[string]any{"body": map[string]string{"markdown": markdown}})
-	return decode[comment.View](e.t, e.ok("postCommentInSpace", user, "POST", base, string(body)))
+	return apitest.Decode[comment.View](e.t, e.ok("postCommentInSpace", user, "POST", base, string(body)))
 }
 
 // update changes a comment as user and returns it.
 func (e *env) update(user, id, body string) comment.View {
 	e.t.Helper()
-	return decode[comment.View](e.t, e.ok("updateCommentInSpace", user, "PUT", base+"/"+id, body))
+	return apitest.Decode[comment.View](e.t, e.ok("updateCommentInSpace", user, "PUT", base+"/"+id, body))
 }
 
 func (e *env) get(user, id string) comment.View {
 	e.t.Helper()
-	return decode[comment.View](e.t, e.ok("getCommentInSpace", user, "GET", base+"/"+id, ""))
-}
-
-func decode[T any](t *testing.T, b []byte) T {
-	t.Helper()
-	var v T
-	if err := json.Unmarshal(b, &v); err != nil {
-		t.Fatalf("decode %s: %v", b, err)
-	}
-	return v
-}
-
-// errorMessage returns error.message of an error body.
-func errorMessage(t *testing.T, b []byte) string {
-	t.Helper()
-	var body apierr.Body
-	if err := json.Unmarshal(b, &body); err != nil || body.Error.Code == 0 {
-		t.Fatalf("not an error body: %s", b)
-	}
-	return body.Error.Message
-}
-
-type list[T any] struct {
-	Next *struct {
-		Page string `json:"page"`
-	} `json:"next"`
-	Count int `json:"count"`
-	Items []T `json:"items"`
+	return apitest.Decode[comment.View](e.t, e.ok("getCommentInSpace", user, "GET", base+"/"+id, ""))
 }
 
 // row is one failing request of a table test with its expected status.
-type row struct {
-	name   string
-	user   string
-	method string
-	path   string
-	body   string
-	want   int
-	// field, when set, must appear in the error message (400s name the field).
-	field string
-}
-
-func (e *env) run(rows []row) {
-	e.t.Helper()
-	for _, r := range rows {
-		e.t.Run(r.name, func(t *testing.T) {
-			got, b := e.in(t).as(r.user, r.method, r.path, r.body)
-			if got != r.want {
-				t.Fatalf("%s %s as %s: status %d, want %d: %s", r.method, r.path, r.user, got, r.want, b)
-			}
-			if msg := errorMessage(t, b); r.field != "" && !strings.Contains(msg, r.field) {
-				t.Fatalf("error %q does not name %q", msg, r.field)
-			}
-		})
-	}
-}
+type row = apitest.Row
 
 // events returns the events pending on a stored document.
 func (e *env) events(coll, id string) []kafkax.Event {

@@ -44,18 +44,11 @@ func Collections() []string { return []string{Comments, Replies} }
 
 // Indexes are the indexes the store and the space service's counter rely on.
 func Indexes() []mongox.Index {
-	ix := func(coll string, keys ...string) mongox.Index {
-		d := bson.D{}
-		for _, k := range keys {
-			d = append(d, bson.E{Key: k, Value: 1})
-		}
-		return mongox.Index{Collection: coll, Model: mongo.IndexModel{Keys: d}}
-	}
 	return []mongox.Index{
-		ix(Comments, "space", "changeRequest", "postedAt", "_id"),
-		ix(Comments, "space", "changeRequest", "status"),
-		ix(Replies, "comment", "postedAt", "_id"),
-		ix(Replies, "space"),
+		mongox.Keys(Comments, "space", "changeRequest", "postedAt", "_id"),
+		mongox.Keys(Comments, "space", "changeRequest", "status"),
+		mongox.Keys(Replies, "comment", "postedAt", "_id"),
+		mongox.Keys(Replies, "space"),
 	}
 }
 

@@ -5,12 +5,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
-	"net/http/httptest"
 	"net/url"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/docspub/platform/libs/apitest"
 	"github.com/docspub/platform/libs/kafkax"
 	"github.com/docspub/platform/services/content/internal/customfieldmongo"
 	"github.com/google/go-cmp/cmp"
@@ -50,12 +50,12 @@ func TestFieldLifecycle(t *testing.T) {
 
 	b := e.must(201, "admin", "POST", path,
 		`{"name":"tier","type":"select","title":"Tier","description":"Plan tier","placeholder":"Pick one","options":["free","pro"]}`)
-	got := slices.Sorted(maps.Keys(decode[map[string]json.RawMessage](t, b)))
+	got := slices.Sorted(maps.Keys(apitest.Decode[map[string]json.RawMessage](t, b)))
 	want := []string{"createdAt", "description", "id", "name", "options", "permissions", "placeholder", "title", "type", "updatedAt", "urls"}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("custom field keys (-want +got):\n%s", diff)
 	}
-	created := decode[fieldBody](t, b)
+	created := apitest.Decode[fieldBody](t, b)
 	if created.ID == "" || created.Name != "tier" || created.Type != "select" || created.Title != "Tier" ||
 		created.Description != "Plan tier" || created.Placeholder != "Pick one" || !cmp.Equal(created.Options, []string{"free", "pro"}) ||
 		created.CreatedAt == "" || created.UpdatedAt != created.CreatedAt {
@@ -76,32 +76,32 @@ func TestFieldLifecycle(t *testing.T) {
 		t.Fatal(err)
 	}
 	if len(doc.Outbox) != 1 || doc.Outbox[0].Type != "custom_field.created" || doc.Outbox[0].Organization != "o1" ||
-		doc.Outbox[0].Subject != created.ID || !cmp.Equal(decode[fieldBody](t, doc.Outbox[0].Data), created) {
+		doc.Outbox[0].Subject != created.ID || !cmp.Equal(apitest.Decode[fieldBody](t, doc.Outbox[0].Data), created) {
 		t.Errorf("outbox %+v", doc.Outbox)
 	}
 
-	read := decode[fieldBody](t, e.must(200, "reader", "GET", path+"/tier", ""))
+	read := apitest.Decode[fieldBody](t, e.must(200, "reader", "GET", path+"/tier", ""))
 	if read.ID != created.ID || !read.Permissions.View || read.Permissions.Edit {
 		t.Errorf("reader's view %+v", read)
 	}
-	l := decode[listBody](t, e.must(200, "reader", "GET", path, ""))
+	l := apitest.Decode[listBody](t, e.must(200, "reader", "GET", path, ""))
 	if l.Count != 1 || len(l.Items) != 1 || l.Items[0].ID != created.ID || l.Next != nil {
 		t.Errorf("list %+v", l)
 	}
 
-	upd := decode[fieldBody](t, e.must(200, "admin", "PATCH", path+"/tier", `{"title":"Plan","description":null,"options":["pro","team"]}`))
+	upd := apitest.Decode[fieldBody](t, e.must(200, "admin", "PATCH", path+"/tier", `{"title":"Plan","description":null,"options":["pro","team"]}`))
 	if upd.Title != "Plan" || upd.Description != "" || !cmp.Equal(upd.Options, []string{"pro", "team"}) ||
 		upd.Name != "tier" || upd.Placeholder != "Pick one" || upd.CreatedAt != created.CreatedAt {
 		t.Errorf("updated %+v", upd)
 	}
-	if again := decode[fieldBody](t, e.must(200, "admin", "GET", path+"/tier", "")); !cmp.Equal(again, upd) {
+	if again := apitest.Decode[fieldBody](t, e.must(200, "admin", "GET", path+"/tier", "")); !cmp.Equal(again, upd) {
 		t.Errorf("read after update %+v, want %+v", again, upd)
 	}
 
 	e.must(204, "admin", "DELETE", path+"/tier", "")
 	e.must(404, "admin", "GET", path+"/tier", "")
 	e.must(404, "admin", "DELETE", path+"/tier", "")
-	if l := decode[listBody](t, e.must(200, "admin", "GET", path, "")); l.Count != 0 || len(l.Items) != 0 {
+	if l := apitest.Decode[listBody](t, e.must(200, "admin", "GET", path, "")); l.Count != 0 || len(l.Items) != 0 {
 		t.Errorf("list after delete %+v", l)
 	}
 	// The name is free again.
@@ -120,53 +120,53 @@ func TestCreateValidation(t *testing.T) {
 	}
 	const path = "/v1/orgs/o1/custom-fields"
 	rows := []row{
-		{name: "name missing", body: `{"type":"text"}`, want: 400, field: "name"},
-		{name: "name empty", body: `{"name":"","type":"text"}`, want: 400, field: "name"},
-		{name: "name 51", body: `{"name":"` + long(51) + `","type":"text"}`, want: 400, field: "name"},
-		{name: "name 50", body: `{"name":"` + long(50) + `","type":"text"}`, want: 201},
-		{name: "name upper case", body: `{"name":"Tier","type":"text"}`, want: 400, field: "name"},
-		{name: "name space", body: `{"name":"a b","type":"text"}`, want: 400, field: "name"},
-		{name: "name dot", body: `{"name":"a.b","type":"text"}`, want: 400, field: "name"},
-		{name: "name dollar", body: `{"name":"$a","type":"text"}`, want: 400, field: "name"},
-		{name: "name allowed characters", body: `{"name":"a_b-9","type":"text"}`, want: 201},
-		{name: "name not a string", body: `{"name":5,"type":"text"}`, want: 400, field: "name"},
-		{name: "type missing", body: `{"name":"t1"}`, want: 400, field: "type"},
-		{name: "type unknown", body: `{"name":"t2","type":"date"}`, want: 400, field: "type"},
-		{name: "type number", body: `{"name":"t3","type":"number"}`, want: 201},
-		{name: "type boolean", body: `{"name":"t4","type":"boolean"}`, want: 201},
-		{name: "type multi-select", body: `{"name":"t5","type":"multi-select","options":["a","b"]}`, want: 201},
-		{name: "title 100", body: `{"name":"l1","type":"text","title":"` + long(100) + `"}`, want: 201},
-		{name: "title 101", body: `{"name":"l2","type":"text","title":"` + long(101) + `"}`, want: 400, field: "title"},
-		{name: "title not a string", body: `{"name":"l3","type":"text","title":5}`, want: 400, field: "title"},
-		{name: "description 200", body: `{"name":"l4","type":"text","description":"` + long(200) + `"}`, want: 201},
-		{name: "description 201", body: `{"name":"l5","type":"text","description":"` + long(201) + `"}`, want: 400, field: "description"},
-		{name: "placeholder 100", body: `{"name":"l6","type":"text","placeholder":"` + long(100) + `"}`, want: 201},
-		{name: "placeholder 101", body: `{"name":"l7","type":"text","placeholder":"` + long(101) + `"}`, want: 400, field: "placeholder"},
-		{name: "select without options", body: `{"name":"o1","type":"select"}`, want: 400, field: "options"},
-		{name: "select null options", body: `{"name":"o2","type":"select","options":null}`, want: 400, field: "options"},
-		{name: "select no options", body: `{"name":"o3","type":"select","options":[]}`, want: 400, field: "options"},
-		{name: "select 50 options", body: `{"name":"o4","type":"select","options":` + opts(50) + `}`, want: 201},
-		{name: "select 51 options", body: `{"name":"o5","type":"select","options":` + opts(51) + `}`, want: 400, field: "options"},
-		{name: "empty option", body: `{"name":"o6","type":"select","options":[""]}`, want: 400, field: "options[0]"},
-		{name: "option 100", body: `{"name":"o7","type":"select","options":["` + long(100) + `"]}`, want: 201},
-		{name: "option 101", body: `{"name":"o8","type":"select","options":["x","` + long(101) + `"]}`, want: 400, field: "options[1]"},
-		{name: "duplicate option", body: `{"name":"o9","type":"multi-select","options":["x","y","x"]}`, want: 400, field: "options[2]"},
-		{name: "options not strings", body: `{"name":"o10","type":"select","options":[1]}`, want: 400, field: "options"},
-		{name: "text with options", body: `{"name":"o11","type":"text","options":["x"]}`, want: 400, field: "options"},
-		{name: "number with empty options", body: `{"name":"o12","type":"number","options":[]}`, want: 400, field: "options"},
-		{name: "text with null options", body: `{"name":"o13","type":"text","options":null}`, want: 201},
-		{name: "no body", want: 400},
-		{name: "malformed", body: `{"name":`, want: 400},
-		{name: "not an object", body: `[]`, want: 400},
+		{Name: "name missing", Body: `{"type":"text"}`, Want: 400, Field: "name:"},
+		{Name: "name empty", Body: `{"name":"","type":"text"}`, Want: 400, Field: "name:"},
+		{Name: "name 51", Body: `{"name":"` + long(51) + `","type":"text"}`, Want: 400, Field: "name:"},
+		{Name: "name 50", Body: `{"name":"` + long(50) + `","type":"text"}`, Want: 201},
+		{Name: "name upper case", Body: `{"name":"Tier","type":"text"}`, Want: 400, Field: "name:"},
+		{Name: "name space", Body: `{"name":"a b","type":"text"}`, Want: 400, Field: "name:"},
+		{Name: "name dot", Body: `{"name":"a.b","type":"text"}`, Want: 400, Field: "name:"},
+		{Name: "name dollar", Body: `{"name":"$a","type":"text"}`, Want: 400, Field: "name:"},
+		{Name: "name allowed characters", Body: `{"name":"a_b-9","type":"text"}`, Want: 201},
+		{Name: "name not a string", Body: `{"name":5,"type":"text"}`, Want: 400, Field: "name:"},
+		{Name: "type missing", Body: `{"name":"t1"}`, Want: 400, Field: "type:"},
+		{Name: "type unknown", Body: `{"name":"t2","type":"date"}`, Want: 400, Field: "type:"},
+		{Name: "type number", Body: `{"name":"t3","type":"number"}`, Want: 201},
+		{Name: "type boolean", Body: `{"name":"t4","type":"boolean"}`, Want: 201},
+		{Name: "type multi-select", Body: `{"name":"t5","type":"multi-select","options":["a","b"]}`, Want: 201},
+		{Name: "title 100", Body: `{"name":"l1","type":"text","title":"` + long(100) + `"}`, Want: 201},
+		{Name: "title 101", Body: `{"name":"l2","type":"text","title":"` + long(101) + `"}`, Want: 400, Field: "title:"},
+		{Name: "title not a string", Body: `{"name":"l3","type":"text","title":5}`, Want: 400, Field: "title:"},
+		{Name: "description 200", Body: `{"name":"l4","type":"text","description":"` + long(200) + `"}`, Want: 201},
+		{Name: "description 201", Body: `{"name":"l5","type":"text","description":"` + long(201) + `"}`, Want: 400, Field: "description:"},
+		{Name: "placeholder 100", Body: `{"name":"l6","type":"text","placeholder":"` + long(100) + `"}`, Want: 201},
+		{Name: "placeholder 101", Body: `{"name":"l7","type":"text","placeholder":"` + long(101) + `"}`, Want: 400, Field: "placeholder:"},
+		{Name: "select without options", Body: `{"name":"o1","type":"select"}`, Want: 400, Field: "options:"},
+		{Name: "select null options", Body: `{"name":"o2","type":"select","options":null}`, Want: 400, Field: "options:"},
+		{Name: "select no options", Body: `{"name":"o3","type":"select","options":[]}`, Want: 400, Field: "options:"},
+		{Name: "select 50 options", Body: `{"name":"o4","type":"select","options":` + opts(50) + `}`, Want: 201},
+		{Name: "select 51 options", Body: `{"name":"o5","type":"select","options":` + opts(51) + `}`, Want: 400, Field: "options:"},
+		{Name: "empty option", Body: `{"name":"o6","type":"select","options":[""]}`, Want: 400, Field: "options[0]:"},
+		{Name: "option 100", Body: `{"name":"o7","type":"select","options":["` + long(100) + `"]}`, Want: 201},
+		{Name: "option 101", Body: `{"name":"o8","type":"select","options":["x","` + long(101) + `"]}`, Want: 400, Field: "options[1]:"},
+		{Name: "duplicate option", Body: `{"name":"o9","type":"multi-select","options":["x","y","x"]}`, Want: 400, Field: "options[2]:"},
+		{Name: "options not strings", Body: `{"name":"o10","type":"select","options":[1]}`, Want: 400, Field: "options:"},
+		{Name: "text with options", Body: `{"name":"o11","type":"text","options":["x"]}`, Want: 400, Field: "options:"},
+		{Name: "number with empty options", Body: `{"name":"o12","type":"number","options":[]}`, Want: 400, Field: "options:"},
+		{Name: "text with null options", Body: `{"name":"o13","type":"text","options":null}`, Want: 201},
+		{Name: "no body", Want: 400},
+		{Name: "malformed", Body: `{"name":`, Want: 400},
+		{Name: "not an object", Body: `[]`, Want: 400},
 	}
 	for i := range rows {
-		rows[i].user, rows[i].method, rows[i].path = "admin", "POST", path
+		rows[i].User, rows[i].Method, rows[i].Path = "admin", "POST", path
 	}
-	e.run(rows)
+	e.api.Run(e.t, as, rows)
 	// Nothing refused was stored.
 	accepted := 0
 	for _, r := range rows {
-		if r.want == 201 {
+		if r.Want == 201 {
 			accepted++
 		}
 	}
@@ -178,9 +178,9 @@ func TestCreateValidation(t *testing.T) {
 func TestDuplicateName(t *testing.T) {
 	e := newEnv(t)
 	e.define(`{"name":"audience","type":"text"}`)
-	e.run([]row{
-		{name: "same organization", user: "admin", method: "POST", path: "/v1/orgs/o1/custom-fields", body: `{"name":"audience","type":"number"}`, want: 409},
-		{name: "other organization", user: "other", method: "POST", path: "/v1/orgs/o2/custom-fields", body: `{"name":"audience","type":"number"}`, want: 201},
+	e.api.Run(e.t, as, []row{
+		{Name: "same organization", User: "admin", Method: "POST", Path: "/v1/orgs/o1/custom-fields", Body: `{"name":"audience","type":"number"}`, Want: 409},
+		{Name: "other organization", User: "other", Method: "POST", Path: "/v1/orgs/o2/custom-fields", Body: `{"name":"audience","type":"number"}`, Want: 201},
 	})
 }
 
@@ -189,38 +189,36 @@ func TestFieldAccess(t *testing.T) {
 	e.define(`{"name":"audience","type":"text"}`)
 	e.must(201, "other", "POST", "/v1/orgs/o2/custom-fields", `{"name":"secret","type":"text"}`)
 	const o1 = "/v1/orgs/o1/custom-fields"
-	e.run([]row{
-		{name: "reader lists", user: "reader", method: "GET", path: o1, want: 200},
-		{name: "reader gets", user: "reader", method: "GET", path: o1 + "/audience", want: 200},
-		{name: "reader cannot create", user: "reader", method: "POST", path: o1, body: `{"name":"x","type":"text"}`, want: 403},
-		{name: "editor cannot create", user: "editor", method: "POST", path: o1, body: `{"name":"x","type":"text"}`, want: 403},
-		{name: "reader cannot patch", user: "reader", method: "PATCH", path: o1 + "/audience", body: `{"title":"x"}`, want: 403},
-		{name: "editor cannot delete", user: "editor", method: "DELETE", path: o1 + "/audience", want: 403},
-		{name: "guest cannot list", user: "guest", method: "GET", path: o1, want: 403},
-		{name: "guest cannot get", user: "guest", method: "GET", path: o1 + "/audience", want: 403},
-		{name: "non-member list", user: "other", method: "GET", path: o1, want: 404},
-		{name: "non-member get", user: "other", method: "GET", path: o1 + "/audience", want: 404},
-		{name: "non-member create", user: "other", method: "POST", path: o1, body: `{"name":"x","type":"text"}`, want: 404},
-		{name: "non-member delete", user: "other", method: "DELETE", path: o1 + "/audience", want: 404},
-		{name: "other organization's field through own", user: "admin", method: "GET", path: o1 + "/secret", want: 404},
-		{name: "other organization's field", user: "admin", method: "GET", path: "/v1/orgs/o2/custom-fields/secret", want: 404},
-		{name: "unknown field", user: "admin", method: "GET", path: o1 + "/nope", want: 404},
+	e.api.Run(e.t, as, []row{
+		{Name: "reader lists", User: "reader", Method: "GET", Path: o1, Want: 200},
+		{Name: "reader gets", User: "reader", Method: "GET", Path: o1 + "/audience", Want: 200},
+		{Name: "reader cannot create", User: "reader", Method: "POST", Path: o1, Body: `{"name":"x","type":"text"}`, Want: 403},
+		{Name: "editor cannot create", User: "editor", Method: "POST", Path: o1, Body: `{"name":"x","type":"text"}`, Want: 403},
+		{Name: "reader cannot patch", User: "reader", Method: "PATCH", Path: o1 + "/audience", Body: `{"title":"x"}`, Want: 403},
+		{Name: "editor cannot delete", User: "editor", Method: "DELETE", Path: o1 + "/audience", Want: 403},
+		{Name: "guest cannot list", User: "guest", Method: "GET", Path: o1, Want: 403},
+		{Name: "guest cannot get", User: "guest", Method: "GET", Path: o1 + "/audience", Want: 403},
+		{Name: "non-member list", User: "other", Method: "GET", Path: o1, Want: 404},
+		{Name: "non-member get", User: "other", Method: "GET", Path: o1 + "/audience", Want: 404},
+		{Name: "non-member create", User: "other", Method: "POST", Path: o1, Body: `{"name":"x","type":"text"}`, Want: 404},
+		{Name: "non-member delete", User: "other", Method: "DELETE", Path: o1 + "/audience", Want: 404},
+		{Name: "other organization's field through own", User: "admin", Method: "GET", Path: o1 + "/secret", Want: 404},
+		{Name: "other organization's field", User: "admin", Method: "GET", Path: "/v1/orgs/o2/custom-fields/secret", Want: 404},
+		{Name: "unknown field", User: "admin", Method: "GET", Path: o1 + "/nope", Want: 404},
 	})
 	// A non-member learns nothing about the organization.
-	_, b := e.as("other", "GET", o1, "")
-	if msg := errorMessage(t, b); msg != "organization not found" {
+	b := e.api.Do(as("other"), "GET", o1, "").Body
+	if msg := apitest.ErrorMessage(t, b); msg != "organization not found" {
 		t.Errorf("non-member error %q", msg)
 	}
 	// Lists never show another organization's fields.
-	l := decode[listBody](t, e.must(200, "admin", "GET", o1, ""))
+	l := apitest.Decode[listBody](t, e.must(200, "admin", "GET", o1, ""))
 	if l.Count != 1 || len(l.Items) != 1 || l.Items[0].Name != "audience" {
 		t.Errorf("o1 list %+v", l)
 	}
 	// Without an internal token nothing is served.
-	w := httptest.NewRecorder()
-	e.engine.ServeHTTP(w, httptest.NewRequest("GET", o1, nil))
-	if w.Code != 401 {
-		t.Errorf("no internal token: status %d, want 401", w.Code)
+	if r := e.api.Anonymous("GET", o1, ""); r.Status != 401 {
+		t.Errorf("no internal token: status %d, want 401", r.Status)
 	}
 }
 
@@ -231,26 +229,26 @@ func TestPatchValidation(t *testing.T) {
 	long := strings.Repeat("x", 101)
 	const path = "/v1/orgs/o1/custom-fields/"
 	rows := []row{
-		{name: "title 101", path: path + "audience", body: `{"title":"` + long + `"}`, want: 400, field: "title"},
-		{name: "description 201", path: path + "audience", body: `{"description":"` + strings.Repeat("x", 201) + `"}`, want: 400, field: "description"},
-		{name: "placeholder 101", path: path + "audience", body: `{"placeholder":"` + long + `"}`, want: 400, field: "placeholder"},
-		{name: "options on text", path: path + "audience", body: `{"options":["a"]}`, want: 400, field: "options"},
-		{name: "rename", path: path + "audience", body: `{"name":"other"}`, want: 400, field: "name"},
-		{name: "same name", path: path + "audience", body: `{"name":"audience","title":"A"}`, want: 200},
-		{name: "retype", path: path + "audience", body: `{"type":"number"}`, want: 400, field: "type"},
-		{name: "options emptied", path: path + "tier", body: `{"options":[]}`, want: 400, field: "options"},
-		{name: "options null", path: path + "tier", body: `{"options":null}`, want: 400, field: "options"},
-		{name: "option duplicated", path: path + "tier", body: `{"options":["a","a"]}`, want: 400, field: "options[1]"},
-		{name: "option too long", path: path + "tier", body: `{"options":["` + long + `"]}`, want: 400, field: "options[0]"},
-		{name: "options changed", path: path + "tier", body: `{"options":["b","c"]}`, want: 200},
-		{name: "empty patch", path: path + "tier", body: `{}`, want: 200},
-		{name: "unknown field", path: path + "nope", body: `{"title":"x"}`, want: 404},
+		{Name: "title 101", Path: path + "audience", Body: `{"title":"` + long + `"}`, Want: 400, Field: "title:"},
+		{Name: "description 201", Path: path + "audience", Body: `{"description":"` + strings.Repeat("x", 201) + `"}`, Want: 400, Field: "description:"},
+		{Name: "placeholder 101", Path: path + "audience", Body: `{"placeholder":"` + long + `"}`, Want: 400, Field: "placeholder:"},
+		{Name: "options on text", Path: path + "audience", Body: `{"options":["a"]}`, Want: 400, Field: "options:"},
+		{Name: "rename", Path: path + "audience", Body: `{"name":"other"}`, Want: 400, Field: "name:"},
+		{Name: "same name", Path: path + "audience", Body: `{"name":"audience","title":"A"}`, Want: 200},
+		{Name: "retype", Path: path + "audience", Body: `{"type":"number"}`, Want: 400, Field: "type:"},
+		{Name: "options emptied", Path: path + "tier", Body: `{"options":[]}`, Want: 400, Field: "options:"},
+		{Name: "options null", Path: path + "tier", Body: `{"options":null}`, Want: 400, Field: "options:"},
+		{Name: "option duplicated", Path: path + "tier", Body: `{"options":["a","a"]}`, Want: 400, Field: "options[1]:"},
+		{Name: "option too long", Path: path + "tier", Body: `{"options":["` + long + `"]}`, Want: 400, Field: "options[0]:"},
+		{Name: "options changed", Path: path + "tier", Body: `{"options":["b","c"]}`, Want: 200},
+		{Name: "empty patch", Path: path + "tier", Body: `{}`, Want: 200},
+		{Name: "unknown field", Path: path + "nope", Body: `{"title":"x"}`, Want: 404},
 	}
 	for i := range rows {
-		rows[i].user, rows[i].method = "admin", "PATCH"
+		rows[i].User, rows[i].Method = "admin", "PATCH"
 	}
-	e.run(rows)
-	got := decode[fieldBody](t, e.must(200, "reader", "GET", path+"audience", ""))
+	e.api.Run(e.t, as, rows)
+	got := apitest.Decode[fieldBody](t, e.must(200, "reader", "GET", path+"audience", ""))
 	if got.Title != "A" || got.Description != "" || got.Placeholder != "" || got.Type != "text" {
 		t.Errorf("audience after refused patches %+v", got)
 	}
@@ -269,7 +267,7 @@ func TestListPaging(t *testing.T) {
 		if page != "" {
 			q += "&page=" + url.QueryEscape(page)
 		}
-		l := decode[listBody](t, e.must(200, "reader", "GET", q, ""))
+		l := apitest.Decode[listBody](t, e.must(200, "reader", "GET", q, ""))
 		if l.Count != 5 || len(l.Items) > 2 {
 			t.Fatalf("page %+v", l)
 		}
@@ -284,8 +282,8 @@ func TestListPaging(t *testing.T) {
 	if diff := cmp.Diff([]string{"alpha", "bravo", "charlie", "delta", "echo"}, seen); diff != "" {
 		t.Errorf("names over the pages (-want +got):\n%s", diff)
 	}
-	e.run([]row{
-		{name: "bad cursor", user: "reader", method: "GET", path: "/v1/orgs/o1/custom-fields?page=zz", want: 400, field: "page"},
-		{name: "limit too big", user: "reader", method: "GET", path: "/v1/orgs/o1/custom-fields?limit=1001", want: 400, field: "limit"},
+	e.api.Run(e.t, as, []row{
+		{Name: "bad cursor", User: "reader", Method: "GET", Path: "/v1/orgs/o1/custom-fields?page=zz", Want: 400, Field: "page:"},
+		{Name: "limit too big", User: "reader", Method: "GET", Path: "/v1/orgs/o1/custom-fields?limit=1001", Want: 400, Field: "limit:"},
 	})
 }

@@ -2,14 +2,10 @@ package customfieldhttp_test
 
 import (
 	"context"
-	"encoding/json"
-	"io"
-	"net/http/httptest"
-	"strings"
 	"testing"
-	"time"
 
 	"github.com/docspub/platform/libs/apierr"
+	"github.com/docspub/platform/libs/apitest"
 	"github.com/docspub/platform/libs/httpx"
 	"github.com/docspub/platform/libs/internaltoken"
 	"github.com/docspub/platform/libs/logx"
@@ -20,13 +16,10 @@ import (
 	"github.com/docspub/platform/services/content/internal/customfieldhttp"
 	"github.com/docspub/platform/services/content/internal/customfieldmongo"
 	"github.com/docspub/platform/services/content/internal/links"
-	"github.com/gin-gonic/gin"
 	"go.mongodb.org/mongo-driver/v2/mongo"
 )
 
 func TestMain(m *testing.M) { mongotest.Main(m) }
-
-const secret = "0123456789abcdef0123456789abcdef-test"
 
 // The callers: their roles by organization (a guest has the empty role).
 var callers = map[string]map[string]string{
@@ -76,11 +69,10 @@ var spaces = gate{
 
 // env is the real engine over the real service and store on a fresh database.
 type env struct {
-	t      *testing.T
-	db     *mongo.Database
-	svc    *customfield.Service
-	engine *gin.Engine
-	signer *internaltoken.Signer
+	t   *testing.T
+	db  *mongo.Database
+	svc *customfield.Service
+	api *apitest.Client
 }
 
 func newEnv(t *testing.T) *env {
@@ -90,44 +82,21 @@ func newEnv(t *testing.T) *env {
 		t.Fatal(err)
 	}
 	svc := customfield.New(customfieldmongo.NewStore(db, mongox.NewDocLocks()), links.New("http://gw.test", "http://app.test"))
-	signer, err := internaltoken.NewSigner(secret, time.Minute)
-	if err != nil {
-		t.Fatal(err)
-	}
+	signer := apitest.Signer(t)
 	e := httpx.NewEngine(logx.Discard(), "content")
 	customfieldhttp.Register(e.Group("/v1", internaltoken.Require(signer)), svc, spaces)
-	return &env{t: t, db: db, svc: svc, engine: e, signer: signer}
+	return &env{t: t, db: db, svc: svc, api: apitest.New(t, e, signer)}
 }
 
-// as sends a request as the caller and returns the status and body.
-func (e *env) as(user, method, path, body string) (int, []byte) {
-	e.t.Helper()
-	var r io.Reader
-	if body != "" {
-		r = strings.NewReader(body)
-	}
-	req := httptest.NewRequest(method, path, r)
-	if body != "" {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	tok, err := e.signer.Mint(internaltoken.Principal{UserID: user, Roles: callers[user]})
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	req.Header.Set(internaltoken.Header, tok)
-	w := httptest.NewRecorder()
-	e.engine.ServeHTTP(w, req)
-	return w.Code, w.Body.Bytes()
+// as returns the principal of a caller.
+func as(user string) internaltoken.Principal {
+	return internaltoken.Principal{UserID: user, Roles: callers[user]}
 }
 
 // must sends a request and fails unless the status is want.
 func (e *env) must(want int, user, method, path, body string) []byte {
 	e.t.Helper()
-	got, b := e.as(user, method, path, body)
-	if got != want {
-		e.t.Fatalf("%s %s: status %d, want %d: %s", method, path, got, want, b)
-	}
-	return b
+	return e.api.Expect(e.t, as(user), method, path, body, want, "").Body
 }
 
 // define creates a field in o1 as the admin.
@@ -136,53 +105,5 @@ func (e *env) define(body string) {
 	e.must(201, "admin", "POST", "/v1/orgs/o1/custom-fields", body)
 }
 
-func decode[T any](t *testing.T, b []byte) T {
-	t.Helper()
-	var v T
-	if err := json.Unmarshal(b, &v); err != nil {
-		t.Fatalf("decode %s: %v", b, err)
-	}
-	return v
-}
-
-// errorMessage returns error.message of an error body.
-func errorMessage(t *testing.T, b []byte) string {
-	t.Helper()
-	var body struct {
-		Error struct {
-			Code    int    `json:"code"`
-			Message string `json:"message"`
-		} `json:"error"`
-	}
-	if err := json.Unmarshal(b, &body); err != nil || body.Error.Code == 0 {
-		t.Fatalf("not an error body: %s", b)
-	}
-	return body.Error.Message
-}
-
 // row is one request of a table test with its expected status.
-type row struct {
-	name   string
-	user   string
-	method string
-	path   string
-	body   string
-	want   int
-	// field, when set, must start the error message (a 400 names the field).
-	field string
-}
-
-func (e *env) run(rows []row) {
-	e.t.Helper()
-	for _, r := range rows {
-		e.t.Run(r.name, func(t *testing.T) {
-			got, b := e.as(r.user, r.method, r.path, r.body)
-			if got != r.want {
-				t.Fatalf("%s %s: status %d, want %d: %s", r.method, r.path, got, r.want, b)
-			}
-			if r.field != "" && !strings.HasPrefix(errorMessage(t, b), r.field+":") {
-				t.Fatalf("error %s does not name %q", b, r.field)
-			}
-		})
-	}
-}
+type row = apitest.Row

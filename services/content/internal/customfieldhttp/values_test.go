@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/docspub/platform/libs/apitest"
 	"github.com/docspub/platform/libs/kafkax"
 	"github.com/docspub/platform/libs/roles"
 	"github.com/docspub/platform/services/content/internal/access"
@@ -23,7 +24,7 @@ type valueBody struct {
 // checking that every definition is listed, by name.
 func (e *env) values(user, space string, defined ...string) map[string]string {
 	e.t.Helper()
-	items := decode[[]valueBody](e.t, e.must(200, user, "GET", "/v1/spaces/"+space+"/custom-fields", ""))
+	items := apitest.Decode[[]valueBody](e.t, e.must(200, user, "GET", "/v1/spaces/"+space+"/custom-fields", ""))
 	var names []string
 	out := map[string]string{}
 	for _, it := range items {
@@ -81,7 +82,7 @@ func TestSpaceValues(t *testing.T) {
 		t.Fatalf("stored %+v", doc)
 	}
 	evValues := map[string]string{}
-	for _, it := range decode[[]valueBody](t, doc.Outbox[0].Data) {
+	for _, it := range apitest.Decode[[]valueBody](t, doc.Outbox[0].Data) {
 		evValues[it.CustomField.Name] = string(it.Value)
 	}
 	if diff := cmp.Diff(want, evValues); diff != "" {
@@ -113,33 +114,33 @@ func TestSpaceValuesRefused(t *testing.T) {
 		return `{"values":{"` + name + `":{"value":` + value + `}}}`
 	}
 	rows := []row{
-		{name: "text number", body: v("text", "5"), field: "values.text"},
-		{name: "text bool", body: v("text", "true"), field: "values.text"},
-		{name: "text too long", body: v("text", `"`+strings.Repeat("é", 257)+`"`), field: "values.text"},
-		{name: "number string", body: v("num", `"5"`), field: "values.num"},
-		{name: "number bool", body: v("num", "false"), field: "values.num"},
-		{name: "number too big", body: v("num", "1e400"), field: "values.num"},
-		{name: "boolean string", body: v("flag", `"true"`), field: "values.flag"},
-		{name: "boolean number", body: v("flag", "1"), field: "values.flag"},
-		{name: "select unknown option", body: v("tier", `"team"`), field: "values.tier"},
-		{name: "select array", body: v("tier", `["pro"]`), field: "values.tier"},
-		{name: "multi-select string", body: v("tags", `"a"`), field: "values.tags"},
-		{name: "multi-select unknown option", body: v("tags", `["a","z"]`), field: "values.tags"},
-		{name: "multi-select duplicate", body: v("tags", `["a","a"]`), field: "values.tags"},
-		{name: "multi-select not strings", body: v("tags", `[1]`), field: "values.tags"},
-		{name: "unknown field", body: v("nope", `"x"`), field: "values.nope"},
-		{name: "other organization's field", body: v("secret", `"x"`), field: "values.secret"},
-		{name: "item not an object", body: `{"values":{"text":"x"}}`, field: "values.text"},
-		{name: "one bad among good", body: `{"values":{"text":{"value":"changed"},"num":{"value":1},"tier":{"value":"gold"}}}`, field: "values.tier"},
-		{name: "values missing", body: `{}`, field: "values"},
-		{name: "values null", body: `{"values":null}`, field: "values"},
-		{name: "values array", body: `{"values":[]}`, field: "values"},
-		{name: "no body"},
+		{Name: "text number", Body: v("text", "5"), Field: "values.text:"},
+		{Name: "text bool", Body: v("text", "true"), Field: "values.text:"},
+		{Name: "text too long", Body: v("text", `"`+strings.Repeat("é", 257)+`"`), Field: "values.text:"},
+		{Name: "number string", Body: v("num", `"5"`), Field: "values.num:"},
+		{Name: "number bool", Body: v("num", "false"), Field: "values.num:"},
+		{Name: "number too big", Body: v("num", "1e400"), Field: "values.num:"},
+		{Name: "boolean string", Body: v("flag", `"true"`), Field: "values.flag:"},
+		{Name: "boolean number", Body: v("flag", "1"), Field: "values.flag:"},
+		{Name: "select unknown option", Body: v("tier", `"team"`), Field: "values.tier:"},
+		{Name: "select array", Body: v("tier", `["pro"]`), Field: "values.tier:"},
+		{Name: "multi-select string", Body: v("tags", `"a"`), Field: "values.tags:"},
+		{Name: "multi-select unknown option", Body: v("tags", `["a","z"]`), Field: "values.tags:"},
+		{Name: "multi-select duplicate", Body: v("tags", `["a","a"]`), Field: "values.tags:"},
+		{Name: "multi-select not strings", Body: v("tags", `[1]`), Field: "values.tags:"},
+		{Name: "unknown field", Body: v("nope", `"x"`), Field: "values.nope:"},
+		{Name: "other organization's field", Body: v("secret", `"x"`), Field: "values.secret:"},
+		{Name: "item not an object", Body: `{"values":{"text":"x"}}`, Field: "values.text:"},
+		{Name: "one bad among good", Body: `{"values":{"text":{"value":"changed"},"num":{"value":1},"tier":{"value":"gold"}}}`, Field: "values.tier:"},
+		{Name: "values missing", Body: `{}`, Field: "values:"},
+		{Name: "values null", Body: `{"values":null}`, Field: "values:"},
+		{Name: "values array", Body: `{"values":[]}`, Field: "values:"},
+		{Name: "no body"},
 	}
 	for i := range rows {
-		rows[i].user, rows[i].method, rows[i].path, rows[i].want = "editor", "PATCH", path, 400
+		rows[i].User, rows[i].Method, rows[i].Path, rows[i].Want = "editor", "PATCH", path, 400
 	}
-	e.run(rows)
+	e.api.Run(e.t, as, rows)
 	if diff := cmp.Diff(before, e.values("reader", "s1", names...)); diff != "" {
 		t.Errorf("refused patches wrote values (-before +after):\n%s", diff)
 	}
@@ -149,15 +150,15 @@ func TestSpaceValuesAccess(t *testing.T) {
 	e := newEnv(t)
 	e.define(`{"name":"text","type":"text"}`)
 	body := `{"values":{"text":{"value":"x"}}}`
-	e.run([]row{
-		{name: "reader reads", user: "reader", method: "GET", path: "/v1/spaces/s1/custom-fields", want: 200},
-		{name: "reader cannot write", user: "reader", method: "PATCH", path: "/v1/spaces/s1/custom-fields", body: body, want: 403},
-		{name: "guest cannot read", user: "guest", method: "GET", path: "/v1/spaces/s1/custom-fields", want: 404},
-		{name: "non-member cannot read", user: "other", method: "GET", path: "/v1/spaces/s1/custom-fields", want: 404},
-		{name: "non-member cannot write", user: "other", method: "PATCH", path: "/v1/spaces/s1/custom-fields", body: body, want: 404},
-		{name: "deleted space", user: "admin", method: "GET", path: "/v1/spaces/deleted/custom-fields", want: 409},
-		{name: "locked space still takes values", user: "editor", method: "PATCH", path: "/v1/spaces/locked/custom-fields", body: body, want: 204},
-		{name: "unknown space", user: "admin", method: "GET", path: "/v1/spaces/nope/custom-fields", want: 404},
+	e.api.Run(e.t, as, []row{
+		{Name: "reader reads", User: "reader", Method: "GET", Path: "/v1/spaces/s1/custom-fields", Want: 200},
+		{Name: "reader cannot write", User: "reader", Method: "PATCH", Path: "/v1/spaces/s1/custom-fields", Body: body, Want: 403},
+		{Name: "guest cannot read", User: "guest", Method: "GET", Path: "/v1/spaces/s1/custom-fields", Want: 404},
+		{Name: "non-member cannot read", User: "other", Method: "GET", Path: "/v1/spaces/s1/custom-fields", Want: 404},
+		{Name: "non-member cannot write", User: "other", Method: "PATCH", Path: "/v1/spaces/s1/custom-fields", Body: body, Want: 404},
+		{Name: "deleted space", User: "admin", Method: "GET", Path: "/v1/spaces/deleted/custom-fields", Want: 409},
+		{Name: "locked space still takes values", User: "editor", Method: "PATCH", Path: "/v1/spaces/locked/custom-fields", Body: body, Want: 204},
+		{Name: "unknown space", User: "admin", Method: "GET", Path: "/v1/spaces/nope/custom-fields", Want: 404},
 	})
 	if got := e.values("reader", "locked", "text"); got["text"] != `"x"` {
 		t.Errorf("locked space values %v", got)

@@ -54,11 +54,8 @@ func (s *Store) OnWrite(f func()) { s.ds.OnWrite(f) }
 // definition is freed when it is removed (see RemoveField).
 func Indexes() []mongox.Index {
 	return []mongox.Index{
-		{Collection: Fields, Model: mongo.IndexModel{
-			Keys:    bson.D{{Key: "organization", Value: 1}, {Key: "name", Value: 1}},
-			Options: options.Index().SetUnique(true),
-		}},
-		{Collection: SpaceValues, Model: mongo.IndexModel{Keys: bson.D{{Key: "organization", Value: 1}}}},
+		mongox.Unique(Fields, "organization", "name"),
+		mongox.Keys(SpaceValues, "organization"),
 	}
 }
 

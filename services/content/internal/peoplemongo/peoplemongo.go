@@ -38,7 +38,7 @@ func NewStore(db *mongo.Database, urls links.URLs) *Store { return &Store{db: db
 
 // Indexes are the projection's indexes.
 func Indexes() []mongox.Index {
-	return []mongox.Index{{Collection: Members, Model: mongo.IndexModel{Keys: bson.D{{Key: "organization", Value: 1}, {Key: "user", Value: 1}}}}}
+	return []mongox.Index{mongox.Keys(Members, "organization", "user")}
 }
 
 type member struct {

@@ -2,14 +2,12 @@ package spacehttp_test
 
 import (
 	"context"
-	"encoding/json"
-	"io"
-	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/docspub/platform/libs/apitest"
 	"github.com/docspub/platform/libs/contracttest"
 	"github.com/docspub/platform/libs/httpx"
 	"github.com/docspub/platform/libs/internaltoken"
@@ -22,13 +20,10 @@ import (
 	"github.com/docspub/platform/services/content/internal/space"
 	"github.com/docspub/platform/services/content/internal/spacehttp"
 	"github.com/docspub/platform/services/content/internal/spacemongo"
-	"github.com/gin-gonic/gin"
 	"go.mongodb.org/mongo-driver/v2/mongo"
 )
 
 func TestMain(m *testing.M) { mongotest.Main(m) }
-
-const secret = "0123456789abcdef0123456789abcdef-test"
 
 // clock is a settable clock.
 type clock struct {
@@ -48,8 +43,7 @@ type env struct {
 	t      *testing.T
 	db     *mongo.Database
 	svc    *space.Service
-	engine *gin.Engine
-	signer *internaltoken.Signer
+	api    *apitest.Client
 	people *peoplemongo.Store
 	clock  *clock
 }
@@ -65,13 +59,10 @@ func newEnv(t *testing.T) *env {
 	people := peoplemongo.NewStore(db, urls)
 	clk := &clock{t: time.Now()}
 	svc := space.New(spacemongo.NewStore(db, mongox.NewDocLocks()), people, urls, space.Hooks{}, clk.now)
-	signer, err := internaltoken.NewSigner(secret, time.Minute)
-	if err != nil {
-		t.Fatal(err)
-	}
+	signer := apitest.Signer(t)
 	e := httpx.NewEngine(logx.Discard(), "content")
 	spacehttp.Register(e.Group("/v1", internaltoken.Require(signer), internaltoken.RequireUser), svc)
-	return &env{t: t, db: db, svc: svc, engine: e, signer: signer, people: people, clock: clk}
+	return &env{t: t, db: db, svc: svc, api: apitest.New(t, e, signer), people: people, clock: clk}
 }
 
 // user is a caller: a user id and their organization roles.
@@ -89,49 +80,20 @@ func (e *env) member(id string, org string, role roles.Role) user {
 	return user{id: id, roles: map[string]string{org: string(role)}}
 }
 
-type resp struct {
-	status int
-	body   []byte
+func (u user) principal() internaltoken.Principal {
+	return internaltoken.Principal{UserID: u.id, Roles: u.roles}
 }
 
-func (r resp) decode(t *testing.T, v any) {
-	t.Helper()
-	if err := json.Unmarshal(r.body, v); err != nil {
-		t.Fatalf("decode %s: %v", r.body, err)
-	}
-}
-
-func (e *env) do(u user, method, path, body string) resp {
+// do sends a request as the caller.
+func (e *env) do(u user, method, path, body string) apitest.Response {
 	e.t.Helper()
-	var rd io.Reader
-	if body != "" {
-		rd = strings.NewReader(body)
-	}
-	req := httptest.NewRequest(method, path, rd)
-	if body != "" {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	tok, err := e.signer.Mint(internaltoken.Principal{UserID: u.id, Roles: u.roles})
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	req.Header.Set(internaltoken.Header, tok)
-	w := httptest.NewRecorder()
-	e.engine.ServeHTTP(w, req)
-	return resp{status: w.Code, body: w.Body.Bytes()}
+	return e.api.Do(u.principal(), method, path, body)
 }
 
 // ok calls and checks the status and, for bodies, the contract of the operation.
-func (e *env) ok(u user, method, path, body, op string, status int) resp {
+func (e *env) ok(u user, method, path, body, op string, status int) apitest.Response {
 	e.t.Helper()
-	r := e.do(u, method, path, body)
-	if r.status != status {
-		e.t.Fatalf("%s %s: status %d, want %d: %s", method, path, r.status, status, r.body)
-	}
-	if op != "" {
-		contracttest.ValidateOperation(e.t, op, status, r.body)
-	}
-	return r
+	return e.api.Expect(e.t, u.principal(), method, path, body, status, op)
 }
 
 type spaceBody struct {
@@ -150,28 +112,20 @@ type spaceBody struct {
 	} `json:"permissions"`
 }
 
-type listBody[T any] struct {
-	Next *struct {
-		Page string `json:"page"`
-	} `json:"next"`
-	Count int `json:"count"`
-	Items []T `json:"items"`
-}
-
 func (e *env) createSpace(u user, org, body string) spaceBody {
 	e.t.Helper()
 	var sp spaceBody
-	e.ok(u, "POST", "/v1/orgs/"+org+"/spaces", body, "", 201).decode(e.t, &sp)
+	e.ok(u, "POST", "/v1/orgs/"+org+"/spaces", body, "", 201).Decode(e.t, &sp)
 	contracttest.Validate(e.t, "Space", mustJSON(e.t, sp, e.do(u, "GET", "/v1/spaces/"+sp.ID, "")))
 	return sp
 }
 
-func mustJSON(t *testing.T, _ spaceBody, r resp) []byte {
+func mustJSON(t *testing.T, _ spaceBody, r apitest.Response) []byte {
 	t.Helper()
-	if r.status != 200 {
-		t.Fatalf("get: %d %s", r.status, r.body)
+	if r.Status != 200 {
+		t.Fatalf("get: %d %s", r.Status, r.Body)
 	}
-	return r.body
+	return r.Body
 }
 
 type collectionBody struct {
@@ -184,7 +138,7 @@ type collectionBody struct {
 func (e *env) createCollection(u user, org, body string) collectionBody {
 	e.t.Helper()
 	var c collectionBody
-	e.ok(u, "POST", "/v1/orgs/"+org+"/collections", body, "createCollection", 201).decode(e.t, &c)
+	e.ok(u, "POST", "/v1/orgs/"+org+"/collections", body, "createCollection", 201).Decode(e.t, &c)
 	return c
 }
 

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/docspub/platform/libs/paging"
 	"github.com/docspub/platform/libs/roles"
 	"github.com/google/go-cmp/cmp"
 )
@@ -22,36 +23,36 @@ func TestSpaceLifecycle(t *testing.T) {
 	}
 	e.ok(admin, "GET", "/v1/spaces/"+sp.ID, "", "getSpaceById", 200)
 	var got spaceBody
-	e.ok(admin, "PATCH", "/v1/spaces/"+sp.ID, `{"title":"Guide","editMode":"locked","defaultLevel":"read"}`, "updateSpaceById", 200).decode(t, &got)
+	e.ok(admin, "PATCH", "/v1/spaces/"+sp.ID, `{"title":"Guide","editMode":"locked","defaultLevel":"read"}`, "updateSpaceById", 200).Decode(t, &got)
 	if got.Title != "Guide" || got.EditMode != "locked" || got.DefaultLevel == nil || *got.DefaultLevel != "read" || got.Permissions.Edit {
 		t.Errorf("patched %+v", got)
 	}
 	// A locked space refuses content changes, a rename among them.
-	if r := e.do(admin, "PATCH", "/v1/spaces/"+sp.ID, `{"title":"Nope"}`); r.status != 403 {
-		t.Errorf("rename locked: %d %s", r.status, r.body)
+	if r := e.do(admin, "PATCH", "/v1/spaces/"+sp.ID, `{"title":"Nope"}`); r.Status != 403 {
+		t.Errorf("rename locked: %d %s", r.Status, r.Body)
 	}
 
 	e.ok(admin, "DELETE", "/v1/spaces/"+sp.ID, "", "deleteSpaceById", 205)
-	e.ok(admin, "GET", "/v1/spaces/"+sp.ID, "", "getSpaceById", 200).decode(t, &got)
+	e.ok(admin, "GET", "/v1/spaces/"+sp.ID, "", "getSpaceById", 200).Decode(t, &got)
 	if got.DeletedAt == nil {
 		t.Fatal("deleted space has no deletedAt")
 	}
-	var l listBody[spaceBody]
-	e.ok(admin, "GET", "/v1/orgs/org1/spaces", "", listOrgSpaces, 200).decode(t, &l)
+	var l paging.List[spaceBody]
+	e.ok(admin, "GET", "/v1/orgs/org1/spaces", "", listOrgSpaces, 200).Decode(t, &l)
 	if l.Count != 0 || len(l.Items) != 0 {
 		t.Errorf("deleted space listed: %+v", l)
 	}
-	if r := e.do(admin, "PATCH", "/v1/spaces/"+sp.ID, `{"emoji":"x"}`); r.status != 409 {
-		t.Errorf("patch deleted: %d %s", r.status, r.body)
+	if r := e.do(admin, "PATCH", "/v1/spaces/"+sp.ID, `{"emoji":"x"}`); r.Status != 409 {
+		t.Errorf("patch deleted: %d %s", r.Status, r.Body)
 	}
 	e.ok(admin, "DELETE", "/v1/spaces/"+sp.ID, "", "", 205) // idempotent
 	e.clock.add(6 * 24 * time.Hour)
 	var restored spaceBody
-	e.ok(admin, "POST", "/v1/spaces/"+sp.ID+"/restore", "", "restoreSpace", 200).decode(t, &restored)
+	e.ok(admin, "POST", "/v1/spaces/"+sp.ID+"/restore", "", "restoreSpace", 200).Decode(t, &restored)
 	if restored.DeletedAt != nil {
 		t.Errorf("restored space still deleted: %+v", restored)
 	}
-	e.ok(admin, "GET", "/v1/orgs/org1/spaces", "", listOrgSpaces, 200).decode(t, &l)
+	e.ok(admin, "GET", "/v1/orgs/org1/spaces", "", listOrgSpaces, 200).Decode(t, &l)
 	if l.Count != 1 {
 		t.Errorf("restored space not listed: %+v", l)
 	}
@@ -68,15 +69,15 @@ func TestRestoreWindowAndPurge(t *testing.T) {
 	e.clock.add(2*24*time.Hour + time.Minute) // old: 7 days and a minute ago; recent: 2 days
 
 	r := e.do(admin, "POST", "/v1/spaces/"+old.ID+"/restore", "")
-	if r.status != 410 || !strings.Contains(string(r.body), "7 days") {
-		t.Errorf("restore after 7 days: %d %s", r.status, r.body)
+	if r.Status != 410 || !strings.Contains(string(r.Body), "7 days") {
+		t.Errorf("restore after 7 days: %d %s", r.Status, r.Body)
 	}
 	n, err := e.svc.Purge(context.Background())
 	if err != nil || n != 1 {
 		t.Fatalf("Purge() = %d, %v; want 1", n, err)
 	}
-	if r := e.do(admin, "GET", "/v1/spaces/"+old.ID, ""); r.status != 404 {
-		t.Errorf("purged space: %d %s", r.status, r.body)
+	if r := e.do(admin, "GET", "/v1/spaces/"+old.ID, ""); r.Status != 404 {
+		t.Errorf("purged space: %d %s", r.Status, r.Body)
 	}
 	e.ok(admin, "POST", "/v1/spaces/"+recent.ID+"/restore", "", "restoreSpace", 200)
 }
@@ -110,13 +111,13 @@ func TestSpacePermissions(t *testing.T) {
 		{"reader cannot duplicate", reader, "POST", "/v1/spaces/" + sp.ID + "/duplicate", ``, 403},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if r := e.do(tc.u, tc.method, tc.path, tc.body); r.status != tc.want {
-				t.Errorf("%s %s: %d, want %d: %s", tc.method, tc.path, r.status, tc.want, r.body)
+			if r := e.do(tc.u, tc.method, tc.path, tc.body); r.Status != tc.want {
+				t.Errorf("%s %s: %d, want %d: %s", tc.method, tc.path, r.Status, tc.want, r.Body)
 			}
 		})
 	}
-	var l listBody[spaceBody]
-	e.ok(reader, "GET", "/v1/orgs/org1/spaces", "", listOrgSpaces, 200).decode(t, &l)
+	var l paging.List[spaceBody]
+	e.ok(reader, "GET", "/v1/orgs/org1/spaces", "", listOrgSpaces, 200).Decode(t, &l)
 	if diff := cmp.Diff([]string{sp.ID}, ids(l.Items, spaceID)); diff != "" || l.Count != 1 {
 		t.Errorf("reader's list (-want +got), count %d:\n%s", l.Count, diff)
 	}
@@ -152,8 +153,8 @@ func TestSpaceLimits(t *testing.T) {
 	} {
 		t.Run(tc.method+" "+tc.body, func(t *testing.T) {
 			r := e.do(admin, tc.method, tc.path, tc.body)
-			if r.status != 400 || !strings.Contains(string(r.body), tc.field) {
-				t.Errorf("%s %s %s: %d %s; want 400 naming %s", tc.method, tc.path, tc.body, r.status, r.body, tc.field)
+			if r.Status != 400 || !strings.Contains(string(r.Body), tc.field) {
+				t.Errorf("%s %s %s: %d %s; want 400 naming %s", tc.method, tc.path, tc.body, r.Status, r.Body, tc.field)
 			}
 		})
 	}
@@ -169,8 +170,8 @@ func TestSpacePagingIsKeyset(t *testing.T) {
 	var got []string
 	path := "/v1/orgs/org1/spaces?limit=3"
 	for pages := 0; pages < 5; pages++ {
-		var l listBody[spaceBody]
-		e.ok(admin, "GET", path, "", listOrgSpaces, 200).decode(t, &l)
+		var l paging.List[spaceBody]
+		e.ok(admin, "GET", path, "", listOrgSpaces, 200).Decode(t, &l)
 		if l.Count != 7 {
 			t.Errorf("count %d, want 7", l.Count)
 		}
@@ -195,27 +196,27 @@ func TestDuplicateAndTransferSpace(t *testing.T) {
 	e.ok(admin, "PATCH", "/v1/spaces/"+sp.ID, `{"visibility":"unlisted"}`, "updateSpaceById", 200)
 
 	var cp spaceBody
-	e.ok(admin, "POST", "/v1/spaces/"+sp.ID+"/duplicate", "", "duplicateSpace", 201).decode(t, &cp)
+	e.ok(admin, "POST", "/v1/spaces/"+sp.ID+"/duplicate", "", "duplicateSpace", 201).Decode(t, &cp)
 	if cp.ID == sp.ID || cp.Title != "Source (copy)" || cp.Visibility != "unlisted" {
 		t.Errorf("duplicate %+v", cp)
 	}
 
-	if r := e.do(halfAdmin, "POST", "/v1/spaces/"+sp.ID+"/transfer", `{"organization":"org2"}`); r.status != 403 {
-		t.Errorf("transfer by a non-admin of the target: %d %s", r.status, r.body)
+	if r := e.do(halfAdmin, "POST", "/v1/spaces/"+sp.ID+"/transfer", `{"organization":"org2"}`); r.Status != 403 {
+		t.Errorf("transfer by a non-admin of the target: %d %s", r.Status, r.Body)
 	}
 	var moved spaceBody
-	e.ok(admin, "POST", "/v1/spaces/"+sp.ID+"/transfer", `{"organization":"org2"}`, "", 200).decode(t, &moved)
+	e.ok(admin, "POST", "/v1/spaces/"+sp.ID+"/transfer", `{"organization":"org2"}`, "", 200).Decode(t, &moved)
 	if moved.Organization != "org2" {
 		t.Errorf("transferred %+v", moved)
 	}
-	var l listBody[spaceBody]
-	e.ok(admin, "GET", "/v1/orgs/org2/spaces", "", listOrgSpaces, 200).decode(t, &l)
+	var l paging.List[spaceBody]
+	e.ok(admin, "GET", "/v1/orgs/org2/spaces", "", listOrgSpaces, 200).Decode(t, &l)
 	if diff := cmp.Diff([]string{sp.ID}, ids(l.Items, spaceID)); diff != "" {
 		t.Errorf("org2 spaces (-want +got):\n%s", diff)
 	}
 	org1Only := user{id: "rex", roles: map[string]string{"org1": "admin"}}
-	if r := e.do(org1Only, "GET", "/v1/spaces/"+sp.ID, ""); r.status != 404 {
-		t.Errorf("org1 member reads the transferred space: %d", r.status)
+	if r := e.do(org1Only, "GET", "/v1/spaces/"+sp.ID, ""); r.Status != 404 {
+		t.Errorf("org1 member reads the transferred space: %d", r.Status)
 	}
 }
 
@@ -233,8 +234,8 @@ func TestMemberSpaces(t *testing.T) {
 		Permission string    `json:"permission"`
 		Space      spaceBody `json:"space"`
 	}
-	var l listBody[item]
-	e.ok(admin, "GET", "/v1/orgs/org1/members/rex/spaces?order=asc", "", "listSpacesForOrganizationMember", 200).decode(t, &l)
+	var l paging.List[item]
+	e.ok(admin, "GET", "/v1/orgs/org1/members/rex/spaces?order=asc", "", "listSpacesForOrganizationMember", 200).Decode(t, &l)
 	got := map[string]string{}
 	for _, it := range l.Items {
 		got[it.Space.ID] = it.Permission
@@ -242,14 +243,14 @@ func TestMemberSpaces(t *testing.T) {
 	if diff := cmp.Diff(map[string]string{a.ID: "read", c.ID: "read"}, got); diff != "" || l.Count != 2 {
 		t.Errorf("rex's spaces (-want +got), count %d:\n%s", l.Count, diff)
 	}
-	e.ok(admin, "GET", "/v1/orgs/org1/members/ada/spaces", "", "listSpacesForOrganizationMember", 200).decode(t, &l)
+	e.ok(admin, "GET", "/v1/orgs/org1/members/ada/spaces", "", "listSpacesForOrganizationMember", 200).Decode(t, &l)
 	if l.Count != 3 || l.Items[0].Permission != "admin" || l.Items[0].Space.ID != c.ID {
 		t.Errorf("ada's spaces, newest first: %+v", l)
 	}
-	if r := e.do(reader, "GET", "/v1/orgs/org1/members/ada/spaces", ""); r.status != 403 {
-		t.Errorf("reader lists another member's spaces: %d", r.status)
+	if r := e.do(reader, "GET", "/v1/orgs/org1/members/ada/spaces", ""); r.Status != 403 {
+		t.Errorf("reader lists another member's spaces: %d", r.Status)
 	}
-	if r := e.do(admin, "GET", "/v1/orgs/org1/members/nobody/spaces", ""); r.status != 404 {
-		t.Errorf("unknown member: %d", r.status)
+	if r := e.do(admin, "GET", "/v1/orgs/org1/members/nobody/spaces", ""); r.Status != 404 {
+		t.Errorf("unknown member: %d", r.Status)
 	}
 }

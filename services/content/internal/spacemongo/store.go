@@ -52,22 +52,15 @@ func EventCollections() []string { return []string{Spaces, Collections} }
 
 // Indexes are the tree's indexes.
 func Indexes() []mongox.Index {
-	ix := func(coll string, keys ...string) mongox.Index {
-		d := bson.D{}
-		for _, k := range keys {
-			d = append(d, bson.E{Key: k, Value: 1})
-		}
-		return mongox.Index{Collection: coll, Model: mongo.IndexModel{Keys: d}}
-	}
 	return []mongox.Index{
-		ix(Spaces, "organization", "deleted", "position", "_id"),
-		ix(Spaces, "organization", "parent", "deleted", "position", "_id"),
-		ix(Spaces, "deleted", "deletedAt"),
-		ix(Collections, "organization", "position", "_id"),
-		ix(Collections, "organization", "parent"),
-		ix(Revisions, "space"),
-		ix(Comments, "space", "changeRequest", "status"),
-		ix(ChangeRequests, "space", "status"),
+		mongox.Keys(Spaces, "organization", "deleted", "position", "_id"),
+		mongox.Keys(Spaces, "organization", "parent", "deleted", "position", "_id"),
+		mongox.Keys(Spaces, "deleted", "deletedAt"),
+		mongox.Keys(Collections, "organization", "position", "_id"),
+		mongox.Keys(Collections, "organization", "parent"),
+		mongox.Keys(Revisions, "space"),
+		mongox.Keys(Comments, "space", "changeRequest", "status"),
+		mongox.Keys(ChangeRequests, "space", "status"),
 	}
 }
 

@@ -7,7 +7,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/docspub/platform/libs/apitest"
 	"github.com/docspub/platform/libs/contracttest"
+	"github.com/docspub/platform/libs/paging"
 	"github.com/docspub/platform/libs/roles"
 	"github.com/docspub/platform/services/identity/internal/directory"
 	"github.com/golang-jwt/jwt/v5"
@@ -35,44 +37,44 @@ func TestMembers(t *testing.T) {
 
 	b := e.must(http.StatusOK, reader, "GET", m+admin, "")
 	contracttest.ValidateOperation(t, "getMemberInOrganizationById", http.StatusOK, b)
-	if got := decode[memberJSON](t, b); got.ID != admin || *got.Role != "admin" || got.User.Email != "ada@acme.test" {
+	if got := apitest.Decode[memberJSON](t, b); got.ID != admin || *got.Role != "admin" || got.User.Email != "ada@acme.test" {
 		t.Errorf("member = %+v", got)
 	}
 
-	e.run([]row{
-		{name: "non-member reads member", user: outsider, method: "GET", path: m + admin, want: 404},
-		{name: "non-member lists members", user: outsider, method: "GET", path: "/v1/orgs/" + org + "/members", want: 404},
-		{name: "unknown member", user: admin, method: "GET", path: m + "nobody", want: 404},
-		{name: "read member changes a role", user: reader, method: "PATCH", path: m + editor, body: `{"role":"admin"}`, want: 403},
-		{name: "read member removes another", user: reader, method: "DELETE", path: m + editor, want: 403},
-		{name: "read member sets SSO", user: reader, method: "POST", path: m + editor + "/sso", want: 403},
-		{name: "role unknown", user: admin, method: "PATCH", path: m + editor, body: `{"role":"owner"}`, want: 400, field: "role"},
-		{name: "role wrong type", user: admin, method: "PATCH", path: m + editor, body: `{"role":1}`, want: 400, field: "role"},
-		{name: "last admin cannot be demoted", user: admin, method: "PATCH", path: m + admin, body: `{"role":"read"}`, want: 409},
-		{name: "last admin cannot leave", user: admin, method: "DELETE", path: m + admin, want: 409},
-		{name: "bad order", user: admin, method: "GET", path: "/v1/orgs/" + org + "/members?order=up", want: 400, field: "order"},
-		{name: "bad sort", user: admin, method: "GET", path: "/v1/orgs/" + org + "/members?sort=age", want: 400, field: "sort"},
-		{name: "bad role filter", user: admin, method: "GET", path: "/v1/orgs/" + org + "/members?role=boss", want: 400, field: "role"},
-		{name: "limit above 1000", user: admin, method: "GET", path: "/v1/orgs/" + org + "/members?limit=1001", want: 400, field: "limit"},
-		{name: "bad page cursor", user: admin, method: "GET", path: "/v1/orgs/" + org + "/members?page=zzz", want: 400, field: "page"},
+	e.api.Run(e.t, as, []row{
+		{Name: "non-member reads member", User: outsider, Method: "GET", Path: m + admin, Want: 404},
+		{Name: "non-member lists members", User: outsider, Method: "GET", Path: "/v1/orgs/" + org + "/members", Want: 404},
+		{Name: "unknown member", User: admin, Method: "GET", Path: m + "nobody", Want: 404},
+		{Name: "read member changes a role", User: reader, Method: "PATCH", Path: m + editor, Body: `{"role":"admin"}`, Want: 403},
+		{Name: "read member removes another", User: reader, Method: "DELETE", Path: m + editor, Want: 403},
+		{Name: "read member sets SSO", User: reader, Method: "POST", Path: m + editor + "/sso", Want: 403},
+		{Name: "role unknown", User: admin, Method: "PATCH", Path: m + editor, Body: `{"role":"owner"}`, Want: 400, Field: "role"},
+		{Name: "role wrong type", User: admin, Method: "PATCH", Path: m + editor, Body: `{"role":1}`, Want: 400, Field: "role"},
+		{Name: "last admin cannot be demoted", User: admin, Method: "PATCH", Path: m + admin, Body: `{"role":"read"}`, Want: 409},
+		{Name: "last admin cannot leave", User: admin, Method: "DELETE", Path: m + admin, Want: 409},
+		{Name: "bad order", User: admin, Method: "GET", Path: "/v1/orgs/" + org + "/members?order=up", Want: 400, Field: "order"},
+		{Name: "bad sort", User: admin, Method: "GET", Path: "/v1/orgs/" + org + "/members?sort=age", Want: 400, Field: "sort"},
+		{Name: "bad role filter", User: admin, Method: "GET", Path: "/v1/orgs/" + org + "/members?role=boss", Want: 400, Field: "role"},
+		{Name: "limit above 1000", User: admin, Method: "GET", Path: "/v1/orgs/" + org + "/members?limit=1001", Want: 400, Field: "limit"},
+		{Name: "bad page cursor", User: admin, Method: "GET", Path: "/v1/orgs/" + org + "/members?page=zzz", Want: 400, Field: "page"},
 	})
 
 	b = e.must(http.StatusOK, admin, "PATCH", m+editor, `{"role":null}`)
 	contracttest.ValidateOperation(t, "updateMemberInOrganizationById", http.StatusOK, b)
-	if got := decode[memberJSON](t, b); got.Role != nil {
+	if got := apitest.Decode[memberJSON](t, b); got.Role != nil {
 		t.Errorf("role after demotion to guest = %v", *got.Role)
 	}
 	// A guest sees the organization but not the member list.
-	e.run([]row{{name: "guest lists members", user: editor, method: "GET", path: "/v1/orgs/" + org + "/members", want: 403}})
+	e.api.Run(e.t, as, []row{{Name: "guest lists members", User: editor, Method: "GET", Path: "/v1/orgs/" + org + "/members", Want: 403}})
 
 	b = e.must(http.StatusOK, admin, "GET", "/v1/orgs/"+org+"/members?role=guest", "")
-	if l := decode[list[memberJSON]](t, b); l.Count != 1 || l.Items[0].ID != editor {
+	if l := apitest.Decode[paging.List[memberJSON]](t, b); l.Count != 1 || l.Items[0].ID != editor {
 		t.Errorf("guests = %+v", l)
 	}
 
 	b = e.must(http.StatusOK, admin, "POST", m+reader+"/sso", "")
 	contracttest.ValidateOperation(t, "setUserAsSSOMemberForOrganization", http.StatusOK, b)
-	if !decode[memberJSON](t, b).SSO {
+	if !apitest.Decode[memberJSON](t, b).SSO {
 		t.Error("sso not set")
 	}
 
@@ -81,10 +83,10 @@ func TestMembers(t *testing.T) {
 	e.must(http.StatusOK, admin, "PATCH", m+admin, `{"role":"edit"}`)
 	b = e.must(http.StatusNoContent, editor, "DELETE", m+editor, "")
 	contracttest.ValidateOperation(t, "removeMemberFromOrganizationById", http.StatusNoContent, b)
-	e.run([]row{{name: "removed member is gone", user: editor, method: "GET", path: "/v1/orgs/" + org, want: 404}})
+	e.api.Run(e.t, as, []row{{Name: "removed member is gone", User: editor, Method: "GET", Path: "/v1/orgs/" + org, Want: 404}})
 	e.must(http.StatusNoContent, reader, "DELETE", m+admin, "")
 	b = e.must(http.StatusOK, reader, "GET", "/v1/orgs/"+org+"/members", "")
-	if l := decode[list[memberJSON]](t, b); l.Count != 1 || l.Items[0].ID != reader {
+	if l := apitest.Decode[paging.List[memberJSON]](t, b); l.Count != 1 || l.Items[0].ID != reader {
 		t.Errorf("members left = %+v", l)
 	}
 }
@@ -97,12 +99,12 @@ func TestMembersPaging(t *testing.T) {
 		emails = append(emails, fmt.Sprintf(`"user%02d@acme.test"`, i))
 	}
 	b := e.must(http.StatusOK, admin, "POST", "/v1/orgs/"+org+"/invites", `{"emails":[`+strings.Join(emails, ",")+`],"role":"read"}`)
-	if r := decode[directory.InviteUsersResult](t, b); r.Invited != 9 || len(r.Users) != 9 {
+	if r := apitest.Decode[directory.InviteUsersResult](t, b); r.Invited != 9 || len(r.Users) != 9 {
 		t.Fatalf("invited = %+v", r)
 	}
 	// Inviting the same e-mails again adds nobody.
 	b = e.must(http.StatusOK, admin, "POST", "/v1/orgs/"+org+"/invites", `{"emails":["user00@acme.test"]}`)
-	if r := decode[directory.InviteUsersResult](t, b); r.Invited != 0 {
+	if r := apitest.Decode[directory.InviteUsersResult](t, b); r.Invited != 0 {
 		t.Errorf("re-invite added %d", r.Invited)
 	}
 
@@ -117,7 +119,7 @@ func TestMembersPaging(t *testing.T) {
 			}
 			b := e.must(http.StatusOK, admin, "GET", "/v1/orgs/"+org+"/members?"+q, "")
 			contracttest.ValidateOperation(t, "listMembersInOrganizationById", http.StatusOK, b)
-			l := decode[list[memberJSON]](t, b)
+			l := apitest.Decode[paging.List[memberJSON]](t, b)
 			count = l.Count
 			for _, it := range l.Items {
 				ids = append(ids, it.User.DisplayName)
@@ -170,9 +172,9 @@ func TestPing(t *testing.T) {
 	org, admin, _ := e.seed("", "ada@acme.test", roles.Admin)
 	_, outsider, _ := e.seed("", "oz@other.test", roles.Admin)
 	b := e.must(http.StatusOK, admin, "POST", "/v1/orgs/"+org+"/ping", "")
-	raw := decode[directory.PingResult](t, b).ServiceVisitorClaims
+	raw := apitest.Decode[directory.PingResult](t, b).ServiceVisitorClaims
 	var claims directory.VisitorClaims
-	_, err := jwt.ParseWithClaims(raw, &claims, func(*jwt.Token) (any, error) { return directory.ClaimsKey(secret), nil },
+	_, err := jwt.ParseWithClaims(raw, &claims, func(*jwt.Token) (any, error) { return directory.ClaimsKey(apitest.Secret), nil },
 		jwt.WithValidMethods([]string{"HS256"}), jwt.WithIssuer(directory.ClaimsIssuer), jwt.WithExpirationRequired())
 	if err != nil {
 		t.Fatalf("claims: %v", err)
@@ -181,8 +183,8 @@ func TestPing(t *testing.T) {
 		t.Errorf("claims = %+v", claims)
 	}
 	b = e.must(http.StatusOK, admin, "GET", "/v1/orgs/"+org+"/members/"+admin, "")
-	if decode[memberJSON](t, b).LastSeenAt == nil {
+	if apitest.Decode[memberJSON](t, b).LastSeenAt == nil {
 		t.Error("lastSeenAt not set by ping")
 	}
-	e.run([]row{{name: "non-member pings", user: outsider, method: "POST", path: "/v1/orgs/" + org + "/ping", want: 404}})
+	e.api.Run(e.t, as, []row{{Name: "non-member pings", User: outsider, Method: "POST", Path: "/v1/orgs/" + org + "/ping", Want: 404}})
 }

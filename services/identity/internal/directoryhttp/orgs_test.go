@@ -2,11 +2,12 @@ package directoryhttp_test
 
 import (
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 
+	"github.com/docspub/platform/libs/apitest"
 	"github.com/docspub/platform/libs/contracttest"
+	"github.com/docspub/platform/libs/paging"
 	"github.com/docspub/platform/libs/roles"
 )
 
@@ -19,7 +20,7 @@ func TestOrganizations(t *testing.T) {
 
 	b := e.must(http.StatusOK, admin, "GET", o, "")
 	contracttest.ValidateOperation(t, "getOrganizationById", http.StatusOK, b)
-	got := decode[struct {
+	got := apitest.Decode[struct {
 		Type        string          `json:"type"`
 		Plan        string          `json:"plan"`
 		InviteLinks bool            `json:"inviteLinks"`
@@ -30,45 +31,45 @@ func TestOrganizations(t *testing.T) {
 		t.Errorf("admin view of organization = %+v", got)
 	}
 	b = e.must(http.StatusOK, reader, "GET", o, "")
-	if p := decode[struct{ Permissions map[string]bool }](t, b).Permissions; p["admin"] || !p["view"] || !p["listMembers"] || p["createContent"] {
+	if p := apitest.Decode[struct{ Permissions map[string]bool }](t, b).Permissions; p["admin"] || !p["view"] || !p["listMembers"] || p["createContent"] {
 		t.Errorf("read member permissions = %v", p)
 	}
 
 	b = e.must(http.StatusOK, admin, "GET", "/v1/orgs", "")
 	contracttest.ValidateOperation(t, "listOrganizationsForAuthenticatedUser", http.StatusOK, b)
-	if l := decode[list[idOnly]](t, b); l.Count != 1 || l.Items[0].ID != org {
+	if l := apitest.Decode[paging.List[idOnly]](t, b); l.Count != 1 || l.Items[0].ID != org {
 		t.Errorf("orgs of admin = %+v", l)
 	}
 
 	long := func(n int) string { return strings.Repeat("a", n) }
-	e.run([]row{
-		{name: "non-member gets 404", user: outsider, method: "GET", path: o, want: 404},
-		{name: "non-member cannot patch", user: outsider, method: "PATCH", path: o, body: `{"title":"Mine"}`, want: 404},
-		{name: "unknown org", user: admin, method: "GET", path: "/v1/orgs/nope", want: 404},
-		{name: "read member cannot patch", user: reader, method: "PATCH", path: o, body: `{"title":"Mine"}`, want: 403},
-		{name: "title too short", user: admin, method: "PATCH", path: o, body: `{"title":"a"}`, want: 400, field: "title"},
-		{name: "title too long", user: admin, method: "PATCH", path: o, body: `{"title":"` + long(256) + `"}`, want: 400, field: "title"},
-		{name: "title null", user: admin, method: "PATCH", path: o, body: `{"title":null}`, want: 400, field: "title"},
-		{name: "title wrong type", user: admin, method: "PATCH", path: o, body: `{"title":5}`, want: 400, field: "title"},
-		{name: "hostname too short", user: admin, method: "PATCH", path: o, body: `{"hostname":"ab"}`, want: 400, field: "hostname"},
-		{name: "hostname too long", user: admin, method: "PATCH", path: o, body: `{"hostname":"` + long(33) + `"}`, want: 400, field: "hostname"},
-		{name: "hostname pattern", user: admin, method: "PATCH", path: o, body: `{"hostname":"Bad_Host"}`, want: 400, field: "hostname"},
-		{name: "logo not a URL", user: admin, method: "PATCH", path: o, body: `{"logo":"not a url"}`, want: 400, field: "logo"},
-		{name: "logo too long", user: admin, method: "PATCH", path: o, body: `{"logo":"https://x.test/` + long(2040) + `"}`, want: 400, field: "logo"},
-		{name: "defaultRole unknown", user: admin, method: "PATCH", path: o, body: `{"defaultRole":"boss"}`, want: 400, field: "defaultRole"},
-		{name: "emailDomains not domains", user: admin, method: "PATCH", path: o, body: `{"emailDomains":["not a domain"]}`, want: 400, field: "emailDomains"},
-		{name: "sso wrong type", user: admin, method: "PATCH", path: o, body: `{"sso":"yes"}`, want: 400, field: "sso"},
-		{name: "defaultContent wrong type", user: admin, method: "PATCH", path: o, body: `{"defaultContent":{"type":"space","site":"s"}}`, want: 400, field: "defaultContent"},
-		{name: "malformed body", user: admin, method: "PATCH", path: o, body: `{"title":`, want: 400},
-		{name: "body not an object", user: admin, method: "PATCH", path: o, body: `[1]`, want: 400},
-		{name: "hostname taken", user: outsider, method: "PATCH", path: "/v1/orgs/" + other, body: `{"hostname":"taken-name"}`, want: 200},
-		{name: "hostname conflict", user: admin, method: "PATCH", path: o, body: `{"hostname":"taken-name"}`, want: 409, field: "hostname"},
+	e.api.Run(e.t, as, []row{
+		{Name: "non-member gets 404", User: outsider, Method: "GET", Path: o, Want: 404},
+		{Name: "non-member cannot patch", User: outsider, Method: "PATCH", Path: o, Body: `{"title":"Mine"}`, Want: 404},
+		{Name: "unknown org", User: admin, Method: "GET", Path: "/v1/orgs/nope", Want: 404},
+		{Name: "read member cannot patch", User: reader, Method: "PATCH", Path: o, Body: `{"title":"Mine"}`, Want: 403},
+		{Name: "title too short", User: admin, Method: "PATCH", Path: o, Body: `{"title":"a"}`, Want: 400, Field: "title"},
+		{Name: "title too long", User: admin, Method: "PATCH", Path: o, Body: `{"title":"` + long(256) + `"}`, Want: 400, Field: "title"},
+		{Name: "title null", User: admin, Method: "PATCH", Path: o, Body: `{"title":null}`, Want: 400, Field: "title"},
+		{Name: "title wrong type", User: admin, Method: "PATCH", Path: o, Body: `{"title":5}`, Want: 400, Field: "title"},
+		{Name: "hostname too short", User: admin, Method: "PATCH", Path: o, Body: `{"hostname":"ab"}`, Want: 400, Field: "hostname"},
+		{Name: "hostname too long", User: admin, Method: "PATCH", Path: o, Body: `{"hostname":"` + long(33) + `"}`, Want: 400, Field: "hostname"},
+		{Name: "hostname pattern", User: admin, Method: "PATCH", Path: o, Body: `{"hostname":"Bad_Host"}`, Want: 400, Field: "hostname"},
+		{Name: "logo not a URL", User: admin, Method: "PATCH", Path: o, Body: `{"logo":"not a url"}`, Want: 400, Field: "logo"},
+		{Name: "logo too long", User: admin, Method: "PATCH", Path: o, Body: `{"logo":"https://x.test/` + long(2040) + `"}`, Want: 400, Field: "logo"},
+		{Name: "defaultRole unknown", User: admin, Method: "PATCH", Path: o, Body: `{"defaultRole":"boss"}`, Want: 400, Field: "defaultRole"},
+		{Name: "emailDomains not domains", User: admin, Method: "PATCH", Path: o, Body: `{"emailDomains":["not a domain"]}`, Want: 400, Field: "emailDomains"},
+		{Name: "sso wrong type", User: admin, Method: "PATCH", Path: o, Body: `{"sso":"yes"}`, Want: 400, Field: "sso"},
+		{Name: "defaultContent wrong type", User: admin, Method: "PATCH", Path: o, Body: `{"defaultContent":{"type":"space","site":"s"}}`, Want: 400, Field: "defaultContent"},
+		{Name: "malformed body", User: admin, Method: "PATCH", Path: o, Body: `{"title":`, Want: 400},
+		{Name: "body not an object", User: admin, Method: "PATCH", Path: o, Body: `[1]`, Want: 400},
+		{Name: "hostname taken", User: outsider, Method: "PATCH", Path: "/v1/orgs/" + other, Body: `{"hostname":"taken-name"}`, Want: 200},
+		{Name: "hostname conflict", User: admin, Method: "PATCH", Path: o, Body: `{"hostname":"taken-name"}`, Want: 409, Field: "hostname"},
 	})
 
 	b = e.must(http.StatusOK, admin, "PATCH", o, `{"title":"Acme Handbook","emailDomains":["Acme.test"],"hostname":"acme","defaultRole":null,
 		"defaultContent":{"type":"site","site":"site1"},"logo":"https://cdn.test/logo.png","sso":true,"ai":true,"inviteLinks":false}`)
 	contracttest.ValidateOperation(t, "updateOrganizationById", http.StatusOK, b)
-	patched := decode[map[string]any](t, b)
+	patched := apitest.Decode[map[string]any](t, b)
 	for k, want := range map[string]any{"title": "Acme Handbook", "hostname": "acme", "defaultRole": nil, "sso": true, "ai": true, "inviteLinks": false} {
 		if patched[k] != want {
 			t.Errorf("%s = %v, want %v", k, patched[k], want)
@@ -78,7 +79,7 @@ func TestOrganizations(t *testing.T) {
 		t.Errorf("urls = %v", u)
 	}
 	// The change is stored: a fresh read sees it.
-	if got := decode[map[string]any](t, e.must(http.StatusOK, reader, "GET", o, ""))["title"]; got != "Acme Handbook" {
+	if got := apitest.Decode[map[string]any](t, e.must(http.StatusOK, reader, "GET", o, ""))["title"]; got != "Acme Handbook" {
 		t.Errorf("title after patch = %v", got)
 	}
 
@@ -92,7 +93,7 @@ func TestOrganizations(t *testing.T) {
 	}{{"member", admin, 1}, {"same domain", atDomain, 1}, {"other domain", outsider, 0}} {
 		b := e.must(http.StatusOK, tc.user, "GET", "/v1/email-domains/acme.test/orgs", "")
 		contracttest.ValidateOperation(t, "getOrganizationsForEmailDomain", http.StatusOK, b)
-		if n := len(decode[struct{ Organizations []idOnly }](t, b).Organizations); n != tc.want {
+		if n := len(apitest.Decode[struct{ Organizations []idOnly }](t, b).Organizations); n != tc.want {
 			t.Errorf("%s: %d organizations, want %d", tc.name, n, tc.want)
 		}
 	}
@@ -103,15 +104,12 @@ func TestCurrentUser(t *testing.T) {
 	_, admin, _ := e.seed("", "ada@acme.test", roles.Admin)
 	b := e.must(http.StatusOK, admin, "GET", "/v1/user", "")
 	contracttest.Validate(t, "User", b)
-	if u := decode[map[string]any](t, b); u["id"] != admin || u["email"] != "ada@acme.test" || u["object"] != "user" {
+	if u := apitest.Decode[map[string]any](t, b); u["id"] != admin || u["email"] != "ada@acme.test" || u["object"] != "user" {
 		t.Errorf("user = %v", u)
 	}
-	e.run([]row{{name: "unknown user", user: "ghost", method: "GET", path: "/v1/user", want: 404}})
+	e.api.Run(e.t, as, []row{{Name: "unknown user", User: "ghost", Method: "GET", Path: "/v1/user", Want: 404}})
 	// Without an internal token every route is refused.
-	req, _ := http.NewRequest("GET", "/v1/user", nil)
-	w := httptest.NewRecorder()
-	e.engine.ServeHTTP(w, req)
-	if w.Code != http.StatusUnauthorized {
-		t.Errorf("no internal token: status %d, want 401", w.Code)
+	if r := e.api.Anonymous("GET", "/v1/user", ""); r.Status != http.StatusUnauthorized {
+		t.Errorf("no internal token: status %d, want 401", r.Status)
 	}
 }

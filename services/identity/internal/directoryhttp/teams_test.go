@@ -6,7 +6,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/docspub/platform/libs/apitest"
 	"github.com/docspub/platform/libs/contracttest"
+	"github.com/docspub/platform/libs/paging"
 	"github.com/docspub/platform/libs/roles"
 )
 
@@ -32,22 +34,22 @@ func TestTeams(t *testing.T) {
 	_, outsider, _ := e.seed("", "oz@other.test", roles.Admin)
 	teams := "/v1/orgs/" + org + "/teams"
 
-	e.run([]row{
-		{name: "title required", user: admin, method: "PUT", path: teams, body: `{}`, want: 400, field: "title"},
-		{name: "title empty", user: admin, method: "PUT", path: teams, body: `{"title":""}`, want: 400, field: "title"},
-		{name: "title too long", user: admin, method: "PUT", path: teams, body: `{"title":"` + strings.Repeat("t", 65) + `"}`, want: 400, field: "title"},
-		{name: "members not in org", user: admin, method: "PUT", path: teams, body: `{"title":"Docs","members":["` + outsider + `"]}`, want: 400, field: "members"},
-		{name: "members wrong type", user: admin, method: "PUT", path: teams, body: `{"title":"Docs","members":"x"}`, want: 400, field: "members"},
-		{name: "read member creates", user: reader, method: "PUT", path: teams, body: `{"title":"Docs"}`, want: 403},
-		{name: "non-member creates", user: outsider, method: "PUT", path: teams, body: `{"title":"Docs"}`, want: 404},
+	e.api.Run(e.t, as, []row{
+		{Name: "title required", User: admin, Method: "PUT", Path: teams, Body: `{}`, Want: 400, Field: "title"},
+		{Name: "title empty", User: admin, Method: "PUT", Path: teams, Body: `{"title":""}`, Want: 400, Field: "title"},
+		{Name: "title too long", User: admin, Method: "PUT", Path: teams, Body: `{"title":"` + strings.Repeat("t", 65) + `"}`, Want: 400, Field: "title"},
+		{Name: "members not in org", User: admin, Method: "PUT", Path: teams, Body: `{"title":"Docs","members":["` + outsider + `"]}`, Want: 400, Field: "members"},
+		{Name: "members wrong type", User: admin, Method: "PUT", Path: teams, Body: `{"title":"Docs","members":"x"}`, Want: 400, Field: "members"},
+		{Name: "read member creates", User: reader, Method: "PUT", Path: teams, Body: `{"title":"Docs"}`, Want: 403},
+		{Name: "non-member creates", User: outsider, Method: "PUT", Path: teams, Body: `{"title":"Docs"}`, Want: 404},
 	})
-	if n := decode[list[teamJSON]](t, e.must(http.StatusOK, admin, "GET", teams, "")).Count; n != 0 {
+	if n := apitest.Decode[paging.List[teamJSON]](t, e.must(http.StatusOK, admin, "GET", teams, "")).Count; n != 0 {
 		t.Fatalf("a refused create left %d teams", n)
 	}
 
 	b := e.must(http.StatusCreated, admin, "PUT", teams, `{"title":"Docs","members":["`+reader+`","oli@acme.test"]}`)
 	contracttest.ValidateOperation(t, "createOrganizationTeam", http.StatusCreated, b)
-	team := decode[teamJSON](t, b)
+	team := apitest.Decode[teamJSON](t, b)
 	if team.Members != 2 || !team.Permissions["admin"] {
 		t.Errorf("created team = %+v", team)
 	}
@@ -56,39 +58,39 @@ func TestTeams(t *testing.T) {
 
 	// Make oli the team's owner: owners manage their team, not others.
 	e.must(http.StatusNoContent, admin, "PUT", tp+"/members/"+owner, `{"role":"owner"}`)
-	e.run([]row{
-		{name: "bad team role", user: admin, method: "PUT", path: tp + "/members/" + owner, body: `{"role":"boss"}`, want: 400, field: "role"},
-		{name: "add non-member", user: admin, method: "PUT", path: tp + "/members/" + outsider, want: 404},
-		{name: "owner renames", user: owner, method: "PATCH", path: tp, body: `{"title":"Documentation"}`, want: 200},
-		{name: "rename needs title", user: owner, method: "PATCH", path: tp, body: `{}`, want: 400, field: "title"},
-		{name: "reader renames", user: reader, method: "PATCH", path: tp, body: `{"title":"Mine"}`, want: 403},
-		{name: "reader changes members", user: reader, method: "PUT", path: tp + "/members", body: `{"add":["` + admin + `"]}`, want: 403},
-		{name: "owner deletes team", user: owner, method: "DELETE", path: tp, want: 403},
-		{name: "non-member reads team", user: outsider, method: "GET", path: tp, want: 404},
-		{name: "unknown team", user: admin, method: "GET", path: teams + "/nope", want: 404},
+	e.api.Run(e.t, as, []row{
+		{Name: "bad team role", User: admin, Method: "PUT", Path: tp + "/members/" + owner, Body: `{"role":"boss"}`, Want: 400, Field: "role"},
+		{Name: "add non-member", User: admin, Method: "PUT", Path: tp + "/members/" + outsider, Want: 404},
+		{Name: "owner renames", User: owner, Method: "PATCH", Path: tp, Body: `{"title":"Documentation"}`, Want: 200},
+		{Name: "rename needs title", User: owner, Method: "PATCH", Path: tp, Body: `{}`, Want: 400, Field: "title"},
+		{Name: "reader renames", User: reader, Method: "PATCH", Path: tp, Body: `{"title":"Mine"}`, Want: 403},
+		{Name: "reader changes members", User: reader, Method: "PUT", Path: tp + "/members", Body: `{"add":["` + admin + `"]}`, Want: 403},
+		{Name: "owner deletes team", User: owner, Method: "DELETE", Path: tp, Want: 403},
+		{Name: "non-member reads team", User: outsider, Method: "GET", Path: tp, Want: 404},
+		{Name: "unknown team", User: admin, Method: "GET", Path: teams + "/nope", Want: 404},
 	})
 
 	b = e.must(http.StatusOK, owner, "GET", tp, "")
 	contracttest.ValidateOperation(t, "getTeamInOrganizationById", http.StatusOK, b)
-	if got := decode[teamJSON](t, b); got.Title != "Documentation" || !got.Permissions["admin"] {
+	if got := apitest.Decode[teamJSON](t, b); got.Title != "Documentation" || !got.Permissions["admin"] {
 		t.Errorf("team as owner = %+v", got)
 	}
-	if p := decode[teamJSON](t, e.must(http.StatusOK, reader, "GET", tp, "")).Permissions; p["admin"] || !p["view"] {
+	if p := apitest.Decode[teamJSON](t, e.must(http.StatusOK, reader, "GET", tp, "")).Permissions; p["admin"] || !p["view"] {
 		t.Errorf("reader's team permissions = %v", p)
 	}
 
 	// Bulk: an unknown user anywhere refuses the whole update.
-	e.run([]row{
-		{name: "unknown user in add", user: owner, method: "PUT", path: tp + "/members", body: `{"add":["` + admin + `","nobody@x.test"]}`, want: 400, field: "add[1]"},
-		{name: "unknown user in remove", user: owner, method: "PUT", path: tp + "/members", body: `{"remove":["nobody"]}`, want: 400, field: "remove[0]"},
-		{name: "bad membership role", user: owner, method: "PUT", path: tp + "/members", body: `{"memberships":{"` + admin + `":{"role":"boss"}}}`, want: 400, field: "memberships"},
+	e.api.Run(e.t, as, []row{
+		{Name: "unknown user in add", User: owner, Method: "PUT", Path: tp + "/members", Body: `{"add":["` + admin + `","nobody@x.test"]}`, Want: 400, Field: "add[1]"},
+		{Name: "unknown user in remove", User: owner, Method: "PUT", Path: tp + "/members", Body: `{"remove":["nobody"]}`, Want: 400, Field: "remove[0]"},
+		{Name: "bad membership role", User: owner, Method: "PUT", Path: tp + "/members", Body: `{"memberships":{"` + admin + `":{"role":"boss"}}}`, Want: 400, Field: "memberships"},
 	})
 	members := func() map[string]string {
 		t.Helper()
 		b := e.must(http.StatusOK, reader, "GET", tp+"/members", "")
 		contracttest.ValidateOperation(t, "listTeamMembersInOrganizationById", http.StatusOK, b)
 		out := map[string]string{}
-		for _, it := range decode[list[teamMemberJSON]](t, b).Items {
+		for _, it := range apitest.Decode[paging.List[teamMemberJSON]](t, b).Items {
 			out[it.Organization.ID] = it.Team.Role
 		}
 		return out
@@ -109,7 +111,7 @@ func TestTeams(t *testing.T) {
 	// Member teams, owner filter, title filter.
 	b = e.must(http.StatusOK, admin, "GET", "/v1/orgs/"+org+"/members/"+owner+"/teams?title=DOC", "")
 	contracttest.ValidateOperation(t, "listTeamsForOrganizationMember", http.StatusOK, b)
-	mt := decode[list[struct {
+	mt := apitest.Decode[paging.List[struct {
 		Team   teamJSON `json:"team"`
 		Member struct {
 			Role string `json:"role"`
@@ -123,7 +125,7 @@ func TestTeams(t *testing.T) {
 		b := e.must(http.StatusOK, reader, "GET", teams+query, "")
 		contracttest.ValidateOperation(t, "listTeamsInOrganizationById", http.StatusOK, b)
 		var out []string
-		for _, it := range decode[list[teamJSON]](t, b).Items {
+		for _, it := range apitest.Decode[paging.List[teamJSON]](t, b).Items {
 			out = append(out, it.Title)
 		}
 		return out
@@ -152,5 +154,5 @@ func TestTeams(t *testing.T) {
 	}
 	b = e.must(http.StatusNoContent, admin, "DELETE", tp, "")
 	contracttest.ValidateOperation(t, "removeTeamFromOrganizationById", http.StatusNoContent, b)
-	e.run([]row{{name: "deleted team", user: admin, method: "GET", path: tp, want: 404}})
+	e.api.Run(e.t, as, []row{{Name: "deleted team", User: admin, Method: "GET", Path: tp, Want: 404}})
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/docspub/platform/libs/apitest"
 	"github.com/docspub/platform/libs/internaltoken"
 	"github.com/docspub/platform/libs/roles"
 	"github.com/docspub/platform/services/identity/internal/directory"
@@ -49,13 +50,14 @@ func TestTokens(t *testing.T) {
 
 	gateway := internaltoken.Principal{Service: "gateway"}
 	resolve := func(p internaltoken.Principal, tok string) (int, []byte) {
-		return e.call(p, "POST", "/internal/v1/tokens/resolve", `{"token":"`+tok+`"}`)
+		r := e.api.Do(p, "POST", "/internal/v1/tokens/resolve", `{"token":"`+tok+`"}`)
+		return r.Status, r.Body
 	}
 	code, b := resolve(gateway, raw)
 	if code != http.StatusOK {
 		t.Fatalf("resolve: %d %s", code, b)
 	}
-	res := decode[directory.Resolved](t, b)
+	res := apitest.Decode[directory.Resolved](t, b)
 	if res.UserID != admin || res.TokenID == "" || res.Roles[org] != "admin" || res.Roles[org2] != "read" {
 		t.Errorf("resolved = %+v", res)
 	}

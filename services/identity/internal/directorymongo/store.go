@@ -51,31 +51,20 @@ func (s *Store) OnWrite(f func()) { s.d.OnWrite(f) }
 // team_members.key) are rewritten when a document is tombstoned, so that a
 // removed membership never blocks a new one.
 func Indexes() []mongox.Index {
-	ix := func(coll directory.Collection, unique bool, keys ...string) mongox.Index {
-		d := bson.D{}
-		for _, k := range keys {
-			d = append(d, bson.E{Key: k, Value: 1})
-		}
-		m := mongo.IndexModel{Keys: d}
-		if unique {
-			m.Options = options.Index().SetUnique(true)
-		}
-		return mongox.Index{Collection: string(coll), Model: m}
-	}
 	return []mongox.Index{
-		ix(directory.Users, true, "emailKey"),
-		ix(directory.Members, true, "key"),
-		ix(directory.Members, false, "organization", "joinedAt"),
-		ix(directory.Members, false, "user"),
-		ix(directory.TeamMemberships, true, "key"),
-		ix(directory.TeamMemberships, false, "organization", "user"),
-		ix(directory.TeamMemberships, false, "team"),
-		ix(directory.Teams, false, "organization"),
-		ix(directory.Invites, false, "organization"),
-		ix(directory.SAMLProviders, false, "organization"),
-		ix(directory.Tokens, true, "hash"),
-		ix(directory.Organizations, false, "emailDomains"),
-		ix(directory.Organizations, false, "hostname"),
+		mongox.Unique(string(directory.Users), "emailKey"),
+		mongox.Unique(string(directory.Members), "key"),
+		mongox.Keys(string(directory.Members), "organization", "joinedAt"),
+		mongox.Keys(string(directory.Members), "user"),
+		mongox.Unique(string(directory.TeamMemberships), "key"),
+		mongox.Keys(string(directory.TeamMemberships), "organization", "user"),
+		mongox.Keys(string(directory.TeamMemberships), "team"),
+		mongox.Keys(string(directory.Teams), "organization"),
+		mongox.Keys(string(directory.Invites), "organization"),
+		mongox.Keys(string(directory.SAMLProviders), "organization"),
+		mongox.Unique(string(directory.Tokens), "hash"),
+		mongox.Keys(string(directory.Organizations), "emailDomains"),
+		mongox.Keys(string(directory.Organizations), "hostname"),
 	}
 }
 
