@@ -33,6 +33,7 @@ type Table struct {
 type node struct {
 	literal map[string]*node
 	param   *node
+	rest    *node // a last {name...} segment: one or more remaining segments
 	byVerb  map[string]Route
 }
 
@@ -62,10 +63,19 @@ func (t *Table) add(r Route) error {
 		return fmt.Errorf("route %s %s: pattern must start with /", r.Method, r.Pattern)
 	}
 	n := t.root
-	for _, seg := range strings.Split(r.Pattern[1:], "/") {
+	segs := strings.Split(r.Pattern[1:], "/")
+	for i, seg := range segs {
 		switch {
 		case seg == "":
 			return fmt.Errorf("route %s %s: empty segment", r.Method, r.Pattern)
+		case strings.HasPrefix(seg, "{") && strings.HasSuffix(seg, "...}"):
+			if i != len(segs)-1 || len(seg) < 6 {
+				return fmt.Errorf("route %s %s: a {name...} parameter must be the last segment", r.Method, r.Pattern)
+			}
+			if n.rest == nil {
+				n.rest = &node{}
+			}
+			n = n.rest
 		case strings.HasPrefix(seg, "{") && strings.HasSuffix(seg, "}"):
 			if name := seg[1 : len(seg)-1]; name == "" || strings.ContainsAny(name, "{}") {
 				return fmt.Errorf("route %s %s: malformed parameter %q", r.Method, r.Pattern, seg)
@@ -135,7 +145,12 @@ func (n *node) match(segs []string, method string, allowed *[]string) (Route, bo
 		}
 	}
 	if n.param != nil {
-		return n.param.match(segs[1:], method, allowed)
+		if r, ok := n.param.match(segs[1:], method, allowed); ok {
+			return r, true
+		}
+	}
+	if n.rest != nil {
+		return n.rest.match(nil, method, allowed)
 	}
 	return Route{}, false
 }

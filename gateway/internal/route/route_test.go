@@ -127,6 +127,7 @@ func TestMatch(t *testing.T) {
 		{Method: http.MethodPost, Pattern: "/v1/orgs/{org}/{thing}", Service: "other"},
 		{Method: http.MethodDelete, Pattern: "/v1/orgs/{org}", Service: "identity"},
 		{Method: http.MethodPatch, Pattern: "/v1/orgs/{org}", Service: "identity"},
+		{Method: http.MethodGet, Pattern: "/v1/spaces/{space}/content/path/{path...}", Service: "content"},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -146,6 +147,9 @@ func TestMatch(t *testing.T) {
 		{name: "escaped literal", method: "GET", path: "/v1/orgs/o1/%73earch", wantService: "content"},
 		{name: "method not allowed", method: "PUT", path: "/v1/orgs/o1", wantAllowed: []string{"DELETE", "PATCH"}},
 		{name: "method not allowed on literal and parameter", method: "PUT", path: "/v1/orgs/o1/search", wantAllowed: []string{"GET", "POST"}},
+		{name: "rest of the path, one segment", method: "GET", path: "/v1/spaces/s1/content/path/intro", wantService: "content"},
+		{name: "rest of the path, several segments", method: "GET", path: "/v1/spaces/s1/content/path/guides/setup/linux", wantService: "content"},
+		{name: "rest of the path needs a segment", method: "GET", path: "/v1/spaces/s1/content/path"},
 		{name: "unknown", method: "GET", path: "/v1/nothing"},
 		{name: "too long", method: "GET", path: "/v1/orgs/o1/members/u1/spaces/more"},
 		{name: "trailing slash", method: "GET", path: "/v1/orgs/o1/search/"},
@@ -185,6 +189,7 @@ func TestNewRejectsBadRoutes(t *testing.T) {
 		{name: "brace in literal", route: route.Route{Method: "GET", Pattern: "/v1/a{b}", Service: "s"}},
 		{name: "lower-case method", route: route.Route{Method: "get", Pattern: "/v1/a", Service: "s"}},
 		{name: "no service", route: route.Route{Method: "GET", Pattern: "/v1/a"}},
+		{name: "rest parameter not last", route: route.Route{Method: "GET", Pattern: "/v1/{a...}/b", Service: "s"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
