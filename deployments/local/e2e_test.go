@@ -133,7 +133,7 @@ func startPlatformWith(t *testing.T, now func() time.Time) *Platform {
 	if os.Getenv("E2E_LOG") != "" {
 		log = logx.New("e2e", "debug")
 	}
-	p, err := Start(ctx, Config{Addr: "127.0.0.1:0", DataDir: t.TempDir(), LogLevel: "warn", Now: now}, log)
+	p, err := Start(ctx, Config{Addr: "127.0.0.1:0", DataDir: t.TempDir(), LogLevel: "warn", Now: now, OutboundAllowPrivate: true}, log)
 	if err != nil {
 		t.Fatalf("start platform: %v", err)
 	}

@@ -41,6 +41,9 @@ type Config struct {
 	LogLevel string `env:"LOG_LEVEL, default=info"`
 	// RateLimit is the gateway's per-token limit per minute (0 turns it off).
 	RateLimit int `env:"RATE_LIMIT, default=600"`
+	// OutboundAllowPrivate lets content's imports fetch private and loopback
+	// addresses (off by default: user URLs must not reach the internal network).
+	OutboundAllowPrivate bool `env:"OUTBOUND_ALLOW_PRIVATE, default=false"`
 	// Now is the services' clock (nil: the real one); tests step it forward.
 	Now func() time.Time
 }
@@ -142,6 +145,7 @@ func Start(ctx context.Context, cfg Config, log *slog.Logger) (_ *Platform, err 
 	if err := config.LoadMap(ctx, &ctCfg, map[string]string{
 		"CONTENT_ADDR": "127.0.0.1:0", "MONGO_URI": mongo.URI, "KAFKA_BROKERS": strings.Join(kafka.Brokers, ","),
 		"INTERNAL_TOKEN_SECRET": secret, "PUBLIC_URL": p.URL, "APP_URL": p.URL + "/app", "LOG_LEVEL": cfg.LogLevel,
+		"OUTBOUND_ALLOW_PRIVATE": strconv.FormatBool(cfg.OutboundAllowPrivate),
 	}); err != nil {
 		_ = gwLn.Close()
 		return nil, err

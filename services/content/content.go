@@ -18,7 +18,11 @@ import (
 	"github.com/docspub/platform/libs/internaltoken"
 	"github.com/docspub/platform/libs/kafkax"
 	"github.com/docspub/platform/libs/mongox"
+	"github.com/docspub/platform/libs/urlguard"
 	"github.com/docspub/platform/services/content/internal/access"
+	"github.com/docspub/platform/services/content/internal/changerequest"
+	"github.com/docspub/platform/services/content/internal/changerequesthttp"
+	"github.com/docspub/platform/services/content/internal/changerequestmongo"
 	"github.com/docspub/platform/services/content/internal/comment"
 	"github.com/docspub/platform/services/content/internal/commenthttp"
 	"github.com/docspub/platform/services/content/internal/commentmongo"
@@ -27,6 +31,12 @@ import (
 	"github.com/docspub/platform/services/content/internal/customfieldmongo"
 	"github.com/docspub/platform/services/content/internal/links"
 	"github.com/docspub/platform/services/content/internal/peoplemongo"
+	"github.com/docspub/platform/services/content/internal/revision"
+	"github.com/docspub/platform/services/content/internal/revisionhttp"
+	"github.com/docspub/platform/services/content/internal/revisionmongo"
+	"github.com/docspub/platform/services/content/internal/search"
+	"github.com/docspub/platform/services/content/internal/searchhttp"
+	"github.com/docspub/platform/services/content/internal/searchmongo"
 	"github.com/docspub/platform/services/content/internal/space"
 	"github.com/docspub/platform/services/content/internal/spacehttp"
 	"github.com/docspub/platform/services/content/internal/spacemongo"
@@ -53,7 +63,9 @@ type Config struct {
 	PublicURL           string        `env:"PUBLIC_URL, default=http://127.0.0.1:8080"`  // gateway URL, base of urls.location
 	AppURL              string        `env:"APP_URL, default=http://127.0.0.1:8080/app"` // base of urls.app
 	PurgeInterval       time.Duration `env:"PURGE_INTERVAL, default=1h"`                 // how often deleted spaces past 7 days are purged
-	LogLevel            string        `env:"LOG_LEVEL, default=info"`
+	// OutboundAllowPrivate lets imports fetch private and loopback addresses (tests, trusted local runs).
+	OutboundAllowPrivate bool   `env:"OUTBOUND_ALLOW_PRIVATE, default=false"`
+	LogLevel             string `env:"LOG_LEVEL, default=info"`
 }
 
 // Validate reports every problem of the configuration at once.
@@ -130,7 +142,8 @@ func New(ctx context.Context, cfg Config, log *slog.Logger, opts ...Option) (*Ap
 	}
 	db := client.Database(cfg.Database)
 	var indexes []mongox.Index
-	for _, ix := range [][]mongox.Index{spacemongo.Indexes(), commentmongo.Indexes(), customfieldmongo.Indexes(), peoplemongo.Indexes()} {
+	for _, ix := range [][]mongox.Index{spacemongo.Indexes(), commentmongo.Indexes(), customfieldmongo.Indexes(),
+		peoplemongo.Indexes(), revisionmongo.Indexes(), changerequestmongo.Indexes(), searchmongo.Indexes()} {
 		indexes = append(indexes, ix...)
 	}
 	if err := mongox.EnsureIndexes(ctx, db, indexes...); err != nil {
@@ -141,7 +154,8 @@ func New(ctx context.Context, cfg Config, log *slog.Logger, opts ...Option) (*Ap
 	locks := mongox.NewDocLocks() // shared by the stores and the relay: see mongox.DocLocks
 	pub := kafkax.NewPublisher(cfg.KafkaBrokers)
 	var eventColls []string
-	for _, cs := range [][]string{spacemongo.EventCollections(), commentmongo.Collections(), customfieldmongo.Collections()} {
+	for _, cs := range [][]string{spacemongo.EventCollections(), commentmongo.Collections(), customfieldmongo.Collections(),
+		changerequestmongo.Collections()} {
 		eventColls = append(eventColls, cs...)
 	}
 	relay := kafkax.NewRelay(db, pub, Topic, eventColls, log, kafkax.WithDocLocks(locks))
@@ -153,18 +167,46 @@ func New(ctx context.Context, cfg Config, log *slog.Logger, opts ...Option) (*Ap
 	fieldStore := customfieldmongo.NewStore(db, locks)
 	fieldStore.OnWrite(relay.Notify)
 	fields := customfield.New(fieldStore, urls)
+	revisionStore := revisionmongo.NewStore(db)
+	revisions := revision.New(revisionStore, urls)
+	crStore := changerequestmongo.NewStore(db, locks)
+	crStore.OnWrite(relay.Notify)
+	searchStore := searchmongo.NewStore(db, locks)
 	spaceStore := spacemongo.NewStore(db, locks)
 	spaceStore.OnWrite(relay.Notify)
 	spaces := space.New(spaceStore, people, urls, space.Hooks{
-		Purged:     []func(context.Context, string) error{commentStore.DeleteSpace, fieldStore.DeleteSpace},
+		Purged: []func(context.Context, string) error{commentStore.DeleteSpace, fieldStore.DeleteSpace,
+			crStore.DeleteSpace, revisionStore.DeleteSpace, searchStore.RemoveSpace},
 		Duplicated: []func(context.Context, access.Grant, access.Grant) error{fields.CopyValues},
 	}, o.now)
+	searcher := search.New(searchStore, spaces.Titles, urls)
+	now := o.now
+	if now == nil {
+		now = time.Now
+	}
+	guard := urlguard.Guard{AllowPrivate: cfg.OutboundAllowPrivate}
+	changeRequests := changerequest.New(changerequest.Deps{Store: crStore, Revisions: revisionStore, Spaces: spaces,
+		People: people, URLs: urls, Now: now,
+		Importer: websiteImporter{client: guard.Client(30 * time.Second), blobs: revisionStore, now: now},
+		Printer:  pdfPrinter{blobs: revisionStore},
+		Hooks: changerequest.Hooks{Merged: []func(context.Context, access.Grant, revision.Revision) error{
+			func(ctx context.Context, g access.Grant, rev revision.Revision) error {
+				return searcher.IndexRevision(ctx, g.Organization, g.Space, rev.Pages)
+			},
+		}},
+	})
+	revisions.SetMergedFrom(func(ctx context.Context, g access.Grant, id string) (any, error) {
+		return changeRequests.Get(ctx, g, id)
+	})
 
 	e := httpx.NewEngine(log, "content", mongox.Ping(client))
 	v1 := e.Group("/v1", internaltoken.Require(signer), internaltoken.RequireUser)
 	spacehttp.Register(v1, spaces)
 	commenthttp.Register(v1, comments, spaces)
 	customfieldhttp.Register(v1, fields, spaces)
+	revisionhttp.RegisterSpace(v1, revisions, spaces)
+	changerequesthttp.Register(v1, changeRequests, spaces, comments, revisions)
+	searchhttp.Register(v1, searcher, spaces)
 
 	consumer := kafkax.NewConsumer(cfg.KafkaBrokers, ConsumerGroup, IdentityTopic, db, people.Handle, log)
 	return &App{cfg: cfg, log: log, client: client, db: db, pub: pub, relay: relay, identity: consumer,

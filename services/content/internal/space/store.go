@@ -16,6 +16,8 @@ type Fields map[string]any
 type Store interface {
 	InsertSpace(ctx context.Context, sp Space, rev Revision, ev kafkax.Event) error
 	SetSpace(ctx context.Context, id string, set Fields, ev *kafkax.Event) error
+	// SetSpaceIf is SetSpace when the space also matches cond; otherwise not found.
+	SetSpaceIf(ctx context.Context, id string, cond, set Fields, ev *kafkax.Event) error
 	// PurgeSpace removes a deleted space for good, with its event.
 	PurgeSpace(ctx context.Context, id string, ev kafkax.Event) error
 	Space(ctx context.Context, id string) (Space, error)

@@ -108,6 +108,11 @@ func (s *Store) SetSpace(ctx context.Context, id string, set space.Fields, ev *k
 	return s.d.Set(ctx, Spaces, id, setDoc(set), events(ev)...)
 }
 
+// SetSpaceIf changes fields of a space that matches cond.
+func (s *Store) SetSpaceIf(ctx context.Context, id string, cond, set space.Fields, ev *kafkax.Event) error {
+	return s.d.Update(ctx, Spaces, id, setDoc(cond), docstore.Setter(setDoc(set)), events(ev)...)
+}
+
 // PurgeSpace tombstones a space and deletes its revisions.
 func (s *Store) PurgeSpace(ctx context.Context, id string, ev kafkax.Event) error {
 	if err := s.d.Delete(ctx, Revisions, bson.M{"space": id}); err != nil {

@@ -1,0 +1,96 @@
+// Package changerequest is content's review flow: change requests with their
+// own revision, numbered per space, updated from the space and merged into it
+// three ways (package merge), fed by imports, printed as PDF.
+package changerequest
+
+import (
+	"context"
+	"time"
+
+	"github.com/docspub/platform/libs/kafkax"
+	"github.com/docspub/platform/services/content/internal/access"
+	"github.com/docspub/platform/services/content/internal/revision"
+)
+
+// Statuses.
+const (
+	StatusDraft    = "draft"
+	StatusOpen     = "open"
+	StatusArchived = "archived"
+	StatusMerged   = "merged"
+)
+
+// MaxSubject bounds a subject.
+const MaxSubject = 100
+
+// ChangeRequest is a stored change request.
+type ChangeRequest struct {
+	ID                     string     `bson:"_id"`
+	Space                  string     `bson:"space"`
+	Organization           string     `bson:"organization"`
+	Number                 int        `bson:"number"`
+	Status                 string     `bson:"status"`
+	Subject                string     `bson:"subject"`
+	CreatedBy              string     `bson:"createdBy"`
+	Contributors           []string   `bson:"contributors"`
+	CreatedAt              time.Time  `bson:"createdAt"`
+	UpdatedAt              time.Time  `bson:"updatedAt"`
+	MergedBy               string     `bson:"mergedBy,omitempty"`
+	MergedAt               *time.Time `bson:"mergedAt,omitempty"`
+	Revision               string     `bson:"revision"`
+	RevisionInitial        string     `bson:"revisionInitial"`
+	RevisionMergedAncestor string     `bson:"revisionMergedAncestor"` // the space revision last merged in (the base of the next merge)
+	RevisionMerged         string     `bson:"revisionMerged,omitempty"`
+}
+
+// Fields are stored fields to set.
+type Fields map[string]any
+
+// Query selects a page of a space's change requests, newest first.
+type Query struct {
+	Space       string
+	Status      string // "" any
+	Contributor string
+	Creator     string
+	AfterID     string
+	Limit       int
+}
+
+// Store keeps change requests. Numbers come from a per-space counter that
+// never hands out one number twice.
+type Store interface {
+	NextNumber(ctx context.Context, space string) (int, error)
+	Insert(ctx context.Context, cr ChangeRequest, ev kafkax.Event) error
+	// Set changes fields of a change request that matches cond (nil: any);
+	// otherwise it is not found.
+	Set(ctx context.Context, id string, cond, set Fields, ev kafkax.Event) error
+	Get(ctx context.Context, space, id string) (ChangeRequest, error)
+	ByNumber(ctx context.Context, space string, number int) (ChangeRequest, error)
+	List(ctx context.Context, q Query) ([]ChangeRequest, int, error)
+	// OpenComments counts the open comments of each change request.
+	OpenComments(ctx context.Context, ids []string) (map[string]int, error)
+	DeleteSpace(ctx context.Context, space string) error
+}
+
+// Revisions is what change requests need of the content model.
+type Revisions interface {
+	Get(ctx context.Context, id string) (revision.Revision, error)
+	Insert(ctx context.Context, r revision.Revision) error
+}
+
+// Spaces moves a space to a new revision (compare-and-set).
+type Spaces interface {
+	Advance(ctx context.Context, g access.Grant, from, to string) error
+}
+
+// Importer fetches outside content into a revision's pages.
+type Importer interface {
+	// Import returns base's pages and files with the content at url merged in
+	// (pages matched by path), and how many resources were imported of how many found.
+	Import(ctx context.Context, base revision.Revision, source, url string) (pages []revision.Page, files []revision.File, imported, total int, err error)
+}
+
+// Printer renders pages as a PDF.
+type Printer interface {
+	PDF(ctx context.Context, title string, rev revision.Revision, pageID string) ([]byte, error)
+}

@@ -1,0 +1,90 @@
+package changerequest
+
+import (
+	"context"
+	"time"
+
+	"github.com/docspub/platform/services/content/internal/access"
+	"github.com/docspub/platform/services/content/internal/people"
+)
+
+// View is a change request as the API returns it.
+type View struct {
+	Object                 string       `json:"object"`
+	ID                     string       `json:"id"`
+	Number                 int          `json:"number"`
+	Status                 string       `json:"status"`
+	Subject                string       `json:"subject"`
+	CreatedBy              people.User  `json:"createdBy"`
+	CreatedAt              time.Time    `json:"createdAt"`
+	UpdatedAt              time.Time    `json:"updatedAt"`
+	MergedBy               *people.User `json:"mergedBy,omitempty"`
+	MergedAt               *time.Time   `json:"mergedAt,omitempty"`
+	Space                  string       `json:"space"`
+	Revision               string       `json:"revision"`
+	RevisionInitial        string       `json:"revisionInitial"`
+	RevisionMergedAncestor string       `json:"revisionMergedAncestor,omitempty"`
+	RevisionMerged         string       `json:"revisionMerged,omitempty"`
+	Comments               int          `json:"comments"`
+	Outdated               bool         `json:"outdated"`
+	URLs                   URLs         `json:"urls"`
+}
+
+// URLs are a change request's URLs.
+type URLs struct {
+	App      string `json:"app"`
+	Location string `json:"location"`
+}
+
+// List is one page of change requests; Next is the id after which the next page starts.
+type List struct {
+	Items []View
+	Count int
+	Next  string
+}
+
+func (s *Service) render(ctx context.Context, g access.Grant, cr ChangeRequest) (View, error) {
+	vs, err := s.renderAll(ctx, g, []ChangeRequest{cr})
+	if err != nil {
+		return View{}, err
+	}
+	return vs[0], nil
+}
+
+// renderAll renders change requests with one query for users and one for comment counts.
+// A change request is outdated when the space moved on since its last merge base.
+func (s *Service) renderAll(ctx context.Context, g access.Grant, crs []ChangeRequest) ([]View, error) {
+	var userIDs, crIDs []string
+	for _, cr := range crs {
+		userIDs = append(userIDs, cr.CreatedBy)
+		if cr.MergedBy != "" {
+			userIDs = append(userIDs, cr.MergedBy)
+		}
+		crIDs = append(crIDs, cr.ID)
+	}
+	users, err := s.people.Users(ctx, userIDs)
+	if err != nil {
+		return nil, err
+	}
+	comments, err := s.store.OpenComments(ctx, crIDs)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]View, len(crs))
+	for i, cr := range crs {
+		path := "/spaces/" + cr.Space + "/change-requests/" + cr.ID
+		v := View{Object: "change-request", ID: cr.ID, Number: cr.Number, Status: cr.Status, Subject: cr.Subject,
+			CreatedBy: users[cr.CreatedBy], CreatedAt: cr.CreatedAt, UpdatedAt: cr.UpdatedAt, MergedAt: cr.MergedAt,
+			Space: cr.Space, Revision: cr.Revision, RevisionInitial: cr.RevisionInitial,
+			RevisionMergedAncestor: cr.RevisionMergedAncestor, RevisionMerged: cr.RevisionMerged,
+			Comments: comments[cr.ID],
+			Outdated: cr.Status != StatusMerged && g.Revision != "" && g.Revision != cr.RevisionMergedAncestor,
+			URLs:     URLs{App: s.urls.InApp("/s/" + cr.Space + "/~/changes/" + cr.ID), Location: s.urls.Location(path)}}
+		if cr.MergedBy != "" {
+			u := users[cr.MergedBy]
+			v.MergedBy = &u
+		}
+		out[i] = v
+	}
+	return out, nil
+}

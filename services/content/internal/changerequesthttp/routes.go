@@ -1,0 +1,239 @@
+// Package changerequesthttp serves change requests: their rows under
+// /v1/spaces/:spaceId/change-requests, their comments (commenthttp with a
+// change-request thread) and their content (revisionhttp with the change
+// request's revision).
+package changerequesthttp
+
+import (
+	"context"
+	"net/http"
+
+	"github.com/docspub/platform/libs/apierr"
+	"github.com/docspub/platform/libs/httpx"
+	"github.com/docspub/platform/libs/paging"
+	"github.com/docspub/platform/services/content/internal/access"
+	"github.com/docspub/platform/services/content/internal/changerequest"
+	"github.com/docspub/platform/services/content/internal/comment"
+	"github.com/docspub/platform/services/content/internal/commenthttp"
+	"github.com/docspub/platform/services/content/internal/revision"
+	"github.com/docspub/platform/services/content/internal/revisionhttp"
+	"github.com/docspub/platform/services/content/internal/spacehttp"
+	"github.com/gin-gonic/gin"
+)
+
+// Gate lets a caller into a space (the space service).
+type Gate interface {
+	Enter(ctx context.Context, c access.Caller, spaceID string, a access.Action) (access.Grant, error)
+}
+
+type handlers struct {
+	svc  *changerequest.Service
+	gate Gate
+}
+
+// Register adds the change-request routes, with their comments and content, to v1.
+func Register(v1 gin.IRouter, svc *changerequest.Service, gate Gate, comments *comment.Service, revisions *revision.Service) {
+	h := &handlers{svc: svc, gate: gate}
+	crs := v1.Group("/spaces/:spaceId/change-requests")
+	crs.GET("", h.list)
+	crs.POST("", h.create)
+	cr := crs.Group("/:changeRequestId")
+	cr.GET("", h.get)
+	cr.PATCH("", h.update)
+	cr.POST("/merge", h.merge)
+	cr.POST("/update", h.updateFromSpace)
+	cr.GET("/pdf", h.pdfURL)
+	cr.GET("/pdf/download", h.pdf)
+	cr.POST("/content/import", h.importContent)
+
+	commenthttp.Routes(cr.Group("/comments"), comments, gate, func(c *gin.Context, g access.Grant) (access.Grant, comment.Thread, error) {
+		found, err := svc.Find(c.Request.Context(), g, c.Param("changeRequestId"))
+		if err != nil {
+			return g, comment.Thread{}, err
+		}
+		g.Revision = found.Revision // comments target the change request's revision
+		return g, comment.Thread{Space: g.Space, ChangeRequest: found.ID}, nil
+	})
+	revisionhttp.Routes(cr, revisions, gate, func(c *gin.Context, g access.Grant) (string, error) {
+		found, err := svc.Find(c.Request.Context(), g, c.Param("changeRequestId"))
+		return found.Revision, err
+	})
+}
+
+// enter lets the caller into the route's space for viewing; the service
+// checks the operation's own action on the grant.
+func (h *handlers) enter(c *gin.Context) (access.Grant, bool) {
+	g, err := h.gate.Enter(c.Request.Context(), spacehttp.Caller(c), c.Param("spaceId"), access.View)
+	if err != nil {
+		httpx.Error(c, err)
+		return g, false
+	}
+	return g, true
+}
+
+func (h *handlers) list(c *gin.Context) {
+	p, err := paging.FromQuery(c)
+	if err != nil {
+		httpx.Error(c, err)
+		return
+	}
+	q := changerequest.Query{Limit: p.Limit, Contributor: c.Query("contributor"), Creator: c.Query("creator")}
+	if p.Page != "" {
+		if err := p.Keys(&q.AfterID); err != nil {
+			httpx.Error(c, err)
+			return
+		}
+	}
+	if q.Status, err = httpx.QueryEnum(c, "status", changerequest.StatusOpen, changerequest.StatusDraft,
+		changerequest.StatusOpen, changerequest.StatusArchived, changerequest.StatusMerged); err != nil {
+		httpx.Error(c, err)
+		return
+	}
+	g, ok := h.enter(c)
+	if !ok {
+		return
+	}
+	l, err := h.svc.List(c.Request.Context(), g, q)
+	if err != nil {
+		httpx.Error(c, err)
+		return
+	}
+	out := paging.List[changerequest.View]{Count: l.Count, Items: l.Items}
+	if out.Items == nil {
+		out.Items = []changerequest.View{}
+	}
+	if l.Next != "" {
+		out.Next = &paging.Next{Page: paging.Cursor(l.Next)}
+	}
+	c.JSON(http.StatusOK, out)
+}
+
+type createRequest struct {
+	Subject string `json:"subject"`
+}
+
+func (h *handlers) create(c *gin.Context) {
+	var req createRequest
+	if !httpx.BindOptional(c, &req) {
+		return
+	}
+	g, ok := h.enter(c)
+	if !ok {
+		return
+	}
+	v, err := h.svc.Create(c.Request.Context(), g, req.Subject)
+	if err == nil {
+		c.Header("Location", v.URLs.Location)
+	}
+	httpx.Reply(c, http.StatusCreated, v, err)
+}
+
+func (h *handlers) get(c *gin.Context) {
+	g, ok := h.enter(c)
+	if !ok {
+		return
+	}
+	v, err := h.svc.Get(c.Request.Context(), g, c.Param("changeRequestId"))
+	httpx.Reply(c, http.StatusOK, v, err)
+}
+
+type patchRequest struct {
+	Subject *string `json:"subject"`
+	Status  *string `json:"status"`
+}
+
+func (h *handlers) update(c *gin.Context) {
+	var req patchRequest
+	if !httpx.Bind(c, &req) {
+		return
+	}
+	g, ok := h.enter(c)
+	if !ok {
+		return
+	}
+	v, err := h.svc.Update(c.Request.Context(), g, c.Param("changeRequestId"), changerequest.Patch(req))
+	httpx.Reply(c, http.StatusOK, v, err)
+}
+
+func (h *handlers) merge(c *gin.Context) {
+	g, ok := h.enter(c)
+	if !ok {
+		return
+	}
+	reenter := func(ctx context.Context) (access.Grant, error) {
+		return h.gate.Enter(ctx, spacehttp.Caller(c), c.Param("spaceId"), access.View)
+	}
+	out, err := h.svc.Merge(c.Request.Context(), g, c.Param("changeRequestId"), reenter)
+	httpx.Reply(c, http.StatusOK, out, err)
+}
+
+func (h *handlers) updateFromSpace(c *gin.Context) {
+	g, ok := h.enter(c)
+	if !ok {
+		return
+	}
+	out, err := h.svc.UpdateFromSpace(c.Request.Context(), g, c.Param("changeRequestId"))
+	httpx.Reply(c, http.StatusOK, out, err)
+}
+
+// pdfQuery reads only and page.
+func pdfQuery(c *gin.Context) (bool, string, bool) {
+	only, err := httpx.QueryBool(c, "only", false)
+	if err != nil {
+		httpx.Error(c, err)
+		return false, "", false
+	}
+	return only, c.Query("page"), true
+}
+
+func (h *handlers) pdfURL(c *gin.Context) {
+	only, page, ok := pdfQuery(c)
+	if !ok {
+		return
+	}
+	g, ok := h.enter(c)
+	if !ok {
+		return
+	}
+	u, err := h.svc.PDFURL(c.Request.Context(), g, c.Param("changeRequestId"), only, page)
+	httpx.Reply(c, http.StatusOK, gin.H{"url": u}, err)
+}
+
+func (h *handlers) pdf(c *gin.Context) {
+	only, page, ok := pdfQuery(c)
+	if !ok {
+		return
+	}
+	g, ok := h.enter(c)
+	if !ok {
+		return
+	}
+	b, err := h.svc.PDF(c.Request.Context(), g, c.Param("changeRequestId"), only, page)
+	if err != nil {
+		httpx.Error(c, err)
+		return
+	}
+	c.Data(http.StatusOK, "application/pdf", b)
+}
+
+type importRequest struct {
+	URL    string `json:"url"`
+	Source string `json:"source"`
+}
+
+func (h *handlers) importContent(c *gin.Context) {
+	var req importRequest
+	if !httpx.Bind(c, &req) {
+		return
+	}
+	if req.Source == "" {
+		httpx.Error(c, apierr.Invalid("source", "is required"))
+		return
+	}
+	g, ok := h.enter(c)
+	if !ok {
+		return
+	}
+	out, err := h.svc.Import(c.Request.Context(), g, c.Param("changeRequestId"), req.Source, req.URL)
+	httpx.Reply(c, http.StatusCreated, out, err)
+}

@@ -1,0 +1,83 @@
+// Package revision is content's content model: immutable revisions holding a
+// tree of pages (markdown documents and groups), files and reusable
+// contents. A space points at its current revision; a change request has its
+// own. Every change makes a new revision whose parents name where it came from.
+package revision
+
+import (
+	"context"
+	"io"
+	"time"
+)
+
+// Revision types (enums.md: edits, merge, rollback, update, computed).
+const (
+	TypeEdits  = "edits"  // a change made in place (an import into a change request, for example)
+	TypeMerge  = "merge"  // a change request merged into the space (MergedFrom names it)
+	TypeUpdate = "update" // the space merged into a change request
+)
+
+// Page kinds.
+const (
+	KindDocument = "document"
+	KindGroup    = "group"
+)
+
+// Revision is an immutable snapshot of a space's content.
+type Revision struct {
+	ID               string            `bson:"_id"`
+	Space            string            `bson:"space"`
+	Organization     string            `bson:"organization"`
+	Type             string            `bson:"type"`
+	Parents          []string          `bson:"parents"`
+	MergedFrom       string            `bson:"mergedFrom,omitempty"` // change request id of a merge
+	Pages            []Page            `bson:"pages"`
+	Files            []File            `bson:"files"`
+	ReusableContents []ReusableContent `bson:"reusableContents"`
+	CreatedAt        time.Time         `bson:"createdAt"`
+}
+
+// Page is a page of the tree. Its path is the slugs from the top joined by
+// "/"; ids are stable across revisions, so that three-way merges match a
+// page with its earlier versions.
+type Page struct {
+	ID          string    `bson:"id"`
+	Kind        string    `bson:"kind"` // KindDocument or KindGroup
+	Title       string    `bson:"title"`
+	Slug        string    `bson:"slug"`
+	Emoji       string    `bson:"emoji,omitempty"`
+	Description string    `bson:"description,omitempty"`
+	Markdown    string    `bson:"markdown,omitempty"` // document pages
+	Pages       []Page    `bson:"pages"`              // children
+	CreatedAt   time.Time `bson:"createdAt"`
+	UpdatedAt   time.Time `bson:"updatedAt"`
+}
+
+// File is a file of a revision; its bytes live in the blob store under Blob.
+type File struct {
+	ID          string `bson:"id"`
+	Name        string `bson:"name"`
+	ContentType string `bson:"contentType"`
+	Size        int64  `bson:"size"`
+	Blob        string `bson:"blob"` // blob store id (GridFS)
+	Width       int    `bson:"width,omitempty"`
+	Height      int    `bson:"height,omitempty"`
+}
+
+// ReusableContent is a block of markdown reused across pages.
+type ReusableContent struct {
+	ID       string `bson:"id"`
+	Title    string `bson:"title"`
+	Markdown string `bson:"markdown"`
+}
+
+// Store keeps revisions and file bytes. Revisions are written once and never
+// changed; Get of a missing revision is an apierr not-found error.
+type Store interface {
+	Insert(ctx context.Context, r Revision) error
+	Get(ctx context.Context, id string) (Revision, error)
+	// PutBlob stores bytes and returns their blob id.
+	PutBlob(ctx context.Context, name, contentType string, r io.Reader) (id string, size int64, err error)
+	// OpenBlob streams a blob's bytes.
+	OpenBlob(ctx context.Context, id string) (io.ReadCloser, error)
+}

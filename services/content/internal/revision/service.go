@@ -1,0 +1,256 @@
+package revision
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+
+	"github.com/docspub/platform/libs/apierr"
+	"github.com/docspub/platform/services/content/internal/access"
+	"github.com/docspub/platform/services/content/internal/links"
+)
+
+// Errors.
+var (
+	ErrRevisionNotFound = apierr.NotFound("revision not found")
+	ErrPageNotFound     = apierr.NotFound("page not found")
+	ErrFileNotFound     = apierr.NotFound("file not found")
+)
+
+// Window asks for one keyset page of a list: the items after After (a
+// key of the list's order; "" for the first page), at most Limit of them
+// (0: all).
+type Window struct {
+	After string
+	Limit int
+}
+
+// List is one page of a list and the count of all its items.
+type List[T any] struct {
+	Items []T
+	Count int
+}
+
+// MergedFromFunc renders the change request a merge revision came from
+// (the API's mergedFrom is a ChangeRequest); the change request package
+// provides it.
+type MergedFromFunc func(ctx context.Context, g access.Grant, changeRequestID string) (any, error)
+
+// Service reads revisions for the API. Every method takes the grant the
+// space gate handed out for access.View and answers a not-found error for
+// a revision of another space.
+type Service struct {
+	store      Store
+	urls       links.URLs
+	mergedFrom MergedFromFunc
+}
+
+// New returns a service on store; urls build resource URLs.
+func New(store Store, urls links.URLs) *Service { return &Service{store: store, urls: urls} }
+
+// SetMergedFrom sets how a merge revision's change request is rendered.
+// Without it a merge revision reports {"object":"change-request","id":...}.
+func (s *Service) SetMergedFrom(f MergedFromFunc) { s.mergedFrom = f }
+
+// load reads a revision of the granted space.
+func (s *Service) load(ctx context.Context, g access.Grant, revID string) (*Revision, error) {
+	if revID == "" {
+		return nil, ErrRevisionNotFound
+	}
+	r, err := s.store.Get(ctx, revID)
+	if errors.Is(err, apierr.ErrNotFound) {
+		return nil, ErrRevisionNotFound
+	}
+	if err != nil {
+		return nil, fmt.Errorf("load revision %s: %w", revID, err)
+	}
+	if r.Space != g.Space {
+		return nil, ErrRevisionNotFound
+	}
+	return &r, nil
+}
+
+// Get returns a revision of the granted space (for other packages: merges,
+// change requests).
+func (s *Service) Get(ctx context.Context, g access.Grant, revID string) (Revision, error) {
+	r, err := s.load(ctx, g, revID)
+	if err != nil {
+		return Revision{}, err
+	}
+	return *r, nil
+}
+
+// Revision renders a revision.
+func (s *Service) Revision(ctx context.Context, g access.Grant, revID string) (RevisionView, error) {
+	r, err := s.load(ctx, g, revID)
+	if err != nil {
+		return RevisionView{}, err
+	}
+	v := s.viewer(r, g.Revision).revision()
+	if r.Type == TypeMerge && r.MergedFrom != "" {
+		v.MergedFrom = map[string]string{"object": "change-request", "id": r.MergedFrom}
+		if s.mergedFrom != nil {
+			if v.MergedFrom, err = s.mergedFrom(ctx, g, r.MergedFrom); err != nil {
+				return RevisionView{}, err
+			}
+		}
+	}
+	return v, nil
+}
+
+// Pages renders a revision's page tree.
+func (s *Service) Pages(ctx context.Context, g access.Grant, revID string) ([]PageView, error) {
+	r, err := s.load(ctx, g, revID)
+	if err != nil {
+		return nil, err
+	}
+	return s.viewer(r, g.Revision).pages(r.Pages, ""), nil
+}
+
+// Page renders one page and its children; a document page carries its
+// markdown (FormatMarkdown, also for "") or its JSON document
+// (FormatDocument).
+func (s *Service) Page(ctx context.Context, g access.Grant, revID, pageID, format string) (PageView, error) {
+	if err := checkFormat(format); err != nil {
+		return PageView{}, err
+	}
+	r, err := s.load(ctx, g, revID)
+	if err != nil {
+		return PageView{}, err
+	}
+	f, ok := r.FindPage(pageID)
+	if !ok {
+		return PageView{}, ErrPageNotFound
+	}
+	return s.viewer(r, g.Revision).page(f, format), nil
+}
+
+// PageByPath renders the page at a path (slugs joined by "/").
+func (s *Service) PageByPath(ctx context.Context, g access.Grant, revID, path, format string) (PageView, error) {
+	if err := checkFormat(format); err != nil {
+		return PageView{}, err
+	}
+	r, err := s.load(ctx, g, revID)
+	if err != nil {
+		return PageView{}, err
+	}
+	f, ok := r.FindPath(path)
+	if !ok {
+		return PageView{}, ErrPageNotFound
+	}
+	return s.viewer(r, g.Revision).page(f, format), nil
+}
+
+// Files lists a revision's files by id.
+func (s *Service) Files(ctx context.Context, g access.Grant, revID string, p Window) (List[FileView], error) {
+	r, err := s.load(ctx, g, revID)
+	if err != nil {
+		return List[FileView]{}, err
+	}
+	files := append([]File(nil), r.Files...)
+	sort.Slice(files, func(i, j int) bool { return files[i].ID < files[j].ID })
+	v := s.viewer(r, g.Revision)
+	l := List[FileView]{Items: []FileView{}, Count: len(files)}
+	for _, f := range files {
+		if f.ID > p.After && (p.Limit <= 0 || len(l.Items) < p.Limit) {
+			l.Items = append(l.Items, v.file(f))
+		}
+	}
+	return l, nil
+}
+
+// File renders one file of a revision.
+func (s *Service) File(ctx context.Context, g access.Grant, revID, fileID string) (FileView, error) {
+	r, err := s.load(ctx, g, revID)
+	if err != nil {
+		return FileView{}, err
+	}
+	f, ok := r.FindFile(fileID)
+	if !ok {
+		return FileView{}, ErrFileNotFound
+	}
+	return s.viewer(r, g.Revision).file(f), nil
+}
+
+// Download opens a file's bytes; the caller closes them.
+func (s *Service) Download(ctx context.Context, g access.Grant, revID, fileID string) (File, io.ReadCloser, error) {
+	r, err := s.load(ctx, g, revID)
+	if err != nil {
+		return File{}, nil, err
+	}
+	f, ok := r.FindFile(fileID)
+	if !ok {
+		return File{}, nil, ErrFileNotFound
+	}
+	rc, err := s.store.OpenBlob(ctx, f.Blob)
+	if errors.Is(err, apierr.ErrNotFound) {
+		return File{}, nil, ErrFileNotFound
+	}
+	if err != nil {
+		return File{}, nil, fmt.Errorf("open blob of file %s: %w", fileID, err)
+	}
+	return f, rc, nil
+}
+
+// FileBacklinks lists the pages whose markdown links or embeds a file,
+// by page id.
+func (s *Service) FileBacklinks(ctx context.Context, g access.Grant, revID, fileID string, p Window) (BacklinkList, error) {
+	r, err := s.load(ctx, g, revID)
+	if err != nil {
+		return BacklinkList{}, err
+	}
+	if _, ok := r.FindFile(fileID); !ok {
+		return BacklinkList{}, ErrFileNotFound
+	}
+	pages := map[string]bool{}
+	var ids []string
+	for _, o := range NewResolver(r, s.urls).Occurrences("") {
+		if o.Target.Kind == TargetFile && o.Target.File == fileID && !pages[o.Page.Page.ID] {
+			pages[o.Page.Page.ID] = true
+			ids = append(ids, o.Page.Page.ID)
+		}
+	}
+	sort.Strings(ids)
+	l := BacklinkList{Items: []BacklinkView{}, Count: len(ids)}
+	for _, id := range ids {
+		if id > p.After && (p.Limit <= 0 || len(l.Items) < p.Limit) {
+			ref := pageReference(r, id)
+			ref.File = fileID
+			l.Items = append(l.Items, ref)
+		}
+	}
+	return l, nil
+}
+
+// Links lists every link of a revision's pages, grouped by target and
+// relation, in key order; status ("" for all, or a Statuses value) filters
+// the items but not the stats.
+func (s *Service) Links(ctx context.Context, g access.Grant, revID, status string, p Window) (LinkList, error) {
+	r, err := s.load(ctx, g, revID)
+	if err != nil {
+		return LinkList{}, err
+	}
+	return listLinks(linkViews(r, NewResolver(r, s.urls).Occurrences("")), status, p), nil
+}
+
+// PageLinks lists the links of one page.
+func (s *Service) PageLinks(ctx context.Context, g access.Grant, revID, pageID string, p Window) (LinkList, error) {
+	r, err := s.load(ctx, g, revID)
+	if err != nil {
+		return LinkList{}, err
+	}
+	if _, ok := r.FindPage(pageID); !ok {
+		return LinkList{}, ErrPageNotFound
+	}
+	return listLinks(linkViews(r, NewResolver(r, s.urls).Occurrences(pageID)), "", p), nil
+}
+
+func checkFormat(format string) error {
+	switch format {
+	case "", FormatMarkdown, FormatDocument:
+		return nil
+	}
+	return apierr.Invalid("format", "must be %s or %s", FormatMarkdown, FormatDocument)
+}

@@ -1,0 +1,217 @@
+package revision
+
+import (
+	"time"
+)
+
+// Page formats.
+const (
+	FormatMarkdown = "markdown"
+	FormatDocument = "document"
+)
+
+// RevisionView is a revision as the API returns it (Revision).
+type RevisionView struct {
+	Object           string                `json:"object"` // "revision"
+	ID               string                `json:"id"`
+	Type             string                `json:"type"`
+	Parents          []string              `json:"parents"`
+	MergedFrom       any                   `json:"mergedFrom,omitempty"` // the change request of a merge
+	Pages            []PageView            `json:"pages"`
+	Files            []FileView            `json:"files"`
+	ReusableContents []ReusableContentView `json:"reusableContents"`
+	Tags             []any                 `json:"tags"`
+	CreatedAt        time.Time             `json:"createdAt"`
+	URLs             RevisionURLs          `json:"urls"`
+}
+
+// RevisionURLs are a revision's URLs.
+type RevisionURLs struct {
+	App string `json:"app"`
+}
+
+// PageView is a page as the API returns it (RevisionPage): a document
+// (kind "sheet", type "document") or a group. A document carries its
+// markdown, or its JSON document when asked for the document format.
+type PageView struct {
+	ID          string     `json:"id"`
+	Title       string     `json:"title"`
+	Emoji       string     `json:"emoji,omitempty"`
+	CreatedAt   time.Time  `json:"createdAt,omitzero"`
+	UpdatedAt   time.Time  `json:"updatedAt,omitzero"`
+	Kind        string     `json:"kind"`
+	Type        string     `json:"type"`
+	URLs        *PageURLs  `json:"urls,omitempty"`
+	Slug        string     `json:"slug"`
+	Path        string     `json:"path"`
+	Description string     `json:"description,omitempty"`
+	Markdown    *string    `json:"markdown,omitempty"`
+	Document    Node       `json:"document,omitempty"`
+	Pages       []PageView `json:"pages"`
+	Layout      *Layout    `json:"layout,omitempty"`
+	Tags        []any      `json:"tags,omitzero"`
+	Hidden      bool       `json:"hidden"`
+}
+
+// PageURLs are a page's URLs.
+type PageURLs struct {
+	App string `json:"app"`
+}
+
+// Layout is a document page's layout options (RevisionPageLayoutOptions);
+// every page shows everything, at the default width.
+type Layout struct {
+	Width           string `json:"width"`
+	Cover           bool   `json:"cover"`
+	CoverSize       string `json:"coverSize"`
+	CoverMask       string `json:"coverMask"`
+	Title           bool   `json:"title"`
+	Description     bool   `json:"description"`
+	TableOfContents bool   `json:"tableOfContents"`
+	Outline         bool   `json:"outline"`
+	Pagination      bool   `json:"pagination"`
+	Metadata        bool   `json:"metadata"`
+	Tags            bool   `json:"tags"`
+	Actions         bool   `json:"actions"`
+	Anchors         bool   `json:"anchors"`
+}
+
+var defaultLayout = Layout{
+	Width: "default", CoverSize: "hero", CoverMask: "none",
+	Title: true, Description: true, TableOfContents: true, Outline: true, Pagination: true,
+	Metadata: true, Tags: true, Actions: true, Anchors: true,
+}
+
+// FileView is a file as the API returns it (RevisionFile).
+type FileView struct {
+	ID          string      `json:"id"`
+	Name        string      `json:"name"`
+	ContentType string      `json:"contentType"`
+	DownloadURL string      `json:"downloadURL"`
+	Size        int64       `json:"size"`
+	Dimensions  *Dimensions `json:"dimensions,omitempty"`
+}
+
+// Dimensions are an image's size in pixels.
+type Dimensions struct {
+	Width  int `json:"width"`
+	Height int `json:"height"`
+}
+
+// ReusableContentView is a reusable content as a revision lists it.
+type ReusableContentView struct {
+	ID       string `json:"id"`
+	Title    string `json:"title"`
+	Markdown string `json:"markdown"`
+}
+
+// untitled stands for an empty title, which the API does not allow.
+const untitled = "Untitled"
+
+// viewer renders one revision's views.
+type viewer struct {
+	s    *Service
+	rev  *Revision
+	base string // app URL of the revision's pages
+	res  *Resolver
+}
+
+func (s *Service) viewer(r *Revision, current string) *viewer {
+	base := s.urls.InApp("/s/" + r.Space)
+	if r.ID != current {
+		base += "/~/revisions/" + r.ID
+	}
+	return &viewer{s: s, rev: r, base: base}
+}
+
+func (v *viewer) resolver() *Resolver {
+	if v.res == nil {
+		v.res = NewResolver(v.rev, v.s.urls)
+	}
+	return v.res
+}
+
+// pages renders a tree whose parent has path prefix; children carry
+// their markdown.
+func (v *viewer) pages(ps []Page, prefix string) []PageView {
+	out := make([]PageView, len(ps))
+	for i := range ps {
+		out[i] = v.page(Flat{Page: &ps[i], Path: join(prefix, ps[i].Slug)}, FormatMarkdown)
+	}
+	return out
+}
+
+func join(prefix, slug string) string {
+	if prefix == "" {
+		return slug
+	}
+	return prefix + "/" + slug
+}
+
+// page renders one page with its children in format.
+func (v *viewer) page(f Flat, format string) PageView {
+	p := f.Page
+	pv := PageView{
+		ID: p.ID, Title: p.Title, Emoji: p.Emoji, CreatedAt: p.CreatedAt.UTC(), UpdatedAt: p.UpdatedAt.UTC(),
+		Slug: p.Slug, Path: f.Path, Pages: v.pages(p.Pages, f.Path),
+	}
+	if pv.Title == "" {
+		pv.Title = untitled
+	}
+	if p.Kind == KindGroup {
+		pv.Kind, pv.Type = "group", "group"
+		return pv
+	}
+	pv.Kind, pv.Type = "sheet", "document"
+	pv.URLs = &PageURLs{App: v.base + "/" + f.Path}
+	pv.Description = p.Description
+	layout := defaultLayout
+	pv.Layout, pv.Tags = &layout, []any{}
+	if format == FormatDocument {
+		from := f
+		pv.Document = ToDocument(p.Markdown, func(href string) Target { return v.resolver().Resolve(from, href) })
+	} else {
+		md := p.Markdown
+		pv.Markdown = &md
+	}
+	return pv
+}
+
+func (v *viewer) file(f File) FileView {
+	r := v.rev
+	fv := FileView{
+		ID: f.ID, Name: f.Name, ContentType: f.ContentType, Size: f.Size,
+		DownloadURL: v.s.urls.Location("/spaces/" + r.Space + "/revisions/" + r.ID + "/files/" + f.ID + "/download"),
+	}
+	if fv.ContentType == "" {
+		fv.ContentType = "application/octet-stream"
+	}
+	if f.Width > 0 && f.Height > 0 {
+		fv.Dimensions = &Dimensions{Width: f.Width, Height: f.Height}
+	}
+	return fv
+}
+
+func (v *viewer) revision() RevisionView {
+	r := v.rev
+	rv := RevisionView{
+		Object: "revision", ID: r.ID, Type: r.Type, Parents: r.Parents,
+		Pages: v.pages(r.Pages, ""), Files: make([]FileView, len(r.Files)),
+		ReusableContents: make([]ReusableContentView, len(r.ReusableContents)),
+		Tags:             []any{}, CreatedAt: r.CreatedAt.UTC(),
+		URLs: RevisionURLs{App: v.s.urls.InApp("/s/" + r.Space + "/~/revisions/" + r.ID)},
+	}
+	if rv.Type == "" {
+		rv.Type = TypeEdits
+	}
+	if rv.Parents == nil {
+		rv.Parents = []string{}
+	}
+	for i, f := range r.Files {
+		rv.Files[i] = v.file(f)
+	}
+	for i, rc := range r.ReusableContents {
+		rv.ReusableContents[i] = ReusableContentView(rc)
+	}
+	return rv
+}

@@ -1,0 +1,100 @@
+// Package search is content's full-text search: an inverted index of page
+// sections (a page's markdown split at its headings) whose postings are kept
+// per organization and term, so that a query reads only the postings of its
+// own terms, and the ranking and grouping of hits into the API's
+// space → pages → sections results.
+package search
+
+import (
+	"context"
+	"errors"
+)
+
+// Limits of the index and of queries.
+const (
+	// MaxQueryLength is the longest query in characters (api.md Limits).
+	MaxQueryLength = 512
+	// MaxQueryTerms is how many distinct terms of a query are searched.
+	MaxQueryTerms = 16
+	// MaxPostingsPerTerm caps the postings of one term in one space: only
+	// the highest weighted are kept, so that a term found on nearly every
+	// page of a big space keeps a bounded posting list. Such a term ranks
+	// little anyway; the pages past the cap are not found by it alone.
+	MaxPostingsPerTerm = 200
+	// MaxPagesPerSpace and MaxSectionsPerPage bound one result item.
+	MaxPagesPerSpace   = 10
+	MaxSectionsPerPage = 3
+	// DefaultLimit and MaxLimit bound the spaces of one result page.
+	DefaultLimit = 50
+	MaxLimit     = 1000
+	// snippetLength is the length of a section's body snippet.
+	snippetLength = 240
+)
+
+// Weights of a term occurrence.
+const (
+	pageTitleWeight = 8.0 // the term is in the page's title (scored on its first section)
+	headingWeight   = 4.0 // the term is in a section's heading
+	bodyWeight      = 1.0 // per section: 1+ln(n) for n occurrences in the body
+)
+
+// Section is a searchable part of a page: the text before the first heading
+// (ID = page id, Anchor "") or a heading and its text.
+type Section struct {
+	Anchor string `bson:"anchor"` // heading slug, unique in the page; "" for the text before the first heading
+	Title  string `bson:"title"`
+	Body   string `bson:"body"` // a plain-text snippet of the section
+}
+
+// Page is the stored metadata of an indexed page: what a hit shows.
+type Page struct {
+	Organization string    `bson:"organization"`
+	Space        string    `bson:"space"`
+	ID           string    `bson:"page"`
+	Title        string    `bson:"title"`
+	Description  string    `bson:"description"`
+	Path         string    `bson:"path"`      // slugs from the top, "/"-joined
+	Ancestors    []string  `bson:"ancestors"` // titles of the parent pages, top first
+	Sections     []Section `bson:"sections"`
+	Hash         string    `bson:"hash"` // of everything above: unchanged pages are not rewritten
+}
+
+// Posting says that a term occurs in a section of a page, with a weight.
+type Posting struct {
+	Page    string  `bson:"page"`
+	Section string  `bson:"section"` // the section's anchor
+	Weight  float64 `bson:"weight"`
+}
+
+// SpaceIndex is everything indexed of one space: its pages and, per term,
+// its postings (at most MaxPostingsPerTerm each, highest weight first).
+type SpaceIndex struct {
+	Organization string
+	Space        string
+	Pages        []Page
+	Terms        map[string][]Posting
+}
+
+// PageKey names an indexed page.
+type PageKey struct {
+	Space, Page string
+}
+
+// Store keeps the index. ReplaceSpace and RemoveSpace are idempotent.
+type Store interface {
+	// ReplaceSpace makes idx the space's entries, dropping those it no longer has.
+	ReplaceSpace(ctx context.Context, idx SpaceIndex) error
+	// RemoveSpace drops every entry of a space; a space never indexed is no error.
+	RemoveSpace(ctx context.Context, space string) error
+	// Postings returns the postings of terms in org, by term and space;
+	// it reads only those terms' postings.
+	Postings(ctx context.Context, org string, terms []string) (map[string]map[string][]Posting, error)
+	// Pages returns the metadata of the pages that exist among keys.
+	Pages(ctx context.Context, keys []PageKey) (map[PageKey]Page, error)
+}
+
+// Titles returns the titles of spaces by id; an unknown id is left out.
+type Titles func(ctx context.Context, ids []string) map[string]string
+
+// ErrQuery reports a missing or over-long query.
+var ErrQuery = errors.New("invalid query")

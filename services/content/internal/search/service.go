@@ -1,0 +1,308 @@
+package search
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"math/bits"
+	"slices"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/docspub/platform/libs/apierr"
+	"github.com/docspub/platform/services/content/internal/links"
+	"github.com/docspub/platform/services/content/internal/revision"
+)
+
+// Service indexes spaces and answers searches.
+type Service struct {
+	store  Store
+	titles Titles
+	urls   links.URLs
+}
+
+// New returns a service over store; titles names the spaces of results.
+func New(store Store, titles Titles, urls links.URLs) *Service {
+	return &Service{store: store, titles: titles, urls: urls}
+}
+
+// IndexRevision makes pages the space's indexed content, replacing what was
+// indexed before. Call it after a space's content changed; calling it again
+// with the same pages changes nothing.
+func (s *Service) IndexRevision(ctx context.Context, org, spaceID string, pages []revision.Page) error {
+	if err := s.store.ReplaceSpace(ctx, Build(org, spaceID, pages)); err != nil {
+		return fmt.Errorf("index space %s: %w", spaceID, err)
+	}
+	return nil
+}
+
+// RemoveSpace drops a space from the index (a deleted space).
+func (s *Service) RemoveSpace(ctx context.Context, spaceID string) error {
+	if err := s.store.RemoveSpace(ctx, spaceID); err != nil {
+		return fmt.Errorf("unindex space %s: %w", spaceID, err)
+	}
+	return nil
+}
+
+// Cursor is the place of the last space of a result page in the ranking.
+type Cursor struct {
+	Matched int
+	Score   float64
+	Space   string
+}
+
+// Result is one page of search results: spaces in rank order.
+type Result struct {
+	Items []SpaceResult
+	Count int     // spaces with hits
+	Next  *Cursor // nil on the last page
+}
+
+// SpaceResult is a space with its best pages (api.md "search result item").
+type SpaceResult struct {
+	Type  string       `json:"type"` // always "space"
+	ID    string       `json:"id"`
+	Title string       `json:"title"`
+	Score float64      `json:"score"`
+	Pages []PageResult `json:"pages"`
+}
+
+// PageResult is a page with its best sections.
+type PageResult struct {
+	ID          string          `json:"id"`
+	Title       string          `json:"title"`
+	Description string          `json:"description"`
+	Path        string          `json:"path"`
+	Score       float64         `json:"score"`
+	Rank        int             `json:"rank"`
+	ResultType  string          `json:"resultType"` // "page"
+	Ancestors   []Ancestor      `json:"ancestors"`
+	Sections    []SectionResult `json:"sections"`
+	URLs        URLs            `json:"urls"`
+}
+
+// SectionResult is a section of a page that matched.
+type SectionResult struct {
+	ID         string  `json:"id"` // page id, then "#" and the anchor for a heading's section
+	Title      string  `json:"title"`
+	Path       string  `json:"path"` // page path, then "#" and the anchor
+	Score      float64 `json:"score"`
+	ResultType string  `json:"resultType"` // "section"
+	Body       string  `json:"body"`
+	URLs       URLs    `json:"urls"`
+}
+
+// Ancestor is a parent page of a hit.
+type Ancestor struct {
+	Title string `json:"title"`
+}
+
+// URLs of a hit.
+type URLs struct {
+	App string `json:"app"`
+}
+
+type sectionHit struct {
+	anchor string
+	mask   uint32
+	score  float64
+}
+
+type pageHit struct {
+	key      PageKey
+	mask     uint32
+	score    float64
+	sections map[string]*sectionHit
+}
+
+type spaceHit struct {
+	id    string
+	best  *pageHit
+	pages []*pageHit
+}
+
+func (p *pageHit) matched() int { return bits.OnesCount32(p.mask) }
+
+// rank orders hits: more of the query's terms first, then higher score, then id.
+func rank(am, bm int, as, bs float64, aid, bid string) int {
+	if c := cmp.Compare(bm, am); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(bs, as); c != 0 {
+		return c
+	}
+	return cmp.Compare(aid, bid)
+}
+
+// Search finds query in the spaces of org that the caller can read
+// (spaceIDs) and answers up to limit spaces after the cursor (nil: from the
+// top). Hits rank by how many of the query's terms they have, then by the
+// sum of the terms' weights (a term in a title weighs more than in a body).
+func (s *Service) Search(ctx context.Context, org string, spaceIDs []string, query string, limit int, after *Cursor) (Result, error) {
+	query = strings.TrimSpace(query)
+	switch n := utf8.RuneCountInString(query); {
+	case n == 0:
+		return Result{}, apierr.Invalid("query", "is required")
+	case n > MaxQueryLength:
+		return Result{}, apierr.Invalid("query", "must be at most %d characters", MaxQueryLength)
+	}
+	switch {
+	case limit == 0:
+		limit = DefaultLimit
+	case limit < 0 || limit > MaxLimit:
+		return Result{}, apierr.Invalid("limit", "must be from 1 to %d", MaxLimit)
+	}
+	terms := Terms(query, MaxQueryTerms)
+	readable := map[string]bool{}
+	for _, id := range spaceIDs {
+		readable[id] = true
+	}
+	if len(terms) == 0 || len(readable) == 0 {
+		return Result{Items: []SpaceResult{}}, nil
+	}
+
+	byTerm, err := s.store.Postings(ctx, org, terms)
+	if err != nil {
+		return Result{}, fmt.Errorf("search postings: %w", err)
+	}
+
+	pages := map[PageKey]*pageHit{}
+	for i, term := range terms {
+		for space, ps := range byTerm[term] {
+			if !readable[space] {
+				continue
+			}
+			for _, p := range ps {
+				k := PageKey{Space: space, Page: p.Page}
+				ph := pages[k]
+				if ph == nil {
+					ph = &pageHit{key: k, sections: map[string]*sectionHit{}}
+					pages[k] = ph
+				}
+				sh := ph.sections[p.Section]
+				if sh == nil {
+					sh = &sectionHit{anchor: p.Section}
+					ph.sections[p.Section] = sh
+				}
+				ph.mask |= 1 << i
+				sh.mask |= 1 << i
+				ph.score += p.Weight
+				sh.score += p.Weight
+			}
+		}
+	}
+
+	spaces := map[string]*spaceHit{}
+	for _, ph := range pages {
+		sh := spaces[ph.key.Space]
+		if sh == nil {
+			sh = &spaceHit{id: ph.key.Space}
+			spaces[ph.key.Space] = sh
+		}
+		sh.pages = append(sh.pages, ph)
+		if sh.best == nil || rank(ph.matched(), sh.best.matched(), ph.score, sh.best.score, ph.key.Page, sh.best.key.Page) < 0 {
+			sh.best = ph
+		}
+	}
+	ranked := make([]*spaceHit, 0, len(spaces))
+	for _, sh := range spaces {
+		if after != nil && rank(sh.best.matched(), after.Matched, sh.best.score, after.Score, sh.id, after.Space) <= 0 {
+			continue
+		}
+		ranked = append(ranked, sh)
+	}
+	slices.SortFunc(ranked, func(a, b *spaceHit) int {
+		return rank(a.best.matched(), b.best.matched(), a.best.score, b.best.score, a.id, b.id)
+	})
+	res := Result{Count: len(spaces)}
+	if len(ranked) > limit {
+		ranked = ranked[:limit]
+		last := ranked[limit-1]
+		res.Next = &Cursor{Matched: last.best.matched(), Score: last.best.score, Space: last.id}
+	}
+	items, err := s.view(ctx, ranked)
+	if err != nil {
+		return Result{}, err
+	}
+	res.Items = items
+	return res, nil
+}
+
+// view loads the metadata of the best pages of each space and shapes the result.
+func (s *Service) view(ctx context.Context, ranked []*spaceHit) ([]SpaceResult, error) {
+	var keys []PageKey
+	ids := make([]string, len(ranked))
+	for i, sh := range ranked {
+		ids[i] = sh.id
+		slices.SortFunc(sh.pages, func(a, b *pageHit) int {
+			return rank(a.matched(), b.matched(), a.score, b.score, a.key.Page, b.key.Page)
+		})
+		if len(sh.pages) > MaxPagesPerSpace {
+			sh.pages = sh.pages[:MaxPagesPerSpace]
+		}
+		for _, ph := range sh.pages {
+			keys = append(keys, ph.key)
+		}
+	}
+	meta, err := s.store.Pages(ctx, keys)
+	if err != nil {
+		return nil, fmt.Errorf("search pages: %w", err)
+	}
+	titles := map[string]string{}
+	if s.titles != nil && len(ids) > 0 {
+		titles = s.titles(ctx, ids)
+	}
+	items := make([]SpaceResult, 0, len(ranked))
+	for _, sh := range ranked {
+		item := SpaceResult{Type: "space", ID: sh.id, Title: titles[sh.id], Score: sh.best.score, Pages: []PageResult{}}
+		for _, ph := range sh.pages {
+			pg, ok := meta[ph.key]
+			if !ok {
+				continue // indexed meanwhile without this page
+			}
+			item.Pages = append(item.Pages, s.pageResult(sh.id, pg, ph, len(item.Pages)+1))
+		}
+		items = append(items, item)
+	}
+	return items, nil
+}
+
+func (s *Service) pageResult(space string, pg Page, ph *pageHit, rank int) PageResult {
+	app := s.urls.InApp("/s/" + space + "/" + pg.Path)
+	out := PageResult{
+		ID: pg.ID, Title: pg.Title, Description: pg.Description, Path: pg.Path, Score: ph.score,
+		Rank: rank, ResultType: "page", Ancestors: []Ancestor{}, Sections: []SectionResult{}, URLs: URLs{App: app},
+	}
+	for _, a := range pg.Ancestors {
+		out.Ancestors = append(out.Ancestors, Ancestor{Title: a})
+	}
+	hits := make([]*sectionHit, 0, len(ph.sections))
+	for _, h := range ph.sections {
+		hits = append(hits, h)
+	}
+	slices.SortFunc(hits, func(a, b *sectionHit) int {
+		return rank2(a, b)
+	})
+	for _, h := range hits {
+		if len(out.Sections) == MaxSectionsPerPage {
+			break
+		}
+		i := slices.IndexFunc(pg.Sections, func(sec Section) bool { return sec.Anchor == h.anchor })
+		if i < 0 {
+			continue
+		}
+		sec := pg.Sections[i]
+		id, path, url := pg.ID, pg.Path, app
+		if sec.Anchor != "" {
+			id, path, url = id+"#"+sec.Anchor, path+"#"+sec.Anchor, url+"#"+sec.Anchor
+		}
+		out.Sections = append(out.Sections, SectionResult{
+			ID: id, Title: sec.Title, Path: path, Score: h.score, ResultType: "section", Body: sec.Body, URLs: URLs{App: url},
+		})
+	}
+	return out
+}
+
+func rank2(a, b *sectionHit) int {
+	return rank(bits.OnesCount32(a.mask), bits.OnesCount32(b.mask), a.score, b.score, a.anchor, b.anchor)
+}

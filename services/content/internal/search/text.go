@@ -1,0 +1,158 @@
+package search
+
+import (
+	"regexp"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// MaxTermLength is the longest token indexed; longer ones (hashes, base64)
+// are dropped.
+const MaxTermLength = 64
+
+// stopwords are very common English words that are never indexed nor
+// searched: they would give every page a posting and say nothing.
+var stopwords = map[string]bool{}
+
+func init() {
+	for _, w := range strings.Fields(`a an and are as at be but by for from has have he her his i if in
+		into is it its of on or our she so than that the their them then there these they this to was
+		we were what when where which who will with you your`) {
+		stopwords[w] = true
+	}
+}
+
+// Tokenize splits text into lower-case terms of unicode letters and digits,
+// dropping stopwords and over-long tokens, in order of appearance (with
+// repetitions).
+func Tokenize(text string) []string {
+	var out []string
+	for _, f := range strings.FieldsFunc(strings.ToLower(text), func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
+	}) {
+		if stopwords[f] || utf8.RuneCountInString(f) > MaxTermLength {
+			continue
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
+// Terms are the distinct terms of a query, in order, at most max of them.
+func Terms(query string, max int) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, t := range Tokenize(query) {
+		if seen[t] {
+			continue
+		}
+		seen[t] = true
+		out = append(out, t)
+		if len(out) == max {
+			break
+		}
+	}
+	return out
+}
+
+// Slug is the anchor of a heading: lower-case letters and digits, other runs
+// of characters as one "-".
+func Slug(s string) string {
+	var b strings.Builder
+	dash := false
+	for _, r := range strings.ToLower(s) {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+			if dash && b.Len() > 0 {
+				b.WriteByte('-')
+			}
+			dash = false
+			b.WriteRune(r)
+			continue
+		}
+		dash = true
+	}
+	return b.String()
+}
+
+var (
+	fence      = regexp.MustCompile("^\\s{0,3}(```|~~~)")
+	atxHeading = regexp.MustCompile(`^\s{0,3}(#{1,6})\s+(.*?)\s*#*\s*$`)
+	linkTarget = regexp.MustCompile(`\]\([^)]*\)`)
+	autolink   = regexp.MustCompile(`<https?://[^>]*>|https?://\S+`)
+	htmlTag    = regexp.MustCompile(`</?[a-zA-Z][^>]*>`)
+	markup     = regexp.MustCompile("[*_`#>|~]+|!\\[|\\[|\\]")
+	spaces     = regexp.MustCompile(`\s+`)
+)
+
+// rawSection is a part of a page's markdown: the text before the first
+// heading (Heading "") or a heading and the text up to the next one.
+type rawSection struct {
+	Heading string
+	Anchor  string
+	Text    string
+}
+
+// splitSections splits markdown at its ATX headings (outside code fences).
+// Anchors are the heading slugs, made unique within the page with "-1",
+// "-2", ... as renderers do.
+func splitSections(markdown string) []rawSection {
+	secs := []rawSection{{}}
+	var text strings.Builder
+	used := map[string]int{}
+	inFence := ""
+	flush := func() { secs[len(secs)-1].Text = text.String(); text.Reset() }
+	for line := range strings.Lines(markdown) {
+		if m := fence.FindStringSubmatch(line); m != nil {
+			switch inFence {
+			case "":
+				inFence = m[1]
+			case m[1]:
+				inFence = ""
+			}
+		} else if inFence == "" {
+			if m := atxHeading.FindStringSubmatch(line); m != nil {
+				flush()
+				h := plain(m[2])
+				a := Slug(h)
+				if a == "" {
+					a = "section"
+				}
+				if n := used[a]; n > 0 {
+					used[a] = n + 1
+					a += "-" + strconv.Itoa(n)
+				} else {
+					used[a] = 1
+				}
+				secs = append(secs, rawSection{Heading: h, Anchor: a})
+				continue
+			}
+		}
+		text.WriteString(line)
+	}
+	flush()
+	return secs
+}
+
+// plain strips markdown syntax and link targets from text, leaving words.
+func plain(md string) string {
+	s := linkTarget.ReplaceAllString(md, "]")
+	s = autolink.ReplaceAllString(s, " ")
+	s = htmlTag.ReplaceAllString(s, " ")
+	s = markup.ReplaceAllString(s, " ")
+	return strings.TrimSpace(spaces.ReplaceAllString(s, " "))
+}
+
+// snippet is the first max characters of s, cut at a word boundary.
+func snippet(s string, max int) string {
+	if utf8.RuneCountInString(s) <= max {
+		return s
+	}
+	r := []rune(s)[:max]
+	cut := string(r)
+	if i := strings.LastIndexByte(cut, ' '); i > max/2 {
+		cut = cut[:i]
+	}
+	return cut + "…"
+}

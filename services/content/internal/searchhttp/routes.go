@@ -1,0 +1,67 @@
+// Package searchhttp is the HTTP API of search: GET ORG/search.
+package searchhttp
+
+import (
+	"context"
+	"net/http"
+
+	"github.com/docspub/platform/libs/httpx"
+	"github.com/docspub/platform/libs/paging"
+	"github.com/docspub/platform/services/content/internal/access"
+	"github.com/docspub/platform/services/content/internal/search"
+	"github.com/docspub/platform/services/content/internal/spacehttp"
+	"github.com/gin-gonic/gin"
+)
+
+// MaxSpaces is how many of the spaces a caller can read are searched.
+const MaxSpaces = 10000
+
+// Readable lists the ids of the spaces of org the caller may view (up to
+// limit); for a caller who is not a member it returns a not-found error.
+// space.Service implements it.
+type Readable interface {
+	Readable(ctx context.Context, c access.Caller, org string, limit int) ([]string, error)
+}
+
+type handlers struct {
+	svc    *search.Service
+	spaces Readable
+}
+
+// Register adds the routes under r, the /v1 group behind the internal token.
+func Register(r gin.IRouter, svc *search.Service, spaces Readable) {
+	h := &handlers{svc: svc, spaces: spaces}
+	r.GET("/orgs/:organizationId/search", h.search)
+}
+
+func (h *handlers) search(c *gin.Context) {
+	p, err := paging.FromQuery(c)
+	var after *search.Cursor
+	if err == nil && p.Page != "" {
+		after = &search.Cursor{}
+		err = p.Keys(&after.Matched, &after.Score, &after.Space)
+	}
+	if err != nil {
+		httpx.Error(c, err)
+		return
+	}
+	org := c.Param("organizationId")
+	ids, err := h.spaces.Readable(c.Request.Context(), spacehttp.Caller(c), org, MaxSpaces)
+	if err != nil {
+		httpx.Error(c, err)
+		return
+	}
+	res, err := h.svc.Search(c.Request.Context(), org, ids, c.Query("query"), p.Limit, after)
+	if err != nil {
+		httpx.Error(c, err)
+		return
+	}
+	out := paging.List[search.SpaceResult]{Count: res.Count, Items: res.Items}
+	if out.Items == nil {
+		out.Items = []search.SpaceResult{}
+	}
+	if res.Next != nil {
+		out.Next = &paging.Next{Page: paging.Cursor(res.Next.Matched, res.Next.Score, res.Next.Space)}
+	}
+	c.JSON(http.StatusOK, out)
+}

@@ -1,0 +1,93 @@
+package searchmongo_test
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/docspub/platform/libs/mongotest"
+	"github.com/docspub/platform/libs/mongox"
+	"github.com/docspub/platform/services/content/internal/links"
+	"github.com/docspub/platform/services/content/internal/revision"
+	"github.com/docspub/platform/services/content/internal/search"
+	"github.com/docspub/platform/services/content/internal/searchmongo"
+)
+
+// BenchmarkSearch indexes 10,000 pages (10 spaces of 1,000, words drawn
+// from a Zipf distribution over a 5,000-word vocabulary) and measures
+// queries of one to three terms, reporting the median and 99th percentile
+// latency.
+func BenchmarkSearch(b *testing.B) {
+	ctx := context.Background()
+	db := mongotest.Database(b)
+	if err := searchmongo.EnsureIndexes(ctx, db); err != nil {
+		b.Fatal(err)
+	}
+	st := searchmongo.NewStore(db, mongox.NewDocLocks())
+	svc := search.New(st, nil, links.New("http://gw.test", "http://app.test"))
+
+	rng := rand.New(rand.NewPCG(1, 2))
+	vocab := make([]string, 5000)
+	for i := range vocab {
+		vocab[i] = fmt.Sprintf("w%dx", i)
+	}
+	zipf := rand.NewZipf(rng, 1.1, 2, uint64(len(vocab)-1))
+	words := func(n int) string {
+		ws := make([]string, n)
+		for i := range ws {
+			ws[i] = vocab[zipf.Uint64()]
+		}
+		return strings.Join(ws, " ")
+	}
+	const spaces, perSpace = 10, 1000
+	var idxs []search.SpaceIndex
+	var spaceIDs []string
+	start := time.Now()
+	for s := range spaces {
+		id := fmt.Sprintf("space%02d", s)
+		spaceIDs = append(spaceIDs, id)
+		pages := make([]revision.Page, perSpace)
+		for p := range pages {
+			md := words(40) + "\n\n## " + words(3) + "\n\n" + words(40) + "\n\n## " + words(2) + "\n\n" + words(30) + "\n"
+			pages[p] = revision.Page{ID: fmt.Sprintf("%s-p%04d", id, p), Kind: revision.KindDocument, Title: words(3), Slug: fmt.Sprintf("page-%d", p), Markdown: md}
+		}
+		idxs = append(idxs, search.Build("acme", id, pages))
+	}
+	b.Logf("built in %s", time.Since(start).Round(time.Millisecond))
+	if err := st.Load(ctx, idxs); err != nil {
+		b.Fatal(err)
+	}
+	b.Logf("indexed %d pages in %s", spaces*perSpace, time.Since(start).Round(time.Millisecond))
+
+	// Mixed queries: a rare or a common word alone, and two or three words.
+	queries := make([]string, 200)
+	for i := range queries {
+		n := 1 + i%3
+		ws := make([]string, n)
+		for j := range ws {
+			ws[j] = vocab[rng.IntN(len(vocab)/(1+j*4))]
+		}
+		queries[i] = strings.Join(ws, " ")
+	}
+	var lat []time.Duration
+	i := 0
+	for b.Loop() {
+		q := queries[i%len(queries)]
+		i++
+		t := time.Now()
+		if _, err := svc.Search(ctx, "acme", spaceIDs, q, 0, nil); err != nil {
+			b.Fatal(err)
+		}
+		lat = append(lat, time.Since(t))
+	}
+	slices.Sort(lat)
+	pct := func(p float64) float64 {
+		return float64(lat[min(len(lat)-1, int(p*float64(len(lat))))].Microseconds()) / 1000
+	}
+	b.ReportMetric(pct(0.50), "ms-p50")
+	b.ReportMetric(pct(0.99), "ms-p99")
+}

@@ -1,0 +1,267 @@
+package searchmongo_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/docspub/platform/libs/apierr"
+	"github.com/docspub/platform/libs/mongotest"
+	"github.com/docspub/platform/libs/mongox"
+	"github.com/docspub/platform/services/content/internal/links"
+	"github.com/docspub/platform/services/content/internal/revision"
+	"github.com/docspub/platform/services/content/internal/search"
+	"github.com/docspub/platform/services/content/internal/searchmongo"
+	"github.com/google/go-cmp/cmp"
+	"go.mongodb.org/mongo-driver/v2/bson"
+)
+
+func TestMain(m *testing.M) { mongotest.Main(m) }
+
+func newService(t *testing.T) (*search.Service, *searchmongo.Store) {
+	t.Helper()
+	db := mongotest.Database(t)
+	if err := searchmongo.EnsureIndexes(context.Background(), db); err != nil {
+		t.Fatal(err)
+	}
+	st := searchmongo.NewStore(db, mongox.NewDocLocks())
+	titles := func(_ context.Context, ids []string) map[string]string {
+		out := map[string]string{}
+		for _, id := range ids {
+			out[id] = "Space " + id
+		}
+		return out
+	}
+	return search.New(st, titles, links.New("http://gw.test", "http://app.test")), st
+}
+
+func doc(id, title, slug, md string, children ...revision.Page) revision.Page {
+	return revision.Page{ID: id, Kind: revision.KindDocument, Title: title, Slug: slug, Markdown: md, Pages: children, CreatedAt: time.Unix(0, 0)}
+}
+
+// hits flattens a result to "space/page#section" strings, in order.
+func hits(res search.Result) []string {
+	var out []string
+	for _, sp := range res.Items {
+		for _, p := range sp.Pages {
+			for _, s := range p.Sections {
+				out = append(out, sp.ID+"/"+s.ID)
+			}
+		}
+	}
+	return out
+}
+
+func mustSearch(t *testing.T, svc *search.Service, org string, spaces []string, q string) search.Result {
+	t.Helper()
+	res, err := svc.Search(context.Background(), org, spaces, q, 0, nil)
+	if err != nil {
+		t.Fatalf("search %q: %v", q, err)
+	}
+	return res
+}
+
+func TestSearch(t *testing.T) {
+	ctx := context.Background()
+	svc, _ := newService(t)
+	acme := []revision.Page{
+		doc("p1", "Getting started", "getting-started", "Install the CLI first.\n\n## Configure the gateway\n\nSet the gateway token in the config file.\n"),
+		doc("p2", "Gateway", "gateway", "The gateway routes requests.\n",
+			doc("p3", "Tokens", "tokens", "Bearer tokens reach the gateway.\n\n```\ngateway --token x\n```\n")),
+	}
+	other := []revision.Page{doc("q1", "Secret zebra", "zebra", "Zebra notes of another organization.\n")}
+	if err := svc.IndexRevision(ctx, "acme", "s1", acme); err != nil {
+		t.Fatal(err)
+	}
+	if err := svc.IndexRevision(ctx, "globex", "s9", other); err != nil {
+		t.Fatal(err)
+	}
+
+	t.Run("a word is found in its section", func(t *testing.T) {
+		res := mustSearch(t, svc, "acme", []string{"s1"}, "install")
+		if diff := cmp.Diff(hits(res), []string{"s1/p1"}); diff != "" {
+			t.Fatalf("hits (-got +want):\n%s", diff)
+		}
+		sp := res.Items[0]
+		if sp.Title != "Space s1" || sp.Type != "space" || res.Count != 1 {
+			t.Fatalf("space result %+v", sp)
+		}
+		pg := sp.Pages[0]
+		if pg.Path != "getting-started" || pg.URLs.App != "http://app.test/s/s1/getting-started" || pg.Sections[0].Body != "Install the CLI first." {
+			t.Fatalf("page result %+v", pg)
+		}
+	})
+	t.Run("a heading section has its anchor", func(t *testing.T) {
+		res := mustSearch(t, svc, "acme", []string{"s1"}, "config file")
+		if diff := cmp.Diff(hits(res), []string{"s1/p1#configure-the-gateway"}); diff != "" {
+			t.Fatalf("hits (-got +want):\n%s", diff)
+		}
+		if p := res.Items[0].Pages[0].Sections[0].Path; p != "getting-started#configure-the-gateway" {
+			t.Fatalf("section path %q", p)
+		}
+	})
+	t.Run("another organization's page is not found", func(t *testing.T) {
+		if res := mustSearch(t, svc, "acme", []string{"s1", "s9"}, "zebra"); len(res.Items) != 0 {
+			t.Fatalf("found %v", hits(res))
+		}
+		if res := mustSearch(t, svc, "globex", []string{"s9"}, "zebra"); len(res.Items) != 1 {
+			t.Fatalf("own organization: found %v", hits(res))
+		}
+	})
+	t.Run("a space the caller cannot read is not searched", func(t *testing.T) {
+		if res := mustSearch(t, svc, "acme", []string{"s2"}, "gateway"); len(res.Items) != 0 {
+			t.Fatalf("found %v", hits(res))
+		}
+	})
+	t.Run("a title hit ranks before body hits", func(t *testing.T) {
+		res := mustSearch(t, svc, "acme", []string{"s1"}, "gateway")
+		var pages []string
+		for _, p := range res.Items[0].Pages {
+			pages = append(pages, p.ID)
+		}
+		if len(pages) != 3 || pages[0] != "p2" {
+			t.Fatalf("pages in order %v, want p2 (titled Gateway) first", pages)
+		}
+		if a := res.Items[0].Pages[2].Ancestors; len(a) != 0 && a[0].Title != "Gateway" {
+			t.Fatalf("ancestors %v", a)
+		}
+	})
+	t.Run("pages with every term rank first", func(t *testing.T) {
+		res := mustSearch(t, svc, "acme", []string{"s1"}, "bearer gateway")
+		if got := res.Items[0].Pages[0].ID; got != "p3" {
+			t.Fatalf("first page %s, want p3 (has both terms)", got)
+		}
+	})
+	t.Run("stopwords alone find nothing", func(t *testing.T) {
+		if res := mustSearch(t, svc, "acme", []string{"s1"}, "the of"); len(res.Items) != 0 {
+			t.Fatalf("found %v", hits(res))
+		}
+	})
+}
+
+func TestSearchQueryValidation(t *testing.T) {
+	svc, _ := newService(t)
+	long := make([]byte, search.MaxQueryLength+1)
+	for i := range long {
+		long[i] = 'a'
+	}
+	for _, q := range []string{"", "   ", string(long)} {
+		_, err := svc.Search(context.Background(), "acme", []string{"s1"}, q, 0, nil)
+		var ae *apierr.Error
+		if !apierr.IsInvalid(err) || !asField(err, &ae, "query") {
+			t.Errorf("query of %d chars: err %v, want 400 naming query", len(q), err)
+		}
+	}
+}
+
+func asField(err error, ae **apierr.Error, field string) bool {
+	e, ok := err.(*apierr.Error)
+	*ae = e
+	return ok && e.Field == field
+}
+
+func TestReindexReplacesOldText(t *testing.T) {
+	ctx := context.Background()
+	svc, st := newService(t)
+	v1 := []revision.Page{doc("p1", "Alpha", "alpha", "Old walrus text.\n"), doc("p2", "Beta", "beta", "Stays here.\n")}
+	v2 := []revision.Page{doc("p1", "Alpha", "alpha", "New narwhal text.\n")}
+	for _, pages := range [][]revision.Page{v1, v1, v2, v2} { // each twice: idempotent
+		if err := svc.IndexRevision(ctx, "acme", "s1", pages); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if res := mustSearch(t, svc, "acme", []string{"s1"}, "walrus"); len(res.Items) != 0 {
+		t.Fatalf("old text found: %v", hits(res))
+	}
+	if res := mustSearch(t, svc, "acme", []string{"s1"}, "stays"); len(res.Items) != 0 {
+		t.Fatalf("removed page found: %v", hits(res))
+	}
+	if got := hits(mustSearch(t, svc, "acme", []string{"s1"}, "narwhal")); !cmp.Equal(got, []string{"s1/p1"}) {
+		t.Fatalf("new text: %v", got)
+	}
+	p, err := st.Pages(ctx, []search.PageKey{{Space: "s1", Page: "p2"}})
+	if err != nil || len(p) != 0 {
+		t.Fatalf("removed page's metadata: %v %v", p, err)
+	}
+}
+
+func TestRemoveSpace(t *testing.T) {
+	ctx := context.Background()
+	svc, st := newService(t)
+	for _, sp := range []string{"s1", "s2"} {
+		if err := svc.IndexRevision(ctx, "acme", sp, []revision.Page{doc("p-"+sp, "Otter", "otter", "Otters swim.\n")}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := svc.RemoveSpace(ctx, "s1"); err != nil {
+		t.Fatal(err)
+	}
+	if err := svc.RemoveSpace(ctx, "s1"); err != nil { // again: no error
+		t.Fatal(err)
+	}
+	res := mustSearch(t, svc, "acme", []string{"s1", "s2"}, "otter")
+	if diff := cmp.Diff(hits(res), []string{"s2/p-s2"}); diff != "" {
+		t.Fatalf("hits (-got +want):\n%s", diff)
+	}
+	ps, err := st.Postings(ctx, "acme", []string{"otter", "missing"})
+	if err != nil || len(ps) != 1 || len(ps["otter"]) != 1 {
+		t.Fatalf("postings of otter: %v %v", ps, err)
+	}
+}
+
+func TestPagingOverSpaces(t *testing.T) {
+	ctx := context.Background()
+	svc, _ := newService(t)
+	spaces := []string{"s1", "s2", "s3"}
+	for i, sp := range spaces {
+		md := "Heron.\n"
+		for range i {
+			md += "Heron again.\n"
+		}
+		if err := svc.IndexRevision(ctx, "acme", sp, []revision.Page{doc("p", "Page", "page", md)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var got []string
+	var after *search.Cursor
+	for range 3 {
+		res, err := svc.Search(ctx, "acme", spaces, "heron", 2, after)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Count != 3 {
+			t.Fatalf("count %d", res.Count)
+		}
+		for _, it := range res.Items {
+			got = append(got, it.ID)
+		}
+		if after = res.Next; after == nil {
+			break
+		}
+	}
+	if diff := cmp.Diff(got, []string{"s3", "s2", "s1"}); diff != "" {
+		t.Fatalf("spaces over pages (-got +want):\n%s", diff)
+	}
+}
+
+func TestPostingListIsOneDocumentPerTerm(t *testing.T) {
+	ctx := context.Background()
+	db := mongotest.Database(t)
+	st := searchmongo.NewStore(db, mongox.NewDocLocks())
+	svc := search.New(st, nil, links.New("", ""))
+	for _, sp := range []string{"s1", "s2"} {
+		if err := svc.IndexRevision(ctx, "acme", sp, []revision.Page{doc("p", "Lynx", "lynx", "")}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var d struct {
+		Organization, Term string
+		Spaces             map[string]string
+	}
+	if err := db.Collection(searchmongo.Postings).FindOne(ctx, bson.M{"_id": "acme/lynx"}).Decode(&d); err != nil {
+		t.Fatal(err)
+	}
+	if len(d.Spaces) != 2 || d.Term != "lynx" || d.Organization != "acme" {
+		t.Fatalf("posting list %+v", d)
+	}
+}
