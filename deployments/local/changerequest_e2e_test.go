@@ -241,6 +241,10 @@ func TestChangeRequestsThroughGateway(t *testing.T) {
 	}
 	admin.status(404, "GET", otherOrg+"/search?query=quokka", nil)
 	other.status(404, "GET", crs, nil)
+
+	// The review flow's events reach content.events.
+	waitForEvents(t, p, "content.events", map[string]string{"change_request.created": "", "change_request.updated": "",
+		"change_request.merged": "", "revision.created": "", "comment.created": str(cm, "id"), "space.updated": ""})
 }
 
 // flattenPages lists the pages of a {pages:[...]} body, children included.

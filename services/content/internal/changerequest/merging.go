@@ -95,7 +95,7 @@ func (s *Service) mergeOnce(ctx context.Context, g access.Grant, idOrNumber stri
 	g.Revision = next.ID
 	cr.Status, cr.RevisionMerged, cr.MergedBy, cr.MergedAt, cr.UpdatedAt = StatusMerged, next.ID, g.User, &now, now
 	if _, err := s.save(ctx, g, cr, nil, Fields{"status": StatusMerged, "revisionMerged": next.ID,
-		"mergedBy": g.User, "mergedAt": now, "updatedAt": now}, "change_request.merged"); err != nil {
+		"mergedBy": g.User, "mergedAt": now, "updatedAt": now}, "change_request.merged", next); err != nil {
 		return Outcome{}, err
 	}
 	for _, h := range s.hooks.Merged {
@@ -141,7 +141,7 @@ func (s *Service) UpdateFromSpace(ctx context.Context, g access.Grant, idOrNumbe
 	from := cr.Revision
 	cr.Revision, cr.RevisionMergedAncestor, cr.UpdatedAt = next.ID, g.Revision, now
 	if _, err := s.save(ctx, g, cr, Fields{"revision": from}, Fields{"revision": next.ID,
-		"revisionMergedAncestor": g.Revision, "updatedAt": now}, "change_request.updated"); err != nil {
+		"revisionMergedAncestor": g.Revision, "updatedAt": now}, "change_request.updated", next); err != nil {
 		return Outcome{}, err
 	}
 	return Outcome{Revision: next.ID, Result: ResultUpdate}, nil
@@ -216,7 +216,7 @@ func (s *Service) Import(ctx context.Context, g access.Grant, idOrNumber, source
 		cr.Contributors = append(cr.Contributors, g.User)
 		set["contributors"] = cr.Contributors
 	}
-	if _, err := s.save(ctx, g, cr, Fields{"revision": base.ID}, set, "change_request.updated"); err != nil {
+	if _, err := s.save(ctx, g, cr, Fields{"revision": base.ID}, set, "change_request.updated", next); err != nil {
 		return ImportResult{}, err
 	}
 	return ImportResult{Revision: next.ID, ImportedResources: imported, TotalResources: total}, nil

@@ -63,7 +63,7 @@ type Store interface {
 	Insert(ctx context.Context, cr ChangeRequest, ev kafkax.Event) error
 	// Set changes fields of a change request that matches cond (nil: any);
 	// otherwise it is not found.
-	Set(ctx context.Context, id string, cond, set Fields, ev kafkax.Event) error
+	Set(ctx context.Context, id string, cond, set Fields, events ...kafkax.Event) error
 	Get(ctx context.Context, space, id string) (ChangeRequest, error)
 	ByNumber(ctx context.Context, space string, number int) (ChangeRequest, error)
 	List(ctx context.Context, q Query) ([]ChangeRequest, int, error)

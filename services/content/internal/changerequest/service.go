@@ -203,13 +203,21 @@ func (s *Service) Update(ctx context.Context, g access.Grant, idOrNumber string,
 
 func notMerged() Fields { return Fields{"status": map[string]any{"$ne": StatusMerged}} }
 
-// save stores changed fields of cr (already applied) with its event.
-func (s *Service) save(ctx context.Context, g access.Grant, cr ChangeRequest, cond, set Fields, typ string) (View, error) {
+// save stores changed fields of cr (already applied) with its event, and
+// the events of the revisions the change made (revision.created), recorded
+// in the same write.
+func (s *Service) save(ctx context.Context, g access.Grant, cr ChangeRequest, cond, set Fields, typ string, made ...revision.Revision) (View, error) {
 	v, err := s.render(ctx, g, cr)
 	if err != nil {
 		return View{}, err
 	}
-	err = s.store.Set(ctx, cr.ID, cond, set, s.event(typ, cr, v))
+	events := []kafkax.Event{s.event(typ, cr, v)}
+	for _, r := range made {
+		events = append(events, kafkax.NewEvent("revision.created", r.Organization, r.ID, revisionEvent{
+			ID: r.ID, Space: r.Space, Type: r.Type, Parents: r.Parents, MergedFrom: r.MergedFrom, ChangeRequest: cr.ID,
+			Pages: len(revision.Flatten(r.Pages)), Files: len(r.Files), CreatedAt: r.CreatedAt}))
+	}
+	err = s.store.Set(ctx, cr.ID, cond, set, events...)
 	if errors.Is(err, apierr.ErrNotFound) {
 		return View{}, ErrConcurrentMod
 	}
@@ -218,6 +226,20 @@ func (s *Service) save(ctx context.Context, g access.Grant, cr ChangeRequest, co
 
 func (s *Service) event(typ string, cr ChangeRequest, v View) kafkax.Event {
 	return kafkax.NewEvent(typ, cr.Organization, cr.ID, v)
+}
+
+// revisionEvent is the data of revision.created: the revision's identity,
+// lineage and size (its content is read through the API).
+type revisionEvent struct {
+	ID            string    `json:"id"`
+	Space         string    `json:"space"`
+	Type          string    `json:"type"`
+	Parents       []string  `json:"parents"`
+	MergedFrom    string    `json:"mergedFrom,omitempty"`
+	ChangeRequest string    `json:"changeRequest"`
+	Pages         int       `json:"pages"`
+	Files         int       `json:"files"`
+	CreatedAt     time.Time `json:"createdAt"`
 }
 
 func contains(xs []string, x string) bool {

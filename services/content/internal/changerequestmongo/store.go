@@ -71,8 +71,8 @@ func (s *Store) Insert(ctx context.Context, cr changerequest.ChangeRequest, ev k
 }
 
 // Set changes fields of a change request matching cond.
-func (s *Store) Set(ctx context.Context, id string, cond, set changerequest.Fields, ev kafkax.Event) error {
-	return s.d.Update(ctx, ChangeRequests, id, bson.M(cond), docstore.Setter(bson.M(set)), ev)
+func (s *Store) Set(ctx context.Context, id string, cond, set changerequest.Fields, events ...kafkax.Event) error {
+	return s.d.Update(ctx, ChangeRequests, id, bson.M(cond), docstore.Setter(bson.M(set)), events...)
 }
 
 // Get returns a change request of a space.
