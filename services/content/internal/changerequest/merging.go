@@ -50,42 +50,42 @@ func (s *Service) Merge(ctx context.Context, g access.Grant, idOrNumber string, 
 	}
 }
 
+// changing finds a change request whose content the caller changes (import)
+// or merges: the grant must allow a on a space that is not locked, and the
+// change request must be neither merged nor archived.
+func (s *Service) changing(ctx context.Context, g access.Grant, idOrNumber string, a access.Action) (ChangeRequest, error) {
+	cr, err := s.Find(ctx, g, idOrNumber)
+	if err != nil {
+		return cr, err
+	}
+	if err := can(g, a); err != nil {
+		return cr, err
+	}
+	if g.Locked {
+		return cr, ErrLocked
+	}
+	switch cr.Status {
+	case StatusMerged:
+		return cr, ErrMerged
+	case StatusArchived:
+		return cr, ErrArchived
+	}
+	return cr, nil
+}
+
 // errSpaceMovedOn says the space moved on between reading and advancing it.
 var errSpaceMovedOn = errors.New("space moved on during the merge")
 
 func (s *Service) mergeOnce(ctx context.Context, g access.Grant, idOrNumber string) (Outcome, error) {
-	cr, err := s.Find(ctx, g, idOrNumber)
+	cr, err := s.changing(ctx, g, idOrNumber, access.Merge)
 	if err != nil {
 		return Outcome{}, err
 	}
-	if err := can(g, access.Merge); err != nil {
-		return Outcome{}, err
+	ours, next, conflicts, err := s.combine(ctx, cr.RevisionMergedAncestor, g.Revision, cr.Revision, revision.TypeMerge, cr.ID)
+	if err != nil || len(conflicts) > 0 {
+		return Outcome{Revision: cr.Revision, Result: ResultConflicts, Conflicts: conflicts}, err
 	}
-	if g.Locked {
-		return Outcome{}, ErrLocked
-	}
-	switch cr.Status {
-	case StatusMerged:
-		return Outcome{}, ErrMerged
-	case StatusArchived:
-		return Outcome{}, ErrArchived
-	}
-	base, ours, theirs, err := s.three(ctx, cr.RevisionMergedAncestor, g.Revision, cr.Revision)
-	if err != nil {
-		return Outcome{}, err
-	}
-	res := merge.Revisions(base, ours, theirs)
-	if len(res.Conflicts) > 0 {
-		return Outcome{Revision: cr.Revision, Result: ResultConflicts, Conflicts: res.Conflicts}, nil
-	}
-	now := s.clock()
-	next := revision.Build(ours, revision.TypeMerge, res.Pages, res.Files, now)
-	next.Parents = []string{ours.ID, theirs.ID}
-	next.MergedFrom = cr.ID
-	next.ReusableContents = res.ReusableContents
-	if err := s.revisions.Insert(ctx, next); err != nil {
-		return Outcome{}, err
-	}
+	now := next.CreatedAt
 	if err := s.spaces.Advance(ctx, g, ours.ID, next.ID); err != nil {
 		if errors.Is(err, apierr.ErrConflict) {
 			return Outcome{}, errSpaceMovedOn
@@ -123,21 +123,11 @@ func (s *Service) UpdateFromSpace(ctx context.Context, g access.Grant, idOrNumbe
 	if cr.RevisionMergedAncestor == g.Revision {
 		return Outcome{Revision: cr.Revision, Result: ResultUpdate}, nil // already up to date
 	}
-	base, ours, theirs, err := s.three(ctx, cr.RevisionMergedAncestor, cr.Revision, g.Revision)
-	if err != nil {
-		return Outcome{}, err
+	_, next, conflicts, err := s.combine(ctx, cr.RevisionMergedAncestor, cr.Revision, g.Revision, revision.TypeUpdate, "")
+	if err != nil || len(conflicts) > 0 {
+		return Outcome{Revision: cr.Revision, Result: ResultConflicts, Conflicts: conflicts}, err
 	}
-	res := merge.Revisions(base, ours, theirs)
-	if len(res.Conflicts) > 0 {
-		return Outcome{Revision: cr.Revision, Result: ResultConflicts, Conflicts: res.Conflicts}, nil
-	}
-	now := s.clock()
-	next := revision.Build(ours, revision.TypeUpdate, res.Pages, res.Files, now)
-	next.Parents = []string{ours.ID, theirs.ID}
-	next.ReusableContents = res.ReusableContents
-	if err := s.revisions.Insert(ctx, next); err != nil {
-		return Outcome{}, err
-	}
+	now := next.CreatedAt
 	from := cr.Revision
 	cr.Revision, cr.RevisionMergedAncestor, cr.UpdatedAt = next.ID, g.Revision, now
 	if _, err := s.save(ctx, g, cr, Fields{"revision": from}, Fields{"revision": next.ID,
@@ -145,6 +135,25 @@ func (s *Service) UpdateFromSpace(ctx context.Context, g access.Grant, idOrNumbe
 		return Outcome{}, err
 	}
 	return Outcome{Revision: next.ID, Result: ResultUpdate}, nil
+}
+
+// combine merges theirs into ours from base and stores the result as a new
+// revision of type typ (parents ours and theirs). On conflicts nothing is
+// stored and the conflicts are returned.
+func (s *Service) combine(ctx context.Context, baseID, oursID, theirsID, typ, mergedFrom string) (revision.Revision, revision.Revision, []merge.Conflict, error) {
+	base, ours, theirs, err := s.three(ctx, baseID, oursID, theirsID)
+	if err != nil {
+		return ours, revision.Revision{}, nil, err
+	}
+	res := merge.Revisions(base, ours, theirs)
+	if len(res.Conflicts) > 0 {
+		return ours, revision.Revision{}, res.Conflicts, nil
+	}
+	next := revision.Build(ours, typ, res.Pages, res.Files, s.clock())
+	next.Parents = []string{ours.ID, theirs.ID}
+	next.MergedFrom = mergedFrom
+	next.ReusableContents = res.ReusableContents
+	return ours, next, nil, s.revisions.Insert(ctx, next)
 }
 
 // three loads the base, ours and theirs revisions of a merge.
@@ -180,21 +189,9 @@ func (s *Service) Import(ctx context.Context, g access.Grant, idOrNumber, source
 	if err := p.Err(); err != nil {
 		return ImportResult{}, err
 	}
-	cr, err := s.Find(ctx, g, idOrNumber)
+	cr, err := s.changing(ctx, g, idOrNumber, access.Edit)
 	if err != nil {
 		return ImportResult{}, err
-	}
-	if err := can(g, access.Edit); err != nil {
-		return ImportResult{}, err
-	}
-	if g.Locked {
-		return ImportResult{}, ErrLocked
-	}
-	switch cr.Status {
-	case StatusMerged:
-		return ImportResult{}, ErrMerged
-	case StatusArchived:
-		return ImportResult{}, ErrArchived
 	}
 	base, err := s.revisions.Get(ctx, cr.Revision)
 	if err != nil {

@@ -187,11 +187,7 @@ func pdfQuery(c *gin.Context) (bool, string, bool) {
 }
 
 func (h *handlers) pdfURL(c *gin.Context) {
-	only, page, ok := pdfQuery(c)
-	if !ok {
-		return
-	}
-	g, ok := h.enter(c)
+	g, only, page, ok := h.pdfRequest(c)
 	if !ok {
 		return
 	}
@@ -199,12 +195,18 @@ func (h *handlers) pdfURL(c *gin.Context) {
 	httpx.Reply(c, http.StatusOK, gin.H{"url": u}, err)
 }
 
-func (h *handlers) pdf(c *gin.Context) {
+// pdfRequest reads only and page, then lets the caller in.
+func (h *handlers) pdfRequest(c *gin.Context) (access.Grant, bool, string, bool) {
 	only, page, ok := pdfQuery(c)
 	if !ok {
-		return
+		return access.Grant{}, false, "", false
 	}
 	g, ok := h.enter(c)
+	return g, only, page, ok
+}
+
+func (h *handlers) pdf(c *gin.Context) {
+	g, only, page, ok := h.pdfRequest(c)
 	if !ok {
 		return
 	}
