@@ -2,6 +2,7 @@ package searchmongo_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -14,6 +15,8 @@ import (
 	"github.com/docspub/platform/services/content/internal/searchmongo"
 	"github.com/google/go-cmp/cmp"
 	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
 )
 
 func TestMain(m *testing.M) { mongotest.Main(m) }
@@ -258,10 +261,162 @@ func TestPostingListIsOneDocumentPerTerm(t *testing.T) {
 		Organization, Term string
 		Spaces             map[string]string
 	}
-	if err := db.Collection(searchmongo.Postings).FindOne(ctx, bson.M{"_id": "acme/lynx"}).Decode(&d); err != nil {
+	if err := db.Collection(searchmongo.PostingsCollection("lynx")).FindOne(ctx, bson.M{"_id": "acme/lynx"}).Decode(&d); err != nil {
 		t.Fatal(err)
 	}
 	if len(d.Spaces) != 2 || d.Term != "lynx" || d.Organization != "acme" {
 		t.Fatalf("posting list %+v", d)
+	}
+}
+
+func TestIndexesCoverEveryShard(t *testing.T) {
+	have := map[string]bool{}
+	for _, ix := range searchmongo.Indexes() {
+		have[ix.Collection] = true
+	}
+	for i := range searchmongo.Shards {
+		for _, prefix := range []string{searchmongo.Postings, searchmongo.Pages} {
+			if name := fmt.Sprintf("%s_%03d", prefix, i); !have[name] {
+				t.Errorf("no index on %s", name)
+			}
+		}
+	}
+}
+
+// spaceEntries counts the posting lists holding space and the pages of
+// space over every shard.
+func spaceEntries(t *testing.T, db *mongo.Database, space string) (postings, pages int64) {
+	t.Helper()
+	ctx := context.Background()
+	for i := range searchmongo.Shards {
+		n, err := db.Collection(fmt.Sprintf("%s_%03d", searchmongo.Postings, i)).CountDocuments(ctx, bson.M{"spaces." + space: bson.M{"$exists": true}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		postings += n
+		if n, err = db.Collection(fmt.Sprintf("%s_%03d", searchmongo.Pages, i)).CountDocuments(ctx, bson.M{"space": space}); err != nil {
+			t.Fatal(err)
+		}
+		pages += n
+	}
+	return postings, pages
+}
+
+// manyPages returns n pages, page i titled with the word "word<i>x".
+func manyPages(n int) []revision.Page {
+	out := make([]revision.Page, n)
+	for i := range out {
+		out[i] = doc(fmt.Sprintf("p%d", i), fmt.Sprintf("word%dx", i), fmt.Sprintf("page-%d", i), "")
+	}
+	return out
+}
+
+func TestShardedReindexAndRemove(t *testing.T) {
+	ctx := context.Background()
+	db := mongotest.Database(t)
+	st := searchmongo.NewStore(db, mongox.NewDocLocks())
+	svc := search.New(st, nil, links.New("", ""))
+	if err := svc.IndexRevision(ctx, "acme", "s1", manyPages(200)); err != nil {
+		t.Fatal(err)
+	}
+	if err := svc.IndexRevision(ctx, "acme", "s2", manyPages(3)); err != nil {
+		t.Fatal(err)
+	}
+	var rec struct {
+		PostingShards []int `bson:"postingShards"`
+		PageShards    []int `bson:"pageShards"`
+		Pending       bool  `bson:"pending"`
+	}
+	if err := db.Collection(searchmongo.Spaces).FindOne(ctx, bson.M{"_id": "s1"}).Decode(&rec); err != nil {
+		t.Fatal(err)
+	}
+	if len(rec.PostingShards) < searchmongo.Shards/2 || len(rec.PageShards) < searchmongo.Shards/2 || rec.Pending {
+		t.Fatalf("record of s1: %+v", rec)
+	}
+	if p, g := spaceEntries(t, db, "s1"); p != 200 || g != 200 {
+		t.Fatalf("s1 has %d posting lists and %d pages, want 200 and 200", p, g)
+	}
+
+	// A query spanning many shards finds a page in each.
+	q := ""
+	for i := 0; i < 16; i++ {
+		q += fmt.Sprintf(" word%dx", i*10)
+	}
+	if got := hits(mustSearch(t, svc, "acme", []string{"s1"}, q)); len(got) != 10 {
+		t.Fatalf("hits %v, want 10 (a space's first pages)", got)
+	}
+	keys := []search.PageKey{}
+	for i := range 200 {
+		keys = append(keys, search.PageKey{Space: "s1", Page: fmt.Sprintf("p%d", i)})
+	}
+	if ps, err := st.Pages(ctx, append(keys, search.PageKey{Space: "s1", Page: "missing"})); err != nil || len(ps) != 200 {
+		t.Fatalf("pages: %d %v", len(ps), err)
+	}
+
+	if err := svc.IndexRevision(ctx, "acme", "s1", manyPages(50)); err != nil {
+		t.Fatal(err)
+	}
+	if p, g := spaceEntries(t, db, "s1"); p != 50 || g != 50 {
+		t.Fatalf("after reindex s1 has %d posting lists and %d pages, want 50 and 50", p, g)
+	}
+	if res := mustSearch(t, svc, "acme", []string{"s1"}, "word150x"); len(res.Items) != 0 {
+		t.Fatalf("removed page found: %v", hits(res))
+	}
+	if err := svc.RemoveSpace(ctx, "s1"); err != nil {
+		t.Fatal(err)
+	}
+	if p, g := spaceEntries(t, db, "s1"); p != 0 || g != 0 {
+		t.Fatalf("after removal s1 has %d posting lists and %d pages", p, g)
+	}
+	if got := hits(mustSearch(t, svc, "acme", []string{"s1", "s2"}, "word1x")); !cmp.Equal(got, []string{"s2/p1"}) {
+		t.Fatalf("other space: %v", got)
+	}
+}
+
+func TestInterruptedReplaceLeavesNothingBehind(t *testing.T) {
+	ctx := context.Background()
+	db := mongotest.Database(t)
+	st := searchmongo.NewStore(db, mongox.NewDocLocks())
+	svc := search.New(st, nil, links.New("", ""))
+	for _, remove := range []bool{false, true} {
+		if err := svc.IndexRevision(ctx, "acme", "s1", manyPages(5)); err != nil {
+			t.Fatal(err)
+		}
+		// A replace that wrote a posting list and a page, then stopped: the
+		// record is pending and names their shards but not their keys.
+		coll := searchmongo.PostingsCollection("orphan")
+		var shard int
+		fmt.Sscanf(coll[len(searchmongo.Postings)+1:], "%d", &shard)
+		if _, err := db.Collection(coll).UpdateOne(ctx, bson.M{"_id": "acme/orphan"}, bson.M{"$set": bson.M{"organization": "acme", "term": "orphan", "spaces.s1": "px\t\t1\n"}}, options.UpdateOne().SetUpsert(true)); err != nil {
+			t.Fatal(err)
+		}
+		pcoll := searchmongo.PagesCollection("s1", "px")
+		var pshard int
+		fmt.Sscanf(pcoll[len(searchmongo.Pages)+1:], "%d", &pshard)
+		if _, err := db.Collection(pcoll).InsertOne(ctx, bson.M{"_id": "s1/px", "organization": "acme", "space": "s1", "page": "px", "data": "{}"}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := db.Collection(searchmongo.Spaces).UpdateOne(ctx, bson.M{"_id": "s1"}, bson.M{"$set": bson.M{"pending": true},
+			"$addToSet": bson.M{"postingShards": shard, "pageShards": pshard}}); err != nil {
+			t.Fatal(err)
+		}
+		if remove {
+			if err := svc.RemoveSpace(ctx, "s1"); err != nil {
+				t.Fatal(err)
+			}
+			if p, g := spaceEntries(t, db, "s1"); p != 0 || g != 0 {
+				t.Fatalf("after removal s1 has %d posting lists and %d pages", p, g)
+			}
+			continue
+		}
+		if err := svc.IndexRevision(ctx, "acme", "s1", manyPages(5)); err != nil {
+			t.Fatal(err)
+		}
+		if p, g := spaceEntries(t, db, "s1"); p != 5 || g != 5 {
+			t.Fatalf("after replace s1 has %d posting lists and %d pages, want 5 and 5", p, g)
+		}
+		if res := mustSearch(t, svc, "acme", []string{"s1"}, "orphan"); len(res.Items) != 0 {
+			t.Fatalf("orphan found: %v", hits(res))
+		}
 	}
 }
