@@ -31,6 +31,7 @@ import (
 	"github.com/docspub/platform/libs/roles"
 	"github.com/docspub/platform/services/content"
 	"github.com/docspub/platform/services/identity"
+	"github.com/docspub/platform/services/sites"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -59,14 +60,17 @@ type Platform struct {
 	Credentials Credentials
 	CredsPath   string
 	Kafka       *embedded.Kafka
-	// IdentityURL and ContentURL are the services' own addresses, behind the gateway.
-	IdentityURL, ContentURL string
+	// IdentityURL, ContentURL and SitesURL are the services' own addresses, behind the gateway.
+	IdentityURL, ContentURL, SitesURL string
 	// InternalTokenSecret signs the gateway's internal tokens.
 	InternalTokenSecret string
 
 	kafkaPort int
 	identity  *identity.App
 	content   *content.App
+	sites     *sitesRun
+	sitesCfg  sites.Config
+	log       *slog.Logger
 
 	cancel  context.CancelFunc
 	wg      sync.WaitGroup
@@ -164,13 +168,30 @@ func Start(ctx context.Context, cfg Config, log *slog.Logger) (_ *Platform, err 
 	}
 	p.ContentURL, p.content = ctURL, ct
 
+	// sites, on a fixed address so that it can stop and start again behind the gateway
+	if err := config.LoadMap(ctx, &p.sitesCfg, map[string]string{
+		"SITES_ADDR": "127.0.0.1:0", "MONGO_URI": mongo.URI, "KAFKA_BROKERS": strings.Join(kafka.Brokers, ","),
+		"CONTENT_URL": ctURL, "INTERNAL_TOKEN_SECRET": secret, "PUBLIC_URL": p.URL, "APP_URL": p.URL + "/app",
+		"PUBLISHED_URL": p.URL + "/sites", "LOG_LEVEL": cfg.LogLevel,
+	}); err != nil {
+		_ = gwLn.Close()
+		return nil, err
+	}
+	p.log = log
+	if err := p.StartSites(); err != nil {
+		_ = gwLn.Close()
+		return nil, err
+	}
+	p.closers = append(p.closers, p.StopSites)
+	p.SitesURL = "http://" + p.sitesCfg.Addr
+
 	// gateway
 	rc := redis.NewClient(&redis.Options{Addr: rds.Addr()})
 	p.closers = append(p.closers, func() { _ = rc.Close() })
 	var gwCfg gateway.Config // the gateway's own defaults, with the runner's choices on top
 	if err := config.LoadMap(ctx, &gwCfg, map[string]string{
 		"ADDR": cfg.Addr, "INTERNAL_TOKEN_SECRET": secret, "RATE_LIMIT": strconv.Itoa(cfg.RateLimit),
-		"UPSTREAMS": "identity=" + idURL + ",content=" + ctURL, "LOG_LEVEL": cfg.LogLevel,
+		"UPSTREAMS": "identity=" + idURL + ",content=" + ctURL + ",sites=" + p.SitesURL, "LOG_LEVEL": cfg.LogLevel,
 	}); err != nil {
 		_ = gwLn.Close()
 		return nil, err
@@ -179,7 +200,7 @@ func Start(ctx context.Context, cfg Config, log *slog.Logger) (_ *Platform, err 
 		_ = gwLn.Close()
 		return nil, err
 	}
-	gw, err := gateway.New(gwCfg, gateway.Deps{Redis: rc, Resolver: discovery.Static{"identity": idURL, "content": ctURL}, Log: log.With("service", "gateway")})
+	gw, err := gateway.New(gwCfg, gateway.Deps{Redis: rc, Resolver: discovery.Static{"identity": idURL, "content": ctURL, "sites": p.SitesURL}, Log: log.With("service", "gateway")})
 	if err != nil {
 		_ = gwLn.Close()
 		return nil, fmt.Errorf("gateway: %w", err)
@@ -209,6 +230,56 @@ func Start(ctx context.Context, cfg Config, log *slog.Logger) (_ *Platform, err 
 // organization) with a new API token, as the identity-admin command does.
 func (p *Platform) Bootstrap(ctx context.Context, in identity.BootstrapInput) (identity.BootstrapResult, error) {
 	return identity.Bootstrap(ctx, p.identity.Database(), in)
+}
+
+// sitesRun is a running sites service.
+type sitesRun struct {
+	app    *sites.App
+	cancel context.CancelFunc
+	done   chan struct{}
+}
+
+// StartSites starts the sites service (again, after StopSites: on the same
+// address and database, and its consumer resumes where it stopped).
+func (p *Platform) StartSites() error {
+	if p.sites != nil {
+		return nil
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	log := p.log.With("service", "sites")
+	app, err := sites.New(ctx, p.sitesCfg, log)
+	if err != nil {
+		cancel()
+		return fmt.Errorf("sites: %w", err)
+	}
+	ln, err := net.Listen("tcp", p.sitesCfg.Addr)
+	if err != nil {
+		cancel()
+		_ = app.Close(context.Background())
+		return fmt.Errorf("sites: listen: %w", err)
+	}
+	p.sitesCfg.Addr = ln.Addr().String() // keep the port for a restart
+	app.RunBackground(ctx)
+	run := &sitesRun{app: app, cancel: cancel, done: make(chan struct{})}
+	go func() {
+		defer close(run.done)
+		if err := httpx.Serve(ctx, ln, app.Handler(), log); err != nil && !errors.Is(err, context.Canceled) {
+			log.Error("sites server stopped", "err", err)
+		}
+	}()
+	p.sites = run
+	return nil
+}
+
+// StopSites stops the sites service (its server, relay and consumer).
+func (p *Platform) StopSites() {
+	if p.sites == nil {
+		return
+	}
+	p.sites.cancel()
+	<-p.sites.done
+	_ = p.sites.app.Close(context.Background())
+	p.sites = nil
 }
 
 // PurgeContent runs content's purge of spaces deleted more than seven days ago now.

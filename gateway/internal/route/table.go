@@ -200,4 +200,10 @@ var Routes = []Route{
 	{Method: http.MethodGet, Pattern: "/v1/spaces/{spaceId}/revisions/{revisionId}/files/{fileId}/download", Service: Content},
 	{Method: http.MethodGet, Pattern: "/v1/spaces/{spaceId}/change-requests/{changeRequestId}/pdf/download", Service: Content},
 	{Method: http.MethodPut, Pattern: "/v1/spaces/{spaceId}/change-requests/{changeRequestId}/comments/{commentId}/replies/{commentReplyId}", Service: Content},
+	{Method: http.MethodPost, Pattern: "/v1/orgs/{organizationId}/sites/{siteId}/publish", Service: Sites},
+	{Method: http.MethodPost, Pattern: "/v1/orgs/{organizationId}/sites/{siteId}/unpublish", Service: Sites},
+	{Method: http.MethodGet, Pattern: "/v1/orgs/{organizationId}/sites/{siteId}/site-spaces", Service: Sites},
+	{Method: http.MethodPost, Pattern: "/v1/orgs/{organizationId}/sites/{siteId}/site-spaces", Service: Sites},
+	{Method: http.MethodPatch, Pattern: "/v1/orgs/{organizationId}/sites/{siteId}/site-spaces/{siteSpaceId}", Service: Sites},
+	{Method: http.MethodDelete, Pattern: "/v1/orgs/{organizationId}/sites/{siteId}/site-spaces/{siteSpaceId}", Service: Sites},
 }

@@ -1,0 +1,52 @@
+// Package access is the sites service's permission table: what each
+// organization role allows on sites, their sections, site spaces and share
+// links.
+package access
+
+import (
+	"slices"
+
+	"github.com/docspub/platform/libs/internaltoken"
+	"github.com/docspub/platform/libs/roles"
+	"github.com/gin-gonic/gin"
+)
+
+// Action is something a caller does to a site.
+type Action string
+
+// The actions.
+const (
+	View   Action = "view"   // read sites, sections, site spaces, the published view of unpublished sites
+	Edit   Action = "edit"   // create and change sites, sections, section groups, site spaces; publish
+	Manage Action = "manage" // delete sites; create, see and revoke share links; the adaptive schema
+)
+
+var allowed = map[roles.Role][]Action{
+	roles.Read:    {View},
+	roles.Comment: {View},
+	roles.Edit:    {View},
+	roles.Review:  {View},
+	roles.Create:  {View, Edit},
+	roles.Admin:   {View, Edit, Manage},
+}
+
+// Allows reports whether a role allows an action; no role allows nothing.
+func Allows(r roles.Role, a Action) bool { return slices.Contains(allowed[r], a) }
+
+// Caller is the calling user and their role per organization.
+type Caller struct {
+	UserID string
+	Roles  map[string]string
+}
+
+// Role is the caller's role in org and whether they are a member.
+func (c Caller) Role(org string) (roles.Role, bool) {
+	r, ok := c.Roles[org]
+	return roles.Role(r), ok
+}
+
+// From is the caller of a request behind internaltoken.Require.
+func From(c *gin.Context) Caller {
+	p := internaltoken.From(c)
+	return Caller{UserID: p.UserID, Roles: p.Roles}
+}

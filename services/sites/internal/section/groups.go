@@ -1,0 +1,304 @@
+package section
+
+import (
+	"context"
+	"strings"
+
+	"github.com/docspub/platform/libs/apierr"
+	"github.com/docspub/platform/libs/ids"
+	"github.com/docspub/platform/libs/nullable"
+	"github.com/docspub/platform/services/sites/internal/access"
+	"github.com/docspub/platform/services/sites/internal/site"
+)
+
+// ListGroups returns a page of a site's section groups by position, each
+// with its sections.
+func (s *Service) ListGroups(ctx context.Context, c access.Caller, org, siteID string, p Page) (List[GroupView], error) {
+	g, err := s.enter(ctx, c, org, siteID, access.View)
+	if err != nil {
+		return List[GroupView]{}, err
+	}
+	if p.Limit <= 0 {
+		p.Limit = DefaultLimit
+	}
+	grps, count, err := s.store.Groups(ctx, Query{Site: g.Site, AfterPosition: p.AfterPosition, AfterID: p.AfterID, Limit: p.Limit + 1})
+	if err != nil {
+		return List[GroupView]{}, err
+	}
+	out := List[GroupView]{Count: count}
+	if len(grps) > p.Limit {
+		grps, out.HasMore = grps[:p.Limit], true
+		last := grps[len(grps)-1]
+		out.LastPosition, out.LastID = last.Position, last.ID
+	}
+	l, err := s.layout(ctx, g)
+	if err != nil {
+		return List[GroupView]{}, err
+	}
+	if out.Items, err = s.groupViews(ctx, g, l, grps); err != nil {
+		return List[GroupView]{}, err
+	}
+	return out, nil
+}
+
+// CreateGroupInput is the body of a section group creation.
+type CreateGroupInput struct {
+	Title    *string
+	Icon     nullable.Field[string]
+	Sections []string // sections to move into the group, in this order
+}
+
+// CreateGroup creates a section group at the end of the site's top level and
+// moves the given sections into it.
+func (s *Service) CreateGroup(ctx context.Context, c access.Caller, org, siteID string, in CreateGroupInput) (GroupView, error) {
+	var p apierr.Problems
+	title := ""
+	if in.Title == nil {
+		p.Add("title", "is required")
+	} else {
+		title = strings.TrimSpace(*in.Title)
+		p.Length("title", title, 1, MaxGroupTitle)
+	}
+	icon := ""
+	if in.Icon.Set && !in.Icon.Null {
+		icon = in.Icon.Value
+		p.Length("icon", icon, 0, MaxIcon)
+	}
+	if err := p.Err(); err != nil {
+		return GroupView{}, err
+	}
+	g, err := s.enter(ctx, c, org, siteID, access.Edit)
+	if err != nil {
+		return GroupView{}, err
+	}
+	l, err := s.layout(ctx, g)
+	if err != nil {
+		return GroupView{}, err
+	}
+	var members []Section
+	seen := map[string]bool{}
+	for _, id := range in.Sections {
+		if seen[id] {
+			continue
+		}
+		seen[id] = true
+		sec, ok := l.find(id)
+		if !ok {
+			return GroupView{}, apierr.Invalid("sections", "%s is not a section of this site", id)
+		}
+		members = append(members, sec)
+	}
+	now := s.clock()
+	grp := Group{ID: ids.New(), Organization: g.Organization, Site: g.Site, Title: title, Icon: icon, CreatedAt: now, UpdatedAt: now}
+	if grp.Position, err = s.place(ctx, g, l, "", Node{Kind: KindGroup, ID: grp.ID}, Position{}); err != nil {
+		return GroupView{}, err
+	}
+	if err := s.store.InsertGroup(ctx, grp, event(GroupCreated, g, grp.ID, renderGroup(grp, nil))); err != nil {
+		return GroupView{}, err
+	}
+	for i, sec := range members {
+		// Appended in the given order: positions step from the start.
+		if _, err := s.moveSection(ctx, g, sec, grp.ID, int64(i+1)*positionStep); err != nil {
+			return GroupView{}, err
+		}
+	}
+	return s.groupView(ctx, g, grp)
+}
+
+// find returns a section of the site.
+func (l layout) find(id string) (Section, bool) {
+	for _, sec := range l.sections {
+		if sec.ID == id {
+			return sec, true
+		}
+	}
+	return Section{}, false
+}
+
+// UpdateGroupInput is a section group PATCH.
+type UpdateGroupInput struct {
+	Title *string
+	Icon  nullable.Field[string]
+}
+
+// UpdateGroup changes a section group's title and icon.
+func (s *Service) UpdateGroup(ctx context.Context, c access.Caller, org, siteID, id string, in UpdateGroupInput) (GroupView, error) {
+	var p apierr.Problems
+	set := Fields{}
+	if in.Title != nil {
+		t := strings.TrimSpace(*in.Title)
+		p.Length("title", t, 1, MaxGroupTitle)
+		set["title"] = t
+	}
+	if in.Icon.Set {
+		set["icon"] = ""
+		if !in.Icon.Null {
+			p.Length("icon", in.Icon.Value, 0, MaxIcon)
+			set["icon"] = in.Icon.Value
+		}
+	}
+	if err := p.Err(); err != nil {
+		return GroupView{}, err
+	}
+	g, err := s.enter(ctx, c, org, siteID, access.Edit)
+	if err != nil {
+		return GroupView{}, err
+	}
+	grp, err := s.group(ctx, g, id)
+	if err != nil {
+		return GroupView{}, err
+	}
+	if len(set) == 0 {
+		return s.groupView(ctx, g, grp)
+	}
+	if t, ok := set["title"].(string); ok {
+		grp.Title = t
+	}
+	if i, ok := set["icon"].(string); ok {
+		grp.Icon = i
+	}
+	grp.UpdatedAt = s.clock()
+	set["updatedAt"] = grp.UpdatedAt
+	return s.writeGroup(ctx, g, grp, GroupUpdated, set)
+}
+
+// writeGroup stores fields of a group with an event carrying its view.
+func (s *Service) writeGroup(ctx context.Context, g site.Grant, grp Group, typ string, set Fields) (GroupView, error) {
+	v, err := s.groupView(ctx, g, grp)
+	if err != nil {
+		return GroupView{}, err
+	}
+	ev := event(typ, g, grp.ID, v)
+	if err := s.store.SetGroup(ctx, g.Site, grp.ID, set, &ev); err != nil {
+		return GroupView{}, err
+	}
+	return v, nil
+}
+
+// MoveGroup places a section group before or after an item of the site's
+// top level (an ungrouped section or another group). Pointing nowhere, it
+// goes to the end.
+func (s *Service) MoveGroup(ctx context.Context, c access.Caller, org, siteID, id string, pos Position) (GroupView, error) {
+	g, err := s.enter(ctx, c, org, siteID, access.Edit)
+	if err != nil {
+		return GroupView{}, err
+	}
+	grp, err := s.group(ctx, g, id)
+	if err != nil {
+		return GroupView{}, err
+	}
+	l, err := s.layout(ctx, g)
+	if err != nil {
+		return GroupView{}, err
+	}
+	to, err := l.destination(pos, "")
+	if err != nil {
+		return GroupView{}, err
+	}
+	if to != "" {
+		return GroupView{}, apierr.Invalid("position", "must point at an item of the site's top level, not at a section of a group")
+	}
+	p, err := s.place(ctx, g, l, "", Node{Kind: KindGroup, ID: grp.ID, Position: grp.Position}, pos)
+	if err != nil {
+		return GroupView{}, err
+	}
+	grp.Position, grp.UpdatedAt = p, s.clock()
+	return s.writeGroup(ctx, g, grp, GroupMoved, Fields{"position": p, "updatedAt": grp.UpdatedAt})
+}
+
+// DeleteGroup removes a section group. Its sections stay, ungrouped, where
+// the group was, in their order.
+func (s *Service) DeleteGroup(ctx context.Context, c access.Caller, org, siteID, id string) error {
+	g, err := s.enter(ctx, c, org, siteID, access.Edit)
+	if err != nil {
+		return err
+	}
+	grp, err := s.group(ctx, g, id)
+	if err != nil {
+		return err
+	}
+	v, err := s.groupView(ctx, g, grp)
+	if err != nil {
+		return err
+	}
+	for _, sv := range v.Sections {
+		if err := s.ungroup(ctx, g, grp, sv.ID); err != nil {
+			return err
+		}
+	}
+	return s.store.RemoveGroup(ctx, g.Site, grp.ID, event(GroupDeleted, g, grp.ID, v))
+}
+
+// ungroup takes a section out of grp to the top level, right before the
+// group (so that a group's sections, taken out in order, keep it).
+func (s *Service) ungroup(ctx context.Context, g site.Grant, grp Group, sectionID string) error {
+	l, err := s.layout(ctx, g)
+	if err != nil {
+		return err
+	}
+	sec, ok := l.find(sectionID)
+	if !ok {
+		return ErrSectionNotFound
+	}
+	p, err := s.place(ctx, g, l, "", Node{Kind: KindSection, ID: sec.ID, Parent: sec.Group}, Position{Before: &Ref{Kind: KindGroup, ID: grp.ID}})
+	if err != nil {
+		return err
+	}
+	_, err = s.moveSection(ctx, g, sec, "", p)
+	return err
+}
+
+// AddToGroup moves a section into a section group, at its end (a section
+// already in the group stays where it is).
+func (s *Service) AddToGroup(ctx context.Context, c access.Caller, org, siteID, groupID, sectionID string) (GroupView, error) {
+	if strings.TrimSpace(sectionID) == "" {
+		return GroupView{}, apierr.Invalid("sectionId", "is required")
+	}
+	g, err := s.enter(ctx, c, org, siteID, access.Edit)
+	if err != nil {
+		return GroupView{}, err
+	}
+	grp, err := s.group(ctx, g, groupID)
+	if err != nil {
+		return GroupView{}, err
+	}
+	l, err := s.layout(ctx, g)
+	if err != nil {
+		return GroupView{}, err
+	}
+	sec, ok := l.find(sectionID)
+	if !ok {
+		return GroupView{}, apierr.Invalid("sectionId", "%s is not a section of this site", sectionID)
+	}
+	if sec.Group != grp.ID {
+		p, err := s.place(ctx, g, l, grp.ID, Node{Kind: KindSection, ID: sec.ID, Parent: sec.Group}, Position{})
+		if err != nil {
+			return GroupView{}, err
+		}
+		if _, err := s.moveSection(ctx, g, sec, grp.ID, p); err != nil {
+			return GroupView{}, err
+		}
+	}
+	return s.groupView(ctx, g, grp)
+}
+
+// RemoveFromGroup takes a section out of a section group; it stays in the
+// site, right before the group. A section not in the group is not found.
+func (s *Service) RemoveFromGroup(ctx context.Context, c access.Caller, org, siteID, groupID, sectionID string) error {
+	g, err := s.enter(ctx, c, org, siteID, access.Edit)
+	if err != nil {
+		return err
+	}
+	grp, err := s.group(ctx, g, groupID)
+	if err != nil {
+		return err
+	}
+	sec, err := s.section(ctx, g, sectionID)
+	if err != nil {
+		return err
+	}
+	if sec.Group != grp.ID {
+		return ErrNotInGroup
+	}
+	return s.ungroup(ctx, g, grp, sec.ID)
+}

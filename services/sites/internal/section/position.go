@@ -1,0 +1,175 @@
+package section
+
+import (
+	"context"
+	"slices"
+	"sort"
+
+	"github.com/docspub/platform/libs/apierr"
+	"github.com/docspub/platform/services/sites/internal/site"
+)
+
+// layout is a site's order: every section and group (a site holds few).
+type layout struct {
+	sections []Section
+	groups   []Group
+}
+
+func (s *Service) layout(ctx context.Context, g site.Grant) (layout, error) {
+	secs, err := s.store.SiteSections(ctx, g.Site)
+	if err != nil {
+		return layout{}, err
+	}
+	grps, err := s.store.SiteGroups(ctx, g.Site)
+	if err != nil {
+		return layout{}, err
+	}
+	known := map[string]bool{}
+	for _, grp := range grps {
+		known[grp.ID] = true
+	}
+	for i := range secs {
+		if !known[secs[i].Group] {
+			secs[i].Group = "" // its group is being deleted: it is at the top level already
+		}
+	}
+	return layout{sections: secs, groups: grps}, nil
+}
+
+// children are the items under parent ("" the top level: ungrouped sections
+// and groups; a group id: its sections) by position then id.
+func (l layout) children(parent string) []Node {
+	var out []Node
+	for _, sec := range l.sections {
+		if sec.Group == parent {
+			out = append(out, Node{Kind: KindSection, ID: sec.ID, Parent: parent, Position: sec.Position})
+		}
+	}
+	if parent == "" {
+		for _, g := range l.groups {
+			out = append(out, Node{Kind: KindGroup, ID: g.ID, Position: g.Position})
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].Position != out[j].Position {
+			return out[i].Position < out[j].Position
+		}
+		return out[i].ID < out[j].ID
+	})
+	return out
+}
+
+// parentOf is where the item r sits: "" or its group's id; ok is false when
+// the site has no such item.
+func (l layout) parentOf(r Ref) (string, bool) {
+	switch r.Kind {
+	case KindSection:
+		for _, sec := range l.sections {
+			if sec.ID == r.ID {
+				return sec.Group, true
+			}
+		}
+	case KindGroup:
+		for _, g := range l.groups {
+			if g.ID == r.ID {
+				return "", true
+			}
+		}
+	}
+	return "", false
+}
+
+// place returns a position for self under parent as pos asks. When two
+// neighbours leave no room between them, the siblings are renumbered first.
+func (s *Service) place(ctx context.Context, g site.Grant, l layout, parent string, self Node, pos Position) (int64, error) {
+	sibs := slices.DeleteFunc(l.children(parent), func(n Node) bool { return n.Kind == self.Kind && n.ID == self.ID })
+	find := func(field string, r *Ref) (int, error) {
+		if r.Kind == self.Kind && r.ID == self.ID {
+			return 0, apierr.Invalid(field, "cannot point at the item being moved")
+		}
+		for i, n := range sibs {
+			if n.Kind == r.Kind && n.ID == r.ID {
+				return i, nil
+			}
+		}
+		return 0, apierr.Invalid(field, "%s %s is not beside the item's destination", r.Kind, r.ID)
+	}
+	at := len(sibs)
+	if pos.Before != nil {
+		i, err := find("position.before", pos.Before)
+		if err != nil {
+			return 0, err
+		}
+		at = i
+	}
+	if pos.After != nil {
+		i, err := find("position.after", pos.After)
+		if err != nil {
+			return 0, err
+		}
+		if pos.Before != nil && i+1 != at {
+			return 0, apierr.Invalid("position", "before and after must be adjacent")
+		}
+		at = i + 1
+	}
+	p, ok := between(sibs, at)
+	if !ok {
+		if err := s.renumber(ctx, g, sibs); err != nil {
+			return 0, err
+		}
+		p, _ = between(sibs, at)
+	}
+	return p, nil
+}
+
+// between is a position strictly between sibs[at-1] and sibs[at].
+func between(sibs []Node, at int) (int64, bool) {
+	switch {
+	case len(sibs) == 0:
+		return positionStep, true
+	case at == 0:
+		return sibs[0].Position - positionStep, true
+	case at == len(sibs):
+		return sibs[at-1].Position + positionStep, true
+	}
+	lo, hi := sibs[at-1].Position, sibs[at].Position
+	if hi-lo < 2 {
+		return 0, false
+	}
+	return lo + (hi-lo)/2, true
+}
+
+// renumber spreads sibs evenly, keeping their order, and stores the new positions.
+func (s *Service) renumber(ctx context.Context, g site.Grant, sibs []Node) error {
+	base := sibs[0].Position
+	for i := range sibs {
+		p := base + int64(i)*positionStep
+		if sibs[i].Position == p {
+			continue
+		}
+		if err := s.store.SetPosition(ctx, g.Site, sibs[i], p); err != nil {
+			return err
+		}
+		sibs[i].Position = p
+	}
+	return nil
+}
+
+// destination is where a move with pos goes: beside the item it points at
+// (its parent), or, pointing nowhere, the end of current.
+func (l layout) destination(pos Position, current string) (string, error) {
+	for _, r := range []struct {
+		field string
+		ref   *Ref
+	}{{"position.before", pos.Before}, {"position.after", pos.After}} {
+		if r.ref == nil {
+			continue
+		}
+		parent, ok := l.parentOf(*r.ref)
+		if !ok {
+			return "", apierr.Invalid(r.field, "%s %s is not in this site", r.ref.Kind, r.ref.ID)
+		}
+		return parent, nil
+	}
+	return current, nil
+}

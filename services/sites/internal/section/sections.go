@@ -1,0 +1,446 @@
+package section
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"strings"
+
+	"github.com/docspub/platform/libs/apierr"
+	"github.com/docspub/platform/libs/ids"
+	"github.com/docspub/platform/libs/nullable"
+	"github.com/docspub/platform/services/sites/internal/access"
+	"github.com/docspub/platform/services/sites/internal/site"
+)
+
+// ListSections returns a page of a site's sections by position.
+func (s *Service) ListSections(ctx context.Context, c access.Caller, org, siteID string, p Page) (List[SectionView], error) {
+	g, err := s.enter(ctx, c, org, siteID, access.View)
+	if err != nil {
+		return List[SectionView]{}, err
+	}
+	if p.Limit <= 0 {
+		p.Limit = DefaultLimit
+	}
+	secs, count, err := s.store.Sections(ctx, Query{Site: g.Site, AfterPosition: p.AfterPosition, AfterID: p.AfterID, Limit: p.Limit + 1})
+	if err != nil {
+		return List[SectionView]{}, err
+	}
+	l := List[SectionView]{Count: count}
+	if len(secs) > p.Limit {
+		secs, l.HasMore = secs[:p.Limit], true
+		last := secs[len(secs)-1]
+		l.LastPosition, l.LastID = last.Position, last.ID
+	}
+	if l.Items, err = s.views(ctx, g, secs); err != nil {
+		return List[SectionView]{}, err
+	}
+	return l, nil
+}
+
+// CreateSectionInput is the body of a section creation.
+type CreateSectionInput struct {
+	SpaceID string
+	Title   nullable.Field[string]
+	Icon    nullable.Field[string]
+	GroupID string // siteSectionGroupId: put the section in this group
+}
+
+// CreateSection creates a section whose first site space shows the space
+// SpaceID. Without a title it takes the space's; its path is a slug of the
+// title, made unique in the site. The site's first section is its default.
+func (s *Service) CreateSection(ctx context.Context, c access.Caller, org, siteID string, in CreateSectionInput) (SectionView, error) {
+	var p apierr.Problems
+	if strings.TrimSpace(in.SpaceID) == "" {
+		p.Add("spaceId", "is required")
+	}
+	title := ""
+	if in.Title.Set && !in.Title.Null {
+		title = strings.TrimSpace(in.Title.Value)
+		p.Length("title", title, MinTitle, MaxCreateTitle)
+	}
+	icon := ""
+	if in.Icon.Set && !in.Icon.Null {
+		icon = in.Icon.Value
+		p.Length("icon", icon, 0, MaxIcon)
+	}
+	if err := p.Err(); err != nil {
+		return SectionView{}, err
+	}
+	g, err := s.enter(ctx, c, org, siteID, access.Edit)
+	if err != nil {
+		return SectionView{}, err
+	}
+	l, err := s.layout(ctx, g)
+	if err != nil {
+		return SectionView{}, err
+	}
+	if in.GroupID != "" {
+		if _, ok := l.parentOf(Ref{Kind: KindGroup, ID: in.GroupID}); !ok {
+			return SectionView{}, apierr.Invalid("siteSectionGroupId", "is not a section group of this site")
+		}
+	}
+	now := s.clock()
+	sec := Section{ID: ids.New(), Organization: g.Organization, Site: g.Site, Icon: icon, Group: in.GroupID,
+		Default: len(l.sections) == 0, CreatedAt: now, UpdatedAt: now}
+	if sec.Position, err = s.place(ctx, g, l, sec.Group, Node{Kind: KindSection, ID: sec.ID}, Position{}); err != nil {
+		return SectionView{}, err
+	}
+	ssv, err := s.sites.AddSiteSpace(ctx, c, g, sec.ID, strings.TrimSpace(in.SpaceID))
+	if err != nil {
+		return SectionView{}, err
+	}
+	ss, _, err := readSiteSpace(ssv)
+	if err != nil {
+		return SectionView{}, err
+	}
+	sec.Title = title
+	if sec.Title == "" {
+		sec.Title = titleFrom(ss.Title)
+	}
+	v, err := render(sec, []site.SiteSpaceView{ssv})
+	if err != nil {
+		return SectionView{}, err
+	}
+	if err := s.insert(ctx, g, l, &sec, &v); err != nil {
+		if rerr := s.sites.RemoveSiteSpaces(ctx, g, sec.ID); rerr != nil {
+			err = errors.Join(err, rerr)
+		}
+		return SectionView{}, err
+	}
+	return v, nil
+}
+
+// titleFrom is a section title taken from a space's title.
+func titleFrom(space string) string {
+	t := []rune(strings.TrimSpace(space))
+	if len(t) > MaxCreateTitle {
+		t = []rune(strings.TrimSpace(string(t[:MaxCreateTitle])))
+	}
+	if len(t) < MinTitle {
+		return DefaultTitle
+	}
+	return string(t)
+}
+
+// insert stores a new section under a free path: the slug of its title, or
+// the slug with a number when another section has it (also when one took it
+// meanwhile).
+func (s *Service) insert(ctx context.Context, g site.Grant, l layout, sec *Section, v *SectionView) error {
+	used := map[string]bool{}
+	for _, o := range l.sections {
+		used[o.Path] = true
+	}
+	base := Slug(sec.Title)
+	for tries := 0; ; tries++ {
+		sec.Path = freePath(base, used)
+		v.Path = sec.Path
+		err := s.store.InsertSection(ctx, *sec, event(SectionCreated, g, sec.ID, v))
+		if !errors.Is(err, apierr.ErrConflict) || tries == 5 {
+			return err
+		}
+		used[sec.Path] = true
+	}
+}
+
+// UpdateSectionInput is a section PATCH: absent fields stay, null removes.
+type UpdateSectionInput struct {
+	Title            *string
+	Path             *string
+	DefaultSiteSpace *string
+	Condition        nullable.Field[string]
+	Icon             nullable.Field[string]
+	Description      nullable.Field[string]
+	GroupID          nullable.Field[string] // siteSectionGroupId: null takes it out of its group
+}
+
+// UpdateSection changes a section. A path another section of the site has
+// is a conflict; defaultSiteSpace must be one of the section's site spaces.
+func (s *Service) UpdateSection(ctx context.Context, c access.Caller, org, siteID, id string, in UpdateSectionInput) (SectionView, error) {
+	var p apierr.Problems
+	set := Fields{}
+	if in.Title != nil {
+		t := strings.TrimSpace(*in.Title)
+		p.Length("title", t, MinTitle, MaxTitle)
+		set["title"] = t
+	}
+	if in.Path != nil {
+		p.Length("path", *in.Path, 1, MaxPath)
+		set["path"] = *in.Path
+	}
+	if in.DefaultSiteSpace != nil {
+		set["defaultSiteSpace"] = *in.DefaultSiteSpace
+	}
+	if in.Condition.Set {
+		set["condition"] = ""
+		if !in.Condition.Null {
+			if err := CheckCondition("condition", in.Condition.Value); err != nil {
+				return SectionView{}, err
+			}
+			set["condition"] = in.Condition.Value
+		}
+	}
+	if in.Icon.Set {
+		set["icon"] = ""
+		if !in.Icon.Null {
+			p.Length("icon", in.Icon.Value, 0, MaxIcon)
+			set["icon"] = in.Icon.Value
+		}
+	}
+	if in.Description.Set {
+		set["description"] = ""
+		if !in.Description.Null {
+			p.Length("description", in.Description.Value, 0, MaxDescription)
+			set["description"] = in.Description.Value
+		}
+	}
+	if err := p.Err(); err != nil {
+		return SectionView{}, err
+	}
+	g, err := s.enter(ctx, c, org, siteID, access.Edit)
+	if err != nil {
+		return SectionView{}, err
+	}
+	sec, err := s.section(ctx, g, id)
+	if err != nil {
+		return SectionView{}, err
+	}
+	views, err := s.sites.SiteSpaces(ctx, g, []string{sec.ID})
+	if err != nil {
+		return SectionView{}, err
+	}
+	if in.DefaultSiteSpace != nil {
+		ids, err := siteSpaceIDs(views[sec.ID])
+		if err != nil {
+			return SectionView{}, err
+		}
+		if !slices.Contains(ids, *in.DefaultSiteSpace) {
+			return SectionView{}, apierr.Invalid("defaultSiteSpace", "is not a site space of this section")
+		}
+	}
+	if in.GroupID.Set {
+		to := ""
+		if !in.GroupID.Null {
+			to = in.GroupID.Value
+		}
+		if to != sec.Group {
+			l, err := s.layout(ctx, g)
+			if err != nil {
+				return SectionView{}, err
+			}
+			if _, ok := l.parentOf(Ref{Kind: KindGroup, ID: to}); to != "" && !ok {
+				return SectionView{}, apierr.Invalid("siteSectionGroupId", "is not a section group of this site")
+			}
+			pos, err := s.place(ctx, g, l, to, Node{Kind: KindSection, ID: sec.ID, Parent: sec.Group}, Position{})
+			if err != nil {
+				return SectionView{}, err
+			}
+			set["group"], set["position"] = to, pos
+		}
+	}
+	if len(set) == 0 {
+		return render(sec, views[sec.ID])
+	}
+	sec.UpdatedAt = s.clock()
+	set["updatedAt"] = sec.UpdatedAt
+	applySection(&sec, set)
+	v, err := render(sec, views[sec.ID])
+	if err != nil {
+		return SectionView{}, err
+	}
+	ev := event(SectionUpdated, g, sec.ID, v)
+	if err := s.store.SetSection(ctx, g.Site, sec.ID, set, &ev); err != nil {
+		if errors.Is(err, apierr.ErrConflict) {
+			return SectionView{}, apierr.Conflict("path: %q is the path of another section of this site", sec.Path)
+		}
+		return SectionView{}, err
+	}
+	return v, nil
+}
+
+// applySection applies stored fields to a section.
+func applySection(sec *Section, set Fields) {
+	for k, v := range set {
+		switch k {
+		case "title":
+			sec.Title = v.(string)
+		case "path":
+			sec.Path = v.(string)
+		case "defaultSiteSpace":
+			sec.DefaultSiteSpace = v.(string)
+		case "condition":
+			sec.Condition = v.(string)
+		case "icon":
+			sec.Icon = v.(string)
+		case "description":
+			sec.Description = v.(string)
+		case "group":
+			sec.Group = v.(string)
+		case "position":
+			sec.Position = v.(int64)
+		case "default":
+			sec.Default = v.(bool)
+		}
+	}
+}
+
+// MoveSection places a section before or after another section; it joins
+// that section's group, or the top level. Pointing nowhere, it goes to the
+// end of where it is.
+func (s *Service) MoveSection(ctx context.Context, c access.Caller, org, siteID, id string, pos Position) (SectionView, error) {
+	for _, r := range []*Ref{pos.Before, pos.After} {
+		if r != nil && r.Kind != KindSection {
+			return SectionView{}, apierr.Invalid("position", "must point at a %s", KindSection)
+		}
+	}
+	g, err := s.enter(ctx, c, org, siteID, access.Edit)
+	if err != nil {
+		return SectionView{}, err
+	}
+	sec, err := s.section(ctx, g, id)
+	if err != nil {
+		return SectionView{}, err
+	}
+	l, err := s.layout(ctx, g)
+	if err != nil {
+		return SectionView{}, err
+	}
+	if p, ok := l.parentOf(Ref{Kind: KindSection, ID: sec.ID}); ok {
+		sec.Group = p // a section of a group being deleted is at the top level
+	}
+	to, err := l.destination(pos, sec.Group)
+	if err != nil {
+		return SectionView{}, err
+	}
+	p, err := s.place(ctx, g, l, to, Node{Kind: KindSection, ID: sec.ID, Parent: sec.Group, Position: sec.Position}, pos)
+	if err != nil {
+		return SectionView{}, err
+	}
+	return s.moveSection(ctx, g, sec, to, p)
+}
+
+// moveSection stores a section's new place with its moved event.
+func (s *Service) moveSection(ctx context.Context, g site.Grant, sec Section, group string, position int64) (SectionView, error) {
+	sec.Group, sec.Position, sec.UpdatedAt = group, position, s.clock()
+	v, err := s.view(ctx, g, sec)
+	if err != nil {
+		return SectionView{}, err
+	}
+	ev := event(SectionMoved, g, sec.ID, v)
+	set := Fields{"group": group, "position": position, "updatedAt": sec.UpdatedAt}
+	if err := s.store.SetSection(ctx, g.Site, sec.ID, set, &ev); err != nil {
+		return SectionView{}, err
+	}
+	return v, nil
+}
+
+// DeleteSection removes a section and its site spaces. When it was the
+// site's default, the section after it in the site's order (or, when it was
+// the last, the one before it) becomes the default.
+func (s *Service) DeleteSection(ctx context.Context, c access.Caller, org, siteID, id string) error {
+	g, err := s.enter(ctx, c, org, siteID, access.Edit)
+	if err != nil {
+		return err
+	}
+	sec, err := s.section(ctx, g, id)
+	if err != nil {
+		return err
+	}
+	v, err := s.view(ctx, g, sec)
+	if err != nil {
+		return err
+	}
+	var next *Section
+	if sec.Default {
+		l, err := s.layout(ctx, g)
+		if err != nil {
+			return err
+		}
+		next = l.successor(sec.ID)
+	}
+	if err := s.sites.RemoveSiteSpaces(ctx, g, sec.ID); err != nil {
+		return err
+	}
+	if err := s.store.RemoveSection(ctx, g.Site, sec.ID, event(SectionDeleted, g, sec.ID, v)); err != nil {
+		return err
+	}
+	if next == nil {
+		return nil
+	}
+	return s.setDefault(ctx, g, *next, true)
+}
+
+// successor is the section after id in the site's order, else the one
+// before it; nil when id is the only one.
+func (l layout) successor(id string) *Section {
+	order := l.order()
+	i := slices.IndexFunc(order, func(sec Section) bool { return sec.ID == id })
+	switch {
+	case i < 0:
+		return nil
+	case i+1 < len(order):
+		return &order[i+1]
+	case i > 0:
+		return &order[i-1]
+	}
+	return nil
+}
+
+// order is the site's sections in structure order: the top level's items in
+// order, a group's sections in place of the group.
+func (l layout) order() []Section {
+	byID := map[string]Section{}
+	for _, sec := range l.sections {
+		byID[sec.ID] = sec
+	}
+	var out []Section
+	for _, n := range l.children("") {
+		if n.Kind == KindSection {
+			out = append(out, byID[n.ID])
+			continue
+		}
+		for _, c := range l.children(n.ID) {
+			out = append(out, byID[c.ID])
+		}
+	}
+	return out
+}
+
+// setDefault marks a section as the site's default (or not) with an updated event.
+func (s *Service) setDefault(ctx context.Context, g site.Grant, sec Section, def bool) error {
+	sec.Default, sec.UpdatedAt = def, s.clock()
+	v, err := s.view(ctx, g, sec)
+	if err != nil {
+		return err
+	}
+	ev := event(SectionUpdated, g, sec.ID, v)
+	return s.store.SetSection(ctx, g.Site, sec.ID, Fields{"default": def, "updatedAt": sec.UpdatedAt}, &ev)
+}
+
+// SetDefault makes a section the site's default section (for the site's
+// defaultSiteSection); the previous default stops being it. An unknown
+// section is a 400 naming defaultSiteSection.
+func (s *Service) SetDefault(ctx context.Context, g site.Grant, sectionID string) error {
+	sec, err := s.section(ctx, g, sectionID)
+	if errors.Is(err, apierr.ErrNotFound) {
+		return apierr.Invalid("defaultSiteSection", "is not a section of this site")
+	}
+	if err != nil {
+		return err
+	}
+	l, err := s.layout(ctx, g)
+	if err != nil {
+		return err
+	}
+	for _, o := range l.sections {
+		if o.Default && o.ID != sec.ID {
+			if err := s.setDefault(ctx, g, o, false); err != nil {
+				return err
+			}
+		}
+	}
+	if sec.Default {
+		return nil
+	}
+	return s.setDefault(ctx, g, sec, true)
+}

@@ -1,0 +1,130 @@
+package section
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/docspub/platform/libs/apierr"
+	"github.com/docspub/platform/libs/kafkax"
+	"github.com/docspub/platform/services/sites/internal/access"
+	"github.com/docspub/platform/services/sites/internal/site"
+)
+
+// Errors besides field problems.
+var (
+	ErrSectionNotFound = apierr.NotFound("site section not found")
+	ErrGroupNotFound   = apierr.NotFound("site section group not found")
+	ErrNotInGroup      = apierr.NotFound("site section is not in this section group")
+)
+
+// SiteAccess is what sections need from the site context: who may do what on
+// a site, and the site spaces of sections.
+type SiteAccess interface {
+	// Enter checks that the caller may do a on the site: an unknown site or a
+	// non-member is not found, a lower role forbidden.
+	Enter(ctx context.Context, c access.Caller, org, siteID string, a access.Action) (site.Grant, error)
+	// AddSiteSpace adds a space to a section as a site space; an unknown space
+	// is a 400 naming spaceId.
+	AddSiteSpace(ctx context.Context, c access.Caller, g site.Grant, sectionID, spaceID string) (site.SiteSpaceView, error)
+	// SiteSpaces returns the site spaces of the sections, by section id.
+	SiteSpaces(ctx context.Context, g site.Grant, sectionIDs []string) (map[string][]site.SiteSpaceView, error)
+	// RemoveSiteSpaces removes every site space of a section.
+	RemoveSiteSpaces(ctx context.Context, g site.Grant, sectionID string) error
+}
+
+// Service carries out the operations on sections and section groups.
+type Service struct {
+	store Store
+	sites SiteAccess
+	now   func() time.Time
+}
+
+var _ site.Sections = (*Service)(nil)
+
+// New returns a service. now is the clock (nil: the real one); it also
+// numbers the positions of new items.
+func New(store Store, sites SiteAccess, now func() time.Time) *Service {
+	if now == nil {
+		now = time.Now
+	}
+	return &Service{store: store, sites: sites, now: now}
+}
+
+func (s *Service) clock() time.Time { return s.now().UTC().Truncate(time.Millisecond) }
+
+// positionStep is the gap between appended items: room for a million
+// insertions between two items created a millisecond apart.
+const positionStep = 1 << 20
+
+// newPosition is the position of an item appended now: later than every item
+// placed before.
+func (s *Service) newPosition() int64 { return s.now().UnixMilli() * positionStep }
+
+// enter checks that the caller may do a on the site.
+func (s *Service) enter(ctx context.Context, c access.Caller, org, siteID string, a access.Action) (site.Grant, error) {
+	g, err := s.sites.Enter(ctx, c, org, siteID, a)
+	if err != nil {
+		return site.Grant{}, err
+	}
+	if g.Site != siteID || g.Organization != org {
+		return site.Grant{}, fmt.Errorf("enter site %s: grant for site %s of %s", siteID, g.Site, g.Organization)
+	}
+	return g, nil
+}
+
+// section loads a section of the granted site.
+func (s *Service) section(ctx context.Context, g site.Grant, id string) (Section, error) {
+	sec, err := s.store.Section(ctx, g.Site, id)
+	if errors.Is(err, apierr.ErrNotFound) || (err == nil && sec.Organization != g.Organization) {
+		return Section{}, ErrSectionNotFound
+	}
+	return sec, err
+}
+
+// group loads a group of the granted site.
+func (s *Service) group(ctx context.Context, g site.Grant, id string) (Group, error) {
+	grp, err := s.store.Group(ctx, g.Site, id)
+	if errors.Is(err, apierr.ErrNotFound) || (err == nil && grp.Organization != g.Organization) {
+		return Group{}, ErrGroupNotFound
+	}
+	return grp, err
+}
+
+// Event types.
+const (
+	SectionCreated = "site_section.created"
+	SectionUpdated = "site_section.updated"
+	SectionMoved   = "site_section.moved"
+	SectionDeleted = "site_section.deleted"
+	GroupCreated   = "site_section_group.created"
+	GroupUpdated   = "site_section_group.updated"
+	GroupMoved     = "site_section_group.moved"
+	GroupDeleted   = "site_section_group.deleted"
+)
+
+func event(typ string, g site.Grant, subject string, data any) kafkax.Event {
+	return kafkax.NewEvent(typ, g.Organization, subject, data)
+}
+
+// Page asks for a page of a list: after the item with (AfterPosition,
+// AfterID), at most Limit items.
+type Page struct {
+	AfterPosition int64
+	AfterID       string
+	Limit         int
+}
+
+// DefaultLimit is the page size of a list that names none.
+const DefaultLimit = 50
+
+// List is one page of a list; HasMore says whether a next page exists, and
+// Last* are the sort keys of its last item (the cursor of the next page).
+type List[T any] struct {
+	Items        []T
+	Count        int
+	HasMore      bool
+	LastPosition int64
+	LastID       string
+}

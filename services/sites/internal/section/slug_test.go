@@ -1,0 +1,78 @@
+package section
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestSlug(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		title, want string
+	}{
+		{"Getting Started", "getting-started"},
+		{"  API  Reference v2 ", "api-reference-v2"},
+		{"Café Guide", "cafe-guide"},
+		{"C++ & Go!", "c-go"},
+		{"日本語", "section"},
+		{"---", "section"},
+		{strings.Repeat("ab ", 60), strings.TrimRight(strings.Repeat("ab-", 34)[:MaxPath], "-")},
+	} {
+		if got := Slug(tc.title); got != tc.want {
+			t.Errorf("Slug(%q) = %q, want %q", tc.title, got, tc.want)
+		}
+	}
+}
+
+func TestFreePath(t *testing.T) {
+	t.Parallel()
+	long := strings.Repeat("x", MaxPath)
+	for _, tc := range []struct {
+		name string
+		base string
+		used []string
+		want string
+	}{
+		{"free", "guide", []string{"other"}, "guide"},
+		{"taken", "guide", []string{"guide"}, "guide-2"},
+		{"taken twice", "guide", []string{"guide", "guide-2"}, "guide-3"},
+		{"long base is cut", long, []string{long}, long[:MaxPath-2] + "-2"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			used := map[string]bool{}
+			for _, u := range tc.used {
+				used[u] = true
+			}
+			if got := freePath(tc.base, used); got != tc.want {
+				t.Errorf("freePath(%q) = %q, want %q", tc.base, got, tc.want)
+			}
+		})
+	}
+}
+
+func TestBetween(t *testing.T) {
+	t.Parallel()
+	sibs := []Node{{ID: "a", Position: 10}, {ID: "b", Position: 11}, {ID: "c", Position: 100}}
+	for _, tc := range []struct {
+		name   string
+		sibs   []Node
+		at     int
+		want   int64
+		wantOK bool
+	}{
+		{"no siblings", nil, 0, positionStep, true},
+		{"first", sibs, 0, 10 - positionStep, true},
+		{"last", sibs, 3, 100 + positionStep, true},
+		{"middle with room", sibs, 2, 55, true},
+		{"adjacent positions", sibs, 1, 0, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			got, ok := between(tc.sibs, tc.at)
+			if got != tc.want || ok != tc.wantOK {
+				t.Errorf("between(at %d) = %d, %v; want %d, %v", tc.at, got, ok, tc.want, tc.wantOK)
+			}
+		})
+	}
+}

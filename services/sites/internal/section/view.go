@@ -1,0 +1,247 @@
+package section
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/docspub/platform/services/sites/internal/site"
+)
+
+// SectionView is a section as the API returns it (SiteSection).
+type SectionView struct {
+	Object       string            `json:"object"`
+	ID           string            `json:"id"`
+	Title        string            `json:"title"`
+	Description  string            `json:"description,omitempty"`
+	Default      bool              `json:"default"`
+	Draft        bool              `json:"draft"`
+	Path         string            `json:"path"`
+	Condition    string            `json:"condition,omitempty"`
+	SectionGroup string            `json:"sectionGroup,omitempty"`
+	Icon         string            `json:"icon,omitempty"`
+	SiteSpaces   []json.RawMessage `json:"siteSpaces"`
+	URLs         SectionURLs       `json:"urls"`
+}
+
+// SectionURLs are a section's URLs: published is where its default site
+// space is published.
+type SectionURLs struct {
+	Published string `json:"published,omitempty"`
+}
+
+// GroupView is a section group as the API returns it (SiteSectionGroup):
+// its sections in order; children holds them too (the public spec's name).
+type GroupView struct {
+	Object   string        `json:"object"`
+	ID       string        `json:"id"`
+	Title    string        `json:"title"`
+	Icon     string        `json:"icon,omitempty"`
+	Draft    bool          `json:"draft"`
+	Sections []SectionView `json:"sections"`
+	Children []SectionView `json:"children"`
+}
+
+// siteSpace is what sections read of a site space: the fields of its wire
+// shape (SiteSpace), so that the site context's Go type stays its own.
+type siteSpace struct {
+	ID      string `json:"id"`
+	Title   string `json:"title"`
+	Default bool   `json:"default"`
+	URLs    struct {
+		Published string `json:"published"`
+	} `json:"urls"`
+}
+
+func readSiteSpace(v site.SiteSpaceView) (siteSpace, json.RawMessage, error) {
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return siteSpace{}, nil, fmt.Errorf("encode site space: %w", err)
+	}
+	var ss siteSpace
+	if err := json.Unmarshal(raw, &ss); err != nil {
+		return siteSpace{}, nil, fmt.Errorf("read site space: %w", err)
+	}
+	return ss, raw, nil
+}
+
+// siteSpaceIDs are the ids of views.
+func siteSpaceIDs(views []site.SiteSpaceView) ([]string, error) {
+	out := make([]string, 0, len(views))
+	for _, v := range views {
+		ss, _, err := readSiteSpace(v)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, ss.ID)
+	}
+	return out, nil
+}
+
+// render is a section with its site spaces. The default one is the
+// section's DefaultSiteSpace (set by a PATCH) when it still is one of them,
+// else the one the site context marks default, else the first; it alone is
+// marked default, and its URL is the section's published URL.
+func render(sec Section, views []site.SiteSpaceView) (SectionView, error) {
+	v := SectionView{Object: KindSection, ID: sec.ID, Title: sec.Title, Description: sec.Description,
+		Default: sec.Default, Path: sec.Path, Condition: sec.Condition, SectionGroup: sec.Group, Icon: sec.Icon,
+		SiteSpaces: make([]json.RawMessage, 0, len(views))}
+	read := make([]siteSpace, len(views))
+	raws := make([]json.RawMessage, len(views))
+	def, marked := -1, -1
+	for i, view := range views {
+		ss, raw, err := readSiteSpace(view)
+		if err != nil {
+			return SectionView{}, err
+		}
+		read[i], raws[i] = ss, raw
+		if ss.ID == sec.DefaultSiteSpace && sec.DefaultSiteSpace != "" {
+			def = i
+		}
+		if ss.Default && marked < 0 {
+			marked = i
+		}
+	}
+	switch {
+	case def >= 0:
+	case marked >= 0:
+		def = marked
+	case len(views) > 0:
+		def = 0
+	}
+	for i, raw := range raws {
+		marked, err := markDefault(raw, i == def)
+		if err != nil {
+			return SectionView{}, err
+		}
+		v.SiteSpaces = append(v.SiteSpaces, marked)
+	}
+	if def >= 0 {
+		v.URLs.Published = read[def].URLs.Published
+	}
+	return v, nil
+}
+
+// markDefault sets the default flag of a site space's wire shape.
+func markDefault(raw json.RawMessage, def bool) (json.RawMessage, error) {
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return nil, fmt.Errorf("read site space: %w", err)
+	}
+	m["default"] = json.RawMessage(fmt.Sprint(def))
+	return json.Marshal(m)
+}
+
+func renderGroup(g Group, sections []SectionView) GroupView {
+	if sections == nil {
+		sections = []SectionView{}
+	}
+	return GroupView{Object: KindGroup, ID: g.ID, Title: g.Title, Icon: g.Icon, Sections: sections, Children: sections}
+}
+
+// views renders sections with their site spaces, asked for in one call.
+func (s *Service) views(ctx context.Context, g site.Grant, secs []Section) ([]SectionView, error) {
+	out := make([]SectionView, 0, len(secs))
+	if len(secs) == 0 {
+		return out, nil
+	}
+	ids := make([]string, len(secs))
+	for i, sec := range secs {
+		ids[i] = sec.ID
+	}
+	spaces, err := s.sites.SiteSpaces(ctx, g, ids)
+	if err != nil {
+		return nil, err
+	}
+	for _, sec := range secs {
+		v, err := render(sec, spaces[sec.ID])
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+func (s *Service) view(ctx context.Context, g site.Grant, sec Section) (SectionView, error) {
+	vs, err := s.views(ctx, g, []Section{sec})
+	if err != nil {
+		return SectionView{}, err
+	}
+	return vs[0], nil
+}
+
+// groupViews renders groups with their sections in order (l has every
+// section of the site).
+func (s *Service) groupViews(ctx context.Context, g site.Grant, l layout, grps []Group) ([]GroupView, error) {
+	var inGroups []Section
+	for _, sec := range l.sections {
+		for _, grp := range grps {
+			if sec.Group == grp.ID {
+				inGroups = append(inGroups, sec)
+			}
+		}
+	}
+	vs, err := s.views(ctx, g, inGroups) // l.sections is in order, so each group's are too
+	if err != nil {
+		return nil, err
+	}
+	out := make([]GroupView, 0, len(grps))
+	for _, grp := range grps {
+		var mine []SectionView
+		for _, v := range vs {
+			if v.SectionGroup == grp.ID {
+				mine = append(mine, v)
+			}
+		}
+		out = append(out, renderGroup(grp, mine))
+	}
+	return out, nil
+}
+
+func (s *Service) groupView(ctx context.Context, g site.Grant, grp Group) (GroupView, error) {
+	l, err := s.layout(ctx, g)
+	if err != nil {
+		return GroupView{}, err
+	}
+	vs, err := s.groupViews(ctx, g, l, []Group{grp})
+	if err != nil {
+		return GroupView{}, err
+	}
+	return vs[0], nil
+}
+
+// Structure is the site's structure for the published view: the top-level
+// items in order, ungrouped sections (SectionView) and groups (GroupView,
+// with their sections); hasSections is false when the site has no section.
+func (s *Service) Structure(ctx context.Context, g site.Grant) ([]any, bool, error) {
+	l, err := s.layout(ctx, g)
+	if err != nil {
+		return nil, false, err
+	}
+	all, err := s.views(ctx, g, l.sections)
+	if err != nil {
+		return nil, false, err
+	}
+	byID := map[string]SectionView{}
+	for _, v := range all {
+		byID[v.ID] = v
+	}
+	groups := map[string]Group{}
+	for _, grp := range l.groups {
+		groups[grp.ID] = grp
+	}
+	items := []any{}
+	for _, n := range l.children("") {
+		if n.Kind == KindSection {
+			items = append(items, byID[n.ID])
+			continue
+		}
+		var mine []SectionView
+		for _, c := range l.children(n.ID) {
+			mine = append(mine, byID[c.ID])
+		}
+		items = append(items, renderGroup(groups[n.ID], mine))
+	}
+	return items, len(l.sections) > 0, nil
+}

@@ -1,0 +1,181 @@
+// Package sectionmongo stores the sites service's sections and section
+// groups in MongoDB through libs/docstore: every write carries its event
+// (outbox), and updates of one document are serialised with the shared
+// DocLocks.
+package sectionmongo
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/docspub/platform/libs/apierr"
+	"github.com/docspub/platform/libs/docstore"
+	"github.com/docspub/platform/libs/kafkax"
+	"github.com/docspub/platform/libs/mongox"
+	"github.com/docspub/platform/services/sites/internal/section"
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
+)
+
+// Collections of sections.
+const (
+	Sections = "site_sections"
+	Groups   = "site_section_groups"
+)
+
+// Store implements section.Store.
+type Store struct {
+	d *docstore.Store
+}
+
+var _ section.Store = (*Store)(nil)
+
+// NewStore returns a store on db; locks are shared with the outbox relay.
+func NewStore(db *mongo.Database, locks *mongox.DocLocks) *Store {
+	return &Store{d: docstore.New(db, locks, map[string]string{Sections: "site section", Groups: "site section group"})}
+}
+
+// OnWrite sets the function called after each write with an event.
+func (s *Store) OnWrite(f func()) { s.d.OnWrite(f) }
+
+// Collections are the collections whose documents carry events.
+func Collections() []string { return []string{Sections, Groups} }
+
+// Indexes are the indexes of sections and groups. A path is unique among a
+// site's sections (a removed section frees its path).
+func Indexes() []mongox.Index {
+	return []mongox.Index{
+		mongox.Unique(Sections, "site", "path"),
+		mongox.Keys(Sections, "site", "position", "_id"),
+		mongox.Keys(Groups, "site", "position", "_id"),
+	}
+}
+
+func setDoc(set section.Fields) bson.M {
+	m := bson.M{}
+	for k, v := range set {
+		m[k] = v
+	}
+	return m
+}
+
+func events(ev *kafkax.Event) []kafkax.Event {
+	if ev == nil {
+		return nil
+	}
+	return []kafkax.Event{*ev}
+}
+
+// InsertSection stores a new section; a path another section of the site has is a conflict.
+func (s *Store) InsertSection(ctx context.Context, sec section.Section, ev kafkax.Event) error {
+	return s.d.Insert(ctx, Sections, sec, ev)
+}
+
+// SetSection changes fields of a section of site. A path another live
+// section of the site has is a conflict.
+func (s *Store) SetSection(ctx context.Context, site, id string, set section.Fields, ev *kafkax.Event) error {
+	if path, ok := set["path"]; ok {
+		n, err := s.d.Count(ctx, Sections, bson.M{"site": site, "path": path, "_id": bson.M{"$ne": id}})
+		if err != nil {
+			return err
+		}
+		if n > 0 {
+			return apierr.Conflict("site section path already used")
+		}
+	}
+	err := s.d.Update(ctx, Sections, id, bson.M{"site": site}, docstore.Setter(setDoc(set)), events(ev)...)
+	return uniqueErr(err)
+}
+
+// uniqueErr makes a unique index violation on update (a path taken between
+// the check and the write) a conflict: the embedded FerretDB reports it as
+// an internal error rather than a duplicate key, as it does for inserts.
+func uniqueErr(err error) error {
+	if err != nil && strings.Contains(err.Error(), "UNIQUE constraint failed") {
+		return apierr.Conflict("site section path already used")
+	}
+	return err
+}
+
+// freedPath is the path a removed section keeps until the relay deletes it,
+// so that a live section may take its old path at once.
+func freedPath(id string) string { return ":removed:" + id }
+
+// RemoveSection tombstones a section of site and frees its path.
+func (s *Store) RemoveSection(ctx context.Context, site, id string, ev kafkax.Event) error {
+	if _, err := s.Section(ctx, site, id); err != nil {
+		return err
+	}
+	return s.d.Remove(ctx, Sections, id, bson.M{"path": freedPath(id)}, ev)
+}
+
+// Section returns a live section of site.
+func (s *Store) Section(ctx context.Context, site, id string) (section.Section, error) {
+	return docstore.FindOne[section.Section](ctx, s.d, Sections, bson.M{"_id": id, "site": site})
+}
+
+// Sections returns a page of a site's sections by position then id.
+func (s *Store) Sections(ctx context.Context, q section.Query) ([]section.Section, int, error) {
+	return docstore.Page[section.Section](ctx, s.d, Sections, bson.M{"site": q.Site}, keyset(q))
+}
+
+// SiteSections returns every section of a site by position then id.
+func (s *Store) SiteSections(ctx context.Context, site string) ([]section.Section, error) {
+	return docstore.Find[section.Section](ctx, s.d, Sections, bson.M{"site": site}, byPosition())
+}
+
+// InsertGroup stores a new group.
+func (s *Store) InsertGroup(ctx context.Context, g section.Group, ev kafkax.Event) error {
+	return s.d.Insert(ctx, Groups, g, ev)
+}
+
+// SetGroup changes fields of a group of site.
+func (s *Store) SetGroup(ctx context.Context, site, id string, set section.Fields, ev *kafkax.Event) error {
+	return s.d.Update(ctx, Groups, id, bson.M{"site": site}, docstore.Setter(setDoc(set)), events(ev)...)
+}
+
+// RemoveGroup tombstones a group of site.
+func (s *Store) RemoveGroup(ctx context.Context, site, id string, ev kafkax.Event) error {
+	if _, err := s.Group(ctx, site, id); err != nil {
+		return err
+	}
+	return s.d.Remove(ctx, Groups, id, nil, ev)
+}
+
+// Group returns a live group of site.
+func (s *Store) Group(ctx context.Context, site, id string) (section.Group, error) {
+	return docstore.FindOne[section.Group](ctx, s.d, Groups, bson.M{"_id": id, "site": site})
+}
+
+// Groups returns a page of a site's groups by position then id.
+func (s *Store) Groups(ctx context.Context, q section.Query) ([]section.Group, int, error) {
+	return docstore.Page[section.Group](ctx, s.d, Groups, bson.M{"site": q.Site}, keyset(q))
+}
+
+// SiteGroups returns every group of a site by position then id.
+func (s *Store) SiteGroups(ctx context.Context, site string) ([]section.Group, error) {
+	return docstore.Find[section.Group](ctx, s.d, Groups, bson.M{"site": site}, byPosition())
+}
+
+// SetPosition stores a section's or group's position, without an event.
+func (s *Store) SetPosition(ctx context.Context, site string, n section.Node, position int64) error {
+	coll := Sections
+	switch n.Kind {
+	case section.KindSection:
+	case section.KindGroup:
+		coll = Groups
+	default:
+		return fmt.Errorf("set position of a %q", n.Kind)
+	}
+	return s.d.Update(ctx, coll, n.ID, bson.M{"site": site}, bson.M{"$set": bson.M{"position": position}})
+}
+
+func keyset(q section.Query) docstore.Keyset {
+	return docstore.Keyset{Field: "position", AfterValue: q.AfterPosition, AfterID: q.AfterID, Limit: q.Limit}
+}
+
+func byPosition() *options.FindOptionsBuilder {
+	return options.Find().SetSort(mongox.Sort("position", false))
+}

@@ -1,0 +1,73 @@
+// Package sharelinkhttp is the HTTP API of share links, under
+// /orgs/{organizationId}/sites/{siteId}/share-links. The caller comes from
+// the internal token.
+package sharelinkhttp
+
+import (
+	"net/http"
+
+	"github.com/docspub/platform/libs/httpx"
+	"github.com/docspub/platform/libs/paging"
+	"github.com/docspub/platform/services/sites/internal/access"
+	"github.com/docspub/platform/services/sites/internal/sharelink"
+	"github.com/gin-gonic/gin"
+)
+
+type handlers struct {
+	svc *sharelink.Service
+}
+
+// Register adds the share link routes to v1, the /v1 group behind
+// internaltoken.Require.
+func Register(v1 gin.IRouter, svc *sharelink.Service) {
+	h := &handlers{svc: svc}
+	const links = "/orgs/:organizationId/sites/:siteId/share-links"
+	v1.GET(links, h.list)
+	v1.POST(links, h.create)
+	v1.PATCH(links+"/:shareLinkId", h.update)
+	v1.DELETE(links+"/:shareLinkId", h.delete)
+}
+
+func (h *handlers) list(c *gin.Context) {
+	p, err := paging.FromQuery(c)
+	if err != nil {
+		httpx.Error(c, err)
+		return
+	}
+	page := sharelink.Page{Limit: p.Limit + 1}
+	if p.Page != "" {
+		if err := p.Keys(&page.AfterID); err != nil {
+			httpx.Error(c, err)
+			return
+		}
+	}
+	items, n, err := h.svc.List(c.Request.Context(), access.From(c), c.Param("organizationId"), c.Param("siteId"), page)
+	if err != nil {
+		httpx.Error(c, err)
+		return
+	}
+	c.JSON(http.StatusOK, paging.Build(items, p, n, func(v sharelink.View) string { return paging.Cursor(v.ID) }))
+}
+
+func (h *handlers) create(c *gin.Context) {
+	var in sharelink.NewLink
+	if !httpx.Bind(c, &in) {
+		return
+	}
+	v, err := h.svc.Create(c.Request.Context(), access.From(c), c.Param("organizationId"), c.Param("siteId"), in)
+	httpx.Reply(c, http.StatusCreated, v, err)
+}
+
+func (h *handlers) update(c *gin.Context) {
+	var p sharelink.Patch
+	if !httpx.Bind(c, &p) {
+		return
+	}
+	v, err := h.svc.Update(c.Request.Context(), access.From(c), c.Param("organizationId"), c.Param("siteId"), c.Param("shareLinkId"), p)
+	httpx.Reply(c, http.StatusOK, v, err)
+}
+
+func (h *handlers) delete(c *gin.Context) {
+	err := h.svc.Delete(c.Request.Context(), access.From(c), c.Param("organizationId"), c.Param("siteId"), c.Param("shareLinkId"))
+	httpx.Empty(c, http.StatusResetContent, err)
+}

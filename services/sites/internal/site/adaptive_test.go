@@ -1,0 +1,122 @@
+package site
+
+import (
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/docspub/platform/libs/apierr"
+	"github.com/docspub/platform/libs/contracttest"
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestValidateAdaptiveSchema(t *testing.T) {
+	t.Parallel()
+	const unsigned = `"unsigned":{"type":"object","properties":{"beta":{"type":"boolean","description":"Beta tester"}},"additionalProperties":false}`
+	for _, tc := range []struct {
+		name      string
+		schema    string
+		wantField string // "" when valid; else the field the 400 names
+	}{
+		{"default schema", DefaultAdaptiveSchema, ""},
+		{"boolean unsigned claim", `{"type":"object","properties":{` + unsigned + `},"additionalProperties":false}`, ""},
+		{"claim without description", `{"type":"object","properties":{"unsigned":{"type":"object","properties":{"beta":{"type":"boolean"}},"additionalProperties":false}},"additionalProperties":false}`, ""},
+		{"group of claims beside unsigned", `{"type":"object","properties":{` + unsigned + `,"plan":{"type":"object","properties":{"pro":{"type":"boolean"}},"additionalProperties":false}},"additionalProperties":false}`, ""},
+		{"top-level boolean claim", `{"type":"object","properties":{` + unsigned + `,"staff":{"type":"boolean"}},"additionalProperties":false}`, ""},
+		{"draft-07 $schema given", `{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{` + unsigned + `},"additionalProperties":false}`, ""},
+
+		{"missing", ``, "jsonSchema"},
+		{"null", `null`, "jsonSchema"},
+		{"not an object", `[1]`, "jsonSchema"},
+		{"another draft", `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{` + unsigned + `},"additionalProperties":false}`, "jsonSchema.$schema"},
+		{"not draft-07 valid: type is a number", `{"type":5,"properties":{` + unsigned + `},"additionalProperties":false}`, "jsonSchema"},
+		{"not draft-07 valid: properties is an array", `{"type":"object","properties":[],"additionalProperties":false}`, "jsonSchema"},
+		{"remote $ref", `{"type":"object","properties":{"unsigned":{"$ref":"https://example.com/s.json"}},"additionalProperties":false}`, "jsonSchema"},
+		{"root not an object type", `{"type":"array","properties":{` + unsigned + `},"additionalProperties":false}`, "jsonSchema.type"},
+		{"additionalProperties true", `{"type":"object","properties":{` + unsigned + `},"additionalProperties":true}`, "jsonSchema.additionalProperties"},
+		{"additionalProperties missing", `{"type":"object","properties":{` + unsigned + `}}`, "jsonSchema.additionalProperties"},
+		{"missing unsigned", `{"type":"object","properties":{"beta":{"type":"boolean"}},"additionalProperties":false}`, "jsonSchema.properties.unsigned"},
+		{"no properties", `{"type":"object","additionalProperties":false}`, "jsonSchema.properties"},
+		{"unsigned allows more", `{"type":"object","properties":{"unsigned":{"type":"object","properties":{},"additionalProperties":true}},"additionalProperties":false}`, "jsonSchema.properties.unsigned.additionalProperties"},
+		{"non-boolean unsigned claim", `{"type":"object","properties":{"unsigned":{"type":"object","properties":{"role":{"type":"string"}},"additionalProperties":false}},"additionalProperties":false}`, "jsonSchema.properties.unsigned.properties.role.type"},
+		{"non-boolean claim in a group", `{"type":"object","properties":{` + unsigned + `,"plan":{"type":"object","properties":{"seats":{"type":"number"}},"additionalProperties":false}},"additionalProperties":false}`, "jsonSchema.properties.plan.properties.seats.type"},
+		{"group allows more", `{"type":"object","properties":{` + unsigned + `,"plan":{"type":"object","properties":{},"additionalProperties":true}},"additionalProperties":false}`, "jsonSchema.properties.plan.additionalProperties"},
+		{"extra keyword on a claim", `{"type":"object","properties":{"unsigned":{"type":"object","properties":{"beta":{"type":"boolean","default":true}},"additionalProperties":false}},"additionalProperties":false}`, "jsonSchema.properties.unsigned.properties.beta.default"},
+		{"extra root keyword", `{"type":"object","properties":{` + unsigned + `},"additionalProperties":false,"required":["unsigned"]}`, "jsonSchema.required"},
+		{"other unsigned description", `{"type":"object","properties":{"unsigned":{"type":"object","description":"x","properties":{},"additionalProperties":false}},"additionalProperties":false}`, "jsonSchema.properties.unsigned.description"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			got, err := ValidateAdaptiveSchema(json.RawMessage(tc.schema))
+			if tc.wantField == "" {
+				if err != nil {
+					t.Fatalf("ValidateAdaptiveSchema(%s) = %v, want it accepted", tc.schema, err)
+				}
+				// The normalized schema is what the API returns: it matches the contract.
+				body, _ := json.Marshal(map[string]any{"object": "site-adaptive-schema", "jsonSchema": got, "updatedAt": "2025-01-01T00:00:00Z"})
+				if err := contracttest.Check("SiteAdaptiveSchema", body); err != nil {
+					t.Error(err)
+				}
+				return
+			}
+			var e *apierr.Error
+			if !errors.As(err, &e) || e.Status != 400 {
+				t.Fatalf("ValidateAdaptiveSchema(%s) = %v, want a 400", tc.schema, err)
+			}
+			if !strings.HasPrefix(e.Message, tc.wantField+":") {
+				t.Errorf("message %q does not name %s first", e.Message, tc.wantField)
+			}
+		})
+	}
+}
+
+func TestValidateAdaptiveSchemaNormalizes(t *testing.T) {
+	t.Parallel()
+	got, err := ValidateAdaptiveSchema(json.RawMessage(`{"type":"object","properties":{"unsigned":{"type":"object","properties":{"beta":{"type":"boolean"}},"additionalProperties":false}},"additionalProperties":false}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var gotV, wantV any
+	_ = json.Unmarshal(got, &gotV)
+	_ = json.Unmarshal([]byte(`{"$schema":"`+Draft07+`","type":"object","properties":{"unsigned":{"type":"object","description":"`+UnsignedDescription+`","properties":{"beta":{"type":"boolean","description":""}},"additionalProperties":false}},"additionalProperties":false}`), &wantV)
+	if diff := cmp.Diff(gotV, wantV); diff != "" {
+		t.Errorf("normalized (-got +want):\n%s", diff)
+	}
+}
+
+func TestSlugAndFreePath(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		title    string
+		siblings []string
+		want     string
+	}{
+		{"Getting Started", nil, "getting-started"},
+		{"  API / Reference v2 ", nil, "api-reference-v2"},
+		{"Über Docs", nil, "über-docs"},
+		{"!!!", nil, "space"},
+		{"Guide", []string{"guide"}, "guide-2"},
+		{"Guide", []string{"guide", "guide-2"}, "guide-3"},
+		{strings.Repeat("a", 150), nil, strings.Repeat("a", MaxPath-4)},
+	} {
+		var sibs []SiteSpace
+		for _, p := range tc.siblings {
+			sibs = append(sibs, SiteSpace{Path: p})
+		}
+		if got := freePath(slug(tc.title), sibs); got != tc.want {
+			t.Errorf("freePath(slug(%q), %v) = %q, want %q", tc.title, tc.siblings, got, tc.want)
+		}
+	}
+}
+
+func TestDefaultCustomizationMatchesContract(t *testing.T) {
+	t.Parallel()
+	body, err := json.Marshal(defaultCustomization("My docs"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := contracttest.Check("SiteCustomizationSettings", body); err != nil {
+		t.Error(err)
+	}
+}

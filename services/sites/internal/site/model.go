@@ -1,0 +1,111 @@
+// Package site is the sites service's core: sites (create, change, publish,
+// delete), the site spaces that bind content's spaces to a site or to one of
+// its sections, the site's adaptive schema and its published view, and the
+// access every other part of the service asks for before it touches a site
+// (Service.Enter).
+package site
+
+import (
+	"time"
+)
+
+// Site is a stored site.
+type Site struct {
+	ID           string `bson:"_id"`
+	Organization string `bson:"organization"`
+	Type         string `bson:"type"`
+	Title        string `bson:"title"`
+	Visibility   string `bson:"visibility"`
+	Basename     string `bson:"basename,omitempty"`
+	// BasenameKey holds the basename, or the id while the site has none, so
+	// that a unique index on (organization, basenameKey) keeps basenames
+	// unique per organization.
+	BasenameKey        string     `bson:"basenameKey"`
+	Proxy              string     `bson:"proxy,omitempty"` // the proxy origin; "" for none
+	Published          bool       `bson:"published"`
+	AdaptiveContent    bool       `bson:"adaptiveContent"`
+	AgentsContext      string     `bson:"agentsContext"`
+	DefaultSiteSection string     `bson:"defaultSiteSection,omitempty"`
+	AdaptiveSchema     string     `bson:"adaptiveSchema,omitempty"` // JSON; "" for the default schema
+	AdaptiveSchemaAt   *time.Time `bson:"adaptiveSchemaAt,omitempty"`
+	CreatedAt          time.Time  `bson:"createdAt"`
+	UpdatedAt          time.Time  `bson:"updatedAt"`
+}
+
+// SiteSpace is a stored site space: one space shown on a site, at the site
+// level (Section "") or in a section.
+type SiteSpace struct {
+	ID           string    `bson:"_id"`
+	Organization string    `bson:"organization"`
+	Site         string    `bson:"site"`
+	Section      string    `bson:"section"`
+	Space        string    `bson:"space"`
+	Path         string    `bson:"path"` // unique per (site, section) among live site spaces
+	Default      bool      `bson:"default"`
+	Hidden       bool      `bson:"hidden"`
+	Condition    string    `bson:"condition,omitempty"`
+	Position     int64     `bson:"position"`
+	CreatedAt    time.Time `bson:"createdAt"`
+	UpdatedAt    time.Time `bson:"updatedAt"`
+}
+
+// Site types (SiteType).
+var Types = []string{"basic", "premium", "ultimate", "sponsored", "legacy-basic", "legacy-premium"}
+
+// Site visibilities (SiteVisibility).
+const (
+	VisibilityPublic      = "public"
+	VisibilityUnlisted    = "unlisted"
+	VisibilityShareLink   = "share-link"
+	VisibilityVisitorAuth = "visitor-auth"
+)
+
+// Visibilities lists every site visibility.
+var Visibilities = []string{VisibilityPublic, VisibilityUnlisted, VisibilityShareLink, VisibilityVisitorAuth}
+
+// Agents contexts.
+const (
+	AgentsExcluded = "excluded"
+	AgentsIncluded = "included"
+)
+
+// Defaults of a new site.
+const (
+	DefaultType          = "basic"
+	DefaultTitle         = "Untitled site"
+	DefaultVisibility    = VisibilityPublic
+	DefaultAgentsContext = AgentsIncluded
+)
+
+// Limits (api.md "Limits").
+const (
+	MinTitle     = 2
+	MaxTitle     = 128
+	MaxBasename  = 100
+	MaxProxy     = 512
+	MaxPath      = 100
+	MaxCondition = 1024
+	MaxSpaces    = 100 // spaces added by one site creation
+)
+
+// Fields are stored fields to set, by their stored name.
+type Fields map[string]any
+
+// Page selects one keyset page: the items after (AfterPosition, AfterID)
+// (AfterPosition only for lists sorted by position), at most Limit.
+type Page struct {
+	AfterPosition int64
+	AfterID       string
+	Limit         int
+}
+
+// List is one page of a list. Next holds the sort keys of the last item when
+// a further page exists.
+type List[T any] struct {
+	Items   []T
+	Count   int
+	HasMore bool
+	// LastPosition and LastID are the last item's keys, for the next cursor.
+	LastPosition int64
+	LastID       string
+}

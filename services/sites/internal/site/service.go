@@ -1,0 +1,179 @@
+package site
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/docspub/platform/libs/apierr"
+	"github.com/docspub/platform/libs/kafkax"
+	"github.com/docspub/platform/libs/roles"
+	"github.com/docspub/platform/services/sites/internal/access"
+	"github.com/docspub/platform/services/sites/internal/contentclient"
+	"github.com/docspub/platform/services/sites/internal/spaceview"
+)
+
+// Errors sites return besides field problems.
+var (
+	ErrOrganizationNotFound = apierr.NotFound("organization not found")
+	ErrSiteNotFound         = apierr.NotFound("site not found")
+	ErrSiteSpaceNotFound    = apierr.NotFound("site space not found")
+	ErrInvalidShareKey      = apierr.Forbidden("invalid share key")
+)
+
+func forbidden(what string) error {
+	return apierr.Forbidden("your permission does not allow you to %s", what)
+}
+
+// Sections renders a site's sections and section groups for its published
+// view. It is implemented by the sections part of the service. It must not
+// check g's permissions: the published view has already decided that the
+// caller may read the site (a share-key visitor's grant has the read level).
+type Sections interface {
+	Structure(ctx context.Context, g Grant) (items []any, hasSections bool, err error)
+}
+
+// ShareKeys tells whether a share key of a site is an active share link.
+type ShareKeys interface {
+	Active(ctx context.Context, siteID, key string) (bool, error)
+}
+
+// URLs are the bases of the URLs sites report.
+type URLs struct {
+	Public    string // the gateway: urls.location = Public + "/v1/orgs/{org}/sites/{id}"
+	App       string // the web app: base of urls.app
+	Published string // base of published site URLs
+}
+
+func (u URLs) location(org, id string) string {
+	return u.Public + "/v1/orgs/" + org + "/sites/" + id
+}
+
+func (u URLs) app(org, id string) string { return u.App + "/o/" + org + "/sites/" + id }
+
+// published is the URL of a published site: Published/{org}/{basename or id}.
+func (u URLs) published(s Site) string {
+	name := s.Basename
+	if name == "" {
+		name = s.ID
+	}
+	return u.Published + "/" + s.Organization + "/" + name
+}
+
+// Service carries out the operations on sites and site spaces.
+type Service struct {
+	store     Store
+	spaces    *spaceview.Store
+	content   *contentclient.Client
+	urls      URLs
+	now       func() time.Time
+	sections  Sections
+	shareKeys ShareKeys
+
+	mu      sync.Mutex
+	lastPos int64
+}
+
+// New returns a service. now is the clock (nil: the real one). Set the
+// sections and share keys with SetSections and SetShareKeys once they are
+// built (they need the service themselves).
+func New(store Store, spaces *spaceview.Store, content *contentclient.Client, urls URLs, now func() time.Time) *Service {
+	if now == nil {
+		now = time.Now
+	}
+	urls.Public = strings.TrimRight(urls.Public, "/")
+	urls.App = strings.TrimRight(urls.App, "/")
+	urls.Published = strings.TrimRight(urls.Published, "/")
+	return &Service{store: store, spaces: spaces, content: content, urls: urls, now: now}
+}
+
+// SetSections sets what renders the sections of published views.
+func (s *Service) SetSections(sec Sections) { s.sections = sec }
+
+// SetShareKeys sets what checks share keys of share-link sites.
+func (s *Service) SetShareKeys(k ShareKeys) { s.shareKeys = k }
+
+func (s *Service) clock() time.Time { return s.now().UTC().Truncate(time.Millisecond) }
+
+// position returns a position later than every one handed out before by
+// this process: site spaces keep the order in which they were added.
+func (s *Service) position() int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	p := s.now().UnixMicro()
+	if p <= s.lastPos {
+		p = s.lastPos + 1
+	}
+	s.lastPos = p
+	return p
+}
+
+// Grant is the caller's access to one site.
+type Grant struct {
+	Organization, Site, User string
+	Level                    roles.Role
+}
+
+// Can reports whether the grant allows a.
+func (g Grant) Can(a access.Action) bool { return access.Allows(g.Level, a) }
+
+// Enter checks that the caller may do a on a site of org and returns their
+// grant. A caller who is not a member of org (or whose role does not even
+// let them view sites), an unknown site and a site of another organization
+// are all "site not found"; a member whose role does not allow a is
+// forbidden.
+func (s *Service) Enter(ctx context.Context, c access.Caller, org, siteID string, a access.Action) (Grant, error) {
+	_, g, err := s.enter(ctx, c, org, siteID, a)
+	return g, err
+}
+
+func (s *Service) enter(ctx context.Context, c access.Caller, org, siteID string, a access.Action) (Site, Grant, error) {
+	role, ok := c.Role(org)
+	if !ok || !access.Allows(role, access.View) {
+		return Site{}, Grant{}, ErrSiteNotFound
+	}
+	st, err := s.load(ctx, org, siteID)
+	if err != nil {
+		return Site{}, Grant{}, err
+	}
+	g := Grant{Organization: org, Site: st.ID, User: c.UserID, Level: role}
+	if !g.Can(a) {
+		return Site{}, Grant{}, forbidden(actionText(a))
+	}
+	return st, g, nil
+}
+
+// load returns the site if it belongs to org.
+func (s *Service) load(ctx context.Context, org, siteID string) (Site, error) {
+	st, err := s.store.Site(ctx, siteID)
+	if errors.Is(err, apierr.ErrNotFound) || (err == nil && st.Organization != org) {
+		return Site{}, ErrSiteNotFound
+	}
+	return st, err
+}
+
+func actionText(a access.Action) string {
+	switch a {
+	case access.Edit:
+		return "edit this site"
+	case access.Manage:
+		return "manage this site"
+	}
+	return "view this site"
+}
+
+// member returns the caller's role in org; a non-member (or a role that
+// cannot view sites) learns nothing: the organization is not found.
+func member(c access.Caller, org string) (roles.Role, error) {
+	r, ok := c.Role(org)
+	if !ok || !access.Allows(r, access.View) {
+		return roles.Guest, ErrOrganizationNotFound
+	}
+	return r, nil
+}
+
+func event(typ, org, subject string, data any) kafkax.Event {
+	return kafkax.NewEvent(typ, org, subject, data)
+}

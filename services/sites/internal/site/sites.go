@@ -1,0 +1,292 @@
+package site
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/docspub/platform/libs/apierr"
+	"github.com/docspub/platform/libs/ids"
+	"github.com/docspub/platform/libs/nullable"
+	"github.com/docspub/platform/services/sites/internal/access"
+)
+
+// proxyPattern is the SiteProxyOrigin pattern: a host and at least one path
+// segment ("docs.acme.com/help").
+var proxyPattern = regexp.MustCompile(`^([\w-]+\.)*[\w-]+\.[a-zA-Z]{2,}(\/[\w-]+)+$`)
+
+// ListInput filters a list of sites.
+type ListInput struct {
+	Space     string // only sites with a site space of this space
+	Title     string // case-insensitive substring of the title
+	Published *bool
+	Page      Page
+}
+
+// ListSites returns a page of org's sites by id; any member who may view
+// sites sees them all.
+func (s *Service) ListSites(ctx context.Context, c access.Caller, org string, in ListInput) (List[SiteView], error) {
+	role, err := member(c, org)
+	if err != nil {
+		return List[SiteView]{}, err
+	}
+	q := SiteQuery{Organization: org, Title: in.Title, Published: in.Published, AfterID: in.Page.AfterID, Limit: in.Page.Limit + 1}
+	if in.Space != "" {
+		q.IDs, err = s.store.SitesWithSpace(ctx, org, in.Space)
+		if err != nil {
+			return List[SiteView]{}, err
+		}
+	}
+	sts, count, err := s.store.Sites(ctx, q)
+	if err != nil {
+		return List[SiteView]{}, err
+	}
+	out := List[SiteView]{Count: count}
+	if len(sts) > in.Page.Limit {
+		sts, out.HasMore = sts[:in.Page.Limit], true
+	}
+	out.Items, err = s.renderSites(ctx, sts, func(st Site) *Grant {
+		return &Grant{Organization: org, Site: st.ID, User: c.UserID, Level: role}
+	})
+	if err != nil {
+		return List[SiteView]{}, err
+	}
+	if len(sts) > 0 {
+		out.LastID = sts[len(sts)-1].ID
+	}
+	return out, nil
+}
+
+// CreateInput is the body of a site creation.
+type CreateInput struct {
+	Type       string
+	Title      *string
+	Visibility string
+	Spaces     []string // spaces added as site-level site spaces, in order
+}
+
+// CreateSite creates a site in org (the edit permission is needed). The
+// spaces are all checked with content first: one that does not exist, that
+// the caller cannot see or that belongs to another organization is a 400
+// naming spaces[i], and nothing is created.
+func (s *Service) CreateSite(ctx context.Context, c access.Caller, org string, in CreateInput) (SiteView, error) {
+	role, err := member(c, org)
+	if err != nil {
+		return SiteView{}, err
+	}
+	if !access.Allows(role, access.Edit) {
+		return SiteView{}, forbidden("create sites")
+	}
+	var p apierr.Problems
+	typ := DefaultType
+	if in.Type != "" {
+		p.OneOf("type", in.Type, Types...)
+		typ = in.Type
+	}
+	title := DefaultTitle
+	if in.Title != nil {
+		title = strings.TrimSpace(*in.Title)
+		p.Length("title", title, MinTitle, MaxTitle)
+	}
+	vis := DefaultVisibility
+	if in.Visibility != "" {
+		p.OneOf("visibility", in.Visibility, Visibilities...)
+		vis = in.Visibility
+	}
+	if len(in.Spaces) > MaxSpaces {
+		p.Add("spaces", "must have at most %d items", MaxSpaces)
+	}
+	for i, id := range in.Spaces {
+		if strings.TrimSpace(id) == "" {
+			p.Add(fmt.Sprintf("spaces[%d]", i), "must not be empty")
+		} else if j := slices.Index(in.Spaces, id); j < i {
+			p.Add(fmt.Sprintf("spaces[%d]", i), "space %s is already listed at spaces[%d]", id, j)
+		}
+	}
+	if err := p.Err(); err != nil {
+		return SiteView{}, err
+	}
+	spaces := make([]checkedSpace, len(in.Spaces))
+	for i, id := range in.Spaces {
+		if spaces[i], err = s.checkSpace(ctx, c, org, id, fmt.Sprintf("spaces[%d]", i)); err != nil {
+			return SiteView{}, err
+		}
+	}
+	now := s.clock()
+	st := Site{ID: ids.New(), Organization: org, Type: typ, Title: title, Visibility: vis,
+		AgentsContext: DefaultAgentsContext, CreatedAt: now, UpdatedAt: now}
+	st.BasenameKey = st.ID
+	g := Grant{Organization: org, Site: st.ID, User: c.UserID, Level: role}
+	if err := s.store.InsertSite(ctx, st, event("site.created", org, st.ID, s.siteView(st, 0, nil))); err != nil {
+		return SiteView{}, err
+	}
+	for _, sp := range spaces {
+		if _, err := s.addSiteSpace(ctx, st, g, "", sp); err != nil {
+			return SiteView{}, err
+		}
+	}
+	return s.renderSite(ctx, st, &g)
+}
+
+// GetSite returns a site.
+func (s *Service) GetSite(ctx context.Context, c access.Caller, org, siteID string) (SiteView, error) {
+	st, g, err := s.enter(ctx, c, org, siteID, access.View)
+	if err != nil {
+		return SiteView{}, err
+	}
+	return s.renderSite(ctx, st, &g)
+}
+
+// UpdateInput is the body of a site change; nil fields stay as they are.
+type UpdateInput struct {
+	Title              *string
+	Visibility         *string
+	Basename           *string
+	AdaptiveContent    *bool // adaptiveContent.enabled
+	AgentsContext      *string
+	DefaultSiteSpace   *string
+	DefaultSiteSection *string
+	Proxy              nullable.Field[string] // null removes the proxy
+}
+
+// UpdateSite changes a site (the edit permission is needed). A basename is
+// unique among the organization's sites (a taken one is a conflict);
+// defaultSiteSpace must be a site space of the site and becomes the default
+// of its section (or of the site level).
+func (s *Service) UpdateSite(ctx context.Context, c access.Caller, org, siteID string, in UpdateInput) (SiteView, error) {
+	st, g, err := s.enter(ctx, c, org, siteID, access.Edit)
+	if err != nil {
+		return SiteView{}, err
+	}
+	var p apierr.Problems
+	set := Fields{}
+	if in.Title != nil {
+		st.Title = strings.TrimSpace(*in.Title)
+		p.Length("title", st.Title, MinTitle, MaxTitle)
+		set["title"] = st.Title
+	}
+	if in.Visibility != nil {
+		p.OneOf("visibility", *in.Visibility, Visibilities...)
+		st.Visibility = *in.Visibility
+		set["visibility"] = st.Visibility
+	}
+	if in.Basename != nil {
+		st.Basename = strings.TrimSpace(*in.Basename)
+		p.Length("basename", st.Basename, 1, MaxBasename)
+		if strings.ContainsAny(st.Basename, "/?# ") {
+			p.Add("basename", "must not contain '/', '?', '#' or spaces")
+		}
+		st.BasenameKey = st.Basename
+		set["basename"], set["basenameKey"] = st.Basename, st.BasenameKey
+	}
+	if in.AdaptiveContent != nil {
+		st.AdaptiveContent = *in.AdaptiveContent
+		set["adaptiveContent"] = st.AdaptiveContent
+	}
+	if in.AgentsContext != nil {
+		p.OneOf("agentsContext", *in.AgentsContext, AgentsExcluded, AgentsIncluded)
+		st.AgentsContext = *in.AgentsContext
+		set["agentsContext"] = st.AgentsContext
+	}
+	if in.DefaultSiteSection != nil {
+		st.DefaultSiteSection = strings.TrimSpace(*in.DefaultSiteSection)
+		p.Length("defaultSiteSection", st.DefaultSiteSection, 1, -1)
+		set["defaultSiteSection"] = st.DefaultSiteSection
+	}
+	if in.Proxy.Set {
+		st.Proxy = ""
+		if !in.Proxy.Null {
+			st.Proxy = in.Proxy.Value
+			switch {
+			case len(st.Proxy) > MaxProxy:
+				p.Add("proxy", "must be at most %d characters", MaxProxy)
+			case !proxyPattern.MatchString(st.Proxy):
+				p.Add("proxy", "must be a host followed by a path, like docs.example.com/help")
+			}
+		}
+		set["proxy"] = st.Proxy
+	}
+	var newDefault SiteSpace
+	if in.DefaultSiteSpace != nil {
+		newDefault, err = s.store.SiteSpace(ctx, *in.DefaultSiteSpace)
+		if errors.Is(err, apierr.ErrNotFound) || (err == nil && newDefault.Site != st.ID) {
+			p.Add("defaultSiteSpace", "site space %s is not a site space of this site", *in.DefaultSiteSpace)
+		} else if err != nil {
+			return SiteView{}, err
+		}
+	}
+	if err := p.Err(); err != nil {
+		return SiteView{}, err
+	}
+	if newDefault.ID != "" {
+		if err := s.makeDefault(ctx, st, newDefault); err != nil {
+			return SiteView{}, err
+		}
+	}
+	if len(set) > 0 {
+		st.UpdatedAt = s.clock()
+		set["updatedAt"] = st.UpdatedAt
+		view, err := s.renderSite(ctx, st, nil)
+		if err != nil {
+			return SiteView{}, err
+		}
+		err = s.store.SetSite(ctx, st.ID, set, event("site.updated", org, st.ID, view))
+		if errors.Is(err, apierr.ErrConflict) {
+			return SiteView{}, apierr.Conflict("basename %q is already used by another site of the organization", st.Basename)
+		}
+		if err != nil {
+			return SiteView{}, err
+		}
+	}
+	return s.renderSite(ctx, st, &g)
+}
+
+// DeleteSite deletes a site and its site spaces (the manage permission is
+// needed).
+func (s *Service) DeleteSite(ctx context.Context, c access.Caller, org, siteID string) error {
+	st, _, err := s.enter(ctx, c, org, siteID, access.Manage)
+	if err != nil {
+		return err
+	}
+	view, err := s.renderSite(ctx, st, nil)
+	if err != nil {
+		return err
+	}
+	return s.store.RemoveSite(ctx, st.ID, event("site.deleted", org, st.ID, view))
+}
+
+// Publish makes a site reachable by its audience (the edit permission is needed).
+func (s *Service) Publish(ctx context.Context, c access.Caller, org, siteID string) (SiteView, error) {
+	return s.setPublished(ctx, c, org, siteID, true)
+}
+
+// Unpublish takes a site offline (the edit permission is needed).
+func (s *Service) Unpublish(ctx context.Context, c access.Caller, org, siteID string) (SiteView, error) {
+	return s.setPublished(ctx, c, org, siteID, false)
+}
+
+func (s *Service) setPublished(ctx context.Context, c access.Caller, org, siteID string, published bool) (SiteView, error) {
+	st, g, err := s.enter(ctx, c, org, siteID, access.Edit)
+	if err != nil {
+		return SiteView{}, err
+	}
+	if st.Published != published {
+		st.Published, st.UpdatedAt = published, s.clock()
+		view, err := s.renderSite(ctx, st, nil)
+		if err != nil {
+			return SiteView{}, err
+		}
+		typ := "site.unpublished"
+		if published {
+			typ = "site.published"
+		}
+		if err := s.store.SetSite(ctx, st.ID, Fields{"published": published, "updatedAt": st.UpdatedAt},
+			event(typ, org, st.ID, view)); err != nil {
+			return SiteView{}, err
+		}
+	}
+	return s.renderSite(ctx, st, &g)
+}

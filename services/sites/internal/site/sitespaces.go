@@ -1,0 +1,463 @@
+package site
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"unicode"
+
+	"github.com/docspub/platform/libs/apierr"
+	"github.com/docspub/platform/libs/ids"
+	"github.com/docspub/platform/libs/nullable"
+	"github.com/docspub/platform/libs/roles"
+	"github.com/docspub/platform/services/sites/internal/access"
+	"github.com/docspub/platform/services/sites/internal/spaceview"
+)
+
+// checkedSpace is a space content confirmed, as the projection keeps it.
+type checkedSpace struct {
+	ID    string
+	Title string
+	View  string // the Space JSON without permissions
+}
+
+// checkSpace asks content whether the caller sees the space and whether it
+// belongs to org (a 400 naming field otherwise), and records content's
+// answer in the projection unless a newer view is there.
+func (s *Service) checkSpace(ctx context.Context, c access.Caller, org, spaceID, field string) (checkedSpace, error) {
+	raw, err := s.content.Space(ctx, c, spaceID, field)
+	if err != nil {
+		return checkedSpace{}, err
+	}
+	var sp struct {
+		ID           string `json:"id"`
+		Organization string `json:"organization"`
+		Title        string `json:"title"`
+	}
+	if err := json.Unmarshal(raw, &sp); err != nil || sp.ID == "" {
+		return checkedSpace{}, fmt.Errorf("content answered an unreadable space %s: %w", spaceID, err)
+	}
+	if sp.Organization != org {
+		return checkedSpace{}, apierr.Invalid(field, "space %s belongs to another organization", spaceID)
+	}
+	view, err := spaceJSON(string(raw), nil)
+	if err != nil {
+		return checkedSpace{}, err
+	}
+	if err := s.spaces.Put(ctx, view, false, s.clock()); err != nil {
+		return checkedSpace{}, err
+	}
+	return checkedSpace{ID: sp.ID, Title: sp.Title, View: string(view)}, nil
+}
+
+// slug makes a site space path from a space title: lower-case letters and
+// digits, other runs of characters become one "-".
+func slug(title string) string {
+	var b strings.Builder
+	dash := false
+	for _, r := range strings.ToLower(title) {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+			if dash && b.Len() > 0 {
+				b.WriteByte('-')
+			}
+			b.WriteRune(r)
+			dash = false
+			continue
+		}
+		dash = true
+	}
+	out := []rune(b.String())
+	if len(out) > MaxPath-4 { // room for a "-999" suffix
+		out = out[:MaxPath-4]
+	}
+	if len(out) == 0 {
+		return "space"
+	}
+	return strings.Trim(string(out), "-")
+}
+
+// freePath returns base, or base-2, base-3... whichever no sibling uses.
+func freePath(base string, siblings []SiteSpace) string {
+	used := map[string]bool{}
+	for _, ss := range siblings {
+		used[ss.Path] = true
+	}
+	p := base
+	for n := 2; used[p]; n++ {
+		p = fmt.Sprintf("%s-%d", base, n)
+	}
+	return p
+}
+
+// AddSiteSpace adds a space to a site, in a section or (sectionID "") at
+// the site level; g must allow editing the site. Content is asked about
+// the space (a 400 naming spaceId when it does not exist, is not visible to
+// the caller or belongs to another organization); its path is the slug of
+// the space title, unique among its siblings; the first site space of a
+// section or of the site level is its default. A space already in the
+// section is a conflict.
+func (s *Service) AddSiteSpace(ctx context.Context, c access.Caller, g Grant, sectionID, spaceID string) (SiteSpaceView, error) {
+	if !g.Can(access.Edit) {
+		return SiteSpaceView{}, forbidden(actionText(access.Edit))
+	}
+	if strings.TrimSpace(spaceID) == "" {
+		return SiteSpaceView{}, apierr.Invalid("spaceId", "is required")
+	}
+	st, err := s.load(ctx, g.Organization, g.Site)
+	if err != nil {
+		return SiteSpaceView{}, err
+	}
+	sp, err := s.checkSpace(ctx, c, g.Organization, spaceID, "spaceId")
+	if err != nil {
+		return SiteSpaceView{}, err
+	}
+	return s.addSiteSpace(ctx, st, g, sectionID, sp)
+}
+
+func (s *Service) addSiteSpace(ctx context.Context, st Site, g Grant, section string, sp checkedSpace) (SiteSpaceView, error) {
+	const attempts = 3 // a concurrent addition may take the path first
+	for try := 1; ; try++ {
+		siblings, err := s.store.SiteSpacesIn(ctx, st.ID, []string{section})
+		if err != nil {
+			return SiteSpaceView{}, err
+		}
+		for _, o := range siblings {
+			if o.Space == sp.ID {
+				where := "this site"
+				if section != "" {
+					where = "this section"
+				}
+				return SiteSpaceView{}, apierr.Conflict("space %s is already in %s", sp.ID, where)
+			}
+		}
+		now := s.clock()
+		ss := SiteSpace{ID: ids.New(), Organization: st.Organization, Site: st.ID, Section: section,
+			Space: sp.ID, Path: freePath(slug(sp.Title), siblings), Default: len(siblings) == 0,
+			Position: s.position(), CreatedAt: now, UpdatedAt: now}
+		proj := spaceview.Space{ID: sp.ID, Title: sp.Title, View: sp.View}
+		ev, err := s.siteSpaceView(st, ss, proj, nil)
+		if err != nil {
+			return SiteSpaceView{}, err
+		}
+		err = s.store.InsertSiteSpace(ctx, ss, event("site_space.created", st.Organization, ss.ID, ev))
+		if errors.Is(err, apierr.ErrConflict) && try < attempts {
+			continue
+		}
+		if err != nil {
+			return SiteSpaceView{}, err
+		}
+		return s.siteSpaceView(st, ss, proj, &g.Level)
+	}
+}
+
+// SiteSpaces returns the site spaces of the given sections ("" for the
+// site-level ones), each in order, rendered for g. Site spaces whose space
+// is deleted (or unknown) in the projection are left out; they come back
+// when the space is restored. Every asked section has an entry.
+func (s *Service) SiteSpaces(ctx context.Context, g Grant, sectionIDs []string) (map[string][]SiteSpaceView, error) {
+	out := make(map[string][]SiteSpaceView, len(sectionIDs))
+	for _, id := range sectionIDs {
+		out[id] = []SiteSpaceView{}
+	}
+	if len(sectionIDs) == 0 {
+		return out, nil
+	}
+	st, err := s.load(ctx, g.Organization, g.Site)
+	if err != nil {
+		return nil, err
+	}
+	sss, err := s.store.SiteSpacesIn(ctx, st.ID, sectionIDs)
+	if err != nil {
+		return nil, err
+	}
+	views, err := s.renderSiteSpaces(ctx, st, sss, g.Level)
+	if err != nil {
+		return nil, err
+	}
+	for _, v := range views {
+		out[v.Section] = append(out[v.Section], v)
+	}
+	return out, nil
+}
+
+// renderSiteSpaces renders the site spaces whose space the projection
+// holds, not deleted, for a caller with level.
+func (s *Service) renderSiteSpaces(ctx context.Context, st Site, sss []SiteSpace, level roles.Role) ([]SiteSpaceView, error) {
+	spaceIDs := make([]string, 0, len(sss))
+	for _, ss := range sss {
+		spaceIDs = append(spaceIDs, ss.Space)
+	}
+	proj, err := s.spaces.Get(ctx, spaceIDs)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]SiteSpaceView, 0, len(sss))
+	for _, ss := range sss {
+		sp, ok := proj[ss.Space]
+		if !ok || sp.Deleted {
+			continue
+		}
+		v, err := s.siteSpaceView(st, ss, sp, &level)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+// eventView renders a site space for its events (without permissions).
+func (s *Service) eventView(ctx context.Context, st Site, ss SiteSpace) (SiteSpaceView, error) {
+	proj, err := s.spaces.Get(ctx, []string{ss.Space})
+	if err != nil {
+		return SiteSpaceView{}, err
+	}
+	sp, ok := proj[ss.Space]
+	if !ok {
+		sp = spaceview.Space{ID: ss.Space, View: fmt.Sprintf(`{"object":"space","id":%q}`, ss.Space)}
+	}
+	return s.siteSpaceView(st, ss, sp, nil)
+}
+
+// RemoveSiteSpaces removes the site spaces of a deleted section, each with
+// its event.
+func (s *Service) RemoveSiteSpaces(ctx context.Context, g Grant, sectionID string) error {
+	st, err := s.load(ctx, g.Organization, g.Site)
+	if err != nil {
+		return err
+	}
+	sss, err := s.store.SiteSpacesIn(ctx, st.ID, []string{sectionID})
+	if err != nil {
+		return err
+	}
+	for _, ss := range sss {
+		v, err := s.eventView(ctx, st, ss)
+		if err != nil {
+			return err
+		}
+		err = s.store.RemoveSiteSpace(ctx, ss.ID, event("site_space.deleted", st.Organization, ss.ID, v))
+		if err != nil && !errors.Is(err, apierr.ErrNotFound) {
+			return err
+		}
+	}
+	return nil
+}
+
+// ListSiteSpaces returns a page of all the site spaces of a site (site
+// level and sections), by order of addition; def filters on the default
+// flag. Site spaces of deleted spaces are left out.
+func (s *Service) ListSiteSpaces(ctx context.Context, c access.Caller, org, siteID string, def *bool, pg Page) (List[SiteSpaceView], error) {
+	st, g, err := s.enter(ctx, c, org, siteID, access.View)
+	if err != nil {
+		return List[SiteSpaceView]{}, err
+	}
+	spaceIDs, err := s.store.SpacesOf(ctx, st.ID)
+	if err != nil {
+		return List[SiteSpaceView]{}, err
+	}
+	proj, err := s.spaces.Get(ctx, spaceIDs)
+	if err != nil {
+		return List[SiteSpaceView]{}, err
+	}
+	hidden := []string{}
+	for _, id := range spaceIDs {
+		if sp, ok := proj[id]; !ok || sp.Deleted {
+			hidden = append(hidden, id)
+		}
+	}
+	sss, count, err := s.store.SiteSpaces(ctx, SiteSpaceQuery{Site: st.ID, Default: def, ExcludeSpaces: hidden,
+		AfterPosition: pg.AfterPosition, AfterID: pg.AfterID, Limit: pg.Limit + 1})
+	if err != nil {
+		return List[SiteSpaceView]{}, err
+	}
+	out := List[SiteSpaceView]{Count: count}
+	if len(sss) > pg.Limit {
+		sss, out.HasMore = sss[:pg.Limit], true
+	}
+	if len(sss) > 0 {
+		out.LastPosition, out.LastID = sss[len(sss)-1].Position, sss[len(sss)-1].ID
+	}
+	out.Items, err = s.renderSiteSpaces(ctx, st, sss, g.Level)
+	return out, err
+}
+
+// AddSpace adds a space to a site at the site level (the edit permission is needed).
+func (s *Service) AddSpace(ctx context.Context, c access.Caller, org, siteID, spaceID string) (SiteSpaceView, error) {
+	_, g, err := s.enter(ctx, c, org, siteID, access.Edit)
+	if err != nil {
+		return SiteSpaceView{}, err
+	}
+	return s.AddSiteSpace(ctx, c, g, "", spaceID)
+}
+
+// siteSpaceOf loads a site space of the site.
+func (s *Service) siteSpaceOf(ctx context.Context, st Site, id string) (SiteSpace, error) {
+	ss, err := s.store.SiteSpace(ctx, id)
+	if errors.Is(err, apierr.ErrNotFound) || (err == nil && ss.Site != st.ID) {
+		return SiteSpace{}, ErrSiteSpaceNotFound
+	}
+	return ss, err
+}
+
+// UpdateSiteSpaceInput is the body of a site space change; nil fields stay.
+type UpdateSiteSpaceInput struct {
+	Path      *string
+	Hidden    *bool
+	Default   *bool // true makes it the default of its section; false is refused on the default
+	Condition nullable.Field[string]
+}
+
+// validPath checks a site space path.
+func validPath(p *apierr.Problems, field, path string) {
+	p.Length(field, path, 1, MaxPath)
+	if strings.ContainsAny(path, "/?#") || strings.IndexFunc(path, unicode.IsSpace) >= 0 {
+		p.Add(field, "must not contain '/', '?', '#' or spaces")
+	}
+}
+
+// UpdateSiteSpace changes a site space (the edit permission is needed). A
+// path used by a sibling is a conflict.
+func (s *Service) UpdateSiteSpace(ctx context.Context, c access.Caller, org, siteID, id string, in UpdateSiteSpaceInput) (SiteSpaceView, error) {
+	st, g, err := s.enter(ctx, c, org, siteID, access.Edit)
+	if err != nil {
+		return SiteSpaceView{}, err
+	}
+	ss, err := s.siteSpaceOf(ctx, st, id)
+	if err != nil {
+		return SiteSpaceView{}, err
+	}
+	var p apierr.Problems
+	set := Fields{}
+	if in.Path != nil {
+		validPath(&p, "path", *in.Path)
+		ss.Path = *in.Path
+		set["path"] = ss.Path
+	}
+	if in.Hidden != nil {
+		ss.Hidden = *in.Hidden
+		set["hidden"] = ss.Hidden
+	}
+	if in.Default != nil && !*in.Default && ss.Default {
+		p.Add("default", "cannot be unset: make another site space the default instead")
+	}
+	if in.Condition.Set {
+		ss.Condition = ""
+		if !in.Condition.Null {
+			ss.Condition = in.Condition.Value
+			p.Length("condition", ss.Condition, 1, MaxCondition)
+		}
+		set["condition"] = ss.Condition
+	}
+	if err := p.Err(); err != nil {
+		return SiteSpaceView{}, err
+	}
+	if in.Path != nil {
+		siblings, err := s.store.SiteSpacesIn(ctx, st.ID, []string{ss.Section})
+		if err != nil {
+			return SiteSpaceView{}, err
+		}
+		for _, o := range siblings {
+			if o.ID != ss.ID && o.Path == ss.Path {
+				return SiteSpaceView{}, pathTaken(ss.Path)
+			}
+		}
+	}
+	if in.Default != nil && *in.Default && !ss.Default {
+		if err := s.makeDefault(ctx, st, ss); err != nil {
+			return SiteSpaceView{}, err
+		}
+		ss.Default = true
+	}
+	if len(set) > 0 {
+		ss.UpdatedAt = s.clock()
+		set["updatedAt"] = ss.UpdatedAt
+		v, err := s.eventView(ctx, st, ss)
+		if err != nil {
+			return SiteSpaceView{}, err
+		}
+		err = s.store.SetSiteSpace(ctx, ss.ID, set, event("site_space.updated", org, ss.ID, v))
+		if errors.Is(err, apierr.ErrConflict) {
+			return SiteSpaceView{}, pathTaken(ss.Path)
+		}
+		if err != nil {
+			return SiteSpaceView{}, err
+		}
+	}
+	return s.renderOne(ctx, st, ss, g.Level)
+}
+
+func pathTaken(path string) error {
+	return &apierr.Error{Status: 409, Message: fmt.Sprintf("path: %q is already used by another site space here", path), Field: "path"}
+}
+
+// renderOne renders one site space, even when its space is deleted.
+func (s *Service) renderOne(ctx context.Context, st Site, ss SiteSpace, level roles.Role) (SiteSpaceView, error) {
+	proj, err := s.spaces.Get(ctx, []string{ss.Space})
+	if err != nil {
+		return SiteSpaceView{}, err
+	}
+	sp, ok := proj[ss.Space]
+	if !ok {
+		return SiteSpaceView{}, ErrSiteSpaceNotFound
+	}
+	return s.siteSpaceView(st, ss, sp, &level)
+}
+
+// DeleteSiteSpace removes a site space (the edit permission is needed).
+// When it was the default, the first remaining sibling becomes the default.
+func (s *Service) DeleteSiteSpace(ctx context.Context, c access.Caller, org, siteID, id string) error {
+	st, _, err := s.enter(ctx, c, org, siteID, access.Edit)
+	if err != nil {
+		return err
+	}
+	ss, err := s.siteSpaceOf(ctx, st, id)
+	if err != nil {
+		return err
+	}
+	v, err := s.eventView(ctx, st, ss)
+	if err != nil {
+		return err
+	}
+	if err := s.store.RemoveSiteSpace(ctx, ss.ID, event("site_space.deleted", org, ss.ID, v)); err != nil {
+		return err
+	}
+	if !ss.Default {
+		return nil
+	}
+	rest, err := s.store.SiteSpacesIn(ctx, st.ID, []string{ss.Section})
+	if err != nil || len(rest) == 0 {
+		return err
+	}
+	return s.makeDefault(ctx, st, rest[0])
+}
+
+// makeDefault makes ss the default of its section (or site level): the
+// previous default loses the flag. Both changes carry their events.
+func (s *Service) makeDefault(ctx context.Context, st Site, ss SiteSpace) error {
+	if ss.Default {
+		return nil
+	}
+	siblings, err := s.store.SiteSpacesIn(ctx, st.ID, []string{ss.Section})
+	if err != nil {
+		return err
+	}
+	now := s.clock()
+	for _, o := range siblings {
+		want := o.ID == ss.ID
+		if o.Default == want {
+			continue
+		}
+		o.Default, o.UpdatedAt = want, now
+		v, err := s.eventView(ctx, st, o)
+		if err != nil {
+			return err
+		}
+		if err := s.store.SetSiteSpace(ctx, o.ID, Fields{"default": want, "updatedAt": now},
+			event("site_space.updated", st.Organization, o.ID, v)); err != nil {
+			return err
+		}
+	}
+	return nil
+}

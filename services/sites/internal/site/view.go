@@ -1,0 +1,211 @@
+package site
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/docspub/platform/libs/roles"
+	"github.com/docspub/platform/services/sites/internal/access"
+	"github.com/docspub/platform/services/sites/internal/spaceview"
+)
+
+// SiteView is a site as the API returns it (the Site schema). Permissions
+// are the caller's; events carry the view without them.
+type SiteView struct {
+	Object          string           `json:"object"`
+	ID              string           `json:"id"`
+	Type            string           `json:"type"`
+	AppliedType     string           `json:"appliedType"`
+	Title           string           `json:"title"`
+	Basename        string           `json:"basename,omitempty"`
+	Proxy           *ProxyView       `json:"proxy,omitempty"`
+	Visibility      string           `json:"visibility"`
+	DefaultLevel    string           `json:"defaultLevel"`
+	Published       bool             `json:"published"`
+	SiteSpaces      int              `json:"siteSpaces"`
+	CreatedAt       time.Time        `json:"createdAt"`
+	AdaptiveContent AdaptiveContent  `json:"adaptiveContent"`
+	AgentsContext   string           `json:"agentsContext"`
+	Features        []any            `json:"features"`
+	URLs            SiteURLs         `json:"urls"`
+	Permissions     *SitePermissions `json:"permissions,omitempty"`
+}
+
+// ProxyView is a site's proxy: the origin it is served on and the target
+// the proxy forwards to (the site's published URL).
+type ProxyView struct {
+	Origin string `json:"origin"`
+	Target string `json:"target"`
+}
+
+// AdaptiveContent is a site's adaptive content setting.
+type AdaptiveContent struct {
+	Enabled bool `json:"enabled"`
+}
+
+// SiteURLs are a site's URLs.
+type SiteURLs struct {
+	Location  string `json:"location"`
+	App       string `json:"app"`
+	Published string `json:"published"`
+	Preview   string `json:"preview"`
+}
+
+// SitePermissions is a site's permissions object for one caller.
+type SitePermissions struct {
+	View               bool `json:"view"`
+	Access             bool `json:"access"`
+	Edit               bool `json:"edit"`
+	Create             bool `json:"create"`
+	Admin              bool `json:"admin"`
+	InstallIntegration bool `json:"installIntegration"`
+	ViewAdaptiveSchema bool `json:"viewAdaptiveSchema"`
+	EditAdaptiveSchema bool `json:"editAdaptiveSchema"`
+}
+
+func sitePermissions(g Grant) *SitePermissions {
+	return &SitePermissions{
+		View: g.Can(access.View), Access: g.Can(access.View),
+		Edit: g.Can(access.Edit), Create: g.Can(access.Edit),
+		Admin: g.Can(access.Manage), InstallIntegration: g.Can(access.Manage),
+		ViewAdaptiveSchema: g.Can(access.View), EditAdaptiveSchema: g.Can(access.Manage),
+	}
+}
+
+// siteDefaultLevel is the defaultLevel every site reports: members keep the
+// level their organization role gives them.
+const siteDefaultLevel = "inherit"
+
+func (s *Service) siteView(st Site, siteSpaces int, g *Grant) SiteView {
+	app := s.urls.app(st.Organization, st.ID)
+	v := SiteView{
+		Object: "site", ID: st.ID, Type: st.Type, AppliedType: st.Type, Title: st.Title,
+		Basename: st.Basename, Visibility: st.Visibility, DefaultLevel: siteDefaultLevel,
+		Published: st.Published, SiteSpaces: siteSpaces, CreatedAt: st.CreatedAt,
+		AdaptiveContent: AdaptiveContent{Enabled: st.AdaptiveContent}, AgentsContext: st.AgentsContext,
+		Features: []any{},
+		URLs: SiteURLs{Location: s.urls.location(st.Organization, st.ID), App: app,
+			Published: s.urls.published(st), Preview: app + "/preview"},
+	}
+	if st.Proxy != "" {
+		v.Proxy = &ProxyView{Origin: st.Proxy, Target: s.urls.published(st)}
+	}
+	if g != nil {
+		v.Permissions = sitePermissions(*g)
+	}
+	return v
+}
+
+// renderSites renders sites with their site space counts (one query for all).
+func (s *Service) renderSites(ctx context.Context, sts []Site, g func(Site) *Grant) ([]SiteView, error) {
+	ids := make([]string, len(sts))
+	for i, st := range sts {
+		ids[i] = st.ID
+	}
+	counts, err := s.store.CountSiteSpaces(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]SiteView, len(sts))
+	for i, st := range sts {
+		var gr *Grant
+		if g != nil {
+			gr = g(st)
+		}
+		out[i] = s.siteView(st, counts[st.ID], gr)
+	}
+	return out, nil
+}
+
+func (s *Service) renderSite(ctx context.Context, st Site, g *Grant) (SiteView, error) {
+	vs, err := s.renderSites(ctx, []Site{st}, func(Site) *Grant { return g })
+	if err != nil {
+		return SiteView{}, err
+	}
+	return vs[0], nil
+}
+
+// SiteSpaceView is a site space as the API returns it (the SiteSpace
+// schema). Space is the projected Space with the caller's permissions.
+type SiteSpaceView struct {
+	Object    string          `json:"object"`
+	ID        string          `json:"id"`
+	Path      string          `json:"path"`
+	Section   string          `json:"section,omitempty"`
+	Space     json.RawMessage `json:"space"`
+	Title     string          `json:"title"`
+	Default   bool            `json:"default"`
+	Hidden    bool            `json:"hidden"`
+	Condition string          `json:"condition,omitempty"`
+	Draft     bool            `json:"draft"`
+	URLs      SiteSpaceURLs   `json:"urls"`
+}
+
+// SiteSpaceURLs are a site space's URLs.
+type SiteSpaceURLs struct {
+	Published string `json:"published"`
+}
+
+// spacePermissions is the permissions object of an embedded space for a
+// caller with level in its organization. Sites do not know the space's own
+// default level, so it is the organization role's (content answers the
+// exact one); a locked space allows no edits.
+type spacePermissions struct {
+	View               bool `json:"view"`
+	Access             bool `json:"access"`
+	Admin              bool `json:"admin"`
+	ViewInviteLinks    bool `json:"viewInviteLinks"`
+	Edit               bool `json:"edit"`
+	TriggerGitSync     bool `json:"triggerGitSync"`
+	Comment            bool `json:"comment"`
+	Merge              bool `json:"merge"`
+	Review             bool `json:"review"`
+	InstallIntegration bool `json:"installIntegration"`
+}
+
+func permissionsFor(level roles.Role, locked bool) spacePermissions {
+	edit := level.AtLeast(roles.Edit) && !locked
+	return spacePermissions{
+		View: level.AtLeast(roles.Read), Access: level.AtLeast(roles.Read),
+		Admin: level.AtLeast(roles.Admin), ViewInviteLinks: level.AtLeast(roles.Admin),
+		Edit: edit, TriggerGitSync: edit, Comment: level.AtLeast(roles.Comment),
+		Merge: level.AtLeast(roles.Review) && !locked, Review: level.AtLeast(roles.Review),
+		InstallIntegration: level.AtLeast(roles.Admin),
+	}
+}
+
+// spaceJSON is a projected space view with the permissions of level added
+// (nil level: without permissions, as events carry it).
+func spaceJSON(view string, level *roles.Role) (json.RawMessage, error) {
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal([]byte(view), &m); err != nil {
+		return nil, fmt.Errorf("decode space view: %w", err)
+	}
+	delete(m, "permissions")
+	if level != nil {
+		var mode string
+		_ = json.Unmarshal(m["editMode"], &mode)
+		p, _ := json.Marshal(permissionsFor(*level, mode == "locked"))
+		m["permissions"] = p
+	}
+	return json.Marshal(m)
+}
+
+// siteSpaceView renders a site space of st. level nil renders it for events.
+func (s *Service) siteSpaceView(st Site, ss SiteSpace, sp spaceview.Space, level *roles.Role) (SiteSpaceView, error) {
+	raw, err := spaceJSON(sp.View, level)
+	if err != nil {
+		return SiteSpaceView{}, err
+	}
+	url := s.urls.published(st)
+	if !(ss.Default && ss.Section == "") {
+		url += "/" + ss.Path
+	}
+	return SiteSpaceView{
+		Object: "site-space", ID: ss.ID, Path: ss.Path, Section: ss.Section, Space: raw,
+		Title: sp.Title, Default: ss.Default, Hidden: ss.Hidden, Condition: ss.Condition,
+		URLs: SiteSpaceURLs{Published: url},
+	}, nil
+}

@@ -1,0 +1,90 @@
+// Package sitehttp is the HTTP API of sites: ORG/sites, SITE (get, change,
+// delete), publish and unpublish, site spaces, the adaptive schema and the
+// published view. Sections, section groups and share links add their routes
+// under the same /orgs/:organizationId/sites/:siteId prefix.
+package sitehttp
+
+import (
+	"net/http"
+
+	"github.com/docspub/platform/libs/httpx"
+	"github.com/docspub/platform/libs/paging"
+	"github.com/docspub/platform/services/sites/internal/site"
+	"github.com/gin-gonic/gin"
+)
+
+// Handlers serve sites.
+type Handlers struct {
+	svc *site.Service
+}
+
+// Register adds the routes under v1, the /v1 group behind the internal token.
+func Register(v1 gin.IRouter, svc *site.Service) {
+	h := &Handlers{svc: svc}
+
+	sites := v1.Group("/orgs/:organizationId/sites")
+	sites.GET("", h.listSites)
+	sites.POST("", h.createSite)
+
+	st := sites.Group("/:siteId")
+	st.GET("", h.getSite)
+	st.PATCH("", h.updateSite)
+	st.DELETE("", h.deleteSite)
+	st.POST("/publish", h.publish)
+	st.POST("/unpublish", h.unpublish)
+	st.GET("/adaptive-schema", h.getAdaptiveSchema)
+	st.PUT("/adaptive-schema", h.putAdaptiveSchema)
+	st.GET("/published", h.published)
+	st.GET("/site-spaces", h.listSiteSpaces)
+	st.POST("/site-spaces", h.addSiteSpace)
+	st.PATCH("/site-spaces/:siteSpaceId", h.updateSiteSpace)
+	st.DELETE("/site-spaces/:siteSpaceId", h.deleteSiteSpace)
+}
+
+// idPage reads paging parameters whose cursor is the id.
+func idPage(c *gin.Context) (site.Page, bool) {
+	p, err := paging.FromQuery(c)
+	pg := site.Page{Limit: p.Limit}
+	if err == nil && p.Page != "" {
+		err = p.Keys(&pg.AfterID)
+	}
+	if err != nil {
+		httpx.Error(c, err)
+		return site.Page{}, false
+	}
+	return pg, true
+}
+
+// positionPage reads paging parameters whose cursor is (position, id).
+func positionPage(c *gin.Context) (site.Page, bool) {
+	p, err := paging.FromQuery(c)
+	pg := site.Page{Limit: p.Limit}
+	if err == nil && p.Page != "" {
+		err = p.Keys(&pg.AfterPosition, &pg.AfterID)
+	}
+	if err != nil {
+		httpx.Error(c, err)
+		return site.Page{}, false
+	}
+	return pg, true
+}
+
+// list answers a page of a list with the cursor its sort needs.
+func list[T any](c *gin.Context, l site.List[T], err error, byID bool) {
+	if err != nil {
+		httpx.Error(c, err)
+		return
+	}
+	out := paging.List[T]{Count: l.Count, Items: l.Items}
+	if out.Items == nil {
+		out.Items = []T{}
+	}
+	if l.HasMore {
+		next := paging.Cursor(l.LastPosition, l.LastID)
+		if byID {
+			next = paging.Cursor(l.LastID)
+		}
+		out.Next = &paging.Next{Page: next}
+	}
+	c.JSON(http.StatusOK, out)
+}

@@ -1,0 +1,236 @@
+// Package sitemongo stores sites and site spaces in MongoDB through
+// libs/docstore: every write carries its event (outbox), removals tombstone
+// the document for the relay, and updates of one document are serialised
+// with the shared DocLocks.
+package sitemongo
+
+import (
+	"context"
+	"regexp"
+	"strings"
+
+	"github.com/docspub/platform/libs/apierr"
+	"github.com/docspub/platform/libs/docstore"
+	"github.com/docspub/platform/libs/kafkax"
+	"github.com/docspub/platform/libs/mongox"
+	"github.com/docspub/platform/services/sites/internal/site"
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
+)
+
+// Collections of sites.
+const (
+	Sites      = "sites"
+	SiteSpaces = "site_spaces"
+)
+
+// Store implements site.Store.
+type Store struct {
+	d *docstore.Store
+}
+
+var _ site.Store = (*Store)(nil)
+
+// NewStore returns a store on db; locks are shared with the outbox relay.
+func NewStore(db *mongo.Database, locks *mongox.DocLocks) *Store {
+	return &Store{d: docstore.New(db, locks, map[string]string{Sites: "site", SiteSpaces: "site space"})}
+}
+
+// OnWrite sets the function called after each write with an event.
+func (s *Store) OnWrite(f func()) { s.d.OnWrite(f) }
+
+// Collections are the collections whose documents carry events (for the relay).
+func Collections() []string { return []string{Sites, SiteSpaces} }
+
+// Indexes are the indexes of sites and site spaces. Basenames are unique per
+// organization (basenameKey is the id while a site has no basename) and
+// paths per site and section; removal frees both.
+func Indexes() []mongox.Index {
+	return []mongox.Index{
+		mongox.Unique(Sites, "organization", "basenameKey"),
+		mongox.Keys(Sites, "organization", "_id"),
+		mongox.Unique(SiteSpaces, "site", "section", "path"),
+		mongox.Keys(SiteSpaces, "site", "position", "_id"),
+		mongox.Keys(SiteSpaces, "organization", "space"),
+	}
+}
+
+func setDoc(set site.Fields) bson.M {
+	m := bson.M{}
+	for k, v := range set {
+		m[k] = v
+	}
+	return m
+}
+
+// InsertSite stores a new site.
+func (s *Store) InsertSite(ctx context.Context, st site.Site, ev kafkax.Event) error {
+	return s.d.Insert(ctx, Sites, st, ev)
+}
+
+// SetSite changes fields of a site. A basename another live site of the
+// organization uses is a conflict.
+func (s *Store) SetSite(ctx context.Context, id string, set site.Fields, ev kafkax.Event) error {
+	if key, ok := set["basenameKey"]; ok {
+		st, err := s.Site(ctx, id)
+		if err != nil {
+			return err
+		}
+		n, err := s.d.Count(ctx, Sites, bson.M{"organization": st.Organization, "basenameKey": key, "_id": bson.M{"$ne": id}})
+		if err != nil {
+			return err
+		}
+		if n > 0 {
+			return apierr.Conflict("basename already used by another site")
+		}
+	}
+	return uniqueErr(s.d.Set(ctx, Sites, id, setDoc(set), ev), "site")
+}
+
+// uniqueErr makes a unique index violation on update a conflict: the
+// embedded FerretDB reports it as an internal error rather than a
+// duplicate key (inserts are reported right).
+func uniqueErr(err error, what string) error {
+	if err != nil && strings.Contains(err.Error(), "UNIQUE constraint failed") {
+		return apierr.Conflict("%s already exists", what)
+	}
+	return err
+}
+
+// RemoveSite tombstones a site (freeing its basename) and deletes its site spaces.
+func (s *Store) RemoveSite(ctx context.Context, id string, ev kafkax.Event) error {
+	if err := s.d.Remove(ctx, Sites, id, bson.M{"basenameKey": "removed/" + id}, ev); err != nil {
+		return err
+	}
+	return s.d.Delete(ctx, SiteSpaces, bson.M{"site": id})
+}
+
+// Site returns a live site.
+func (s *Store) Site(ctx context.Context, id string) (site.Site, error) {
+	return docstore.FindOne[site.Site](ctx, s.d, Sites, bson.M{"_id": id})
+}
+
+// Sites returns a page of sites by id and the count of all matching.
+func (s *Store) Sites(ctx context.Context, q site.SiteQuery) ([]site.Site, int, error) {
+	f := bson.M{"organization": q.Organization}
+	if q.IDs != nil {
+		f["_id"] = bson.M{"$in": q.IDs}
+	}
+	if q.Title != "" {
+		f["title"] = bson.M{"$regex": regexp.QuoteMeta(q.Title), "$options": "i"}
+	}
+	if q.Published != nil {
+		f["published"] = *q.Published
+	}
+	return docstore.Page[site.Site](ctx, s.d, Sites, f, docstore.Keyset{Field: "_id", AfterID: q.AfterID, Limit: q.Limit})
+}
+
+// InsertSiteSpace stores a new site space.
+func (s *Store) InsertSiteSpace(ctx context.Context, ss site.SiteSpace, ev kafkax.Event) error {
+	return s.d.Insert(ctx, SiteSpaces, ss, ev)
+}
+
+// SetSiteSpace changes fields of a site space.
+func (s *Store) SetSiteSpace(ctx context.Context, id string, set site.Fields, ev kafkax.Event) error {
+	return uniqueErr(s.d.Set(ctx, SiteSpaces, id, setDoc(set), ev), "site space path")
+}
+
+// RemoveSiteSpace tombstones a site space and frees its path (live paths
+// never contain "/").
+func (s *Store) RemoveSiteSpace(ctx context.Context, id string, ev kafkax.Event) error {
+	return s.d.Remove(ctx, SiteSpaces, id, bson.M{"path": "removed/" + id}, ev)
+}
+
+// SiteSpace returns a live site space.
+func (s *Store) SiteSpace(ctx context.Context, id string) (site.SiteSpace, error) {
+	return docstore.FindOne[site.SiteSpace](ctx, s.d, SiteSpaces, bson.M{"_id": id})
+}
+
+var byPosition = bson.D{{Key: "position", Value: 1}, {Key: "_id", Value: 1}}
+
+// SiteSpacesIn returns a site's site spaces in the sections, by position.
+func (s *Store) SiteSpacesIn(ctx context.Context, siteID string, sections []string) ([]site.SiteSpace, error) {
+	return docstore.Find[site.SiteSpace](ctx, s.d, SiteSpaces,
+		bson.M{"site": siteID, "section": bson.M{"$in": sections}}, options.Find().SetSort(byPosition))
+}
+
+// SiteSpaces returns a page of a site's site spaces by position and the count of all matching.
+func (s *Store) SiteSpaces(ctx context.Context, q site.SiteSpaceQuery) ([]site.SiteSpace, int, error) {
+	f := bson.M{"site": q.Site}
+	if q.Default != nil {
+		f["default"] = *q.Default
+	}
+	if len(q.ExcludeSpaces) > 0 {
+		f["space"] = bson.M{"$nin": q.ExcludeSpaces}
+	}
+	return docstore.Page[site.SiteSpace](ctx, s.d, SiteSpaces, f, docstore.Keyset{
+		Field: "position", AfterValue: q.AfterPosition, AfterID: q.AfterID, Limit: q.Limit})
+}
+
+type spaceRef struct {
+	Site  string `bson:"site"`
+	Space string `bson:"space"`
+}
+
+// SpacesOf returns the distinct spaces a site's site spaces embed.
+func (s *Store) SpacesOf(ctx context.Context, siteID string) ([]string, error) {
+	refs, err := docstore.Find[spaceRef](ctx, s.d, SiteSpaces, bson.M{"site": siteID},
+		options.Find().SetProjection(bson.M{"space": 1}))
+	if err != nil {
+		return nil, err
+	}
+	seen := map[string]bool{}
+	out := []string{}
+	for _, r := range refs {
+		if !seen[r.Space] {
+			seen[r.Space] = true
+			out = append(out, r.Space)
+		}
+	}
+	return out, nil
+}
+
+// CountSiteSpaces counts the live site spaces of each site.
+func (s *Store) CountSiteSpaces(ctx context.Context, sites []string) (map[string]int, error) {
+	out := map[string]int{}
+	if len(sites) == 0 {
+		return out, nil
+	}
+	cur, err := s.d.C(SiteSpaces).Aggregate(ctx, mongo.Pipeline{
+		{{Key: "$match", Value: docstore.Live(bson.M{"site": bson.M{"$in": sites}})}},
+		{{Key: "$group", Value: bson.M{"_id": "$site", "n": bson.M{"$sum": 1}}}},
+	})
+	if err != nil {
+		return nil, mongox.Err(err, "site space")
+	}
+	var rows []struct {
+		Site string `bson:"_id"`
+		N    int    `bson:"n"`
+	}
+	if err := cur.All(ctx, &rows); err != nil {
+		return nil, mongox.Err(err, "site space")
+	}
+	for _, r := range rows {
+		out[r.Site] = r.N
+	}
+	return out, nil
+}
+
+// SitesWithSpace returns the ids of org's sites with a site space of space.
+func (s *Store) SitesWithSpace(ctx context.Context, org, space string) ([]string, error) {
+	refs, err := docstore.Find[spaceRef](ctx, s.d, SiteSpaces, bson.M{"organization": org, "space": space},
+		options.Find().SetProjection(bson.M{"site": 1}))
+	if err != nil {
+		return nil, err
+	}
+	seen := map[string]bool{}
+	out := []string{}
+	for _, r := range refs {
+		if !seen[r.Site] {
+			seen[r.Site] = true
+			out = append(out, r.Site)
+		}
+	}
+	return out, nil
+}

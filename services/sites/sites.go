@@ -1,0 +1,202 @@
+// Package sites is the sites service: sites, their sections and section
+// groups, site spaces, share links, the adaptive schema and the published
+// view. Site spaces embed content's spaces, kept current from
+// content.events. It exposes its wiring (New, Run) so that the local runner
+// and tests start it in-process.
+package sites
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/docspub/platform/libs/config"
+	"github.com/docspub/platform/libs/discovery"
+	"github.com/docspub/platform/libs/httpx"
+	"github.com/docspub/platform/libs/internaltoken"
+	"github.com/docspub/platform/libs/kafkax"
+	"github.com/docspub/platform/libs/mongox"
+	"github.com/docspub/platform/services/sites/internal/contentclient"
+	"github.com/docspub/platform/services/sites/internal/section"
+	"github.com/docspub/platform/services/sites/internal/sectionhttp"
+	"github.com/docspub/platform/services/sites/internal/sectionmongo"
+	"github.com/docspub/platform/services/sites/internal/sharelink"
+	"github.com/docspub/platform/services/sites/internal/sharelinkhttp"
+	"github.com/docspub/platform/services/sites/internal/sharelinkmongo"
+	"github.com/docspub/platform/services/sites/internal/site"
+	"github.com/docspub/platform/services/sites/internal/sitehttp"
+	"github.com/docspub/platform/services/sites/internal/sitemongo"
+	"github.com/docspub/platform/services/sites/internal/spaceview"
+	"github.com/gin-gonic/gin"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+)
+
+// Topic is where sites publishes its events.
+const Topic = "sites.events"
+
+// ContentTopic feeds the projection of the spaces site spaces embed.
+const ContentTopic = "content.events"
+
+// ConsumerGroup is the sites service's consumer group.
+const ConsumerGroup = "sites"
+
+// Config is the service's configuration, from the environment.
+type Config struct {
+	Addr                string   `env:"SITES_ADDR, default=127.0.0.1:8083"`
+	MongoURI            string   `env:"MONGO_URI, default=mongodb://127.0.0.1:27017"`
+	Database            string   `env:"SITES_DB, default=sites"`
+	KafkaBrokers        []string `env:"KAFKA_BROKERS, default=127.0.0.1:9092"`
+	ContentURL          string   `env:"CONTENT_URL, default=http://127.0.0.1:8082"`         // where the content service answers (static discovery)
+	InternalTokenSecret string   `env:"INTERNAL_TOKEN_SECRET" secret:"true"`                // required, ≥32 bytes
+	PublicURL           string   `env:"PUBLIC_URL, default=http://127.0.0.1:8080"`          // gateway URL, base of urls.location
+	AppURL              string   `env:"APP_URL, default=http://127.0.0.1:8080/app"`         // base of urls.app
+	PublishedURL        string   `env:"PUBLISHED_URL, default=http://127.0.0.1:8080/sites"` // base of published site URLs
+	LogLevel            string   `env:"LOG_LEVEL, default=info"`
+}
+
+// Validate reports every problem of the configuration at once.
+func (c Config) Validate() error {
+	var p config.Problems
+	for name, v := range map[string]string{"SITES_ADDR": c.Addr, "MONGO_URI": c.MongoURI, "SITES_DB": c.Database} {
+		if v == "" {
+			p.Addf("%s is required", name)
+		}
+	}
+	if len(c.KafkaBrokers) == 0 {
+		p.Addf("KAFKA_BROKERS is required")
+	}
+	if len(c.InternalTokenSecret) < 32 {
+		p.Addf("INTERNAL_TOKEN_SECRET must be at least 32 bytes")
+	}
+	for name, v := range map[string]string{"CONTENT_URL": c.ContentURL, "PUBLIC_URL": c.PublicURL, "APP_URL": c.AppURL, "PUBLISHED_URL": c.PublishedURL} {
+		if u, err := url.Parse(v); err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
+			p.Addf("%s must be an absolute http(s) URL", name)
+		}
+	}
+	switch strings.ToLower(c.LogLevel) {
+	case "debug", "info", "warn", "error":
+	default:
+		p.Addf("LOG_LEVEL must be one of debug, info, warn, error")
+	}
+	return p.Err()
+}
+
+// App is a wired sites service.
+type App struct {
+	cfg      Config
+	log      *slog.Logger
+	client   *mongo.Client
+	db       *mongo.Database
+	pub      *kafkax.Publisher
+	relay    *kafkax.Relay
+	contents *kafkax.Consumer
+	handler  *gin.Engine
+}
+
+// New connects to MongoDB, ensures the indexes, and wires the stores, the
+// outbox relay, the content.events consumer and the HTTP handler.
+func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	signer, err := internaltoken.NewSigner(cfg.InternalTokenSecret, time.Minute)
+	if err != nil {
+		return nil, err
+	}
+	client, err := mongox.Connect(ctx, cfg.MongoURI)
+	if err != nil {
+		return nil, err
+	}
+	db := client.Database(cfg.Database)
+	var indexes []mongox.Index
+	for _, ix := range [][]mongox.Index{sitemongo.Indexes(), sectionmongo.Indexes(), sharelinkmongo.Indexes(), spaceview.Indexes()} {
+		indexes = append(indexes, ix...)
+	}
+	if err := mongox.EnsureIndexes(ctx, db, indexes...); err != nil {
+		_ = client.Disconnect(context.Background())
+		return nil, err
+	}
+	locks := mongox.NewDocLocks() // shared by the stores and the relay: see mongox.DocLocks
+	pub := kafkax.NewPublisher(cfg.KafkaBrokers)
+	var eventColls []string
+	for _, cs := range [][]string{sitemongo.Collections(), sectionmongo.Collections(), sharelinkmongo.Collections()} {
+		eventColls = append(eventColls, cs...)
+	}
+	relay := kafkax.NewRelay(db, pub, Topic, eventColls, log, kafkax.WithDocLocks(locks))
+
+	spaces := spaceview.NewStore(db, locks)
+	content := contentclient.New(discovery.Static{contentclient.Service: strings.TrimRight(cfg.ContentURL, "/")}, signer)
+	public := strings.TrimRight(cfg.PublicURL, "/")
+	siteStore := sitemongo.NewStore(db, locks)
+	siteStore.OnWrite(relay.Notify)
+	sites := site.New(siteStore, spaces, content, site.URLs{Public: public, App: strings.TrimRight(cfg.AppURL, "/"),
+		Published: strings.TrimRight(cfg.PublishedURL, "/")}, nil)
+	sectionStore := sectionmongo.NewStore(db, locks)
+	sectionStore.OnWrite(relay.Notify)
+	sections := section.New(sectionStore, sites, nil)
+	linkStore := sharelinkmongo.NewStore(db, locks)
+	linkStore.OnWrite(relay.Notify)
+	links := sharelink.New(linkStore, sites, sharelink.URLs{Published: strings.TrimRight(cfg.PublishedURL, "/")}, nil)
+	sites.SetSections(sections)
+	sites.SetShareKeys(links)
+
+	e := httpx.NewEngine(log, "sites", mongox.Ping(client))
+	v1 := e.Group("/v1", internaltoken.Require(signer), internaltoken.RequireUser)
+	sitehttp.Register(v1, sites)
+	sectionhttp.Register(v1, sections)
+	sharelinkhttp.Register(v1, links)
+
+	consumer := kafkax.NewConsumer(cfg.KafkaBrokers, ConsumerGroup, ContentTopic, db, spaces.Handle, log)
+	return &App{cfg: cfg, log: log, client: client, db: db, pub: pub, relay: relay, contents: consumer, handler: e}, nil
+}
+
+// Handler returns the HTTP handler.
+func (a *App) Handler() http.Handler { return a.handler }
+
+// Database returns the service's database.
+func (a *App) Database() *mongo.Database { return a.db }
+
+// RunBackground starts the outbox relay and the content.events consumer;
+// they stop when ctx is done.
+func (a *App) RunBackground(ctx context.Context) {
+	go func() {
+		if err := a.relay.Run(ctx); err != nil {
+			a.log.ErrorContext(ctx, "outbox relay stopped", "err", err)
+		}
+	}()
+	go func() {
+		if err := a.contents.Run(ctx); err != nil {
+			a.log.ErrorContext(ctx, "content consumer stopped", "err", err)
+		}
+	}()
+}
+
+// Close closes the Kafka publisher and consumer and the MongoDB connection.
+func (a *App) Close(ctx context.Context) error {
+	return errors.Join(a.contents.Close(), a.pub.Close(), a.client.Disconnect(ctx))
+}
+
+// Run starts the service and serves cfg.Addr until ctx is done.
+func Run(ctx context.Context, cfg Config, log *slog.Logger) error {
+	log.InfoContext(ctx, "starting sites", "config", config.Describe(cfg))
+	a, err := New(ctx, cfg, log)
+	if err != nil {
+		return fmt.Errorf("sites: %w", err)
+	}
+	defer func() {
+		cctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if err := a.Close(cctx); err != nil {
+			log.Error("close sites", "err", err)
+		}
+	}()
+	bg, stop := context.WithCancel(ctx)
+	defer stop()
+	a.RunBackground(bg)
+	return httpx.ListenAndServe(ctx, cfg.Addr, a.Handler(), log)
+}
