@@ -25,6 +25,11 @@ func (w *website) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 	w.mu.Lock()
 	page, ok := w.pages[r.URL.Path]
 	w.mu.Unlock()
+	if r.URL.Path == "/logo.png" {
+		rw.Header().Set("Content-Type", "image/png")
+		rw.Write(pngBytes)
+		return
+	}
 	if !ok {
 		http.NotFound(rw, r)
 		return
@@ -32,6 +37,9 @@ func (w *website) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 	rw.Header().Set("Content-Type", "text/html; charset=utf-8")
 	fmt.Fprint(rw, page)
 }
+
+// pngBytes is a 1×1 PNG.
+var pngBytes = []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01\x00\x00\x00\x01\x08\x06\x00\x00\x00\x1f\x15\xc4\x89\x00\x00\x00\rIDATx\x9cc\xf8\xff\xff?\x00\x05\xfe\x02\xfe\xa75\x81\x84\x00\x00\x00\x00IEND\xaeB`\x82")
 
 // lines makes a page body of numbered paragraphs, with some replaced.
 func lines(n int, replace map[int]string) string {
@@ -50,7 +58,7 @@ func TestChangeRequestsThroughGateway(t *testing.T) {
 	site := &website{pages: map[string]string{}}
 	srv := httptest.NewServer(site)
 	defer srv.Close()
-	site.set("/", "Home", `<p>Welcome.</p><a href="/guide">Guide</a> <a href="/api">API</a> <a href="/missing">Gone</a>`)
+	site.set("/", "Home", `<p>Welcome.</p><img src="/logo.png" alt="logo"><a href="/guide">Guide</a> <a href="/api">API</a> <a href="/missing">Gone</a>`)
 	site.set("/guide", "Guide", lines(6, map[int]string{3: "The zebrafish swims here."}))
 	site.set("/api", "API", lines(6, nil))
 
@@ -204,7 +212,18 @@ func TestChangeRequestsThroughGateway(t *testing.T) {
 	}
 	admin.op("getPageInChangeRequestById", "GET", c+"/content/page/"+guideID, nil)
 	admin.status(200, "GET", c+"/content/page/"+guideID+"/links", nil)
-	admin.op("listFilesInChangeRequestById", "GET", c+"/content/files", nil)
+	files := items(t, admin.op("listFilesInChangeRequestById", "GET", c+"/content/files", nil))
+	if len(files) != 1 {
+		t.Fatalf("files of the change request: %v", files)
+	}
+	file := admin.op("getFileInChangeRequestById", "GET", c+"/content/files/"+str(files[0], "id"), nil).json(t)
+	admin.status(200, "GET", c+"/content/files/"+str(files[0], "id")+"/backlinks", nil)
+	if dl := admin.status(200, "GET", strings.TrimPrefix(str(file, "downloadURL"), p.URL), nil); string(dl.Body) != string(pngBytes) {
+		t.Errorf("downloaded file: %d bytes, want the image's %d", len(dl.Body), len(pngBytes))
+	}
+	admin.status(200, "GET", sp+"/content", nil)
+	admin.status(200, "GET", sp+"/content/pages", nil)
+	admin.status(200, "GET", sp+"/content/files", nil)
 
 	// A broken link is reported broken.
 	broken := admin.status(200, "GET", sp+"/links?status=broken", nil)

@@ -41,6 +41,13 @@ func TestSitesThroughGateway(t *testing.T) {
 		t.Fatalf("published view lacks the space: %s", body)
 	}
 
+	// Site spaces: list, add, patch, delete.
+	admin.status(200, "GET", site+"/site-spaces", nil)
+	ss := admin.schema("SiteSpace", 201, "POST", site+"/site-spaces", map[string]any{"spaceId": sp2}).json(t)
+	admin.schema("SiteSpace", 200, "PATCH", site+"/site-spaces/"+str(ss, "id"), map[string]any{"path": "ref"})
+	admin.status(205, "DELETE", site+"/site-spaces/"+str(ss, "id"), nil)
+	admin.status(400, "POST", site+"/site-spaces", map[string]any{"spaceId": "nope"})
+
 	// Rename the space: the site shows the new title soon after.
 	admin.op("updateSpaceById", "PATCH", "/v1/spaces/"+spID, map[string]any{"title": "Field guide"})
 	eventually(t, "renamed space in the published site", func() bool {
@@ -76,6 +83,8 @@ func TestSitesThroughGateway(t *testing.T) {
 	g := admin.op("addSectionGroupToSite", "POST", site+"/section-groups", map[string]any{"title": "All", "sections": []string{str(a, "id")}}).json(t)
 	admin.op("listSiteSectionGroups", "GET", site+"/section-groups", nil)
 	admin.op("updateSiteSectionGroupById", "PATCH", site+"/section-groups/"+str(g, "id"), map[string]any{"title": "Everything"})
+	admin.schema("SiteSectionGroup", 201, "POST", site+"/section-groups/"+str(g, "id")+"/sections", map[string]any{"sectionId": str(b, "id")})
+	admin.status(205, "DELETE", site+"/section-groups/"+str(g, "id")+"/sections/"+str(b, "id"), nil)
 	admin.op("getPublishedContentSite", "GET", site+"/published", nil)
 
 	// Adaptive schema: a non-boolean claim is a 400.
@@ -121,6 +130,10 @@ func TestSitesThroughGateway(t *testing.T) {
 	admin.schema("Site", 200, "POST", site+"/unpublish", nil)
 	admin.op("deleteSiteById", "DELETE", site, nil)
 	admin.status(404, "GET", site, nil)
+
+	waitForEvents(t, p, "sites.events", map[string]string{"site.created": str(s, "id"), "site.published": str(s, "id"),
+		"site.deleted": str(s, "id"), "site_section.created": str(a, "id"), "site_section_group.created": str(g, "id"),
+		"share_link.created": str(link, "id"), "site_space.created": ""})
 }
 
 // With the sites service stopped while a space changes, it catches up after restart.

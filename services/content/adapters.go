@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/docspub/platform/services/content/internal/importer"
@@ -24,17 +25,37 @@ func (w websiteImporter) Import(ctx context.Context, base revision.Revision, _, 
 	if err != nil {
 		return nil, nil, 0, 0, err
 	}
-	files := append([]revision.File{}, base.Files...)
-	have := map[string]bool{}
-	for _, f := range files {
-		have[f.ID] = true
+	res = reuseFiles(base.Files, res)
+	files := append(append([]revision.File{}, base.Files...), res.Files...)
+	return importer.Apply(base.Pages, res, w.now().UTC()), files, res.Imported, res.Total, nil
+}
+
+// reuseFiles keeps the files base already has: an imported file with the
+// same name, type and size as one of base's is the same file downloaded
+// again, so the pages keep pointing at base's (a re-import then changes no
+// markdown, and two change requests importing the same site merge cleanly).
+func reuseFiles(base []revision.File, res importer.Result) importer.Result {
+	type key struct {
+		name, contentType string
+		size              int64
 	}
+	known := map[key]string{}
+	for _, f := range base {
+		known[key{f.Name, f.ContentType, f.Size}] = f.ID
+	}
+	var fresh []revision.File
 	for _, f := range res.Files {
-		if !have[f.ID] {
-			files = append(files, f)
+		old, ok := known[key{f.Name, f.ContentType, f.Size}]
+		if !ok {
+			fresh = append(fresh, f)
+			continue
+		}
+		for i := range res.Pages {
+			res.Pages[i].Markdown = strings.ReplaceAll(res.Pages[i].Markdown, importer.FilePrefix+f.ID, importer.FilePrefix+old)
 		}
 	}
-	return importer.Apply(base.Pages, res, w.now().UTC()), files, res.Imported, res.Total, nil
+	res.Files = fresh
+	return res
 }
 
 // pdfPrinter gives change requests their PDF (package pdf).
