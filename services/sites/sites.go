@@ -144,6 +144,8 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 	links := sharelink.New(linkStore, sites, sharelink.URLs{Published: strings.TrimRight(cfg.PublishedURL, "/")}, nil)
 	sites.SetSections(sections)
 	sites.SetShareKeys(links)
+	sites.OnDelete(sectionStore.DeleteSite)
+	sites.OnDelete(linkStore.DeleteSite)
 
 	e := httpx.NewEngine(log, "sites", mongox.Ping(client))
 	v1 := e.Group("/v1", internaltoken.Require(signer), internaltoken.RequireUser)

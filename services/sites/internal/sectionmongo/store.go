@@ -111,6 +111,14 @@ func (s *Store) RemoveSection(ctx context.Context, site, id string, ev kafkax.Ev
 	return s.d.Remove(ctx, Sections, id, bson.M{"path": freedPath(id)}, ev)
 }
 
+// DeleteSite removes a deleted site's sections and groups, without events.
+func (s *Store) DeleteSite(ctx context.Context, site string) error {
+	if err := s.d.Delete(ctx, Sections, bson.M{"site": site}); err != nil {
+		return err
+	}
+	return s.d.Delete(ctx, Groups, bson.M{"site": site})
+}
+
 // Section returns a live section of site.
 func (s *Store) Section(ctx context.Context, site, id string) (section.Section, error) {
 	return docstore.FindOne[section.Section](ctx, s.d, Sections, bson.M{"_id": id, "site": site})

@@ -175,3 +175,23 @@ func TestGroupsAndPositions(t *testing.T) {
 		t.Errorf("removed group: %v, want not found", err)
 	}
 }
+
+func TestDeleteSiteRemovesOnlyThatSitesSections(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s, _ := newStore(t)
+	insert(t, s,
+		section.Section{ID: "a", Site: "s1", Path: "a", Position: 1},
+		section.Section{ID: "b", Site: "s1", Path: "b", Position: 2},
+		section.Section{ID: "x", Site: "s2", Path: "a", Position: 1},
+	)
+	if err := s.DeleteSite(ctx, "s1"); err != nil {
+		t.Fatal(err)
+	}
+	for site, want := range map[string]int{"s1": 0, "s2": 1} {
+		got, err := s.SiteSections(ctx, site)
+		if err != nil || len(got) != want {
+			t.Errorf("sections of %s after deleting s1: %d (%v), want %d", site, len(got), err, want)
+		}
+	}
+}

@@ -71,6 +71,7 @@ type Service struct {
 	now       func() time.Time
 	sections  Sections
 	shareKeys ShareKeys
+	deleted   []func(ctx context.Context, siteID string) error
 
 	mu      sync.Mutex
 	lastPos int64
@@ -91,6 +92,13 @@ func New(store Store, spaces *spaceview.Store, content *contentclient.Client, ur
 
 // SetSections sets what renders the sections of published views.
 func (s *Service) SetSections(sec Sections) { s.sections = sec }
+
+// OnDelete adds what removes the rest of a deleted site (its sections, its
+// share links): run after the site's own removal, without events of their
+// own (site.deleted says it all).
+func (s *Service) OnDelete(f func(ctx context.Context, siteID string) error) {
+	s.deleted = append(s.deleted, f)
+}
 
 // SetShareKeys sets what checks share keys of share-link sites.
 func (s *Service) SetShareKeys(k ShareKeys) { s.shareKeys = k }

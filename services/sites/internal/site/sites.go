@@ -255,7 +255,15 @@ func (s *Service) DeleteSite(ctx context.Context, c access.Caller, org, siteID s
 	if err != nil {
 		return err
 	}
-	return s.store.RemoveSite(ctx, st.ID, event("site.deleted", org, st.ID, view))
+	if err := s.store.RemoveSite(ctx, st.ID, event("site.deleted", org, st.ID, view)); err != nil {
+		return err
+	}
+	for _, f := range s.deleted {
+		if err := f(ctx, st.ID); err != nil {
+			return fmt.Errorf("remove the rest of site %s: %w", st.ID, err)
+		}
+	}
+	return nil
 }
 
 // Publish makes a site reachable by its audience (the edit permission is needed).
