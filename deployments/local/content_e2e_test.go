@@ -205,13 +205,9 @@ func TestCommentsAndCustomFieldsThroughGateway(t *testing.T) {
 		t.Errorf("postedBy %v, want %s", cm["postedBy"], commenterID)
 	}
 	// Content learns who users are from identity.events.
-	deadline := time.Now().Add(30 * time.Second)
-	for str(admin.status(200, "GET", sp+"/comments/"+str(cm, "id"), nil).json(t), "postedBy", "displayName") != "carl" {
-		if time.Now().After(deadline) {
-			t.Fatal("postedBy.displayName never became the user's name")
-		}
-		time.Sleep(50 * time.Millisecond) // poll interval, bounded by the deadline
-	}
+	eventually(t, "postedBy.displayName becomes the user's name", func() bool {
+		return str(admin.status(200, "GET", sp+"/comments/"+str(cm, "id"), nil).json(t), "postedBy", "displayName") == "carl"
+	})
 	admin.op("listCommentsInSpace", "GET", sp+"/comments", nil)
 	admin.op("getCommentInSpace", "GET", cPath, nil)
 	if n := admin.schema("Space", 200, "GET", sp, nil).json(t)["comments"]; n != float64(1) {

@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/url"
 	"reflect"
 	"strings"
 
@@ -36,6 +37,29 @@ type Problems []string
 
 // Addf records one problem.
 func (p *Problems) Addf(format string, args ...any) { *p = append(*p, fmt.Sprintf(format, args...)) }
+
+// Require records that name is required when v is empty.
+func (p *Problems) Require(name, v string) {
+	if v == "" {
+		p.Addf("%s is required", name)
+	}
+}
+
+// HTTPURL records a problem unless v is an absolute http(s) URL.
+func (p *Problems) HTTPURL(name, v string) {
+	if u, err := url.Parse(v); err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
+		p.Addf("%s must be an absolute http(s) URL", name)
+	}
+}
+
+// LogLevel records a problem unless v is debug, info, warn or error, in any case.
+func (p *Problems) LogLevel(name, v string) {
+	switch strings.ToLower(v) {
+	case "debug", "info", "warn", "error":
+	default:
+		p.Addf("%s must be one of debug, info, warn, error", name)
+	}
+}
 
 // Err joins the problems into one error, or nil.
 func (p Problems) Err() error {

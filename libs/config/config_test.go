@@ -87,3 +87,45 @@ func TestDescribeMasksSecrets(t *testing.T) {
 		})
 	}
 }
+
+func TestProblemChecks(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name  string
+		check func(p *config.Problems)
+		want  config.Problems
+	}{
+		{"required set", func(p *config.Problems) { p.Require("ADDR", ":1") }, nil},
+		{"required empty", func(p *config.Problems) { p.Require("ADDR", "") }, config.Problems{"ADDR is required"}},
+		{"http URL", func(p *config.Problems) { p.HTTPURL("PUBLIC_URL", "http://x") }, nil},
+		{"https URL with path", func(p *config.Problems) { p.HTTPURL("APP_URL", "https://x.test/app") }, nil},
+		{"URL without scheme", func(p *config.Problems) { p.HTTPURL("PUBLIC_URL", "x.test") },
+			config.Problems{"PUBLIC_URL must be an absolute http(s) URL"}},
+		{"URL of another scheme", func(p *config.Problems) { p.HTTPURL("PUBLIC_URL", "ftp://x.test") },
+			config.Problems{"PUBLIC_URL must be an absolute http(s) URL"}},
+		{"URL without host", func(p *config.Problems) { p.HTTPURL("PUBLIC_URL", "http:///path") },
+			config.Problems{"PUBLIC_URL must be an absolute http(s) URL"}},
+		{"empty URL", func(p *config.Problems) { p.HTTPURL("PUBLIC_URL", "") },
+			config.Problems{"PUBLIC_URL must be an absolute http(s) URL"}},
+		{"unparsable URL", func(p *config.Problems) { p.HTTPURL("PUBLIC_URL", "http://[::1") },
+			config.Problems{"PUBLIC_URL must be an absolute http(s) URL"}},
+		{"log levels in any case", func(p *config.Problems) {
+			for _, l := range []string{"debug", "INFO", "Warn", "error"} {
+				p.LogLevel("LOG_LEVEL", l)
+			}
+		}, nil},
+		{"unknown log level", func(p *config.Problems) { p.LogLevel("LOG_LEVEL", "loud") },
+			config.Problems{"LOG_LEVEL must be one of debug, info, warn, error"}},
+		{"empty log level", func(p *config.Problems) { p.LogLevel("LOG_LEVEL", "") },
+			config.Problems{"LOG_LEVEL must be one of debug, info, warn, error"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			var got config.Problems
+			tc.check(&got)
+			if diff := cmp.Diff(got, tc.want); diff != "" {
+				t.Errorf("problems (-got +want):\n%s", diff)
+			}
+		})
+	}
+}

@@ -5,6 +5,7 @@ package paging
 import (
 	"encoding/base64"
 	"encoding/json"
+	"net/http"
 	"strconv"
 
 	"github.com/docspub/platform/libs/apierr"
@@ -43,6 +44,16 @@ func FromQuery(c *gin.Context) (Params, error) {
 		}
 	}
 	return p, nil
+}
+
+// Read is FromQuery that also decodes the page cursor, when there is one,
+// into keys (see Keys); without one the keys are left as they are.
+func Read(c *gin.Context, keys ...any) (Params, error) {
+	p, err := FromQuery(c)
+	if err == nil && p.Page != "" {
+		err = p.Keys(keys...)
+	}
+	return p, err
 }
 
 // Next is the cursor of the following page.
@@ -93,13 +104,26 @@ func decode(page string) ([]json.RawMessage, error) {
 // more than limit, the extra one is dropped and next points past the last kept
 // item, whose cursor keys come from key.
 func Build[T any](fetched []T, p Params, count int, key func(T) string) List[T] {
-	l := List[T]{Count: count, Items: fetched}
+	if len(fetched) > p.Limit {
+		return newList(fetched[:p.Limit], count, key(fetched[p.Limit-1]))
+	}
+	return newList(fetched, count, "")
+}
+
+// Reply answers 200 with the envelope of a page of items out of count; next
+// is the cursor of the following page (see Cursor), "" on the last page.
+func Reply[T any](c *gin.Context, items []T, count int, next string) {
+	c.JSON(http.StatusOK, newList(items, count, next))
+}
+
+// newList is the envelope of items, never null, with next unless it is "".
+func newList[T any](items []T, count int, next string) List[T] {
+	l := List[T]{Count: count, Items: items}
 	if l.Items == nil {
 		l.Items = []T{}
 	}
-	if len(fetched) > p.Limit {
-		l.Items = fetched[:p.Limit]
-		l.Next = &Next{Page: key(l.Items[p.Limit-1])}
+	if next != "" {
+		l.Next = &Next{Page: next}
 	}
 	return l
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http/httptest"
+	"strings"
 	"testing"
 	"time"
 
@@ -59,6 +60,42 @@ func TestFromQuery(t *testing.T) {
 			}
 			if diff := cmp.Diff(got, tc.want); diff != "" {
 				t.Errorf("FromQuery(%q) (-got +want):\n%s", tc.query, diff)
+			}
+		})
+	}
+}
+
+func TestRead(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		query   string
+		wantPos int64
+		wantID  string
+		wantErr string
+	}{
+		{name: "first page", query: "limit=5"},
+		{name: "cursor", query: "page=" + paging.Cursor(7, "b"), wantPos: 7, wantID: "b"},
+		{name: "cursor of other keys", query: "page=" + paging.Cursor("b"), wantErr: "page: is not a valid page cursor"},
+		{name: "bad limit", query: "limit=x&page=" + paging.Cursor(7, "b"), wantErr: "limit: must be a whole number from 0 to 1000"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var (
+				pos int64
+				id  string
+			)
+			_, err := paging.Read(query(tc.query), &pos, &id)
+			if tc.wantErr != "" {
+				var e *apierr.Error
+				if !errors.As(err, &e) || e.Status != 400 || e.Message != tc.wantErr {
+					t.Fatalf("Read(%q) error = %v, want 400 %q", tc.query, err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("Read(%q): %v", tc.query, err)
+			}
+			if pos != tc.wantPos || id != tc.wantID {
+				t.Errorf("Read(%q) keys = %d, %q; want %d, %q", tc.query, pos, id, tc.wantPos, tc.wantID)
 			}
 		})
 	}
@@ -125,6 +162,35 @@ func TestBuild(t *testing.T) {
 			}
 			if diff := cmp.Diff(string(got), tc.want); diff != "" {
 				t.Errorf("Build (-got +want):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestReply(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		items []item
+		next  string
+		want  string // JSON of the body
+	}{
+		{"more pages", []item{{"a"}, {"b"}}, paging.Cursor("b"),
+			`{"next":{"page":"` + paging.Cursor("b") + `"},"count":9,"items":[{"ID":"a"},{"ID":"b"}]}`},
+		{"last page", []item{{"a"}}, "", `{"count":9,"items":[{"ID":"a"}]}`},
+		{"empty", nil, "", `{"count":9,"items":[]}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w := httptest.NewRecorder()
+			c, _ := gin.CreateTestContext(w)
+			paging.Reply(c, tc.items, 9, tc.next)
+			if w.Code != 200 {
+				t.Errorf("status = %d, want 200", w.Code)
+			}
+			if ct := w.Header().Get("Content-Type"); !strings.HasPrefix(ct, "application/json") {
+				t.Errorf("Content-Type = %q, want JSON", ct)
+			}
+			if diff := cmp.Diff(w.Body.String(), tc.want); diff != "" {
+				t.Errorf("body (-got +want):\n%s", diff)
 			}
 		})
 	}

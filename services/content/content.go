@@ -9,8 +9,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
-	"net/url"
-	"strings"
 	"time"
 
 	"github.com/docspub/platform/libs/config"
@@ -18,6 +16,7 @@ import (
 	"github.com/docspub/platform/libs/internaltoken"
 	"github.com/docspub/platform/libs/kafkax"
 	"github.com/docspub/platform/libs/mongox"
+	"github.com/docspub/platform/libs/service"
 	"github.com/docspub/platform/libs/urlguard"
 	"github.com/docspub/platform/services/content/internal/access"
 	"github.com/docspub/platform/services/content/internal/changerequest"
@@ -71,30 +70,21 @@ type Config struct {
 // Validate reports every problem of the configuration at once.
 func (c Config) Validate() error {
 	var p config.Problems
-	for name, v := range map[string]string{"CONTENT_ADDR": c.Addr, "MONGO_URI": c.MongoURI, "CONTENT_DB": c.Database} {
-		if v == "" {
-			p.Addf("%s is required", name)
-		}
-	}
+	p.Require("CONTENT_ADDR", c.Addr)
+	p.Require("MONGO_URI", c.MongoURI)
+	p.Require("CONTENT_DB", c.Database)
 	if len(c.KafkaBrokers) == 0 {
 		p.Addf("KAFKA_BROKERS is required")
 	}
 	if len(c.InternalTokenSecret) < 32 {
 		p.Addf("INTERNAL_TOKEN_SECRET must be at least 32 bytes")
 	}
-	for name, v := range map[string]string{"PUBLIC_URL": c.PublicURL, "APP_URL": c.AppURL} {
-		if u, err := url.Parse(v); err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
-			p.Addf("%s must be an absolute http(s) URL", name)
-		}
-	}
+	p.HTTPURL("PUBLIC_URL", c.PublicURL)
+	p.HTTPURL("APP_URL", c.AppURL)
 	if c.PurgeInterval < time.Second {
 		p.Addf("PURGE_INTERVAL must be at least 1s")
 	}
-	switch strings.ToLower(c.LogLevel) {
-	case "debug", "info", "warn", "error":
-	default:
-		p.Addf("LOG_LEVEL must be one of debug, info, warn, error")
-	}
+	p.LogLevel("LOG_LEVEL", c.LogLevel)
 	return p.Err()
 }
 
@@ -266,15 +256,5 @@ func Run(ctx context.Context, cfg Config, log *slog.Logger) error {
 	if err != nil {
 		return fmt.Errorf("content: %w", err)
 	}
-	defer func() {
-		cctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		if err := a.Close(cctx); err != nil {
-			log.Error("close content", "err", err)
-		}
-	}()
-	bg, stop := context.WithCancel(ctx)
-	defer stop()
-	a.RunBackground(bg)
-	return httpx.ListenAndServe(ctx, cfg.Addr, a.Handler(), log)
+	return service.Run(ctx, "content", cfg.Addr, a, log)
 }

@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
-	"net/url"
 	"strings"
 	"time"
 
@@ -20,6 +19,7 @@ import (
 	"github.com/docspub/platform/libs/kafkax"
 	"github.com/docspub/platform/libs/mongox"
 	"github.com/docspub/platform/libs/roles"
+	"github.com/docspub/platform/libs/service"
 	"github.com/docspub/platform/services/identity/internal/directory"
 	"github.com/docspub/platform/services/identity/internal/directoryhttp"
 	"github.com/docspub/platform/services/identity/internal/directorymongo"
@@ -45,31 +45,18 @@ type Config struct {
 // Validate reports every problem of the configuration at once.
 func (c Config) Validate() error {
 	var p config.Problems
-	if c.Addr == "" {
-		p.Addf("IDENTITY_ADDR is required")
-	}
-	if c.MongoURI == "" {
-		p.Addf("MONGO_URI is required")
-	}
-	if c.Database == "" {
-		p.Addf("IDENTITY_DB is required")
-	}
+	p.Require("IDENTITY_ADDR", c.Addr)
+	p.Require("MONGO_URI", c.MongoURI)
+	p.Require("IDENTITY_DB", c.Database)
 	if len(c.KafkaBrokers) == 0 {
 		p.Addf("KAFKA_BROKERS is required")
 	}
 	if len(c.InternalTokenSecret) < 32 {
 		p.Addf("INTERNAL_TOKEN_SECRET must be at least 32 bytes")
 	}
-	for name, v := range map[string]string{"PUBLIC_URL": c.PublicURL, "APP_URL": c.AppURL} {
-		if u, err := url.Parse(v); err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
-			p.Addf("%s must be an absolute http(s) URL", name)
-		}
-	}
-	switch strings.ToLower(c.LogLevel) {
-	case "debug", "info", "warn", "error":
-	default:
-		p.Addf("LOG_LEVEL must be one of debug, info, warn, error")
-	}
+	p.HTTPURL("PUBLIC_URL", c.PublicURL)
+	p.HTTPURL("APP_URL", c.AppURL)
+	p.LogLevel("LOG_LEVEL", c.LogLevel)
 	return p.Err()
 }
 
@@ -146,17 +133,7 @@ func Run(ctx context.Context, cfg Config, log *slog.Logger) error {
 	if err != nil {
 		return err
 	}
-	defer func() {
-		cctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		if err := a.Close(cctx); err != nil {
-			log.Error("close identity", "err", err)
-		}
-	}()
-	bg, stop := context.WithCancel(ctx)
-	defer stop()
-	a.RunBackground(bg)
-	return httpx.ListenAndServe(ctx, cfg.Addr, a.Handler(), log)
+	return service.Run(ctx, "identity", cfg.Addr, a, log)
 }
 
 // BootstrapInput says what Bootstrap sets up.

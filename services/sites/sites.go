@@ -11,7 +11,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
-	"net/url"
 	"strings"
 	"time"
 
@@ -21,6 +20,7 @@ import (
 	"github.com/docspub/platform/libs/internaltoken"
 	"github.com/docspub/platform/libs/kafkax"
 	"github.com/docspub/platform/libs/mongox"
+	"github.com/docspub/platform/libs/service"
 	"github.com/docspub/platform/services/sites/internal/contentclient"
 	"github.com/docspub/platform/services/sites/internal/section"
 	"github.com/docspub/platform/services/sites/internal/sectionhttp"
@@ -62,27 +62,20 @@ type Config struct {
 // Validate reports every problem of the configuration at once.
 func (c Config) Validate() error {
 	var p config.Problems
-	for name, v := range map[string]string{"SITES_ADDR": c.Addr, "MONGO_URI": c.MongoURI, "SITES_DB": c.Database} {
-		if v == "" {
-			p.Addf("%s is required", name)
-		}
-	}
+	p.Require("SITES_ADDR", c.Addr)
+	p.Require("MONGO_URI", c.MongoURI)
+	p.Require("SITES_DB", c.Database)
 	if len(c.KafkaBrokers) == 0 {
 		p.Addf("KAFKA_BROKERS is required")
 	}
 	if len(c.InternalTokenSecret) < 32 {
 		p.Addf("INTERNAL_TOKEN_SECRET must be at least 32 bytes")
 	}
-	for name, v := range map[string]string{"CONTENT_URL": c.ContentURL, "PUBLIC_URL": c.PublicURL, "APP_URL": c.AppURL, "PUBLISHED_URL": c.PublishedURL} {
-		if u, err := url.Parse(v); err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
-			p.Addf("%s must be an absolute http(s) URL", name)
-		}
-	}
-	switch strings.ToLower(c.LogLevel) {
-	case "debug", "info", "warn", "error":
-	default:
-		p.Addf("LOG_LEVEL must be one of debug, info, warn, error")
-	}
+	p.HTTPURL("CONTENT_URL", c.ContentURL)
+	p.HTTPURL("PUBLIC_URL", c.PublicURL)
+	p.HTTPURL("APP_URL", c.AppURL)
+	p.HTTPURL("PUBLISHED_URL", c.PublishedURL)
+	p.LogLevel("LOG_LEVEL", c.LogLevel)
 	return p.Err()
 }
 
@@ -190,15 +183,5 @@ func Run(ctx context.Context, cfg Config, log *slog.Logger) error {
 	if err != nil {
 		return fmt.Errorf("sites: %w", err)
 	}
-	defer func() {
-		cctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		if err := a.Close(cctx); err != nil {
-			log.Error("close sites", "err", err)
-		}
-	}()
-	bg, stop := context.WithCancel(ctx)
-	defer stop()
-	a.RunBackground(bg)
-	return httpx.ListenAndServe(ctx, cfg.Addr, a.Handler(), log)
+	return service.Run(ctx, "sites", cfg.Addr, a, log)
 }

@@ -98,14 +98,11 @@ func (h *handlers) list(c *gin.Context) {
 		httpx.Error(c, err)
 		return
 	}
-	out := paging.List[changerequest.View]{Count: l.Count, Items: l.Items}
-	if out.Items == nil {
-		out.Items = []changerequest.View{}
-	}
+	var next string
 	if l.Next != "" {
-		out.Next = &paging.Next{Page: paging.Cursor(l.Next)}
+		next = paging.Cursor(l.Next)
 	}
-	c.JSON(http.StatusOK, out)
+	paging.Reply(c, l.Items, l.Count, next)
 }
 
 type createRequest struct {

@@ -3,7 +3,6 @@ package searchhttp
 
 import (
 	"context"
-	"net/http"
 
 	"github.com/docspub/platform/libs/httpx"
 	"github.com/docspub/platform/libs/paging"
@@ -56,12 +55,9 @@ func (h *handlers) search(c *gin.Context) {
 		httpx.Error(c, err)
 		return
 	}
-	out := paging.List[search.SpaceResult]{Count: res.Count, Items: res.Items}
-	if out.Items == nil {
-		out.Items = []search.SpaceResult{}
-	}
+	var next string
 	if res.Next != nil {
-		out.Next = &paging.Next{Page: paging.Cursor(res.Next.Matched, res.Next.Score, res.Next.Space)}
+		next = paging.Cursor(res.Next.Matched, res.Next.Score, res.Next.Space)
 	}
-	c.JSON(http.StatusOK, out)
+	paging.Reply(c, res.Items, res.Count, next)
 }

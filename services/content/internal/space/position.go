@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/docspub/platform/libs/apierr"
+	"github.com/docspub/platform/libs/order"
 )
 
 // Kinds of tree nodes, as position pointers name them.
@@ -64,45 +65,9 @@ func (s *Service) place(ctx context.Context, org, parent string, self Node, pos 
 		}
 		at = i + 1
 	}
-	p, ok := between(sibs, at)
-	if !ok {
-		if err := s.renumber(ctx, sibs); err != nil {
-			return 0, err
-		}
-		p, _ = between(sibs, at)
+	positions := make([]int64, len(sibs))
+	for i, n := range sibs {
+		positions[i] = n.Position
 	}
-	return p, nil
-}
-
-// between is a position strictly between sibs[at-1] and sibs[at].
-func between(sibs []Node, at int) (int64, bool) {
-	switch {
-	case len(sibs) == 0:
-		return positionStep, true
-	case at == 0:
-		return sibs[0].Position - positionStep, true
-	case at == len(sibs):
-		return sibs[at-1].Position + positionStep, true
-	}
-	lo, hi := sibs[at-1].Position, sibs[at].Position
-	if hi-lo < 2 {
-		return 0, false
-	}
-	return lo + (hi-lo)/2, true
-}
-
-// renumber spreads sibs evenly, keeping their order, and stores the new positions.
-func (s *Service) renumber(ctx context.Context, sibs []Node) error {
-	base := sibs[0].Position
-	for i := range sibs {
-		p := base + int64(i)*positionStep
-		if sibs[i].Position == p {
-			continue
-		}
-		if err := s.store.SetPosition(ctx, sibs[i], p); err != nil {
-			return err
-		}
-		sibs[i].Position = p
-	}
-	return nil
+	return order.Place(positions, at, func(i int, p int64) error { return s.store.SetPosition(ctx, sibs[i], p) })
 }

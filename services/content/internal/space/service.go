@@ -7,6 +7,7 @@ import (
 
 	"github.com/docspub/platform/libs/apierr"
 	"github.com/docspub/platform/libs/kafkax"
+	"github.com/docspub/platform/libs/order"
 	"github.com/docspub/platform/libs/roles"
 	"github.com/docspub/platform/services/content/internal/access"
 	"github.com/docspub/platform/services/content/internal/links"
@@ -56,11 +57,8 @@ func New(store Store, dir people.Directory, urls links.URLs, hooks Hooks, now fu
 func (s *Service) clock() time.Time { return s.now().UTC().Truncate(time.Millisecond) }
 
 // newPosition is the position of an item appended now: later than every
-// item placed before, with room for a million insertions between two items
-// created a millisecond apart.
-func (s *Service) newPosition() int64 { return s.now().UnixMilli() * positionStep }
-
-const positionStep = 1 << 20
+// item placed before.
+func (s *Service) newPosition() int64 { return order.At(s.now()) }
 
 // member returns the caller's role in org; a non-member learns nothing: the
 // organization is not found.

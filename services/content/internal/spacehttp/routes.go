@@ -3,8 +3,6 @@
 package spacehttp
 
 import (
-	"net/http"
-
 	"github.com/docspub/platform/libs/httpx"
 	"github.com/docspub/platform/libs/internaltoken"
 	"github.com/docspub/platform/libs/paging"
@@ -55,33 +53,25 @@ func Caller(c *gin.Context) access.Caller {
 
 // positionPage reads paging parameters whose cursor is (position, id).
 func positionPage(c *gin.Context) (space.Page, bool) {
-	p, err := paging.FromQuery(c)
-	if err == nil && p.Page != "" {
-		var pg space.Page
-		err = p.Keys(&pg.AfterPosition, &pg.AfterID)
-		if err == nil {
-			pg.Limit = p.Limit
-			return pg, true
-		}
-	}
+	var pg space.Page
+	p, err := paging.Read(c, &pg.AfterPosition, &pg.AfterID)
 	if err != nil {
 		httpx.Error(c, err)
 		return space.Page{}, false
 	}
-	return space.Page{Limit: p.Limit}, true
+	pg.Limit = p.Limit
+	return pg, true
 }
 
 // idPage reads paging parameters whose cursor is the id.
 func idPage(c *gin.Context) (space.Page, bool) {
-	p, err := paging.FromQuery(c)
-	pg := space.Page{Limit: p.Limit}
-	if err == nil && p.Page != "" {
-		err = p.Keys(&pg.AfterID)
-	}
+	var pg space.Page
+	p, err := paging.Read(c, &pg.AfterID)
 	if err != nil {
 		httpx.Error(c, err)
 		return space.Page{}, false
 	}
+	pg.Limit = p.Limit
 	return pg, true
 }
 
@@ -91,16 +81,12 @@ func list[T any](c *gin.Context, l space.List[T], err error, byID bool) {
 		httpx.Error(c, err)
 		return
 	}
-	out := paging.List[T]{Count: l.Count, Items: l.Items}
-	if out.Items == nil {
-		out.Items = []T{}
+	var next string
+	switch {
+	case l.HasMore && byID:
+		next = paging.Cursor(l.LastID)
+	case l.HasMore:
+		next = paging.Cursor(l.LastPosition, l.LastID)
 	}
-	if l.HasMore {
-		next := paging.Cursor(l.LastPosition, l.LastID)
-		if byID {
-			next = paging.Cursor(l.LastID)
-		}
-		out.Next = &paging.Next{Page: next}
-	}
-	c.JSON(http.StatusOK, out)
+	paging.Reply(c, l.Items, l.Count, next)
 }

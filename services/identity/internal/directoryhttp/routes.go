@@ -5,8 +5,6 @@
 package directoryhttp
 
 import (
-	"net/http"
-
 	"github.com/docspub/platform/libs/httpx"
 	"github.com/docspub/platform/libs/internaltoken"
 	"github.com/docspub/platform/libs/paging"
@@ -93,12 +91,5 @@ func list[T any](c *gin.Context, l directory.List[T], err error) {
 		httpx.Error(c, err)
 		return
 	}
-	out := paging.List[T]{Count: l.Count, Items: l.Items}
-	if out.Items == nil {
-		out.Items = []T{}
-	}
-	if l.Next != "" {
-		out.Next = &paging.Next{Page: l.Next}
-	}
-	c.JSON(http.StatusOK, out)
+	paging.Reply(c, l.Items, l.Count, l.Next)
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/docspub/platform/libs/apierr"
 	"github.com/docspub/platform/libs/ids"
 	"github.com/docspub/platform/libs/nullable"
+	"github.com/docspub/platform/libs/order"
 	"github.com/docspub/platform/services/sites/internal/access"
 	"github.com/docspub/platform/services/sites/internal/site"
 )
@@ -98,7 +99,7 @@ func (s *Service) CreateGroup(ctx context.Context, c access.Caller, org, siteID 
 	}
 	for i, sec := range members {
 		// Appended in the given order: positions step from the start.
-		if _, err := s.moveSection(ctx, g, sec, grp.ID, int64(i+1)*positionStep); err != nil {
+		if _, err := s.moveSection(ctx, g, sec, grp.ID, int64(i+1)*order.Step); err != nil {
 			return GroupView{}, err
 		}
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/docspub/platform/libs/apierr"
 	"github.com/docspub/platform/libs/kafkax"
+	"github.com/docspub/platform/libs/order"
 	"github.com/docspub/platform/services/sites/internal/access"
 	"github.com/docspub/platform/services/sites/internal/site"
 )
@@ -54,13 +55,9 @@ func New(store Store, sites SiteAccess, now func() time.Time) *Service {
 
 func (s *Service) clock() time.Time { return s.now().UTC().Truncate(time.Millisecond) }
 
-// positionStep is the gap between appended items: room for a million
-// insertions between two items created a millisecond apart.
-const positionStep = 1 << 20
-
 // newPosition is the position of an item appended now: later than every item
 // placed before.
-func (s *Service) newPosition() int64 { return s.now().UnixMilli() * positionStep }
+func (s *Service) newPosition() int64 { return order.At(s.now()) }
 
 // enter checks that the caller may do a on the site.
 func (s *Service) enter(ctx context.Context, c access.Caller, org, siteID string, a access.Action) (site.Grant, error) {

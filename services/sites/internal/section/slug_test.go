@@ -50,29 +50,3 @@ func TestFreePath(t *testing.T) {
 		})
 	}
 }
-
-func TestBetween(t *testing.T) {
-	t.Parallel()
-	sibs := []Node{{ID: "a", Position: 10}, {ID: "b", Position: 11}, {ID: "c", Position: 100}}
-	for _, tc := range []struct {
-		name   string
-		sibs   []Node
-		at     int
-		want   int64
-		wantOK bool
-	}{
-		{"no siblings", nil, 0, positionStep, true},
-		{"first", sibs, 0, 10 - positionStep, true},
-		{"last", sibs, 3, 100 + positionStep, true},
-		{"middle with room", sibs, 2, 55, true},
-		{"adjacent positions", sibs, 1, 0, false},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			got, ok := between(tc.sibs, tc.at)
-			if got != tc.want || ok != tc.wantOK {
-				t.Errorf("between(at %d) = %d, %v; want %d, %v", tc.at, got, ok, tc.want, tc.wantOK)
-			}
-		})
-	}
-}

@@ -3,8 +3,6 @@
 package sectionhttp
 
 import (
-	"net/http"
-
 	"github.com/docspub/platform/libs/httpx"
 	"github.com/docspub/platform/libs/paging"
 	"github.com/docspub/platform/services/sites/internal/section"
@@ -43,15 +41,13 @@ func groupID(c *gin.Context) string   { return c.Param("siteSectionGroupId") }
 
 // page reads paging parameters whose cursor is (position, id).
 func page(c *gin.Context) (section.Page, bool) {
-	p, err := paging.FromQuery(c)
-	pg := section.Page{Limit: p.Limit}
-	if err == nil && p.Page != "" {
-		err = p.Keys(&pg.AfterPosition, &pg.AfterID)
-	}
+	var pg section.Page
+	p, err := paging.Read(c, &pg.AfterPosition, &pg.AfterID)
 	if err != nil {
 		httpx.Error(c, err)
 		return section.Page{}, false
 	}
+	pg.Limit = p.Limit
 	return pg, true
 }
 
@@ -61,12 +57,9 @@ func list[T any](c *gin.Context, l section.List[T], err error) {
 		httpx.Error(c, err)
 		return
 	}
-	out := paging.List[T]{Count: l.Count, Items: l.Items}
-	if out.Items == nil {
-		out.Items = []T{}
-	}
+	var next string
 	if l.HasMore {
-		out.Next = &paging.Next{Page: paging.Cursor(l.LastPosition, l.LastID)}
+		next = paging.Cursor(l.LastPosition, l.LastID)
 	}
-	c.JSON(http.StatusOK, out)
+	paging.Reply(c, l.Items, l.Count, next)
 }

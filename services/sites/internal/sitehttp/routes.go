@@ -5,8 +5,6 @@
 package sitehttp
 
 import (
-	"net/http"
-
 	"github.com/docspub/platform/libs/httpx"
 	"github.com/docspub/platform/libs/paging"
 	"github.com/docspub/platform/services/sites/internal/site"
@@ -43,29 +41,25 @@ func Register(v1 gin.IRouter, svc *site.Service) {
 
 // idPage reads paging parameters whose cursor is the id.
 func idPage(c *gin.Context) (site.Page, bool) {
-	p, err := paging.FromQuery(c)
-	pg := site.Page{Limit: p.Limit}
-	if err == nil && p.Page != "" {
-		err = p.Keys(&pg.AfterID)
-	}
+	var pg site.Page
+	p, err := paging.Read(c, &pg.AfterID)
 	if err != nil {
 		httpx.Error(c, err)
 		return site.Page{}, false
 	}
+	pg.Limit = p.Limit
 	return pg, true
 }
 
 // positionPage reads paging parameters whose cursor is (position, id).
 func positionPage(c *gin.Context) (site.Page, bool) {
-	p, err := paging.FromQuery(c)
-	pg := site.Page{Limit: p.Limit}
-	if err == nil && p.Page != "" {
-		err = p.Keys(&pg.AfterPosition, &pg.AfterID)
-	}
+	var pg site.Page
+	p, err := paging.Read(c, &pg.AfterPosition, &pg.AfterID)
 	if err != nil {
 		httpx.Error(c, err)
 		return site.Page{}, false
 	}
+	pg.Limit = p.Limit
 	return pg, true
 }
 
@@ -75,16 +69,12 @@ func list[T any](c *gin.Context, l site.List[T], err error, byID bool) {
 		httpx.Error(c, err)
 		return
 	}
-	out := paging.List[T]{Count: l.Count, Items: l.Items}
-	if out.Items == nil {
-		out.Items = []T{}
+	var next string
+	switch {
+	case l.HasMore && byID:
+		next = paging.Cursor(l.LastID)
+	case l.HasMore:
+		next = paging.Cursor(l.LastPosition, l.LastID)
 	}
-	if l.HasMore {
-		next := paging.Cursor(l.LastPosition, l.LastID)
-		if byID {
-			next = paging.Cursor(l.LastID)
-		}
-		out.Next = &paging.Next{Page: next}
-	}
-	c.JSON(http.StatusOK, out)
+	paging.Reply(c, l.Items, l.Count, next)
 }

@@ -1,0 +1,90 @@
+// Package service gives what every service's command and in-process runner
+// share: Main for cmd/<svc>/main.go, and Run, the lifecycle of a wired app
+// (background work, serving, shutdown, close).
+package service
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/docspub/platform/libs/config"
+	"github.com/docspub/platform/libs/httpx"
+	"github.com/docspub/platform/libs/logx"
+	"github.com/sethvargo/go-envconfig"
+)
+
+// CloseTimeout bounds how long Run waits for an app to close.
+const CloseTimeout = 10 * time.Second
+
+// App is a wired service.
+type App interface {
+	// Handler is the HTTP handler Run serves.
+	Handler() http.Handler
+	// RunBackground starts the app's background work (relays, consumers,
+	// jobs); it stops when ctx is done.
+	RunBackground(ctx context.Context)
+	// Close releases the app's connections.
+	Close(ctx context.Context) error
+}
+
+// Run starts app's background work and serves its handler on addr until ctx
+// is done; then it stops the background work and closes app, logging a close
+// error under name.
+func Run(ctx context.Context, name, addr string, app App, log *slog.Logger) error {
+	defer func() {
+		cctx, cancel := context.WithTimeout(context.Background(), CloseTimeout)
+		defer cancel()
+		if err := app.Close(cctx); err != nil {
+			log.Error("close "+name, "err", err)
+		}
+	}()
+	bg, stop := context.WithCancel(ctx)
+	defer stop()
+	app.RunBackground(bg)
+	return httpx.ListenAndServe(ctx, addr, app.Handler(), log)
+}
+
+// Config is a service's configuration: a struct with `env` tags (see
+// config.Load) that reports its problems.
+type Config interface {
+	Validate() error
+}
+
+// Main is the main function of the command of service name: it loads C from
+// the environment, validates it, builds the logger at level(cfg) and calls
+// run with a context cancelled by SIGINT or SIGTERM. When that fails it
+// prints the error and exits 1.
+func Main[C Config](name string, run func(ctx context.Context, cfg C, log *slog.Logger) error, level func(C) string) {
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	err := start(ctx, name, envconfig.OsLookuper(), func(cfg C) *slog.Logger { return logx.New(name, level(cfg)) }, run)
+	stop()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, name+":", err)
+		os.Exit(1)
+	}
+}
+
+// start is Main without the process: the configuration comes from env and
+// the logger from newLog.
+func start[C Config](ctx context.Context, name string, env envconfig.Lookuper, newLog func(C) *slog.Logger,
+	run func(context.Context, C, *slog.Logger) error) error {
+	var cfg C
+	if err := config.LoadFrom(ctx, &cfg, env); err != nil {
+		return err
+	}
+	if err := cfg.Validate(); err != nil {
+		return err
+	}
+	log := newLog(cfg)
+	if err := run(ctx, cfg, log); err != nil {
+		log.Error(name+" stopped", "err", err)
+		return err
+	}
+	return nil
+}

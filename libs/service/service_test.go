@@ -1,0 +1,173 @@
+package service
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"log/slog"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/docspub/platform/libs/logx"
+	"github.com/google/go-cmp/cmp"
+	"github.com/sethvargo/go-envconfig"
+)
+
+// fakeApp records what Run does with it.
+type fakeApp struct {
+	closeErr error
+	started  chan struct{} // closed by RunBackground, when not nil
+
+	mu       sync.Mutex
+	bg       context.Context
+	closed   bool
+	deadline bool
+}
+
+func (a *fakeApp) Handler() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusNoContent) })
+}
+
+func (a *fakeApp) RunBackground(ctx context.Context) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.bg = ctx
+	if a.started != nil {
+		close(a.started)
+	}
+}
+
+func (a *fakeApp) Close(ctx context.Context) error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	_, a.deadline = ctx.Deadline()
+	a.closed = true
+	return a.closeErr
+}
+
+func TestRunServesUntilCancelledThenCloses(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var buf bytes.Buffer
+	app := &fakeApp{started: make(chan struct{})}
+	done := make(chan error, 1)
+	go func() { done <- Run(ctx, "svc", "127.0.0.1:0", app, logx.NewTo(&buf, "svc", "info")) }()
+
+	select {
+	case <-app.started:
+	case err := <-done:
+		t.Fatalf("Run returned %v before starting the background work", err)
+	}
+	app.mu.Lock()
+	bg := app.bg
+	app.mu.Unlock()
+	if bg.Err() != nil {
+		t.Fatal("background context is done while Run serves")
+	}
+
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatalf("Run after cancel = %v, want nil", err)
+	}
+	if bg.Err() == nil {
+		t.Error("background context is still live after Run returned")
+	}
+	if !app.closed || !app.deadline {
+		t.Errorf("Close called = %v with a deadline = %v, want both", app.closed, app.deadline)
+	}
+	if !strings.Contains(buf.String(), `"msg":"listening"`) {
+		t.Errorf("log = %s, want the app served", buf.String())
+	}
+}
+
+func TestRunClosesWhenListenFails(t *testing.T) {
+	t.Parallel()
+	var buf bytes.Buffer
+	app := &fakeApp{closeErr: errors.New("disconnect failed")}
+	err := Run(context.Background(), "svc", "no-port", app, logx.NewTo(&buf, "svc", "info"))
+	if err == nil || !strings.Contains(err.Error(), "listen no-port") {
+		t.Fatalf("Run on a bad address = %v, want the listen error", err)
+	}
+	if !app.closed {
+		t.Error("Close was not called")
+	}
+	if app.bg == nil || app.bg.Err() == nil {
+		t.Error("background context is not cancelled after Run returned")
+	}
+	if !strings.Contains(buf.String(), `"msg":"close svc"`) || !strings.Contains(buf.String(), "disconnect failed") {
+		t.Errorf("log = %s, want the close error under close svc", buf.String())
+	}
+}
+
+type testConfig struct {
+	Addr  string        `env:"ADDR, default=:8080"`
+	Wait  time.Duration `env:"WAIT, default=1s"`
+	Level string        `env:"LEVEL, default=info"`
+}
+
+func (c testConfig) Validate() error {
+	if c.Addr == "" {
+		return errors.New("ADDR is required")
+	}
+	return nil
+}
+
+func TestStart(t *testing.T) {
+	t.Parallel()
+	errRun := errors.New("boom")
+	for _, tc := range []struct {
+		name    string
+		env     map[string]string
+		runErr  error
+		wantCfg *testConfig // what run is given; nil when it must not be called
+		wantErr string
+		wantLog string
+	}{
+		{name: "defaults", env: map[string]string{},
+			wantCfg: &testConfig{Addr: ":8080", Wait: time.Second, Level: "info"}},
+		{name: "from the environment", env: map[string]string{"ADDR": ":9", "LEVEL": "debug"},
+			wantCfg: &testConfig{Addr: ":9", Wait: time.Second, Level: "debug"}},
+		{name: "bad value", env: map[string]string{"WAIT": "soon"}, wantErr: "load config"},
+		{name: "invalid", env: map[string]string{"ADDR": ""}, wantErr: "ADDR is required"},
+		{name: "run fails", env: map[string]string{}, runErr: errRun,
+			wantCfg: &testConfig{Addr: ":8080", Wait: time.Second, Level: "info"},
+			wantErr: "boom", wantLog: `"msg":"svc stopped"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			var (
+				buf   bytes.Buffer
+				got   *testConfig
+				level string
+			)
+			newLog := func(c testConfig) *slog.Logger {
+				level = c.Level
+				return logx.NewTo(&buf, "svc", c.Level)
+			}
+			run := func(_ context.Context, c testConfig, _ *slog.Logger) error {
+				got = &c
+				return tc.runErr
+			}
+			err := start(context.Background(), "svc", envconfig.MapLookuper(tc.env), newLog, run)
+			if tc.wantErr == "" && err != nil {
+				t.Fatalf("start = %v, want nil", err)
+			}
+			if tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr)) {
+				t.Fatalf("start = %v, want an error containing %q", err, tc.wantErr)
+			}
+			if diff := cmp.Diff(got, tc.wantCfg); diff != "" {
+				t.Errorf("config given to run (-got +want):\n%s", diff)
+			}
+			if tc.wantCfg != nil && level != tc.wantCfg.Level {
+				t.Errorf("logger built at level %q, want %q", level, tc.wantCfg.Level)
+			}
+			if !strings.Contains(buf.String(), tc.wantLog) {
+				t.Errorf("log = %s, want %s", buf.String(), tc.wantLog)
+			}
+		})
+	}
+}
