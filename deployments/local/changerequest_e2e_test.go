@@ -261,6 +261,18 @@ func TestChangeRequestsThroughGateway(t *testing.T) {
 	admin.status(404, "GET", otherOrg+"/search?query=quokka", nil)
 	other.status(404, "GET", crs, nil)
 
+	// A space transferred to another organization is found there, and no longer here.
+	otherOrgID := strings.TrimPrefix(otherOrg, "/v1/orgs/")
+	member(t, p, otherOrgID, "mover@demo.example", "admin")
+	mover, _ := member(t, p, p.Credentials.DemoOrgID, "mover@demo.example", "admin")
+	mover.status(200, "POST", sp+"/transfer", map[string]any{"organization": otherOrgID})
+	if r := mover.op("searchOrganizationContent", "GET", otherOrg+"/search?query=zebrafish", nil); !strings.Contains(string(r.Body), "Guide") {
+		t.Errorf("transferred space not found in its new organization: %s", r.Body)
+	}
+	if r := admin.op("searchOrganizationContent", "GET", org+"/search?query=zebrafish", nil); strings.Contains(string(r.Body), "Guide") {
+		t.Errorf("transferred space still found in its old organization: %s", r.Body)
+	}
+
 	// The review flow's events reach content.events.
 	waitForEvents(t, p, "content.events", map[string]string{"change_request.created": "", "change_request.updated": "",
 		"change_request.merged": "", "revision.created": "", "comment.created": str(cm, "id"), "space.updated": ""})

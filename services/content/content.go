@@ -164,12 +164,21 @@ func New(ctx context.Context, cfg Config, log *slog.Logger, opts ...Option) (*Ap
 	searchStore := searchmongo.NewStore(db, locks)
 	spaceStore := spacemongo.NewStore(db, locks)
 	spaceStore.OnWrite(relay.Notify)
+	var searcher *search.Service // set right below; hooks run only once requests arrive
+	reindex := func(ctx context.Context, org, spaceID, rev string) error {
+		r, err := revisionStore.Get(ctx, rev)
+		if err != nil {
+			return err
+		}
+		return searcher.IndexRevision(ctx, org, spaceID, r.Pages)
+	}
 	spaces := space.New(spaceStore, people, urls, space.Hooks{
 		Purged: []func(context.Context, string) error{commentStore.DeleteSpace, fieldStore.DeleteSpace,
 			crStore.DeleteSpace, revisionStore.DeleteSpace, searchStore.RemoveSpace},
-		Duplicated: []func(context.Context, access.Grant, access.Grant) error{fields.CopyValues},
+		Duplicated:  []func(context.Context, access.Grant, access.Grant) error{fields.CopyValues},
+		Transferred: []func(context.Context, string, string, string) error{reindex},
 	}, o.now)
-	searcher := search.New(searchStore, spaces.Titles, urls)
+	searcher = search.New(searchStore, spaces.Titles, urls)
 	now := o.now
 	if now == nil {
 		now = time.Now

@@ -403,6 +403,9 @@ func (s *Service) transferSpacesUnder(ctx context.Context, from, to, parent stri
 			if err := s.store.SetSpace(ctx, sp.ID, Fields{"organization": to, "updatedAt": now}, &ev); err != nil {
 				return err
 			}
+			if err := s.transferred(ctx, sp); err != nil {
+				return err
+			}
 		}
 		if len(sps) < 200 {
 			return nil

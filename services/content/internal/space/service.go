@@ -3,6 +3,7 @@ package space
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/docspub/platform/libs/apierr"
@@ -34,6 +35,9 @@ type Hooks struct {
 	Purged []func(ctx context.Context, spaceID string) error
 	// Duplicated runs after a space was duplicated (copy settings along).
 	Duplicated []func(ctx context.Context, from, to access.Grant) error
+	// Transferred runs after a space moved to another organization (with
+	// its collection or alone), with the space as it now is.
+	Transferred []func(ctx context.Context, org, spaceID, revision string) error
 }
 
 // Service carries out the tree's operations for a calling user.
@@ -208,6 +212,16 @@ func (s *Service) collectionFor(ctx context.Context, c access.Caller, id string,
 		err = forbidden(what)
 	}
 	return col, level, t, err
+}
+
+// transferred runs the Transferred hooks for a space now in org.
+func (s *Service) transferred(ctx context.Context, sp Space) error {
+	for _, h := range s.hooks.Transferred {
+		if err := h(ctx, sp.Organization, sp.ID, sp.Revision); err != nil {
+			return fmt.Errorf("after transferring space %s: %w", sp.ID, err)
+		}
+	}
+	return nil
 }
 
 func event(typ, org, subject string, data any) kafkax.Event {

@@ -369,6 +369,9 @@ func (s *Service) TransferSpace(ctx context.Context, c access.Caller, id string,
 	if err := s.saveSpace(ctx, sp, set, "space.transferred"); err != nil {
 		return SpaceView{}, err
 	}
+	if err := s.transferred(ctx, sp); err != nil {
+		return SpaceView{}, err
+	}
 	return s.renderSpace(ctx, sp, t.spaceLevel(to, sp))
 }
 
