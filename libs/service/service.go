@@ -16,6 +16,7 @@ import (
 	"github.com/docspub/platform/libs/config"
 	"github.com/docspub/platform/libs/httpx"
 	"github.com/docspub/platform/libs/logx"
+	"github.com/docspub/platform/libs/otelx"
 	"github.com/sethvargo/go-envconfig"
 )
 
@@ -70,8 +71,15 @@ func Main[C Config](name string, run func(ctx context.Context, cfg C, log *slog.
 	}
 }
 
+// Telemetry is how every service exports its traces.
+type Telemetry struct {
+	// Exporter is "none" (trace context still travels) or "stdout".
+	Exporter string `env:"OTEL_TRACES_EXPORTER, default=none"`
+}
+
 // start is Main without the process: the configuration comes from env and
-// the logger from newLog.
+// the logger from newLog. Tracing is set up (OTEL_TRACES_EXPORTER) before
+// run and flushed after it.
 func start[C Config](ctx context.Context, name string, env envconfig.Lookuper, newLog func(C) *slog.Logger,
 	run func(context.Context, C, *slog.Logger) error) error {
 	var cfg C
@@ -81,6 +89,19 @@ func start[C Config](ctx context.Context, name string, env envconfig.Lookuper, n
 	if err := cfg.Validate(); err != nil {
 		return err
 	}
+	var tel Telemetry
+	if err := config.LoadFrom(ctx, &tel, env); err != nil {
+		return err
+	}
+	shutdown, err := otelx.Setup(ctx, name, tel.Exporter)
+	if err != nil {
+		return fmt.Errorf("OTEL_TRACES_EXPORTER: %w", err)
+	}
+	defer func() {
+		sctx, cancel := context.WithTimeout(context.Background(), CloseTimeout)
+		defer cancel()
+		_ = shutdown(sctx)
+	}()
 	log := newLog(cfg)
 	if err := run(ctx, cfg, log); err != nil {
 		log.Error(name+" stopped", "err", err)

@@ -4,30 +4,14 @@ package main
 
 import (
 	"context"
-	"os"
-	"os/signal"
-	"syscall"
+	"log/slog"
 
 	"github.com/docspub/platform/gateway"
-	"github.com/docspub/platform/libs/config"
-	"github.com/docspub/platform/libs/logx"
+	"github.com/docspub/platform/libs/service"
 )
 
 func main() {
-	log := logx.New("gateway", os.Getenv("LOG_LEVEL"))
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	if err := run(ctx); err != nil {
-		log.Error("gateway stopped", "err", err)
-		stop()
-		os.Exit(1)
-	}
-}
-
-func run(ctx context.Context) error {
-	var cfg gateway.Config
-	if err := config.Load(ctx, &cfg); err != nil {
-		return err
-	}
-	return gateway.Run(ctx, cfg)
+	service.Main("gateway", func(ctx context.Context, cfg gateway.Config, _ *slog.Logger) error {
+		return gateway.Run(ctx, cfg)
+	}, func(c gateway.Config) string { return c.LogLevel })
 }

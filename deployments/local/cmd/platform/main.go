@@ -12,6 +12,8 @@ import (
 	local "github.com/docspub/platform/deployments/local"
 	"github.com/docspub/platform/libs/config"
 	"github.com/docspub/platform/libs/logx"
+	"github.com/docspub/platform/libs/otelx"
+	"github.com/docspub/platform/libs/service"
 )
 
 func main() {
@@ -29,6 +31,15 @@ func run(ctx context.Context) error {
 		return err
 	}
 	log := logx.New("platform", cfg.LogLevel)
+	var tel service.Telemetry // OTEL_TRACES_EXPORTER: none or stdout, for every in-process service
+	if err := config.Load(ctx, &tel); err != nil {
+		return err
+	}
+	shutdown, err := otelx.Setup(ctx, "platform", tel.Exporter)
+	if err != nil {
+		return fmt.Errorf("OTEL_TRACES_EXPORTER: %w", err)
+	}
+	defer func() { _ = shutdown(context.Background()) }()
 	p, err := local.Start(ctx, cfg, log)
 	if err != nil {
 		return err
