@@ -22,6 +22,36 @@ import (
 // handled: _id is "<group>:<event id>".
 const ProcessedCollection = "processed_events"
 
+// ProcessedTTL is how long a handled event's record is kept: longer than
+// any redelivery; handlers are idempotent beyond it. Run prunes older
+// records every hour (a sweep rather than a TTL index, which the embedded
+// FerretDB does not implement).
+const ProcessedTTL = 7 * 24 * time.Hour
+
+// PruneProcessed deletes the records of events handled before t and returns how many.
+func PruneProcessed(ctx context.Context, db *mongo.Database, t time.Time) (int64, error) {
+	res, err := db.Collection(ProcessedCollection).DeleteMany(ctx, bson.M{"at": bson.M{"$lt": t.UTC()}})
+	if err != nil {
+		return 0, fmt.Errorf("prune processed events: %w", err)
+	}
+	return res.DeletedCount, nil
+}
+
+func (c *Consumer) prune(ctx context.Context) {
+	t := time.NewTicker(time.Hour)
+	defer t.Stop()
+	for {
+		if _, err := PruneProcessed(ctx, c.db, time.Now().Add(-ProcessedTTL)); err != nil && ctx.Err() == nil {
+			c.log.WarnContext(ctx, "prune processed events", "err", err)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
 const (
 	minConsumerBackoff = 100 * time.Millisecond
 	maxConsumerBackoff = 5 * time.Second
@@ -84,6 +114,9 @@ func NewConsumer(brokers []string, group, topic string, db *mongo.Database, hand
 // (doubling up to 5s), never skipped. A message that is not an event envelope
 // is logged and skipped.
 func (c *Consumer) Run(ctx context.Context) error {
+	pctx, stop := context.WithCancel(ctx)
+	defer stop()
+	go c.prune(pctx)
 	failures := 0
 	for {
 		m, err := c.r.FetchMessage(ctx)

@@ -382,3 +382,22 @@ func freePort(t *testing.T) int {
 	defer ln.Close()
 	return ln.Addr().(*net.TCPAddr).Port
 }
+
+func TestPruneProcessedKeepsRecentRecords(t *testing.T) {
+	db := mongotest.Database(t)
+	ctx := context.Background()
+	now := time.Now().UTC()
+	for id, at := range map[string]time.Time{"old": now.Add(-kafkax.ProcessedTTL - time.Hour), "recent": now.Add(-time.Hour)} {
+		if _, err := db.Collection(kafkax.ProcessedCollection).InsertOne(ctx, bson.M{"_id": "g:" + id, "group": "g", "at": at}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	n, err := kafkax.PruneProcessed(ctx, db, now.Add(-kafkax.ProcessedTTL))
+	if err != nil || n != 1 {
+		t.Fatalf("PruneProcessed = %d, %v; want 1", n, err)
+	}
+	left, err := db.Collection(kafkax.ProcessedCollection).CountDocuments(ctx, bson.M{"_id": "g:recent"})
+	if err != nil || left != 1 {
+		t.Errorf("recent record gone (%d, %v)", left, err)
+	}
+}
