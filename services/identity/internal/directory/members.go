@@ -155,6 +155,8 @@ func (s *Service) UpdateMember(ctx context.Context, userID, orgID, target string
 		return s.memberView(ctx, m)
 	}
 	if m.Role == roles.Admin {
+		unlock := s.admins.lock(c.org.ID)
+		defer unlock()
 		if err := s.keepAnAdmin(ctx, c.org.ID); err != nil {
 			return MemberView{}, err
 		}
@@ -163,7 +165,10 @@ func (s *Service) UpdateMember(ctx context.Context, userID, orgID, target string
 	return s.saveMember(ctx, m, Fields{"role": r})
 }
 
-// keepAnAdmin refuses to take away the organization's only admin.
+// keepAnAdmin refuses to take away the organization's only admin. Callers
+// hold s.admins' lock of the organization from this check to their write, so
+// two admins demoting each other at once cannot leave it without one (within
+// one identity process; replicas would need a transaction).
 func (s *Service) keepAnAdmin(ctx context.Context, org string) error {
 	n, err := s.store.CountAdmins(ctx, org)
 	if err != nil {
@@ -202,6 +207,8 @@ func (s *Service) RemoveMember(ctx context.Context, userID, orgID, target string
 		return err
 	}
 	if m.Role == roles.Admin {
+		unlock := s.admins.lock(c.org.ID)
+		defer unlock()
 		if err := s.keepAnAdmin(ctx, c.org.ID); err != nil {
 			return err
 		}

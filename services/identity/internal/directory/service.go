@@ -3,6 +3,7 @@ package directory
 import (
 	"context"
 	"errors"
+	"sync"
 	"time"
 
 	"github.com/docspub/platform/libs/apierr"
@@ -33,6 +34,17 @@ type Service struct {
 	urls      URLs
 	claimsKey []byte
 	now       func() time.Time
+	admins    orgLocks // serialises the last-admin check with the change it guards
+}
+
+// orgLocks are mutexes by organization id.
+type orgLocks struct{ m sync.Map }
+
+// lock locks org's mutex and returns its unlock.
+func (l *orgLocks) lock(org string) func() {
+	mu, _ := l.m.LoadOrStore(org, &sync.Mutex{})
+	mu.(*sync.Mutex).Lock()
+	return mu.(*sync.Mutex).Unlock
 }
 
 // New returns a service over store. claimsSecret signs the visitor claims

@@ -1,10 +1,12 @@
 package directoryhttp_test
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/docspub/platform/libs/apitest"
@@ -13,6 +15,7 @@ import (
 	"github.com/docspub/platform/libs/roles"
 	"github.com/docspub/platform/services/identity/internal/directory"
 	"github.com/golang-jwt/jwt/v5"
+	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
 type memberJSON struct {
@@ -187,4 +190,30 @@ func TestPing(t *testing.T) {
 		t.Error("lastSeenAt not set by ping")
 	}
 	e.api.Run(e.t, as, []row{{Name: "non-member pings", User: outsider, Method: "POST", Path: "/v1/orgs/" + org + "/ping", Want: 404}})
+}
+
+// Two admins demoting each other at the same time leave the organization with one admin.
+func TestConcurrentDemotionsKeepAnAdmin(t *testing.T) {
+	for range 5 {
+		e := newEnv(t)
+		org, a, _ := e.seed("", "ada@acme.test", roles.Admin)
+		_, b, _ := e.seed(org, "bea@acme.test", roles.Admin)
+		var wg sync.WaitGroup
+		codes := make([]int, 2)
+		for i, pair := range [][2]string{{a, b}, {b, a}} {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				codes[i] = e.api.Do(as(pair[0]), "PATCH", "/v1/orgs/"+org+"/members/"+pair[1], `{"role":"read"}`).Status
+			}()
+		}
+		wg.Wait()
+		n, err := e.db.Collection("members").CountDocuments(context.Background(), bson.M{"organization": org, "role": "admin"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n != 1 {
+			t.Fatalf("admins left: %d (answers %v), want 1", n, codes)
+		}
+	}
 }
