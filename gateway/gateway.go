@@ -42,6 +42,10 @@ type Config struct {
 	AuthCacheTTL time.Duration `env:"AUTH_CACHE_TTL, default=30s"`
 	// RateLimit is the number of requests per token per minute; 0 turns it off.
 	RateLimit int `env:"RATE_LIMIT, default=600"`
+	// FailedAuthLimit is the number of unknown tokens one client address may
+	// present per minute; over it, only tokens already known to be valid get
+	// through (429 otherwise). 0 turns it off.
+	FailedAuthLimit int `env:"FAILED_AUTH_LIMIT, default=30"`
 	// UpstreamTimeout bounds the wait for a service's response headers.
 	UpstreamTimeout time.Duration `env:"UPSTREAM_TIMEOUT, default=30s"`
 	// MaxBodyBytes bounds a request body.
@@ -72,6 +76,9 @@ func (c Config) Validate() error {
 	}
 	if c.RateLimit < 0 {
 		p.Addf("RATE_LIMIT: must be 0 (off) or positive")
+	}
+	if c.FailedAuthLimit < 0 {
+		p.Addf("FAILED_AUTH_LIMIT: must be 0 (off) or positive")
 	}
 	if c.UpstreamTimeout <= 0 {
 		p.Addf("UPSTREAM_TIMEOUT: must be positive")

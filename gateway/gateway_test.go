@@ -334,6 +334,26 @@ func TestRateLimit(t *testing.T) {
 	wantStatus(t, h.do(t, http.MethodGet, "/v1/spaces/s1", other, nil, nil), http.StatusOK)
 }
 
+func TestFailedAuthLimitPerAddress(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, options{env: map[string]string{"FAILED_AUTH_LIMIT": "3"}})
+	known, _ := h.identity.add(randomID("user"), nil)
+	wantStatus(t, h.do(t, http.MethodGet, "/v1/spaces/s1", known, nil, nil), http.StatusOK) // now cached as valid
+	for range 3 {
+		errorBody(t, h.do(t, http.MethodGet, "/v1/spaces/s1", randomID("guess"), nil, nil), http.StatusUnauthorized)
+	}
+	resp := h.do(t, http.MethodGet, "/v1/spaces/s1", randomID("guess"), nil, nil)
+	errorBody(t, resp, http.StatusTooManyRequests)
+	if resp.Header.Get("Retry-After") == "" {
+		t.Error("429 without Retry-After")
+	}
+	// A token already known to be valid still gets through; a token never
+	// seen does not, valid or not, until the minute is over.
+	wantStatus(t, h.do(t, http.MethodGet, "/v1/spaces/s1", known, nil, nil), http.StatusOK)
+	fresh, _ := h.identity.add(randomID("user"), nil)
+	errorBody(t, h.do(t, http.MethodGet, "/v1/spaces/s1", fresh, nil, nil), http.StatusTooManyRequests)
+}
+
 func TestRateLimitOff(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t, options{env: map[string]string{"RATE_LIMIT": "0"}})

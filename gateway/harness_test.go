@@ -254,7 +254,9 @@ func newHarness(t testing.TB, o options) *harness {
 	for k, v := range o.upstreams {
 		ups[k] = v
 	}
-	env := map[string]string{"INTERNAL_TOKEN_SECRET": secret, "UPSTREAMS": ups.String()}
+	// The failed-auth limit is per client address, and every test comes from
+	// 127.0.0.1 through one shared Redis: off unless a test turns it on.
+	env := map[string]string{"INTERNAL_TOKEN_SECRET": secret, "UPSTREAMS": ups.String(), "FAILED_AUTH_LIMIT": "0"}
 	for k, v := range o.env {
 		env[k] = v
 	}

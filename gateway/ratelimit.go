@@ -58,3 +58,31 @@ func ceilSeconds(d time.Duration) string {
 	}
 	return strconv.FormatInt(int64(math.Ceil(d.Seconds())), 10)
 }
+
+// failedAuthKey is the limiter key of a client address's unknown tokens.
+func failedAuthKey(c *gin.Context) string { return "gateway:authfail:" + c.RemoteIP() }
+
+// authBlocked reports whether the client address has used up its unknown
+// tokens for now (FAILED_AUTH_LIMIT), without counting this request. The
+// address is the connection's peer: forwarded-for headers are not trusted.
+func (g *Gateway) authBlocked(c *gin.Context) bool {
+	if g.cfg.FailedAuthLimit == 0 {
+		return false
+	}
+	res, err := g.limiter.AllowN(c.Request.Context(), failedAuthKey(c), redis_rate.PerMinute(g.cfg.FailedAuthLimit), 0)
+	if err != nil {
+		g.redisFailed(c.Request.Context(), "failed-auth limit", err)
+		return false
+	}
+	return res.Remaining < 1
+}
+
+// authFailed counts an unknown token against the client address.
+func (g *Gateway) authFailed(c *gin.Context) {
+	if g.cfg.FailedAuthLimit == 0 {
+		return
+	}
+	if _, err := g.limiter.Allow(c.Request.Context(), failedAuthKey(c), redis_rate.PerMinute(g.cfg.FailedAuthLimit)); err != nil {
+		g.redisFailed(c.Request.Context(), "failed-auth limit", err)
+	}
+}

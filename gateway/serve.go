@@ -40,9 +40,19 @@ func (g *Gateway) serve(c *gin.Context) {
 		return
 	}
 	hash := TokenHash(raw)
+	if g.authBlocked(c) {
+		// Too many unknown tokens from this address: only a token already
+		// known to be valid gets through, so guessing stops here.
+		if _, known, hit := g.cached(ctx, hash); !hit || !known {
+			c.Header("Retry-After", "60")
+			httpx.Error(c, apierr.New(http.StatusTooManyRequests, "too many unknown tokens from your address; retry in a minute"))
+			return
+		}
+	}
 	p, err := g.authenticate(ctx, raw, hash)
 	if err != nil {
 		if errors.Is(err, apierr.ErrUnauthorized) {
+			g.authFailed(c)
 			c.Header("WWW-Authenticate", `Bearer realm="docspub", error="invalid_token"`)
 		}
 		httpx.Error(c, err)
