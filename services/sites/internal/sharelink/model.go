@@ -91,19 +91,21 @@ type EventData struct {
 // URLs configures the URLs the service renders.
 type URLs struct {
 	// Published is the base URL of published sites, such as
-	// "https://sites.example.com"; a site is published at <Published>/<siteId>.
+	// "https://sites.example.com"; a site is published at <Published>/<org>/<siteId>
+	// (the site service's form for a site without a basename).
 	Published string
 }
 
-// Share is the URL opening the site siteID with key: <Published>/<siteId>?shareKey=<key>.
-func (u URLs) Share(siteID, key string) string {
-	return strings.TrimRight(u.Published, "/") + "/" + url.PathEscape(siteID) + "?shareKey=" + url.QueryEscape(key)
+// Share is the URL opening site siteID of org with key: <Published>/<org>/<siteId>?shareKey=<key>.
+func (u URLs) Share(org, siteID, key string) string {
+	return strings.TrimRight(u.Published, "/") + "/" + url.PathEscape(org) + "/" + url.PathEscape(siteID) +
+		"?shareKey=" + url.QueryEscape(key)
 }
 
 // Render renders a link with its key in urls.published.
 func Render(u URLs, l Link) View {
 	v := render(l)
-	v.URLs.Published = u.Share(l.Site, l.Key)
+	v.URLs.Published = u.Share(l.Organization, l.Site, l.Key)
 	return v
 }
 

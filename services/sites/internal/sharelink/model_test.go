@@ -106,7 +106,7 @@ func TestRender(t *testing.T) {
 	for _, base := range []string{"https://sites.test", "https://sites.test/"} {
 		got := Render(URLs{Published: base}, l)
 		want := View{Object: "share-link", ID: "l1", CreatedAt: at, Name: "n", Active: true,
-			URLs: LinkURLs{Published: "https://sites.test/s1?shareKey=KEY"}}
+			URLs: LinkURLs{Published: "https://sites.test/o1/s1?shareKey=KEY"}}
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Errorf("Render with base %q (-want +got):\n%s", base, diff)
 		}

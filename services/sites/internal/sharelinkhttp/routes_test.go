@@ -42,8 +42,8 @@ type listBody struct {
 func key(t *testing.T, l linkBody) string {
 	t.Helper()
 	u, err := url.Parse(l.URLs.Published)
-	if err != nil || u.Scheme != "https" || u.Host != "sites.test" || u.Path != "/s1" {
-		t.Fatalf("urls.published %q, want https://sites.test/s1?shareKey=...", l.URLs.Published)
+	if err != nil || u.Scheme != "https" || u.Host != "sites.test" || u.Path != "/o1/s1" {
+		t.Fatalf("urls.published %q, want https://sites.test/o1/s1?shareKey=...", l.URLs.Published)
 	}
 	k := u.Query().Get("shareKey")
 	if len(k) != 43 {
