@@ -7,29 +7,20 @@ import (
 
 	"github.com/docspub/platform/libs/apierr"
 	"github.com/docspub/platform/libs/ids"
+	"github.com/docspub/platform/libs/keyset"
 	"github.com/docspub/platform/libs/nullable"
 	"github.com/docspub/platform/libs/roles"
 	"github.com/docspub/platform/services/content/internal/access"
 )
 
-// Page asks for a page of a list: after the item with (AfterPosition,
-// AfterID), at most Limit items (the service fetches one more to know
-// whether a next page exists).
-type Page struct {
-	AfterPosition int64
-	AfterID       string
-	Limit         int
-}
+// Page asks for a page of a list (keyset over position and id, or id).
+type Page = keyset.Page
 
-// List is one page of a list; HasMore says whether a next page exists, and
-// Last* are the sort keys of its last item (the cursor of the next page).
-type List[T any] struct {
-	Items        []T
-	Count        int
-	HasMore      bool
-	LastPosition int64
-	LastID       string
-}
+// List is one page of a list.
+type List[T any] = keyset.List[T]
+
+func collectionKey(c Collection) (int64, string) { return c.Position, c.ID }
+func spaceKey(sp Space) (int64, string)          { return sp.Position, sp.ID }
 
 // CreateCollectionInput is the body of a collection creation.
 type CreateCollectionInput struct {
@@ -184,16 +175,13 @@ func (s *Service) ListCollections(ctx context.Context, c access.Caller, org stri
 	if err != nil {
 		return List[CollectionView]{}, err
 	}
-	out := List[CollectionView]{Count: count}
-	if len(cols) > pg.Limit {
-		cols, out.HasMore = cols[:pg.Limit], true
-	}
-	for _, col := range cols {
+	page := keyset.Cut(cols, pg.Limit, count, collectionKey)
+	views := make([]CollectionView, len(page.Items))
+	for i, col := range page.Items {
 		level := t.collectionLevel(role, col.ID)
-		out.Items = append(out.Items, s.collectionView(col, &level))
-		out.LastPosition, out.LastID = col.Position, col.ID
+		views[i] = s.collectionView(col, &level)
 	}
-	return out, nil
+	return keyset.With(page, views), nil
 }
 
 // CollectionSpaces lists the live spaces of a collection the caller can see, by position.
@@ -217,16 +205,9 @@ func (s *Service) listSpaces(ctx context.Context, role roles.Role, t tree, q Spa
 	if err != nil {
 		return List[SpaceView]{}, err
 	}
-	out := List[SpaceView]{Count: count}
-	if len(sps) > limit {
-		sps, out.HasMore = sps[:limit], true
-	}
-	if len(sps) > 0 {
-		last := sps[len(sps)-1]
-		out.LastPosition, out.LastID = last.Position, last.ID
-	}
-	out.Items, err = s.renderSpaces(ctx, sps, func(sp Space) roles.Role { return t.spaceLevel(role, sp) })
-	return out, err
+	page := keyset.Cut(sps, limit, count, spaceKey)
+	views, err := s.renderSpaces(ctx, page.Items, func(sp Space) roles.Role { return t.spaceLevel(role, sp) })
+	return keyset.With(page, views), err
 }
 
 // MoveInput is a move body: a new parent (Parent.Set; null or "" for the

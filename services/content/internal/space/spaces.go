@@ -9,6 +9,7 @@ import (
 
 	"github.com/docspub/platform/libs/apierr"
 	"github.com/docspub/platform/libs/ids"
+	"github.com/docspub/platform/libs/keyset"
 	"github.com/docspub/platform/libs/nullable"
 	"github.com/docspub/platform/libs/roles"
 	"github.com/docspub/platform/services/content/internal/access"
@@ -445,11 +446,11 @@ func (s *Service) MemberSpaces(ctx context.Context, c access.Caller, org, user s
 	if err != nil {
 		return out, err
 	}
-	out.Count, out.HasMore, out.LastPosition, out.LastID = l.Count, l.HasMore, l.LastPosition, l.LastID
-	for _, v := range l.Items {
+	items := make([]MemberSpace, len(l.Items))
+	for i, v := range l.Items {
 		// Permissions in the items are the listed member's, not the caller's.
 		sp := Space{DefaultLevel: v.DefaultLevel, Parent: v.Parent}
-		out.Items = append(out.Items, MemberSpace{Permission: t.spaceLevel(theirs, sp), Space: v})
+		items[i] = MemberSpace{Permission: t.spaceLevel(theirs, sp), Space: v}
 	}
-	return out, nil
+	return keyset.With(l, items), nil
 }

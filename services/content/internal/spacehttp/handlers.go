@@ -6,6 +6,7 @@ import (
 	"github.com/docspub/platform/libs/apierr"
 	"github.com/docspub/platform/libs/httpx"
 	"github.com/docspub/platform/libs/nullable"
+	"github.com/docspub/platform/libs/paging"
 	"github.com/docspub/platform/services/content/internal/access"
 	"github.com/docspub/platform/services/content/internal/space"
 	"github.com/gin-gonic/gin"
@@ -35,12 +36,12 @@ func (h *Handlers) createSpace(c *gin.Context) {
 }
 
 func (h *Handlers) listSpaces(c *gin.Context) {
-	pg, ok := positionPage(c)
+	pg, ok := paging.ReadKeyset(c, paging.ByPosition)
 	if !ok {
 		return
 	}
 	l, err := h.svc.ListSpaces(c.Request.Context(), Caller(c), orgID(c), pg)
-	list(c, l, err, false)
+	paging.ReplyKeyset(c, l, err, paging.ByPosition)
 }
 
 func (h *Handlers) getSpace(c *gin.Context) {
@@ -193,7 +194,7 @@ func (h *Handlers) transferSpace(c *gin.Context) {
 }
 
 func (h *Handlers) memberSpaces(c *gin.Context) {
-	pg, ok := idPage(c)
+	pg, ok := paging.ReadKeyset(c, paging.ByID)
 	if !ok {
 		return
 	}
@@ -203,7 +204,7 @@ func (h *Handlers) memberSpaces(c *gin.Context) {
 		return
 	}
 	l, err := h.svc.MemberSpaces(c.Request.Context(), Caller(c), orgID(c), c.Param("userId"), order == "desc", pg)
-	list(c, l, err, true)
+	paging.ReplyKeyset(c, l, err, paging.ByID)
 }
 
 type createCollectionRequest struct {
@@ -224,7 +225,7 @@ func (h *Handlers) createCollection(c *gin.Context) {
 }
 
 func (h *Handlers) listCollections(c *gin.Context) {
-	pg, ok := positionPage(c)
+	pg, ok := paging.ReadKeyset(c, paging.ByPosition)
 	if !ok {
 		return
 	}
@@ -234,7 +235,7 @@ func (h *Handlers) listCollections(c *gin.Context) {
 		return
 	}
 	l, err := h.svc.ListCollections(c.Request.Context(), Caller(c), orgID(c), nested, pg)
-	list(c, l, err, false)
+	paging.ReplyKeyset(c, l, err, paging.ByPosition)
 }
 
 func (h *Handlers) getCollection(c *gin.Context) {
@@ -268,12 +269,12 @@ func (h *Handlers) deleteCollection(c *gin.Context) {
 }
 
 func (h *Handlers) collectionSpaces(c *gin.Context) {
-	pg, ok := positionPage(c)
+	pg, ok := paging.ReadKeyset(c, paging.ByPosition)
 	if !ok {
 		return
 	}
 	l, err := h.svc.CollectionSpaces(c.Request.Context(), Caller(c), collectionID(c), pg)
-	list(c, l, err, false)
+	paging.ReplyKeyset(c, l, err, paging.ByPosition)
 }
 
 func (h *Handlers) moveCollection(c *gin.Context) {

@@ -3,9 +3,7 @@
 package spacehttp
 
 import (
-	"github.com/docspub/platform/libs/httpx"
 	"github.com/docspub/platform/libs/internaltoken"
-	"github.com/docspub/platform/libs/paging"
 	"github.com/docspub/platform/services/content/internal/access"
 	"github.com/docspub/platform/services/content/internal/space"
 	"github.com/gin-gonic/gin"
@@ -49,44 +47,4 @@ func Register(r gin.IRouter, svc *space.Service) {
 func Caller(c *gin.Context) access.Caller {
 	p := internaltoken.From(c)
 	return access.Caller{UserID: p.UserID, Roles: p.Roles}
-}
-
-// positionPage reads paging parameters whose cursor is (position, id).
-func positionPage(c *gin.Context) (space.Page, bool) {
-	var pg space.Page
-	p, err := paging.Read(c, &pg.AfterPosition, &pg.AfterID)
-	if err != nil {
-		httpx.Error(c, err)
-		return space.Page{}, false
-	}
-	pg.Limit = p.Limit
-	return pg, true
-}
-
-// idPage reads paging parameters whose cursor is the id.
-func idPage(c *gin.Context) (space.Page, bool) {
-	var pg space.Page
-	p, err := paging.Read(c, &pg.AfterID)
-	if err != nil {
-		httpx.Error(c, err)
-		return space.Page{}, false
-	}
-	pg.Limit = p.Limit
-	return pg, true
-}
-
-// list answers a page of a list, with the cursor keys the sort needs.
-func list[T any](c *gin.Context, l space.List[T], err error, byID bool) {
-	if err != nil {
-		httpx.Error(c, err)
-		return
-	}
-	var next string
-	switch {
-	case l.HasMore && byID:
-		next = paging.Cursor(l.LastID)
-	case l.HasMore:
-		next = paging.Cursor(l.LastPosition, l.LastID)
-	}
-	paging.Reply(c, l.Items, l.Count, next)
 }

@@ -2,6 +2,7 @@ package section
 
 import (
 	"context"
+	"github.com/docspub/platform/libs/keyset"
 	"strings"
 
 	"github.com/docspub/platform/libs/apierr"
@@ -26,20 +27,16 @@ func (s *Service) ListGroups(ctx context.Context, c access.Caller, org, siteID s
 	if err != nil {
 		return List[GroupView]{}, err
 	}
-	out := List[GroupView]{Count: count}
-	if len(grps) > p.Limit {
-		grps, out.HasMore = grps[:p.Limit], true
-		last := grps[len(grps)-1]
-		out.LastPosition, out.LastID = last.Position, last.ID
-	}
+	page := keyset.Cut(grps, p.Limit, count, groupKey)
 	l, err := s.layout(ctx, g)
 	if err != nil {
 		return List[GroupView]{}, err
 	}
-	if out.Items, err = s.groupViews(ctx, g, l, grps); err != nil {
+	views, err := s.groupViews(ctx, g, l, page.Items)
+	if err != nil {
 		return List[GroupView]{}, err
 	}
-	return out, nil
+	return keyset.With(page, views), nil
 }
 
 // CreateGroupInput is the body of a section group creation.

@@ -3,6 +3,7 @@ package section
 import (
 	"context"
 	"errors"
+	"github.com/docspub/platform/libs/keyset"
 	"slices"
 	"strings"
 
@@ -26,16 +27,12 @@ func (s *Service) ListSections(ctx context.Context, c access.Caller, org, siteID
 	if err != nil {
 		return List[SectionView]{}, err
 	}
-	l := List[SectionView]{Count: count}
-	if len(secs) > p.Limit {
-		secs, l.HasMore = secs[:p.Limit], true
-		last := secs[len(secs)-1]
-		l.LastPosition, l.LastID = last.Position, last.ID
-	}
-	if l.Items, err = s.views(ctx, g, secs); err != nil {
+	page := keyset.Cut(secs, p.Limit, count, sectionKey)
+	views, err := s.views(ctx, g, page.Items)
+	if err != nil {
 		return List[SectionView]{}, err
 	}
-	return l, nil
+	return keyset.With(page, views), nil
 }
 
 // CreateSectionInput is the body of a section creation.

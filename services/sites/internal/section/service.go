@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/docspub/platform/libs/keyset"
 	"time"
 
 	"github.com/docspub/platform/libs/apierr"
@@ -105,23 +106,14 @@ func event(typ string, g site.Grant, subject string, data any) kafkax.Event {
 	return kafkax.NewEvent(typ, g.Organization, subject, data)
 }
 
-// Page asks for a page of a list: after the item with (AfterPosition,
-// AfterID), at most Limit items.
-type Page struct {
-	AfterPosition int64
-	AfterID       string
-	Limit         int
-}
+// Page asks for a page of a list (keyset over position and id).
+type Page = keyset.Page
 
 // DefaultLimit is the page size of a list that names none.
 const DefaultLimit = 50
 
-// List is one page of a list; HasMore says whether a next page exists, and
-// Last* are the sort keys of its last item (the cursor of the next page).
-type List[T any] struct {
-	Items        []T
-	Count        int
-	HasMore      bool
-	LastPosition int64
-	LastID       string
-}
+// List is one page of a list.
+type List[T any] = keyset.List[T]
+
+func sectionKey(x Section) (int64, string) { return x.Position, x.ID }
+func groupKey(x Group) (int64, string)     { return x.Position, x.ID }

@@ -1,6 +1,7 @@
 package sectionhttp
 
 import (
+	"github.com/docspub/platform/libs/paging"
 	"net/http"
 
 	"github.com/docspub/platform/libs/apierr"
@@ -14,12 +15,12 @@ import (
 func (h *handlers) listSections(c *gin.Context) {
 	// shareKey is accepted: the published view (the site context) checks keys;
 	// this list is for members.
-	pg, ok := page(c)
+	pg, ok := paging.ReadKeyset(c, paging.ByPosition)
 	if !ok {
 		return
 	}
 	l, err := h.svc.ListSections(c.Request.Context(), access.From(c), orgID(c), siteID(c), pg)
-	list(c, l, err)
+	paging.ReplyKeyset(c, l, err, paging.ByPosition)
 }
 
 type createSectionRequest struct {
@@ -132,12 +133,12 @@ func (h *handlers) moveSection(c *gin.Context) {
 }
 
 func (h *handlers) listGroups(c *gin.Context) {
-	pg, ok := page(c)
+	pg, ok := paging.ReadKeyset(c, paging.ByPosition)
 	if !ok {
 		return
 	}
 	l, err := h.svc.ListGroups(c.Request.Context(), access.From(c), orgID(c), siteID(c), pg)
-	list(c, l, err)
+	paging.ReplyKeyset(c, l, err, paging.ByPosition)
 }
 
 type createGroupRequest struct {

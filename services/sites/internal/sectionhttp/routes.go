@@ -3,8 +3,6 @@
 package sectionhttp
 
 import (
-	"github.com/docspub/platform/libs/httpx"
-	"github.com/docspub/platform/libs/paging"
 	"github.com/docspub/platform/services/sites/internal/section"
 	"github.com/gin-gonic/gin"
 )
@@ -38,28 +36,3 @@ func orgID(c *gin.Context) string     { return c.Param("organizationId") }
 func siteID(c *gin.Context) string    { return c.Param("siteId") }
 func sectionID(c *gin.Context) string { return c.Param("siteSectionId") }
 func groupID(c *gin.Context) string   { return c.Param("siteSectionGroupId") }
-
-// page reads paging parameters whose cursor is (position, id).
-func page(c *gin.Context) (section.Page, bool) {
-	var pg section.Page
-	p, err := paging.Read(c, &pg.AfterPosition, &pg.AfterID)
-	if err != nil {
-		httpx.Error(c, err)
-		return section.Page{}, false
-	}
-	pg.Limit = p.Limit
-	return pg, true
-}
-
-// list answers a page of a list.
-func list[T any](c *gin.Context, l section.List[T], err error) {
-	if err != nil {
-		httpx.Error(c, err)
-		return
-	}
-	var next string
-	if l.HasMore {
-		next = paging.Cursor(l.LastPosition, l.LastID)
-	}
-	paging.Reply(c, l.Items, l.Count, next)
-}

@@ -6,6 +6,7 @@
 package site
 
 import (
+	"github.com/docspub/platform/libs/keyset"
 	"time"
 )
 
@@ -91,21 +92,11 @@ const (
 // Fields are stored fields to set, by their stored name.
 type Fields map[string]any
 
-// Page selects one keyset page: the items after (AfterPosition, AfterID)
-// (AfterPosition only for lists sorted by position), at most Limit.
-type Page struct {
-	AfterPosition int64
-	AfterID       string
-	Limit         int
-}
+// Page selects one keyset page (by position and id, or by id).
+type Page = keyset.Page
 
-// List is one page of a list. Next holds the sort keys of the last item when
-// a further page exists.
-type List[T any] struct {
-	Items   []T
-	Count   int
-	HasMore bool
-	// LastPosition and LastID are the last item's keys, for the next cursor.
-	LastPosition int64
-	LastID       string
-}
+// List is one page of a list.
+type List[T any] = keyset.List[T]
+
+func siteKey(st Site) (int64, string)           { return 0, st.ID }
+func siteSpaceKey(ss SiteSpace) (int64, string) { return ss.Position, ss.ID }

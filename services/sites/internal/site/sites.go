@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/docspub/platform/libs/keyset"
 	"regexp"
 	"slices"
 	"strings"
@@ -44,20 +45,14 @@ func (s *Service) ListSites(ctx context.Context, c access.Caller, org string, in
 	if err != nil {
 		return List[SiteView]{}, err
 	}
-	out := List[SiteView]{Count: count}
-	if len(sts) > in.Page.Limit {
-		sts, out.HasMore = sts[:in.Page.Limit], true
-	}
-	out.Items, err = s.renderSites(ctx, sts, func(st Site) *Grant {
+	page := keyset.Cut(sts, in.Page.Limit, count, siteKey)
+	views, err := s.renderSites(ctx, page.Items, func(st Site) *Grant {
 		return &Grant{Organization: org, Site: st.ID, User: c.UserID, Level: role}
 	})
 	if err != nil {
 		return List[SiteView]{}, err
 	}
-	if len(sts) > 0 {
-		out.LastID = sts[len(sts)-1].ID
-	}
-	return out, nil
+	return keyset.With(page, views), nil
 }
 
 // CreateInput is the body of a site creation.

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/docspub/platform/libs/keyset"
 	"strings"
 	"unicode"
 
@@ -272,15 +273,9 @@ func (s *Service) ListSiteSpaces(ctx context.Context, c access.Caller, org, site
 	if err != nil {
 		return List[SiteSpaceView]{}, err
 	}
-	out := List[SiteSpaceView]{Count: count}
-	if len(sss) > pg.Limit {
-		sss, out.HasMore = sss[:pg.Limit], true
-	}
-	if len(sss) > 0 {
-		out.LastPosition, out.LastID = sss[len(sss)-1].Position, sss[len(sss)-1].ID
-	}
-	out.Items, err = s.renderSiteSpaces(ctx, st, sss, g.Level)
-	return out, err
+	page := keyset.Cut(sss, pg.Limit, count, siteSpaceKey)
+	views, err := s.renderSiteSpaces(ctx, st, page.Items, g.Level)
+	return keyset.With(page, views), err
 }
 
 // AddSpace adds a space to a site at the site level (the edit permission is needed).

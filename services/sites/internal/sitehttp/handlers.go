@@ -2,6 +2,7 @@ package sitehttp
 
 import (
 	"encoding/json"
+	"github.com/docspub/platform/libs/paging"
 	"net/http"
 
 	"github.com/docspub/platform/libs/httpx"
@@ -16,7 +17,7 @@ func siteID(c *gin.Context) string      { return c.Param("siteId") }
 func siteSpaceID(c *gin.Context) string { return c.Param("siteSpaceId") }
 
 func (h *Handlers) listSites(c *gin.Context) {
-	pg, ok := idPage(c)
+	pg, ok := paging.ReadKeyset(c, paging.ByID)
 	if !ok {
 		return
 	}
@@ -30,7 +31,7 @@ func (h *Handlers) listSites(c *gin.Context) {
 		in.Published = &b
 	}
 	l, err := h.svc.ListSites(c.Request.Context(), access.From(c), orgID(c), in)
-	list(c, l, err, true)
+	paging.ReplyKeyset(c, l, err, paging.ByID)
 }
 
 type createSiteRequest struct {
@@ -127,7 +128,7 @@ func (h *Handlers) published(c *gin.Context) {
 }
 
 func (h *Handlers) listSiteSpaces(c *gin.Context) {
-	pg, ok := positionPage(c)
+	pg, ok := paging.ReadKeyset(c, paging.ByPosition)
 	if !ok {
 		return
 	}
@@ -141,7 +142,7 @@ func (h *Handlers) listSiteSpaces(c *gin.Context) {
 		def = &b
 	}
 	l, err := h.svc.ListSiteSpaces(c.Request.Context(), access.From(c), orgID(c), siteID(c), def, pg)
-	list(c, l, err, false)
+	paging.ReplyKeyset(c, l, err, paging.ByPosition)
 }
 
 type addSiteSpaceRequest struct {

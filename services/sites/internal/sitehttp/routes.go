@@ -5,8 +5,6 @@
 package sitehttp
 
 import (
-	"github.com/docspub/platform/libs/httpx"
-	"github.com/docspub/platform/libs/paging"
 	"github.com/docspub/platform/services/sites/internal/site"
 	"github.com/gin-gonic/gin"
 )
@@ -37,44 +35,4 @@ func Register(v1 gin.IRouter, svc *site.Service) {
 	st.POST("/site-spaces", h.addSiteSpace)
 	st.PATCH("/site-spaces/:siteSpaceId", h.updateSiteSpace)
 	st.DELETE("/site-spaces/:siteSpaceId", h.deleteSiteSpace)
-}
-
-// idPage reads paging parameters whose cursor is the id.
-func idPage(c *gin.Context) (site.Page, bool) {
-	var pg site.Page
-	p, err := paging.Read(c, &pg.AfterID)
-	if err != nil {
-		httpx.Error(c, err)
-		return site.Page{}, false
-	}
-	pg.Limit = p.Limit
-	return pg, true
-}
-
-// positionPage reads paging parameters whose cursor is (position, id).
-func positionPage(c *gin.Context) (site.Page, bool) {
-	var pg site.Page
-	p, err := paging.Read(c, &pg.AfterPosition, &pg.AfterID)
-	if err != nil {
-		httpx.Error(c, err)
-		return site.Page{}, false
-	}
-	pg.Limit = p.Limit
-	return pg, true
-}
-
-// list answers a page of a list with the cursor its sort needs.
-func list[T any](c *gin.Context, l site.List[T], err error, byID bool) {
-	if err != nil {
-		httpx.Error(c, err)
-		return
-	}
-	var next string
-	switch {
-	case l.HasMore && byID:
-		next = paging.Cursor(l.LastID)
-	case l.HasMore:
-		next = paging.Cursor(l.LastPosition, l.LastID)
-	}
-	paging.Reply(c, l.Items, l.Count, next)
 }
