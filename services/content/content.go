@@ -5,7 +5,6 @@ package content
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -102,11 +101,7 @@ func WithClock(now func() time.Time) Option { return func(o *options) { o.now = 
 // App is a wired content service.
 type App struct {
 	cfg      Config
-	log      *slog.Logger
-	client   *mongo.Client
-	db       *mongo.Database
-	pub      *kafkax.Publisher
-	relay    *kafkax.Relay
+	core     *service.Core
 	identity *kafkax.Consumer
 	spaces   *space.Service
 	handler  *gin.Engine
@@ -122,33 +117,24 @@ func New(ctx context.Context, cfg Config, log *slog.Logger, opts ...Option) (*Ap
 	for _, f := range opts {
 		f(&o)
 	}
-	signer, err := internaltoken.NewSigner(cfg.InternalTokenSecret, time.Minute)
-	if err != nil {
-		return nil, err
-	}
-	client, err := mongox.Connect(ctx, cfg.MongoURI)
-	if err != nil {
-		return nil, err
-	}
-	db := client.Database(cfg.Database)
 	var indexes []mongox.Index
 	for _, ix := range [][]mongox.Index{spacemongo.Indexes(), commentmongo.Indexes(), customfieldmongo.Indexes(),
 		peoplemongo.Indexes(), revisionmongo.Indexes(), changerequestmongo.Indexes(), searchmongo.Indexes()} {
 		indexes = append(indexes, ix...)
 	}
-	if err := mongox.EnsureIndexes(ctx, db, indexes...); err != nil {
-		_ = client.Disconnect(context.Background())
-		return nil, err
-	}
-	urls := links.New(cfg.PublicURL, cfg.AppURL)
-	locks := mongox.NewDocLocks() // shared by the stores and the relay: see mongox.DocLocks
-	pub := kafkax.NewPublisher(cfg.KafkaBrokers)
 	var eventColls []string
 	for _, cs := range [][]string{spacemongo.EventCollections(), commentmongo.Collections(), customfieldmongo.Collections(),
 		changerequestmongo.Collections()} {
 		eventColls = append(eventColls, cs...)
 	}
-	relay := kafkax.NewRelay(db, pub, Topic, eventColls, log, kafkax.WithDocLocks(locks))
+	core, err := service.Open(ctx, service.CoreConfig{MongoURI: cfg.MongoURI, Database: cfg.Database,
+		KafkaBrokers: cfg.KafkaBrokers, InternalTokenSecret: cfg.InternalTokenSecret, Topic: Topic,
+		EventCollections: eventColls, Indexes: indexes}, log)
+	if err != nil {
+		return nil, err
+	}
+	db, locks, relay := core.DB, core.Locks, core.Relay
+	urls := links.New(cfg.PublicURL, cfg.AppURL)
 
 	people := peoplemongo.NewStore(db, urls)
 	commentStore := commentmongo.NewStore(db, locks)
@@ -198,8 +184,8 @@ func New(ctx context.Context, cfg Config, log *slog.Logger, opts ...Option) (*Ap
 		return changeRequests.Get(ctx, g, id)
 	})
 
-	e := httpx.NewEngine(log, "content", mongox.Ping(client))
-	v1 := e.Group("/v1", internaltoken.Require(signer), internaltoken.RequireUser)
+	e := httpx.NewEngine(log, "content", mongox.Ping(core.Client))
+	v1 := e.Group("/v1", internaltoken.Require(core.Signer), internaltoken.RequireUser)
 	spacehttp.Register(v1, spaces)
 	commenthttp.Register(v1, comments, spaces)
 	customfieldhttp.Register(v1, fields, spaces)
@@ -208,15 +194,14 @@ func New(ctx context.Context, cfg Config, log *slog.Logger, opts ...Option) (*Ap
 	searchhttp.Register(v1, searcher, spaces)
 
 	consumer := kafkax.NewConsumer(cfg.KafkaBrokers, ConsumerGroup, IdentityTopic, db, people.Handle, log)
-	return &App{cfg: cfg, log: log, client: client, db: db, pub: pub, relay: relay, identity: consumer,
-		spaces: spaces, handler: e}, nil
+	return &App{cfg: cfg, core: core, identity: consumer, spaces: spaces, handler: e}, nil
 }
 
 // Handler returns the HTTP handler.
 func (a *App) Handler() http.Handler { return a.handler }
 
 // Database returns the service's database.
-func (a *App) Database() *mongo.Database { return a.db }
+func (a *App) Database() *mongo.Database { return a.core.DB }
 
 // Purge removes the spaces deleted more than seven days ago (the background
 // job calls it every PURGE_INTERVAL) and returns how many.
@@ -225,37 +210,32 @@ func (a *App) Purge(ctx context.Context) (int, error) { return a.spaces.Purge(ct
 // RunBackground starts the outbox relay, the identity consumer and the purge
 // job; they stop when ctx is done.
 func (a *App) RunBackground(ctx context.Context) {
-	go func() {
-		if err := a.relay.Run(ctx); err != nil {
-			a.log.ErrorContext(ctx, "outbox relay stopped", "err", err)
+	a.core.RunRelay(ctx)
+	a.core.Go(ctx, "identity consumer", a.identity.Run)
+	a.core.Go(ctx, "purge job", a.purgeEvery)
+}
+
+// purgeEvery purges now and then every PURGE_INTERVAL until ctx is done.
+func (a *App) purgeEvery(ctx context.Context) error {
+	t := time.NewTicker(a.cfg.PurgeInterval)
+	defer t.Stop()
+	for {
+		if n, err := a.Purge(ctx); err != nil && ctx.Err() == nil {
+			a.core.Log.ErrorContext(ctx, "purge deleted spaces", "err", err)
+		} else if n > 0 {
+			a.core.Log.InfoContext(ctx, "purged deleted spaces", "count", n)
 		}
-	}()
-	go func() {
-		if err := a.identity.Run(ctx); err != nil {
-			a.log.ErrorContext(ctx, "identity consumer stopped", "err", err)
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-t.C:
 		}
-	}()
-	go func() {
-		t := time.NewTicker(a.cfg.PurgeInterval)
-		defer t.Stop()
-		for {
-			if n, err := a.Purge(ctx); err != nil && ctx.Err() == nil {
-				a.log.ErrorContext(ctx, "purge deleted spaces", "err", err)
-			} else if n > 0 {
-				a.log.InfoContext(ctx, "purged deleted spaces", "count", n)
-			}
-			select {
-			case <-ctx.Done():
-				return
-			case <-t.C:
-			}
-		}
-	}()
+	}
 }
 
 // Close closes the Kafka publisher and consumer and the MongoDB connection.
 func (a *App) Close(ctx context.Context) error {
-	return errors.Join(a.identity.Close(), a.pub.Close(), a.client.Disconnect(ctx))
+	return a.core.Close(ctx, a.identity.Close)
 }
 
 // Run starts the service and serves cfg.Addr until ctx is done.

@@ -6,17 +6,13 @@ package identity
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
 	"strings"
-	"time"
 
 	"github.com/docspub/platform/libs/config"
 	"github.com/docspub/platform/libs/httpx"
-	"github.com/docspub/platform/libs/internaltoken"
-	"github.com/docspub/platform/libs/kafkax"
 	"github.com/docspub/platform/libs/mongox"
 	"github.com/docspub/platform/libs/roles"
 	"github.com/docspub/platform/libs/service"
@@ -67,11 +63,7 @@ func (c Config) urls() directory.URLs {
 // App is a wired identity service.
 type App struct {
 	cfg     Config
-	log     *slog.Logger
-	client  *mongo.Client
-	db      *mongo.Database
-	pub     *kafkax.Publisher
-	relay   *kafkax.Relay
+	core    *service.Core
 	handler *gin.Engine
 }
 
@@ -81,49 +73,36 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	signer, err := internaltoken.NewSigner(cfg.InternalTokenSecret, time.Minute)
+	core, err := service.Open(ctx, service.CoreConfig{MongoURI: cfg.MongoURI, Database: cfg.Database,
+		KafkaBrokers: cfg.KafkaBrokers, InternalTokenSecret: cfg.InternalTokenSecret, Topic: Topic,
+		EventCollections: directorymongo.Collections(), Indexes: directorymongo.Indexes()}, log)
 	if err != nil {
 		return nil, err
 	}
-	client, err := mongox.Connect(ctx, cfg.MongoURI)
-	if err != nil {
-		return nil, err
-	}
-	db := client.Database(cfg.Database)
-	if err := directorymongo.EnsureIndexes(ctx, db); err != nil {
-		_ = client.Disconnect(context.Background())
-		return nil, err
-	}
-	pub := kafkax.NewPublisher(cfg.KafkaBrokers)
-	locks := mongox.NewDocLocks() // shared by the store and the relay: see mongox.DocLocks
-	relay := kafkax.NewRelay(db, pub, Topic, directorymongo.Collections(), log, kafkax.WithDocLocks(locks))
+	db, locks, relay := core.DB, core.Locks, core.Relay
 	store := directorymongo.NewStore(db, locks)
 	store.OnWrite(relay.Notify)
 	svc := directory.New(store, cfg.urls(), cfg.InternalTokenSecret)
 
-	e := httpx.NewEngine(log, "identity", mongox.Ping(client))
-	directoryhttp.Register(e, svc, signer)
-	return &App{cfg: cfg, log: log, client: client, db: db, pub: pub, relay: relay, handler: e}, nil
+	e := httpx.NewEngine(log, "identity", mongox.Ping(core.Client))
+	directoryhttp.Register(e, svc, core.Signer)
+	return &App{cfg: cfg, core: core, handler: e}, nil
 }
 
 // Handler returns the HTTP handler.
 func (a *App) Handler() http.Handler { return a.handler }
 
 // Database returns the service's database.
-func (a *App) Database() *mongo.Database { return a.db }
+func (a *App) Database() *mongo.Database { return a.core.DB }
 
 // RunBackground starts the outbox relay; it stops when ctx is done.
 func (a *App) RunBackground(ctx context.Context) {
-	go func() {
-		if err := a.relay.Run(ctx); err != nil {
-			a.log.ErrorContext(ctx, "outbox relay stopped", "err", err)
-		}
-	}()
+	a.core.RunRelay(ctx)
 }
 
 // Close closes the Kafka publisher and the MongoDB connection.
 func (a *App) Close(ctx context.Context) error {
-	return errors.Join(a.pub.Close(), a.client.Disconnect(ctx))
+	return a.core.Close(ctx)
 }
 
 // Run starts the service and serves cfg.Addr until ctx is done.

@@ -7,12 +7,10 @@ package sites
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
 	"strings"
-	"time"
 
 	"github.com/docspub/platform/libs/config"
 	"github.com/docspub/platform/libs/discovery"
@@ -82,11 +80,7 @@ func (c Config) Validate() error {
 // App is a wired sites service.
 type App struct {
 	cfg      Config
-	log      *slog.Logger
-	client   *mongo.Client
-	db       *mongo.Database
-	pub      *kafkax.Publisher
-	relay    *kafkax.Relay
+	core     *service.Core
 	contents *kafkax.Consumer
 	handler  *gin.Engine
 }
@@ -97,30 +91,21 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	signer, err := internaltoken.NewSigner(cfg.InternalTokenSecret, time.Minute)
-	if err != nil {
-		return nil, err
-	}
-	client, err := mongox.Connect(ctx, cfg.MongoURI)
-	if err != nil {
-		return nil, err
-	}
-	db := client.Database(cfg.Database)
 	var indexes []mongox.Index
 	for _, ix := range [][]mongox.Index{sitemongo.Indexes(), sectionmongo.Indexes(), sharelinkmongo.Indexes(), spaceview.Indexes()} {
 		indexes = append(indexes, ix...)
 	}
-	if err := mongox.EnsureIndexes(ctx, db, indexes...); err != nil {
-		_ = client.Disconnect(context.Background())
-		return nil, err
-	}
-	locks := mongox.NewDocLocks() // shared by the stores and the relay: see mongox.DocLocks
-	pub := kafkax.NewPublisher(cfg.KafkaBrokers)
 	var eventColls []string
 	for _, cs := range [][]string{sitemongo.Collections(), sectionmongo.Collections(), sharelinkmongo.Collections()} {
 		eventColls = append(eventColls, cs...)
 	}
-	relay := kafkax.NewRelay(db, pub, Topic, eventColls, log, kafkax.WithDocLocks(locks))
+	core, err := service.Open(ctx, service.CoreConfig{MongoURI: cfg.MongoURI, Database: cfg.Database,
+		KafkaBrokers: cfg.KafkaBrokers, InternalTokenSecret: cfg.InternalTokenSecret, Topic: Topic,
+		EventCollections: eventColls, Indexes: indexes}, log)
+	if err != nil {
+		return nil, err
+	}
+	db, locks, relay, signer := core.DB, core.Locks, core.Relay, core.Signer
 
 	spaces := spaceview.NewStore(db, locks)
 	content := contentclient.New(discovery.Static{contentclient.Service: strings.TrimRight(cfg.ContentURL, "/")}, signer)
@@ -140,40 +125,32 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 	sites.OnDelete(sectionStore.DeleteSite)
 	sites.OnDelete(linkStore.DeleteSite)
 
-	e := httpx.NewEngine(log, "sites", mongox.Ping(client))
+	e := httpx.NewEngine(log, "sites", mongox.Ping(core.Client))
 	v1 := e.Group("/v1", internaltoken.Require(signer), internaltoken.RequireUser)
 	sitehttp.Register(v1, sites)
 	sectionhttp.Register(v1, sections)
 	sharelinkhttp.Register(v1, links)
 
 	consumer := kafkax.NewConsumer(cfg.KafkaBrokers, ConsumerGroup, ContentTopic, db, spaces.Handle, log)
-	return &App{cfg: cfg, log: log, client: client, db: db, pub: pub, relay: relay, contents: consumer, handler: e}, nil
+	return &App{cfg: cfg, core: core, contents: consumer, handler: e}, nil
 }
 
 // Handler returns the HTTP handler.
 func (a *App) Handler() http.Handler { return a.handler }
 
 // Database returns the service's database.
-func (a *App) Database() *mongo.Database { return a.db }
+func (a *App) Database() *mongo.Database { return a.core.DB }
 
 // RunBackground starts the outbox relay and the content.events consumer;
 // they stop when ctx is done.
 func (a *App) RunBackground(ctx context.Context) {
-	go func() {
-		if err := a.relay.Run(ctx); err != nil {
-			a.log.ErrorContext(ctx, "outbox relay stopped", "err", err)
-		}
-	}()
-	go func() {
-		if err := a.contents.Run(ctx); err != nil {
-			a.log.ErrorContext(ctx, "content consumer stopped", "err", err)
-		}
-	}()
+	a.core.RunRelay(ctx)
+	a.core.Go(ctx, "content consumer", a.contents.Run)
 }
 
 // Close closes the Kafka publisher and consumer and the MongoDB connection.
 func (a *App) Close(ctx context.Context) error {
-	return errors.Join(a.contents.Close(), a.pub.Close(), a.client.Disconnect(ctx))
+	return a.core.Close(ctx, a.contents.Close)
 }
 
 // Run starts the service and serves cfg.Addr until ctx is done.

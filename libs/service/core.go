@@ -1,0 +1,82 @@
+package service
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"time"
+
+	"github.com/docspub/platform/libs/internaltoken"
+	"github.com/docspub/platform/libs/kafkax"
+	"github.com/docspub/platform/libs/mongox"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+)
+
+// CoreConfig says what Open wires.
+type CoreConfig struct {
+	MongoURI, Database  string
+	KafkaBrokers        []string
+	InternalTokenSecret string
+	// Topic is where the service publishes the events its stores record in
+	// EventCollections.
+	Topic            string
+	EventCollections []string
+	Indexes          []mongox.Index
+}
+
+// Core is what every service wires the same way: its MongoDB database with
+// its indexes, the document locks its stores share with the outbox relay
+// (see mongox.DocLocks), the Kafka publisher and relay of its topic, and the
+// signer of internal tokens.
+type Core struct {
+	Log    *slog.Logger
+	Client *mongo.Client
+	DB     *mongo.Database
+	Locks  *mongox.DocLocks
+	Relay  *kafkax.Relay
+	Signer *internaltoken.Signer
+	pub    *kafkax.Publisher
+}
+
+// Open connects to MongoDB, ensures the indexes and wires the publisher,
+// the relay and the signer. Nothing stays open when it fails.
+func Open(ctx context.Context, cc CoreConfig, log *slog.Logger) (*Core, error) {
+	signer, err := internaltoken.NewSigner(cc.InternalTokenSecret, time.Minute)
+	if err != nil {
+		return nil, err
+	}
+	client, err := mongox.Connect(ctx, cc.MongoURI)
+	if err != nil {
+		return nil, err
+	}
+	db := client.Database(cc.Database)
+	if err := mongox.EnsureIndexes(ctx, db, cc.Indexes...); err != nil {
+		_ = client.Disconnect(context.Background())
+		return nil, err
+	}
+	locks := mongox.NewDocLocks()
+	pub := kafkax.NewPublisher(cc.KafkaBrokers)
+	relay := kafkax.NewRelay(db, pub, cc.Topic, cc.EventCollections, log, kafkax.WithDocLocks(locks))
+	return &Core{Log: log, Client: client, DB: db, Locks: locks, Relay: relay, Signer: signer, pub: pub}, nil
+}
+
+// Go runs f in the background until ctx is done, logging its failure as what.
+func (c *Core) Go(ctx context.Context, what string, f func(context.Context) error) {
+	go func() {
+		if err := f(ctx); err != nil && ctx.Err() == nil {
+			c.Log.ErrorContext(ctx, what+" stopped", "err", err)
+		}
+	}()
+}
+
+// RunRelay starts the outbox relay; it stops when ctx is done.
+func (c *Core) RunRelay(ctx context.Context) { c.Go(ctx, "outbox relay", c.Relay.Run) }
+
+// Close closes first (consumers, say), then the publisher and MongoDB.
+func (c *Core) Close(ctx context.Context, first ...func() error) error {
+	var errs []error
+	for _, f := range first {
+		errs = append(errs, f())
+	}
+	return errors.Join(append(errs, c.pub.Close(), c.Client.Disconnect(ctx))...)
+}
