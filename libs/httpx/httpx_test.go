@@ -248,3 +248,24 @@ func TestBindOptionalJSONStreamedEmptyBody(t *testing.T) {
 		t.Errorf("PATCH with a streamed empty body = %d %s; want 200 %s", w.Code, w.Body, want)
 	}
 }
+
+func TestCreated(t *testing.T) {
+	for _, tc := range []struct {
+		name         string
+		err          error
+		wantStatus   int
+		wantLocation string
+	}{
+		{"created", nil, http.StatusCreated, "http://gw.test/v1/things/t1"},
+		{"failed", apierr.Invalid("title", "is too long"), http.StatusBadRequest, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w := httptest.NewRecorder()
+			c, _ := gin.CreateTestContext(w)
+			httpx.Created(c, "http://gw.test/v1/things/t1", gin.H{"id": "t1"}, tc.err)
+			if w.Code != tc.wantStatus || w.Header().Get("Location") != tc.wantLocation {
+				t.Errorf("status %d, Location %q; want %d, %q", w.Code, w.Header().Get("Location"), tc.wantStatus, tc.wantLocation)
+			}
+		})
+	}
+}

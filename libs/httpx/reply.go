@@ -1,6 +1,8 @@
 package httpx
 
 import (
+	"net/http"
+
 	"github.com/gin-gonic/gin"
 )
 
@@ -40,4 +42,12 @@ func BindOptional(c *gin.Context, v any) bool {
 		return false
 	}
 	return true
+}
+
+// Created answers 201 with v and a Location header, or the error.
+func Created(c *gin.Context, location string, v any, err error) {
+	if err == nil {
+		c.Header("Location", location)
+	}
+	Reply(c, http.StatusCreated, v, err)
 }

@@ -119,10 +119,7 @@ func (h *handlers) create(c *gin.Context) {
 		return
 	}
 	v, err := h.svc.Create(c.Request.Context(), g, req.Subject)
-	if err == nil {
-		c.Header("Location", v.URLs.Location)
-	}
-	httpx.Reply(c, http.StatusCreated, v, err)
+	httpx.Created(c, v.URLs.Location, v, err)
 }
 
 func (h *handlers) get(c *gin.Context) {

@@ -32,6 +32,15 @@ func validTitle(p *apierr.Problems, field, title string) {
 	p.Length(field, title, 0, MaxTitle)
 }
 
+// setTitle checks a title change (trimmed) and records it in set; nil changes nothing.
+func setTitle(p *apierr.Problems, set Fields, title *string) {
+	if title != nil {
+		t := strings.TrimSpace(*title)
+		validTitle(p, "title", t)
+		set["title"] = t
+	}
+}
+
 // CreateCollection creates a collection in org, at the top or under parent.
 // It needs the create level in the organization (or on the parent).
 func (s *Service) CreateCollection(ctx context.Context, c access.Caller, org string, in CreateCollectionInput) (CollectionView, error) {
@@ -89,11 +98,7 @@ type UpdateCollectionInput struct {
 func (s *Service) UpdateCollection(ctx context.Context, c access.Caller, id string, in UpdateCollectionInput) (CollectionView, error) {
 	var p apierr.Problems
 	set := Fields{}
-	if in.Title != nil {
-		t := strings.TrimSpace(*in.Title)
-		validTitle(&p, "title", t)
-		set["title"] = t
-	}
+	setTitle(&p, set, in.Title)
 	if in.Description != nil {
 		p.Length("description", *in.Description, 0, MaxDescription)
 		set["description"] = *in.Description

@@ -134,11 +134,7 @@ type UpdateSpaceInput struct {
 func (s *Service) UpdateSpace(ctx context.Context, c access.Caller, id string, in UpdateSpaceInput) (SpaceView, error) {
 	var p apierr.Problems
 	set := Fields{}
-	if in.Title != nil {
-		t := strings.TrimSpace(*in.Title)
-		validTitle(&p, "title", t)
-		set["title"] = t
-	}
+	setTitle(&p, set, in.Title)
 	if in.Emoji != nil {
 		validEmoji(&p, "emoji", *in.Emoji)
 		set["emoji"] = *in.Emoji

@@ -29,10 +29,7 @@ func (h *Handlers) createSpace(c *gin.Context) {
 		return
 	}
 	v, err := h.svc.CreateSpace(c.Request.Context(), Caller(c), orgID(c), space.CreateSpaceInput(req))
-	if err == nil {
-		c.Header("Location", v.URLs.Location)
-	}
-	httpx.Reply(c, http.StatusCreated, v, err)
+	httpx.Created(c, v.URLs.Location, v, err)
 }
 
 func (h *Handlers) listSpaces(c *gin.Context) {
@@ -96,10 +93,7 @@ func (h *Handlers) restoreSpace(c *gin.Context) {
 
 func (h *Handlers) duplicateSpace(c *gin.Context) {
 	v, err := h.svc.DuplicateSpace(c.Request.Context(), Caller(c), spaceID(c))
-	if err == nil {
-		c.Header("Location", v.URLs.Location)
-	}
-	httpx.Reply(c, http.StatusCreated, v, err)
+	httpx.Created(c, v.URLs.Location, v, err)
 }
 
 // pointer is a position's sibling: {type: "space", space} or {type: "collection", collection}.
@@ -218,10 +212,7 @@ func (h *Handlers) createCollection(c *gin.Context) {
 		return
 	}
 	v, err := h.svc.CreateCollection(c.Request.Context(), Caller(c), orgID(c), space.CreateCollectionInput(req))
-	if err == nil {
-		c.Header("Location", v.URLs.Location)
-	}
-	httpx.Reply(c, http.StatusCreated, v, err)
+	httpx.Created(c, v.URLs.Location, v, err)
 }
 
 func (h *Handlers) listCollections(c *gin.Context) {

@@ -47,10 +47,7 @@ func (h *Handlers) createSite(c *gin.Context) {
 		return
 	}
 	v, err := h.svc.CreateSite(c.Request.Context(), access.From(c), orgID(c), site.CreateInput(req))
-	if err == nil {
-		c.Header("Location", v.URLs.Location)
-	}
-	httpx.Reply(c, http.StatusCreated, v, err)
+	httpx.Created(c, v.URLs.Location, v, err)
 }
 
 func (h *Handlers) getSite(c *gin.Context) {
