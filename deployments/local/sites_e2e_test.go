@@ -4,18 +4,14 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/docspub/platform/libs/waittest"
 )
 
 // eventually polls f until it is true or 20 s pass.
 func eventually(t *testing.T, what string, f func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for !f() {
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: not within 20s", what)
-		}
-		time.Sleep(50 * time.Millisecond) // poll interval, bounded by the deadline
-	}
+	waittest.Until(t, what, 20*time.Second, f)
 }
 
 func TestSitesThroughGateway(t *testing.T) {

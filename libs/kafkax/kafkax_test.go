@@ -13,6 +13,7 @@ import (
 	"github.com/docspub/platform/libs/kafkatest"
 	"github.com/docspub/platform/libs/kafkax"
 	"github.com/docspub/platform/libs/mongotest"
+	"github.com/docspub/platform/libs/waittest"
 	"github.com/google/go-cmp/cmp"
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
@@ -79,13 +80,7 @@ func pendingIDs(d thing) []string {
 // eventually polls cond until it holds or the deadline passes.
 func eventually(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	end := time.Now().Add(deadline)
-	for !cond() {
-		if time.Now().After(end) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	waittest.Until(t, what, deadline, cond)
 }
 
 func newPublisher(t *testing.T, brokers []string) *kafkax.Publisher {
