@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"time"
 )
 
 // Sentinels for the common outcomes. Stores and domains wrap them with %w;
@@ -23,6 +24,8 @@ type Error struct {
 	Message string
 	// Field names the request field at fault, when there is one.
 	Field string
+	// RetryAfter, when set, is sent as the Retry-After header (429, 503).
+	RetryAfter time.Duration
 }
 
 func (e *Error) Error() string { return e.Message }
@@ -68,6 +71,34 @@ func Conflict(format string, args ...any) *Error { return New(http.StatusConflic
 // Unauthorized returns a 401.
 func Unauthorized(format string, args ...any) *Error {
 	return New(http.StatusUnauthorized, format, args...)
+}
+
+// TooLarge returns a 413: a request or the change it asks for is over a limit.
+func TooLarge(format string, args ...any) *Error {
+	return New(http.StatusRequestEntityTooLarge, format, args...)
+}
+
+// TooMany returns a 429 that asks the client to retry after retry.
+func TooMany(retry time.Duration, format string, args ...any) *Error {
+	e := New(http.StatusTooManyRequests, format, args...)
+	e.RetryAfter = retry
+	return e
+}
+
+// Unavailable returns a 503 that asks the client to retry after retry.
+func Unavailable(retry time.Duration, format string, args ...any) *Error {
+	e := New(http.StatusServiceUnavailable, format, args...)
+	e.RetryAfter = retry
+	return e
+}
+
+// RetryAfterOf returns the RetryAfter of err's *Error, 0 when none.
+func RetryAfterOf(err error) time.Duration {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.RetryAfter
+	}
+	return 0
 }
 
 // Body is the wire shape of an error.

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"regexp"
 	"testing"
+	"time"
 
 	"github.com/docspub/platform/libs/apierr"
 	"github.com/google/go-cmp/cmp"
@@ -130,5 +131,66 @@ func TestProblems(t *testing.T) {
 				t.Errorf("Err() (-got +want):\n%s", diff)
 			}
 		})
+	}
+}
+
+func TestText(t *testing.T) {
+	for _, tc := range []struct {
+		name, in, wantMsg string
+		segment           bool
+	}{
+		{name: "plain", in: "Getting started"},
+		{name: "emoji with joiner", in: "Team 👩‍💻"},
+		{name: "accents", in: "Données"},
+		{name: "NUL", in: "a\x00b", wantMsg: "title: must not contain NUL"},
+		{name: "newline", in: "a\nb", wantMsg: "title: must not contain the control character U+000A"},
+		{name: "escape", in: "a\x1b[31m", wantMsg: "title: must not contain the control character U+001B"},
+		{name: "C1 control", in: "a\u0085", wantMsg: "title: must not contain the control character U+0085"},
+		{name: "right-to-left override", in: "txt\u202Eexe.pdf", wantMsg: "title: must not contain the invisible format character U+202E"},
+		{name: "isolate", in: "\u2066x\u2069", wantMsg: "title: must not contain the invisible format character U+2066"},
+		{name: "byte-order mark", in: "\uFEFFx", wantMsg: "title: must not contain the invisible format character U+FEFF"},
+		{name: "invalid UTF-8", in: "a\xffb", wantMsg: "title: must be valid UTF-8"},
+		{name: "empty", in: "", wantMsg: "title: must not be empty"},
+		{name: "segment ok", in: "api-v2", segment: true},
+		{name: "dot", in: ".", segment: true, wantMsg: `title: must not be "." or ".."`},
+		{name: "dot dot", in: "..", segment: true, wantMsg: `title: must not be "." or ".."`},
+		{name: "slash", in: "a/b", segment: true, wantMsg: "title: must not contain a slash or a backslash"},
+		{name: "backslash", in: `a\b`, segment: true, wantMsg: "title: must not contain a slash or a backslash"},
+		{name: "segment bidi", in: "a\u202Db", segment: true, wantMsg: "title: must not contain the invisible format character U+202D"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var p apierr.Problems
+			if tc.segment {
+				p.Segment("title", tc.in, 1, 20)
+			} else {
+				p.Text("title", tc.in, 1, 20)
+			}
+			got := ""
+			if err := p.Err(); err != nil {
+				got = err.Error()
+			}
+			if got != tc.wantMsg {
+				t.Errorf("check(%q) = %q, want %q", tc.in, got, tc.wantMsg)
+			}
+		})
+	}
+}
+
+func TestRetryAfter(t *testing.T) {
+	err := fmt.Errorf("render: %w", apierr.TooMany(3*time.Second, "busy"))
+	if got := apierr.RetryAfterOf(err); got != 3*time.Second {
+		t.Errorf("RetryAfterOf = %v, want 3s", got)
+	}
+	if got := apierr.ToBody(err); got.Error.Code != 429 {
+		t.Errorf("status = %d, want 429", got.Error.Code)
+	}
+	if got := apierr.RetryAfterOf(apierr.NotFound("x")); got != 0 {
+		t.Errorf("RetryAfterOf(not found) = %v, want 0", got)
+	}
+	if got := apierr.ToBody(apierr.Unavailable(time.Second, "kafka down")); got.Error.Code != 503 {
+		t.Errorf("Unavailable status = %d", got.Error.Code)
+	}
+	if got := apierr.ToBody(apierr.TooLarge("big")); got.Error.Code != 413 {
+		t.Errorf("TooLarge status = %d", got.Error.Code)
 	}
 }

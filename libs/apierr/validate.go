@@ -2,7 +2,10 @@ package apierr
 
 import (
 	"errors"
+	"fmt"
 	"regexp"
+	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -70,4 +73,81 @@ func (p *Problems) OneOf(field, s string, allowed ...string) {
 func IsInvalid(err error) bool {
 	var e *Error
 	return errors.As(err, &e) && e.Status == 400
+}
+
+// Text checks a single-line name or title: its length in characters within
+// [min,max] (max < 0: no upper bound), and no character that would hide or
+// corrupt what a reader sees (see TextProblem).
+func (p *Problems) Text(field, s string, min, max int) {
+	if why := TextProblem(s); why != "" {
+		p.Add(field, "%s", why)
+		return
+	}
+	p.Length(field, s, min, max)
+}
+
+// Segment checks one segment of a URL path chosen by a client (a basename,
+// a section path): Text's rules, and neither "." nor "..", nor a slash or
+// backslash.
+func (p *Problems) Segment(field, s string, min, max int) {
+	if why := SegmentProblem(s); why != "" {
+		p.Add(field, "%s", why)
+		return
+	}
+	p.Length(field, s, min, max)
+}
+
+// TextProblem says why s is not acceptable as a single-line text, "" when it
+// is: invalid UTF-8, NUL and other control characters (line breaks and tabs
+// included), and the Unicode format controls that reorder or hide text
+// (bidirectional overrides and isolates, zero-width joiners' relatives, the
+// byte-order mark).
+func TextProblem(s string) string {
+	if !utf8.ValidString(s) {
+		return "must be valid UTF-8"
+	}
+	for _, r := range s {
+		switch {
+		case r == 0:
+			return "must not contain NUL"
+		case unicode.IsControl(r):
+			return fmt.Sprintf("must not contain the control character U+%04X", r)
+		case isHiddenFormat(r):
+			return fmt.Sprintf("must not contain the invisible format character U+%04X", r)
+		}
+	}
+	return ""
+}
+
+// SegmentProblem says why s is not acceptable as a path segment, "" when it is.
+func SegmentProblem(s string) string {
+	if why := TextProblem(s); why != "" {
+		return why
+	}
+	switch {
+	case s == "." || s == "..":
+		return `must not be "." or ".."`
+	case strings.ContainsAny(s, `/\`):
+		return "must not contain a slash or a backslash"
+	}
+	return ""
+}
+
+// isHiddenFormat reports the format characters (Unicode category Cf) that
+// change how text around them reads: bidirectional marks, embeddings,
+// overrides and isolates, invisible operators, and the byte-order mark.
+// Joiners used by emoji sequences (U+200D) and variation selectors are allowed.
+func isHiddenFormat(r rune) bool {
+	switch {
+	case r == 0x200D: // zero-width joiner: part of emoji sequences
+		return false
+	case r >= 0x200B && r <= 0x200F, // zero-width space, non-joiner, LRM, RLM
+		r >= 0x202A && r <= 0x202E, // LRE, RLE, PDF, LRO, RLO
+		r >= 0x2060 && r <= 0x2069, // word joiner, invisible operators, LRI, RLI, FSI, PDI
+		r == 0x061C,                // Arabic letter mark
+		r == 0xFEFF,                // byte-order mark
+		r >= 0xFFF9 && r <= 0xFFFB: // interlinear annotation
+		return true
+	}
+	return false
 }

@@ -8,7 +8,9 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"log/slog"
+	"math"
 	"net/http"
+	"strconv"
 	"time"
 
 	"github.com/docspub/platform/libs/apierr"
@@ -61,6 +63,9 @@ func NewEngine(log *slog.Logger, service string, ready ...Check) *gin.Engine {
 // logged here, once, with the request id and trace id, and answered as a 500.
 func Error(c *gin.Context, err error) {
 	body := apierr.ToBody(err)
+	if d := apierr.RetryAfterOf(err); d > 0 {
+		c.Header("Retry-After", strconv.FormatInt(int64(math.Ceil(d.Seconds())), 10))
+	}
 	if body.Error.Code >= 500 {
 		slogFrom(c).ErrorContext(c.Request.Context(), "request failed",
 			"err", err, "method", c.Request.Method, "path", c.Request.URL.Path,

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/docspub/platform/libs/apierr"
 	"github.com/docspub/platform/libs/apitest"
@@ -267,5 +268,15 @@ func TestCreated(t *testing.T) {
 				t.Errorf("status %d, Location %q; want %d, %q", w.Code, w.Header().Get("Location"), tc.wantStatus, tc.wantLocation)
 			}
 		})
+	}
+}
+
+func TestErrorSetsRetryAfter(t *testing.T) {
+	e := httpx.NewEngine(logx.Discard(), "test")
+	e.GET("/busy", func(c *gin.Context) { httpx.Error(c, apierr.TooMany(1500*time.Millisecond, "busy")) })
+	w := httptest.NewRecorder()
+	e.ServeHTTP(w, httptest.NewRequest("GET", "/busy", nil))
+	if w.Code != 429 || w.Header().Get("Retry-After") != "2" {
+		t.Errorf("GET /busy = %d Retry-After %q, want 429 and 2 (rounded up)", w.Code, w.Header().Get("Retry-After"))
 	}
 }

@@ -1,0 +1,431 @@
+// Package jobs runs work that must finish even when the process doing it
+// stops: an operation that spans several documents (a tree transfer, a Git
+// import, processing an OpenAPI spec) is first written as a job document,
+// then taken by one worker at a time under a lease, a deadline the worker
+// keeps renewing. When the worker stops cleanly it hands the job back at
+// once; when it dies, the lease lapses and any worker (another replica, or
+// the same service restarted) takes the job again and resumes from the
+// progress the handler recorded. Handlers are therefore idempotent steps.
+//
+// Every change of a job is a compare-and-set on its owner and state, so a
+// worker that lost its lease can never overwrite the job's new owner: its
+// context is cancelled and its writes fail with ErrLeaseLost. On the
+// embedded FerretDB, which applies an update by reading and rewriting the
+// document, the queue also holds the service's mongox.DocLocks around each
+// write (MongoDB itself is atomic per document).
+//
+// A key (the resource a job works on) has at most one unfinished job: Enqueue
+// of a key that has one returns it instead of starting a second, so that a
+// repeated request joins the running operation.
+package jobs
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/docspub/platform/libs/apierr"
+	"github.com/docspub/platform/libs/mongox"
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
+)
+
+// States of a job.
+const (
+	Pending = "pending" // waiting for a worker (new, handed back, or retrying later)
+	Running = "running" // a worker holds its lease
+	Done    = "done"
+	Failed  = "failed"
+)
+
+// Job is a stored job.
+type Job struct {
+	ID         string    `bson:"_id"`
+	Kind       string    `bson:"kind"`
+	Key        string    `bson:"key,omitempty"`
+	State      string    `bson:"state"`
+	Payload    bson.Raw  `bson:"payload,omitempty"`
+	Progress   bson.Raw  `bson:"progress,omitempty"`
+	Result     bson.Raw  `bson:"result,omitempty"`
+	Error      string    `bson:"error,omitempty"`
+	Attempts   int       `bson:"attempts"`
+	Owner      string    `bson:"owner,omitempty"`
+	LeaseUntil time.Time `bson:"leaseUntil"`
+	NotBefore  time.Time `bson:"notBefore"`
+	CreatedAt  time.Time `bson:"createdAt"`
+	UpdatedAt  time.Time `bson:"updatedAt"`
+	FinishedAt time.Time `bson:"finishedAt,omitzero"`
+}
+
+// Finished reports whether the job is done or failed.
+func (j Job) Finished() bool { return j.State == Done || j.State == Failed }
+
+// Decode decodes a stored BSON field of a job (Payload, Progress, Result)
+// into v; an empty field leaves v unchanged.
+func Decode(raw bson.Raw, v any) error {
+	if len(raw) == 0 {
+		return nil
+	}
+	if err := bson.Unmarshal(raw, v); err != nil {
+		return fmt.Errorf("decode job data: %w", err)
+	}
+	return nil
+}
+
+// Errors.
+var (
+	// ErrLeaseLost: the job was taken by another worker (this one was too
+	// slow to renew its lease) or finished meanwhile.
+	ErrLeaseLost = errors.New("job lease lost")
+	// ErrNotFound: no such job.
+	ErrNotFound = apierr.NotFound("job not found")
+	// ErrStarting: another operation on the same resource is being started.
+	ErrStarting = apierr.Conflict("another operation on this resource is starting; retry shortly")
+)
+
+// Defaults of a Queue.
+const (
+	DefaultLease       = 30 * time.Second
+	DefaultMaxAttempts = 5
+)
+
+// Queue is the jobs of one MongoDB collection.
+type Queue struct {
+	coll        *mongo.Collection
+	keys        *mongo.Collection
+	locks       *mongox.DocLocks
+	owner       string
+	lease       time.Duration
+	maxAttempts int
+	now         func() time.Time
+	wake        chan struct{}
+}
+
+// Option tunes a Queue.
+type Option func(*Queue)
+
+// WithLease sets how long a worker holds a job without renewing (default
+// DefaultLease); it renews every third of it. A dead worker's job is taken
+// again after at most this long.
+func WithLease(d time.Duration) Option {
+	return func(q *Queue) {
+		if d > 0 {
+			q.lease = d
+		}
+	}
+}
+
+// WithMaxAttempts sets how many times a failing job is tried before it is
+// failed for good (default DefaultMaxAttempts).
+func WithMaxAttempts(n int) Option {
+	return func(q *Queue) {
+		if n > 0 {
+			q.maxAttempts = n
+		}
+	}
+}
+
+// WithClock sets the queue's clock (tests).
+func WithClock(now func() time.Time) Option { return func(q *Queue) { q.now = now } }
+
+// Indexes are the indexes a queue on collection relies on.
+func Indexes(collection string) []mongox.Index {
+	return []mongox.Index{
+		mongox.Keys(collection, "state", "notBefore"),
+		mongox.Keys(collection, "state", "leaseUntil"),
+	}
+}
+
+// NewQueue returns the queue of collection in db; its keys live in
+// collection+"_keys". locks are the service's document locks (nil: none).
+func NewQueue(db *mongo.Database, collection string, locks *mongox.DocLocks, opts ...Option) *Queue {
+	q := &Queue{
+		coll:        db.Collection(collection),
+		keys:        db.Collection(collection + "_keys"),
+		locks:       locks,
+		owner:       newID(),
+		lease:       DefaultLease,
+		maxAttempts: DefaultMaxAttempts,
+		now:         time.Now,
+		wake:        make(chan struct{}, 1),
+	}
+	for _, o := range opts {
+		o(q)
+	}
+	return q
+}
+
+func (q *Queue) clock() time.Time { return q.now().UTC().Truncate(time.Millisecond) }
+
+// Enqueue writes a new pending job of kind with payload and returns it. With
+// a key that already has an unfinished job, it writes nothing and returns
+// that job with created false: the caller joins it (and may compare its
+// payload). Workers are woken at once.
+func (q *Queue) Enqueue(ctx context.Context, kind, key string, payload any) (job Job, created bool, err error) {
+	raw, err := bson.Marshal(payload)
+	if err != nil {
+		return Job{}, false, fmt.Errorf("encode %s payload: %w", kind, err)
+	}
+	now := q.clock()
+	job = Job{ID: newID(), Kind: kind, Key: key, State: Pending, Payload: raw, NotBefore: now, CreatedAt: now, UpdatedAt: now}
+	if key != "" {
+		claimed := false
+		for range 3 {
+			holder, ok, err := q.claimKey(ctx, key, job.ID, now)
+			if err != nil {
+				return Job{}, false, err
+			}
+			if holder != nil {
+				return *holder, false, nil
+			}
+			if claimed = ok; claimed {
+				break
+			}
+		}
+		if !claimed {
+			return Job{}, false, ErrStarting
+		}
+	}
+	if _, err := q.coll.InsertOne(ctx, job); err != nil {
+		return Job{}, false, fmt.Errorf("enqueue %s: %w", kind, err)
+	}
+	q.Notify()
+	return job, true, nil
+}
+
+// staleKey is how long a key may name a job that does not exist (its
+// Enqueue died between claiming the key and writing the job) before another
+// Enqueue takes the key over.
+const staleKey = time.Minute
+
+// claimKey makes jobID the unfinished job of key. When another unfinished
+// job holds the key it returns that job; a key left by a finished job (its
+// worker died between finishing and freeing the key) or by a job that was
+// never written is taken over.
+func (q *Queue) claimKey(ctx context.Context, key, jobID string, now time.Time) (holder *Job, claimed bool, err error) {
+	_, err = q.keys.InsertOne(ctx, bson.M{"_id": key, "job": jobID, "at": now})
+	if err == nil {
+		return nil, true, nil
+	}
+	if !mongo.IsDuplicateKeyError(err) {
+		return nil, false, fmt.Errorf("claim job key: %w", err)
+	}
+	var k struct {
+		Job string    `bson:"job"`
+		At  time.Time `bson:"at"`
+	}
+	if err := q.keys.FindOne(ctx, bson.M{"_id": key}).Decode(&k); err != nil {
+		if errors.Is(err, mongo.ErrNoDocuments) {
+			return nil, false, nil // freed meanwhile: try again
+		}
+		return nil, false, fmt.Errorf("read job key: %w", err)
+	}
+	j, err := q.Get(ctx, k.Job)
+	switch {
+	case err == nil && !j.Finished():
+		return &j, false, nil
+	case errors.Is(err, ErrNotFound) && now.Sub(k.At) < staleKey:
+		return nil, false, ErrStarting
+	case err != nil && !errors.Is(err, ErrNotFound):
+		return nil, false, err
+	}
+	// A stale key: free it if it still names that job, then try again.
+	unlock := q.locks.Lock(q.keys.Name(), key)
+	_, err = q.keys.DeleteOne(ctx, bson.M{"_id": key, "job": k.Job})
+	unlock()
+	if err != nil {
+		return nil, false, fmt.Errorf("free stale job key: %w", err)
+	}
+	return nil, false, nil
+}
+
+// Get returns a job.
+func (q *Queue) Get(ctx context.Context, id string) (Job, error) {
+	var j Job
+	err := q.coll.FindOne(ctx, bson.M{"_id": id}).Decode(&j)
+	if errors.Is(err, mongo.ErrNoDocuments) {
+		return Job{}, ErrNotFound
+	}
+	if err != nil {
+		return Job{}, fmt.Errorf("read job %s: %w", id, err)
+	}
+	return j, nil
+}
+
+// Active returns the unfinished job of key, if any.
+func (q *Queue) Active(ctx context.Context, key string) (Job, bool, error) {
+	var k struct {
+		Job string `bson:"job"`
+	}
+	err := q.keys.FindOne(ctx, bson.M{"_id": key}).Decode(&k)
+	if errors.Is(err, mongo.ErrNoDocuments) {
+		return Job{}, false, nil
+	}
+	if err != nil {
+		return Job{}, false, fmt.Errorf("read job key: %w", err)
+	}
+	j, err := q.Get(ctx, k.Job)
+	if errors.Is(err, ErrNotFound) {
+		return Job{}, false, nil
+	}
+	if err != nil || j.Finished() {
+		return Job{}, false, err
+	}
+	return j, true, nil
+}
+
+// Wait polls the job until it is finished or ctx ends, and returns it.
+func (q *Queue) Wait(ctx context.Context, id string, every time.Duration) (Job, error) {
+	if every <= 0 {
+		every = 50 * time.Millisecond
+	}
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		j, err := q.Get(ctx, id)
+		if err != nil || j.Finished() {
+			return j, err
+		}
+		select {
+		case <-ctx.Done():
+			return j, ctx.Err()
+		case <-t.C:
+		}
+	}
+}
+
+// Notify wakes the queue's workers at once. It never blocks.
+func (q *Queue) Notify() {
+	select {
+	case q.wake <- struct{}{}:
+	default:
+	}
+}
+
+// claim takes one job of kinds that is pending and due, or running under a
+// lapsed lease. It returns false when there is none.
+func (q *Queue) claim(ctx context.Context, kinds []string) (Job, bool, error) {
+	now := q.clock()
+	f := bson.M{"kind": bson.M{"$in": kinds}, "$or": bson.A{
+		bson.M{"state": Pending, "notBefore": bson.M{"$lte": now}},
+		bson.M{"state": Running, "leaseUntil": bson.M{"$lt": now}},
+	}}
+	cur, err := q.coll.Find(ctx, f, options.Find().SetSort(bson.D{{Key: "createdAt", Value: 1}}).SetLimit(8).
+		SetProjection(bson.M{"payload": 0, "progress": 0, "result": 0}))
+	if err != nil {
+		return Job{}, false, fmt.Errorf("find due jobs: %w", err)
+	}
+	var due []Job
+	if err := cur.All(ctx, &due); err != nil {
+		return Job{}, false, fmt.Errorf("read due jobs: %w", err)
+	}
+	for _, d := range due {
+		// Compare-and-set on what was read: exactly one worker wins the job.
+		cond := bson.M{"_id": d.ID, "state": d.State, "owner": d.Owner, "leaseUntil": d.LeaseUntil}
+		if d.Owner == "" {
+			cond["owner"] = bson.M{"$in": bson.A{"", nil}}
+		}
+		set := bson.M{"state": Running, "owner": q.owner, "leaseUntil": now.Add(q.lease), "updatedAt": now}
+		ok, err := q.cas(ctx, d.ID, cond, bson.M{"$set": set, "$inc": bson.M{"attempts": 1}})
+		if err != nil {
+			return Job{}, false, err
+		}
+		if !ok {
+			continue // another worker was faster
+		}
+		j, err := q.Get(ctx, d.ID)
+		if err != nil {
+			return Job{}, false, err
+		}
+		return j, true, nil
+	}
+	return Job{}, false, nil
+}
+
+// cas applies upd to job id when it matches cond; false when it does not.
+func (q *Queue) cas(ctx context.Context, id string, cond, upd bson.M) (bool, error) {
+	unlock := q.locks.Lock(q.coll.Name(), id)
+	res, err := q.coll.UpdateOne(ctx, cond, upd)
+	unlock()
+	if err != nil {
+		return false, fmt.Errorf("update job %s: %w", id, err)
+	}
+	return res.MatchedCount == 1, nil
+}
+
+// mine is the condition of a job this queue's worker holds.
+func (q *Queue) mine(id string) bson.M {
+	return bson.M{"_id": id, "owner": q.owner, "state": Running}
+}
+
+func (q *Queue) renew(ctx context.Context, id string) error {
+	now := q.clock()
+	ok, err := q.cas(ctx, id, q.mine(id), bson.M{"$set": bson.M{"leaseUntil": now.Add(q.lease), "updatedAt": now}})
+	if err == nil && !ok {
+		err = ErrLeaseLost
+	}
+	return err
+}
+
+// finish ends a job held by this worker: done with result, failed with err,
+// or pending again (retry later, or handed back on shutdown).
+// attempts is added to the job's attempts (-1: the run did not count).
+func (q *Queue) finish(ctx context.Context, j Job, state string, result any, errText string, notBefore time.Time, attempts int) error {
+	now := q.clock()
+	set := bson.M{"state": state, "owner": "", "leaseUntil": time.Time{}, "updatedAt": now, "error": errText}
+	if state == Pending {
+		set["notBefore"] = notBefore
+	} else {
+		set["finishedAt"] = now
+	}
+	if result != nil {
+		doc, err := toDoc(result)
+		if err != nil {
+			return fmt.Errorf("encode %s result: %w", j.Kind, err)
+		}
+		set["result"] = doc
+	}
+	upd := bson.M{"$set": set}
+	if attempts != 0 {
+		upd["$inc"] = bson.M{"attempts": attempts}
+	}
+	ok, err := q.cas(ctx, j.ID, q.mine(j.ID), upd)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return ErrLeaseLost
+	}
+	if (state == Done || state == Failed) && j.Key != "" {
+		unlock := q.locks.Lock(q.keys.Name(), j.Key)
+		_, err = q.keys.DeleteOne(ctx, bson.M{"_id": j.Key, "job": j.ID})
+		unlock()
+		if err != nil {
+			// Harmless: the next Enqueue of the key frees a key whose job finished.
+			return fmt.Errorf("free job key %s: %w", j.Key, err)
+		}
+	}
+	return nil
+}
+
+func newID() string {
+	var b [12]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// toDoc encodes v as a document to store in a field (a bson.Raw value in an
+// update would be stored as binary).
+func toDoc(v any) (bson.D, error) {
+	raw, err := bson.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	var d bson.D
+	err = bson.Unmarshal(raw, &d)
+	return d, err
+}

@@ -1,0 +1,255 @@
+package jobs
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/docspub/platform/libs/logx"
+	"github.com/docspub/platform/libs/mongotest"
+	"github.com/docspub/platform/libs/mongox"
+	"github.com/docspub/platform/libs/waittest"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+)
+
+func TestMain(m *testing.M) { mongotest.Main(m) }
+
+type payload struct {
+	Items int `bson:"items"`
+}
+
+type progress struct {
+	Done int `bson:"done"`
+}
+
+func newQueue(t *testing.T, db *mongo.Database, locks *mongox.DocLocks, opts ...Option) *Queue {
+	t.Helper()
+	if err := mongox.EnsureIndexes(context.Background(), db, Indexes("jobs")...); err != nil {
+		t.Fatal(err)
+	}
+	return NewQueue(db, "jobs", locks, opts...)
+}
+
+func startWorker(t *testing.T, q *Queue, h map[string]Handler) (stop func()) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	w := q.NewWorker(h, 2, logx.Discard())
+	w.SetPoll(20 * time.Millisecond)
+	done := make(chan struct{})
+	go func() { defer close(done); _ = w.Run(ctx) }()
+	var once sync.Once
+	stop = func() { once.Do(func() { cancel(); <-done }) }
+	t.Cleanup(stop)
+	return stop
+}
+
+func TestJobRunsDetachedAndKeyJoins(t *testing.T) {
+	db := mongotest.Database(t)
+	q := newQueue(t, db, mongox.NewDocLocks())
+	release := make(chan struct{})
+	startWorker(t, q, map[string]Handler{"count": func(ctx context.Context, r *Run) error {
+		var p payload
+		if err := r.Payload(&p); err != nil {
+			return err
+		}
+		select {
+		case <-release:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		r.SetResult(progress{Done: p.Items})
+		return nil
+	}})
+	ctx := context.Background()
+	j1, created, err := q.Enqueue(ctx, "count", "thing-1", payload{Items: 7})
+	if err != nil || !created {
+		t.Fatalf("Enqueue = %v, created %v", err, created)
+	}
+	j2, created, err := q.Enqueue(ctx, "count", "thing-1", payload{Items: 9})
+	if err != nil || created || j2.ID != j1.ID {
+		t.Fatalf("second Enqueue of the key = %s created %v err %v, want to join %s", j2.ID, created, err, j1.ID)
+	}
+	// The enqueuer gives up waiting; the job goes on.
+	wctx, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
+	if _, err := q.Wait(wctx, j1.ID, 10*time.Millisecond); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("Wait = %v, want the deadline", err)
+	}
+	cancel()
+	close(release)
+	done, err := q.Wait(ctx, j1.ID, 10*time.Millisecond)
+	if err != nil || done.State != Done {
+		t.Fatalf("job = %+v, %v; want done", done, err)
+	}
+	var res progress
+	if err := Decode(done.Result, &res); err != nil || res.Done != 7 {
+		t.Fatalf("result = %+v, %v", res, err)
+	}
+	// The key is free again: a new job starts.
+	j3, created, err := q.Enqueue(ctx, "count", "thing-1", payload{Items: 1})
+	if err != nil || !created || j3.ID == j1.ID {
+		t.Fatalf("Enqueue after the end = %s created %v err %v", j3.ID, created, err)
+	}
+}
+
+// A worker that dies holding a job (no hand-back, no renewal) loses it when
+// its lease lapses; another takes it and resumes from the saved progress.
+func TestDeadWorkersJobResumes(t *testing.T) {
+	db := mongotest.Database(t)
+	locks := mongox.NewDocLocks()
+	dead := newQueue(t, db, locks, WithLease(200*time.Millisecond))
+	ctx := context.Background()
+	job, _, err := dead.Enqueue(ctx, "steps", "", payload{Items: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	claimed, ok, err := dead.claim(ctx, []string{"steps"})
+	if err != nil || !ok || claimed.ID != job.ID {
+		t.Fatalf("claim = %+v %v %v", claimed, ok, err)
+	}
+	if err := (&Run{Job: claimed, q: dead}).SaveProgress(ctx, progress{Done: 4}); err != nil {
+		t.Fatal(err)
+	}
+	// The dead worker stops here. A live one (another replica) takes over.
+	live := newQueue(t, db, locks, WithLease(200*time.Millisecond))
+	var resumedAt atomic.Int64
+	resumedAt.Store(-1)
+	startWorker(t, live, map[string]Handler{"steps": func(ctx context.Context, r *Run) error {
+		var p progress
+		if err := r.Progress(&p); err != nil {
+			return err
+		}
+		resumedAt.Store(int64(p.Done))
+		for p.Done < 10 {
+			p.Done++
+			if err := r.SaveProgress(ctx, p); err != nil {
+				return err
+			}
+		}
+		return nil
+	}})
+	got, err := live.Wait(ctx, job.ID, 20*time.Millisecond)
+	if err != nil || got.State != Done || resumedAt.Load() != 4 || got.Attempts != 2 {
+		t.Fatalf("job = %+v err %v resumed at %d; want done, resumed at 4, 2 attempts", got, err, resumedAt.Load())
+	}
+	// The dead worker, should it wake, can no longer write.
+	if err := (&Run{Job: claimed, q: dead}).SaveProgress(ctx, progress{Done: 0}); !errors.Is(err, ErrLeaseLost) {
+		t.Errorf("late write of the old owner = %v, want ErrLeaseLost", err)
+	}
+}
+
+// A clean stop hands the job back at once: a restarted worker resumes it
+// without waiting for the lease, and the interrupted run does not count.
+func TestStopHandsBack(t *testing.T) {
+	db := mongotest.Database(t)
+	locks := mongox.NewDocLocks()
+	q := newQueue(t, db, locks, WithLease(time.Hour))
+	started := make(chan struct{}, 1)
+	blocking := map[string]Handler{"long": func(ctx context.Context, r *Run) error {
+		if err := r.SaveProgress(ctx, progress{Done: 1}); err != nil {
+			return err
+		}
+		started <- struct{}{}
+		<-ctx.Done()
+		return ctx.Err()
+	}}
+	stop := startWorker(t, q, blocking)
+	ctx := context.Background()
+	job, _, err := q.Enqueue(ctx, "long", "k", payload{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-started
+	stop()
+	back, err := q.Get(ctx, job.ID)
+	if err != nil || back.State != Pending || back.Owner != "" || back.Attempts != 0 {
+		t.Fatalf("after stop = %+v %v; want pending, no owner, 0 attempts", back, err)
+	}
+	restarted := newQueue(t, db, locks, WithLease(time.Hour))
+	startWorker(t, restarted, map[string]Handler{"long": func(ctx context.Context, r *Run) error {
+		var p progress
+		if err := r.Progress(&p); err != nil || p.Done != 1 {
+			return Permanent(errors.New("progress lost"))
+		}
+		return nil
+	}})
+	within, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	got, err := restarted.Wait(within, job.ID, 20*time.Millisecond)
+	if err != nil || got.State != Done {
+		t.Fatalf("after restart = %+v %v; want done", got, err)
+	}
+}
+
+func TestRetriesThenFails(t *testing.T) {
+	db := mongotest.Database(t)
+	now := time.Now()
+	var clock atomic.Int64
+	clock.Store(now.UnixNano())
+	q := newQueue(t, db, mongox.NewDocLocks(), WithMaxAttempts(3), WithClock(func() time.Time { return time.Unix(0, clock.Load()) }))
+	var calls atomic.Int32
+	startWorker(t, q, map[string]Handler{
+		"flaky":  func(context.Context, *Run) error { calls.Add(1); return errors.New("upstream down") },
+		"broken": func(context.Context, *Run) error { return Permanent(errors.New("bad input")) },
+		"panics": func(context.Context, *Run) error { panic("boom") },
+	})
+	ctx := context.Background()
+	flaky, _, _ := q.Enqueue(ctx, "flaky", "", payload{})
+	broken, _, _ := q.Enqueue(ctx, "broken", "", payload{})
+	panics, _, _ := q.Enqueue(ctx, "panics", "", payload{})
+	waittest.Until(t, "three attempts of the flaky job", 10*time.Second, func() bool {
+		clock.Add(int64(2 * time.Minute)) // past every retry wait
+		q.Notify()
+		j, err := q.Get(ctx, flaky.ID)
+		return err == nil && j.State == Failed
+	})
+	if calls.Load() != 3 {
+		t.Errorf("flaky ran %d times, want 3", calls.Load())
+	}
+	for _, id := range []string{broken.ID, panics.ID} {
+		j, err := q.Wait(ctx, id, 10*time.Millisecond)
+		if err != nil || j.State != Failed || j.Attempts != 1 || j.Error == "" {
+			t.Errorf("job %s = %+v %v; want failed after one attempt with its error", id, j, err)
+		}
+	}
+}
+
+// Many workers (as on several replicas sharing the service's locks) never
+// run one job twice at once.
+func TestConcurrentWorkersRunEachJobOnce(t *testing.T) {
+	db := mongotest.Database(t)
+	locks := mongox.NewDocLocks()
+	var runs sync.Map
+	var dup atomic.Bool
+	h := map[string]Handler{"once": func(ctx context.Context, r *Run) error {
+		if _, loaded := runs.LoadOrStore(r.Job.ID, true); loaded {
+			dup.Store(true)
+		}
+		return nil
+	}}
+	var queues []*Queue
+	for range 3 {
+		q := newQueue(t, db, locks)
+		queues = append(queues, q)
+		startWorker(t, q, h)
+	}
+	ctx := context.Background()
+	var ids []string
+	for i := range 30 {
+		j, _, err := queues[i%3].Enqueue(ctx, "once", "", payload{Items: i})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, j.ID)
+	}
+	for _, id := range ids {
+		if j, err := queues[0].Wait(ctx, id, 10*time.Millisecond); err != nil || j.State != Done || j.Attempts != 1 {
+			t.Fatalf("job %s = %+v %v", id, j, err)
+		}
+	}
+	if dup.Load() {
+		t.Error("a job ran twice")
+	}
+}
