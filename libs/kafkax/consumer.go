@@ -77,8 +77,10 @@ type Consumer struct {
 }
 
 // NewConsumer returns a consumer of topic in group. db holds the group's
-// processed-event records (collection ProcessedCollection). A new group
-// starts from the oldest event of the topic.
+// processed-event records (collection ProcessedCollection); with a nil db
+// nothing is recorded and every delivery reaches the handler, which must then
+// be idempotent by itself (dropping a cache entry, say). A new group starts
+// from the oldest event of the topic.
 func NewConsumer(brokers []string, group, topic string, db *mongo.Database, handle Handler, log *slog.Logger) *Consumer {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
@@ -116,7 +118,9 @@ func NewConsumer(brokers []string, group, topic string, db *mongo.Database, hand
 func (c *Consumer) Run(ctx context.Context) error {
 	pctx, stop := context.WithCancel(ctx)
 	defer stop()
-	go c.prune(pctx)
+	if c.db != nil {
+		go c.prune(pctx)
+	}
 	failures := 0
 	for {
 		m, err := c.r.FetchMessage(ctx)
@@ -195,6 +199,9 @@ func (c *Consumer) process(ctx context.Context, m kafka.Message) bool {
 // remembers across retries that the handler succeeded and only the record
 // is left to write.
 func (c *Consumer) once(ctx context.Context, ev Event, handled *bool) error {
+	if c.db == nil {
+		return c.handle(ctx, ev)
+	}
 	coll := c.db.Collection(ProcessedCollection)
 	id := c.group + ":" + ev.ID
 	if !*handled {

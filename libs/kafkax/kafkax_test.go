@@ -396,3 +396,20 @@ func TestPruneProcessedKeepsRecentRecords(t *testing.T) {
 		t.Errorf("recent record gone (%d, %v)", left, err)
 	}
 }
+
+// Without a database nothing is recorded: every delivery reaches the handler.
+func TestConsumerWithoutRecords(t *testing.T) {
+	k := kafkatest.Start(t)
+	pub := newPublisher(t, k.Brokers)
+	ev := event("thing.created", "a", nil)
+	last := event("thing.updated", "a", nil)
+	if err := pub.Publish(context.Background(), topic, ev, ev, last); err != nil {
+		t.Fatal(err)
+	}
+	rec := &recorder{}
+	startConsumer(t, k.Brokers, "g1", nil, rec.handle)
+	eventually(t, "the last event", func() bool { return rec.has(last.ID) })
+	if diff := cmp.Diff(ids(rec.handled()), []string{ev.ID, ev.ID, last.ID}); diff != "" {
+		t.Errorf("handled (-got +want):\n%s", diff)
+	}
+}
