@@ -4,7 +4,7 @@ GO      ?= go
 MODULES := libs gateway services/identity services/content services/sites deployments/local
 PKGS    := $(foreach m,$(MODULES),./$(m)/...)
 
-.PHONY: run test vet fmt bench tidy
+.PHONY: run test vet fmt bench tidy fuzz
 
 run:
 	$(GO) run ./deployments/local/cmd/platform
@@ -28,3 +28,12 @@ bench:
 
 tidy:
 	for m in $(MODULES); do (cd $$m && $(GO) mod tidy) || exit 1; done
+
+# Fuzz targets, "<package dir> <FuzzName>" per line; `make test` runs their
+# seed corpora as plain tests, `make fuzz` explores each for FUZZTIME.
+FUZZTIME ?= 30s
+FUZZ_TARGETS := \
+
+fuzz:
+	@set -e; set -- $(FUZZ_TARGETS); while [ $$# -ge 2 ]; do \
+	  echo "fuzz $$1 $$2"; $(GO) test -run '^$$' -fuzz "^$$2$$" -fuzztime $(FUZZTIME) "./$$1"; shift 2; done
