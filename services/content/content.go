@@ -27,6 +27,7 @@ import (
 	"github.com/docspub/platform/services/content/internal/customfield"
 	"github.com/docspub/platform/services/content/internal/customfieldhttp"
 	"github.com/docspub/platform/services/content/internal/customfieldmongo"
+	"github.com/docspub/platform/services/content/internal/gitsynchttp"
 	"github.com/docspub/platform/services/content/internal/links"
 	"github.com/docspub/platform/services/content/internal/peoplemongo"
 	"github.com/docspub/platform/services/content/internal/revision"
@@ -192,6 +193,8 @@ func New(ctx context.Context, cfg Config, log *slog.Logger, opts ...Option) (*Ap
 	revisionhttp.RegisterSpace(v1, revisions, spaces)
 	changerequesthttp.Register(v1, changeRequests, spaces, comments, revisions)
 	searchhttp.Register(v1, searcher, spaces)
+	// Platform services only (the gateway routes no /internal path).
+	gitsynchttp.Register(e.Group("/internal/v1", internaltoken.Require(core.Signer)), spaces, revisionStore, people)
 
 	consumer := kafkax.NewConsumer(cfg.KafkaBrokers, ConsumerGroup, IdentityTopic, db, people.Handle, log)
 	return &App{cfg: cfg, core: core, identity: consumer, spaces: spaces, handler: e}, nil

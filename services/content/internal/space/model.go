@@ -26,6 +26,7 @@ type Space struct {
 	UpdatedAt    time.Time           `bson:"updatedAt"`
 	Deleted      bool                `bson:"deleted"` // indexed twin of DeletedAt
 	DeletedAt    *time.Time          `bson:"deletedAt,omitempty"`
+	GitSync      *GitSync            `bson:"gitSync,omitempty"` // set by the integrations service
 }
 
 // Collection is a stored collection.

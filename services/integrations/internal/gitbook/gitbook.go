@@ -70,11 +70,16 @@ type config struct {
 // Clean cleans a repository sub-directory ("" for the top); ok is false for
 // one that leaves the repository.
 func Clean(dir string) (string, bool) {
-	dir = strings.Trim(path.Clean("/"+strings.TrimSpace(dir)), "/")
-	if strings.Contains(dir, "..") || strings.ContainsRune(dir, '\\') {
+	dir = strings.TrimSpace(dir)
+	if strings.ContainsRune(dir, '\\') || strings.ContainsRune(dir, 0) {
 		return "", false
 	}
-	return dir, true
+	for _, seg := range strings.Split(dir, "/") {
+		if seg == ".." {
+			return "", false
+		}
+	}
+	return strings.Trim(path.Clean("/"+dir), "/"), true
 }
 
 func join(dir, name string) string {

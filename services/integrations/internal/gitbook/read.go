@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/url"
 	"path"
+	"regexp"
 	"sort"
 	"strings"
 
@@ -239,8 +240,11 @@ func inline(n ast.Node, src []byte) string {
 		}
 		return ast.WalkContinue, nil
 	})
-	return b.String()
+	return unescape.ReplaceAllString(b.String(), "$1")
 }
+
+// unescape drops the backslash of markdown's escaped punctuation.
+var unescape = regexp.MustCompile(`\\([!-/:-@\[-` + "`" + `{-~])`)
 
 // walk reads the tree of markdown files under the root: README.md first,
 // then files and directories by name; a directory is a page (its README.md

@@ -46,9 +46,10 @@ const (
 const (
 	MaxSlug      = 100
 	MaxSourceURL = 2048
-	// MaxTextBytes bounds a text source, stored in a document of its own
-	// (well under MongoDB's 16 MiB).
-	MaxTextBytes = 8 << 20
+	// MaxTextBytes bounds a text source (inside the 1 MiB JSON body every
+	// service reads; larger specs come by URL). It is stored in a document
+	// of its own.
+	MaxTextBytes = 1_000_000
 	// MaxSpecBytes bounds a fetched spec; a larger body is a FETCH_ERROR.
 	MaxSpecBytes = 32 << 20
 	// MaxErrors bounds the processing errors a spec keeps.
