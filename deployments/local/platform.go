@@ -71,6 +71,8 @@ type Platform struct {
 	IdentityURL, ContentURL, SitesURL, IntegrationsURL string
 	// InternalTokenSecret signs the gateway's internal tokens.
 	InternalTokenSecret string
+	// MongoURI is the embedded MongoDB's address (tests read every stored document).
+	MongoURI string
 
 	kafkaPort int
 	identity  *identity.App
@@ -109,6 +111,7 @@ func Start(ctx context.Context, cfg Config, log *slog.Logger) (_ *Platform, err 
 		return nil, err
 	}
 	p.closers = append(p.closers, mongo.Close)
+	p.MongoURI = mongo.URI
 	kafka, err := embedded.StartKafka(0)
 	if err != nil {
 		return nil, err

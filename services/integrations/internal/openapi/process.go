@@ -48,6 +48,9 @@ func (s *Service) Handler(ctx context.Context, r *jobs.Run) error {
 			return err
 		}
 		res, err := s.process(ctx, sp)
+		if ctx.Err() != nil {
+			return ctx.Err() // stopping: the job is handed back and fetches again
+		}
 		if err != nil {
 			return err
 		}
