@@ -42,15 +42,16 @@ func (l *logBuffer) String() string {
 	return l.b.String()
 }
 
-// startPlatformLogged starts the platform logging at debug level into a
-// buffer; adjust changes the integrations service's configuration.
-func startPlatformLogged(t testing.TB, adjust func(*integrations.Config)) (*Platform, *logBuffer) {
+// startPlatformLogged starts the platform logging at level into a buffer
+// (at debug level FerretDB logs every wire message, documents included);
+// adjust changes the integrations service's configuration.
+func startPlatformLogged(t testing.TB, level string, adjust func(*integrations.Config)) (*Platform, *logBuffer) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	logs := &logBuffer{}
-	p, err := Start(ctx, Config{Addr: "127.0.0.1:0", DataDir: t.TempDir(), LogLevel: "debug", OutboundAllowPrivate: true,
-		Integrations: adjust}, logx.NewTo(logs, "e2e", "debug"))
+	p, err := Start(ctx, Config{Addr: "127.0.0.1:0", DataDir: t.TempDir(), LogLevel: level, OutboundAllowPrivate: true,
+		Integrations: adjust}, logx.NewTo(logs, "e2e", level))
 	if err != nil {
 		t.Fatalf("start platform: %v", err)
 	}
@@ -148,7 +149,7 @@ func gitbookFiles() map[string][]byte {
 
 func TestGitSyncWithRealRepositories(t *testing.T) {
 	const password = "S3cret-Pa55word-4e2e"
-	p, logs := startPlatformLogged(t, nil)
+	p, logs := startPlatformLogged(t, "debug", nil)
 	cr := p.Credentials
 	admin := client{t, p.URL, cr.DemoAdminToken}
 	reader := client{t, p.URL, cr.DemoReaderToken}
@@ -378,7 +379,7 @@ func mustJSON(v any) []byte {
 }
 
 func TestIntegrationsThroughGateway(t *testing.T) {
-	p, _ := startPlatformLogged(t, nil)
+	p, _ := startPlatformLogged(t, "warn", nil)
 	cr := p.Credentials
 	admin := client{t, p.URL, cr.DemoAdminToken}
 	reader := client{t, p.URL, cr.DemoReaderToken}
@@ -450,7 +451,7 @@ func TestIntegrationsThroughGateway(t *testing.T) {
 }
 
 func TestOpenAPIProcessingResumesAfterRestart(t *testing.T) {
-	p, _ := startPlatformLogged(t, func(c *integrations.Config) { c.JobLease = 2 * time.Second })
+	p, _ := startPlatformLogged(t, "warn", func(c *integrations.Config) { c.JobLease = 2 * time.Second })
 	cr := p.Credentials
 	admin := client{t, p.URL, cr.DemoAdminToken}
 	org := "/v1/orgs/" + cr.DemoOrgID

@@ -17,6 +17,7 @@ package gitsynchttp
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"net/http"
 	"strings"
@@ -203,14 +204,15 @@ func (h *handlers) revision(c *gin.Context) {
 	if !ok {
 		return
 	}
-	c.Request.Body = http.MaxBytesReader(c.Writer, c.Request.Body, MaxRevisionBytes)
+	// Larger than the 1 MiB of httpx.BindJSON: a page tree with its markdown.
 	var in RevisionInput
-	if err := httpx.BindJSON(c, &in); err != nil {
+	if err := json.NewDecoder(http.MaxBytesReader(c.Writer, c.Request.Body, MaxRevisionBytes)).Decode(&in); err != nil {
 		var tooBig *http.MaxBytesError
 		if errors.As(err, &tooBig) {
-			err = apierr.TooLarge("a revision may have at most %d bytes", MaxRevisionBytes)
+			httpx.Error(c, apierr.TooLarge("a revision may have at most %d bytes", MaxRevisionBytes))
+			return
 		}
-		httpx.Error(c, err)
+		httpx.Error(c, apierr.BadRequest("malformed revision: %s", err.Error()))
 		return
 	}
 	id, err := h.build(c.Request.Context(), g, in)

@@ -197,7 +197,11 @@ func (r *reader) list(l *ast.List, src []byte, dir string, depth int, seenReadme
 				dest = u
 			}
 			dest, _, _ = strings.Cut(dest, "#")
-			file := path.Clean(path.Join(dir, dest))
+			base := dir
+			if strings.HasPrefix(dest, "/") {
+				base = r.root // "/x.md" is relative to the docs root
+			}
+			file := strings.TrimPrefix(path.Clean(path.Join(base, dest)), "/")
 			if file == r.readme {
 				*seenReadme = true
 			}

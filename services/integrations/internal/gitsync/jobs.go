@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/docspub/platform/libs/apierr"
@@ -162,27 +163,27 @@ func (s *Service) runImport(ctx context.Context, r *jobs.Run) error {
 		}
 		commit := prog.Commit
 		if prog.Revision == "" {
+			t0 := time.Now()
 			snap, err := gitrepo.Fetch(ctx, s.cfg.Guard, remote, p.Ref, s.cfg.Limits,
 				func(path string) bool { return gitbook.Wanted(path, p.ProjectDir) })
 			if err != nil {
 				return st, err
 			}
+			t1 := time.Now()
 			tree, err := gitbook.Read(snap.Files, p.ProjectDir)
 			if err != nil {
 				return st, err
 			}
+			t2 := time.Now()
 			cur, err := s.content.Content(ctx, p.Space)
 			if err != nil {
 				return st, err
 			}
-			files := make([]contentclient.File, 0, len(tree.Files))
-			for _, f := range tree.Files {
-				b, err := s.content.PutBlob(ctx, p.Space, f.Name, f.ContentType, snap.Files[f.Path])
-				if err != nil {
-					return st, fmt.Errorf("store file %s: %w", f.Name, err)
-				}
-				files = append(files, b)
+			files, err := s.upload(ctx, p.Space, tree.Files, snap.Files)
+			if err != nil {
+				return st, err
 			}
+			t3 := time.Now()
 			g := &contentclient.Git{OID: snap.Commit, Message: strings.TrimSpace(snap.Message), Ref: p.Ref}
 			if p.CommitURL != "" {
 				g.URL = strings.TrimRight(p.CommitURL, "/") + "/" + snap.Commit
@@ -192,6 +193,9 @@ func (s *Service) runImport(ctx context.Context, r *jobs.Run) error {
 			if err != nil {
 				return st, err // ErrMoved: tried again, on the space's new revision
 			}
+			s.log.InfoContext(ctx, "git import written", "space", p.Space, "job", r.Job.ID, "files", len(snap.Files),
+				"fetch_ms", t1.Sub(t0).Milliseconds(), "read_ms", t2.Sub(t1).Milliseconds(),
+				"upload_ms", t3.Sub(t2).Milliseconds(), "revision_ms", time.Since(t3).Milliseconds())
 			commit = snap.Commit
 			if err := r.SaveProgress(ctx, progress{Revision: rev, Commit: commit}); err != nil {
 				return st, err
@@ -306,4 +310,37 @@ func fromContent(ps []contentclient.Page) []gitbook.Page {
 			Emoji: p.Emoji, Icon: p.Icon, Hidden: p.Hidden, Markdown: p.Markdown, Pages: fromContent(p.Pages)}
 	}
 	return out
+}
+
+// Uploads is how many files an import stores at once.
+const Uploads = 4
+
+// upload stores the files' bytes in content, Uploads at a time, and returns
+// them in order.
+func (s *Service) upload(ctx context.Context, space string, files []gitbook.File, data map[string][]byte) ([]contentclient.File, error) {
+	out := make([]contentclient.File, len(files))
+	errs := make([]error, len(files))
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	sem := make(chan struct{}, Uploads)
+	var wg sync.WaitGroup
+	for i, f := range files {
+		select {
+		case sem <- struct{}{}:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			out[i], errs[i] = s.content.PutBlob(ctx, space, f.Name, f.ContentType, data[f.Path])
+			if errs[i] != nil {
+				errs[i] = fmt.Errorf("store file %s: %w", f.Name, errs[i])
+				cancel()
+			}
+		}()
+	}
+	wg.Wait()
+	return out, errors.Join(errs...)
 }

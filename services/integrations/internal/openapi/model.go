@@ -54,6 +54,10 @@ const (
 	MaxSpecBytes = 32 << 20
 	// MaxErrors bounds the processing errors a spec keeps.
 	MaxErrors = 20
+	// MaxPendingPerOrg bounds an organization's specs waiting for or in
+	// processing: beyond it a create or replace is a 429, so that one
+	// organization cannot fill the queue that every organization shares.
+	MaxPendingPerOrg = 20
 )
 
 // Errors.
@@ -145,6 +149,8 @@ type Store interface {
 	Versions(ctx context.Context, spec string, p keyset.Page) ([]Version, int, error)
 	Version(ctx context.Context, spec, id string) (Version, error)
 	Content(ctx context.Context, v Version) ([]byte, error)
+	// Pending counts org's live specs waiting for or in processing.
+	Pending(ctx context.Context, org string) (int, error)
 	// Unprocessed lists up to limit live specs whose generation was not
 	// processed and that last changed before t.
 	Unprocessed(ctx context.Context, before time.Time, limit int) ([]Spec, error)

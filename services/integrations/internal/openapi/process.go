@@ -31,8 +31,14 @@ func (s *Service) Handler(ctx context.Context, r *jobs.Run) error {
 	if err := r.Payload(&p); err != nil {
 		return jobs.Permanent(err)
 	}
+	return s.Process(ctx, p.Spec)
+}
+
+// Process processes the current generation of spec id (the job's work;
+// benchmarks call it directly).
+func (s *Service) Process(ctx context.Context, id string) error {
 	for range 3 {
-		sp, err := s.store.ByID(ctx, p.Spec)
+		sp, err := s.store.ByID(ctx, id)
 		if errors.Is(err, apierr.ErrNotFound) {
 			return nil // deleted meanwhile
 		}

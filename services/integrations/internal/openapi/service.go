@@ -174,7 +174,22 @@ func checkSlug(p *apierr.Problems, slug string) {
 	p.Pattern("slug", slug, slugPattern)
 }
 
+// admit refuses a new processing when org already has MaxPendingPerOrg.
+func (s *Service) admit(ctx context.Context, org string) error {
+	n, err := s.store.Pending(ctx, org)
+	if err != nil {
+		return err
+	}
+	if n >= MaxPendingPerOrg {
+		return apierr.TooMany(5*time.Second, "your organization has %d OpenAPI specs waiting for processing; retry when they are done", n)
+	}
+	return nil
+}
+
 func (s *Service) create(ctx context.Context, c access.Caller, org, slug, u string, text []byte) (View, error) {
+	if err := s.admit(ctx, org); err != nil {
+		return View{}, err
+	}
 	now := s.clock()
 	sp := Spec{ID: ids.New(), Organization: org, Slug: slug, SlugKey: org + "/" + slug, SourceURL: u,
 		Visibility: VisibilityPrivate, State: StatePending, Generation: 1, CreatedAt: now, UpdatedAt: now}
@@ -210,6 +225,9 @@ func (s *Service) Replace(ctx context.Context, c access.Caller, org, slug string
 		return v, err
 	}
 	if err != nil {
+		return View{}, err
+	}
+	if err := s.admit(ctx, org); err != nil {
 		return View{}, err
 	}
 	sp.Generation++

@@ -32,6 +32,7 @@ var callers = map[string]map[string]string{
 	"admin":  {"o1": "admin"},
 	"reader": {"o1": "read"},
 	"other":  {"o2": "admin"},
+	"admin2": {"o2": "admin"},
 }
 
 func as(user string) internaltoken.Principal {
@@ -39,13 +40,20 @@ func as(user string) internaltoken.Principal {
 }
 
 type env struct {
-	t   *testing.T
+	t   testing.TB
 	api *apitest.Client
+	svc *openapi.Service
 }
 
 // newEnv wires the real routes, service, store (FerretDB) and a running job
 // worker; guard decides which fetches may leave.
-func newEnv(t *testing.T, guard urlguard.Guard, fetchTimeout time.Duration) *env {
+func newEnv(t testing.TB, guard urlguard.Guard, fetchTimeout time.Duration) *env {
+	t.Helper()
+	return newEnvWorking(t, guard, fetchTimeout, true)
+}
+
+// newEnvWorking is newEnv with the job worker running or not.
+func newEnvWorking(t testing.TB, guard urlguard.Guard, fetchTimeout time.Duration, work bool) *env {
 	t.Helper()
 	db := mongotest.Database(t)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -59,12 +67,17 @@ func newEnv(t *testing.T, guard urlguard.Guard, fetchTimeout time.Duration) *env
 	w := queue.NewWorker(map[string]jobs.Handler{openapi.JobKind: svc.Handler}, 2, logx.Discard())
 	w.SetPoll(20 * time.Millisecond)
 	done := make(chan struct{})
-	go func() { defer close(done); _ = w.Run(ctx) }()
+	go func() {
+		defer close(done)
+		if work {
+			_ = w.Run(ctx)
+		}
+	}()
 	t.Cleanup(func() { cancel(); <-done })
 	signer := apitest.Signer(t)
 	e := httpx.NewEngine(logx.Discard(), "integrations")
 	openapihttp.Register(e.Group("/v1", internaltoken.Require(signer)), svc)
-	return &env{t: t, api: apitest.New(t, e, signer)}
+	return &env{t: t, api: apitest.New(t, e, signer), svc: svc}
 }
 
 func (e *env) expect(want int, op, user, method, path, body string) []byte {
@@ -268,4 +281,18 @@ func TestCRUDAndBadInput(t *testing.T) {
 	e.expect(205, "deleteOpenAPISpecBySlug", "admin", "DELETE", "/v1/orgs/o1/openapi/api", "")
 	e.expect(404, "", "admin", "GET", "/v1/orgs/o1/openapi/api", "")
 	e.expect(201, "createOpenAPISpec", "admin", "POST", "/v1/orgs/o1/openapi", body) // the slug is free again
+}
+
+func TestPendingProcessingIsBoundedPerOrganization(t *testing.T) {
+	e := newEnvWorking(t, urlguard.Guard{}, time.Second, false) // nothing gets processed
+	for i := range openapi.MaxPendingPerOrg {
+		e.expect(201, "createOpenAPISpec", "admin", "POST", "/v1/orgs/o1/openapi", fmt.Sprintf(`{"slug":"s%d","source":{"text":"x"}}`, i))
+	}
+	r := e.api.Do(as("admin"), "POST", "/v1/orgs/o1/openapi", `{"slug":"one-more","source":{"text":"x"}}`)
+	if r.Status != 429 || r.Header.Get("Retry-After") == "" {
+		t.Fatalf("over the pending bound: %d %s (Retry-After %q)", r.Status, r.Body, r.Header.Get("Retry-After"))
+	}
+	apitest.ErrorMessage(t, r.Body)
+	e.expect(429, "", "admin", "PUT", "/v1/orgs/o1/openapi/s0", `{"source":{"text":"y"}}`)
+	e.expect(201, "createOpenAPISpec", "admin2", "POST", "/v1/orgs/o2/openapi", `{"slug":"theirs","source":{"text":"x"}}`)
 }

@@ -58,6 +58,7 @@ func Indexes() []mongox.Index {
 		mongox.Unique(Specs, "slugKey"),
 		mongox.Keys(Specs, "organization", "_id"),
 		mongox.Keys(Specs, "processingState", "updatedAt"),
+		mongox.Keys(Specs, "organization", "processingState"),
 		mongox.Keys(Versions, "spec", "_id"),
 		mongox.Keys(Texts, "spec"),
 	}
@@ -233,4 +234,10 @@ func (s *Store) Unprocessed(ctx context.Context, t time.Time, limit int) ([]open
 	return docstore.Find[openapi.Spec](ctx, s.ds, Specs, bson.M{
 		"processingState": bson.M{"$in": bson.A{openapi.StatePending, openapi.StateProgress}},
 		"updatedAt":       bson.M{"$lt": t}}, options.Find().SetLimit(int64(limit)))
+}
+
+// Pending counts org's live specs waiting for or in processing.
+func (s *Store) Pending(ctx context.Context, org string) (int, error) {
+	return s.ds.Count(ctx, Specs, bson.M{"organization": org,
+		"processingState": bson.M{"$in": bson.A{openapi.StatePending, openapi.StateProgress}}})
 }
