@@ -21,7 +21,10 @@ fmt:
 	gofmt -l -w $(MODULES)
 
 bench:
-	$(GO) test -run '^$$' -bench . -benchtime 2000x -count 1 ./gateway/... ./deployments/local/...
+	$(GO) test -run '^$$' -bench . -benchtime 2000x -count 1 ./gateway/...
+	$(GO) test -run '^$$' -bench GatewayOverhead -benchtime 2000x -count 1 ./deployments/local/...
+	$(GO) test -run '^$$' -bench GitImport1000Pages -benchtime 1x -count 1 -timeout 30m ./deployments/local/
+	$(GO) test -run '^$$' -bench Process5MB -benchtime 1x -count 1 ./services/integrations/internal/openapihttp/
 	$(GO) test -run '^$$' -bench SpaceListKeyset -benchtime 5x -count 1 -timeout 30m ./services/content/
 	$(GO) test -run '^$$' -bench . -benchtime 20x -count 1 ./services/content/internal/merge/
 	$(GO) test -run '^$$' -bench . -count 1 -timeout 30m ./services/content/internal/searchmongo/

@@ -15,6 +15,7 @@ import (
 
 	"github.com/docspub/platform/libs/contracttest"
 	"github.com/docspub/platform/libs/gittest"
+	"github.com/docspub/platform/libs/internaltoken"
 	"github.com/docspub/platform/libs/logx"
 	"github.com/docspub/platform/libs/mongox"
 	"github.com/docspub/platform/libs/roles"
@@ -502,4 +503,85 @@ func TestOpenAPIProcessingResumesAfterRestart(t *testing.T) {
 		t.Fatalf("the source was fetched %d times", requests)
 	}
 
+}
+
+// TestContentGitSyncInternalAPI checks content's internal Git sync API
+// directly: service tokens only (the gateway routes no /internal path), and
+// a revision written on a parent the space moved away from is a 409.
+func TestContentGitSyncInternalAPI(t *testing.T) {
+	p, _ := startPlatformLogged(t, "warn", nil)
+	cr := p.Credentials
+	admin := client{t, p.URL, cr.DemoAdminToken}
+	space := newSpace(t, admin, cr.DemoOrgID, "Internal")
+	me := admin.status(200, "GET", "/v1/user", nil).json(t)
+	signer, err := internaltoken.NewSigner(p.InternalTokenSecret, time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mint := func(pr internaltoken.Principal) string {
+		tok, err := signer.Mint(pr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tok
+	}
+	svc := mint(internaltoken.Principal{Service: "integrations"})
+	user := mint(internaltoken.Principal{UserID: str(me, "id"), Roles: map[string]string{cr.DemoOrgID: "admin"}})
+	call := func(tok, method, path string, body any) reply {
+		t.Helper()
+		var rd io.Reader
+		if body != nil {
+			rd = bytes.NewReader(mustJSON(body))
+		}
+		req, _ := http.NewRequest(method, p.ContentURL+"/internal/v1/spaces/"+space+"/git"+path, rd)
+		if tok != "" {
+			req.Header.Set("X-Internal-Token", tok)
+		}
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		b, _ := io.ReadAll(res.Body)
+		return reply{Status: res.StatusCode, Body: b}
+	}
+	if r := call("", "GET", "/content", nil); r.Status != 401 {
+		t.Errorf("no token: %d %s", r.Status, r.Body)
+	}
+	if r := call(user, "GET", "/content", nil); r.Status != 403 {
+		t.Errorf("a user's token on a service route: %d %s", r.Status, r.Body)
+	}
+	if r := admin.do("GET", "/internal/v1/spaces/"+space+"/git/content", nil); r.Status != 404 {
+		t.Errorf("the gateway routes /internal: %d", r.Status)
+	}
+	// The author comes from content's projection of identity's users, fed by events.
+	var acc reply
+	waittest.Until(t, "the author known to content", 30*time.Second, func() bool {
+		acc = call(user, "GET", "/access", nil)
+		return bytes.Contains(acc.Body, []byte("admin@demo.example"))
+	})
+	if acc.Status != 200 || !bytes.Contains(acc.Body, []byte(`"canSync":true`)) {
+		t.Fatalf("access: %d %s", acc.Status, acc.Body)
+	}
+	cur := call(svc, "GET", "/content", nil)
+	if cur.Status != 200 {
+		t.Fatalf("content: %d %s", cur.Status, cur.Body)
+	}
+	parent := str(cur.json(t), "revision")
+	page := map[string]any{"kind": "document", "title": "One", "slug": "one", "markdown": "Hi\n", "pages": []any{}}
+	if r := call(svc, "POST", "/revisions", map[string]any{"parent": "nope", "standalone": true, "pages": []any{page}}); r.Status != 400 {
+		t.Errorf("unknown parent: %d %s", r.Status, r.Body)
+	}
+	if r := call(svc, "POST", "/revisions", map[string]any{"parent": parent, "pages": []any{page}}); r.Status != 201 {
+		t.Fatalf("revision: %d %s", r.Status, r.Body)
+	}
+	if r := call(svc, "POST", "/revisions", map[string]any{"parent": parent, "pages": []any{page}}); r.Status != 409 {
+		t.Errorf("a revision on a parent the space left: %d %s", r.Status, r.Body)
+	}
+	if r := call(svc, "POST", "/revisions", "not json"); r.Status != 400 {
+		t.Errorf("malformed body: %d %s", r.Status, r.Body)
+	}
+	if got := nodes(currentRevision(t, admin, space)["pages"]); len(got) != 1 || got[0].Title != "One" {
+		t.Errorf("space pages %v", got)
+	}
 }
