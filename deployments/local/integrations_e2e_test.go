@@ -202,6 +202,23 @@ func TestGitSyncWithRealRepositories(t *testing.T) {
 		t.Fatalf("revision git %v", rev["git"])
 	}
 
+	// Export back to the repository it came from: the layout is written where
+	// .gitbook.yaml's root says, the repository's other files stay.
+	admin.op("exportToGitRepository", "POST", "/v1/spaces/"+a+"/git/export", map[string]any{
+		"url": repoURL, "ref": "refs/heads/main", "commitMessage": "Back home"})
+	if st, e := opState(gitDone(t, admin, a)); st != "success" {
+		t.Fatalf("export to the source ended %s: %s", st, e)
+	}
+	home := srv.Files(t, "handbook", "refs/heads/main")
+	for _, f := range []string{"src/main.go", ".gitbook.yaml", "docs/SUMMARY.md", "docs/README.md", "docs/reference/cli.md", "docs/.gitbook/assets/logo.png"} {
+		if _, ok := home[f]; !ok {
+			t.Errorf("after exporting home, %s is missing: %v", f, gittest.Paths(home))
+		}
+	}
+	if _, ok := home["README.md"]; ok {
+		t.Errorf("the export wrote outside the .gitbook.yaml root: %v", gittest.Paths(home))
+	}
+
 	// Export to an empty repository, then import it into a new space: the same tree, markdown and files.
 	srv.NewRepo(t, "mirror", "main", nil)
 	admin.op("exportToGitRepository", "POST", "/v1/spaces/"+a+"/git/export", map[string]any{
@@ -253,6 +270,7 @@ func TestGitSyncWithRealRepositories(t *testing.T) {
 	if got := srv.Message(t, "mirror", "refs/heads/docs"); got != "Forced export" {
 		t.Fatalf("head after force: %q", got)
 	}
+
 
 	// Timestamps order operations: an import older than the last applied one is skipped.
 	now := time.Now().UTC()

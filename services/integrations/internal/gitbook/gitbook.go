@@ -51,8 +51,32 @@ type File struct {
 
 // Tree is what a repository holds in the layout.
 type Tree struct {
-	Pages []Page
-	Files []File
+	Pages   []Page
+	Files   []File
+	Summary string // the path of SUMMARY.md, when there is one
+}
+
+// Paths lists the repository files the tree was read from: its page files,
+// its files and its SUMMARY.md.
+func (t Tree) Paths() []string {
+	var out []string
+	if t.Summary != "" {
+		out = append(out, t.Summary)
+	}
+	var walk func(ps []Page)
+	walk = func(ps []Page) {
+		for _, p := range ps {
+			if p.Path != "" {
+				out = append(out, p.Path)
+			}
+			walk(p.Pages)
+		}
+	}
+	walk(t.Pages)
+	for _, f := range t.Files {
+		out = append(out, f.Path)
+	}
+	return out
 }
 
 // AssetsDir is where files live, under the docs root.

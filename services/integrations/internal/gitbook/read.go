@@ -72,6 +72,7 @@ func Read(files map[string][]byte, projectDir string) (Tree, error) {
 	var t Tree
 	var err error
 	if b, ok := files[join(r.root, summary)]; ok {
+		t.Summary = join(r.root, summary)
 		t.Pages, err = r.summary(b, path.Dir(join(r.root, summary)))
 	} else {
 		t.Pages, err = r.walk()

@@ -27,11 +27,6 @@ type Output struct {
 	Files map[string]string
 }
 
-// Owned reports whether an existing repository file belongs to what Write
-// writes under projectDir (a page file, SUMMARY.md, .gitbook.yaml or an
-// asset), so that an export removes the ones the space no longer has.
-func Owned(p, projectDir string) bool { return Wanted(p, projectDir) }
-
 // Write lays out pages and the names of files under projectDir: README.md
 // for the first top-level page, <slug>.md for pages, <slug>/README.md for
 // pages with children (which go under <slug>/), group pages under the

@@ -42,6 +42,7 @@ type Commit struct {
 type Files interface {
 	// List lists the worktree's files.
 	List() ([]string, error)
+	Read(path string) ([]byte, error)
 	Remove(path string) error
 	Write(path string, data []byte) error
 }
@@ -154,6 +155,8 @@ func (w worktree) List() ([]string, error) {
 }
 
 func (w worktree) Remove(p string) error { return w.fs.Remove(p) }
+
+func (w worktree) Read(p string) ([]byte, error) { return util.ReadFile(w.fs, p) }
 
 func (w worktree) Write(p string, data []byte) error {
 	if err := w.fs.MkdirAll(path.Dir(p), 0o755); err != nil {

@@ -2,6 +2,7 @@ package gitsync
 
 import (
 	"context"
+	pathpkg "path"
 	"errors"
 	"fmt"
 	"strings"
@@ -231,25 +232,44 @@ func (s *Service) runExport(ctx context.Context, r *jobs.Run) error {
 		if total > s.cfg.Limits.MaxBytes {
 			return st, gitrepo.ErrTooLarge
 		}
-		out, err := gitbook.Write(fromContent(cur.Pages), names, p.ProjectDir)
-		if err != nil {
-			return st, err
-		}
 		base := ""
 		if st.URL == p.URL && st.Ref == p.Ref {
 			base = st.LastCommit
 		}
 		write := func(fs gitrepo.Files) error {
+			// The base commit's layout, when it has one (a SUMMARY.md): the
+			// export writes where it was (a .gitbook.yaml root included) and
+			// first removes the files it was read from, so that pages the
+			// space no longer has go. Every other file of the repository stays,
+			// and a repository without a SUMMARY.md loses nothing.
 			existing, err := fs.List()
 			if err != nil {
 				return err
 			}
+			old := map[string][]byte{}
 			for _, path := range existing {
-				if gitbook.Owned(path, p.ProjectDir) {
-					if err := fs.Remove(path); err != nil {
+				if gitbook.Wanted(path, p.ProjectDir) {
+					if old[path], err = fs.Read(path); err != nil {
 						return err
 					}
 				}
+			}
+			dir := p.ProjectDir
+			if prev, err := gitbook.Read(old, p.ProjectDir); err == nil && prev.Summary != "" {
+				if dir = pathpkg.Dir(prev.Summary); dir == "." {
+					dir = ""
+				}
+				for _, path := range prev.Paths() {
+					if _, ok := old[path]; ok {
+						if err := fs.Remove(path); err != nil {
+							return err
+						}
+					}
+				}
+			}
+			out, err := gitbook.Write(fromContent(cur.Pages), names, dir)
+			if err != nil {
+				return err
 			}
 			for path, b := range out.Text {
 				if err := fs.Write(path, b); err != nil {
