@@ -271,7 +271,6 @@ func TestGitSyncWithRealRepositories(t *testing.T) {
 		t.Fatalf("head after force: %q", got)
 	}
 
-
 	// Timestamps order operations: an import older than the last applied one is skipped.
 	now := time.Now().UTC()
 	srv.Commit(t, "handbook", "main", map[string][]byte{"docs/reference/new.md": []byte("# New\n")}, nil, "add a page")

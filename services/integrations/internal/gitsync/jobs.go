@@ -2,9 +2,9 @@ package gitsync
 
 import (
 	"context"
-	pathpkg "path"
 	"errors"
 	"fmt"
+	pathpkg "path"
 	"strings"
 	"sync"
 	"time"
