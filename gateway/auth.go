@@ -126,7 +126,7 @@ func (g *Gateway) askIdentity(ctx context.Context, raw string) (resolution, erro
 	if err != nil {
 		return resolution{}, unavailable(route.Identity, err)
 	}
-	svcToken, err := g.signer.Mint(internaltoken.Principal{Service: "gateway"})
+	svcToken, err := g.signer.Mint(route.Identity, internaltoken.Principal{Service: g.signer.Service()})
 	if err != nil {
 		return resolution{}, err
 	}

@@ -27,6 +27,9 @@ import (
 	"golang.org/x/sync/singleflight"
 )
 
+// Service is the gateway's name: its internal tokens say they come from it.
+const Service = "gateway"
+
 // Config is the gateway's configuration, read from the environment.
 type Config struct {
 	// Addr is the listen address.
@@ -152,7 +155,7 @@ func New(cfg Config, deps Deps) (*Gateway, error) {
 	if err != nil {
 		return nil, fmt.Errorf("route table: %w", err)
 	}
-	signer, err := internaltoken.NewSigner(cfg.InternalTokenSecret, internalTokenTTL)
+	signer, err := internaltoken.NewSigner(Service, cfg.InternalTokenSecret, internalTokenTTL)
 	if err != nil {
 		return nil, err
 	}

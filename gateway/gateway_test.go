@@ -185,7 +185,7 @@ func TestForwarding(t *testing.T) {
 
 	const traceID = "4bf92f3577b34da6a3ce929b0e0e4736"
 	const clientSpan = "00f067aa0ba902b7"
-	forged, err := h.signer.Mint(internaltoken.Principal{UserID: "someone-else", Roles: map[string]string{"org1": "admin"}})
+	forged, err := h.signers["content"].Mint("content", internaltoken.Principal{UserID: "someone-else", Roles: map[string]string{"org1": "admin"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -211,7 +211,7 @@ func TestForwarding(t *testing.T) {
 	if string(got.body) != `{"body":{"markdown":"hi"}}` {
 		t.Errorf("upstream body = %q", got.body)
 	}
-	p, err := h.signer.Verify(got.header.Get(internaltoken.Header))
+	p, err := h.signers["content"].Verify(got.header.Get(internaltoken.Header))
 	if err != nil {
 		t.Fatalf("upstream internal token: %v", err)
 	}
@@ -246,6 +246,38 @@ func TestForwarding(t *testing.T) {
 	}
 	if v := resp.Header.Get("X-Internal-Debug"); v != "" {
 		t.Errorf("response leaks X-Internal-Debug = %q", v)
+	}
+}
+
+// TestForwardedTokenOnlyForRouteService: the internal token the gateway
+// forwards is accepted by the route's service and refused by every other.
+func TestForwardedTokenOnlyForRouteService(t *testing.T) {
+	t.Parallel()
+	identityAPI := newUpstream(t, "identity")
+	insights, integrations := newUpstream(t, "insights"), newUpstream(t, "integrations")
+	h := newHarness(t, options{identityAPI: identityAPI.srv.Config.Handler,
+		upstreams: discovery.Static{"insights": insights.srv.URL, "integrations": integrations.srv.URL}})
+	token, _ := h.identity.add(randomID("user"), map[string]string{"o1": "admin"})
+	for _, tc := range []struct {
+		path     string
+		upstream *upstream
+	}{
+		{"/v1/user", identityAPI},
+		{"/v1/orgs/o1/spaces", h.content},
+		{"/v1/orgs/o1/sites", h.sites},
+		{"/v1/orgs/o1/sites/s1/insights/visitor-segments", insights},
+		{"/v1/orgs/o1/openapi", integrations},
+	} {
+		t.Run(tc.upstream.name, func(t *testing.T) {
+			wantStatus(t, h.do(t, http.MethodGet, tc.path, token, nil, nil), http.StatusOK)
+			forwarded := tc.upstream.last(t).header.Get(internaltoken.Header)
+			for name, s := range h.signers {
+				_, err := s.Verify(forwarded)
+				if accepted := err == nil; accepted != (name == tc.upstream.name) {
+					t.Errorf("token forwarded to %s: accepted by %s = %v (err %v)", tc.upstream.name, name, accepted, err)
+				}
+			}
+		})
 	}
 }
 

@@ -93,8 +93,8 @@ func closedAddr(t testing.TB) string {
 
 func randomID(prefix string) string { return prefix + "-" + rand.Text() }
 
-// identity is a fake of identity's token resolve endpoint. It checks the
-// gateway's service token and counts the calls.
+// identity stands in for identity's token resolve endpoint. It checks the
+// gateway's service token (minted for identity) and counts the calls.
 type identity struct {
 	srv    *httptest.Server
 	signer *internaltoken.Signer
@@ -114,7 +114,7 @@ type resolution struct {
 
 func newIdentity(t testing.TB, other http.Handler) *identity {
 	t.Helper()
-	s, err := internaltoken.NewSigner(secret, time.Minute)
+	s, err := internaltoken.NewSigner("identity", secret, time.Minute)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -230,7 +230,8 @@ type harness struct {
 	content  *upstream
 	sites    *upstream
 	rdb      *redis.Client
-	signer   *internaltoken.Signer
+	// signers verify as each service would, by name.
+	signers map[string]*internaltoken.Signer
 }
 
 type options struct {
@@ -271,9 +272,11 @@ func newHarness(t testing.TB, o options) *harness {
 	h.gw = gw
 	h.srv = httptest.NewServer(gw.Handler())
 	t.Cleanup(h.srv.Close)
-	h.signer, err = internaltoken.NewSigner(secret, time.Minute)
-	if err != nil {
-		t.Fatal(err)
+	h.signers = map[string]*internaltoken.Signer{}
+	for _, name := range []string{"identity", "content", "sites", "insights", "integrations"} {
+		if h.signers[name], err = internaltoken.NewSigner(name, secret, time.Minute); err != nil {
+			t.Fatal(err)
+		}
 	}
 	return h
 }

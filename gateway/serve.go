@@ -80,7 +80,8 @@ func (g *Gateway) serve(c *gin.Context) {
 		httpx.Error(c, unavailable(rt.Service, err))
 		return
 	}
-	token, err := g.signer.Mint(p)
+	// The token is for the route's service only: no other service accepts it.
+	token, err := g.signer.Mint(rt.Service, p)
 	if err != nil {
 		httpx.Error(c, err)
 		return

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/docspub/platform/libs/contracttest"
+	"github.com/docspub/platform/libs/internaltoken"
 	"github.com/docspub/platform/libs/logx"
 )
 
@@ -308,6 +309,49 @@ func TestLimitsThroughGateway(t *testing.T) {
 				t.Errorf("error %s does not name the field %q", r.Body, tc.field)
 			}
 		})
+	}
+}
+
+// TestInternalTokensOnlyForTheirService: each service accepts only internal
+// tokens minted for it; a token for sites is refused by content, and so on.
+func TestInternalTokensOnlyForTheirService(t *testing.T) {
+	p := startPlatform(t)
+	org := p.Credentials.DemoOrgID
+	me := client{t, p.URL, p.Credentials.DemoAdminToken}.status(200, "GET", "/v1/user", nil).json(t)
+	caller := internaltoken.Principal{UserID: str(me, "id"), Roles: map[string]string{org: "admin"}}
+	signer, err := internaltoken.NewSigner("gateway", p.InternalTokenSecret, time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	services := map[string]string{ // service → a route it serves
+		"identity": p.IdentityURL + "/v1/orgs/" + org,
+		"content":  p.ContentURL + "/v1/orgs/" + org + "/spaces",
+		"sites":    p.SitesURL + "/v1/orgs/" + org + "/sites",
+	}
+	for to, url := range services {
+		for aud := range services {
+			tok, err := signer.Mint(aud, caller)
+			if err != nil {
+				t.Fatal(err)
+			}
+			req, err := http.NewRequest("GET", url, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			req.Header.Set(internaltoken.Header, tok)
+			res, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_ = res.Body.Close()
+			want := http.StatusUnauthorized
+			if aud == to {
+				want = http.StatusOK
+			}
+			if res.StatusCode != want {
+				t.Errorf("%s with a token for %s: %d, want %d", to, aud, res.StatusCode, want)
+			}
+		}
 	}
 }
 

@@ -26,6 +26,10 @@ import (
 // Topic is where identity publishes its events.
 const Topic = "identity.events"
 
+// Name is the service's name in discovery: the audience of the internal
+// tokens it accepts.
+const Name = "identity"
+
 // Config is the service's configuration, from the environment.
 type Config struct {
 	Addr                string   `env:"IDENTITY_ADDR, default=127.0.0.1:8081"`
@@ -73,7 +77,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	core, err := service.Open(ctx, service.CoreConfig{MongoURI: cfg.MongoURI, Database: cfg.Database,
+	core, err := service.Open(ctx, service.CoreConfig{Service: Name, MongoURI: cfg.MongoURI, Database: cfg.Database,
 		KafkaBrokers: cfg.KafkaBrokers, InternalTokenSecret: cfg.InternalTokenSecret, Topic: Topic,
 		EventCollections: directorymongo.Collections(), Indexes: directorymongo.Indexes()}, log)
 	if err != nil {
