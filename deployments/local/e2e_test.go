@@ -255,8 +255,12 @@ func TestIdentityThroughGateway(t *testing.T) {
 	samlPath := org + "/saml/" + str(saml, "id")
 	admin.op("listSAMLProvidersInOrganizationById", "GET", org+"/saml", nil)
 	admin.op("getOrganizationSAMLProviderById", "GET", samlPath, nil)
+	cert, err := os.ReadFile("testdata/idp.pem")
+	if err != nil {
+		t.Fatal(err)
+	}
 	patched := admin.op("updateOrganizationSAMLProvider", "PATCH", samlPath, map[string]any{
-		"entityID": "https://idp.example/entity", "ssoURL": "https://idp.example/sso", "certificate": "MIIC...",
+		"entityID": "https://idp.example/entity", "ssoURL": "https://idp.example/sso", "certificate": string(cert),
 	})
 	if got := str(patched.json(t), "status"); got != "active" {
 		t.Errorf("SAML provider with entityID, ssoURL and certificate has status %q: %s", got, patched.Body)
@@ -294,6 +298,10 @@ func TestLimitsThroughGateway(t *testing.T) {
 		{"saml label too long", "POST", org + "/saml", map[string]any{"label": long(31)}, "label"},
 		{"saml entityID too long", "POST", org + "/saml", map[string]any{"label": "x", "entityID": long(1025)}, "entityID"},
 		{"saml certificate too long", "POST", org + "/saml", map[string]any{"label": "x", "certificate": long(10001)}, "certificate"},
+		{"saml certificate not X.509 PEM", "POST", org + "/saml", map[string]any{"label": "x", "certificate": "MIIC..."}, "certificate"},
+		{"org title with a control character", "PATCH", org, map[string]any{"title": "Demo\u0000Docs"}, "title"},
+		{"team title with a bidi override", "PUT", org + "/teams", map[string]any{"title": "T\u202eT"}, "title"},
+		{"saml label with a zero-width space", "POST", org + "/saml", map[string]any{"label": "O\u200bkta"}, "label"},
 		{"saml ssoURL too long", "PATCH", org + "/saml/" + str(saml, "id"), map[string]any{"ssoURL": "https://x.example/" + long(2048)}, "ssoURL"},
 		{"member role unknown", "PATCH", org + "/members/" + adminID, map[string]any{"role": "owner"}, "role"},
 		{"list limit above 1000", "GET", org + "/members?limit=1001", nil, "limit"},
