@@ -49,14 +49,22 @@ func (r resolution) principal() internaltoken.Principal {
 var errUnknownToken = apierr.Unauthorized("unknown or revoked token")
 
 // authenticate returns the principal of a raw token: from the Redis cache, or
-// from identity (concurrent misses of one token share one call).
-func (g *Gateway) authenticate(ctx context.Context, raw, hash string) (internaltoken.Principal, error) {
+// from identity (concurrent misses of one token share one call, and a client
+// address has at most a few calls in progress: see resolveLimits). An unknown
+// token is errUnknownToken.
+func (g *Gateway) authenticate(ctx context.Context, raw, hash, client string) (internaltoken.Principal, error) {
 	res, known, hit := g.cached(ctx, hash)
 	if !hit {
 		v, err, _ := g.resolves.Do(hash, func() (any, error) {
 			// Shared by every waiter: not cancelled by the first one's client;
-			// bounded by the client's timeout.
-			return g.resolve(context.WithoutCancel(ctx), raw, hash)
+			// bounded by the wait for a turn and the client's timeout.
+			ctx := context.WithoutCancel(ctx)
+			release, err := g.resolving.Acquire(ctx, client)
+			if err != nil {
+				return nil, apierr.TooMany(time.Second, "too many token checks in progress from your address; retry shortly")
+			}
+			defer release()
+			return g.resolve(ctx, raw, hash)
 		})
 		if err != nil {
 			return internaltoken.Principal{}, err

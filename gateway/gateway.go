@@ -1,8 +1,10 @@
 // Package gateway is the platform's public entry: it authenticates the bearer
 // token of every /v1 request through identity (cached in Redis under a hash of
-// the token), applies a per-token rate limit (Redis), drops the headers only
-// the platform may set, and forwards the request to the service that owns the
-// path (internal/route) with a short-lived internal token and W3C trace context.
+// the token), applies a
+// per-token rate limit and a per-client-address limit of unknown tokens
+// (Redis), drops the headers only the platform may set, and forwards the
+// request to the service that owns the path (internal/route) with a
+// short-lived internal token for that service only and W3C trace context.
 package gateway
 
 import (
@@ -10,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"net/http"
 	"strings"
 	"sync/atomic"
@@ -21,6 +24,7 @@ import (
 	"github.com/docspub/platform/libs/httpx"
 	"github.com/docspub/platform/libs/internaltoken"
 	"github.com/docspub/platform/libs/logx"
+	"github.com/docspub/platform/libs/quota"
 	"github.com/gin-gonic/gin"
 	"github.com/go-redis/redis_rate/v10"
 	"github.com/redis/go-redis/v9"
@@ -46,9 +50,14 @@ type Config struct {
 	// RateLimit is the number of requests per token per minute; 0 turns it off.
 	RateLimit int `env:"RATE_LIMIT, default=600"`
 	// FailedAuthLimit is the number of unknown tokens one client address may
-	// present per minute; over it, only tokens already known to be valid get
-	// through (429 otherwise). 0 turns it off.
+	// present per minute; over it, unknown tokens get a 429 instead of a 401
+	// (valid tokens are served as usual). 0 turns it off.
 	FailedAuthLimit int `env:"FAILED_AUTH_LIMIT, default=30"`
+	// TrustedProxies lists the addresses (CIDR or single IP) of the proxies
+	// in front of the gateway whose X-Forwarded-For (or X-Real-IP) names the
+	// client: the client address is the right-most one that is not a trusted
+	// proxy. Empty: the connection's peer is the client.
+	TrustedProxies []string `env:"TRUSTED_PROXIES"`
 	// UpstreamTimeout bounds the wait for a service's response headers.
 	UpstreamTimeout time.Duration `env:"UPSTREAM_TIMEOUT, default=30s"`
 	// MaxBodyBytes bounds a request body.
@@ -83,6 +92,11 @@ func (c Config) Validate() error {
 	if c.FailedAuthLimit < 0 {
 		p.Addf("FAILED_AUTH_LIMIT: must be 0 (off) or positive")
 	}
+	for _, s := range c.trustedProxies() {
+		if err := checkTrustedProxy(s); err != nil {
+			p.Addf("TRUSTED_PROXIES: %v", err)
+		}
+	}
 	if c.UpstreamTimeout <= 0 {
 		p.Addf("UPSTREAM_TIMEOUT: must be positive")
 	}
@@ -95,6 +109,34 @@ func (c Config) Validate() error {
 		p.Addf("LOG_LEVEL: must be debug, info, warn or error")
 	}
 	return p.Err()
+}
+
+// trustedProxies is TrustedProxies without blanks.
+func (c Config) trustedProxies() []string {
+	var out []string
+	for _, s := range c.TrustedProxies {
+		if s = strings.TrimSpace(s); s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// checkTrustedProxy checks one TRUSTED_PROXIES entry: an IP address or a
+// CIDR range that is not the whole address space (trusting every peer would
+// let any client choose its address).
+func checkTrustedProxy(s string) error {
+	if net.ParseIP(s) != nil {
+		return nil
+	}
+	_, n, err := net.ParseCIDR(s)
+	if err != nil {
+		return fmt.Errorf("%q is neither an IP address nor a CIDR range", s)
+	}
+	if ones, _ := n.Mask.Size(); ones == 0 {
+		return fmt.Errorf("%q trusts every address: any client could choose its own", s)
+	}
+	return nil
 }
 
 // Deps are the clients the gateway works with.
@@ -118,7 +160,15 @@ const (
 	internalTokenTTL = time.Minute
 	// maxResolveTime bounds a token resolution by identity.
 	maxResolveTime = 10 * time.Second
+	// maxResolveWait bounds the wait for a turn to resolve (resolveLimits).
+	maxResolveWait = 5 * time.Second
 )
+
+// resolveLimits bound the token resolutions by identity in progress at once:
+// per client address (so that a client flooding unknown tokens queues only
+// itself) and in all. Beyond the queue, or after maxResolveWait, a request
+// whose token is not cached gets a 429.
+var resolveLimits = quota.Limits{PerKey: 8, Queue: 64, Total: 32, MaxWait: maxResolveWait}
 
 // Gateway authenticates, limits and forwards public API requests.
 type Gateway struct {
@@ -132,6 +182,9 @@ type Gateway struct {
 	client   *http.Client // calls to identity
 	proxy    http.Handler
 	resolves singleflight.Group
+	// resolving bounds the resolutions in progress (resolveLimits), by
+	// client address.
+	resolving *quota.Limiter
 	// redisWarned is when a Redis failure was last logged (Unix nanoseconds).
 	redisWarned atomic.Int64
 	engine      *gin.Engine
@@ -161,14 +214,15 @@ func New(cfg Config, deps Deps) (*Gateway, error) {
 	}
 	transport := newTransport(cfg.UpstreamTimeout)
 	g := &Gateway{
-		cfg:      cfg,
-		log:      deps.Log,
-		rdb:      deps.Redis,
-		resolver: deps.Resolver,
-		routes:   routes,
-		signer:   signer,
-		limiter:  redis_rate.NewLimiter(deps.Redis),
-		client:   &http.Client{Transport: transport, Timeout: min(cfg.UpstreamTimeout, maxResolveTime)},
+		cfg:       cfg,
+		log:       deps.Log,
+		rdb:       deps.Redis,
+		resolver:  deps.Resolver,
+		routes:    routes,
+		signer:    signer,
+		limiter:   redis_rate.NewLimiter(deps.Redis),
+		client:    &http.Client{Transport: transport, Timeout: min(cfg.UpstreamTimeout, maxResolveTime)},
+		resolving: quota.New("token resolutions", resolveLimits),
 	}
 	g.proxy = g.newProxy(transport)
 
@@ -177,6 +231,13 @@ func New(cfg Config, deps Deps) (*Gateway, error) {
 	})
 	// A JSON API answers a stray slash with 404, not an HTML redirect.
 	e.RedirectTrailingSlash = false
+	// c.ClientIP() is the peer, or the right-most X-Forwarded-For (else
+	// X-Real-IP) address that is not a trusted proxy when the peer is one.
+	e.ForwardedByClientIP = true
+	e.RemoteIPHeaders = []string{"X-Forwarded-For", "X-Real-IP"}
+	if err := e.SetTrustedProxies(cfg.trustedProxies()); err != nil {
+		return nil, fmt.Errorf("TRUSTED_PROXIES: %w", err)
+	}
 	e.Any("/v1/*path", g.serve)
 	g.engine = e
 	return g, nil
