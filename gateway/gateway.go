@@ -1,6 +1,6 @@
 // Package gateway is the platform's public entry: it authenticates the bearer
 // token of every /v1 request through identity (cached in Redis under a hash of
-// the token), applies a
+// the token, and dropped from the cache as identity.events tell), applies a
 // per-token rate limit and a per-client-address limit of unknown tokens
 // (Redis), drops the headers only the platform may set, and forwards the
 // request to the service that owns the path (internal/route) with a
@@ -23,8 +23,10 @@ import (
 	"github.com/docspub/platform/libs/discovery"
 	"github.com/docspub/platform/libs/httpx"
 	"github.com/docspub/platform/libs/internaltoken"
+	"github.com/docspub/platform/libs/kafkax"
 	"github.com/docspub/platform/libs/logx"
 	"github.com/docspub/platform/libs/quota"
+	"github.com/docspub/platform/libs/service"
 	"github.com/gin-gonic/gin"
 	"github.com/go-redis/redis_rate/v10"
 	"github.com/redis/go-redis/v9"
@@ -58,6 +60,9 @@ type Config struct {
 	// client: the client address is the right-most one that is not a trusted
 	// proxy. Empty: the connection's peer is the client.
 	TrustedProxies []string `env:"TRUSTED_PROXIES"`
+	// KafkaBrokers are the brokers of identity.events, whose token and
+	// member events drop cached token resolutions.
+	KafkaBrokers []string `env:"KAFKA_BROKERS, default=127.0.0.1:9092"`
 	// UpstreamTimeout bounds the wait for a service's response headers.
 	UpstreamTimeout time.Duration `env:"UPSTREAM_TIMEOUT, default=30s"`
 	// MaxBodyBytes bounds a request body.
@@ -96,6 +101,9 @@ func (c Config) Validate() error {
 		if err := checkTrustedProxy(s); err != nil {
 			p.Addf("TRUSTED_PROXIES: %v", err)
 		}
+	}
+	if len(c.KafkaBrokers) == 0 {
+		p.Addf("KAFKA_BROKERS: must name at least one broker")
 	}
 	if c.UpstreamTimeout <= 0 {
 		p.Addf("UPSTREAM_TIMEOUT: must be positive")
@@ -185,6 +193,8 @@ type Gateway struct {
 	// resolving bounds the resolutions in progress (resolveLimits), by
 	// client address.
 	resolving *quota.Limiter
+	// events consumes identity.events once RunBackground started it.
+	events *kafkax.Consumer
 	// redisWarned is when a Redis failure was last logged (Unix nanoseconds).
 	redisWarned atomic.Int64
 	engine      *gin.Engine
@@ -246,13 +256,34 @@ func New(cfg Config, deps Deps) (*Gateway, error) {
 // Handler returns the HTTP handler: /healthz, /readyz and the /v1 API.
 func (g *Gateway) Handler() http.Handler { return g.engine }
 
+// RunBackground starts consuming identity.events (KAFKA_BROKERS, consumer
+// group ConsumerGroup), so that revoked tokens and changed members leave the
+// cache at once (HandleIdentityEvent); it stops when ctx is done. Call it at
+// most once, and Close after it.
+func (g *Gateway) RunBackground(ctx context.Context) {
+	g.events = kafkax.NewConsumer(g.cfg.KafkaBrokers, ConsumerGroup, IdentityTopic, nil, g.onIdentityEvent, g.log)
+	go func() {
+		if err := g.events.Run(ctx); err != nil && ctx.Err() == nil {
+			g.log.ErrorContext(ctx, "identity.events consumer stopped", "err", err)
+		}
+	}()
+}
+
+// Close stops the identity.events consumer. The Redis client is the caller's.
+func (g *Gateway) Close(context.Context) error {
+	if g.events == nil {
+		return nil
+	}
+	return g.events.Close()
+}
+
 // Run serves the gateway until ctx is done: it connects to Redis, reads the
-// static upstream list and serves on cfg.Addr with graceful shutdown.
-func Run(ctx context.Context, cfg Config) error {
+// static upstream list, consumes identity.events and serves on cfg.Addr with
+// graceful shutdown.
+func Run(ctx context.Context, cfg Config, log *slog.Logger) error {
 	if err := cfg.Validate(); err != nil {
 		return err
 	}
-	log := logx.New("gateway", cfg.LogLevel)
 	log.InfoContext(ctx, "starting", "config", config.Describe(cfg))
 
 	opts, err := redisOptions(cfg.RedisURL)
@@ -277,7 +308,7 @@ func Run(ctx context.Context, cfg Config) error {
 	if err != nil {
 		return err
 	}
-	return httpx.ListenAndServe(ctx, cfg.Addr, g.Handler(), log)
+	return service.Run(ctx, Service, cfg.Addr, g, log)
 }
 
 // redisOptions parses the Redis URL and, where the URL leaves them unset,

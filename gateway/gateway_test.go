@@ -499,7 +499,7 @@ func TestConfigValidate(t *testing.T) {
 		t.Fatal("Validate of a bad config = nil")
 	}
 	for _, name := range []string{"ADDR", "UPSTREAMS", "REDIS_URL", "INTERNAL_TOKEN_SECRET", "AUTH_CACHE_TTL",
-		"RATE_LIMIT", "UPSTREAM_TIMEOUT", "MAX_BODY_BYTES", "LOG_LEVEL", "TRUSTED_PROXIES"} {
+		"RATE_LIMIT", "UPSTREAM_TIMEOUT", "MAX_BODY_BYTES", "LOG_LEVEL", "TRUSTED_PROXIES", "KAFKA_BROKERS"} {
 		if !strings.Contains(err.Error(), name+":") {
 			t.Errorf("Validate error %q does not name %s", err, name)
 		}

@@ -68,6 +68,7 @@ func (c Config) urls() directory.URLs {
 type App struct {
 	cfg     Config
 	core    *service.Core
+	svc     *directory.Service
 	handler *gin.Engine
 }
 
@@ -90,7 +91,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 
 	e := httpx.NewEngine(log, "identity", mongox.Ping(core.Client))
 	directoryhttp.Register(e, svc, core.Signer)
-	return &App{cfg: cfg, core: core, handler: e}, nil
+	return &App{cfg: cfg, core: core, svc: svc, handler: e}, nil
 }
 
 // Handler returns the HTTP handler.
@@ -98,6 +99,12 @@ func (a *App) Handler() http.Handler { return a.handler }
 
 // Database returns the service's database.
 func (a *App) Database() *mongo.Database { return a.core.DB }
+
+// RevokeToken revokes an API token by id, as the identity-admin command
+// does, through the running service: its relay publishes token.revoked at once.
+func (a *App) RevokeToken(ctx context.Context, tokenID string) error {
+	return a.svc.RevokeToken(ctx, tokenID)
+}
 
 // RunBackground starts the outbox relay; it stops when ctx is done.
 func (a *App) RunBackground(ctx context.Context) {

@@ -46,15 +46,13 @@ func TestConfigValidate(t *testing.T) {
 	}
 }
 
-// TestRelayDeliversMemberUpdated changes a member through the API of a
-// running service and reads member.updated back from Kafka.
-func TestRelayDeliversMemberUpdated(t *testing.T) {
-	k := kafkatest.Start(t)
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
+// newApp wires identity on a fresh database of the package's server, with
+// Kafka at brokers; the database is dropped at the end.
+func newApp(t *testing.T, brokers []string) *identity.App {
+	t.Helper()
 	cfg := identity.Config{Addr: "127.0.0.1:0", MongoURI: mongotest.URI(t), Database: mongotest.DatabaseName(),
-		KafkaBrokers: k.Brokers, InternalTokenSecret: secret, PublicURL: "http://gw.test", AppURL: "http://gw.test/app", LogLevel: "info"}
-	app, err := identity.New(ctx, cfg, logx.Discard())
+		KafkaBrokers: brokers, InternalTokenSecret: secret, PublicURL: "http://gw.test", AppURL: "http://gw.test/app", LogLevel: "info"}
+	app, err := identity.New(context.Background(), cfg, logx.Discard())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,6 +60,16 @@ func TestRelayDeliversMemberUpdated(t *testing.T) {
 		_ = app.Database().Drop(context.Background())
 		_ = app.Close(context.Background())
 	})
+	return app
+}
+
+// TestRelayDeliversMemberUpdated changes a member through the API of a
+// running service and reads member.updated back from Kafka.
+func TestRelayDeliversMemberUpdated(t *testing.T) {
+	k := kafkatest.Start(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	app := newApp(t, k.Brokers)
 
 	admin, err := identity.Bootstrap(ctx, app.Database(), identity.BootstrapInput{OrganizationTitle: "Acme", UserDisplayName: "Ada", UserEmail: "ada@acme.test", Role: roles.Admin})
 	if err != nil {
@@ -123,16 +131,7 @@ func TestRelayDeliversMemberUpdated(t *testing.T) {
 // accept only internal tokens minted for identity.
 func TestTokensForIdentityOnly(t *testing.T) {
 	ctx := context.Background()
-	cfg := identity.Config{Addr: "127.0.0.1:0", MongoURI: mongotest.URI(t), Database: mongotest.DatabaseName(),
-		KafkaBrokers: []string{"127.0.0.1:1"}, InternalTokenSecret: secret, PublicURL: "http://gw.test", AppURL: "http://gw.test/app", LogLevel: "info"}
-	app, err := identity.New(ctx, cfg, logx.Discard())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_ = app.Database().Drop(context.Background())
-		_ = app.Close(context.Background())
-	})
+	app := newApp(t, []string{"127.0.0.1:1"})
 	admin, err := identity.Bootstrap(ctx, app.Database(), identity.BootstrapInput{OrganizationTitle: "Acme", UserDisplayName: "Ada", UserEmail: "ada@acme.test", Role: roles.Admin})
 	if err != nil {
 		t.Fatal(err)

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/docspub/platform/libs/apitest"
 	"github.com/docspub/platform/libs/roles"
 )
 
@@ -38,15 +39,8 @@ func TestSingleLineTextRefused(t *testing.T) {
 	e := newEnv(t)
 	org, admin, _ := e.seed("", "ada@acme.test", roles.Admin)
 	o := "/v1/orgs/" + org
-	teamID := struct{ ID string }{}
-	if err := json.Unmarshal(e.must(http.StatusCreated, admin, "PUT", o+"/teams", `{"title":"Writers"}`), &teamID); err != nil {
-		t.Fatal(err)
-	}
-	samlID := struct{ ID string }{}
-	if err := json.Unmarshal(e.must(http.StatusCreated, admin, "POST", o+"/saml", `{"label":"Okta"}`), &samlID); err != nil {
-		t.Fatal(err)
-	}
-	saml := o + "/saml/" + samlID.ID
+	teamID := apitest.Decode[idOnly](t, e.must(http.StatusCreated, admin, "PUT", o+"/teams", `{"title":"Writers"}`))
+	saml := o + "/saml/" + apitest.Decode[idOnly](t, e.must(http.StatusCreated, admin, "POST", o+"/saml", `{"label":"Okta"}`)).ID
 	// JSON escapes: NUL, BEL, line feed, tab, right-to-left override,
 	// zero-width space, byte-order mark.
 	for _, bad := range []string{`\u0000`, `\u0007`, `\n`, `\t`, `\u202e`, `\u200b`, `\ufeff`} {
@@ -129,10 +123,7 @@ func TestTeamAndDomainCounts(t *testing.T) {
 	e := newEnv(t)
 	org, admin, _ := e.seed("", "ada@acme.test", roles.Admin)
 	o := "/v1/orgs/" + org
-	teamID := struct{ ID string }{}
-	if err := json.Unmarshal(e.must(http.StatusCreated, admin, "PUT", o+"/teams", `{"title":"Writers"}`), &teamID); err != nil {
-		t.Fatal(err)
-	}
+	teamID := apitest.Decode[idOnly](t, e.must(http.StatusCreated, admin, "PUT", o+"/teams", `{"title":"Writers"}`))
 	list := func(n int, item string) string {
 		items := make([]string, n)
 		for i := range items {
