@@ -2,6 +2,7 @@ package kafkax
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -49,6 +50,27 @@ type DeadLetter struct {
 	LastFailedAt  time.Time `bson:"lastFailedAt"`
 	Count         int       `bson:"count"` // times this source buried the event
 }
+
+// Permanent wraps err, returned by a Handler, to say the event can never be
+// handled (its data is wrong, say): the consumer records it in
+// DeadLetterCollection and goes on with the next event instead of retrying.
+func Permanent(err error) error {
+	if err == nil {
+		return nil
+	}
+	return &permanentError{err: err}
+}
+
+// IsPermanent reports whether err was wrapped by Permanent.
+func IsPermanent(err error) bool {
+	var p *permanentError
+	return errors.As(err, &p)
+}
+
+type permanentError struct{ err error }
+
+func (e *permanentError) Error() string { return e.err.Error() }
+func (e *permanentError) Unwrap() error { return e.err }
 
 // maxErrorText bounds the error text kept with a failure or a dead letter.
 const maxErrorText = 1024

@@ -322,6 +322,45 @@ func TestEventsKeepMarkupOneBytePerCharacter(t *testing.T) {
 	}
 }
 
+// A handler's Permanent error dead-letters the event (with the group) and
+// the partition goes on; another error is still retried.
+func TestConsumerDeadLettersPermanentFailures(t *testing.T) {
+	db := mongotest.Database(t)
+	k := kafkatest.Start(t)
+	pub := newPublisher(t, k.Brokers)
+	before := deadLetterCount(t, attribute.String("source", "consumer"), attribute.String("messaging.consumer.group.name", "g-perm"))
+
+	bad := event("thing.created", "a", map[string]int{"name": 42}) // say the handler cannot read it
+	flaky := event("thing.updated", "a", nil)
+	last := event("thing.updated", "a", nil)
+	if err := pub.Publish(context.Background(), topic, bad, flaky, last); err != nil {
+		t.Fatal(err)
+	}
+	rec := &recorder{fail: map[string]int{flaky.ID: 2}}
+	startConsumer(t, k.Brokers, "g-perm", db, func(ctx context.Context, ev kafkax.Event) error {
+		if ev.ID == bad.ID {
+			return kafkax.Permanent(errors.New("name is not a string"))
+		}
+		return rec.handle(ctx, ev)
+	})
+	eventually(t, "the last event", func() bool { return rec.has(last.ID) })
+	if diff := cmp.Diff(ids(rec.handled()), []string{flaky.ID, last.ID}); diff != "" {
+		t.Errorf("handled (-got +want):\n%s", diff)
+	}
+	dls := deadLetters(t, db)
+	if len(dls) != 1 {
+		t.Fatalf("dead letters = %+v, want one", dls)
+	}
+	dl := dls[0]
+	if ev := eventOf(t, dl); ev.ID != bad.ID || dl.ID != "consumer:g-perm:"+bad.ID || dl.Source != kafkax.SourceConsumer ||
+		dl.Group != "g-perm" || dl.Topic != topic || dl.Error != "name is not a string" || dl.Attempts != 1 || dl.Count != 1 {
+		t.Errorf("dead letter = %+v (event %s); want the refused event of group g-perm", dl, ev.ID)
+	}
+	if n := deadLetterCount(t, attribute.String("source", "consumer"), attribute.String("messaging.consumer.group.name", "g-perm")); n != before+1 {
+		t.Errorf("kafkax.dead_letters counter = %d, want %d", n, before+1)
+	}
+}
+
 // metrics reads what the package's instruments recorded (see TestMain).
 var metrics = sdkmetric.NewManualReader()
 

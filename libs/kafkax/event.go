@@ -32,8 +32,11 @@
 // Kafka acknowledges nothing it is down: nothing is counted or dead-lettered,
 // events wait and the relay backs off.
 //
-// Consumers are idempotent: they record the ids of handled events. Every
-// dead letter is logged as an error and counted by the OpenTelemetry counter
+// Consumers are idempotent: they record the ids of handled events. A handler
+// error is retried with backoff and never skips the event, except
+// Permanent(err), which says the event can never be handled: it moves to
+// DeadLetterCollection with the group and the partition goes on. Every dead
+// letter is logged as an error and counted by the OpenTelemetry counter
 // kafkax.dead_letters (global meter provider; a no-op until one is set).
 //
 // Trace context travels with the event: Event.WithTrace captures the request's
