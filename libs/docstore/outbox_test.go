@@ -3,7 +3,6 @@ package docstore_test
 import (
 	"context"
 	"errors"
-	"net"
 	"net/http"
 	"strconv"
 	"strings"
@@ -12,7 +11,7 @@ import (
 
 	"github.com/docspub/platform/libs/apierr"
 	"github.com/docspub/platform/libs/docstore"
-	"github.com/docspub/platform/libs/embedded"
+	"github.com/docspub/platform/libs/kafkatest"
 	"github.com/docspub/platform/libs/kafkax"
 	"github.com/docspub/platform/libs/waittest"
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -97,15 +96,11 @@ func TestPendingBytesBoundWhileKafkaIsDown(t *testing.T) {
 	ctx := context.Background()
 	s, _ := newStore(t)
 	insert(t, s, Thing{ID: "a", Rank: 0}, Thing{ID: "b", Rank: 0})
-	port := freePort(t)
-	k1, err := embedded.StartKafka(port)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pub := kafkax.NewPublisher(k1.Brokers)
+	k := kafkatest.StartRestartable(t)
+	pub := kafkax.NewPublisher(k.Brokers)
 	t.Cleanup(func() { _ = pub.Close() })
 	relay := kafkax.NewRelay(s.DB(), pub, "things.events", []string{things}, nil)
-	k1.Close()
+	k.Stop()
 
 	big := map[string]string{"blob": strings.Repeat("x", 800<<10)}
 	accepted := 0
@@ -146,11 +141,7 @@ func TestPendingBytesBoundWhileKafkaIsDown(t *testing.T) {
 		t.Errorf("change of another document: %v", err)
 	}
 
-	k2, err := embedded.StartKafka(port)
-	if err != nil {
-		t.Fatalf("restart kafka on port %d: %v", port, err)
-	}
-	t.Cleanup(k2.Close)
+	k.Start()
 	rctx, stop := context.WithCancel(ctx)
 	done := make(chan error, 1)
 	go func() { done <- relay.Run(rctx) }()
@@ -166,15 +157,4 @@ func TestPendingBytesBoundWhileKafkaIsDown(t *testing.T) {
 	if err := s.Set(ctx, things, "a", bson.M{"rank": 99}, dataEvent("thing.updated", "a", big)); err != nil {
 		t.Errorf("change of a once its events left: %v", err)
 	}
-}
-
-// freePort returns a loopback port that was free a moment ago.
-func freePort(t *testing.T) int {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port
 }

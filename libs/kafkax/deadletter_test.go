@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/docspub/platform/libs/embedded"
 	"github.com/docspub/platform/libs/kafkatest"
 	"github.com/docspub/platform/libs/kafkax"
 	"github.com/docspub/platform/libs/mongotest"
@@ -217,12 +216,8 @@ func TestRelayCountsAttemptsAcrossRestarts(t *testing.T) {
 // after the restart every event is delivered and nothing is dead-lettered.
 func TestRelayKafkaDownDeadLettersNothing(t *testing.T) {
 	db := mongotest.Database(t)
-	port := freePort(t)
-	k1, err := embedded.StartKafka(port)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pub := newPublisher(t, k1.Brokers)
+	k := kafkatest.StartRestartable(t)
+	pub := newPublisher(t, k.Brokers)
 	relay := kafkax.NewRelay(db, pub, topic, []string{coll, "others"}, nil, fast(2))
 	ctx := context.Background()
 	warm := event("thing.created", "w", nil)
@@ -231,7 +226,7 @@ func TestRelayKafkaDownDeadLettersNothing(t *testing.T) {
 		t.Fatalf("SweepOnce with Kafka up = %d, %v; want 1, nil", n, err)
 	}
 
-	k1.Close()
+	k.Stop()
 	var want []string
 	for _, id := range []string{"a", "b"} {
 		ev := event("thing.created", id, nil)
@@ -255,13 +250,9 @@ func TestRelayKafkaDownDeadLettersNothing(t *testing.T) {
 		}
 	}
 
-	k2, err := embedded.StartKafka(port)
-	if err != nil {
-		t.Fatalf("restart kafka on port %d: %v", port, err)
-	}
-	t.Cleanup(k2.Close)
+	k.Start()
 	run(t, relay.Run)
-	got := kafkatest.ReadN(t, k2.Brokers, topic, len(want), deadline)
+	got := kafkatest.ReadN(t, k.Brokers, topic, len(want), deadline)
 	if diff := cmp.Diff(ids(got), want); diff != "" {
 		t.Errorf("delivered after the restart (-got +want):\n%s", diff)
 	}
