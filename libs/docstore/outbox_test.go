@@ -13,6 +13,8 @@ import (
 	"github.com/docspub/platform/libs/docstore"
 	"github.com/docspub/platform/libs/kafkatest"
 	"github.com/docspub/platform/libs/kafkax"
+	"github.com/docspub/platform/libs/mongotest"
+	"github.com/docspub/platform/libs/mongox"
 	"github.com/docspub/platform/libs/waittest"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
@@ -156,5 +158,26 @@ func TestPendingBytesBoundWhileKafkaIsDown(t *testing.T) {
 	})
 	if err := s.Set(ctx, things, "a", bson.M{"rank": 99}, dataEvent("thing.updated", "a", big)); err != nil {
 		t.Errorf("change of a once its events left: %v", err)
+	}
+}
+
+// BenchmarkSetWithEvent is one change with its event (a 1 KiB comment),
+// write-time checks included, against the embedded FerretDB.
+func BenchmarkSetWithEvent(b *testing.B) {
+	s := docstore.New(mongotest.Database(b), mongox.NewDocLocks(), map[string]string{things: "thing"})
+	ctx := context.Background()
+	if err := s.Insert(ctx, things, Thing{ID: "a"}); err != nil {
+		b.Fatal(err)
+	}
+	data := map[string]any{"id": "a", "body": map[string]string{"markdown": strings.Repeat("looks good ", 93)}}
+	i := 0
+	for b.Loop() {
+		i++
+		if err := s.Set(ctx, things, "a", bson.M{"rank": i}, dataEvent("thing.updated", "a", data)); err != nil {
+			b.Fatal(err)
+		}
+		if _, err := s.C(things).UpdateOne(ctx, bson.M{"_id": "a"}, bson.M{"$set": bson.M{kafkax.OutboxField: bson.A{}}, "$unset": bson.M{kafkax.OutboxBytesField: ""}}); err != nil {
+			b.Fatal(err) // keep the outbox empty, as the relay would
+		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"strings"
 	"testing"
 	"time"
 
@@ -129,5 +130,26 @@ func TestOutboxAddToKeepsTheUpdatesOperators(t *testing.T) {
 	}
 	if o.Bytes() <= 0 {
 		t.Errorf("Bytes = %d, want the event's BSON size", o.Bytes())
+	}
+}
+
+// BenchmarkNewOutbox measures the write-time check of one event: its Kafka
+// encoding (size) and its BSON size (pending bytes).
+func BenchmarkNewOutbox(b *testing.B) {
+	for _, bc := range []struct {
+		name string
+		data any
+	}{
+		{"comment 1KiB", map[string]any{"id": "c1", "body": map[string]string{"markdown": strings.Repeat("looks good ", 93)}}},
+		{"schema 160KB of <", map[string]string{"schema": strings.Repeat("<", 160_000)}},
+	} {
+		ev := NewEvent("comment.updated", "org1", "c1", bc.data)
+		b.Run(bc.name, func(b *testing.B) {
+			for b.Loop() {
+				if _, err := NewOutbox(ev); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
