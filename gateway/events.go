@@ -22,12 +22,12 @@ const ConsumerGroup = "gateway"
 var errBadEvent = errors.New("bad identity event")
 
 // onIdentityEvent is the consumer's handler: a Redis failure is retried, an
-// unusable event logged and skipped (it must not hold up the ones after it).
+// unusable event refused for good (kafkax.Permanent: logged and counted as a
+// dead letter), so that it does not hold up the events after it.
 func (g *Gateway) onIdentityEvent(ctx context.Context, ev kafkax.Event) error {
 	err := g.HandleIdentityEvent(ctx, ev.Type, ev.Data)
 	if errors.Is(err, errBadEvent) {
-		g.log.ErrorContext(ctx, "skip identity event", "event_id", ev.ID, "event_type", ev.Type, "err", err)
-		return nil
+		return kafkax.Permanent(err)
 	}
 	return err
 }
