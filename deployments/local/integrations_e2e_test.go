@@ -531,12 +531,12 @@ func TestContentGitSyncInternalAPI(t *testing.T) {
 	admin := client{t, p.URL, cr.DemoAdminToken}
 	space := newSpace(t, admin, cr.DemoOrgID, "Internal")
 	me := admin.status(200, "GET", "/v1/user", nil).json(t)
-	signer, err := internaltoken.NewSigner(p.InternalTokenSecret, time.Minute)
+	signer, err := internaltoken.NewSigner("integrations", p.InternalTokenSecret, time.Minute)
 	if err != nil {
 		t.Fatal(err)
 	}
 	mint := func(pr internaltoken.Principal) string {
-		tok, err := signer.Mint(pr)
+		tok, err := signer.Mint("content", pr)
 		if err != nil {
 			t.Fatal(err)
 		}

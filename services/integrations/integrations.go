@@ -36,6 +36,10 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo"
 )
 
+// Name is the service's name in discovery, the gateway's route table and
+// the audience of the internal tokens it accepts.
+const Name = "integrations"
+
 // Topic is where integrations publishes its events.
 const Topic = "integrations.events"
 
@@ -122,7 +126,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 	for _, cs := range [][]string{translationmongo.Collections(), openapimongo.Collections(), gitsyncmongo.Collections()} {
 		eventColls = append(eventColls, cs...)
 	}
-	core, err := service.Open(ctx, service.CoreConfig{MongoURI: cfg.MongoURI, Database: cfg.Database,
+	core, err := service.Open(ctx, service.CoreConfig{Service: Name, MongoURI: cfg.MongoURI, Database: cfg.Database,
 		KafkaBrokers: cfg.KafkaBrokers, InternalTokenSecret: cfg.InternalTokenSecret, Topic: Topic,
 		EventCollections: eventColls, Indexes: indexes}, log)
 	if err != nil {

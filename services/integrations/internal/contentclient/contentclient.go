@@ -24,12 +24,9 @@ import (
 	"github.com/docspub/platform/services/integrations/internal/access"
 )
 
-// Service is content's name in discovery; Name is this service's name in
-// the tokens it mints.
-const (
-	Service = "content"
-	Name    = "integrations"
-)
+// Service is content's name in discovery and the audience of the tokens
+// the client mints.
+const Service = "content"
 
 // MaxContentBytes bounds the answer of Content (a space's page tree with its markdown).
 const MaxContentBytes = 64 << 20
@@ -132,7 +129,7 @@ type Sync struct {
 // content answers) and may sync it.
 func (c *Client) Access(ctx context.Context, caller access.Caller, spaceID string) (Access, error) {
 	var a Access
-	err := c.do(ctx, internaltoken.Principal{UserID: caller.UserID, Roles: caller.Roles, Service: Name},
+	err := c.do(ctx, internaltoken.Principal{UserID: caller.UserID, Roles: caller.Roles, Service: c.signer.Service()},
 		http.MethodGet, spaceID, "/access", nil, "", &a)
 	return a, err
 }
@@ -140,13 +137,13 @@ func (c *Client) Access(ctx context.Context, caller access.Caller, spaceID strin
 // Content reads the space's current revision.
 func (c *Client) Content(ctx context.Context, spaceID string) (Content, error) {
 	var v Content
-	err := c.do(ctx, service(), http.MethodGet, spaceID, "/content", nil, "", &v)
+	err := c.do(ctx, c.service(), http.MethodGet, spaceID, "/content", nil, "", &v)
 	return v, err
 }
 
 // File opens a file's bytes; the caller closes them.
 func (c *Client) File(ctx context.Context, spaceID, revisionID, fileID string) (io.ReadCloser, error) {
-	res, err := c.send(ctx, service(), http.MethodGet, spaceID,
+	res, err := c.send(ctx, c.service(), http.MethodGet, spaceID,
 		"/files/"+url.PathEscape(revisionID)+"/"+url.PathEscape(fileID), nil, "")
 	if err != nil {
 		return nil, err
@@ -165,7 +162,7 @@ func (c *Client) PutBlob(ctx context.Context, spaceID, name, contentType string,
 		Blob string `json:"blob"`
 		Size int64  `json:"size"`
 	}
-	err := c.do(ctx, service(), http.MethodPost, spaceID, "/blobs?"+q.Encode(), bytes.NewReader(data), "application/octet-stream", &b)
+	err := c.do(ctx, c.service(), http.MethodPost, spaceID, "/blobs?"+q.Encode(), bytes.NewReader(data), "application/octet-stream", &b)
 	return File{Name: name, ContentType: contentType, Size: b.Size, Blob: b.Blob}, err
 }
 
@@ -178,7 +175,7 @@ func (c *Client) CreateRevision(ctx context.Context, spaceID string, r Revision)
 	var out struct {
 		Revision string `json:"revision"`
 	}
-	err = c.do(ctx, service(), http.MethodPost, spaceID, "/revisions", bytes.NewReader(body), "application/json", &out)
+	err = c.do(ctx, c.service(), http.MethodPost, spaceID, "/revisions", bytes.NewReader(body), "application/json", &out)
 	if apierrStatus(err) == http.StatusConflict {
 		return "", ErrMoved
 	}
@@ -191,17 +188,20 @@ func (c *Client) SetSync(ctx context.Context, spaceID string, s Sync) error {
 	if err != nil {
 		return err
 	}
-	return c.do(ctx, service(), http.MethodPut, spaceID, "/sync", bytes.NewReader(body), "application/json", nil)
+	return c.do(ctx, c.service(), http.MethodPut, spaceID, "/sync", bytes.NewReader(body), "application/json", nil)
 }
 
-func service() internaltoken.Principal { return internaltoken.Principal{Service: Name} }
+// service is the principal of the service itself (no user).
+func (c *Client) service() internaltoken.Principal {
+	return internaltoken.Principal{Service: c.signer.Service()}
+}
 
 func (c *Client) send(ctx context.Context, p internaltoken.Principal, method, spaceID, path string, body io.Reader, ct string) (*http.Response, error) {
 	base, err := c.resolver.Resolve(ctx, Service)
 	if err != nil {
 		return nil, apierr.Unavailable(5*time.Second, "content service unavailable")
 	}
-	tok, err := c.signer.Mint(p)
+	tok, err := c.signer.Mint(Service, p)
 	if err != nil {
 		return nil, fmt.Errorf("mint internal token: %w", err)
 	}
