@@ -35,7 +35,9 @@ import (
 // Limits of the internal API.
 const (
 	MaxFileBytes     = 50 << 20 // one file's bytes
-	MaxRevisionBytes = 32 << 20 // a revision request's body (page tree with markdown)
+	// MaxRevisionBytes bounds a revision request's body (page tree with
+	// markdown): the revision is one document, under MongoDB's 16 MiB.
+	MaxRevisionBytes = 12 << 20
 )
 
 // Spaces is what the routes need of the space service.
