@@ -34,7 +34,7 @@ import (
 
 // Limits of the internal API.
 const (
-	MaxFileBytes     = 50 << 20 // one file's bytes
+	MaxFileBytes = 50 << 20 // one file's bytes
 	// MaxRevisionBytes bounds a revision request's body (page tree with
 	// markdown): the revision is one document, under MongoDB's 16 MiB.
 	MaxRevisionBytes = 12 << 20
