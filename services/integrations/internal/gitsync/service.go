@@ -240,7 +240,9 @@ func (s *Service) started(ctx context.Context, a contentclient.Access, p payload
 		st.LastCommit = "" // another remote or ref: nothing synced with it yet
 	}
 	st.URL, st.Ref, st.RepoName, st.Provider, st.UpdatedAt = p.URL, p.Ref, repoName(p.URL), p.Provider, now
-	st.Operation = &Operation{Job: jobID, State: OpRunning, Direction: direction(kind), StartedAt: now}
+	if st.Operation == nil || st.Operation.Job != jobID { // the job may already have ended
+		st.Operation = &Operation{Job: jobID, State: OpRunning, Direction: direction(kind), StartedAt: now}
+	}
 	ev := kafkax.NewEvent(EventStarted, st.Organization, st.ID, infoOf(st))
 	return s.store.Put(ctx, st, &ev)
 }
@@ -295,9 +297,13 @@ func (s *Service) Info(ctx context.Context, c access.Caller, spaceID string) (In
 		return Info{}, err
 	}
 	if op := st.Operation; op != nil && op.State == OpRunning {
-		// A job that failed without recording it (its last attempt ran out).
-		if j, err := s.queue.Get(ctx, op.Job); err == nil && j.State == jobs.Failed {
-			op.State, op.Error = OpFailure, j.Error
+		// A job whose end was not recorded here (its last attempt ran out, or
+		// its end raced the request that started it): the job says.
+		if j, err := s.queue.Get(ctx, op.Job); err == nil && j.Finished() {
+			op.State, op.Error, op.EndedAt = OpSuccess, "", &j.FinishedAt
+			if j.State == jobs.Failed {
+				op.State, op.Error = OpFailure, j.Error
+			}
 		}
 	}
 	return infoOf(st), nil
