@@ -17,12 +17,13 @@ import (
 	"github.com/docspub/platform/libs/gittest"
 	"github.com/docspub/platform/libs/internaltoken"
 	"github.com/docspub/platform/libs/logx"
-	"github.com/docspub/platform/libs/mongox"
 	"github.com/docspub/platform/libs/roles"
 	"github.com/docspub/platform/libs/waittest"
 	"github.com/docspub/platform/services/integrations"
 	"github.com/google/go-cmp/cmp"
 	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
 )
 
 // logBuffer keeps every log line of a platform, for tests that grep them.
@@ -356,7 +357,8 @@ func TestGitSyncWithRealRepositories(t *testing.T) {
 func assertNotStored(t *testing.T, p *Platform, secret string) {
 	t.Helper()
 	ctx := context.Background()
-	mc, err := mongox.Connect(ctx, p.MongoURI)
+	// A long operation timeout: a race-built embedded server reads slowly.
+	mc, err := mongo.Connect(options.Client().ApplyURI(p.MongoURI).SetTimeout(5 * time.Minute))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -373,7 +375,9 @@ func assertNotStored(t *testing.T, p *Platform, secret string) {
 			t.Fatal(err)
 		}
 		for _, coll := range colls {
-			cur, err := db.Collection(coll).Find(ctx, bson.M{})
+			// Small batches: each round trip stays short on a slow (race-built,
+			// debug-logging) embedded server.
+			cur, err := db.Collection(coll).Find(ctx, bson.M{}, options.Find().SetBatchSize(16))
 			if err != nil {
 				t.Fatal(err)
 			}
