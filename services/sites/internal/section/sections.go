@@ -11,6 +11,7 @@ import (
 	"github.com/docspub/platform/libs/ids"
 	"github.com/docspub/platform/libs/nullable"
 	"github.com/docspub/platform/services/sites/internal/access"
+	"github.com/docspub/platform/services/sites/internal/limits"
 	"github.com/docspub/platform/services/sites/internal/site"
 )
 
@@ -54,12 +55,12 @@ func (s *Service) CreateSection(ctx context.Context, c access.Caller, org, siteI
 	title := ""
 	if in.Title.Set && !in.Title.Null {
 		title = strings.TrimSpace(in.Title.Value)
-		p.Length("title", title, MinTitle, MaxCreateTitle)
+		p.Text("title", title, limits.SectionTitleMin, limits.SectionCreateTitleMax)
 	}
 	icon := ""
 	if in.Icon.Set && !in.Icon.Null {
 		icon = in.Icon.Value
-		p.Length("icon", icon, 0, MaxIcon)
+		p.Text("icon", icon, 0, limits.Icon)
 	}
 	if err := p.Err(); err != nil {
 		return SectionView{}, err
@@ -71,6 +72,9 @@ func (s *Service) CreateSection(ctx context.Context, c access.Caller, org, siteI
 	l, err := s.layout(ctx, g)
 	if err != nil {
 		return SectionView{}, err
+	}
+	if len(l.sections) >= limits.SectionsPerSite {
+		return SectionView{}, apierr.Invalid("spaceId", "cannot add a section: a site has at most %d sections", limits.SectionsPerSite)
 	}
 	if in.GroupID != "" {
 		if _, ok := l.parentOf(Ref{Kind: KindGroup, ID: in.GroupID}); !ok {
@@ -111,10 +115,10 @@ func (s *Service) CreateSection(ctx context.Context, c access.Caller, org, siteI
 // titleFrom is a section title taken from a space's title.
 func titleFrom(space string) string {
 	t := []rune(strings.TrimSpace(space))
-	if len(t) > MaxCreateTitle {
-		t = []rune(strings.TrimSpace(string(t[:MaxCreateTitle])))
+	if len(t) > limits.SectionCreateTitleMax {
+		t = []rune(strings.TrimSpace(string(t[:limits.SectionCreateTitleMax])))
 	}
-	if len(t) < MinTitle {
+	if len(t) < limits.SectionTitleMin {
 		return DefaultTitle
 	}
 	return string(t)
@@ -158,11 +162,11 @@ func (s *Service) UpdateSection(ctx context.Context, c access.Caller, org, siteI
 	set := Fields{}
 	if in.Title != nil {
 		t := strings.TrimSpace(*in.Title)
-		p.Length("title", t, MinTitle, MaxTitle)
+		p.Text("title", t, limits.SectionTitleMin, limits.SectionTitleMax)
 		set["title"] = t
 	}
 	if in.Path != nil {
-		p.Length("path", *in.Path, 1, MaxPath)
+		site.CheckSegment(&p, "path", *in.Path, limits.SectionPath)
 		set["path"] = *in.Path
 	}
 	if in.DefaultSiteSpace != nil {
@@ -180,14 +184,14 @@ func (s *Service) UpdateSection(ctx context.Context, c access.Caller, org, siteI
 	if in.Icon.Set {
 		set["icon"] = ""
 		if !in.Icon.Null {
-			p.Length("icon", in.Icon.Value, 0, MaxIcon)
+			p.Text("icon", in.Icon.Value, 0, limits.Icon)
 			set["icon"] = in.Icon.Value
 		}
 	}
 	if in.Description.Set {
 		set["description"] = ""
 		if !in.Description.Null {
-			p.Length("description", in.Description.Value, 0, MaxDescription)
+			p.Length("description", in.Description.Value, 0, limits.SectionDescription)
 			set["description"] = in.Description.Value
 		}
 	}
@@ -412,6 +416,15 @@ func (s *Service) setDefault(ctx context.Context, g site.Grant, sec Section, def
 	}
 	ev := event(SectionUpdated, g, sec.ID, v)
 	return s.store.SetSection(ctx, g.Site, sec.ID, Fields{"default": def, "updatedAt": sec.UpdatedAt}, &ev)
+}
+
+// Has reports whether the granted site has the section.
+func (s *Service) Has(ctx context.Context, g site.Grant, sectionID string) (bool, error) {
+	_, err := s.section(ctx, g, sectionID)
+	if errors.Is(err, apierr.ErrNotFound) {
+		return false, nil
+	}
+	return err == nil, err
 }
 
 // SetDefault makes a section the site's default section (for the site's

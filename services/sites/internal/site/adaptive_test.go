@@ -8,6 +8,7 @@ import (
 
 	"github.com/docspub/platform/libs/apierr"
 	"github.com/docspub/platform/libs/contracttest"
+	"github.com/docspub/platform/services/sites/internal/limits"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -98,7 +99,7 @@ func TestSlugAndFreePath(t *testing.T) {
 		{"!!!", nil, "space"},
 		{"Guide", []string{"guide"}, "guide-2"},
 		{"Guide", []string{"guide", "guide-2"}, "guide-3"},
-		{strings.Repeat("a", 150), nil, strings.Repeat("a", MaxPath-4)},
+		{strings.Repeat("a", 150), nil, strings.Repeat("a", limits.SiteSpacePath-4)},
 	} {
 		var sibs []SiteSpace
 		for _, p := range tc.siblings {
