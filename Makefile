@@ -33,6 +33,7 @@ tidy:
 # seed corpora as plain tests, `make fuzz` explores each for FUZZTIME.
 FUZZTIME ?= 30s
 FUZZ_TARGETS := \
+	services/sites/internal/site FuzzValidateAdaptiveSchema \
 
 fuzz:
 	@set -e; set -- $(FUZZ_TARGETS); while [ $$# -ge 2 ]; do \

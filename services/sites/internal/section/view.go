@@ -214,6 +214,8 @@ func (s *Service) groupView(ctx context.Context, g site.Grant, grp Group) (Group
 // Structure is the site's structure for the published view: the top-level
 // items in order, ungrouped sections (SectionView) and groups (GroupView,
 // with their sections); hasSections is false when the site has no section.
+// A section none of whose site spaces the reader may be shown is left out:
+// its title (often its space's) would be all they see of it.
 func (s *Service) Structure(ctx context.Context, g site.Grant) ([]any, bool, error) {
 	l, err := s.layout(ctx, g)
 	if err != nil {
@@ -234,12 +236,16 @@ func (s *Service) Structure(ctx context.Context, g site.Grant) ([]any, bool, err
 	items := []any{}
 	for _, n := range l.children("") {
 		if n.Kind == KindSection {
-			items = append(items, byID[n.ID])
+			if v := byID[n.ID]; len(v.SiteSpaces) > 0 {
+				items = append(items, v)
+			}
 			continue
 		}
 		var mine []SectionView
 		for _, c := range l.children(n.ID) {
-			mine = append(mine, byID[c.ID])
+			if v := byID[c.ID]; len(v.SiteSpaces) > 0 {
+				mine = append(mine, v)
+			}
 		}
 		items = append(items, renderGroup(groups[n.ID], mine))
 	}
