@@ -15,7 +15,10 @@ import (
 	"github.com/docspub/platform/services/sites/internal/site"
 )
 
-// ListSections returns a page of a site's sections by position.
+// ListSections returns a page of a site's sections by position: those the
+// caller may see (not concealed), counted alike. A site has at most
+// limits.SectionsPerSite sections, so they are all rendered with one
+// question to content and paged here.
 func (s *Service) ListSections(ctx context.Context, c access.Caller, org, siteID string, p Page) (List[SectionView], error) {
 	g, err := s.enter(ctx, c, org, siteID, access.View)
 	if err != nil {
@@ -24,16 +27,35 @@ func (s *Service) ListSections(ctx context.Context, c access.Caller, org, siteID
 	if p.Limit <= 0 {
 		p.Limit = DefaultLimit
 	}
-	secs, count, err := s.store.Sections(ctx, Query{Site: g.Site, AfterPosition: p.AfterPosition, AfterID: p.AfterID, Limit: p.Limit + 1})
+	all, err := s.store.SiteSections(ctx, g.Site)
 	if err != nil {
 		return List[SectionView]{}, err
 	}
-	page := keyset.Cut(secs, p.Limit, count, sectionKey)
-	views, err := s.views(ctx, g, page.Items)
+	views, err := s.views(ctx, g, all)
 	if err != nil {
 		return List[SectionView]{}, err
 	}
-	return keyset.With(page, views), nil
+	var secs []Section
+	var shown []SectionView
+	for i, v := range views {
+		if v.concealed {
+			continue
+		}
+		secs, shown = append(secs, all[i]), append(shown, v)
+	}
+	count, from := len(secs), 0
+	if p.AfterID != "" {
+		from = len(secs)
+		for i, sec := range secs {
+			if sec.Position > p.AfterPosition || (sec.Position == p.AfterPosition && sec.ID > p.AfterID) {
+				from = i
+				break
+			}
+		}
+	}
+	to := min(from+p.Limit+1, len(secs))
+	page := keyset.Cut(secs[from:to], p.Limit, count, sectionKey)
+	return keyset.With(page, shown[from:from+len(page.Items)]), nil
 }
 
 // CreateSectionInput is the body of a section creation.
@@ -99,7 +121,7 @@ func (s *Service) CreateSection(ctx context.Context, c access.Caller, org, siteI
 	if sec.Title == "" {
 		sec.Title = titleFrom(ss.Title)
 	}
-	v, err := render(sec, []site.SiteSpaceView{ssv})
+	v, err := render(sec, site.Variants{Shown: []site.SiteSpaceView{ssv}})
 	if err != nil {
 		return SectionView{}, err
 	}
@@ -210,8 +232,11 @@ func (s *Service) UpdateSection(ctx context.Context, c access.Caller, org, siteI
 	if err != nil {
 		return SectionView{}, err
 	}
+	if views[sec.ID].Concealed() {
+		return SectionView{}, ErrSectionNotFound
+	}
 	if in.DefaultSiteSpace != nil {
-		ids, err := siteSpaceIDs(views[sec.ID])
+		ids, err := siteSpaceIDs(views[sec.ID].Shown)
 		if err != nil {
 			return SectionView{}, err
 		}
@@ -302,6 +327,9 @@ func (s *Service) MoveSection(ctx context.Context, c access.Caller, org, siteID,
 	if err != nil {
 		return SectionView{}, err
 	}
+	if _, err := s.visible(ctx, g, sec); err != nil {
+		return SectionView{}, err
+	}
 	l, err := s.layout(ctx, g)
 	if err != nil {
 		return SectionView{}, err
@@ -347,7 +375,7 @@ func (s *Service) DeleteSection(ctx context.Context, c access.Caller, org, siteI
 	if err != nil {
 		return err
 	}
-	v, err := s.view(ctx, g, sec)
+	v, err := s.visible(ctx, g, sec)
 	if err != nil {
 		return err
 	}

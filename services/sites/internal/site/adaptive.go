@@ -37,24 +37,27 @@ type AdaptiveSchemaView struct {
 	UpdatedAt  time.Time       `json:"updatedAt"`
 }
 
-func adaptiveView(st Site) AdaptiveSchemaView {
-	v := AdaptiveSchemaView{Object: "site-adaptive-schema", JSONSchema: json.RawMessage(DefaultAdaptiveSchema), UpdatedAt: st.CreatedAt}
-	if st.AdaptiveSchema != "" {
-		v.JSONSchema = json.RawMessage(st.AdaptiveSchema)
-	}
-	if st.AdaptiveSchemaAt != nil {
-		v.UpdatedAt = *st.AdaptiveSchemaAt
-	}
-	return v
+func adaptiveView(schema string, at time.Time) AdaptiveSchemaView {
+	return AdaptiveSchemaView{Object: "site-adaptive-schema", JSONSchema: json.RawMessage(schema), UpdatedAt: at}
 }
 
-// AdaptiveSchema returns a site's adaptive schema (the view permission is needed).
+// AdaptiveSchema returns a site's adaptive schema (the view permission is
+// needed): the one it set, else the default one as of the site's creation.
 func (s *Service) AdaptiveSchema(ctx context.Context, c access.Caller, org, siteID string) (AdaptiveSchemaView, error) {
 	st, _, err := s.enter(ctx, c, org, siteID, access.View)
 	if err != nil {
 		return AdaptiveSchemaView{}, err
 	}
-	return adaptiveView(st), nil
+	sc, err := s.store.AdaptiveSchema(ctx, st.ID)
+	switch {
+	case err == nil:
+		return adaptiveView(sc.JSON, sc.UpdatedAt), nil
+	case !errors.Is(err, apierr.ErrNotFound):
+		return AdaptiveSchemaView{}, err
+	case st.AdaptiveSchema != "" && st.AdaptiveSchemaAt != nil:
+		return adaptiveView(st.AdaptiveSchema, *st.AdaptiveSchemaAt), nil
+	}
+	return adaptiveView(DefaultAdaptiveSchema, st.CreatedAt), nil
 }
 
 // SetAdaptiveSchema replaces a site's adaptive schema (the manage
@@ -73,11 +76,9 @@ func (s *Service) SetAdaptiveSchema(ctx context.Context, c access.Caller, org, s
 	if err != nil {
 		return AdaptiveSchemaView{}, err
 	}
-	now := s.clock()
-	st.AdaptiveSchema, st.AdaptiveSchemaAt = string(norm), &now
-	v := adaptiveView(st)
-	if err := s.store.SetSite(ctx, st.ID, Fields{"adaptiveSchema": st.AdaptiveSchema, "adaptiveSchemaAt": now},
-		event("site_adaptive_schema.updated", org, st.ID, v)); err != nil {
+	sc := AdaptiveSchema{Site: st.ID, Organization: org, JSON: string(norm), UpdatedAt: s.clock()}
+	v := adaptiveView(sc.JSON, sc.UpdatedAt)
+	if err := s.store.SetAdaptiveSchema(ctx, sc, event("site_adaptive_schema.updated", org, st.ID, v)); err != nil {
 		return AdaptiveSchemaView{}, err
 	}
 	return v, nil

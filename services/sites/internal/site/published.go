@@ -77,8 +77,8 @@ func (s *Service) Published(ctx context.Context, c access.Caller, org, siteID, s
 	if err != nil {
 		return PublishedView{}, err
 	}
-	out.Structure = Structure{Type: "siteSpaces", Structure: make([]any, 0, len(sss[""]))}
-	for _, v := range sss[""] {
+	out.Structure = Structure{Type: "siteSpaces", Structure: make([]any, 0, len(sss[""].Shown))}
+	for _, v := range sss[""].Shown {
 		out.Structure.Structure = append(out.Structure.Structure, v)
 	}
 	return out, nil

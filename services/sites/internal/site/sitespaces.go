@@ -169,15 +169,28 @@ func (s *Service) addSiteSpace(ctx context.Context, st Site, g Grant, section st
 	}
 }
 
+// Variants are the site spaces of one section (or of the site level) as a
+// grant's holder may see them: those shown, in order, and how many others
+// the section has.
+type Variants struct {
+	Shown  []SiteSpaceView
+	Hidden int
+}
+
+// Concealed reports whether the section has site spaces but none its
+// viewer may be shown: then the section itself is not shown to them (its
+// title is often its space's).
+func (v Variants) Concealed() bool { return len(v.Shown) == 0 && v.Hidden > 0 }
+
 // SiteSpaces returns the site spaces of the given sections ("" for the
 // site-level ones), each in order, rendered for g: only those whose space
 // g's holder may be shown (showable), with their permissions on it. A site
 // space whose space is deleted comes back when the space is restored. Every
 // asked section has an entry.
-func (s *Service) SiteSpaces(ctx context.Context, g Grant, sectionIDs []string) (map[string][]SiteSpaceView, error) {
-	out := make(map[string][]SiteSpaceView, len(sectionIDs))
+func (s *Service) SiteSpaces(ctx context.Context, g Grant, sectionIDs []string) (map[string]Variants, error) {
+	out := make(map[string]Variants, len(sectionIDs))
 	for _, id := range sectionIDs {
-		out[id] = []SiteSpaceView{}
+		out[id] = Variants{Shown: []SiteSpaceView{}}
 	}
 	if len(sectionIDs) == 0 {
 		return out, nil
@@ -194,12 +207,20 @@ func (s *Service) SiteSpaces(ctx context.Context, g Grant, sectionIDs []string) 
 	if err != nil {
 		return nil, err
 	}
-	views, err := s.renderSiteSpaces(st, sss, show)
-	if err != nil {
-		return nil, err
-	}
-	for _, v := range views {
-		out[v.Section] = append(out[v.Section], v)
+	for _, ss := range sss {
+		v := out[ss.Section]
+		sh, ok := show[ss.Space]
+		if !ok {
+			v.Hidden++
+			out[ss.Section] = v
+			continue
+		}
+		view, err := s.siteSpaceView(st, ss, sh.space, &sh.perms)
+		if err != nil {
+			return nil, err
+		}
+		v.Shown = append(v.Shown, view)
+		out[ss.Section] = v
 	}
 	return out, nil
 }
@@ -421,10 +442,6 @@ func (s *Service) UpdateSiteSpace(ctx context.Context, c access.Caller, org, sit
 	if err != nil {
 		return SiteSpaceView{}, err
 	}
-	sh, err := s.showOne(ctx, g, ss)
-	if err != nil {
-		return SiteSpaceView{}, err
-	}
 	var p apierr.Problems
 	set := Fields{}
 	if in.Path != nil {
@@ -448,6 +465,10 @@ func (s *Service) UpdateSiteSpace(ctx context.Context, c access.Caller, org, sit
 		set["condition"] = ss.Condition
 	}
 	if err := p.Err(); err != nil {
+		return SiteSpaceView{}, err
+	}
+	sh, err := s.showOne(ctx, g, ss)
+	if err != nil {
 		return SiteSpaceView{}, err
 	}
 	if in.Path != nil {

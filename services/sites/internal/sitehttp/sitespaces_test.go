@@ -145,7 +145,7 @@ func TestSiteSpaces(t *testing.T) {
 		t.Fatalf("Enter = %+v, %v", g, err)
 	}
 	byPath, err := e.svc.SiteSpaces(context.Background(), g, []string{"", "no-section"})
-	if err != nil || len(byPath[""]) != 2 || byPath["no-section"] == nil || len(byPath["no-section"]) != 0 {
+	if err != nil || len(byPath[""].Shown) != 2 || byPath[""].Hidden != 1 || byPath["no-section"].Shown == nil || len(byPath["no-section"].Shown) != 0 {
 		t.Errorf("SiteSpaces with s2 deleted = %v, %v", byPath, err)
 	}
 	e.putSpace("s2", "org1", "API v2", false)
@@ -182,7 +182,7 @@ func TestSiteSpaces(t *testing.T) {
 	if err := e.svc.RemoveSiteSpaces(context.Background(), ga, "sec1"); err != nil {
 		t.Fatal(err)
 	}
-	if got, _ := e.svc.SiteSpaces(context.Background(), ga, []string{"sec1"}); len(got["sec1"]) != 0 {
+	if got, _ := e.svc.SiteSpaces(context.Background(), ga, []string{"sec1"}); len(got["sec1"].Shown) != 0 {
 		t.Errorf("section site spaces after removal: %v", got)
 	}
 }
