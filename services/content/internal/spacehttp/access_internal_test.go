@@ -1,17 +1,27 @@
 package spacehttp_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/docspub/platform/libs/apitest"
 	"github.com/docspub/platform/libs/httpx"
 	"github.com/docspub/platform/libs/internaltoken"
 	"github.com/docspub/platform/libs/logx"
+	"github.com/docspub/platform/libs/mongotest"
+	"github.com/docspub/platform/libs/mongox"
 	"github.com/docspub/platform/libs/roles"
+	"github.com/docspub/platform/services/content/internal/access"
+	"github.com/docspub/platform/services/content/internal/links"
+	"github.com/docspub/platform/services/content/internal/peoplemongo"
+	"github.com/docspub/platform/services/content/internal/space"
 	"github.com/docspub/platform/services/content/internal/spacehttp"
+	"github.com/docspub/platform/services/content/internal/spacemongo"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -133,5 +143,55 @@ func TestSpacesAccessBounds(t *testing.T) {
 	got := apitest.Decode[map[string]any](t, api.Do(admin.principal(), "POST", "/internal/v1/spaces/access", `{"spaces":[]}`).Body)
 	if diff := cmp.Diff(got, map[string]any{"spaces": map[string]any{}}); diff != "" {
 		t.Errorf("empty answer (-got +want):\n%s", diff)
+	}
+}
+
+// BenchmarkSpacesAccess asks about n spaces of one organization in one
+// question, as sites does for a site of n spaces, and reports the median
+// per question and per space.
+//
+//	go test -run '^$' -bench SpacesAccess -benchtime 50x ./services/content/internal/spacehttp/
+func BenchmarkSpacesAccess(b *testing.B) {
+	for _, n := range []int{1, 20, 100} {
+		b.Run(fmt.Sprintf("spaces=%d", n), func(b *testing.B) {
+			ctx := context.Background()
+			db := mongotest.Database(b)
+			if err := mongox.EnsureIndexes(ctx, db, spacemongo.Indexes()...); err != nil {
+				b.Fatal(err)
+			}
+			urls := links.New("http://gw.test", "http://gw.test/app")
+			svc := space.New(spacemongo.NewStore(db, mongox.NewDocLocks()), peoplemongo.NewStore(db, urls), urls, space.Hooks{}, nil)
+			signer := apitest.Signer(b)
+			eng := httpx.NewEngine(logx.Discard(), "content")
+			spacehttp.RegisterInternal(eng.Group("/internal/v1", internaltoken.Require(signer), internaltoken.RequireUser), svc)
+			api := apitest.New(b, eng, signer)
+			admin := access.Caller{UserID: "ada", Roles: map[string]string{"org1": "admin"}}
+			ids := make([]string, n)
+			for i := range ids {
+				title := fmt.Sprintf("Space %d", i)
+				v, err := svc.CreateSpace(ctx, admin, "org1", space.CreateSpaceInput{Title: &title})
+				if err != nil {
+					b.Fatal(err)
+				}
+				ids[i] = v.ID
+			}
+			body, _ := json.Marshal(map[string]any{"spaces": ids})
+			reader := internaltoken.Principal{UserID: "rex", Roles: map[string]string{"org1": "read"}}
+			took := make([]time.Duration, 0, b.N)
+			b.ResetTimer()
+			for range b.N {
+				start := time.Now()
+				r := api.Do(reader, "POST", "/internal/v1/spaces/access", string(body))
+				took = append(took, time.Since(start))
+				if r.Status != 200 {
+					b.Fatalf("status %d: %s", r.Status, r.Body)
+				}
+			}
+			b.StopTimer()
+			slices.Sort(took)
+			p50 := took[len(took)/2]
+			b.ReportMetric(float64(p50.Microseconds()), "p50-µs")
+			b.ReportMetric(float64(p50.Microseconds())/float64(n), "p50-µs/space")
+		})
 	}
 }
