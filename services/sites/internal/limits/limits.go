@@ -61,6 +61,10 @@ const (
 	// AdaptiveSchemaProperties bounds the properties (claims and groups of
 	// claims) of the whole schema.
 	AdaptiveSchemaProperties = 256
+	// AdaptiveSchemaMembers bounds the members of all its objects together
+	// (keywords included), so that no other keyword multiplies the work of
+	// compiling it.
+	AdaptiveSchemaMembers = 2048
 	// AdaptiveSchemaCompile is the deadline of one compilation; a schema
 	// still compiling after it is a 400.
 	AdaptiveSchemaCompile = 2 * time.Second

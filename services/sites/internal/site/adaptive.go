@@ -189,7 +189,9 @@ func encode(v any) (json.RawMessage, error) {
 // tokens, without building it: at most limits.AdaptiveSchemaBytes bytes
 // (413), objects and arrays nested at most limits.AdaptiveSchemaDepth deep,
 // at most limits.AdaptiveSchemaProperties properties (claims and groups:
-// the members of every "properties" object) (400 naming jsonSchema).
+// the members of every "properties" object) and
+// limits.AdaptiveSchemaMembers object members in all (400 naming
+// jsonSchema).
 func checkBounds(raw []byte) error {
 	if len(raw) > limits.AdaptiveSchemaBytes {
 		return apierr.TooLarge("%s: is %d bytes; at most %d", schemaField, len(raw), limits.AdaptiveSchemaBytes)
@@ -200,7 +202,7 @@ func checkBounds(raw []byte) error {
 		propsList bool // the object is the value of a "properties" member
 	}
 	var stack []frame
-	lastKey, props := "", 0
+	lastKey, props, members := "", 0, 0
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
 	for {
@@ -235,6 +237,9 @@ func checkBounds(raw []byte) error {
 			case top != nil && top.object && top.wantKey:
 				lastKey, _ = t.(string)
 				top.wantKey = false
+				if members++; members > limits.AdaptiveSchemaMembers {
+					return apierr.Invalid(schemaField, "has more than %d object members", limits.AdaptiveSchemaMembers)
+				}
 				if top.propsList {
 					if props++; props > limits.AdaptiveSchemaProperties {
 						return apierr.Invalid(schemaField, "has more than %d properties", limits.AdaptiveSchemaProperties)

@@ -53,6 +53,7 @@ func TestValidateAdaptiveSchema(t *testing.T) {
 		{"groups nested deeper than the limit", nestedGroups(limits.AdaptiveSchemaDepth + 2), "jsonSchema"},
 		{"nested 1000 deep", nested(1000), "jsonSchema"},
 		{"more properties than the limit", withClaims(limits.AdaptiveSchemaProperties), "jsonSchema"},
+		{"more members than the limit", definitions(limits.AdaptiveSchemaMembers), "jsonSchema"},
 		{"arrays count in the depth", `{"type":"object","properties":{` + unsigned + `},"additionalProperties":false,"enum":[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]}`, "jsonSchema"},
 		{"other unsigned description", `{"type":"object","properties":{"unsigned":{"type":"object","description":"x","properties":{},"additionalProperties":false}},"additionalProperties":false}`, "jsonSchema.properties.unsigned.description"},
 	} {
@@ -149,6 +150,17 @@ func nestedGroups(depth int) string {
 	return `{"type":"object","properties":{"unsigned":{"type":"object","properties":{"c":` + inner + `},"additionalProperties":false}},"additionalProperties":false}`
 }
 
+// definitions is a schema with n empty definitions (members that are not
+// properties) beside its claims.
+func definitions(n int) string {
+	defs := make([]string, n)
+	for i := range defs {
+		defs[i] = fmt.Sprintf(`"d%d":{}`, i)
+	}
+	return `{"type":"object","properties":{"unsigned":{"type":"object","properties":{},"additionalProperties":false}},` +
+		`"additionalProperties":false,"definitions":{` + strings.Join(defs, ",") + `}}`
+}
+
 // withClaims is a schema with n boolean claims under unsigned (n+1
 // properties with unsigned itself).
 func withClaims(n int) string {
@@ -204,5 +216,30 @@ func TestAdaptiveSchemaBoundedCost(t *testing.T) {
 			t.Errorf("%s: refused after %s", tc.name, took)
 		}
 		t.Logf("%s (%d bytes): %d after %s", tc.name, len(tc.schema), e.Status, took)
+	}
+}
+
+// BenchmarkValidateAdaptiveSchema: the largest schema the limits accept is
+// checked and compiled in a bounded time; the abusive ones of issue 13 are
+// refused before anything compiles them.
+//
+//	go test -run '^$' -bench ValidateAdaptiveSchema ./services/sites/internal/site/
+func BenchmarkValidateAdaptiveSchema(b *testing.B) {
+	for _, tc := range []struct {
+		name, schema string
+	}{
+		{"largest accepted (255 claims)", withClaims(limits.AdaptiveSchemaProperties - 1)},
+		{"deepest accepted", nestedGroups(limits.AdaptiveSchemaDepth)},
+		{"most definitions that compile", definitions(limits.AdaptiveSchemaMembers - 10)},
+		{"nested 1000 deep", nested(1000)},
+		{"198 KB", withClaims(198 << 10 / 28)},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			raw := json.RawMessage(tc.schema)
+			b.SetBytes(int64(len(raw)))
+			for range b.N {
+				_, _ = ValidateAdaptiveSchema(raw)
+			}
+		})
 	}
 }
