@@ -36,56 +36,62 @@ func errUnavailable() error {
 }
 
 // Access asks content, in one call (POST /internal/v1/spaces/access with the
-// caller's internal token), what the caller may do on each space. The map
-// has an entry per distinct id; nil for a space the caller cannot view (it
-// does not exist, belongs to an organization they are not in, or content's
-// rules refuse it). Content not answering, or answering something else than
-// a well-formed answer, is a 503: the caller must not be shown more.
+// caller's internal token), what the caller may do on each space; more
+// than limits.ContentAccessBatch distinct spaces take one call per batch
+// (a site holds at most that many site spaces). The map has an entry per
+// distinct id; nil for a space the caller cannot view (it does not exist,
+// belongs to an organization they are not in, or content's rules refuse
+// it). Content not answering, or answering something else than a
+// well-formed answer, is a 503: the caller must not be shown more.
 func (c *Client) Access(ctx context.Context, caller access.Caller, spaceIDs []string) (map[string]*Access, error) {
 	ids := slices.Clone(spaceIDs)
 	slices.Sort(ids)
 	ids = slices.Compact(ids)
 	out := make(map[string]*Access, len(ids))
-	if len(ids) == 0 {
-		return out, nil
+	for batch := range slices.Chunk(ids, limits.ContentAccessBatch) {
+		if err := c.access(ctx, caller, batch, out); err != nil {
+			return nil, err
+		}
 	}
-	if len(ids) > limits.ContentAccessBatch {
-		return nil, fmt.Errorf("ask content about %d spaces: at most %d at once", len(ids), limits.ContentAccessBatch)
-	}
+	return out, nil
+}
+
+// access asks content about one batch of distinct ids and adds the answers to out.
+func (c *Client) access(ctx context.Context, caller access.Caller, ids []string, out map[string]*Access) error {
 	base, err := c.resolver.Resolve(ctx, Service)
 	if err != nil {
-		return nil, errUnavailable()
+		return errUnavailable()
 	}
 	tok, err := c.token(caller)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	body, err := json.Marshal(map[string][]string{"spaces": ids})
 	if err != nil {
-		return nil, fmt.Errorf("encode access question: %w", err)
+		return fmt.Errorf("encode access question: %w", err)
 	}
 	ctx, cancel := context.WithTimeout(ctx, limits.ContentTimeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, base+"/internal/v1/spaces/access", bytes.NewReader(body))
 	if err != nil {
-		return nil, fmt.Errorf("build access question: %w", err)
+		return fmt.Errorf("build access question: %w", err)
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set(internaltoken.Header, tok)
 	res, err := c.http.Do(req)
 	if err != nil {
-		return nil, errUnavailable()
+		return errUnavailable()
 	}
 	defer res.Body.Close()
 	if res.StatusCode != http.StatusOK {
-		return nil, errUnavailable()
+		return errUnavailable()
 	}
 	var answer struct {
 		Spaces map[string]*Access `json:"spaces"`
 	}
 	// Every id answered, at its longest: bounded by the question's size.
 	if err := json.NewDecoder(io.LimitReader(res.Body, int64(len(ids))*256+1024)).Decode(&answer); err != nil {
-		return nil, errUnavailable()
+		return errUnavailable()
 	}
 	for _, id := range ids {
 		a := answer.Spaces[id]
@@ -94,5 +100,5 @@ func (c *Client) Access(ctx context.Context, caller access.Caller, spaceIDs []st
 		}
 		out[id] = a
 	}
-	return out, nil
+	return nil
 }
