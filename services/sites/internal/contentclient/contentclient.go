@@ -32,7 +32,8 @@ type Client struct {
 	http     *http.Client
 }
 
-// New returns a client that finds content through resolver and signs with signer.
+// New returns a client that finds content through resolver and signs with
+// signer (the sites service's): its tokens are for content only.
 func New(resolver discovery.Resolver, signer *internaltoken.Signer) *Client {
 	return &Client{resolver: resolver, signer: signer,
 		http: &http.Client{Timeout: 10 * time.Second, Transport: otelx.HTTPTransport(nil)}}
@@ -40,7 +41,7 @@ func New(resolver discovery.Resolver, signer *internaltoken.Signer) *Client {
 
 // token mints the internal token of a call to content made for caller.
 func (c *Client) token(caller access.Caller) (string, error) {
-	tok, err := c.signer.Mint(internaltoken.Principal{UserID: caller.UserID, Roles: caller.Roles, Service: "sites"})
+	tok, err := c.signer.Mint(Service, internaltoken.Principal{UserID: caller.UserID, Roles: caller.Roles, Service: c.signer.Service()})
 	if err != nil {
 		return "", fmt.Errorf("mint internal token: %w", err)
 	}
