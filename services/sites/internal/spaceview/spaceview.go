@@ -81,7 +81,7 @@ func (s *Store) Put(ctx context.Context, view json.RawMessage, deleted bool, at 
 		DeletedAt    *time.Time `json:"deletedAt"`
 	}
 	if err := json.Unmarshal(view, &v); err != nil || v.ID == "" {
-		return fmt.Errorf("space view without id: %w", err)
+		return fmt.Errorf("%w: %v", errBadView, err)
 	}
 	if v.UpdatedAt != nil {
 		at = v.UpdatedAt.UTC()
@@ -103,13 +103,22 @@ func (s *Store) Put(ctx context.Context, view json.RawMessage, deleted bool, at 
 	return mongox.Err(err, "space")
 }
 
-// Handle applies one content event; other events are ignored.
+// errBadView is a space view that cannot be read (no id, not JSON).
+var errBadView = errors.New("space view without an id")
+
+// Handle applies one content event; other events are ignored. An event
+// whose space cannot be read is kafkax.Permanent: it is dead-lettered
+// rather than retried forever in front of the others.
 func (s *Store) Handle(ctx context.Context, ev kafkax.Event) error {
+	var err error
 	switch ev.Type {
 	case "space.created", "space.updated", "space.moved", "space.transferred", "space.restored":
-		return s.Put(ctx, ev.Data, false, ev.OccurredAt)
+		err = s.Put(ctx, ev.Data, false, ev.OccurredAt)
 	case "space.deleted", "space.purged":
-		return s.Put(ctx, ev.Data, true, ev.OccurredAt)
+		err = s.Put(ctx, ev.Data, true, ev.OccurredAt)
 	}
-	return nil
+	if errors.Is(err, errBadView) {
+		return kafkax.Permanent(err)
+	}
+	return err
 }

@@ -120,3 +120,13 @@ func mustJSON(t *testing.T, v any) json.RawMessage {
 	}
 	return b
 }
+
+// TestUnreadableEventIsPermanent: an event whose space cannot be read is
+// dead-lettered by the consumer instead of blocking the events behind it.
+func TestUnreadableEventIsPermanent(t *testing.T) {
+	s := spaceview.NewStore(mongotest.Database(t), mongox.NewDocLocks())
+	ev := kafkax.NewEvent("space.updated", "org1", "s1", map[string]any{"title": "no id"})
+	if err := s.Handle(context.Background(), ev); !kafkax.IsPermanent(err) {
+		t.Errorf("Handle(event without a space id) = %v, want a permanent error", err)
+	}
+}
