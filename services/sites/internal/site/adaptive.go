@@ -103,7 +103,7 @@ func (s *Service) compile(ctx context.Context, org string, doc map[string]any) e
 	done := make(chan error, 1)
 	go func() {
 		defer release()
-		done <- compileSchema(doc)
+		done <- s.compileFn(doc)
 	}()
 	deadline := time.NewTimer(limits.AdaptiveSchemaCompile)
 	defer deadline.Stop()

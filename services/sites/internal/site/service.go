@@ -79,6 +79,8 @@ type Service struct {
 	shareKeys ShareKeys
 	deleted   []func(ctx context.Context, siteID string) error
 	compiles  *quota.Limiter // adaptive schema compilations per organization
+	// compileFn compiles an adaptive schema (compileSchema; tests slow it down).
+	compileFn func(map[string]any) error
 
 	mu      sync.Mutex
 	lastPos int64
@@ -94,7 +96,7 @@ func New(store Store, spaces *spaceview.Store, content *contentclient.Client, ur
 	urls.Public = strings.TrimRight(urls.Public, "/")
 	urls.App = strings.TrimRight(urls.App, "/")
 	urls.Published = strings.TrimRight(urls.Published, "/")
-	return &Service{store: store, spaces: spaces, content: content, urls: urls, now: now, compiles: compileQuota()}
+	return &Service{store: store, spaces: spaces, content: content, urls: urls, now: now, compiles: compileQuota(), compileFn: compileSchema}
 }
 
 // SetSections sets what renders the sections of published views.
