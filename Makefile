@@ -33,6 +33,8 @@ tidy:
 # seed corpora as plain tests, `make fuzz` explores each for FUZZTIME.
 FUZZTIME ?= 30s
 FUZZ_TARGETS := \
+	services/content/internal/importer FuzzConvert \
+	services/content/internal/pdf FuzzRender \
 
 fuzz:
 	@set -e; set -- $(FUZZ_TARGETS); while [ $$# -ge 2 ]; do \
