@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/docspub/platform/services/content/internal/abusetest"
+	"github.com/docspub/platform/services/content/internal/contenttest"
 	"github.com/docspub/platform/services/content/internal/limits"
 )
 
@@ -55,7 +55,7 @@ func TestAbuseAlone(t *testing.T) {
 // checkRSS fails the test when the process's peak memory passed maxRSS.
 func checkRSS(t *testing.T, when string) {
 	t.Helper()
-	peak := abusetest.PeakRSS(t)
+	peak := contenttest.PeakRSS(t)
 	t.Logf("peak RSS %s: %d MB", when, peak>>20)
 	if peak > maxRSS {
 		t.Fatalf("peak RSS %d MB %s, more than %d MB", peak>>20, when, maxRSS>>20)
@@ -82,6 +82,25 @@ func floodUntil(stop <-chan struct{}, n int, f func() (reply, error)) (counts ma
 			}
 		}
 	}
+}
+
+// floodAndMeasure floods with waves of n requests at once while it
+// measures m requests of another organization, one after the other.
+func floodAndMeasure(t *testing.T, n int, flooding func() (reply, error), m int, other func() reply) (map[int]int, reply, []time.Duration) {
+	t.Helper()
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	var counts map[int]int
+	var sample reply
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		counts, sample = floodUntil(stop, n, flooding)
+	}()
+	during := latencies(t, m, other)
+	close(stop)
+	wg.Wait()
+	return counts, sample, during
 }
 
 // checkQuota fails unless the flood met its organization's quota: 429s with
@@ -112,11 +131,11 @@ func TestAbusePDFOfHugeImage(t *testing.T) {
 	s := startService(t, time.Hour)
 	ctx := context.Background()
 	a, b := s.as("mallory", "orgA", "admin"), s.as("bob", "orgB", "admin")
-	huge := abusetest.BigPNG(t, 10000, 10000)
+	huge := contenttest.BigPNG(t, 10000, 10000)
 	srv := site(t, map[string]string{
 		"/":      `<html><head><title>Photo</title></head><body><p>The photo:</p><img src="/huge.png"></body></html>`,
 		"/small": `<html><head><title>Notes</title></head><body><p>Short notes</p><img src="/logo.png"></body></html>`,
-	}, map[string][]byte{"/huge.png": huge, "/logo.png": abusetest.BigPNG(t, 64, 64)})
+	}, map[string][]byte{"/huge.png": huge, "/logo.png": contenttest.BigPNG(t, 64, 64)})
 	crA := a.changeRequest(a.space("Photos"))
 	if r := a.importSite(crA, srv.URL+"/"); r.status != 201 {
 		t.Fatalf("import: %d %.300s", r.status, r.body)
@@ -140,18 +159,7 @@ func TestAbusePDFOfHugeImage(t *testing.T) {
 		return r
 	}
 	aloneB := latencies(t, 5, pdfB)
-	stop := make(chan struct{})
-	var wg sync.WaitGroup
-	var counts map[int]int
-	var sample reply
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		counts, sample = floodUntil(stop, 8, func() (reply, error) { return a.pdf(ctx, crA) })
-	}()
-	during := latencies(t, 5, pdfB)
-	close(stop)
-	wg.Wait()
+	counts, sample, during := floodAndMeasure(t, 8, func() (reply, error) { return a.pdf(ctx, crA) }, 5, pdfB)
 	checkQuota(t, counts, sample, 200)
 	keptLatency(t, "a PDF", aloneB, during, time.Second)
 	checkRSS(t, "after the flood")
@@ -166,7 +174,7 @@ func TestAbuseNestedQuotesImport(t *testing.T) {
 	alone(t)
 	s := startService(t, time.Hour)
 	a, b := s.as("mallory", "orgA", "admin"), s.as("bob", "orgB", "admin")
-	page := abusetest.NestedQuotes()
+	page := contenttest.NestedQuotes()
 	srv := site(t, map[string]string{
 		"/":      page,
 		"/small": `<html><head><title>Notes</title></head><body><h1>Notes</h1><p>Short notes.</p></body></html>`,
@@ -189,20 +197,9 @@ func TestAbuseNestedQuotesImport(t *testing.T) {
 	crB := b.changeRequest(b.space("Notes"))
 	importB := func() reply { return b.importSite(crB, srv.URL+"/small") }
 	aloneB := latencies(t, 4, importB)
-	stop := make(chan struct{})
-	var wg sync.WaitGroup
-	var counts map[int]int
-	var sample reply
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		counts, sample = floodUntil(stop, 8, func() (reply, error) {
-			return a.do(context.Background(), "POST", crA+"/content/import", map[string]any{"source": "website", "url": srv.URL + "/"})
-		})
-	}()
-	during := latencies(t, 4, importB)
-	close(stop)
-	wg.Wait()
+	counts, sample, during := floodAndMeasure(t, 8, func() (reply, error) {
+		return a.do(context.Background(), "POST", crA+"/content/import", map[string]any{"source": "website", "url": srv.URL + "/"})
+	}, 4, importB)
 	checkQuota(t, counts, sample, 201)
 	keptLatency(t, "an import", aloneB, during, time.Second)
 	checkRSS(t, "after the flood")

@@ -28,7 +28,7 @@ import (
 	"github.com/docspub/platform/libs/mongotest"
 	"github.com/docspub/platform/libs/waittest"
 	"github.com/docspub/platform/services/content"
-	"github.com/docspub/platform/services/content/internal/abusetest"
+	"github.com/docspub/platform/services/content/internal/contenttest"
 	"github.com/docspub/platform/services/content/internal/limits"
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
@@ -216,22 +216,7 @@ func (c *caller) pdf(ctx context.Context, cr string) (reply, error) {
 // site serves web pages (and images) by path.
 func site(t *testing.T, pages map[string]string, files map[string][]byte) *httptest.Server {
 	t.Helper()
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if b, ok := files[r.URL.Path]; ok {
-			w.Header().Set("Content-Type", "image/png")
-			_, _ = w.Write(b)
-			return
-		}
-		p, ok := pages[r.URL.Path]
-		if !ok {
-			http.NotFound(w, r)
-			return
-		}
-		w.Header().Set("Content-Type", "text/html")
-		_, _ = io.WriteString(w, p)
-	}))
-	t.Cleanup(srv.Close)
-	return srv
+	return contenttest.NewSite(t, pages, files, nil).Server
 }
 
 // latencies runs f n times in a row and returns how long each took.
@@ -252,7 +237,7 @@ func latencies(t *testing.T, n int, f func() reply) []time.Duration {
 // the median alone (with a floor of slack for a loaded machine).
 func keptLatency(t *testing.T, what string, alone, during []time.Duration, slack time.Duration) {
 	t.Helper()
-	a, d := abusetest.Median(alone), abusetest.Median(during)
+	a, d := contenttest.Median(alone), contenttest.Median(during)
 	t.Logf("%s, another organization: median %s alone, %s during the flood (%.1fx)", what, a.Round(time.Millisecond),
 		d.Round(time.Millisecond), float64(d)/float64(a))
 	if d > max(3*a, a+slack) {
@@ -461,7 +446,7 @@ func TestAbuseRevisionFitsMongoDB(t *testing.T) {
 func blobService(t *testing.T) (*service, *caller, *httptest.Server, []byte, func() int64) {
 	t.Helper()
 	s := startService(t, time.Second)
-	logo := abusetest.BigPNG(t, 16, 16)
+	logo := contenttest.BigPNG(t, 16, 16)
 	srv := site(t, map[string]string{"/": `<html><body><p>Logo <img src="/logo.png"></p></body></html>`},
 		map[string][]byte{"/logo.png": logo})
 	files := func() int64 {

@@ -14,7 +14,7 @@ import (
 
 	"github.com/docspub/platform/libs/apierr"
 	"github.com/docspub/platform/libs/urlguard"
-	"github.com/docspub/platform/services/content/internal/abusetest"
+	"github.com/docspub/platform/services/content/internal/contenttest"
 	"github.com/docspub/platform/services/content/internal/importer"
 	"github.com/docspub/platform/services/content/internal/limits"
 )
@@ -22,29 +22,14 @@ import (
 // serve answers pages by path; a handler may replace a page.
 func serve(t *testing.T, pages map[string]string, handlers map[string]http.HandlerFunc) (*httptest.Server, *atomic.Int64) {
 	t.Helper()
-	var requests atomic.Int64
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		requests.Add(1)
-		if h, ok := handlers[r.URL.Path]; ok {
-			h(w, r)
-			return
-		}
-		body, ok := pages[r.URL.Path]
-		if !ok {
-			http.NotFound(w, r)
-			return
-		}
-		w.Header().Set("Content-Type", "text/html")
-		_, _ = io.WriteString(w, body)
-	}))
-	t.Cleanup(srv.Close)
-	return srv, &requests
+	s := contenttest.NewSite(t, pages, nil, handlers)
+	return s.Server, &s.Requests
 }
 
 var client = urlguard.Guard{AllowPrivate: true}.Client(10 * time.Second)
 
 func TestNestedQuotesConvertBounded(t *testing.T) {
-	srv, _ := serve(t, map[string]string{"/": abusetest.NestedQuotes()}, nil)
+	srv, _ := serve(t, map[string]string{"/": contenttest.NestedQuotes()}, nil)
 	t0 := time.Now()
 	res, err := importer.Website(context.Background(), client, newBlobs(t), srv.URL+"/", importer.Options{Owner: owner})
 	took := time.Since(t0)
@@ -55,8 +40,8 @@ func TestNestedQuotesConvertBounded(t *testing.T) {
 	t.Logf("56 KB of nested quotes: %d bytes of markdown in %s", len(md), took)
 	// Each line carries at most HTMLQuoteDepth quote markers: the markdown
 	// stays within a few times the page.
-	if len(md) > 16*len(abusetest.NestedQuotes()) {
-		t.Errorf("%d bytes of markdown from a %d-byte page", len(md), len(abusetest.NestedQuotes()))
+	if len(md) > 16*len(contenttest.NestedQuotes()) {
+		t.Errorf("%d bytes of markdown from a %d-byte page", len(md), len(contenttest.NestedQuotes()))
 	}
 	for _, line := range strings.Split(md, "\n") {
 		if n := strings.Count(line, ">"); n > limits.HTMLQuoteDepth {
@@ -198,14 +183,7 @@ func TestWebsiteTimeAndCancellation(t *testing.T) {
 		}()
 		<-fetching
 		cancel()
-		select {
-		case err := <-errc:
-			if !errors.Is(err, context.Canceled) {
-				t.Fatalf("err %v, want context.Canceled", err)
-			}
-		case <-time.After(5 * time.Second):
-			t.Fatal("the crawl went on after its request was cancelled")
-		}
+		contenttest.Stops(t, "the crawl", errc)
 	})
 }
 

@@ -17,6 +17,7 @@ import (
 	"github.com/docspub/platform/libs/apierr"
 	"github.com/docspub/platform/libs/mongotest"
 	"github.com/docspub/platform/libs/urlguard"
+	"github.com/docspub/platform/services/content/internal/contenttest"
 	"github.com/docspub/platform/services/content/internal/importer"
 	"github.com/docspub/platform/services/content/internal/revision"
 	"github.com/docspub/platform/services/content/internal/revisionmongo"
@@ -76,22 +77,7 @@ func site(t *testing.T) *httptest.Server {
 		"/docs/deep/one": `<html><head><title>One</title></head><body><p>Level two. <a href="/docs/deep/two">two</a></p></body></html>`,
 		"/docs/deep/two": `<html><head><title>Two</title></head><body><p>Too deep.</p></body></html>`,
 	}
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/img/logo.png" {
-			w.Header().Set("Content-Type", "image/png")
-			_, _ = w.Write(logo)
-			return
-		}
-		body, ok := pages[r.URL.Path]
-		if !ok {
-			http.NotFound(w, r)
-			return
-		}
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		_, _ = io.WriteString(w, body)
-	}))
-	t.Cleanup(srv.Close)
-	return srv
+	return contenttest.NewSite(t, pages, map[string][]byte{"/img/logo.png": logo}, nil).Server
 }
 
 func TestWebsite(t *testing.T) {

@@ -16,7 +16,7 @@ import (
 	"time"
 
 	"github.com/docspub/platform/libs/apierr"
-	"github.com/docspub/platform/services/content/internal/abusetest"
+	"github.com/docspub/platform/services/content/internal/contenttest"
 	"github.com/docspub/platform/services/content/internal/limits"
 	"github.com/docspub/platform/services/content/internal/pdf"
 	"github.com/docspub/platform/services/content/internal/revision"
@@ -41,7 +41,7 @@ func status(err error) int {
 }
 
 func TestHugeImagePrintsAPlaceholder(t *testing.T) {
-	big := abusetest.BigPNG(t, 10000, 10000)
+	big := contenttest.BigPNG(t, 10000, 10000)
 	files := []revision.File{{ID: "big", Name: "huge.png", ContentType: "image/png", Size: int64(len(big)), Blob: "b"}}
 	pages := []revision.Page{{ID: "p", Kind: revision.KindDocument, Title: "Photo", Markdown: "![huge](files/big)\n"}}
 	var before, after runtime.MemStats
@@ -119,14 +119,7 @@ func TestRenderStopsWhenCancelled(t *testing.T) {
 		errc <- err
 	}()
 	cancel()
-	select {
-	case err := <-errc:
-		if !errors.Is(err, context.Canceled) {
-			t.Fatalf("err %v, want context.Canceled", err)
-		}
-	case <-time.After(5 * time.Second):
-		t.Fatal("rendering went on after its context was cancelled")
-	}
+	contenttest.Stops(t, "rendering", errc)
 }
 
 // TestPathologicalMarkdownStopsAtItsDeadline renders a megabyte of the

@@ -1,21 +1,77 @@
-// Package abusetest holds what content's abuse tests share: the hostile
-// inputs of issue 13 (a PNG of 100 million pixels, a page of deeply nested
-// quotes), the process's peak resident memory and latency medians.
-package abusetest
+// Package contenttest holds what content's tests share: a website to import
+// from, the hostile inputs of issue 13 (a PNG of 100 million pixels, a page
+// of deeply nested quotes), the process's peak resident memory, latency
+// medians and the wait for work to stop once cancelled.
+package contenttest
 
 import (
 	"bufio"
 	"bytes"
 	"compress/zlib"
+	"context"
 	"encoding/binary"
+	"errors"
 	"hash/crc32"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 )
+
+// Site is a website for imports: pages (HTML) and files (PNG images) by
+// path, handlers for paths that answer otherwise; other paths are 404. It
+// counts the requests it answers and stops when the test ends.
+type Site struct {
+	*httptest.Server
+	Requests atomic.Int64
+}
+
+// NewSite starts a Site.
+func NewSite(t testing.TB, pages map[string]string, files map[string][]byte, handlers map[string]http.HandlerFunc) *Site {
+	t.Helper()
+	s := &Site{}
+	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.Requests.Add(1)
+		if h, ok := handlers[r.URL.Path]; ok {
+			h(w, r)
+			return
+		}
+		if b, ok := files[r.URL.Path]; ok {
+			w.Header().Set("Content-Type", "image/png")
+			_, _ = w.Write(b)
+			return
+		}
+		p, ok := pages[r.URL.Path]
+		if !ok {
+			http.NotFound(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		_, _ = io.WriteString(w, p)
+	}))
+	t.Cleanup(s.Close)
+	return s
+}
+
+// Stops fails unless the work reporting on errc ends with
+// context.Canceled within 5 s of its cancellation.
+func Stops(t testing.TB, what string, errc <-chan error) {
+	t.Helper()
+	select {
+	case err := <-errc:
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("%s: err %v, want context.Canceled", what, err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatalf("%s went on after its context was cancelled", what)
+	}
+}
 
 // BigPNG is a valid RGBA PNG of w × h transparent black pixels, written row
 // by row: 10000 × 10000 makes about 470 KB that decode to 400 MB.
