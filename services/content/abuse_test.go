@@ -84,7 +84,7 @@ func startService(t *testing.T, purgeEvery time.Duration) *service {
 		_ = app.Database().Drop(context.Background())
 		_ = app.Close(context.Background())
 	})
-	signer, err := internaltoken.NewSigner(secret, time.Hour)
+	signer, err := internaltoken.NewSigner("gateway", secret, time.Hour)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,7 +102,7 @@ type caller struct {
 }
 
 func (s *service) as(user, org, role string) *caller {
-	tok, err := s.signer.Mint(internaltoken.Principal{UserID: user, Roles: map[string]string{org: role}})
+	tok, err := s.signer.Mint("content", internaltoken.Principal{UserID: user, Roles: map[string]string{org: role}})
 	if err != nil {
 		s.t.Fatal(err)
 	}
