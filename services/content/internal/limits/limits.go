@@ -139,7 +139,8 @@ const (
 // organization runs PerKey at once and queues Queue more (429 with
 // Retry-After beyond, or after MaxWait in the queue); the service runs Total
 // at once, so the others keep their turns while one organization floods.
+// A wait and a run together stay below the gateway's UPSTREAM_TIMEOUT (30 s).
 var (
-	ImportQuota = quota.Limits{PerKey: 1, Queue: 2, Total: 4, MaxWait: 25 * time.Second}
-	PDFQuota    = quota.Limits{PerKey: 1, Queue: 2, Total: 4, MaxWait: 25 * time.Second}
+	ImportQuota = quota.Limits{PerKey: 1, Queue: 2, Total: 4, MaxWait: 5 * time.Second}
+	PDFQuota    = quota.Limits{PerKey: 1, Queue: 2, Total: 4, MaxWait: 5 * time.Second}
 )
