@@ -27,6 +27,7 @@ bench:
 	$(GO) test -run '^$$' -bench . -count 1 -timeout 30m ./services/content/internal/searchmongo/
 	$(GO) test -run '^$$' -bench SpacesAccess -benchtime 50x -count 1 ./services/content/internal/spacehttp/
 	$(GO) test -run '^$$' -bench ValidateAdaptiveSchema -count 1 ./services/sites/internal/site/
+	$(GO) test -run '^$$' -bench . -benchtime 20x -count 1 ./services/content/internal/revisionmongo/
 
 tidy:
 	for m in $(MODULES); do (cd $$m && $(GO) mod tidy) || exit 1; done
@@ -36,6 +37,8 @@ tidy:
 FUZZTIME ?= 30s
 FUZZ_TARGETS := \
 	services/sites/internal/site FuzzValidateAdaptiveSchema \
+	services/content/internal/importer FuzzConvert \
+	services/content/internal/pdf FuzzRender \
 
 fuzz:
 	@set -e; set -- $(FUZZ_TARGETS); while [ $$# -ge 2 ]; do \
