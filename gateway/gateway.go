@@ -52,6 +52,9 @@ type Config struct {
 	MaxBodyBytes int64 `env:"MAX_BODY_BYTES, default=10485760"`
 	// LogLevel is debug, info, warn or error.
 	LogLevel string `env:"LOG_LEVEL, default=info"`
+	// Discovery is DISCOVERY (static: UPSTREAMS; consul: healthy instances
+	// by service name), CONSUL_HTTP_ADDR and CONSUL_HTTP_TOKEN.
+	Discovery discovery.Config
 }
 
 // Validate reports every problem of the configuration at once.
@@ -91,6 +94,7 @@ func (c Config) Validate() error {
 	default:
 		p.Addf("LOG_LEVEL: must be debug, info, warn or error")
 	}
+	c.Discovery.Check(&p)
 	return p.Err()
 }
 
@@ -182,8 +186,9 @@ func New(cfg Config, deps Deps) (*Gateway, error) {
 // Handler returns the HTTP handler: /healthz, /readyz and the /v1 API.
 func (g *Gateway) Handler() http.Handler { return g.engine }
 
-// Run serves the gateway until ctx is done: it connects to Redis, reads the
-// static upstream list and serves on cfg.Addr with graceful shutdown.
+// Run serves the gateway until ctx is done: it connects to Redis, finds the
+// services through discovery (the static upstream list, or Consul) and
+// serves on cfg.Addr with graceful shutdown.
 func Run(ctx context.Context, cfg Config) error {
 	if err := cfg.Validate(); err != nil {
 		return err
@@ -209,7 +214,12 @@ func Run(ctx context.Context, cfg Config) error {
 	if err != nil {
 		return fmt.Errorf("upstreams: %w", err)
 	}
-	g, err := New(cfg, Deps{Redis: rdb, Resolver: upstreams, Log: log})
+	resolver, err := discovery.Open(cfg.Discovery, upstreams, log)
+	if err != nil {
+		return err
+	}
+	defer resolver.Close()
+	g, err := New(cfg, Deps{Redis: rdb, Resolver: resolver, Log: log})
 	if err != nil {
 		return err
 	}
