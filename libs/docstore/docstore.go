@@ -68,8 +68,23 @@ func Live(f bson.M) bson.M {
 	return out
 }
 
+// traced returns the events with ctx's trace context on those that carry
+// none, so that the relay's publish (and every consumer) continues the
+// trace of the request that made the change.
+func traced(ctx context.Context, events []kafkax.Event) []kafkax.Event {
+	out := make([]kafkax.Event, len(events))
+	for i, ev := range events {
+		if len(ev.Trace) == 0 {
+			ev = ev.WithTrace(ctx)
+		}
+		out[i] = ev
+	}
+	return out
+}
+
 // Insert stores a new document with its events.
 func (s *Store) Insert(ctx context.Context, coll string, doc any, events ...kafkax.Event) error {
+	events = traced(ctx, events)
 	raw, err := bson.Marshal(doc)
 	if err != nil {
 		return fmt.Errorf("marshal %s: %w", s.Name(coll), err)
@@ -109,6 +124,7 @@ func Setter(set bson.M) bson.M {
 // a not-found error; callers that check a precondition with cond read the
 // document again to say what failed.
 func (s *Store) Update(ctx context.Context, coll, id string, cond, upd bson.M, events ...kafkax.Event) error {
+	events = traced(ctx, events)
 	if len(events) > 0 {
 		if p, ok := upd["$push"].(bson.M); ok {
 			for k, v := range kafkax.Push(events...) {
