@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/docspub/platform/libs/discovery"
 	"github.com/docspub/platform/libs/waittest"
 	"github.com/hashicorp/consul/api"
 )
@@ -101,6 +102,23 @@ func Start(t testing.TB) *Agent {
 func (a *Agent) Stop(t testing.TB) {
 	t.Helper()
 	a.stop()
+}
+
+// CheckInterval is how often the agent probes instances that Registry's
+// registry registers: short, so that tests see health changes quickly.
+const CheckInterval = 200 * time.Millisecond
+
+// Registry returns a Consul registry talking to the agent, closed when the
+// test ends.
+func (a *Agent) Registry(t testing.TB) *discovery.Consul {
+	t.Helper()
+	reg, err := discovery.NewConsul(discovery.Config{Mode: discovery.ModeConsul, ConsulAddr: a.Addr}, nil,
+		discovery.WithCheckInterval(CheckInterval))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(reg.Close)
+	return reg
 }
 
 // Passing returns the addresses ("host:port") of the passing instances of

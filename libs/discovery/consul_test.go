@@ -74,12 +74,7 @@ func answeredBy(t *testing.T, r discovery.Resolver, service string, n int) []str
 
 func TestConsulBalancesAndDropsCriticalInstances(t *testing.T) {
 	agent := consultest.Start(t)
-	reg, err := discovery.NewConsul(discovery.Config{Mode: discovery.ModeConsul, ConsulAddr: agent.Addr}, nil,
-		discovery.WithCheckInterval(200*time.Millisecond))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(reg.Close)
+	reg := agent.Registry(t)
 	ctx := context.Background()
 
 	a, b := startInstance(t, "a"), startInstance(t, "b")
@@ -134,12 +129,8 @@ func TestConsulBalancesAndDropsCriticalInstances(t *testing.T) {
 
 func TestConsulUnknownServiceIs503(t *testing.T) {
 	agent := consultest.Start(t)
-	reg, err := discovery.NewConsul(discovery.Config{Mode: discovery.ModeConsul, ConsulAddr: agent.Addr}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(reg.Close)
-	_, err = reg.Resolve(context.Background(), "nothing")
+	reg := agent.Registry(t)
+	_, err := reg.Resolve(context.Background(), "nothing")
 	var e *apierr.Error
 	if !errors.As(err, &e) || e.Status != http.StatusServiceUnavailable {
 		t.Errorf("Resolve(nothing) = %v, want a 503", err)
@@ -149,12 +140,7 @@ func TestConsulUnknownServiceIs503(t *testing.T) {
 // The resolver answers from its cache while the agent is away.
 func TestConsulKeepsTheLastListWhenTheAgentIsAway(t *testing.T) {
 	agent := consultest.Start(t)
-	reg, err := discovery.NewConsul(discovery.Config{Mode: discovery.ModeConsul, ConsulAddr: agent.Addr}, nil,
-		discovery.WithCheckInterval(200*time.Millisecond))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(reg.Close)
+	reg := agent.Registry(t)
 	a := startInstance(t, "a")
 	if _, err := reg.Register(context.Background(), discovery.Instance{Service: "sites", Addr: a.addr()}); err != nil {
 		t.Fatal(err)

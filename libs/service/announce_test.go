@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/docspub/platform/libs/consultest"
-	"github.com/docspub/platform/libs/discovery"
 	"github.com/docspub/platform/libs/logx"
 	"github.com/docspub/platform/libs/waittest"
 )
@@ -34,12 +33,7 @@ func (a *slowApp) Handler() http.Handler {
 // in flight is still answered, but the instance has already left Consul.
 func TestRunAnnouncesThenWithdrawsBeforeDraining(t *testing.T) {
 	agent := consultest.Start(t)
-	reg, err := discovery.NewConsul(discovery.Config{Mode: discovery.ModeConsul, ConsulAddr: agent.Addr}, nil,
-		discovery.WithCheckInterval(200*time.Millisecond))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(reg.Close)
+	reg := agent.Registry(t)
 
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
