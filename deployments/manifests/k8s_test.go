@@ -97,10 +97,10 @@ func of[T runtime.Object](ix objects) []T {
 }
 
 // grace is the termination grace every component needs: the preStop pause,
-// discovery's deregistration, the drain of in-flight requests, closing the
-// app and flushing traces.
+// discovery's deregistration and linger, the drain of in-flight requests,
+// closing the app and flushing traces.
 func grace(preStop int64) int64 {
-	d := time.Duration(preStop)*time.Second + service.DeregisterTimeout + httpx.ShutdownTimeout + 2*service.CloseTimeout
+	d := time.Duration(preStop)*time.Second + service.DeregisterTimeout + service.Linger + httpx.ShutdownTimeout + 2*service.CloseTimeout
 	return int64(d / time.Second)
 }
 
@@ -189,7 +189,7 @@ func checkComponent(t *testing.T, ix objects, overlay string, c component, secre
 		preStop = ctr.Lifecycle.PreStop.Sleep.Seconds
 	}
 	if preStop == 0 || pod.TerminationGracePeriodSeconds == nil || *pod.TerminationGracePeriodSeconds != grace(preStop) {
-		t.Errorf("preStop sleep %ds, grace %v; want a preStop sleep and a grace of %ds (preStop + deregister + drain + close + flush)",
+		t.Errorf("preStop sleep %ds, grace %v; want a preStop sleep and a grace of %ds (preStop + deregister + linger + drain + close + flush)",
 			preStop, ptrValue(pod.TerminationGracePeriodSeconds), grace(preStop))
 	}
 

@@ -46,6 +46,7 @@ type Core struct {
 	// Discovery resolves the services this one calls.
 	Discovery discovery.Registry
 	pub       *kafkax.Publisher
+	announce  bool // discovery is consul: instances register themselves
 	advertise string
 }
 
@@ -75,12 +76,17 @@ func Open(ctx context.Context, cc CoreConfig, log *slog.Logger) (*Core, error) {
 	pub := kafkax.NewPublisher(cc.KafkaBrokers)
 	relay := kafkax.NewRelay(db, pub, cc.Topic, cc.EventCollections, log, kafkax.WithDocLocks(locks))
 	return &Core{Log: log, Client: client, DB: db, Locks: locks, Relay: relay, Signer: signer,
-		Discovery: reg, pub: pub, advertise: cc.Discovery.Advertise}, nil
+		Discovery: reg, pub: pub, announce: cc.Discovery.Mode == discovery.ModeConsul, advertise: cc.Discovery.Advertise}, nil
 }
 
-// Announce is the Run option that registers the service in its discovery
-// (a no-op with static discovery).
-func (c *Core) Announce() Option { return Announce(c.Discovery, c.advertise) }
+// Announce is the Run option that registers the service in Consul when
+// discovery is consul; with static discovery it changes nothing.
+func (c *Core) Announce() Option {
+	if !c.announce {
+		return func(*runOptions) {}
+	}
+	return Announce(c.Discovery, c.advertise)
+}
 
 // Go runs f in the background until ctx is done, logging its failure as what.
 func (c *Core) Go(ctx context.Context, what string, f func(context.Context) error) {
