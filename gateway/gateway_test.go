@@ -518,6 +518,11 @@ func TestConfigValidate(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "must name identity") {
 		t.Errorf("Validate without identity = %v", err)
 	}
+
+	err = gateway.Config{Discovery: discovery.Config{Mode: "dns"}}.Validate()
+	if err == nil || !strings.Contains(err.Error(), "DISCOVERY must be static or consul") {
+		t.Errorf("Validate with an unknown discovery = %v", err)
+	}
 }
 
 func ExampleTokenHash() {
