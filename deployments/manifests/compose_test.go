@@ -96,11 +96,11 @@ func TestComposeRunsTheWholeStack(t *testing.T) {
 			if len(env("INTERNAL_TOKEN_SECRET")) < 32 {
 				t.Error("INTERNAL_TOKEN_SECRET shorter than 32 bytes")
 			}
-			needs := []string{"consul"}
+			needs := []string{"consul", "kafka"}
 			if c.name == "gateway" {
 				needs = append(needs, "redis")
 			} else {
-				needs = append(needs, "mongo", "kafka")
+				needs = append(needs, "mongo")
 			}
 			for _, dep := range needs {
 				if d, ok := s.DependsOn[dep]; !ok || d.Condition != types.ServiceConditionHealthy {
