@@ -53,8 +53,9 @@ vet:
 fmt:
 	gofmt -l -w $(MODULES)
 
-bench:
+bench: consul
 	$(GO) test -run '^$$' -bench . -benchtime 2000x -count 1 ./gateway/... ./deployments/local/...
+	$(GO) test -run '^$$' -bench Resolve -count 1 ./libs/discovery/
 	$(GO) test -run '^$$' -bench SpaceListKeyset -benchtime 5x -count 1 -timeout 30m ./services/content/
 	$(GO) test -run '^$$' -bench . -benchtime 20x -count 1 ./services/content/internal/merge/
 	$(GO) test -run '^$$' -bench . -count 1 -timeout 30m ./services/content/internal/searchmongo/

@@ -155,3 +155,33 @@ func TestConsulKeepsTheLastListWhenTheAgentIsAway(t *testing.T) {
 		}
 	}
 }
+
+// The gateway resolves on every request: from the cache, a Consul lookup
+// costs about what a static one does.
+func BenchmarkResolve(b *testing.B) {
+	agent := consultest.Start(b)
+	reg := agent.Registry(b)
+	in := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
+	b.Cleanup(in.Close)
+	if _, err := reg.Register(context.Background(), discovery.Instance{Service: "content", Addr: strings.TrimPrefix(in.URL, "http://")}); err != nil {
+		b.Fatal(err)
+	}
+	waittest.Until(b, "a passing instance", 20*time.Second, func() bool {
+		_, err := reg.Resolve(context.Background(), "content")
+		return err == nil
+	})
+	static := discovery.Static{"content": in.URL}
+	for _, r := range []struct {
+		name string
+		r    discovery.Resolver
+	}{{"static", static}, {"consul", reg}} {
+		b.Run(r.name, func(b *testing.B) {
+			ctx := context.Background()
+			for b.Loop() {
+				if _, err := r.r.Resolve(ctx, "content"); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
