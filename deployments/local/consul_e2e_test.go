@@ -114,7 +114,7 @@ func TestPlatformOnConsulRollsOneServiceAlone(t *testing.T) {
 	content1 := startRun(t, func(ctx context.Context) error { return content.Run(ctx, ctCfg, quiet("content")) })
 	startRun(t, func(ctx context.Context) error { return content.Run(ctx, ctCfg, quiet("content")) })
 	startRun(t, func(ctx context.Context) error { return sites.Run(ctx, siteCfg, quiet("sites")) })
-	startRun(t, func(ctx context.Context) error { return gateway.Run(ctx, gwCfg) })
+	startRun(t, func(ctx context.Context) error { return gateway.Run(ctx, gwCfg, quiet("gateway")) })
 
 	for service, n := range map[string]int{"identity": 1, "content": 2, "sites": 1} {
 		waittest.Until(t, fmt.Sprintf("%d passing %s instance(s) in consul", n, service), 60*time.Second, func() bool {

@@ -15,6 +15,10 @@ import (
 
 // CoreConfig says what Open wires.
 type CoreConfig struct {
+	// Service is the service's name in discovery and in the gateway's route
+	// table ("content"): Core.Signer accepts only internal tokens minted for
+	// it and signs the service's own calls to others as coming from it.
+	Service             string
 	MongoURI, Database  string
 	KafkaBrokers        []string
 	InternalTokenSecret string
@@ -34,8 +38,10 @@ type CoreConfig struct {
 // Core is what every service wires the same way: its MongoDB database with
 // its indexes, the document locks its stores share with the outbox relay
 // (see mongox.DocLocks), the Kafka publisher and relay of its topic, and the
-// signer of internal tokens, and the discovery registry that finds the
-// services it calls and announces it.
+// signer of internal tokens of the service (internaltoken.Require(Signer)
+// guards its routes, Signer.Mint(other, p) signs its calls to service
+// other), and the discovery registry that finds the services it calls and
+// announces it.
 type Core struct {
 	Log    *slog.Logger
 	Client *mongo.Client
@@ -53,7 +59,7 @@ type Core struct {
 // Open connects to MongoDB, ensures the indexes and wires the publisher,
 // the relay, the signer and discovery. Nothing stays open when it fails.
 func Open(ctx context.Context, cc CoreConfig, log *slog.Logger) (*Core, error) {
-	signer, err := internaltoken.NewSigner(cc.InternalTokenSecret, time.Minute)
+	signer, err := internaltoken.NewSigner(cc.Service, cc.InternalTokenSecret, time.Minute)
 	if err != nil {
 		return nil, err
 	}

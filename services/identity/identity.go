@@ -27,6 +27,10 @@ import (
 // Topic is where identity publishes its events.
 const Topic = "identity.events"
 
+// Name is the service's name in discovery: the audience of the internal
+// tokens it accepts.
+const Name = "identity"
+
 // Config is the service's configuration, from the environment.
 type Config struct {
 	Addr                string   `env:"IDENTITY_ADDR, default=127.0.0.1:8081"`
@@ -69,6 +73,7 @@ func (c Config) urls() directory.URLs {
 type App struct {
 	cfg     Config
 	core    *service.Core
+	svc     *directory.Service
 	handler *gin.Engine
 }
 
@@ -78,7 +83,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	core, err := service.Open(ctx, service.CoreConfig{MongoURI: cfg.MongoURI, Database: cfg.Database,
+	core, err := service.Open(ctx, service.CoreConfig{Service: Name, MongoURI: cfg.MongoURI, Database: cfg.Database,
 		KafkaBrokers: cfg.KafkaBrokers, InternalTokenSecret: cfg.InternalTokenSecret, Topic: Topic,
 		EventCollections: directorymongo.Collections(), Indexes: directorymongo.Indexes(), Discovery: cfg.Discovery}, log)
 	if err != nil {
@@ -91,7 +96,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 
 	e := httpx.NewEngine(log, "identity", mongox.Ping(core.Client))
 	directoryhttp.Register(e, svc, core.Signer)
-	return &App{cfg: cfg, core: core, handler: e}, nil
+	return &App{cfg: cfg, core: core, svc: svc, handler: e}, nil
 }
 
 // Handler returns the HTTP handler.
@@ -99,6 +104,12 @@ func (a *App) Handler() http.Handler { return a.handler }
 
 // Database returns the service's database.
 func (a *App) Database() *mongo.Database { return a.core.DB }
+
+// RevokeToken revokes an API token by id, as the identity-admin command
+// does, through the running service: its relay publishes token.revoked at once.
+func (a *App) RevokeToken(ctx context.Context, tokenID string) error {
+	return a.svc.RevokeToken(ctx, tokenID)
+}
 
 // RunBackground starts the outbox relay; it stops when ctx is done.
 func (a *App) RunBackground(ctx context.Context) {

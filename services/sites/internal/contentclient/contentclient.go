@@ -30,7 +30,8 @@ type Client struct {
 	http     *http.Client
 }
 
-// New returns a client that finds content through resolver and signs with signer.
+// New returns a client that finds content through resolver and signs with
+// signer (the sites service's): its tokens are for content only.
 func New(resolver discovery.Resolver, signer *internaltoken.Signer) *Client {
 	return &Client{resolver: resolver, signer: signer,
 		http: &http.Client{Timeout: 10 * time.Second, Transport: otelx.HTTPTransport(nil)}}
@@ -44,7 +45,7 @@ func (c *Client) Space(ctx context.Context, caller access.Caller, spaceID, field
 	if err != nil {
 		return nil, apierr.New(http.StatusServiceUnavailable, "content service unavailable")
 	}
-	tok, err := c.signer.Mint(internaltoken.Principal{UserID: caller.UserID, Roles: caller.Roles, Service: "sites"})
+	tok, err := c.signer.Mint(Service, internaltoken.Principal{UserID: caller.UserID, Roles: caller.Roles, Service: c.signer.Service()})
 	if err != nil {
 		return nil, fmt.Errorf("mint internal token: %w", err)
 	}

@@ -110,8 +110,13 @@ func newEnv(t *testing.T) *env {
 		t.Fatal(err)
 	}
 	signer := apitest.Signer(t)
+	// content accepts only tokens minted for content.
+	contentSigner, err := internaltoken.NewSigner(contentclient.Service, apitest.Secret, time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
 	cs := &content{spaces: map[string]string{}}
-	srv := httptest.NewServer(cs.handler(signer))
+	srv := httptest.NewServer(cs.handler(contentSigner))
 	t.Cleanup(srv.Close)
 	locks := mongox.NewDocLocks()
 	spaces := spaceview.NewStore(db, locks)
