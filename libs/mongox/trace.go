@@ -46,9 +46,13 @@ func (t *commandTracer) started(ctx context.Context, e *event.CommandStartedEven
 	name := e.CommandName
 	attrs := []attribute.KeyValue{semconv.DBSystemNameMongoDB, semconv.DBNamespace(e.DatabaseName),
 		semconv.DBOperationName(e.CommandName)}
-	if coll, ok := e.Command.Index(0).Value().StringValueOK(); ok && coll != "" {
-		name += " " + coll
-		attrs = append(attrs, semconv.DBCollectionName(coll))
+	// The first element names the collection ({"find": "spaces", ...});
+	// a redacted command has none.
+	if first, err := e.Command.IndexErr(0); err == nil {
+		if coll, ok := first.Value().StringValueOK(); ok && coll != "" {
+			name += " " + coll
+			attrs = append(attrs, semconv.DBCollectionName(coll))
+		}
 	}
 	if host, port, ok := serverOf(e.ConnectionID); ok {
 		attrs = append(attrs, semconv.ServerAddress(host), semconv.ServerPort(port))

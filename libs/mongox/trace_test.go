@@ -5,9 +5,11 @@ import (
 	"testing"
 
 	"github.com/docspub/platform/libs/mongotest"
+	"github.com/docspub/platform/libs/mongox"
 	"github.com/docspub/platform/libs/otelx"
 	"github.com/google/go-cmp/cmp"
 	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/event"
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
@@ -68,5 +70,26 @@ func TestCommandsWithinATraceAreSpans(t *testing.T) {
 	}
 	if diff := cmp.Diff(spans, want); diff != "" {
 		t.Errorf("driver spans (-got +want):\n%s", diff)
+	}
+}
+
+// The driver hands the monitor an empty document for redacted commands
+// (authentication, hello); the tracer names the span by the command alone.
+func TestRedactedCommandIsASpanWithoutCollection(t *testing.T) {
+	exp, shutdown := otelx.SetupInMemory("svc")
+	t.Cleanup(func() { _ = shutdown(context.Background()) })
+	ctx, request := otel.Tracer("test").Start(context.Background(), "request")
+	defer request.End()
+	m := mongox.CommandTracer()
+	m.Started(ctx, &event.CommandStartedEvent{CommandName: "saslStart", DatabaseName: "admin", RequestID: 7, ConnectionID: "db:27017[-1]"})
+	m.Succeeded(ctx, &event.CommandSucceededEvent{CommandFinishedEvent: event.CommandFinishedEvent{CommandName: "saslStart", RequestID: 7, ConnectionID: "db:27017[-1]"}})
+	spans := exp.GetSpans()
+	if len(spans) != 1 || spans[0].Name != "saslStart" {
+		t.Fatalf("spans %+v, want one named saslStart", spans)
+	}
+	for _, a := range spans[0].Attributes {
+		if a.Key == "db.collection.name" {
+			t.Errorf("a redacted command has collection %q", a.Value.Emit())
+		}
 	}
 }
