@@ -59,6 +59,8 @@ bench: consul
 	$(GO) test -run '^$$' -bench SpaceListKeyset -benchtime 5x -count 1 -timeout 30m ./services/content/
 	$(GO) test -run '^$$' -bench . -benchtime 20x -count 1 ./services/content/internal/merge/
 	$(GO) test -run '^$$' -bench . -count 1 -timeout 30m ./services/content/internal/searchmongo/
+	$(GO) test -run '^$$' -bench SpacesAccess -benchtime 50x -count 1 ./services/content/internal/spacehttp/
+	$(GO) test -run '^$$' -bench ValidateAdaptiveSchema -count 1 ./services/sites/internal/site/
 
 tidy:
 	for m in $(MODULES); do (cd $$m && $(GO) mod tidy) || exit 1; done
@@ -67,6 +69,7 @@ tidy:
 # seed corpora as plain tests, `make fuzz` explores each for FUZZTIME.
 FUZZTIME ?= 30s
 FUZZ_TARGETS := \
+	services/sites/internal/site FuzzValidateAdaptiveSchema \
 
 fuzz:
 	@set -e; set -- $(FUZZ_TARGETS); while [ $$# -ge 2 ]; do \

@@ -197,6 +197,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger, opts ...Option) (*Ap
 	revisionhttp.RegisterSpace(v1, revisions, spaces)
 	changerequesthttp.Register(v1, changeRequests, spaces, comments, revisions)
 	searchhttp.Register(v1, searcher, spaces)
+	spacehttp.RegisterInternal(e.Group("/internal/v1", internaltoken.Require(core.Signer), internaltoken.RequireUser), spaces)
 
 	consumer := kafkax.NewConsumer(cfg.KafkaBrokers, ConsumerGroup, IdentityTopic, db, people.Handle, log)
 	return &App{cfg: cfg, core: core, identity: consumer, spaces: spaces, handler: e}, nil
