@@ -8,14 +8,16 @@ import (
 
 	"github.com/docspub/platform/libs/apierr"
 	"github.com/docspub/platform/services/content/internal/access"
+	"github.com/docspub/platform/services/content/internal/limits"
 	"github.com/docspub/platform/services/content/internal/revision"
 )
 
-// Limits of a revision built from a repository.
+// Limits of a revision built from a repository: content's revision limits,
+// and a depth.
 const (
-	MaxPages = 5000
+	MaxPages = limits.RevisionPages
 	MaxDepth = 10
-	MaxFiles = 2000
+	MaxFiles = limits.RevisionFiles
 )
 
 // Page is a page of a tree sent or read (ids are content's; an incoming

@@ -26,18 +26,19 @@ import (
 	"github.com/docspub/platform/libs/httpx"
 	"github.com/docspub/platform/libs/internaltoken"
 	"github.com/docspub/platform/services/content/internal/access"
+	"github.com/docspub/platform/services/content/internal/limits"
 	"github.com/docspub/platform/services/content/internal/people"
 	"github.com/docspub/platform/services/content/internal/revision"
 	"github.com/docspub/platform/services/content/internal/space"
 	"github.com/gin-gonic/gin"
 )
 
-// Limits of the internal API.
+// Limits of the internal API (content's own, from internal/limits).
 const (
-	MaxFileBytes = 50 << 20 // one file's bytes
-	// MaxRevisionBytes bounds a revision request's body (page tree with
-	// markdown): the revision is one document, under MongoDB's 16 MiB.
-	MaxRevisionBytes = 12 << 20
+	MaxFileBytes = limits.FileBytes // one file's bytes (413)
+	// MaxRevisionBytes bounds a revision request's body: the page tree and
+	// every page's markdown (page bodies are stored apart from the revision).
+	MaxRevisionBytes = limits.RevisionMarkdown + limits.RevisionDocument
 )
 
 // Spaces is what the routes need of the space service.
@@ -167,7 +168,8 @@ func (h *handlers) file(c *gin.Context) {
 }
 
 func (h *handlers) blob(c *gin.Context) {
-	if _, ok := h.grant(c); !ok {
+	g, ok := h.grant(c)
+	if !ok {
 		return
 	}
 	name := c.Query("name")
@@ -182,7 +184,7 @@ func (h *handlers) blob(c *gin.Context) {
 		ct = "application/octet-stream"
 	}
 	body := http.MaxBytesReader(c.Writer, c.Request.Body, MaxFileBytes)
-	id, size, err := h.revisions.PutBlob(c.Request.Context(), name, ct, body)
+	id, size, err := h.revisions.PutBlob(c.Request.Context(), revision.Owner{Space: g.Space, Organization: g.Organization}, name, ct, body)
 	var tooBig *http.MaxBytesError
 	if errors.As(err, &tooBig) {
 		httpx.Error(c, apierr.TooLarge("a file may have at most %d bytes", MaxFileBytes))

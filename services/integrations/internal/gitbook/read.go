@@ -15,11 +15,14 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-// Limits of a tree read from a repository.
+// Limits of a tree read from a repository: content's limits of a revision
+// (pages, files, one file's bytes), so that a repository over them fails
+// before anything is stored.
 const (
-	MaxPages = 5000
-	MaxDepth = 10
-	MaxFiles = 2000
+	MaxPages     = 2000
+	MaxDepth     = 10
+	MaxFiles     = 2000
+	MaxFileBytes = 10 << 20
 )
 
 // ErrLayout is a repository whose layout cannot be read (the message says why).
@@ -359,6 +362,9 @@ func (r *reader) assets() ([]File, error) {
 			continue
 		}
 		name := strings.TrimPrefix(p, dir)
+		if len(r.files[p]) > MaxFileBytes {
+			return nil, layoutErr("%s is larger than %d bytes", p, MaxFileBytes)
+		}
 		out = append(out, File{Name: name, Path: p, ContentType: ContentType(name)})
 	}
 	if len(out) > MaxFiles {
