@@ -53,7 +53,7 @@ type Config struct {
 	MongoURI            string   `env:"MONGO_URI, default=mongodb://127.0.0.1:27017"`
 	Database            string   `env:"INTEGRATIONS_DB, default=integrations"`
 	KafkaBrokers        []string `env:"KAFKA_BROKERS, default=127.0.0.1:9092"`
-	ContentURL          string   `env:"CONTENT_URL, default=http://127.0.0.1:8082"` // content's internal Git sync API
+	ContentURL          string   `env:"CONTENT_URL, default=http://127.0.0.1:8082"` // content's internal Git sync API (static discovery; consul finds it by name)
 	InternalTokenSecret string   `env:"INTERNAL_TOKEN_SECRET" secret:"true"`        // required, ≥32 bytes
 	PublicURL           string   `env:"PUBLIC_URL, default=http://127.0.0.1:8080"`
 	AppURL              string   `env:"APP_URL, default=http://127.0.0.1:8080/app"`
@@ -66,6 +66,9 @@ type Config struct {
 	Workers              int           `env:"JOB_WORKERS, default=2"`
 	JobLease             time.Duration `env:"JOB_LEASE, default=30s"`
 	LogLevel             string        `env:"LOG_LEVEL, default=info"`
+	// Discovery is DISCOVERY (static|consul), CONSUL_HTTP_ADDR, CONSUL_HTTP_TOKEN
+	// and ADVERTISE_ADDR: with consul the instance registers itself.
+	Discovery discovery.Config
 }
 
 // Validate reports every problem of the configuration at once.
@@ -99,6 +102,7 @@ func (c Config) Validate() error {
 		p.Addf("JOB_LEASE must be at least 1s")
 	}
 	p.LogLevel("LOG_LEVEL", c.LogLevel)
+	c.Discovery.Check(&p)
 	return p.Err()
 }
 
@@ -128,7 +132,8 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 	}
 	core, err := service.Open(ctx, service.CoreConfig{Service: Name, MongoURI: cfg.MongoURI, Database: cfg.Database,
 		KafkaBrokers: cfg.KafkaBrokers, InternalTokenSecret: cfg.InternalTokenSecret, Topic: Topic,
-		EventCollections: eventColls, Indexes: indexes}, log)
+		EventCollections: eventColls, Indexes: indexes, Discovery: cfg.Discovery,
+		Peers: discovery.Static{contentclient.Service: strings.TrimRight(cfg.ContentURL, "/")}}, log)
 	if err != nil {
 		return nil, err
 	}
@@ -145,7 +150,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 	specStore.OnWrite(relay.Notify)
 	specs := openapi.New(specStore, queue, openapi.Config{Guard: guard, FetchTimeout: cfg.FetchTimeout}, public, app, log)
 
-	content := contentclient.New(discovery.Static{contentclient.Service: strings.TrimRight(cfg.ContentURL, "/")}, core.Signer)
+	content := contentclient.New(core.Discovery, core.Signer)
 	syncStore := gitsyncmongo.NewStore(db, locks)
 	syncStore.OnWrite(relay.Notify)
 	git := gitsync.New(syncStore, content, queue, gitsync.Config{Guard: guard,
@@ -205,5 +210,5 @@ func Run(ctx context.Context, cfg Config, log *slog.Logger) error {
 	if err != nil {
 		return fmt.Errorf("integrations: %w", err)
 	}
-	return service.Run(ctx, "integrations", cfg.Addr, a, log)
+	return service.Run(ctx, Name, cfg.Addr, a, log, a.core.Announce())
 }
