@@ -13,6 +13,7 @@ import (
 	"github.com/docspub/platform/libs/config"
 	"github.com/docspub/platform/libs/httpx"
 	"github.com/docspub/platform/libs/internaltoken"
+	"github.com/docspub/platform/libs/jobs"
 	"github.com/docspub/platform/libs/kafkax"
 	"github.com/docspub/platform/libs/mongox"
 	"github.com/docspub/platform/libs/service"
@@ -91,20 +92,28 @@ func (c Config) Validate() error {
 type Option func(*options)
 
 type options struct {
-	now func() time.Time
+	now   func() time.Time
+	lease time.Duration
 }
 
 // WithClock sets the clock of deletion, restore and purge (tests step it past
 // the seven-day restore window).
 func WithClock(now func() time.Time) Option { return func(o *options) { o.now = now } }
 
+// WithOperationLease sets the lease of the operations' jobs (default
+// jobs.DefaultLease): how soon another replica or a restart takes over the
+// operation of one that died (tests shorten it).
+func WithOperationLease(d time.Duration) Option { return func(o *options) { o.lease = d } }
+
 // App is a wired content service.
 type App struct {
-	cfg      Config
-	core     *service.Core
-	identity *kafkax.Consumer
-	spaces   *space.Service
-	handler  *gin.Engine
+	cfg            Config
+	core           *service.Core
+	identity       *kafkax.Consumer
+	spaces         *space.Service
+	changeRequests *changerequest.Service
+	worker         *jobs.Worker
+	handler        *gin.Engine
 }
 
 // New connects to MongoDB, ensures the indexes, and wires the stores, the
@@ -119,7 +128,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger, opts ...Option) (*Ap
 	}
 	var indexes []mongox.Index
 	for _, ix := range [][]mongox.Index{spacemongo.Indexes(), commentmongo.Indexes(), customfieldmongo.Indexes(),
-		peoplemongo.Indexes(), revisionmongo.Indexes(), changerequestmongo.Indexes(), searchmongo.Indexes()} {
+		peoplemongo.Indexes(), revisionmongo.Indexes(), changerequestmongo.Indexes(), searchmongo.Indexes(), jobs.Indexes(Operations)} {
 		indexes = append(indexes, ix...)
 	}
 	var eventColls []string
@@ -164,6 +173,9 @@ func New(ctx context.Context, cfg Config, log *slog.Logger, opts ...Option) (*Ap
 		Duplicated:  []func(context.Context, access.Grant, access.Grant) error{fields.CopyValues},
 		Transferred: []func(context.Context, string, string, string) error{reindex},
 	}, o.now)
+	queue := jobs.NewQueue(db, Operations, locks, jobs.WithLease(o.lease))
+	spaces.SetOperations(operations{queue: queue, wait: OperationWait})
+	worker := queue.NewWorker(handlers(spaces.Handlers()), OperationWorkers, log)
 	searcher = search.New(searchStore, spaces.Titles, urls)
 	now := o.now
 	if now == nil {
@@ -194,7 +206,8 @@ func New(ctx context.Context, cfg Config, log *slog.Logger, opts ...Option) (*Ap
 	searchhttp.Register(v1, searcher, spaces)
 
 	consumer := kafkax.NewConsumer(cfg.KafkaBrokers, ConsumerGroup, IdentityTopic, db, people.Handle, log)
-	return &App{cfg: cfg, core: core, identity: consumer, spaces: spaces, handler: e}, nil
+	return &App{cfg: cfg, core: core, identity: consumer, spaces: spaces, changeRequests: changeRequests,
+		worker: worker, handler: e}, nil
 }
 
 // Handler returns the HTTP handler.
@@ -207,12 +220,34 @@ func (a *App) Database() *mongo.Database { return a.core.DB }
 // job calls it every PURGE_INTERVAL) and returns how many.
 func (a *App) Purge(ctx context.Context) (int, error) { return a.spaces.Purge(ctx) }
 
-// RunBackground starts the outbox relay, the identity consumer and the purge
-// job; they stop when ctx is done.
+// RunBackground starts the outbox relay, the identity consumer, the purge
+// job, the operations worker (which resumes the operations a stopped
+// replica left) and the recovery of unfinished merges; they stop when ctx
+// is done.
 func (a *App) RunBackground(ctx context.Context) {
 	a.core.RunRelay(ctx)
 	a.core.Go(ctx, "identity consumer", a.identity.Run)
 	a.core.Go(ctx, "purge job", a.purgeEvery)
+	a.core.Go(ctx, "operations worker", a.worker.Run)
+	a.core.Go(ctx, "merge recovery", a.recoverEvery)
+}
+
+// recoverEvery settles unfinished merges now and then every RecoverEvery.
+func (a *App) recoverEvery(ctx context.Context) error {
+	t := time.NewTicker(RecoverEvery)
+	defer t.Stop()
+	for {
+		if n, err := a.changeRequests.Recover(ctx); err != nil && ctx.Err() == nil {
+			a.core.Log.ErrorContext(ctx, "recover unfinished merges", "err", err)
+		} else if n > 0 {
+			a.core.Log.InfoContext(ctx, "settled unfinished merges", "count", n)
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-t.C:
+		}
+	}
 }
 
 // purgeEvery purges now and then every PURGE_INTERVAL until ctx is done.

@@ -26,6 +26,15 @@ type Space struct {
 	UpdatedAt    time.Time           `bson:"updatedAt"`
 	Deleted      bool                `bson:"deleted"` // indexed twin of DeletedAt
 	DeletedAt    *time.Time          `bson:"deletedAt,omitempty"`
+	// Version counts the space's writes: every change is a compare-and-set on it.
+	Version int64 `bson:"version"`
+	// Merging names the change request whose merge moved the space to its
+	// revision and is not finished yet (see changerequest); while it is set
+	// no other merge advances the space.
+	Merging string `bson:"merging,omitempty"`
+	// PendingIndex says the space changed organization and its search index
+	// still has to follow (a transfer resumes it).
+	PendingIndex bool `bson:"pendingIndex,omitempty"`
 }
 
 // Collection is a stored collection.
@@ -39,6 +48,8 @@ type Collection struct {
 	DefaultLevel access.DefaultLevel `bson:"defaultLevel"`
 	CreatedAt    time.Time           `bson:"createdAt"`
 	UpdatedAt    time.Time           `bson:"updatedAt"`
+	// Version counts the collection's writes: every change is a compare-and-set on it.
+	Version int64 `bson:"version"`
 }
 
 // Revision is the stored head of a space's content. This issue keeps only
@@ -79,6 +90,15 @@ const (
 	// RestoreWindow is how long a deleted space can be restored; after it the
 	// purge job removes the space for good.
 	RestoreWindow = 7 * 24 * time.Hour
+	// MaxTransferCollections and MaxTransferSpaces bound the tree a
+	// collection transfer moves (400 beyond).
+	MaxTransferCollections = 500
+	MaxTransferSpaces      = 10000
+	// TreeLease is how long a tree lock lives without renewal (its holder
+	// renews it every third of it); MaxTreeWait how long a request waits
+	// for another holder before answering 409.
+	TreeLease   = 30 * time.Second
+	MaxTreeWait = 10 * time.Second
 )
 
 // Counts are a space's exact counters.
