@@ -142,16 +142,32 @@ func (s *Service) transferCollectionDoc(ctx context.Context, col Collection, org
 const retries = 5
 
 // transferSpacesUnder moves every space (deleted ones too) under parent in
-// from to org to, keeping their parent, a batch at a time; batch is told
-// how many moved after each batch.
+// from to org to, keeping their parent, a batch at a time (their events
+// rendered together); batch is told how many moved after each batch.
 func (s *Service) transferSpacesUnder(ctx context.Context, from, to, parent string, now time.Time, batch func(int) error) error {
+	const size = 100
 	for {
-		sps, _, err := s.store.Spaces(ctx, SpaceQuery{Organization: from, Parent: &parent, Sort: ByID, Limit: 100, IncludeDeleted: true})
+		sps, _, err := s.store.Spaces(ctx, SpaceQuery{Organization: from, Parent: &parent, Sort: ByID, Limit: size, IncludeDeleted: true})
 		if err != nil {
 			return err
 		}
-		for _, sp := range sps {
-			if err := s.transferSpaceDoc(ctx, sp, from, to, parent, sp.Position, now); err != nil {
+		next := make([]Space, len(sps))
+		for i, sp := range sps {
+			next[i], _ = transferredTo(sp, to, parent, sp.Position, now)
+		}
+		views, err := s.renderSpaces(ctx, next, nil)
+		if err != nil {
+			return err
+		}
+		for i, sp := range sps {
+			n, set := transferredTo(sp, to, parent, sp.Position, now)
+			ev := event("space.transferred", to, sp.ID, views[i])
+			err := s.store.SetSpace(ctx, sp.ID, sp.Version, set, nil, &ev)
+			if errors.Is(err, ErrChanged) {
+				// A request changed the space meanwhile: read it again.
+				err = s.transferSpaceDoc(ctx, n, from, to, parent, sp.Position, now)
+			}
+			if err != nil {
 				return err
 			}
 		}
@@ -160,10 +176,24 @@ func (s *Service) transferSpacesUnder(ctx context.Context, from, to, parent stri
 				return err
 			}
 		}
-		if len(sps) < 100 {
+		if len(sps) < size {
 			return nil
 		}
 	}
+}
+
+// transferredTo is sp moved to org under parent at pos, and the fields that change.
+func transferredTo(sp Space, org, parent string, pos int64, now time.Time) (Space, Fields) {
+	from := sp.Organization
+	sp.Organization, sp.Parent, sp.Position, sp.UpdatedAt = org, parent, pos, now
+	set := Fields{"organization": org, "parent": parent, "position": pos, "updatedAt": now}
+	if from != org {
+		sp.PendingIndex, set["pendingIndex"] = true, true
+	}
+	if parent == "" && sp.Visibility == VisibilityInCollection {
+		sp.Visibility, set["visibility"] = VisibilityPrivate, VisibilityPrivate
+	}
+	return sp, set
 }
 
 // transferSpaceDoc writes a space of from into org to under parent, with
@@ -171,23 +201,18 @@ func (s *Service) transferSpacesUnder(ctx context.Context, from, to, parent stri
 // when a request changed it meanwhile. A space no longer in from is left.
 func (s *Service) transferSpaceDoc(ctx context.Context, sp Space, from, to, parent string, pos int64, now time.Time) error {
 	for attempt := 1; ; attempt++ {
+		if attempt > 1 {
+			var err error
+			if sp, err = s.store.Space(ctx, sp.ID); err != nil {
+				return err
+			}
+		}
 		if sp.Organization != from {
 			return nil
 		}
-		next := sp
-		next.Organization, next.Parent, next.Position, next.UpdatedAt = to, parent, pos, now
-		set := Fields{"organization": to, "parent": parent, "position": pos, "updatedAt": now}
-		if from != to {
-			next.PendingIndex, set["pendingIndex"] = true, true
-		}
-		if parent == "" && next.Visibility == VisibilityInCollection {
-			next.Visibility, set["visibility"] = VisibilityPrivate, VisibilityPrivate
-		}
+		next, set := transferredTo(sp, to, parent, pos, now)
 		err := s.saveSpace(ctx, next, set, "space.transferred")
 		if !errors.Is(err, ErrChanged) || attempt == retries {
-			return err
-		}
-		if sp, err = s.store.Space(ctx, sp.ID); err != nil {
 			return err
 		}
 	}

@@ -112,10 +112,11 @@ func events(ev *kafkax.Event) []kafkax.Event {
 }
 
 // at is the condition of a document at version (documents stored before
-// versions existed have none: version 0).
+// versions existed have none: version 0). No $or: FerretDB would not look
+// the document up by its _id then, but scan the collection.
 func at(version int64) bson.M {
 	if version == 0 {
-		return bson.M{"$or": bson.A{bson.M{"version": int64(0)}, bson.M{"version": bson.M{"$exists": false}}}}
+		return bson.M{"version": bson.M{"$in": bson.A{int64(0), nil}}}
 	}
 	return bson.M{"version": version}
 }
@@ -162,7 +163,11 @@ func (s *Store) SetSpaceIf(ctx context.Context, id string, cond, set space.Field
 func (s *Store) PurgeSpace(ctx context.Context, id string, version int64, ev kafkax.Event) error {
 	cond := at(version)
 	cond["deleted"] = true
-	if n, err := s.d.Count(ctx, Spaces, docstore.Live(bson.M{"_id": id, "$and": bson.A{cond}})); err != nil || n == 0 {
+	f := bson.M{"_id": id}
+	for k, v := range cond {
+		f[k] = v
+	}
+	if n, err := s.d.Count(ctx, Spaces, f); err != nil || n == 0 {
 		if err != nil {
 			return err
 		}
