@@ -4,7 +4,7 @@ GO      ?= go
 MODULES := libs gateway services/identity services/content services/sites deployments/local
 PKGS    := $(foreach m,$(MODULES),./$(m)/...)
 
-.PHONY: run test vet fmt bench tidy fuzz
+.PHONY: run test race vet fmt bench tidy fuzz
 
 run:
 	$(GO) run ./deployments/local/cmd/platform
@@ -13,6 +13,13 @@ run:
 test:
 	$(GO) vet $(PKGS)
 	$(GO) test -count=1 -timeout 25m $(PKGS)
+	$(MAKE) race
+
+# The race suites: tests named TestRace… run two conflicting requests at once
+# racetest.Reps (200) times each, under the race detector.
+RACE_PKGS := ./libs/racetest/... ./services/content/...
+race:
+	$(GO) test -race -count=1 -timeout 20m -run '^TestRace' $(RACE_PKGS)
 
 vet:
 	$(GO) vet $(PKGS)

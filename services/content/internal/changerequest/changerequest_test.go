@@ -54,6 +54,7 @@ type env struct {
 	crs    *changerequest.Service
 	imp    *pagesImporter
 	revs   *revisionmongo.Store
+	store  *changerequestmongo.Store
 	caller access.Caller
 	space  string
 }
@@ -83,7 +84,7 @@ func newEnv(t *testing.T) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &env{t: t, spaces: spaces, crs: crs, imp: imp, revs: revs, caller: caller, space: sp.ID}
+	return &env{t: t, spaces: spaces, crs: crs, imp: imp, revs: revs, store: crStore, caller: caller, space: sp.ID}
 }
 
 func (e *env) grant() access.Grant {

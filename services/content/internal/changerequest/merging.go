@@ -190,6 +190,11 @@ func (s *Service) settle(ctx context.Context, cr ChangeRequest) (ChangeRequest, 
 		if err := s.finish(ctx, g, cr, next); err != nil {
 			return cr, err
 		}
+		for _, h := range s.hooks.Merged { // the merge that died did not run them
+			if err := h(ctx, g, next); err != nil {
+				return cr, err
+			}
+		}
 	case time.Now().After(cr.MergingUntil):
 		s.undo(ctx, cr)
 	default:
