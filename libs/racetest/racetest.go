@@ -9,8 +9,11 @@
 package racetest
 
 import (
+	"os"
+	"strconv"
 	"sync"
 	"testing"
+	"time"
 )
 
 // Repetitions of a race under the race detector and without it.
@@ -22,8 +25,12 @@ const (
 // Enabled reports whether the race detector is on.
 const Enabled = raceEnabled
 
-// Count is how many repetitions a race runs in this build.
+// Count is how many repetitions a race runs in this build; RACETEST_REPS
+// overrides it (to try a suite quickly, or longer).
 func Count() int {
+	if n, err := strconv.Atoi(os.Getenv("RACETEST_REPS")); err == nil && n > 0 {
+		return n
+	}
 	if Enabled {
 		return Reps
 	}
@@ -35,7 +42,11 @@ func Count() int {
 // A failed check stops the run.
 func Run(t *testing.T, before func(i int), a, b func(i int), check func(i int)) {
 	t.Helper()
+	began := time.Now()
 	for i := range Count() {
+		if i > 0 && i%50 == 0 {
+			t.Logf("%d repetitions in %v", i, time.Since(began).Round(time.Millisecond))
+		}
 		if before != nil {
 			before(i)
 		}

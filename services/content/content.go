@@ -227,43 +227,28 @@ func (a *App) Purge(ctx context.Context) (int, error) { return a.spaces.Purge(ct
 func (a *App) RunBackground(ctx context.Context) {
 	a.core.RunRelay(ctx)
 	a.core.Go(ctx, "identity consumer", a.identity.Run)
-	a.core.Go(ctx, "purge job", a.purgeEvery)
+	a.core.Go(ctx, "purge job", a.every(a.cfg.PurgeInterval, "purge deleted spaces", "purged deleted spaces", a.Purge))
 	a.core.Go(ctx, "operations worker", a.worker.Run)
-	a.core.Go(ctx, "merge recovery", a.recoverEvery)
+	a.core.Go(ctx, "merge recovery", a.every(RecoverEvery, "recover unfinished merges", "settled unfinished merges", a.changeRequests.Recover))
 }
 
-// recoverEvery settles unfinished merges now and then every RecoverEvery.
-func (a *App) recoverEvery(ctx context.Context) error {
-	t := time.NewTicker(RecoverEvery)
-	defer t.Stop()
-	for {
-		if n, err := a.changeRequests.Recover(ctx); err != nil && ctx.Err() == nil {
-			a.core.Log.ErrorContext(ctx, "recover unfinished merges", "err", err)
-		} else if n > 0 {
-			a.core.Log.InfoContext(ctx, "settled unfinished merges", "count", n)
-		}
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-t.C:
-		}
-	}
-}
-
-// purgeEvery purges now and then every PURGE_INTERVAL until ctx is done.
-func (a *App) purgeEvery(ctx context.Context) error {
-	t := time.NewTicker(a.cfg.PurgeInterval)
-	defer t.Stop()
-	for {
-		if n, err := a.Purge(ctx); err != nil && ctx.Err() == nil {
-			a.core.Log.ErrorContext(ctx, "purge deleted spaces", "err", err)
-		} else if n > 0 {
-			a.core.Log.InfoContext(ctx, "purged deleted spaces", "count", n)
-		}
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-t.C:
+// every runs f now and then every d until ctx is done, logging what it did
+// ("<did> <count>") or its failure ("<what>: err").
+func (a *App) every(d time.Duration, what, did string, f func(context.Context) (int, error)) func(context.Context) error {
+	return func(ctx context.Context) error {
+		t := time.NewTicker(d)
+		defer t.Stop()
+		for {
+			if n, err := f(ctx); err != nil && ctx.Err() == nil {
+				a.core.Log.ErrorContext(ctx, what, "err", err)
+			} else if n > 0 {
+				a.core.Log.InfoContext(ctx, did, "count", n)
+			}
+			select {
+			case <-ctx.Done():
+				return nil
+			case <-t.C:
+			}
 		}
 	}
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/docspub/platform/services/content/internal/revisionmongo"
 	"github.com/docspub/platform/services/content/internal/space"
 	"github.com/docspub/platform/services/content/internal/spacemongo"
+	"go.mongodb.org/mongo-driver/v2/mongo"
 )
 
 func TestMain(m *testing.M) { mongotest.Main(m) }
@@ -55,6 +56,7 @@ type env struct {
 	imp    *pagesImporter
 	revs   *revisionmongo.Store
 	store  *changerequestmongo.Store
+	db     *mongo.Database
 	caller access.Caller
 	space  string
 }
@@ -84,7 +86,7 @@ func newEnv(t *testing.T) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &env{t: t, spaces: spaces, crs: crs, imp: imp, revs: revs, store: crStore, caller: caller, space: sp.ID}
+	return &env{t: t, spaces: spaces, crs: crs, imp: imp, revs: revs, store: crStore, db: db, caller: caller, space: sp.ID}
 }
 
 func (e *env) grant() access.Grant {

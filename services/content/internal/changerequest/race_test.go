@@ -10,7 +10,10 @@ import (
 	"github.com/docspub/platform/services/content/internal/access"
 	"github.com/docspub/platform/services/content/internal/changerequest"
 	"github.com/docspub/platform/services/content/internal/revision"
+	"github.com/docspub/platform/services/content/internal/changerequestmongo"
 	"github.com/docspub/platform/services/content/internal/space"
+	"github.com/docspub/platform/services/content/internal/spacemongo"
+	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
 // The race suite of change requests: each test runs two conflicting
@@ -18,10 +21,17 @@ import (
 // lost: a request that succeeded left its mark, a merged change request's
 // content is the space's.
 
-// freshSpace moves the env to a new space (each repetition of a race works
-// on its own, so that the embedded database's documents stay small).
+// freshSpace empties the database's spaces, revisions and change requests
+// and moves the env to a new space. The embedded database looks documents
+// up by _id only and scans for anything else, so a suite that kept every
+// repetition's documents would slow down with each.
 func (e *env) freshSpace() {
 	e.t.Helper()
+	for _, coll := range []string{spacemongo.Spaces, spacemongo.Revisions, changerequestmongo.ChangeRequests, changerequestmongo.Numbers} {
+		if _, err := e.db.Collection(coll).DeleteMany(context.Background(), bson.M{}); err != nil {
+			e.t.Fatal(err)
+		}
+	}
 	sp, err := e.spaces.CreateSpace(context.Background(), e.caller, "org1", space.CreateSpaceInput{})
 	if err != nil {
 		e.t.Fatal(err)
