@@ -11,11 +11,13 @@ import (
 	"time"
 
 	"github.com/docspub/platform/libs/config"
+	"github.com/docspub/platform/libs/discovery"
 	"github.com/docspub/platform/libs/httpx"
 	"github.com/docspub/platform/libs/internaltoken"
 	"github.com/docspub/platform/libs/jobs"
 	"github.com/docspub/platform/libs/kafkax"
 	"github.com/docspub/platform/libs/mongox"
+	"github.com/docspub/platform/libs/quota"
 	"github.com/docspub/platform/libs/service"
 	"github.com/docspub/platform/libs/urlguard"
 	"github.com/docspub/platform/services/content/internal/access"
@@ -28,6 +30,7 @@ import (
 	"github.com/docspub/platform/services/content/internal/customfield"
 	"github.com/docspub/platform/services/content/internal/customfieldhttp"
 	"github.com/docspub/platform/services/content/internal/customfieldmongo"
+	"github.com/docspub/platform/services/content/internal/limits"
 	"github.com/docspub/platform/services/content/internal/links"
 	"github.com/docspub/platform/services/content/internal/peoplemongo"
 	"github.com/docspub/platform/services/content/internal/revision"
@@ -61,10 +64,13 @@ type Config struct {
 	InternalTokenSecret string        `env:"INTERNAL_TOKEN_SECRET" secret:"true"`        // required, ≥32 bytes
 	PublicURL           string        `env:"PUBLIC_URL, default=http://127.0.0.1:8080"`  // gateway URL, base of urls.location
 	AppURL              string        `env:"APP_URL, default=http://127.0.0.1:8080/app"` // base of urls.app
-	PurgeInterval       time.Duration `env:"PURGE_INTERVAL, default=1h"`                 // how often deleted spaces past 7 days are purged
+	PurgeInterval       time.Duration `env:"PURGE_INTERVAL, default=1h"`                 // how often deleted spaces past 7 days are purged and unused blobs collected
 	// OutboundAllowPrivate lets imports fetch private and loopback addresses (tests, trusted local runs).
 	OutboundAllowPrivate bool   `env:"OUTBOUND_ALLOW_PRIVATE, default=false"`
 	LogLevel             string `env:"LOG_LEVEL, default=info"`
+	// Discovery is DISCOVERY (static|consul), CONSUL_HTTP_ADDR, CONSUL_HTTP_TOKEN
+	// and ADVERTISE_ADDR: with consul the instance registers itself.
+	Discovery discovery.Config
 }
 
 // Validate reports every problem of the configuration at once.
@@ -85,6 +91,7 @@ func (c Config) Validate() error {
 		p.Addf("PURGE_INTERVAL must be at least 1s")
 	}
 	p.LogLevel("LOG_LEVEL", c.LogLevel)
+	c.Discovery.Check(&p)
 	return p.Err()
 }
 
@@ -113,6 +120,8 @@ type App struct {
 	spaces         *space.Service
 	changeRequests *changerequest.Service
 	worker         *jobs.Worker
+	revisions      *revisionmongo.Store
+	now            func() time.Time
 	handler        *gin.Engine
 }
 
@@ -136,9 +145,9 @@ func New(ctx context.Context, cfg Config, log *slog.Logger, opts ...Option) (*Ap
 		changerequestmongo.Collections()} {
 		eventColls = append(eventColls, cs...)
 	}
-	core, err := service.Open(ctx, service.CoreConfig{MongoURI: cfg.MongoURI, Database: cfg.Database,
+	core, err := service.Open(ctx, service.CoreConfig{Service: "content", MongoURI: cfg.MongoURI, Database: cfg.Database,
 		KafkaBrokers: cfg.KafkaBrokers, InternalTokenSecret: cfg.InternalTokenSecret, Topic: Topic,
-		EventCollections: eventColls, Indexes: indexes}, log)
+		EventCollections: eventColls, Indexes: indexes, Discovery: cfg.Discovery}, log)
 	if err != nil {
 		return nil, err
 	}
@@ -148,11 +157,11 @@ func New(ctx context.Context, cfg Config, log *slog.Logger, opts ...Option) (*Ap
 	people := peoplemongo.NewStore(db, urls)
 	commentStore := commentmongo.NewStore(db, locks)
 	commentStore.OnWrite(relay.Notify)
-	comments := comment.New(commentStore, people, urls)
+	revisionStore := revisionmongo.NewStore(db)
+	comments := comment.New(commentStore, people, revisionStore, urls)
 	fieldStore := customfieldmongo.NewStore(db, locks)
 	fieldStore.OnWrite(relay.Notify)
 	fields := customfield.New(fieldStore, urls)
-	revisionStore := revisionmongo.NewStore(db)
 	revisions := revision.New(revisionStore, urls)
 	crStore := changerequestmongo.NewStore(db, locks)
 	crStore.OnWrite(relay.Notify)
@@ -174,8 +183,8 @@ func New(ctx context.Context, cfg Config, log *slog.Logger, opts ...Option) (*Ap
 		Transferred: []func(context.Context, string, string, string) error{reindex},
 	}, o.now)
 	queue := jobs.NewQueue(db, Operations, locks, jobs.WithLease(o.lease))
-	spaces.SetOperations(operations{queue: queue, wait: OperationWait})
-	worker := queue.NewWorker(handlers(spaces.Handlers()), OperationWorkers, log)
+	spaces.SetOperations(operations{queue: queue, wait: limits.OperationWait})
+	worker := queue.NewWorker(handlers(spaces.Handlers()), limits.OperationWorkers, log)
 	searcher = search.New(searchStore, spaces.Titles, urls)
 	now := o.now
 	if now == nil {
@@ -184,7 +193,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger, opts ...Option) (*Ap
 	guard := urlguard.Guard{AllowPrivate: cfg.OutboundAllowPrivate}
 	changeRequests := changerequest.New(changerequest.Deps{Store: crStore, Revisions: revisionStore, Spaces: spaces,
 		People: people, URLs: urls, Now: now,
-		Importer: websiteImporter{client: guard.Client(30 * time.Second), blobs: revisionStore, now: now},
+		Importer: websiteImporter{client: guard.Client(limits.ImportTime), blobs: revisionStore, now: now},
 		Printer:  pdfPrinter{blobs: revisionStore},
 		Hooks: changerequest.Hooks{Merged: []func(context.Context, access.Grant, revision.Revision) error{
 			func(ctx context.Context, g access.Grant, rev revision.Revision) error {
@@ -202,12 +211,16 @@ func New(ctx context.Context, cfg Config, log *slog.Logger, opts ...Option) (*Ap
 	commenthttp.Register(v1, comments, spaces)
 	customfieldhttp.Register(v1, fields, spaces)
 	revisionhttp.RegisterSpace(v1, revisions, spaces)
-	changerequesthttp.Register(v1, changeRequests, spaces, comments, revisions)
+	changerequesthttp.Register(v1, changeRequests, spaces, comments, revisions, changerequesthttp.Quotas{
+		Imports: quota.New("imports", limits.ImportQuota),
+		PDFs:    quota.New("PDF renders", limits.PDFQuota),
+	})
 	searchhttp.Register(v1, searcher, spaces)
+	spacehttp.RegisterInternal(e.Group("/internal/v1", internaltoken.Require(core.Signer), internaltoken.RequireUser), spaces)
 
 	consumer := kafkax.NewConsumer(cfg.KafkaBrokers, ConsumerGroup, IdentityTopic, db, people.Handle, log)
 	return &App{cfg: cfg, core: core, identity: consumer, spaces: spaces, changeRequests: changeRequests,
-		worker: worker, handler: e}, nil
+		worker: worker, revisions: revisionStore, now: now, handler: e}, nil
 }
 
 // Handler returns the HTTP handler.
@@ -220,6 +233,13 @@ func (a *App) Database() *mongo.Database { return a.core.DB }
 // job calls it every PURGE_INTERVAL) and returns how many.
 func (a *App) Purge(ctx context.Context) (int, error) { return a.spaces.Purge(ctx) }
 
+// Collect removes the page bodies and file bytes that no revision refers
+// to and that were last used more than limits.BlobGrace ago (the purge job
+// calls it after purging).
+func (a *App) Collect(ctx context.Context) (revisionmongo.Collected, error) {
+	return a.revisions.Collect(ctx, a.now().Add(-limits.BlobGrace))
+}
+
 // RunBackground starts the outbox relay, the identity consumer, the purge
 // job, the operations worker (which resumes the operations a stopped
 // replica left) and the recovery of unfinished merges; they stop when ctx
@@ -227,7 +247,7 @@ func (a *App) Purge(ctx context.Context) (int, error) { return a.spaces.Purge(ct
 func (a *App) RunBackground(ctx context.Context) {
 	a.core.RunRelay(ctx)
 	a.core.Go(ctx, "identity consumer", a.identity.Run)
-	a.core.Go(ctx, "purge job", a.every(a.cfg.PurgeInterval, "purge deleted spaces", "purged deleted spaces", a.Purge))
+	a.core.Go(ctx, "purge job", a.purgeEvery)
 	a.core.Go(ctx, "operations worker", a.worker.Run)
 	a.core.Go(ctx, "merge recovery", a.every(RecoverEvery, "recover unfinished merges", "settled unfinished merges", a.changeRequests.Recover))
 }
@@ -253,6 +273,30 @@ func (a *App) every(d time.Duration, what, did string, f func(context.Context) (
 	}
 }
 
+// purgeEvery purges deleted spaces and collects unused blobs now and then
+// every PURGE_INTERVAL until ctx is done.
+func (a *App) purgeEvery(ctx context.Context) error {
+	t := time.NewTicker(a.cfg.PurgeInterval)
+	defer t.Stop()
+	for {
+		if n, err := a.Purge(ctx); err != nil && ctx.Err() == nil {
+			a.core.Log.ErrorContext(ctx, "purge deleted spaces", "err", err)
+		} else if n > 0 {
+			a.core.Log.InfoContext(ctx, "purged deleted spaces", "count", n)
+		}
+		if c, err := a.Collect(ctx); err != nil && ctx.Err() == nil {
+			a.core.Log.ErrorContext(ctx, "collect unused blobs", "err", err)
+		} else if c.Bodies+c.Files > 0 {
+			a.core.Log.InfoContext(ctx, "collected unused blobs", "page_bodies", c.Bodies, "files", c.Files)
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-t.C:
+		}
+	}
+}
+
 // Close closes the Kafka publisher and consumer and the MongoDB connection.
 func (a *App) Close(ctx context.Context) error {
 	return a.core.Close(ctx, a.identity.Close)
@@ -265,5 +309,5 @@ func Run(ctx context.Context, cfg Config, log *slog.Logger) error {
 	if err != nil {
 		return fmt.Errorf("content: %w", err)
 	}
-	return service.Run(ctx, "content", cfg.Addr, a, log)
+	return service.Run(ctx, "content", cfg.Addr, a, log, a.core.Announce())
 }

@@ -18,17 +18,8 @@ import (
 // RunBackground starts (its keys live in Operations+"_keys").
 const Operations = "operations"
 
-// Limits of operations.
-const (
-	// OperationWait is how long a request waits for its operation before
-	// answering 503 with Retry-After (the operation goes on; repeating the
-	// request joins it).
-	OperationWait = 25 * time.Second
-	// OperationWorkers is how many operations one replica runs at once.
-	OperationWorkers = 4
-	// RecoverEvery is how often unfinished merges are looked for.
-	RecoverEvery = time.Minute
-)
+// RecoverEvery is how often unfinished merges are looked for.
+const RecoverEvery = time.Minute
 
 // operations runs the tree's operations on the queue: Do records the job
 // (or joins the unfinished one of its key) and waits for its end.

@@ -53,12 +53,12 @@ func (r *running) stop() {
 	_ = r.app.Close(context.Background())
 }
 
-type caller struct {
+type tokenCaller struct {
 	t   *testing.T
 	tok string
 }
 
-func (c caller) do(ctx context.Context, base, method, path, body string) (int, string, error) {
+func (c tokenCaller) do(ctx context.Context, base, method, path, body string) (int, string, error) {
 	req, err := http.NewRequestWithContext(ctx, method, base+path, strings.NewReader(body))
 	if err != nil {
 		return 0, "", err
@@ -74,7 +74,7 @@ func (c caller) do(ctx context.Context, base, method, path, body string) (int, s
 	return res.StatusCode, string(b), err
 }
 
-func (c caller) must(base, method, path, body string, status int) string {
+func (c tokenCaller) must(base, method, path, body string, status int) string {
 	c.t.Helper()
 	got, b, err := c.do(context.Background(), base, method, path, body)
 	if err != nil || got != status {
@@ -125,15 +125,15 @@ func TestTransferResumesAfterCrash(t *testing.T) {
 	cfg := content.Config{Addr: "127.0.0.1:0", MongoURI: mongotest.URI(t), Database: mongotest.DatabaseName(),
 		KafkaBrokers: k.Brokers, InternalTokenSecret: secret, PublicURL: "http://gw.test",
 		AppURL: "http://gw.test/app", PurgeInterval: time.Hour, LogLevel: "error"}
-	signer, err := internaltoken.NewSigner(secret, time.Hour)
+	signer, err := internaltoken.NewSigner("gateway", secret, time.Hour)
 	if err != nil {
 		t.Fatal(err)
 	}
-	tok, err := signer.Mint(internaltoken.Principal{UserID: "ada", Roles: map[string]string{"org1": "admin", "org2": "admin"}})
+	tok, err := signer.Mint("content", internaltoken.Principal{UserID: "ada", Roles: map[string]string{"org1": "admin", "org2": "admin"}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	ada := caller{t: t, tok: tok}
+	ada := tokenCaller{t: t, tok: tok}
 
 	first := start(t, cfg)
 	// The test reads the database through its own client: the service's

@@ -9,6 +9,7 @@ import (
 
 	"github.com/docspub/platform/libs/apierr"
 	"github.com/docspub/platform/services/content/internal/access"
+	"github.com/docspub/platform/services/content/internal/limits"
 	"github.com/docspub/platform/services/content/internal/merge"
 	"github.com/docspub/platform/services/content/internal/revision"
 	"github.com/docspub/platform/services/content/internal/space"
@@ -111,7 +112,7 @@ func (s *Service) mergeOnce(ctx context.Context, g access.Grant, idOrNumber stri
 		return Outcome{Revision: cr.Revision, Result: ResultConflicts, Conflicts: conflicts}, err
 	}
 	// 1. Claim the change request as it was merged.
-	until := time.Now().Add(MergeLease).UTC().Truncate(time.Millisecond)
+	until := time.Now().Add(limits.MergeLease).UTC().Truncate(time.Millisecond)
 	claim := Fields{"mergingTo": next.ID, "mergingFrom": ours.ID, "mergingBy": g.User, "mergingUntil": until}
 	cond := unclaimed(Fields{"status": cr.Status, "revision": cr.Revision, "revisionMergedAncestor": cr.RevisionMergedAncestor})
 	if err := s.store.Set(ctx, cr.ID, cond, claim, nil); err != nil {
@@ -295,7 +296,10 @@ func (s *Service) combine(ctx context.Context, baseID, oursID, theirsID, typ, me
 	if err != nil {
 		return ours, revision.Revision{}, nil, err
 	}
-	res := merge.Revisions(base, ours, theirs)
+	res, err := merge.RevisionsContext(ctx, base, ours, theirs)
+	if err != nil {
+		return ours, revision.Revision{}, nil, err
+	}
 	if len(res.Conflicts) > 0 {
 		return ours, revision.Revision{}, res.Conflicts, nil
 	}
@@ -335,7 +339,7 @@ func (s *Service) Import(ctx context.Context, g access.Grant, idOrNumber, source
 	if target == "" {
 		p.Add("url", "is required")
 	}
-	p.Length("url", target, 0, 2048)
+	p.Length("url", target, 0, limits.ImportURL)
 	if err := p.Err(); err != nil {
 		return ImportResult{}, err
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/docspub/platform/libs/kafkax"
 	"github.com/docspub/platform/services/content/internal/access"
+	"github.com/docspub/platform/services/content/internal/limits"
 	"github.com/docspub/platform/services/content/internal/revision"
 )
 
@@ -21,7 +22,7 @@ const (
 )
 
 // MaxSubject bounds a subject.
-const MaxSubject = 100
+const MaxSubject = limits.ChangeRequestSubject
 
 // ChangeRequest is a stored change request.
 type ChangeRequest struct {
@@ -50,10 +51,6 @@ type ChangeRequest struct {
 	MergingBy    string    `bson:"mergingBy,omitempty"`
 	MergingUntil time.Time `bson:"mergingUntil,omitzero"`
 }
-
-// MergeLease is how long a merge's claim on a change request holds before
-// the claim may be undone when the space did not move (a merge that died).
-const MergeLease = time.Minute
 
 // Fields are stored fields to set.
 type Fields map[string]any

@@ -10,6 +10,7 @@ import (
 	"github.com/docspub/platform/libs/nullable"
 	"github.com/docspub/platform/libs/roles"
 	"github.com/docspub/platform/services/content/internal/access"
+	"github.com/docspub/platform/services/content/internal/limits"
 )
 
 // Page asks for a page of a list (keyset over position and id, or id).
@@ -28,7 +29,7 @@ type CreateCollectionInput struct {
 }
 
 func validTitle(p *apierr.Problems, field, title string) {
-	p.Length(field, title, 0, MaxTitle)
+	p.Text(field, title, 0, MaxTitle)
 }
 
 // setTitle checks a title change (trimmed) and records it in set; nil changes nothing.
@@ -352,15 +353,15 @@ func (s *Service) TransferCollection(ctx context.Context, c access.Caller, id, o
 		return s.collectionView(col, &level), nil
 	}
 	subs := append(t.descendantIDs(col.ID), col.ID)
-	if len(subs) > MaxTransferCollections {
-		return CollectionView{}, apierr.Invalid("collection", "holds %d collections; at most %d move in one transfer", len(subs), MaxTransferCollections)
+	if len(subs) > limits.TransferCollections {
+		return CollectionView{}, apierr.Invalid("collection", "holds %d collections; at most %d move in one transfer", len(subs), limits.TransferCollections)
 	}
 	n, err := s.store.CountSpaces(ctx, col.Organization, subs)
 	if err != nil {
 		return CollectionView{}, err
 	}
-	if n > MaxTransferSpaces {
-		return CollectionView{}, apierr.Invalid("collection", "holds %d spaces; at most %d move in one transfer", n, MaxTransferSpaces)
+	if n > limits.TransferSpaces {
+		return CollectionView{}, apierr.Invalid("collection", "holds %d spaces; at most %d move in one transfer", n, limits.TransferSpaces)
 	}
 	p := collectionTransfer{Collection: col.ID, From: col.Organization, To: org}
 	if err := s.do(ctx, OpTransferCollection, "collection:"+col.ID, p); err != nil {

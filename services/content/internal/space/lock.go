@@ -7,10 +7,11 @@ import (
 
 	"github.com/docspub/platform/libs/apierr"
 	"github.com/docspub/platform/libs/ids"
+	"github.com/docspub/platform/services/content/internal/limits"
 )
 
 // ErrTreeBusy answers a change of an organization's tree while another one
-// (a move, a transfer, a deletion) holds its lock for longer than MaxTreeWait.
+// (a move, a transfer, a deletion) holds its lock for longer than limits.TreeWait.
 var ErrTreeBusy = func() error {
 	e := apierr.Conflict("another change of this organization's collections is in progress; retry shortly")
 	e.RetryAfter = time.Second
@@ -18,14 +19,14 @@ var ErrTreeBusy = func() error {
 }()
 
 // lockTrees takes the tree locks of orgs for owner ("" for a new one), in a
-// fixed order, waiting at most MaxTreeWait for other holders. While they are
-// held they are renewed every third of TreeLease; release frees them.
+// fixed order, waiting at most limits.TreeWait for other holders. While they are
+// held they are renewed every third of limits.TreeLease; release frees them.
 //
 // Every change that depends on the shape of an organization's tree (where a
 // collection is, whether it is empty, whether it is an ancestor) reads the
 // tree and writes under this lock, so two such changes never interleave:
 // no cycle, no space in a deleted collection. The lock is a lease document,
-// so a holder that dies frees it after TreeLease; an operation holds it as
+// so a holder that dies frees it after limits.TreeLease; an operation holds it as
 // its job id and takes it back at once when it resumes.
 func (s *Service) lockTrees(ctx context.Context, owner string, orgs ...string) (release func(), err error) {
 	if owner == "" {
@@ -51,7 +52,7 @@ func (s *Service) lockTrees(ctx context.Context, owner string, orgs ...string) (
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		t := time.NewTicker(TreeLease / 3)
+		t := time.NewTicker(limits.TreeLease / 3)
 		defer t.Stop()
 		for {
 			select {
@@ -59,7 +60,7 @@ func (s *Service) lockTrees(ctx context.Context, owner string, orgs ...string) (
 				return
 			case <-t.C:
 				for _, org := range held {
-					_, _ = s.store.LockTree(context.WithoutCancel(ctx), org, owner, TreeLease)
+					_, _ = s.store.LockTree(context.WithoutCancel(ctx), org, owner, limits.TreeLease)
 				}
 			}
 		}
@@ -73,10 +74,10 @@ func (s *Service) lockTrees(ctx context.Context, owner string, orgs ...string) (
 
 // takeTree waits for the tree lock of org.
 func (s *Service) takeTree(ctx context.Context, org, owner string) error {
-	deadline := time.Now().Add(MaxTreeWait)
+	deadline := time.Now().Add(limits.TreeWait)
 	wait := 2 * time.Millisecond
 	for {
-		ok, err := s.store.LockTree(ctx, org, owner, TreeLease)
+		ok, err := s.store.LockTree(ctx, org, owner, limits.TreeLease)
 		if err != nil || ok {
 			return err
 		}

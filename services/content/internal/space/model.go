@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/docspub/platform/services/content/internal/access"
+	"github.com/docspub/platform/services/content/internal/limits"
 )
 
 // Space is a stored space.
@@ -82,23 +83,14 @@ const (
 	EditLocked = "locked"
 )
 
-// Limits.
+// Limits (package limits).
 const (
-	MaxTitle       = 50
-	MaxDescription = 100
-	MaxEmoji       = 50
+	MaxTitle       = limits.SpaceTitle
+	MaxDescription = limits.SpaceDescription
+	MaxEmoji       = limits.SpaceEmoji
 	// RestoreWindow is how long a deleted space can be restored; after it the
 	// purge job removes the space for good.
 	RestoreWindow = 7 * 24 * time.Hour
-	// MaxTransferCollections and MaxTransferSpaces bound the tree a
-	// collection transfer moves (400 beyond).
-	MaxTransferCollections = 500
-	MaxTransferSpaces      = 10000
-	// TreeLease is how long a tree lock lives without renewal (its holder
-	// renews it every third of it); MaxTreeWait how long a request waits
-	// for another holder before answering 409.
-	TreeLease   = 30 * time.Second
-	MaxTreeWait = 10 * time.Second
 )
 
 // Counts are a space's exact counters.

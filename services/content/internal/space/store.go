@@ -25,6 +25,9 @@ type Store interface {
 	// PurgeSpace removes a deleted space at version for good, with its event.
 	PurgeSpace(ctx context.Context, id string, version int64, ev kafkax.Event) error
 	Space(ctx context.Context, id string) (Space, error)
+	// SpacesByID returns the spaces with the ids in one read (deleted ones
+	// too; unknown ids are left out).
+	SpacesByID(ctx context.Context, ids []string) ([]Space, error)
 	Spaces(ctx context.Context, q SpaceQuery) ([]Space, int, error)
 	// CountSpaces counts the spaces of org (deleted ones too) under the parents.
 	CountSpaces(ctx context.Context, org string, parents []string) (int, error)
