@@ -147,7 +147,7 @@ func (h *handlers) build(ctx context.Context, g access.Grant, in RevisionInput) 
 	if in.Standalone {
 		return rev.ID, nil
 	}
-	if err := h.spaces.Advance(ctx, g, in.Parent, rev.ID); err != nil {
+	if err := h.spaces.Import(ctx, g, in.Parent, rev.ID); err != nil {
 		if errors.Is(err, apierr.ErrConflict) {
 			return "", err
 		}

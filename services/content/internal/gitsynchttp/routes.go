@@ -45,7 +45,7 @@ const (
 type Spaces interface {
 	Enter(ctx context.Context, c access.Caller, spaceID string, a access.Action) (access.Grant, error)
 	ServiceGrant(ctx context.Context, spaceID string) (access.Grant, error)
-	Advance(ctx context.Context, g access.Grant, from, to string) error
+	Import(ctx context.Context, g access.Grant, from, to string) error
 	SetGitSync(ctx context.Context, spaceID string, gs space.GitSync) error
 }
 

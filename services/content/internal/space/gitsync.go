@@ -40,7 +40,8 @@ func (s *Service) ServiceGrant(ctx context.Context, spaceID string) (access.Gran
 }
 
 // SetGitSync records a space's Git sync state (shown as gitSync) and
-// publishes space.updated.
+// publishes space.updated, a compare-and-set on the space's version
+// (ErrChanged when it moved meanwhile).
 func (s *Service) SetGitSync(ctx context.Context, spaceID string, gs GitSync) error {
 	sp, err := s.store.Space(ctx, spaceID)
 	if errors.Is(err, apierr.ErrNotFound) {
@@ -54,10 +55,39 @@ func (s *Service) SetGitSync(ctx context.Context, spaceID string, gs GitSync) er
 	}
 	gs.UpdatedAt = gs.UpdatedAt.UTC().Truncate(time.Millisecond)
 	sp.GitSync, sp.UpdatedAt = &gs, s.clock()
+	return s.saveSpace(ctx, sp, Fields{"gitSync": gs, "updatedAt": sp.UpdatedAt}, "space.updated")
+}
+
+// Import points a live space at a revision a Git import wrote, provided it
+// still points at from and no merge is under way (compare-and-set, like
+// Advance, but not a change request's merge: nothing to settle after).
+func (s *Service) Import(ctx context.Context, g access.Grant, from, to string) error {
+	sp, err := s.store.Space(ctx, g.Space)
+	if errors.Is(err, apierr.ErrNotFound) {
+		return ErrSpaceNotFound
+	}
+	if err != nil {
+		return err
+	}
+	if sp.DeletedAt != nil {
+		return ErrSpaceDeleted
+	}
+	if sp.Merging != "" {
+		return ErrMergePending
+	}
+	if sp.Revision != from {
+		return ErrSpaceMovedOn
+	}
+	sp.Revision, sp.UpdatedAt = to, s.clock()
 	v, err := s.eventView(ctx, sp)
 	if err != nil {
 		return err
 	}
 	ev := event("space.updated", sp.Organization, sp.ID, v)
-	return s.store.SetSpace(ctx, sp.ID, Fields{"gitSync": gs, "updatedAt": sp.UpdatedAt}, &ev)
+	err = s.store.SetSpaceIf(ctx, sp.ID, Fields{"revision": from, "deleted": false, "merging": map[string]any{"$exists": false}},
+		Fields{"revision": to, "updatedAt": sp.UpdatedAt}, nil, &ev)
+	if errors.Is(err, apierr.ErrNotFound) {
+		return ErrSpaceMovedOn
+	}
+	return err
 }

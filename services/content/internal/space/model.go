@@ -28,6 +28,15 @@ type Space struct {
 	Deleted      bool                `bson:"deleted"` // indexed twin of DeletedAt
 	DeletedAt    *time.Time          `bson:"deletedAt,omitempty"`
 	GitSync      *GitSync            `bson:"gitSync,omitempty"` // set by the integrations service
+	// Version counts the space's writes: every change is a compare-and-set on it.
+	Version int64 `bson:"version"`
+	// Merging names the change request whose merge moved the space to its
+	// revision and is not finished yet (see changerequest); while it is set
+	// no other merge advances the space.
+	Merging string `bson:"merging,omitempty"`
+	// PendingIndex says the space changed organization and its search index
+	// still has to follow (a transfer resumes it).
+	PendingIndex bool `bson:"pendingIndex,omitempty"`
 }
 
 // Collection is a stored collection.
@@ -41,6 +50,8 @@ type Collection struct {
 	DefaultLevel access.DefaultLevel `bson:"defaultLevel"`
 	CreatedAt    time.Time           `bson:"createdAt"`
 	UpdatedAt    time.Time           `bson:"updatedAt"`
+	// Version counts the collection's writes: every change is a compare-and-set on it.
+	Version int64 `bson:"version"`
 }
 
 // Revision is the stored head of a space's content. This issue keeps only
