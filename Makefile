@@ -1,7 +1,7 @@
 # The two commands of the README: `make run` starts the whole platform locally
 # with embedded infrastructure; `make test` runs every module's tests.
 GO      ?= go
-MODULES := libs gateway services/identity services/content services/sites deployments/local
+MODULES := libs gateway services/identity services/content services/sites services/insights deployments/local
 PKGS    := $(foreach m,$(MODULES),./$(m)/...)
 
 .PHONY: run test vet fmt bench tidy fuzz

@@ -31,6 +31,7 @@ import (
 	"github.com/docspub/platform/libs/roles"
 	"github.com/docspub/platform/services/content"
 	"github.com/docspub/platform/services/identity"
+	"github.com/docspub/platform/services/insights"
 	"github.com/docspub/platform/services/sites"
 	"github.com/redis/go-redis/v9"
 )
@@ -60,8 +61,8 @@ type Platform struct {
 	Credentials Credentials
 	CredsPath   string
 	Kafka       *embedded.Kafka
-	// IdentityURL, ContentURL and SitesURL are the services' own addresses, behind the gateway.
-	IdentityURL, ContentURL, SitesURL string
+	// IdentityURL, ContentURL, SitesURL and InsightsURL are the services' own addresses, behind the gateway.
+	IdentityURL, ContentURL, SitesURL, InsightsURL string
 	// InternalTokenSecret signs the gateway's internal tokens.
 	InternalTokenSecret string
 
@@ -70,6 +71,7 @@ type Platform struct {
 	content   *content.App
 	sites     *sitesRun
 	sitesCfg  sites.Config
+	insights  *insights.App
 	log       *slog.Logger
 
 	cancel  context.CancelFunc
@@ -185,13 +187,37 @@ func Start(ctx context.Context, cfg Config, log *slog.Logger) (_ *Platform, err 
 	p.closers = append(p.closers, p.StopSites)
 	p.SitesURL = "http://" + p.sitesCfg.Addr
 
+	// insights
+	var inCfg insights.Config
+	if err := config.LoadMap(ctx, &inCfg, map[string]string{
+		"INSIGHTS_ADDR": "127.0.0.1:0", "MONGO_URI": mongo.URI, "KAFKA_BROKERS": strings.Join(kafka.Brokers, ","),
+		"INTERNAL_TOKEN_SECRET": secret, "LOG_LEVEL": cfg.LogLevel,
+	}); err != nil {
+		_ = gwLn.Close()
+		return nil, err
+	}
+	in, err := insights.New(ctx, inCfg, log.With("service", "insights"), insights.WithClock(cfg.Now))
+	if err != nil {
+		_ = gwLn.Close()
+		return nil, fmt.Errorf("insights: %w", err)
+	}
+	p.closers = append(p.closers, func() { _ = in.Close(context.Background()) })
+	in.RunBackground(runCtx)
+	inURL, err := p.serve(runCtx, in.Handler(), log.With("service", "insights"))
+	if err != nil {
+		_ = gwLn.Close()
+		return nil, err
+	}
+	p.InsightsURL, p.insights = inURL, in
+
 	// gateway
 	rc := redis.NewClient(&redis.Options{Addr: rds.Addr()})
 	p.closers = append(p.closers, func() { _ = rc.Close() })
 	var gwCfg gateway.Config // the gateway's own defaults, with the runner's choices on top
 	if err := config.LoadMap(ctx, &gwCfg, map[string]string{
 		"ADDR": cfg.Addr, "INTERNAL_TOKEN_SECRET": secret, "RATE_LIMIT": strconv.Itoa(cfg.RateLimit),
-		"UPSTREAMS": "identity=" + idURL + ",content=" + ctURL + ",sites=" + p.SitesURL, "LOG_LEVEL": cfg.LogLevel,
+		"UPSTREAMS": "identity=" + idURL + ",content=" + ctURL + ",sites=" + p.SitesURL + ",insights=" + inURL,
+		"LOG_LEVEL": cfg.LogLevel,
 	}); err != nil {
 		_ = gwLn.Close()
 		return nil, err
@@ -200,7 +226,7 @@ func Start(ctx context.Context, cfg Config, log *slog.Logger) (_ *Platform, err 
 		_ = gwLn.Close()
 		return nil, err
 	}
-	gw, err := gateway.New(gwCfg, gateway.Deps{Redis: rc, Resolver: discovery.Static{"identity": idURL, "content": ctURL, "sites": p.SitesURL}, Log: log.With("service", "gateway")})
+	gw, err := gateway.New(gwCfg, gateway.Deps{Redis: rc, Resolver: discovery.Static{"identity": idURL, "content": ctURL, "sites": p.SitesURL, "insights": inURL}, Log: log.With("service", "gateway")})
 	if err != nil {
 		_ = gwLn.Close()
 		return nil, fmt.Errorf("gateway: %w", err)
