@@ -36,7 +36,6 @@ type column struct {
 	ordered bool
 }
 
-
 // nullable reads a string dimension that is null when empty.
 func nullable(f func(d *visit.Dims) string) func(*cell, *ColumnRef) (any, bool) {
 	return func(c *cell, _ *ColumnRef) (any, bool) {
@@ -60,7 +59,7 @@ func present(f func(d *visit.Dims) string) func(*cell, *ColumnRef) (any, bool) {
 	}
 }
 
-func isString(v any) bool { _, ok := v.(string); return ok }
+func isString(v any) bool         { _, ok := v.(string); return ok }
 func isNullableString(v any) bool { return v == nil || isString(v) }
 func oneOf(values []string, null bool) func(any) bool {
 	return func(v any) bool {
@@ -95,12 +94,12 @@ var columns = map[string]column{
 		get: func(c *cell, _ *ColumnRef) (any, bool) { return isoWeekday(c.start), true }},
 	"hourOfDay": {kind: timeKind, ordered: true, valid: intIn(0, 23), want: "integers 0..23",
 		get: func(c *cell, _ *ColumnRef) (any, bool) { return c.start.Hour(), true }},
-	"url":       {get: plain(func(d *visit.Dims) string { return d.URL }), valid: isString, want: "URL strings"},
-	"urlPath":   {get: plain(func(d *visit.Dims) string { return d.URLPath }), valid: isString, want: "strings"},
-	"eventType": {get: plain(func(d *visit.Dims) string { return d.EventType }), valid: oneOf(visit.Types, false), want: "event types"},
-	"eventsCount":   {kind: metricKind, ordered: true, valid: isNumber, want: "numbers"},
-	"sessionsCount": {kind: metricKind, ordered: true, valid: isNumber, want: "numbers"},
-	"visitorsCount": {kind: metricKind, ordered: true, valid: isNumber, want: "numbers"},
+	"url":                {get: plain(func(d *visit.Dims) string { return d.URL }), valid: isString, want: "URL strings"},
+	"urlPath":            {get: plain(func(d *visit.Dims) string { return d.URLPath }), valid: isString, want: "strings"},
+	"eventType":          {get: plain(func(d *visit.Dims) string { return d.EventType }), valid: oneOf(visit.Types, false), want: "event types"},
+	"eventsCount":        {kind: metricKind, ordered: true, valid: isNumber, want: "numbers"},
+	"sessionsCount":      {kind: metricKind, ordered: true, valid: isNumber, want: "numbers"},
+	"visitorsCount":      {kind: metricKind, ordered: true, valid: isNumber, want: "numbers"},
 	"pageFeedbackRating": {kind: metricKind, valid: isObject, want: "objects {ok, good, bad}"},
 	"askResponseRating":  {kind: metricKind, valid: isObject, want: "objects {positive, negative}"},
 	"siteSection":        {get: nullable(func(d *visit.Dims) string { return d.SiteSection }), valid: isNullableString, want: "strings or null"},

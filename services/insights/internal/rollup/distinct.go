@@ -22,8 +22,8 @@ const Precision = 14
 // int64: BSON has no unsigned integers) while
 // there are at most ExactBound of them, a HyperLogLog sketch after.
 type Distinct struct {
-	IDs    []int64  `bson:"ids,omitempty"`
-	Sketch []byte   `bson:"hll,omitempty"`
+	IDs    []int64 `bson:"ids,omitempty"`
+	Sketch []byte  `bson:"hll,omitempty"`
 }
 
 func newSketch() *hyperloglog.Sketch {

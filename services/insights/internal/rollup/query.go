@@ -16,8 +16,8 @@ import (
 const (
 	DefaultLimit = 1000
 	MaxLimit     = 1000
-	MaxColumns   = 20            // entries of select, of groupBy, of where
-	MaxValues    = 1000          // values of one where entry
+	MaxColumns   = 20                       // entries of select, of groupBy, of where
+	MaxValues    = 1000                     // values of one where entry
 	MaxRange     = 2 * 366 * 24 * time.Hour // from..to of a custom range
 )
 
@@ -85,9 +85,9 @@ type Result struct {
 
 // Values is one answered column.
 type Values struct {
-	Column string `json:"column"`
+	Column string  `json:"column"`
 	Claim  *string `json:"claim,omitempty"`
-	Values []any  `json:"values"`
+	Values []any   `json:"values"`
 }
 
 // query is a checked request.

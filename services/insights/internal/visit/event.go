@@ -16,22 +16,22 @@ import (
 // Event is one event as a site posts it (SiteInsightsEvent): the base
 // fields of every type and the extra fields of each.
 type Event struct {
-	Type      string          `json:"type"`
-	Session   *Session        `json:"session"`
-	Location  *Location       `json:"location"`
-	Timestamp *string         `json:"timestamp"`
-	Query     *string         `json:"query"`
-	Goal      *string         `json:"goal"`
-	Result    *SearchResult   `json:"result"`
-	Feedback  *Feedback       `json:"feedback"`
-	Rating    *int            `json:"rating"`
-	Response  *string         `json:"responseId"`
-	Link      *Link           `json:"link"`
-	Operation *Operation      `json:"operation"`
-	Placement *string         `json:"placement"`
-	Ad        *Ad             `json:"ad"`
-	LLMS      *string         `json:"llmsVariant"`
-	Markdown  *string         `json:"markdownSource"`
+	Type      string        `json:"type"`
+	Session   *Session      `json:"session"`
+	Location  *Location     `json:"location"`
+	Timestamp *string       `json:"timestamp"`
+	Query     *string       `json:"query"`
+	Goal      *string       `json:"goal"`
+	Result    *SearchResult `json:"result"`
+	Feedback  *Feedback     `json:"feedback"`
+	Rating    *int          `json:"rating"`
+	Response  *string       `json:"responseId"`
+	Link      *Link         `json:"link"`
+	Operation *Operation    `json:"operation"`
+	Placement *string       `json:"placement"`
+	Ad        *Ad           `json:"ad"`
+	LLMS      *string       `json:"llmsVariant"`
+	Markdown  *string       `json:"markdownSource"`
 }
 
 // Session is SiteInsightsEventSession.

@@ -32,19 +32,19 @@ var Types = []string{
 
 // Enumerations of the public spec used by events and their enrichment.
 var (
-	DisplayContexts      = []string{"site", "server", "embed", "mcp"}
-	Devices              = []string{"desktop", "tablet", "mobile", "unknown"}
-	Browsers             = []string{"chrome", "firefox", "safari", "edge", "ie", "opera", "unknown"}
-	OSes                 = []string{"windows", "macos", "linux", "android", "ios", "unknown"}
-	LinkPositions        = []string{"announcement", "header", "footer", "sidebar", "content"}
-	LLMSVariants         = []string{"standard", "full"}
-	MarkdownSources      = []string{"page-action"}
-	PageNotFoundTypes    = []string{"conditional"}
-	AdPlacements         = []string{"aside"}
-	TrademarkPlacements  = []string{"sidebar", "ad", "footer", "pdf", "embed"}
-	FeedbackRatings      = []string{"bad", "ok", "good"}
-	LinkTargetKinds      = []string{"url", "page", "file", "anchor", "space", "collection", "user", "reusable-content"}
-	Bots                 = []string{"unknown", "googlebot", "bingbot", "duckduckbot", "facebookbot", "applebot", "chatgpt", "openai", "claude", "anthropic", "gemini", "perplexity", "cohere", "mistral", "deepseek", "meta", "bytespider", "ccbot", "amazonbot", "youbot", "cursor", "vscode", "claude-code", "codex", "opencode", "gptbot", "claudebot", "meta-fetcher", "grok", "github-copilot", "meta-webindexer", "meta-ads", "duckassist", "amzn-searchbot", "amzn-user"}
+	DisplayContexts     = []string{"site", "server", "embed", "mcp"}
+	Devices             = []string{"desktop", "tablet", "mobile", "unknown"}
+	Browsers            = []string{"chrome", "firefox", "safari", "edge", "ie", "opera", "unknown"}
+	OSes                = []string{"windows", "macos", "linux", "android", "ios", "unknown"}
+	LinkPositions       = []string{"announcement", "header", "footer", "sidebar", "content"}
+	LLMSVariants        = []string{"standard", "full"}
+	MarkdownSources     = []string{"page-action"}
+	PageNotFoundTypes   = []string{"conditional"}
+	AdPlacements        = []string{"aside"}
+	TrademarkPlacements = []string{"sidebar", "ad", "footer", "pdf", "embed"}
+	FeedbackRatings     = []string{"bad", "ok", "good"}
+	LinkTargetKinds     = []string{"url", "page", "file", "anchor", "space", "collection", "user", "reusable-content"}
+	Bots                = []string{"unknown", "googlebot", "bingbot", "duckduckbot", "facebookbot", "applebot", "chatgpt", "openai", "claude", "anthropic", "gemini", "perplexity", "cohere", "mistral", "deepseek", "meta", "bytespider", "ccbot", "amazonbot", "youbot", "cursor", "vscode", "claude-code", "codex", "opencode", "gptbot", "claudebot", "meta-fetcher", "grok", "github-copilot", "meta-webindexer", "meta-ads", "duckassist", "amzn-searchbot", "amzn-user"}
 )
 
 // Visit is one accepted event as the log carries it: when, who (the
