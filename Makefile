@@ -25,6 +25,7 @@ bench:
 	$(GO) test -run '^$$' -bench SpaceListKeyset -benchtime 5x -count 1 -timeout 30m ./services/content/
 	$(GO) test -run '^$$' -bench . -benchtime 20x -count 1 ./services/content/internal/merge/
 	$(GO) test -run '^$$' -bench . -count 1 -timeout 30m ./services/content/internal/searchmongo/
+	$(GO) test -run '^$$' -bench AggregateYear -benchtime 20x -count 1 -timeout 60m ./services/insights/internal/rollupmongo/
 
 tidy:
 	for m in $(MODULES); do (cd $$m && $(GO) mod tidy) || exit 1; done

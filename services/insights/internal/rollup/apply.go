@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/docspub/platform/services/insights/internal/visit"
+	"golang.org/x/sync/errgroup"
 )
 
 // Batch is one batch of the visit log: the visits one ingest request
@@ -124,13 +125,20 @@ func (a *Applier) finish(ctx context.Context, c Chunk) error {
 	if err := a.store.MarkApplied(ctx, c.Batches); err != nil {
 		return err
 	}
+	var g errgroup.Group // one bucket failing does not stop the others
+	g.SetLimit(applyers)
 	for i := range c.Deltas {
-		if err := a.applyDelta(ctx, c.ID, &c.Deltas[i]); err != nil {
-			return err
-		}
+		g.Go(func() error { return a.applyDelta(ctx, c.ID, &c.Deltas[i]) })
+	}
+	if err := g.Wait(); err != nil {
+		return err
 	}
 	return a.store.DropChunk(ctx, c.ID)
 }
+
+// applyers is how many buckets of a chunk are written at once (each delta
+// is a different bucket).
+const applyers = 4
 
 // maxRaces bounds the retries of a bucket whose shards other writers change.
 const maxRaces = 50
@@ -214,6 +222,10 @@ func plan(chunk string, d *Delta, shards []Bucket) []Bucket {
 		size[target] += n
 		touched[target] = true
 	}
+	if len(shards) > 1 && shards[0].Count < len(shards) {
+		shards[0].Count = len(shards)
+		touched[0] = true
+	}
 	var out []Bucket
 	for i := range shards {
 		if !touched[i] {
@@ -221,6 +233,10 @@ func plan(chunk string, d *Delta, shards []Bucket) []Bucket {
 		}
 		s := shards[i]
 		s.Version++
+		if done(i) {
+			out = append(out, s)
+			continue
+		}
 		s.Chunks = append(slices.Clone(s.Chunks), chunk)
 		if len(s.Chunks) > recentChunks {
 			s.Chunks = s.Chunks[len(s.Chunks)-recentChunks:]

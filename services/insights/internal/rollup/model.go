@@ -39,13 +39,16 @@ const (
 
 // Bucket is one shard of the rollup of a site for one hour or one day.
 type Bucket struct {
-	ID      string    `bson:"_id"`
-	Org     string    `bson:"org"`
-	Site    string    `bson:"site"`
-	Gran    string    `bson:"gran"`
-	Start   time.Time `bson:"start"`
-	Shard   int       `bson:"shard"`
-	Version int64     `bson:"version"`
+	ID    string    `bson:"_id"`
+	Org   string    `bson:"org"`
+	Site  string    `bson:"site"`
+	Gran  string    `bson:"gran"`
+	Start time.Time `bson:"start"`
+	Shard int       `bson:"shard"`
+	// Count is, on shard 0, how many shards the bucket has (readers read
+	// shard 0, then the others).
+	Count   int   `bson:"count,omitempty"`
+	Version int64 `bson:"version"`
 	// Chunks are the ids of the last chunks applied to the shard: a chunk
 	// applied again is skipped.
 	Chunks []string `bson:"chunks"`

@@ -229,6 +229,10 @@ func compile(req *Request, now time.Time) (*query, error) {
 				break
 			}
 		}
+		if f.Column == "datetime" && f.Interval == nil {
+			hour := "hour" // a filter compares times to the hour, the rollups' precision
+			f.Interval = &hour
+		}
 		if c.kind == metricKind {
 			q.having = append(q.having, f)
 		} else {
@@ -324,8 +328,9 @@ func parseRange(p *apierr.Problems, raw json.RawMessage, now time.Time) (time.Ti
 
 // Reader reads bucket shards for queries.
 type Reader interface {
-	// Range returns the shards of the buckets of site at gran starting at starts.
-	Range(ctx context.Context, site, gran string, starts []time.Time) ([]Bucket, error)
+	// Range returns the shards of the buckets of site at gran starting at
+	// starts; without sets, the rows' distinct counts are left out.
+	Range(ctx context.Context, site, gran string, starts []time.Time, sets bool) ([]Bucket, error)
 }
 
 // Aggregate answers a query over the buckets of site.
@@ -334,7 +339,7 @@ func Aggregate(ctx context.Context, r Reader, site string, req *Request, now tim
 	if err != nil {
 		return Result{}, err
 	}
-	buckets, err := read(ctx, r, site, q.from, q.to, q.hourly)
+	buckets, err := read(ctx, r, site, q.from, q.to, q.hourly, q.needs("visitorsCount") || q.needs("sessionsCount"))
 	if err != nil {
 		return Result{}, err
 	}
@@ -344,7 +349,7 @@ func Aggregate(ctx context.Context, r Reader, site string, req *Request, now tim
 // read loads the buckets of [from, to): hourly ones where needed (the
 // range's partial days, or all of it when hourly), daily ones for whole days.
 // A bucket belongs to the range when its hour starts in it.
-func read(ctx context.Context, r Reader, site string, from, to time.Time, hourly bool) ([]Bucket, error) {
+func read(ctx context.Context, r Reader, site string, from, to time.Time, hourly, sets bool) ([]Bucket, error) {
 	start := Truncate(from, Hourly)
 	if start.Before(from) {
 		start = start.Add(time.Hour)
@@ -367,11 +372,11 @@ func read(ctx context.Context, r Reader, site string, from, to time.Time, hourly
 	for t := dayFrom; t.Before(dayTo); t = t.AddDate(0, 0, 1) {
 		days = append(days, t)
 	}
-	hb, err := r.Range(ctx, site, Hourly, hours)
+	hb, err := r.Range(ctx, site, Hourly, hours, sets)
 	if err != nil {
 		return nil, err
 	}
-	db, err := r.Range(ctx, site, Daily, days)
+	db, err := r.Range(ctx, site, Daily, days, sets)
 	if err != nil {
 		return nil, err
 	}

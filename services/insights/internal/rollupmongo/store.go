@@ -169,17 +169,47 @@ func (s *Store) Shards(ctx context.Context, site, gran string, start time.Time) 
 	}
 }
 
-// Range returns the shards of the buckets of site at gran that start at
-// each of starts, in the order of starts (empty buckets are left out).
-func (s *Store) Range(ctx context.Context, site, gran string, starts []time.Time) ([]rollup.Bucket, error) {
+// withoutSets leaves the rows' distinct counts out of a read.
+var withoutSets = options.FindOne().SetProjection(bson.M{"rows.v": 0, "rows.s": 0, "chunks": 0})
+
+// Range implements rollup.Reader: shard 0 of each bucket, then the other
+// shards it counts, in the order of starts (empty buckets are left out).
+func (s *Store) Range(ctx context.Context, site, gran string, starts []time.Time, sets bool) ([]rollup.Bucket, error) {
+	opts := options.FindOne()
+	if !sets {
+		opts = withoutSets
+	}
+	read := func(ctx context.Context, t time.Time, shard int) (rollup.Bucket, bool, error) {
+		var b rollup.Bucket
+		err := s.db.Collection(Buckets).FindOne(ctx, bson.M{"_id": rollup.BucketID(site, gran, t, shard)}, opts).Decode(&b)
+		if errors.Is(err, mongo.ErrNoDocuments) {
+			return b, false, nil
+		}
+		if err != nil {
+			return b, false, fmt.Errorf("read bucket: %w", err)
+		}
+		return b, true, nil
+	}
 	parts := make([][]rollup.Bucket, len(starts))
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(lookups)
 	for i, t := range starts {
 		g.Go(func() error {
-			bs, err := s.Shards(gctx, site, gran, t)
-			parts[i] = bs
-			return err
+			b, ok, err := read(gctx, t, 0)
+			if err != nil || !ok {
+				return err
+			}
+			parts[i] = append(parts[i], b)
+			for shard := 1; shard < b.Count; shard++ {
+				o, ok, err := read(gctx, t, shard)
+				if err != nil {
+					return err
+				}
+				if ok {
+					parts[i] = append(parts[i], o)
+				}
+			}
+			return nil
 		})
 	}
 	if err := g.Wait(); err != nil {

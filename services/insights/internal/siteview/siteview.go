@@ -13,6 +13,7 @@ import (
 
 	"github.com/docspub/platform/libs/kafkax"
 	"github.com/docspub/platform/libs/mongox"
+	"github.com/hashicorp/golang-lru/v2/expirable"
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
@@ -32,17 +33,31 @@ type Site struct {
 	At           time.Time `bson:"at"` // occurredAt of the event that wrote it
 }
 
+// Remembering live sites: ingest asks for every batch, and a live site
+// stays live for a while; a deletion drops the answer at once in the
+// process that applies it, and after cacheTTL in others.
+const (
+	cacheSize = 10000
+	cacheTTL  = 10 * time.Second
+)
+
 // Store is the projection.
 type Store struct {
 	db    *mongo.Database
 	locks *mongox.DocLocks
+	live  *expirable.LRU[string, string] // site → organization, for live sites
 }
 
 // NewStore returns the projection on db.
-func NewStore(db *mongo.Database, locks *mongox.DocLocks) *Store { return &Store{db: db, locks: locks} }
+func NewStore(db *mongo.Database, locks *mongox.DocLocks) *Store {
+	return &Store{db: db, locks: locks, live: expirable.NewLRU[string, string](cacheSize, nil, cacheTTL)}
+}
 
 // Exists reports whether site is a live site of org.
 func (s *Store) Exists(ctx context.Context, org, site string) (bool, error) {
+	if o, ok := s.live.Get(site); ok {
+		return o == org, nil
+	}
 	var st Site
 	err := s.db.Collection(Collection).FindOne(ctx, bson.M{"_id": site}).Decode(&st)
 	if errors.Is(err, mongo.ErrNoDocuments) {
@@ -51,6 +66,9 @@ func (s *Store) Exists(ctx context.Context, org, site string) (bool, error) {
 	if err != nil {
 		return false, mongox.Err(err, "site")
 	}
+	if !st.Deleted {
+		s.live.Add(site, st.Organization)
+	}
 	return st.Organization == org && !st.Deleted, nil
 }
 
@@ -58,6 +76,7 @@ func (s *Store) Exists(ctx context.Context, org, site string) (bool, error) {
 func (s *Store) Put(ctx context.Context, st Site) error {
 	unlock := s.locks.Lock(Collection, st.ID)
 	defer unlock()
+	s.live.Remove(st.ID)
 	var cur Site
 	err := s.db.Collection(Collection).FindOne(ctx, bson.M{"_id": st.ID}).Decode(&cur)
 	if err == nil && cur.At.After(st.At) {

@@ -103,7 +103,7 @@ func NewReader(brokers []string, group string, apply Applier, log *slog.Logger) 
 	return &Reader{
 		r: kafka.NewReader(kafka.ReaderConfig{
 			Brokers: brokers, GroupID: group, Topic: Topic, StartOffset: kafka.FirstOffset,
-			MinBytes: 1, MaxBytes: 10 << 20, MaxWait: 200 * time.Millisecond, CommitInterval: 0,
+			MinBytes: 1, MaxBytes: 1 << 20, MaxWait: 200 * time.Millisecond, CommitInterval: 0,
 			HeartbeatInterval: time.Second, SessionTimeout: 10 * time.Second, RebalanceTimeout: 10 * time.Second,
 			JoinGroupBackoff: 250 * time.Millisecond, ReadBackoffMin: 50 * time.Millisecond, ReadBackoffMax: time.Second,
 			WatchPartitionChanges: true,
