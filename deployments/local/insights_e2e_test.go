@@ -1,10 +1,13 @@
 package local
 
 import (
+	"bytes"
 	"encoding/json"
+	"net/http"
 
 	"fmt"
 	"github.com/docspub/platform/libs/contracttest"
+	"github.com/docspub/platform/libs/internaltoken"
 	"sort"
 	"strings"
 	"testing"
@@ -270,6 +273,31 @@ func TestInsightsThroughGateway(t *testing.T) {
 		s := segs[it.Claims["plan"].(string)]
 		if s == nil || it.Events != float64(s.events) || it.Visitors != count(s.visitors) || it.Sessions != count(s.sessions) || !strings.Contains(it.Title, "plan") {
 			t.Errorf("segment %+v; want %+v", it, s)
+		}
+	}
+
+	// A platform service (sites, for anonymous readers) ingests with an
+	// internal token minted for it, on insights' own address.
+	signer, err := internaltoken.NewSigner(p.InternalTokenSecret, time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc, _ := signer.Mint(internaltoken.Principal{Service: "sites"})
+	stranger, _ := signer.Mint(internaltoken.Principal{UserID: "someone", Roles: map[string]string{"another-org": "admin"}})
+	for _, tc := range []struct {
+		token string
+		want  int
+	}{{svc, 204}, {stranger, 404}, {"", 401}} {
+		body, _ := json.Marshal(batch(evs[:1]))
+		req, _ := http.NewRequest("POST", p.InsightsURL+site+"/insights/events", bytes.NewReader(body))
+		req.Header.Set(internaltoken.Header, tc.token)
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		if res.StatusCode != tc.want {
+			t.Errorf("ingest with internal token %q…: %d, want %d", tc.token[:min(len(tc.token), 10)], res.StatusCode, tc.want)
 		}
 	}
 
