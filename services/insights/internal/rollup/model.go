@@ -32,7 +32,7 @@ const (
 	MaxShardRows = 2000
 	// MaxChunkBytes bounds the log batches (encoded) applied as one chunk,
 	// and so the size of the chunk's record.
-	MaxChunkBytes = 4 << 20
+	MaxChunkBytes = 2 << 20
 	// recentChunks is how many applied chunk ids a shard remembers.
 	recentChunks = 64
 )
