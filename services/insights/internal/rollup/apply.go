@@ -1,11 +1,15 @@
 package rollup
 
 import (
+	"bytes"
+	"compress/gzip"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"slices"
+	"sort"
 	"time"
 
 	"github.com/docspub/platform/services/insights/internal/visit"
@@ -22,13 +26,15 @@ type Batch struct {
 }
 
 // Chunk is a set of batches applied together: its record holds the batch
-// ids and the rows to add to each bucket, written before any bucket is
-// touched, so that a crash half-way is finished later with the same rows.
+// ids and the batches themselves (compressed), written before any bucket is
+// touched, so that a crash half-way is finished later with the same rows
+// (BuildChunk is deterministic).
 type Chunk struct {
 	ID      string    `bson:"_id"`
 	At      time.Time `bson:"at"`
 	Batches []string  `bson:"batches"`
-	Deltas  []Delta   `bson:"deltas"`
+	Data    []byte    `bson:"data"` // the batches, JSON, gzip
+	Deltas  []Delta   `bson:"-"`
 }
 
 // Delta is what a chunk adds to one bucket (all its shards).
@@ -53,8 +59,9 @@ type Store interface {
 	DropChunk(ctx context.Context, id string) error
 	// Unfinished returns chunk records written before t.
 	Unfinished(ctx context.Context, before time.Time) ([]Chunk, error)
-	// Shards returns the shards of a bucket.
-	Shards(ctx context.Context, site, gran string, start time.Time) ([]Bucket, error)
+	// Shards returns the shards of the buckets of site at grans that start
+	// from from to to (both included).
+	Shards(ctx context.Context, site string, grans []string, from, to time.Time) ([]Bucket, error)
 	// PutShard writes b when the stored shard's version is b.Version-1 (or,
 	// for version 1, when there is none); false when another writer won.
 	PutShard(ctx context.Context, b Bucket) (bool, error)
@@ -99,10 +106,41 @@ func (a *Applier) Apply(ctx context.Context, batches []Batch) error {
 		return nil
 	}
 	c := BuildChunk(newChunkID(), a.now(), fresh)
+	data, err := pack(fresh)
+	if err != nil {
+		return err
+	}
+	c.Data = data
 	if err := a.store.SaveChunk(ctx, c); err != nil {
 		return err
 	}
 	return a.finish(ctx, c)
+}
+
+// pack encodes batches for a chunk record.
+func pack(batches []Batch) ([]byte, error) {
+	var buf bytes.Buffer
+	zw, _ := gzip.NewWriterLevel(&buf, gzip.BestSpeed)
+	if err := json.NewEncoder(zw).Encode(batches); err != nil {
+		return nil, fmt.Errorf("encode chunk: %w", err)
+	}
+	if err := zw.Close(); err != nil {
+		return nil, fmt.Errorf("encode chunk: %w", err)
+	}
+	return buf.Bytes(), nil
+}
+
+// unpack decodes the batches of a chunk record.
+func unpack(data []byte) ([]Batch, error) {
+	zr, err := gzip.NewReader(bytes.NewReader(data))
+	if err != nil {
+		return nil, fmt.Errorf("decode chunk: %w", err)
+	}
+	var batches []Batch
+	if err := json.NewDecoder(zr).Decode(&batches); err != nil {
+		return nil, fmt.Errorf("decode chunk: %w", err)
+	}
+	return batches, nil
 }
 
 // Recover finishes the chunks recorded before t (those of a consumer that
@@ -112,7 +150,12 @@ func (a *Applier) Recover(ctx context.Context, before time.Time) error {
 	if err != nil {
 		return err
 	}
-	for _, c := range cs {
+	for _, rec := range cs {
+		batches, err := unpack(rec.Data)
+		if err != nil {
+			return err
+		}
+		c := BuildChunk(rec.ID, rec.At, batches)
 		if err := a.finish(ctx, c); err != nil {
 			return err
 		}
@@ -125,10 +168,41 @@ func (a *Applier) finish(ctx context.Context, c Chunk) error {
 	if err := a.store.MarkApplied(ctx, c.Batches); err != nil {
 		return err
 	}
+	// One read for the shards of every bucket of the chunk, by site.
+	type key struct {
+		gran  string
+		start int64
+	}
+	loaded := map[string]map[key][]Bucket{}
+	span := map[string][2]time.Time{}
+	for _, d := range c.Deltas {
+		sp, ok := span[d.Site]
+		if !ok || d.Start.Before(sp[0]) {
+			sp[0] = d.Start
+		}
+		if !ok || d.Start.After(sp[1]) {
+			sp[1] = d.Start
+		}
+		span[d.Site] = sp
+	}
+	for site, sp := range span {
+		shards, err := a.store.Shards(ctx, site, []string{Hourly, Daily}, sp[0], sp[1])
+		if err != nil {
+			return err
+		}
+		m := map[key][]Bucket{}
+		for _, b := range shards {
+			k := key{b.Gran, b.Start.Unix()}
+			m[k] = append(m[k], b)
+		}
+		loaded[site] = m
+	}
 	var g errgroup.Group // one bucket failing does not stop the others
 	g.SetLimit(applyers)
 	for i := range c.Deltas {
-		g.Go(func() error { return a.applyDelta(ctx, c.ID, &c.Deltas[i]) })
+		d := &c.Deltas[i]
+		shards := loaded[d.Site][key{d.Gran, d.Start.Unix()}]
+		g.Go(func() error { return a.applyDelta(ctx, c.ID, d, shards) })
 	}
 	if err := g.Wait(); err != nil {
 		return err
@@ -146,12 +220,15 @@ const maxRaces = 50
 // applyDelta adds d's rows to the shards of its bucket. A shard that already
 // lists the chunk got its part before; a row not yet in the bucket goes to a
 // shard without the chunk that has room, or to a new shard.
-func (a *Applier) applyDelta(ctx context.Context, chunk string, d *Delta) error {
-	for range maxRaces {
-		shards, err := a.store.Shards(ctx, d.Site, d.Gran, d.Start)
-		if err != nil {
-			return err
+func (a *Applier) applyDelta(ctx context.Context, chunk string, d *Delta, shards []Bucket) error {
+	for race := range maxRaces {
+		if race > 0 {
+			var err error
+			if shards, err = a.store.Shards(ctx, d.Site, []string{d.Gran}, d.Start, d.Start); err != nil {
+				return err
+			}
 		}
+		sort.Slice(shards, func(i, j int) bool { return shards[i].Shard < shards[j].Shard })
 		won := true
 		for _, s := range plan(chunk, d, shards) {
 			ok, err := a.store.PutShard(ctx, s)

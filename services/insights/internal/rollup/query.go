@@ -328,9 +328,10 @@ func parseRange(p *apierr.Problems, raw json.RawMessage, now time.Time) (time.Ti
 
 // Reader reads bucket shards for queries.
 type Reader interface {
-	// Range returns the shards of the buckets of site at gran starting at
-	// starts; without sets, the rows' distinct counts are left out.
-	Range(ctx context.Context, site, gran string, starts []time.Time, sets bool) ([]Bucket, error)
+	// Range returns the shards of the buckets of site at gran that start
+	// from from (included) to to (excluded); without sets, the rows'
+	// distinct counts are left out.
+	Range(ctx context.Context, site, gran string, from, to time.Time, sets bool) ([]Bucket, error)
 }
 
 // Aggregate answers a query over the buckets of site.
@@ -354,33 +355,28 @@ func read(ctx context.Context, r Reader, site string, from, to time.Time, hourly
 	if start.Before(from) {
 		start = start.Add(time.Hour)
 	}
-	var hours, days []time.Time
 	dayFrom, dayTo := Truncate(start, Daily), Truncate(to, Daily)
 	if !dayFrom.Equal(start) {
 		dayFrom = dayFrom.AddDate(0, 0, 1)
 	}
 	if hourly || !dayFrom.Before(dayTo) {
-		dayFrom, dayTo = to, to
+		return r.Range(ctx, site, Hourly, start, to, sets)
 	}
-	for t := start; t.Before(to); t = t.Add(time.Hour) {
-		if !t.Before(dayFrom) && t.Before(dayTo) {
-			t = dayTo.Add(-time.Hour)
+	var out []Bucket
+	for _, part := range []struct {
+		gran     string
+		from, to time.Time
+	}{{Hourly, start, dayFrom}, {Daily, dayFrom, dayTo}, {Hourly, dayTo, to}} {
+		if !part.from.Before(part.to) {
 			continue
 		}
-		hours = append(hours, t)
+		bs, err := r.Range(ctx, site, part.gran, part.from, part.to, sets)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, bs...)
 	}
-	for t := dayFrom; t.Before(dayTo); t = t.AddDate(0, 0, 1) {
-		days = append(days, t)
-	}
-	hb, err := r.Range(ctx, site, Hourly, hours, sets)
-	if err != nil {
-		return nil, err
-	}
-	db, err := r.Range(ctx, site, Daily, days, sets)
-	if err != nil {
-		return nil, err
-	}
-	return append(hb, db...), nil
+	return out, nil
 }
 
 // group is one group of the answer.

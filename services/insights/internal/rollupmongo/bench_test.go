@@ -41,7 +41,7 @@ func BenchmarkAggregateYear(b *testing.B) {
 	refs := []string{"", "", "google.com", "github.com", "news.ycombinator.com"}
 	step := 365 * 24 * time.Hour / time.Duration(n)
 	applier := rollup.NewApplier(store, nil)
-	const chunk = 10000
+	const chunk = 50000
 	loadStart := time.Now()
 	for i := 0; i < n; i += chunk {
 		vs := make([]visit.Visit, 0, chunk)
@@ -64,7 +64,7 @@ func BenchmarkAggregateYear(b *testing.B) {
 			}
 			b.Logf("apply (attempt %d): %v", attempt, err)
 		}
-		if (i/chunk)%10 == 9 {
+		if (i/chunk)%4 == 3 {
 			b.Logf("%d events rolled up in %s", i+chunk, time.Since(loadStart).Round(time.Second))
 		}
 	}

@@ -1,24 +1,26 @@
 // Package rollupmongo stores insights' rollup buckets, chunk records and
-// applied batch ids in MongoDB. Every read is by _id (a bucket shard's id is
-// site:granularity:time:shard), which both real MongoDB and the embedded
-// FerretDB answer from their primary key; lookups of many ids run a few at a
-// time in parallel rather than as one $in, which FerretDB would answer by
-// scanning the collection.
+// applied batch ids in MongoDB. Buckets are read by site, granularity and
+// time range in one query (index site, gran, start): a chunk reads every
+// bucket it touches at once, a query reads its range at once. The embedded
+// FerretDB answers every filter, even on _id, by scanning the collection, so
+// the store keeps its documents small (rows compressed) and its queries few.
 package rollupmongo
 
 import (
+	"bytes"
+	"compress/gzip"
 	"context"
+	"encoding/gob"
 	"errors"
 	"fmt"
-	"sync"
 	"time"
 
 	"github.com/docspub/platform/libs/mongox"
 	"github.com/docspub/platform/services/insights/internal/rollup"
+	"github.com/docspub/platform/services/insights/internal/visit"
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
-	"golang.org/x/sync/errgroup"
 )
 
 // Collections of the store.
@@ -32,9 +34,6 @@ const (
 // redelivery of the log.
 const AppliedTTL = 7 * 24 * time.Hour
 
-// lookups is how many _id reads run at once.
-const lookups = 8
-
 // Store is the MongoDB store of rollups.
 type Store struct {
 	db    *mongo.Database
@@ -45,35 +44,30 @@ type Store struct {
 // in this process (FerretDB applies an update by read-modify-write).
 func NewStore(db *mongo.Database, locks *mongox.DocLocks) *Store { return &Store{db: db, locks: locks} }
 
-// Indexes are the store's indexes: applied batch ids are pruned by time.
-func Indexes() []mongox.Index { return []mongox.Index{mongox.Keys(Applied, "at")} }
+// Indexes are the store's indexes: buckets are read by site, granularity
+// and time; applied batch ids are pruned by time.
+func Indexes() []mongox.Index {
+	return []mongox.Index{mongox.Keys(Buckets, "site", "gran", "start"), mongox.Keys(Applied, "at")}
+}
 
 // Known implements rollup.Store.
 func (s *Store) Known(ctx context.Context, ids []string) (map[string]bool, error) {
 	known := map[string]bool{}
-	var mu sync.Mutex
-	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(lookups)
-	for _, id := range ids {
-		g.Go(func() error {
-			err := s.db.Collection(Applied).FindOne(gctx, bson.M{"_id": id}).Err()
-			if errors.Is(err, mongo.ErrNoDocuments) {
-				return nil
-			}
-			if err != nil {
-				return fmt.Errorf("look up applied batch: %w", err)
-			}
-			mu.Lock()
-			known[id] = true
-			mu.Unlock()
-			return nil
-		})
+	cur, err := s.db.Collection(Applied).Find(ctx, bson.M{"_id": bson.M{"$in": ids}}, options.Find().SetProjection(bson.M{"_id": 1}))
+	if err != nil {
+		return nil, fmt.Errorf("look up applied batches: %w", err)
 	}
-	if err := g.Wait(); err != nil {
-		return nil, err
+	var applied []struct {
+		ID string `bson:"_id"`
+	}
+	if err := cur.All(ctx, &applied); err != nil {
+		return nil, fmt.Errorf("look up applied batches: %w", err)
+	}
+	for _, a := range applied {
+		known[a.ID] = true
 	}
 	// Batches of a recorded chunk are being applied (or will be by Recover).
-	cur, err := s.db.Collection(Chunks).Find(ctx, bson.M{}, options.Find().SetProjection(bson.M{"batches": 1}))
+	cur, err = s.db.Collection(Chunks).Find(ctx, bson.M{}, options.Find().SetProjection(bson.M{"batches": 1}))
 	if err != nil {
 		return nil, fmt.Errorf("list chunks: %w", err)
 	}
@@ -153,82 +147,153 @@ func (s *Store) PruneApplied(ctx context.Context, t time.Time) error {
 	return nil
 }
 
-// Shards implements rollup.Store: shard 0, 1, … until one is missing.
-func (s *Store) Shards(ctx context.Context, site, gran string, start time.Time) ([]rollup.Bucket, error) {
-	var out []rollup.Bucket
-	for i := 0; ; i++ {
-		var b rollup.Bucket
-		err := s.db.Collection(Buckets).FindOne(ctx, bson.M{"_id": rollup.BucketID(site, gran, start, i)}).Decode(&b)
-		if errors.Is(err, mongo.ErrNoDocuments) {
-			return out, nil
+// doc is a stored bucket shard. The rows are stored compressed (gob, gzip):
+// two blobs, the rows' dimensions and event counts, and their distinct
+// sets, so that a query that counts events reads only the first. Small
+// documents also keep the embedded FerretDB fast: its SQLite backend
+// parses whole documents when it filters.
+type doc struct {
+	ID      string    `bson:"_id"`
+	Org     string    `bson:"org"`
+	Site    string    `bson:"site"`
+	Gran    string    `bson:"gran"`
+	Start   time.Time `bson:"start"`
+	Shard   int       `bson:"shard"`
+	Count   int       `bson:"count,omitempty"`
+	Version int64     `bson:"version"`
+	Chunks  []string  `bson:"chunks"`
+	Rows    []byte    `bson:"rows"`
+	Sets    []byte    `bson:"sets"`
+}
+
+type rowCounts struct {
+	Key    string
+	Dims   visit.Dims
+	Events int64
+}
+
+type rowSets struct {
+	Visitors, Sessions rollup.Distinct
+}
+
+func toDoc(b rollup.Bucket) (doc, error) {
+	counts := make([]rowCounts, len(b.Rows))
+	sets := make([]rowSets, len(b.Rows))
+	for i, r := range b.Rows {
+		counts[i] = rowCounts{Key: r.Key, Dims: r.Dims, Events: r.Events}
+		sets[i] = rowSets{Visitors: r.Visitors, Sessions: r.Sessions}
+	}
+	rows, err := pack(counts)
+	if err != nil {
+		return doc{}, err
+	}
+	ss, err := pack(sets)
+	if err != nil {
+		return doc{}, err
+	}
+	return doc{ID: b.ID, Org: b.Org, Site: b.Site, Gran: b.Gran, Start: b.Start, Shard: b.Shard, Count: b.Count,
+		Version: b.Version, Chunks: b.Chunks, Rows: rows, Sets: ss}, nil
+}
+
+func fromDoc(d doc) (rollup.Bucket, error) {
+	b := rollup.Bucket{ID: d.ID, Org: d.Org, Site: d.Site, Gran: d.Gran, Start: d.Start.UTC(), Shard: d.Shard,
+		Count: d.Count, Version: d.Version, Chunks: d.Chunks}
+	var counts []rowCounts
+	if err := unpack(d.Rows, &counts); err != nil {
+		return b, err
+	}
+	b.Rows = make([]rollup.Row, len(counts))
+	for i, c := range counts {
+		b.Rows[i] = rollup.Row{Key: c.Key, Dims: c.Dims, Events: c.Events}
+	}
+	if d.Sets != nil {
+		var sets []rowSets
+		if err := unpack(d.Sets, &sets); err != nil {
+			return b, err
 		}
+		for i := range sets {
+			if i < len(b.Rows) {
+				b.Rows[i].Visitors, b.Rows[i].Sessions = sets[i].Visitors, sets[i].Sessions
+			}
+		}
+	}
+	return b, nil
+}
+
+func pack(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	zw, _ := gzip.NewWriterLevel(&buf, gzip.BestSpeed)
+	if err := gob.NewEncoder(zw).Encode(v); err != nil {
+		return nil, fmt.Errorf("encode bucket: %w", err)
+	}
+	if err := zw.Close(); err != nil {
+		return nil, fmt.Errorf("encode bucket: %w", err)
+	}
+	return buf.Bytes(), nil
+}
+
+func unpack(b []byte, v any) error {
+	zr, err := gzip.NewReader(bytes.NewReader(b))
+	if err != nil {
+		return fmt.Errorf("decode bucket: %w", err)
+	}
+	if err := gob.NewDecoder(zr).Decode(v); err != nil {
+		return fmt.Errorf("decode bucket: %w", err)
+	}
+	return nil
+}
+
+// find reads the shards matching filter.
+func (s *Store) find(ctx context.Context, filter bson.M, sets bool) ([]rollup.Bucket, error) {
+	opts := options.Find()
+	if !sets {
+		opts.SetProjection(bson.M{"sets": 0, "chunks": 0})
+	}
+	cur, err := s.db.Collection(Buckets).Find(ctx, filter, opts)
+	if err != nil {
+		return nil, fmt.Errorf("read buckets: %w", err)
+	}
+	defer cur.Close(ctx)
+	var out []rollup.Bucket
+	for cur.Next(ctx) {
+		var d doc
+		if err := cur.Decode(&d); err != nil {
+			return nil, fmt.Errorf("read buckets: %w", err)
+		}
+		b, err := fromDoc(d)
 		if err != nil {
-			return nil, fmt.Errorf("read bucket: %w", err)
+			return nil, err
 		}
 		out = append(out, b)
 	}
-}
-
-// withoutSets leaves the rows' distinct counts out of a read.
-var withoutSets = options.FindOne().SetProjection(bson.M{"rows.v": 0, "rows.s": 0, "chunks": 0})
-
-// Range implements rollup.Reader: shard 0 of each bucket, then the other
-// shards it counts, in the order of starts (empty buckets are left out).
-func (s *Store) Range(ctx context.Context, site, gran string, starts []time.Time, sets bool) ([]rollup.Bucket, error) {
-	opts := options.FindOne()
-	if !sets {
-		opts = withoutSets
-	}
-	read := func(ctx context.Context, t time.Time, shard int) (rollup.Bucket, bool, error) {
-		var b rollup.Bucket
-		err := s.db.Collection(Buckets).FindOne(ctx, bson.M{"_id": rollup.BucketID(site, gran, t, shard)}, opts).Decode(&b)
-		if errors.Is(err, mongo.ErrNoDocuments) {
-			return b, false, nil
-		}
-		if err != nil {
-			return b, false, fmt.Errorf("read bucket: %w", err)
-		}
-		return b, true, nil
-	}
-	parts := make([][]rollup.Bucket, len(starts))
-	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(lookups)
-	for i, t := range starts {
-		g.Go(func() error {
-			b, ok, err := read(gctx, t, 0)
-			if err != nil || !ok {
-				return err
-			}
-			parts[i] = append(parts[i], b)
-			for shard := 1; shard < b.Count; shard++ {
-				o, ok, err := read(gctx, t, shard)
-				if err != nil {
-					return err
-				}
-				if ok {
-					parts[i] = append(parts[i], o)
-				}
-			}
-			return nil
-		})
-	}
-	if err := g.Wait(); err != nil {
-		return nil, err
-	}
-	var out []rollup.Bucket
-	for _, p := range parts {
-		out = append(out, p...)
+	if err := cur.Err(); err != nil {
+		return nil, fmt.Errorf("read buckets: %w", err)
 	}
 	return out, nil
 }
 
+// Shards implements rollup.Store.
+func (s *Store) Shards(ctx context.Context, site string, grans []string, from, to time.Time) ([]rollup.Bucket, error) {
+	return s.find(ctx, bson.M{"site": site, "gran": bson.M{"$in": grans},
+		"start": bson.M{"$gte": from.UTC(), "$lte": to.UTC()}}, true)
+}
+
+// Range implements rollup.Reader.
+func (s *Store) Range(ctx context.Context, site, gran string, from, to time.Time, sets bool) ([]rollup.Bucket, error) {
+	return s.find(ctx, bson.M{"site": site, "gran": gran, "start": bson.M{"$gte": from.UTC(), "$lt": to.UTC()}}, sets)
+}
+
 // PutShard implements rollup.Store: a compare-and-set on the version.
 func (s *Store) PutShard(ctx context.Context, b rollup.Bucket) (bool, error) {
+	d, err := toDoc(b)
+	if err != nil {
+		return false, err
+	}
 	unlock := s.locks.Lock(Buckets, b.ID)
 	defer unlock()
 	coll := s.db.Collection(Buckets)
 	if b.Version == 1 {
-		_, err := coll.InsertOne(ctx, b)
+		_, err := coll.InsertOne(ctx, d)
 		if mongo.IsDuplicateKeyError(err) {
 			return false, nil
 		}
@@ -237,7 +302,7 @@ func (s *Store) PutShard(ctx context.Context, b rollup.Bucket) (bool, error) {
 		}
 		return true, nil
 	}
-	res, err := coll.ReplaceOne(ctx, bson.M{"_id": b.ID, "version": b.Version - 1}, b)
+	res, err := coll.ReplaceOne(ctx, bson.M{"_id": b.ID, "version": b.Version - 1}, d)
 	if err != nil {
 		return false, fmt.Errorf("write bucket: %w", err)
 	}
