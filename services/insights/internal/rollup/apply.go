@@ -186,7 +186,7 @@ func (a *Applier) finish(ctx context.Context, c Chunk) error {
 		span[d.Site] = sp
 	}
 	for site, sp := range span {
-		shards, err := a.store.Shards(ctx, site, []string{Hourly, Daily}, sp[0], sp[1])
+		shards, err := a.store.Shards(ctx, site, grans, sp[0], sp[1])
 		if err != nil {
 			return err
 		}
@@ -337,9 +337,14 @@ func BuildChunk(id string, at time.Time, batches []Batch) Chunk {
 		c.Batches = append(c.Batches, b.ID)
 		for i := range b.Visits {
 			v := &b.Visits[i]
-			rk := rowKey(&v.Dims)
 			vh, sh := hashID(b.Site, v.Visitor), hashID(b.Site, v.Session)
-			for _, gran := range []string{Hourly, Daily} {
+			for _, gran := range grans {
+				dims := v.Dims
+				if m, ok := marginals[gran]; ok {
+					dims = visit.Dims{}
+					m.keep(&dims, &v.Dims)
+				}
+				rk := rowKey(&dims)
 				k := key{b.Site, gran, Truncate(v.Time, gran)}
 				di, ok := deltas[k]
 				if !ok {
@@ -353,7 +358,7 @@ func BuildChunk(id string, at time.Time, batches []Batch) Chunk {
 				if !ok {
 					ri = len(d.Rows)
 					rows[di][rk] = ri
-					d.Rows = append(d.Rows, Row{Key: rk, Dims: v.Dims})
+					d.Rows = append(d.Rows, Row{Key: rk, Dims: dims})
 				}
 				r := &d.Rows[ri]
 				r.Events++

@@ -77,7 +77,7 @@ func itoa(n int) string {
 // Truncate returns the start of the hour or day of t (UTC).
 func Truncate(t time.Time, gran string) time.Time {
 	t = t.UTC()
-	if gran == Daily {
+	if isDaily(gran) {
 		return time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, time.UTC)
 	}
 	return t.Truncate(time.Hour)

@@ -340,7 +340,7 @@ func Aggregate(ctx context.Context, r Reader, site string, req *Request, now tim
 	if err != nil {
 		return Result{}, err
 	}
-	buckets, err := read(ctx, r, site, q.from, q.to, q.hourly, q.needs("visitorsCount") || q.needs("sessionsCount"))
+	buckets, err := read(ctx, r, site, q.from, q.to, q.hourly, q.marginalFor(), q.needs("visitorsCount") || q.needs("sessionsCount"))
 	if err != nil {
 		return Result{}, err
 	}
@@ -348,9 +348,10 @@ func Aggregate(ctx context.Context, r Reader, site string, req *Request, now tim
 }
 
 // read loads the buckets of [from, to): hourly ones where needed (the
-// range's partial days, or all of it when hourly), daily ones for whole days.
+// range's partial days, or all of it when hourly), daily ones (of
+// granularity daily: full rows or a marginal) for whole days.
 // A bucket belongs to the range when its hour starts in it.
-func read(ctx context.Context, r Reader, site string, from, to time.Time, hourly, sets bool) ([]Bucket, error) {
+func read(ctx context.Context, r Reader, site string, from, to time.Time, hourly bool, daily string, sets bool) ([]Bucket, error) {
 	start := Truncate(from, Hourly)
 	if start.Before(from) {
 		start = start.Add(time.Hour)
@@ -366,7 +367,7 @@ func read(ctx context.Context, r Reader, site string, from, to time.Time, hourly
 	for _, part := range []struct {
 		gran     string
 		from, to time.Time
-	}{{Hourly, start, dayFrom}, {Daily, dayFrom, dayTo}, {Hourly, dayTo, to}} {
+	}{{Hourly, start, dayFrom}, {daily, dayFrom, dayTo}, {Hourly, dayTo, to}} {
 		if !part.from.Before(part.to) {
 			continue
 		}
