@@ -1,8 +1,10 @@
 // Package gateway is the platform's public entry: it authenticates the bearer
 // token of every /v1 request through identity (cached in Redis under a hash of
-// the token), applies a per-token rate limit (Redis), drops the headers only
-// the platform may set, and forwards the request to the service that owns the
-// path (internal/route) with a short-lived internal token and W3C trace context.
+// the token, and dropped from the cache as identity.events tell), applies a
+// per-token rate limit and a per-client-address limit of unknown tokens
+// (Redis), drops the headers only the platform may set, and forwards the
+// request to the service that owns the path (internal/route) with a
+// short-lived internal token for that service only and W3C trace context.
 package gateway
 
 import (
@@ -10,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"net/http"
 	"strings"
 	"sync/atomic"
@@ -20,12 +23,18 @@ import (
 	"github.com/docspub/platform/libs/discovery"
 	"github.com/docspub/platform/libs/httpx"
 	"github.com/docspub/platform/libs/internaltoken"
+	"github.com/docspub/platform/libs/kafkax"
 	"github.com/docspub/platform/libs/logx"
+	"github.com/docspub/platform/libs/quota"
+	"github.com/docspub/platform/libs/service"
 	"github.com/gin-gonic/gin"
 	"github.com/go-redis/redis_rate/v10"
 	"github.com/redis/go-redis/v9"
 	"golang.org/x/sync/singleflight"
 )
+
+// Service is the gateway's name: its internal tokens say they come from it.
+const Service = "gateway"
 
 // Config is the gateway's configuration, read from the environment.
 type Config struct {
@@ -43,15 +52,26 @@ type Config struct {
 	// RateLimit is the number of requests per token per minute; 0 turns it off.
 	RateLimit int `env:"RATE_LIMIT, default=600"`
 	// FailedAuthLimit is the number of unknown tokens one client address may
-	// present per minute; over it, only tokens already known to be valid get
-	// through (429 otherwise). 0 turns it off.
+	// present per minute; over it, unknown tokens get a 429 instead of a 401
+	// (valid tokens are served as usual). 0 turns it off.
 	FailedAuthLimit int `env:"FAILED_AUTH_LIMIT, default=30"`
+	// TrustedProxies lists the addresses (CIDR or single IP) of the proxies
+	// in front of the gateway whose X-Forwarded-For (or X-Real-IP) names the
+	// client: the client address is the right-most one that is not a trusted
+	// proxy. Empty: the connection's peer is the client.
+	TrustedProxies []string `env:"TRUSTED_PROXIES"`
+	// KafkaBrokers are the brokers of identity.events, whose token and
+	// member events drop cached token resolutions.
+	KafkaBrokers []string `env:"KAFKA_BROKERS, default=127.0.0.1:9092"`
 	// UpstreamTimeout bounds the wait for a service's response headers.
 	UpstreamTimeout time.Duration `env:"UPSTREAM_TIMEOUT, default=30s"`
 	// MaxBodyBytes bounds a request body.
 	MaxBodyBytes int64 `env:"MAX_BODY_BYTES, default=10485760"`
 	// LogLevel is debug, info, warn or error.
 	LogLevel string `env:"LOG_LEVEL, default=info"`
+	// Discovery is DISCOVERY (static: UPSTREAMS; consul: healthy instances
+	// by service name), CONSUL_HTTP_ADDR and CONSUL_HTTP_TOKEN.
+	Discovery discovery.Config
 }
 
 // Validate reports every problem of the configuration at once.
@@ -80,6 +100,14 @@ func (c Config) Validate() error {
 	if c.FailedAuthLimit < 0 {
 		p.Addf("FAILED_AUTH_LIMIT: must be 0 (off) or positive")
 	}
+	for _, s := range c.trustedProxies() {
+		if err := checkTrustedProxy(s); err != nil {
+			p.Addf("TRUSTED_PROXIES: %v", err)
+		}
+	}
+	if len(c.KafkaBrokers) == 0 {
+		p.Addf("KAFKA_BROKERS: must name at least one broker")
+	}
 	if c.UpstreamTimeout <= 0 {
 		p.Addf("UPSTREAM_TIMEOUT: must be positive")
 	}
@@ -91,7 +119,36 @@ func (c Config) Validate() error {
 	default:
 		p.Addf("LOG_LEVEL: must be debug, info, warn or error")
 	}
+	c.Discovery.Check(&p)
 	return p.Err()
+}
+
+// trustedProxies is TrustedProxies without blanks.
+func (c Config) trustedProxies() []string {
+	var out []string
+	for _, s := range c.TrustedProxies {
+		if s = strings.TrimSpace(s); s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// checkTrustedProxy checks one TRUSTED_PROXIES entry: an IP address or a
+// CIDR range that is not the whole address space (trusting every peer would
+// let any client choose its address).
+func checkTrustedProxy(s string) error {
+	if net.ParseIP(s) != nil {
+		return nil
+	}
+	_, n, err := net.ParseCIDR(s)
+	if err != nil {
+		return fmt.Errorf("%q is neither an IP address nor a CIDR range", s)
+	}
+	if ones, _ := n.Mask.Size(); ones == 0 {
+		return fmt.Errorf("%q trusts every address: any client could choose its own", s)
+	}
+	return nil
 }
 
 // Deps are the clients the gateway works with.
@@ -115,7 +172,15 @@ const (
 	internalTokenTTL = time.Minute
 	// maxResolveTime bounds a token resolution by identity.
 	maxResolveTime = 10 * time.Second
+	// maxResolveWait bounds the wait for a turn to resolve (resolveLimits).
+	maxResolveWait = 5 * time.Second
 )
+
+// resolveLimits bound the token resolutions by identity in progress at once:
+// per client address (so that a client flooding unknown tokens queues only
+// itself) and in all. Beyond the queue, or after maxResolveWait, a request
+// whose token is not cached gets a 429.
+var resolveLimits = quota.Limits{PerKey: 8, Queue: 64, Total: 32, MaxWait: maxResolveWait}
 
 // Gateway authenticates, limits and forwards public API requests.
 type Gateway struct {
@@ -129,6 +194,11 @@ type Gateway struct {
 	client   *http.Client // calls to identity
 	proxy    http.Handler
 	resolves singleflight.Group
+	// resolving bounds the resolutions in progress (resolveLimits), by
+	// client address.
+	resolving *quota.Limiter
+	// events consumes identity.events once RunBackground started it.
+	events *kafkax.Consumer
 	// redisWarned is when a Redis failure was last logged (Unix nanoseconds).
 	redisWarned atomic.Int64
 	engine      *gin.Engine
@@ -152,20 +222,21 @@ func New(cfg Config, deps Deps) (*Gateway, error) {
 	if err != nil {
 		return nil, fmt.Errorf("route table: %w", err)
 	}
-	signer, err := internaltoken.NewSigner(cfg.InternalTokenSecret, internalTokenTTL)
+	signer, err := internaltoken.NewSigner(Service, cfg.InternalTokenSecret, internalTokenTTL)
 	if err != nil {
 		return nil, err
 	}
 	transport := newTransport(cfg.UpstreamTimeout)
 	g := &Gateway{
-		cfg:      cfg,
-		log:      deps.Log,
-		rdb:      deps.Redis,
-		resolver: deps.Resolver,
-		routes:   routes,
-		signer:   signer,
-		limiter:  redis_rate.NewLimiter(deps.Redis),
-		client:   &http.Client{Transport: transport, Timeout: min(cfg.UpstreamTimeout, maxResolveTime)},
+		cfg:       cfg,
+		log:       deps.Log,
+		rdb:       deps.Redis,
+		resolver:  deps.Resolver,
+		routes:    routes,
+		signer:    signer,
+		limiter:   redis_rate.NewLimiter(deps.Redis),
+		client:    &http.Client{Transport: transport, Timeout: min(cfg.UpstreamTimeout, maxResolveTime)},
+		resolving: quota.New("token resolutions", resolveLimits),
 	}
 	g.proxy = g.newProxy(transport)
 
@@ -174,6 +245,13 @@ func New(cfg Config, deps Deps) (*Gateway, error) {
 	})
 	// A JSON API answers a stray slash with 404, not an HTML redirect.
 	e.RedirectTrailingSlash = false
+	// c.ClientIP() is the peer, or the right-most X-Forwarded-For (else
+	// X-Real-IP) address that is not a trusted proxy when the peer is one.
+	e.ForwardedByClientIP = true
+	e.RemoteIPHeaders = []string{"X-Forwarded-For", "X-Real-IP"}
+	if err := e.SetTrustedProxies(cfg.trustedProxies()); err != nil {
+		return nil, fmt.Errorf("TRUSTED_PROXIES: %w", err)
+	}
 	e.Any("/v1/*path", g.serve)
 	g.engine = e
 	return g, nil
@@ -182,13 +260,34 @@ func New(cfg Config, deps Deps) (*Gateway, error) {
 // Handler returns the HTTP handler: /healthz, /readyz and the /v1 API.
 func (g *Gateway) Handler() http.Handler { return g.engine }
 
-// Run serves the gateway until ctx is done: it connects to Redis, reads the
-// static upstream list and serves on cfg.Addr with graceful shutdown.
-func Run(ctx context.Context, cfg Config) error {
+// RunBackground starts consuming identity.events (KAFKA_BROKERS, consumer
+// group ConsumerGroup), so that revoked tokens and changed members leave the
+// cache at once (HandleIdentityEvent); it stops when ctx is done. Call it at
+// most once, and Close after it.
+func (g *Gateway) RunBackground(ctx context.Context) {
+	g.events = kafkax.NewConsumer(g.cfg.KafkaBrokers, ConsumerGroup, IdentityTopic, nil, g.onIdentityEvent, g.log)
+	go func() {
+		if err := g.events.Run(ctx); err != nil && ctx.Err() == nil {
+			g.log.ErrorContext(ctx, "identity.events consumer stopped", "err", err)
+		}
+	}()
+}
+
+// Close stops the identity.events consumer. The Redis client is the caller's.
+func (g *Gateway) Close(context.Context) error {
+	if g.events == nil {
+		return nil
+	}
+	return g.events.Close()
+}
+
+// Run serves the gateway until ctx is done: it connects to Redis, finds the
+// services through discovery (the static upstream list, or Consul), consumes
+// identity.events and serves on cfg.Addr with graceful shutdown.
+func Run(ctx context.Context, cfg Config, log *slog.Logger) error {
 	if err := cfg.Validate(); err != nil {
 		return err
 	}
-	log := logx.New("gateway", cfg.LogLevel)
 	log.InfoContext(ctx, "starting", "config", config.Describe(cfg))
 
 	opts, err := redisOptions(cfg.RedisURL)
@@ -209,11 +308,16 @@ func Run(ctx context.Context, cfg Config) error {
 	if err != nil {
 		return fmt.Errorf("upstreams: %w", err)
 	}
-	g, err := New(cfg, Deps{Redis: rdb, Resolver: upstreams, Log: log})
+	resolver, err := discovery.Open(cfg.Discovery, upstreams, log)
 	if err != nil {
 		return err
 	}
-	return httpx.ListenAndServe(ctx, cfg.Addr, g.Handler(), log)
+	defer resolver.Close()
+	g, err := New(cfg, Deps{Redis: rdb, Resolver: resolver, Log: log})
+	if err != nil {
+		return err
+	}
+	return service.Run(ctx, Service, cfg.Addr, g, log)
 }
 
 // redisOptions parses the Redis URL and, where the URL leaves them unset,

@@ -11,8 +11,9 @@ import (
 
 // BenchmarkGateway measures GET /v1/orgs/{organizationId} answered by an
 // upstream directly and through the gateway (token cached in Redis, rate limit
-// on), one request at a time over kept-alive connections. "direct", "gateway"
-// and "gateway-no-rate-limit" report their own p50/p99 latency (and ns/op,
+// on), one request at a time over kept-alive connections. "direct", "gateway",
+// "gateway-no-rate-limit", "gateway-failed-auth-limit-on" (rate limit off) and
+// "gateway-uncached" (a new token each time) report their own p50/p99 latency (and ns/op,
 // whose ratio is the gateway's cost); "added" interleaves both paths and reports the latency the
 // gateway adds at p50 and p99 and the ratio of the medians.
 func BenchmarkGateway(b *testing.B) {
@@ -38,15 +39,21 @@ func BenchmarkGateway(b *testing.B) {
 	unlimitedToken, _ := unlimited.identity.add(randomID("user"), map[string]string{"org1": "admin"})
 	viaUnlimited := unlimited.srv.URL + "/v1/orgs/org1"
 
+	// With the failed-auth limit on, as deployed (FAILED_AUTH_LIMIT=30).
+	guarded := newHarness(b, options{identityAPI: api, env: map[string]string{"RATE_LIMIT": "0", "FAILED_AUTH_LIMIT": "30"}})
+	guardedToken, _ := guarded.identity.add(randomID("user"), map[string]string{"org1": "admin"})
+	viaGuarded := guarded.srv.URL + "/v1/orgs/org1"
+
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 4}}
 	b.Cleanup(client.CloseIdleConnections)
 
 	// Warm up: resolve the tokens once, open the connections.
 	send(b, client, viaGateway, token)
 	send(b, client, viaUnlimited, unlimitedToken)
+	send(b, client, viaGuarded, guardedToken)
 	send(b, client, direct, "")
-	if calls := h.identity.calls.Load() + unlimited.identity.calls.Load(); calls != 2 {
-		b.Fatalf("identity calls = %d after warm-up, want 2", calls)
+	if calls := h.identity.calls.Load() + unlimited.identity.calls.Load() + guarded.identity.calls.Load(); calls != 3 {
+		b.Fatalf("identity calls = %d after warm-up, want 3", calls)
 	}
 
 	b.Run("direct", func(b *testing.B) {
@@ -84,9 +91,25 @@ func BenchmarkGateway(b *testing.B) {
 			b.ReportMetric(float64(gp50)/float64(dp50), "p50-ratio")
 		}
 	})
-	if calls := h.identity.calls.Load() + unlimited.identity.calls.Load(); calls != 2 {
-		b.Errorf("identity calls = %d, want 2: the tokens should stay cached", calls)
+	b.Run("gateway-failed-auth-limit-on", func(b *testing.B) {
+		lat := make([]time.Duration, 0, b.N)
+		for b.Loop() {
+			lat = append(lat, send(b, client, viaGuarded, guardedToken))
+		}
+		reportLatency(b, "", lat)
+	})
+	if calls := h.identity.calls.Load() + unlimited.identity.calls.Load() + guarded.identity.calls.Load(); calls != 3 {
+		b.Errorf("identity calls = %d, want 3: the tokens should stay cached", calls)
 	}
+	// Every request a token never seen: resolved through identity and cached.
+	b.Run("gateway-uncached", func(b *testing.B) {
+		lat := make([]time.Duration, 0, b.N)
+		for b.Loop() {
+			fresh, _ := unlimited.identity.add(randomID("user"), map[string]string{"org1": "admin"})
+			lat = append(lat, send(b, client, viaUnlimited, fresh))
+		}
+		reportLatency(b, "", lat)
+	})
 }
 
 // reportLatency reports the p50 and p99 of lat, in microseconds.

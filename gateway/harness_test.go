@@ -93,8 +93,8 @@ func closedAddr(t testing.TB) string {
 
 func randomID(prefix string) string { return prefix + "-" + rand.Text() }
 
-// identity is a fake of identity's token resolve endpoint. It checks the
-// gateway's service token and counts the calls.
+// identity stands in for identity's token resolve endpoint. It checks the
+// gateway's service token (minted for identity) and counts the calls.
 type identity struct {
 	srv    *httptest.Server
 	signer *internaltoken.Signer
@@ -104,6 +104,9 @@ type identity struct {
 	tokens map[string]resolution
 	// down makes it answer 500.
 	down atomic.Bool
+	// hold, when set, receives a channel with each resolution; the
+	// resolution answers once that channel is closed.
+	hold chan chan struct{}
 }
 
 type resolution struct {
@@ -112,13 +115,16 @@ type resolution struct {
 	Roles   map[string]string `json:"roles"`
 }
 
-func newIdentity(t testing.TB, other http.Handler) *identity {
+func newIdentity(t testing.TB, other http.Handler, hold bool) *identity {
 	t.Helper()
-	s, err := internaltoken.NewSigner(secret, time.Minute)
+	s, err := internaltoken.NewSigner("identity", secret, time.Minute)
 	if err != nil {
 		t.Fatal(err)
 	}
 	id := &identity{signer: s, tokens: map[string]resolution{}}
+	if hold {
+		id.hold = make(chan chan struct{})
+	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST "+gateway.ResolvePath, id.resolve)
 	if other != nil {
@@ -149,6 +155,11 @@ func (id *identity) resolve(w http.ResponseWriter, r *http.Request) {
 	if id.down.Load() {
 		http.Error(w, `{"error":{"code":500,"message":"down"}}`, http.StatusInternalServerError)
 		return
+	}
+	if id.hold != nil {
+		release := make(chan struct{})
+		id.hold <- release
+		<-release
 	}
 	var body struct {
 		Token string `json:"token"`
@@ -230,7 +241,8 @@ type harness struct {
 	content  *upstream
 	sites    *upstream
 	rdb      *redis.Client
-	signer   *internaltoken.Signer
+	// signers verify as each service would, by name.
+	signers map[string]*internaltoken.Signer
 }
 
 type options struct {
@@ -239,6 +251,8 @@ type options struct {
 	rdb       *redis.Client
 	// identityAPI serves identity's /v1 routes beside the fake resolve endpoint.
 	identityAPI http.Handler
+	// holdResolutions makes identity hold each resolution (identity.hold).
+	holdResolutions bool
 }
 
 func newHarness(t testing.TB, o options) *harness {
@@ -247,7 +261,7 @@ func newHarness(t testing.TB, o options) *harness {
 	if h.rdb == nil {
 		h.rdb = newRedis(t)
 	}
-	h.identity = newIdentity(t, o.identityAPI)
+	h.identity = newIdentity(t, o.identityAPI, o.holdResolutions)
 	h.content = newUpstream(t, "content")
 	h.sites = newUpstream(t, "sites")
 	ups := discovery.Static{"identity": h.identity.srv.URL, "content": h.content.srv.URL, "sites": h.sites.srv.URL}
@@ -271,9 +285,11 @@ func newHarness(t testing.TB, o options) *harness {
 	h.gw = gw
 	h.srv = httptest.NewServer(gw.Handler())
 	t.Cleanup(h.srv.Close)
-	h.signer, err = internaltoken.NewSigner(secret, time.Minute)
-	if err != nil {
-		t.Fatal(err)
+	h.signers = map[string]*internaltoken.Signer{}
+	for _, name := range []string{"identity", "content", "sites", "insights", "integrations"} {
+		if h.signers[name], err = internaltoken.NewSigner(name, secret, time.Minute); err != nil {
+			t.Fatal(err)
+		}
 	}
 	return h
 }

@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"context"
 	"math"
 	"net/http"
 	"strconv"
@@ -60,29 +61,25 @@ func ceilSeconds(d time.Duration) string {
 }
 
 // failedAuthKey is the limiter key of a client address's unknown tokens.
-func failedAuthKey(c *gin.Context) string { return "gateway:authfail:" + c.RemoteIP() }
+func failedAuthKey(client string) string { return "gateway:authfail:" + client }
 
-// authBlocked reports whether the client address has used up its unknown
-// tokens for now (FAILED_AUTH_LIMIT), without counting this request. The
-// address is the connection's peer: forwarded-for headers are not trusted.
-func (g *Gateway) authBlocked(c *gin.Context) bool {
+// authFailed counts an unknown token against the client address
+// (FAILED_AUTH_LIMIT per minute) and returns the answer: errUnknownToken
+// (401) within the limit, a 429 with Retry-After over it. Only unknown tokens
+// count and only they are refused: a valid token from the same address is
+// resolved and served as usual. When Redis fails the answer is the 401.
+func (g *Gateway) authFailed(ctx context.Context, client string) error {
 	if g.cfg.FailedAuthLimit == 0 {
-		return false
+		return errUnknownToken
 	}
-	res, err := g.limiter.AllowN(c.Request.Context(), failedAuthKey(c), redis_rate.PerMinute(g.cfg.FailedAuthLimit), 0)
+	res, err := g.limiter.Allow(ctx, failedAuthKey(client), redis_rate.PerMinute(g.cfg.FailedAuthLimit))
 	if err != nil {
-		g.redisFailed(c.Request.Context(), "failed-auth limit", err)
-		return false
+		g.redisFailed(ctx, "failed-auth limit", err)
+		return errUnknownToken
 	}
-	return res.Remaining < 1
-}
-
-// authFailed counts an unknown token against the client address.
-func (g *Gateway) authFailed(c *gin.Context) {
-	if g.cfg.FailedAuthLimit == 0 {
-		return
+	if res.Allowed > 0 {
+		return errUnknownToken
 	}
-	if _, err := g.limiter.Allow(c.Request.Context(), failedAuthKey(c), redis_rate.PerMinute(g.cfg.FailedAuthLimit)); err != nil {
-		g.redisFailed(c.Request.Context(), "failed-auth limit", err)
-	}
+	retry := max(res.RetryAfter, time.Second)
+	return apierr.TooMany(retry, "too many unknown tokens from your address; retry in %s s", ceilSeconds(retry))
 }

@@ -40,19 +40,17 @@ func (g *Gateway) serve(c *gin.Context) {
 		return
 	}
 	hash := TokenHash(raw)
-	if g.authBlocked(c) {
-		// Too many unknown tokens from this address: only a token already
-		// known to be valid gets through, so guessing stops here.
-		if _, known, hit := g.cached(ctx, hash); !hit || !known {
-			c.Header("Retry-After", "60")
-			httpx.Error(c, apierr.New(http.StatusTooManyRequests, "too many unknown tokens from your address; retry in a minute"))
-			return
-		}
+	// The client's address: the peer, or what trusted proxies say it is
+	// (TRUSTED_PROXIES, see New).
+	client := c.ClientIP()
+	p, err := g.authenticate(ctx, raw, hash, client)
+	if errors.Is(err, errUnknownToken) {
+		// Too many unknown tokens from this address make a 429: guessing
+		// stops there, while valid tokens from the same address still pass.
+		err = g.authFailed(ctx, client)
 	}
-	p, err := g.authenticate(ctx, raw, hash)
 	if err != nil {
 		if errors.Is(err, apierr.ErrUnauthorized) {
-			g.authFailed(c)
 			c.Header("WWW-Authenticate", `Bearer realm="docspub", error="invalid_token"`)
 		}
 		httpx.Error(c, err)
@@ -80,7 +78,8 @@ func (g *Gateway) serve(c *gin.Context) {
 		httpx.Error(c, unavailable(rt.Service, err))
 		return
 	}
-	token, err := g.signer.Mint(p)
+	// The token is for the route's service only: no other service accepts it.
+	token, err := g.signer.Mint(rt.Service, p)
 	if err != nil {
 		httpx.Error(c, err)
 		return

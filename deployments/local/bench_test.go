@@ -29,7 +29,7 @@ func BenchmarkGatewayOverhead(b *testing.B) {
 	defer p.Close()
 	path := "/v1/orgs/" + p.Credentials.DemoOrgID
 
-	signer, err := internaltoken.NewSigner(p.InternalTokenSecret, time.Hour)
+	signer, err := internaltoken.NewSigner("gateway", p.InternalTokenSecret, time.Hour)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -37,7 +37,7 @@ func BenchmarkGatewayOverhead(b *testing.B) {
 	me := get(b, p.URL+"/v1/user", "Authorization", "Bearer "+p.Credentials.DemoAdminToken)
 	var user struct{ ID string }
 	decode(b, me, &user)
-	internal, err := signer.Mint(internaltoken.Principal{UserID: user.ID, Roles: map[string]string{p.Credentials.DemoOrgID: "admin"}})
+	internal, err := signer.Mint("identity", internaltoken.Principal{UserID: user.ID, Roles: map[string]string{p.Credentials.DemoOrgID: "admin"}})
 	if err != nil {
 		b.Fatal(err)
 	}

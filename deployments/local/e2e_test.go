@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/docspub/platform/libs/contracttest"
+	"github.com/docspub/platform/libs/internaltoken"
 	"github.com/docspub/platform/libs/logx"
 )
 
@@ -254,8 +255,12 @@ func TestIdentityThroughGateway(t *testing.T) {
 	samlPath := org + "/saml/" + str(saml, "id")
 	admin.op("listSAMLProvidersInOrganizationById", "GET", org+"/saml", nil)
 	admin.op("getOrganizationSAMLProviderById", "GET", samlPath, nil)
+	cert, err := os.ReadFile("testdata/idp.pem")
+	if err != nil {
+		t.Fatal(err)
+	}
 	patched := admin.op("updateOrganizationSAMLProvider", "PATCH", samlPath, map[string]any{
-		"entityID": "https://idp.example/entity", "ssoURL": "https://idp.example/sso", "certificate": "MIIC...",
+		"entityID": "https://idp.example/entity", "ssoURL": "https://idp.example/sso", "certificate": string(cert),
 	})
 	if got := str(patched.json(t), "status"); got != "active" {
 		t.Errorf("SAML provider with entityID, ssoURL and certificate has status %q: %s", got, patched.Body)
@@ -293,6 +298,10 @@ func TestLimitsThroughGateway(t *testing.T) {
 		{"saml label too long", "POST", org + "/saml", map[string]any{"label": long(31)}, "label"},
 		{"saml entityID too long", "POST", org + "/saml", map[string]any{"label": "x", "entityID": long(1025)}, "entityID"},
 		{"saml certificate too long", "POST", org + "/saml", map[string]any{"label": "x", "certificate": long(10001)}, "certificate"},
+		{"saml certificate not X.509 PEM", "POST", org + "/saml", map[string]any{"label": "x", "certificate": "MIIC..."}, "certificate"},
+		{"org title with a control character", "PATCH", org, map[string]any{"title": "Demo\u0000Docs"}, "title"},
+		{"team title with a bidi override", "PUT", org + "/teams", map[string]any{"title": "T\u202eT"}, "title"},
+		{"saml label with a zero-width space", "POST", org + "/saml", map[string]any{"label": "O\u200bkta"}, "label"},
 		{"saml ssoURL too long", "PATCH", org + "/saml/" + str(saml, "id"), map[string]any{"ssoURL": "https://x.example/" + long(2048)}, "ssoURL"},
 		{"member role unknown", "PATCH", org + "/members/" + adminID, map[string]any{"role": "owner"}, "role"},
 		{"list limit above 1000", "GET", org + "/members?limit=1001", nil, "limit"},
@@ -308,6 +317,49 @@ func TestLimitsThroughGateway(t *testing.T) {
 				t.Errorf("error %s does not name the field %q", r.Body, tc.field)
 			}
 		})
+	}
+}
+
+// TestInternalTokensOnlyForTheirService: each service accepts only internal
+// tokens minted for it; a token for sites is refused by content, and so on.
+func TestInternalTokensOnlyForTheirService(t *testing.T) {
+	p := startPlatform(t)
+	org := p.Credentials.DemoOrgID
+	me := client{t, p.URL, p.Credentials.DemoAdminToken}.status(200, "GET", "/v1/user", nil).json(t)
+	caller := internaltoken.Principal{UserID: str(me, "id"), Roles: map[string]string{org: "admin"}}
+	signer, err := internaltoken.NewSigner("gateway", p.InternalTokenSecret, time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	services := map[string]string{ // service → a route it serves
+		"identity": p.IdentityURL + "/v1/orgs/" + org,
+		"content":  p.ContentURL + "/v1/orgs/" + org + "/spaces",
+		"sites":    p.SitesURL + "/v1/orgs/" + org + "/sites",
+	}
+	for to, url := range services {
+		for aud := range services {
+			tok, err := signer.Mint(aud, caller)
+			if err != nil {
+				t.Fatal(err)
+			}
+			req, err := http.NewRequest("GET", url, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			req.Header.Set(internaltoken.Header, tok)
+			res, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_ = res.Body.Close()
+			want := http.StatusUnauthorized
+			if aud == to {
+				want = http.StatusOK
+			}
+			if res.StatusCode != want {
+				t.Errorf("%s with a token for %s: %d, want %d", to, aud, res.StatusCode, want)
+			}
+		}
 	}
 }
 

@@ -278,16 +278,17 @@ func TestInsightsThroughGateway(t *testing.T) {
 
 	// A platform service (sites, for anonymous readers) ingests with an
 	// internal token minted for it, on insights' own address.
-	signer, err := internaltoken.NewSigner(p.InternalTokenSecret, time.Minute)
+	signer, err := internaltoken.NewSigner("sites", p.InternalTokenSecret, time.Minute)
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc, _ := signer.Mint(internaltoken.Principal{Service: "sites"})
-	stranger, _ := signer.Mint(internaltoken.Principal{UserID: "someone", Roles: map[string]string{"another-org": "admin"}})
+	svc, _ := signer.Mint("insights", internaltoken.Principal{Service: "sites"})
+	forContent, _ := signer.Mint("content", internaltoken.Principal{Service: "sites"})
+	stranger, _ := signer.Mint("insights", internaltoken.Principal{UserID: "someone", Roles: map[string]string{"another-org": "admin"}})
 	for _, tc := range []struct {
 		token string
 		want  int
-	}{{svc, 204}, {stranger, 404}, {"", 401}} {
+	}{{svc, 204}, {forContent, 401}, {stranger, 404}, {"", 401}} {
 		body, _ := json.Marshal(batch(evs[:1]))
 		req, _ := http.NewRequest("POST", p.InsightsURL+site+"/insights/events", bytes.NewReader(body))
 		req.Header.Set(internaltoken.Header, tc.token)

@@ -26,8 +26,6 @@ import (
 	"github.com/docspub/platform/libs/discovery"
 	"github.com/docspub/platform/libs/embedded"
 	"github.com/docspub/platform/libs/httpx"
-	"github.com/docspub/platform/libs/kafkax"
-	"github.com/docspub/platform/libs/mongox"
 	"github.com/docspub/platform/libs/roles"
 	"github.com/docspub/platform/services/content"
 	"github.com/docspub/platform/services/identity"
@@ -217,7 +215,7 @@ func Start(ctx context.Context, cfg Config, log *slog.Logger) (_ *Platform, err 
 	if err := config.LoadMap(ctx, &gwCfg, map[string]string{
 		"ADDR": cfg.Addr, "INTERNAL_TOKEN_SECRET": secret, "RATE_LIMIT": strconv.Itoa(cfg.RateLimit),
 		"UPSTREAMS": "identity=" + idURL + ",content=" + ctURL + ",sites=" + p.SitesURL + ",insights=" + inURL,
-		"LOG_LEVEL": cfg.LogLevel,
+		"LOG_LEVEL": cfg.LogLevel, "KAFKA_BROKERS": strings.Join(kafka.Brokers, ","),
 	}); err != nil {
 		_ = gwLn.Close()
 		return nil, err
@@ -231,17 +229,10 @@ func Start(ctx context.Context, cfg Config, log *slog.Logger) (_ *Platform, err 
 		_ = gwLn.Close()
 		return nil, fmt.Errorf("gateway: %w", err)
 	}
-	// The gateway drops cached token resolutions when identity says a token or member changed.
-	consumerDB, err := mongox.Connect(ctx, mongo.URI)
-	if err != nil {
-		_ = gwLn.Close()
-		return nil, err
-	}
-	p.closers = append(p.closers, func() { _ = consumerDB.Disconnect(context.Background()) })
-	cons := kafkax.NewConsumer(kafka.Brokers, "gateway-auth-cache", "identity.events", consumerDB.Database("gateway"),
-		func(ctx context.Context, ev kafkax.Event) error { return gw.HandleIdentityEvent(ctx, ev.Type, ev.Data) }, log.With("component", "gateway-consumer"))
-	p.goRun("gateway consumer", func() error { return cons.Run(runCtx) })
-	p.closers = append(p.closers, func() { _ = cons.Close() })
+	// The gateway drops cached token resolutions when identity says a token
+	// or member changed, as the gateway command does.
+	gw.RunBackground(runCtx)
+	p.closers = append(p.closers, func() { _ = gw.Close(context.Background()) })
 	p.goRun("gateway", func() error { return httpx.Serve(runCtx, gwLn, gw.Handler(), log.With("service", "gateway")) })
 
 	p.CredsPath = filepath.Join(cfg.DataDir, "credentials.env")

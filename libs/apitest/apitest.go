@@ -21,10 +21,14 @@ import (
 // Secret is the internal token secret of handler tests.
 const Secret = "0123456789abcdef0123456789abcdef-test"
 
-// Signer returns a signer for Secret.
+// Service is the service name of Signer: the audience of the tokens a
+// Client mints.
+const Service = "apitest"
+
+// Signer returns a signer for Secret of the service named Service.
 func Signer(t testing.TB) *internaltoken.Signer {
 	t.Helper()
-	s, err := internaltoken.NewSigner(Secret, time.Minute)
+	s, err := internaltoken.NewSigner(Service, Secret, time.Minute)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -38,7 +42,8 @@ type Client struct {
 	signer  *internaltoken.Signer
 }
 
-// New returns a client of handler whose tokens signer mints; t is the test
+// New returns a client of handler whose tokens signer mints, for signer's
+// own service (the one internaltoken.Require(signer) accepts); t is the test
 // that Do reports a failure to mint to.
 func New(t testing.TB, handler http.Handler, signer *internaltoken.Signer) *Client {
 	t.Helper()
@@ -78,7 +83,7 @@ func NewRequest(method, path, body string) *http.Request {
 // status 0.
 func (c *Client) Do(p internaltoken.Principal, method, path, body string) Response {
 	c.t.Helper()
-	tok, err := c.signer.Mint(p)
+	tok, err := c.signer.Mint(c.signer.Service(), p)
 	if err != nil {
 		c.t.Errorf("mint a token for %+v: %v", p, err)
 		return Response{}

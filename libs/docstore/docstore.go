@@ -4,13 +4,22 @@
 // to publish and delete, every read skips tombstones, and updates of one
 // document are serialised with mongox.DocLocks (shared with the relay).
 //
+// Events are bounded when they are written, never found too large later by
+// the relay: a change whose event would exceed kafkax.MaxEventBytes on Kafka
+// is refused whole (413, nothing written), and a change of a document whose
+// pending events would pass kafkax.MaxPendingBytes (Kafka down for a while,
+// a burst of changes) is refused with a 503 and Retry-After until the relay
+// caught up; other documents and every read are unaffected.
+//
 // Driver errors never leave the package: a missing document becomes an
 // apierr not-found error naming the resource, a duplicate key a conflict.
 package docstore
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"time"
 
 	"github.com/docspub/platform/libs/apierr"
 	"github.com/docspub/platform/libs/kafkax"
@@ -68,8 +77,47 @@ func Live(f bson.M) bson.M {
 	return out
 }
 
+// traced returns the events with ctx's trace context on those that carry
+// none, so that the relay's publish (and every consumer) continues the
+// trace of the request that made the change.
+func traced(ctx context.Context, events []kafkax.Event) []kafkax.Event {
+	out := make([]kafkax.Event, len(events))
+	for i, ev := range events {
+		if len(ev.Trace) == 0 {
+			ev = ev.WithTrace(ctx)
+		}
+		out[i] = ev
+	}
+	return out
+}
+
+// RetryFull is the Retry-After of a change refused because its document
+// has kafkax.MaxPendingBytes of events waiting for Kafka.
+const RetryFull = 10 * time.Second
+
+// outbox checks the events of a change of coll (see kafkax.NewOutbox): an
+// event too large for Kafka is a 413 naming the resource and the sizes.
+func (s *Store) outbox(coll string, events []kafkax.Event) (kafkax.Outbox, error) {
+	o, err := kafkax.NewOutbox(events...)
+	var tl *kafkax.TooLargeError
+	switch {
+	case errors.As(err, &tl) && tl.ID != "":
+		return o, apierr.TooLarge("%s change too large: its %s event would be %d bytes, at most %d", s.Name(coll), tl.Type, tl.Size, tl.Max)
+	case errors.As(err, &tl):
+		return o, apierr.TooLarge("%s change too large: its %s events would take %d bytes, at most %d", s.Name(coll), tl.Type, tl.Size, tl.Max)
+	case err != nil:
+		return o, fmt.Errorf("%s event: %w", s.Name(coll), err)
+	}
+	return o, nil
+}
+
 // Insert stores a new document with its events.
 func (s *Store) Insert(ctx context.Context, coll string, doc any, events ...kafkax.Event) error {
+	events = traced(ctx, events)
+	o, err := s.outbox(coll, events)
+	if err != nil {
+		return err
+	}
 	raw, err := bson.Marshal(doc)
 	if err != nil {
 		return fmt.Errorf("marshal %s: %w", s.Name(coll), err)
@@ -78,9 +126,7 @@ func (s *Store) Insert(ctx context.Context, coll string, doc any, events ...kafk
 	if err := bson.Unmarshal(raw, &m); err != nil {
 		return fmt.Errorf("marshal %s: %w", s.Name(coll), err)
 	}
-	if len(events) > 0 {
-		m = append(m, bson.E{Key: kafkax.OutboxField, Value: events})
-	}
+	m = append(m, o.Fields()...)
 	if _, err = s.C(coll).InsertOne(ctx, m); err != nil {
 		return mongox.Err(err, s.Name(coll))
 	}
@@ -107,22 +153,22 @@ func Setter(set bson.M) bson.M {
 // Update applies upd to the live document id that also matches cond (nil:
 // no further condition) and records the events. When nothing matches it is
 // a not-found error; callers that check a precondition with cond read the
-// document again to say what failed.
+// document again to say what failed. An event too large for Kafka refuses
+// the change (413); so does, for now (503 with Retry-After), a document
+// whose pending events leave no room for these.
 func (s *Store) Update(ctx context.Context, coll, id string, cond, upd bson.M, events ...kafkax.Event) error {
-	if len(events) > 0 {
-		if p, ok := upd["$push"].(bson.M); ok {
-			for k, v := range kafkax.Push(events...) {
-				p[k] = v
-			}
-		} else {
-			upd["$push"] = kafkax.Push(events...)
-		}
+	events = traced(ctx, events)
+	o, err := s.outbox(coll, events)
+	if err != nil {
+		return err
 	}
+	o.AddTo(upd)
 	if len(upd) == 0 {
 		return nil
 	}
 	f := Live(cond)
 	f["_id"] = id
+	o.Room(f)
 	unlock := s.locks.Lock(coll, id)
 	res, err := s.C(coll).UpdateOne(ctx, f, upd)
 	unlock()
@@ -130,12 +176,31 @@ func (s *Store) Update(ctx context.Context, coll, id string, cond, upd bson.M, e
 		return mongox.Err(err, s.Name(coll))
 	}
 	if res.MatchedCount == 0 {
-		return apierr.NotFound("%s not found", s.Name(coll))
+		return s.unmatched(ctx, coll, id, cond, o)
 	}
 	if len(events) > 0 {
 		s.wrote()
 	}
 	return nil
+}
+
+// unmatched says why an update with events o matched nothing: the document
+// matches but its pending events leave no room (503), or it does not (404).
+func (s *Store) unmatched(ctx context.Context, coll, id string, cond bson.M, o kafkax.Outbox) error {
+	notFound := apierr.NotFound("%s not found", s.Name(coll))
+	if o.Len() == 0 {
+		return notFound
+	}
+	f := Live(cond)
+	f["_id"] = id
+	n, err := s.C(coll).CountDocuments(ctx, f)
+	if err != nil {
+		return mongox.Err(err, s.Name(coll))
+	}
+	if n == 0 {
+		return notFound
+	}
+	return apierr.Unavailable(RetryFull, "%s has too many changes waiting to be published; try again later", s.Name(coll))
 }
 
 // Remove tombstones a live document, records its deletion event and applies

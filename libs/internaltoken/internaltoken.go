@@ -1,6 +1,11 @@
 // Package internaltoken is the short-lived signed token the gateway mints for
 // each forwarded request and services verify: it carries the caller's user id
-// and role in each organization. A request without a valid one is refused.
+// and role in each organization, and the one service it is for (its audience).
+// A request without a valid token for the service that receives it is refused.
+//
+// Every party has a Signer of its own service name: Mint(audience, p) makes a
+// token for the service named audience, Verify and Require accept only tokens
+// whose audience is the signer's own service.
 package internaltoken
 
 import (
@@ -39,31 +44,47 @@ type claims struct {
 	TokenID string            `json:"tid,omitempty"`
 }
 
-// Signer mints and verifies tokens with a shared HMAC secret.
+// Signer mints tokens for other services and verifies the tokens addressed
+// to its own, with a secret shared by the platform (HMAC).
 type Signer struct {
-	secret []byte
-	ttl    time.Duration
-	now    func() time.Time
+	service string
+	secret  []byte
+	ttl     time.Duration
+	now     func() time.Time
 }
 
-// NewSigner returns a signer. The secret must be at least 32 bytes.
-func NewSigner(secret string, ttl time.Duration) (*Signer, error) {
+// NewSigner returns the signer of service: its name in discovery and in the
+// gateway's route table ("content", "sites", ...). The secret must be at
+// least 32 bytes.
+func NewSigner(service, secret string, ttl time.Duration) (*Signer, error) {
+	if service == "" {
+		return nil, errors.New("internal token signer needs the name of its service")
+	}
 	if len(secret) < 32 {
 		return nil, errors.New("internal token secret must be at least 32 bytes")
 	}
 	if ttl <= 0 {
 		ttl = time.Minute
 	}
-	return &Signer{secret: []byte(secret), ttl: ttl, now: time.Now}, nil
+	return &Signer{service: service, secret: []byte(secret), ttl: ttl, now: time.Now}, nil
 }
 
-// Mint returns a signed token for p, valid for the signer's TTL.
-func (s *Signer) Mint(p Principal) (string, error) {
+// Service returns the name of the signer's own service: the audience its
+// Verify accepts.
+func (s *Signer) Service() string { return s.service }
+
+// Mint returns a signed token for p that only the service named audience
+// accepts, valid for the signer's TTL.
+func (s *Signer) Mint(audience string, p Principal) (string, error) {
+	if audience == "" {
+		return "", errors.New("mint internal token: no audience")
+	}
 	now := s.now()
 	c := claims{
 		RegisteredClaims: jwt.RegisteredClaims{
 			Issuer:    issuer,
 			Subject:   p.UserID,
+			Audience:  jwt.ClaimStrings{audience},
 			IssuedAt:  jwt.NewNumericDate(now),
 			ExpiresAt: jwt.NewNumericDate(now.Add(s.ttl)),
 		},
@@ -78,10 +99,12 @@ func (s *Signer) Mint(p Principal) (string, error) {
 	return tok, nil
 }
 
-// ErrInvalid is returned for a missing, malformed, forged or expired token.
+// ErrInvalid is returned for a missing, malformed, forged or expired token,
+// and for a token addressed to another service.
 var ErrInvalid = errors.New("invalid internal token")
 
-// Verify checks the token's signature, issuer and expiry and returns its principal.
+// Verify checks the token's signature, issuer, expiry and audience (the
+// signer's own service) and returns its principal.
 func (s *Signer) Verify(token string) (Principal, error) {
 	if token == "" {
 		return Principal{}, ErrInvalid
@@ -89,7 +112,7 @@ func (s *Signer) Verify(token string) (Principal, error) {
 	var c claims
 	_, err := jwt.ParseWithClaims(token, &c, func(*jwt.Token) (any, error) { return s.secret, nil },
 		jwt.WithValidMethods([]string{jwt.SigningMethodHS256.Alg()}),
-		jwt.WithIssuer(issuer), jwt.WithExpirationRequired(), jwt.WithTimeFunc(s.now), jwt.WithLeeway(5*time.Second))
+		jwt.WithIssuer(issuer), jwt.WithAudience(s.service), jwt.WithExpirationRequired(), jwt.WithTimeFunc(s.now), jwt.WithLeeway(5*time.Second))
 	if err != nil {
 		return Principal{}, fmt.Errorf("%w: %v", ErrInvalid, err)
 	}

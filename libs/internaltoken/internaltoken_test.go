@@ -18,7 +18,13 @@ const secret = "0123456789abcdef0123456789abcdef" // 32 bytes
 
 func signerAt(t *testing.T, secret string, now time.Time) *Signer {
 	t.Helper()
-	s, err := NewSigner(secret, time.Minute)
+	return serviceSignerAt(t, "content", secret, now)
+}
+
+// serviceSignerAt returns the signer of service with a clock stopped at now.
+func serviceSignerAt(t *testing.T, service, secret string, now time.Time) *Signer {
+	t.Helper()
+	s, err := NewSigner(service, secret, time.Minute)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -33,7 +39,7 @@ func TestMintVerify(t *testing.T) {
 		{UserID: "u2"},
 		{Service: "sites"},
 	} {
-		tok, err := s.Mint(p)
+		tok, err := s.Mint("content", p)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -51,11 +57,15 @@ func TestVerifyRefuses(t *testing.T) {
 	minted := time.Date(2025, 1, 1, 12, 0, 0, 0, time.UTC)
 	s := signerAt(t, secret, minted)
 	p := Principal{UserID: "u1", Roles: map[string]string{"org1": "admin"}}
-	valid, err := s.Mint(p)
+	valid, err := s.Mint("content", p)
 	if err != nil {
 		t.Fatal(err)
 	}
-	forged, err := signerAt(t, strings.Repeat("x", 32), minted).Mint(p)
+	forged, err := signerAt(t, strings.Repeat("x", 32), minted).Mint("content", p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	forSites, err := serviceSignerAt(t, "sites", secret, minted).Mint("sites", p)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,7 +77,7 @@ func TestVerifyRefuses(t *testing.T) {
 		return tok
 	}
 	good := claims{RegisteredClaims: jwt.RegisteredClaims{
-		Issuer: issuer, Subject: "u1",
+		Issuer: issuer, Subject: "u1", Audience: jwt.ClaimStrings{"content"},
 		IssuedAt: jwt.NewNumericDate(minted), ExpiresAt: jwt.NewNumericDate(minted.Add(time.Minute)),
 	}}
 	with := func(f func(c *claims)) claims { c := good; f(&c); return c }
@@ -82,12 +92,15 @@ func TestVerifyRefuses(t *testing.T) {
 		{"garbage", "not.a.token", minted},
 		{"expired", valid, minted.Add(time.Minute + 6*time.Second)},
 		{"forged signature", forged, minted},
-		{"tampered payload", parts[0] + "." + jwtSegment(t, `{"iss":"docspub-gateway","sub":"admin","exp":9999999999}`) + "." + parts[2], minted},
+		{"tampered payload", parts[0] + "." + jwtSegment(t, `{"iss":"docspub-gateway","sub":"admin","aud":["content"],"exp":9999999999}`) + "." + parts[2], minted},
 		{"alg none", sign(jwt.SigningMethodNone, jwt.UnsafeAllowNoneSignatureType, good), minted},
 		{"alg HS512", sign(jwt.SigningMethodHS512, []byte(secret), good), minted},
 		{"wrong issuer", sign(jwt.SigningMethodHS256, []byte(secret), with(func(c *claims) { c.Issuer = "someone" })), minted},
 		{"no expiry", sign(jwt.SigningMethodHS256, []byte(secret), with(func(c *claims) { c.ExpiresAt = nil })), minted},
 		{"no subject", sign(jwt.SigningMethodHS256, []byte(secret), with(func(c *claims) { c.Subject = "" })), minted},
+		{"for another service", forSites, minted},
+		{"no audience", sign(jwt.SigningMethodHS256, []byte(secret), with(func(c *claims) { c.Audience = nil })), minted},
+		{"empty audience", sign(jwt.SigningMethodHS256, []byte(secret), with(func(c *claims) { c.Audience = jwt.ClaimStrings{""} })), minted},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := signerAt(t, secret, tc.at).Verify(tc.token)
@@ -109,22 +122,52 @@ func jwtSegment(t *testing.T, json string) string {
 }
 
 func TestNewSigner(t *testing.T) {
-	if _, err := NewSigner("short", time.Minute); err == nil {
+	if _, err := NewSigner("content", "short", time.Minute); err == nil {
 		t.Errorf("NewSigner with a 5-byte secret succeeded")
 	}
-	s, err := NewSigner(secret, 0)
+	if _, err := NewSigner("", secret, time.Minute); err == nil {
+		t.Errorf("NewSigner without a service name succeeded")
+	}
+	s, err := NewSigner("content", secret, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s.ttl != time.Minute {
-		t.Errorf("default ttl = %s, want 1m", s.ttl)
+	if s.ttl != time.Minute || s.Service() != "content" {
+		t.Errorf("ttl = %s, service %q; want 1m, content", s.ttl, s.Service())
+	}
+	if _, err := s.Mint("", Principal{UserID: "u1"}); err == nil {
+		t.Errorf("Mint without an audience succeeded")
+	}
+}
+
+// TestAudience: a token reaches only the service it was minted for.
+func TestAudience(t *testing.T) {
+	now := time.Now()
+	services := []string{"gateway", "identity", "content", "sites", "insights", "integrations"}
+	for _, from := range services {
+		for _, to := range services {
+			tok, err := serviceSignerAt(t, from, secret, now).Mint(to, Principal{UserID: "u1"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, at := range services {
+				_, err := serviceSignerAt(t, at, secret, now).Verify(tok)
+				if got, want := err == nil, at == to; got != want {
+					t.Errorf("token from %s for %s verified by %s: err = %v", from, to, at, err)
+				}
+			}
+		}
 	}
 }
 
 func TestRequire(t *testing.T) {
 	gin.SetMode(gin.TestMode)
 	s := signerAt(t, secret, time.Now())
-	tok, err := s.Mint(Principal{UserID: "u1", Roles: map[string]string{"org1": "edit"}})
+	tok, err := s.Mint("content", Principal{UserID: "u1", Roles: map[string]string{"org1": "edit"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	forSites, err := s.Mint("sites", Principal{UserID: "u1", Roles: map[string]string{"org1": "edit"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -141,6 +184,7 @@ func TestRequire(t *testing.T) {
 		{"valid", tok, 200, "u1 edit "},
 		{"missing", "", 401, `{"error":{"code":401,"message":"missing or invalid internal token"}}`},
 		{"invalid", tok + "x", 401, `{"error":{"code":401,"message":"missing or invalid internal token"}}`},
+		{"for another service", forSites, 401, `{"error":{"code":401,"message":"missing or invalid internal token"}}`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			req := httptest.NewRequest("GET", "/x", nil)

@@ -9,7 +9,8 @@ import (
 const ctxKey = "internaltoken.principal"
 
 // Require is gin middleware that refuses requests without a valid internal
-// token (401) and stores the principal for From.
+// token for s's service (401: missing, forged, expired, or minted for another
+// service) and stores the principal for From.
 func Require(s *Signer) gin.HandlerFunc {
 	return func(c *gin.Context) {
 		p, err := s.Verify(c.GetHeader(Header))

@@ -7,6 +7,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
+	"net"
 	"sync"
 	"testing"
 	"time"
@@ -26,6 +27,53 @@ func Start(t testing.TB) *embedded.Kafka {
 	}
 	t.Cleanup(k.Close)
 	return k
+}
+
+// Restartable is a one-broker kfake cluster that a test stops and starts
+// again at the same address, as in a Kafka outage. Topics and messages do
+// not survive a Stop.
+type Restartable struct {
+	Brokers []string
+	t       testing.TB
+	port    int
+	k       *embedded.Kafka
+}
+
+// StartRestartable starts a cluster on a free loopback port; it is stopped
+// when the test ends.
+func StartRestartable(t testing.TB) *Restartable {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatalf("kafkatest: %v", err)
+	}
+	port := ln.Addr().(*net.TCPAddr).Port
+	_ = ln.Close()
+	r := &Restartable{t: t, port: port}
+	r.Start()
+	t.Cleanup(r.Stop)
+	return r
+}
+
+// Stop stops the cluster (Kafka is down); Start brings it back.
+func (r *Restartable) Stop() {
+	if r.k != nil {
+		r.k.Close()
+		r.k = nil
+	}
+}
+
+// Start starts the cluster again on its port, unless it runs.
+func (r *Restartable) Start() {
+	r.t.Helper()
+	if r.k != nil {
+		return
+	}
+	k, err := embedded.StartKafka(r.port)
+	if err != nil {
+		r.t.Fatalf("kafkatest: start kafka on port %d: %v", r.port, err)
+	}
+	r.k, r.Brokers = k, k.Brokers
 }
 
 // Topic returns a unique topic name.

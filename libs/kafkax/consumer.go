@@ -58,7 +58,9 @@ const (
 )
 
 // Handler handles one event. It returns an error when the event should be
-// retried; the consumer retries it, with backoff, until it succeeds.
+// retried; the consumer retries it, with backoff, until it succeeds. An
+// event it can never handle (bad data) it refuses with Permanent(err): the
+// consumer records it in DeadLetterCollection and goes on.
 type Handler func(ctx context.Context, ev Event) error
 
 // Consumer reads a topic as a member of a consumer group and hands each event
@@ -113,8 +115,11 @@ func NewConsumer(brokers []string, group, topic string, db *mongo.Database, hand
 
 // Run consumes until ctx is done or the consumer is closed, then returns nil.
 // A failing handler holds its partition: the event is retried with backoff
-// (doubling up to 5s), never skipped. A message that is not an event envelope
-// is logged and skipped.
+// (doubling up to 5s), never skipped, unless the handler returned
+// Permanent(err): the event is then dead-lettered (DeadLetterCollection of
+// the consumer's database, with the group; only logged and counted without
+// a database) and the partition moves on. A message that is not an event
+// envelope is logged and skipped.
 func (c *Consumer) Run(ctx context.Context) error {
 	pctx, stop := context.WithCancel(ctx)
 	defer stop()
@@ -176,9 +181,27 @@ func (c *Consumer) process(ctx context.Context, m kafka.Message) bool {
 
 	log := c.log.With("event_id", ev.ID, "event_type", ev.Type, "trace_id", span.SpanContext().TraceID().String())
 	handled := false
+	first := time.Now().UTC()
+	var refusal error // the handler's Permanent error, once it gave one
+	tries := 0        // calls of the handler
 	for attempt := 1; ; attempt++ {
-		err := c.once(ctx, ev, &handled)
+		var err error
+		if refusal == nil {
+			tries++
+			err = c.once(ctx, ev, &handled)
+			if IsPermanent(err) {
+				refusal = err
+				span.RecordError(err)
+				span.SetStatus(codes.Error, "event refused by its handler")
+			}
+		}
+		if refusal != nil {
+			err = c.deadLetter(ctx, m, ev, refusal, tries, first)
+		}
 		if err == nil {
+			if refusal != nil {
+				log.ErrorContext(ctx, "event refused by its handler, moved to the dead letters", "err", refusal, "attempts", tries)
+			}
 			return true
 		}
 		if ctx.Err() != nil {
@@ -193,6 +216,27 @@ func (c *Consumer) process(ctx context.Context, m kafka.Message) bool {
 			return false
 		}
 	}
+}
+
+// deadLetter records ev, which the handler refused, in the group's dead
+// letters (or only counts it, without a database).
+func (c *Consumer) deadLetter(ctx context.Context, m kafka.Message, ev Event, refusal error, attempts int, first time.Time) error {
+	if c.db != nil {
+		raw, err := bson.Marshal(ev)
+		if err != nil {
+			return fmt.Errorf("encode dead letter %s: %w", ev.ID, err)
+		}
+		err = bury(ctx, c.db, SourceConsumer+":"+c.group+":"+ev.ID, bson.M{
+			"source": SourceConsumer, "topic": c.topic, "group": c.group, "partition": m.Partition, "offset": m.Offset,
+			"event": bson.Raw(raw), "error": errorText(refusal), "attempts": attempts, "lastFailedAt": time.Now().UTC(),
+		}, first)
+		if err != nil {
+			return err
+		}
+	}
+	countDeadLetter(ctx, attribute.String("source", SourceConsumer),
+		attribute.String("messaging.destination.name", c.topic), attribute.String("messaging.consumer.group.name", c.group))
+	return nil
 }
 
 // once handles ev unless the group already did, then records it. handled

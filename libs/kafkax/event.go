@@ -1,4 +1,5 @@
-// Package kafkax carries domain events to Kafka without loss.
+// Package kafkax carries domain events to Kafka without loss, and without
+// letting one bad event hold up any other.
 //
 // A change and its event are written together, in one single-document update:
 // the event is pushed onto the changed document's pending list (field
@@ -10,7 +11,33 @@
 // relay deletes the document after publishing. Reads must skip tombstones
 // (see Live).
 //
-// Consumers are idempotent: they record the ids of handled events.
+// Events are bounded when the change is written (NewOutbox; libs/docstore
+// does it for every service): one event is at most MaxEventBytes on Kafka,
+// key and JSON envelope encoded exactly as the relay sends it (without HTML
+// escaping, so '<', '>' and '&' take one byte each), and the pending events
+// of one document at most MaxPendingBytes (BSON bytes, counted in
+// OutboxBytesField by the writes and the relay, the write being a
+// compare-and-set on the count). A change over the first bound is refused for
+// good, over the second until the relay caught up.
+//
+// A failure stays with what failed. A sweep goes through every collection,
+// whatever failed in another; a collection whose query fails or passes the
+// query timeout rests with backoff. An event that fails while Kafka is up
+// (Kafka refuses the message, it cannot be encoded, or it fails while other
+// events of the sweep are acknowledged) makes its document wait with backoff
+// and then go alone, its attempts recorded on the document
+// (OutboxFailureField) so that a restarted relay goes on counting; at the
+// relay's maximum of attempts (DefaultMaxAttempts) the event moves to
+// DeadLetterCollection and the document's later events flow, in order. When
+// Kafka acknowledges nothing it is down: nothing is counted or dead-lettered,
+// events wait and the relay backs off.
+//
+// Consumers are idempotent: they record the ids of handled events. A handler
+// error is retried with backoff and never skips the event, except
+// Permanent(err), which says the event can never be handled: it moves to
+// DeadLetterCollection with the group and the partition goes on. Every dead
+// letter is logged as an error and counted by the OpenTelemetry counter
+// kafkax.dead_letters (global meter provider; a no-op until one is set).
 //
 // Trace context travels with the event: Event.WithTrace captures the request's
 // W3C trace context when the change is made, it is stored with the pending
@@ -19,10 +46,11 @@
 //
 // The pieces: Publisher (kafka-go writer, key = subject), Relay (pending
 // events → Publisher), Consumer (kafka-go group reader → Handler, once per
-// group).
+// group), Outbox (the checked events of one write).
 package kafkax
 
 import (
+	"bytes"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
@@ -51,13 +79,27 @@ type Event struct {
 }
 
 // NewEvent builds an event with a fresh id and the current time. data is
-// marshalled to JSON; a value that cannot be marshalled yields no data.
+// marshalled to JSON without HTML escaping (so '<', '>' and '&' stay one
+// byte each); a value that cannot be marshalled yields no data.
 func NewEvent(typ, organization, subject string, data any) Event {
 	var raw json.RawMessage
 	if data != nil {
-		raw, _ = json.Marshal(data)
+		raw, _ = marshalJSON(data)
 	}
 	return Event{ID: NewID(), Type: typ, OccurredAt: time.Now().UTC(), Organization: organization, Subject: subject, Data: raw}
+}
+
+// marshalJSON is json.Marshal without HTML escaping: json.Marshal writes each
+// '<', '>' and '&' as a 6-byte \u escape, which would let markup-heavy data
+// grow an event sixfold.
+func marshalJSON(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
 }
 
 // NewID returns a random event id.
@@ -71,6 +113,10 @@ func NewID() string {
 // pending list; merge it into the update of the change:
 //
 //	bson.M{"$set": bson.M{"role": r}, "$push": kafkax.Push(ev)}
+//
+// Push checks nothing and counts no pending bytes: writers use NewOutbox,
+// which refuses events over MaxEventBytes and bounds the document's pending
+// events.
 func Push(events ...Event) bson.M {
 	return bson.M{OutboxField: bson.M{"$each": events}}
 }

@@ -4,12 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"sync"
 	"testing"
 	"time"
 
-	"github.com/docspub/platform/libs/embedded"
 	"github.com/docspub/platform/libs/kafkatest"
 	"github.com/docspub/platform/libs/kafkax"
 	"github.com/docspub/platform/libs/mongotest"
@@ -18,9 +16,14 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
+	"go.opentelemetry.io/otel"
+	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 )
 
-func TestMain(m *testing.M) { mongotest.Main(m) }
+func TestMain(m *testing.M) {
+	otel.SetMeterProvider(sdkmetric.NewMeterProvider(sdkmetric.WithReader(metrics)))
+	mongotest.Main(m)
+}
 
 const (
 	topic    = "things.events"
@@ -186,12 +189,8 @@ func TestRelayToConsumer(t *testing.T) {
 
 func TestRelayKafkaDown(t *testing.T) {
 	db := mongotest.Database(t)
-	port := freePort(t)
-	k1, err := embedded.StartKafka(port)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pub := newPublisher(t, k1.Brokers)
+	k := kafkatest.StartRestartable(t)
+	pub := newPublisher(t, k.Brokers)
 	relay := kafkax.NewRelay(db, pub, topic, []string{coll}, nil)
 	ctx := context.Background()
 
@@ -202,7 +201,7 @@ func TestRelayKafkaDown(t *testing.T) {
 		t.Fatalf("SweepOnce with Kafka up = %d, %v; want 1, nil", n, err)
 	}
 
-	k1.Close()
+	k.Stop()
 	during := event("thing.updated", "a", nil)
 	change(t, db, "a", bson.M{"name": "b"}, during)
 	sctx, cancel := context.WithTimeout(ctx, deadline)
@@ -216,17 +215,13 @@ func TestRelayKafkaDown(t *testing.T) {
 		t.Fatalf("pending events with Kafka down (-got +want):\n%s", diff)
 	}
 
-	k2, err := embedded.StartKafka(port)
-	if err != nil {
-		t.Fatalf("restart kafka on port %d: %v", port, err)
-	}
-	t.Cleanup(k2.Close)
+	k.Start()
 	run(t, relay.Run)
 	eventually(t, "the pending event to be published", func() bool {
 		d, _ := load(t, db, "a")
 		return len(d.Outbox) == 0
 	})
-	got := kafkatest.ReadN(t, k2.Brokers, topic, 1, deadline)
+	got := kafkatest.ReadN(t, k.Brokers, topic, 1, deadline)
 	if diff := cmp.Diff(ids(got), []string{during.ID}); diff != "" {
 		t.Errorf("events on the restarted Kafka (-got +want):\n%s", diff)
 	}
@@ -365,17 +360,6 @@ func TestPublishRefusesTooLargeEvent(t *testing.T) {
 	if !errors.Is(err, kafkax.ErrTooLarge) {
 		t.Errorf("Publish of %d bytes = %v, want ErrTooLarge", len(big.Data), err)
 	}
-}
-
-// freePort returns a loopback port that was free a moment ago.
-func freePort(t *testing.T) int {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port
 }
 
 func TestPruneProcessedKeepsRecentRecords(t *testing.T) {

@@ -2,7 +2,6 @@ package kafkax
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
@@ -26,8 +25,73 @@ const (
 // for headers below the 1 MiB message limit of a default Kafka broker.
 const MaxEventBytes = 900 << 10
 
-// ErrTooLarge is returned for an event larger than MaxEventBytes.
+// ErrTooLarge is returned for an event larger than MaxEventBytes, and for
+// events whose pending bytes exceed MaxPendingBytes on their own; the
+// error is a *TooLargeError.
 var ErrTooLarge = errors.New("event too large")
+
+// TooLargeError says which event (or set of events) is over which bound. It
+// matches ErrTooLarge.
+type TooLargeError struct {
+	Type string // the event type, e.g. "comment.updated"
+	ID   string // the event id; empty for a set of events
+	Size int64  // the encoded bytes
+	Max  int64  // the bound
+}
+
+func (e *TooLargeError) Error() string {
+	if e.ID == "" {
+		return fmt.Sprintf("%v: %s events take %d bytes pending, at most %d", ErrTooLarge, e.Type, e.Size, e.Max)
+	}
+	return fmt.Sprintf("%v: event %s (%s) is %d bytes, at most %d", ErrTooLarge, e.ID, e.Type, e.Size, e.Max)
+}
+
+// Is makes errors.Is(err, ErrTooLarge) hold.
+func (e *TooLargeError) Is(target error) bool { return target == ErrTooLarge }
+
+// envelope encodes the JSON value of ev's message (without HTML escaping)
+// and checks the message against MaxEventBytes.
+func envelope(ev Event) ([]byte, error) {
+	value, err := marshalJSON(ev)
+	if err != nil {
+		return nil, fmt.Errorf("encode event %s: %w", ev.ID, err)
+	}
+	if size := len(ev.Subject) + len(value); size > MaxEventBytes {
+		return nil, &TooLargeError{Type: ev.Type, ID: ev.ID, Size: int64(size), Max: MaxEventBytes}
+	}
+	return value, nil
+}
+
+// Size returns the bytes ev takes on Kafka, key and JSON value, encoded as
+// the relay encodes it. The error is a *TooLargeError when the event is over
+// MaxEventBytes, or says why the event cannot be encoded.
+func Size(ev Event) (int, error) {
+	value, err := envelope(ev)
+	if err != nil {
+		return 0, err
+	}
+	return len(ev.Subject) + len(value), nil
+}
+
+// refused reports whether err is Kafka refusing the message itself (too
+// large, malformed), which sending it again cannot cure, as opposed to the
+// broker being unreachable or busy.
+func refused(err error) bool {
+	var tooLarge kafka.MessageTooLargeError
+	if errors.As(err, &tooLarge) || errors.Is(err, ErrTooLarge) {
+		return true
+	}
+	var kerr kafka.Error
+	if !errors.As(err, &kerr) {
+		return false
+	}
+	switch kerr {
+	case kafka.InvalidMessage, kafka.InvalidMessageSize, kafka.MessageSizeTooLarge,
+		kafka.RecordListTooLarge, kafka.InvalidTimestamp, kafka.InvalidRecord:
+		return true
+	}
+	return false
+}
 
 // metadataTTL bounds how long the writer trusts cached cluster metadata, and
 // so how soon it notices a restarted broker or a topic to create again.
@@ -117,9 +181,9 @@ func (p *Publisher) Close() error { return p.w.Close() }
 // a producer span continues it and the headers carry that span, so the
 // consumer's work is a child of the publication.
 func encode(topic string, ev Event) (outgoing, error) {
-	value, err := json.Marshal(ev)
+	value, err := envelope(ev)
 	if err != nil {
-		return outgoing{}, fmt.Errorf("encode event %s: %w", ev.ID, err)
+		return outgoing{}, err
 	}
 	m := kafka.Message{
 		Topic: topic,
@@ -129,10 +193,6 @@ func encode(topic string, ev Event) (outgoing, error) {
 			{Key: HeaderEventType, Value: []byte(ev.Type)},
 			{Key: HeaderEventID, Value: []byte(ev.ID)},
 		},
-	}
-	size := len(m.Key) + len(m.Value)
-	if size > MaxEventBytes {
-		return outgoing{}, fmt.Errorf("%w: event %s is %d bytes, at most %d", ErrTooLarge, ev.ID, size, MaxEventBytes)
 	}
 	var span trace.Span
 	ctx := traceContext(context.Background(), ev.Trace)
@@ -163,23 +223,4 @@ func end(out []outgoing, err error) {
 		}
 		o.span.End()
 	}
-}
-
-// written reports, for each of n events given to Publish, whether Kafka
-// acknowledged it, from Publish's error.
-func written(err error, n int) []bool {
-	ok := make([]bool, n)
-	if err == nil {
-		for i := range ok {
-			ok[i] = true
-		}
-		return ok
-	}
-	var werrs kafka.WriteErrors
-	if errors.As(err, &werrs) && len(werrs) == n {
-		for i, e := range werrs {
-			ok[i] = e == nil
-		}
-	}
-	return ok
 }

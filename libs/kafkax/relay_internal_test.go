@@ -2,10 +2,16 @@ package kafkax
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"net"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/docspub/platform/libs/mongotest"
 	"github.com/google/go-cmp/cmp"
+	"github.com/segmentio/kafka-go"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
@@ -25,7 +31,7 @@ func TestRelayRemovesOnlyWhatItRead(t *testing.T) {
 		t.Fatal(err)
 	}
 	var d pendingDoc
-	if err := coll.FindOne(ctx, pendingFilter).Decode(&d); err != nil {
+	if err := coll.FindOne(ctx, pendingFilter(time.Now())).Decode(&d); err != nil {
 		t.Fatal(err)
 	}
 
@@ -33,7 +39,7 @@ func TestRelayRemovesOnlyWhatItRead(t *testing.T) {
 	if _, err := coll.UpdateOne(ctx, bson.M{"_id": "a"}, bson.M{"$push": Push(late)}); err != nil {
 		t.Fatal(err)
 	}
-	if err := r.remove(ctx, coll, d, 1); err != nil {
+	if err := r.remove(ctx, coll, d, 0, 1); err != nil {
 		t.Fatal(err)
 	}
 	if err := r.deleteTombstone(ctx, coll, d); err != nil {
@@ -80,5 +86,70 @@ func TestLockID(t *testing.T) {
 		if got != tc.want {
 			t.Errorf("lockID(%v) = %#v, want %#v", tc.id, got, tc.want)
 		}
+	}
+}
+
+func TestRefused(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		err  error
+		want bool
+	}{
+		{"broker: message too large", kafka.MessageSizeTooLarge, true},
+		{"broker: invalid message, wrapped", fmt.Errorf("publish: %w", kafka.InvalidMessage), true},
+		{"broker: invalid record", kafka.InvalidRecord, true},
+		{"client: larger than a batch", kafka.MessageTooLargeError{}, true},
+		{"over MaxEventBytes", &TooLargeError{Type: "t", ID: "e", Size: 2, Max: 1}, true},
+		{"broker: not the leader", kafka.NotLeaderForPartition, false},
+		{"broker: unknown topic", kafka.UnknownTopicOrPartition, false},
+		{"network", &net.OpError{Op: "dial", Err: errors.New("connection refused")}, false},
+		{"timeout", context.DeadlineExceeded, false},
+		{"none", nil, false},
+	} {
+		if got := refused(tc.err); got != tc.want {
+			t.Errorf("%s: refused(%v) = %v, want %v", tc.name, tc.err, got, tc.want)
+		}
+	}
+}
+
+func TestOutboxAddToKeepsTheUpdatesOperators(t *testing.T) {
+	ev := NewEvent("thing.updated", "org1", "a", nil)
+	o, err := NewOutbox(ev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	upd := bson.M{"$set": bson.M{"name": "a"}, "$push": bson.D{{Key: "tags", Value: "x"}}, "$inc": bson.M{"version": 1}}
+	o.AddTo(upd)
+	want := bson.M{
+		"$set":  bson.M{"name": "a"},
+		"$push": bson.D{{Key: "tags", Value: "x"}, {Key: OutboxField, Value: bson.M{"$each": []Event{ev}}}},
+		"$inc":  bson.M{"version": 1, OutboxBytesField: o.Bytes()},
+	}
+	if diff := cmp.Diff(upd, want); diff != "" {
+		t.Errorf("update (-got +want):\n%s", diff)
+	}
+	if o.Bytes() <= 0 {
+		t.Errorf("Bytes = %d, want the event's BSON size", o.Bytes())
+	}
+}
+
+// BenchmarkNewOutbox measures the write-time check of one event: its Kafka
+// encoding (size) and its BSON size (pending bytes).
+func BenchmarkNewOutbox(b *testing.B) {
+	for _, bc := range []struct {
+		name string
+		data any
+	}{
+		{"comment 1KiB", map[string]any{"id": "c1", "body": map[string]string{"markdown": strings.Repeat("looks good ", 93)}}},
+		{"schema 160KB of <", map[string]string{"schema": strings.Repeat("<", 160_000)}},
+	} {
+		ev := NewEvent("comment.updated", "org1", "c1", bc.data)
+		b.Run(bc.name, func(b *testing.B) {
+			for b.Loop() {
+				if _, err := NewOutbox(ev); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }

@@ -16,14 +16,14 @@ func TestMain(m *testing.M) { mongotest.Main(m) }
 func TestOpenEnsuresIndexesAndCloses(t *testing.T) {
 	ctx := context.Background()
 	name := mongotest.DatabaseName()
-	c, err := Open(ctx, CoreConfig{MongoURI: mongotest.URI(t), Database: name, KafkaBrokers: []string{"127.0.0.1:1"},
+	c, err := Open(ctx, CoreConfig{Service: "things", MongoURI: mongotest.URI(t), Database: name, KafkaBrokers: []string{"127.0.0.1:1"},
 		InternalTokenSecret: strings.Repeat("s", 32), Topic: "things.events", EventCollections: []string{"things"},
 		Indexes: []mongox.Index{mongox.Unique("things", "key")}}, logx.Discard())
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = c.DB.Drop(context.Background()) })
-	if c.DB.Name() != name || c.Locks == nil || c.Relay == nil || c.Signer == nil {
+	if c.DB.Name() != name || c.Locks == nil || c.Relay == nil || c.Signer == nil || c.Signer.Service() != "things" {
 		t.Errorf("core %+v", c)
 	}
 	if _, err := c.DB.Collection("things").InsertOne(ctx, map[string]any{"key": "k"}); err != nil {
@@ -41,7 +41,13 @@ func TestOpenEnsuresIndexesAndCloses(t *testing.T) {
 }
 
 func TestOpenRefusesAShortSecret(t *testing.T) {
-	if _, err := Open(context.Background(), CoreConfig{InternalTokenSecret: "short"}, logx.Discard()); err == nil {
+	if _, err := Open(context.Background(), CoreConfig{Service: "things", InternalTokenSecret: "short"}, logx.Discard()); err == nil {
 		t.Error("Open accepted a short internal token secret")
+	}
+}
+
+func TestOpenNeedsTheServiceName(t *testing.T) {
+	if _, err := Open(context.Background(), CoreConfig{InternalTokenSecret: strings.Repeat("s", 32)}, logx.Discard()); err == nil {
+		t.Error("Open accepted a configuration without the service name")
 	}
 }

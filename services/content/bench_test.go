@@ -52,11 +52,11 @@ func BenchmarkSpaceListKeyset(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	signer, err := internaltoken.NewSigner(secret, time.Hour)
+	signer, err := internaltoken.NewSigner("gateway", secret, time.Hour)
 	if err != nil {
 		b.Fatal(err)
 	}
-	tok, err := signer.Mint(internaltoken.Principal{UserID: "u1", Roles: map[string]string{"org1": "read"}})
+	tok, err := signer.Mint("content", internaltoken.Principal{UserID: "u1", Roles: map[string]string{"org1": "read"}})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/docspub/platform/libs/config"
+	"github.com/docspub/platform/libs/discovery"
 	"github.com/docspub/platform/libs/httpx"
 	"github.com/docspub/platform/libs/mongox"
 	"github.com/docspub/platform/libs/roles"
@@ -26,6 +27,10 @@ import (
 // Topic is where identity publishes its events.
 const Topic = "identity.events"
 
+// Name is the service's name in discovery: the audience of the internal
+// tokens it accepts.
+const Name = "identity"
+
 // Config is the service's configuration, from the environment.
 type Config struct {
 	Addr                string   `env:"IDENTITY_ADDR, default=127.0.0.1:8081"`
@@ -36,6 +41,9 @@ type Config struct {
 	PublicURL           string   `env:"PUBLIC_URL, default=http://127.0.0.1:8080"`  // gateway URL, base of urls.location
 	AppURL              string   `env:"APP_URL, default=http://127.0.0.1:8080/app"` // base of urls.app
 	LogLevel            string   `env:"LOG_LEVEL, default=info"`
+	// Discovery is DISCOVERY (static|consul), CONSUL_HTTP_ADDR, CONSUL_HTTP_TOKEN
+	// and ADVERTISE_ADDR: with consul the instance registers itself.
+	Discovery discovery.Config
 }
 
 // Validate reports every problem of the configuration at once.
@@ -53,6 +61,7 @@ func (c Config) Validate() error {
 	p.HTTPURL("PUBLIC_URL", c.PublicURL)
 	p.HTTPURL("APP_URL", c.AppURL)
 	p.LogLevel("LOG_LEVEL", c.LogLevel)
+	c.Discovery.Check(&p)
 	return p.Err()
 }
 
@@ -64,6 +73,7 @@ func (c Config) urls() directory.URLs {
 type App struct {
 	cfg     Config
 	core    *service.Core
+	svc     *directory.Service
 	handler *gin.Engine
 }
 
@@ -73,9 +83,9 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	core, err := service.Open(ctx, service.CoreConfig{MongoURI: cfg.MongoURI, Database: cfg.Database,
+	core, err := service.Open(ctx, service.CoreConfig{Service: Name, MongoURI: cfg.MongoURI, Database: cfg.Database,
 		KafkaBrokers: cfg.KafkaBrokers, InternalTokenSecret: cfg.InternalTokenSecret, Topic: Topic,
-		EventCollections: directorymongo.Collections(), Indexes: directorymongo.Indexes()}, log)
+		EventCollections: directorymongo.Collections(), Indexes: directorymongo.Indexes(), Discovery: cfg.Discovery}, log)
 	if err != nil {
 		return nil, err
 	}
@@ -86,7 +96,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 
 	e := httpx.NewEngine(log, "identity", mongox.Ping(core.Client))
 	directoryhttp.Register(e, svc, core.Signer)
-	return &App{cfg: cfg, core: core, handler: e}, nil
+	return &App{cfg: cfg, core: core, svc: svc, handler: e}, nil
 }
 
 // Handler returns the HTTP handler.
@@ -94,6 +104,12 @@ func (a *App) Handler() http.Handler { return a.handler }
 
 // Database returns the service's database.
 func (a *App) Database() *mongo.Database { return a.core.DB }
+
+// RevokeToken revokes an API token by id, as the identity-admin command
+// does, through the running service: its relay publishes token.revoked at once.
+func (a *App) RevokeToken(ctx context.Context, tokenID string) error {
+	return a.svc.RevokeToken(ctx, tokenID)
+}
 
 // RunBackground starts the outbox relay; it stops when ctx is done.
 func (a *App) RunBackground(ctx context.Context) {
@@ -112,7 +128,7 @@ func Run(ctx context.Context, cfg Config, log *slog.Logger) error {
 	if err != nil {
 		return err
 	}
-	return service.Run(ctx, "identity", cfg.Addr, a, log)
+	return service.Run(ctx, "identity", cfg.Addr, a, log, a.core.Announce())
 }
 
 // BootstrapInput says what Bootstrap sets up.

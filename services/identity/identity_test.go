@@ -46,15 +46,13 @@ func TestConfigValidate(t *testing.T) {
 	}
 }
 
-// TestRelayDeliversMemberUpdated changes a member through the API of a
-// running service and reads member.updated back from Kafka.
-func TestRelayDeliversMemberUpdated(t *testing.T) {
-	k := kafkatest.Start(t)
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
+// newApp wires identity on a fresh database of the package's server, with
+// Kafka at brokers; the database is dropped at the end.
+func newApp(t *testing.T, brokers []string) *identity.App {
+	t.Helper()
 	cfg := identity.Config{Addr: "127.0.0.1:0", MongoURI: mongotest.URI(t), Database: mongotest.DatabaseName(),
-		KafkaBrokers: k.Brokers, InternalTokenSecret: secret, PublicURL: "http://gw.test", AppURL: "http://gw.test/app", LogLevel: "info"}
-	app, err := identity.New(ctx, cfg, logx.Discard())
+		KafkaBrokers: brokers, InternalTokenSecret: secret, PublicURL: "http://gw.test", AppURL: "http://gw.test/app", LogLevel: "info"}
+	app, err := identity.New(context.Background(), cfg, logx.Discard())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,6 +60,16 @@ func TestRelayDeliversMemberUpdated(t *testing.T) {
 		_ = app.Database().Drop(context.Background())
 		_ = app.Close(context.Background())
 	})
+	return app
+}
+
+// TestRelayDeliversMemberUpdated changes a member through the API of a
+// running service and reads member.updated back from Kafka.
+func TestRelayDeliversMemberUpdated(t *testing.T) {
+	k := kafkatest.Start(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	app := newApp(t, k.Brokers)
 
 	admin, err := identity.Bootstrap(ctx, app.Database(), identity.BootstrapInput{OrganizationTitle: "Acme", UserDisplayName: "Ada", UserEmail: "ada@acme.test", Role: roles.Admin})
 	if err != nil {
@@ -73,11 +81,11 @@ func TestRelayDeliversMemberUpdated(t *testing.T) {
 	}
 	app.RunBackground(ctx)
 
-	signer, err := internaltoken.NewSigner(secret, time.Minute)
+	signer, err := internaltoken.NewSigner("gateway", secret, time.Minute)
 	if err != nil {
 		t.Fatal(err)
 	}
-	tok, err := signer.Mint(internaltoken.Principal{UserID: admin.UserID})
+	tok, err := signer.Mint(identity.Name, internaltoken.Principal{UserID: admin.UserID})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,5 +124,55 @@ func TestRelayDeliversMemberUpdated(t *testing.T) {
 			types = append(types, ev.Type)
 		}
 		t.Fatalf("no member.updated among %v", types)
+	}
+}
+
+// TestTokensForIdentityOnly: identity's routes, token resolution included,
+// accept only internal tokens minted for identity.
+func TestTokensForIdentityOnly(t *testing.T) {
+	ctx := context.Background()
+	app := newApp(t, []string{"127.0.0.1:1"})
+	admin, err := identity.Bootstrap(ctx, app.Database(), identity.BootstrapInput{OrganizationTitle: "Acme", UserDisplayName: "Ada", UserEmail: "ada@acme.test", Role: roles.Admin})
+	if err != nil {
+		t.Fatal(err)
+	}
+	gateway, err := internaltoken.NewSigner("gateway", secret, time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	do := func(aud string, p internaltoken.Principal, method, path, body string) int {
+		t.Helper()
+		tok, err := gateway.Mint(aud, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req := httptest.NewRequest(method, path, strings.NewReader(body))
+		req.Header.Set(internaltoken.Header, tok)
+		req.Header.Set("Content-Type", "application/json")
+		w := httptest.NewRecorder()
+		app.Handler().ServeHTTP(w, req)
+		return w.Code
+	}
+	resolve := `{"token":"` + admin.Token + `"}`
+	asGateway := internaltoken.Principal{Service: "gateway"}
+	asAdmin := internaltoken.Principal{UserID: admin.UserID}
+	for _, tc := range []struct {
+		name, aud    string
+		p            internaltoken.Principal
+		method, path string
+		body         string
+		want         int
+	}{
+		{"resolve, for identity", identity.Name, asGateway, "POST", "/internal/v1/tokens/resolve", resolve, http.StatusOK},
+		{"resolve, for content", "content", asGateway, "POST", "/internal/v1/tokens/resolve", resolve, http.StatusUnauthorized},
+		{"resolve, for sites", "sites", asGateway, "POST", "/internal/v1/tokens/resolve", resolve, http.StatusUnauthorized},
+		{"api, for identity", identity.Name, asAdmin, "GET", "/v1/user", "", http.StatusOK},
+		{"api, for content", "content", asAdmin, "GET", "/v1/user", "", http.StatusUnauthorized},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := do(tc.aud, tc.p, tc.method, tc.path, tc.body); got != tc.want {
+				t.Errorf("%s %s with a token for %s: %d, want %d", tc.method, tc.path, tc.aud, got, tc.want)
+			}
+		})
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/docspub/platform/libs/config"
+	"github.com/docspub/platform/libs/discovery"
 	"github.com/docspub/platform/libs/httpx"
 	"github.com/docspub/platform/libs/internaltoken"
 	"github.com/docspub/platform/libs/kafkax"
@@ -29,6 +30,10 @@ import (
 	"github.com/gin-gonic/gin"
 	"go.mongodb.org/mongo-driver/v2/mongo"
 )
+
+// Service is the service's name in discovery and in the gateway's route
+// table: internal tokens for insights are minted for it.
+const Service = "insights"
 
 // Topic is where insights would publish events of its own; it has none
 // (the visit log, visitlog.Topic, is its write path).
@@ -50,6 +55,9 @@ type Config struct {
 	GeoIPDB             string        `env:"GEOIP_DB"`                            // MaxMind database for visitorGeoCountry; "" for none
 	PublishTimeout      time.Duration `env:"INSIGHTS_PUBLISH_TIMEOUT, default=5s"`
 	LogLevel            string        `env:"LOG_LEVEL, default=info"`
+	// Discovery is DISCOVERY (static|consul), CONSUL_HTTP_ADDR, CONSUL_HTTP_TOKEN
+	// and ADVERTISE_ADDR: with consul the instance registers itself.
+	Discovery discovery.Config
 }
 
 // Validate reports every problem of the configuration at once.
@@ -68,6 +76,7 @@ func (c Config) Validate() error {
 		p.Addf("INSIGHTS_PUBLISH_TIMEOUT must be between 0 and 1m")
 	}
 	p.LogLevel("LOG_LEVEL", c.LogLevel)
+	c.Discovery.Check(&p)
 	return p.Err()
 }
 
@@ -112,9 +121,9 @@ func New(ctx context.Context, cfg Config, log *slog.Logger, opts ...Option) (*Ap
 		}
 		geo = g
 	}
-	core, err := service.Open(ctx, service.CoreConfig{MongoURI: cfg.MongoURI, Database: cfg.Database,
+	core, err := service.Open(ctx, service.CoreConfig{Service: Service, MongoURI: cfg.MongoURI, Database: cfg.Database,
 		KafkaBrokers: cfg.KafkaBrokers, InternalTokenSecret: cfg.InternalTokenSecret, Topic: Topic,
-		Indexes: rollupmongo.Indexes()}, log)
+		Indexes: rollupmongo.Indexes(), Discovery: cfg.Discovery}, log)
 	if err != nil {
 		_ = geo.Close()
 		return nil, err
@@ -174,5 +183,5 @@ func Run(ctx context.Context, cfg Config, log *slog.Logger) error {
 	if err != nil {
 		return fmt.Errorf("insights: %w", err)
 	}
-	return service.Run(ctx, "insights", cfg.Addr, a, log)
+	return service.Run(ctx, Service, cfg.Addr, a, log, a.core.Announce())
 }

@@ -106,13 +106,13 @@ func (s *Store) Handle(ctx context.Context, ev kafkax.Event) error {
 	case "user.created", "user.updated":
 		var u userEvent
 		if err := json.Unmarshal(ev.Data, &u); err != nil {
-			return fmt.Errorf("decode %s: %w", ev.Type, err)
+			return kafkax.Permanent(fmt.Errorf("decode %s: %w", ev.Type, err))
 		}
 		return s.putUser(ctx, u)
 	case "member.created", "member.updated":
 		var m memberEvent
 		if err := json.Unmarshal(ev.Data, &m); err != nil {
-			return fmt.Errorf("decode %s: %w", ev.Type, err)
+			return kafkax.Permanent(fmt.Errorf("decode %s: %w", ev.Type, err))
 		}
 		if err := s.putUser(ctx, m.User); err != nil {
 			return err

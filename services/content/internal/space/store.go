@@ -21,6 +21,9 @@ type Store interface {
 	// PurgeSpace removes a deleted space for good, with its event.
 	PurgeSpace(ctx context.Context, id string, ev kafkax.Event) error
 	Space(ctx context.Context, id string) (Space, error)
+	// SpacesByID returns the spaces with the ids in one read (deleted ones
+	// too; unknown ids are left out).
+	SpacesByID(ctx context.Context, ids []string) ([]Space, error)
 	Spaces(ctx context.Context, q SpaceQuery) ([]Space, int, error)
 	// DeletedBefore returns up to limit spaces deleted before t.
 	DeletedBefore(ctx context.Context, t time.Time, limit int) ([]Space, error)

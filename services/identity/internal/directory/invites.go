@@ -219,8 +219,8 @@ func (s *Service) InviteUsers(ctx context.Context, userID, orgID string, in Invi
 	if len(in.Emails) == 0 {
 		pr.Add("emails", "must list at least one e-mail")
 	}
-	if len(in.Emails) > 1000 {
-		pr.Add("emails", "must list at most 1000 e-mails")
+	if len(in.Emails) > MaxInvites {
+		pr.Add("emails", "must list at most %d e-mails", MaxInvites)
 	}
 	def := c.org.DefaultRole
 	if in.Role.Set {
@@ -238,7 +238,7 @@ func (s *Service) InviteUsers(ctx context.Context, userID, orgID string, in Invi
 	for i, e := range in.Emails {
 		name := field("emails", i)
 		addr, err := mail.ParseAddress(e.Email)
-		if err != nil || addr.Address != e.Email || len(e.Email) > 254 {
+		if err != nil || addr.Address != e.Email || len(e.Email) > MaxEmail || apierr.TextProblem(e.Email) != "" {
 			pr.Add(name, "must be an e-mail address")
 			continue
 		}

@@ -26,6 +26,9 @@ func (s *Service) ListMembers(ctx context.Context, userID, orgID string, f Membe
 	if err != nil {
 		return List[MemberView]{}, err
 	}
+	if err := checkFilter("search", f.Search); err != nil {
+		return List[MemberView]{}, err
+	}
 	keys, err := decodeCursor(p.After, 2)
 	if err != nil {
 		return List[MemberView]{}, err
@@ -308,6 +311,9 @@ func (s *Service) MemberTeams(ctx context.Context, userID, orgID, target, title 
 	}
 	if target != userID && !c.Can(access.ListTeams) {
 		return List[MemberTeamView]{}, forbidden("list other members' teams")
+	}
+	if err := checkFilter("title", title); err != nil {
+		return List[MemberTeamView]{}, err
 	}
 	keys, err := decodeCursor(p.After, 1)
 	if err != nil {

@@ -91,16 +91,22 @@ func (p OrganizationPatch) apply(o *Organization) (Fields, error) {
 		if p.Title.Null {
 			pr.Add("title", "must not be null")
 		} else {
-			checkTitle(&pr, "title", p.Title.Value, 2, 255)
+			checkTitle(&pr, "title", p.Title.Value, MinOrganizationTitle, MaxOrganizationTitle)
 			o.Title = p.Title.Value
 			set["title"] = o.Title
 		}
 	}
 	if p.EmailDomains.Set {
 		domains := []string{}
+		if len(p.EmailDomains.Value) > MaxEmailDomains {
+			pr.Add("emailDomains", "must list at most %d domains", MaxEmailDomains)
+		}
 		for i, d := range p.EmailDomains.Value {
+			if i == MaxEmailDomains {
+				break
+			}
 			d = strings.ToLower(strings.TrimSpace(d))
-			if len(d) > 253 || !emailDomainPattern.MatchString(d) {
+			if len(d) > MaxEmailDomain || !emailDomainPattern.MatchString(d) {
 				pr.Add(field("emailDomains", i), "must be a domain name like example.com")
 				continue
 			}
@@ -115,8 +121,8 @@ func (p OrganizationPatch) apply(o *Organization) (Fields, error) {
 		if p.Hostname.Null {
 			o.Hostname = ""
 		} else {
-			pr.Length("hostname", p.Hostname.Value, 3, 32)
-			if n := len(p.Hostname.Value); n >= 3 && n <= 32 {
+			pr.Length("hostname", p.Hostname.Value, MinHostname, MaxHostname)
+			if n := len(p.Hostname.Value); n >= MinHostname && n <= MaxHostname {
 				pr.Pattern("hostname", p.Hostname.Value, hostnamePattern)
 			}
 			o.Hostname = p.Hostname.Value
@@ -139,9 +145,7 @@ func (p OrganizationPatch) apply(o *Organization) (Fields, error) {
 			if dc.Type != "site" {
 				pr.Add("defaultContent.type", "must be site")
 			}
-			if dc.Site == "" {
-				pr.Add("defaultContent.site", "must not be empty")
-			}
+			pr.Text("defaultContent.site", dc.Site, 1, MaxSiteID)
 			o.DefaultContent = &dc
 		}
 		set["defaultContent"] = o.DefaultContent
@@ -253,17 +257,24 @@ func parseRoleOrGuest(name string, f nullable.Field[string]) (roles.Role, error)
 	return r, nil
 }
 
+// checkTitle checks a single-line title: apierr.Problems.Text, and no
+// leading or trailing whitespace when it must have at least 2 characters.
 func checkTitle(pr *apierr.Problems, name, s string, min, max int) {
 	before := pr.Len()
-	pr.Length(name, s, min, max)
+	pr.Text(name, s, min, max)
 	if pr.Len() == before && min >= 2 && strings.TrimSpace(s) != s {
 		pr.Add(name, "must not start or end with whitespace")
 	}
 }
 
+// checkURL checks an absolute http(s) URL of at most MaxURL characters.
 func checkURL(pr *apierr.Problems, name, s string) {
-	if len(s) > 2048 {
-		pr.Add(name, "must be at most 2048 characters")
+	if len(s) > MaxURL {
+		pr.Add(name, "must be at most %d characters", MaxURL)
+		return
+	}
+	if why := apierr.TextProblem(s); why != "" {
+		pr.Add(name, "%s", why)
 		return
 	}
 	u, err := url.Parse(s)

@@ -33,7 +33,7 @@ func (s *Service) applySAML(ctx context.Context, in SAMLInput, p *SAMLProvider, 
 		if f.Null {
 			*dst = ""
 		} else {
-			pr.Length(name, f.Value, 0, max)
+			pr.Text(name, f.Value, 0, max)
 			*dst = f.Value
 		}
 		set[name] = *dst
@@ -42,18 +42,25 @@ func (s *Service) applySAML(ctx context.Context, in SAMLInput, p *SAMLProvider, 
 	case in.Label.Set && in.Label.Null:
 		pr.Add("label", "must not be null")
 	case in.Label.Set:
-		pr.Length("label", in.Label.Value, 1, 30)
+		pr.Text("label", in.Label.Value, 1, MaxSAMLLabel)
 		p.Label = in.Label.Value
 		set["label"] = p.Label
 	case create:
 		pr.Add("label", "is required")
 	}
-	str("entityID", in.EntityID, 1024, &p.EntityID)
-	str("certificate", in.Certificate, 10000, &p.Certificate)
+	str("entityID", in.EntityID, MaxSAMLEntityID, &p.EntityID)
+	if in.Certificate.Set {
+		p.Certificate = ""
+		if !in.Certificate.Null && in.Certificate.Value != "" {
+			checkCertificate(&pr, "certificate", in.Certificate.Value)
+			p.Certificate = in.Certificate.Value
+		}
+		set["certificate"] = p.Certificate
+	}
 	if in.SSOURL.Set && !in.SSOURL.Null && in.SSOURL.Value != "" {
 		checkURL(&pr, "ssoURL", in.SSOURL.Value)
 	}
-	str("ssoURL", in.SSOURL, 2048, &p.SSOURL)
+	str("ssoURL", in.SSOURL, MaxURL, &p.SSOURL)
 	if in.DefaultRole.Set {
 		r, err := parseRoleOrGuest("defaultRole", in.DefaultRole)
 		if err != nil {

@@ -77,6 +77,9 @@ func (s *Service) ListTeams(ctx context.Context, userID, orgID string, f TeamFil
 	if err != nil {
 		return List[TeamView]{}, err
 	}
+	if err := checkFilter("title", f.Title); err != nil {
+		return List[TeamView]{}, err
+	}
 	keys, err := decodeCursor(p.After, 1)
 	if err != nil {
 		return List[TeamView]{}, err
@@ -125,7 +128,7 @@ func checkTeamTitle(pr *apierr.Problems, title *string) {
 		pr.Add("title", "is required")
 		return
 	}
-	pr.Length("title", *title, 1, 64)
+	pr.Text("title", *title, 1, MaxTeamTitle)
 	if strings.TrimSpace(*title) == "" && *title != "" {
 		pr.Add("title", "must not be blank")
 	}
@@ -139,6 +142,10 @@ func (s *Service) CreateTeam(ctx context.Context, userID, orgID string, in TeamI
 	}
 	var pr apierr.Problems
 	checkTeamTitle(&pr, in.Title)
+	checkRefs(&pr, "members", len(in.Members))
+	if err := pr.Err(); err != nil {
+		return TeamView{}, err
+	}
 	members, err := s.resolveMembers(ctx, c.org.ID, "members", in.Members)
 	if err != nil {
 		if !apierr.IsInvalid(err) {
@@ -337,6 +344,12 @@ func (s *Service) UpdateTeamMembers(ctx context.Context, userID, orgID, teamID s
 		return err
 	}
 	var pr apierr.Problems
+	checkRefs(&pr, "add", len(in.Add))
+	checkRefs(&pr, "remove", len(in.Remove))
+	checkRefs(&pr, "memberships", len(in.Memberships))
+	if err := pr.Err(); err != nil {
+		return err
+	}
 	add, err := s.resolveMembers(ctx, c.org.ID, "add", in.Add)
 	if err != nil {
 		if !apierr.IsInvalid(err) {

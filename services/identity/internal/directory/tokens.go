@@ -119,9 +119,11 @@ type BootstrapResult struct {
 func (s *Service) Bootstrap(ctx context.Context, in BootstrapInput) (BootstrapResult, error) {
 	var pr apierr.Problems
 	if in.OrganizationID == "" {
-		checkTitle(&pr, "organizationTitle", in.OrganizationTitle, 2, 255)
+		checkTitle(&pr, "organizationTitle", in.OrganizationTitle, MinOrganizationTitle, MaxOrganizationTitle)
 	}
-	if !strings.Contains(in.UserEmail, "@") {
+	// An empty display name is the e-mail's local part.
+	pr.Text("displayName", in.UserDisplayName, 0, MaxDisplayName)
+	if !strings.Contains(in.UserEmail, "@") || len(in.UserEmail) > MaxEmail || apierr.TextProblem(in.UserEmail) != "" {
 		pr.Add("email", "must be an e-mail address")
 	}
 	if !roles.Valid(in.Role) {

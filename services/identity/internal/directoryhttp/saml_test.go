@@ -53,7 +53,7 @@ func TestSAML(t *testing.T) {
 	if n := sso(); n != 0 {
 		t.Errorf("%d SSO logins for a pending provider", n)
 	}
-	b = e.must(http.StatusOK, admin, "PATCH", one, `{"entityID":"https://idp.test/e","certificate":"MIIC...","ssoURL":"https://idp.test/sso"}`)
+	b = e.must(http.StatusOK, admin, "PATCH", one, `{"entityID":"https://idp.test/e","certificate":`+certificateJSON(t)+`,"ssoURL":"https://idp.test/sso"}`)
 	contracttest.ValidateOperation(t, "updateOrganizationSAMLProvider", http.StatusOK, b)
 	if s := apitest.Decode[map[string]any](t, b)["status"]; s != "active" {
 		t.Errorf("status after configuration = %v", s)

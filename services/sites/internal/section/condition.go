@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/docspub/platform/libs/apierr"
+	"github.com/docspub/platform/services/sites/internal/limits"
 	"github.com/expr-lang/expr"
 )
 
@@ -15,7 +16,7 @@ import (
 // field, with the compiler's message.
 func CheckCondition(field, cond string) error {
 	var p apierr.Problems
-	p.Length(field, cond, 1, MaxCondition)
+	p.Length(field, cond, 1, limits.Condition)
 	if err := p.Err(); err != nil {
 		return err
 	}

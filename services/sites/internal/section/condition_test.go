@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/docspub/platform/libs/apierr"
+	"github.com/docspub/platform/services/sites/internal/limits"
 	"github.com/docspub/platform/services/sites/internal/section"
 )
 
@@ -25,7 +26,7 @@ func TestCheckCondition(t *testing.T) {
 		{name: "numbers compared", cond: `visitor.claims.seats >= 10`},
 		{name: "empty", cond: ``, wantErr: true, wantText: "must not be empty"},
 		{name: "blank", cond: `   `, wantErr: true, wantText: "must not be blank"},
-		{name: "too long", cond: strings.Repeat("a", section.MaxCondition+1), wantErr: true, wantText: "at most 1024"},
+		{name: "too long", cond: strings.Repeat("a", limits.Condition+1), wantErr: true, wantText: "at most 1024"},
 		{name: "dangling operator", cond: `visitor.claims.a ==`, wantErr: true, wantText: "does not compile"},
 		{name: "unbalanced parenthesis", cond: `(visitor.claims.a`, wantErr: true, wantText: "does not compile"},
 		{name: "not a boolean", cond: `1 + 2`, wantErr: true, wantText: "does not compile"},

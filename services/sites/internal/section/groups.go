@@ -10,6 +10,7 @@ import (
 	"github.com/docspub/platform/libs/nullable"
 	"github.com/docspub/platform/libs/order"
 	"github.com/docspub/platform/services/sites/internal/access"
+	"github.com/docspub/platform/services/sites/internal/limits"
 	"github.com/docspub/platform/services/sites/internal/site"
 )
 
@@ -55,12 +56,12 @@ func (s *Service) CreateGroup(ctx context.Context, c access.Caller, org, siteID 
 		p.Add("title", "is required")
 	} else {
 		title = strings.TrimSpace(*in.Title)
-		p.Length("title", title, 1, MaxGroupTitle)
+		p.Text("title", title, 1, limits.GroupTitleMax)
 	}
 	icon := ""
 	if in.Icon.Set && !in.Icon.Null {
 		icon = in.Icon.Value
-		p.Length("icon", icon, 0, MaxIcon)
+		p.Text("icon", icon, 0, limits.Icon)
 	}
 	if err := p.Err(); err != nil {
 		return GroupView{}, err
@@ -72,6 +73,12 @@ func (s *Service) CreateGroup(ctx context.Context, c access.Caller, org, siteID 
 	l, err := s.layout(ctx, g)
 	if err != nil {
 		return GroupView{}, err
+	}
+	if len(l.groups) >= limits.GroupsPerSite {
+		return GroupView{}, apierr.Invalid("title", "cannot add a section group: a site has at most %d section groups", limits.GroupsPerSite)
+	}
+	if len(in.Sections) > limits.SectionsPerSite {
+		return GroupView{}, apierr.Invalid("sections", "must have at most %d items", limits.SectionsPerSite)
 	}
 	var members []Section
 	seen := map[string]bool{}
@@ -125,13 +132,13 @@ func (s *Service) UpdateGroup(ctx context.Context, c access.Caller, org, siteID,
 	set := Fields{}
 	if in.Title != nil {
 		t := strings.TrimSpace(*in.Title)
-		p.Length("title", t, 1, MaxGroupTitle)
+		p.Text("title", t, 1, limits.GroupTitleMax)
 		set["title"] = t
 	}
 	if in.Icon.Set {
 		set["icon"] = ""
 		if !in.Icon.Null {
-			p.Length("icon", in.Icon.Value, 0, MaxIcon)
+			p.Text("icon", in.Icon.Value, 0, limits.Icon)
 			set["icon"] = in.Icon.Value
 		}
 	}

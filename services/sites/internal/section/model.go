@@ -44,18 +44,8 @@ type Group struct {
 	UpdatedAt    time.Time `bson:"updatedAt"`
 }
 
-// Limits of the fields.
-const (
-	MinTitle       = 2
-	MaxTitle       = 128
-	MaxCreateTitle = 64
-	MaxPath        = 100
-	MaxCondition   = 1024
-	MaxDescription = 256
-	MaxIcon        = 50
-	MaxGroupTitle  = 100
-	DefaultTitle   = "Untitled section"
-)
+// DefaultTitle is the title of a section whose space has too short a title.
+const DefaultTitle = "Untitled section"
 
 // Kinds of ordered items, as position pointers name them.
 const (

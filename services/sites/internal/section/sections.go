@@ -11,10 +11,14 @@ import (
 	"github.com/docspub/platform/libs/ids"
 	"github.com/docspub/platform/libs/nullable"
 	"github.com/docspub/platform/services/sites/internal/access"
+	"github.com/docspub/platform/services/sites/internal/limits"
 	"github.com/docspub/platform/services/sites/internal/site"
 )
 
-// ListSections returns a page of a site's sections by position.
+// ListSections returns a page of a site's sections by position: those the
+// caller may see (not concealed), counted alike. A site has at most
+// limits.SectionsPerSite sections, so they are all rendered with one
+// question to content and paged here.
 func (s *Service) ListSections(ctx context.Context, c access.Caller, org, siteID string, p Page) (List[SectionView], error) {
 	g, err := s.enter(ctx, c, org, siteID, access.View)
 	if err != nil {
@@ -23,16 +27,35 @@ func (s *Service) ListSections(ctx context.Context, c access.Caller, org, siteID
 	if p.Limit <= 0 {
 		p.Limit = DefaultLimit
 	}
-	secs, count, err := s.store.Sections(ctx, Query{Site: g.Site, AfterPosition: p.AfterPosition, AfterID: p.AfterID, Limit: p.Limit + 1})
+	all, err := s.store.SiteSections(ctx, g.Site)
 	if err != nil {
 		return List[SectionView]{}, err
 	}
-	page := keyset.Cut(secs, p.Limit, count, sectionKey)
-	views, err := s.views(ctx, g, page.Items)
+	views, err := s.views(ctx, g, all)
 	if err != nil {
 		return List[SectionView]{}, err
 	}
-	return keyset.With(page, views), nil
+	var secs []Section
+	var shown []SectionView
+	for i, v := range views {
+		if v.concealed {
+			continue
+		}
+		secs, shown = append(secs, all[i]), append(shown, v)
+	}
+	count, from := len(secs), 0
+	if p.AfterID != "" {
+		from = len(secs)
+		for i, sec := range secs {
+			if sec.Position > p.AfterPosition || (sec.Position == p.AfterPosition && sec.ID > p.AfterID) {
+				from = i
+				break
+			}
+		}
+	}
+	to := min(from+p.Limit+1, len(secs))
+	page := keyset.Cut(secs[from:to], p.Limit, count, sectionKey)
+	return keyset.With(page, shown[from:from+len(page.Items)]), nil
 }
 
 // CreateSectionInput is the body of a section creation.
@@ -54,12 +77,12 @@ func (s *Service) CreateSection(ctx context.Context, c access.Caller, org, siteI
 	title := ""
 	if in.Title.Set && !in.Title.Null {
 		title = strings.TrimSpace(in.Title.Value)
-		p.Length("title", title, MinTitle, MaxCreateTitle)
+		p.Text("title", title, limits.SectionTitleMin, limits.SectionCreateTitleMax)
 	}
 	icon := ""
 	if in.Icon.Set && !in.Icon.Null {
 		icon = in.Icon.Value
-		p.Length("icon", icon, 0, MaxIcon)
+		p.Text("icon", icon, 0, limits.Icon)
 	}
 	if err := p.Err(); err != nil {
 		return SectionView{}, err
@@ -71,6 +94,9 @@ func (s *Service) CreateSection(ctx context.Context, c access.Caller, org, siteI
 	l, err := s.layout(ctx, g)
 	if err != nil {
 		return SectionView{}, err
+	}
+	if len(l.sections) >= limits.SectionsPerSite {
+		return SectionView{}, apierr.Invalid("spaceId", "cannot add a section: a site has at most %d sections", limits.SectionsPerSite)
 	}
 	if in.GroupID != "" {
 		if _, ok := l.parentOf(Ref{Kind: KindGroup, ID: in.GroupID}); !ok {
@@ -95,7 +121,7 @@ func (s *Service) CreateSection(ctx context.Context, c access.Caller, org, siteI
 	if sec.Title == "" {
 		sec.Title = titleFrom(ss.Title)
 	}
-	v, err := render(sec, []site.SiteSpaceView{ssv})
+	v, err := render(sec, site.Variants{Shown: []site.SiteSpaceView{ssv}})
 	if err != nil {
 		return SectionView{}, err
 	}
@@ -111,10 +137,10 @@ func (s *Service) CreateSection(ctx context.Context, c access.Caller, org, siteI
 // titleFrom is a section title taken from a space's title.
 func titleFrom(space string) string {
 	t := []rune(strings.TrimSpace(space))
-	if len(t) > MaxCreateTitle {
-		t = []rune(strings.TrimSpace(string(t[:MaxCreateTitle])))
+	if len(t) > limits.SectionCreateTitleMax {
+		t = []rune(strings.TrimSpace(string(t[:limits.SectionCreateTitleMax])))
 	}
-	if len(t) < MinTitle {
+	if len(t) < limits.SectionTitleMin {
 		return DefaultTitle
 	}
 	return string(t)
@@ -158,11 +184,11 @@ func (s *Service) UpdateSection(ctx context.Context, c access.Caller, org, siteI
 	set := Fields{}
 	if in.Title != nil {
 		t := strings.TrimSpace(*in.Title)
-		p.Length("title", t, MinTitle, MaxTitle)
+		p.Text("title", t, limits.SectionTitleMin, limits.SectionTitleMax)
 		set["title"] = t
 	}
 	if in.Path != nil {
-		p.Length("path", *in.Path, 1, MaxPath)
+		site.CheckSegment(&p, "path", *in.Path, limits.SectionPath)
 		set["path"] = *in.Path
 	}
 	if in.DefaultSiteSpace != nil {
@@ -180,14 +206,14 @@ func (s *Service) UpdateSection(ctx context.Context, c access.Caller, org, siteI
 	if in.Icon.Set {
 		set["icon"] = ""
 		if !in.Icon.Null {
-			p.Length("icon", in.Icon.Value, 0, MaxIcon)
+			p.Text("icon", in.Icon.Value, 0, limits.Icon)
 			set["icon"] = in.Icon.Value
 		}
 	}
 	if in.Description.Set {
 		set["description"] = ""
 		if !in.Description.Null {
-			p.Length("description", in.Description.Value, 0, MaxDescription)
+			p.Length("description", in.Description.Value, 0, limits.SectionDescription)
 			set["description"] = in.Description.Value
 		}
 	}
@@ -206,8 +232,11 @@ func (s *Service) UpdateSection(ctx context.Context, c access.Caller, org, siteI
 	if err != nil {
 		return SectionView{}, err
 	}
+	if views[sec.ID].Concealed() {
+		return SectionView{}, ErrSectionNotFound
+	}
 	if in.DefaultSiteSpace != nil {
-		ids, err := siteSpaceIDs(views[sec.ID])
+		ids, err := siteSpaceIDs(views[sec.ID].Shown)
 		if err != nil {
 			return SectionView{}, err
 		}
@@ -298,6 +327,9 @@ func (s *Service) MoveSection(ctx context.Context, c access.Caller, org, siteID,
 	if err != nil {
 		return SectionView{}, err
 	}
+	if _, err := s.visible(ctx, g, sec); err != nil {
+		return SectionView{}, err
+	}
 	l, err := s.layout(ctx, g)
 	if err != nil {
 		return SectionView{}, err
@@ -343,7 +375,7 @@ func (s *Service) DeleteSection(ctx context.Context, c access.Caller, org, siteI
 	if err != nil {
 		return err
 	}
-	v, err := s.view(ctx, g, sec)
+	v, err := s.visible(ctx, g, sec)
 	if err != nil {
 		return err
 	}
@@ -412,6 +444,15 @@ func (s *Service) setDefault(ctx context.Context, g site.Grant, sec Section, def
 	}
 	ev := event(SectionUpdated, g, sec.ID, v)
 	return s.store.SetSection(ctx, g.Site, sec.ID, Fields{"default": def, "updatedAt": sec.UpdatedAt}, &ev)
+}
+
+// Has reports whether the granted site has the section.
+func (s *Service) Has(ctx context.Context, g site.Grant, sectionID string) (bool, error) {
+	_, err := s.section(ctx, g, sectionID)
+	if errors.Is(err, apierr.ErrNotFound) {
+		return false, nil
+	}
+	return err == nil, err
 }
 
 // SetDefault makes a section the site's default section (for the site's

@@ -30,8 +30,9 @@ type SiteAccess interface {
 	// AddSiteSpace adds a space to a section as a site space; an unknown space
 	// is a 400 naming spaceId.
 	AddSiteSpace(ctx context.Context, c access.Caller, g site.Grant, sectionID, spaceID string) (site.SiteSpaceView, error)
-	// SiteSpaces returns the site spaces of the sections, by section id.
-	SiteSpaces(ctx context.Context, g site.Grant, sectionIDs []string) (map[string][]site.SiteSpaceView, error)
+	// SiteSpaces returns the site spaces of the sections the grant's holder
+	// may be shown, by section id, with how many they may not.
+	SiteSpaces(ctx context.Context, g site.Grant, sectionIDs []string) (map[string]site.Variants, error)
 	// RemoveSiteSpaces removes every site space of a section.
 	RemoveSiteSpaces(ctx context.Context, g site.Grant, sectionID string) error
 }

@@ -5,12 +5,13 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/docspub/platform/services/sites/internal/limits"
 	"golang.org/x/text/unicode/norm"
 )
 
 // Slug makes a path from a title: lower-case ASCII letters and digits, other
 // runs of characters become one "-", accents are dropped ("Café Guide" →
-// "cafe-guide"); at most MaxPath characters; "section" when nothing is left.
+// "cafe-guide"); at most limits.SectionPath characters; "section" when nothing is left.
 func Slug(title string) string {
 	var b strings.Builder
 	dash := false
@@ -28,8 +29,8 @@ func Slug(title string) string {
 		}
 	}
 	out := b.String()
-	if len(out) > MaxPath {
-		out = strings.TrimRight(out[:MaxPath], "-")
+	if len(out) > limits.SectionPath {
+		out = strings.TrimRight(out[:limits.SectionPath], "-")
 	}
 	if out == "" {
 		return "section"
@@ -38,7 +39,7 @@ func Slug(title string) string {
 }
 
 // freePath is base, or base with the first "-2", "-3", ... suffix that no
-// path in used has, cut so that it fits MaxPath.
+// path in used has, cut so that it fits limits.SectionPath.
 func freePath(base string, used map[string]bool) string {
 	if !used[base] {
 		return base
@@ -46,8 +47,8 @@ func freePath(base string, used map[string]bool) string {
 	for n := 2; ; n++ {
 		suffix := "-" + strconv.Itoa(n)
 		p := base
-		if len(p)+len(suffix) > MaxPath {
-			p = p[:MaxPath-len(suffix)]
+		if len(p)+len(suffix) > limits.SectionPath {
+			p = p[:limits.SectionPath-len(suffix)]
 		}
 		if p += suffix; !used[p] {
 			return p

@@ -3,6 +3,8 @@ package section
 import (
 	"strings"
 	"testing"
+
+	"github.com/docspub/platform/services/sites/internal/limits"
 )
 
 func TestSlug(t *testing.T) {
@@ -16,7 +18,7 @@ func TestSlug(t *testing.T) {
 		{"C++ & Go!", "c-go"},
 		{"日本語", "section"},
 		{"---", "section"},
-		{strings.Repeat("ab ", 60), strings.TrimRight(strings.Repeat("ab-", 34)[:MaxPath], "-")},
+		{strings.Repeat("ab ", 60), strings.TrimRight(strings.Repeat("ab-", 34)[:limits.SectionPath], "-")},
 	} {
 		if got := Slug(tc.title); got != tc.want {
 			t.Errorf("Slug(%q) = %q, want %q", tc.title, got, tc.want)
@@ -26,7 +28,7 @@ func TestSlug(t *testing.T) {
 
 func TestFreePath(t *testing.T) {
 	t.Parallel()
-	long := strings.Repeat("x", MaxPath)
+	long := strings.Repeat("x", limits.SectionPath)
 	for _, tc := range []struct {
 		name string
 		base string
@@ -36,7 +38,7 @@ func TestFreePath(t *testing.T) {
 		{"free", "guide", []string{"other"}, "guide"},
 		{"taken", "guide", []string{"guide"}, "guide-2"},
 		{"taken twice", "guide", []string{"guide", "guide-2"}, "guide-3"},
-		{"long base is cut", long, []string{long}, long[:MaxPath-2] + "-2"},
+		{"long base is cut", long, []string{long}, long[:limits.SectionPath-2] + "-2"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

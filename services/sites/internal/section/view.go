@@ -22,6 +22,10 @@ type SectionView struct {
 	Icon         string            `json:"icon,omitempty"`
 	SiteSpaces   []json.RawMessage `json:"siteSpaces"`
 	URLs         SectionURLs       `json:"urls"`
+
+	// concealed: the section has site spaces, none of which its viewer may
+	// be shown; it is left out of what they see.
+	concealed bool
 }
 
 // SectionURLs are a section's URLs: published is where its default site
@@ -78,14 +82,16 @@ func siteSpaceIDs(views []site.SiteSpaceView) ([]string, error) {
 	return out, nil
 }
 
-// render is a section with its site spaces. The default one is the
-// section's DefaultSiteSpace (set by a PATCH) when it still is one of them,
-// else the one the site context marks default, else the first; it alone is
-// marked default, and its URL is the section's published URL.
-func render(sec Section, views []site.SiteSpaceView) (SectionView, error) {
+// render is a section with the site spaces its viewer may be shown. The
+// default one is the section's DefaultSiteSpace (set by a PATCH) when it
+// still is one of them, else the one the site context marks default, else
+// the first; it alone is marked default, and its URL is the section's
+// published URL.
+func render(sec Section, variants site.Variants) (SectionView, error) {
+	views := variants.Shown
 	v := SectionView{Object: KindSection, ID: sec.ID, Title: sec.Title, Description: sec.Description,
 		Default: sec.Default, Path: sec.Path, Condition: sec.Condition, SectionGroup: sec.Group, Icon: sec.Icon,
-		SiteSpaces: make([]json.RawMessage, 0, len(views))}
+		SiteSpaces: make([]json.RawMessage, 0, len(views)), concealed: variants.Concealed()}
 	read := make([]siteSpace, len(views))
 	raws := make([]json.RawMessage, len(views))
 	def, marked := -1, -1
@@ -139,7 +145,8 @@ func renderGroup(g Group, sections []SectionView) GroupView {
 	return GroupView{Object: KindGroup, ID: g.ID, Title: g.Title, Icon: g.Icon, Sections: sections, Children: sections}
 }
 
-// views renders sections with their site spaces, asked for in one call.
+// views renders sections with their site spaces, asked for in one call
+// (concealed ones included: callers leave them out of what they show).
 func (s *Service) views(ctx context.Context, g site.Grant, secs []Section) ([]SectionView, error) {
 	out := make([]SectionView, 0, len(secs))
 	if len(secs) == 0 {
@@ -171,6 +178,27 @@ func (s *Service) view(ctx context.Context, g site.Grant, sec Section) (SectionV
 	return vs[0], nil
 }
 
+// visible is the view of a section its viewer may see: a concealed one is
+// not found.
+func (s *Service) visible(ctx context.Context, g site.Grant, sec Section) (SectionView, error) {
+	v, err := s.view(ctx, g, sec)
+	if err == nil && v.concealed {
+		return SectionView{}, ErrSectionNotFound
+	}
+	return v, err
+}
+
+// shownOnly leaves the concealed sections out.
+func shownOnly(vs []SectionView) []SectionView {
+	out := vs[:0:0]
+	for _, v := range vs {
+		if !v.concealed {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
 // groupViews renders groups with their sections in order (l has every
 // section of the site).
 func (s *Service) groupViews(ctx context.Context, g site.Grant, l layout, grps []Group) ([]GroupView, error) {
@@ -186,6 +214,7 @@ func (s *Service) groupViews(ctx context.Context, g site.Grant, l layout, grps [
 	if err != nil {
 		return nil, err
 	}
+	vs = shownOnly(vs)
 	out := make([]GroupView, 0, len(grps))
 	for _, grp := range grps {
 		var mine []SectionView
@@ -214,6 +243,8 @@ func (s *Service) groupView(ctx context.Context, g site.Grant, grp Group) (Group
 // Structure is the site's structure for the published view: the top-level
 // items in order, ungrouped sections (SectionView) and groups (GroupView,
 // with their sections); hasSections is false when the site has no section.
+// A section none of whose site spaces the reader may be shown is left out:
+// its title (often its space's) would be all they see of it.
 func (s *Service) Structure(ctx context.Context, g site.Grant) ([]any, bool, error) {
 	l, err := s.layout(ctx, g)
 	if err != nil {
@@ -234,12 +265,16 @@ func (s *Service) Structure(ctx context.Context, g site.Grant) ([]any, bool, err
 	items := []any{}
 	for _, n := range l.children("") {
 		if n.Kind == KindSection {
-			items = append(items, byID[n.ID])
+			if v := byID[n.ID]; len(v.SiteSpaces) > 0 {
+				items = append(items, v)
+			}
 			continue
 		}
 		var mine []SectionView
 		for _, c := range l.children(n.ID) {
-			mine = append(mine, byID[c.ID])
+			if v := byID[c.ID]; len(v.SiteSpaces) > 0 {
+				mine = append(mine, v)
+			}
 		}
 		items = append(items, renderGroup(groups[n.ID], mine))
 	}

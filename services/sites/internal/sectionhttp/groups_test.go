@@ -89,6 +89,8 @@ func TestGroupErrors(t *testing.T) {
 		{Name: "list as an outsider", User: "oz", Method: "GET", Path: sitePath + "/section-groups", Want: 404},
 		{Name: "patch title over 100", User: "ann", Method: "PATCH", Path: gp, Body: `{"title":"` + long(101) + `"}`, Want: 400, Field: "title:"},
 		{Name: "patch empty title", User: "ann", Method: "PATCH", Path: gp, Body: `{"title":""}`, Want: 400, Field: "title:"},
+		{Name: "create title with a control character", User: "ann", Method: "POST", Path: sitePath + "/section-groups", Body: `{"title":"G\u0000"}`, Want: 400, Field: "title: must not contain NUL"},
+		{Name: "patch title with a bidi override", User: "ann", Method: "PATCH", Path: gp, Body: `{"title":"G\u202E"}`, Want: 400, Field: "title: must not contain the invisible format character U+202E"},
 		{Name: "patch another organization's group", User: "ann", Method: "PATCH", Path: sitePath + "/section-groups/" + other.ID, Body: `{"title":"X"}`, Want: 404},
 		{Name: "add without sectionId", User: "ann", Method: "POST", Path: gp + "/sections", Body: `{}`, Want: 400, Field: "sectionId:"},
 		{Name: "add an unknown section", User: "ann", Method: "POST", Path: gp + "/sections", Body: `{"sectionId":"nope"}`, Want: 400, Field: "sectionId:"},

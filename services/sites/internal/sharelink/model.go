@@ -26,13 +26,11 @@ import (
 	"github.com/docspub/platform/libs/apierr"
 	"github.com/docspub/platform/libs/ids"
 	"github.com/docspub/platform/libs/nullable"
+	"github.com/docspub/platform/services/sites/internal/limits"
 )
 
 // Object is the object field of a share link.
 const Object = "share-link"
-
-// MaxName is the longest name, in characters (api.md, "Limits").
-const MaxName = 50
 
 // Key sizes: KeyBytes random bytes written as KeyLength base62 characters
 // (62^43 > 2^256).
@@ -130,7 +128,7 @@ func (n NewLink) validate() error {
 	case n.Name.Null:
 		p.Add("name", "must be a string")
 	default:
-		p.Length("name", n.Name.Value, 0, MaxName)
+		p.Text("name", n.Name.Value, 0, limits.ShareLinkName)
 	}
 	return p.Err()
 }
@@ -162,7 +160,7 @@ func (p Patch) apply(l *Link) (Change, error) {
 		if p.Name.Null {
 			probs.Add("name", "must be a string")
 		} else {
-			probs.Length("name", p.Name.Value, 0, MaxName)
+			probs.Text("name", p.Name.Value, 0, limits.ShareLinkName)
 		}
 	}
 	if p.Active.Set && p.Active.Null {

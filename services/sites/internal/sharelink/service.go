@@ -11,6 +11,7 @@ import (
 	"github.com/docspub/platform/libs/ids"
 	"github.com/docspub/platform/libs/kafkax"
 	"github.com/docspub/platform/services/sites/internal/access"
+	"github.com/docspub/platform/services/sites/internal/limits"
 	"github.com/docspub/platform/services/sites/internal/site"
 )
 
@@ -106,6 +107,11 @@ func (s *Service) Create(ctx context.Context, c access.Caller, org, siteID strin
 	}
 	if err := in.validate(); err != nil {
 		return View{}, err
+	}
+	if _, n, err := s.store.Links(ctx, g.Site, Page{Limit: 1}); err != nil {
+		return View{}, fmt.Errorf("count share links of site %s: %w", g.Site, err)
+	} else if n >= limits.ShareLinksPerSite {
+		return View{}, apierr.Invalid("name", "cannot add a share link: a site has at most %d share links", limits.ShareLinksPerSite)
 	}
 	t := s.clock()
 	key := NewKey()

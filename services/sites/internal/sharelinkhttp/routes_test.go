@@ -168,6 +168,7 @@ func TestShareLinksPage(t *testing.T) {
 			path = links + "?limit=2&page=" + url.QueryEscape(l.Next.Page)
 		}
 	}
+	slices.Sort(ids) // lists are by id; ids made in one millisecond are in random order
 	if diff := cmp.Diff(ids, got); diff != "" {
 		t.Errorf("ids over the pages (-want +got):\n%s", diff)
 	}
@@ -186,6 +187,8 @@ func TestShareLinkErrors(t *testing.T) {
 		{Name: "name of 50 characters", User: "admin", Method: "POST", Path: links, Body: fifty, Want: 201},
 		{Name: "name of 51 characters", User: "admin", Method: "POST", Path: links, Body: long, Want: 400, Field: "name"},
 		{Name: "name missing", User: "admin", Method: "POST", Path: links, Body: `{}`, Want: 400, Field: "name"},
+		{Name: "name with a NUL", User: "admin", Method: "POST", Path: links, Body: `{"name":"a\u0000"}`, Want: 400, Field: "name: must not contain NUL"},
+		{Name: "patch name with a bidi override", User: "admin", Method: "PATCH", Path: one, Body: `{"name":"\u202Eabc"}`, Want: 400, Field: "name: must not contain the invisible format character U+202E"},
 		{Name: "name null", User: "admin", Method: "POST", Path: links, Body: `{"name":null}`, Want: 400, Field: "name"},
 		{Name: "name a number", User: "admin", Method: "POST", Path: links, Body: `{"name":5}`, Want: 400, Field: "name"},
 		{Name: "no body", User: "admin", Method: "POST", Path: links, Want: 400},

@@ -21,16 +21,26 @@ type Site struct {
 	// BasenameKey holds the basename, or the id while the site has none, so
 	// that a unique index on (organization, basenameKey) keeps basenames
 	// unique per organization.
-	BasenameKey        string     `bson:"basenameKey"`
-	Proxy              string     `bson:"proxy,omitempty"` // the proxy origin; "" for none
-	Published          bool       `bson:"published"`
-	AdaptiveContent    bool       `bson:"adaptiveContent"`
-	AgentsContext      string     `bson:"agentsContext"`
-	DefaultSiteSection string     `bson:"defaultSiteSection,omitempty"`
-	AdaptiveSchema     string     `bson:"adaptiveSchema,omitempty"` // JSON; "" for the default schema
-	AdaptiveSchemaAt   *time.Time `bson:"adaptiveSchemaAt,omitempty"`
-	CreatedAt          time.Time  `bson:"createdAt"`
-	UpdatedAt          time.Time  `bson:"updatedAt"`
+	BasenameKey     string `bson:"basenameKey"`
+	Proxy           string `bson:"proxy,omitempty"` // the proxy origin; "" for none
+	Published       bool   `bson:"published"`
+	AdaptiveContent bool   `bson:"adaptiveContent"`
+	AgentsContext   string `bson:"agentsContext"`
+	// AdaptiveSchema and AdaptiveSchemaAt are where schemas were kept before
+	// they got a document of their own (AdaptiveSchema): read, never written.
+	AdaptiveSchema   string     `bson:"adaptiveSchema,omitempty"`
+	AdaptiveSchemaAt *time.Time `bson:"adaptiveSchemaAt,omitempty"`
+	CreatedAt        time.Time  `bson:"createdAt"`
+	UpdatedAt        time.Time  `bson:"updatedAt"`
+}
+
+// AdaptiveSchema is a site's stored adaptive schema, a document of its own:
+// reading a site never loads it, nor the events of its changes.
+type AdaptiveSchema struct {
+	Site         string    `bson:"_id"`
+	Organization string    `bson:"organization"`
+	JSON         string    `bson:"jsonSchema"`
+	UpdatedAt    time.Time `bson:"updatedAt"`
 }
 
 // SiteSpace is a stored site space: one space shown on a site, at the site
@@ -76,17 +86,6 @@ const (
 	DefaultTitle         = "Untitled site"
 	DefaultVisibility    = VisibilityPublic
 	DefaultAgentsContext = AgentsIncluded
-)
-
-// Limits (api.md "Limits").
-const (
-	MinTitle     = 2
-	MaxTitle     = 128
-	MaxBasename  = 100
-	MaxProxy     = 512
-	MaxPath      = 100
-	MaxCondition = 1024
-	MaxSpaces    = 100 // spaces added by one site creation
 )
 
 // Fields are stored fields to set, by their stored name.

@@ -39,15 +39,17 @@ type Customizations struct {
 //     a wrong or inactive one: 403 "invalid share key"); a visitor-auth
 //     site is refused (403): its visitors authenticate on the site itself.
 //
-// Such a visitor's grant has the read level.
+// Such a visitor's grant has the read level. A member is shown the spaces
+// content lets them view; a visitor the spaces the site publishes, never a
+// deleted one or one now in another organization (see showable).
 func (s *Service) Published(ctx context.Context, c access.Caller, org, siteID, shareKey string) (PublishedView, error) {
 	st, err := s.load(ctx, org, siteID)
 	if err != nil {
 		return PublishedView{}, err
 	}
-	g := Grant{Organization: org, Site: st.ID, User: c.UserID, Level: roles.Read}
+	g := Grant{Organization: org, Site: st.ID, User: c.UserID, Level: roles.Read, Visitor: true}
 	if role, ok := c.Role(org); ok && access.Allows(role, access.View) {
-		g.Level = role
+		g.Level, g.Caller, g.Visitor = role, c, false
 	} else if err := s.visitorMayRead(ctx, st, shareKey); err != nil {
 		return PublishedView{}, err
 	}
@@ -75,8 +77,8 @@ func (s *Service) Published(ctx context.Context, c access.Caller, org, siteID, s
 	if err != nil {
 		return PublishedView{}, err
 	}
-	out.Structure = Structure{Type: "siteSpaces", Structure: make([]any, 0, len(sss[""]))}
-	for _, v := range sss[""] {
+	out.Structure = Structure{Type: "siteSpaces", Structure: make([]any, 0, len(sss[""].Shown))}
+	for _, v := range sss[""].Shown {
 		out.Structure.Structure = append(out.Structure.Structure, v)
 	}
 	return out, nil

@@ -9,6 +9,7 @@ import (
 
 	"github.com/docspub/platform/libs/apierr"
 	"github.com/docspub/platform/libs/kafkax"
+	"github.com/docspub/platform/libs/quota"
 	"github.com/docspub/platform/libs/roles"
 	"github.com/docspub/platform/services/sites/internal/access"
 	"github.com/docspub/platform/services/sites/internal/contentclient"
@@ -33,6 +34,11 @@ func forbidden(what string) error {
 // caller may read the site (a share-key visitor's grant has the read level).
 type Sections interface {
 	Structure(ctx context.Context, g Grant) (items []any, hasSections bool, err error)
+	// Has reports whether the granted site has the section.
+	Has(ctx context.Context, g Grant, sectionID string) (bool, error)
+	// SetDefault makes a section of the granted site its default section
+	// (a 400 naming defaultSiteSection when the site has no such section).
+	SetDefault(ctx context.Context, g Grant, sectionID string) error
 }
 
 // ShareKeys tells whether a share key of a site is an active share link.
@@ -72,6 +78,9 @@ type Service struct {
 	sections  Sections
 	shareKeys ShareKeys
 	deleted   []func(ctx context.Context, siteID string) error
+	compiles  *quota.Limiter // adaptive schema compilations per organization
+	// compileFn compiles an adaptive schema (compileSchema; tests slow it down).
+	compileFn func(map[string]any) error
 
 	mu      sync.Mutex
 	lastPos int64
@@ -87,7 +96,7 @@ func New(store Store, spaces *spaceview.Store, content *contentclient.Client, ur
 	urls.Public = strings.TrimRight(urls.Public, "/")
 	urls.App = strings.TrimRight(urls.App, "/")
 	urls.Published = strings.TrimRight(urls.Published, "/")
-	return &Service{store: store, spaces: spaces, content: content, urls: urls, now: now}
+	return &Service{store: store, spaces: spaces, content: content, urls: urls, now: now, compiles: compileQuota(), compileFn: compileSchema}
 }
 
 // SetSections sets what renders the sections of published views.
@@ -122,6 +131,13 @@ func (s *Service) position() int64 {
 type Grant struct {
 	Organization, Site, User string
 	Level                    roles.Role
+	// Caller is the member the grant is for: content is asked, for them,
+	// which spaces they may be shown.
+	Caller access.Caller
+	// Visitor marks a reader of the published view who is not a member
+	// (a public or unlisted site, a share link): the site's publishing
+	// rules decide what they see, not content's member permissions.
+	Visitor bool
 }
 
 // Can reports whether the grant allows a.
@@ -146,7 +162,7 @@ func (s *Service) enter(ctx context.Context, c access.Caller, org, siteID string
 	if err != nil {
 		return Site{}, Grant{}, err
 	}
-	g := Grant{Organization: org, Site: st.ID, User: c.UserID, Level: role}
+	g := Grant{Organization: org, Site: st.ID, User: c.UserID, Level: role, Caller: c}
 	if !g.Can(a) {
 		return Site{}, Grant{}, forbidden(actionText(a))
 	}

@@ -4,15 +4,17 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/docspub/platform/libs/keyset"
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/docspub/platform/libs/keyset"
 
 	"github.com/docspub/platform/libs/apierr"
 	"github.com/docspub/platform/libs/ids"
 	"github.com/docspub/platform/libs/nullable"
 	"github.com/docspub/platform/services/sites/internal/access"
+	"github.com/docspub/platform/services/sites/internal/limits"
 )
 
 // proxyPattern is the SiteProxyOrigin pattern: a host and at least one path
@@ -47,7 +49,7 @@ func (s *Service) ListSites(ctx context.Context, c access.Caller, org string, in
 	}
 	page := keyset.Cut(sts, in.Page.Limit, count, siteKey)
 	views, err := s.renderSites(ctx, page.Items, func(st Site) *Grant {
-		return &Grant{Organization: org, Site: st.ID, User: c.UserID, Level: role}
+		return &Grant{Organization: org, Site: st.ID, User: c.UserID, Level: role, Caller: c}
 	})
 	if err != nil {
 		return List[SiteView]{}, err
@@ -84,15 +86,15 @@ func (s *Service) CreateSite(ctx context.Context, c access.Caller, org string, i
 	title := DefaultTitle
 	if in.Title != nil {
 		title = strings.TrimSpace(*in.Title)
-		p.Length("title", title, MinTitle, MaxTitle)
+		p.Text("title", title, limits.SiteTitleMin, limits.SiteTitleMax)
 	}
 	vis := DefaultVisibility
 	if in.Visibility != "" {
 		p.OneOf("visibility", in.Visibility, Visibilities...)
 		vis = in.Visibility
 	}
-	if len(in.Spaces) > MaxSpaces {
-		p.Add("spaces", "must have at most %d items", MaxSpaces)
+	if len(in.Spaces) > limits.SpacesPerCreate {
+		p.Add("spaces", "must have at most %d items", limits.SpacesPerCreate)
 	}
 	for i, id := range in.Spaces {
 		if strings.TrimSpace(id) == "" {
@@ -114,7 +116,7 @@ func (s *Service) CreateSite(ctx context.Context, c access.Caller, org string, i
 	st := Site{ID: ids.New(), Organization: org, Type: typ, Title: title, Visibility: vis,
 		AgentsContext: DefaultAgentsContext, CreatedAt: now, UpdatedAt: now}
 	st.BasenameKey = st.ID
-	g := Grant{Organization: org, Site: st.ID, User: c.UserID, Level: role}
+	g := Grant{Organization: org, Site: st.ID, User: c.UserID, Level: role, Caller: c}
 	if err := s.store.InsertSite(ctx, st, event("site.created", org, st.ID, s.siteView(st, 0, nil))); err != nil {
 		return SiteView{}, err
 	}
@@ -148,9 +150,11 @@ type UpdateInput struct {
 }
 
 // UpdateSite changes a site (the edit permission is needed). A basename is
-// unique among the organization's sites (a taken one is a conflict);
-// defaultSiteSpace must be a site space of the site and becomes the default
-// of its section (or of the site level).
+// one path segment, unique among the organization's sites (a taken one is a
+// conflict); defaultSiteSpace must be a site space of the site and becomes
+// the default of its section (or of the site level); defaultSiteSection
+// must be a section of the site and becomes the site's default section.
+// Everything is checked before anything is written.
 func (s *Service) UpdateSite(ctx context.Context, c access.Caller, org, siteID string, in UpdateInput) (SiteView, error) {
 	st, g, err := s.enter(ctx, c, org, siteID, access.Edit)
 	if err != nil {
@@ -160,7 +164,7 @@ func (s *Service) UpdateSite(ctx context.Context, c access.Caller, org, siteID s
 	set := Fields{}
 	if in.Title != nil {
 		st.Title = strings.TrimSpace(*in.Title)
-		p.Length("title", st.Title, MinTitle, MaxTitle)
+		p.Text("title", st.Title, limits.SiteTitleMin, limits.SiteTitleMax)
 		set["title"] = st.Title
 	}
 	if in.Visibility != nil {
@@ -170,10 +174,7 @@ func (s *Service) UpdateSite(ctx context.Context, c access.Caller, org, siteID s
 	}
 	if in.Basename != nil {
 		st.Basename = strings.TrimSpace(*in.Basename)
-		p.Length("basename", st.Basename, 1, MaxBasename)
-		if strings.ContainsAny(st.Basename, "/?# ") {
-			p.Add("basename", "must not contain '/', '?', '#' or spaces")
-		}
+		CheckSegment(&p, "basename", st.Basename, limits.Basename)
 		st.BasenameKey = st.Basename
 		set["basename"], set["basenameKey"] = st.Basename, st.BasenameKey
 	}
@@ -187,17 +188,21 @@ func (s *Service) UpdateSite(ctx context.Context, c access.Caller, org, siteID s
 		set["agentsContext"] = st.AgentsContext
 	}
 	if in.DefaultSiteSection != nil {
-		st.DefaultSiteSection = strings.TrimSpace(*in.DefaultSiteSection)
-		p.Length("defaultSiteSection", st.DefaultSiteSection, 1, -1)
-		set["defaultSiteSection"] = st.DefaultSiteSection
+		why, err := s.sectionProblem(ctx, g, *in.DefaultSiteSection)
+		if err != nil {
+			return SiteView{}, err
+		}
+		if why != "" {
+			p.Add("defaultSiteSection", "%s", why)
+		}
 	}
 	if in.Proxy.Set {
 		st.Proxy = ""
 		if !in.Proxy.Null {
 			st.Proxy = in.Proxy.Value
 			switch {
-			case len(st.Proxy) > MaxProxy:
-				p.Add("proxy", "must be at most %d characters", MaxProxy)
+			case len(st.Proxy) > limits.Proxy:
+				p.Add("proxy", "must be at most %d characters", limits.Proxy)
 			case !proxyPattern.MatchString(st.Proxy):
 				p.Add("proxy", "must be a host followed by a path, like docs.example.com/help")
 			}
@@ -206,9 +211,13 @@ func (s *Service) UpdateSite(ctx context.Context, c access.Caller, org, siteID s
 	}
 	var newDefault SiteSpace
 	if in.DefaultSiteSpace != nil {
-		newDefault, err = s.store.SiteSpace(ctx, *in.DefaultSiteSpace)
-		if errors.Is(err, apierr.ErrNotFound) || (err == nil && newDefault.Site != st.ID) {
+		newDefault, err = s.siteSpaceOf(ctx, st, *in.DefaultSiteSpace)
+		if err == nil {
+			_, err = s.showOne(ctx, g, newDefault)
+		}
+		if errors.Is(err, apierr.ErrNotFound) {
 			p.Add("defaultSiteSpace", "site space %s is not a site space of this site", *in.DefaultSiteSpace)
+			newDefault = SiteSpace{}
 		} else if err != nil {
 			return SiteView{}, err
 		}
@@ -236,7 +245,27 @@ func (s *Service) UpdateSite(ctx context.Context, c access.Caller, org, siteID s
 			return SiteView{}, err
 		}
 	}
+	if in.DefaultSiteSection != nil {
+		if err := s.sections.SetDefault(ctx, g, *in.DefaultSiteSection); err != nil {
+			return SiteView{}, err
+		}
+	}
 	return s.renderSite(ctx, st, &g)
+}
+
+// sectionProblem says why id is not a section of the granted site, "" when
+// it is one.
+func (s *Service) sectionProblem(ctx context.Context, g Grant, id string) (string, error) {
+	if strings.TrimSpace(id) == "" {
+		return "must not be empty", nil
+	}
+	if s.sections != nil {
+		ok, err := s.sections.Has(ctx, g, id)
+		if ok || err != nil {
+			return "", err
+		}
+	}
+	return fmt.Sprintf("%q is not a section of this site", id), nil
 }
 
 // DeleteSite deletes a site and its site spaces (the manage permission is

@@ -5,23 +5,27 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/docspub/platform/libs/keyset"
 	"strings"
+	"time"
 	"unicode"
 
 	"github.com/docspub/platform/libs/apierr"
 	"github.com/docspub/platform/libs/ids"
+	"github.com/docspub/platform/libs/keyset"
 	"github.com/docspub/platform/libs/nullable"
 	"github.com/docspub/platform/libs/roles"
 	"github.com/docspub/platform/services/sites/internal/access"
+	"github.com/docspub/platform/services/sites/internal/limits"
 	"github.com/docspub/platform/services/sites/internal/spaceview"
 )
 
-// checkedSpace is a space content confirmed, as the projection keeps it.
+// checkedSpace is a space content confirmed, as the projection keeps it,
+// with the caller's permissions on it as content reported them.
 type checkedSpace struct {
 	ID    string
 	Title string
 	View  string // the Space JSON without permissions
+	Perms spacePermissions
 }
 
 // checkSpace asks content whether the caller sees the space and whether it
@@ -33,9 +37,10 @@ func (s *Service) checkSpace(ctx context.Context, c access.Caller, org, spaceID,
 		return checkedSpace{}, err
 	}
 	var sp struct {
-		ID           string `json:"id"`
-		Organization string `json:"organization"`
-		Title        string `json:"title"`
+		ID           string            `json:"id"`
+		Organization string            `json:"organization"`
+		Title        string            `json:"title"`
+		Permissions  *spacePermissions `json:"permissions"`
 	}
 	if err := json.Unmarshal(raw, &sp); err != nil || sp.ID == "" {
 		return checkedSpace{}, fmt.Errorf("content answered an unreadable space %s: %w", spaceID, err)
@@ -47,10 +52,14 @@ func (s *Service) checkSpace(ctx context.Context, c access.Caller, org, spaceID,
 	if err != nil {
 		return checkedSpace{}, err
 	}
-	if err := s.spaces.Put(ctx, view, false, s.clock()); err != nil {
+	if err := s.spaces.Put(ctx, view, false, time.Time{}); err != nil {
 		return checkedSpace{}, err
 	}
-	return checkedSpace{ID: sp.ID, Title: sp.Title, View: string(view)}, nil
+	out := checkedSpace{ID: sp.ID, Title: sp.Title, View: string(view), Perms: permissionsFor(roles.Read, locked(string(view)))}
+	if sp.Permissions != nil {
+		out.Perms = *sp.Permissions
+	}
+	return out, nil
 }
 
 // slug makes a site space path from a space title: lower-case letters and
@@ -70,8 +79,8 @@ func slug(title string) string {
 		dash = true
 	}
 	out := []rune(b.String())
-	if len(out) > MaxPath-4 { // room for a "-999" suffix
-		out = out[:MaxPath-4]
+	if len(out) > limits.SiteSpacePath-4 { // room for a "-999" suffix
+		out = out[:limits.SiteSpacePath-4]
 	}
 	if len(out) == 0 {
 		return "space"
@@ -109,6 +118,13 @@ func (s *Service) AddSiteSpace(ctx context.Context, c access.Caller, g Grant, se
 	st, err := s.load(ctx, g.Organization, g.Site)
 	if err != nil {
 		return SiteSpaceView{}, err
+	}
+	counts, err := s.store.CountSiteSpaces(ctx, []string{st.ID})
+	if err != nil {
+		return SiteSpaceView{}, err
+	}
+	if counts[st.ID] >= limits.SiteSpacesPerSite {
+		return SiteSpaceView{}, apierr.Invalid("spaceId", "cannot add a site space: a site has at most %d site spaces", limits.SiteSpacesPerSite)
 	}
 	sp, err := s.checkSpace(ctx, c, g.Organization, spaceID, "spaceId")
 	if err != nil {
@@ -149,18 +165,32 @@ func (s *Service) addSiteSpace(ctx context.Context, st Site, g Grant, section st
 		if err != nil {
 			return SiteSpaceView{}, err
 		}
-		return s.siteSpaceView(st, ss, proj, &g.Level)
+		return s.siteSpaceView(st, ss, proj, &sp.Perms)
 	}
 }
 
+// Variants are the site spaces of one section (or of the site level) as a
+// grant's holder may see them: those shown, in order, and how many others
+// the section has.
+type Variants struct {
+	Shown  []SiteSpaceView
+	Hidden int
+}
+
+// Concealed reports whether the section has site spaces but none its
+// viewer may be shown: then the section itself is not shown to them (its
+// title is often its space's).
+func (v Variants) Concealed() bool { return len(v.Shown) == 0 && v.Hidden > 0 }
+
 // SiteSpaces returns the site spaces of the given sections ("" for the
-// site-level ones), each in order, rendered for g. Site spaces whose space
-// is deleted (or unknown) in the projection are left out; they come back
-// when the space is restored. Every asked section has an entry.
-func (s *Service) SiteSpaces(ctx context.Context, g Grant, sectionIDs []string) (map[string][]SiteSpaceView, error) {
-	out := make(map[string][]SiteSpaceView, len(sectionIDs))
+// site-level ones), each in order, rendered for g: only those whose space
+// g's holder may be shown (showable), with their permissions on it. A site
+// space whose space is deleted comes back when the space is restored. Every
+// asked section has an entry.
+func (s *Service) SiteSpaces(ctx context.Context, g Grant, sectionIDs []string) (map[string]Variants, error) {
+	out := make(map[string]Variants, len(sectionIDs))
 	for _, id := range sectionIDs {
-		out[id] = []SiteSpaceView{}
+		out[id] = Variants{Shown: []SiteSpaceView{}}
 	}
 	if len(sectionIDs) == 0 {
 		return out, nil
@@ -173,34 +203,111 @@ func (s *Service) SiteSpaces(ctx context.Context, g Grant, sectionIDs []string) 
 	if err != nil {
 		return nil, err
 	}
-	views, err := s.renderSiteSpaces(ctx, st, sss, g.Level)
+	show, err := s.showable(ctx, g, spacesOf(sss))
 	if err != nil {
 		return nil, err
 	}
-	for _, v := range views {
-		out[v.Section] = append(out[v.Section], v)
+	for _, ss := range sss {
+		v := out[ss.Section]
+		sh, ok := show[ss.Space]
+		if !ok {
+			v.Hidden++
+			out[ss.Section] = v
+			continue
+		}
+		view, err := s.siteSpaceView(st, ss, sh.space, &sh.perms)
+		if err != nil {
+			return nil, err
+		}
+		v.Shown = append(v.Shown, view)
+		out[ss.Section] = v
 	}
 	return out, nil
 }
 
-// renderSiteSpaces renders the site spaces whose space the projection
-// holds, not deleted, for a caller with level.
-func (s *Service) renderSiteSpaces(ctx context.Context, st Site, sss []SiteSpace, level roles.Role) ([]SiteSpaceView, error) {
-	spaceIDs := make([]string, 0, len(sss))
+func spacesOf(sss []SiteSpace) []string {
+	out := make([]string, 0, len(sss))
 	for _, ss := range sss {
-		spaceIDs = append(spaceIDs, ss.Space)
+		out = append(out, ss.Space)
 	}
-	proj, err := s.spaces.Get(ctx, spaceIDs)
+	return out
+}
+
+// shown is a space that a grant's holder may be shown, with their
+// permissions on it.
+type shown struct {
+	space spaceview.Space
+	perms spacePermissions
+}
+
+// showable returns, by id, the spaces among ids that g's holder may be
+// shown. The projection must hold each one live and in the site's
+// organization (a space transferred away or deleted is never shown). Then:
+//   - a member is shown what content lets them view: content is asked once
+//     for all the spaces, with the member's internal token; a space content
+//     refuses, reports deleted or in another organization is left out, and
+//     the permissions follow the level content reports. When content does
+//     not answer, the answer is a 503: never more is shown;
+//   - a visitor of the published view (g.Visitor) follows the site's
+//     publishing rules: every such space, read-only.
+func (s *Service) showable(ctx context.Context, g Grant, ids []string) (map[string]shown, error) {
+	proj, err := s.spaces.Get(ctx, ids)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]SiteSpaceView, 0, len(sss))
-	for _, ss := range sss {
-		sp, ok := proj[ss.Space]
-		if !ok || sp.Deleted {
+	live := make([]string, 0, len(proj))
+	for id, sp := range proj {
+		if !sp.Deleted && sp.Organization == g.Organization {
+			live = append(live, id)
+		}
+	}
+	out := make(map[string]shown, len(live))
+	if g.Visitor {
+		for _, id := range live {
+			out[id] = shown{space: proj[id], perms: permissionsFor(roles.Read, locked(proj[id].View))}
+		}
+		return out, nil
+	}
+	if len(live) == 0 {
+		return out, nil
+	}
+	acc, err := s.content.Access(ctx, g.Caller, live)
+	if err != nil {
+		return nil, err
+	}
+	for _, id := range live {
+		a := acc[id]
+		if a == nil || a.Deleted || a.Organization != g.Organization {
 			continue
 		}
-		v, err := s.siteSpaceView(st, ss, sp, &level)
+		out[id] = shown{space: proj[id], perms: permissionsFor(a.Level, locked(proj[id].View))}
+	}
+	return out, nil
+}
+
+// showOne is showable for the space of one site space: a space its holder
+// may not be shown makes the site space not found.
+func (s *Service) showOne(ctx context.Context, g Grant, ss SiteSpace) (shown, error) {
+	show, err := s.showable(ctx, g, []string{ss.Space})
+	if err != nil {
+		return shown{}, err
+	}
+	sh, ok := show[ss.Space]
+	if !ok {
+		return shown{}, ErrSiteSpaceNotFound
+	}
+	return sh, nil
+}
+
+// renderSiteSpaces renders the site spaces whose space is in show.
+func (s *Service) renderSiteSpaces(st Site, sss []SiteSpace, show map[string]shown) ([]SiteSpaceView, error) {
+	out := make([]SiteSpaceView, 0, len(sss))
+	for _, ss := range sss {
+		sh, ok := show[ss.Space]
+		if !ok {
+			continue
+		}
+		v, err := s.siteSpaceView(st, ss, sh.space, &sh.perms)
 		if err != nil {
 			return nil, err
 		}
@@ -209,14 +316,17 @@ func (s *Service) renderSiteSpaces(ctx context.Context, st Site, sss []SiteSpace
 	return out, nil
 }
 
-// eventView renders a site space for its events (without permissions).
+// eventView renders a site space for its events (without permissions). A
+// space the projection does not hold, or holds in another organization,
+// is named by its id alone: the site's events never carry another
+// organization's space.
 func (s *Service) eventView(ctx context.Context, st Site, ss SiteSpace) (SiteSpaceView, error) {
 	proj, err := s.spaces.Get(ctx, []string{ss.Space})
 	if err != nil {
 		return SiteSpaceView{}, err
 	}
 	sp, ok := proj[ss.Space]
-	if !ok {
+	if !ok || sp.Organization != st.Organization {
 		sp = spaceview.Space{ID: ss.Space, View: fmt.Sprintf(`{"object":"space","id":%q}`, ss.Space)}
 	}
 	return s.siteSpaceView(st, ss, sp, nil)
@@ -248,7 +358,8 @@ func (s *Service) RemoveSiteSpaces(ctx context.Context, g Grant, sectionID strin
 
 // ListSiteSpaces returns a page of all the site spaces of a site (site
 // level and sections), by order of addition; def filters on the default
-// flag. Site spaces of deleted spaces are left out.
+// flag. Only site spaces whose space the caller may be shown are listed
+// (and counted): one question to content for all the site's spaces.
 func (s *Service) ListSiteSpaces(ctx context.Context, c access.Caller, org, siteID string, def *bool, pg Page) (List[SiteSpaceView], error) {
 	st, g, err := s.enter(ctx, c, org, siteID, access.View)
 	if err != nil {
@@ -258,13 +369,13 @@ func (s *Service) ListSiteSpaces(ctx context.Context, c access.Caller, org, site
 	if err != nil {
 		return List[SiteSpaceView]{}, err
 	}
-	proj, err := s.spaces.Get(ctx, spaceIDs)
+	show, err := s.showable(ctx, g, spaceIDs)
 	if err != nil {
 		return List[SiteSpaceView]{}, err
 	}
 	hidden := []string{}
 	for _, id := range spaceIDs {
-		if sp, ok := proj[id]; !ok || sp.Deleted {
+		if _, ok := show[id]; !ok {
 			hidden = append(hidden, id)
 		}
 	}
@@ -274,7 +385,7 @@ func (s *Service) ListSiteSpaces(ctx context.Context, c access.Caller, org, site
 		return List[SiteSpaceView]{}, err
 	}
 	page := keyset.Cut(sss, pg.Limit, count, siteSpaceKey)
-	views, err := s.renderSiteSpaces(ctx, st, page.Items, g.Level)
+	views, err := s.renderSiteSpaces(st, page.Items, show)
 	return keyset.With(page, views), err
 }
 
@@ -304,16 +415,24 @@ type UpdateSiteSpaceInput struct {
 	Condition nullable.Field[string]
 }
 
-// validPath checks a site space path.
-func validPath(p *apierr.Problems, field, path string) {
-	p.Length(field, path, 1, MaxPath)
-	if strings.ContainsAny(path, "/?#") || strings.IndexFunc(path, unicode.IsSpace) >= 0 {
-		p.Add(field, "must not contain '/', '?', '#' or spaces")
+// CheckSegment checks a name that is one segment of a published URL (a
+// basename, a section or site space path): 1..max characters, no control
+// or invisible format character, not "." or "..", no slash, backslash,
+// '?', '#' or space.
+func CheckSegment(p *apierr.Problems, field, name string, max int) {
+	switch {
+	case apierr.SegmentProblem(name) != "":
+		p.Segment(field, name, 1, max)
+	case strings.ContainsAny(name, "?#") || strings.IndexFunc(name, unicode.IsSpace) >= 0:
+		p.Add(field, "must not contain '?', '#' or spaces")
+	default:
+		p.Length(field, name, 1, max)
 	}
 }
 
 // UpdateSiteSpace changes a site space (the edit permission is needed). A
-// path used by a sibling is a conflict.
+// site space whose space the caller may not be shown is not found; a path
+// used by a sibling is a conflict.
 func (s *Service) UpdateSiteSpace(ctx context.Context, c access.Caller, org, siteID, id string, in UpdateSiteSpaceInput) (SiteSpaceView, error) {
 	st, g, err := s.enter(ctx, c, org, siteID, access.Edit)
 	if err != nil {
@@ -326,7 +445,7 @@ func (s *Service) UpdateSiteSpace(ctx context.Context, c access.Caller, org, sit
 	var p apierr.Problems
 	set := Fields{}
 	if in.Path != nil {
-		validPath(&p, "path", *in.Path)
+		CheckSegment(&p, "path", *in.Path, limits.SiteSpacePath)
 		ss.Path = *in.Path
 		set["path"] = ss.Path
 	}
@@ -341,11 +460,15 @@ func (s *Service) UpdateSiteSpace(ctx context.Context, c access.Caller, org, sit
 		ss.Condition = ""
 		if !in.Condition.Null {
 			ss.Condition = in.Condition.Value
-			p.Length("condition", ss.Condition, 1, MaxCondition)
+			p.Length("condition", ss.Condition, 1, limits.Condition)
 		}
 		set["condition"] = ss.Condition
 	}
 	if err := p.Err(); err != nil {
+		return SiteSpaceView{}, err
+	}
+	sh, err := s.showOne(ctx, g, ss)
+	if err != nil {
 		return SiteSpaceView{}, err
 	}
 	if in.Path != nil {
@@ -380,35 +503,26 @@ func (s *Service) UpdateSiteSpace(ctx context.Context, c access.Caller, org, sit
 			return SiteSpaceView{}, err
 		}
 	}
-	return s.renderOne(ctx, st, ss, g.Level)
+	return s.siteSpaceView(st, ss, sh.space, &sh.perms)
 }
 
 func pathTaken(path string) error {
 	return &apierr.Error{Status: 409, Message: fmt.Sprintf("path: %q is already used by another site space here", path), Field: "path"}
 }
 
-// renderOne renders one site space, even when its space is deleted.
-func (s *Service) renderOne(ctx context.Context, st Site, ss SiteSpace, level roles.Role) (SiteSpaceView, error) {
-	proj, err := s.spaces.Get(ctx, []string{ss.Space})
-	if err != nil {
-		return SiteSpaceView{}, err
-	}
-	sp, ok := proj[ss.Space]
-	if !ok {
-		return SiteSpaceView{}, ErrSiteSpaceNotFound
-	}
-	return s.siteSpaceView(st, ss, sp, &level)
-}
-
-// DeleteSiteSpace removes a site space (the edit permission is needed).
-// When it was the default, the first remaining sibling becomes the default.
+// DeleteSiteSpace removes a site space (the edit permission is needed); one
+// whose space the caller may not be shown is not found. When it was the
+// default, the first remaining sibling becomes the default.
 func (s *Service) DeleteSiteSpace(ctx context.Context, c access.Caller, org, siteID, id string) error {
-	st, _, err := s.enter(ctx, c, org, siteID, access.Edit)
+	st, g, err := s.enter(ctx, c, org, siteID, access.Edit)
 	if err != nil {
 		return err
 	}
 	ss, err := s.siteSpaceOf(ctx, st, id)
 	if err != nil {
+		return err
+	}
+	if _, err := s.showOne(ctx, g, ss); err != nil {
 		return err
 	}
 	v, err := s.eventView(ctx, st, ss)

@@ -18,6 +18,12 @@ type Store interface {
 	Site(ctx context.Context, id string) (Site, error)
 	Sites(ctx context.Context, q SiteQuery) ([]Site, int, error)
 
+	// AdaptiveSchema returns a site's adaptive schema; not found when the
+	// site never set one.
+	AdaptiveSchema(ctx context.Context, siteID string) (AdaptiveSchema, error)
+	// SetAdaptiveSchema stores a site's adaptive schema with its event.
+	SetAdaptiveSchema(ctx context.Context, sc AdaptiveSchema, ev kafkax.Event) error
+
 	InsertSiteSpace(ctx context.Context, ss SiteSpace, ev kafkax.Event) error
 	SetSiteSpace(ctx context.Context, id string, set Fields, ev kafkax.Event) error
 	RemoveSiteSpace(ctx context.Context, id string, ev kafkax.Event) error

@@ -148,10 +148,10 @@ type SiteSpaceURLs struct {
 	Published string `json:"published"`
 }
 
-// spacePermissions is the permissions object of an embedded space for a
-// caller with level in its organization. Sites do not know the space's own
-// default level, so it is the organization role's (content answers the
-// exact one); a locked space allows no edits.
+// spacePermissions is the permissions object of an embedded space for its
+// viewer: content's level for the member (content's permission table
+// decides it: see showable), read-only for a visitor of a published site;
+// a locked space allows no edits.
 type spacePermissions struct {
 	View               bool `json:"view"`
 	Access             bool `json:"access"`
@@ -176,26 +176,37 @@ func permissionsFor(level roles.Role, locked bool) spacePermissions {
 	}
 }
 
-// spaceJSON is a projected space view with the permissions of level added
-// (nil level: without permissions, as events carry it).
-func spaceJSON(view string, level *roles.Role) (json.RawMessage, error) {
+// locked reports whether a projected space view is in editMode locked.
+func locked(view string) bool {
+	var v struct {
+		EditMode string `json:"editMode"`
+	}
+	_ = json.Unmarshal([]byte(view), &v)
+	return v.EditMode == "locked"
+}
+
+// spaceJSON is a projected space view with perms as its permissions (nil:
+// without permissions, as events carry it).
+func spaceJSON(view string, perms *spacePermissions) (json.RawMessage, error) {
 	var m map[string]json.RawMessage
 	if err := json.Unmarshal([]byte(view), &m); err != nil {
 		return nil, fmt.Errorf("decode space view: %w", err)
 	}
 	delete(m, "permissions")
-	if level != nil {
-		var mode string
-		_ = json.Unmarshal(m["editMode"], &mode)
-		p, _ := json.Marshal(permissionsFor(*level, mode == "locked"))
+	if perms != nil {
+		p, err := json.Marshal(perms)
+		if err != nil {
+			return nil, fmt.Errorf("encode space permissions: %w", err)
+		}
 		m["permissions"] = p
 	}
 	return json.Marshal(m)
 }
 
-// siteSpaceView renders a site space of st. level nil renders it for events.
-func (s *Service) siteSpaceView(st Site, ss SiteSpace, sp spaceview.Space, level *roles.Role) (SiteSpaceView, error) {
-	raw, err := spaceJSON(sp.View, level)
+// siteSpaceView renders a site space of st with the viewer's permissions
+// on its space; perms nil renders it for events.
+func (s *Service) siteSpaceView(st Site, ss SiteSpace, sp spaceview.Space, perms *spacePermissions) (SiteSpaceView, error) {
+	raw, err := spaceJSON(sp.View, perms)
 	if err != nil {
 		return SiteSpaceView{}, err
 	}

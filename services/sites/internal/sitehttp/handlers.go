@@ -2,12 +2,13 @@ package sitehttp
 
 import (
 	"encoding/json"
-	"github.com/docspub/platform/libs/paging"
 	"net/http"
 
 	"github.com/docspub/platform/libs/httpx"
 	"github.com/docspub/platform/libs/nullable"
+	"github.com/docspub/platform/libs/paging"
 	"github.com/docspub/platform/services/sites/internal/access"
+	"github.com/docspub/platform/services/sites/internal/limits"
 	"github.com/docspub/platform/services/sites/internal/site"
 	"github.com/gin-gonic/gin"
 )
@@ -111,6 +112,8 @@ type adaptiveSchemaRequest struct {
 }
 
 func (h *Handlers) putAdaptiveSchema(c *gin.Context) {
+	// Bounded before it is read: a larger body is a 413 at once.
+	c.Request.Body = http.MaxBytesReader(c.Writer, c.Request.Body, limits.AdaptiveSchemaBody)
 	var req adaptiveSchemaRequest
 	if !httpx.Bind(c, &req) {
 		return

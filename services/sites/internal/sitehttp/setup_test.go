@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/docspub/platform/libs/apierr"
 	"github.com/docspub/platform/libs/apitest"
 	"github.com/docspub/platform/libs/discovery"
 	"github.com/docspub/platform/libs/httpx"
@@ -29,10 +30,38 @@ func TestMain(m *testing.M) { mongotest.Main(m) }
 
 // content stands in for the content service over HTTP: GET /v1/spaces/{id}
 // answers the spaces it knows (for a caller with a valid internal token)
-// and 404 otherwise.
+// and 404 otherwise; POST /internal/v1/spaces/access answers, for each
+// known space, the caller's role in its organization as their level, null
+// for a space of an organization they are not in or hidden from them.
+// (The real content service answers these in deployments/local's tests.)
 type content struct {
 	mu     sync.Mutex
-	spaces map[string]string // id → Space JSON
+	spaces map[string]string          // id → Space JSON
+	hidden map[string]map[string]bool // space id → users content refuses it to
+	asked  int                        // access questions answered
+	down   bool                       // answer 503 to everything
+}
+
+// hide makes content refuse a space to a user (as defaultLevel null does).
+func (c *content) hide(id, user string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.hidden[id] == nil {
+		c.hidden[id] = map[string]bool{}
+	}
+	c.hidden[id][user] = true
+}
+
+func (c *content) setDown(down bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.down = down
+}
+
+func (c *content) questions() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.asked
 }
 
 func (c *content) add(id, org, title string) {
@@ -59,8 +88,20 @@ func spaceJSON(id, org, title string, deleted bool) string {
 
 func (c *content) handler(verify *internaltoken.Signer) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if _, err := verify.Verify(r.Header.Get(internaltoken.Header)); err != nil {
+		p, err := verify.Verify(r.Header.Get(internaltoken.Header))
+		if err != nil {
 			http.Error(w, `{"error":{"code":401,"message":"unauthorized"}}`, http.StatusUnauthorized)
+			return
+		}
+		c.mu.Lock()
+		down := c.down
+		c.mu.Unlock()
+		if down {
+			http.Error(w, `{"error":{"code":503,"message":"down"}}`, http.StatusServiceUnavailable)
+			return
+		}
+		if r.Method == http.MethodPost && r.URL.Path == "/internal/v1/spaces/access" {
+			c.access(w, r, p)
 			return
 		}
 		id, ok := strings.CutPrefix(r.URL.Path, "/v1/spaces/")
@@ -77,6 +118,36 @@ func (c *content) handler(verify *internaltoken.Signer) http.Handler {
 	})
 }
 
+func (c *content) access(w http.ResponseWriter, r *http.Request, p internaltoken.Principal) {
+	var q struct {
+		Spaces []string `json:"spaces"`
+	}
+	if err := json.NewDecoder(r.Body).Decode(&q); err != nil {
+		http.Error(w, `{"error":{"code":400,"message":"bad"}}`, http.StatusBadRequest)
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.asked++
+	out := map[string]any{}
+	for _, id := range q.Spaces {
+		out[id] = nil
+		var sp struct {
+			Organization string  `json:"organization"`
+			DeletedAt    *string `json:"deletedAt"`
+		}
+		body, ok := c.spaces[id]
+		if !ok || json.Unmarshal([]byte(body), &sp) != nil || c.hidden[id][p.UserID] {
+			continue
+		}
+		if role := p.Roles[sp.Organization]; role != "" {
+			out[id] = map[string]any{"organization": sp.Organization, "level": role, "deleted": sp.DeletedAt != nil}
+		}
+	}
+	w.Header().Set("Content-Type", "application/json")
+	_ = json.NewEncoder(w).Encode(map[string]any{"spaces": out})
+}
+
 // shareKeys is the share links of the test: site id → active keys.
 type shareKeys map[string]map[string]bool
 
@@ -90,6 +161,12 @@ type sections map[string][]any
 func (s sections) Structure(_ context.Context, g site.Grant) ([]any, bool, error) {
 	items, ok := s[g.Site]
 	return items, ok, nil
+}
+
+func (s sections) Has(context.Context, site.Grant, string) (bool, error) { return false, nil }
+
+func (s sections) SetDefault(context.Context, site.Grant, string) error {
+	return apierr.Invalid("defaultSiteSection", "is not a section of this site")
 }
 
 // env is the real engine over the real store on a fresh database.
@@ -110,8 +187,13 @@ func newEnv(t *testing.T) *env {
 		t.Fatal(err)
 	}
 	signer := apitest.Signer(t)
-	cs := &content{spaces: map[string]string{}}
-	srv := httptest.NewServer(cs.handler(signer))
+	// content accepts only tokens minted for content.
+	contentSigner, err := internaltoken.NewSigner(contentclient.Service, apitest.Secret, time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs := &content{spaces: map[string]string{}, hidden: map[string]map[string]bool{}}
+	srv := httptest.NewServer(cs.handler(contentSigner))
 	t.Cleanup(srv.Close)
 	locks := mongox.NewDocLocks()
 	spaces := spaceview.NewStore(db, locks)
@@ -194,16 +276,22 @@ func (e *env) createSite(user, org, body string) siteBody {
 
 func sitePath(org, id string) string { return "/v1/orgs/" + org + "/sites/" + id }
 
-// putSpace writes a space view straight into the projection, as a content event would.
+// putSpace changes a space in content and writes its view into the
+// projection, as content's event would, newer than any view before.
 func (e *env) putSpace(id, org, title string, deleted bool) {
 	e.t.Helper()
+	body := spaceJSON(id, org, title, deleted)
+	e.content.mu.Lock()
+	e.content.spaces[id] = body
+	e.content.mu.Unlock()
 	var v map[string]any
-	if err := json.Unmarshal([]byte(spaceJSON(id, org, title, deleted)), &v); err != nil {
+	if err := json.Unmarshal([]byte(body), &v); err != nil {
 		e.t.Fatal(err)
 	}
 	delete(v, "permissions")
+	v["updatedAt"] = time.Now().Add(time.Minute).UTC().Format(time.RFC3339Nano)
 	raw, _ := json.Marshal(v)
-	if err := e.spaces.Put(context.Background(), raw, deleted, time.Now().Add(time.Minute)); err != nil {
+	if err := e.spaces.Put(context.Background(), raw, deleted, time.Time{}); err != nil {
 		e.t.Fatal(err)
 	}
 }

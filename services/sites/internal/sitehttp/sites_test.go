@@ -24,7 +24,7 @@ func TestSiteLifecycle(t *testing.T) {
 	e.ok("rex", "GET", path, "", 200, "getSiteById")
 
 	got := apitest.Decode[siteBody](t, e.ok("cid", "PATCH", path, `{"title":"Developer Docs","visibility":"unlisted",
-		"basename":"dev","adaptiveContent":{"enabled":true},"agentsContext":"excluded","defaultSiteSection":"sec1",
+		"basename":"dev","adaptiveContent":{"enabled":true},"agentsContext":"excluded",
 		"proxy":"docs.acme.com/help"}`, 200, "updateSiteById").Body)
 	if got.Title != "Developer Docs" || got.Visibility != "unlisted" || got.Basename != "dev" || !got.AdaptiveContent.Enabled ||
 		got.AgentsContext != "excluded" || got.Proxy == nil || got.Proxy.Origin != "docs.acme.com/help" {
@@ -166,6 +166,15 @@ func TestLimits(t *testing.T) {
 		{Name: "patch proxy too long", User: "ada", Method: "PATCH", Path: p, Body: `{"proxy":"docs.acme.com/` + long(510) + `"}`, Want: 400, Field: "proxy:"},
 		{Name: "patch adaptiveContent without enabled", User: "ada", Method: "PATCH", Path: p, Body: `{"adaptiveContent":{}}`, Want: 400, Field: "adaptiveContent.enabled:"},
 		{Name: "patch unknown defaultSiteSpace", User: "ada", Method: "PATCH", Path: p, Body: `{"defaultSiteSpace":"nope"}`, Want: 400, Field: "defaultSiteSpace:"},
+		{Name: "patch unknown defaultSiteSection", User: "ada", Method: "PATCH", Path: p, Body: `{"defaultSiteSection":"sec1"}`, Want: 400, Field: "defaultSiteSection:"},
+		{Name: "title with a NUL", User: "ada", Method: "POST", Path: "/v1/orgs/org1/sites", Body: `{"title":"Docs\u0000"}`, Want: 400, Field: "title: must not contain NUL"},
+		{Name: "title with a control character", User: "ada", Method: "PATCH", Path: p, Body: `{"title":"Docs\u001b[31m"}`, Want: 400, Field: "title: must not contain the control character U+001B"},
+		{Name: "title with a bidi override", User: "ada", Method: "PATCH", Path: p, Body: `{"title":"Docs\u202egpj.exe"}`, Want: 400, Field: "title: must not contain the invisible format character U+202E"},
+		{Name: "basename dot-dot", User: "ada", Method: "PATCH", Path: p, Body: `{"basename":".."}`, Want: 400, Field: "basename:"},
+		{Name: "basename dot", User: "ada", Method: "PATCH", Path: p, Body: `{"basename":"."}`, Want: 400, Field: "basename:"},
+		{Name: "basename slash", User: "ada", Method: "PATCH", Path: p, Body: `{"basename":"a/b"}`, Want: 400, Field: "basename:"},
+		{Name: "basename backslash", User: "ada", Method: "PATCH", Path: p, Body: `{"basename":"a\\b"}`, Want: 400, Field: "basename:"},
+		{Name: "basename bidi isolate", User: "ada", Method: "PATCH", Path: p, Body: `{"basename":"\u2066docs"}`, Want: 400, Field: "basename:"},
 		{Name: "two problems at once", User: "ada", Method: "PATCH", Path: p, Body: `{"title":"x","basename":""}`, Want: 400, Field: "basename:"},
 		{Name: "limit above 1000", User: "ada", Method: "GET", Path: "/v1/orgs/org1/sites?limit=1001", Want: 400, Field: "limit:"},
 		{Name: "published not a boolean", User: "ada", Method: "GET", Path: "/v1/orgs/org1/sites?published=maybe", Want: 400, Field: "published:"},

@@ -111,6 +111,9 @@ func TestSiteSpaces(t *testing.T) {
 		{Name: "path empty", User: "cid", Method: "PATCH", Path: p + "/" + faq.ID, Body: `{"path":""}`, Want: 400, Field: "path:"},
 		{Name: "path too long", User: "cid", Method: "PATCH", Path: p + "/" + faq.ID, Body: `{"path":"` + strings.Repeat("p", 101) + `"}`, Want: 400, Field: "path:"},
 		{Name: "path with a slash", User: "cid", Method: "PATCH", Path: p + "/" + faq.ID, Body: `{"path":"a/b"}`, Want: 400, Field: "path:"},
+		{Name: "path ..", User: "cid", Method: "PATCH", Path: p + "/" + faq.ID, Body: `{"path":".."}`, Want: 400, Field: "path:"},
+		{Name: "path with a backslash", User: "cid", Method: "PATCH", Path: p + "/" + faq.ID, Body: `{"path":"a\\b"}`, Want: 400, Field: "path:"},
+		{Name: "path with a bidi override", User: "cid", Method: "PATCH", Path: p + "/" + faq.ID, Body: `{"path":"faq\u202E"}`, Want: 400, Field: "path:"},
 		{Name: "condition too long", User: "cid", Method: "PATCH", Path: p + "/" + faq.ID, Body: `{"condition":"` + strings.Repeat("c", 1025) + `"}`, Want: 400, Field: "condition:"},
 		{Name: "unset the default", User: "cid", Method: "PATCH", Path: p + "/" + guide.ID, Body: `{"default":false}`, Want: 400, Field: "default:"},
 		{Name: "unknown site space", User: "cid", Method: "PATCH", Path: p + "/nope", Body: `{"hidden":true}`, Want: 404},
@@ -142,7 +145,7 @@ func TestSiteSpaces(t *testing.T) {
 		t.Fatalf("Enter = %+v, %v", g, err)
 	}
 	byPath, err := e.svc.SiteSpaces(context.Background(), g, []string{"", "no-section"})
-	if err != nil || len(byPath[""]) != 2 || byPath["no-section"] == nil || len(byPath["no-section"]) != 0 {
+	if err != nil || len(byPath[""].Shown) != 2 || byPath[""].Hidden != 1 || byPath["no-section"].Shown == nil || len(byPath["no-section"].Shown) != 0 {
 		t.Errorf("SiteSpaces with s2 deleted = %v, %v", byPath, err)
 	}
 	e.putSpace("s2", "org1", "API v2", false)
@@ -179,7 +182,7 @@ func TestSiteSpaces(t *testing.T) {
 	if err := e.svc.RemoveSiteSpaces(context.Background(), ga, "sec1"); err != nil {
 		t.Fatal(err)
 	}
-	if got, _ := e.svc.SiteSpaces(context.Background(), ga, []string{"sec1"}); len(got["sec1"]) != 0 {
+	if got, _ := e.svc.SiteSpaces(context.Background(), ga, []string{"sec1"}); len(got["sec1"].Shown) != 0 {
 		t.Errorf("section site spaces after removal: %v", got)
 	}
 }

@@ -6,6 +6,7 @@ package sitemongo
 
 import (
 	"context"
+	"errors"
 	"regexp"
 	"strings"
 
@@ -23,6 +24,9 @@ import (
 const (
 	Sites      = "sites"
 	SiteSpaces = "site_spaces"
+	// Schemas holds each site's adaptive schema, apart from the site so that
+	// reading a site never loads a schema or the events of its changes.
+	Schemas = "site_adaptive_schemas"
 )
 
 // Store implements site.Store.
@@ -34,14 +38,14 @@ var _ site.Store = (*Store)(nil)
 
 // NewStore returns a store on db; locks are shared with the outbox relay.
 func NewStore(db *mongo.Database, locks *mongox.DocLocks) *Store {
-	return &Store{d: docstore.New(db, locks, map[string]string{Sites: "site", SiteSpaces: "site space"})}
+	return &Store{d: docstore.New(db, locks, map[string]string{Sites: "site", SiteSpaces: "site space", Schemas: "adaptive schema"})}
 }
 
 // OnWrite sets the function called after each write with an event.
 func (s *Store) OnWrite(f func()) { s.d.OnWrite(f) }
 
 // Collections are the collections whose documents carry events (for the relay).
-func Collections() []string { return []string{Sites, SiteSpaces} }
+func Collections() []string { return []string{Sites, SiteSpaces, Schemas} }
 
 // Indexes are the indexes of sites and site spaces. Basenames are unique per
 // organization (basenameKey is the id while a site has no basename) and
@@ -98,12 +102,35 @@ func uniqueErr(err error, what string) error {
 	return err
 }
 
-// RemoveSite tombstones a site (freeing its basename) and deletes its site spaces.
+// RemoveSite tombstones a site (freeing its basename) and deletes its site
+// spaces and its adaptive schema.
 func (s *Store) RemoveSite(ctx context.Context, id string, ev kafkax.Event) error {
 	if err := s.d.Remove(ctx, Sites, id, bson.M{"basenameKey": "removed/" + id}, ev); err != nil {
 		return err
 	}
-	return s.d.Delete(ctx, SiteSpaces, bson.M{"site": id})
+	if err := s.d.Delete(ctx, SiteSpaces, bson.M{"site": id}); err != nil {
+		return err
+	}
+	return s.d.Delete(ctx, Schemas, bson.M{"_id": id})
+}
+
+// AdaptiveSchema returns a site's adaptive schema.
+func (s *Store) AdaptiveSchema(ctx context.Context, siteID string) (site.AdaptiveSchema, error) {
+	return docstore.FindOne[site.AdaptiveSchema](ctx, s.d, Schemas, bson.M{"_id": siteID})
+}
+
+// SetAdaptiveSchema replaces a site's adaptive schema (creating its
+// document on the first one) and records the event.
+func (s *Store) SetAdaptiveSchema(ctx context.Context, sc site.AdaptiveSchema, ev kafkax.Event) error {
+	set := bson.M{"jsonSchema": sc.JSON, "updatedAt": sc.UpdatedAt}
+	err := s.d.Set(ctx, Schemas, sc.Site, set, ev)
+	if !errors.Is(err, apierr.ErrNotFound) {
+		return err
+	}
+	if err = s.d.Insert(ctx, Schemas, sc, ev); errors.Is(err, apierr.ErrConflict) {
+		return s.d.Set(ctx, Schemas, sc.Site, set, ev) // another first schema came in between
+	}
+	return err
 }
 
 // Site returns a live site.

@@ -216,3 +216,48 @@ func TestSiteSpaces(t *testing.T) {
 		t.Errorf("site spaces of a removed site: %v, %v", in, err)
 	}
 }
+
+// TestAdaptiveSchemaApart: a site's adaptive schema lives in a document of
+// its own, with its events; the site's document never holds it (reading a
+// site stays small however large the schema and however many of its events
+// wait for the relay), and it goes with the site.
+func TestAdaptiveSchemaApart(t *testing.T) {
+	s, _, db := newStore(t)
+	ctx := context.Background()
+	if err := s.InsertSite(ctx, newSite("a1", "org1", "Docs", false), ev("site.created", "a1")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.AdaptiveSchema(ctx, "a1"); !errors.Is(err, apierr.ErrNotFound) {
+		t.Fatalf("schema of a site that set none: %v", err)
+	}
+	at := time.Now().UTC().Truncate(time.Millisecond)
+	for i, schema := range []string{`{"a":1}`, `{"b":2}`} {
+		sc := site.AdaptiveSchema{Site: "a1", Organization: "org1", JSON: schema, UpdatedAt: at.Add(time.Duration(i) * time.Second)}
+		if err := s.SetAdaptiveSchema(ctx, sc, ev("site_adaptive_schema.updated", "a1")); err != nil {
+			t.Fatal(err)
+		}
+		got, err := s.AdaptiveSchema(ctx, "a1")
+		if err != nil || got != sc {
+			t.Errorf("after setting %s: %+v, %v", schema, got, err)
+		}
+	}
+	var schemaDoc, siteDoc bson.M
+	if err := db.Collection(sitemongo.Schemas).FindOne(ctx, bson.M{"_id": "a1"}).Decode(&schemaDoc); err != nil {
+		t.Fatal(err)
+	}
+	if evs, _ := schemaDoc[kafkax.OutboxField].(bson.A); len(evs) != 2 {
+		t.Errorf("the schema document's outbox: %v, want both events", schemaDoc[kafkax.OutboxField])
+	}
+	if err := db.Collection(sitemongo.Sites).FindOne(ctx, bson.M{"_id": "a1"}).Decode(&siteDoc); err != nil {
+		t.Fatal(err)
+	}
+	if evs, _ := siteDoc[kafkax.OutboxField].(bson.A); len(evs) != 1 || siteDoc["adaptiveSchema"] != nil {
+		t.Errorf("the site document holds schema data: %v", siteDoc)
+	}
+	if err := s.RemoveSite(ctx, "a1", ev("site.deleted", "a1")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.AdaptiveSchema(ctx, "a1"); !errors.Is(err, apierr.ErrNotFound) {
+		t.Errorf("schema of a removed site: %v", err)
+	}
+}

@@ -1,9 +1,13 @@
 // Package spaceview is the sites service's projection of content's spaces:
 // the Space objects its site spaces embed, kept current from content.events
-// (space.created/updated/moved/transferred/restored replace the view,
-// space.deleted hides it, space.purged drops it). Events carry their time;
-// an older event never overwrites a newer view, so redelivery and replays
-// are harmless.
+// (space.created/updated/moved/transferred/restored replace the view with
+// the space as it now is, its organization included; space.deleted and a
+// view with deletedAt hide it; space.purged leaves a deleted tombstone).
+// Views are ordered by the space's updatedAt, which content sets on every
+// change of the space (the event's time when a view has none): an older
+// view never overwrites a newer one, whatever order events and content's
+// answers arrive in, so redelivery and replays are harmless and a
+// transferred or purged space never comes back from a late event.
 package spaceview
 
 import (
@@ -30,7 +34,7 @@ type Space struct {
 	Title        string    `bson:"title"`
 	Deleted      bool      `bson:"deleted"`
 	View         string    `bson:"view"` // the Space as content's event carried it (JSON)
-	At           time.Time `bson:"at"`   // occurredAt of the event that wrote it
+	At           time.Time `bson:"at"`   // the view's version: its updatedAt (else the event's time)
 }
 
 // Store is the projection.
@@ -65,17 +69,24 @@ func (s *Store) Get(ctx context.Context, ids []string) (map[string]Space, error)
 	return out, nil
 }
 
-// Put records a space view as of at (from an event or from content's answer
-// when a site first embeds the space), unless a newer one is stored.
+// Put records a space view (from an event, or from content's answer when a
+// site first embeds the space) unless a newer one is stored. Its version is
+// its updatedAt, else at. deleted (or a deletedAt in the view) hides it.
 func (s *Store) Put(ctx context.Context, view json.RawMessage, deleted bool, at time.Time) error {
 	var v struct {
-		ID           string `json:"id"`
-		Organization string `json:"organization"`
-		Title        string `json:"title"`
+		ID           string     `json:"id"`
+		Organization string     `json:"organization"`
+		Title        string     `json:"title"`
+		UpdatedAt    *time.Time `json:"updatedAt"`
+		DeletedAt    *time.Time `json:"deletedAt"`
 	}
 	if err := json.Unmarshal(view, &v); err != nil || v.ID == "" {
-		return fmt.Errorf("space view without id: %w", err)
+		return fmt.Errorf("%w: %v", errBadView, err)
 	}
+	if v.UpdatedAt != nil {
+		at = v.UpdatedAt.UTC()
+	}
+	deleted = deleted || v.DeletedAt != nil
 	unlock := s.locks.Lock(Collection, v.ID)
 	defer unlock()
 	var cur Space
@@ -92,16 +103,22 @@ func (s *Store) Put(ctx context.Context, view json.RawMessage, deleted bool, at 
 	return mongox.Err(err, "space")
 }
 
-// Handle applies one content event; other events are ignored.
+// errBadView is a space view that cannot be read (no id, not JSON).
+var errBadView = errors.New("space view without an id")
+
+// Handle applies one content event; other events are ignored. An event
+// whose space cannot be read is kafkax.Permanent: it is dead-lettered
+// rather than retried forever in front of the others.
 func (s *Store) Handle(ctx context.Context, ev kafkax.Event) error {
+	var err error
 	switch ev.Type {
 	case "space.created", "space.updated", "space.moved", "space.transferred", "space.restored":
-		return s.Put(ctx, ev.Data, false, ev.OccurredAt)
-	case "space.deleted":
-		return s.Put(ctx, ev.Data, true, ev.OccurredAt)
-	case "space.purged":
-		_, err := s.db.Collection(Collection).DeleteOne(ctx, bson.M{"_id": ev.Subject})
-		return mongox.Err(err, "space")
+		err = s.Put(ctx, ev.Data, false, ev.OccurredAt)
+	case "space.deleted", "space.purged":
+		err = s.Put(ctx, ev.Data, true, ev.OccurredAt)
 	}
-	return nil
+	if errors.Is(err, errBadView) {
+		return kafkax.Permanent(err)
+	}
+	return err
 }

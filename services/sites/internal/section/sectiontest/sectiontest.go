@@ -10,7 +10,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"slices"
 	"sync"
 
 	"github.com/docspub/platform/libs/apierr"
@@ -29,6 +28,7 @@ type Sites struct {
 	sites      map[string]string // site id → organization
 	spaces     map[string]string // space id → title
 	siteSpaces map[string][]site.SiteSpaceView
+	hidden     map[string]bool // spaces callers may not be shown
 	// Removed lists the sections whose site spaces were removed, in order.
 	Removed []string
 }
@@ -37,7 +37,8 @@ var _ section.SiteAccess = (*Sites)(nil)
 
 // New returns a stand-in without sites or spaces.
 func New() *Sites {
-	return &Sites{sites: map[string]string{}, spaces: map[string]string{}, siteSpaces: map[string][]site.SiteSpaceView{}}
+	return &Sites{sites: map[string]string{}, spaces: map[string]string{}, siteSpaces: map[string][]site.SiteSpaceView{},
+		hidden: map[string]bool{}}
 }
 
 // AddSite records a site of org.
@@ -85,15 +86,37 @@ func (s *Sites) AddSiteSpace(_ context.Context, _ access.Caller, g site.Grant, s
 	return v, nil
 }
 
-// SiteSpaces returns the site spaces of the sections.
-func (s *Sites) SiteSpaces(_ context.Context, _ site.Grant, sectionIDs []string) (map[string][]site.SiteSpaceView, error) {
+// Hide makes a space one that callers may not be shown (as content refusing
+// it does): its site spaces are counted as hidden.
+func (s *Sites) Hide(spaceID string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	out := map[string][]site.SiteSpaceView{}
+	s.hidden[spaceID] = true
+}
+
+// SiteSpaces returns the site spaces of the sections, those of hidden
+// spaces counted apart.
+func (s *Sites) SiteSpaces(_ context.Context, _ site.Grant, sectionIDs []string) (map[string]site.Variants, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := map[string]site.Variants{}
 	for _, id := range sectionIDs {
-		if vs, ok := s.siteSpaces[id]; ok {
-			out[id] = slices.Clone(vs)
+		v := site.Variants{Shown: []site.SiteSpaceView{}}
+		for _, ss := range s.siteSpaces[id] {
+			var wire struct {
+				Space struct {
+					ID string `json:"id"`
+				} `json:"space"`
+			}
+			raw, _ := json.Marshal(ss)
+			_ = json.Unmarshal(raw, &wire)
+			if s.hidden[wire.Space.ID] {
+				v.Hidden++
+				continue
+			}
+			v.Shown = append(v.Shown, ss)
 		}
+		out[id] = v
 	}
 	return out, nil
 }
