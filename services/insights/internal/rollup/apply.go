@@ -59,9 +59,8 @@ type Store interface {
 	DropChunk(ctx context.Context, id string) error
 	// Unfinished returns chunk records written before t.
 	Unfinished(ctx context.Context, before time.Time) ([]Chunk, error)
-	// Shards returns the shards of the buckets of site at grans that start
-	// from from to to (both included).
-	Shards(ctx context.Context, site string, grans []string, from, to time.Time) ([]Bucket, error)
+	// Reader reads the shards of buckets by their ids.
+	Reader
 	// PutShard writes b when the stored shard's version is b.Version-1 (or,
 	// for version 1, when there is none); false when another writer won.
 	PutShard(ctx context.Context, b Bucket) (bool, error)
@@ -169,39 +168,30 @@ func (a *Applier) finish(ctx context.Context, c Chunk) error {
 		return err
 	}
 	// One read for the shards of every bucket of the chunk, by site.
-	type key struct {
-		gran  string
-		start int64
-	}
-	loaded := map[string]map[key][]Bucket{}
-	span := map[string][2]time.Time{}
+	keys := map[string][]Key{}
 	for _, d := range c.Deltas {
-		sp, ok := span[d.Site]
-		if !ok || d.Start.Before(sp[0]) {
-			sp[0] = d.Start
-		}
-		if !ok || d.Start.After(sp[1]) {
-			sp[1] = d.Start
-		}
-		span[d.Site] = sp
+		keys[d.Site] = append(keys[d.Site], Key{d.Gran, d.Start})
 	}
-	for site, sp := range span {
-		shards, err := a.store.Shards(ctx, site, grans, sp[0], sp[1])
+	type key struct {
+		site, gran string
+		start      int64
+	}
+	loaded := map[key][]Bucket{}
+	for site, ks := range keys {
+		shards, err := a.store.Buckets(ctx, site, ks, true)
 		if err != nil {
 			return err
 		}
-		m := map[key][]Bucket{}
 		for _, b := range shards {
-			k := key{b.Gran, b.Start.Unix()}
-			m[k] = append(m[k], b)
+			k := key{site, b.Gran, b.Start.Unix()}
+			loaded[k] = append(loaded[k], b)
 		}
-		loaded[site] = m
 	}
 	var g errgroup.Group // one bucket failing does not stop the others
 	g.SetLimit(applyers)
 	for i := range c.Deltas {
 		d := &c.Deltas[i]
-		shards := loaded[d.Site][key{d.Gran, d.Start.Unix()}]
+		shards := loaded[key{d.Site, d.Gran, d.Start.Unix()}]
 		g.Go(func() error { return a.applyDelta(ctx, c.ID, d, shards) })
 	}
 	if err := g.Wait(); err != nil {
@@ -224,7 +214,7 @@ func (a *Applier) applyDelta(ctx context.Context, chunk string, d *Delta, shards
 	for race := range maxRaces {
 		if race > 0 {
 			var err error
-			if shards, err = a.store.Shards(ctx, d.Site, []string{d.Gran}, d.Start, d.Start); err != nil {
+			if shards, err = a.store.Buckets(ctx, d.Site, []Key{{d.Gran, d.Start}}, true); err != nil {
 				return err
 			}
 		}
@@ -323,8 +313,8 @@ func plan(chunk string, d *Delta, shards []Bucket) []Bucket {
 	return out
 }
 
-// BuildChunk groups the visits of batches into the rows each hourly and
-// daily bucket gains.
+// BuildChunk groups the visits of batches into the rows each bucket (hourly,
+// daily, monthly marginals) gains.
 func BuildChunk(id string, at time.Time, batches []Batch) Chunk {
 	c := Chunk{ID: id, At: at.UTC()}
 	type key struct {
@@ -344,7 +334,11 @@ func BuildChunk(id string, at time.Time, batches []Batch) Chunk {
 					dims = visit.Dims{}
 					m.keep(&dims, &v.Dims)
 				}
-				rk := rowKey(&dims)
+				day := 0
+				if perDay(gran) {
+					day = v.Time.UTC().Day() - 1
+				}
+				rk := rowKey(&dims, day)
 				k := key{b.Site, gran, Truncate(v.Time, gran)}
 				di, ok := deltas[k]
 				if !ok {
@@ -358,7 +352,7 @@ func BuildChunk(id string, at time.Time, batches []Batch) Chunk {
 				if !ok {
 					ri = len(d.Rows)
 					rows[di][rk] = ri
-					d.Rows = append(d.Rows, Row{Key: rk, Dims: dims})
+					d.Rows = append(d.Rows, Row{Key: rk, Dims: dims, Day: day})
 				}
 				r := &d.Rows[ri]
 				r.Events++

@@ -6,17 +6,26 @@ import (
 	"github.com/docspub/platform/services/insights/internal/visit"
 )
 
-// A marginal is a daily rollup that keeps one dimension only (or none: the
-// totals), so that a long range grouped or filtered by that one column
-// reads a few rows per day instead of every combination of dimensions.
+// A marginal is a monthly rollup that keeps one dimension only (or none:
+// the totals), so that a long range grouped or filtered by that one column
+// reads a few rows per month instead of every combination of dimensions.
+// Each marginal is kept twice: per month ("m:urlPath": one row per value)
+// for whole months of queries that need no finer time, and per month by day
+// ("md:urlPath": one row per value and day) for days, weeks, days of the
+// week and the partial months at a range's ends.
 type marginal struct {
 	column string
 	keep   func(dst, src *visit.Dims)
 }
 
-// marginalPrefix starts the granularity of a marginal: "d:urlPath", "d:".
-const marginalPrefix = "d:"
+// Prefixes of the granularities of marginals: monthPrefix+column,
+// dayPrefix+column ("m:" and "md:" are the totals).
+const (
+	monthPrefix = "m:"
+	dayPrefix   = "md:"
+)
 
+// marginals by granularity.
 var marginals = map[string]marginal{}
 
 // grans are the granularities every visit is rolled up at.
@@ -36,34 +45,52 @@ func init() {
 		{"siteSection", func(dst, src *visit.Dims) { dst.SiteSection = src.SiteSection }},
 		{"siteSpace", func(dst, src *visit.Dims) { dst.SiteSpace = src.SiteSpace }},
 	} {
-		gran := marginalPrefix + m.column
-		marginals[gran] = m
-		grans = append(grans, gran)
+		for _, prefix := range []string{monthPrefix, dayPrefix} {
+			marginals[prefix+m.column] = m
+			grans = append(grans, prefix+m.column)
+		}
 	}
 }
 
-// isDaily reports whether gran is a daily granularity (full rows or a marginal).
-func isDaily(gran string) bool { return gran == Daily || strings.HasPrefix(gran, marginalPrefix) }
+// isMonthly reports whether gran's buckets are months (marginals).
+func isMonthly(gran string) bool { return strings.HasPrefix(gran, monthPrefix) || perDay(gran) }
 
-// marginalFor returns the daily granularity q can read for whole days: a
-// marginal when every dimension q groups or filters by is its one column
-// (and q needs no count that other dimensions carry), else Daily.
-func (q *query) marginalFor() string {
+// perDay reports whether gran's buckets are months with a row per day.
+func perDay(gran string) bool { return strings.HasPrefix(gran, dayPrefix) }
+
+// marginalFor returns the column of the marginal q can read for whole days
+// (false: q needs the daily buckets of full rows): the one dimension q
+// groups and filters by, if it has a marginal, and q needs no count that
+// other dimensions carry.
+func (q *query) marginalFor() (string, bool) {
 	column := ""
 	for _, r := range append(append([]ColumnRef{}, q.group...), q.where2refs()...) {
 		if columns[r.Column].kind == timeKind {
 			continue
 		}
 		if column != "" && column != r.Column {
-			return Daily
+			return "", false
 		}
 		column = r.Column
 	}
 	if q.needs("pageFeedbackRating") || q.needs("askResponseRating") {
-		return Daily
+		return "", false
 	}
-	if _, ok := marginals[marginalPrefix+column]; !ok {
-		return Daily
+	if _, ok := marginals[monthPrefix+column]; !ok {
+		return "", false
 	}
-	return marginalPrefix + column
+	return column, true
+}
+
+// byDay reports whether q needs the day of a row for whole days: it groups,
+// orders or filters by a time column finer than a month.
+func (q *query) byDay() bool {
+	refs := append(append(append([]ColumnRef{}, q.group...), q.where2refs()...), q.order)
+	for i := range refs {
+		r := &refs[i]
+		if columns[r.Column].kind == timeKind && !(r.Column == "datetime" && r.interval() == "month") {
+			return true
+		}
+	}
+	return false
 }

@@ -1,12 +1,15 @@
 // Package rollup keeps insights' pre-aggregated buckets and answers queries
-// from them. A bucket holds, for one site and one hour (or one day), one row
-// per distinct combination of dimension values seen (visit.Dims), with its
-// event count and its distinct visitors and sessions (exact sets up to a
-// bound, HyperLogLog sketches beyond, mergeable across rows and buckets).
-// A site-hour with many rows is split into shards that each stay far below
-// MongoDB's 16 MiB document limit. Visits arrive in chunks of log batches;
-// Applier applies a chunk to every bucket it touches exactly once, even
-// when the chunk is replayed after a crash.
+// from them. A bucket holds, for one site and one hour (or one day, or one
+// month), one row per distinct combination of dimension values seen
+// (visit.Dims), with its event count and its distinct visitors and sessions
+// (exact sets up to a bound, HyperLogLog sketches beyond, mergeable across
+// rows and buckets). A bucket with many rows is split into shards that each
+// stay far below MongoDB's 16 MiB document limit. A shard's id is made of
+// its site, granularity, start and number, so a query computes the ids of
+// the buckets its range covers and reads them by id (coarsest first: months,
+// then days, hours at the edges), never by scanning. Visits arrive in chunks
+// of log batches; Applier applies a chunk to every bucket it touches exactly
+// once, even when the chunk is replayed after a crash.
 package rollup
 
 import (
@@ -17,7 +20,8 @@ import (
 	"github.com/docspub/platform/services/insights/internal/visit"
 )
 
-// Granularities of buckets.
+// Granularities of buckets of full rows (every dimension); the monthly
+// marginals (marginal.go) have granularities of their own.
 const (
 	Hourly = "h"
 	Daily  = "d"
@@ -55,13 +59,22 @@ type Bucket struct {
 	Rows   []Row    `bson:"rows"`
 }
 
+// Key names a bucket (all its shards) of a site.
+type Key struct {
+	Gran  string
+	Start time.Time
+}
+
 // Row is one combination of dimension values in a bucket.
 type Row struct {
-	Key      string     `bson:"k"`
-	Dims     visit.Dims `bson:"d"`
-	Events   int64      `bson:"n"`
-	Visitors Distinct   `bson:"v"`
-	Sessions Distinct   `bson:"s"`
+	Key  string     `bson:"k"`
+	Dims visit.Dims `bson:"d"`
+	// Day is, in a bucket of a month by day (perDay), the row's day of
+	// the month from 0.
+	Day      int      `bson:"day,omitempty"`
+	Events   int64    `bson:"n"`
+	Visitors Distinct `bson:"v"`
+	Sessions Distinct `bson:"s"`
 }
 
 // BucketID is the id of a bucket shard.
@@ -74,19 +87,28 @@ func itoa(n int) string {
 	return string(b)
 }
 
-// Truncate returns the start of the hour or day of t (UTC).
+// Truncate returns the start of the hour, day or month of t (UTC), as
+// gran's buckets start.
 func Truncate(t time.Time, gran string) time.Time {
 	t = t.UTC()
-	if isDaily(gran) {
+	switch {
+	case isMonthly(gran):
+		return time.Date(t.Year(), t.Month(), 1, 0, 0, 0, 0, time.UTC)
+	case gran == Daily:
 		return time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, time.UTC)
 	}
 	return t.Truncate(time.Hour)
 }
 
-// rowKey identifies a combination of dimension values.
-func rowKey(d *visit.Dims) string {
+// rowKey identifies a combination of dimension values (on a day of the
+// month, in buckets by day).
+func rowKey(d *visit.Dims, day int) string {
 	b, _ := json.Marshal(d)
-	return itoaU(xxhash.Sum64(b))
+	k := itoaU(xxhash.Sum64(b))
+	if day > 0 {
+		k += "." + itoa(day)
+	}
+	return k
 }
 
 func itoaU(u uint64) string {

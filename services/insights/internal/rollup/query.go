@@ -326,12 +326,12 @@ func parseRange(p *apierr.Problems, raw json.RawMessage, now time.Time) (time.Ti
 	return from, to
 }
 
-// Reader reads bucket shards for queries.
+// Reader reads bucket shards by id.
 type Reader interface {
-	// Range returns the shards of the buckets of site at gran that start
-	// from from (included) to to (excluded); without sets, the rows'
-	// distinct counts are left out.
-	Range(ctx context.Context, site, gran string, from, to time.Time, sets bool) ([]Bucket, error)
+	// Buckets returns the shards of the buckets of site named by keys (none
+	// for a bucket that does not exist); without sets, the rows' distinct
+	// counts are left out.
+	Buckets(ctx context.Context, site string, keys []Key, sets bool) ([]Bucket, error)
 }
 
 // Aggregate answers a query over the buckets of site.
@@ -340,44 +340,85 @@ func Aggregate(ctx context.Context, r Reader, site string, req *Request, now tim
 	if err != nil {
 		return Result{}, err
 	}
-	buckets, err := read(ctx, r, site, q.from, q.to, q.hourly, q.marginalFor(), q.needs("visitorsCount") || q.needs("sessionsCount"))
+	p := readPlan{hourly: q.hourly, byDay: q.byDay(), sets: q.needs("visitorsCount") || q.needs("sessionsCount")}
+	p.column, p.marginal = q.marginalFor()
+	buckets, err := read(ctx, r, site, q.from, q.to, p)
 	if err != nil {
 		return Result{}, err
 	}
 	return q.run(ctx, buckets)
 }
 
-// read loads the buckets of [from, to): hourly ones where needed (the
-// range's partial days, or all of it when hourly), daily ones (of
-// granularity daily: full rows or a marginal) for whole days.
-// A bucket belongs to the range when its hour starts in it.
-func read(ctx context.Context, r Reader, site string, from, to time.Time, hourly bool, daily string, sets bool) ([]Bucket, error) {
+// readPlan says which buckets a query can read.
+type readPlan struct {
+	hourly   bool   // hourly buckets only
+	marginal bool   // the marginal of column for whole days, else daily buckets of full rows
+	column   string // of the marginal
+	byDay    bool   // whole months too need their days
+	sets     bool   // distinct counts are needed
+}
+
+// Keys returns the buckets that cover [from, to), coarsest first: months
+// of a marginal (by day when p.byDay or for partial months) or days of full
+// rows for whole days, hours for the partial days at the ends (or
+// everywhere, when p.hourly). A bucket belongs to the range when its hour
+// starts in it; rows of the days of a month outside [dayFrom, dayTo) are
+// dropped by read.
+func keys(from, to time.Time, p readPlan) (ks []Key, dayFrom, dayTo time.Time) {
 	start := Truncate(from, Hourly)
 	if start.Before(from) {
 		start = start.Add(time.Hour)
 	}
-	dayFrom, dayTo := Truncate(start, Daily), Truncate(to, Daily)
+	hours := func(from, to time.Time) {
+		for t := from; t.Before(to); t = t.Add(time.Hour) {
+			ks = append(ks, Key{Hourly, t})
+		}
+	}
+	dayFrom, dayTo = Truncate(start, Daily), Truncate(to, Daily)
 	if !dayFrom.Equal(start) {
 		dayFrom = dayFrom.AddDate(0, 0, 1)
 	}
-	if hourly || !dayFrom.Before(dayTo) {
-		return r.Range(ctx, site, Hourly, start, to, sets)
+	if p.hourly || !dayFrom.Before(dayTo) {
+		hours(start, to)
+		return ks, dayTo, dayTo
 	}
-	var out []Bucket
-	for _, part := range []struct {
-		gran     string
-		from, to time.Time
-	}{{Hourly, start, dayFrom}, {daily, dayFrom, dayTo}, {Hourly, dayTo, to}} {
-		if !part.from.Before(part.to) {
+	if !p.marginal {
+		for d := dayFrom; d.Before(dayTo); d = d.AddDate(0, 0, 1) {
+			ks = append(ks, Key{Daily, d})
+		}
+	} else {
+		for m := Truncate(dayFrom, monthPrefix); m.Before(dayTo); m = m.AddDate(0, 1, 0) {
+			whole := !m.Before(dayFrom) && !m.AddDate(0, 1, 0).After(dayTo)
+			if whole && !p.byDay {
+				ks = append(ks, Key{monthPrefix + p.column, m})
+			} else {
+				ks = append(ks, Key{dayPrefix + p.column, m})
+			}
+		}
+	}
+	hours(start, dayFrom)
+	hours(dayTo, to)
+	return ks, dayFrom, dayTo
+}
+
+// read loads the buckets of [from, to) that p can use.
+func read(ctx context.Context, r Reader, site string, from, to time.Time, p readPlan) ([]Bucket, error) {
+	ks, dayFrom, dayTo := keys(from, to, p)
+	buckets, err := r.Buckets(ctx, site, ks, p.sets)
+	if err != nil {
+		return nil, err
+	}
+	for i := range buckets {
+		b := &buckets[i]
+		if !perDay(b.Gran) {
 			continue
 		}
-		bs, err := r.Range(ctx, site, part.gran, part.from, part.to, sets)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, bs...)
+		b.Rows = slices.DeleteFunc(b.Rows, func(row Row) bool {
+			day := b.Start.AddDate(0, 0, row.Day)
+			return day.Before(dayFrom) || !day.Before(dayTo)
+		})
 	}
-	return out, nil
+	return buckets, nil
 }
 
 // group is one group of the answer.
@@ -429,6 +470,9 @@ func (q *query) run(ctx context.Context, buckets []Bucket) (Result, error) {
 		for ri := range b.Rows {
 			row := &b.Rows[ri]
 			c := cell{dims: &row.Dims, start: b.Start}
+			if row.Day > 0 {
+				c.start = b.Start.AddDate(0, 0, row.Day)
+			}
 			if claimsNeeded && row.Dims.Claims != "" {
 				_ = json.Unmarshal([]byte(row.Dims.Claims), &c.claims)
 			}

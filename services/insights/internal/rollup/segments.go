@@ -30,7 +30,7 @@ type Segment struct {
 // Segments groups the authenticated visitors of site over the last
 // SegmentSpan by their claims, most visitors first.
 func Segments(ctx context.Context, r Reader, site string, now time.Time) ([]Segment, error) {
-	buckets, err := read(ctx, r, site, now.Add(-SegmentSpan), now, false, Daily, true)
+	buckets, err := read(ctx, r, site, now.Add(-SegmentSpan), now, readPlan{sets: true})
 	if err != nil {
 		return nil, err
 	}

@@ -1,9 +1,10 @@
 // Package rollupmongo stores insights' rollup buckets, chunk records and
-// applied batch ids in MongoDB. Buckets are read by site, granularity and
-// time range in one query (index site, gran, start): a chunk reads every
-// bucket it touches at once, a query reads its range at once. The embedded
-// FerretDB answers every filter, even on _id, by scanning the collection, so
-// the store keeps its documents small (rows compressed) and its queries few.
+// applied batch ids in MongoDB. Bucket shards are read by _id only (their
+// ids are computed from site, granularity and start): on MongoDB an _id
+// lookup is an index hit, and the embedded FerretDB pushes down no other
+// filter (a range query, even an _id $in, scans and decodes the whole
+// collection, every tenant's), so a query's cost is the number of buckets
+// of its own range, whatever else is stored.
 package rollupmongo
 
 import (
@@ -13,6 +14,7 @@ import (
 	"encoding/gob"
 	"errors"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"github.com/docspub/platform/libs/mongox"
@@ -21,6 +23,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
+	"golang.org/x/sync/errgroup"
 )
 
 // Collections of the store.
@@ -38,16 +41,17 @@ const AppliedTTL = 7 * 24 * time.Hour
 type Store struct {
 	db    *mongo.Database
 	locks *mongox.DocLocks
+	reads atomic.Int64 // bucket lookups by _id
 }
 
 // NewStore returns the store on db; locks serialise writers of one document
 // in this process (FerretDB applies an update by read-modify-write).
 func NewStore(db *mongo.Database, locks *mongox.DocLocks) *Store { return &Store{db: db, locks: locks} }
 
-// Indexes are the store's indexes: buckets are read by site, granularity
-// and time; applied batch ids are pruned by time.
+// Indexes are the store's indexes: buckets are read by _id alone; applied
+// batch ids are pruned by time.
 func Indexes() []mongox.Index {
-	return []mongox.Index{mongox.Keys(Buckets, "site", "gran", "start"), mongox.Keys(Applied, "at")}
+	return []mongox.Index{mongox.Keys(Applied, "at")}
 }
 
 // Known implements rollup.Store.
@@ -169,6 +173,7 @@ type doc struct {
 type rowCounts struct {
 	Key    string
 	Dims   visit.Dims
+	Day    int
 	Events int64
 }
 
@@ -180,7 +185,7 @@ func toDoc(b rollup.Bucket) (doc, error) {
 	counts := make([]rowCounts, len(b.Rows))
 	sets := make([]rowSets, len(b.Rows))
 	for i, r := range b.Rows {
-		counts[i] = rowCounts{Key: r.Key, Dims: r.Dims, Events: r.Events}
+		counts[i] = rowCounts{Key: r.Key, Dims: r.Dims, Day: r.Day, Events: r.Events}
 		sets[i] = rowSets{Visitors: r.Visitors, Sessions: r.Sessions}
 	}
 	rows, err := pack(counts)
@@ -204,7 +209,7 @@ func fromDoc(d doc) (rollup.Bucket, error) {
 	}
 	b.Rows = make([]rollup.Row, len(counts))
 	for i, c := range counts {
-		b.Rows[i] = rollup.Row{Key: c.Key, Dims: c.Dims, Events: c.Events}
+		b.Rows[i] = rollup.Row{Key: c.Key, Dims: c.Dims, Day: c.Day, Events: c.Events}
 	}
 	if d.Sets != nil {
 		var sets []rowSets
@@ -243,44 +248,74 @@ func unpack(b []byte, v any) error {
 	return nil
 }
 
-// find reads the shards matching filter.
-func (s *Store) find(ctx context.Context, filter bson.M, sets bool) ([]rollup.Bucket, error) {
-	opts := options.Find()
+// readers is how many bucket lookups of one read run at once.
+const readers = 8
+
+// Buckets implements rollup.Reader: shard 0 of every bucket by _id, then
+// the other shards shard 0 counts, by _id.
+func (s *Store) Buckets(ctx context.Context, site string, keys []rollup.Key, sets bool) ([]rollup.Bucket, error) {
+	ids := make([]string, len(keys))
+	for i, k := range keys {
+		ids[i] = rollup.BucketID(site, k.Gran, k.Start, 0)
+	}
+	firsts, err := s.get(ctx, ids, sets)
+	if err != nil {
+		return nil, err
+	}
+	ids = ids[:0]
+	for _, b := range firsts {
+		for n := 1; n < b.Count; n++ {
+			ids = append(ids, rollup.BucketID(site, b.Gran, b.Start, n))
+		}
+	}
+	rest, err := s.get(ctx, ids, sets)
+	if err != nil {
+		return nil, err
+	}
+	return append(firsts, rest...), nil
+}
+
+// Reads returns how many bucket lookups the store made.
+func (s *Store) Reads() int64 { return s.reads.Load() }
+
+// get reads the shards of ids that exist, in the order of ids.
+func (s *Store) get(ctx context.Context, ids []string, sets bool) ([]rollup.Bucket, error) {
+	opts := options.FindOne()
 	if !sets {
 		opts.SetProjection(bson.M{"sets": 0, "chunks": 0})
 	}
-	cur, err := s.db.Collection(Buckets).Find(ctx, filter, opts)
-	if err != nil {
-		return nil, fmt.Errorf("read buckets: %w", err)
+	found := make([]*rollup.Bucket, len(ids))
+	g, ctx := errgroup.WithContext(ctx)
+	g.SetLimit(readers)
+	for i, id := range ids {
+		g.Go(func() error {
+			s.reads.Add(1)
+			var d doc
+			err := s.db.Collection(Buckets).FindOne(ctx, bson.M{"_id": id}, opts).Decode(&d)
+			if errors.Is(err, mongo.ErrNoDocuments) {
+				return nil
+			}
+			if err != nil {
+				return fmt.Errorf("read bucket: %w", err)
+			}
+			b, err := fromDoc(d)
+			if err != nil {
+				return err
+			}
+			found[i] = &b
+			return nil
+		})
 	}
-	defer cur.Close(ctx)
-	var out []rollup.Bucket
-	for cur.Next(ctx) {
-		var d doc
-		if err := cur.Decode(&d); err != nil {
-			return nil, fmt.Errorf("read buckets: %w", err)
-		}
-		b, err := fromDoc(d)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, b)
+	if err := g.Wait(); err != nil {
+		return nil, err
 	}
-	if err := cur.Err(); err != nil {
-		return nil, fmt.Errorf("read buckets: %w", err)
+	out := make([]rollup.Bucket, 0, len(ids))
+	for _, b := range found {
+		if b != nil {
+			out = append(out, *b)
+		}
 	}
 	return out, nil
-}
-
-// Shards implements rollup.Store.
-func (s *Store) Shards(ctx context.Context, site string, grans []string, from, to time.Time) ([]rollup.Bucket, error) {
-	return s.find(ctx, bson.M{"site": site, "gran": bson.M{"$in": grans},
-		"start": bson.M{"$gte": from.UTC(), "$lte": to.UTC()}}, true)
-}
-
-// Range implements rollup.Reader.
-func (s *Store) Range(ctx context.Context, site, gran string, from, to time.Time, sets bool) ([]rollup.Bucket, error) {
-	return s.find(ctx, bson.M{"site": site, "gran": gran, "start": bson.M{"$gte": from.UTC(), "$lt": to.UTC()}}, sets)
 }
 
 // PutShard implements rollup.Store: a compare-and-set on the version.

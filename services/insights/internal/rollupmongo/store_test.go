@@ -116,7 +116,7 @@ func TestBucketSplitsIntoShards(t *testing.T) {
 	if err := rollup.NewApplier(store, nil).Apply(ctx, []rollup.Batch{{ID: "big", Org: "o", Site: "s", Visits: vs}}); err != nil {
 		t.Fatal(err)
 	}
-	shards, err := store.Shards(ctx, "s", []string{rollup.Hourly}, at, at)
+	shards, err := store.Buckets(ctx, "s", []rollup.Key{{Gran: rollup.Hourly, Start: at}}, true)
 	if err != nil {
 		t.Fatal(err)
 	}

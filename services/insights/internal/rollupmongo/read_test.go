@@ -1,0 +1,164 @@
+package rollupmongo_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/docspub/platform/libs/mongotest"
+	"github.com/docspub/platform/libs/mongox"
+	"github.com/docspub/platform/services/insights/internal/rollup"
+	"github.com/docspub/platform/services/insights/internal/rollupmongo"
+	"github.com/docspub/platform/services/insights/internal/visit"
+	"github.com/google/go-cmp/cmp"
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/event"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
+)
+
+// finds records the filters of the find commands a client sends.
+type finds struct {
+	mu      sync.Mutex
+	filters []bson.Raw
+}
+
+func (f *finds) take() []bson.Raw {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	out := f.filters
+	f.filters = nil
+	return out
+}
+
+// monitored returns a database on the package's server whose client records
+// the filters of its finds on buckets.
+func monitored(t *testing.T, name string) (*mongo.Database, *finds) {
+	t.Helper()
+	f := &finds{}
+	mon := &event.CommandMonitor{Started: func(_ context.Context, e *event.CommandStartedEvent) {
+		if e.CommandName != "find" || e.Command.Lookup("find").StringValue() != rollupmongo.Buckets {
+			return
+		}
+		f.mu.Lock()
+		f.filters = append(f.filters, append(bson.Raw(nil), e.Command.Lookup("filter").Document()...))
+		f.mu.Unlock()
+	}}
+	client, err := mongo.Connect(options.Client().ApplyURI(mongotest.URI(t)).SetMonitor(mon))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = client.Disconnect(context.Background()) })
+	return client.Database(name), f
+}
+
+// A year of a site is answered from the buckets of its range read by _id
+// (the only filter the embedded FerretDB does not answer by scanning the
+// whole collection, every site's): months of a marginal and hours at the
+// ends, a few dozen lookups. The answers equal the counts computed from
+// the visits themselves, on months, days, weeks and days of the week.
+func TestYearReadsBucketsByID(t *testing.T) {
+	ctx := context.Background()
+	name := mongotest.DatabaseName()
+	db, seen := monitored(t, name)
+	t.Cleanup(func() { _ = db.Drop(context.Background()) })
+	store := rollupmongo.NewStore(db, mongox.NewDocLocks())
+	now := time.Date(2026, 11, 24, 9, 40, 0, 0, time.UTC)
+
+	// 400 days of visits on site s, 3 a day at changing hours; as many on
+	// another site, whose buckets a query of s must not read.
+	var vs []visit.Visit
+	for d := range 400 {
+		for i := range 3 {
+			at := now.AddDate(0, 0, -d).Truncate(time.Hour).Add(-time.Duration((d*5+i*7)%24) * time.Hour)
+			vs = append(vs, visit.Visit{Time: at, Visitor: fmt.Sprintf("v%d", (d+i)%13), Session: fmt.Sprintf("s%d-%d", d, i),
+				Dims: visit.Dims{EventType: "page_view", URLPath: fmt.Sprintf("/p%d", (d*3+i)%7), Browser: "chrome"}})
+		}
+	}
+	a := rollup.NewApplier(store, nil)
+	for _, site := range []string{"s", "other"} {
+		if err := a.Apply(ctx, []rollup.Batch{{ID: "year-" + site, Org: "o", Site: site, Visits: vs}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	from, to := now.Add(-365*24*time.Hour), now
+	inRange := func(v visit.Visit) bool {
+		h := v.Time.Truncate(time.Hour)
+		return !h.Before(from) && h.Before(to)
+	}
+	// expected counts events per key of each visit in range.
+	expected := func(key func(v visit.Visit) string) map[string]int64 {
+		m := map[string]int64{}
+		for _, v := range vs {
+			if inRange(v) {
+				m[key(v)]++
+			}
+		}
+		return m
+	}
+	day := func(t time.Time) time.Time { return time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, time.UTC) }
+	stamp := func(t time.Time) string { return t.Format(time.RFC3339) }
+	tests := []struct {
+		name string
+		req  string
+		key  func(v visit.Visit) string
+	}{
+		{"events by day", `{"range":"lastYear","select":[{"column":"datetime","interval":"day"},{"column":"eventsCount"}]}`,
+			func(v visit.Visit) string { return stamp(day(v.Time)) }},
+		{"top paths", `{"range":"lastYear","select":[{"column":"urlPath"},{"column":"eventsCount"}],"limit":10}`,
+			func(v visit.Visit) string { return v.Dims.URLPath }},
+		{"paths by month", `{"range":"lastYear","select":[{"column":"datetime","interval":"month"},{"column":"urlPath"},{"column":"eventsCount"}]}`,
+			func(v visit.Visit) string {
+				return stamp(time.Date(v.Time.Year(), v.Time.Month(), 1, 0, 0, 0, 0, time.UTC)) + " " + v.Dims.URLPath
+			}},
+		{"paths by week", `{"range":"lastYear","select":[{"column":"datetime","interval":"week"},{"column":"urlPath"},{"column":"eventsCount"}]}`,
+			func(v visit.Visit) string {
+				d := day(v.Time)
+				return stamp(d.AddDate(0, 0, -(int(d.Weekday())+6)%7)) + " " + v.Dims.URLPath
+			}},
+		{"day of week", `{"range":"lastYear","select":[{"column":"dayOfWeek"},{"column":"eventsCount"}]}`,
+			func(v visit.Visit) string { return fmt.Sprint((int(v.Time.Weekday())+6)%7 + 1) }},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var req rollup.Request
+			if err := json.Unmarshal([]byte(tc.req), &req); err != nil {
+				t.Fatal(err)
+			}
+			seen.take()
+			res, err := rollup.Aggregate(ctx, store, "s", &req, now)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := map[string]int64{}
+			cols := res.Columns
+			for i := range cols[0].Values {
+				k := ""
+				for _, c := range cols[:len(cols)-1] {
+					if k != "" {
+						k += " "
+					}
+					k += fmt.Sprint(c.Values[i])
+				}
+				got[k] = cols[len(cols)-1].Values[i].(int64)
+			}
+			if diff := cmp.Diff(expected(tc.key), got); diff != "" {
+				t.Errorf("counts (-want +got):\n%s", diff)
+			}
+			filters := seen.take()
+			// 13 months (whole or partial) and at most 23 hours at each end.
+			if len(filters) == 0 || len(filters) > 13+2*23 {
+				t.Errorf("the query read %d buckets; want 1..%d", len(filters), 13+2*23)
+			}
+			for _, f := range filters {
+				elems, _ := f.Elements()
+				if len(elems) != 1 || elems[0].Key() != "_id" || elems[0].Value().Type != bson.TypeString {
+					t.Fatalf("the query read buckets with filter %s; want {_id: <string>} only", f)
+				}
+			}
+		})
+	}
+}
