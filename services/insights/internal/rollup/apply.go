@@ -328,17 +328,19 @@ func BuildChunk(id string, at time.Time, batches []Batch) Chunk {
 		for i := range b.Visits {
 			v := &b.Visits[i]
 			vh, sh := hashID(b.Site, v.Visitor), hashID(b.Site, v.Session)
+			full := rowKey(&v.Dims) // once per visit: encoding every dimension is the costly part
 			for _, gran := range grans {
-				dims := v.Dims
+				dims, rk := v.Dims, full
 				if m, ok := marginals[gran]; ok {
 					dims = visit.Dims{}
 					m.keep(&dims, &v.Dims)
+					rk = m.key(&v.Dims)
 				}
 				day := 0
 				if perDay(gran) {
 					day = v.Time.UTC().Day() - 1
 				}
-				rk := rowKey(&dims, day)
+				rk = onDay(rk, day)
 				k := key{b.Site, gran, Truncate(v.Time, gran)}
 				di, ok := deltas[k]
 				if !ok {

@@ -3,6 +3,7 @@ package rollup
 import (
 	"strings"
 
+	"github.com/cespare/xxhash/v2"
 	"github.com/docspub/platform/services/insights/internal/visit"
 )
 
@@ -15,7 +16,22 @@ import (
 // week and the partial months at a range's ends.
 type marginal struct {
 	column string
-	keep   func(dst, src *visit.Dims)
+	field  func(d *visit.Dims) *string // nil for the totals
+}
+
+// keep copies the marginal's one dimension of src into dst.
+func (m marginal) keep(dst, src *visit.Dims) {
+	if m.field != nil {
+		*m.field(dst) = *m.field(src)
+	}
+}
+
+// key is the row key of d's value of the marginal's dimension.
+func (m marginal) key(d *visit.Dims) string {
+	if m.field == nil {
+		return "t"
+	}
+	return "v" + itoaU(xxhash.Sum64String(*m.field(d)))
 }
 
 // Prefixes of the granularities of marginals: monthPrefix+column,
@@ -33,17 +49,17 @@ var grans = []string{Hourly, Daily}
 
 func init() {
 	for _, m := range []marginal{
-		{"", func(dst, src *visit.Dims) {}},
-		{"urlPath", func(dst, src *visit.Dims) { dst.URLPath = src.URLPath }},
-		{"eventType", func(dst, src *visit.Dims) { dst.EventType = src.EventType }},
-		{"visitorBrowser", func(dst, src *visit.Dims) { dst.Browser = src.Browser }},
-		{"visitorOS", func(dst, src *visit.Dims) { dst.OS = src.OS }},
-		{"visitorDevice", func(dst, src *visit.Dims) { dst.Device = src.Device }},
-		{"visitorGeoCountry", func(dst, src *visit.Dims) { dst.GeoCountry = src.GeoCountry }},
-		{"visitorLanguage", func(dst, src *visit.Dims) { dst.Language = src.Language }},
-		{"referrerDomain", func(dst, src *visit.Dims) { dst.ReferrerDomain = src.ReferrerDomain }},
-		{"siteSection", func(dst, src *visit.Dims) { dst.SiteSection = src.SiteSection }},
-		{"siteSpace", func(dst, src *visit.Dims) { dst.SiteSpace = src.SiteSpace }},
+		{"", nil},
+		{"urlPath", func(d *visit.Dims) *string { return &d.URLPath }},
+		{"eventType", func(d *visit.Dims) *string { return &d.EventType }},
+		{"visitorBrowser", func(d *visit.Dims) *string { return &d.Browser }},
+		{"visitorOS", func(d *visit.Dims) *string { return &d.OS }},
+		{"visitorDevice", func(d *visit.Dims) *string { return &d.Device }},
+		{"visitorGeoCountry", func(d *visit.Dims) *string { return &d.GeoCountry }},
+		{"visitorLanguage", func(d *visit.Dims) *string { return &d.Language }},
+		{"referrerDomain", func(d *visit.Dims) *string { return &d.ReferrerDomain }},
+		{"siteSection", func(d *visit.Dims) *string { return &d.SiteSection }},
+		{"siteSpace", func(d *visit.Dims) *string { return &d.SiteSpace }},
 	} {
 		for _, prefix := range []string{monthPrefix, dayPrefix} {
 			marginals[prefix+m.column] = m

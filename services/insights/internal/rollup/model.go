@@ -14,6 +14,7 @@ package rollup
 
 import (
 	"encoding/json"
+	"strconv"
 	"time"
 
 	"github.com/cespare/xxhash/v2"
@@ -82,10 +83,7 @@ func BucketID(site, gran string, start time.Time, shard int) string {
 	return site + ":" + gran + ":" + start.UTC().Format("2006010215") + ":" + itoa(shard)
 }
 
-func itoa(n int) string {
-	b, _ := json.Marshal(n)
-	return string(b)
-}
+func itoa(n int) string { return strconv.Itoa(n) }
 
 // Truncate returns the start of the hour, day or month of t (UTC), as
 // gran's buckets start.
@@ -100,15 +98,18 @@ func Truncate(t time.Time, gran string) time.Time {
 	return t.Truncate(time.Hour)
 }
 
-// rowKey identifies a combination of dimension values (on a day of the
-// month, in buckets by day).
-func rowKey(d *visit.Dims, day int) string {
+// rowKey identifies a combination of dimension values.
+func rowKey(d *visit.Dims) string {
 	b, _ := json.Marshal(d)
-	k := itoaU(xxhash.Sum64(b))
-	if day > 0 {
-		k += "." + itoa(day)
+	return itoaU(xxhash.Sum64(b))
+}
+
+// onDay is the key of a row on a day of the month (buckets by day).
+func onDay(key string, day int) string {
+	if day == 0 {
+		return key
 	}
-	return k
+	return key + "." + strconv.Itoa(day)
 }
 
 func itoaU(u uint64) string {

@@ -14,6 +14,7 @@ import (
 	"encoding/gob"
 	"errors"
 	"fmt"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -54,24 +55,35 @@ func Indexes() []mongox.Index {
 	return []mongox.Index{mongox.Keys(Applied, "at")}
 }
 
-// Known implements rollup.Store.
+// Known implements rollup.Store. Applied ids are looked up one by one by
+// _id (an index hit) rather than with $in, which the embedded FerretDB
+// answers by scanning every applied id of the last AppliedTTL.
 func (s *Store) Known(ctx context.Context, ids []string) (map[string]bool, error) {
 	known := map[string]bool{}
-	cur, err := s.db.Collection(Applied).Find(ctx, bson.M{"_id": bson.M{"$in": ids}}, options.Find().SetProjection(bson.M{"_id": 1}))
-	if err != nil {
-		return nil, fmt.Errorf("look up applied batches: %w", err)
+	var mu sync.Mutex
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(readers)
+	opts := options.FindOne().SetProjection(bson.M{"_id": 1})
+	for _, id := range ids {
+		g.Go(func() error {
+			err := s.db.Collection(Applied).FindOne(gctx, bson.M{"_id": id}, opts).Err()
+			if errors.Is(err, mongo.ErrNoDocuments) {
+				return nil
+			}
+			if err != nil {
+				return fmt.Errorf("look up applied batches: %w", err)
+			}
+			mu.Lock()
+			known[id] = true
+			mu.Unlock()
+			return nil
+		})
 	}
-	var applied []struct {
-		ID string `bson:"_id"`
-	}
-	if err := cur.All(ctx, &applied); err != nil {
-		return nil, fmt.Errorf("look up applied batches: %w", err)
-	}
-	for _, a := range applied {
-		known[a.ID] = true
+	if err := g.Wait(); err != nil {
+		return nil, err
 	}
 	// Batches of a recorded chunk are being applied (or will be by Recover).
-	cur, err = s.db.Collection(Chunks).Find(ctx, bson.M{}, options.Find().SetProjection(bson.M{"batches": 1}))
+	cur, err := s.db.Collection(Chunks).Find(ctx, bson.M{}, options.Find().SetProjection(bson.M{"batches": 1}))
 	if err != nil {
 		return nil, fmt.Errorf("list chunks: %w", err)
 	}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -99,7 +100,7 @@ func Decode(raw []json.RawMessage) ([]Event, error) {
 	}
 	out := make([]Event, len(raw))
 	for i, r := range raw {
-		field := fmt.Sprintf("events[%d]", i)
+		field := "events[" + strconv.Itoa(i) + "]"
 		if t := bytes.TrimSpace(r); len(t) == 0 || t[0] != '{' {
 			return nil, apierr.Invalid(field, "must be an object")
 		}
@@ -133,7 +134,8 @@ func kind(goKind string) string {
 // check validates one event at index i against the public spec and the
 // limits; now is the server's time, the reference of the timestamp window.
 func (e *Event) check(p *apierr.Problems, i int, now time.Time) {
-	f := func(name string) string { return fmt.Sprintf("events[%d].%s", i, name) }
+	at := "events[" + strconv.Itoa(i) + "]."
+	f := func(name string) string { return at + name }
 	if !slices.Contains(Types, e.Type) {
 		if e.Type == "" {
 			p.Add(f("type"), "is required")

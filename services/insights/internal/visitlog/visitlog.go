@@ -48,7 +48,22 @@ func NewWriter(pub *kafkax.Publisher, timeout time.Duration) *Writer {
 // counts once.
 func (w *Writer) Append(ctx context.Context, org, site string, visits []visit.Visit) error {
 	var events []kafkax.Event
-	for start := 0; start < len(visits); {
+	add := func(data []byte) {
+		sum := sha256.Sum256(append([]byte(org+"\x00"+site+"\x00"), data...))
+		events = append(events, kafkax.Event{ID: hex.EncodeToString(sum[:16]), Type: EventType,
+			OccurredAt: time.Now().UTC(), Organization: org, Subject: site, Data: data})
+	}
+	// One encoding of the whole batch, which is the usual case; a batch
+	// over maxMessageBytes is encoded visit by visit and split.
+	all, err := json.Marshal(visits)
+	if err != nil {
+		return fmt.Errorf("encode visits: %w", err)
+	}
+	split := len(all) > maxMessageBytes
+	if !split {
+		add(all)
+	}
+	for start := 0; split && start < len(visits); {
 		end, size := start, 0
 		var parts []json.RawMessage
 		for end < len(visits) {
@@ -62,9 +77,7 @@ func (w *Writer) Append(ctx context.Context, org, site string, visits []visit.Vi
 			parts, size, end = append(parts, b), size+len(b)+1, end+1
 		}
 		data, _ := json.Marshal(parts)
-		sum := sha256.Sum256(append([]byte(org+"\x00"+site+"\x00"), data...))
-		events = append(events, kafkax.Event{ID: hex.EncodeToString(sum[:16]), Type: EventType,
-			OccurredAt: time.Now().UTC(), Organization: org, Subject: site, Data: data})
+		add(data)
 		start = end
 	}
 	ctx, cancel := context.WithTimeout(ctx, w.timeout)
