@@ -16,7 +16,8 @@ import (
 )
 
 // BenchmarkInsightsIngest posts batches of 100 events through the gateway
-// of the local platform from 32 concurrent clients and reports the events
+// of the local platform from 128 concurrent clients (a flood: many readers'
+// browsers at once) and reports the events
 // accepted per second, next to the same batches written straight to Kafka
 // with kafka-go (acks from all in-sync replicas) from the same process, and
 // their ratio. Then it measures how long after the 204 an event shows in an
@@ -34,7 +35,7 @@ func BenchmarkInsightsIngest(b *testing.B) {
 	defer p.Close()
 	token := p.Credentials.DemoAdminToken
 	org := "/v1/orgs/" + p.Credentials.DemoOrgID
-	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 128}}
 	post := func(path string, body []byte) (int, []byte) {
 		req, _ := http.NewRequest("POST", p.URL+path, bytes.NewReader(body))
 		req.Header.Set("Authorization", "Bearer "+token)
@@ -65,7 +66,7 @@ func BenchmarkInsightsIngest(b *testing.B) {
 		time.Sleep(20 * time.Millisecond) // polling the projection with a deadline
 	}
 
-	const perBatch, workers = 100, 32
+	const perBatch, workers = 100, 128
 	events := make([]map[string]any, perBatch)
 	for i := range events {
 		events[i] = testEvent{typ: "page_view", visitor: fmt.Sprintf("v%d", i%40), session: fmt.Sprintf("s%d", i%60),

@@ -289,8 +289,14 @@ func plan(chunk string, d *Delta, shards []Bucket) []Bucket {
 		size[target] += n
 		touched[target] = true
 	}
-	if len(shards) > 1 && shards[0].Count < len(shards) {
-		shards[0].Count = len(shards)
+	// Shard 0 counts the shards up to the highest number, which readers
+	// read by id (a number missing after a crash is looked up for nothing).
+	top := 0
+	for _, s := range shards {
+		top = max(top, s.Shard+1)
+	}
+	if top > 1 && shards[0].Count < top {
+		shards[0].Count = top
 		touched[0] = true
 	}
 	var out []Bucket

@@ -50,8 +50,9 @@ type Bucket struct {
 	Gran  string    `bson:"gran"`
 	Start time.Time `bson:"start"`
 	Shard int       `bson:"shard"`
-	// Count is, on shard 0, how many shards the bucket has (readers read
-	// shard 0, then the others).
+	// Count is, on shard 0 of a bucket of several shards, one more than
+	// the highest shard number (readers read shard 0, then shards 1 to
+	// Count-1 by id).
 	Count   int   `bson:"count,omitempty"`
 	Version int64 `bson:"version"`
 	// Chunks are the ids of the last chunks applied to the shard: a chunk
