@@ -162,3 +162,58 @@ func TestYearReadsBucketsByID(t *testing.T) {
 		})
 	}
 }
+
+// A bucket write is a compare-and-set on its version (a stale version
+// loses), and on the embedded server it reads and writes by _id only: a
+// {_id, version} filter would scan every site's buckets.
+func TestPutShardComparesVersionsByID(t *testing.T) {
+	ctx := context.Background()
+	var mu sync.Mutex
+	var filters []bson.Raw
+	mon := &event.CommandMonitor{Started: func(_ context.Context, e *event.CommandStartedEvent) {
+		if e.CommandName != "update" {
+			return
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		updates, _ := e.Command.Lookup("updates").Array().Values()
+		for _, u := range updates {
+			filters = append(filters, append(bson.Raw(nil), u.Document().Lookup("q").Document()...))
+		}
+	}}
+	client, err := mongo.Connect(options.Client().ApplyURI(mongotest.URI(t)).SetMonitor(mon))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = client.Disconnect(context.Background()) })
+	db := client.Database(mongotest.DatabaseName())
+	t.Cleanup(func() { _ = db.Drop(context.Background()) })
+	store := rollupmongo.NewStore(db, mongox.NewDocLocks())
+	at := time.Date(2026, 11, 24, 9, 0, 0, 0, time.UTC)
+	b := rollup.Bucket{ID: rollup.BucketID("s", rollup.Hourly, at, 0), Org: "o", Site: "s", Gran: rollup.Hourly, Start: at, Version: 1,
+		Rows: []rollup.Row{{Key: "a", Dims: visit.Dims{EventType: "page_view"}, Events: 1}}}
+	for _, step := range []struct {
+		version int64
+		want    bool
+	}{{1, true}, {1, false}, {2, true}, {2, false}, {4, false}, {3, true}} {
+		b.Version = step.version
+		if ok, err := store.PutShard(ctx, b); err != nil || ok != step.want {
+			t.Fatalf("put version %d = %v, %v; want %v", step.version, ok, err, step.want)
+		}
+	}
+	got, err := store.Buckets(ctx, "s", []rollup.Key{{Gran: rollup.Hourly, Start: at}}, true)
+	if err != nil || len(got) != 1 || got[0].Version != 3 {
+		t.Fatalf("stored %+v, %v; want version 3", got, err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(filters) == 0 {
+		t.Fatal("no update was sent")
+	}
+	for _, f := range filters {
+		elems, _ := f.Elements()
+		if len(elems) != 1 || elems[0].Key() != "_id" {
+			t.Errorf("a bucket was written with filter %s; want {_id} only on the embedded server", f)
+		}
+	}
+}

@@ -43,7 +43,15 @@ type Store struct {
 	db    *mongo.Database
 	locks *mongox.DocLocks
 	reads atomic.Int64 // bucket lookups by _id
+	// server is 0 until asked, then mongoDB or ferretDB (see PutShard).
+	server atomic.Int32
 }
+
+// Servers PutShard tells apart.
+const (
+	mongoDB  = 1
+	ferretDB = 2
+)
 
 // NewStore returns the store on db; locks serialise writers of one document
 // in this process (FerretDB applies an update by read-modify-write).
@@ -349,9 +357,59 @@ func (s *Store) PutShard(ctx context.Context, b rollup.Bucket) (bool, error) {
 		}
 		return true, nil
 	}
-	res, err := coll.ReplaceOne(ctx, bson.M{"_id": b.ID, "version": b.Version - 1}, d)
+	ferret, err := s.isFerret(ctx)
+	if err != nil {
+		return false, err
+	}
+	if !ferret {
+		res, err := coll.ReplaceOne(ctx, bson.M{"_id": b.ID, "version": b.Version - 1}, d)
+		if err != nil {
+			return false, fmt.Errorf("write bucket: %w", err)
+		}
+		return res.MatchedCount == 1, nil
+	}
+	// FerretDB v1 applies a replace by reading the matching documents and
+	// writing them back, outside any transaction: its {_id, version} filter
+	// is no atomic compare-and-set across connections either, and it scans
+	// and decodes the whole collection (every site's buckets) since only a
+	// lone _id filter is pushed down. What serialises writers of a shard
+	// there is the process's lock, held here: under it, the version read by
+	// _id and the replace by _id are the same compare-and-set, at the cost
+	// of two index hits.
+	var cur struct {
+		Version int64 `bson:"version"`
+	}
+	err = coll.FindOne(ctx, bson.M{"_id": b.ID}, options.FindOne().SetProjection(bson.M{"version": 1})).Decode(&cur)
+	if errors.Is(err, mongo.ErrNoDocuments) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("write bucket: %w", err)
+	}
+	if cur.Version != b.Version-1 {
+		return false, nil
+	}
+	res, err := coll.ReplaceOne(ctx, bson.M{"_id": b.ID}, d)
 	if err != nil {
 		return false, fmt.Errorf("write bucket: %w", err)
 	}
 	return res.MatchedCount == 1, nil
+}
+
+// isFerret reports whether the server is FerretDB (its buildInfo names its
+// version); the answer is kept once the server gave it.
+func (s *Store) isFerret(ctx context.Context) (bool, error) {
+	if v := s.server.Load(); v != 0 {
+		return v == ferretDB, nil
+	}
+	var info bson.M
+	if err := s.db.RunCommand(ctx, bson.D{{Key: "buildInfo", Value: 1}}).Decode(&info); err != nil {
+		return false, fmt.Errorf("ask the server's build: %w", err)
+	}
+	v := int32(mongoDB)
+	if _, ok := info["ferretdbVersion"]; ok {
+		v = ferretDB
+	}
+	s.server.Store(v)
+	return v == ferretDB, nil
 }
