@@ -324,35 +324,47 @@ func plan(chunk string, d *Delta, shards []Bucket) []Bucket {
 func BuildChunk(id string, at time.Time, batches []Batch) Chunk {
 	c := Chunk{ID: id, At: at.UTC()}
 	type key struct {
-		site, gran string
-		start      time.Time
+		site  string
+		gran  int // index in grans
+		start int64
 	}
 	deltas := map[key]int{}
 	rows := []map[string]int{}
+	var hour, day, month time.Time
+	marginalKeys := map[string]string{} // of the visit, by column
 	for _, b := range batches {
 		c.Batches = append(c.Batches, b.ID)
 		for i := range b.Visits {
 			v := &b.Visits[i]
 			vh, sh := hashID(b.Site, v.Visitor), hashID(b.Site, v.Session)
 			full := rowKey(&v.Dims) // once per visit: encoding every dimension is the costly part
-			for _, gran := range grans {
-				dims, rk := v.Dims, full
-				if m, ok := marginals[gran]; ok {
-					dims = visit.Dims{}
-					m.keep(&dims, &v.Dims)
-					rk = m.key(&v.Dims)
+			clear(marginalKeys)
+			hour, day, month = Truncate(v.Time, Hourly), Truncate(v.Time, Daily), Truncate(v.Time, monthPrefix)
+			dom := v.Time.UTC().Day() - 1
+			for gi, gran := range grans {
+				m, isMarginal := marginals[gran]
+				rk, start, on := full, hour, 0
+				if isMarginal {
+					if rk = marginalKeys[m.column]; rk == "" {
+						rk = m.key(&v.Dims)
+						marginalKeys[m.column] = rk
+					}
 				}
-				day := 0
-				if perDay(gran) {
-					day = v.Time.UTC().Day() - 1
+				switch {
+				case gran == Daily:
+					start = day
+				case perDay(gran):
+					start, on = month, dom
+					rk = onDay(rk, on)
+				case isMarginal:
+					start = month
 				}
-				rk = onDay(rk, day)
-				k := key{b.Site, gran, Truncate(v.Time, gran)}
+				k := key{b.Site, gi, start.Unix()}
 				di, ok := deltas[k]
 				if !ok {
 					di = len(c.Deltas)
 					deltas[k] = di
-					c.Deltas = append(c.Deltas, Delta{Org: b.Org, Site: b.Site, Gran: gran, Start: k.start})
+					c.Deltas = append(c.Deltas, Delta{Org: b.Org, Site: b.Site, Gran: gran, Start: start})
 					rows = append(rows, map[string]int{})
 				}
 				d := &c.Deltas[di]
@@ -360,13 +372,24 @@ func BuildChunk(id string, at time.Time, batches []Batch) Chunk {
 				if !ok {
 					ri = len(d.Rows)
 					rows[di][rk] = ri
-					d.Rows = append(d.Rows, Row{Key: rk, Dims: dims, Day: day})
+					r := Row{Key: rk, Dims: v.Dims, Day: on}
+					if isMarginal {
+						r.Dims = visit.Dims{}
+						m.keep(&r.Dims, &v.Dims)
+					}
+					d.Rows = append(d.Rows, r)
 				}
 				r := &d.Rows[ri]
 				r.Events++
 				r.Visitors.Add(vh)
 				r.Sessions.Add(sh)
 			}
+		}
+	}
+	for i := range c.Deltas {
+		for j := range c.Deltas[i].Rows {
+			c.Deltas[i].Rows[j].Visitors.Seal()
+			c.Deltas[i].Rows[j].Sessions.Seal()
 		}
 	}
 	return c

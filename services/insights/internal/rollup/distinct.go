@@ -24,6 +24,9 @@ const Precision = 14
 type Distinct struct {
 	IDs    []int64 `bson:"ids,omitempty"`
 	Sketch []byte  `bson:"hll,omitempty"`
+	// live is the sketch Add inserts into once past ExactBound; Seal
+	// encodes it into Sketch.
+	live *hyperloglog.Sketch
 }
 
 func newSketch() *hyperloglog.Sketch {
@@ -33,8 +36,35 @@ func newSketch() *hyperloglog.Sketch {
 
 func (d *Distinct) size() int { return 8*len(d.IDs) + len(d.Sketch) + 16 }
 
-// Add counts one id hash.
-func (d *Distinct) Add(h uint64) { d.Merge(Distinct{IDs: []int64{int64(h)}}) }
+// Add counts one id hash. Past ExactBound it inserts into a live sketch
+// (decoding and encoding the stored one at every id would cost far more
+// than the insert): Seal must be called before the count is stored or merged.
+func (d *Distinct) Add(h uint64) {
+	if d.live == nil && d.Sketch == nil {
+		x := int64(h)
+		i, found := slices.BinarySearch(d.IDs, x)
+		if found {
+			return
+		}
+		if len(d.IDs) < ExactBound {
+			d.IDs = slices.Insert(d.IDs, i, x)
+			return
+		}
+	}
+	if d.live == nil {
+		d.live = d.sketch()
+		d.IDs, d.Sketch = nil, nil
+	}
+	d.live.InsertHash(h)
+}
+
+// Seal encodes the live sketch of Add.
+func (d *Distinct) Seal() {
+	if d.live != nil {
+		d.Sketch, _ = d.live.MarshalBinary()
+		d.live = nil
+	}
+}
 
 // Merge adds the ids of o.
 func (d *Distinct) Merge(o Distinct) {
