@@ -32,8 +32,9 @@ const idIndexPrefix = "docspub_id_"
 // write and drops it with its table. It runs until ctx is done.
 func indexIDs(ctx context.Context, dir string, log *slog.Logger) {
 	type file struct {
-		db   *sql.DB
-		info os.FileInfo
+		db     *sql.DB
+		info   os.FileInfo
+		schema int64 // the schema version last made complete; -1: not yet
 	}
 	open := map[string]file{}
 	defer func() {
@@ -64,12 +65,27 @@ func indexIDs(ctx context.Context, dir string, log *slog.Logger) {
 					continue
 				}
 				db.SetMaxOpenConns(1)
-				f = file{db: db, info: info}
-				open[name] = f
+				f = file{db: db, info: info, schema: -1}
 			}
-			if err := ensureIDIndexes(ctx, f.db); err != nil && ctx.Err() == nil {
-				log.Debug("index _id lookups", "file", filepath.Base(name), "err", err)
+			// The schema version changes with every table or index made or
+			// dropped: an unchanged one needs no look at the schema, which
+			// costs a scan of sqlite_master per file every idIndexEvery.
+			// The version is read before the look, so that a table made
+			// meanwhile changes it; an index made here changes it too, which
+			// costs one more look that finds nothing to do.
+			v, err := schemaVersion(ctx, f.db)
+			if err == nil && v != f.schema {
+				if err = ensureIDIndexes(ctx, f.db); err == nil {
+					f.schema = v
+				}
 			}
+			if err != nil {
+				f.schema = -1
+				if ctx.Err() == nil {
+					log.Debug("index _id lookups", "file", filepath.Base(name), "err", err)
+				}
+			}
+			open[name] = f
 		}
 		for name, f := range open {
 			if !seen[name] { // dropped: let its file go
@@ -85,28 +101,42 @@ func indexIDs(ctx context.Context, dir string, log *slog.Logger) {
 	}
 }
 
+// schemaVersion is the database's schema version (a read of its header).
+func schemaVersion(ctx context.Context, db *sql.DB) (int64, error) {
+	var v int64
+	err := db.QueryRowContext(ctx, `PRAGMA schema_version`).Scan(&v)
+	return v, err
+}
+
 // ensureIDIndexes adds the _id lookup index to the collection tables of one
-// database file that lack it.
+// database file that lack it. It reads sqlite_master once (a join of it with
+// itself was quadratic in the number of tables and indexes).
 func ensureIDIndexes(ctx context.Context, db *sql.DB) error {
-	rows, err := db.QueryContext(ctx, `SELECT t.name FROM sqlite_master t
-		WHERE t.type = 'table' AND t.name NOT LIKE '\_ferretdb\_%' ESCAPE '\' AND t.name NOT LIKE 'sqlite\_%' ESCAPE '\'
-		AND NOT EXISTS (SELECT 1 FROM sqlite_master i WHERE i.type = 'index' AND i.name = ? || t.name)`, idIndexPrefix)
+	rows, err := db.QueryContext(ctx, `SELECT type, name FROM sqlite_master WHERE type IN ('table', 'index')`)
 	if err != nil {
 		return err
 	}
 	var tables []string
+	indexes := map[string]bool{}
 	for rows.Next() {
-		var name string
-		if err := rows.Scan(&name); err != nil {
+		var typ, name string
+		if err := rows.Scan(&typ, &name); err != nil {
 			_ = rows.Close()
 			return err
 		}
-		tables = append(tables, name)
+		if typ == "index" {
+			indexes[name] = true
+		} else if !strings.HasPrefix(name, "_ferretdb_") && !strings.HasPrefix(name, "sqlite_") {
+			tables = append(tables, name)
+		}
 	}
 	if err := rows.Close(); err != nil {
 		return err
 	}
 	for _, table := range tables {
+		if indexes[idIndexPrefix+table] {
+			continue
+		}
 		if !hasSJSON(ctx, db, table) {
 			continue
 		}
