@@ -240,6 +240,20 @@ func (s *Service) groupView(ctx context.Context, g site.Grant, grp Group) (Group
 	return vs[0], nil
 }
 
+// Prefixes returns the path under the site's published URL of each section
+// of the site (site.SectionPrefix): "" for the default section.
+func (s *Service) Prefixes(ctx context.Context, siteID string) (map[string]string, error) {
+	secs, err := s.store.SiteSections(ctx, siteID)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]string, len(secs))
+	for _, sec := range secs {
+		out[sec.ID] = site.SectionPrefix(sec.Path, sec.Default)
+	}
+	return out, nil
+}
+
 // Structure is the site's structure for the published view: the top-level
 // items in order, ungrouped sections (SectionView) and groups (GroupView,
 // with their sections); hasSections is false when the site has no section.

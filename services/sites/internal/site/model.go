@@ -23,6 +23,10 @@ type Site struct {
 	// unique per organization.
 	BasenameKey     string `bson:"basenameKey"`
 	Proxy           string `bson:"proxy,omitempty"` // the proxy origin; "" for none
+	// Hostname is the site's custom hostname ("" for none): readers whose
+	// Host is it read the site at its root. The site_hostnames collection
+	// holds each claimed hostname once (see Store.ClaimHostname).
+	Hostname        string `bson:"hostname,omitempty"`
 	Published       bool   `bson:"published"`
 	AdaptiveContent bool   `bson:"adaptiveContent"`
 	AgentsContext   string `bson:"agentsContext"`

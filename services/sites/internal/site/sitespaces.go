@@ -154,7 +154,11 @@ func (s *Service) addSiteSpace(ctx context.Context, st Site, g Grant, section st
 			Space: sp.ID, Path: freePath(slug(sp.Title), siblings), Default: len(siblings) == 0,
 			Position: s.position(), CreatedAt: now, UpdatedAt: now}
 		proj := spaceview.Space{ID: sp.ID, Title: sp.Title, View: sp.View}
-		ev, err := s.siteSpaceView(st, ss, proj, nil)
+		prefixes, err := s.prefixes(ctx, st, ss)
+		if err != nil {
+			return SiteSpaceView{}, err
+		}
+		ev, err := s.siteSpaceView(st, prefixes, ss, proj, nil)
 		if err != nil {
 			return SiteSpaceView{}, err
 		}
@@ -165,7 +169,7 @@ func (s *Service) addSiteSpace(ctx context.Context, st Site, g Grant, section st
 		if err != nil {
 			return SiteSpaceView{}, err
 		}
-		return s.siteSpaceView(st, ss, proj, &sp.Perms)
+		return s.siteSpaceView(st, prefixes, ss, proj, &sp.Perms)
 	}
 }
 
@@ -207,6 +211,10 @@ func (s *Service) SiteSpaces(ctx context.Context, g Grant, sectionIDs []string) 
 	if err != nil {
 		return nil, err
 	}
+	prefixes, err := s.prefixes(ctx, st, sss...)
+	if err != nil {
+		return nil, err
+	}
 	for _, ss := range sss {
 		v := out[ss.Section]
 		sh, ok := show[ss.Space]
@@ -215,7 +223,7 @@ func (s *Service) SiteSpaces(ctx context.Context, g Grant, sectionIDs []string) 
 			out[ss.Section] = v
 			continue
 		}
-		view, err := s.siteSpaceView(st, ss, sh.space, &sh.perms)
+		view, err := s.siteSpaceView(st, prefixes, ss, sh.space, &sh.perms)
 		if err != nil {
 			return nil, err
 		}
@@ -300,14 +308,18 @@ func (s *Service) showOne(ctx context.Context, g Grant, ss SiteSpace) (shown, er
 }
 
 // renderSiteSpaces renders the site spaces whose space is in show.
-func (s *Service) renderSiteSpaces(st Site, sss []SiteSpace, show map[string]shown) ([]SiteSpaceView, error) {
+func (s *Service) renderSiteSpaces(ctx context.Context, st Site, sss []SiteSpace, show map[string]shown) ([]SiteSpaceView, error) {
 	out := make([]SiteSpaceView, 0, len(sss))
+	prefixes, err := s.prefixes(ctx, st, sss...)
+	if err != nil {
+		return nil, err
+	}
 	for _, ss := range sss {
 		sh, ok := show[ss.Space]
 		if !ok {
 			continue
 		}
-		v, err := s.siteSpaceView(st, ss, sh.space, &sh.perms)
+		v, err := s.siteSpaceView(st, prefixes, ss, sh.space, &sh.perms)
 		if err != nil {
 			return nil, err
 		}
@@ -329,7 +341,11 @@ func (s *Service) eventView(ctx context.Context, st Site, ss SiteSpace) (SiteSpa
 	if !ok || sp.Organization != st.Organization {
 		sp = spaceview.Space{ID: ss.Space, View: fmt.Sprintf(`{"object":"space","id":%q}`, ss.Space)}
 	}
-	return s.siteSpaceView(st, ss, sp, nil)
+	prefixes, err := s.prefixes(ctx, st, ss)
+	if err != nil {
+		return SiteSpaceView{}, err
+	}
+	return s.siteSpaceView(st, prefixes, ss, sp, nil)
 }
 
 // RemoveSiteSpaces removes the site spaces of a deleted section, each with
@@ -385,7 +401,7 @@ func (s *Service) ListSiteSpaces(ctx context.Context, c access.Caller, org, site
 		return List[SiteSpaceView]{}, err
 	}
 	page := keyset.Cut(sss, pg.Limit, count, siteSpaceKey)
-	views, err := s.renderSiteSpaces(st, page.Items, show)
+	views, err := s.renderSiteSpaces(ctx, st, page.Items, show)
 	return keyset.With(page, views), err
 }
 
@@ -503,7 +519,11 @@ func (s *Service) UpdateSiteSpace(ctx context.Context, c access.Caller, org, sit
 			return SiteSpaceView{}, err
 		}
 	}
-	return s.siteSpaceView(st, ss, sh.space, &sh.perms)
+	prefixes, err := s.prefixes(ctx, st, ss)
+	if err != nil {
+		return SiteSpaceView{}, err
+	}
+	return s.siteSpaceView(st, prefixes, ss, sh.space, &sh.perms)
 }
 
 func pathTaken(path string) error {
@@ -569,4 +589,22 @@ func (s *Service) makeDefault(ctx context.Context, st Site, ss SiteSpace) error 
 		}
 	}
 	return nil
+}
+
+// MakeDefault makes a site space of the granted site the default of its
+// section or of the site level (g must allow editing the site): it is
+// published at the section's own URL.
+func (s *Service) MakeDefault(ctx context.Context, g Grant, siteSpaceID string) error {
+	if !g.Can(access.Edit) {
+		return forbidden(actionText(access.Edit))
+	}
+	st, err := s.load(ctx, g.Organization, g.Site)
+	if err != nil {
+		return err
+	}
+	ss, err := s.siteSpaceOf(ctx, st, siteSpaceID)
+	if err != nil {
+		return err
+	}
+	return s.makeDefault(ctx, st, ss)
 }

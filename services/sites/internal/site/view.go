@@ -204,19 +204,28 @@ func spaceJSON(view string, perms *spacePermissions) (json.RawMessage, error) {
 }
 
 // siteSpaceView renders a site space of st with the viewer's permissions
-// on its space; perms nil renders it for events.
-func (s *Service) siteSpaceView(st Site, ss SiteSpace, sp spaceview.Space, perms *spacePermissions) (SiteSpaceView, error) {
+// on its space; perms nil renders it for events. prefixes are the section
+// prefixes of the site (see prefixes).
+func (s *Service) siteSpaceView(st Site, prefixes map[string]string, ss SiteSpace, sp spaceview.Space, perms *spacePermissions) (SiteSpaceView, error) {
 	raw, err := spaceJSON(sp.View, perms)
 	if err != nil {
 		return SiteSpaceView{}, err
 	}
-	url := s.urls.published(st)
-	if !(ss.Default && ss.Section == "") {
-		url += "/" + ss.Path
-	}
+	url := s.urls.published(st) + SpacePath(prefixes[ss.Section], ss)
 	return SiteSpaceView{
 		Object: "site-space", ID: ss.ID, Path: ss.Path, Section: ss.Section, Space: raw,
 		Title: sp.Title, Default: ss.Default, Hidden: ss.Hidden, Condition: ss.Condition,
 		URLs: SiteSpaceURLs{Published: url},
 	}, nil
+}
+
+// prefixes returns the section prefixes (SectionPrefix) of st's sections,
+// asked only when one of sss is in a section.
+func (s *Service) prefixes(ctx context.Context, st Site, sss ...SiteSpace) (map[string]string, error) {
+	for _, ss := range sss {
+		if ss.Section != "" && s.sections != nil {
+			return s.sections.Prefixes(ctx, st.ID)
+		}
+	}
+	return map[string]string{}, nil
 }

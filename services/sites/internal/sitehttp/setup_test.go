@@ -165,6 +165,10 @@ func (s sections) Structure(_ context.Context, g site.Grant) ([]any, bool, error
 
 func (s sections) Has(context.Context, site.Grant, string) (bool, error) { return false, nil }
 
+func (s sections) Prefixes(context.Context, string) (map[string]string, error) {
+	return map[string]string{}, nil
+}
+
 func (s sections) SetDefault(context.Context, site.Grant, string) error {
 	return apierr.Invalid("defaultSiteSection", "is not a section of this site")
 }
