@@ -20,6 +20,7 @@ type SiteView struct {
 	AppliedType     string           `json:"appliedType"`
 	Title           string           `json:"title"`
 	Basename        string           `json:"basename,omitempty"`
+	Hostname        string           `json:"hostname,omitempty"`
 	Proxy           *ProxyView       `json:"proxy,omitempty"`
 	Visibility      string           `json:"visibility"`
 	DefaultLevel    string           `json:"defaultLevel"`
@@ -82,7 +83,7 @@ func (s *Service) siteView(st Site, siteSpaces int, g *Grant) SiteView {
 	app := s.urls.app(st.Organization, st.ID)
 	v := SiteView{
 		Object: "site", ID: st.ID, Type: st.Type, AppliedType: st.Type, Title: st.Title,
-		Basename: st.Basename, Visibility: st.Visibility, DefaultLevel: siteDefaultLevel,
+		Basename: st.Basename, Hostname: st.Hostname, Visibility: st.Visibility, DefaultLevel: siteDefaultLevel,
 		Published: st.Published, SiteSpaces: siteSpaces, CreatedAt: st.CreatedAt,
 		AdaptiveContent: AdaptiveContent{Enabled: st.AdaptiveContent}, AgentsContext: st.AgentsContext,
 		Features: []any{},
