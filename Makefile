@@ -1,18 +1,51 @@
 # The two commands of the README: `make run` starts the whole platform locally
 # with embedded infrastructure; `make test` runs every module's tests.
 GO      ?= go
-MODULES := libs gateway services/identity services/content services/sites deployments/local
+MODULES := libs gateway services/identity services/content services/sites deployments/local deployments/manifests
 PKGS    := $(foreach m,$(MODULES),./$(m)/...)
 
-.PHONY: run test vet fmt bench tidy fuzz
+# The Consul agent the discovery tests run in -dev mode, built once from
+# deployments/tools/consul (not in go.work: its dependency graph is huge) into
+# a cache outside the repository; the tests find it through CONSUL_BIN.
+CONSUL_VERSION := 1.22.0
+CONSUL_BIN     ?= $(HOME)/.cache/docspub/consul-$(CONSUL_VERSION)/consul
+export CONSUL_BIN
+
+# Deployable components: the gateway and every service module.
+COMPONENTS := gateway $(notdir $(patsubst %/go.mod,%,$(wildcard services/*/go.mod)))
+COMPOSE    := docker compose -f deployments/compose/compose.yaml
+
+.PHONY: run test vet fmt bench tidy fuzz consul images compose-up compose-down
 
 run:
 	$(GO) run ./deployments/local/cmd/platform
 
 # A plain `go test ./...` at the root does not reach the workspace's modules.
-test:
+test: consul
 	$(GO) vet $(PKGS)
 	$(GO) test -count=1 -timeout 25m $(PKGS)
+
+# No prerequisite on the tools module's files: a fresh clone must not
+# rebuild the cached agent (about 6 minutes on 2 cores).
+consul: $(CONSUL_BIN)
+$(CONSUL_BIN):
+	mkdir -p $(dir $@)
+	cd deployments/tools/consul && GOWORK=off GONOSUMDB=github.com/hashicorp/consul \
+	  $(GO) build -trimpath -o $@.tmp github.com/hashicorp/consul
+	mv $@.tmp $@
+
+# Container images, where Docker exists: docspub/<component>:latest.
+images:
+	@command -v docker >/dev/null || { echo "make images needs Docker"; exit 1; }
+	set -e; for c in $(COMPONENTS); do docker build -f $$(case $$c in gateway) echo gateway/Dockerfile;; *) echo services/$$c/Dockerfile;; esac) -t docspub/$$c .; done
+
+# The real stack (MongoDB replica set, Kafka, Redis, Consul, OTel collector,
+# Jaeger) and every component, built from their Dockerfiles.
+compose-up:
+	$(COMPOSE) up --build --detach --wait
+
+compose-down:
+	$(COMPOSE) down --volumes
 
 vet:
 	$(GO) vet $(PKGS)
@@ -20,13 +53,15 @@ vet:
 fmt:
 	gofmt -l -w $(MODULES)
 
-bench:
+bench: consul
 	$(GO) test -run '^$$' -bench . -benchtime 2000x -count 1 ./gateway/... ./deployments/local/...
+	$(GO) test -run '^$$' -bench Resolve -count 1 ./libs/discovery/
 	$(GO) test -run '^$$' -bench SpaceListKeyset -benchtime 5x -count 1 -timeout 30m ./services/content/
 	$(GO) test -run '^$$' -bench . -benchtime 20x -count 1 ./services/content/internal/merge/
 	$(GO) test -run '^$$' -bench . -count 1 -timeout 30m ./services/content/internal/searchmongo/
 	$(GO) test -run '^$$' -bench SpacesAccess -benchtime 50x -count 1 ./services/content/internal/spacehttp/
 	$(GO) test -run '^$$' -bench ValidateAdaptiveSchema -count 1 ./services/sites/internal/site/
+	$(GO) test -run '^$$' -bench . -benchtime 20x -count 1 ./services/content/internal/revisionmongo/
 
 tidy:
 	for m in $(MODULES); do (cd $$m && $(GO) mod tidy) || exit 1; done
@@ -36,6 +71,8 @@ tidy:
 FUZZTIME ?= 30s
 FUZZ_TARGETS := \
 	services/sites/internal/site FuzzValidateAdaptiveSchema \
+	services/content/internal/importer FuzzConvert \
+	services/content/internal/pdf FuzzRender \
 
 fuzz:
 	@set -e; set -- $(FUZZ_TARGETS); while [ $$# -ge 2 ]; do \

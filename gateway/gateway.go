@@ -69,6 +69,9 @@ type Config struct {
 	MaxBodyBytes int64 `env:"MAX_BODY_BYTES, default=10485760"`
 	// LogLevel is debug, info, warn or error.
 	LogLevel string `env:"LOG_LEVEL, default=info"`
+	// Discovery is DISCOVERY (static: UPSTREAMS; consul: healthy instances
+	// by service name), CONSUL_HTTP_ADDR and CONSUL_HTTP_TOKEN.
+	Discovery discovery.Config
 }
 
 // Validate reports every problem of the configuration at once.
@@ -116,6 +119,7 @@ func (c Config) Validate() error {
 	default:
 		p.Addf("LOG_LEVEL: must be debug, info, warn or error")
 	}
+	c.Discovery.Check(&p)
 	return p.Err()
 }
 
@@ -277,9 +281,9 @@ func (g *Gateway) Close(context.Context) error {
 	return g.events.Close()
 }
 
-// Run serves the gateway until ctx is done: it connects to Redis, reads the
-// static upstream list, consumes identity.events and serves on cfg.Addr with
-// graceful shutdown.
+// Run serves the gateway until ctx is done: it connects to Redis, finds the
+// services through discovery (the static upstream list, or Consul), consumes
+// identity.events and serves on cfg.Addr with graceful shutdown.
 func Run(ctx context.Context, cfg Config, log *slog.Logger) error {
 	if err := cfg.Validate(); err != nil {
 		return err
@@ -304,7 +308,12 @@ func Run(ctx context.Context, cfg Config, log *slog.Logger) error {
 	if err != nil {
 		return fmt.Errorf("upstreams: %w", err)
 	}
-	g, err := New(cfg, Deps{Redis: rdb, Resolver: upstreams, Log: log})
+	resolver, err := discovery.Open(cfg.Discovery, upstreams, log)
+	if err != nil {
+		return err
+	}
+	defer resolver.Close()
+	g, err := New(cfg, Deps{Redis: rdb, Resolver: resolver, Log: log})
 	if err != nil {
 		return err
 	}

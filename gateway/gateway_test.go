@@ -510,6 +510,11 @@ func TestConfigValidate(t *testing.T) {
 		t.Errorf("Validate without identity = %v", err)
 	}
 
+	err = gateway.Config{Discovery: discovery.Config{Mode: "dns"}}.Validate()
+	if err == nil || !strings.Contains(err.Error(), "DISCOVERY must be static or consul") {
+		t.Errorf("Validate with an unknown discovery = %v", err)
+	}
+
 	for _, tc := range []struct {
 		proxies []string
 		ok      bool

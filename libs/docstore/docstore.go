@@ -77,6 +77,20 @@ func Live(f bson.M) bson.M {
 	return out
 }
 
+// traced returns the events with ctx's trace context on those that carry
+// none, so that the relay's publish (and every consumer) continues the
+// trace of the request that made the change.
+func traced(ctx context.Context, events []kafkax.Event) []kafkax.Event {
+	out := make([]kafkax.Event, len(events))
+	for i, ev := range events {
+		if len(ev.Trace) == 0 {
+			ev = ev.WithTrace(ctx)
+		}
+		out[i] = ev
+	}
+	return out
+}
+
 // RetryFull is the Retry-After of a change refused because its document
 // has kafkax.MaxPendingBytes of events waiting for Kafka.
 const RetryFull = 10 * time.Second
@@ -99,6 +113,7 @@ func (s *Store) outbox(coll string, events []kafkax.Event) (kafkax.Outbox, error
 
 // Insert stores a new document with its events.
 func (s *Store) Insert(ctx context.Context, coll string, doc any, events ...kafkax.Event) error {
+	events = traced(ctx, events)
 	o, err := s.outbox(coll, events)
 	if err != nil {
 		return err
@@ -142,6 +157,7 @@ func Setter(set bson.M) bson.M {
 // the change (413); so does, for now (503 with Retry-After), a document
 // whose pending events leave no room for these.
 func (s *Store) Update(ctx context.Context, coll, id string, cond, upd bson.M, events ...kafkax.Event) error {
+	events = traced(ctx, events)
 	o, err := s.outbox(coll, events)
 	if err != nil {
 		return err

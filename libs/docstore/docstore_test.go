@@ -12,10 +12,12 @@ import (
 	"github.com/docspub/platform/libs/kafkax"
 	"github.com/docspub/platform/libs/mongotest"
 	"github.com/docspub/platform/libs/mongox"
+	"github.com/docspub/platform/libs/otelx"
 	"github.com/google/go-cmp/cmp"
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
+	"go.opentelemetry.io/otel"
 )
 
 func TestMain(m *testing.M) { mongotest.Main(m) }
@@ -309,5 +311,38 @@ func TestPageKeyset(t *testing.T) {
 				t.Errorf("pages (-got +want):\n%s", diff)
 			}
 		})
+	}
+}
+
+// Events written within a traced request carry its trace context, so the
+// relay's publish continues the request's trace; an event that already has
+// one keeps it.
+func TestEventsCarryTheRequestsTrace(t *testing.T) {
+	_, shutdown := otelx.SetupInMemory("svc")
+	t.Cleanup(func() { _ = shutdown(context.Background()) })
+	s, _ := newStore(t)
+	ctx, span := otel.Tracer("test").Start(context.Background(), "request")
+	defer span.End()
+	traceID := span.SpanContext().TraceID().String()
+
+	if err := s.Insert(ctx, things, Thing{ID: "a", Group: "g"}, kafkax.NewEvent("thing.created", "org", "a", nil)); err != nil {
+		t.Fatal(err)
+	}
+	kept := kafkax.NewEvent("thing.updated", "org", "a", nil)
+	kept.Trace = map[string]string{"traceparent": "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"}
+	if err := s.Set(ctx, things, "a", bson.M{"rank": 1}, kafkax.NewEvent("thing.updated", "org", "a", nil), kept); err != nil {
+		t.Fatal(err)
+	}
+	outbox := raw(t, s, "a").Outbox
+	if len(outbox) != 3 {
+		t.Fatalf("outbox has %d events, want 3", len(outbox))
+	}
+	for i, ev := range outbox[:2] {
+		if !strings.Contains(ev.Trace["traceparent"], traceID) {
+			t.Errorf("event %d traceparent = %q, want the request's trace %s", i, ev.Trace["traceparent"], traceID)
+		}
+	}
+	if got := outbox[2].Trace["traceparent"]; got != kept.Trace["traceparent"] {
+		t.Errorf("an event's own trace became %q", got)
 	}
 }

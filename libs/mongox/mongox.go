@@ -15,8 +15,9 @@ import (
 )
 
 // Connect connects to uri and pings it, retrying until ctx ends or 30s pass.
+// Commands sent within a trace are recorded as spans (CommandTracer).
 func Connect(ctx context.Context, uri string) (*mongo.Client, error) {
-	client, err := mongo.Connect(options.Client().ApplyURI(uri).SetTimeout(30 * time.Second))
+	client, err := mongo.Connect(options.Client().ApplyURI(uri).SetTimeout(30 * time.Second).SetMonitor(CommandTracer()))
 	if err != nil {
 		return nil, fmt.Errorf("connect mongodb: %w", err)
 	}

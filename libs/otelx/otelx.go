@@ -12,6 +12,7 @@ import (
 
 	"go.opentelemetry.io/contrib/instrumentation/net/http/otelhttp"
 	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
 	"go.opentelemetry.io/otel/exporters/stdout/stdouttrace"
 	"go.opentelemetry.io/otel/propagation"
 	"go.opentelemetry.io/otel/sdk/resource"
@@ -24,12 +25,16 @@ import (
 const (
 	ExporterNone   = "none"   // spans are made (trace ids in logs, propagation) but not exported
 	ExporterStdout = "stdout" // spans are written to stdout, one JSON object per line
+	ExporterOTLP   = "otlp"   // spans are sent over OTLP/HTTP (protobuf)
 )
 
 // Setup installs the global tracer provider of service and the W3C trace
-// context and baggage propagator. exporter is "none" (also for "") or
-// "stdout". The returned shutdown flushes and stops the provider; call it on
-// exit.
+// context and baggage propagator. exporter is "none" (also for ""),
+// "stdout" or "otlp"; the OTLP exporter reads its endpoint, headers,
+// timeout and TLS from the standard OTEL_EXPORTER_OTLP_* (and
+// OTEL_EXPORTER_OTLP_TRACES_*) variables, and the batching from OTEL_BSP_*.
+// OTEL_RESOURCE_ATTRIBUTES adds to the resource. The returned shutdown
+// flushes and stops the provider; call it on exit.
 func Setup(ctx context.Context, service, exporter string) (shutdown func(context.Context) error, err error) {
 	var opts []sdktrace.TracerProviderOption
 	switch exporter {
@@ -40,12 +45,19 @@ func Setup(ctx context.Context, service, exporter string) (shutdown func(context
 			return nil, fmt.Errorf("stdout trace exporter: %w", err)
 		}
 		opts = append(opts, sdktrace.WithBatcher(exp))
+	case ExporterOTLP:
+		exp, err := otlptracehttp.New(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("otlp trace exporter: %w", err)
+		}
+		opts = append(opts, sdktrace.WithBatcher(exp))
 	default:
-		return nil, fmt.Errorf("unknown trace exporter %q: want %q or %q", exporter, ExporterNone, ExporterStdout)
+		return nil, fmt.Errorf("unknown trace exporter %q: want %q, %q or %q", exporter, ExporterNone, ExporterStdout, ExporterOTLP)
 	}
 	res, err := resource.New(ctx,
 		resource.WithTelemetrySDK(),
 		resource.WithHost(),
+		resource.WithFromEnv(),
 		resource.WithAttributes(semconv.ServiceName(service)))
 	if err != nil && !errors.Is(err, resource.ErrPartialResource) {
 		return nil, fmt.Errorf("trace resource: %w", err)

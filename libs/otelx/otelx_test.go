@@ -13,6 +13,7 @@ import (
 	"github.com/docspub/platform/libs/kafkax"
 	"github.com/docspub/platform/libs/mongotest"
 	"github.com/docspub/platform/libs/otelx"
+	"github.com/docspub/platform/libs/otlptest"
 	"github.com/google/go-cmp/cmp"
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.opentelemetry.io/otel"
@@ -34,10 +35,14 @@ func TestSetup(t *testing.T) {
 		{exporter: ""},
 		{exporter: "none"},
 		{exporter: "stdout"},
+		{exporter: "otlp"},
 		{exporter: "jaeger", wantErr: true},
 	} {
 		t.Run("exporter="+tc.exporter, func(t *testing.T) {
 			otel.SetTextMapPropagator(propagation.NewCompositeTextMapPropagator())
+			if tc.exporter == "otlp" {
+				t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", otlptest.Start(t).URL)
+			}
 			shutdown, err := otelx.Setup(context.Background(), "svc", tc.exporter)
 			if gotErr := err != nil; gotErr != tc.wantErr {
 				t.Fatalf("Setup(%q) error = %v, want error %v", tc.exporter, err, tc.wantErr)
@@ -194,4 +199,29 @@ func findSpan(t *testing.T, exp *tracetest.InMemoryExporter, kind trace.SpanKind
 		t.Fatalf("recorded %d spans of kind %s, want 1", len(found), kind)
 	}
 	return found[0]
+}
+
+// With OTEL_TRACES_EXPORTER=otlp, spans reach a real OTLP/HTTP receiver at
+// the endpoint of the standard variable, under the service's name.
+func TestSetupOTLPExportsOverHTTP(t *testing.T) {
+	col := otlptest.Start(t)
+	t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", col.URL)
+	t.Setenv("OTEL_RESOURCE_ATTRIBUTES", "deployment.environment.name=test")
+	shutdown, err := otelx.Setup(context.Background(), "content", otelx.ExporterOTLP)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, span := otel.Tracer("test").Start(context.Background(), "GET /v1/spaces/{spaceId}")
+	span.End()
+	if err := shutdown(context.Background()); err != nil { // flushes
+		t.Fatal(err)
+	}
+	spans := col.Spans()
+	if len(spans) != 1 {
+		t.Fatalf("received %d spans, want 1: %+v", len(spans), spans)
+	}
+	got := spans[0]
+	if got.Name != "GET /v1/spaces/{spaceId}" || got.Service != "content" || got.TraceID != span.SpanContext().TraceID().String() {
+		t.Errorf("received %+v, want the span of service content in trace %s", got, span.SpanContext().TraceID())
+	}
 }

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/docspub/platform/libs/discovery"
 	"github.com/docspub/platform/libs/internaltoken"
 	"github.com/docspub/platform/libs/kafkax"
 	"github.com/docspub/platform/libs/mongox"
@@ -26,13 +27,21 @@ type CoreConfig struct {
 	Topic            string
 	EventCollections []string
 	Indexes          []mongox.Index
+	// Discovery chooses how the service finds the services it calls and
+	// whether it announces itself (DISCOVERY=static|consul).
+	Discovery discovery.Config
+	// Peers are the static addresses of the services it calls, used when
+	// Discovery is static.
+	Peers discovery.Static
 }
 
 // Core is what every service wires the same way: its MongoDB database with
 // its indexes, the document locks its stores share with the outbox relay
 // (see mongox.DocLocks), the Kafka publisher and relay of its topic, and the
-// signer of internal tokens of the service: internaltoken.Require(Signer)
-// guards its routes, Signer.Mint(other, p) signs its calls to service other.
+// signer of internal tokens of the service (internaltoken.Require(Signer)
+// guards its routes, Signer.Mint(other, p) signs its calls to service
+// other), and the discovery registry that finds the services it calls and
+// announces it.
 type Core struct {
 	Log    *slog.Logger
 	Client *mongo.Client
@@ -40,29 +49,49 @@ type Core struct {
 	Locks  *mongox.DocLocks
 	Relay  *kafkax.Relay
 	Signer *internaltoken.Signer
-	pub    *kafkax.Publisher
+	// Discovery resolves the services this one calls.
+	Discovery discovery.Registry
+	pub       *kafkax.Publisher
+	announce  bool // discovery is consul: instances register themselves
+	advertise string
 }
 
 // Open connects to MongoDB, ensures the indexes and wires the publisher,
-// the relay and the signer. Nothing stays open when it fails.
+// the relay, the signer and discovery. Nothing stays open when it fails.
 func Open(ctx context.Context, cc CoreConfig, log *slog.Logger) (*Core, error) {
 	signer, err := internaltoken.NewSigner(cc.Service, cc.InternalTokenSecret, time.Minute)
 	if err != nil {
 		return nil, err
 	}
+	reg, err := discovery.Open(cc.Discovery, cc.Peers, log)
+	if err != nil {
+		return nil, err
+	}
 	client, err := mongox.Connect(ctx, cc.MongoURI)
 	if err != nil {
+		reg.Close()
 		return nil, err
 	}
 	db := client.Database(cc.Database)
 	if err := mongox.EnsureIndexes(ctx, db, cc.Indexes...); err != nil {
 		_ = client.Disconnect(context.Background())
+		reg.Close()
 		return nil, err
 	}
 	locks := mongox.NewDocLocks()
 	pub := kafkax.NewPublisher(cc.KafkaBrokers)
 	relay := kafkax.NewRelay(db, pub, cc.Topic, cc.EventCollections, log, kafkax.WithDocLocks(locks))
-	return &Core{Log: log, Client: client, DB: db, Locks: locks, Relay: relay, Signer: signer, pub: pub}, nil
+	return &Core{Log: log, Client: client, DB: db, Locks: locks, Relay: relay, Signer: signer,
+		Discovery: reg, pub: pub, announce: cc.Discovery.Mode == discovery.ModeConsul, advertise: cc.Discovery.Advertise}, nil
+}
+
+// Announce is the Run option that registers the service in Consul when
+// discovery is consul; with static discovery it changes nothing.
+func (c *Core) Announce() Option {
+	if !c.announce {
+		return func(*runOptions) {}
+	}
+	return Announce(c.Discovery, c.advertise)
 }
 
 // Go runs f in the background until ctx is done, logging its failure as what.
@@ -83,5 +112,6 @@ func (c *Core) Close(ctx context.Context, first ...func() error) error {
 	for _, f := range first {
 		errs = append(errs, f())
 	}
+	c.Discovery.Close()
 	return errors.Join(append(errs, c.pub.Close(), c.Client.Disconnect(ctx))...)
 }

@@ -7,13 +7,16 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"net"
 	"net/http"
 	"os"
 	"os/signal"
+	"sync"
 	"syscall"
 	"time"
 
 	"github.com/docspub/platform/libs/config"
+	"github.com/docspub/platform/libs/discovery"
 	"github.com/docspub/platform/libs/httpx"
 	"github.com/docspub/platform/libs/logx"
 	"github.com/docspub/platform/libs/otelx"
@@ -34,10 +37,41 @@ type App interface {
 	Close(ctx context.Context) error
 }
 
+// DeregisterTimeout bounds how long Run waits for discovery to withdraw the
+// instance before it drains.
+const DeregisterTimeout = 5 * time.Second
+
+// Linger is how long a withdrawn instance still serves new requests before
+// it drains: resolvers learn of the deregistration through their blocking
+// queries within milliseconds, but a request may have resolved it just before.
+const Linger = 2 * time.Second
+
+// Option changes what Run does.
+type Option func(*runOptions)
+
+type runOptions struct {
+	registry  discovery.Registry
+	advertise string
+}
+
+// Announce makes Run register the instance in reg (with a health check on
+// its /readyz) once it listens, at advertise or, when that is empty, at the
+// address discovery.AdvertiseAddr derives from the listener; on shutdown the
+// instance is deregistered and keeps serving for Linger before the server
+// drains, so that resolvers stop sending it new requests first.
+func Announce(reg discovery.Registry, advertise string) Option {
+	return func(o *runOptions) { o.registry, o.advertise = reg, advertise }
+}
+
 // Run starts app's background work and serves its handler on addr until ctx
 // is done; then it stops the background work and closes app, logging a close
-// error under name.
-func Run(ctx context.Context, name, addr string, app App, log *slog.Logger) error {
+// error under name. With Announce, the instance is registered as name while
+// it serves.
+func Run(ctx context.Context, name, addr string, app App, log *slog.Logger, opts ...Option) error {
+	var o runOptions
+	for _, f := range opts {
+		f(&o)
+	}
 	defer func() {
 		cctx, cancel := context.WithTimeout(context.Background(), CloseTimeout)
 		defer cancel()
@@ -48,7 +82,55 @@ func Run(ctx context.Context, name, addr string, app App, log *slog.Logger) erro
 	bg, stop := context.WithCancel(ctx)
 	defer stop()
 	app.RunBackground(bg)
-	return httpx.ListenAndServe(ctx, addr, app.Handler(), log)
+
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("listen %s: %w", addr, err)
+	}
+	if o.registry == nil {
+		return httpx.Serve(ctx, ln, app.Handler(), log)
+	}
+	adv, err := discovery.AdvertiseAddr(o.advertise, ln.Addr())
+	if err != nil {
+		_ = ln.Close()
+		return err
+	}
+	deregister, err := o.registry.Register(ctx, discovery.Instance{Service: name, Addr: adv})
+	if err != nil {
+		_ = ln.Close()
+		return err
+	}
+	served := make(chan struct{})
+	defer close(served)
+	withdraw := sync.OnceFunc(func() {
+		dctx, cancel := context.WithTimeout(context.Background(), DeregisterTimeout)
+		defer cancel()
+		if err := deregister(dctx); err != nil {
+			log.Warn("deregister "+name, "err", err)
+		}
+	})
+	linger := func() {
+		t := time.NewTimer(Linger)
+		defer t.Stop()
+		select {
+		case <-t.C:
+		case <-served:
+		}
+	}
+	defer withdraw()
+	// Serving stops only after the instance is withdrawn and has lingered.
+	serving, stopServing := context.WithCancel(context.WithoutCancel(ctx))
+	defer stopServing()
+	go func() {
+		select {
+		case <-ctx.Done():
+			withdraw()
+			linger()
+			stopServing()
+		case <-served:
+		}
+	}()
+	return httpx.Serve(serving, ln, app.Handler(), log)
 }
 
 // Config is a service's configuration: a struct with `env` tags (see
@@ -73,7 +155,8 @@ func Main[C Config](name string, run func(ctx context.Context, cfg C, log *slog.
 
 // Telemetry is how every service exports its traces.
 type Telemetry struct {
-	// Exporter is "none" (trace context still travels) or "stdout".
+	// Exporter is "none" (trace context still travels), "stdout" or "otlp"
+	// (OTLP/HTTP to the endpoint of the standard OTEL_EXPORTER_OTLP_* variables).
 	Exporter string `env:"OTEL_TRACES_EXPORTER, default=none"`
 }
 

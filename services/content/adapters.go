@@ -2,12 +2,15 @@ package content
 
 import (
 	"context"
+	"errors"
 	"io"
 	"net/http"
 	"strings"
 	"time"
 
+	"github.com/docspub/platform/libs/apierr"
 	"github.com/docspub/platform/services/content/internal/importer"
+	"github.com/docspub/platform/services/content/internal/limits"
 	"github.com/docspub/platform/services/content/internal/pdf"
 	"github.com/docspub/platform/services/content/internal/revision"
 )
@@ -19,9 +22,15 @@ type websiteImporter struct {
 	now    func() time.Time
 }
 
-// Import crawls url and applies its pages to base's by path.
+// Import crawls url and applies its pages to base's by path. The markdown
+// it brings is bounded by the import's limit and by what base leaves of a
+// revision's (a base already full is a 413 before any fetch).
 func (w websiteImporter) Import(ctx context.Context, base revision.Revision, _, url string) ([]revision.Page, []revision.File, int, int, error) {
-	res, err := importer.Website(ctx, w.client, w.blobs, url, importer.Options{})
+	room := min(limits.ImportMarkdown, limits.RevisionMarkdown-base.Size().Markdown)
+	if room <= 0 {
+		return nil, nil, 0, 0, apierr.TooLarge("the change request already holds %d MiB of markdown, as much as a revision may", limits.RevisionMarkdown>>20)
+	}
+	res, err := importer.Website(ctx, w.client, w.blobs, url, importer.Options{Owner: base.Owner(), MaxMarkdown: room})
 	if err != nil {
 		return nil, nil, 0, 0, err
 	}
@@ -63,12 +72,19 @@ type pdfPrinter struct {
 	blobs revision.Store
 }
 
-// PDF renders the revision's pages, or the one page.
+// PDF renders the revision's pages, or the one page, within
+// limits.PDFTime (a 413 past it).
 func (p pdfPrinter) PDF(ctx context.Context, title string, rev revision.Revision, pageID string) ([]byte, error) {
 	pages := rev.Pages
 	if pageID != "" {
 		pages = pdf.Only(pages, pageID)
 	}
-	open := func(blob string) (io.ReadCloser, error) { return p.blobs.OpenBlob(ctx, blob) }
-	return pdf.Render(title, pages, open, rev.Files)
+	rctx, cancel := context.WithTimeout(ctx, limits.PDFTime)
+	defer cancel()
+	open := func(blob string) (io.ReadCloser, error) { return p.blobs.OpenBlob(rctx, blob) }
+	b, err := pdf.Render(rctx, title, pages, open, rev.Files)
+	if errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
+		return nil, apierr.TooLarge("the PDF takes more than %s to render; print one page at a time (only=true&page=...)", limits.PDFTime)
+	}
+	return b, err
 }

@@ -11,10 +11,12 @@ import (
 	"time"
 
 	"github.com/docspub/platform/libs/config"
+	"github.com/docspub/platform/libs/discovery"
 	"github.com/docspub/platform/libs/httpx"
 	"github.com/docspub/platform/libs/internaltoken"
 	"github.com/docspub/platform/libs/kafkax"
 	"github.com/docspub/platform/libs/mongox"
+	"github.com/docspub/platform/libs/quota"
 	"github.com/docspub/platform/libs/service"
 	"github.com/docspub/platform/libs/urlguard"
 	"github.com/docspub/platform/services/content/internal/access"
@@ -27,6 +29,7 @@ import (
 	"github.com/docspub/platform/services/content/internal/customfield"
 	"github.com/docspub/platform/services/content/internal/customfieldhttp"
 	"github.com/docspub/platform/services/content/internal/customfieldmongo"
+	"github.com/docspub/platform/services/content/internal/limits"
 	"github.com/docspub/platform/services/content/internal/links"
 	"github.com/docspub/platform/services/content/internal/peoplemongo"
 	"github.com/docspub/platform/services/content/internal/revision"
@@ -60,10 +63,13 @@ type Config struct {
 	InternalTokenSecret string        `env:"INTERNAL_TOKEN_SECRET" secret:"true"`        // required, ≥32 bytes
 	PublicURL           string        `env:"PUBLIC_URL, default=http://127.0.0.1:8080"`  // gateway URL, base of urls.location
 	AppURL              string        `env:"APP_URL, default=http://127.0.0.1:8080/app"` // base of urls.app
-	PurgeInterval       time.Duration `env:"PURGE_INTERVAL, default=1h"`                 // how often deleted spaces past 7 days are purged
+	PurgeInterval       time.Duration `env:"PURGE_INTERVAL, default=1h"`                 // how often deleted spaces past 7 days are purged and unused blobs collected
 	// OutboundAllowPrivate lets imports fetch private and loopback addresses (tests, trusted local runs).
 	OutboundAllowPrivate bool   `env:"OUTBOUND_ALLOW_PRIVATE, default=false"`
 	LogLevel             string `env:"LOG_LEVEL, default=info"`
+	// Discovery is DISCOVERY (static|consul), CONSUL_HTTP_ADDR, CONSUL_HTTP_TOKEN
+	// and ADVERTISE_ADDR: with consul the instance registers itself.
+	Discovery discovery.Config
 }
 
 // Validate reports every problem of the configuration at once.
@@ -84,6 +90,7 @@ func (c Config) Validate() error {
 		p.Addf("PURGE_INTERVAL must be at least 1s")
 	}
 	p.LogLevel("LOG_LEVEL", c.LogLevel)
+	c.Discovery.Check(&p)
 	return p.Err()
 }
 
@@ -100,11 +107,13 @@ func WithClock(now func() time.Time) Option { return func(o *options) { o.now = 
 
 // App is a wired content service.
 type App struct {
-	cfg      Config
-	core     *service.Core
-	identity *kafkax.Consumer
-	spaces   *space.Service
-	handler  *gin.Engine
+	cfg       Config
+	core      *service.Core
+	identity  *kafkax.Consumer
+	spaces    *space.Service
+	revisions *revisionmongo.Store
+	now       func() time.Time
+	handler   *gin.Engine
 }
 
 // New connects to MongoDB, ensures the indexes, and wires the stores, the
@@ -129,7 +138,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger, opts ...Option) (*Ap
 	}
 	core, err := service.Open(ctx, service.CoreConfig{Service: "content", MongoURI: cfg.MongoURI, Database: cfg.Database,
 		KafkaBrokers: cfg.KafkaBrokers, InternalTokenSecret: cfg.InternalTokenSecret, Topic: Topic,
-		EventCollections: eventColls, Indexes: indexes}, log)
+		EventCollections: eventColls, Indexes: indexes, Discovery: cfg.Discovery}, log)
 	if err != nil {
 		return nil, err
 	}
@@ -139,11 +148,11 @@ func New(ctx context.Context, cfg Config, log *slog.Logger, opts ...Option) (*Ap
 	people := peoplemongo.NewStore(db, urls)
 	commentStore := commentmongo.NewStore(db, locks)
 	commentStore.OnWrite(relay.Notify)
-	comments := comment.New(commentStore, people, urls)
+	revisionStore := revisionmongo.NewStore(db)
+	comments := comment.New(commentStore, people, revisionStore, urls)
 	fieldStore := customfieldmongo.NewStore(db, locks)
 	fieldStore.OnWrite(relay.Notify)
 	fields := customfield.New(fieldStore, urls)
-	revisionStore := revisionmongo.NewStore(db)
 	revisions := revision.New(revisionStore, urls)
 	crStore := changerequestmongo.NewStore(db, locks)
 	crStore.OnWrite(relay.Notify)
@@ -172,7 +181,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger, opts ...Option) (*Ap
 	guard := urlguard.Guard{AllowPrivate: cfg.OutboundAllowPrivate}
 	changeRequests := changerequest.New(changerequest.Deps{Store: crStore, Revisions: revisionStore, Spaces: spaces,
 		People: people, URLs: urls, Now: now,
-		Importer: websiteImporter{client: guard.Client(30 * time.Second), blobs: revisionStore, now: now},
+		Importer: websiteImporter{client: guard.Client(limits.ImportTime), blobs: revisionStore, now: now},
 		Printer:  pdfPrinter{blobs: revisionStore},
 		Hooks: changerequest.Hooks{Merged: []func(context.Context, access.Grant, revision.Revision) error{
 			func(ctx context.Context, g access.Grant, rev revision.Revision) error {
@@ -190,12 +199,15 @@ func New(ctx context.Context, cfg Config, log *slog.Logger, opts ...Option) (*Ap
 	commenthttp.Register(v1, comments, spaces)
 	customfieldhttp.Register(v1, fields, spaces)
 	revisionhttp.RegisterSpace(v1, revisions, spaces)
-	changerequesthttp.Register(v1, changeRequests, spaces, comments, revisions)
+	changerequesthttp.Register(v1, changeRequests, spaces, comments, revisions, changerequesthttp.Quotas{
+		Imports: quota.New("imports", limits.ImportQuota),
+		PDFs:    quota.New("PDF renders", limits.PDFQuota),
+	})
 	searchhttp.Register(v1, searcher, spaces)
 	spacehttp.RegisterInternal(e.Group("/internal/v1", internaltoken.Require(core.Signer), internaltoken.RequireUser), spaces)
 
 	consumer := kafkax.NewConsumer(cfg.KafkaBrokers, ConsumerGroup, IdentityTopic, db, people.Handle, log)
-	return &App{cfg: cfg, core: core, identity: consumer, spaces: spaces, handler: e}, nil
+	return &App{cfg: cfg, core: core, identity: consumer, spaces: spaces, revisions: revisionStore, now: now, handler: e}, nil
 }
 
 // Handler returns the HTTP handler.
@@ -208,6 +220,13 @@ func (a *App) Database() *mongo.Database { return a.core.DB }
 // job calls it every PURGE_INTERVAL) and returns how many.
 func (a *App) Purge(ctx context.Context) (int, error) { return a.spaces.Purge(ctx) }
 
+// Collect removes the page bodies and file bytes that no revision refers
+// to and that were last used more than limits.BlobGrace ago (the purge job
+// calls it after purging).
+func (a *App) Collect(ctx context.Context) (revisionmongo.Collected, error) {
+	return a.revisions.Collect(ctx, a.now().Add(-limits.BlobGrace))
+}
+
 // RunBackground starts the outbox relay, the identity consumer and the purge
 // job; they stop when ctx is done.
 func (a *App) RunBackground(ctx context.Context) {
@@ -216,7 +235,8 @@ func (a *App) RunBackground(ctx context.Context) {
 	a.core.Go(ctx, "purge job", a.purgeEvery)
 }
 
-// purgeEvery purges now and then every PURGE_INTERVAL until ctx is done.
+// purgeEvery purges deleted spaces and collects unused blobs now and then
+// every PURGE_INTERVAL until ctx is done.
 func (a *App) purgeEvery(ctx context.Context) error {
 	t := time.NewTicker(a.cfg.PurgeInterval)
 	defer t.Stop()
@@ -225,6 +245,11 @@ func (a *App) purgeEvery(ctx context.Context) error {
 			a.core.Log.ErrorContext(ctx, "purge deleted spaces", "err", err)
 		} else if n > 0 {
 			a.core.Log.InfoContext(ctx, "purged deleted spaces", "count", n)
+		}
+		if c, err := a.Collect(ctx); err != nil && ctx.Err() == nil {
+			a.core.Log.ErrorContext(ctx, "collect unused blobs", "err", err)
+		} else if c.Bodies+c.Files > 0 {
+			a.core.Log.InfoContext(ctx, "collected unused blobs", "page_bodies", c.Bodies, "files", c.Files)
 		}
 		select {
 		case <-ctx.Done():
@@ -246,5 +271,5 @@ func Run(ctx context.Context, cfg Config, log *slog.Logger) error {
 	if err != nil {
 		return fmt.Errorf("content: %w", err)
 	}
-	return service.Run(ctx, "content", cfg.Addr, a, log)
+	return service.Run(ctx, "content", cfg.Addr, a, log, a.core.Announce())
 }

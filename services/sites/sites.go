@@ -52,13 +52,16 @@ type Config struct {
 	MongoURI            string   `env:"MONGO_URI, default=mongodb://127.0.0.1:27017"`
 	Database            string   `env:"SITES_DB, default=sites"`
 	KafkaBrokers        []string `env:"KAFKA_BROKERS, default=127.0.0.1:9092"`
-	ContentURL          string   `env:"CONTENT_URL, default=http://127.0.0.1:8082"`         // where the content service answers (static discovery)
+	ContentURL          string   `env:"CONTENT_URL, default=http://127.0.0.1:8082"`         // where the content service answers (static discovery; consul finds it by name)
 	InternalTokenSecret string   `env:"INTERNAL_TOKEN_SECRET" secret:"true"`                // required, ≥32 bytes
 	PublicURL           string   `env:"PUBLIC_URL, default=http://127.0.0.1:8080"`          // gateway URL, base of urls.location
 	AppURL              string   `env:"APP_URL, default=http://127.0.0.1:8080/app"`         // base of urls.app
 	PublishedURL        string   `env:"PUBLISHED_URL, default=http://127.0.0.1:8080/sites"` // base of published site URLs
-	InsightsURL         string   `env:"INSIGHTS_URL, default=http://127.0.0.1:8084"`        // where readers' views are recorded (static discovery)
+	InsightsURL         string   `env:"INSIGHTS_URL, default=http://127.0.0.1:8084"`        // where readers' views are recorded (static discovery; consul finds it by name)
 	LogLevel            string   `env:"LOG_LEVEL, default=info"`
+	// Discovery is DISCOVERY (static|consul), CONSUL_HTTP_ADDR, CONSUL_HTTP_TOKEN
+	// and ADVERTISE_ADDR: with consul the instance registers itself.
+	Discovery discovery.Config
 }
 
 // Validate reports every problem of the configuration at once.
@@ -79,6 +82,7 @@ func (c Config) Validate() error {
 	p.HTTPURL("PUBLISHED_URL", c.PublishedURL)
 	p.HTTPURL("INSIGHTS_URL", c.InsightsURL)
 	p.LogLevel("LOG_LEVEL", c.LogLevel)
+	c.Discovery.Check(&p)
 	return p.Err()
 }
 
@@ -107,14 +111,16 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 	}
 	core, err := service.Open(ctx, service.CoreConfig{Service: "sites", MongoURI: cfg.MongoURI, Database: cfg.Database,
 		KafkaBrokers: cfg.KafkaBrokers, InternalTokenSecret: cfg.InternalTokenSecret, Topic: Topic,
-		EventCollections: eventColls, Indexes: indexes}, log)
+		EventCollections: eventColls, Indexes: indexes, Discovery: cfg.Discovery,
+		Peers: discovery.Static{contentclient.Service: strings.TrimRight(cfg.ContentURL, "/"),
+			insightsclient.Service: strings.TrimRight(cfg.InsightsURL, "/")}}, log)
 	if err != nil {
 		return nil, err
 	}
 	db, locks, relay, signer := core.DB, core.Locks, core.Relay, core.Signer
 
 	spaces := spaceview.NewStore(db, locks)
-	content := contentclient.New(discovery.Static{contentclient.Service: strings.TrimRight(cfg.ContentURL, "/")}, signer)
+	content := contentclient.New(core.Discovery, signer)
 	public := strings.TrimRight(cfg.PublicURL, "/")
 	siteStore := sitemongo.NewStore(db, locks)
 	sites := site.New(siteStore, spaces, content, site.URLs{Public: public, App: strings.TrimRight(cfg.AppURL, "/"),
@@ -138,8 +144,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 	for _, st := range []interface{ OnWrite(func()) }{siteStore, sectionStore, linkStore} {
 		st.OnWrite(func() { relay.Notify(); rd.Invalidate() })
 	}
-	recorder := insightsclient.New(discovery.Static{insightsclient.Service: strings.TrimRight(cfg.InsightsURL, "/")}, signer,
-		log.With("component", "insights recorder"))
+	recorder := insightsclient.New(core.Discovery, signer, log.With("component", "insights recorder"))
 
 	e := httpx.NewEngine(log, "sites", mongox.Ping(core.Client))
 	v1 := e.Group("/v1", internaltoken.Require(signer), internaltoken.RequireUser)
@@ -189,5 +194,5 @@ func Run(ctx context.Context, cfg Config, log *slog.Logger) error {
 	if err != nil {
 		return fmt.Errorf("sites: %w", err)
 	}
-	return service.Run(ctx, "sites", cfg.Addr, a, log)
+	return service.Run(ctx, "sites", cfg.Addr, a, log, a.core.Announce())
 }

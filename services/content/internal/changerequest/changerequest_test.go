@@ -2,11 +2,13 @@ package changerequest_test
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/docspub/platform/libs/apierr"
 	"github.com/docspub/platform/libs/mongotest"
 	"github.com/docspub/platform/libs/mongox"
 	"github.com/docspub/platform/libs/roles"
@@ -189,5 +191,21 @@ func TestMergeFlows(t *testing.T) {
 	w := e.create("w")
 	if v, _ := e.crs.Get(context.Background(), e.grant(), w.ID); v.Outdated {
 		t.Errorf("a new change request is outdated")
+	}
+}
+
+func TestSubjectRefusesInvisibleCharacters(t *testing.T) {
+	e := newEnv(t)
+	cr := e.create("fine")
+	for _, subject := range []string{"a\x00b", "line\nbreak", "txt\u202eexe.pdf", strings.Repeat("s", changerequest.MaxSubject+1)} {
+		_, err := e.crs.Create(context.Background(), e.grant(), subject)
+		var ae *apierr.Error
+		if !errors.As(err, &ae) || ae.Status != 400 || ae.Field != "subject" {
+			t.Errorf("Create(%q) = %v, want a 400 naming subject", subject, err)
+		}
+		_, err = e.crs.Update(context.Background(), e.grant(), cr.ID, changerequest.Patch{Subject: &subject})
+		if !errors.As(err, &ae) || ae.Status != 400 || ae.Field != "subject" {
+			t.Errorf("Update(%q) = %v, want a 400 naming subject", subject, err)
+		}
 	}
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/docspub/platform/libs/apierr"
 	"github.com/docspub/platform/services/content/internal/access"
+	"github.com/docspub/platform/services/content/internal/limits"
 	"github.com/docspub/platform/services/content/internal/merge"
 	"github.com/docspub/platform/services/content/internal/revision"
 	"github.com/docspub/platform/services/content/internal/space"
@@ -145,7 +146,10 @@ func (s *Service) combine(ctx context.Context, baseID, oursID, theirsID, typ, me
 	if err != nil {
 		return ours, revision.Revision{}, nil, err
 	}
-	res := merge.Revisions(base, ours, theirs)
+	res, err := merge.RevisionsContext(ctx, base, ours, theirs)
+	if err != nil {
+		return ours, revision.Revision{}, nil, err
+	}
 	if len(res.Conflicts) > 0 {
 		return ours, revision.Revision{}, res.Conflicts, nil
 	}
@@ -185,7 +189,7 @@ func (s *Service) Import(ctx context.Context, g access.Grant, idOrNumber, source
 	if target == "" {
 		p.Add("url", "is required")
 	}
-	p.Length("url", target, 0, 2048)
+	p.Length("url", target, 0, limits.ImportURL)
 	if err := p.Err(); err != nil {
 		return ImportResult{}, err
 	}

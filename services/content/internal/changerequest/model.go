@@ -9,6 +9,7 @@ import (
 
 	"github.com/docspub/platform/libs/kafkax"
 	"github.com/docspub/platform/services/content/internal/access"
+	"github.com/docspub/platform/services/content/internal/limits"
 	"github.com/docspub/platform/services/content/internal/revision"
 )
 
@@ -21,7 +22,7 @@ const (
 )
 
 // MaxSubject bounds a subject.
-const MaxSubject = 100
+const MaxSubject = limits.ChangeRequestSubject
 
 // ChangeRequest is a stored change request.
 type ChangeRequest struct {

@@ -131,7 +131,7 @@ func (s *Service) Create(ctx context.Context, g access.Grant, subject string) (V
 	}
 	subject = strings.TrimSpace(subject)
 	var p apierr.Problems
-	p.Length("subject", subject, 0, MaxSubject)
+	p.Text("subject", subject, 0, MaxSubject)
 	if err := p.Err(); err != nil {
 		return View{}, err
 	}
@@ -166,7 +166,7 @@ func (s *Service) Update(ctx context.Context, g access.Grant, idOrNumber string,
 	set := Fields{}
 	if p.Subject != nil {
 		subj := strings.TrimSpace(*p.Subject)
-		probs.Length("subject", subj, 0, MaxSubject)
+		probs.Text("subject", subj, 0, MaxSubject)
 		set["subject"] = subj
 	}
 	if p.Status != nil {

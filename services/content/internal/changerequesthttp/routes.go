@@ -11,6 +11,7 @@ import (
 	"github.com/docspub/platform/libs/apierr"
 	"github.com/docspub/platform/libs/httpx"
 	"github.com/docspub/platform/libs/paging"
+	"github.com/docspub/platform/libs/quota"
 	"github.com/docspub/platform/services/content/internal/access"
 	"github.com/docspub/platform/services/content/internal/changerequest"
 	"github.com/docspub/platform/services/content/internal/comment"
@@ -26,14 +27,24 @@ type Gate interface {
 	Enter(ctx context.Context, c access.Caller, spaceID string, a access.Action) (access.Grant, error)
 }
 
+// Quotas bound the expensive operations per organization (libs/quota):
+// imports and PDF renders take a turn of their organization before any
+// work, so that one organization's burst queues only itself (429 with
+// Retry-After beyond its queue). A nil limiter bounds nothing.
+type Quotas struct {
+	Imports *quota.Limiter
+	PDFs    *quota.Limiter
+}
+
 type handlers struct {
-	svc  *changerequest.Service
-	gate Gate
+	svc    *changerequest.Service
+	gate   Gate
+	quotas Quotas
 }
 
 // Register adds the change-request routes, with their comments and content, to v1.
-func Register(v1 gin.IRouter, svc *changerequest.Service, gate Gate, comments *comment.Service, revisions *revision.Service) {
-	h := &handlers{svc: svc, gate: gate}
+func Register(v1 gin.IRouter, svc *changerequest.Service, gate Gate, comments *comment.Service, revisions *revision.Service, q Quotas) {
+	h := &handlers{svc: svc, gate: gate, quotas: q}
 	crs := v1.Group("/spaces/:spaceId/change-requests")
 	crs.GET("", h.list)
 	crs.POST("", h.create)
@@ -199,11 +210,30 @@ func (h *handlers) pdfRequest(c *gin.Context) (access.Grant, bool, string, bool)
 	return g, only, page, ok
 }
 
+// turn waits for a turn of the grant's organization in l; on failure it
+// has answered the request.
+func turn(c *gin.Context, l *quota.Limiter, g access.Grant) (release func(), ok bool) {
+	if l == nil {
+		return func() {}, true
+	}
+	release, err := l.Acquire(c.Request.Context(), g.Organization)
+	if err != nil {
+		httpx.Error(c, err)
+		return nil, false
+	}
+	return release, true
+}
+
 func (h *handlers) pdf(c *gin.Context) {
 	g, only, page, ok := h.pdfRequest(c)
 	if !ok {
 		return
 	}
+	release, ok := turn(c, h.quotas.PDFs, g)
+	if !ok {
+		return
+	}
+	defer release()
 	b, err := h.svc.PDF(c.Request.Context(), g, c.Param("changeRequestId"), only, page)
 	if err != nil {
 		httpx.Error(c, err)
@@ -230,6 +260,11 @@ func (h *handlers) importContent(c *gin.Context) {
 	if !ok {
 		return
 	}
+	release, ok := turn(c, h.quotas.Imports, g)
+	if !ok {
+		return
+	}
+	defer release()
 	out, err := h.svc.Import(c.Request.Context(), g, c.Param("changeRequestId"), req.Source, req.URL)
 	httpx.Reply(c, http.StatusCreated, out, err)
 }

@@ -2,6 +2,7 @@ package comment
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -9,6 +10,7 @@ import (
 	"github.com/docspub/platform/libs/apierr"
 	"github.com/docspub/platform/libs/roles"
 	"github.com/docspub/platform/services/content/internal/access"
+	"github.com/docspub/platform/services/content/internal/limits"
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 )
@@ -41,7 +43,10 @@ func TestReact(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			before := append([]Reaction(nil), tc.rs...)
-			got, changed := react(tc.rs, tc.user, tc.added, tc.removed, t1)
+			got, changed, err := react(tc.rs, tc.user, tc.added, tc.removed, t1)
+			if err != nil {
+				t.Fatal(err)
+			}
 			if diff := cmp.Diff(got, tc.want, cmpopts.EquateEmpty()); diff != "" {
 				t.Errorf("reactions (-got +want):\n%s", diff)
 			}
@@ -50,6 +55,51 @@ func TestReact(t *testing.T) {
 			}
 			if diff := cmp.Diff(tc.rs, before); diff != "" {
 				t.Errorf("input modified (-got +want):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestReactLimits(t *testing.T) {
+	t.Parallel()
+	emoji := func(n int, prefix string) []string {
+		out := make([]string, n)
+		for i := range out {
+			out[i] = fmt.Sprintf("%s%d", prefix, i)
+		}
+		return out
+	}
+	fill := func(users, each int) []Reaction {
+		var rs []Reaction
+		for u := range users {
+			for _, e := range emoji(each, "e") {
+				rs = append(rs, Reaction{Emoji: e, User: fmt.Sprint("u", u), ReactedAt: t0})
+			}
+		}
+		return rs
+	}
+	cases := []struct {
+		name           string
+		rs             []Reaction
+		added, removed []string
+		wantErr        bool
+	}{
+		{"up to the kinds of a comment", fill(3, limits.ReactionKinds-1), []string{"new"}, nil, false},
+		{"one kind too many", fill(3, limits.ReactionKinds), []string{"new"}, nil, true},
+		{"up to a user's reactions", nil, emoji(limits.ReactionsPerUser, "e"), nil, false},
+		{"one reaction of a user too many", fill(1, 0), emoji(limits.ReactionsPerUser+1, "e"), nil, true},
+		{"one reaction of the comment too many", fill(limits.Reactions/10, 10), []string{"e0"}, nil, true},
+		{"removing is allowed over the limits", fill(limits.Reactions/10+1, 10), nil, []string{"e0"}, false},
+		{"an existing reaction again changes nothing", append(fill(limits.Reactions/10+1, 10), Reaction{Emoji: "e0", User: "me"}), []string{"e0"}, nil, false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			_, _, err := react(tc.rs, "me", tc.added, tc.removed, t1)
+			if (err != nil) != tc.wantErr {
+				t.Fatalf("err %v, want an error %v", err, tc.wantErr)
+			}
+			if err != nil && field(t, err) != "addedReactions" {
+				t.Errorf("err %v does not name addedReactions", err)
 			}
 		})
 	}

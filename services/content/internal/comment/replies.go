@@ -63,7 +63,7 @@ func (s *Service) PostReply(ctx context.Context, g access.Grant, t Thread, comme
 	if err != nil {
 		return ReplyView{}, err
 	}
-	if err := s.store.InsertReply(ctx, r, kafkax.NewEvent(EventReplyCreated, g.Organization, r.ID, v)); err != nil {
+	if err := s.store.InsertReply(ctx, r, kafkax.NewEvent(EventReplyCreated, g.Organization, r.ID, replyEventData(r, v))); err != nil {
 		return ReplyView{}, err
 	}
 	return v, nil
@@ -97,7 +97,7 @@ func (s *Service) UpdateReply(ctx context.Context, g access.Grant, t Thread, com
 		if err != nil || !changed {
 			return v, err
 		}
-		err = s.store.UpdateReply(ctx, r, from, kafkax.NewEvent(EventReplyUpdated, g.Organization, r.ID, v))
+		err = s.store.UpdateReply(ctx, r, from, kafkax.NewEvent(EventReplyUpdated, g.Organization, r.ID, replyEventData(r, v)))
 		if errors.Is(err, ErrChanged) && attempt < maxAttempts {
 			continue
 		}

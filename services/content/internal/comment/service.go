@@ -28,17 +28,24 @@ var (
 // document need at most n attempts each.
 const maxAttempts = 25
 
+// Pages tells whether a page exists in a revision (the revision store).
+type Pages interface {
+	HasPage(ctx context.Context, revisionID, pageID string) (bool, error)
+}
+
 // Service carries out comment operations within a grant.
 type Service struct {
 	store  Store
 	people people.Directory
+	pages  Pages
 	urls   links.URLs
 	now    func() time.Time
 }
 
-// New returns a service over store, rendering users from dir.
-func New(store Store, dir people.Directory, urls links.URLs) *Service {
-	return &Service{store: store, people: dir, urls: urls, now: now}
+// New returns a service over store, rendering users from dir; a comment's
+// page must be a page of pages' revision of the thread.
+func New(store Store, dir people.Directory, pages Pages, urls links.URLs) *Service {
+	return &Service{store: store, people: dir, pages: pages, urls: urls, now: now}
 }
 
 // now is the current time at the precision MongoDB stores, so that keyset
@@ -97,6 +104,19 @@ func (s *Service) Post(ctx context.Context, g access.Grant, t Thread, in PostInp
 	if err != nil {
 		return View{}, err
 	}
+	if in.Page != nil {
+		ok, err := s.pages.HasPage(ctx, g.Revision, *in.Page)
+		if err != nil {
+			return View{}, err
+		}
+		if !ok {
+			where := "this space"
+			if t.ChangeRequest != "" {
+				where = "this change request"
+			}
+			return View{}, apierr.Invalid("page", "is not a page of %s", where)
+		}
+	}
 	c := Comment{
 		ID: ids.New(), Thread: t, Revision: g.Revision, Node: deref(in.Node), Page: deref(in.Page),
 		PostedBy: g.User, PostedAt: s.now(), Markdown: md, Status: StatusOpen, Version: 1,
@@ -105,7 +125,7 @@ func (s *Service) Post(ctx context.Context, g access.Grant, t Thread, in PostInp
 	if err != nil {
 		return View{}, err
 	}
-	if err := s.store.InsertComment(ctx, c, kafkax.NewEvent(EventCreated, g.Organization, c.ID, v)); err != nil {
+	if err := s.store.InsertComment(ctx, c, kafkax.NewEvent(EventCreated, g.Organization, c.ID, eventData(c, v))); err != nil {
 		return View{}, err
 	}
 	return v, nil
@@ -134,7 +154,7 @@ func (s *Service) Update(ctx context.Context, g access.Grant, t Thread, id strin
 		if err != nil || !changed {
 			return v, err
 		}
-		err = s.store.UpdateComment(ctx, next, c.Version, kafkax.NewEvent(EventUpdated, g.Organization, c.ID, v))
+		err = s.store.UpdateComment(ctx, next, c.Version, kafkax.NewEvent(EventUpdated, g.Organization, c.ID, eventData(next, v)))
 		if errors.Is(err, ErrChanged) && attempt < maxAttempts {
 			continue
 		}
@@ -189,7 +209,10 @@ func edit(author, markdown string, rs []Reaction, in ReplyUpdate, user string, a
 		}
 	}
 	var reacted bool
-	out.reactions, reacted = react(rs, user, in.AddedReactions, in.RemovedReactions, at)
+	var err error
+	if out.reactions, reacted, err = react(rs, user, in.AddedReactions, in.RemovedReactions, at); err != nil {
+		return out, false, err
+	}
 	return out, changed || reacted, nil
 }
 
@@ -210,7 +233,7 @@ func (s *Service) Delete(ctx context.Context, g access.Grant, t Thread, id strin
 	if err != nil {
 		return err
 	}
-	return s.store.RemoveComment(ctx, c, kafkax.NewEvent(EventDeleted, g.Organization, c.ID, v))
+	return s.store.RemoveComment(ctx, c, kafkax.NewEvent(EventDeleted, g.Organization, c.ID, eventData(c, v)))
 }
 
 func deref(s *string) string {

@@ -8,15 +8,16 @@ import (
 	"unicode/utf8"
 
 	"github.com/docspub/platform/libs/apierr"
+	"github.com/docspub/platform/services/content/internal/limits"
 )
 
-// Limits of the inputs.
+// Limits of the inputs (package limits).
 const (
-	MaxMarkdown  = 100000 // characters of a body
-	MaxEmoji     = 50     // characters of one reaction
-	MaxReactions = 50     // emoji in addedReactions, and in removedReactions, of one request
-	MaxRefID     = 128    // characters of a node or page id
-	MaxAuthors   = 100    // user ids in the authors filter
+	MaxMarkdown  = limits.CommentMarkdown     // characters of a body
+	MaxEmoji     = limits.ReactionEmoji       // characters of one reaction
+	MaxReactions = limits.ReactionsPerRequest // emoji in addedReactions, and in removedReactions, of one request
+	MaxRefID     = limits.CommentRefID        // characters of a node or page id
+	MaxAuthors   = limits.CommentAuthors      // user ids in the authors filter
 )
 
 // validate checks a new comment and returns its markdown.
@@ -121,25 +122,54 @@ func checkReactions(p *apierr.Problems, field string, emoji []string) {
 			p.Add(f, "must not be empty")
 			continue
 		}
-		p.Length(f, e, 1, MaxEmoji)
+		p.Text(f, e, 1, MaxEmoji)
 	}
 }
 
 // react applies one user's added and removed reactions to rs. Adding an
 // emoji the user already reacted with changes nothing; so does removing one
 // they did not. It returns the new list (rs is unchanged) and whether it
-// differs.
-func react(rs []Reaction, user string, added, removed []string, at time.Time) ([]Reaction, bool) {
+// differs. Adding is refused (400 naming addedReactions) when the result
+// would pass the limits of one comment or reply: limits.ReactionKinds
+// distinct emoji, limits.ReactionsPerUser reactions of one user,
+// limits.Reactions in all. Removing is always allowed.
+func react(rs []Reaction, user string, added, removed []string, at time.Time) ([]Reaction, bool, error) {
 	out := slices.Clone(rs)
-	changed := false
+	grew := false
 	for _, e := range added {
 		mine := func(r Reaction) bool { return r.Emoji == e && r.User == user }
 		if !slices.ContainsFunc(out, mine) {
 			out = append(out, Reaction{Emoji: e, User: user, ReactedAt: at})
-			changed = true
+			grew = true
 		}
 	}
 	n := len(out)
 	out = slices.DeleteFunc(out, func(r Reaction) bool { return r.User == user && slices.Contains(removed, r.Emoji) })
-	return out, changed || len(out) != n
+	if grew {
+		if err := checkReacted(out, user); err != nil {
+			return rs, false, err
+		}
+	}
+	return out, grew || len(out) != n, nil
+}
+
+// checkReacted checks the reactions of one comment or reply after user added some.
+func checkReacted(rs []Reaction, user string) error {
+	kinds := map[string]bool{}
+	mine := 0
+	for _, r := range rs {
+		kinds[r.Emoji] = true
+		if r.User == user {
+			mine++
+		}
+	}
+	switch {
+	case len(kinds) > limits.ReactionKinds:
+		return apierr.Invalid("addedReactions", "a comment holds at most %d different emoji", limits.ReactionKinds)
+	case mine > limits.ReactionsPerUser:
+		return apierr.Invalid("addedReactions", "one user reacts at most %d times to a comment", limits.ReactionsPerUser)
+	case len(rs) > limits.Reactions:
+		return apierr.Invalid("addedReactions", "a comment holds at most %d reactions", limits.Reactions)
+	}
+	return nil
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/docspub/platform/services/content/internal/access"
 	"github.com/docspub/platform/services/content/internal/comment"
 	"github.com/docspub/platform/services/content/internal/commentmongo"
+	"github.com/docspub/platform/services/content/internal/limits"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -82,19 +83,20 @@ func TestCommentLifecycle(t *testing.T) {
 		t.Errorf("list after delete = %+v", l)
 	}
 
-	// Every change recorded one event, on the comment, with its rendering.
+	// Every change recorded one event, on the comment, with its ids and counts.
 	evs := e.events(commentmongo.Comments, c.ID)
 	if diff := cmp.Diff(eventTypes(evs), []string{comment.EventCreated, comment.EventUpdated, comment.EventDeleted}); diff != "" {
 		t.Errorf("events (-got +want):\n%s", diff)
 	}
 	for _, ev := range evs {
-		var data comment.View
-		if err := json.Unmarshal(ev.Data, &data); err != nil || data.ID != c.ID || ev.Subject != c.ID || ev.Organization != org {
+		var data comment.EventData
+		if err := json.Unmarshal(ev.Data, &data); err != nil || data.ID != c.ID || data.Space != space || data.PostedBy != cole ||
+			ev.Subject != c.ID || ev.Organization != org {
 			t.Errorf("event %s: subject %s, organization %s, data %s", ev.Type, ev.Subject, ev.Organization, ev.Data)
 		}
 	}
-	if data := apitest.Decode[comment.View](t, evs[1].Data); data.Body.Markdown != "Typo in step 3" {
-		t.Errorf("comment.updated carries body %q", data.Body.Markdown)
+	if data := apitest.Decode[comment.EventData](t, evs[1].Data); data.EditedAt == nil {
+		t.Errorf("comment.updated carries no editedAt: %+v", data)
 	}
 }
 
@@ -190,15 +192,35 @@ func TestCommentLimits(t *testing.T) {
 	if n := len([]rune(atMax.Body.Markdown)); n != comment.MaxMarkdown {
 		t.Errorf("markdown of %d characters stored as %d", comment.MaxMarkdown, n)
 	}
-	var fifty []string
-	for i := range comment.MaxReactions {
-		fifty = append(fifty, fmt.Sprint(i))
+	var mine []string
+	for i := range limits.ReactionsPerUser {
+		mine = append(mine, fmt.Sprint(i))
 	}
-	fifty[0] = strings.Repeat("y", comment.MaxEmoji)
-	body, _ := json.Marshal(map[string]any{"addedReactions": fifty})
-	if got := e.update(kim, c.ID, string(body)); len(got.Reactions) != comment.MaxReactions {
-		t.Errorf("%d reactions after adding %d", len(got.Reactions), comment.MaxReactions)
+	mine[0] = strings.Repeat("y", comment.MaxEmoji)
+	body, _ := json.Marshal(map[string]any{"addedReactions": mine})
+	if got := e.update(kim, c.ID, string(body)); len(got.Reactions) != limits.ReactionsPerUser {
+		t.Errorf("%d reactions after adding %d", len(got.Reactions), limits.ReactionsPerUser)
 	}
+	// Past a user's share, or the kinds of emoji of a comment, adding is refused.
+	var kinds []string
+	for i := range limits.ReactionKinds - limits.ReactionsPerUser {
+		kinds = append(kinds, fmt.Sprint("k", i))
+	}
+	kindsBody, _ := json.Marshal(map[string]any{"addedReactions": kinds[:limits.ReactionsPerUser]})
+	e.update(eve, c.ID, string(kindsBody))
+	kindsBody, _ = json.Marshal(map[string]any{"addedReactions": kinds[limits.ReactionsPerUser:]})
+	e.update(ada, c.ID, string(kindsBody))
+	e.api.Run(e.t, as, []row{
+		{Name: "a user's reaction past their share", User: kim, Method: "PUT", Path: path, Body: `{"addedReactions":["🎉"]}`, Want: 400, Field: "addedReactions"},
+		{Name: "a kind of emoji past the comment's", User: cole, Method: "PUT", Path: path, Body: `{"addedReactions":["🦄"]}`, Want: 400, Field: "addedReactions"},
+		{Name: "an emoji with a control character", User: cole, Method: "PUT", Path: path, Body: `{"addedReactions":["\u001b[31m"]}`, Want: 400, Field: "addedReactions[0]"},
+		{Name: "a page that is not in the space", User: cole, Method: "POST", Path: base, Body: `{"body":{"markdown":"hi"},"page":"nope"}`, Want: 400, Field: "page"},
+		{Name: "a page that is not in the change request", User: cole, Method: "POST", Path: "/v1/spaces/" + space + "/change-requests/cr1/comments",
+			Body: `{"body":{"markdown":"hi"},"page":"nope"}`, Want: 400, Field: "page"},
+	})
+	// An existing emoji still takes another user's reaction; removing always works.
+	e.update(cole, c.ID, `{"addedReactions":["1"]}`)
+	e.update(kim, c.ID, `{"removedReactions":["1","2"]}`)
 }
 
 func TestReactions(t *testing.T) {

@@ -22,6 +22,8 @@ import (
 	"github.com/docspub/platform/services/content/internal/commentmongo"
 	"github.com/docspub/platform/services/content/internal/links"
 	"github.com/docspub/platform/services/content/internal/peoplemongo"
+	"github.com/docspub/platform/services/content/internal/revision"
+	"github.com/docspub/platform/services/content/internal/revisionmongo"
 	"github.com/gin-gonic/gin"
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
@@ -96,7 +98,15 @@ func newEnv(t *testing.T) *env {
 		}
 		g[user] = access.Grant{Organization: org, Space: space, Revision: rev, Level: level, User: user}
 	}
-	svc := comment.New(commentmongo.NewStore(db, mongox.NewDocLocks()), dir, urls)
+	// The space's revision and the change requests' have the page pg1.
+	revs := revisionmongo.NewStore(db)
+	for _, id := range []string{rev, crRev} {
+		pg := revision.Page{ID: "pg1", Kind: revision.KindDocument, Title: "Page", Slug: "page", Markdown: "text"}
+		if err := revs.Insert(ctx, revision.Revision{ID: id, Space: space, Organization: org, Pages: []revision.Page{pg}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	svc := comment.New(commentmongo.NewStore(db, mongox.NewDocLocks()), dir, revs, urls)
 	signer := apitest.Signer(t)
 	e := httpx.NewEngine(logx.Discard(), "content")
 	v1 := e.Group("/v1", internaltoken.Require(signer))

@@ -15,6 +15,7 @@ import (
 	"github.com/docspub/platform/libs/nullable"
 	"github.com/docspub/platform/libs/roles"
 	"github.com/docspub/platform/services/content/internal/access"
+	"github.com/docspub/platform/services/content/internal/limits"
 	"github.com/docspub/platform/services/content/internal/links"
 )
 
@@ -36,15 +37,15 @@ var Types = []string{string(Text), string(Number), string(Boolean), string(Selec
 // HasOptions reports whether fields of the type choose among options.
 func (t Type) HasOptions() bool { return t == Select || t == MultiSelect }
 
-// Limits of definitions and values (api.md, "Limits").
+// Limits of definitions and values (api.md, "Limits"; package limits).
 const (
-	MaxName        = 50
-	MaxTitle       = 100
-	MaxDescription = 200
-	MaxPlaceholder = 100
-	MaxOptions     = 50
-	MaxOption      = 100
-	MaxText        = 256
+	MaxName        = limits.FieldName
+	MaxTitle       = limits.FieldTitle
+	MaxDescription = limits.FieldDescription
+	MaxPlaceholder = limits.FieldPlaceholder
+	MaxOptions     = limits.FieldOptions
+	MaxOption      = limits.FieldOption
+	MaxText        = limits.FieldText
 )
 
 // namePattern is what a field name may be made of. It has no "." or "$", so
@@ -140,9 +141,9 @@ func (n NewField) validate() error {
 	} else {
 		p.OneOf("type", n.Type, Types...)
 	}
-	p.Length("title", n.Title, 0, MaxTitle)
+	p.Text("title", n.Title, 0, MaxTitle)
 	p.Length("description", n.Description, 0, MaxDescription)
-	p.Length("placeholder", n.Placeholder, 0, MaxPlaceholder)
+	p.Text("placeholder", n.Placeholder, 0, MaxPlaceholder)
 	if slices.Contains(Types, n.Type) {
 		checkOptions(&p, Type(n.Type), n.Options)
 	}
@@ -179,7 +180,11 @@ func (pt Patch) apply(f *Field) (bool, error) {
 		if !v.Null {
 			s = v.Value
 		}
-		p.Length(field, s, 0, max)
+		if field == "description" {
+			p.Length(field, s, 0, max) // may span lines
+		} else {
+			p.Text(field, s, 0, max)
+		}
 		changed := s != *dst
 		*dst = s
 		return changed
@@ -222,7 +227,7 @@ func checkOptions(p *apierr.Problems, t Type, opts nullable.Field[[]string]) {
 	}
 	for i, o := range opts.Value {
 		field := fieldIndex("options", i)
-		p.Length(field, o, 1, MaxOption)
+		p.Text(field, o, 1, MaxOption)
 		if j := slices.Index(opts.Value, o); j < i {
 			p.Add(field, "duplicates %s", fieldIndex("options", j))
 		}

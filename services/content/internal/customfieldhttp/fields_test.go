@@ -138,6 +138,8 @@ func TestCreateValidation(t *testing.T) {
 		{Name: "title 100", Body: `{"name":"l1","type":"text","title":"` + long(100) + `"}`, Want: 201},
 		{Name: "title 101", Body: `{"name":"l2","type":"text","title":"` + long(101) + `"}`, Want: 400, Field: "title:"},
 		{Name: "title not a string", Body: `{"name":"l3","type":"text","title":5}`, Want: 400, Field: "title:"},
+		{Name: "title with NUL", Body: `{"name":"l8","type":"text","title":"a\u0000b"}`, Want: 400, Field: "title:"},
+		{Name: "option with a bidi override", Body: `{"name":"o9","type":"select","options":["\u202egood"]}`, Want: 400, Field: "options[0]:"},
 		{Name: "description 200", Body: `{"name":"l4","type":"text","description":"` + long(200) + `"}`, Want: 201},
 		{Name: "description 201", Body: `{"name":"l5","type":"text","description":"` + long(201) + `"}`, Want: 400, Field: "description:"},
 		{Name: "placeholder 100", Body: `{"name":"l6","type":"text","placeholder":"` + long(100) + `"}`, Want: 201},
@@ -230,6 +232,7 @@ func TestPatchValidation(t *testing.T) {
 	const path = "/v1/orgs/o1/custom-fields/"
 	rows := []row{
 		{Name: "title 101", Path: path + "audience", Body: `{"title":"` + long + `"}`, Want: 400, Field: "title:"},
+		{Name: "title with a control character", Path: path + "audience", Body: `{"title":"a\tb"}`, Want: 400, Field: "title:"},
 		{Name: "description 201", Path: path + "audience", Body: `{"description":"` + strings.Repeat("x", 201) + `"}`, Want: 400, Field: "description:"},
 		{Name: "placeholder 101", Path: path + "audience", Body: `{"placeholder":"` + long + `"}`, Want: 400, Field: "placeholder:"},
 		{Name: "options on text", Path: path + "audience", Body: `{"options":["a"]}`, Want: 400, Field: "options:"},

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"fmt"
 	"image"
 	"image/color"
 	"image/png"
@@ -12,33 +11,43 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/docspub/platform/libs/apierr"
+	"github.com/docspub/platform/libs/mongotest"
 	"github.com/docspub/platform/libs/urlguard"
+	"github.com/docspub/platform/services/content/internal/contenttest"
 	"github.com/docspub/platform/services/content/internal/importer"
 	"github.com/docspub/platform/services/content/internal/revision"
+	"github.com/docspub/platform/services/content/internal/revisionmongo"
 	"github.com/google/go-cmp/cmp"
 )
 
-// blobs keeps blobs in memory.
-type blobs struct {
-	mu   sync.Mutex
-	data map[string][]byte
+func TestMain(m *testing.M) { mongotest.Main(m) }
+
+var owner = revision.Owner{Space: "sp1", Organization: "org1"}
+
+// newBlobs returns a revision store on a fresh database: the blob store
+// imports write to.
+func newBlobs(t *testing.T) *revisionmongo.Store {
+	t.Helper()
+	return revisionmongo.NewStore(mongotest.Database(t))
 }
 
-func (b *blobs) PutBlob(_ context.Context, name, _ string, r io.Reader) (string, int64, error) {
-	data, err := io.ReadAll(r)
+// blob reads a stored blob back.
+func blob(t *testing.T, s *revisionmongo.Store, id string) []byte {
+	t.Helper()
+	rc, err := s.OpenBlob(context.Background(), id)
 	if err != nil {
-		return "", 0, err
+		t.Fatalf("open blob %s: %v", id, err)
 	}
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	id := fmt.Sprintf("blob%d", len(b.data)+1)
-	b.data[id] = data
-	return id, int64(len(data)), nil
+	defer rc.Close()
+	b, err := io.ReadAll(rc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }
 
 func pngBytes(t *testing.T) []byte {
@@ -68,29 +77,14 @@ func site(t *testing.T) *httptest.Server {
 		"/docs/deep/one": `<html><head><title>One</title></head><body><p>Level two. <a href="/docs/deep/two">two</a></p></body></html>`,
 		"/docs/deep/two": `<html><head><title>Two</title></head><body><p>Too deep.</p></body></html>`,
 	}
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/img/logo.png" {
-			w.Header().Set("Content-Type", "image/png")
-			_, _ = w.Write(logo)
-			return
-		}
-		body, ok := pages[r.URL.Path]
-		if !ok {
-			http.NotFound(w, r)
-			return
-		}
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		_, _ = io.WriteString(w, body)
-	}))
-	t.Cleanup(srv.Close)
-	return srv
+	return contenttest.NewSite(t, pages, map[string][]byte{"/img/logo.png": logo}, nil).Server
 }
 
 func TestWebsite(t *testing.T) {
 	srv := site(t)
-	store := &blobs{data: map[string][]byte{}}
+	store := newBlobs(t)
 	client := urlguard.Guard{AllowPrivate: true}.Client(10 * time.Second)
-	res, err := importer.Website(context.Background(), client, store, srv.URL+"/", importer.Options{})
+	res, err := importer.Website(context.Background(), client, store, srv.URL+"/", importer.Options{Owner: owner})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -111,7 +105,8 @@ func TestWebsite(t *testing.T) {
 		t.Fatalf("files %+v, want the logo once", res.Files)
 	}
 	f := res.Files[0]
-	if f.ContentType != "image/png" || f.Name != "logo.png" || f.Size == 0 || store.data[f.Blob] == nil {
+	if f.ContentType != "image/png" || f.Name != "logo.png" || f.Size == 0 || len(blob(t, store, f.Blob)) != int(f.Size) ||
+		f.Width != 4 || f.Height != 4 {
 		t.Errorf("file %+v", f)
 	}
 	home := byPath["home"].Markdown
@@ -131,7 +126,7 @@ func TestWebsite(t *testing.T) {
 func TestWebsiteMaxPages(t *testing.T) {
 	srv := site(t)
 	client := urlguard.Guard{AllowPrivate: true}.Client(10 * time.Second)
-	res, err := importer.Website(context.Background(), client, &blobs{data: map[string][]byte{}}, srv.URL, importer.Options{MaxPages: 2})
+	res, err := importer.Website(context.Background(), client, newBlobs(t), srv.URL, importer.Options{MaxPages: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -155,7 +150,7 @@ func TestWebsiteRefuses(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := importer.Website(ctx, tc.client, &blobs{data: map[string][]byte{}}, tc.url, importer.Options{})
+			_, err := importer.Website(ctx, tc.client, newBlobs(t), tc.url, importer.Options{})
 			var ae *apierr.Error
 			if !errors.As(err, &ae) || ae.Status != http.StatusBadRequest || ae.Field != "url" {
 				t.Fatalf("err %v, want a 400 naming url", err)

@@ -14,6 +14,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"image"
+	_ "image/gif" // image headers for files' dimensions
+	_ "image/jpeg"
+	_ "image/png"
 	"io"
 	"mime"
 	"net/http"
@@ -21,23 +25,15 @@ import (
 	"path"
 	"strconv"
 	"strings"
+	"time"
 
-	htmltomarkdown "github.com/JohannesKaufmann/html-to-markdown/v2"
 	"github.com/docspub/platform/libs/apierr"
 	"github.com/docspub/platform/libs/ids"
 	"github.com/docspub/platform/libs/urlguard"
+	"github.com/docspub/platform/services/content/internal/limits"
 	"github.com/docspub/platform/services/content/internal/revision"
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
-)
-
-// Defaults and bounds of a crawl.
-const (
-	DefaultMaxDepth = 2
-	DefaultMaxPages = 50
-	MaxImages       = 200
-	maxPageBytes    = 5 << 20
-	maxImageBytes   = 10 << 20
 )
 
 // FilePrefix starts the markdown link of an imported file: "files/<fileId>".
@@ -45,13 +41,32 @@ const FilePrefix = "files/"
 
 // BlobPutter stores file bytes (revision.Store implements it).
 type BlobPutter interface {
-	PutBlob(ctx context.Context, name, contentType string, r io.Reader) (id string, size int64, err error)
+	PutBlob(ctx context.Context, owner revision.Owner, name, contentType string, r io.Reader) (id string, size int64, err error)
 }
 
-// Options bound a crawl; zero values take the defaults.
+// Options bound a crawl; zero values take the limits of package limits.
 type Options struct {
-	MaxDepth int // links followed from the start page (0: DefaultMaxDepth)
-	MaxPages int // pages imported (0: DefaultMaxPages)
+	Owner       revision.Owner // who the stored images belong to
+	MaxDepth    int            // links followed from the start page (limits.ImportDepth)
+	MaxPages    int            // pages imported (limits.ImportPages)
+	MaxMarkdown int            // bytes of markdown imported (limits.ImportMarkdown)
+	Time        time.Duration  // how long the crawl fetches pages (limits.ImportTime)
+}
+
+func (o Options) withDefaults() Options {
+	if o.MaxDepth <= 0 {
+		o.MaxDepth = limits.ImportDepth
+	}
+	if o.MaxPages <= 0 {
+		o.MaxPages = limits.ImportPages
+	}
+	if o.MaxMarkdown <= 0 {
+		o.MaxMarkdown = limits.ImportMarkdown
+	}
+	if o.Time <= 0 {
+		o.Time = limits.ImportTime
+	}
+	return o
 }
 
 // Imported is one imported page.
@@ -71,13 +86,17 @@ type Result struct {
 }
 
 type crawl struct {
-	client *http.Client
-	blobs  BlobPutter
-	site   *url.URL
-	images map[string]string // absolute URL → file id
-	paths  map[string]bool
-	failed []*url.URL // same-site pages that could not be fetched
-	res    Result
+	client    *http.Client
+	blobs     BlobPutter
+	opts      Options
+	site      *url.URL
+	images    map[string]string // absolute URL → file id
+	fileBytes int64             // bytes of the images stored
+	paths     map[string]bool
+	failed    []*url.URL // same-site pages that could not be fetched
+	markdown  int        // bytes of markdown imported
+	oversized bool       // a page converted to too much markdown
+	res       Result
 }
 
 // Website imports the site at startURL: the start page, then the same-site
@@ -85,19 +104,23 @@ type crawl struct {
 // opts.MaxDepth links away and opts.MaxPages pages. client must come from
 // urlguard. A start URL that is not http(s) or cannot be fetched is a 400
 // naming "url"; later pages that fail are skipped.
+//
+// Every bound of package limits applies: the HTML read of a page, the
+// nesting given to the converter, the markdown of a page (a page over it is
+// skipped) and of the import (pages past it are not imported; a 413 when
+// not even one fits), the pages requested, the images stored and their
+// bytes, and the crawl's time (pages not fetched within opts.Time are not
+// imported). The crawl stops, with ctx's error, as soon as ctx is done.
 func Website(ctx context.Context, client *http.Client, blobs BlobPutter, startURL string, opts Options) (Result, error) {
-	if opts.MaxDepth <= 0 {
-		opts.MaxDepth = DefaultMaxDepth
-	}
-	if opts.MaxPages <= 0 {
-		opts.MaxPages = DefaultMaxPages
-	}
+	opts = opts.withDefaults()
 	start, err := url.Parse(strings.TrimSpace(startURL))
 	if err != nil || (start.Scheme != "http" && start.Scheme != "https") || start.Host == "" {
 		return Result{}, apierr.Invalid("url", "must be an absolute http or https URL")
 	}
 	start.Fragment = ""
-	c := &crawl{client: client, blobs: blobs, site: start, images: map[string]string{}, paths: map[string]bool{}}
+	c := &crawl{client: client, blobs: blobs, opts: opts, site: start, images: map[string]string{}, paths: map[string]bool{}}
+	fetchCtx, cancel := context.WithTimeout(ctx, opts.Time)
+	defer cancel()
 
 	type item struct {
 		u     *url.URL
@@ -105,19 +128,27 @@ func Website(ctx context.Context, client *http.Client, blobs BlobPutter, startUR
 	}
 	queue := []item{{start, 0}}
 	seen := map[string]bool{start.String(): true}
-	for len(queue) > 0 && len(c.res.Pages) < opts.MaxPages {
+	fetches := 0
+	for len(queue) > 0 && len(c.res.Pages) < opts.MaxPages && fetches < limits.ImportFetches && c.markdown < opts.MaxMarkdown {
+		if err := ctx.Err(); err != nil {
+			return Result{}, err
+		}
+		if fetchCtx.Err() != nil {
+			break // out of time: import what was fetched
+		}
 		it := queue[0]
 		queue = queue[1:]
-		doc, final, err := c.fetchPage(ctx, it.u)
+		fetches++
+		doc, final, err := c.fetchPage(fetchCtx, it.u)
 		if err != nil {
+			if err := ctx.Err(); err != nil {
+				return Result{}, err
+			}
 			if it.depth == 0 {
 				return Result{}, startError(err)
 			}
 			c.failed = append(c.failed, it.u)
 			continue
-		}
-		if ctx.Err() != nil {
-			return Result{}, ctx.Err()
 		}
 		for _, l := range c.links(doc, final) {
 			if !seen[l.String()] {
@@ -127,11 +158,26 @@ func Website(ctx context.Context, client *http.Client, blobs BlobPutter, startUR
 				}
 			}
 		}
-		p, err := c.page(ctx, doc, final)
-		if err != nil {
+		p, err := c.page(ctx, fetchCtx, doc, final)
+		switch {
+		case errors.Is(err, errTooMuchMarkdown):
+			c.oversized = true
+			continue
+		case errors.Is(err, errUnconvertible):
+			continue
+		case err != nil:
 			return Result{}, err
 		}
+		if c.markdown+len(p.Markdown) > opts.MaxMarkdown {
+			c.oversized = true
+			break
+		}
+		c.markdown += len(p.Markdown)
 		c.res.Pages = append(c.res.Pages, p)
+	}
+	if len(c.res.Pages) == 0 && c.oversized {
+		return Result{}, apierr.TooLarge("url: the page converts to more markdown than an import may hold (%d KiB per page, %d KiB in all)",
+			limits.PageMarkdown>>10, opts.MaxMarkdown>>10)
 	}
 	c.relink()
 	c.res.Imported, c.res.Total = len(c.res.Pages), len(seen)
@@ -143,7 +189,8 @@ func Website(ctx context.Context, client *http.Client, blobs BlobPutter, startUR
 // markdown files of a Git export), so that they stay in the space. Links to
 // same-site pages that could not be fetched become relative too: they point
 // at pages the space does not have, so the link check reports them broken
-// instead of passing them as working external links.
+// instead of passing them as working external links. Each page's markdown
+// is read once.
 func (c *crawl) relink() {
 	byURL := map[string]string{}
 	for _, u := range c.failed {
@@ -153,17 +200,36 @@ func (c *crawl) relink() {
 		byURL[p.URL] = p.Path
 	}
 	for i, p := range c.res.Pages {
-		md := p.Markdown
-		for u, target := range byURL {
-			if !strings.Contains(md, "]("+u) {
-				continue
-			}
-			rel := relative(path.Dir(p.Path), target)
-			md = strings.ReplaceAll(md, "]("+u+")", "]("+rel+")")
-			md = strings.ReplaceAll(md, "]("+u+"#", "]("+rel+"#")
-		}
-		c.res.Pages[i].Markdown = md
+		c.res.Pages[i].Markdown = relinkPage(p.Markdown, path.Dir(p.Path), byURL)
 	}
+}
+
+// relinkPage rewrites the link destinations "](<url>)" and "](<url>#" of md
+// whose URL is in byURL.
+func relinkPage(md, dir string, byURL map[string]string) string {
+	var b strings.Builder
+	rest := md
+	for {
+		i := strings.Index(rest, "](")
+		if i < 0 {
+			break
+		}
+		b.WriteString(rest[:i+2])
+		rest = rest[i+2:]
+		end := strings.IndexAny(rest, ")# \n")
+		if end < 0 {
+			continue
+		}
+		if target, ok := byURL[rest[:end]]; ok && (rest[end] == ')' || rest[end] == '#') {
+			b.WriteString(relative(dir, target))
+			rest = rest[end:]
+		}
+	}
+	if b.Len() == 0 {
+		return md
+	}
+	b.WriteString(rest)
+	return b.String()
 }
 
 // relative is the path of target seen from the folder dir ("." at the top).
@@ -200,8 +266,8 @@ func (c *crawl) sameSite(u *url.URL) bool {
 	return u.Scheme == c.site.Scheme && strings.EqualFold(u.Host, c.site.Host)
 }
 
-// fetchPage GETs an HTML page and parses it; the URL returned is the one
-// after redirects.
+// fetchPage GETs an HTML page and parses it (at most limits.PageHTML
+// bytes); the URL returned is the one after redirects.
 func (c *crawl) fetchPage(ctx context.Context, u *url.URL) (*html.Node, *url.URL, error) {
 	resp, err := c.get(ctx, u)
 	if err != nil {
@@ -214,9 +280,9 @@ func (c *crawl) fetchPage(ctx context.Context, u *url.URL) (*html.Node, *url.URL
 	if mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); mt != "" && mt != "text/html" && mt != "application/xhtml+xml" {
 		return nil, nil, apierr.Invalid("url", "is not an HTML page (%s)", mt)
 	}
-	doc, err := html.Parse(io.LimitReader(resp.Body, maxPageBytes))
+	doc, err := parse(resp.Body)
 	if err != nil {
-		return nil, nil, fmt.Errorf("parse %s: %w", u, err)
+		return nil, nil, fmt.Errorf("%s: %w", u, err)
 	}
 	final := *resp.Request.URL
 	final.Fragment = ""
@@ -252,70 +318,11 @@ func (c *crawl) links(doc *html.Node, base *url.URL) []*url.URL {
 	return out
 }
 
-// page converts a fetched document: the images are downloaded and their
-// sources replaced by file links, links are made absolute, then the main
-// content (<main>, <article> or <body> without its navigation) becomes
-// markdown.
-func (c *crawl) page(ctx context.Context, doc *html.Node, u *url.URL) (Imported, error) {
-	title := ""
-	var h1, mainEl, article, body *html.Node
-	var drop []*html.Node
-	for n := range doc.Descendants() {
-		if n.Type != html.ElementNode {
-			continue
-		}
-		switch n.DataAtom {
-		case atom.Title:
-			if title == "" {
-				title = text(n)
-			}
-		case atom.H1:
-			if h1 == nil {
-				h1 = n
-			}
-		case atom.Main:
-			if mainEl == nil {
-				mainEl = n
-			}
-		case atom.Article:
-			if article == nil {
-				article = n
-			}
-		case atom.Body:
-			body = n
-		case atom.Script, atom.Style, atom.Noscript, atom.Template, atom.Iframe:
-			drop = append(drop, n)
-		}
-	}
-	if title == "" && h1 != nil {
-		title = text(h1)
-	}
-	for _, n := range drop {
-		if n.Parent != nil {
-			n.Parent.RemoveChild(n)
-		}
-	}
-	content := body
-	switch {
-	case mainEl != nil:
-		content = mainEl
-	case article != nil:
-		content = article
-	case body != nil:
-		for n := range body.Descendants() {
-			if n.Type == html.ElementNode && (n.DataAtom == atom.Nav || n.DataAtom == atom.Header || n.DataAtom == atom.Footer) {
-				drop = append(drop, n)
-			}
-		}
-		for _, n := range drop {
-			if n.Parent != nil {
-				n.Parent.RemoveChild(n)
-			}
-		}
-	}
-	if content == nil {
-		content = doc
-	}
+// page converts a fetched document: the images are downloaded (with
+// fetchCtx) and stored (with ctx) and their sources replaced by file links,
+// links are made absolute, then the main content becomes markdown.
+func (c *crawl) page(ctx, fetchCtx context.Context, doc *html.Node, u *url.URL) (Imported, error) {
+	title, content := extract(doc)
 	for n := range content.Descendants() {
 		if n.Type != html.ElementNode {
 			continue
@@ -331,7 +338,7 @@ func (c *crawl) page(ctx context.Context, doc *html.Node, u *url.URL) (Imported,
 				continue
 			}
 			setAttr(n, "src", src.String())
-			id, err := c.image(ctx, src)
+			id, err := c.image(ctx, fetchCtx, src)
 			if err != nil {
 				return Imported{}, err
 			}
@@ -340,36 +347,37 @@ func (c *crawl) page(ctx context.Context, doc *html.Node, u *url.URL) (Imported,
 			}
 		}
 	}
-	md, err := htmltomarkdown.ConvertNode(content)
+	md, err := toMarkdown(ctx, content)
 	if err != nil {
-		return Imported{}, fmt.Errorf("convert %s: %w", u, err)
+		return Imported{}, err
 	}
 	p := c.path(u)
 	if title == "" {
 		title = titleOf(path.Base(p))
 	}
-	return Imported{Path: p, Title: strings.TrimSpace(title), Markdown: strings.TrimSpace(string(md)) + "\n", URL: u.String()}, nil
+	return Imported{Path: p, Title: title, Markdown: md, URL: u.String()}, nil
 }
 
-// image downloads an image once and stores it as a file; an image that
-// cannot be fetched or is not an image is left as a link to its URL ("").
-// Only a failing blob store is an error.
-func (c *crawl) image(ctx context.Context, u *url.URL) (string, error) {
+// image downloads an image once and stores it as a file with its
+// dimensions; an image that cannot be fetched, is not an image, is larger
+// than limits.FileBytes or comes after the import's limits of images is
+// left as a link to its URL (""). Only a failing blob store is an error.
+func (c *crawl) image(ctx, fetchCtx context.Context, u *url.URL) (string, error) {
 	key := u.String()
 	if id, ok := c.images[key]; ok {
 		return id, nil
 	}
 	c.images[key] = ""
-	if len(c.res.Files) >= MaxImages {
+	if len(c.res.Files) >= limits.ImportImages || c.fileBytes >= limits.ImportFileBytes {
 		return "", nil
 	}
-	resp, err := c.get(ctx, u)
+	resp, err := c.get(fetchCtx, u)
 	if err != nil {
 		return "", nil
 	}
 	defer resp.Body.Close()
-	b, err := io.ReadAll(io.LimitReader(resp.Body, maxImageBytes+1))
-	if err != nil || resp.StatusCode != http.StatusOK || len(b) > maxImageBytes {
+	b, err := io.ReadAll(io.LimitReader(resp.Body, limits.FileBytes+1))
+	if err != nil || resp.StatusCode != http.StatusOK || len(b) > limits.FileBytes || c.fileBytes+int64(len(b)) > limits.ImportFileBytes {
 		return "", nil
 	}
 	ct, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
@@ -379,15 +387,19 @@ func (c *crawl) image(ctx context.Context, u *url.URL) (string, error) {
 			return "", nil
 		}
 	}
-	name := path.Base(u.Path)
-	if name == "/" || name == "." {
+	name := clean(path.Base(u.Path), limits.FileName)
+	if name == "" || name == "/" || name == "." {
 		name = "image"
 	}
-	blob, size, err := c.blobs.PutBlob(ctx, name, ct, bytes.NewReader(b))
+	blob, size, err := c.blobs.PutBlob(ctx, c.opts.Owner, name, ct, bytes.NewReader(b))
 	if err != nil {
 		return "", fmt.Errorf("store image %s: %w", name, err)
 	}
+	c.fileBytes += size
 	f := revision.File{ID: ids.New(), Name: name, ContentType: ct, Size: size, Blob: blob}
+	if cfg, _, err := image.DecodeConfig(bytes.NewReader(b)); err == nil {
+		f.Width, f.Height = cfg.Width, cfg.Height // the header only: pixels are never decoded here
+	}
 	c.res.Files = append(c.res.Files, f)
 	c.images[key] = f.ID
 	return f.ID, nil
@@ -396,6 +408,8 @@ func (c *crawl) image(ctx context.Context, u *url.URL) (string, error) {
 // path derives a page's path from its URL: the slugs of the URL path's
 // segments, without a trailing "index" and file extensions; the site's root
 // is "home". Two URLs with the same path (different queries) get "-2", ....
+// A path has at most limits.ImportPathDepth levels (the segments of a
+// deeper URL join the last level) of at most limits.PageSlug characters.
 func (c *crawl) path(u *url.URL) string {
 	var segs []string
 	for _, s := range strings.Split(u.Path, "/") {
@@ -406,6 +420,14 @@ func (c *crawl) path(u *url.URL) string {
 	}
 	if n := len(segs); n > 0 && segs[n-1] == "index" {
 		segs = segs[:n-1]
+	}
+	if n := limits.ImportPathDepth; len(segs) > n {
+		segs = append(segs[:n-1], strings.Join(segs[n-1:], "-"))
+	}
+	for i, s := range segs {
+		if len(s) > limits.PageSlug {
+			segs[i] = strings.TrimRight(s[:limits.PageSlug], "-")
+		}
 	}
 	p := strings.Join(segs, "/")
 	if p == "" {
@@ -484,14 +506,4 @@ func setAttr(n *html.Node, key, val string) {
 		}
 	}
 	n.Attr = append(n.Attr, html.Attribute{Key: key, Val: val})
-}
-
-func text(n *html.Node) string {
-	var b strings.Builder
-	for d := range n.Descendants() {
-		if d.Type == html.TextNode {
-			b.WriteString(d.Data)
-		}
-	}
-	return strings.Join(strings.Fields(b.String()), " ")
 }

@@ -24,6 +24,7 @@
 package merge
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -83,14 +84,24 @@ func (r Result) Err() error {
 // the merged content must not be used. The revisions are not changed, and
 // the result shares no slices with them.
 func Revisions(base, ours, theirs revision.Revision) Result {
+	r, _ := RevisionsContext(context.Background(), base, ours, theirs)
+	return r
+}
+
+// RevisionsContext is Revisions that stops, with ctx's error, as soon as
+// ctx is done (between pages: a merge of huge revisions ends with its request).
+func RevisionsContext(ctx context.Context, base, ours, theirs revision.Revision) (Result, error) {
 	var r Result
-	r.Pages, r.Conflicts = mergePages(base.Pages, ours.Pages, theirs.Pages)
+	var err error
+	if r.Pages, r.Conflicts, err = mergePages(ctx, base.Pages, ours.Pages, theirs.Pages); err != nil {
+		return Result{}, err
+	}
 	var cs []Conflict
 	r.Files, cs = mergeFiles(base.Files, ours.Files, theirs.Files)
 	r.Conflicts = append(r.Conflicts, cs...)
 	r.ReusableContents, cs = mergeReusable(base.ReusableContents, ours.ReusableContents, theirs.ReusableContents)
 	r.Conflicts = append(r.Conflicts, cs...)
-	return r
+	return r, nil
 }
 
 // pick is a three-way merge of one value: a change made by one side wins, the

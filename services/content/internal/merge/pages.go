@@ -1,6 +1,7 @@
 package merge
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"time"
@@ -76,7 +77,7 @@ type pageMerger struct {
 	dropped   map[string]bool // pages left out because of a reported conflict
 }
 
-func mergePages(base, ours, theirs []revision.Page) ([]revision.Page, []Conflict) {
+func mergePages(ctx context.Context, base, ours, theirs []revision.Page) ([]revision.Page, []Conflict, error) {
 	m := &pageMerger{
 		b: index(base), o: index(ours), t: index(theirs),
 		marked:  make(map[string]bool),
@@ -96,12 +97,15 @@ func mergePages(base, ours, theirs []revision.Page) ([]revision.Page, []Conflict
 		}
 	}
 	for _, id := range m.ids {
+		if err := ctx.Err(); err != nil {
+			return nil, nil, err
+		}
 		m.decide(id)
 	}
 	for m.fixOrphans() || m.fixCycles() {
 		// A fix can cause the other kind of problem: repeat until stable.
 	}
-	return m.build(), m.conflicts
+	return m.build(), m.conflicts, nil
 }
 
 func (m *pageMerger) conflict(id, format string, args ...any) {

@@ -4,10 +4,18 @@
 // monospace font and images embedded from the revision's files ("files/<id>"
 // links). Text is set in the Go fonts, which cover Latin, Greek and Cyrillic
 // scripts; other characters print as "?".
+//
+// A render is bounded (package limits): markdown is parsed in pieces
+// (pieces.go) with its nesting cut, an image is decoded only when its header
+// says it has at most limits.ImagePixels pixels and the PDF's image budget
+// allows it (otherwise a placeholder names it), and a PDF over
+// limits.PDFPages pages or limits.PDFBytes bytes is a 413. Rendering stops
+// with ctx's error as soon as ctx is done.
 package pdf
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"image"
 	_ "image/gif" // decoders for embedded images
@@ -17,6 +25,8 @@ import (
 	"path"
 	"strings"
 
+	"github.com/docspub/platform/libs/apierr"
+	"github.com/docspub/platform/services/content/internal/limits"
 	"github.com/docspub/platform/services/content/internal/revision"
 	"github.com/signintech/gopdf"
 	"github.com/yuin/goldmark"
@@ -39,7 +49,7 @@ const (
 	codeSize     = 9.0
 	listIndent   = 18.0
 	maxImageH    = 400.0
-	maxBlobBytes = 20 << 20
+	placeholderH = 36.0
 )
 
 // Font families registered in every document.
@@ -65,11 +75,17 @@ func Only(pages []revision.Page, pageID string) []revision.Page {
 	return nil
 }
 
+// ErrTooManyPages and ErrTooLarge refuse a PDF over the limits.
+var (
+	ErrTooManyPages = apierr.TooLarge("the PDF would have more than %d pages; print one page at a time (only=true&page=...)", limits.PDFPages)
+	ErrTooLarge     = apierr.TooLarge("the PDF would be larger than %d MiB; print one page at a time (only=true&page=...)", limits.PDFBytes>>20)
+)
+
 // Render makes a PDF of the document pages of a tree, in tree order, after
 // a title line. open reads a file's bytes by blob id; an image whose file is
 // unknown or unreadable is left out.
-func Render(title string, pages []revision.Page, open func(blobID string) (io.ReadCloser, error), files []revision.File) ([]byte, error) {
-	r := &renderer{open: open, files: map[string]revision.File{}, md: goldmark.New(goldmark.WithExtensions(extension.GFM))}
+func Render(ctx context.Context, title string, pages []revision.Page, open func(blobID string) (io.ReadCloser, error), files []revision.File) ([]byte, error) {
+	r := &renderer{ctx: ctx, open: open, files: map[string]revision.File{}, shown: map[string]bool{}, md: goldmark.New(goldmark.WithExtensions(extension.GFM))}
 	for _, f := range files {
 		r.files[f.ID] = f
 		if _, ok := r.files[f.Name]; !ok {
@@ -108,21 +124,55 @@ func Render(title string, pages []revision.Page, open func(blobID string) (io.Re
 	if err := r.pdf.Write(&buf); err != nil {
 		return nil, fmt.Errorf("write pdf: %w", err)
 	}
+	if buf.Len() > limits.PDFBytes {
+		return nil, ErrTooLarge
+	}
 	return buf.Bytes(), nil
 }
 
 type renderer struct {
-	pdf   gopdf.GoPdf
-	y     float64
-	open  func(string) (io.ReadCloser, error)
-	files map[string]revision.File
-	md    goldmark.Markdown
-	err   error
+	ctx    context.Context
+	pdf    gopdf.GoPdf
+	y      float64
+	pages  int             // PDF pages started
+	bytes  int             // text and image bytes written so far
+	images int             // image bytes embedded so far
+	shown  map[string]bool // blobs embedded (gopdf embeds an image once however often it shows)
+	open   func(string) (io.ReadCloser, error)
+	files  map[string]revision.File
+	md     goldmark.Markdown
+	err    error
 }
 
+// fail records the first error; rendering stops at the next check.
+func (r *renderer) fail(err error) {
+	if r.err == nil {
+		r.err = err
+	}
+}
+
+// newPage starts a PDF page, unless the PDF reached limits.PDFPages or ctx is done.
 func (r *renderer) newPage() {
+	if err := r.ctx.Err(); err != nil {
+		r.fail(err)
+	}
+	if r.pages >= limits.PDFPages {
+		r.fail(ErrTooManyPages)
+	}
+	if r.err != nil {
+		return
+	}
+	r.pages++
 	r.pdf.AddPage()
 	r.y = margin
+}
+
+// wrote counts bytes written to the PDF; past limits.PDFBytes it fails.
+func (r *renderer) wrote(n int) {
+	r.bytes += n
+	if r.bytes > limits.PDFBytes {
+		r.fail(ErrTooLarge)
+	}
 }
 
 // space adds vertical space, or starts a new page when less than h is left.
@@ -140,22 +190,39 @@ func (r *renderer) need(h float64) {
 	}
 }
 
+// page renders a document page: its title, then its markdown piece by
+// piece (see pieces).
 func (r *renderer) page(p *revision.Page) error {
 	r.space(16)
 	r.text(p.Title, bold, 18, 0, 24)
 	r.y += 4
-	src := []byte(p.Markdown)
-	doc := r.md.Parser().Parse(text.NewReader(src))
-	r.blocks(doc, src, 0)
+	for _, piece := range pieces(p.Markdown, limits.MarkdownPiece) {
+		if err := r.ctx.Err(); err != nil {
+			r.fail(err)
+		}
+		if r.err != nil {
+			break
+		}
+		src := []byte(piece)
+		r.blocks(r.md.Parser().Parse(text.NewReader(src)), src, 0)
+	}
 	return r.err
 }
 
 // blocks renders the block children of n, indented by indent.
 func (r *renderer) blocks(n ast.Node, src []byte, indent float64) {
 	for c := n.FirstChild(); c != nil && r.err == nil; c = c.NextSibling() {
+		if err := r.ctx.Err(); err != nil {
+			r.fail(err)
+			return
+		}
 		r.block(c, src, indent)
 	}
 }
+
+// nested is the indent of a level below indent: deeper than limits.PDFNesting
+// levels, it stays.
+func nested(indent, by float64) float64 { return min(indent+by, limits.PDFNesting*listIndent) }
 
 func (r *renderer) block(n ast.Node, src []byte, indent float64) {
 	switch b := n.(type) {
@@ -187,14 +254,14 @@ func (r *renderer) block(n ast.Node, src []byte, indent float64) {
 			r.set(regular, bodySize)
 			r.pdf.SetXY(margin+indent, r.y)
 			_ = r.pdf.Cell(nil, marker)
-			r.blocks(item, src, indent+listIndent)
+			r.blocks(item, src, nested(indent, listIndent))
 		}
 		r.y += 4
 	case *ast.FencedCodeBlock, *ast.CodeBlock:
 		r.code(n, src, indent)
 	case *ast.Blockquote:
 		start := r.y
-		r.blocks(b, src, indent+12)
+		r.blocks(b, src, nested(indent, 12))
 		if r.y > start {
 			r.pdf.SetLineWidth(2)
 			r.pdf.SetStrokeColor(200, 200, 200)
@@ -243,12 +310,16 @@ func (r *renderer) code(n ast.Node, src []byte, indent float64) {
 	r.y += 2
 	for _, l := range lines {
 		r.need(lh)
+		if r.err != nil {
+			return
+		}
 		r.pdf.SetFillColor(242, 242, 242)
 		r.pdf.RectFromUpperLeftWithStyle(margin+indent, r.y, contentW-indent, lh, "F")
 		r.pdf.SetFillColor(0, 0, 0)
 		r.set(mono, codeSize)
 		r.pdf.SetXY(margin+indent+6, r.y+1)
 		_ = r.pdf.Cell(nil, l)
+		r.wrote(len(l))
 		r.y += lh
 	}
 	r.y += 8
@@ -267,25 +338,32 @@ func (r *renderer) text(s, font string, size, indent, lh float64) {
 		}
 		for _, l := range lines {
 			r.need(lh)
+			if r.err != nil {
+				return
+			}
 			r.set(font, size)
 			r.pdf.SetXY(margin+indent, r.y)
 			if err := r.pdf.Cell(nil, l); err != nil {
-				r.err = fmt.Errorf("pdf text: %w", err)
+				r.fail(fmt.Errorf("pdf text: %w", err))
 				return
 			}
+			r.wrote(len(l))
 			r.y += lh
 		}
 	}
 }
 
 func (r *renderer) set(font string, size float64) {
-	if err := r.pdf.SetFont(font, "", size); err != nil && r.err == nil {
-		r.err = fmt.Errorf("pdf font: %w", err)
+	if err := r.pdf.SetFont(font, "", size); err != nil {
+		r.fail(fmt.Errorf("pdf font: %w", err))
 	}
 }
 
 // image embeds the file an image links to ("files/<id>", or any path whose
-// last segment is a file's id or name), scaled to the text width.
+// last segment is a file's id or name), scaled to the text width. Only its
+// header is decoded first: an image of more than limits.ImagePixels pixels,
+// or one past the PDF's budget of image bytes, prints as a placeholder that
+// names it.
 func (r *renderer) image(img *ast.Image) {
 	dest := string(img.Destination)
 	if strings.Contains(dest, "://") {
@@ -295,17 +373,30 @@ func (r *renderer) image(img *ast.Image) {
 	if !ok || r.open == nil {
 		return
 	}
+	again := r.shown[f.Blob]
+	if !again && (f.Size > limits.FileBytes || r.images+int(f.Size) > limits.PDFImageBytes) {
+		r.placeholder(f, "over the PDF's budget of images")
+		return
+	}
 	rc, err := r.open(f.Blob)
 	if err != nil {
 		return
 	}
-	defer rc.Close()
-	b, err := io.ReadAll(io.LimitReader(rc, maxBlobBytes))
-	if err != nil {
+	b, err := io.ReadAll(io.LimitReader(rc, limits.FileBytes+1))
+	rc.Close()
+	if err != nil || len(b) > limits.FileBytes {
 		return
 	}
 	cfg, _, err := image.DecodeConfig(bytes.NewReader(b))
-	if err != nil || cfg.Width == 0 || cfg.Height == 0 {
+	if err != nil || cfg.Width <= 0 || cfg.Height <= 0 {
+		return
+	}
+	if int64(cfg.Width)*int64(cfg.Height) > limits.ImagePixels {
+		r.placeholder(f, fmt.Sprintf("%d × %d pixels, too large to print", cfg.Width, cfg.Height))
+		return
+	}
+	if !again && r.images+len(b) > limits.PDFImageBytes {
+		r.placeholder(f, "over the PDF's budget of images")
 		return
 	}
 	w, h := float64(cfg.Width)*0.75, float64(cfg.Height)*0.75 // 96 dpi pixels to points
@@ -316,6 +407,9 @@ func (r *renderer) image(img *ast.Image) {
 		w, h = w*maxImageH/h, maxImageH
 	}
 	r.need(h + 6)
+	if r.err != nil {
+		return
+	}
 	holder, err := gopdf.ImageHolderByBytes(b)
 	if err == nil {
 		err = r.pdf.ImageByHolder(holder, margin, r.y, &gopdf.Rect{W: w, H: h})
@@ -327,7 +421,32 @@ func (r *renderer) image(img *ast.Image) {
 			return
 		}
 	}
+	if !again {
+		r.shown[f.Blob] = true
+		r.images += len(b)
+		r.wrote(len(b))
+	}
 	r.y += h + 6
+}
+
+// placeholder prints a grey box naming an image that is not embedded.
+func (r *renderer) placeholder(f revision.File, why string) {
+	r.need(placeholderH + 6)
+	if r.err != nil {
+		return
+	}
+	r.pdf.SetFillColor(235, 235, 235)
+	r.pdf.RectFromUpperLeftWithStyle(margin, r.y, contentW, placeholderH, "F")
+	r.pdf.SetFillColor(0, 0, 0)
+	r.set(italic, codeSize)
+	r.pdf.SetXY(margin+8, r.y+placeholderH/2-codeSize/2)
+	label := "Image " + f.Name + ": " + why
+	if lines, err := r.pdf.SplitText(label, contentW-16); err == nil && len(lines) > 0 {
+		label = lines[0]
+	}
+	_ = r.pdf.Cell(nil, label)
+	r.wrote(len(label))
+	r.y += placeholderH + 6
 }
 
 // inline is the plain text of n's inline content; line breaks stay.

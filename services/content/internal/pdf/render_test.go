@@ -2,6 +2,7 @@ package pdf_test
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"image"
 	"image/color"
@@ -39,7 +40,7 @@ func render(t *testing.T, pages []revision.Page, files []revision.File, blobs ma
 		}
 		return io.NopCloser(bytes.NewReader(b)), nil
 	}
-	out, err := pdf.Render("Handbook", pages, open, files)
+	out, err := pdf.Render(context.Background(), "Handbook", pages, open, files)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,7 @@ import (
 	"unicode"
 
 	"github.com/docspub/platform/libs/ids"
+	"github.com/docspub/platform/services/content/internal/limits"
 	"golang.org/x/text/unicode/norm"
 )
 
@@ -44,7 +45,7 @@ func Build(parent Revision, typ string, pages []Page, files []File, now time.Tim
 }
 
 // MaxSlug bounds a slug (RevisionPageSlug).
-const MaxSlug = 100
+const MaxSlug = limits.PageSlug
 
 // folded spells letters that do not decompose into an ASCII letter and
 // marks.

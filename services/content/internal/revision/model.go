@@ -71,13 +71,24 @@ type ReusableContent struct {
 	Markdown string `bson:"markdown"`
 }
 
+// Owner is the space (and its organization) that wrote a blob or a page
+// body. Blobs and bodies are removed once no revision refers to them.
+type Owner struct {
+	Space        string
+	Organization string
+}
+
+// Owner is the revision's space and organization.
+func (r Revision) Owner() Owner { return Owner{Space: r.Space, Organization: r.Organization} }
+
 // Store keeps revisions and file bytes. Revisions are written once and never
-// changed; Get of a missing revision is an apierr not-found error.
+// changed; Get of a missing revision is an apierr not-found error. Insert
+// refuses a revision over the limits (Check) with a 413.
 type Store interface {
 	Insert(ctx context.Context, r Revision) error
 	Get(ctx context.Context, id string) (Revision, error)
-	// PutBlob stores bytes and returns their blob id.
-	PutBlob(ctx context.Context, name, contentType string, r io.Reader) (id string, size int64, err error)
+	// PutBlob stores bytes written by owner and returns their blob id.
+	PutBlob(ctx context.Context, owner Owner, name, contentType string, r io.Reader) (id string, size int64, err error)
 	// OpenBlob streams a blob's bytes.
 	OpenBlob(ctx context.Context, id string) (io.ReadCloser, error)
 }

@@ -176,7 +176,7 @@ func (m memStore) Get(_ context.Context, id string) (revision.Revision, error) {
 	}
 	return r, nil
 }
-func (m memStore) PutBlob(context.Context, string, string, io.Reader) (string, int64, error) {
+func (m memStore) PutBlob(context.Context, revision.Owner, string, string, io.Reader) (string, int64, error) {
 	return "", 0, nil
 }
 func (m memStore) OpenBlob(context.Context, string) (io.ReadCloser, error) {

@@ -92,7 +92,13 @@ func (s *Service) Revision(ctx context.Context, g access.Grant, revID string) (R
 	if r.Type == TypeMerge && r.MergedFrom != "" {
 		v.MergedFrom = map[string]string{"object": "change-request", "id": r.MergedFrom}
 		if s.mergedFrom != nil {
-			if v.MergedFrom, err = s.mergedFrom(ctx, g, r.MergedFrom); err != nil {
+			// A duplicated space's first revision copies a merge of the
+			// original's change request, which its own space does not have.
+			cr, err := s.mergedFrom(ctx, g, r.MergedFrom)
+			switch {
+			case err == nil:
+				v.MergedFrom = cr
+			case !errors.Is(err, apierr.ErrNotFound):
 				return RevisionView{}, err
 			}
 		}

@@ -75,7 +75,7 @@ func newEnv(t *testing.T) *env {
 		t.Fatal(err)
 	}
 	store := revisionmongo.NewStore(db)
-	blob, size, err := store.PutBlob(ctx, "logo.png", "image/png", bytes.NewReader(logo))
+	blob, size, err := store.PutBlob(ctx, revision.Owner{Space: "sp1", Organization: "org1"}, "logo.png", "image/png", bytes.NewReader(logo))
 	if err != nil {
 		t.Fatal(err)
 	}

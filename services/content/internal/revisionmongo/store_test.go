@@ -149,7 +149,7 @@ func TestBlobs(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			id, size, err := s.PutBlob(ctx, "f.bin", "application/octet-stream", bytes.NewReader(tc.data))
+			id, size, err := s.PutBlob(ctx, revision.Owner{Space: "sp1", Organization: "org1"}, "f.bin", "application/octet-stream", bytes.NewReader(tc.data))
 			if err != nil {
 				t.Fatal(err)
 			}

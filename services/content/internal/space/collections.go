@@ -29,7 +29,7 @@ type CreateCollectionInput struct {
 }
 
 func validTitle(p *apierr.Problems, field, title string) {
-	p.Length(field, title, 0, MaxTitle)
+	p.Text(field, title, 0, MaxTitle)
 }
 
 // setTitle checks a title change (trimmed) and records it in set; nil changes nothing.

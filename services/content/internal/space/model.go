@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/docspub/platform/services/content/internal/access"
+	"github.com/docspub/platform/services/content/internal/limits"
 )
 
 // Space is a stored space.
@@ -71,11 +72,11 @@ const (
 	EditLocked = "locked"
 )
 
-// Limits.
+// Limits (package limits).
 const (
-	MaxTitle       = 50
-	MaxDescription = 100
-	MaxEmoji       = 50
+	MaxTitle       = limits.SpaceTitle
+	MaxDescription = limits.SpaceDescription
+	MaxEmoji       = limits.SpaceEmoji
 	// RestoreWindow is how long a deleted space can be restored; after it the
 	// purge job removes the space for good.
 	RestoreWindow = 7 * 24 * time.Hour

@@ -200,6 +200,8 @@ func TestCollectionDefaultLevelAndLimits(t *testing.T) {
 	e.ok(creator, "POST", "/v1/orgs/org1/collections", ``, "createCollection", 201)
 	for _, tc := range []struct{ method, path, body, field string }{
 		{"POST", "/v1/orgs/org1/collections", `{"title":"` + strings.Repeat("t", 51) + `"}`, "title"},
+		{"POST", "/v1/orgs/org1/collections", `{"title":"a\u0000b"}`, "title"},
+		{"PATCH", "/v1/collections/" + readOnly.ID, `{"title":"txt\u202eexe.pdf"}`, "title"},
 		{"POST", "/v1/orgs/org1/collections", `{"parent":"missing"}`, "parent"},
 		{"PATCH", "/v1/collections/" + readOnly.ID, `{"description":"` + strings.Repeat("d", 101) + `"}`, "description"},
 		{"PATCH", "/v1/collections/" + readOnly.ID, `{"defaultLevel":"boss"}`, "defaultLevel"},

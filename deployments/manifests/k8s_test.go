@@ -1,0 +1,344 @@
+package manifests
+
+import (
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/docspub/platform/libs/httpx"
+	"github.com/docspub/platform/libs/service"
+	appsv1 "k8s.io/api/apps/v1"
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
+	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	kjson "k8s.io/apimachinery/pkg/runtime/serializer/json"
+	"sigs.k8s.io/kustomize/api/krusty"
+	"sigs.k8s.io/kustomize/kyaml/filesys"
+)
+
+// decoder decodes YAML strictly into the Kubernetes API types: an unknown
+// or duplicated field, or a kind outside the scheme, is an error.
+func decoder(t *testing.T) runtime.Decoder {
+	t.Helper()
+	scheme := runtime.NewScheme()
+	for _, add := range []func(*runtime.Scheme) error{corev1.AddToScheme, appsv1.AddToScheme, policyv1.AddToScheme,
+		autoscalingv2.AddToScheme, networkingv1.AddToScheme} {
+		if err := add(scheme); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return kjson.NewSerializerWithOptions(kjson.DefaultMetaFactory, scheme, scheme,
+		kjson.SerializerOptions{Yaml: true, Strict: true})
+}
+
+// build runs kustomize on dir (from the root) and decodes every object.
+func build(t *testing.T, dir string) []runtime.Object {
+	t.Helper()
+	m, err := krusty.MakeKustomizer(krusty.MakeDefaultOptions()).Run(filesys.MakeFsOnDisk(), filepath.Join(root, dir))
+	if err != nil {
+		t.Fatalf("kustomize build %s: %v", dir, err)
+	}
+	dec := decoder(t)
+	var objs []runtime.Object
+	for _, r := range m.Resources() {
+		y, err := r.AsYAML()
+		if err != nil {
+			t.Fatal(err)
+		}
+		obj, _, err := dec.Decode(y, nil, nil)
+		if err != nil {
+			t.Fatalf("%s: %s/%s does not decode strictly: %v", dir, r.GetKind(), r.GetName(), err)
+		}
+		objs = append(objs, obj)
+	}
+	return objs
+}
+
+// The decoder is strict: a misspelt field fails.
+func TestStrictDecodingRefusesUnknownFields(t *testing.T) {
+	y := []byte("apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: x\nspec:\n  replica: 2\n")
+	if _, _, err := decoder(t).Decode(y, nil, nil); err == nil || !strings.Contains(err.Error(), "replica") {
+		t.Errorf("decoding a misspelt field = %v, want a strict decoding error naming it", err)
+	}
+}
+
+// objects indexes decoded objects by kind and name.
+type objects map[string]runtime.Object
+
+func index(objs []runtime.Object) objects {
+	ix := objects{}
+	for _, o := range objs {
+		kind := fmt.Sprintf("%T", o)
+		kind = kind[strings.LastIndex(kind, ".")+1:]
+		ix[kind+"/"+name(o)] = o
+	}
+	return ix
+}
+
+func name(o runtime.Object) string {
+	type named interface{ GetName() string }
+	return o.(named).GetName()
+}
+
+func of[T runtime.Object](ix objects) []T {
+	var out []T
+	for _, o := range ix {
+		if v, ok := o.(T); ok {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// grace is the termination grace every component needs: the preStop pause,
+// discovery's deregistration and linger, the drain of in-flight requests,
+// closing the app and flushing traces.
+func grace(preStop int64) int64 {
+	d := time.Duration(preStop)*time.Second + service.DeregisterTimeout + service.Linger + httpx.ShutdownTimeout + 2*service.CloseTimeout
+	return int64(d / time.Second)
+}
+
+func TestOverlaysBuildAndDecodeStrictly(t *testing.T) {
+	cs := components(t)
+	for _, overlay := range []string{"dev", "prod"} {
+		t.Run(overlay, func(t *testing.T) {
+			ix := index(build(t, "k8s/overlays/"+overlay))
+			secrets := map[string]bool{}
+			for _, s := range of[*corev1.Secret](ix) {
+				secrets[s.Name] = true
+			}
+			for _, c := range cs {
+				t.Run(c.name, func(t *testing.T) {
+					// Each component's overlay builds alone (skaffold -m <component>).
+					build(t, "k8s/overlays/"+overlay+"/"+c.name)
+					checkComponent(t, ix, overlay, c, secrets)
+				})
+			}
+			checkExposure(t, ix, overlay)
+			checkInfrastructure(t, ix, overlay)
+		})
+	}
+}
+
+func checkComponent(t *testing.T, ix objects, overlay string, c component, secrets map[string]bool) {
+	d, ok := ix["Deployment/"+c.name].(*appsv1.Deployment)
+	if !ok {
+		t.Fatalf("no Deployment %s", c.name)
+	}
+	for _, kind := range []string{"Service", "ServiceAccount", "PodDisruptionBudget"} {
+		if _, ok := ix[kind+"/"+c.name]; !ok {
+			t.Errorf("no %s %s", kind, c.name)
+		}
+	}
+	hpa, hasHPA := ix["HorizontalPodAutoscaler/"+c.name].(*autoscalingv2.HorizontalPodAutoscaler)
+	replicas := *d.Spec.Replicas
+	switch overlay {
+	case "dev":
+		if replicas != 1 || hasHPA {
+			t.Errorf("dev: replicas %d, autoscaler %v; want 1 replica and none", replicas, hasHPA)
+		}
+	case "prod":
+		if replicas < 2 || !hasHPA || *hpa.Spec.MinReplicas < 2 || hpa.Spec.ScaleTargetRef.Name != c.name {
+			t.Errorf("prod: replicas %d, autoscaler %v; want several replicas and an autoscaler of the Deployment", replicas, hasHPA)
+		}
+	}
+
+	pod := d.Spec.Template.Spec
+	if len(pod.Containers) != 1 {
+		t.Fatalf("%d containers, want 1", len(pod.Containers))
+	}
+	ctr := pod.Containers[0]
+	if ctr.Image != "docspub/"+c.name {
+		t.Errorf("image %q, want docspub/%s (skaffold sets the tag)", ctr.Image, c.name)
+	}
+	if pod.SecurityContext == nil || pod.SecurityContext.RunAsNonRoot == nil || !*pod.SecurityContext.RunAsNonRoot {
+		t.Error("pod does not require a non-root user")
+	}
+	if pod.ServiceAccountName != c.name || pod.AutomountServiceAccountToken == nil || *pod.AutomountServiceAccountToken {
+		t.Errorf("service account %q (token mounted: %v), want its own without token", pod.ServiceAccountName, pod.AutomountServiceAccountToken)
+	}
+	sc := ctr.SecurityContext
+	if sc == nil || sc.ReadOnlyRootFilesystem == nil || !*sc.ReadOnlyRootFilesystem ||
+		sc.AllowPrivilegeEscalation == nil || *sc.AllowPrivilegeEscalation ||
+		sc.Capabilities == nil || !slices.Equal(sc.Capabilities.Drop, []corev1.Capability{"ALL"}) {
+		t.Errorf("container security context %+v, want a read-only root, no privilege escalation, all capabilities dropped", sc)
+	}
+	if ctr.ReadinessProbe == nil || ctr.ReadinessProbe.HTTPGet == nil || ctr.ReadinessProbe.HTTPGet.Path != "/readyz" ||
+		ctr.LivenessProbe == nil || ctr.LivenessProbe.HTTPGet == nil || ctr.LivenessProbe.HTTPGet.Path != "/healthz" {
+		t.Error("want readiness on /readyz and liveness on /healthz")
+	}
+	for _, r := range []corev1.ResourceName{corev1.ResourceCPU, corev1.ResourceMemory} {
+		if _, ok := ctr.Resources.Requests[r]; !ok {
+			t.Errorf("no %s request", r)
+		}
+		if _, ok := ctr.Resources.Limits[r]; !ok {
+			t.Errorf("no %s limit", r)
+		}
+	}
+	if len(ctr.Ports) != 1 || ctr.Ports[0].ContainerPort != int32(c.port) || ctr.Ports[0].Name != "http" {
+		t.Errorf("ports %+v, want http on %d", ctr.Ports, c.port)
+	}
+	var preStop int64
+	if ctr.Lifecycle != nil && ctr.Lifecycle.PreStop != nil && ctr.Lifecycle.PreStop.Sleep != nil {
+		preStop = ctr.Lifecycle.PreStop.Sleep.Seconds
+	}
+	if preStop == 0 || pod.TerminationGracePeriodSeconds == nil || *pod.TerminationGracePeriodSeconds != grace(preStop) {
+		t.Errorf("preStop sleep %ds, grace %v; want a preStop sleep and a grace of %ds (preStop + deregister + linger + drain + close + flush)",
+			preStop, ptrValue(pod.TerminationGracePeriodSeconds), grace(preStop))
+	}
+
+	// Configuration: the listen address on the container port, secrets by reference.
+	cm := configMap(t, ix, ctr)
+	if got, want := cm.Data[c.addrVar], "0.0.0.0:"+strconv.Itoa(c.port); got != want {
+		t.Errorf("%s = %q, want %q", c.addrVar, got, want)
+	}
+	for _, k := range []string{"DISCOVERY", "OTEL_TRACES_EXPORTER", "LOG_LEVEL"} {
+		if cm.Data[k] == "" {
+			t.Errorf("ConfigMap has no %s", k)
+		}
+	}
+	refs := secretRefs(ctr)
+	if refs["INTERNAL_TOKEN_SECRET"] == "" {
+		t.Error("INTERNAL_TOKEN_SECRET does not come from a Secret")
+	}
+	for _, k := range []string{"INTERNAL_TOKEN_SECRET", "MONGO_URI", "KAFKA_BROKERS", "REDIS_URL"} {
+		if _, inConfig := cm.Data[k]; inConfig {
+			t.Errorf("%s is in the ConfigMap, want a Secret reference", k)
+		}
+	}
+	if c.name == "gateway" && refs["REDIS_URL"] == "" {
+		t.Error("the gateway's REDIS_URL does not come from a Secret")
+	}
+	if c.name != "gateway" && refs["MONGO_URI"] == "" {
+		t.Error("MONGO_URI does not come from a Secret")
+	}
+	if refs["KAFKA_BROKERS"] == "" {
+		t.Error("KAFKA_BROKERS does not come from a Secret")
+	}
+	for env, secret := range refs {
+		optional := false
+		for _, e := range ctr.Env {
+			if e.Name == env && e.ValueFrom.SecretKeyRef.Optional != nil {
+				optional = *e.ValueFrom.SecretKeyRef.Optional
+			}
+		}
+		switch overlay {
+		case "dev":
+			if !secrets[secret] && !optional {
+				t.Errorf("%s refers to Secret %s, which dev does not create", env, secret)
+			}
+		case "prod":
+			if secrets[secret] {
+				t.Errorf("prod creates Secret %s: production secrets come from the operator", secret)
+			}
+			if secret != "docspub-internal" && secret != "docspub-infra" {
+				t.Errorf("%s refers to Secret %s; the README documents docspub-internal and docspub-infra", env, secret)
+			}
+		}
+	}
+	if overlay == "dev" && cm.Data["DISCOVERY"] != "consul" {
+		t.Errorf("dev DISCOVERY = %q, want consul (the in-cluster agent)", cm.Data["DISCOVERY"])
+	}
+}
+
+func configMap(t *testing.T, ix objects, ctr corev1.Container) *corev1.ConfigMap {
+	t.Helper()
+	if len(ctr.EnvFrom) != 1 || ctr.EnvFrom[0].ConfigMapRef == nil {
+		t.Fatalf("envFrom %+v, want one ConfigMap", ctr.EnvFrom)
+	}
+	cm, ok := ix["ConfigMap/"+ctr.EnvFrom[0].ConfigMapRef.Name].(*corev1.ConfigMap)
+	if !ok {
+		t.Fatalf("ConfigMap %s is not in the build", ctr.EnvFrom[0].ConfigMapRef.Name)
+	}
+	return cm
+}
+
+// secretRefs maps each variable read from a Secret to the Secret's name.
+func secretRefs(ctr corev1.Container) map[string]string {
+	refs := map[string]string{}
+	for _, e := range ctr.Env {
+		if e.ValueFrom != nil && e.ValueFrom.SecretKeyRef != nil {
+			refs[e.Name] = e.ValueFrom.SecretKeyRef.Name
+		}
+	}
+	return refs
+}
+
+// checkExposure: every Service is cluster-internal; in prod the one Ingress
+// leads to the gateway.
+func checkExposure(t *testing.T, ix objects, overlay string) {
+	for _, s := range of[*corev1.Service](ix) {
+		if s.Spec.Type != "" && s.Spec.Type != corev1.ServiceTypeClusterIP {
+			t.Errorf("Service %s is %s, want ClusterIP (only the gateway is exposed, through the Ingress)", s.Name, s.Spec.Type)
+		}
+	}
+	ingresses := of[*networkingv1.Ingress](ix)
+	if overlay == "dev" {
+		if len(ingresses) != 0 {
+			t.Errorf("dev has %d Ingresses, want none (skaffold forwards the gateway's port)", len(ingresses))
+		}
+		return
+	}
+	if len(ingresses) != 1 {
+		t.Fatalf("prod has %d Ingresses, want 1", len(ingresses))
+	}
+	for _, r := range ingresses[0].Spec.Rules {
+		for _, p := range r.HTTP.Paths {
+			if p.Backend.Service == nil || p.Backend.Service.Name != "gateway" {
+				t.Errorf("the Ingress leads to %+v, want the gateway only", p.Backend)
+			}
+		}
+	}
+}
+
+// infrastructure are dev's in-cluster workloads; prod has none of them.
+var infrastructure = []string{"mongo", "kafka", "redis", "consul", "otel-collector"}
+
+func checkInfrastructure(t *testing.T, ix objects, overlay string) {
+	workloads := map[string]corev1.PodSpec{}
+	for _, d := range of[*appsv1.Deployment](ix) {
+		workloads[d.Name] = d.Spec.Template.Spec
+	}
+	for _, s := range of[*appsv1.StatefulSet](ix) {
+		workloads[s.Name] = s.Spec.Template.Spec
+	}
+	for _, name := range infrastructure {
+		_, ok := workloads[name]
+		if overlay == "prod" && ok {
+			t.Errorf("prod runs %s; production infrastructure is external", name)
+		}
+		if overlay == "dev" && !ok {
+			t.Errorf("dev does not run %s", name)
+		}
+	}
+	if overlay == "prod" {
+		return
+	}
+	env := func(spec corev1.PodSpec, name string) string {
+		for _, e := range spec.Containers[0].Env {
+			if e.Name == name {
+				return e.Value
+			}
+		}
+		return ""
+	}
+	if roles := env(workloads["kafka"], "KAFKA_PROCESS_ROLES"); roles != "broker,controller" {
+		t.Errorf("kafka KAFKA_PROCESS_ROLES = %q, want broker,controller (KRaft, no ZooKeeper)", roles)
+	}
+	if args := workloads["mongo"].Containers[0].Args; !slices.Contains(args, "--replSet") {
+		t.Errorf("mongo args %v, want a replica set", args)
+	}
+}
+
+func ptrValue[T any](p *T) any {
+	if p == nil {
+		return "unset"
+	}
+	return *p
+}

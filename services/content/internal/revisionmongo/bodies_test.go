@@ -1,0 +1,252 @@
+package revisionmongo_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/docspub/platform/libs/apierr"
+	"github.com/docspub/platform/libs/mongotest"
+	"github.com/docspub/platform/services/content/internal/limits"
+	"github.com/docspub/platform/services/content/internal/revision"
+	"github.com/docspub/platform/services/content/internal/revisionmongo"
+	"github.com/google/go-cmp/cmp"
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+)
+
+func page(id, md string) revision.Page {
+	return revision.Page{ID: id, Kind: revision.KindDocument, Title: id, Slug: id, Markdown: md, CreatedAt: t0, UpdatedAt: t0}
+}
+
+// docSizes returns the BSON size of every document of a collection by _id.
+func docSizes(t *testing.T, db *mongo.Database, coll string) map[string]int {
+	t.Helper()
+	cur, err := db.Collection(coll).Find(context.Background(), bson.M{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]int{}
+	for cur.Next(context.Background()) {
+		out[cur.Current.Lookup("_id").String()] = len(cur.Current)
+	}
+	if err := cur.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func TestPageBodiesLiveOutsideTheRevision(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db := mongotest.Database(t)
+	s := revisionmongo.NewStore(db)
+	// A page longer than a body chunk, with multi-byte characters across
+	// the chunk boundaries, and a page both revisions share.
+	var lines strings.Builder
+	for i := 0; lines.Len() < 2*limits.BodyChunk+limits.BodyChunk/2; i++ {
+		fmt.Fprintf(&lines, "é€🎉 line %d of a long page\n", i)
+	}
+	long := lines.String()
+	shared := "# Shared\n\nSame text in both revisions.\n"
+	r1 := revision.Revision{ID: "r1", Space: "sp1", Organization: "org1", Type: revision.TypeEdits, Parents: []string{},
+		Pages: []revision.Page{page("long", long), page("shared", shared)}, Files: []revision.File{},
+		ReusableContents: []revision.ReusableContent{{ID: "rc", Title: "Note", Markdown: shared}}, CreatedAt: t0}
+	r2 := r1
+	r2.ID, r2.Pages = "r2", []revision.Page{page("shared", shared), page("empty", "")}
+	for _, r := range []revision.Revision{r1, r2} {
+		if err := s.Insert(ctx, r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, want := range []revision.Revision{r1, r2} {
+		got, err := s.Get(ctx, want.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(got, want); diff != "" {
+			t.Errorf("Get(%s) (-got +want):\n%s", want.ID, diff)
+		}
+	}
+	revs := docSizes(t, db, revisionmongo.Revisions)
+	for id, n := range revs {
+		if n > 8<<10 {
+			t.Errorf("revision %s is %d bytes: its markdown is inline", id, n)
+		}
+	}
+	bodies := docSizes(t, db, revisionmongo.Bodies)
+	// long: 3 chunks (2.4 MiB), shared: 1 chunk used by both revisions and the reusable content.
+	if len(bodies) != 4 {
+		t.Errorf("%d body documents, want 4 (3 chunks of the long page and the shared text once)", len(bodies))
+	}
+	for id, n := range bodies {
+		if n > limits.BodyChunk+1024 {
+			t.Errorf("body %s is %d bytes, more than a chunk", id, n)
+		}
+	}
+}
+
+func TestInlineMarkdownStillReads(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db := mongotest.Database(t)
+	doc := bson.M{"_id": "old", "space": "sp1", "organization": "org1", "type": "edits", "parents": bson.A{}, "createdAt": t0,
+		"pages": bson.A{bson.M{"id": "p", "kind": "document", "title": "P", "slug": "p", "markdown": "inline\n",
+			"pages": bson.A{}, "createdAt": t0, "updatedAt": t0}},
+		"files": bson.A{}, "reusableContents": bson.A{bson.M{"id": "rc", "title": "R", "markdown": "reused"}}}
+	if _, err := db.Collection(revisionmongo.Revisions).InsertOne(ctx, doc); err != nil {
+		t.Fatal(err)
+	}
+	got, err := revisionmongo.NewStore(db).Get(ctx, "old")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Pages[0].Markdown != "inline\n" || got.ReusableContents[0].Markdown != "reused" {
+		t.Errorf("inline markdown read as %q and %q", got.Pages[0].Markdown, got.ReusableContents[0].Markdown)
+	}
+}
+
+func TestInsertRefusesARevisionOverTheLimits(t *testing.T) {
+	t.Parallel()
+	s, ctx := newStore(t)
+	many := make([]revision.Page, limits.RevisionPages+1)
+	for i := range many {
+		many[i] = page("p"+strings.Repeat("x", i%7)+string(rune('a'+i%26)), "")
+	}
+	files := make([]revision.File, limits.RevisionFiles+1)
+	huge := strings.Repeat("m", limits.PageMarkdown)
+	var heavy []revision.Page
+	for i := 0; i*limits.PageMarkdown <= limits.RevisionMarkdown; i++ {
+		heavy = append(heavy, page("h"+string(rune('a'+i%26))+string(rune('a'+i/26)), huge))
+	}
+	tests := []struct {
+		name string
+		rev  revision.Revision
+	}{
+		{"pages", revision.Revision{ID: "pages", Space: "sp1", Pages: many}},
+		{"files", revision.Revision{ID: "files", Space: "sp1", Files: files}},
+		{"markdown", revision.Revision{ID: "markdown", Space: "sp1", Pages: heavy}},
+		{"document", revision.Revision{ID: "document", Space: "sp1", Files: []revision.File{{ID: "f", Name: strings.Repeat("n", limits.RevisionDocument)}}}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			err := s.Insert(ctx, tc.rev)
+			var ae *apierr.Error
+			if !errors.As(err, &ae) || ae.Status != http.StatusRequestEntityTooLarge {
+				t.Fatalf("Insert = %v, want a 413", err)
+			}
+			if _, err := s.Get(ctx, tc.rev.ID); !errors.Is(err, apierr.ErrNotFound) {
+				t.Errorf("the refused revision was stored: %v", err)
+			}
+		})
+	}
+}
+
+func TestHasPage(t *testing.T) {
+	t.Parallel()
+	s, ctx := newStore(t)
+	parent := page("parent", "")
+	parent.Pages = []revision.Page{page("child", "text")}
+	if err := s.Insert(ctx, revision.Revision{ID: "r", Space: "sp1", Pages: []revision.Page{parent}}); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		rev, page string
+		want      bool
+	}{{"r", "parent", true}, {"r", "child", true}, {"r", "nope", false}, {"missing", "parent", false}} {
+		got, err := s.HasPage(ctx, tc.rev, tc.page)
+		if err != nil || got != tc.want {
+			t.Errorf("HasPage(%s, %s) = %v, %v; want %v", tc.rev, tc.page, got, err, tc.want)
+		}
+	}
+}
+
+func TestCollect(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db := mongotest.Database(t)
+	s := revisionmongo.NewStore(db)
+	put := func(name string) string {
+		t.Helper()
+		id, _, err := s.PutBlob(ctx, revision.Owner{Space: "a", Organization: "org1"}, name, "image/png", bytes.NewReader([]byte(name)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return id
+	}
+	kept, purged, orphan := put("kept.png"), put("purged.png"), put("orphan.png")
+	legacyBlob := put("legacy.png")
+	// Space a keeps one revision; space b is purged; space c is a duplicate
+	// of b (a copy of its revision document, sharing its bodies and files).
+	keep := revision.Revision{ID: "a1", Space: "a", Pages: []revision.Page{page("p", "kept text")},
+		Files: []revision.File{{ID: "f", Blob: kept}}}
+	gone := revision.Revision{ID: "b1", Space: "b", Pages: []revision.Page{page("p", "purged text")},
+		Files: []revision.File{{ID: "f", Blob: purged}}}
+	copied := revision.Revision{ID: "b2", Space: "b", Pages: []revision.Page{page("p", "copied text")}}
+	for _, r := range []revision.Revision{keep, gone, copied} {
+		if err := s.Insert(ctx, r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var raw bson.M
+	if err := db.Collection(revisionmongo.Revisions).FindOne(ctx, bson.M{"_id": "b2"}).Decode(&raw); err != nil {
+		t.Fatal(err)
+	}
+	raw["_id"], raw["space"] = "c1", "c"
+	if _, err := db.Collection(revisionmongo.Revisions).InsertOne(ctx, raw); err != nil {
+		t.Fatal(err)
+	}
+	// A revision written before bodies moved out refers to its file only.
+	legacy := bson.M{"_id": "old", "space": "d", "pages": bson.A{}, "files": bson.A{bson.M{"id": "f", "blob": legacyBlob}}}
+	if _, err := db.Collection(revisionmongo.Revisions).InsertOne(ctx, legacy); err != nil {
+		t.Fatal(err)
+	}
+	// An import that stopped after writing a body and a file, before its revision.
+	if _, err := db.Collection(revisionmongo.Bodies).InsertOne(ctx, bson.M{"_id": "a/abandoned", "markdown": "x",
+		"space": "a", "organization": "org1", "usedAt": time.Now()}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.DeleteSpace(ctx, "b"); err != nil {
+		t.Fatal(err)
+	}
+
+	// Within the grace period nothing goes.
+	got, err := s.Collect(ctx, time.Now().Add(-time.Hour))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got != (revisionmongo.Collected{}) {
+		t.Errorf("collected %+v within the grace period", got)
+	}
+	// Past it, what no revision refers to goes.
+	got, err = s.Collect(ctx, time.Now().Add(time.Hour))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := (revisionmongo.Collected{Bodies: 2, Files: 2}); got != want {
+		t.Errorf("collected %+v, want %+v (the purged page's body and the abandoned one; the purged and orphan files)", got, want)
+	}
+	for _, id := range []string{kept, legacyBlob} {
+		if _, err := s.OpenBlob(ctx, id); err != nil {
+			t.Errorf("referenced file %s: %v", id, err)
+		}
+	}
+	for _, id := range []string{purged, orphan} {
+		if _, err := s.OpenBlob(ctx, id); !errors.Is(err, apierr.ErrNotFound) {
+			t.Errorf("unreferenced file %s: %v, want it gone", id, err)
+		}
+	}
+	if n, err := db.Collection(revisionmongo.Bucket+".chunks").CountDocuments(ctx, bson.M{}); err != nil || n != 2 {
+		t.Errorf("%d file chunks left (%v), want the 2 of the referenced files", n, err)
+	}
+	for _, id := range []string{"a1", "c1"} {
+		if _, err := s.Get(ctx, id); err != nil {
+			t.Errorf("revision %s after collecting: %v", id, err)
+		}
+	}
+}
