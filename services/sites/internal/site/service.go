@@ -38,6 +38,8 @@ type Sections interface {
 	// Prefixes returns, for each section of the site, the path its site
 	// spaces are published under (SectionPrefix).
 	Prefixes(ctx context.Context, siteID string) (map[string]string, error)
+	// DefaultSection returns the site's default section, "" when it has none.
+	DefaultSection(ctx context.Context, siteID string) (string, error)
 	// Has reports whether the granted site has the section.
 	Has(ctx context.Context, g Grant, sectionID string) (bool, error)
 	// SetDefault makes a section of the granted site its default section

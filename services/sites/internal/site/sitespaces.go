@@ -405,13 +405,32 @@ func (s *Service) ListSiteSpaces(ctx context.Context, c access.Caller, org, site
 	return keyset.With(page, views), err
 }
 
-// AddSpace adds a space to a site at the site level (the edit permission is needed).
-func (s *Service) AddSpace(ctx context.Context, c access.Caller, org, siteID, spaceID string) (SiteSpaceView, error) {
+// AddSpace adds a space to a site (the edit permission is needed): to the
+// section sectionID when it is set (a 400 naming sectionId when the site
+// has no such section), else to the site's default section, else, for a
+// site without sections, at the site level.
+func (s *Service) AddSpace(ctx context.Context, c access.Caller, org, siteID, spaceID string, sectionID *string) (SiteSpaceView, error) {
 	_, g, err := s.enter(ctx, c, org, siteID, access.Edit)
 	if err != nil {
 		return SiteSpaceView{}, err
 	}
-	return s.AddSiteSpace(ctx, c, g, "", spaceID)
+	section := ""
+	switch {
+	case sectionID != nil:
+		why, err := s.sectionProblem(ctx, g, *sectionID)
+		if err != nil {
+			return SiteSpaceView{}, err
+		}
+		if why != "" {
+			return SiteSpaceView{}, apierr.Invalid("sectionId", "%s", why)
+		}
+		section = *sectionID
+	case s.sections != nil:
+		if section, err = s.sections.DefaultSection(ctx, g.Site); err != nil {
+			return SiteSpaceView{}, err
+		}
+	}
+	return s.AddSiteSpace(ctx, c, g, section, spaceID)
 }
 
 // siteSpaceOf loads a site space of the site.

@@ -147,7 +147,8 @@ func (h *Handlers) listSiteSpaces(c *gin.Context) {
 }
 
 type addSiteSpaceRequest struct {
-	SpaceID *string `json:"spaceId"`
+	SpaceID   *string `json:"spaceId"`
+	SectionID *string `json:"sectionId"`
 }
 
 func (h *Handlers) addSiteSpace(c *gin.Context) {
@@ -159,7 +160,7 @@ func (h *Handlers) addSiteSpace(c *gin.Context) {
 		httpx.Error(c, invalid("spaceId", "is required (creating a new space for the site is not supported)"))
 		return
 	}
-	v, err := h.svc.AddSpace(c.Request.Context(), access.From(c), orgID(c), siteID(c), *req.SpaceID)
+	v, err := h.svc.AddSpace(c.Request.Context(), access.From(c), orgID(c), siteID(c), *req.SpaceID, req.SectionID)
 	httpx.Reply(c, http.StatusCreated, v, err)
 }
 

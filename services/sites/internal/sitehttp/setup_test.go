@@ -169,6 +169,8 @@ func (s sections) Prefixes(context.Context, string) (map[string]string, error) {
 	return map[string]string{}, nil
 }
 
+func (s sections) DefaultSection(context.Context, string) (string, error) { return "", nil }
+
 func (s sections) SetDefault(context.Context, site.Grant, string) error {
 	return apierr.Invalid("defaultSiteSection", "is not a section of this site")
 }
