@@ -142,7 +142,6 @@ func TestPublicSite(t *testing.T) {
 	e.want(base+"/llms.txt", 404)
 }
 
-
 // fileURL finds the first file URL of a page.
 func fileURL(t *testing.T, body string) string {
 	t.Helper()
