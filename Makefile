@@ -15,7 +15,7 @@ export CONSUL_BIN
 COMPONENTS := gateway $(notdir $(patsubst %/go.mod,%,$(wildcard services/*/go.mod)))
 COMPOSE    := docker compose -f deployments/compose/compose.yaml
 
-.PHONY: run test vet fmt bench tidy fuzz consul images compose-up compose-down
+.PHONY: run test race vet fmt bench tidy fuzz consul images compose-up compose-down
 
 run:
 	$(GO) run ./deployments/local/cmd/platform
@@ -24,6 +24,20 @@ run:
 test: consul
 	$(GO) vet $(PKGS)
 	$(GO) test -count=1 -timeout 25m $(PKGS)
+	$(MAKE) race
+
+# The race suites: tests named TestRace… run two conflicting requests at once
+# racetest.Reps (200) times each, under the race detector. The embedded
+# MongoDB server runs as its own process, built without the detector
+# (in-process, the detector would slow the database tenfold).
+RACE_PKGS := ./libs/racetest/... ./services/content/...
+race:
+	@set -e; tmp=$$(mktemp -d); \
+	$(GO) build -o $$tmp/mongo ./deployments/local/cmd/mongo; \
+	$$tmp/mongo -dir $$tmp/data -uri-file $$tmp/uri & pid=$$!; \
+	trap 'kill $$pid 2>/dev/null; wait $$pid 2>/dev/null; rm -rf $$tmp' EXIT; \
+	for i in $$(seq 100); do [ -s $$tmp/uri ] && break; sleep 0.1; done; \
+	MONGOTEST_URI=$$(cat $$tmp/uri) $(GO) test -race -count=1 -timeout 20m -run '^TestRace' $(RACE_PKGS)
 
 # No prerequisite on the tools module's files: a fresh clone must not
 # rebuild the cached agent (about 6 minutes on 2 cores).

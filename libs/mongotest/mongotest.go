@@ -23,24 +23,34 @@ var (
 
 // Main starts the package's server, runs the tests and stops it. Call it from
 // TestMain: func TestMain(m *testing.M) { mongotest.Main(m) }.
+//
+// With MONGOTEST_URI set, the tests use the server there instead (`make
+// race` runs one embedded server outside the race detector for every
+// package: in-process, the detector would slow the database tenfold).
 func Main(m *testing.M) {
-	srv, err := embedded.StartMongo("", "", nil)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "mongotest:", err)
-		os.Exit(1)
+	stop := func() {}
+	if u := os.Getenv("MONGOTEST_URI"); u != "" {
+		uri = u
+	} else {
+		srv, err := embedded.StartMongo("", "", nil)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "mongotest:", err)
+			os.Exit(1)
+		}
+		uri, stop = srv.URI, srv.Close
 	}
-	uri = srv.URI
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	var err error
 	client, err = mongox.Connect(ctx, uri)
 	cancel()
 	if err != nil {
-		srv.Close()
+		stop()
 		fmt.Fprintln(os.Stderr, "mongotest:", err)
 		os.Exit(1)
 	}
 	code := m.Run()
 	_ = client.Disconnect(context.Background())
-	srv.Close()
+	stop()
 	os.Exit(code)
 }
 

@@ -14,6 +14,7 @@ import (
 	"github.com/docspub/platform/libs/discovery"
 	"github.com/docspub/platform/libs/httpx"
 	"github.com/docspub/platform/libs/internaltoken"
+	"github.com/docspub/platform/libs/jobs"
 	"github.com/docspub/platform/libs/kafkax"
 	"github.com/docspub/platform/libs/mongox"
 	"github.com/docspub/platform/libs/quota"
@@ -98,22 +99,30 @@ func (c Config) Validate() error {
 type Option func(*options)
 
 type options struct {
-	now func() time.Time
+	now   func() time.Time
+	lease time.Duration
 }
 
 // WithClock sets the clock of deletion, restore and purge (tests step it past
 // the seven-day restore window).
 func WithClock(now func() time.Time) Option { return func(o *options) { o.now = now } }
 
+// WithOperationLease sets the lease of the operations' jobs (default
+// jobs.DefaultLease): how soon another replica or a restart takes over the
+// operation of one that died (tests shorten it).
+func WithOperationLease(d time.Duration) Option { return func(o *options) { o.lease = d } }
+
 // App is a wired content service.
 type App struct {
-	cfg       Config
-	core      *service.Core
-	identity  *kafkax.Consumer
-	spaces    *space.Service
-	revisions *revisionmongo.Store
-	now       func() time.Time
-	handler   *gin.Engine
+	cfg            Config
+	core           *service.Core
+	identity       *kafkax.Consumer
+	spaces         *space.Service
+	changeRequests *changerequest.Service
+	worker         *jobs.Worker
+	revisions      *revisionmongo.Store
+	now            func() time.Time
+	handler        *gin.Engine
 }
 
 // New connects to MongoDB, ensures the indexes, and wires the stores, the
@@ -128,7 +137,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger, opts ...Option) (*Ap
 	}
 	var indexes []mongox.Index
 	for _, ix := range [][]mongox.Index{spacemongo.Indexes(), commentmongo.Indexes(), customfieldmongo.Indexes(),
-		peoplemongo.Indexes(), revisionmongo.Indexes(), changerequestmongo.Indexes(), searchmongo.Indexes()} {
+		peoplemongo.Indexes(), revisionmongo.Indexes(), changerequestmongo.Indexes(), searchmongo.Indexes(), jobs.Indexes(Operations)} {
 		indexes = append(indexes, ix...)
 	}
 	var eventColls []string
@@ -173,6 +182,9 @@ func New(ctx context.Context, cfg Config, log *slog.Logger, opts ...Option) (*Ap
 		Duplicated:  []func(context.Context, access.Grant, access.Grant) error{fields.CopyValues},
 		Transferred: []func(context.Context, string, string, string) error{reindex},
 	}, o.now)
+	queue := jobs.NewQueue(db, Operations, locks, jobs.WithLease(o.lease))
+	spaces.SetOperations(operations{queue: queue, wait: limits.OperationWait})
+	worker := queue.NewWorker(handlers(spaces.Handlers()), limits.OperationWorkers, log)
 	searcher = search.New(searchStore, spaces.Titles, urls)
 	now := o.now
 	if now == nil {
@@ -207,7 +219,8 @@ func New(ctx context.Context, cfg Config, log *slog.Logger, opts ...Option) (*Ap
 	spacehttp.RegisterInternal(e.Group("/internal/v1", internaltoken.Require(core.Signer), internaltoken.RequireUser), spaces)
 
 	consumer := kafkax.NewConsumer(cfg.KafkaBrokers, ConsumerGroup, IdentityTopic, db, people.Handle, log)
-	return &App{cfg: cfg, core: core, identity: consumer, spaces: spaces, revisions: revisionStore, now: now, handler: e}, nil
+	return &App{cfg: cfg, core: core, identity: consumer, spaces: spaces, changeRequests: changeRequests,
+		worker: worker, revisions: revisionStore, now: now, handler: e}, nil
 }
 
 // Handler returns the HTTP handler.
@@ -227,12 +240,37 @@ func (a *App) Collect(ctx context.Context) (revisionmongo.Collected, error) {
 	return a.revisions.Collect(ctx, a.now().Add(-limits.BlobGrace))
 }
 
-// RunBackground starts the outbox relay, the identity consumer and the purge
-// job; they stop when ctx is done.
+// RunBackground starts the outbox relay, the identity consumer, the purge
+// job, the operations worker (which resumes the operations a stopped
+// replica left) and the recovery of unfinished merges; they stop when ctx
+// is done.
 func (a *App) RunBackground(ctx context.Context) {
 	a.core.RunRelay(ctx)
 	a.core.Go(ctx, "identity consumer", a.identity.Run)
 	a.core.Go(ctx, "purge job", a.purgeEvery)
+	a.core.Go(ctx, "operations worker", a.worker.Run)
+	a.core.Go(ctx, "merge recovery", a.every(RecoverEvery, "recover unfinished merges", "settled unfinished merges", a.changeRequests.Recover))
+}
+
+// every runs f now and then every d until ctx is done, logging what it did
+// ("<did> <count>") or its failure ("<what>: err").
+func (a *App) every(d time.Duration, what, did string, f func(context.Context) (int, error)) func(context.Context) error {
+	return func(ctx context.Context) error {
+		t := time.NewTicker(d)
+		defer t.Stop()
+		for {
+			if n, err := f(ctx); err != nil && ctx.Err() == nil {
+				a.core.Log.ErrorContext(ctx, what, "err", err)
+			} else if n > 0 {
+				a.core.Log.InfoContext(ctx, did, "count", n)
+			}
+			select {
+			case <-ctx.Done():
+				return nil
+			case <-t.C:
+			}
+		}
+	}
 }
 
 // purgeEvery purges deleted spaces and collects unused blobs now and then

@@ -21,6 +21,7 @@ import (
 	"github.com/docspub/platform/services/content/internal/revisionmongo"
 	"github.com/docspub/platform/services/content/internal/space"
 	"github.com/docspub/platform/services/content/internal/spacemongo"
+	"go.mongodb.org/mongo-driver/v2/mongo"
 )
 
 func TestMain(m *testing.M) { mongotest.Main(m) }
@@ -55,6 +56,9 @@ type env struct {
 	spaces *space.Service
 	crs    *changerequest.Service
 	imp    *pagesImporter
+	revs   *revisionmongo.Store
+	store  *changerequestmongo.Store
+	db     *mongo.Database
 	caller access.Caller
 	space  string
 }
@@ -73,16 +77,18 @@ func newEnv(t *testing.T) *env {
 	if err := people.Put(ctx, "org1", "ada", "Ada", "ada@acme.test", roles.Admin); err != nil {
 		t.Fatal(err)
 	}
-	spaces := space.New(spacemongo.NewStore(db, locks), people, urls, space.Hooks{}, nil)
+	spaceStore, crStore := spacemongo.NewStore(db, locks), changerequestmongo.NewStore(db, locks)
+	spaces := space.New(spaceStore, people, urls, space.Hooks{}, nil)
 	imp := &pagesImporter{}
-	crs := changerequest.New(changerequest.Deps{Store: changerequestmongo.NewStore(db, locks), Revisions: revisionmongo.NewStore(db),
+	revs := revisionmongo.NewStore(db)
+	crs := changerequest.New(changerequest.Deps{Store: crStore, Revisions: revs,
 		Spaces: spaces, People: people, Importer: imp, URLs: urls, Now: time.Now})
 	caller := access.Caller{UserID: "ada", Roles: map[string]string{"org1": "admin"}}
 	sp, err := spaces.CreateSpace(ctx, caller, "org1", space.CreateSpaceInput{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &env{t: t, spaces: spaces, crs: crs, imp: imp, caller: caller, space: sp.ID}
+	return &env{t: t, spaces: spaces, crs: crs, imp: imp, revs: revs, store: crStore, db: db, caller: caller, space: sp.ID}
 }
 
 func (e *env) grant() access.Grant {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/url"
 	"strconv"
+	"time"
 
 	"github.com/docspub/platform/libs/apierr"
 	"github.com/docspub/platform/services/content/internal/access"
@@ -34,6 +35,16 @@ type Outcome struct {
 // revision the change request last took in. On a conflict nothing changes
 // and the outcome lists the conflicts. It needs the merge level on a space
 // that is not locked.
+//
+// A merge writes two documents, so it goes in three compare-and-sets that
+// never leave the space moved and the change request not merged: it claims
+// the change request (on the status and revision it merged, recording the
+// revision it moves the space to), advances the space (on the revision it
+// merged into, leaving the change request's id on it as the unfinished
+// merge), then marks the change request merged and clears the space's mark.
+// Whoever finds a mark or a claim left by a merge that died finishes it
+// (the space moved) or undoes it (the space did not, and the claim's lease
+// ran out); Recover does so for every claim when the service starts.
 func (s *Service) Merge(ctx context.Context, g access.Grant, idOrNumber string, reenter func(context.Context) (access.Grant, error)) (Outcome, error) {
 	for attempt := 0; ; attempt++ {
 		out, err := s.mergeOnce(ctx, g, idOrNumber)
@@ -53,7 +64,7 @@ func (s *Service) Merge(ctx context.Context, g access.Grant, idOrNumber string, 
 
 // changing finds a change request whose content the caller changes (import)
 // or merges: the grant must allow a on a space that is not locked, and the
-// change request must be neither merged nor archived.
+// change request must be neither merged nor archived nor being merged.
 func (s *Service) changing(ctx context.Context, g access.Grant, idOrNumber string, a access.Action) (ChangeRequest, error) {
 	cr, err := s.Find(ctx, g, idOrNumber)
 	if err != nil {
@@ -64,6 +75,11 @@ func (s *Service) changing(ctx context.Context, g access.Grant, idOrNumber strin
 	}
 	if g.Locked {
 		return cr, ErrLocked
+	}
+	if cr.MergingTo != "" {
+		if cr, err = s.settle(ctx, cr); err != nil {
+			return cr, err
+		}
 	}
 	switch cr.Status {
 	case StatusMerged:
@@ -77,26 +93,50 @@ func (s *Service) changing(ctx context.Context, g access.Grant, idOrNumber strin
 // errSpaceMovedOn says the space moved on between reading and advancing it.
 var errSpaceMovedOn = errors.New("space moved on during the merge")
 
+// mergeMargin is how long before its claim's lease ends a merge no longer
+// starts to advance the space.
+const mergeMargin = 15 * time.Second
+
 func (s *Service) mergeOnce(ctx context.Context, g access.Grant, idOrNumber string) (Outcome, error) {
 	cr, err := s.changing(ctx, g, idOrNumber, access.Merge)
 	if err != nil {
 		return Outcome{}, err
 	}
+	if settled, err := s.settleSpace(ctx, g.Space); err != nil {
+		return Outcome{}, err
+	} else if settled {
+		return Outcome{}, errSpaceMovedOn // the space moved: merge against its revision now
+	}
 	ours, next, conflicts, err := s.combine(ctx, cr.RevisionMergedAncestor, g.Revision, cr.Revision, revision.TypeMerge, cr.ID)
 	if err != nil || len(conflicts) > 0 {
 		return Outcome{Revision: cr.Revision, Result: ResultConflicts, Conflicts: conflicts}, err
 	}
-	now := next.CreatedAt
-	if err := s.spaces.Advance(ctx, g, ours.ID, next.ID); err != nil {
+	// 1. Claim the change request as it was merged.
+	until := time.Now().Add(limits.MergeLease).UTC().Truncate(time.Millisecond)
+	claim := Fields{"mergingTo": next.ID, "mergingFrom": ours.ID, "mergingBy": g.User, "mergingUntil": until}
+	cond := unclaimed(Fields{"status": cr.Status, "revision": cr.Revision, "revisionMergedAncestor": cr.RevisionMergedAncestor})
+	if err := s.store.Set(ctx, cr.ID, cond, claim, nil); err != nil {
+		if errors.Is(err, apierr.ErrNotFound) {
+			return Outcome{}, s.lost(ctx, cr)
+		}
+		return Outcome{}, err
+	}
+	cr.MergingTo, cr.MergingFrom, cr.MergingBy, cr.MergingUntil = next.ID, ours.ID, g.User, until
+	// 2. Advance the space, unless the claim is about to run out.
+	if time.Now().After(until.Add(-mergeMargin)) {
+		s.undo(ctx, cr)
+		return Outcome{}, ErrConcurrentMod
+	}
+	if err := s.spaces.Advance(ctx, g, ours.ID, next.ID, cr.ID); err != nil {
+		s.undo(ctx, cr)
 		if errors.Is(err, apierr.ErrConflict) {
 			return Outcome{}, errSpaceMovedOn
 		}
 		return Outcome{}, err
 	}
+	// 3. Mark the change request merged, then clear the space's mark.
 	g.Revision = next.ID
-	cr.Status, cr.RevisionMerged, cr.MergedBy, cr.MergedAt, cr.UpdatedAt = StatusMerged, next.ID, g.User, &now, now
-	if _, err := s.save(ctx, g, cr, nil, Fields{"status": StatusMerged, "revisionMerged": next.ID,
-		"mergedBy": g.User, "mergedAt": now, "updatedAt": now}, "change_request.merged", next); err != nil {
+	if err := s.finish(ctx, g, cr, next); err != nil {
 		return Outcome{}, err
 	}
 	for _, h := range s.hooks.Merged {
@@ -105,6 +145,110 @@ func (s *Service) mergeOnce(ctx context.Context, g access.Grant, idOrNumber stri
 		}
 	}
 	return Outcome{Revision: next.ID, Result: ResultMerge}, nil
+}
+
+// finish marks a claimed change request merged into the revision its claim
+// moved the space to (compare-and-set on the claim), with its events, and
+// clears the space's mark. A claim finished meanwhile is fine.
+func (s *Service) finish(ctx context.Context, g access.Grant, cr ChangeRequest, next revision.Revision) error {
+	now := s.clock()
+	by := cr.MergingBy
+	cr.Status, cr.RevisionMerged, cr.MergedBy, cr.MergedAt, cr.UpdatedAt = StatusMerged, next.ID, by, &now, now
+	cr.MergingTo, cr.MergingFrom, cr.MergingBy, cr.MergingUntil = "", "", "", time.Time{}
+	_, err := s.saveUnset(ctx, g, cr, Fields{"mergingTo": next.ID}, Fields{"status": StatusMerged, "revisionMerged": next.ID,
+		"mergedBy": by, "mergedAt": now, "updatedAt": now}, []string{"mergingTo", "mergingFrom", "mergingBy", "mergingUntil"},
+		"change_request.merged", next)
+	if err != nil && !errors.Is(err, ErrMerged) {
+		return err
+	}
+	return s.spaces.Settled(ctx, cr.Space, cr.ID)
+}
+
+// undo frees a change request from a claim whose merge did not move the
+// space; a failure leaves the claim to Recover.
+func (s *Service) undo(ctx context.Context, cr ChangeRequest) {
+	uctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	_ = s.store.Set(uctx, cr.ID, Fields{"mergingTo": cr.MergingTo}, nil, []string{"mergingTo", "mergingFrom", "mergingBy", "mergingUntil"})
+}
+
+// settle finishes or undoes the unfinished merge that claimed cr: finished
+// when the space points at the revision the claim planned, undone when it
+// does not and the claim's lease ran out. A merge still running is a
+// conflict. It returns the change request as it is now.
+func (s *Service) settle(ctx context.Context, cr ChangeRequest) (ChangeRequest, error) {
+	head, _, err := s.spaces.Head(ctx, cr.Space)
+	if err != nil {
+		return cr, err
+	}
+	switch {
+	case head == cr.MergingTo:
+		next, err := s.revisions.Get(ctx, cr.MergingTo)
+		if err != nil {
+			return cr, err
+		}
+		g := access.Grant{Organization: cr.Organization, Space: cr.Space, Revision: head, User: cr.MergingBy}
+		if err := s.finish(ctx, g, cr, next); err != nil {
+			return cr, err
+		}
+		for _, h := range s.hooks.Merged { // the merge that died did not run them
+			if err := h(ctx, g, next); err != nil {
+				return cr, err
+			}
+		}
+	case time.Now().After(cr.MergingUntil):
+		s.undo(ctx, cr)
+	default:
+		return cr, ErrMerging
+	}
+	now, err := s.store.Get(ctx, cr.Space, cr.ID)
+	if errors.Is(err, apierr.ErrNotFound) {
+		return cr, ErrNotFound
+	}
+	return now, err
+}
+
+// settleSpace finishes the unfinished merge marked on a space, if any, and
+// reports whether there was one.
+func (s *Service) settleSpace(ctx context.Context, spaceID string) (bool, error) {
+	head, merging, err := s.spaces.Head(ctx, spaceID)
+	if err != nil || merging == "" {
+		return false, err
+	}
+	cr, err := s.store.Get(ctx, spaceID, merging)
+	switch {
+	case errors.Is(err, apierr.ErrNotFound):
+	case err != nil:
+		return false, err
+	case cr.MergingTo == head:
+		if _, err := s.settle(ctx, cr); err != nil {
+			return false, err
+		}
+	}
+	return true, s.spaces.Settled(ctx, spaceID, merging)
+}
+
+// Recover settles the merges that claimed a change request and did not
+// finish (the service stopped between their writes) once their lease ran
+// out, and returns how many. The service runs it when it starts and then
+// now and then.
+func (s *Service) Recover(ctx context.Context) (int, error) {
+	n := 0
+	for {
+		crs, err := s.store.Claimed(ctx, time.Now(), 100)
+		if err != nil {
+			return n, err
+		}
+		for _, cr := range crs {
+			if _, err := s.settle(ctx, cr); err != nil && !errors.Is(err, ErrMerging) {
+				return n, err
+			}
+			n++
+		}
+		if len(crs) < 100 {
+			return n, nil
+		}
+	}
 }
 
 // UpdateFromSpace merges the space's current content into a change request
@@ -118,6 +262,11 @@ func (s *Service) UpdateFromSpace(ctx context.Context, g access.Grant, idOrNumbe
 	if err := can(g, access.Edit); err != nil {
 		return Outcome{}, err
 	}
+	if cr.MergingTo != "" {
+		if cr, err = s.settle(ctx, cr); err != nil {
+			return Outcome{}, err
+		}
+	}
 	if cr.Status == StatusMerged {
 		return Outcome{}, ErrMerged
 	}
@@ -129,9 +278,10 @@ func (s *Service) UpdateFromSpace(ctx context.Context, g access.Grant, idOrNumbe
 		return Outcome{Revision: cr.Revision, Result: ResultConflicts, Conflicts: conflicts}, err
 	}
 	now := next.CreatedAt
-	from := cr.Revision
+	from, base := cr.Revision, cr.RevisionMergedAncestor
 	cr.Revision, cr.RevisionMergedAncestor, cr.UpdatedAt = next.ID, g.Revision, now
-	if _, err := s.save(ctx, g, cr, Fields{"revision": from}, Fields{"revision": next.ID,
+	cond := unclaimed(Fields{"revision": from, "status": cr.Status, "revisionMergedAncestor": base})
+	if _, err := s.save(ctx, g, cr, cond, Fields{"revision": next.ID,
 		"revisionMergedAncestor": g.Revision, "updatedAt": now}, "change_request.updated", next); err != nil {
 		return Outcome{}, err
 	}
@@ -217,7 +367,10 @@ func (s *Service) Import(ctx context.Context, g access.Grant, idOrNumber, source
 		cr.Contributors = append(cr.Contributors, g.User)
 		set["contributors"] = cr.Contributors
 	}
-	if _, err := s.save(ctx, g, cr, Fields{"revision": base.ID}, set, "change_request.updated", next); err != nil {
+	// Compare-and-set on what the import started from: the revision, the
+	// status (open or draft) and no merge under way.
+	cond := unclaimed(Fields{"revision": base.ID, "status": cr.Status})
+	if _, err := s.save(ctx, g, cr, cond, set, "change_request.updated", next); err != nil {
 		return ImportResult{}, err
 	}
 	return ImportResult{Revision: next.ID, ImportedResources: imported, TotalResources: total}, nil

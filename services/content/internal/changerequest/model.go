@@ -42,6 +42,14 @@ type ChangeRequest struct {
 	RevisionInitial        string     `bson:"revisionInitial"`
 	RevisionMergedAncestor string     `bson:"revisionMergedAncestor"` // the space revision last merged in (the base of the next merge)
 	RevisionMerged         string     `bson:"revisionMerged,omitempty"`
+	// A merge claims the change request before it moves the space: MergingTo
+	// is the revision it moves the space to (from MergingFrom), by
+	// MergingBy, and MergingUntil when an unfinished claim may be undone.
+	// While it is set nothing else changes the change request.
+	MergingTo    string    `bson:"mergingTo,omitempty"`
+	MergingFrom  string    `bson:"mergingFrom,omitempty"`
+	MergingBy    string    `bson:"mergingBy,omitempty"`
+	MergingUntil time.Time `bson:"mergingUntil,omitzero"`
 }
 
 // Fields are stored fields to set.
@@ -62,9 +70,11 @@ type Query struct {
 type Store interface {
 	NextNumber(ctx context.Context, space string) (int, error)
 	Insert(ctx context.Context, cr ChangeRequest, ev kafkax.Event) error
-	// Set changes fields of a change request that matches cond (nil: any);
-	// otherwise it is not found.
-	Set(ctx context.Context, id string, cond, set Fields, events ...kafkax.Event) error
+	// Set changes fields of a change request that matches cond (nil: any)
+	// and unsets the unset ones; otherwise it is not found.
+	Set(ctx context.Context, id string, cond, set Fields, unset []string, events ...kafkax.Event) error
+	// Claimed returns up to limit change requests whose merge claim ended before t.
+	Claimed(ctx context.Context, before time.Time, limit int) ([]ChangeRequest, error)
 	Get(ctx context.Context, space, id string) (ChangeRequest, error)
 	ByNumber(ctx context.Context, space string, number int) (ChangeRequest, error)
 	List(ctx context.Context, q Query) ([]ChangeRequest, int, error)
@@ -79,9 +89,14 @@ type Revisions interface {
 	Insert(ctx context.Context, r revision.Revision) error
 }
 
-// Spaces moves a space to a new revision (compare-and-set).
+// Spaces moves a space to a new revision for a change request's merge
+// (compare-and-set on the revision and on the space's unfinished merge).
 type Spaces interface {
-	Advance(ctx context.Context, g access.Grant, from, to string) error
+	Advance(ctx context.Context, g access.Grant, from, to, changeRequest string) error
+	// Head returns the space's revision and its unfinished merge ("" none).
+	Head(ctx context.Context, spaceID string) (revision, merging string, err error)
+	// Settled clears the space's unfinished merge of changeRequest.
+	Settled(ctx context.Context, spaceID, changeRequest string) error
 }
 
 // Importer fetches outside content into a revision's pages.

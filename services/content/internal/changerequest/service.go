@@ -23,6 +23,7 @@ var (
 	ErrArchived      = apierr.Conflict("change request is archived; reopen it first")
 	ErrLocked        = apierr.Forbidden("space is locked; unlock it (editMode live) to change its content")
 	ErrConcurrentMod = apierr.Conflict("the change request changed meanwhile; try again")
+	ErrMerging       = apierr.Conflict("the change request is being merged; try again shortly")
 )
 
 // Hooks follow content changes.
@@ -186,9 +187,13 @@ func (s *Service) Update(ctx context.Context, g access.Grant, idOrNumber string,
 	if cr.Status == StatusMerged && p.Status != nil {
 		return View{}, ErrMerged
 	}
+	if cr.MergingTo != "" {
+		return View{}, ErrMerging
+	}
 	if len(set) == 0 {
 		return s.render(ctx, g, cr)
 	}
+	was := cr.Status
 	cr.UpdatedAt = s.clock()
 	set["updatedAt"] = cr.UpdatedAt
 	if v, ok := set["subject"].(string); ok {
@@ -197,16 +202,26 @@ func (s *Service) Update(ctx context.Context, g access.Grant, idOrNumber string,
 	if v, ok := set["status"].(string); ok {
 		cr.Status = v
 	}
-	// Guard against a merge that happened meanwhile: the stored status must not be merged.
-	return s.save(ctx, g, cr, notMerged(), set, "change_request.updated")
+	// Compare-and-set on the status that was read, and no merge under way.
+	return s.save(ctx, g, cr, unclaimed(Fields{"status": was}), set, "change_request.updated")
 }
 
-func notMerged() Fields { return Fields{"status": map[string]any{"$ne": StatusMerged}} }
+// unclaimed adds to cond that no merge has claimed the change request.
+func unclaimed(cond Fields) Fields {
+	cond["mergingTo"] = map[string]any{"$exists": false}
+	return cond
+}
 
 // save stores changed fields of cr (already applied) with its event, and
 // the events of the revisions the change made (revision.created), recorded
-// in the same write.
+// in the same write, provided the change request still matches cond (what
+// the change depends on); otherwise it writes nothing and says why: merged,
+// or changed meanwhile.
 func (s *Service) save(ctx context.Context, g access.Grant, cr ChangeRequest, cond, set Fields, typ string, made ...revision.Revision) (View, error) {
+	return s.saveUnset(ctx, g, cr, cond, set, nil, typ, made...)
+}
+
+func (s *Service) saveUnset(ctx context.Context, g access.Grant, cr ChangeRequest, cond, set Fields, unset []string, typ string, made ...revision.Revision) (View, error) {
 	v, err := s.render(ctx, g, cr)
 	if err != nil {
 		return View{}, err
@@ -217,11 +232,27 @@ func (s *Service) save(ctx context.Context, g access.Grant, cr ChangeRequest, co
 			ID: r.ID, Space: r.Space, Type: r.Type, Parents: r.Parents, MergedFrom: r.MergedFrom, ChangeRequest: cr.ID,
 			Pages: len(revision.Flatten(r.Pages)), Files: len(r.Files), CreatedAt: r.CreatedAt}))
 	}
-	err = s.store.Set(ctx, cr.ID, cond, set, events...)
+	err = s.store.Set(ctx, cr.ID, cond, set, unset, events...)
 	if errors.Is(err, apierr.ErrNotFound) {
-		return View{}, ErrConcurrentMod
+		return View{}, s.lost(ctx, cr)
 	}
 	return v, err
+}
+
+// lost says why a compare-and-set on cr wrote nothing.
+func (s *Service) lost(ctx context.Context, cr ChangeRequest) error {
+	now, err := s.store.Get(ctx, cr.Space, cr.ID)
+	switch {
+	case errors.Is(err, apierr.ErrNotFound):
+		return ErrNotFound
+	case err != nil:
+		return err
+	case now.Status == StatusMerged:
+		return ErrMerged
+	case now.MergingTo != "":
+		return ErrMerging
+	}
+	return ErrConcurrentMod
 }
 
 func (s *Service) event(typ string, cr ChangeRequest, v View) kafkax.Event {

@@ -5,6 +5,7 @@ package changerequestmongo
 
 import (
 	"context"
+	"time"
 
 	"github.com/docspub/platform/libs/docstore"
 	"github.com/docspub/platform/libs/kafkax"
@@ -46,6 +47,7 @@ func Indexes() []mongox.Index {
 	return []mongox.Index{
 		mongox.Unique(ChangeRequests, "space", "number"),
 		mongox.Keys(ChangeRequests, "space", "status", "_id"),
+		mongox.Keys(ChangeRequests, "mergingUntil"),
 	}
 }
 
@@ -71,8 +73,22 @@ func (s *Store) Insert(ctx context.Context, cr changerequest.ChangeRequest, ev k
 }
 
 // Set changes fields of a change request matching cond.
-func (s *Store) Set(ctx context.Context, id string, cond, set changerequest.Fields, events ...kafkax.Event) error {
-	return s.d.Update(ctx, ChangeRequests, id, bson.M(cond), docstore.Setter(bson.M(set)), events...)
+func (s *Store) Set(ctx context.Context, id string, cond, set changerequest.Fields, unset []string, events ...kafkax.Event) error {
+	upd := docstore.Setter(bson.M(set))
+	if len(unset) > 0 {
+		u := bson.M{}
+		for _, f := range unset {
+			u[f] = ""
+		}
+		upd["$unset"] = u
+	}
+	return s.d.Update(ctx, ChangeRequests, id, bson.M(cond), upd, events...)
+}
+
+// Claimed returns up to limit change requests whose merge claim ended before t.
+func (s *Store) Claimed(ctx context.Context, before time.Time, limit int) ([]changerequest.ChangeRequest, error) {
+	return docstore.Find[changerequest.ChangeRequest](ctx, s.d, ChangeRequests,
+		bson.M{"mergingTo": bson.M{"$exists": true}, "mergingUntil": bson.M{"$lt": before}}, options.Find().SetLimit(int64(limit)))
 }
 
 // Get returns a change request of a space.

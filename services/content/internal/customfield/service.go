@@ -163,6 +163,9 @@ func (s *Service) Update(ctx context.Context, c access.Caller, org, name string,
 	if errors.Is(err, apierr.ErrNotFound) {
 		return View{}, ErrFieldNotFound
 	}
+	if errors.Is(err, ErrChanged) {
+		return View{}, ErrChanged
+	}
 	if err != nil {
 		return View{}, fmt.Errorf("update custom field %s: %w", name, err)
 	}
@@ -260,15 +263,19 @@ func (s *Service) SetSpaceValues(ctx context.Context, c access.Caller, g access.
 	return s.write(ctx, g, defs, ch, role)
 }
 
-// write stores the changes with an event carrying the space's values after them.
+// write stores the changes with an event carrying the space's values after
+// them: a compare-and-set on the values it read, so that the event never
+// leaves out a value another request wrote meanwhile (that one gets 409).
 func (s *Service) write(ctx context.Context, g access.Grant, defs []Field, ch Changes, role roles.Role) error {
-	vals, err := s.values(ctx, g)
+	sv, err := s.store.SpaceValues(ctx, g.Space)
 	if err != nil {
-		return err
+		return fmt.Errorf("load custom field values of space %s: %w", g.Space, err)
 	}
 	after := Values{}
-	for k, v := range vals {
-		after[k] = v
+	if sv.Organization == g.Organization {
+		for k, v := range sv.Values {
+			after[k] = v
+		}
 	}
 	for k, v := range ch.Set {
 		after[k] = v
@@ -277,7 +284,11 @@ func (s *Service) write(ctx context.Context, g access.Grant, defs []Field, ch Ch
 		delete(after, k)
 	}
 	ev := kafkax.NewEvent(EventValuesUpdated, g.Organization, g.Space, s.render(defs, after, role))
-	if err := s.store.SetSpaceValues(ctx, g.Organization, g.Space, ch.Set, ch.Clear, ev); err != nil {
+	err = s.store.SetSpaceValues(ctx, g.Organization, sv, ch.Set, ch.Clear, ev)
+	if errors.Is(err, ErrChanged) {
+		return ErrChanged
+	}
+	if err != nil {
 		return fmt.Errorf("set custom field values of space %s: %w", g.Space, err)
 	}
 	return nil

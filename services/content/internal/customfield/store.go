@@ -2,6 +2,7 @@ package customfield
 
 import (
 	"context"
+	"github.com/docspub/platform/libs/apierr"
 
 	"github.com/docspub/platform/libs/kafkax"
 )
@@ -12,7 +13,13 @@ type SpaceValues struct {
 	Space        string
 	Organization string
 	Values       Values
+	// Version counts the writes of the space's values (0: none yet).
+	Version int64
 }
+
+// ErrChanged: a definition or a space's values changed between reading and
+// writing them (another request won the race); nothing was written.
+var ErrChanged = apierr.Conflict("the custom field values or definition changed meanwhile; read them again and retry")
 
 // Store is what the domain needs from storage. Every write but the purges
 // records its event on the written document in the same update (the
@@ -27,7 +34,8 @@ type Store interface {
 	// there are in all.
 	Fields(ctx context.Context, org string, p Page) ([]Field, int, error)
 	// UpdateField stores the title, description, placeholder, options and
-	// updatedAt of f.
+	// updatedAt of f, provided the stored definition is at f.Version
+	// (ErrChanged otherwise).
 	UpdateField(ctx context.Context, f Field, ev kafkax.Event) error
 	// RemoveField deletes the definition and frees its name.
 	RemoveField(ctx context.Context, f Field, ev kafkax.Event) error
@@ -35,9 +43,11 @@ type Store interface {
 	// SpaceValues returns the space's values; a space without any has none
 	// (and no organization).
 	SpaceValues(ctx context.Context, space string) (SpaceValues, error)
-	// SetSpaceValues sets and clears values of a space of org. Values
-	// written in another organization (before a transfer) are dropped.
-	SetSpaceValues(ctx context.Context, org, space string, set Values, clear []string, ev kafkax.Event) error
+	// SetSpaceValues sets and clears values of a space of org, provided
+	// they are still as read in was (compare-and-set on its organization and
+	// version; ErrChanged otherwise). Values written in another organization
+	// (before a transfer) are dropped.
+	SetSpaceValues(ctx context.Context, org string, was SpaceValues, set Values, clear []string, ev kafkax.Event) error
 	// ClearValues removes the values of the field name from every space of
 	// org, without events (the field's deletion event says they are gone).
 	ClearValues(ctx context.Context, org, name string) error

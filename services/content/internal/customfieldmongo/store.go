@@ -83,12 +83,33 @@ func (s *Store) Fields(ctx context.Context, org string, p customfield.Page) ([]c
 		docstore.Keyset{Field: "name", AfterValue: p.AfterName, AfterID: p.AfterID, Limit: p.Limit})
 }
 
-// UpdateField stores the changeable fields of f.
+// UpdateField stores the changeable fields of f at its version.
 func (s *Store) UpdateField(ctx context.Context, f customfield.Field, ev kafkax.Event) error {
-	return s.ds.Set(ctx, Fields, f.ID, bson.M{
+	err := s.ds.Update(ctx, Fields, f.ID, at(f.Version), bson.M{"$set": bson.M{
 		"title": f.Title, "description": f.Description, "placeholder": f.Placeholder,
 		"options": f.Options, "updatedAt": f.UpdatedAt,
-	}, ev)
+	}, "$inc": bson.M{"version": 1}}, ev)
+	return s.changed(ctx, Fields, f.ID, err)
+}
+
+// at is the condition of a document at version (0: also one stored before
+// versions existed). No $or: FerretDB would scan the collection.
+func at(version int64) bson.M {
+	if version == 0 {
+		return bson.M{"version": bson.M{"$in": bson.A{int64(0), nil}}}
+	}
+	return bson.M{"version": version}
+}
+
+// changed turns the not-found of a compare-and-set on a live document into
+// customfield.ErrChanged.
+func (s *Store) changed(ctx context.Context, coll, id string, err error) error {
+	if errors.Is(err, apierr.ErrNotFound) {
+		if n, cerr := s.ds.Count(ctx, coll, bson.M{"_id": id}); cerr == nil && n > 0 {
+			return customfield.ErrChanged
+		}
+	}
+	return err
 }
 
 // RemoveField tombstones the definition and frees its name: the tombstone's
@@ -101,6 +122,7 @@ type valuesDoc struct {
 	ID           string `bson:"_id"`
 	Organization string `bson:"organization"`
 	Values       bson.M `bson:"values"`
+	Version      int64  `bson:"version"`
 }
 
 // SpaceValues returns the space's values, none when it has no document.
@@ -112,7 +134,7 @@ func (s *Store) SpaceValues(ctx context.Context, space string) (customfield.Spac
 	if err != nil {
 		return customfield.SpaceValues{}, err
 	}
-	out := customfield.SpaceValues{Space: space, Organization: d.Organization, Values: customfield.Values{}}
+	out := customfield.SpaceValues{Space: space, Organization: d.Organization, Values: customfield.Values{}, Version: d.Version}
 	for k, v := range d.Values {
 		if v, ok := fromBSON(v); ok {
 			out.Values[k] = v
@@ -145,13 +167,34 @@ func fromBSON(v any) (any, bool) {
 }
 
 // SetSpaceValues sets and clears values of the space in one update with the
-// event. The space's document is created on its first value; when it holds
-// values written in another organization, they are replaced.
-func (s *Store) SetSpaceValues(ctx context.Context, org, space string, set customfield.Values, clear []string, ev kafkax.Event) error {
-	// Each step fails only when another writer changed the document's
-	// existence or organization in between; the next round sees that.
-	for range 3 {
-		upd := bson.M{}
+// event, a compare-and-set on what was read: the document's organization
+// and version. The space's document is created on its first value; when it
+// holds values written in another organization, they are replaced. A lost
+// race is customfield.ErrChanged.
+func (s *Store) SetSpaceValues(ctx context.Context, org string, was customfield.SpaceValues, set customfield.Values, clear []string, ev kafkax.Event) error {
+	cond := at(was.Version)
+	cond["organization"] = was.Organization
+	var err error
+	switch {
+	case was.Organization == "":
+		vals := bson.M{}
+		for k, v := range set {
+			vals[k] = v
+		}
+		err = s.ds.Insert(ctx, SpaceValues, valuesDoc{ID: was.Space, Organization: org, Values: vals, Version: 1}, ev)
+		if errors.Is(err, apierr.ErrConflict) {
+			return customfield.ErrChanged
+		}
+		return err
+	case was.Organization != org:
+		vals := bson.M{}
+		for k, v := range set {
+			vals[k] = v
+		}
+		err = s.ds.Update(ctx, SpaceValues, was.Space, cond,
+			bson.M{"$set": bson.M{"organization": org, "values": vals}, "$inc": bson.M{"version": 1}}, ev)
+	default:
+		upd := bson.M{"$inc": bson.M{"version": 1}}
 		if len(set) > 0 {
 			fields := bson.M{}
 			for k, v := range set {
@@ -166,25 +209,12 @@ func (s *Store) SetSpaceValues(ctx context.Context, org, space string, set custo
 			}
 			upd["$unset"] = fields
 		}
-		err := s.ds.Update(ctx, SpaceValues, space, bson.M{"organization": org}, upd, ev)
-		if !errors.Is(err, apierr.ErrNotFound) {
-			return err
-		}
-		vals := bson.M{}
-		for k, v := range set {
-			vals[k] = v
-		}
-		err = s.ds.Update(ctx, SpaceValues, space, bson.M{"organization": bson.M{"$ne": org}},
-			bson.M{"$set": bson.M{"organization": org, "values": vals}}, ev)
-		if !errors.Is(err, apierr.ErrNotFound) {
-			return err
-		}
-		err = s.ds.Insert(ctx, SpaceValues, valuesDoc{ID: space, Organization: org, Values: vals}, ev)
-		if !errors.Is(err, apierr.ErrConflict) {
-			return err
-		}
+		err = s.ds.Update(ctx, SpaceValues, was.Space, cond, upd, ev)
 	}
-	return apierr.Conflict("the custom field values of this space changed concurrently; try again")
+	if errors.Is(err, apierr.ErrNotFound) {
+		return customfield.ErrChanged // changed, or removed by a purge
+	}
+	return err
 }
 
 // ClearValues removes the values of the field name from every space of org.

@@ -138,8 +138,44 @@ func TestUpdateField(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	f.Version = 1
 	if diff := cmp.Diff(f, got); diff != "" {
 		t.Errorf("updated field (-want +got):\n%s", diff)
+	}
+	// A write from a read before that update loses.
+	f.Version, f.Title = 0, "Stale"
+	if err := s.UpdateField(ctx, f, ev("custom_field.updated")); !errors.Is(err, customfield.ErrChanged) {
+		t.Errorf("stale update = %v, want ErrChanged", err)
+	}
+}
+
+// setValues writes values as the service does: a compare-and-set on what it
+// read just before.
+func setValues(ctx context.Context, s *customfieldmongo.Store, org, space string, set customfield.Values, clear []string, e kafkax.Event) error {
+	was, err := s.SpaceValues(ctx, space)
+	if err != nil {
+		return err
+	}
+	return s.SetSpaceValues(ctx, org, was, set, clear, e)
+}
+
+func TestSpaceValuesCompareAndSet(t *testing.T) {
+	ctx := context.Background()
+	s, _ := newStore(t)
+	first, _ := s.SpaceValues(ctx, "s1")
+	if err := s.SetSpaceValues(ctx, "o1", first, customfield.Values{"a": "1"}, nil, ev("custom_field_values.updated")); err != nil {
+		t.Fatal(err)
+	}
+	// A writer that read before that write loses, whether it creates or updates.
+	if err := s.SetSpaceValues(ctx, "o1", first, customfield.Values{"b": "2"}, nil, ev("custom_field_values.updated")); !errors.Is(err, customfield.ErrChanged) {
+		t.Errorf("creating again = %v, want ErrChanged", err)
+	}
+	read, _ := s.SpaceValues(ctx, "s1")
+	if err := s.SetSpaceValues(ctx, "o1", read, customfield.Values{"b": "2"}, nil, ev("custom_field_values.updated")); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.SetSpaceValues(ctx, "o1", read, customfield.Values{"c": "3"}, nil, ev("custom_field_values.updated")); !errors.Is(err, customfield.ErrChanged) {
+		t.Errorf("updating from a stale read = %v, want ErrChanged", err)
 	}
 }
 
@@ -153,10 +189,10 @@ func TestSpaceValues(t *testing.T) {
 	}
 
 	set := customfield.Values{"t": "hello", "n": 4.5, "b": false, "m": []string{"x", "y"}, "sel": "x"}
-	if err := s.SetSpaceValues(ctx, "o1", "s1", set, nil, ev("custom_field_values.updated")); err != nil {
+	if err := setValues(ctx, s, "o1", "s1", set, nil, ev("custom_field_values.updated")); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.SetSpaceValues(ctx, "o1", "s1", customfield.Values{"n": 7.0}, []string{"sel", "b"}, ev("custom_field_values.updated")); err != nil {
+	if err := setValues(ctx, s, "o1", "s1", customfield.Values{"n": 7.0}, []string{"sel", "b"}, ev("custom_field_values.updated")); err != nil {
 		t.Fatal(err)
 	}
 	got, err := s.SpaceValues(ctx, "s1")
@@ -164,7 +200,7 @@ func TestSpaceValues(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := customfield.SpaceValues{Space: "s1", Organization: "o1",
-		Values: customfield.Values{"t": "hello", "n": 7.0, "m": []string{"x", "y"}}}
+		Values: customfield.Values{"t": "hello", "n": 7.0, "m": []string{"x", "y"}}, Version: 2}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("values (-want +got):\n%s", diff)
 	}
@@ -173,14 +209,14 @@ func TestSpaceValues(t *testing.T) {
 	}
 
 	// Values written in another organization are replaced, not merged.
-	if err := s.SetSpaceValues(ctx, "o2", "s1", customfield.Values{"z": "new"}, nil, ev("custom_field_values.updated")); err != nil {
+	if err := setValues(ctx, s, "o2", "s1", customfield.Values{"z": "new"}, nil, ev("custom_field_values.updated")); err != nil {
 		t.Fatal(err)
 	}
 	got, err = s.SpaceValues(ctx, "s1")
 	if err != nil {
 		t.Fatal(err)
 	}
-	want = customfield.SpaceValues{Space: "s1", Organization: "o2", Values: customfield.Values{"z": "new"}}
+	want = customfield.SpaceValues{Space: "s1", Organization: "o2", Values: customfield.Values{"z": "new"}, Version: 3}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("values after transfer (-want +got):\n%s", diff)
 	}
@@ -197,7 +233,7 @@ func TestClearValues(t *testing.T) {
 	ctx := context.Background()
 	s, _ := newStore(t)
 	for _, w := range []struct{ org, space string }{{"o1", "s1"}, {"o1", "s2"}, {"o2", "s3"}} {
-		if err := s.SetSpaceValues(ctx, w.org, w.space, customfield.Values{"gone": "x", "kept": "y"}, nil, ev("custom_field_values.updated")); err != nil {
+		if err := setValues(ctx, s, w.org, w.space, customfield.Values{"gone": "x", "kept": "y"}, nil, ev("custom_field_values.updated")); err != nil {
 			t.Fatal(err)
 		}
 	}

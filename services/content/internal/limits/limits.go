@@ -18,6 +18,17 @@ const (
 	SpaceEmoji       = 50  // characters of a space's emoji (400)
 )
 
+// Guarded writes and operations of the tree and of merges.
+const (
+	TransferCollections = 500              // collections moved by one collection transfer (400)
+	TransferSpaces      = 10000            // spaces moved by one collection transfer (400)
+	TreeLease           = 30 * time.Second // life of an organization's tree lock without renewal
+	TreeWait            = 10 * time.Second // wait for an organization's tree lock (409 + Retry-After)
+	OperationWait       = 25 * time.Second // a request's wait for its operation (503 + Retry-After)
+	OperationWorkers    = 4                // operations one replica runs at once (queued beyond)
+	MergeLease          = time.Minute      // an unfinished merge's claim (409 meanwhile, undone after)
+)
+
 // Change requests.
 const (
 	ChangeRequestSubject = 100  // characters of a subject (400)

@@ -3,7 +3,6 @@ package space
 import (
 	"context"
 	"strings"
-	"time"
 
 	"github.com/docspub/platform/libs/apierr"
 	"github.com/docspub/platform/libs/ids"
@@ -11,6 +10,7 @@ import (
 	"github.com/docspub/platform/libs/nullable"
 	"github.com/docspub/platform/libs/roles"
 	"github.com/docspub/platform/services/content/internal/access"
+	"github.com/docspub/platform/services/content/internal/limits"
 )
 
 // Page asks for a page of a list (keyset over position and id, or id).
@@ -58,20 +58,30 @@ func (s *Service) CreateCollection(ctx context.Context, c access.Caller, org str
 		return CollectionView{}, err
 	}
 	level := role
-	if in.Parent != "" {
-		parent, plevel, _, err := s.loadCollection(ctx, c, in.Parent)
-		if err != nil || parent.Organization != org {
-			return CollectionView{}, apierr.Invalid("parent", "is not a collection of this organization")
-		}
-		level = plevel
-	}
-	if !access.Allows(level, access.Create) {
-		return CollectionView{}, forbidden("create collections here")
-	}
 	now := s.clock()
 	col := Collection{ID: ids.New(), Organization: org, Title: title, Parent: in.Parent, Position: s.newPosition(),
 		DefaultLevel: access.Inherit, CreatedAt: now, UpdatedAt: now}
-	if err := s.store.InsertCollection(ctx, col, event("collection.created", org, col.ID, s.collectionView(col, nil))); err != nil {
+	create := func() error {
+		if in.Parent != "" {
+			parent, plevel, _, err := s.loadCollection(ctx, c, in.Parent)
+			if err != nil || parent.Organization != org {
+				return apierr.Invalid("parent", "is not a collection of this organization")
+			}
+			level = plevel
+		}
+		if !access.Allows(level, access.Create) {
+			return forbidden("create collections here")
+		}
+		return s.store.InsertCollection(ctx, col, event("collection.created", org, col.ID, s.collectionView(col, nil)))
+	}
+	if in.Parent != "" {
+		// Under the tree lock: the parent is not deleted (nor moved out of
+		// the organization) between checking it and adding to it.
+		err = s.locked(ctx, org, create)
+	} else {
+		err = create()
+	}
+	if err != nil {
 		return CollectionView{}, err
 	}
 	return s.collectionView(col, &level), nil
@@ -124,7 +134,7 @@ func (s *Service) UpdateCollection(ctx context.Context, c access.Caller, id stri
 	set["updatedAt"] = col.UpdatedAt
 	applyCollection(&col, set)
 	ev := event("collection.updated", col.Organization, col.ID, s.collectionView(col, nil))
-	if err := s.store.SetCollection(ctx, id, set, &ev); err != nil {
+	if err := s.store.SetCollection(ctx, id, col.Version, set, &ev); err != nil {
 		return CollectionView{}, err
 	}
 	t, err := s.tree(ctx, col.Organization)
@@ -148,20 +158,28 @@ func applyCollection(col *Collection, set Fields) {
 	}
 }
 
-// DeleteCollection deletes an empty collection; admins only.
+// DeleteCollection deletes an empty collection; admins only. Emptiness is
+// checked and the collection removed under the organization's tree lock,
+// which every addition to a collection holds too.
 func (s *Service) DeleteCollection(ctx context.Context, c access.Caller, id string) error {
 	col, _, _, err := s.collectionFor(ctx, c, id, access.Admin, "delete this collection")
 	if err != nil {
 		return err
 	}
-	busy, err := s.store.HasChildren(ctx, id)
-	if err != nil {
-		return err
-	}
-	if busy {
-		return ErrCollectionNotEmpty
-	}
-	return s.store.RemoveCollection(ctx, id, event("collection.deleted", col.Organization, col.ID, s.collectionView(col, nil)))
+	return s.locked(ctx, col.Organization, func() error {
+		col, _, _, err := s.collectionFor(ctx, c, id, access.Admin, "delete this collection")
+		if err != nil {
+			return err
+		}
+		busy, err := s.store.HasChildren(ctx, id)
+		if err != nil {
+			return err
+		}
+		if busy {
+			return ErrCollectionNotEmpty
+		}
+		return s.store.RemoveCollection(ctx, id, col.Version, event("collection.deleted", col.Organization, col.ID, s.collectionView(col, nil)))
+	})
 }
 
 // ListCollections lists the collections of org the caller can see, by
@@ -282,19 +300,28 @@ func (s *Service) parentOf(ctx context.Context, org string, r Ref) (string, bool
 	return "", false
 }
 
-// MoveCollection moves a collection to another parent and/or position; admins of it only.
+// MoveCollection moves a collection to another parent and/or position;
+// admins of it only. The ancestry check and the write happen under the
+// organization's tree lock, so two moves can never make a cycle.
 func (s *Service) MoveCollection(ctx context.Context, c access.Caller, id string, in MoveInput) (CollectionView, error) {
-	col, level, t, err := s.collectionFor(ctx, c, id, access.Admin, "move this collection")
+	col, level, _, err := s.collectionFor(ctx, c, id, access.Admin, "move this collection")
 	if err != nil {
 		return CollectionView{}, err
 	}
-	parent, pos, err := s.target(ctx, c, col.Organization, t, Node{Kind: KindCollection, ID: col.ID, Parent: col.Parent, Position: col.Position}, in)
+	err = s.locked(ctx, col.Organization, func() error {
+		var t tree
+		if col, level, t, err = s.collectionFor(ctx, c, id, access.Admin, "move this collection"); err != nil {
+			return err
+		}
+		parent, pos, err := s.target(ctx, c, col.Organization, t, Node{Kind: KindCollection, ID: col.ID, Parent: col.Parent, Position: col.Position}, in)
+		if err != nil {
+			return err
+		}
+		col.Parent, col.Position, col.UpdatedAt = parent, pos, s.clock()
+		ev := event("collection.moved", col.Organization, col.ID, s.collectionView(col, nil))
+		return s.store.SetCollection(ctx, id, col.Version, Fields{"parent": parent, "position": pos, "updatedAt": col.UpdatedAt}, &ev)
+	})
 	if err != nil {
-		return CollectionView{}, err
-	}
-	col.Parent, col.Position, col.UpdatedAt = parent, pos, s.clock()
-	ev := event("collection.moved", col.Organization, col.ID, s.collectionView(col, nil))
-	if err := s.store.SetCollection(ctx, id, Fields{"parent": parent, "position": pos, "updatedAt": col.UpdatedAt}, &ev); err != nil {
 		return CollectionView{}, err
 	}
 	return s.collectionView(col, &level), nil
@@ -302,8 +329,9 @@ func (s *Service) MoveCollection(ctx context.Context, c access.Caller, id string
 
 // TransferCollection moves a collection, its sub-collections and their
 // spaces to another organization, at its top. The caller must be an admin
-// of both organizations. The descendants move first and the collection
-// last, so a transfer that fails half-way is finished by repeating it.
+// of both organizations. It is an operation (see runCollectionTransfer):
+// recorded first, run detached from the request, resumed after a crash; a
+// repeated request joins it, and once it is done answers at once.
 func (s *Service) TransferCollection(ctx context.Context, c access.Caller, id, org string) (CollectionView, error) {
 	if org == "" {
 		return CollectionView{}, apierr.Invalid("organization", "is required")
@@ -324,23 +352,23 @@ func (s *Service) TransferCollection(ctx context.Context, c access.Caller, id, o
 	if org == col.Organization {
 		return s.collectionView(col, &level), nil
 	}
-	from := col.Organization
-	now := s.clock()
-	for _, sub := range t.descendants(col.ID) {
-		sub.Organization, sub.UpdatedAt = org, now
-		ev := event("collection.transferred", org, sub.ID, s.collectionView(sub, nil))
-		if err := s.store.SetCollection(ctx, sub.ID, Fields{"organization": org, "updatedAt": now}, &ev); err != nil {
-			return CollectionView{}, err
-		}
+	subs := append(t.descendantIDs(col.ID), col.ID)
+	if len(subs) > limits.TransferCollections {
+		return CollectionView{}, apierr.Invalid("collection", "holds %d collections; at most %d move in one transfer", len(subs), limits.TransferCollections)
 	}
-	for _, parent := range append(t.descendantIDs(col.ID), col.ID) {
-		if err := s.transferSpacesUnder(ctx, from, org, parent, now); err != nil {
-			return CollectionView{}, err
-		}
+	n, err := s.store.CountSpaces(ctx, col.Organization, subs)
+	if err != nil {
+		return CollectionView{}, err
 	}
-	col.Organization, col.Parent, col.Position, col.UpdatedAt = org, "", s.newPosition(), now
-	ev := event("collection.transferred", org, col.ID, s.collectionView(col, nil))
-	if err := s.store.SetCollection(ctx, id, Fields{"organization": org, "parent": "", "position": col.Position, "updatedAt": now}, &ev); err != nil {
+	if n > limits.TransferSpaces {
+		return CollectionView{}, apierr.Invalid("collection", "holds %d spaces; at most %d move in one transfer", n, limits.TransferSpaces)
+	}
+	p := collectionTransfer{Collection: col.ID, From: col.Organization, To: org}
+	if err := s.do(ctx, OpTransferCollection, "collection:"+col.ID, p); err != nil {
+		return CollectionView{}, err
+	}
+	col, err = s.store.Collection(ctx, id)
+	if err != nil {
 		return CollectionView{}, err
 	}
 	return s.collectionView(col, &level), nil
@@ -369,32 +397,4 @@ func (t tree) descendantIDs(id string) []string {
 		out = append(out, c.ID)
 	}
 	return out
-}
-
-// transferSpacesUnder moves every space (deleted ones too) under parent in
-// org from to org to, keeping their parent.
-func (s *Service) transferSpacesUnder(ctx context.Context, from, to, parent string, now time.Time) error {
-	for {
-		sps, _, err := s.store.Spaces(ctx, SpaceQuery{Organization: from, Parent: &parent, Sort: ByID, Limit: 200, IncludeDeleted: true})
-		if err != nil {
-			return err
-		}
-		for _, sp := range sps {
-			sp.Organization, sp.UpdatedAt = to, now
-			v, err := s.eventView(ctx, sp)
-			if err != nil {
-				return err
-			}
-			ev := event("space.transferred", to, sp.ID, v)
-			if err := s.store.SetSpace(ctx, sp.ID, Fields{"organization": to, "updatedAt": now}, &ev); err != nil {
-				return err
-			}
-			if err := s.transferred(ctx, sp); err != nil {
-				return err
-			}
-		}
-		if len(sps) < 200 {
-			return nil
-		}
-	}
 }

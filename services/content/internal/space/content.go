@@ -13,11 +13,19 @@ import (
 // that expected it not to.
 var ErrSpaceMovedOn = apierr.Conflict("the space's content changed meanwhile; update and try again")
 
-// Advance points a live space at a new revision, provided it still points at
-// from (compare-and-set, so two merges never overwrite each other), and
-// publishes space.updated. The grant must allow the action the caller did
-// (merge, for example); it was checked when the grant was made.
-func (s *Service) Advance(ctx context.Context, g access.Grant, from, to string) error {
+// ErrMergePending is returned by Advance while another merge into the space
+// is unfinished (its change request not yet marked merged).
+var ErrMergePending = apierr.Conflict("another merge into this space is being finished; try again")
+
+// Advance points a live space at a new revision for the merge of a change
+// request, provided it still points at from and no other merge is
+// unfinished on it (compare-and-set on both), and publishes space.updated.
+// The space keeps the change request's id as its unfinished merge until
+// Settled: so no later merge moves it on before that change request is
+// marked merged, and a merge interrupted between the two writes is finished
+// by whoever finds the mark. The grant must allow the action the caller did
+// (merge); it was checked when the grant was made.
+func (s *Service) Advance(ctx context.Context, g access.Grant, from, to, changeRequest string) error {
 	sp, err := s.store.Space(ctx, g.Space)
 	if errors.Is(err, apierr.ErrNotFound) {
 		return ErrSpaceNotFound
@@ -28,18 +36,41 @@ func (s *Service) Advance(ctx context.Context, g access.Grant, from, to string) 
 	if sp.DeletedAt != nil {
 		return ErrSpaceDeleted
 	}
+	if sp.Merging != "" {
+		return ErrMergePending
+	}
 	if sp.Revision != from {
 		return ErrSpaceMovedOn
 	}
-	sp.Revision, sp.UpdatedAt = to, s.clock()
+	sp.Revision, sp.UpdatedAt, sp.Merging = to, s.clock(), changeRequest
 	v, err := s.eventView(ctx, sp)
 	if err != nil {
 		return err
 	}
 	ev := event("space.updated", sp.Organization, sp.ID, v)
-	err = s.store.SetSpaceIf(ctx, sp.ID, Fields{"revision": from}, Fields{"revision": to, "updatedAt": sp.UpdatedAt}, &ev)
+	err = s.store.SetSpaceIf(ctx, sp.ID, Fields{"revision": from, "deleted": false, "merging": map[string]any{"$exists": false}},
+		Fields{"revision": to, "updatedAt": sp.UpdatedAt, "merging": changeRequest}, nil, &ev)
 	if errors.Is(err, apierr.ErrNotFound) {
 		return ErrSpaceMovedOn
+	}
+	return err
+}
+
+// Head returns a space's revision and the change request whose merge into
+// it is unfinished ("" when none).
+func (s *Service) Head(ctx context.Context, spaceID string) (revision, merging string, err error) {
+	sp, err := s.store.Space(ctx, spaceID)
+	if errors.Is(err, apierr.ErrNotFound) {
+		return "", "", ErrSpaceNotFound
+	}
+	return sp.Revision, sp.Merging, err
+}
+
+// Settled clears the unfinished-merge mark of changeRequest on a space.
+func (s *Service) Settled(ctx context.Context, spaceID, changeRequest string) error {
+	err := s.store.SetSpaceIf(ctx, spaceID, Fields{"merging": changeRequest}, nil, []string{"merging"}, nil)
+	if errors.Is(err, apierr.ErrNotFound) {
+		return nil // settled already
 	}
 	return err
 }

@@ -27,6 +27,15 @@ type Space struct {
 	UpdatedAt    time.Time           `bson:"updatedAt"`
 	Deleted      bool                `bson:"deleted"` // indexed twin of DeletedAt
 	DeletedAt    *time.Time          `bson:"deletedAt,omitempty"`
+	// Version counts the space's writes: every change is a compare-and-set on it.
+	Version int64 `bson:"version"`
+	// Merging names the change request whose merge moved the space to its
+	// revision and is not finished yet (see changerequest); while it is set
+	// no other merge advances the space.
+	Merging string `bson:"merging,omitempty"`
+	// PendingIndex says the space changed organization and its search index
+	// still has to follow (a transfer resumes it).
+	PendingIndex bool `bson:"pendingIndex,omitempty"`
 }
 
 // Collection is a stored collection.
@@ -40,6 +49,8 @@ type Collection struct {
 	DefaultLevel access.DefaultLevel `bson:"defaultLevel"`
 	CreatedAt    time.Time           `bson:"createdAt"`
 	UpdatedAt    time.Time           `bson:"updatedAt"`
+	// Version counts the collection's writes: every change is a compare-and-set on it.
+	Version int64 `bson:"version"`
 }
 
 // Revision is the stored head of a space's content. This issue keeps only

@@ -62,23 +62,35 @@ func (s *Service) CreateSpace(ctx context.Context, c access.Caller, org string, 
 	if err := p.Err(); err != nil {
 		return SpaceView{}, err
 	}
-	t, err := s.tree(ctx, org)
-	if err != nil {
-		return SpaceView{}, err
-	}
-	level := role
-	if in.Parent != "" {
-		if _, ok := t[in.Parent]; !ok {
-			return SpaceView{}, apierr.Invalid("parent", "is not a collection of this organization")
+	var sp Space
+	var t tree
+	create := func() error {
+		var err error
+		if t, err = s.tree(ctx, org); err != nil {
+			return err
 		}
-		level = t.collectionLevel(role, in.Parent)
+		level := role
+		if in.Parent != "" {
+			if _, ok := t[in.Parent]; !ok {
+				return apierr.Invalid("parent", "is not a collection of this organization")
+			}
+			level = t.collectionLevel(role, in.Parent)
+		}
+		if !access.Allows(level, access.Create) {
+			return forbidden("create spaces here")
+		}
+		sp = s.newSpace(org, in.Parent, title, emoji, mode)
+		rev := Revision{ID: sp.Revision, Space: sp.ID, Organization: org, Type: "edits", Parents: []string{}, CreatedAt: sp.CreatedAt}
+		return s.insertSpace(ctx, sp, rev, "space.created")
 	}
-	if !access.Allows(level, access.Create) {
-		return SpaceView{}, forbidden("create spaces here")
+	if in.Parent != "" {
+		// Under the tree lock: the collection cannot be deleted between
+		// checking it and adding the space to it.
+		err = s.locked(ctx, org, create)
+	} else {
+		err = create()
 	}
-	sp := s.newSpace(org, in.Parent, title, emoji, mode)
-	rev := Revision{ID: sp.Revision, Space: sp.ID, Organization: org, Type: "edits", Parents: []string{}, CreatedAt: sp.CreatedAt}
-	if err := s.insertSpace(ctx, sp, rev, "space.created"); err != nil {
+	if err != nil {
 		return SpaceView{}, err
 	}
 	return s.renderSpace(ctx, sp, t.spaceLevel(role, sp))
@@ -200,14 +212,16 @@ func applySpace(sp *Space, set Fields) {
 	}
 }
 
-// saveSpace stores changed fields of sp (already applied to it) with its event.
+// saveSpace stores changed fields of sp (already applied to it) with its
+// event, provided the space is still at the version that was read
+// (ErrChanged otherwise).
 func (s *Service) saveSpace(ctx context.Context, sp Space, set Fields, typ string) error {
 	v, err := s.eventView(ctx, sp)
 	if err != nil {
 		return err
 	}
 	ev := event(typ, sp.Organization, sp.ID, v)
-	return s.store.SetSpace(ctx, sp.ID, set, &ev)
+	return s.store.SetSpace(ctx, sp.ID, sp.Version, set, nil, &ev)
 }
 
 // DeleteSpace soft-deletes a space: it leaves every list, GET still shows it
@@ -233,34 +247,48 @@ func (s *Service) DeleteSpace(ctx context.Context, c access.Caller, id string) e
 // only. A space whose collection is gone comes back at the top. Restoring a
 // live space changes nothing.
 func (s *Service) RestoreSpace(ctx context.Context, c access.Caller, id string) (SpaceView, error) {
-	sp, level, t, err := s.loadSpace(ctx, c, id)
+	sp, _, _, err := s.loadSpace(ctx, c, id)
 	if err != nil {
 		return SpaceView{}, err
 	}
-	if !access.Allows(level, access.Admin) {
-		return SpaceView{}, forbidden("restore this space")
-	}
-	if sp.DeletedAt == nil {
-		return s.renderSpace(ctx, sp, level)
-	}
-	now := s.clock()
-	if now.Sub(*sp.DeletedAt) > RestoreWindow {
-		return SpaceView{}, ErrRestoreExpired
-	}
-	set := Fields{"deletedAt": nil, "deleted": false, "updatedAt": now}
-	sp.DeletedAt, sp.Deleted, sp.UpdatedAt = nil, false, now
-	if _, ok := t[sp.Parent]; sp.Parent != "" && !ok {
-		sp.Parent, sp.Position = "", s.newPosition()
-		set["parent"], set["position"] = "", sp.Position
-		if sp.Visibility == VisibilityInCollection {
-			sp.Visibility, set["visibility"] = VisibilityPrivate, VisibilityPrivate
+	var level roles.Role
+	var t tree
+	// Under the tree lock: the space's collection is either there or gone
+	// for good while the space returns into it.
+	err = s.locked(ctx, sp.Organization, func() error {
+		if sp, level, t, err = s.loadSpace(ctx, c, id); err != nil {
+			return err
 		}
-	}
-	if err := s.saveSpace(ctx, sp, set, "space.restored"); err != nil {
+		if !access.Allows(level, access.Admin) {
+			return forbidden("restore this space")
+		}
+		if sp.DeletedAt == nil {
+			return nil
+		}
+		now := s.clock()
+		if now.Sub(*sp.DeletedAt) > RestoreWindow {
+			return ErrRestoreExpired
+		}
+		set := Fields{"deletedAt": nil, "deleted": false, "updatedAt": now}
+		sp.DeletedAt, sp.Deleted, sp.UpdatedAt = nil, false, now
+		if _, ok := t[sp.Parent]; sp.Parent != "" && !ok {
+			sp.Parent, sp.Position = "", s.newPosition()
+			set["parent"], set["position"] = "", sp.Position
+			if sp.Visibility == VisibilityInCollection {
+				sp.Visibility, set["visibility"] = VisibilityPrivate, VisibilityPrivate
+			}
+		}
+		if err := s.saveSpace(ctx, sp, set, "space.restored"); err != nil {
+			return err
+		}
+		role, _ := c.Role(sp.Organization)
+		level = t.spaceLevel(role, sp)
+		return nil
+	})
+	if err != nil {
 		return SpaceView{}, err
 	}
-	role, _ := c.Role(sp.Organization)
-	return s.renderSpace(ctx, sp, t.spaceLevel(role, sp))
+	return s.renderSpace(ctx, sp, level)
 }
 
 // Purge removes for good the spaces deleted more than RestoreWindow before
@@ -279,8 +307,8 @@ func (s *Service) Purge(ctx context.Context) (int, error) {
 					return n, err
 				}
 			}
-			err := s.store.PurgeSpace(ctx, sp.ID, event("space.purged", sp.Organization, sp.ID, s.spaceView(sp, Counts{})))
-			if err != nil && !errors.Is(err, apierr.ErrNotFound) {
+			err := s.store.PurgeSpace(ctx, sp.ID, sp.Version, event("space.purged", sp.Organization, sp.ID, s.spaceView(sp, Counts{})))
+			if err != nil && !errors.Is(err, apierr.ErrNotFound) && !errors.Is(err, ErrChanged) {
 				return n, err
 			}
 			n++
@@ -291,22 +319,31 @@ func (s *Service) Purge(ctx context.Context) (int, error) {
 	}
 }
 
-// MoveSpace moves a space to another collection (or the top) and/or position; admins of it only.
+// MoveSpace moves a space to another collection (or the top) and/or
+// position; admins of it only. It reads the tree and writes under the
+// organization's tree lock.
 func (s *Service) MoveSpace(ctx context.Context, c access.Caller, id string, in MoveInput) (SpaceView, error) {
-	sp, _, t, err := s.spaceFor(ctx, c, id, access.Admin, "move this space")
+	sp, _, _, err := s.spaceFor(ctx, c, id, access.Admin, "move this space")
 	if err != nil {
 		return SpaceView{}, err
 	}
-	parent, pos, err := s.target(ctx, c, sp.Organization, t, Node{Kind: KindSpace, ID: sp.ID, Parent: sp.Parent, Position: sp.Position}, in)
+	var t tree
+	err = s.locked(ctx, sp.Organization, func() error {
+		if sp, _, t, err = s.spaceFor(ctx, c, id, access.Admin, "move this space"); err != nil {
+			return err
+		}
+		parent, pos, err := s.target(ctx, c, sp.Organization, t, Node{Kind: KindSpace, ID: sp.ID, Parent: sp.Parent, Position: sp.Position}, in)
+		if err != nil {
+			return err
+		}
+		sp.Parent, sp.Position, sp.UpdatedAt = parent, pos, s.clock()
+		set := Fields{"parent": parent, "position": pos, "updatedAt": sp.UpdatedAt}
+		if parent == "" && sp.Visibility == VisibilityInCollection {
+			sp.Visibility, set["visibility"] = VisibilityPrivate, VisibilityPrivate
+		}
+		return s.saveSpace(ctx, sp, set, "space.moved")
+	})
 	if err != nil {
-		return SpaceView{}, err
-	}
-	sp.Parent, sp.Position, sp.UpdatedAt = parent, pos, s.clock()
-	set := Fields{"parent": parent, "position": pos, "updatedAt": sp.UpdatedAt}
-	if parent == "" && sp.Visibility == VisibilityInCollection {
-		sp.Visibility, set["visibility"] = VisibilityPrivate, VisibilityPrivate
-	}
-	if err := s.saveSpace(ctx, sp, set, "space.moved"); err != nil {
 		return SpaceView{}, err
 	}
 	role, _ := c.Role(sp.Organization)
@@ -322,7 +359,8 @@ type TransferInput struct {
 
 // TransferSpace moves a space to another organization and/or collection.
 // Changing organization needs admin in both; the space lands at the top of
-// the target unless a collection there is given.
+// the target unless a collection there is given. Into another organization
+// it is an operation (the space, then its search index).
 func (s *Service) TransferSpace(ctx context.Context, c access.Caller, id string, in TransferInput) (SpaceView, error) {
 	if in.Organization == "" {
 		return SpaceView{}, apierr.Invalid("organization", "is required")
@@ -343,38 +381,84 @@ func (s *Service) TransferSpace(ctx context.Context, c access.Caller, id string,
 	if in.Organization == sp.Organization && !in.Collection.Set {
 		return s.renderSpace(ctx, sp, level)
 	}
-	t, err := s.tree(ctx, in.Organization)
+	parent := ""
+	if in.Collection.Set {
+		parent = in.Collection.Value
+	}
+	if err := s.checkTarget(ctx, in.Organization, to, parent); err != nil {
+		return SpaceView{}, err
+	}
+	if in.Organization == sp.Organization {
+		return s.transferWithin(ctx, c, id, parent)
+	}
+	p := spaceTransfer{Space: sp.ID, From: sp.Organization, To: in.Organization, Parent: parent}
+	if err := s.do(ctx, OpTransferSpace, "space:"+sp.ID, p); err != nil {
+		return SpaceView{}, err
+	}
+	return s.reload(ctx, c, id)
+}
+
+// transferWithin puts a space under parent of its own organization: a move
+// under the tree lock.
+func (s *Service) transferWithin(ctx context.Context, c access.Caller, id, parent string) (SpaceView, error) {
+	sp, _, _, err := s.spaceFor(ctx, c, id, access.Admin, "transfer this space")
 	if err != nil {
 		return SpaceView{}, err
 	}
-	parent := ""
-	if in.Collection.Set && in.Collection.Value != "" {
-		parent = in.Collection.Value
-		if _, ok := t[parent]; !ok {
-			return SpaceView{}, apierr.Invalid("collection", "is not a collection of the target organization")
+	err = s.locked(ctx, sp.Organization, func() error {
+		if sp, _, _, err = s.spaceFor(ctx, c, id, access.Admin, "transfer this space"); err != nil {
+			return err
 		}
-		if !access.Allows(t.collectionLevel(to, parent), access.Create) {
-			return SpaceView{}, forbidden("add content to that collection")
+		if parent != "" {
+			if col, err := s.store.Collection(ctx, parent); err != nil || col.Organization != sp.Organization {
+				return apierr.Invalid("collection", "is not a collection of the target organization")
+			}
 		}
-	}
-	now := s.clock()
-	sp.Organization, sp.Parent, sp.Position, sp.UpdatedAt = in.Organization, parent, s.newPosition(), now
-	set := Fields{"organization": sp.Organization, "parent": parent, "position": sp.Position, "updatedAt": now}
-	if parent == "" && sp.Visibility == VisibilityInCollection {
-		sp.Visibility, set["visibility"] = VisibilityPrivate, VisibilityPrivate
-	}
-	if err := s.saveSpace(ctx, sp, set, "space.transferred"); err != nil {
+		return s.transferSpaceDoc(ctx, sp, sp.Organization, sp.Organization, parent, s.newPosition(), s.clock())
+	})
+	if err != nil {
 		return SpaceView{}, err
 	}
-	if err := s.transferred(ctx, sp); err != nil {
+	return s.reload(ctx, c, id)
+}
+
+// reload renders a space as it is stored now, for the caller.
+func (s *Service) reload(ctx context.Context, c access.Caller, id string) (SpaceView, error) {
+	sp, err := s.store.Space(ctx, id)
+	if err != nil {
 		return SpaceView{}, err
 	}
-	return s.renderSpace(ctx, sp, t.spaceLevel(to, sp))
+	t, err := s.tree(ctx, sp.Organization)
+	if err != nil {
+		return SpaceView{}, err
+	}
+	role, _ := c.Role(sp.Organization)
+	return s.renderSpace(ctx, sp, t.spaceLevel(role, sp))
+}
+
+// checkTarget checks that a member with role may add a space to parent
+// (a collection; "" for the top) of org.
+func (s *Service) checkTarget(ctx context.Context, org string, role roles.Role, parent string) error {
+	if parent == "" {
+		return nil
+	}
+	t, err := s.tree(ctx, org)
+	if err != nil {
+		return err
+	}
+	if _, ok := t[parent]; !ok {
+		return apierr.Invalid("collection", "is not a collection of the target organization")
+	}
+	if !access.Allows(t.collectionLevel(role, parent), access.Create) {
+		return forbidden("add content to that collection")
+	}
+	return nil
 }
 
 // DuplicateSpace makes a new space beside the original with a copy of its
 // content and settings ("<title> (copy)"). It needs view on the space and
-// the create level where the copy lands.
+// the create level where the copy lands. It is an operation: the copy's
+// revision, the space, then its custom field values.
 func (s *Service) DuplicateSpace(ctx context.Context, c access.Caller, id string) (SpaceView, error) {
 	sp, level, t, err := s.spaceFor(ctx, c, id, access.View, "view this space")
 	if err != nil {
@@ -394,17 +478,9 @@ func (s *Service) DuplicateSpace(ctx context.Context, c access.Caller, id string
 	}
 	cp := s.newSpace(sp.Organization, sp.Parent, title, sp.Emoji, sp.EditMode)
 	cp.Visibility, cp.DefaultLevel = sp.Visibility, sp.DefaultLevel
-	rev := Revision{ID: cp.Revision, Space: cp.ID, Organization: cp.Organization, Type: "edits", Parents: []string{}, CreatedAt: cp.CreatedAt}
-	if err := s.store.CopyRevision(ctx, sp.Revision, rev); err != nil {
+	p := duplicate{From: grant(c, sp, level), To: grant(c, cp, t.spaceLevel(role, cp)), Copy: cp}
+	if err := s.do(ctx, OpDuplicateSpace, "duplicate:"+cp.ID, p); err != nil {
 		return SpaceView{}, err
-	}
-	if err := s.insertSpace(ctx, cp, rev, "space.created"); err != nil {
-		return SpaceView{}, err
-	}
-	for _, h := range s.hooks.Duplicated {
-		if err := h(ctx, grant(c, sp, level), grant(c, cp, t.spaceLevel(role, cp))); err != nil {
-			return SpaceView{}, err
-		}
 	}
 	return s.renderSpace(ctx, cp, t.spaceLevel(role, cp))
 }

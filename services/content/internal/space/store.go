@@ -12,28 +12,39 @@ type Fields map[string]any
 
 // Store is what the tree needs from storage. Every write records its event
 // with the change (the outbox); reads of one missing item return an apierr
-// not-found error.
+// not-found error. Writes of a space or collection are compare-and-sets on
+// the version that was read: when the document changed since, they write
+// nothing and return ErrChanged.
 type Store interface {
 	InsertSpace(ctx context.Context, sp Space, rev Revision, ev kafkax.Event) error
-	SetSpace(ctx context.Context, id string, set Fields, ev *kafkax.Event) error
-	// SetSpaceIf is SetSpace when the space also matches cond; otherwise not found.
-	SetSpaceIf(ctx context.Context, id string, cond, set Fields, ev *kafkax.Event) error
-	// PurgeSpace removes a deleted space for good, with its event.
-	PurgeSpace(ctx context.Context, id string, ev kafkax.Event) error
+	// SetSpace sets fields of the space at version and unsets the unset ones.
+	SetSpace(ctx context.Context, id string, version int64, set Fields, unset []string, ev *kafkax.Event) error
+	// SetSpaceIf is SetSpace on the condition cond instead of a version
+	// (the version is incremented all the same); not found when it does not match.
+	SetSpaceIf(ctx context.Context, id string, cond, set Fields, unset []string, ev *kafkax.Event) error
+	// PurgeSpace removes a deleted space at version for good, with its event.
+	PurgeSpace(ctx context.Context, id string, version int64, ev kafkax.Event) error
 	Space(ctx context.Context, id string) (Space, error)
 	// SpacesByID returns the spaces with the ids in one read (deleted ones
 	// too; unknown ids are left out).
 	SpacesByID(ctx context.Context, ids []string) ([]Space, error)
 	Spaces(ctx context.Context, q SpaceQuery) ([]Space, int, error)
+	// CountSpaces counts the spaces of org (deleted ones too) under the parents.
+	CountSpaces(ctx context.Context, org string, parents []string) (int, error)
+	// PendingIndex returns up to limit spaces of org whose index must follow a transfer.
+	PendingIndex(ctx context.Context, org string, limit int) ([]Space, error)
 	// DeletedBefore returns up to limit spaces deleted before t.
 	DeletedBefore(ctx context.Context, t time.Time, limit int) ([]Space, error)
 	Counts(ctx context.Context, spaces []string) (map[string]Counts, error)
-	// CopyRevision stores a copy of a revision as the first revision of another space.
+	// CopyRevision stores a copy of a revision as the first revision of
+	// another space (nothing when that revision exists already).
 	CopyRevision(ctx context.Context, from string, to Revision) error
 
 	InsertCollection(ctx context.Context, c Collection, ev kafkax.Event) error
-	SetCollection(ctx context.Context, id string, set Fields, ev *kafkax.Event) error
-	RemoveCollection(ctx context.Context, id string, ev kafkax.Event) error
+	// SetCollection sets fields of the collection at version.
+	SetCollection(ctx context.Context, id string, version int64, set Fields, ev *kafkax.Event) error
+	// RemoveCollection deletes the collection at version.
+	RemoveCollection(ctx context.Context, id string, version int64, ev kafkax.Event) error
 	Collection(ctx context.Context, id string) (Collection, error)
 	// OrgCollections returns every collection of an organization.
 	OrgCollections(ctx context.Context, org string) ([]Collection, error)
@@ -46,6 +57,12 @@ type Store interface {
 	SetPosition(ctx context.Context, n Node, position int64) error
 	// HasChildren reports whether a collection holds a live space or collection.
 	HasChildren(ctx context.Context, collection string) (bool, error)
+
+	// LockTree takes (or renews) the tree lock of org for owner until the
+	// lease ends; false when another owner holds it.
+	LockTree(ctx context.Context, org, owner string, lease time.Duration) (bool, error)
+	// UnlockTree frees the tree lock of org if owner holds it.
+	UnlockTree(ctx context.Context, org, owner string) error
 }
 
 // Sort keys of space lists.

@@ -28,11 +28,15 @@ const (
 	// comment and change-request stores own them.
 	Comments       = "comments"
 	ChangeRequests = "change_requests"
+	// TreeLocks holds one lease document per organization whose tree is
+	// being changed (see space.Service's tree lock).
+	TreeLocks = "tree_locks"
 )
 
 // Store implements space.Store.
 type Store struct {
-	d *docstore.Store
+	d     *docstore.Store
+	locks *mongox.DocLocks
 }
 
 var _ space.Store = (*Store)(nil)
@@ -41,7 +45,7 @@ var _ space.Store = (*Store)(nil)
 func NewStore(db *mongo.Database, locks *mongox.DocLocks) *Store {
 	return &Store{d: docstore.New(db, locks, map[string]string{
 		Spaces: "space", Collections: "collection", Revisions: "revision",
-	})}
+	}), locks: locks}
 }
 
 // OnWrite sets the function called after each write with an event.
@@ -56,6 +60,7 @@ func Indexes() []mongox.Index {
 		mongox.Keys(Spaces, "organization", "deleted", "position", "_id"),
 		mongox.Keys(Spaces, "organization", "parent", "deleted", "position", "_id"),
 		mongox.Keys(Spaces, "deleted", "deletedAt"),
+		mongox.Keys(Spaces, "organization", "pendingIndex"),
 		mongox.Keys(Collections, "organization", "position", "_id"),
 		mongox.Keys(Collections, "organization", "parent"),
 		mongox.Keys(Revisions, "space"),
@@ -85,6 +90,9 @@ func (s *Store) CopyRevision(ctx context.Context, from string, to space.Revision
 	doc["_id"], doc["space"], doc["organization"], doc["createdAt"] = to.ID, to.Space, to.Organization, to.CreatedAt
 	doc["parents"] = bson.A{}
 	_, err = s.d.C(Revisions).InsertOne(ctx, doc)
+	if mongo.IsDuplicateKeyError(err) {
+		return nil // copied before (a resumed duplication)
+	}
 	return mongox.Err(err, "revision")
 }
 
@@ -103,22 +111,76 @@ func events(ev *kafkax.Event) []kafkax.Event {
 	return []kafkax.Event{*ev}
 }
 
-// SetSpace changes fields of a space.
-func (s *Store) SetSpace(ctx context.Context, id string, set space.Fields, ev *kafkax.Event) error {
-	return s.d.Set(ctx, Spaces, id, setDoc(set), events(ev)...)
+// at is the condition of a document at version (documents stored before
+// versions existed have none: version 0). No $or: FerretDB would not look
+// the document up by its _id then, but scan the collection.
+func at(version int64) bson.M {
+	if version == 0 {
+		return bson.M{"version": bson.M{"$in": bson.A{int64(0), nil}}}
+	}
+	return bson.M{"version": version}
 }
 
-// SetSpaceIf changes fields of a space that matches cond.
-func (s *Store) SetSpaceIf(ctx context.Context, id string, cond, set space.Fields, ev *kafkax.Event) error {
-	return s.d.Update(ctx, Spaces, id, setDoc(cond), docstore.Setter(setDoc(set)), events(ev)...)
+// update applies set and unset to the document id of coll matching cond,
+// increments its version and records ev. When nothing matches it says
+// whether the document changed (space.ErrChanged) or is gone (not found).
+func (s *Store) update(ctx context.Context, coll, id string, cond bson.M, set space.Fields, unset []string, ev *kafkax.Event) error {
+	upd := bson.M{"$inc": bson.M{"version": 1}}
+	if len(set) > 0 {
+		upd["$set"] = setDoc(set)
+	}
+	if len(unset) > 0 {
+		u := bson.M{}
+		for _, f := range unset {
+			u[f] = ""
+		}
+		upd["$unset"] = u
+	}
+	err := s.d.Update(ctx, coll, id, cond, upd, events(ev)...)
+	if errors.Is(err, apierr.ErrNotFound) {
+		if n, cerr := s.d.Count(ctx, coll, bson.M{"_id": id}); cerr == nil && n > 0 {
+			return space.ErrChanged
+		}
+	}
+	return err
 }
 
-// PurgeSpace tombstones a space and deletes its revisions.
-func (s *Store) PurgeSpace(ctx context.Context, id string, ev kafkax.Event) error {
+// SetSpace changes fields of a space at version.
+func (s *Store) SetSpace(ctx context.Context, id string, version int64, set space.Fields, unset []string, ev *kafkax.Event) error {
+	return s.update(ctx, Spaces, id, at(version), set, unset, ev)
+}
+
+// SetSpaceIf changes fields of a space that matches cond; not found otherwise.
+func (s *Store) SetSpaceIf(ctx context.Context, id string, cond, set space.Fields, unset []string, ev *kafkax.Event) error {
+	err := s.update(ctx, Spaces, id, setDoc(cond), set, unset, ev)
+	if errors.Is(err, space.ErrChanged) {
+		return apierr.NotFound("space not found")
+	}
+	return err
+}
+
+// PurgeSpace tombstones a deleted space at version and deletes its revisions.
+func (s *Store) PurgeSpace(ctx context.Context, id string, version int64, ev kafkax.Event) error {
+	cond := at(version)
+	cond["deleted"] = true
+	f := bson.M{"_id": id}
+	for k, v := range cond {
+		f[k] = v
+	}
+	if n, err := s.d.Count(ctx, Spaces, f); err != nil || n == 0 {
+		if err != nil {
+			return err
+		}
+		return space.ErrChanged
+	}
 	if err := s.d.Delete(ctx, Revisions, bson.M{"space": id}); err != nil {
 		return err
 	}
-	return s.d.Remove(ctx, Spaces, id, nil, ev)
+	err := s.d.Update(ctx, Spaces, id, cond, bson.M{"$set": bson.M{kafkax.TombstoneField: true}}, ev)
+	if errors.Is(err, apierr.ErrNotFound) {
+		return space.ErrChanged
+	}
+	return err
 }
 
 // Space returns a space, deleted or not.
@@ -147,6 +209,17 @@ func (s *Store) Spaces(ctx context.Context, q space.SpaceQuery) ([]space.Space, 
 		k.AfterValue = q.AfterPosition
 	}
 	return docstore.Page[space.Space](ctx, s.d, Spaces, f, k)
+}
+
+// CountSpaces counts the spaces of org (deleted ones too) under the parents.
+func (s *Store) CountSpaces(ctx context.Context, org string, parents []string) (int, error) {
+	return s.d.Count(ctx, Spaces, bson.M{"organization": org, "parent": bson.M{"$in": parents}})
+}
+
+// PendingIndex returns up to limit spaces of org whose index must follow a transfer.
+func (s *Store) PendingIndex(ctx context.Context, org string, limit int) ([]space.Space, error) {
+	return docstore.Find[space.Space](ctx, s.d, Spaces, bson.M{"organization": org, "pendingIndex": true},
+		options.Find().SetLimit(int64(limit)))
 }
 
 // DeletedBefore returns up to limit spaces deleted before t.
@@ -216,14 +289,20 @@ func (s *Store) InsertCollection(ctx context.Context, c space.Collection, ev kaf
 	return s.d.Insert(ctx, Collections, c, ev)
 }
 
-// SetCollection changes fields of a collection.
-func (s *Store) SetCollection(ctx context.Context, id string, set space.Fields, ev *kafkax.Event) error {
-	return s.d.Set(ctx, Collections, id, setDoc(set), events(ev)...)
+// SetCollection changes fields of a collection at version.
+func (s *Store) SetCollection(ctx context.Context, id string, version int64, set space.Fields, ev *kafkax.Event) error {
+	return s.update(ctx, Collections, id, at(version), set, nil, ev)
 }
 
-// RemoveCollection deletes a collection.
-func (s *Store) RemoveCollection(ctx context.Context, id string, ev kafkax.Event) error {
-	return s.d.Remove(ctx, Collections, id, nil, ev)
+// RemoveCollection deletes a collection at version.
+func (s *Store) RemoveCollection(ctx context.Context, id string, version int64, ev kafkax.Event) error {
+	err := s.d.Update(ctx, Collections, id, at(version), bson.M{"$set": bson.M{kafkax.TombstoneField: true}}, ev)
+	if errors.Is(err, apierr.ErrNotFound) {
+		if n, cerr := s.d.Count(ctx, Collections, bson.M{"_id": id}); cerr == nil && n > 0 {
+			return space.ErrChanged
+		}
+	}
+	return err
 }
 
 // Collection returns a collection.
@@ -310,4 +389,42 @@ func (s *Store) HasChildren(ctx context.Context, collection string) (bool, error
 	}
 	n, err = s.d.Count(ctx, Collections, bson.M{"parent": collection})
 	return n > 0, err
+}
+
+type treeLock struct {
+	ID    string    `bson:"_id"`
+	Owner string    `bson:"owner"`
+	Until time.Time `bson:"until"`
+}
+
+// LockTree takes the tree lock of org for owner: a new lease document, or
+// the existing one when owner holds it already or its lease ran out
+// (compare-and-set on both). Leases are measured on the wall clock.
+func (s *Store) LockTree(ctx context.Context, org, owner string, lease time.Duration) (bool, error) {
+	now := time.Now().UTC()
+	lock := treeLock{ID: org, Owner: owner, Until: now.Add(lease)}
+	unlock := s.locks.Lock(TreeLocks, org)
+	defer unlock()
+	_, err := s.d.C(TreeLocks).InsertOne(ctx, lock)
+	if err == nil {
+		return true, nil
+	}
+	if !mongo.IsDuplicateKeyError(err) {
+		return false, mongox.Err(err, "tree lock")
+	}
+	res, err := s.d.C(TreeLocks).UpdateOne(ctx,
+		bson.M{"_id": org, "$or": bson.A{bson.M{"owner": owner}, bson.M{"until": bson.M{"$lt": now}}}},
+		bson.M{"$set": bson.M{"owner": owner, "until": lock.Until}})
+	if err != nil {
+		return false, mongox.Err(err, "tree lock")
+	}
+	return res.MatchedCount == 1, nil
+}
+
+// UnlockTree frees the tree lock of org if owner holds it.
+func (s *Store) UnlockTree(ctx context.Context, org, owner string) error {
+	unlock := s.locks.Lock(TreeLocks, org)
+	defer unlock()
+	_, err := s.d.C(TreeLocks).DeleteOne(ctx, bson.M{"_id": org, "owner": owner})
+	return mongox.Err(err, "tree lock")
 }

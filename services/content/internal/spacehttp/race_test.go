@@ -1,0 +1,177 @@
+package spacehttp_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/docspub/platform/libs/apitest"
+	"github.com/docspub/platform/libs/racetest"
+	"github.com/docspub/platform/libs/roles"
+	"github.com/docspub/platform/services/content/internal/spacemongo"
+	"go.mongodb.org/mongo-driver/v2/bson"
+)
+
+// The race suite of the tree: each test runs two conflicting requests at
+// once, racetest.Count() times, and checks the tree's invariants: no cycle,
+// no space or collection in a deleted collection, no setting that depends
+// on a parent the space no longer has.
+
+// reset empties the tree before a repetition. The embedded database looks
+// documents up by _id only and scans for anything else, so a suite that
+// kept every repetition's spaces and collections would slow down with each.
+func (e *env) reset() {
+	e.t.Helper()
+	for _, coll := range []string{spacemongo.Spaces, spacemongo.Collections, spacemongo.Revisions, spacemongo.TreeLocks} {
+		if _, err := e.db.Collection(coll).DeleteMany(context.Background(), bson.M{}); err != nil {
+			e.t.Fatal(err)
+		}
+	}
+}
+
+// parentOf reads a collection's parent ("" at the top).
+func (e *env) parentOf(u user, id string) string {
+	e.t.Helper()
+	var c collectionBody
+	e.ok(u, "GET", "/v1/collections/"+id, "", "", 200).Decode(e.t, &c)
+	return c.Parent
+}
+
+func (e *env) gone(u user, path string) bool {
+	e.t.Helper()
+	return e.do(u, "GET", path, "").Status == 404
+}
+
+// Moving P under Q while Q moves under P: at most one wins; never a cycle.
+func TestRaceMoveCollectionsIntoEachOther(t *testing.T) {
+	e := newEnv(t)
+	admin := e.member("ada", "org1", roles.Admin)
+	var p, q collectionBody
+	var pq, qp apitest.Response
+	racetest.Run(t, func(int) {
+		e.reset()
+		p = e.createCollection(admin, "org1", `{"title":"P"}`)
+		q = e.createCollection(admin, "org1", `{"title":"Q"}`)
+	}, func(int) {
+		pq = e.do(admin, "POST", "/v1/collections/"+p.ID+"/move", `{"parent":"`+q.ID+`"}`)
+	}, func(int) {
+		qp = e.do(admin, "POST", "/v1/collections/"+q.ID+"/move", `{"parent":"`+p.ID+`"}`)
+	}, func(int) {
+		if pq.Status == 200 && qp.Status == 200 {
+			t.Errorf("both moves answered 200")
+		}
+		for _, r := range []apitest.Response{pq, qp} {
+			if r.Status != 200 && r.Status != 400 && r.Status != 409 {
+				t.Errorf("move answered %d %s", r.Status, r.Body)
+			}
+		}
+		if e.parentOf(admin, p.ID) == q.ID && e.parentOf(admin, q.ID) == p.ID {
+			t.Errorf("cycle: P under Q and Q under P")
+		}
+	})
+}
+
+// Deleting a collection while a space or a sub-collection is created in
+// it: the creation or the deletion fails; never an item in a deleted
+// collection.
+func TestRaceDeleteCollectionAndCreateIn(t *testing.T) {
+	for _, kind := range []string{"spaces", "collections"} {
+		t.Run(kind, func(t *testing.T) {
+			e := newEnv(t)
+			admin := e.member("ada", "org1", roles.Admin)
+			var col collectionBody
+			var del, create apitest.Response
+			racetest.Run(t, func(i int) {
+				e.reset()
+				col = e.createCollection(admin, "org1", fmt.Sprintf(`{"title":"C%d"}`, i))
+			}, func(int) {
+				del = e.do(admin, "DELETE", "/v1/collections/"+col.ID, "")
+			}, func(int) {
+				create = e.do(admin, "POST", "/v1/orgs/org1/"+kind, `{"title":"In","parent":"`+col.ID+`"}`)
+			}, func(int) {
+				if create.Status == 201 && e.gone(admin, "/v1/collections/"+col.ID) {
+					t.Errorf("created in a collection that is gone (delete: %d)", del.Status)
+				}
+			})
+		})
+	}
+}
+
+// Moving a space into a collection while the collection is deleted.
+func TestRaceDeleteCollectionAndMoveSpaceIn(t *testing.T) {
+	e := newEnv(t)
+	admin := e.member("ada", "org1", roles.Admin)
+	var sp spaceBody
+	var col collectionBody
+	var del, move apitest.Response
+	racetest.Run(t, func(i int) {
+		e.reset()
+		sp = e.createSpace(admin, "org1", `{"title":"S"}`)
+		col = e.createCollection(admin, "org1", fmt.Sprintf(`{"title":"C%d"}`, i))
+	}, func(int) {
+		del = e.do(admin, "DELETE", "/v1/collections/"+col.ID, "")
+	}, func(int) {
+		move = e.do(admin, "POST", "/v1/spaces/"+sp.ID+"/move", `{"parent":"`+col.ID+`"}`)
+	}, func(int) {
+		var now spaceBody
+		e.ok(admin, "GET", "/v1/spaces/"+sp.ID, "", "", 200).Decode(t, &now)
+		if now.Parent != "" && e.gone(admin, "/v1/collections/"+now.Parent) {
+			t.Errorf("space moved into a collection that is gone (delete: %d, move: %d)", del.Status, move.Status)
+		}
+	})
+}
+
+// Restoring a space while its collection is deleted: the space comes back
+// into its collection or at the top, never into a deleted collection.
+func TestRaceRestoreSpaceAndDeleteCollection(t *testing.T) {
+	e := newEnv(t)
+	admin := e.member("ada", "org1", roles.Admin)
+	var sp spaceBody
+	var col collectionBody
+	racetest.Run(t, func(i int) {
+		e.reset()
+		col = e.createCollection(admin, "org1", fmt.Sprintf(`{"title":"C%d"}`, i))
+		sp = e.createSpace(admin, "org1", `{"title":"S","parent":"`+col.ID+`"}`)
+		e.ok(admin, "DELETE", "/v1/spaces/"+sp.ID, "", "", 205)
+	}, func(int) {
+		e.do(admin, "DELETE", "/v1/collections/"+col.ID, "")
+	}, func(int) {
+		e.do(admin, "POST", "/v1/spaces/"+sp.ID+"/restore", "")
+	}, func(int) {
+		var now spaceBody
+		e.ok(admin, "GET", "/v1/spaces/"+sp.ID, "", "", 200).Decode(t, &now)
+		if now.DeletedAt == nil && now.Parent != "" && e.gone(admin, "/v1/collections/"+now.Parent) {
+			t.Errorf("space restored into a collection that is gone")
+		}
+	})
+}
+
+// Setting in-collection visibility while the space moves to the top: the
+// visibility is only ever in-collection for a space in a collection.
+func TestRaceVisibilityAndMoveToTop(t *testing.T) {
+	e := newEnv(t)
+	admin := e.member("ada", "org1", roles.Admin)
+	var sp spaceBody
+	var patch, move apitest.Response
+	racetest.Run(t, func(int) {
+		e.reset()
+		col := e.createCollection(admin, "org1", `{"title":"C"}`)
+		sp = e.createSpace(admin, "org1", `{"title":"S","parent":"`+col.ID+`"}`)
+	}, func(int) {
+		patch = e.do(admin, "PATCH", "/v1/spaces/"+sp.ID, `{"visibility":"in-collection"}`)
+	}, func(int) {
+		move = e.do(admin, "POST", "/v1/spaces/"+sp.ID+"/move", `{"parent":null}`)
+	}, func(int) {
+		var now spaceBody
+		e.ok(admin, "GET", "/v1/spaces/"+sp.ID, "", "", 200).Decode(t, &now)
+		if now.Visibility == "in-collection" && now.Parent == "" {
+			t.Errorf("space at the top with in-collection visibility (patch %d, move %d)", patch.Status, move.Status)
+		}
+		if patch.Status != 200 && patch.Status != 400 && patch.Status != 409 {
+			t.Errorf("patch answered %d %s", patch.Status, patch.Body)
+		}
+		if move.Status != 200 && move.Status != 409 {
+			t.Errorf("move answered %d %s", move.Status, move.Body)
+		}
+	})
+}
