@@ -1,9 +1,7 @@
 package gateway
 
 import (
-	"context"
 	"net/http"
-	"net/url"
 
 	"github.com/docspub/platform/gateway/internal/route"
 	"github.com/docspub/platform/libs/apierr"
@@ -44,22 +42,5 @@ func (g *Gateway) read(c *gin.Context) {
 	if !g.allow(c, "reader:"+client) {
 		return
 	}
-	base, err := g.resolver.Resolve(r.Context(), route.Sites)
-	if err != nil {
-		httpx.Error(c, unavailable(route.Sites, err))
-		return
-	}
-	target, err := url.Parse(base)
-	if err != nil {
-		httpx.Error(c, unavailable(route.Sites, err))
-		return
-	}
-	token, err := g.signer.Mint(route.Sites, internaltoken.Principal{Service: Service})
-	if err != nil {
-		httpx.Error(c, err)
-		return
-	}
-	f := &forward{c: c, service: route.Sites, target: target, token: token, requestID: c.GetString("request_id"),
-		reader: true, client: client}
-	g.proxy.ServeHTTP(c.Writer, r.WithContext(context.WithValue(r.Context(), forwardKey{}, f)))
+	g.forward(c, &forward{service: route.Sites, reader: true, client: client}, internaltoken.Principal{Service: Service})
 }

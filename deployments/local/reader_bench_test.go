@@ -2,7 +2,6 @@ package local
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -13,7 +12,6 @@ import (
 	"time"
 
 	"github.com/docspub/platform/libs/internaltoken"
-	"github.com/docspub/platform/libs/logx"
 )
 
 // BenchmarkPublishedPage reads a published page of 5,000 words in a space
@@ -23,13 +21,7 @@ import (
 //
 //	go test -run '^$' -bench PublishedPage -benchtime 2000x ./deployments/local/
 func BenchmarkPublishedPage(b *testing.B) {
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
-	p, err := Start(ctx, Config{Addr: "127.0.0.1:0", DataDir: b.TempDir(), RateLimit: 0}, logx.Discard())
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer p.Close()
+	p := benchPlatform(b)
 	url := publishBenchSite(b, p)
 
 	hc := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 16}}
