@@ -83,7 +83,8 @@ func (r *Reader) admit(ctx context.Context, rd *read) *Response {
 	}
 	if st.AdaptiveContent {
 		unsigned := unsignedFromCookie(rd.req.Cookies[CookieUnsigned])
-		if fromQuery, set := unsignedFromQuery(q); set {
+		fromQuery, set := unsignedFromQuery(q)
+		if set {
 			if unsigned == nil {
 				unsigned = map[string]any{}
 			}
@@ -92,10 +93,8 @@ func (r *Reader) admit(ctx context.Context, rd *read) *Response {
 			}
 		}
 		rd.visitor.claims = rd.snap.claims.claims(rd.visitor.signed, unsigned)
-		if _, set := unsignedFromQuery(q); set {
-			if u, _ := rd.visitor.claims["unsigned"].(map[string]any); u != nil {
-				rd.setCookie(CookieUnsigned, unsignedCookie(u), int(maxCookieAge.Seconds()))
-			}
+		if u, _ := rd.visitor.claims["unsigned"].(map[string]any); set && u != nil {
+			rd.setCookie(CookieUnsigned, unsignedCookie(u), int(maxCookieAge.Seconds()))
 		}
 	}
 	if len(rd.visitor.claims) == 0 || isEmptyClaims(rd.visitor.claims) {

@@ -135,7 +135,7 @@ func (r *Reader) llms(ctx context.Context, rd *read, full bool) *Response {
 		b.WriteString("\n## " + name + "\n\n")
 		for _, p := range st.t.docs {
 			if !full {
-				b.WriteString("- [" + p.title + "](" + rd.origin + rd.pageURL(st.v, st.t, p) + ".md)")
+				b.WriteString("- [" + p.title + "](" + rd.origin + rd.base + st.v.path + "/" + p.path + ".md)")
 				if p.description != "" {
 					b.WriteString(": " + p.description)
 				}

@@ -33,6 +33,7 @@ import (
 	"github.com/docspub/platform/services/sites/internal/section"
 	"github.com/docspub/platform/services/sites/internal/site"
 	"github.com/docspub/platform/services/sites/internal/spaceview"
+	"golang.org/x/sync/singleflight"
 )
 
 // SiteStore is what the reader reads of sites (site.Store).
@@ -92,6 +93,8 @@ type Reader struct {
 	searches *quota.Limiter
 	conds    *conditions
 	markdown *markdown
+	// loading reads each revision once however many readers wait for it.
+	loading singleflight.Group
 }
 
 // New returns a reader.

@@ -7,7 +7,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/docspub/platform/libs/apierr"
 	"github.com/docspub/platform/services/sites/internal/contentclient"
 	"github.com/docspub/platform/services/sites/internal/limits"
 	lru "github.com/hashicorp/golang-lru/v2"
@@ -220,7 +219,7 @@ func (r *Reader) revision(ctx context.Context, org, spaceID string) (*tree, erro
 	if t, ok := r.cache.get(key); ok {
 		return t.(*tree), nil
 	}
-	v, err, _ := r.sites.group.Do(key, func() (any, error) {
+	v, err, _ := r.loading.Do(key, func() (any, error) {
 		var rev contentclient.Revision
 		err := r.loads.Do(context.WithoutCancel(ctx), org, func(ctx context.Context) (err error) {
 			rev, err = r.deps.Content.Content(ctx, spaceID)
@@ -240,10 +239,4 @@ func (r *Reader) revision(ctx context.Context, org, spaceID string) (*tree, erro
 		return nil, err
 	}
 	return v.(*tree), nil
-}
-
-// errTooLarge tells whether err says content's answer was too large.
-func errTooLarge(err error) bool {
-	var e *apierr.Error
-	return errors.As(err, &e) && e.Status == 413
 }

@@ -102,7 +102,8 @@ func TestPublicSite(t *testing.T) {
 		t.Errorf("markdown: %v %q", md.header, md.body)
 	}
 	llms := e.want(base+"/llms.txt", 200).body
-	if !strings.Contains(llms, "- [On Linux](http://gw.test"+base+"/install/linux.md)") || strings.Contains(llms, "Secret draft") {
+	if !strings.Contains(llms, "- [On Linux](http://gw.test"+base+"/install/linux.md)") || strings.Contains(llms, "Secret draft") ||
+		!strings.Contains(llms, "- [Welcome](http://gw.test"+base+"/welcome.md)") {
 		t.Errorf("llms.txt:\n%s", llms)
 	}
 	if full := e.want(base+"/llms-full.txt", 200).body; !strings.Contains(full, "apt install docspub") {

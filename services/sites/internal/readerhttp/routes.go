@@ -11,6 +11,7 @@ package readerhttp
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"log/slog"
 	"net/http"
 	"net/url"
@@ -48,6 +49,12 @@ func Register(e gin.IRouter, rd *reader.Reader, signer *internaltoken.Signer, re
 	g.GET("/*path", h.serve)
 	g.HEAD("/*path", h.serve)
 }
+
+// Bounds of insights events (the insights service's).
+const (
+	maxClaimsBytes = 4096
+	maxURL         = 2048
+)
 
 // Insights cookies: who reads, across visits and within one.
 const (
@@ -183,8 +190,13 @@ func (h *handlers) record(c *gin.Context, resp *reader.Response) {
 			session["referrer"] = ref
 		}
 	}
-	if len(v.Claims) > 0 {
+	// Insights refuses a whole batch for one event it cannot take: claims
+	// or a URL over its bounds are left out here.
+	if raw, err := json.Marshal(v.Claims); err == nil && len(v.Claims) > 0 && len(raw) <= maxClaimsBytes {
 		session["visitorAuthClaims"] = v.Claims
+	}
+	if len(v.URL) > maxURL {
+		return
 	}
 	location := map[string]any{"url": v.URL, "displayContext": "server"}
 	for k, val := range map[string]string{"siteSection": v.SiteSection, "siteSpace": v.SiteSpace, "space": v.Space,
