@@ -92,7 +92,7 @@ func TestPublishedSiteInBrowser(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	shot, err := chromedp.Run(bctx, chromedp.FullScreenshot(90))
+	shot, err := chromedp.Run(bctx, chromedp.FullScreenshot(100))
 	if err != nil {
 		t.Fatal(err)
 	}

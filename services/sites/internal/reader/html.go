@@ -2,7 +2,9 @@ package reader
 
 import (
 	"bytes"
+	"compress/gzip"
 	_ "embed"
+	"fmt"
 	"html/template"
 	"net/http"
 	"strings"
@@ -24,7 +26,7 @@ type pageData struct {
 	NoIndex                                                             bool
 	Tabs                                                                []link
 	Variants                                                            []link
-	Nav                                                                 template.HTML
+	Nav, NavRest                                                        template.HTML
 	Emoji, Heading, Lead                                                string
 	Content                                                             template.HTML
 	Cut                                                                 bool
@@ -45,6 +47,7 @@ type result struct {
 // htmlResponse renders the layout as the answer.
 func (r *Reader) htmlResponse(rd *read, status int, d pageData) *Response {
 	var b bytes.Buffer
+	b.Grow(len(d.Nav) + len(d.NavRest) + len(d.Content) + len(layoutHTML) + 4096)
 	d.NoIndex = rd.resp.NoIndex
 	if err := layout.Execute(&b, d); err != nil {
 		resp := rd.resp
@@ -101,8 +104,40 @@ func (rd *read) pageURL(v *variant, t *tree, p *page) string {
 	return rd.base + v.path + "/" + p.path
 }
 
-// pageHTML renders a page with the site's navigation.
+// renderedPage is a whole page as answered, and gzipped.
+type renderedPage struct {
+	html, gz []byte
+}
+
+// pageHTML renders a page with the site's navigation. A page for the
+// structure a visitor without claims sees depends on nothing else than the
+// site's snapshot, the revision and where it is served: it is rendered
+// (and gzipped) once per snapshot and cached.
 func (r *Reader) pageHTML(rd *read, sec *vsection, v *variant, t *tree, p *page) *Response {
+	rd.resp.View = rd.view("page_view", sec, v, t, p)
+	if rd.st != rd.snap.anonymous {
+		return r.renderPage(rd, sec, v, t, p)
+	}
+	key := fmt.Sprintf("page\x00%d\x00%s\x00%s\x00%s\x00%s\x00%s", rd.snap.id, rd.origin, rd.base, v.path, t.id, p.id)
+	if cached, ok := r.cache.get(key); ok {
+		rp := cached.(*renderedPage)
+		rd.resp.Status, rd.resp.Type, rd.resp.Body, rd.resp.Gzip = http.StatusOK, "text/html; charset=utf-8", rp.html, rp.gz
+		return rd.resp
+	}
+	resp := r.renderPage(rd, sec, v, t, p)
+	if resp.Status == http.StatusOK {
+		var gz bytes.Buffer
+		w, _ := gzip.NewWriterLevel(&gz, gzip.BestSpeed)
+		_, _ = w.Write(resp.Body)
+		if w.Close() == nil {
+			resp.Gzip = gz.Bytes()
+		}
+		r.cache.add(key, &renderedPage{html: resp.Body, gz: resp.Gzip}, int64(len(resp.Body)+len(resp.Gzip))+64)
+	}
+	return resp
+}
+
+func (r *Reader) renderPage(rd *read, sec *vsection, v *variant, t *tree, p *page) *Response {
 	d := r.frame(rd, sec, v)
 	d.Title, d.Heading, d.Emoji, d.Lead, d.Description = p.title, p.title, p.emoji, p.description, p.description
 	d.Canonical = rd.origin + rd.pageURL(v, t, p)
@@ -114,12 +149,12 @@ func (r *Reader) pageHTML(rd *read, sec *vsection, v *variant, t *tree, p *page)
 	}
 	out, ok := r.cache.get(key)
 	if !ok {
-		h, cut := r.markdown.render(p.markdown, files)
+		h, cut := r.markdown.render(p.markdown, p.title, files)
 		out = rendered{html: h, cut: cut}
 		r.cache.add(key, out, int64(len(h))+64)
 	}
 	d.Content, d.Cut = template.HTML(out.(rendered).html), out.(rendered).cut
-	d.Nav = r.nav(rd, v, t, rd.pageURL(v, t, p))
+	d.Nav, d.NavRest = r.nav(rd, v, t, rd.pageURL(v, t, p))
 	if p.index >= 0 {
 		if p.index > 0 {
 			q := t.docs[p.index-1]
@@ -130,14 +165,15 @@ func (r *Reader) pageHTML(rd *read, sec *vsection, v *variant, t *tree, p *page)
 			d.Next = &link{Title: q.title, URL: rd.pageURL(v, t, q)}
 		}
 	}
-	rd.resp.View = rd.view("page_view", sec, v, t, p)
 	return r.htmlResponse(rd, http.StatusOK, d)
 }
 
-// nav is a variant's page tree as HTML, the current page marked: hidden
-// pages are left out, groups are headings, at most limits.ReaderNavPages
-// pages. The tree's HTML is cached by where it is served and its revision.
-func (r *Reader) nav(rd *read, v *variant, t *tree, current string) template.HTML {
+// nav is a variant's page tree as HTML: hidden pages are left out, groups
+// are headings, at most limits.ReaderNavPages pages. The tree's HTML is
+// cached by where it is served and its revision; it comes back in two
+// pieces, cut inside the current page's link, where the layout marks it
+// (rest is empty when the page is not listed).
+func (r *Reader) nav(rd *read, v *variant, t *tree, current string) (html, rest template.HTML) {
 	key := "nav\x00" + rd.base + v.path + "\x00" + t.id
 	cached, ok := r.cache.get(key)
 	if !ok {
@@ -178,9 +214,12 @@ func (r *Reader) nav(rd *read, v *variant, t *tree, current string) template.HTM
 		cached = b.String()
 		r.cache.add(key, cached, int64(b.Len())+64)
 	}
-	html := cached.(string)
+	all := cached.(string)
 	mark := `href="` + template.HTMLEscapeString(current) + `"`
-	return template.HTML(strings.Replace(html, mark, mark+` aria-current="page"`, 1))
+	if i := strings.Index(all, mark); i >= 0 {
+		return template.HTML(all[:i+len(mark)]), template.HTML(all[i+len(mark):])
+	}
+	return template.HTML(all), ""
 }
 
 // message answers an error page within the site's frame when a site is

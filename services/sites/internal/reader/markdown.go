@@ -25,8 +25,11 @@ type markdown struct {
 }
 
 // filesKey holds, in a parse's context, the URL prefix of the revision's
-// files.
-var filesKey = parser.NewContextKey()
+// files; titleKey the page's title.
+var (
+	filesKey = parser.NewContextKey()
+	titleKey = parser.NewContextKey()
+)
 
 func newMarkdown() *markdown {
 	return &markdown{md: goldmark.New(
@@ -37,9 +40,10 @@ func newMarkdown() *markdown {
 }
 
 // render renders a page's markdown; files is the URL prefix its files are
-// served under. Past limits.ReaderPageBytes the markdown is cut at a line
-// end and cut says so.
-func (m *markdown) render(src, files string) (html string, cut bool) {
+// served under. A first heading that repeats the page's title (imports
+// keep the page's <h1>) is left out: the layout shows the title. Past
+// limits.ReaderPageBytes the markdown is cut at a line end and cut says so.
+func (m *markdown) render(src, title, files string) (html string, cut bool) {
 	if len(src) > limits.ReaderPageBytes {
 		src = src[:limits.ReaderPageBytes]
 		if i := strings.LastIndexByte(src, '\n'); i > 0 {
@@ -49,6 +53,7 @@ func (m *markdown) render(src, files string) (html string, cut bool) {
 	}
 	ctx := parser.NewContext()
 	ctx.Set(filesKey, files)
+	ctx.Set(titleKey, title)
 	var b bytes.Buffer
 	if err := m.md.Convert([]byte(src), &b, parser.WithContext(ctx)); err != nil {
 		return "", cut // goldmark's HTML writer fails only when the buffer does
@@ -62,6 +67,11 @@ type rewriter struct{}
 
 func (rewriter) Transform(doc *ast.Document, reader text.Reader, pc parser.Context) {
 	files, _ := pc.Get(filesKey).(string)
+	title, _ := pc.Get(titleKey).(string)
+	if h, ok := doc.FirstChild().(*ast.Heading); ok && h.Level == 1 && title != "" &&
+		strings.TrimSpace(plainText(h, reader.Source())) == strings.TrimSpace(title) {
+		doc.RemoveChild(doc, h)
+	}
 	var headings []*ast.Heading
 	_ = ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
 		if !entering {
@@ -99,4 +109,16 @@ func fileURL(dest []byte, files string) []byte {
 		return dest
 	}
 	return append([]byte(files), id...)
+}
+
+// plainText is the text of a node's inline children.
+func plainText(n ast.Node, src []byte) string {
+	var b strings.Builder
+	_ = ast.Walk(n, func(c ast.Node, entering bool) (ast.WalkStatus, error) {
+		if t, ok := c.(*ast.Text); ok && entering {
+			b.Write(t.Segment.Value(src))
+		}
+		return ast.WalkContinue, nil
+	})
+	return b.String()
 }

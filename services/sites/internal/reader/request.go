@@ -36,6 +36,8 @@ type Response struct {
 	// Type is the Content-Type of Body or File.
 	Type string
 	Body []byte
+	// Gzip is Body gzipped, when the reader has it at hand.
+	Gzip []byte
 	// File streams a file of Size bytes (closed by whoever writes it);
 	// Inline says whether browsers may show it in place.
 	File   io.ReadCloser

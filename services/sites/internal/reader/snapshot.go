@@ -33,9 +33,15 @@ type snapshot struct {
 	// anonymous is the structure a visitor without claims sees.
 	anonymous *structure
 
+	// id tells snapshots apart: whole pages rendered for the anonymous
+	// structure are cached under it.
+	id      uint64
 	gen     uint64
 	expires time.Time
 }
+
+// snapshotIDs numbers snapshots.
+var snapshotIDs atomic.Uint64
 
 // snapshots caches snapshots by the name a URL gives the site.
 type snapshots struct {
@@ -100,7 +106,7 @@ func (s *snapshots) get(ctx context.Context, k siteKey) (*snapshot, error) {
 		if err != nil {
 			return nil, err
 		}
-		snap.gen, snap.expires = gen, s.r.now().Add(s.ttl)
+		snap.id, snap.gen, snap.expires = snapshotIDs.Add(1), gen, s.r.now().Add(s.ttl)
 		s.cache.Add(key, snap)
 		return snap, nil
 	})

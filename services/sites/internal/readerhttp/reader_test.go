@@ -11,7 +11,7 @@ import (
 	"github.com/docspub/platform/services/sites/internal/contentclient/contenttest"
 )
 
-const welcome = "Hello **readers**.\n\n```go\nfmt.Println(\"hi\")\n```\n\n| tool | use |\n|---|---|\n| go | build |\n\n" +
+const welcome = "# Welcome\n\nHello **readers**.\n\n```go\nfmt.Println(\"hi\")\n```\n\n| tool | use |\n|---|---|\n| go | build |\n\n" +
 	"- [x] installed\n- [ ] configured\n\n## Setup steps\n\n<script>alert('content')</script>\n\n" +
 	"[click](javascript:alert(1)) and <img src=x onerror=alert(2)>\n\n![diagram](files/f1)\n"
 
@@ -51,6 +51,9 @@ func TestPublicSite(t *testing.T) {
 			t.Errorf("home page lacks %q", want)
 		}
 	}
+	if n := strings.Count(home.body, "<h1"); n != 1 {
+		t.Errorf("%d level-1 headings: the page's first heading repeats its title", n)
+	}
 	for _, bad := range []string{"<script", "javascript:", "onerror", "<b>it</b>"} {
 		if strings.Contains(home.body, bad) {
 			t.Errorf("home page holds %q", bad)
@@ -72,6 +75,10 @@ func TestPublicSite(t *testing.T) {
 	}
 	for _, l := range links {
 		e.want("http://gw.test"+l, 200)
+	}
+	// Gzipped for readers who take it, the same page.
+	if gz := e.readGzip(url); gz != home.body {
+		t.Errorf("gzipped home page differs (%d bytes, want %d)", len(gz), len(home.body))
 	}
 	install := e.want(base+"/install", 200)
 	for _, want := range []string{`<meta name="description" content="How to install, step by step.">`,

@@ -134,7 +134,24 @@ func (h *handlers) serve(c *gin.Context) {
 		c.DataFromReader(resp.Status, resp.Size, resp.Type, resp.File, nil)
 		return
 	}
+	hd.Add("Vary", "Accept-Encoding")
+	if resp.Gzip != nil && acceptsGzip(r.Header.Get("Accept-Encoding")) {
+		hd.Set("Content-Encoding", "gzip")
+		c.Data(resp.Status, resp.Type, resp.Gzip)
+		return
+	}
 	c.Data(resp.Status, resp.Type, resp.Body)
+}
+
+// acceptsGzip tells whether an Accept-Encoding header takes gzip.
+func acceptsGzip(header string) bool {
+	for _, part := range strings.Split(header, ",") {
+		name, q, _ := strings.Cut(strings.TrimSpace(part), ";")
+		if strings.EqualFold(strings.TrimSpace(name), "gzip") {
+			return strings.TrimSpace(strings.ReplaceAll(q, " ", "")) != "q=0"
+		}
+	}
+	return false
 }
 
 // safeName keeps a file name to characters a header quotes safely.

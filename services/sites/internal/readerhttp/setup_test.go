@@ -1,6 +1,7 @@
 package readerhttp_test
 
 import (
+	"compress/gzip"
 	"context"
 	"encoding/json"
 	"io"
@@ -267,4 +268,31 @@ func (p page) navLinks() []string {
 		out = append(out, m[1])
 	}
 	return out
+}
+
+// readGzip reads a page asking for gzip and returns it decompressed.
+func (e *env) readGzip(path string) string {
+	e.t.Helper()
+	req := httptest.NewRequest(http.MethodGet, readerhttp.Prefix+strings.TrimPrefix(path, "http://gw.test"), nil)
+	tok, err := e.signer.Mint(e.signer.Service(), internaltoken.Principal{Service: "gateway"})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	req.Header.Set(internaltoken.Header, tok)
+	req.Header.Set("X-Forwarded-Host", "gw.test")
+	req.Header.Set("Accept-Encoding", "br, gzip;q=0.8")
+	w := httptest.NewRecorder()
+	e.engine.ServeHTTP(w, req)
+	if w.Header().Get("Content-Encoding") != "gzip" || !strings.Contains(w.Header().Get("Vary"), "Accept-Encoding") {
+		e.t.Fatalf("GET %s with gzip: %d %v", path, w.Code, w.Header())
+	}
+	r, err := gzip.NewReader(w.Body)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	b, err := io.ReadAll(r)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return string(b)
 }
