@@ -1,7 +1,7 @@
 # The two commands of the README: `make run` starts the whole platform locally
 # with embedded infrastructure; `make test` runs every module's tests.
 GO      ?= go
-MODULES := libs gateway services/identity services/content services/sites deployments/local deployments/manifests
+MODULES := libs gateway services/identity services/content services/sites services/integrations deployments/local deployments/manifests
 PKGS    := $(foreach m,$(MODULES),./$(m)/...)
 
 # The Consul agent the discovery tests run in -dev mode, built once from
@@ -68,8 +68,11 @@ fmt:
 	gofmt -l -w $(MODULES)
 
 bench: consul
-	$(GO) test -run '^$$' -bench . -benchtime 2000x -count 1 ./gateway/... ./deployments/local/...
+	$(GO) test -run '^$$' -bench . -benchtime 2000x -count 1 ./gateway/...
+	$(GO) test -run '^$$' -bench 'GatewayOverhead|PublishedView' -benchtime 2000x -count 1 ./deployments/local/...
 	$(GO) test -run '^$$' -bench Resolve -count 1 ./libs/discovery/
+	$(GO) test -run '^$$' -bench GitImport1000Pages -benchtime 1x -count 1 -timeout 30m ./deployments/local/
+	$(GO) test -run '^$$' -bench Process5MB -benchtime 1x -count 1 ./services/integrations/internal/openapihttp/
 	$(GO) test -run '^$$' -bench SpaceListKeyset -benchtime 5x -count 1 -timeout 30m ./services/content/
 	$(GO) test -run '^$$' -bench . -benchtime 20x -count 1 ./services/content/internal/merge/
 	$(GO) test -run '^$$' -bench . -count 1 -timeout 30m ./services/content/internal/searchmongo/

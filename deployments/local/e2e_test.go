@@ -41,6 +41,20 @@ func (r reply) json(t *testing.T) map[string]any {
 
 func (c client) do(method, path string, body any) reply {
 	c.t.Helper()
+	r, err := c.send(method, path, body)
+	if err != nil {
+		c.t.Fatalf("%s %s: %v", method, path, err)
+	}
+	return r
+}
+
+// raw is do without a test (benchmarks): a failed request is status 0.
+func (c client) raw(method, path string, body any) reply {
+	r, _ := c.send(method, path, body)
+	return r
+}
+
+func (c client) send(method, path string, body any) (reply, error) {
 	var rd io.Reader
 	if body != nil {
 		if s, ok := body.(string); ok {
@@ -52,7 +66,7 @@ func (c client) do(method, path string, body any) reply {
 	}
 	req, err := http.NewRequest(method, c.base+path, rd)
 	if err != nil {
-		c.t.Fatal(err)
+		return reply{}, err
 	}
 	if c.token != "" {
 		req.Header.Set("Authorization", "Bearer "+c.token)
@@ -62,11 +76,11 @@ func (c client) do(method, path string, body any) reply {
 	}
 	res, err := http.DefaultClient.Do(req)
 	if err != nil {
-		c.t.Fatalf("%s %s: %v", method, path, err)
+		return reply{}, err
 	}
 	defer res.Body.Close()
 	b, _ := io.ReadAll(res.Body)
-	return reply{Status: res.StatusCode, Body: b, Header: res.Header}
+	return reply{Status: res.StatusCode, Body: b, Header: res.Header}, nil
 }
 
 // op calls an operation of the contract and checks its status and body.

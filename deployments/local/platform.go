@@ -27,8 +27,10 @@ import (
 	"github.com/docspub/platform/libs/embedded"
 	"github.com/docspub/platform/libs/httpx"
 	"github.com/docspub/platform/libs/roles"
+	"github.com/docspub/platform/libs/service"
 	"github.com/docspub/platform/services/content"
 	"github.com/docspub/platform/services/identity"
+	"github.com/docspub/platform/services/integrations"
 	"github.com/docspub/platform/services/sites"
 	"github.com/redis/go-redis/v9"
 )
@@ -40,11 +42,15 @@ type Config struct {
 	LogLevel string `env:"LOG_LEVEL, default=info"`
 	// RateLimit is the gateway's per-token limit per minute (0 turns it off).
 	RateLimit int `env:"RATE_LIMIT, default=600"`
-	// OutboundAllowPrivate lets content's imports fetch private and loopback
-	// addresses (off by default: user URLs must not reach the internal network).
+	// OutboundAllowPrivate lets content's imports and integrations' OpenAPI
+	// fetches and Git remotes reach private and loopback addresses (off by
+	// default: user URLs must not reach the internal network).
 	OutboundAllowPrivate bool `env:"OUTBOUND_ALLOW_PRIVATE, default=false"`
 	// Now is the services' clock (nil: the real one); tests step it forward.
 	Now func() time.Time
+	// Integrations, when set, adjusts the integrations service's
+	// configuration (tests shorten its timeouts).
+	Integrations func(*integrations.Config)
 }
 
 // Credentials are the seeded demo identities.
@@ -58,17 +64,23 @@ type Platform struct {
 	Credentials Credentials
 	CredsPath   string
 	Kafka       *embedded.Kafka
-	// IdentityURL, ContentURL and SitesURL are the services' own addresses, behind the gateway.
-	IdentityURL, ContentURL, SitesURL string
+	// IdentityURL, ContentURL, SitesURL and IntegrationsURL are the
+	// services' own addresses, behind the gateway.
+	IdentityURL, ContentURL, SitesURL, IntegrationsURL string
 	// InternalTokenSecret signs the gateway's internal tokens.
 	InternalTokenSecret string
+	// MongoURI is the embedded MongoDB's address (tests read every stored document).
+	MongoURI string
 
 	kafkaPort int
 	identity  *identity.App
 	content   *content.App
-	sites     *sitesRun
+	sites     *appRun
 	sitesCfg  sites.Config
-	log       *slog.Logger
+
+	integrations    *appRun
+	integrationsCfg integrations.Config
+	log             *slog.Logger
 
 	cancel  context.CancelFunc
 	wg      sync.WaitGroup
@@ -97,6 +109,7 @@ func Start(ctx context.Context, cfg Config, log *slog.Logger) (_ *Platform, err 
 		return nil, err
 	}
 	p.closers = append(p.closers, mongo.Close)
+	p.MongoURI = mongo.URI
 	kafka, err := embedded.StartKafka(0)
 	if err != nil {
 		return nil, err
@@ -183,14 +196,33 @@ func Start(ctx context.Context, cfg Config, log *slog.Logger) (_ *Platform, err 
 	p.closers = append(p.closers, p.StopSites)
 	p.SitesURL = "http://" + p.sitesCfg.Addr
 
+	// integrations, restartable like sites (its jobs resume after a restart)
+	if err := config.LoadMap(ctx, &p.integrationsCfg, map[string]string{
+		"INTEGRATIONS_ADDR": "127.0.0.1:0", "MONGO_URI": mongo.URI, "KAFKA_BROKERS": strings.Join(kafka.Brokers, ","),
+		"CONTENT_URL": ctURL, "INTERNAL_TOKEN_SECRET": secret, "PUBLIC_URL": p.URL, "APP_URL": p.URL + "/app",
+		"OUTBOUND_ALLOW_PRIVATE": strconv.FormatBool(cfg.OutboundAllowPrivate), "LOG_LEVEL": cfg.LogLevel,
+	}); err != nil {
+		_ = gwLn.Close()
+		return nil, err
+	}
+	if cfg.Integrations != nil {
+		cfg.Integrations(&p.integrationsCfg)
+	}
+	if err := p.StartIntegrations(); err != nil {
+		_ = gwLn.Close()
+		return nil, err
+	}
+	p.closers = append(p.closers, p.StopIntegrations)
+	p.IntegrationsURL = "http://" + p.integrationsCfg.Addr
+
 	// gateway
 	rc := redis.NewClient(&redis.Options{Addr: rds.Addr()})
 	p.closers = append(p.closers, func() { _ = rc.Close() })
 	var gwCfg gateway.Config // the gateway's own defaults, with the runner's choices on top
 	if err := config.LoadMap(ctx, &gwCfg, map[string]string{
 		"ADDR": cfg.Addr, "INTERNAL_TOKEN_SECRET": secret, "RATE_LIMIT": strconv.Itoa(cfg.RateLimit),
-		"UPSTREAMS": "identity=" + idURL + ",content=" + ctURL + ",sites=" + p.SitesURL, "LOG_LEVEL": cfg.LogLevel,
-		"KAFKA_BROKERS": strings.Join(kafka.Brokers, ","),
+		"UPSTREAMS": "identity=" + idURL + ",content=" + ctURL + ",sites=" + p.SitesURL + ",integrations=" + p.IntegrationsURL,
+		"LOG_LEVEL": cfg.LogLevel, "KAFKA_BROKERS": strings.Join(kafka.Brokers, ","),
 	}); err != nil {
 		_ = gwLn.Close()
 		return nil, err
@@ -199,7 +231,8 @@ func Start(ctx context.Context, cfg Config, log *slog.Logger) (_ *Platform, err 
 		_ = gwLn.Close()
 		return nil, err
 	}
-	gw, err := gateway.New(gwCfg, gateway.Deps{Redis: rc, Resolver: discovery.Static{"identity": idURL, "content": ctURL, "sites": p.SitesURL}, Log: log.With("service", "gateway")})
+	gw, err := gateway.New(gwCfg, gateway.Deps{Redis: rc, Resolver: discovery.Static{"identity": idURL, "content": ctURL, "sites": p.SitesURL,
+		"integrations": p.IntegrationsURL}, Log: log.With("service", "gateway")})
 	if err != nil {
 		_ = gwLn.Close()
 		return nil, fmt.Errorf("gateway: %w", err)
@@ -224,11 +257,49 @@ func (p *Platform) Bootstrap(ctx context.Context, in identity.BootstrapInput) (i
 	return identity.Bootstrap(ctx, p.identity.Database(), in)
 }
 
-// sitesRun is a running sites service.
-type sitesRun struct {
-	app    *sites.App
+// appRun is a service that the runner stops and starts again, on the same
+// address and database (sites and integrations, for restart tests).
+type appRun struct {
+	app    service.App
 	cancel context.CancelFunc
 	done   chan struct{}
+}
+
+// startApp builds an app with build and serves it on *addr, which keeps
+// the port it got for a restart.
+func (p *Platform) startApp(name string, addr *string, build func(ctx context.Context, log *slog.Logger) (service.App, error)) (*appRun, error) {
+	ctx, cancel := context.WithCancel(context.Background())
+	log := p.log.With("service", name)
+	app, err := build(ctx, log)
+	if err != nil {
+		cancel()
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		cancel()
+		_ = app.Close(context.Background())
+		return nil, fmt.Errorf("%s: listen: %w", name, err)
+	}
+	*addr = ln.Addr().String()
+	app.RunBackground(ctx)
+	run := &appRun{app: app, cancel: cancel, done: make(chan struct{})}
+	go func() {
+		defer close(run.done)
+		if err := httpx.Serve(ctx, ln, app.Handler(), log); err != nil && !errors.Is(err, context.Canceled) {
+			log.Error(name+" server stopped", "err", err)
+		}
+	}()
+	return run, nil
+}
+
+// stop stops the app: its server, then its background work, then its connections.
+func (r *appRun) stop() {
+	r.cancel()
+	<-r.done
+	cctx, cancel := context.WithTimeout(context.Background(), service.CloseTimeout)
+	defer cancel()
+	_ = r.app.Close(cctx)
 }
 
 // StartSites starts the sites service (again, after StopSites: on the same
@@ -237,28 +308,12 @@ func (p *Platform) StartSites() error {
 	if p.sites != nil {
 		return nil
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	log := p.log.With("service", "sites")
-	app, err := sites.New(ctx, p.sitesCfg, log)
+	run, err := p.startApp("sites", &p.sitesCfg.Addr, func(ctx context.Context, log *slog.Logger) (service.App, error) {
+		return sites.New(ctx, p.sitesCfg, log)
+	})
 	if err != nil {
-		cancel()
-		return fmt.Errorf("sites: %w", err)
+		return err
 	}
-	ln, err := net.Listen("tcp", p.sitesCfg.Addr)
-	if err != nil {
-		cancel()
-		_ = app.Close(context.Background())
-		return fmt.Errorf("sites: listen: %w", err)
-	}
-	p.sitesCfg.Addr = ln.Addr().String() // keep the port for a restart
-	app.RunBackground(ctx)
-	run := &sitesRun{app: app, cancel: cancel, done: make(chan struct{})}
-	go func() {
-		defer close(run.done)
-		if err := httpx.Serve(ctx, ln, app.Handler(), log); err != nil && !errors.Is(err, context.Canceled) {
-			log.Error("sites server stopped", "err", err)
-		}
-	}()
 	p.sites = run
 	return nil
 }
@@ -268,10 +323,35 @@ func (p *Platform) StopSites() {
 	if p.sites == nil {
 		return
 	}
-	p.sites.cancel()
-	<-p.sites.done
-	_ = p.sites.app.Close(context.Background())
+	p.sites.stop()
 	p.sites = nil
+}
+
+// StartIntegrations starts the integrations service (again, after
+// StopIntegrations: on the same address and database; its unfinished jobs
+// resume).
+func (p *Platform) StartIntegrations() error {
+	if p.integrations != nil {
+		return nil
+	}
+	run, err := p.startApp("integrations", &p.integrationsCfg.Addr, func(ctx context.Context, log *slog.Logger) (service.App, error) {
+		return integrations.New(ctx, p.integrationsCfg, log)
+	})
+	if err != nil {
+		return err
+	}
+	p.integrations = run
+	return nil
+}
+
+// StopIntegrations stops the integrations service; its worker hands its
+// jobs back first.
+func (p *Platform) StopIntegrations() {
+	if p.integrations == nil {
+		return
+	}
+	p.integrations.stop()
+	p.integrations = nil
 }
 
 // PurgeContent runs content's purge of spaces deleted more than seven days ago now.

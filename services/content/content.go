@@ -30,6 +30,7 @@ import (
 	"github.com/docspub/platform/services/content/internal/customfield"
 	"github.com/docspub/platform/services/content/internal/customfieldhttp"
 	"github.com/docspub/platform/services/content/internal/customfieldmongo"
+	"github.com/docspub/platform/services/content/internal/gitsynchttp"
 	"github.com/docspub/platform/services/content/internal/limits"
 	"github.com/docspub/platform/services/content/internal/links"
 	"github.com/docspub/platform/services/content/internal/peoplemongo"
@@ -217,6 +218,8 @@ func New(ctx context.Context, cfg Config, log *slog.Logger, opts ...Option) (*Ap
 	})
 	searchhttp.Register(v1, searcher, spaces)
 	spacehttp.RegisterInternal(e.Group("/internal/v1", internaltoken.Require(core.Signer), internaltoken.RequireUser), spaces)
+	// Git sync for the integrations service (the gateway routes no /internal path).
+	gitsynchttp.Register(e.Group("/internal/v1", internaltoken.Require(core.Signer)), spaces, revisionStore, people)
 
 	consumer := kafkax.NewConsumer(cfg.KafkaBrokers, ConsumerGroup, IdentityTopic, db, people.Handle, log)
 	return &App{cfg: cfg, core: core, identity: consumer, spaces: spaces, changeRequests: changeRequests,

@@ -160,6 +160,12 @@ var Routes = []Route{
 	{Method: http.MethodGet, Pattern: "/v1/orgs/{organizationId}/openapi/{specSlug}", Service: Integrations},
 	{Method: http.MethodPut, Pattern: "/v1/orgs/{organizationId}/openapi/{specSlug}", Service: Integrations},
 	{Method: http.MethodDelete, Pattern: "/v1/orgs/{organizationId}/openapi/{specSlug}", Service: Integrations},
+	// The public spec's PATCH and versions rows (issue 10), beyond operations.tsv.
+	{Method: http.MethodPatch, Pattern: "/v1/orgs/{organizationId}/openapi/{specSlug}", Service: Integrations},
+	{Method: http.MethodGet, Pattern: "/v1/orgs/{organizationId}/openapi/{specSlug}/versions", Service: Integrations},
+	{Method: http.MethodGet, Pattern: "/v1/orgs/{organizationId}/openapi/{specSlug}/versions/{versionId}", Service: Integrations},
+	{Method: http.MethodGet, Pattern: "/v1/orgs/{organizationId}/openapi/{specSlug}/versions/{versionId}/content", Service: Integrations},
+	{Method: http.MethodGet, Pattern: "/v1/orgs/{organizationId}/openapi/{specSlug}/versions/{versionId}/content/raw", Service: Integrations},
 
 	// Translations
 	{Method: http.MethodGet, Pattern: "/v1/orgs/{organizationId}/translations", Service: Integrations},

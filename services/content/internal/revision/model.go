@@ -35,6 +35,7 @@ type Revision struct {
 	Files            []File            `bson:"files"`
 	ReusableContents []ReusableContent `bson:"reusableContents"`
 	CreatedAt        time.Time         `bson:"createdAt"`
+	Git              *Git              `bson:"git,omitempty"` // the commit a Git import made it from, or an export pushed
 }
 
 // Page is a page of the tree. Its path is the slugs from the top joined by
@@ -47,6 +48,8 @@ type Page struct {
 	Slug        string    `bson:"slug"`
 	Emoji       string    `bson:"emoji,omitempty"`
 	Description string    `bson:"description,omitempty"`
+	Icon        string    `bson:"icon,omitempty"`
+	Hidden      bool      `bson:"hidden,omitempty"`
 	Markdown    string    `bson:"markdown,omitempty"` // document pages
 	Pages       []Page    `bson:"pages"`              // children
 	CreatedAt   time.Time `bson:"createdAt"`

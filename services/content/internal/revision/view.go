@@ -22,6 +22,7 @@ type RevisionView struct {
 	ReusableContents []ReusableContentView `json:"reusableContents"`
 	Tags             []any                 `json:"tags"`
 	CreatedAt        time.Time             `json:"createdAt"`
+	Git              *GitView              `json:"git,omitempty"`
 	URLs             RevisionURLs          `json:"urls"`
 }
 
@@ -37,6 +38,7 @@ type PageView struct {
 	ID          string     `json:"id"`
 	Title       string     `json:"title"`
 	Emoji       string     `json:"emoji,omitempty"`
+	Icon        string     `json:"icon,omitempty"`
 	CreatedAt   time.Time  `json:"createdAt,omitzero"`
 	UpdatedAt   time.Time  `json:"updatedAt,omitzero"`
 	Kind        string     `json:"kind"`
@@ -153,7 +155,7 @@ func (v *viewer) page(f Flat, format string) PageView {
 	p := f.Page
 	pv := PageView{
 		ID: p.ID, Title: p.Title, Emoji: p.Emoji, CreatedAt: p.CreatedAt.UTC(), UpdatedAt: p.UpdatedAt.UTC(),
-		Slug: p.Slug, Path: f.Path, Pages: v.pages(p.Pages, f.Path),
+		Slug: p.Slug, Path: f.Path, Pages: v.pages(p.Pages, f.Path), Icon: p.Icon, Hidden: p.Hidden,
 	}
 	if pv.Title == "" {
 		pv.Title = untitled
@@ -204,6 +206,7 @@ func (v *viewer) revision() RevisionView {
 	if rv.Type == "" {
 		rv.Type = TypeEdits
 	}
+	rv.Git = r.Git.view()
 	if rv.Parents == nil {
 		rv.Parents = []string{}
 	}

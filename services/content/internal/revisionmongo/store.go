@@ -103,6 +103,7 @@ type revisionDoc struct {
 	ReusableContents []reusableDoc   `bson:"reusableContents"`
 	Bodies           []string        `bson:"bodies"`
 	CreatedAt        time.Time       `bson:"createdAt"`
+	Git              *revision.Git   `bson:"git,omitempty"`
 }
 
 type pageDoc struct {
@@ -112,6 +113,8 @@ type pageDoc struct {
 	Slug        string    `bson:"slug"`
 	Emoji       string    `bson:"emoji,omitempty"`
 	Description string    `bson:"description,omitempty"`
+	Icon        string    `bson:"icon,omitempty"`
+	Hidden      bool      `bson:"hidden,omitempty"`
 	Markdown    string    `bson:"markdown,omitempty"` // inline (revisions written before bodies moved out)
 	Body        []string  `bson:"body,omitempty"`     // body ids, in order
 	Pages       []pageDoc `bson:"pages"`
@@ -175,7 +178,7 @@ func (b *bodies) pages(ps []revision.Page) []pageDoc {
 	out := make([]pageDoc, len(ps))
 	for i, p := range ps {
 		out[i] = pageDoc{ID: p.ID, Kind: p.Kind, Title: p.Title, Slug: p.Slug, Emoji: p.Emoji, Description: p.Description,
-			Body: b.refs(p.Markdown), Pages: b.pages(p.Pages), CreatedAt: p.CreatedAt, UpdatedAt: p.UpdatedAt}
+			Icon: p.Icon, Hidden: p.Hidden, Body: b.refs(p.Markdown), Pages: b.pages(p.Pages), CreatedAt: p.CreatedAt, UpdatedAt: p.UpdatedAt}
 	}
 	return out
 }
@@ -189,7 +192,7 @@ func (s *Store) Insert(ctx context.Context, r revision.Revision) error {
 	}
 	b := &bodies{owner: r.Owner(), docs: map[string]bodyDoc{}}
 	doc := revisionDoc{ID: r.ID, Space: r.Space, Organization: r.Organization, Type: r.Type, Parents: r.Parents,
-		MergedFrom: r.MergedFrom, Pages: b.pages(r.Pages), Files: r.Files, CreatedAt: r.CreatedAt}
+		MergedFrom: r.MergedFrom, Pages: b.pages(r.Pages), Files: r.Files, CreatedAt: r.CreatedAt, Git: r.Git}
 	for _, rc := range r.ReusableContents {
 		doc.ReusableContents = append(doc.ReusableContents, reusableDoc{ID: rc.ID, Title: rc.Title, Body: b.refs(rc.Markdown)})
 	}
@@ -304,7 +307,7 @@ func (s *Store) Get(ctx context.Context, id string) (revision.Revision, error) {
 		return revision.Revision{}, fmt.Errorf("revision %s: %w", id, err)
 	}
 	r := revision.Revision{ID: d.ID, Space: d.Space, Organization: d.Organization, Type: d.Type, Parents: d.Parents,
-		MergedFrom: d.MergedFrom, Pages: pagesOf(d.Pages, text), Files: d.Files, CreatedAt: d.CreatedAt}
+		MergedFrom: d.MergedFrom, Pages: pagesOf(d.Pages, text), Files: d.Files, CreatedAt: d.CreatedAt, Git: d.Git}
 	if d.Pages == nil {
 		r.Pages = nil
 	}
@@ -363,7 +366,7 @@ func pagesOf(ds []pageDoc, text map[string]string) []revision.Page {
 	out := make([]revision.Page, len(ds))
 	for i, d := range ds {
 		out[i] = revision.Page{ID: d.ID, Kind: d.Kind, Title: d.Title, Slug: d.Slug, Emoji: d.Emoji, Description: d.Description,
-			Markdown: join(d.Markdown, d.Body, text), CreatedAt: d.CreatedAt, UpdatedAt: d.UpdatedAt}
+			Icon: d.Icon, Hidden: d.Hidden, Markdown: join(d.Markdown, d.Body, text), CreatedAt: d.CreatedAt, UpdatedAt: d.UpdatedAt}
 		if d.Pages != nil {
 			out[i].Pages = pagesOf(d.Pages, text)
 		}

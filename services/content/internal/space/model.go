@@ -27,6 +27,7 @@ type Space struct {
 	UpdatedAt    time.Time           `bson:"updatedAt"`
 	Deleted      bool                `bson:"deleted"` // indexed twin of DeletedAt
 	DeletedAt    *time.Time          `bson:"deletedAt,omitempty"`
+	GitSync      *GitSync            `bson:"gitSync,omitempty"` // set by the integrations service
 	// Version counts the space's writes: every change is a compare-and-set on it.
 	Version int64 `bson:"version"`
 	// Merging names the change request whose merge moved the space to its

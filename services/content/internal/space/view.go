@@ -29,6 +29,7 @@ type SpaceView struct {
 	ChangeRequestsOpen  int                      `json:"changeRequestsOpen"`
 	ChangeRequestsDraft int                      `json:"changeRequestsDraft"`
 	MergeRules          MergeRules               `json:"mergeRules"`
+	GitSync             *GitSync                 `json:"gitSync,omitempty"`
 	URLs                SpaceURLs                `json:"urls"`
 	Permissions         *access.SpacePermissions `json:"permissions,omitempty"`
 }
@@ -69,7 +70,7 @@ func (s *Service) spaceView(sp Space, n Counts) SpaceView {
 		CreatedAt: sp.CreatedAt, UpdatedAt: sp.UpdatedAt, DeletedAt: sp.DeletedAt, EditMode: sp.EditMode,
 		Organization: sp.Organization, Parent: sp.Parent, Revision: sp.Revision, DefaultLevel: sp.DefaultLevel,
 		Comments: n.Comments, ChangeRequests: n.ChangeRequests, ChangeRequestsOpen: n.ChangeRequestsOpen,
-		ChangeRequestsDraft: n.ChangeRequestsDraft, MergeRules: MergeRules{Type: "inherit"},
+		ChangeRequestsDraft: n.ChangeRequestsDraft, MergeRules: MergeRules{Type: "inherit"}, GitSync: sp.GitSync,
 		URLs: SpaceURLs{Location: s.urls.Location("/spaces/" + sp.ID), App: s.urls.InApp("/s/" + sp.ID)},
 	}
 }

@@ -1,0 +1,93 @@
+package space
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/docspub/platform/libs/apierr"
+	"github.com/docspub/platform/libs/roles"
+	"github.com/docspub/platform/services/content/internal/access"
+)
+
+// GitSync is a space's Git sync state as the integrations service reports
+// it (GitSyncState): never credentials.
+type GitSync struct {
+	RepoName             string    `bson:"repoName,omitempty" json:"repoName,omitempty"`
+	InstallationID       string    `bson:"installationId" json:"installationId"`
+	InstallationProvider string    `bson:"installationProvider" json:"installationProvider"`
+	InstallationStatus   string    `bson:"installationStatus" json:"installationStatus"`
+	Integration          string    `bson:"integration,omitempty" json:"integration,omitempty"`
+	URL                  string    `bson:"url,omitempty" json:"url,omitempty"`
+	UpdatedAt            time.Time `bson:"updatedAt" json:"updatedAt"`
+}
+
+// ServiceGrant lets a platform service (not a user) into a live space: the
+// integrations service writing the revision a Git import built. Its level
+// is admin; the service checked the user who started the work.
+func (s *Service) ServiceGrant(ctx context.Context, spaceID string) (access.Grant, error) {
+	sp, err := s.store.Space(ctx, spaceID)
+	if errors.Is(err, apierr.ErrNotFound) {
+		return access.Grant{}, ErrSpaceNotFound
+	}
+	if err != nil {
+		return access.Grant{}, err
+	}
+	if sp.DeletedAt != nil {
+		return access.Grant{}, ErrSpaceDeleted
+	}
+	return grant(access.Caller{}, sp, roles.Admin), nil
+}
+
+// SetGitSync records a space's Git sync state (shown as gitSync) and
+// publishes space.updated, a compare-and-set on the space's version
+// (ErrChanged when it moved meanwhile).
+func (s *Service) SetGitSync(ctx context.Context, spaceID string, gs GitSync) error {
+	sp, err := s.store.Space(ctx, spaceID)
+	if errors.Is(err, apierr.ErrNotFound) {
+		return ErrSpaceNotFound
+	}
+	if err != nil {
+		return err
+	}
+	if sp.DeletedAt != nil {
+		return ErrSpaceDeleted
+	}
+	gs.UpdatedAt = gs.UpdatedAt.UTC().Truncate(time.Millisecond)
+	sp.GitSync, sp.UpdatedAt = &gs, s.clock()
+	return s.saveSpace(ctx, sp, Fields{"gitSync": gs, "updatedAt": sp.UpdatedAt}, "space.updated")
+}
+
+// Import points a live space at a revision a Git import wrote, provided it
+// still points at from and no merge is under way (compare-and-set, like
+// Advance, but not a change request's merge: nothing to settle after).
+func (s *Service) Import(ctx context.Context, g access.Grant, from, to string) error {
+	sp, err := s.store.Space(ctx, g.Space)
+	if errors.Is(err, apierr.ErrNotFound) {
+		return ErrSpaceNotFound
+	}
+	if err != nil {
+		return err
+	}
+	if sp.DeletedAt != nil {
+		return ErrSpaceDeleted
+	}
+	if sp.Merging != "" {
+		return ErrMergePending
+	}
+	if sp.Revision != from {
+		return ErrSpaceMovedOn
+	}
+	sp.Revision, sp.UpdatedAt = to, s.clock()
+	v, err := s.eventView(ctx, sp)
+	if err != nil {
+		return err
+	}
+	ev := event("space.updated", sp.Organization, sp.ID, v)
+	err = s.store.SetSpaceIf(ctx, sp.ID, Fields{"revision": from, "deleted": false, "merging": map[string]any{"$exists": false}},
+		Fields{"revision": to, "updatedAt": sp.UpdatedAt}, nil, &ev)
+	if errors.Is(err, apierr.ErrNotFound) {
+		return ErrSpaceMovedOn
+	}
+	return err
+}

@@ -1,0 +1,214 @@
+// Package integrations is the integrations service: translation settings,
+// OpenAPI specs (processed by jobs into immutable versions) and Git sync of
+// spaces (import and export jobs against real repositories; content writes
+// the revisions). It exposes its wiring (New, Run) so that the local runner
+// and tests start it in-process.
+package integrations
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/docspub/platform/libs/config"
+	"github.com/docspub/platform/libs/discovery"
+	"github.com/docspub/platform/libs/httpx"
+	"github.com/docspub/platform/libs/internaltoken"
+	"github.com/docspub/platform/libs/jobs"
+	"github.com/docspub/platform/libs/mongox"
+	"github.com/docspub/platform/libs/service"
+	"github.com/docspub/platform/libs/urlguard"
+	"github.com/docspub/platform/services/integrations/internal/contentclient"
+	"github.com/docspub/platform/services/integrations/internal/gitrepo"
+	"github.com/docspub/platform/services/integrations/internal/gitsync"
+	"github.com/docspub/platform/services/integrations/internal/gitsynchttp"
+	"github.com/docspub/platform/services/integrations/internal/gitsyncmongo"
+	"github.com/docspub/platform/services/integrations/internal/openapi"
+	"github.com/docspub/platform/services/integrations/internal/openapihttp"
+	"github.com/docspub/platform/services/integrations/internal/openapimongo"
+	"github.com/docspub/platform/services/integrations/internal/translation"
+	"github.com/docspub/platform/services/integrations/internal/translationhttp"
+	"github.com/docspub/platform/services/integrations/internal/translationmongo"
+	"github.com/gin-gonic/gin"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+)
+
+// Name is the service's name in discovery, the gateway's route table and
+// the audience of the internal tokens it accepts.
+const Name = "integrations"
+
+// Topic is where integrations publishes its events.
+const Topic = "integrations.events"
+
+// Jobs is the collection of the service's jobs (OpenAPI processing, Git
+// imports and exports).
+const Jobs = "jobs"
+
+// Config is the service's configuration, from the environment.
+type Config struct {
+	Addr                string   `env:"INTEGRATIONS_ADDR, default=127.0.0.1:8085"`
+	MongoURI            string   `env:"MONGO_URI, default=mongodb://127.0.0.1:27017"`
+	Database            string   `env:"INTEGRATIONS_DB, default=integrations"`
+	KafkaBrokers        []string `env:"KAFKA_BROKERS, default=127.0.0.1:9092"`
+	ContentURL          string   `env:"CONTENT_URL, default=http://127.0.0.1:8082"` // content's internal Git sync API (static discovery; consul finds it by name)
+	InternalTokenSecret string   `env:"INTERNAL_TOKEN_SECRET" secret:"true"`        // required, ≥32 bytes
+	PublicURL           string   `env:"PUBLIC_URL, default=http://127.0.0.1:8080"`
+	AppURL              string   `env:"APP_URL, default=http://127.0.0.1:8080/app"`
+	// OutboundAllowPrivate lets OpenAPI fetches and Git remotes reach
+	// private and loopback addresses (tests, trusted local runs).
+	OutboundAllowPrivate bool          `env:"OUTBOUND_ALLOW_PRIVATE, default=false"`
+	FetchTimeout         time.Duration `env:"OPENAPI_FETCH_TIMEOUT, default=30s"`
+	GitTimeout           time.Duration `env:"GIT_TIMEOUT, default=5m"`
+	GitMaxBytes          int64         `env:"GIT_MAX_BYTES, default=268435456"`
+	Workers              int           `env:"JOB_WORKERS, default=2"`
+	JobLease             time.Duration `env:"JOB_LEASE, default=30s"`
+	LogLevel             string        `env:"LOG_LEVEL, default=info"`
+	// Discovery is DISCOVERY (static|consul), CONSUL_HTTP_ADDR, CONSUL_HTTP_TOKEN
+	// and ADVERTISE_ADDR: with consul the instance registers itself.
+	Discovery discovery.Config
+}
+
+// Validate reports every problem of the configuration at once.
+func (c Config) Validate() error {
+	var p config.Problems
+	p.Require("INTEGRATIONS_ADDR", c.Addr)
+	p.Require("MONGO_URI", c.MongoURI)
+	p.Require("INTEGRATIONS_DB", c.Database)
+	if len(c.KafkaBrokers) == 0 {
+		p.Addf("KAFKA_BROKERS is required")
+	}
+	if len(c.InternalTokenSecret) < 32 {
+		p.Addf("INTERNAL_TOKEN_SECRET must be at least 32 bytes")
+	}
+	p.HTTPURL("CONTENT_URL", c.ContentURL)
+	p.HTTPURL("PUBLIC_URL", c.PublicURL)
+	p.HTTPURL("APP_URL", c.AppURL)
+	if c.FetchTimeout < 100*time.Millisecond || c.FetchTimeout > 10*time.Minute {
+		p.Addf("OPENAPI_FETCH_TIMEOUT must be between 100ms and 10m")
+	}
+	if c.GitTimeout < time.Second || c.GitTimeout > time.Hour {
+		p.Addf("GIT_TIMEOUT must be between 1s and 1h")
+	}
+	if c.GitMaxBytes < 1<<20 || c.GitMaxBytes > 4<<30 {
+		p.Addf("GIT_MAX_BYTES must be between 1 MiB and 4 GiB")
+	}
+	if c.Workers < 1 || c.Workers > 64 {
+		p.Addf("JOB_WORKERS must be between 1 and 64")
+	}
+	if c.JobLease < time.Second {
+		p.Addf("JOB_LEASE must be at least 1s")
+	}
+	p.LogLevel("LOG_LEVEL", c.LogLevel)
+	c.Discovery.Check(&p)
+	return p.Err()
+}
+
+// App is a wired integrations service.
+type App struct {
+	cfg     Config
+	core    *service.Core
+	worker  *jobs.Worker
+	specs   *openapi.Service
+	handler *gin.Engine
+	stopped chan struct{} // closed when the worker has handed its jobs back
+}
+
+// New connects to MongoDB, ensures the indexes, and wires the stores, the
+// outbox relay, the job queue and worker, and the HTTP handler.
+func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	var indexes []mongox.Index
+	for _, ix := range [][]mongox.Index{translationmongo.Indexes(), openapimongo.Indexes(), gitsyncmongo.Indexes(), jobs.Indexes(Jobs)} {
+		indexes = append(indexes, ix...)
+	}
+	var eventColls []string
+	for _, cs := range [][]string{translationmongo.Collections(), openapimongo.Collections(), gitsyncmongo.Collections()} {
+		eventColls = append(eventColls, cs...)
+	}
+	core, err := service.Open(ctx, service.CoreConfig{Service: Name, MongoURI: cfg.MongoURI, Database: cfg.Database,
+		KafkaBrokers: cfg.KafkaBrokers, InternalTokenSecret: cfg.InternalTokenSecret, Topic: Topic,
+		EventCollections: eventColls, Indexes: indexes, Discovery: cfg.Discovery,
+		Peers: discovery.Static{contentclient.Service: strings.TrimRight(cfg.ContentURL, "/")}}, log)
+	if err != nil {
+		return nil, err
+	}
+	db, locks, relay := core.DB, core.Locks, core.Relay
+	public, app := strings.TrimRight(cfg.PublicURL, "/"), strings.TrimRight(cfg.AppURL, "/")
+	guard := urlguard.Guard{AllowPrivate: cfg.OutboundAllowPrivate}
+	queue := jobs.NewQueue(db, Jobs, locks, jobs.WithLease(cfg.JobLease))
+
+	translationStore := translationmongo.NewStore(db, locks)
+	translationStore.OnWrite(relay.Notify)
+	translations := translation.New(translationStore, public, nil)
+
+	specStore := openapimongo.NewStore(db, locks)
+	specStore.OnWrite(relay.Notify)
+	specs := openapi.New(specStore, queue, openapi.Config{Guard: guard, FetchTimeout: cfg.FetchTimeout}, public, app, log)
+
+	content := contentclient.New(core.Discovery, core.Signer)
+	syncStore := gitsyncmongo.NewStore(db, locks)
+	syncStore.OnWrite(relay.Notify)
+	git := gitsync.New(syncStore, content, queue, gitsync.Config{Guard: guard,
+		Limits: gitrepo.Limits{MaxBytes: cfg.GitMaxBytes, Timeout: cfg.GitTimeout}}, log)
+
+	handlers := git.Handlers()
+	handlers[openapi.JobKind] = specs.Handler
+	worker := queue.NewWorker(handlers, cfg.Workers, log)
+
+	e := httpx.NewEngine(log, "integrations", mongox.Ping(core.Client))
+	v1 := e.Group("/v1", internaltoken.Require(core.Signer), internaltoken.RequireUser)
+	translationhttp.Register(v1, translations)
+	openapihttp.Register(v1, specs)
+	gitsynchttp.Register(v1, git)
+	return &App{cfg: cfg, core: core, worker: worker, specs: specs, handler: e}, nil
+}
+
+// Handler returns the HTTP handler.
+func (a *App) Handler() http.Handler { return a.handler }
+
+// Database returns the service's database.
+func (a *App) Database() *mongo.Database { return a.core.DB }
+
+// SweepEvery is how often specs whose processing was never enqueued are.
+const SweepEvery = 10 * time.Second
+
+// RunBackground starts the outbox relay, the job worker and the sweeper of
+// unprocessed specs; they stop when ctx is done (the worker hands its jobs back).
+func (a *App) RunBackground(ctx context.Context) {
+	a.core.RunRelay(ctx)
+	a.stopped = make(chan struct{})
+	go func() {
+		defer close(a.stopped)
+		if err := a.worker.Run(ctx); err != nil {
+			a.core.Log.ErrorContext(ctx, "job worker stopped", "err", err)
+		}
+	}()
+	a.core.Go(ctx, "OpenAPI sweeper", func(ctx context.Context) error { return a.specs.Sweep(ctx, SweepEvery) })
+}
+
+// Close waits for the job worker to hand its jobs back (its context must be
+// done), then closes the Kafka publisher and the MongoDB connection.
+func (a *App) Close(ctx context.Context) error {
+	if a.stopped != nil {
+		select {
+		case <-a.stopped:
+		case <-ctx.Done():
+		}
+	}
+	return a.core.Close(ctx)
+}
+
+// Run starts the service and serves cfg.Addr until ctx is done.
+func Run(ctx context.Context, cfg Config, log *slog.Logger) error {
+	log.InfoContext(ctx, "starting integrations", "config", config.Describe(cfg))
+	a, err := New(ctx, cfg, log)
+	if err != nil {
+		return fmt.Errorf("integrations: %w", err)
+	}
+	return service.Run(ctx, Name, cfg.Addr, a, log, a.core.Announce())
+}

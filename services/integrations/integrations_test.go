@@ -1,0 +1,35 @@
+package integrations
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/docspub/platform/libs/config"
+)
+
+func TestConfigDefaultsAndProblems(t *testing.T) {
+	t.Parallel()
+	var cfg Config
+	if err := config.LoadMap(context.Background(), &cfg, map[string]string{"INTERNAL_TOKEN_SECRET": strings.Repeat("s", 32)}); err != nil {
+		t.Fatal(err)
+	}
+	if err := cfg.Validate(); err != nil {
+		t.Fatalf("defaults: %v", err)
+	}
+	if cfg.Addr != "127.0.0.1:8085" || cfg.Database != "integrations" || cfg.GitMaxBytes != 256<<20 || cfg.Workers != 2 {
+		t.Fatalf("defaults %+v", cfg)
+	}
+	if s := fmt.Sprint(config.Describe(cfg)); strings.Contains(s, strings.Repeat("s", 32)) {
+		t.Fatalf("the secret is shown: %s", s)
+	}
+	bad := cfg
+	bad.InternalTokenSecret, bad.FetchTimeout, bad.GitMaxBytes, bad.Workers, bad.ContentURL = "short", 0, 1, 0, "ftp://x"
+	err := bad.Validate()
+	for _, want := range []string{"INTERNAL_TOKEN_SECRET", "OPENAPI_FETCH_TIMEOUT", "GIT_MAX_BYTES", "JOB_WORKERS", "CONTENT_URL"} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("Validate() = %v, want it to name %s", err, want)
+		}
+	}
+}

@@ -1,0 +1,67 @@
+// Package access is the integrations service's permission table: what each
+// organization role allows on translation settings, OpenAPI specs and Git
+// sync. Git sync asks content about the space itself (see contentclient).
+package access
+
+import (
+	"slices"
+
+	"github.com/docspub/platform/libs/apierr"
+	"github.com/docspub/platform/libs/internaltoken"
+	"github.com/docspub/platform/libs/roles"
+	"github.com/gin-gonic/gin"
+)
+
+// Action is something a caller does to an organization's integrations.
+type Action string
+
+// The actions.
+const (
+	View   Action = "view"   // read translation settings and OpenAPI specs
+	Edit   Action = "edit"   // create, replace and delete OpenAPI specs
+	Manage Action = "manage" // create, change and delete translation settings
+)
+
+var allowed = map[roles.Role][]Action{
+	roles.Read:    {View},
+	roles.Comment: {View},
+	roles.Edit:    {View},
+	roles.Review:  {View},
+	roles.Create:  {View, Edit},
+	roles.Admin:   {View, Edit, Manage},
+}
+
+// Allows reports whether a role allows an action; no role allows nothing.
+func Allows(r roles.Role, a Action) bool { return slices.Contains(allowed[r], a) }
+
+// Caller is the calling user and their role per organization.
+type Caller struct {
+	UserID string
+	Roles  map[string]string
+}
+
+// Role is the caller's role in org and whether they are a member.
+func (c Caller) Role(org string) (roles.Role, bool) {
+	r, ok := c.Roles[org]
+	return roles.Role(r), ok && roles.Valid(roles.Role(r))
+}
+
+// From is the caller of a request behind internaltoken.Require.
+func From(c *gin.Context) Caller {
+	p := internaltoken.From(c)
+	return Caller{UserID: p.UserID, Roles: p.Roles}
+}
+
+// Enter checks that the caller is a member of org (what is not theirs is
+// answered as notFound, like a resource of another tenant) whose role
+// allows a (403 otherwise), and returns the role.
+func Enter(c Caller, org string, a Action, notFound error, what string) (roles.Role, error) {
+	role, ok := c.Role(org)
+	if !ok {
+		return "", notFound
+	}
+	if !Allows(role, a) {
+		return role, apierr.Forbidden("your role in this organization does not allow you to %s", what)
+	}
+	return role, nil
+}

@@ -1,0 +1,278 @@
+// Package contentclient calls content's internal Git sync API
+// (/internal/v1/spaces/{spaceId}/git/..., see content's gitsynchttp): the
+// caller's right to sync a space (with a token minted for the user), and,
+// for the jobs (with a token of the service alone), the space's current
+// revision and file bytes, storing file bytes, writing a revision and the
+// space's gitSync state. Discovery finds content; trace context travels.
+package contentclient
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"time"
+
+	"github.com/docspub/platform/libs/apierr"
+	"github.com/docspub/platform/libs/discovery"
+	"github.com/docspub/platform/libs/internaltoken"
+	"github.com/docspub/platform/libs/otelx"
+	"github.com/docspub/platform/services/integrations/internal/access"
+)
+
+// Service is content's name in discovery and the audience of the tokens
+// the client mints.
+const Service = "content"
+
+// MaxContentBytes bounds the answer of Content (a space's page tree with its markdown).
+const MaxContentBytes = 64 << 20
+
+// ErrMoved is a revision refused because the space moved on meanwhile.
+var ErrMoved = apierr.Conflict("the space's content changed meanwhile")
+
+// Client calls content.
+type Client struct {
+	resolver discovery.Resolver
+	signer   *internaltoken.Signer
+	http     *http.Client
+}
+
+// New returns a client that finds content through resolver and signs with signer.
+func New(resolver discovery.Resolver, signer *internaltoken.Signer) *Client {
+	return &Client{resolver: resolver, signer: signer,
+		http: &http.Client{Timeout: 2 * time.Minute, Transport: otelx.HTTPTransport(nil)}}
+}
+
+// Access is the caller's right to sync a space.
+type Access struct {
+	Space        string `json:"space"`
+	Organization string `json:"organization"`
+	Revision     string `json:"revision"`
+	CanSync      bool   `json:"canSync"`
+	Author       Author `json:"author"`
+	GitSync      *Sync  `json:"gitSync,omitempty"`
+}
+
+// Author is who the caller's commits are by.
+type Author struct {
+	Name  string `json:"name"`
+	Email string `json:"email"`
+}
+
+// Page is a page of a space's tree.
+type Page struct {
+	ID          string `json:"id,omitempty"`
+	Kind        string `json:"kind"`
+	Title       string `json:"title"`
+	Slug        string `json:"slug"`
+	Description string `json:"description,omitempty"`
+	Emoji       string `json:"emoji,omitempty"`
+	Icon        string `json:"icon,omitempty"`
+	Hidden      bool   `json:"hidden,omitempty"`
+	Markdown    string `json:"markdown"`
+	Pages       []Page `json:"pages"`
+}
+
+// File is a file of a revision.
+type File struct {
+	ID          string `json:"id,omitempty"`
+	Name        string `json:"name"`
+	ContentType string `json:"contentType"`
+	Size        int64  `json:"size"`
+	Blob        string `json:"blob,omitempty"`
+}
+
+// Git is a revision's commit.
+type Git struct {
+	OID              string `json:"oid"`
+	Message          string `json:"message"`
+	Ref              string `json:"ref,omitempty"`
+	URL              string `json:"url,omitempty"`
+	CreatedByService bool   `json:"createdByService,omitempty"`
+}
+
+// Content is a space's current revision.
+type Content struct {
+	Space        string `json:"space"`
+	Organization string `json:"organization"`
+	Revision     string `json:"revision"`
+	Pages        []Page `json:"pages"`
+	Files        []File `json:"files"`
+	Git          *Git   `json:"git,omitempty"`
+}
+
+// Revision is a revision to write.
+type Revision struct {
+	Parent     string `json:"parent"`
+	Standalone bool   `json:"standalone"`
+	Pages      []Page `json:"pages"`
+	Files      []File `json:"files"`
+	Git        *Git   `json:"git,omitempty"`
+}
+
+// Sync is a space's gitSync state (GitSyncState, without operation).
+type Sync struct {
+	RepoName             string    `json:"repoName,omitempty"`
+	InstallationID       string    `json:"installationId"`
+	InstallationProvider string    `json:"installationProvider"`
+	InstallationStatus   string    `json:"installationStatus"`
+	Integration          string    `json:"integration,omitempty"`
+	URL                  string    `json:"url,omitempty"`
+	UpdatedAt            time.Time `json:"updatedAt"`
+}
+
+// Access asks whether the caller sees the space (a 404 otherwise, as
+// content answers) and may sync it.
+func (c *Client) Access(ctx context.Context, caller access.Caller, spaceID string) (Access, error) {
+	var a Access
+	err := c.do(ctx, internaltoken.Principal{UserID: caller.UserID, Roles: caller.Roles, Service: c.signer.Service()},
+		http.MethodGet, spaceID, "/access", nil, "", &a)
+	return a, err
+}
+
+// Content reads the space's current revision.
+func (c *Client) Content(ctx context.Context, spaceID string) (Content, error) {
+	var v Content
+	err := c.do(ctx, c.service(), http.MethodGet, spaceID, "/content", nil, "", &v)
+	return v, err
+}
+
+// File opens a file's bytes; the caller closes them.
+func (c *Client) File(ctx context.Context, spaceID, revisionID, fileID string) (io.ReadCloser, error) {
+	res, err := c.send(ctx, c.service(), http.MethodGet, spaceID,
+		"/files/"+url.PathEscape(revisionID)+"/"+url.PathEscape(fileID), nil, "")
+	if err != nil {
+		return nil, err
+	}
+	if res.StatusCode != http.StatusOK {
+		defer res.Body.Close()
+		return nil, answer(res)
+	}
+	return res.Body, nil
+}
+
+// PutBlob stores a file's bytes and returns the blob and its size.
+func (c *Client) PutBlob(ctx context.Context, spaceID, name, contentType string, data []byte) (File, error) {
+	q := url.Values{"name": {name}, "contentType": {contentType}}
+	var b struct {
+		Blob string `json:"blob"`
+		Size int64  `json:"size"`
+	}
+	err := c.do(ctx, c.service(), http.MethodPost, spaceID, "/blobs?"+q.Encode(), bytes.NewReader(data), "application/octet-stream", &b)
+	return File{Name: name, ContentType: contentType, Size: b.Size, Blob: b.Blob}, err
+}
+
+// CreateRevision writes a revision; ErrMoved when the space moved on from r.Parent.
+func (c *Client) CreateRevision(ctx context.Context, spaceID string, r Revision) (string, error) {
+	body, err := json.Marshal(r)
+	if err != nil {
+		return "", err
+	}
+	var out struct {
+		Revision string `json:"revision"`
+	}
+	err = c.do(ctx, c.service(), http.MethodPost, spaceID, "/revisions", bytes.NewReader(body), "application/json", &out)
+	if apierrStatus(err) == http.StatusConflict {
+		return "", ErrMoved
+	}
+	return out.Revision, err
+}
+
+// SetSync records the space's gitSync state.
+func (c *Client) SetSync(ctx context.Context, spaceID string, s Sync) error {
+	body, err := json.Marshal(s)
+	if err != nil {
+		return err
+	}
+	return c.do(ctx, c.service(), http.MethodPut, spaceID, "/sync", bytes.NewReader(body), "application/json", nil)
+}
+
+// service is the principal of the service itself (no user).
+func (c *Client) service() internaltoken.Principal {
+	return internaltoken.Principal{Service: c.signer.Service()}
+}
+
+func (c *Client) send(ctx context.Context, p internaltoken.Principal, method, spaceID, path string, body io.Reader, ct string) (*http.Response, error) {
+	base, err := c.resolver.Resolve(ctx, Service)
+	if err != nil {
+		return nil, apierr.Unavailable(5*time.Second, "content service unavailable")
+	}
+	tok, err := c.signer.Mint(Service, p)
+	if err != nil {
+		return nil, fmt.Errorf("mint internal token: %w", err)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, base+"/internal/v1/spaces/"+url.PathEscape(spaceID)+"/git"+path, body)
+	if err != nil {
+		return nil, apierr.NotFound("space not found")
+	}
+	req.Header.Set(internaltoken.Header, tok)
+	if ct != "" {
+		req.Header.Set("Content-Type", ct)
+	}
+	res, err := c.http.Do(req)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, apierr.Unavailable(5*time.Second, "content service unavailable")
+	}
+	return res, nil
+}
+
+func (c *Client) do(ctx context.Context, p internaltoken.Principal, method, spaceID, path string, body io.Reader, ct string, out any) error {
+	res, err := c.send(ctx, p, method, spaceID, path, body, ct)
+	if err != nil {
+		return err
+	}
+	defer res.Body.Close()
+	if res.StatusCode >= 300 {
+		return answer(res)
+	}
+	if out == nil {
+		return nil
+	}
+	if err := json.NewDecoder(io.LimitReader(res.Body, MaxContentBytes)).Decode(out); err != nil {
+		return fmt.Errorf("decode content's answer: %w", err)
+	}
+	return nil
+}
+
+// answer turns content's error answer into an error: its 4xx as they are
+// (their messages are meant for clients), anything else a 503.
+func answer(res *http.Response) error {
+	var body apierr.Body
+	_ = json.NewDecoder(io.LimitReader(res.Body, 1<<16)).Decode(&body)
+	if res.StatusCode >= 400 && res.StatusCode < 500 && body.Error.Message != "" {
+		return apierr.New(res.StatusCode, "%s", body.Error.Message)
+	}
+	return apierr.Unavailable(5*time.Second, "content service unavailable (it answered %d)", res.StatusCode)
+}
+
+func apierrStatus(err error) int {
+	var e *apierr.Error
+	if err != nil && errors.As(err, &e) {
+		return e.Status
+	}
+	return 0
+}
+
+// FileBytes reads a file's bytes, at most max of them.
+func (c *Client) FileBytes(ctx context.Context, spaceID, revisionID, fileID string, max int64) ([]byte, error) {
+	rc, err := c.File(ctx, spaceID, revisionID, fileID)
+	if err != nil {
+		return nil, err
+	}
+	defer rc.Close()
+	b, err := io.ReadAll(io.LimitReader(rc, max+1))
+	if err != nil {
+		return nil, fmt.Errorf("read file %s: %w", fileID, err)
+	}
+	if int64(len(b)) > max {
+		return nil, fmt.Errorf("file %s is larger than %d bytes", fileID, max)
+	}
+	return b, nil
+}

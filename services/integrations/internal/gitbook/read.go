@@ -1,0 +1,392 @@
+package gitbook
+
+import (
+	"errors"
+	"fmt"
+	"net/url"
+	"path"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/yuin/goldmark"
+	"github.com/yuin/goldmark/ast"
+	"github.com/yuin/goldmark/text"
+	"go.yaml.in/yaml/v3"
+)
+
+// Limits of a tree read from a repository: content's limits of a revision
+// (pages, files, one file's bytes), so that a repository over them fails
+// before anything is stored.
+const (
+	MaxPages     = 2000
+	MaxDepth     = 10
+	MaxFiles     = 2000
+	MaxFileBytes = 10 << 20
+)
+
+// ErrLayout is a repository whose layout cannot be read (the message says why).
+var ErrLayout = errors.New("repository layout")
+
+func layoutErr(format string, args ...any) error {
+	return fmt.Errorf("%w: %s", ErrLayout, fmt.Sprintf(format, args...))
+}
+
+// reader reads one repository.
+type reader struct {
+	files  map[string][]byte
+	root   string
+	readme string
+	pages  int
+}
+
+// Read builds the tree of a repository's files (path → bytes), from the
+// sub-directory projectDir ("" for the top).
+func Read(files map[string][]byte, projectDir string) (Tree, error) {
+	dir, ok := Clean(projectDir)
+	if !ok {
+		return Tree{}, layoutErr("repoProjectDirectory leaves the repository")
+	}
+	r := &reader{files: files, root: dir}
+	readme, summary := "README.md", "SUMMARY.md"
+	if b, ok := files[join(dir, ".gitbook.yaml")]; ok {
+		var c config
+		if err := yaml.Unmarshal(b, &c); err != nil {
+			return Tree{}, layoutErr(".gitbook.yaml is not valid YAML")
+		}
+		if c.Root != "" {
+			root, ok := Clean(c.Root)
+			if !ok {
+				return Tree{}, layoutErr(".gitbook.yaml: root leaves the repository")
+			}
+			r.root = join(dir, root)
+		}
+		if c.Structure.Readme != "" {
+			readme = c.Structure.Readme
+		}
+		if c.Structure.Summary != "" {
+			summary = c.Structure.Summary
+		}
+	}
+	if r.root == "." {
+		r.root = ""
+	}
+	r.readme = join(r.root, readme)
+	var t Tree
+	var err error
+	if b, ok := files[join(r.root, summary)]; ok {
+		t.Summary = join(r.root, summary)
+		t.Pages, err = r.summary(b, path.Dir(join(r.root, summary)))
+	} else {
+		t.Pages, err = r.walk()
+	}
+	if err != nil {
+		return Tree{}, err
+	}
+	t.Files, err = r.assets()
+	if err != nil {
+		return Tree{}, err
+	}
+	uniqueSlugs(t.Pages)
+	return t, nil
+}
+
+// page reads the page file at p (a missing file gives an empty page).
+func (r *reader) page(p, title string, depth int) (Page, error) {
+	r.pages++
+	if r.pages > MaxPages {
+		return Page{}, layoutErr("more than %d pages", MaxPages)
+	}
+	if depth > MaxDepth {
+		return Page{}, layoutErr("pages nested deeper than %d levels", MaxDepth)
+	}
+	pg := Page{Kind: KindDocument, Title: title, Path: p, Pages: []Page{}}
+	if b, ok := r.files[p]; ok {
+		body(&pg, b)
+	}
+	if pg.Title == "" {
+		pg.Title = titleOf(p)
+	}
+	base := path.Base(p)
+	if strings.EqualFold(base, "README.md") {
+		base = path.Base(path.Dir(p))
+		if path.Dir(p) == r.root || path.Dir(p) == "." {
+			base = pg.Title
+		}
+	}
+	pg.Slug = Slugify(strings.TrimSuffix(base, path.Ext(base)))
+	if pg.Slug == "" {
+		pg.Slug = Slugify(pg.Title)
+	}
+	return pg, nil
+}
+
+// summary reads SUMMARY.md: level-1 headings are its title, other headings
+// start page groups, lists are pages with their nested lists as children.
+func (r *reader) summary(src []byte, dir string) ([]Page, error) {
+	doc := goldmark.New().Parser().Parse(text.NewReader(src))
+	var out []Page
+	group := -1
+	seenReadme := false
+	for n := doc.FirstChild(); n != nil; n = n.NextSibling() {
+		switch n := n.(type) {
+		case *ast.Heading:
+			if n.Level == 1 {
+				continue
+			}
+			title := strings.TrimSpace(inline(n, src))
+			r.pages++
+			out = append(out, Page{Kind: KindGroup, Title: title, Slug: Slugify(title), Pages: []Page{}})
+			group = len(out) - 1
+		case *ast.List:
+			items, err := r.list(n, src, dir, 1, &seenReadme)
+			if err != nil {
+				return nil, err
+			}
+			if group >= 0 {
+				out[group].Pages = append(out[group].Pages, items...)
+			} else {
+				out = append(out, items...)
+			}
+		}
+	}
+	if !seenReadme {
+		if _, ok := r.files[r.readme]; ok {
+			p, err := r.page(r.readme, "", 1)
+			if err != nil {
+				return nil, err
+			}
+			out = append([]Page{p}, out...)
+		}
+	}
+	return out, nil
+}
+
+func (r *reader) list(l *ast.List, src []byte, dir string, depth int, seenReadme *bool) ([]Page, error) {
+	var out []Page
+	for it := l.FirstChild(); it != nil; it = it.NextSibling() {
+		var link *ast.Link
+		var title string
+		var children []Page
+		for c := it.FirstChild(); c != nil; c = c.NextSibling() {
+			switch c := c.(type) {
+			case *ast.List:
+				kids, err := r.list(c, src, dir, depth+1, seenReadme)
+				if err != nil {
+					return nil, err
+				}
+				children = append(children, kids...)
+			default:
+				if link == nil && title == "" {
+					_ = ast.Walk(c, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
+						if l, ok := n.(*ast.Link); ok && entering && link == nil {
+							link = l
+							return ast.WalkStop, nil
+						}
+						return ast.WalkContinue, nil
+					})
+					if link != nil {
+						title = strings.TrimSpace(inline(link, src))
+					} else {
+						title = strings.TrimSpace(inline(c, src))
+					}
+				}
+			}
+		}
+		var p Page
+		var err error
+		if link != nil {
+			dest := string(link.Destination)
+			if u, err := url.PathUnescape(dest); err == nil {
+				dest = u
+			}
+			dest, _, _ = strings.Cut(dest, "#")
+			base := dir
+			if strings.HasPrefix(dest, "/") {
+				base = r.root // "/x.md" is relative to the docs root
+			}
+			file := strings.TrimPrefix(path.Clean(path.Join(base, dest)), "/")
+			if file == r.readme {
+				*seenReadme = true
+			}
+			p, err = r.page(file, title, depth)
+		} else {
+			p, err = r.page("", title, depth)
+			p.Path = ""
+		}
+		if err != nil {
+			return nil, err
+		}
+		p.Pages = append(p.Pages, children...)
+		out = append(out, p)
+	}
+	return out, nil
+}
+
+// inline is the plain text of a node's inline children.
+func inline(n ast.Node, src []byte) string {
+	var b strings.Builder
+	_ = ast.Walk(n, func(c ast.Node, entering bool) (ast.WalkStatus, error) {
+		if !entering {
+			return ast.WalkContinue, nil
+		}
+		switch t := c.(type) {
+		case *ast.Text:
+			b.Write(t.Segment.Value(src))
+			if t.SoftLineBreak() || t.HardLineBreak() {
+				b.WriteByte(' ')
+			}
+		case *ast.String:
+			b.Write(t.Value)
+		case *ast.CodeSpan:
+			for cc := t.FirstChild(); cc != nil; cc = cc.NextSibling() {
+				if tt, ok := cc.(*ast.Text); ok {
+					b.Write(tt.Segment.Value(src))
+				}
+			}
+			return ast.WalkSkipChildren, nil
+		}
+		return ast.WalkContinue, nil
+	})
+	return unescape.ReplaceAllString(b.String(), "$1")
+}
+
+// unescape drops the backslash of markdown's escaped punctuation.
+var unescape = regexp.MustCompile(`\\([!-/:-@\[-` + "`" + `{-~])`)
+
+// walk reads the tree of markdown files under the root: README.md first,
+// then files and directories by name; a directory is a page (its README.md
+// gives its content), a group at the top when it has no README.md.
+func (r *reader) walk() ([]Page, error) {
+	type dirEntry struct {
+		files []string
+		dirs  map[string]bool
+	}
+	dirs := map[string]*dirEntry{}
+	get := func(d string) *dirEntry {
+		if dirs[d] == nil {
+			dirs[d] = &dirEntry{dirs: map[string]bool{}}
+		}
+		return dirs[d]
+	}
+	prefix := ""
+	if r.root != "" {
+		prefix = r.root + "/"
+	}
+	for p := range r.files {
+		if !isMarkdown(p) || !strings.HasPrefix(p, prefix) {
+			continue
+		}
+		rel := strings.TrimPrefix(p, prefix)
+		if strings.HasPrefix(rel, ".gitbook/") || rel == "SUMMARY.md" {
+			continue
+		}
+		d := path.Dir(rel)
+		if d == "." {
+			d = ""
+		}
+		get(d).files = append(get(d).files, rel)
+		for d != "" {
+			parent := path.Dir(d)
+			if parent == "." {
+				parent = ""
+			}
+			get(parent).dirs[d] = true
+			d = parent
+		}
+	}
+	var build func(d string, depth int) ([]Page, error)
+	build = func(d string, depth int) ([]Page, error) {
+		e := get(d)
+		sort.Strings(e.files)
+		var out []Page
+		for _, f := range e.files {
+			if strings.EqualFold(path.Base(f), "README.md") {
+				continue
+			}
+			p, err := r.page(prefix+f, "", depth)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, p)
+		}
+		var subs []string
+		for s := range e.dirs {
+			subs = append(subs, s)
+		}
+		sort.Strings(subs)
+		for _, s := range subs {
+			kids, err := build(s, depth+1)
+			if err != nil {
+				return nil, err
+			}
+			readme := prefix + s + "/README.md"
+			var p Page
+			if _, ok := r.files[readme]; ok {
+				if p, err = r.page(readme, "", depth); err != nil {
+					return nil, err
+				}
+			} else {
+				kind := KindDocument
+				if depth == 1 {
+					kind = KindGroup
+				}
+				r.pages++
+				p = Page{Kind: kind, Title: titleOf(s), Slug: Slugify(path.Base(s)), Pages: []Page{}}
+			}
+			p.Pages = append(p.Pages, kids...)
+			out = append(out, p)
+		}
+		return out, nil
+	}
+	out, err := build("", 1)
+	if err != nil {
+		return nil, err
+	}
+	if _, ok := r.files[r.readme]; ok {
+		p, err := r.page(r.readme, "", 1)
+		if err != nil {
+			return nil, err
+		}
+		out = append([]Page{p}, out...)
+	}
+	return out, nil
+}
+
+// assets lists the files under the root's .gitbook/assets/.
+func (r *reader) assets() ([]File, error) {
+	dir := join(r.root, AssetsDir) + "/"
+	var out []File
+	for p := range r.files {
+		if !strings.HasPrefix(p, dir) {
+			continue
+		}
+		name := strings.TrimPrefix(p, dir)
+		if len(r.files[p]) > MaxFileBytes {
+			return nil, layoutErr("%s is larger than %d bytes", p, MaxFileBytes)
+		}
+		out = append(out, File{Name: name, Path: p, ContentType: ContentType(name)})
+	}
+	if len(out) > MaxFiles {
+		return nil, layoutErr("more than %d files under %s", MaxFiles, AssetsDir)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
+	return out, nil
+}
+
+// uniqueSlugs makes sibling slugs unique ("a", "a-2", ...) and never empty.
+func uniqueSlugs(ps []Page) {
+	seen := map[string]int{}
+	for i := range ps {
+		if ps[i].Slug == "" {
+			ps[i].Slug = "page"
+		}
+		if n := seen[ps[i].Slug]; n > 0 {
+			seen[ps[i].Slug]++
+			ps[i].Slug = fmt.Sprintf("%s-%d", ps[i].Slug, n+1)
+		} else {
+			seen[ps[i].Slug] = 1
+		}
+		uniqueSlugs(ps[i].Pages)
+	}
+}

@@ -1,0 +1,366 @@
+package gitsync
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	pathpkg "path"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/docspub/platform/libs/apierr"
+	"github.com/docspub/platform/libs/jobs"
+	"github.com/docspub/platform/libs/kafkax"
+	"github.com/docspub/platform/services/integrations/internal/contentclient"
+	"github.com/docspub/platform/services/integrations/internal/gitbook"
+	"github.com/docspub/platform/services/integrations/internal/gitrepo"
+	"github.com/go-git/go-git/v5/plumbing/object"
+)
+
+// Handlers are the job handlers of the service.
+func (s *Service) Handlers() map[string]jobs.Handler {
+	return map[string]jobs.Handler{JobImport: s.runImport, JobExport: s.runExport}
+}
+
+// progress is what a job saved: the revision an import wrote (so that a
+// resumed job does not write it twice).
+type progress struct {
+	Revision string `bson:"revision,omitempty"`
+	Commit   string `bson:"commit,omitempty"`
+}
+
+// remote gives the job's remote with its credentials, which only this
+// process's memory holds: a job resumed elsewhere (after a restart) cannot
+// have them and fails, asking for the operation again.
+func (s *Service) remote(p payload) (gitrepo.Remote, error) {
+	raw := p.URL
+	if p.SecretRef != "" {
+		v, ok := s.secret(p.SecretRef)
+		if !ok {
+			return gitrepo.Remote{}, errCredentialsLost
+		}
+		raw = v
+	}
+	return gitrepo.ParseRemote(raw, s.cfg.Guard)
+}
+
+// run is the frame of both jobs: it loads the payload and the remote,
+// skips an operation older than the last applied one, runs work and
+// records how it ended on the space's state (a failure's message without
+// credentials). A retryable failure stays "running" until its last attempt.
+func (s *Service) run(ctx context.Context, r *jobs.Run, work func(ctx context.Context, p payload, remote gitrepo.Remote, st State) (State, error)) error {
+	var p payload
+	if err := r.Payload(&p); err != nil {
+		return jobs.Permanent(err)
+	}
+	remote, err := s.remote(p)
+	if err != nil {
+		return s.ended(ctx, r, p, gitrepo.Remote{}, err)
+	}
+	st, err := s.store.Get(ctx, p.Space)
+	if err != nil && !errors.Is(err, apierr.ErrNotFound) {
+		return err
+	}
+	if p.Timestamp != nil && st.LastTimestamp != nil && p.Timestamp.Before(*st.LastTimestamp) {
+		s.log.InfoContext(ctx, "git operation older than the last applied one: skipped", "space", p.Space, "job", r.Job.ID)
+		return s.ended(ctx, r, p, remote, errSkipped)
+	}
+	st, err = work(ctx, p, remote, st)
+	return s.ended(ctx, r, p, remote, err, st)
+}
+
+var (
+	errSkipped         = errors.New("skipped: older than the last applied Git operation")
+	errCredentialsLost = errors.New("the operation was interrupted, and the credentials of its URL are never kept: start it again")
+)
+
+// ended records the end of a job on the space's state and returns what the
+// job returns.
+func (s *Service) ended(ctx context.Context, r *jobs.Run, p payload, remote gitrepo.Remote, err error, after ...State) error {
+	final := err == nil || errors.Is(err, errSkipped) || permanentCause(err) || r.Job.Attempts >= jobs.DefaultMaxAttempts
+	if !final {
+		if ctx.Err() != nil {
+			return err // stopping: the job is handed back
+		}
+		return errors.New(remote.Redact(message(err))) // tried again later
+	}
+	defer s.forget(p.SecretRef)
+	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	st, gerr := s.store.Get(wctx, p.Space)
+	if gerr != nil {
+		if errors.Is(gerr, apierr.ErrNotFound) {
+			st = State{ID: p.Space, Organization: p.Organization, URL: p.URL, Ref: p.Ref, RepoName: repoName(p.URL),
+				Provider: p.Provider, CreatedAt: s.clock()}
+		} else {
+			return gerr
+		}
+	}
+	if len(after) > 0 && err == nil {
+		st.LastCommit, st.LastTimestamp = after[0].LastCommit, after[0].LastTimestamp
+	}
+	now := s.clock()
+	op := Operation{Job: r.Job.ID, Direction: direction(r.Job.Kind), StartedAt: r.Job.CreatedAt, EndedAt: &now, State: OpSuccess}
+	if st.Operation != nil && st.Operation.Job == r.Job.ID {
+		op.StartedAt = st.Operation.StartedAt
+	}
+	typ := EventImported
+	if op.Direction == DirExport {
+		typ = EventExported
+	}
+	var out error
+	switch {
+	case errors.Is(err, errSkipped):
+		op.Error = errSkipped.Error()
+	case err != nil:
+		op.State, op.Error, typ = OpFailure, remote.Redact(message(err)), EventFailed
+		if errors.Is(err, gitrepo.ErrTimeout) {
+			op.State = OpTimeout
+		}
+		out = jobs.Permanent(errors.New(op.Error))
+	}
+	if st.Operation == nil || st.Operation.Job == r.Job.ID || st.Operation.State != OpRunning {
+		st.Operation = &op
+	}
+	st.UpdatedAt = now
+	ev := kafkax.NewEvent(typ, st.Organization, st.ID, infoOf(st))
+	if perr := s.store.Put(wctx, st, &ev); perr != nil {
+		return perr
+	}
+	return out
+}
+
+// permanentCause reports failures that another attempt cannot fix.
+func permanentCause(err error) bool {
+	var ae *apierr.Error
+	switch {
+	case errors.Is(err, gitrepo.ErrDiverged), errors.Is(err, gitrepo.ErrTooLarge), errors.Is(err, gitrepo.ErrBlocked),
+		errors.Is(err, gitrepo.ErrTimeout), errors.Is(err, gitbook.ErrLayout), errors.Is(err, errCredentialsLost):
+		return true
+	case errors.As(err, &ae):
+		return ae.Status >= 400 && ae.Status < 500 && ae.Status != 409 && ae.Status != 429
+	}
+	return false
+}
+
+// message is what a failure says on the Git info.
+func message(err error) string {
+	var ae *apierr.Error
+	if errors.As(err, &ae) {
+		return ae.Message
+	}
+	return err.Error()
+}
+
+// runImport clones the ref, reads the layout, stores the files and hands
+// content the revision; the space's primary content changes unless the
+// import is standalone.
+func (s *Service) runImport(ctx context.Context, r *jobs.Run) error {
+	return s.run(ctx, r, func(ctx context.Context, p payload, remote gitrepo.Remote, st State) (State, error) {
+		var prog progress
+		if err := r.Progress(&prog); err != nil {
+			return st, err
+		}
+		commit := prog.Commit
+		if prog.Revision == "" {
+			t0 := time.Now()
+			snap, err := gitrepo.Fetch(ctx, s.cfg.Guard, remote, p.Ref, s.cfg.Limits,
+				func(path string) bool { return gitbook.Wanted(path, p.ProjectDir) })
+			if err != nil {
+				return st, err
+			}
+			t1 := time.Now()
+			tree, err := gitbook.Read(snap.Files, p.ProjectDir)
+			if err != nil {
+				return st, err
+			}
+			t2 := time.Now()
+			cur, err := s.content.Content(ctx, p.Space)
+			if err != nil {
+				return st, err
+			}
+			files, err := s.upload(ctx, p.Space, tree.Files, snap.Files)
+			if err != nil {
+				return st, err
+			}
+			t3 := time.Now()
+			g := &contentclient.Git{OID: snap.Commit, Message: strings.TrimSpace(snap.Message), Ref: p.Ref}
+			if p.CommitURL != "" {
+				g.URL = strings.TrimRight(p.CommitURL, "/") + "/" + snap.Commit
+			}
+			rev, err := s.content.CreateRevision(ctx, p.Space, contentclient.Revision{Parent: cur.Revision,
+				Standalone: p.Standalone, Pages: toContent(tree.Pages), Files: files, Git: g})
+			if err != nil {
+				return st, err // ErrMoved: tried again, on the space's new revision
+			}
+			s.log.InfoContext(ctx, "git import written", "space", p.Space, "job", r.Job.ID, "files", len(snap.Files),
+				"fetch_ms", t1.Sub(t0).Milliseconds(), "read_ms", t2.Sub(t1).Milliseconds(),
+				"upload_ms", t3.Sub(t2).Milliseconds(), "revision_ms", time.Since(t3).Milliseconds())
+			commit = snap.Commit
+			if err := r.SaveProgress(ctx, progress{Revision: rev, Commit: commit}); err != nil {
+				return st, err
+			}
+		}
+		if err := s.content.SetSync(ctx, p.Space, syncOf(p, s.clock())); err != nil {
+			return st, err
+		}
+		st.LastCommit, st.LastTimestamp = commit, later(st.LastTimestamp, p.Timestamp)
+		return st, nil
+	})
+}
+
+// runExport writes the space's current revision in the layout, commits it
+// on the commit the space last synced with and pushes it to the ref.
+func (s *Service) runExport(ctx context.Context, r *jobs.Run) error {
+	return s.run(ctx, r, func(ctx context.Context, p payload, remote gitrepo.Remote, st State) (State, error) {
+		cur, err := s.content.Content(ctx, p.Space)
+		if err != nil {
+			return st, err
+		}
+		names := make([]string, 0, len(cur.Files))
+		byName := map[string]contentclient.File{}
+		var total int64
+		for _, f := range cur.Files {
+			if _, dup := byName[f.Name]; dup {
+				continue
+			}
+			byName[f.Name] = f
+			names = append(names, f.Name)
+			total += f.Size
+		}
+		if total > s.cfg.Limits.MaxBytes {
+			return st, gitrepo.ErrTooLarge
+		}
+		base := ""
+		if st.URL == p.URL && st.Ref == p.Ref {
+			base = st.LastCommit
+		}
+		write := func(fs gitrepo.Files) error {
+			// The base commit's layout, when it has one (a SUMMARY.md): the
+			// export writes where it was (a .gitbook.yaml root included) and
+			// first removes the files it was read from, so that pages the
+			// space no longer has go. Every other file of the repository stays,
+			// and a repository without a SUMMARY.md loses nothing.
+			existing, err := fs.List()
+			if err != nil {
+				return err
+			}
+			old := map[string][]byte{}
+			for _, path := range existing {
+				if gitbook.Wanted(path, p.ProjectDir) {
+					if old[path], err = fs.Read(path); err != nil {
+						return err
+					}
+				}
+			}
+			dir := p.ProjectDir
+			if prev, err := gitbook.Read(old, p.ProjectDir); err == nil && prev.Summary != "" {
+				if dir = pathpkg.Dir(prev.Summary); dir == "." {
+					dir = ""
+				}
+				for _, path := range prev.Paths() {
+					if _, ok := old[path]; ok {
+						if err := fs.Remove(path); err != nil {
+							return err
+						}
+					}
+				}
+			}
+			out, err := gitbook.Write(fromContent(cur.Pages), names, dir)
+			if err != nil {
+				return err
+			}
+			for path, b := range out.Text {
+				if err := fs.Write(path, b); err != nil {
+					return err
+				}
+			}
+			for name, path := range out.Files {
+				f := byName[name]
+				b, err := s.content.FileBytes(ctx, p.Space, cur.Revision, f.ID, s.cfg.Limits.MaxBytes)
+				if err != nil {
+					return fmt.Errorf("read file %s: %w", name, err)
+				}
+				if err := fs.Write(path, b); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+		oid, err := gitrepo.Push(ctx, s.cfg.Guard, remote, gitrepo.Commit{Ref: p.Ref, Base: base, Message: p.Message,
+			Author: object.Signature{Name: p.AuthorName, Email: p.AuthorEmail, When: s.now()}, Force: p.Force, Write: write},
+			s.cfg.Limits)
+		if err != nil {
+			return st, err
+		}
+		if err := s.content.SetSync(ctx, p.Space, syncOf(p, s.clock())); err != nil {
+			return st, err
+		}
+		st.LastCommit, st.LastTimestamp = oid, later(st.LastTimestamp, p.Timestamp)
+		return st, nil
+	})
+}
+
+func later(a, b *time.Time) *time.Time {
+	if b == nil || (a != nil && a.After(*b)) {
+		return a
+	}
+	return b
+}
+
+func syncOf(p payload, now time.Time) contentclient.Sync {
+	return contentclient.Sync{RepoName: repoName(p.URL), InstallationID: InstallationID, InstallationProvider: p.Provider,
+		InstallationStatus: InstallationActive, Integration: Integration, URL: p.URL, UpdatedAt: now}
+}
+
+func toContent(ps []gitbook.Page) []contentclient.Page {
+	out := make([]contentclient.Page, len(ps))
+	for i, p := range ps {
+		out[i] = contentclient.Page{Kind: p.Kind, Title: p.Title, Slug: p.Slug, Description: p.Description,
+			Emoji: p.Emoji, Icon: p.Icon, Hidden: p.Hidden, Markdown: p.Markdown, Pages: toContent(p.Pages)}
+	}
+	return out
+}
+
+func fromContent(ps []contentclient.Page) []gitbook.Page {
+	out := make([]gitbook.Page, len(ps))
+	for i, p := range ps {
+		out[i] = gitbook.Page{Kind: p.Kind, Title: p.Title, Slug: p.Slug, Description: p.Description,
+			Emoji: p.Emoji, Icon: p.Icon, Hidden: p.Hidden, Markdown: p.Markdown, Pages: fromContent(p.Pages)}
+	}
+	return out
+}
+
+// Uploads is how many files an import stores at once.
+const Uploads = 4
+
+// upload stores the files' bytes in content, Uploads at a time, and returns
+// them in order.
+func (s *Service) upload(ctx context.Context, space string, files []gitbook.File, data map[string][]byte) ([]contentclient.File, error) {
+	out := make([]contentclient.File, len(files))
+	errs := make([]error, len(files))
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	sem := make(chan struct{}, Uploads)
+	var wg sync.WaitGroup
+	for i, f := range files {
+		select {
+		case sem <- struct{}{}:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			out[i], errs[i] = s.content.PutBlob(ctx, space, f.Name, f.ContentType, data[f.Path])
+			if errs[i] != nil {
+				errs[i] = fmt.Errorf("store file %s: %w", f.Name, errs[i])
+				cancel()
+			}
+		}()
+	}
+	wg.Wait()
+	return out, errors.Join(errs...)
+}

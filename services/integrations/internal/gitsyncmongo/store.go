@@ -1,0 +1,91 @@
+// Package gitsyncmongo stores the spaces' Git sync states in MongoDB
+// (libs/docstore): one document per space in "git_sync", each write with its
+// event. Driver errors never leave it.
+package gitsyncmongo
+
+import (
+	"context"
+
+	"github.com/docspub/platform/libs/docstore"
+	"github.com/docspub/platform/libs/kafkax"
+	"github.com/docspub/platform/libs/mongox"
+	"github.com/docspub/platform/services/integrations/internal/gitsync"
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+)
+
+// States is the collection of sync states.
+const States = "git_sync"
+
+// Store implements gitsync.Store.
+type Store struct {
+	ds *docstore.Store
+}
+
+var _ gitsync.Store = (*Store)(nil)
+
+// NewStore returns a store on db; locks are shared with the outbox relay.
+func NewStore(db *mongo.Database, locks *mongox.DocLocks) *Store {
+	return &Store{ds: docstore.New(db, locks, map[string]string{States: "Git sync"})}
+}
+
+// OnWrite sets a function called after every write that recorded an event.
+func (s *Store) OnWrite(f func()) { s.ds.OnWrite(f) }
+
+// Indexes: running operations counted per organization.
+func Indexes() []mongox.Index {
+	return []mongox.Index{mongox.Keys(States, "organization", "operation.state")}
+}
+
+// Collections lists the collections whose documents carry events.
+func Collections() []string { return []string{States} }
+
+// Get returns a space's state.
+func (s *Store) Get(ctx context.Context, space string) (gitsync.State, error) {
+	return docstore.FindOne[gitsync.State](ctx, s.ds, States, bson.M{"_id": space})
+}
+
+// Put writes a state whole, keeping the events not yet relayed.
+func (s *Store) Put(ctx context.Context, st gitsync.State, ev *kafkax.Event) error {
+	raw, err := bson.Marshal(st)
+	if err != nil {
+		return err
+	}
+	var set bson.M
+	if err := bson.Unmarshal(raw, &set); err != nil {
+		return err
+	}
+	delete(set, "_id")
+	unset := bson.M{}
+	for _, f := range []string{"lastCommit", "lastTimestamp", "operation"} {
+		if _, ok := set[f]; !ok {
+			unset[f] = ""
+		}
+	}
+	upd := bson.M{"$set": set}
+	if len(unset) > 0 {
+		upd["$unset"] = unset
+	}
+	var events []kafkax.Event
+	if ev != nil {
+		events = append(events, *ev)
+	}
+	err = s.ds.Update(ctx, States, st.ID, nil, upd, events...)
+	if err == nil {
+		return nil
+	}
+	if _, gerr := s.Get(ctx, st.ID); gerr == nil {
+		return err
+	}
+	err = s.ds.Insert(ctx, States, st, events...)
+	if err != nil {
+		// Inserted meanwhile by another writer: write over it.
+		return s.ds.Update(ctx, States, st.ID, nil, upd, events...)
+	}
+	return nil
+}
+
+// Running counts org's states whose operation is running.
+func (s *Store) Running(ctx context.Context, org string) (int, error) {
+	return s.ds.Count(ctx, States, bson.M{"organization": org, "operation.state": gitsync.OpRunning})
+}

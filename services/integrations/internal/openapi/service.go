@@ -1,0 +1,382 @@
+package openapi
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/url"
+	"regexp"
+	"time"
+
+	"github.com/docspub/platform/libs/apierr"
+	"github.com/docspub/platform/libs/ids"
+	"github.com/docspub/platform/libs/jobs"
+	"github.com/docspub/platform/libs/kafkax"
+	"github.com/docspub/platform/libs/keyset"
+	"github.com/docspub/platform/libs/urlguard"
+	"github.com/docspub/platform/services/integrations/internal/access"
+)
+
+// JobKind is the kind of the processing jobs.
+const JobKind = "openapi.process"
+
+// slugPattern is OpenAPISpecSlug's pattern, lower case as api.md has it.
+var slugPattern = regexp.MustCompile(`^[a-z0-9]+(?:-[a-z0-9]+)*$`)
+
+// Config tunes processing.
+type Config struct {
+	Guard        urlguard.Guard
+	FetchTimeout time.Duration
+}
+
+// Service carries out the OpenAPI spec operations and processes specs.
+type Service struct {
+	store  Store
+	queue  *jobs.Queue
+	cfg    Config
+	public string
+	app    string
+	now    func() time.Time
+	log    *slog.Logger
+}
+
+// New returns a service on store whose processing jobs go to queue. public
+// and app are the bases of urls.location and urls.app.
+func New(store Store, queue *jobs.Queue, cfg Config, public, app string, log *slog.Logger) *Service {
+	if cfg.FetchTimeout <= 0 {
+		cfg.FetchTimeout = 30 * time.Second
+	}
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &Service{store: store, queue: queue, cfg: cfg, public: public, app: app, now: time.Now, log: log}
+}
+
+func (s *Service) clock() time.Time { return s.now().UTC().Truncate(time.Millisecond) }
+
+// Source is a spec's source: a URL or a text.
+type Source struct {
+	URL  *string `json:"url"`
+	Text *string `json:"text"`
+}
+
+// CreateInput is the body of a create.
+type CreateInput struct {
+	Slug   *string `json:"slug"`
+	Source *Source `json:"source"`
+}
+
+// checkSource validates a source and returns its URL and text.
+func (s *Service) checkSource(p *apierr.Problems, src *Source) (string, []byte) {
+	switch {
+	case src == nil:
+		p.Add("source", "is required")
+	case src.URL != nil && src.Text != nil:
+		p.Add("source", "must have either url or text, not both")
+	case src.URL != nil:
+		u := *src.URL
+		switch {
+		case len(u) == 0:
+			p.Add("source.url", "must not be empty")
+		case len(u) > MaxSourceURL:
+			p.Add("source.url", "must be at most %d characters", MaxSourceURL)
+		default:
+			if pu, err := url.Parse(u); err != nil || !pu.IsAbs() {
+				p.Add("source.url", "must be an absolute http or https URL")
+			} else if _, err := s.cfg.Guard.CheckURL(u); err != nil {
+				p.Add("source.url", "must be a public http or https URL")
+			} else if pu.User != nil {
+				p.Add("source.url", "must not carry credentials")
+			}
+		}
+		return u, nil
+	case src.Text != nil:
+		switch t := *src.Text; {
+		case len(t) == 0:
+			p.Add("source.text", "must not be empty")
+		case len(t) > MaxTextBytes:
+			p.Add("source.text", "must be at most %d bytes", MaxTextBytes)
+		}
+		return "", []byte(*src.Text)
+	default:
+		p.Add("source", "must have url or text")
+	}
+	return "", nil
+}
+
+// List lists org's specs by id.
+func (s *Service) List(ctx context.Context, c access.Caller, org string, p keyset.Page) (keyset.List[View], error) {
+	if _, err := access.Enter(c, org, access.View, ErrNotFound, "view OpenAPI specs"); err != nil {
+		return keyset.List[View]{}, err
+	}
+	lim := p.Limit
+	p.Limit++
+	items, n, err := s.store.List(ctx, org, p)
+	if err != nil {
+		return keyset.List[View]{}, err
+	}
+	l := keyset.Cut(items, lim, n, func(sp Spec) (int64, string) { return 0, sp.ID })
+	views := make([]View, len(l.Items))
+	for i, sp := range l.Items {
+		views[i] = s.view(sp, c)
+	}
+	return keyset.With(l, views), nil
+}
+
+// spec loads org's spec by slug.
+func (s *Service) spec(ctx context.Context, c access.Caller, org, slug string, a access.Action, what string) (Spec, error) {
+	if _, err := access.Enter(c, org, a, ErrNotFound, what); err != nil {
+		return Spec{}, err
+	}
+	sp, err := s.store.BySlug(ctx, org, slug)
+	if errors.Is(err, apierr.ErrNotFound) {
+		return sp, ErrNotFound
+	}
+	if err != nil {
+		return sp, fmt.Errorf("load OpenAPI spec %s: %w", slug, err)
+	}
+	return sp, nil
+}
+
+// Get returns org's spec by slug.
+func (s *Service) Get(ctx context.Context, c access.Caller, org, slug string) (View, error) {
+	sp, err := s.spec(ctx, c, org, slug, access.View, "view OpenAPI specs")
+	if err != nil {
+		return View{}, err
+	}
+	return s.view(sp, c), nil
+}
+
+// Create makes a spec and starts its processing; a taken slug is a 409.
+func (s *Service) Create(ctx context.Context, c access.Caller, org string, in CreateInput) (View, error) {
+	if _, err := access.Enter(c, org, access.Edit, ErrNotFound, "create OpenAPI specs"); err != nil {
+		return View{}, err
+	}
+	var p apierr.Problems
+	if in.Slug == nil {
+		p.Add("slug", "is required")
+	} else {
+		checkSlug(&p, *in.Slug)
+	}
+	u, text := s.checkSource(&p, in.Source)
+	if err := p.Err(); err != nil {
+		return View{}, err
+	}
+	return s.create(ctx, c, org, *in.Slug, u, text)
+}
+
+func checkSlug(p *apierr.Problems, slug string) {
+	if n := len(slug); n < 1 || n > MaxSlug {
+		p.Length("slug", slug, 1, MaxSlug)
+		return
+	}
+	p.Pattern("slug", slug, slugPattern)
+}
+
+// admit refuses a new processing when org already has MaxPendingPerOrg.
+func (s *Service) admit(ctx context.Context, org string) error {
+	n, err := s.store.Pending(ctx, org)
+	if err != nil {
+		return err
+	}
+	if n >= MaxPendingPerOrg {
+		return apierr.TooMany(5*time.Second, "your organization has %d OpenAPI specs waiting for processing; retry when they are done", n)
+	}
+	return nil
+}
+
+func (s *Service) create(ctx context.Context, c access.Caller, org, slug, u string, text []byte) (View, error) {
+	if err := s.admit(ctx, org); err != nil {
+		return View{}, err
+	}
+	now := s.clock()
+	sp := Spec{ID: ids.New(), Organization: org, Slug: slug, SlugKey: org + "/" + slug, SourceURL: u,
+		Visibility: VisibilityPrivate, State: StatePending, Generation: 1, CreatedAt: now, UpdatedAt: now}
+	err := s.store.Insert(ctx, sp, text, s.event(EventCreated, sp))
+	if errors.Is(err, apierr.ErrConflict) {
+		return View{}, ErrSlugTaken
+	}
+	if err != nil {
+		return View{}, err
+	}
+	s.enqueue(ctx, sp)
+	return s.view(sp, c), nil
+}
+
+// Replace sets the source of org's spec slug, creating the spec when there
+// is none, and starts its processing.
+func (s *Service) Replace(ctx context.Context, c access.Caller, org, slug string, src *Source) (View, error) {
+	if _, err := access.Enter(c, org, access.Edit, ErrNotFound, "change OpenAPI specs"); err != nil {
+		return View{}, err
+	}
+	var p apierr.Problems
+	checkSlug(&p, slug)
+	u, text := s.checkSource(&p, src)
+	if err := p.Err(); err != nil {
+		return View{}, err
+	}
+	sp, err := s.store.BySlug(ctx, org, slug)
+	if errors.Is(err, apierr.ErrNotFound) {
+		v, err := s.create(ctx, c, org, slug, u, text)
+		if errors.Is(err, ErrSlugTaken) {
+			return View{}, ErrChanged // created meanwhile
+		}
+		return v, err
+	}
+	if err != nil {
+		return View{}, err
+	}
+	if err := s.admit(ctx, org); err != nil {
+		return View{}, err
+	}
+	sp.Generation++
+	sp.SourceURL, sp.State, sp.UpdatedAt = u, StatePending, s.clock()
+	if err := s.store.SetSource(ctx, sp, text, s.event(EventUpdated, sp)); err != nil {
+		if errors.Is(err, apierr.ErrNotFound) {
+			return View{}, ErrChanged
+		}
+		return View{}, err
+	}
+	s.enqueue(ctx, sp)
+	return s.view(sp, c), nil
+}
+
+// UpdateInput is the body of a PATCH.
+type UpdateInput struct {
+	Visibility *string `json:"visibility"`
+}
+
+// Update changes a spec's visibility.
+func (s *Service) Update(ctx context.Context, c access.Caller, org, slug string, in UpdateInput) (View, error) {
+	sp, err := s.spec(ctx, c, org, slug, access.Edit, "change OpenAPI specs")
+	if err != nil {
+		return View{}, err
+	}
+	var p apierr.Problems
+	if in.Visibility == nil {
+		p.Add("visibility", "is required")
+	} else {
+		p.OneOf("visibility", *in.Visibility, VisibilityPrivate, VisibilityPublic)
+	}
+	if err := p.Err(); err != nil {
+		return View{}, err
+	}
+	sp.Visibility, sp.UpdatedAt = *in.Visibility, s.clock()
+	if err := s.store.SetVisibility(ctx, sp, s.event(EventUpdated, sp)); err != nil {
+		if errors.Is(err, apierr.ErrNotFound) {
+			return View{}, ErrNotFound
+		}
+		return View{}, err
+	}
+	return s.view(sp, c), nil
+}
+
+// Delete removes a spec; its versions go with it.
+func (s *Service) Delete(ctx context.Context, c access.Caller, org, slug string) error {
+	sp, err := s.spec(ctx, c, org, slug, access.Edit, "delete OpenAPI specs")
+	if err != nil {
+		return err
+	}
+	err = s.store.Remove(ctx, sp, s.event(EventDeleted, sp))
+	if errors.Is(err, apierr.ErrNotFound) {
+		return ErrNotFound
+	}
+	return err
+}
+
+// Versions lists a spec's versions, newest first.
+func (s *Service) Versions(ctx context.Context, c access.Caller, org, slug string, p keyset.Page) (keyset.List[VersionView], error) {
+	sp, err := s.spec(ctx, c, org, slug, access.View, "view OpenAPI specs")
+	if err != nil {
+		return keyset.List[VersionView]{}, err
+	}
+	lim := p.Limit
+	p.Limit++
+	items, n, err := s.store.Versions(ctx, sp.ID, p)
+	if err != nil {
+		return keyset.List[VersionView]{}, err
+	}
+	l := keyset.Cut(items, lim, n, func(v Version) (int64, string) { return 0, v.ID })
+	views := make([]VersionView, len(l.Items))
+	for i, v := range l.Items {
+		views[i] = s.versionView(sp, v)
+	}
+	return keyset.With(l, views), nil
+}
+
+// version loads a version of org's spec; "latest" names the spec's last one.
+func (s *Service) version(ctx context.Context, c access.Caller, org, slug, id string) (Spec, Version, error) {
+	sp, err := s.spec(ctx, c, org, slug, access.View, "view OpenAPI specs")
+	if err != nil {
+		return sp, Version{}, err
+	}
+	if id == "latest" {
+		id = sp.LastVersion
+	}
+	if id == "" {
+		return sp, Version{}, ErrVersionNotFound
+	}
+	v, err := s.store.Version(ctx, sp.ID, id)
+	if errors.Is(err, apierr.ErrNotFound) {
+		return sp, v, ErrVersionNotFound
+	}
+	return sp, v, err
+}
+
+// Version returns a version ("latest": the last one).
+func (s *Service) Version(ctx context.Context, c access.Caller, org, slug, id string) (VersionView, error) {
+	sp, v, err := s.version(ctx, c, org, slug, id)
+	if err != nil {
+		return VersionView{}, err
+	}
+	return s.versionView(sp, v), nil
+}
+
+// Content returns a version's content: the document as JSON.
+func (s *Service) Content(ctx context.Context, c access.Caller, org, slug, id string) (ContentView, error) {
+	sp, v, err := s.version(ctx, c, org, slug, id)
+	if err != nil {
+		return ContentView{}, err
+	}
+	raw, err := s.store.Content(ctx, v)
+	if err != nil {
+		return ContentView{}, fmt.Errorf("read version %s: %w", v.ID, err)
+	}
+	doc, err := toJSON(raw)
+	if err != nil {
+		return ContentView{}, fmt.Errorf("render version %s: %w", v.ID, err)
+	}
+	return s.contentView(sp, v, doc), nil
+}
+
+// Raw returns a version's content exactly as fetched.
+func (s *Service) Raw(ctx context.Context, c access.Caller, org, slug, id string) (RawView, error) {
+	_, v, err := s.version(ctx, c, org, slug, id)
+	if err != nil {
+		return RawView{}, err
+	}
+	raw, err := s.store.Content(ctx, v)
+	if err != nil {
+		return RawView{}, fmt.Errorf("read version %s: %w", v.ID, err)
+	}
+	return RawView{Text: string(raw), Format: v.Format}, nil
+}
+
+func (s *Service) event(typ string, sp Spec) kafkax.Event {
+	return kafkax.NewEvent(typ, sp.Organization, sp.ID, s.view(sp, access.Caller{}))
+}
+
+// enqueue starts processing sp. A failure to enqueue is logged, not
+// answered: the spec is stored as pending and the sweeper enqueues it.
+func (s *Service) enqueue(ctx context.Context, sp Spec) {
+	if _, _, err := s.queue.Enqueue(ctx, JobKind, jobKey(sp.ID), jobPayload{Spec: sp.ID}); err != nil {
+		s.log.WarnContext(ctx, "enqueue OpenAPI processing; the sweeper will", "spec", sp.ID, "err", err)
+	}
+}
+
+func jobKey(spec string) string { return "openapi/" + spec }
+
+type jobPayload struct {
+	Spec string `bson:"spec"`
+}

@@ -1,0 +1,107 @@
+// Package openapihttp is the HTTP API of OpenAPI specs, under
+// /orgs/{organizationId}/openapi, with their versions and content. The
+// caller comes from the internal token.
+package openapihttp
+
+import (
+	"net/http"
+
+	"github.com/docspub/platform/libs/httpx"
+	"github.com/docspub/platform/libs/paging"
+	"github.com/docspub/platform/services/integrations/internal/access"
+	"github.com/docspub/platform/services/integrations/internal/openapi"
+	"github.com/gin-gonic/gin"
+)
+
+type handlers struct{ svc *openapi.Service }
+
+// Register adds the routes to v1, the /v1 group behind internaltoken.Require.
+// "latest" as a version id names the spec's last version.
+func Register(v1 gin.IRouter, svc *openapi.Service) {
+	h := &handlers{svc: svc}
+	const base = "/orgs/:organizationId/openapi"
+	v1.GET(base, h.list)
+	v1.POST(base, h.create)
+	v1.GET(base+"/:specSlug", h.get)
+	v1.PUT(base+"/:specSlug", h.replace)
+	v1.PATCH(base+"/:specSlug", h.update)
+	v1.DELETE(base+"/:specSlug", h.delete)
+	v1.GET(base+"/:specSlug/versions", h.versions)
+	v1.GET(base+"/:specSlug/versions/:versionId", h.version)
+	v1.GET(base+"/:specSlug/versions/:versionId/content", h.content)
+	v1.GET(base+"/:specSlug/versions/:versionId/content/raw", h.raw)
+}
+
+func org(c *gin.Context) string  { return c.Param("organizationId") }
+func slug(c *gin.Context) string { return c.Param("specSlug") }
+
+func (h *handlers) list(c *gin.Context) {
+	pg, ok := paging.ReadKeyset(c, paging.ByID)
+	if !ok {
+		return
+	}
+	l, err := h.svc.List(c.Request.Context(), access.From(c), org(c), pg)
+	paging.ReplyKeyset(c, l, err, paging.ByID)
+}
+
+func (h *handlers) create(c *gin.Context) {
+	var in openapi.CreateInput
+	if !httpx.Bind(c, &in) {
+		return
+	}
+	v, err := h.svc.Create(c.Request.Context(), access.From(c), org(c), in)
+	httpx.Created(c, v.URLs.Location, v, err)
+}
+
+func (h *handlers) get(c *gin.Context) {
+	v, err := h.svc.Get(c.Request.Context(), access.From(c), org(c), slug(c))
+	httpx.Reply(c, http.StatusOK, v, err)
+}
+
+func (h *handlers) replace(c *gin.Context) {
+	var in struct {
+		Source *openapi.Source `json:"source"`
+	}
+	if !httpx.Bind(c, &in) {
+		return
+	}
+	v, err := h.svc.Replace(c.Request.Context(), access.From(c), org(c), slug(c), in.Source)
+	httpx.Reply(c, http.StatusOK, v, err)
+}
+
+func (h *handlers) update(c *gin.Context) {
+	var in openapi.UpdateInput
+	if !httpx.Bind(c, &in) {
+		return
+	}
+	v, err := h.svc.Update(c.Request.Context(), access.From(c), org(c), slug(c), in)
+	httpx.Reply(c, http.StatusOK, v, err)
+}
+
+func (h *handlers) delete(c *gin.Context) {
+	httpx.Empty(c, http.StatusResetContent, h.svc.Delete(c.Request.Context(), access.From(c), org(c), slug(c)))
+}
+
+func (h *handlers) versions(c *gin.Context) {
+	pg, ok := paging.ReadKeyset(c, paging.ByID)
+	if !ok {
+		return
+	}
+	l, err := h.svc.Versions(c.Request.Context(), access.From(c), org(c), slug(c), pg)
+	paging.ReplyKeyset(c, l, err, paging.ByID)
+}
+
+func (h *handlers) version(c *gin.Context) {
+	v, err := h.svc.Version(c.Request.Context(), access.From(c), org(c), slug(c), c.Param("versionId"))
+	httpx.Reply(c, http.StatusOK, v, err)
+}
+
+func (h *handlers) content(c *gin.Context) {
+	v, err := h.svc.Content(c.Request.Context(), access.From(c), org(c), slug(c), c.Param("versionId"))
+	httpx.Reply(c, http.StatusOK, v, err)
+}
+
+func (h *handlers) raw(c *gin.Context) {
+	v, err := h.svc.Raw(c.Request.Context(), access.From(c), org(c), slug(c), c.Param("versionId"))
+	httpx.Reply(c, http.StatusOK, v, err)
+}
