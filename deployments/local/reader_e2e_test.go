@@ -1,6 +1,9 @@
 package local
 
 import (
+	"bytes"
+	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/cookiejar"
@@ -10,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/docspub/platform/libs/internaltoken"
 	"github.com/golang-jwt/jwt/v5"
 )
 
@@ -218,5 +222,110 @@ func TestPublishedSiteThroughGateway(t *testing.T) {
 	admin.schema("Site", 200, "POST", site+"/unpublish", nil)
 	if body := newReader(t).want(404, url); strings.Contains(body, "Zephyr") {
 		t.Errorf("unpublished site shows its title")
+	}
+}
+
+// TestContentReadsOfPublishedSites: content's reads for published sites
+// are for platform services alone: a space's current revision (following
+// merges, 404 unknown, 409 deleted) and search over the given spaces of an
+// organization (another organization's spaces match nothing), bounded.
+func TestContentReadsOfPublishedSites(t *testing.T) {
+	web := &website{pages: map[string]string{}}
+	srv := httptest.NewServer(web)
+	defer srv.Close()
+	web.set("/", "Home", `<p>The quetzal lives here.</p>`)
+
+	p := startPlatform(t)
+	admin := client{t, p.URL, p.Credentials.DemoAdminToken}
+	other := client{t, p.URL, p.Credentials.OtherOrgToken}
+	mine := newSpace(t, admin, p.Credentials.DemoOrgID, "Mine")
+	me := admin.status(200, "GET", "/v1/user", nil).json(t)
+	theirOrg := str(items(t, other.op("listOrganizationsForAuthenticatedUser", "GET", "/v1/orgs", nil))[0], "id")
+	theirs := newSpace(t, other, theirOrg, "Theirs")
+	for _, c := range []struct {
+		c     client
+		space string
+	}{{admin, mine}, {other, theirs}} {
+		crs := "/v1/spaces/" + c.space + "/change-requests"
+		cr := crs + "/" + str(c.c.op("createChangeRequest", "POST", crs, map[string]any{"subject": "Import"}).json(t), "id")
+		c.c.status(201, "POST", cr+"/content/import", map[string]any{"source": "website", "url": srv.URL + "/"})
+		c.c.op("mergeChangeRequest", "POST", cr+"/merge", nil)
+	}
+
+	signer, err := internaltoken.NewSigner("sites", p.InternalTokenSecret, time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mint := func(pr internaltoken.Principal) string {
+		tok, err := signer.Mint("content", pr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tok
+	}
+	svc := mint(internaltoken.Principal{Service: "sites"})
+	user := mint(internaltoken.Principal{UserID: str(me, "id"), Roles: map[string]string{p.Credentials.DemoOrgID: "admin"}})
+	call := func(tok, method, path string, body any) reply {
+		t.Helper()
+		var rd io.Reader
+		if body != nil {
+			rd = bytes.NewReader(mustJSON(body))
+		}
+		req, _ := http.NewRequest(method, p.ContentURL+"/internal/v1"+path, rd)
+		if tok != "" {
+			req.Header.Set(internaltoken.Header, tok)
+		}
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		b, _ := io.ReadAll(res.Body)
+		return reply{Status: res.StatusCode, Body: b, Header: res.Header}
+	}
+
+	current := "/spaces/" + mine + "/git/current"
+	for tok, want := range map[string]int{"": 401, user: 403} {
+		if r := call(tok, "GET", current, nil); r.Status != want {
+			t.Errorf("current with token %.10q: %d, want %d", tok, r.Status, want)
+		}
+	}
+	cur := call(svc, "GET", current, nil).json(t)
+	if str(cur, "organization") != p.Credentials.DemoOrgID || str(cur, "revision") != str(currentRevision(t, admin, mine), "id") {
+		t.Errorf("current %v", cur)
+	}
+	if r := call(svc, "GET", "/spaces/nope/git/current", nil); r.Status != 404 {
+		t.Errorf("unknown space: %d", r.Status)
+	}
+
+	search := "/orgs/" + p.Credentials.DemoOrgID + "/search"
+	hits := call(svc, "POST", search, map[string]any{"spaces": []string{mine, theirs}, "query": "quetzal", "limit": 10})
+	var res struct {
+		Items []struct{ ID string } `json:"items"`
+	}
+	if err := json.Unmarshal(hits.Body, &res); err != nil || hits.Status != 200 || len(res.Items) != 1 || res.Items[0].ID != mine {
+		t.Errorf("search over both spaces: %d %s", hits.Status, hits.Body)
+	}
+	if r := call(user, "POST", search, map[string]any{"spaces": []string{mine}, "query": "quetzal"}); r.Status != 403 {
+		t.Errorf("search with a user's token: %d", r.Status)
+	}
+	many := make([]string, 1001)
+	for i := range many {
+		many[i] = fmt.Sprintf("s%d", i)
+	}
+	for _, body := range []map[string]any{
+		{"query": "quetzal"},
+		{"spaces": many, "query": "quetzal"},
+		{"spaces": []string{mine}, "query": strings.Repeat("q", 513)},
+		{"spaces": []string{strings.Repeat("s", 65)}, "query": "quetzal"},
+	} {
+		if r := call(svc, "POST", search, body); r.Status != 400 {
+			t.Errorf("search %.80v: %d, want 400", body, r.Status)
+		}
+	}
+
+	admin.op("deleteSpaceById", "DELETE", "/v1/spaces/"+mine, nil)
+	if r := call(svc, "GET", current, nil); r.Status != 409 {
+		t.Errorf("deleted space: %d %s", r.Status, r.Body)
 	}
 }
