@@ -122,7 +122,7 @@ func (h *handlers) serve(c *gin.Context) {
 		http.SetCookie(c.Writer, &http.Cookie{Name: ck.Name, Value: ck.Value, Path: ck.Path, MaxAge: ck.MaxAge,
 			HttpOnly: true, Secure: resp.Secure, SameSite: http.SameSiteLaxMode})
 	}
-	if resp.View != nil && resp.Status == http.StatusOK {
+	if resp.View != nil && resp.Status == http.StatusOK && r.Method == http.MethodGet {
 		h.record(c, resp)
 	}
 	if resp.Location != "" {
