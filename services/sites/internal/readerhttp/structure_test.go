@@ -21,6 +21,10 @@ func TestAPIURLsAreServed(t *testing.T) {
 	sitePath := "/v1/orgs/acme/sites/" + id
 	guides := e.call("ada", "POST", sitePath+"/sections", `{"spaceId":"g1","title":"Guides"}`, 201)
 	e.call("ada", "POST", sitePath+"/site-spaces", `{"spaceId":"g2","sectionId":"`+str(guides, "id")+`"}`, 201)
+	if r := e.api.Do(as("ada"), "POST", sitePath+"/site-spaces", `{"spaceId":"g2","sectionId":"nope"}`); r.Status != 400 ||
+		!strings.Contains(string(r.Body), "sectionId") {
+		t.Errorf("unknown sectionId: %d %s", r.Status, r.Body)
+	}
 	api := e.call("ada", "POST", sitePath+"/sections", `{"spaceId":"a1","title":"API"}`, 201)
 	site := e.call("ada", "PATCH", sitePath, `{"basename":"docs"}`, 200)
 	root := str(site, "urls", "published")
