@@ -87,7 +87,7 @@ func TestPublishedSiteThroughGateway(t *testing.T) {
 	web := &website{pages: map[string]string{}}
 	srv := httptest.NewServer(web)
 	defer srv.Close()
-	web.set("/", "Home", `<p>Welcome to the zephyr docs.</p><pre><code>go build ./...</code></pre><a href="/guide">Guide</a> <a href="/api">API</a>`)
+	web.set("/", "Home", `<p>Welcome to the zephyr docs.</p><pre><code>go build ./...</code></pre><img src="/logo.png" alt="logo"><a href="/guide">Guide</a> <a href="/api">API</a>`)
 	web.set("/guide", "Guide", `<p>The guide explains the zephyr.</p>`)
 	web.set("/api", "API", `<p>Endpoints of the zephyr.</p>`)
 
@@ -141,6 +141,18 @@ func TestPublishedSiteThroughGateway(t *testing.T) {
 		t.Errorf("navigation reached %v", seen)
 	}
 	rd.want(404, url+"/no-such-page")
+	// The imported image is served from the site, as an image.
+	img := regexp.MustCompile(`<img src="([^"]+/~files/[^"]+)"`).FindStringSubmatch(home)
+	if img == nil {
+		t.Fatalf("no image in the home page: %.600s", home)
+	}
+	if r := rd.get(p.URL+img[1], ""); r.Status != 200 || r.Header.Get("Content-Type") != "image/png" || !bytes.Equal(r.Body, pngBytes) {
+		t.Errorf("image %s: %d %v", img[1], r.Status, r.Header)
+	}
+	// The search box finds the guide.
+	if found := rd.want(200, url+"/~search?q=explains"); !strings.Contains(found, `href="`+strings.TrimPrefix(url, p.URL)+`/guide"`) {
+		t.Errorf("search: %.600s", found)
+	}
 	if md := rd.want(200, url+"/guide.md"); !strings.HasPrefix(md, "# Guide") {
 		t.Errorf("guide.md: %s", md)
 	}
