@@ -10,10 +10,9 @@ import (
 )
 
 // visitor is who reads: their claims (nil without adaptive content) and
-// signed claims, and the share key they came with.
+// their signed claims.
 type visitor struct {
 	claims, signed map[string]any
-	shareKey       string
 }
 
 // cookiePath is where the site's cookies apply: its path.
@@ -71,7 +70,6 @@ func (r *Reader) admit(ctx context.Context, rd *read) *Response {
 		if fromQuery {
 			rd.setCookie(CookieShareKey, key, int(maxCookieAge.Seconds()))
 		}
-		rd.visitor.shareKey = key
 	case site.VisibilityVisitorAuth:
 		claims, ok := r.token(rd)
 		if !ok {

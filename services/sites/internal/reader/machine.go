@@ -11,7 +11,7 @@ import (
 
 // view is the insights record of reading p.
 func (rd *read) view(typ string, sec *vsection, v *variant, t *tree, p *page) *View {
-	out := &View{Type: typ, Organization: rd.site.Organization, Site: rd.site.ID, ShareKey: rd.visitor.shareKey,
+	out := &View{Type: typ, Organization: rd.site.Organization, Site: rd.site.ID,
 		URL: rd.origin + rd.req.Path, Claims: rd.visitor.signed}
 	if sec != nil {
 		out.SiteSection = sec.id

@@ -63,14 +63,15 @@ type Response struct {
 	Err error
 }
 
-// View is a read recorded in insights: what was read, where.
+// View is a read recorded in insights: what was read, where (never a
+// share key or a token).
 type View struct {
 	// Type is the insights event type: page_view, page_markdown_request
 	// or llms_request (with LLMS standard or full).
 	Type, LLMS                              string
 	Organization, Site                      string
 	SiteSection, SiteSpace, Space, Revision string
-	Page, ShareKey                          string
+	Page                                    string
 	// URL is the absolute URL read.
 	URL string
 	// Claims are the visitor's signed claims, if any.
