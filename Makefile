@@ -1,7 +1,7 @@
 # The two commands of the README: `make run` starts the whole platform locally
 # with embedded infrastructure; `make test` runs every module's tests.
 GO      ?= go
-MODULES := libs gateway services/identity services/content services/sites services/integrations deployments/local deployments/manifests
+MODULES := libs gateway services/identity services/content services/sites services/insights services/integrations deployments/local deployments/manifests
 PKGS    := $(foreach m,$(MODULES),./$(m)/...)
 
 # The Consul agent the discovery tests run in -dev mode, built once from
@@ -76,6 +76,7 @@ bench: consul
 	$(GO) test -run '^$$' -bench SpaceListKeyset -benchtime 5x -count 1 -timeout 30m ./services/content/
 	$(GO) test -run '^$$' -bench . -benchtime 20x -count 1 ./services/content/internal/merge/
 	$(GO) test -run '^$$' -bench . -count 1 -timeout 30m ./services/content/internal/searchmongo/
+	$(GO) test -run '^$$' -bench AggregateYear -benchtime 20x -count 1 -timeout 60m ./services/insights/internal/rollupmongo/
 	$(GO) test -run '^$$' -bench SpacesAccess -benchtime 50x -count 1 ./services/content/internal/spacehttp/
 	$(GO) test -run '^$$' -bench ValidateAdaptiveSchema -count 1 ./services/sites/internal/site/
 	$(GO) test -run '^$$' -bench . -benchtime 20x -count 1 ./services/content/internal/revisionmongo/

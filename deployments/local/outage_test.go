@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"maps"
 	"testing"
 	"time"
@@ -116,4 +117,46 @@ func waitForEvents(t *testing.T, p *Platform, topic string, want map[string]stri
 			delete(want, ev.Type)
 		}
 	}
+}
+
+// With Kafka down, ingest answers 503 with Retry-After and records nothing;
+// once Kafka is back, every event accepted before the outage is counted
+// exactly once, even when a client sends an accepted batch again.
+func TestInsightsIngestDuringKafkaOutage(t *testing.T) {
+	p := startPlatform(t)
+	admin := client{t, p.URL, p.Credentials.DemoAdminToken}
+	org := "/v1/orgs/" + p.Credentials.DemoOrgID
+	site := org + "/sites/" + str(admin.op("createSite", "POST", org+"/sites", map[string]any{"title": "Docs site"}).json(t), "id")
+	eventually(t, "the site known to insights", func() bool {
+		return admin.do("POST", site+"/insights/events", map[string]any{"events": []any{}}).Status == 204
+	})
+	evs := insightsEvents(time.Now().UTC())
+	before, during, after := batch(evs[:20]), batch(evs[20:30]), batch(evs[30:])
+	total := func() float64 {
+		got := aggregate(t, admin, site, map[string]any{"range": "last24Hours", "select": []any{map[string]any{"column": "eventsCount"}}})
+		if len(got["eventsCount"]) == 0 {
+			return 0
+		}
+		return got["eventsCount"][0].(float64)
+	}
+	admin.status(204, "POST", site+"/insights/events", before)
+	eventually(t, "the accepted batch counted", func() bool { return total() == 20 })
+
+	p.StopKafka()
+	r := admin.status(503, "POST", site+"/insights/events", during)
+	if r.Header.Get("Retry-After") == "" {
+		t.Errorf("503 without Retry-After")
+	}
+	if err := p.ResumeKafka(); err != nil {
+		t.Fatalf("resume kafka: %v", err)
+	}
+	eventually(t, "ingest accepted again", func() bool {
+		return admin.do("POST", site+"/insights/events", after).Status == 204
+	})
+	admin.status(204, "POST", site+"/insights/events", before) // sent again: counts once
+	want := float64(20 + len(evs) - 30)
+	eventually(t, fmt.Sprintf("%v events counted", want), func() bool { return total() == want })
+	// Nothing more arrives later: no batch counted twice, none of the refused one.
+	admin.status(204, "POST", site+"/insights/events", batch(evs[20:21]))
+	eventually(t, "the last event counted", func() bool { return total() == want+1 })
 }

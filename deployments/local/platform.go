@@ -30,6 +30,7 @@ import (
 	"github.com/docspub/platform/libs/service"
 	"github.com/docspub/platform/services/content"
 	"github.com/docspub/platform/services/identity"
+	"github.com/docspub/platform/services/insights"
 	"github.com/docspub/platform/services/integrations"
 	"github.com/docspub/platform/services/sites"
 	"github.com/redis/go-redis/v9"
@@ -64,9 +65,9 @@ type Platform struct {
 	Credentials Credentials
 	CredsPath   string
 	Kafka       *embedded.Kafka
-	// IdentityURL, ContentURL, SitesURL and IntegrationsURL are the
+	// IdentityURL, ContentURL, SitesURL, InsightsURL and IntegrationsURL are the
 	// services' own addresses, behind the gateway.
-	IdentityURL, ContentURL, SitesURL, IntegrationsURL string
+	IdentityURL, ContentURL, SitesURL, InsightsURL, IntegrationsURL string
 	// InternalTokenSecret signs the gateway's internal tokens.
 	InternalTokenSecret string
 	// MongoURI is the embedded MongoDB's address (tests read every stored document).
@@ -78,6 +79,7 @@ type Platform struct {
 	sites     *appRun
 	sitesCfg  sites.Config
 
+	insights        *insights.App
 	integrations    *appRun
 	integrationsCfg integrations.Config
 	log             *slog.Logger
@@ -196,6 +198,29 @@ func Start(ctx context.Context, cfg Config, log *slog.Logger) (_ *Platform, err 
 	p.closers = append(p.closers, p.StopSites)
 	p.SitesURL = "http://" + p.sitesCfg.Addr
 
+	// insights
+	var inCfg insights.Config
+	if err := config.LoadMap(ctx, &inCfg, map[string]string{
+		"INSIGHTS_ADDR": "127.0.0.1:0", "MONGO_URI": mongo.URI, "KAFKA_BROKERS": strings.Join(kafka.Brokers, ","),
+		"INTERNAL_TOKEN_SECRET": secret, "LOG_LEVEL": cfg.LogLevel,
+	}); err != nil {
+		_ = gwLn.Close()
+		return nil, err
+	}
+	in, err := insights.New(ctx, inCfg, log.With("service", "insights"), insights.WithClock(cfg.Now))
+	if err != nil {
+		_ = gwLn.Close()
+		return nil, fmt.Errorf("insights: %w", err)
+	}
+	p.closers = append(p.closers, func() { _ = in.Close(context.Background()) })
+	in.RunBackground(runCtx)
+	inURL, err := p.serve(runCtx, in.Handler(), log.With("service", "insights"))
+	if err != nil {
+		_ = gwLn.Close()
+		return nil, err
+	}
+	p.InsightsURL, p.insights = inURL, in
+
 	// integrations, restartable like sites (its jobs resume after a restart)
 	if err := config.LoadMap(ctx, &p.integrationsCfg, map[string]string{
 		"INTEGRATIONS_ADDR": "127.0.0.1:0", "MONGO_URI": mongo.URI, "KAFKA_BROKERS": strings.Join(kafka.Brokers, ","),
@@ -221,7 +246,7 @@ func Start(ctx context.Context, cfg Config, log *slog.Logger) (_ *Platform, err 
 	var gwCfg gateway.Config // the gateway's own defaults, with the runner's choices on top
 	if err := config.LoadMap(ctx, &gwCfg, map[string]string{
 		"ADDR": cfg.Addr, "INTERNAL_TOKEN_SECRET": secret, "RATE_LIMIT": strconv.Itoa(cfg.RateLimit),
-		"UPSTREAMS": "identity=" + idURL + ",content=" + ctURL + ",sites=" + p.SitesURL + ",integrations=" + p.IntegrationsURL,
+		"UPSTREAMS": "identity=" + idURL + ",content=" + ctURL + ",sites=" + p.SitesURL + ",insights=" + inURL + ",integrations=" + p.IntegrationsURL,
 		"LOG_LEVEL": cfg.LogLevel, "KAFKA_BROKERS": strings.Join(kafka.Brokers, ","),
 	}); err != nil {
 		_ = gwLn.Close()
@@ -232,7 +257,7 @@ func Start(ctx context.Context, cfg Config, log *slog.Logger) (_ *Platform, err 
 		return nil, err
 	}
 	gw, err := gateway.New(gwCfg, gateway.Deps{Redis: rc, Resolver: discovery.Static{"identity": idURL, "content": ctURL, "sites": p.SitesURL,
-		"integrations": p.IntegrationsURL}, Log: log.With("service", "gateway")})
+		"insights": inURL, "integrations": p.IntegrationsURL}, Log: log.With("service", "gateway")})
 	if err != nil {
 		_ = gwLn.Close()
 		return nil, fmt.Errorf("gateway: %w", err)

@@ -68,6 +68,7 @@ func StartMongo(dir, addr string, log *slog.Logger) (*Mongo, error) {
 		defer close(m.done)
 		f.Run(ctx)
 	}()
+	go indexIDs(ctx, abs, log.With("component", "ferretdb-indexes"))
 	m.URI = serialized(f.MongoDBURI())
 	return m, nil
 }

@@ -1,0 +1,97 @@
+package embedded_test
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/docspub/platform/libs/embedded"
+	"github.com/docspub/platform/libs/mongox"
+	"github.com/docspub/platform/libs/waittest"
+	"go.mongodb.org/mongo-driver/v2/bson"
+)
+
+// FerretDB's own _id index does not match the expression its SQLite backend
+// filters _id lookups with; the server adds one that does, to every
+// collection, including those of a database dropped and made again.
+func TestIDLookupsUseAnIndex(t *testing.T) {
+	dir := t.TempDir()
+	srv, err := embedded.StartMongo(dir, "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(srv.Close)
+	ctx := context.Background()
+	client, err := mongox.Connect(ctx, srv.URI)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = client.Disconnect(context.Background()) })
+
+	for round := range 2 {
+		db := client.Database("shop")
+		coll := db.Collection("orders")
+		var docs []any
+		for i := range 50 {
+			docs = append(docs, bson.M{"_id": fmt.Sprint("o", i), "n": i})
+		}
+		if _, err := coll.InsertMany(ctx, docs); err != nil {
+			t.Fatal(err)
+		}
+		plan := ""
+		waittest.Until(t, fmt.Sprintf("round %d: an index used by _id lookups", round), 10*time.Second, func() bool {
+			plan = idLookupPlan(t, filepath.Join(dir, "shop.sqlite"))
+			return strings.Contains(plan, "docspub_id_")
+		})
+		// Lookups and updates by _id still find exactly their document.
+		if _, err := coll.UpdateOne(ctx, bson.M{"_id": "o7"}, bson.M{"$set": bson.M{"n": 700}}); err != nil {
+			t.Fatal(err)
+		}
+		var got struct {
+			N int `bson:"n"`
+		}
+		if err := coll.FindOne(ctx, bson.M{"_id": "o7"}).Decode(&got); err != nil || got.N != 700 {
+			t.Fatalf("round %d: o7 = %+v, %v; want n 700", round, got, err)
+		}
+		if n, err := coll.CountDocuments(ctx, bson.M{"n": bson.M{"$lt": 10}}); err != nil || n != 9 {
+			t.Fatalf("round %d: count = %d, %v; want 9", round, n, err)
+		}
+		if err := db.Drop(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// idLookupPlan is SQLite's plan for the query FerretDB runs for an _id
+// lookup on the (only) collection table of a database file.
+func idLookupPlan(t *testing.T, file string) string {
+	t.Helper()
+	db, err := sql.Open("sqlite", "file:"+file+"?mode=ro&_pragma=busy_timeout(10000)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var table string
+	err = db.QueryRow(`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE '\_ferretdb\_%' ESCAPE '\'`).Scan(&table)
+	if err != nil {
+		return ""
+	}
+	rows, err := db.Query(fmt.Sprintf(`EXPLAIN QUERY PLAN SELECT _ferretdb_sjson FROM %q WHERE _ferretdb_sjson->'$._id' = ?`, table), `"o7"`)
+	if err != nil {
+		return ""
+	}
+	defer rows.Close()
+	var plan []string
+	for rows.Next() {
+		var id, parent, unused int
+		var detail string
+		if err := rows.Scan(&id, &parent, &unused, &detail); err == nil {
+			plan = append(plan, detail)
+		}
+	}
+	return strings.Join(plan, "; ")
+}

@@ -1,0 +1,187 @@
+// Package insights is the insights service: it ingests sites' visitor
+// events (validated, enriched, appended to Kafka's insights.visits before
+// the 204), keeps pre-aggregated hourly and daily rollups of them in
+// MongoDB from a consumer group of that log, and answers aggregate queries
+// and visitor segments from the rollups. Sites come from a projection of
+// sites.events. It exposes its wiring (New, Run) so that the local runner
+// and tests start it in-process.
+package insights
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/docspub/platform/libs/config"
+	"github.com/docspub/platform/libs/discovery"
+	"github.com/docspub/platform/libs/httpx"
+	"github.com/docspub/platform/libs/internaltoken"
+	"github.com/docspub/platform/libs/kafkax"
+	"github.com/docspub/platform/libs/mongox"
+	"github.com/docspub/platform/libs/service"
+	"github.com/docspub/platform/services/insights/internal/insightshttp"
+	"github.com/docspub/platform/services/insights/internal/rollup"
+	"github.com/docspub/platform/services/insights/internal/rollupmongo"
+	"github.com/docspub/platform/services/insights/internal/siteview"
+	"github.com/docspub/platform/services/insights/internal/visit"
+	"github.com/docspub/platform/services/insights/internal/visitlog"
+	"github.com/gin-gonic/gin"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+)
+
+// Service is the service's name in discovery and in the gateway's route
+// table: internal tokens for insights are minted for it.
+const Service = "insights"
+
+// Topic is where insights would publish events of its own; it has none
+// (the visit log, visitlog.Topic, is its write path).
+const Topic = "insights.events"
+
+// Consumer groups of the service.
+const (
+	SitesGroup  = "insights"        // sites.events → the site projection
+	RollupGroup = "insights-rollup" // insights.visits → the rollups
+)
+
+// Config is the service's configuration, from the environment.
+type Config struct {
+	Addr                string        `env:"INSIGHTS_ADDR, default=127.0.0.1:8084"`
+	MongoURI            string        `env:"MONGO_URI, default=mongodb://127.0.0.1:27017"`
+	Database            string        `env:"INSIGHTS_DB, default=insights"`
+	KafkaBrokers        []string      `env:"KAFKA_BROKERS, default=127.0.0.1:9092"`
+	InternalTokenSecret string        `env:"INTERNAL_TOKEN_SECRET" secret:"true"` // required, ≥32 bytes
+	GeoIPDB             string        `env:"GEOIP_DB"`                            // MaxMind database for visitorGeoCountry; "" for none
+	PublishTimeout      time.Duration `env:"INSIGHTS_PUBLISH_TIMEOUT, default=5s"`
+	LogLevel            string        `env:"LOG_LEVEL, default=info"`
+	// Discovery is DISCOVERY (static|consul), CONSUL_HTTP_ADDR, CONSUL_HTTP_TOKEN
+	// and ADVERTISE_ADDR: with consul the instance registers itself.
+	Discovery discovery.Config
+}
+
+// Validate reports every problem of the configuration at once.
+func (c Config) Validate() error {
+	var p config.Problems
+	p.Require("INSIGHTS_ADDR", c.Addr)
+	p.Require("MONGO_URI", c.MongoURI)
+	p.Require("INSIGHTS_DB", c.Database)
+	if len(c.KafkaBrokers) == 0 {
+		p.Addf("KAFKA_BROKERS is required")
+	}
+	if len(c.InternalTokenSecret) < 32 {
+		p.Addf("INTERNAL_TOKEN_SECRET must be at least 32 bytes")
+	}
+	if c.PublishTimeout <= 0 || c.PublishTimeout > time.Minute {
+		p.Addf("INSIGHTS_PUBLISH_TIMEOUT must be between 0 and 1m")
+	}
+	p.LogLevel("LOG_LEVEL", c.LogLevel)
+	c.Discovery.Check(&p)
+	return p.Err()
+}
+
+// Option changes how New wires the service.
+type Option func(*options)
+
+type options struct{ now func() time.Time }
+
+// WithClock sets the service's clock (nil: the real one).
+func WithClock(now func() time.Time) Option { return func(o *options) { o.now = now } }
+
+// App is a wired insights service.
+type App struct {
+	cfg     Config
+	core    *service.Core
+	pub     *kafkax.Publisher
+	geo     *visit.Geo
+	sites   *kafkax.Consumer
+	rollups *visitlog.Reader
+	store   *rollupmongo.Store
+	handler *gin.Engine
+}
+
+// New connects to MongoDB, ensures the indexes, opens the GeoIP database
+// when configured, and wires ingest, the consumers and the HTTP handler.
+func New(ctx context.Context, cfg Config, log *slog.Logger, opts ...Option) (*App, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	var o options
+	for _, f := range opts {
+		f(&o)
+	}
+	if o.now == nil {
+		o.now = time.Now
+	}
+	var geo *visit.Geo
+	if cfg.GeoIPDB != "" {
+		g, err := visit.OpenGeo(cfg.GeoIPDB)
+		if err != nil {
+			return nil, err
+		}
+		geo = g
+	}
+	core, err := service.Open(ctx, service.CoreConfig{Service: Service, MongoURI: cfg.MongoURI, Database: cfg.Database,
+		KafkaBrokers: cfg.KafkaBrokers, InternalTokenSecret: cfg.InternalTokenSecret, Topic: Topic,
+		Indexes: rollupmongo.Indexes(), Discovery: cfg.Discovery}, log)
+	if err != nil {
+		_ = geo.Close()
+		return nil, err
+	}
+	sites := siteview.NewStore(core.DB, core.Locks)
+	store := rollupmongo.NewStore(core.DB, core.Locks)
+	pub := kafkax.NewPublisher(cfg.KafkaBrokers)
+	ingest := visit.New(sites, visitlog.NewWriter(pub, cfg.PublishTimeout), geo, o.now)
+
+	e := httpx.NewEngine(log, "insights", mongox.Ping(core.Client))
+	v1 := e.Group("/v1", internaltoken.Require(core.Signer))
+	insightshttp.Register(v1, insightshttp.New(ingest, sites, store, o.now))
+
+	return &App{
+		cfg: cfg, core: core, pub: pub, geo: geo, store: store, handler: e,
+		sites:   kafkax.NewConsumer(cfg.KafkaBrokers, SitesGroup, siteview.Topic, core.DB, sites.Handle, log),
+		rollups: visitlog.NewReader(cfg.KafkaBrokers, RollupGroup, rollup.NewApplier(store, o.now), log),
+	}, nil
+}
+
+// Handler returns the HTTP handler.
+func (a *App) Handler() http.Handler { return a.handler }
+
+// Database returns the service's database.
+func (a *App) Database() *mongo.Database { return a.core.DB }
+
+// RunBackground starts the sites.events consumer, the rollup consumer and
+// the pruning of old applied batch ids; they stop when ctx is done.
+func (a *App) RunBackground(ctx context.Context) {
+	a.core.Go(ctx, "sites consumer", a.sites.Run)
+	a.core.Go(ctx, "rollup consumer", a.rollups.Run)
+	a.core.Go(ctx, "prune applied batches", func(ctx context.Context) error {
+		t := time.NewTicker(time.Hour)
+		defer t.Stop()
+		for {
+			if err := a.store.PruneApplied(ctx, time.Now().Add(-rollupmongo.AppliedTTL)); err != nil && ctx.Err() == nil {
+				a.core.Log.WarnContext(ctx, "prune applied batches", "err", err)
+			}
+			select {
+			case <-ctx.Done():
+				return nil
+			case <-t.C:
+			}
+		}
+	})
+}
+
+// Close closes the consumers, the publishers, the GeoIP database and MongoDB.
+func (a *App) Close(ctx context.Context) error {
+	return a.core.Close(ctx, a.sites.Close, a.rollups.Close, a.pub.Close, a.geo.Close)
+}
+
+// Run starts the service and serves cfg.Addr until ctx is done.
+func Run(ctx context.Context, cfg Config, log *slog.Logger) error {
+	log.InfoContext(ctx, "starting insights", "config", config.Describe(cfg))
+	a, err := New(ctx, cfg, log)
+	if err != nil {
+		return fmt.Errorf("insights: %w", err)
+	}
+	return service.Run(ctx, Service, cfg.Addr, a, log, a.core.Announce())
+}

@@ -1,0 +1,377 @@
+package rollup
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"sort"
+	"time"
+
+	"github.com/docspub/platform/services/insights/internal/visit"
+	"golang.org/x/sync/errgroup"
+)
+
+// Batch is one batch of the visit log: the visits one ingest request
+// appended, under the id the log gave it.
+type Batch struct {
+	ID     string
+	Org    string
+	Site   string
+	Visits []visit.Visit
+}
+
+// Chunk is a set of batches applied together: its record holds the batch
+// ids and the batches themselves (compressed), written before any bucket is
+// touched, so that a crash half-way is finished later with the same rows
+// (BuildChunk is deterministic).
+type Chunk struct {
+	ID      string    `bson:"_id"`
+	At      time.Time `bson:"at"`
+	Batches []string  `bson:"batches"`
+	Data    []byte    `bson:"data"` // the batches, JSON, gzip
+	Deltas  []Delta   `bson:"-"`
+}
+
+// Delta is what a chunk adds to one bucket (all its shards).
+type Delta struct {
+	Org   string    `bson:"org"`
+	Site  string    `bson:"site"`
+	Gran  string    `bson:"gran"`
+	Start time.Time `bson:"start"`
+	Rows  []Row     `bson:"rows"`
+}
+
+// Store keeps buckets, chunk records and the ids of applied batches.
+type Store interface {
+	// Known returns the ids among ids that were applied or belong to a
+	// recorded chunk.
+	Known(ctx context.Context, ids []string) (map[string]bool, error)
+	// SaveChunk records a chunk.
+	SaveChunk(ctx context.Context, c Chunk) error
+	// MarkApplied records batch ids as applied (again: no error).
+	MarkApplied(ctx context.Context, ids []string) error
+	// DropChunk removes a chunk record.
+	DropChunk(ctx context.Context, id string) error
+	// Unfinished returns chunk records written before t.
+	Unfinished(ctx context.Context, before time.Time) ([]Chunk, error)
+	// Shards returns the shards of the buckets of site at grans that start
+	// from from to to (both included).
+	Shards(ctx context.Context, site string, grans []string, from, to time.Time) ([]Bucket, error)
+	// PutShard writes b when the stored shard's version is b.Version-1 (or,
+	// for version 1, when there is none); false when another writer won.
+	PutShard(ctx context.Context, b Bucket) (bool, error)
+}
+
+// Applier applies chunks of batches to the buckets, exactly once each.
+type Applier struct {
+	store Store
+	now   func() time.Time
+}
+
+// NewApplier returns an applier on store; now nil is time.Now.
+func NewApplier(store Store, now func() time.Time) *Applier {
+	if now == nil {
+		now = time.Now
+	}
+	return &Applier{store: store, now: now}
+}
+
+// Apply applies the batches not applied before. It returns once every
+// bucket holds them; a failure leaves either nothing recorded or a chunk
+// record that Apply or Recover finishes later.
+func (a *Applier) Apply(ctx context.Context, batches []Batch) error {
+	ids := make([]string, 0, len(batches))
+	for _, b := range batches {
+		ids = append(ids, b.ID)
+	}
+	known, err := a.store.Known(ctx, ids)
+	if err != nil {
+		return err
+	}
+	seen := map[string]bool{}
+	var fresh []Batch
+	for _, b := range batches {
+		if known[b.ID] || seen[b.ID] {
+			continue
+		}
+		seen[b.ID] = true
+		fresh = append(fresh, b)
+	}
+	if len(fresh) == 0 {
+		return nil
+	}
+	c := BuildChunk(newChunkID(), a.now(), fresh)
+	data, err := pack(fresh)
+	if err != nil {
+		return err
+	}
+	c.Data = data
+	if err := a.store.SaveChunk(ctx, c); err != nil {
+		return err
+	}
+	return a.finish(ctx, c)
+}
+
+// pack encodes batches for a chunk record.
+func pack(batches []Batch) ([]byte, error) {
+	var buf bytes.Buffer
+	zw, _ := gzip.NewWriterLevel(&buf, gzip.BestSpeed)
+	if err := json.NewEncoder(zw).Encode(batches); err != nil {
+		return nil, fmt.Errorf("encode chunk: %w", err)
+	}
+	if err := zw.Close(); err != nil {
+		return nil, fmt.Errorf("encode chunk: %w", err)
+	}
+	return buf.Bytes(), nil
+}
+
+// unpack decodes the batches of a chunk record.
+func unpack(data []byte) ([]Batch, error) {
+	zr, err := gzip.NewReader(bytes.NewReader(data))
+	if err != nil {
+		return nil, fmt.Errorf("decode chunk: %w", err)
+	}
+	var batches []Batch
+	if err := json.NewDecoder(zr).Decode(&batches); err != nil {
+		return nil, fmt.Errorf("decode chunk: %w", err)
+	}
+	return batches, nil
+}
+
+// Recover finishes the chunks recorded before t (those of a consumer that
+// stopped half-way).
+func (a *Applier) Recover(ctx context.Context, before time.Time) error {
+	cs, err := a.store.Unfinished(ctx, before)
+	if err != nil {
+		return err
+	}
+	for _, rec := range cs {
+		batches, err := unpack(rec.Data)
+		if err != nil {
+			return err
+		}
+		c := BuildChunk(rec.ID, rec.At, batches)
+		if err := a.finish(ctx, c); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// finish marks the chunk's batches applied, applies its deltas and drops its record.
+func (a *Applier) finish(ctx context.Context, c Chunk) error {
+	if err := a.store.MarkApplied(ctx, c.Batches); err != nil {
+		return err
+	}
+	// One read for the shards of every bucket of the chunk, by site.
+	type key struct {
+		gran  string
+		start int64
+	}
+	loaded := map[string]map[key][]Bucket{}
+	span := map[string][2]time.Time{}
+	for _, d := range c.Deltas {
+		sp, ok := span[d.Site]
+		if !ok || d.Start.Before(sp[0]) {
+			sp[0] = d.Start
+		}
+		if !ok || d.Start.After(sp[1]) {
+			sp[1] = d.Start
+		}
+		span[d.Site] = sp
+	}
+	for site, sp := range span {
+		shards, err := a.store.Shards(ctx, site, grans, sp[0], sp[1])
+		if err != nil {
+			return err
+		}
+		m := map[key][]Bucket{}
+		for _, b := range shards {
+			k := key{b.Gran, b.Start.Unix()}
+			m[k] = append(m[k], b)
+		}
+		loaded[site] = m
+	}
+	var g errgroup.Group // one bucket failing does not stop the others
+	g.SetLimit(applyers)
+	for i := range c.Deltas {
+		d := &c.Deltas[i]
+		shards := loaded[d.Site][key{d.Gran, d.Start.Unix()}]
+		g.Go(func() error { return a.applyDelta(ctx, c.ID, d, shards) })
+	}
+	if err := g.Wait(); err != nil {
+		return err
+	}
+	return a.store.DropChunk(ctx, c.ID)
+}
+
+// applyers is how many buckets of a chunk are written at once (each delta
+// is a different bucket).
+const applyers = 4
+
+// maxRaces bounds the retries of a bucket whose shards other writers change.
+const maxRaces = 50
+
+// applyDelta adds d's rows to the shards of its bucket. A shard that already
+// lists the chunk got its part before; a row not yet in the bucket goes to a
+// shard without the chunk that has room, or to a new shard.
+func (a *Applier) applyDelta(ctx context.Context, chunk string, d *Delta, shards []Bucket) error {
+	for race := range maxRaces {
+		if race > 0 {
+			var err error
+			if shards, err = a.store.Shards(ctx, d.Site, []string{d.Gran}, d.Start, d.Start); err != nil {
+				return err
+			}
+		}
+		sort.Slice(shards, func(i, j int) bool { return shards[i].Shard < shards[j].Shard })
+		won := true
+		for _, s := range plan(chunk, d, shards) {
+			ok, err := a.store.PutShard(ctx, s)
+			if err != nil {
+				return err
+			}
+			if !ok {
+				won = false
+				break
+			}
+		}
+		if won {
+			return nil
+		}
+	}
+	return fmt.Errorf("apply chunk %s to %s/%s/%s: too many concurrent writers", chunk, d.Site, d.Gran, d.Start)
+}
+
+// plan merges d into shards (adding new shards at the end) and returns the
+// shards to write, each with its version raised and the chunk listed.
+func plan(chunk string, d *Delta, shards []Bucket) []Bucket {
+	where := map[string]int{} // row key → shard index
+	rowAt := map[string]int{} // row key → row index in its shard
+	size := make([]int, len(shards))
+	for i := range shards {
+		for j := range shards[i].Rows {
+			r := &shards[i].Rows[j]
+			where[r.Key], rowAt[r.Key] = i, j
+			size[i] += r.size()
+		}
+	}
+	done := func(i int) bool { return slices.Contains(shards[i].Chunks, chunk) }
+	touched := map[int]bool{}
+	for _, r := range d.Rows {
+		if i, ok := where[r.Key]; ok {
+			if done(i) {
+				continue
+			}
+			dst := &shards[i].Rows[rowAt[r.Key]]
+			dst.Events += r.Events
+			before := dst.Visitors.size() + dst.Sessions.size()
+			dst.Visitors.Merge(r.Visitors)
+			dst.Sessions.Merge(r.Sessions)
+			size[i] += dst.Visitors.size() + dst.Sessions.size() - before
+			touched[i] = true
+			continue
+		}
+		n := r.size()
+		target := -1
+		for i := len(shards) - 1; i >= 0; i-- {
+			if !done(i) && size[i]+n <= MaxShardBytes && len(shards[i].Rows) < MaxShardRows {
+				target = i
+				break
+			}
+		}
+		if target < 0 {
+			next := 0
+			for _, s := range shards {
+				next = max(next, s.Shard+1)
+			}
+			shards = append(shards, Bucket{ID: BucketID(d.Site, d.Gran, d.Start, next), Org: d.Org, Site: d.Site,
+				Gran: d.Gran, Start: d.Start, Shard: next})
+			size = append(size, 0)
+			target = len(shards) - 1
+		}
+		shards[target].Rows = append(shards[target].Rows, r)
+		where[r.Key], rowAt[r.Key] = target, len(shards[target].Rows)-1
+		size[target] += n
+		touched[target] = true
+	}
+	if len(shards) > 1 && shards[0].Count < len(shards) {
+		shards[0].Count = len(shards)
+		touched[0] = true
+	}
+	var out []Bucket
+	for i := range shards {
+		if !touched[i] {
+			continue
+		}
+		s := shards[i]
+		s.Version++
+		if done(i) {
+			out = append(out, s)
+			continue
+		}
+		s.Chunks = append(slices.Clone(s.Chunks), chunk)
+		if len(s.Chunks) > recentChunks {
+			s.Chunks = s.Chunks[len(s.Chunks)-recentChunks:]
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// BuildChunk groups the visits of batches into the rows each hourly and
+// daily bucket gains.
+func BuildChunk(id string, at time.Time, batches []Batch) Chunk {
+	c := Chunk{ID: id, At: at.UTC()}
+	type key struct {
+		site, gran string
+		start      time.Time
+	}
+	deltas := map[key]int{}
+	rows := []map[string]int{}
+	for _, b := range batches {
+		c.Batches = append(c.Batches, b.ID)
+		for i := range b.Visits {
+			v := &b.Visits[i]
+			vh, sh := hashID(b.Site, v.Visitor), hashID(b.Site, v.Session)
+			for _, gran := range grans {
+				dims := v.Dims
+				if m, ok := marginals[gran]; ok {
+					dims = visit.Dims{}
+					m.keep(&dims, &v.Dims)
+				}
+				rk := rowKey(&dims)
+				k := key{b.Site, gran, Truncate(v.Time, gran)}
+				di, ok := deltas[k]
+				if !ok {
+					di = len(c.Deltas)
+					deltas[k] = di
+					c.Deltas = append(c.Deltas, Delta{Org: b.Org, Site: b.Site, Gran: gran, Start: k.start})
+					rows = append(rows, map[string]int{})
+				}
+				d := &c.Deltas[di]
+				ri, ok := rows[di][rk]
+				if !ok {
+					ri = len(d.Rows)
+					rows[di][rk] = ri
+					d.Rows = append(d.Rows, Row{Key: rk, Dims: dims})
+				}
+				r := &d.Rows[ri]
+				r.Events++
+				r.Visitors.Add(vh)
+				r.Sessions.Add(sh)
+			}
+		}
+	}
+	return c
+}
+
+func newChunkID() string {
+	var b [12]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}

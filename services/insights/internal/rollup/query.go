@@ -1,0 +1,682 @@
+package rollup
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/docspub/platform/libs/apierr"
+)
+
+// Query limits.
+const (
+	DefaultLimit = 1000
+	MaxLimit     = 1000
+	MaxColumns   = 20                       // entries of select, of groupBy, of where
+	MaxValues    = 1000                     // values of one where entry
+	MaxRange     = 2 * 366 * 24 * time.Hour // from..to of a custom range
+)
+
+// Presets are the range presets and their spans.
+var Presets = map[string]time.Duration{
+	"lastYear": 365 * 24 * time.Hour, "last3Months": 90 * 24 * time.Hour, "last30Days": 30 * 24 * time.Hour,
+	"last7Days": 7 * 24 * time.Hour, "last24Hours": 24 * time.Hour,
+}
+
+// ColumnRef names a column (SiteInsightsQueryEventsColumn).
+type ColumnRef struct {
+	Column    string  `json:"column"`
+	Interval  *string `json:"interval"`
+	Claim     *string `json:"claim"`
+	Precision *int    `json:"precision"`
+}
+
+func (r *ColumnRef) interval() string {
+	if r.Interval == nil {
+		return DefaultInterval
+	}
+	return *r.Interval
+}
+
+func (r *ColumnRef) claim() string {
+	if r.Claim == nil {
+		return ""
+	}
+	return *r.Claim
+}
+
+// same reports whether r and o name the same output column.
+func (r *ColumnRef) same(o *ColumnRef) bool {
+	return r.Column == o.Column && (r.Column != "datetime" || r.interval() == o.interval()) &&
+		(r.Column != "visitorClaim" || r.claim() == o.claim())
+}
+
+// Filter is one where entry.
+type Filter struct {
+	ColumnRef
+	Values   []any  `json:"values"`
+	Operator string `json:"operator"`
+}
+
+// Order is the order of the answer.
+type Order struct {
+	By        *ColumnRef `json:"by"`
+	Direction string     `json:"direction"`
+}
+
+// Request is SiteInsightsQueryEventsAggregation.
+type Request struct {
+	Select  []ColumnRef     `json:"select"`
+	Where   []Filter        `json:"where"`
+	GroupBy []ColumnRef     `json:"groupBy"`
+	Order   *Order          `json:"order"`
+	Range   json.RawMessage `json:"range"`
+	Limit   *int            `json:"limit"`
+}
+
+// Result is SiteInsightsQueryEventsAggregationResult.
+type Result struct {
+	Columns []Values `json:"columns"`
+}
+
+// Values is one answered column.
+type Values struct {
+	Column string  `json:"column"`
+	Claim  *string `json:"claim,omitempty"`
+	Values []any   `json:"values"`
+}
+
+// query is a checked request.
+type query struct {
+	from, to time.Time
+	out      []ColumnRef // answered columns
+	group    []ColumnRef // dimension and time columns that form a group
+	where    []Filter    // on rows
+	having   []Filter    // on groups (counts)
+	order    ColumnRef
+	desc     bool
+	limit    int
+	hourly   bool // needs hourly buckets
+}
+
+// Operators of where entries.
+var Operators = []string{"in", "notIn", "greaterThan", "greaterThanOrEqual", "lessThan", "lessThanOrEqual"}
+
+func checkRef(p *apierr.Problems, field string, r *ColumnRef) (column, bool) {
+	c, ok := columns[r.Column]
+	if !ok {
+		if r.Column == "" {
+			p.Add(field+".column", "is required")
+		} else {
+			p.Add(field+".column", "must be one of %v", ColumnNames)
+		}
+		return column{}, false
+	}
+	if r.Interval != nil {
+		if r.Column != "datetime" {
+			p.Add(field+".interval", "applies only to the datetime column")
+		} else if !slices.Contains(Intervals, *r.Interval) {
+			p.Add(field+".interval", "must be one of %v", Intervals)
+		}
+	}
+	if r.Column == "visitorClaim" {
+		if r.Claim == nil || *r.Claim == "" {
+			p.Add(field+".claim", "is required with the visitorClaim column")
+		} else {
+			p.Text(field+".claim", *r.Claim, 1, 256)
+		}
+	} else if r.Claim != nil {
+		p.Add(field+".claim", "applies only to the visitorClaim column")
+	}
+	if r.Precision != nil && (r.Column != "visitorGeoPoint" || *r.Precision < 0 || *r.Precision > 15) {
+		p.Add(field+".precision", "applies only to visitorGeoPoint, from 0 to 15")
+	}
+	return c, p.Len() == 0
+}
+
+// compile checks a request and plans it; now is the reference of presets.
+func compile(req *Request, now time.Time) (*query, error) {
+	var p apierr.Problems
+	q := &query{limit: DefaultLimit}
+	q.from, q.to = parseRange(&p, req.Range, now)
+	if req.Limit != nil {
+		if *req.Limit < 1 || *req.Limit > MaxLimit {
+			p.Add("limit", "must be from 1 to %d", MaxLimit)
+		}
+		q.limit = *req.Limit
+	}
+	for name, n := range map[string]int{"select": len(req.Select), "groupBy": len(req.GroupBy), "where": len(req.Where)} {
+		if n > MaxColumns {
+			p.Add(name, "must have at most %d entries", MaxColumns)
+		}
+	}
+	if p.Len() > 0 {
+		return nil, p.Err()
+	}
+	addGroup := func(r ColumnRef) {
+		for i := range q.group {
+			if q.group[i].same(&r) {
+				return
+			}
+		}
+		q.group = append(q.group, r)
+	}
+	for i := range req.GroupBy {
+		r := req.GroupBy[i]
+		field := fmt.Sprintf("groupBy[%d]", i)
+		c, ok := checkRef(&p, field, &r)
+		if !ok {
+			continue
+		}
+		if c.kind == metricKind {
+			p.Add(field+".column", "%s is a count: select it, order by it or filter on it, but it cannot be grouped by", r.Column)
+			continue
+		}
+		addGroup(r)
+	}
+	for i := range req.Select {
+		r := req.Select[i]
+		c, ok := checkRef(&p, fmt.Sprintf("select[%d]", i), &r)
+		if !ok {
+			continue
+		}
+		if c.kind != metricKind {
+			addGroup(r) // a selected dimension is grouped by
+		}
+		q.out = append(q.out, r)
+	}
+	if len(req.Select) == 0 { // documented: the groupBy columns, then eventsCount
+		q.out = append(slices.Clone(q.group), ColumnRef{Column: "eventsCount"})
+	}
+	for i := range req.Where {
+		f := req.Where[i]
+		field := fmt.Sprintf("where[%d]", i)
+		c, ok := checkRef(&p, field, &f.ColumnRef)
+		if !ok {
+			continue
+		}
+		if f.Operator == "" {
+			f.Operator = "in"
+		}
+		if !slices.Contains(Operators, f.Operator) {
+			p.Add(field+".operator", "must be one of %v", Operators)
+			continue
+		}
+		if f.Values == nil {
+			p.Add(field+".values", "is required")
+			continue
+		}
+		if len(f.Values) > MaxValues {
+			p.Add(field+".values", "must have at most %d values", MaxValues)
+			continue
+		}
+		compare := f.Operator != "in" && f.Operator != "notIn"
+		if compare && !c.ordered {
+			p.Add(field+".operator", "%s applies to ordered columns (datetime, dayOfWeek, hourOfDay, counts, eventAskResponseRating), not %s", f.Operator, f.Column)
+			continue
+		}
+		if compare && len(f.Values) != 1 {
+			p.Add(field+".values", "must hold exactly one value with %s", f.Operator)
+			continue
+		}
+		for j, v := range f.Values {
+			if !c.valid(v) {
+				p.Add(fmt.Sprintf("%s.values[%d]", field, j), "must be one of the %s of column %s", c.want, f.Column)
+				break
+			}
+		}
+		if f.Column == "datetime" && f.Interval == nil {
+			hour := "hour" // a filter compares times to the hour, the rollups' precision
+			f.Interval = &hour
+		}
+		if c.kind == metricKind {
+			q.having = append(q.having, f)
+		} else {
+			q.where = append(q.where, f)
+			if f.Column == "datetime" || f.Column == "hourOfDay" {
+				q.hourly = true
+			}
+		}
+	}
+	if req.Order != nil {
+		switch {
+		case req.Order.By == nil:
+			p.Add("order.by", "is required")
+		case req.Order.Direction != "asc" && req.Order.Direction != "desc":
+			p.Add("order.direction", "must be one of [asc desc]")
+		default:
+			if c, ok := checkRef(&p, "order.by", req.Order.By); ok {
+				known := c.kind == metricKind
+				for i := range q.group {
+					known = known || q.group[i].same(req.Order.By)
+				}
+				if !known {
+					p.Add("order.by.column", "%s must be selected or grouped by to order by it", req.Order.By.Column)
+				}
+				q.order, q.desc = *req.Order.By, req.Order.Direction == "desc"
+			}
+		}
+	} else {
+		q.order, q.desc = ColumnRef{Column: "eventsCount"}, true
+		for _, g := range q.group {
+			if g.Column == "datetime" {
+				q.order, q.desc = g, false
+				break
+			}
+		}
+	}
+	if err := p.Err(); err != nil {
+		return nil, err
+	}
+	for _, r := range append(slices.Clone(q.group), q.order) {
+		if r.Column == "hourOfDay" || (r.Column == "datetime" && r.interval() == "hour") {
+			q.hourly = true
+		}
+	}
+	return q, nil
+}
+
+// parseRange reads a preset or {from, to}.
+func parseRange(p *apierr.Problems, raw json.RawMessage, now time.Time) (time.Time, time.Time) {
+	if len(raw) == 0 || string(raw) == "null" {
+		p.Add("range", "is required")
+		return time.Time{}, time.Time{}
+	}
+	var preset string
+	if json.Unmarshal(raw, &preset) == nil {
+		d, ok := Presets[preset]
+		if !ok {
+			p.Add("range", "must be one of [lastYear last3Months last30Days last7Days last24Hours] or {from, to}")
+			return time.Time{}, time.Time{}
+		}
+		return now.Add(-d), now
+	}
+	var custom struct {
+		From *string `json:"from"`
+		To   *string `json:"to"`
+	}
+	if json.Unmarshal(raw, &custom) != nil {
+		p.Add("range", "must be a preset or {from, to}")
+		return time.Time{}, time.Time{}
+	}
+	parse := func(field string, s *string) time.Time {
+		if s == nil {
+			p.Add(field, "is required")
+			return time.Time{}
+		}
+		t, err := time.Parse(time.RFC3339Nano, *s)
+		if err != nil {
+			p.Add(field, "must be an RFC 3339 date-time")
+		}
+		return t.UTC()
+	}
+	from, to := parse("range.from", custom.From), parse("range.to", custom.To)
+	if p.Len() == 0 {
+		switch {
+		case !from.Before(to):
+			p.Add("range.to", "must be after range.from")
+		case to.Sub(from) > MaxRange:
+			p.Add("range", "must span at most %d days", int(MaxRange.Hours()/24))
+		}
+	}
+	return from, to
+}
+
+// Reader reads bucket shards for queries.
+type Reader interface {
+	// Range returns the shards of the buckets of site at gran that start
+	// from from (included) to to (excluded); without sets, the rows'
+	// distinct counts are left out.
+	Range(ctx context.Context, site, gran string, from, to time.Time, sets bool) ([]Bucket, error)
+}
+
+// Aggregate answers a query over the buckets of site.
+func Aggregate(ctx context.Context, r Reader, site string, req *Request, now time.Time) (Result, error) {
+	q, err := compile(req, now.UTC())
+	if err != nil {
+		return Result{}, err
+	}
+	buckets, err := read(ctx, r, site, q.from, q.to, q.hourly, q.marginalFor(), q.needs("visitorsCount") || q.needs("sessionsCount"))
+	if err != nil {
+		return Result{}, err
+	}
+	return q.run(ctx, buckets)
+}
+
+// read loads the buckets of [from, to): hourly ones where needed (the
+// range's partial days, or all of it when hourly), daily ones (of
+// granularity daily: full rows or a marginal) for whole days.
+// A bucket belongs to the range when its hour starts in it.
+func read(ctx context.Context, r Reader, site string, from, to time.Time, hourly bool, daily string, sets bool) ([]Bucket, error) {
+	start := Truncate(from, Hourly)
+	if start.Before(from) {
+		start = start.Add(time.Hour)
+	}
+	dayFrom, dayTo := Truncate(start, Daily), Truncate(to, Daily)
+	if !dayFrom.Equal(start) {
+		dayFrom = dayFrom.AddDate(0, 0, 1)
+	}
+	if hourly || !dayFrom.Before(dayTo) {
+		return r.Range(ctx, site, Hourly, start, to, sets)
+	}
+	var out []Bucket
+	for _, part := range []struct {
+		gran     string
+		from, to time.Time
+	}{{Hourly, start, dayFrom}, {daily, dayFrom, dayTo}, {Hourly, dayTo, to}} {
+		if !part.from.Before(part.to) {
+			continue
+		}
+		bs, err := r.Range(ctx, site, part.gran, part.from, part.to, sets)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, bs...)
+	}
+	return out, nil
+}
+
+// group is one group of the answer.
+type group struct {
+	values   []any // of q.group
+	events   int64
+	visitors Counter
+	sessions Counter
+	feedback map[string]int64
+	ask      map[string]int64
+}
+
+func (q *query) needs(col string) bool {
+	for _, r := range q.out {
+		if r.Column == col {
+			return true
+		}
+	}
+	for _, f := range q.having {
+		if f.Column == col {
+			return true
+		}
+	}
+	return q.order.Column == col
+}
+
+func (q *query) run(ctx context.Context, buckets []Bucket) (Result, error) {
+	groups := map[string]*group{}
+	var order []*group
+	wantVisitors, wantSessions := q.needs("visitorsCount"), q.needs("sessionsCount")
+	wantFeedback, wantAsk := q.needs("pageFeedbackRating"), q.needs("askResponseRating")
+	claimsNeeded := false
+	for _, r := range append(slices.Clone(q.group), q.where2refs()...) {
+		claimsNeeded = claimsNeeded || r.Column == "visitorClaim" || r.Column == "visitorClaimProperty"
+	}
+	propIdx := -1
+	for i, g := range q.group {
+		if g.Column == "visitorClaimProperty" {
+			propIdx = i
+		}
+	}
+	var key strings.Builder
+	vals := make([]any, len(q.group))
+	for bi := range buckets {
+		if bi%64 == 0 && ctx.Err() != nil {
+			return Result{}, ctx.Err()
+		}
+		b := &buckets[bi]
+		for ri := range b.Rows {
+			row := &b.Rows[ri]
+			c := cell{dims: &row.Dims, start: b.Start}
+			if claimsNeeded && row.Dims.Claims != "" {
+				_ = json.Unmarshal([]byte(row.Dims.Claims), &c.claims)
+			}
+			if !q.match(&c) {
+				continue
+			}
+			props := []string{""}
+			if propIdx >= 0 {
+				props = props[:0]
+				for k := range c.claims {
+					props = append(props, k)
+				}
+			}
+			for _, prop := range props {
+				key.Reset()
+				skip := false
+				for i := range q.group {
+					var v any
+					var ok bool
+					if i == propIdx {
+						v, ok = prop, true
+					} else {
+						v, ok = columns[q.group[i].Column].get(&c, &q.group[i])
+					}
+					if !ok {
+						skip = true
+						break
+					}
+					vals[i] = v
+					key.WriteString(keyOf(v))
+					key.WriteByte(0x1f)
+				}
+				if skip {
+					continue
+				}
+				g := groups[key.String()]
+				if g == nil {
+					g = &group{values: slices.Clone(vals)}
+					groups[key.String()] = g
+					order = append(order, g)
+				}
+				g.events += row.Events
+				if wantVisitors {
+					g.visitors.Merge(&row.Visitors)
+				}
+				if wantSessions {
+					g.sessions.Merge(&row.Sessions)
+				}
+				if wantFeedback && row.Dims.Feedback != "" {
+					if g.feedback == nil {
+						g.feedback = map[string]int64{}
+					}
+					g.feedback[row.Dims.Feedback] += row.Events
+				}
+				if wantAsk && row.Dims.AskRating != 0 {
+					if g.ask == nil {
+						g.ask = map[string]int64{}
+					}
+					if row.Dims.AskRating > 0 {
+						g.ask["positive"] += row.Events
+					} else {
+						g.ask["negative"] += row.Events
+					}
+				}
+			}
+		}
+	}
+	kept := order[:0]
+	for _, g := range order {
+		if q.keep(g) {
+			kept = append(kept, g)
+		}
+	}
+	q.sort(kept)
+	if len(kept) > q.limit {
+		kept = kept[:q.limit]
+	}
+	res := Result{Columns: make([]Values, len(q.out))}
+	for i := range q.out {
+		r := &q.out[i]
+		res.Columns[i] = Values{Column: r.Column, Claim: r.Claim, Values: make([]any, 0, len(kept))}
+		for _, g := range kept {
+			res.Columns[i].Values = append(res.Columns[i].Values, q.value(g, r))
+		}
+	}
+	return res, nil
+}
+
+func (q *query) where2refs() []ColumnRef {
+	out := make([]ColumnRef, len(q.where))
+	for i := range q.where {
+		out[i] = q.where[i].ColumnRef
+	}
+	return out
+}
+
+// value is the value of column r in group g.
+func (q *query) value(g *group, r *ColumnRef) any {
+	switch r.Column {
+	case "eventsCount":
+		return g.events
+	case "visitorsCount":
+		return g.visitors.Count()
+	case "sessionsCount":
+		return g.sessions.Count()
+	case "pageFeedbackRating":
+		return map[string]int64{"ok": g.feedback["ok"], "good": g.feedback["good"], "bad": g.feedback["bad"]}
+	case "askResponseRating":
+		return map[string]int64{"positive": g.ask["positive"], "negative": g.ask["negative"]}
+	}
+	for i := range q.group {
+		if q.group[i].same(r) {
+			return g.values[i]
+		}
+	}
+	return nil
+}
+
+// match applies the row filters.
+func (q *query) match(c *cell) bool {
+	for i := range q.where {
+		f := &q.where[i]
+		if f.Column == "visitorClaimProperty" {
+			hit := false
+			for _, v := range f.Values {
+				_, has := c.claims[v.(string)]
+				hit = hit || has
+			}
+			if hit != (f.Operator == "in") {
+				return false
+			}
+			continue
+		}
+		v, ok := columns[f.Column].get(c, &f.ColumnRef)
+		if !test(f, v, ok) {
+			return false
+		}
+	}
+	return true
+}
+
+// keep applies the count filters.
+func (q *query) keep(g *group) bool {
+	for i := range q.having {
+		f := &q.having[i]
+		if !test(f, normalize(q.value(g, &f.ColumnRef)), true) {
+			return false
+		}
+	}
+	return true
+}
+
+// normalize turns a computed value into its JSON-decoded form.
+func normalize(v any) any {
+	b, _ := json.Marshal(v)
+	var out any
+	_ = json.Unmarshal(b, &out)
+	return out
+}
+
+// test applies one filter to a value (ok false: the row has none).
+func test(f *Filter, v any, ok bool) bool {
+	switch f.Operator {
+	case "in", "notIn":
+		hit := false
+		if ok {
+			k := keyOf(v)
+			for _, w := range f.Values {
+				if keyOf(w) == k || (f.Column == "datetime" && sameTime(v, w)) {
+					hit = true
+					break
+				}
+			}
+		}
+		return hit == (f.Operator == "in")
+	}
+	if !ok {
+		return false
+	}
+	c := compare(v, f.Values[0])
+	switch f.Operator {
+	case "greaterThan":
+		return c > 0
+	case "greaterThanOrEqual":
+		return c >= 0
+	case "lessThan":
+		return c < 0
+	default:
+		return c <= 0
+	}
+}
+
+func sameTime(a, b any) bool { return compare(a, b) == 0 }
+
+// compare orders two values: numbers, date-times, then strings; null first.
+func compare(a, b any) int {
+	switch {
+	case a == nil && b == nil:
+		return 0
+	case a == nil:
+		return -1
+	case b == nil:
+		return 1
+	}
+	if x, ok := number(a); ok {
+		if y, ok := number(b); ok {
+			switch {
+			case x < y:
+				return -1
+			case x > y:
+				return 1
+			}
+			return 0
+		}
+	}
+	as, aok := a.(string)
+	bs, bok := b.(string)
+	if aok && bok {
+		if ta, err := time.Parse(time.RFC3339Nano, as); err == nil {
+			if tb, err := time.Parse(time.RFC3339Nano, bs); err == nil {
+				return ta.Compare(tb)
+			}
+		}
+		return strings.Compare(as, bs)
+	}
+	return strings.Compare(keyOf(a), keyOf(b))
+}
+
+func number(v any) (float64, bool) {
+	switch x := v.(type) {
+	case int:
+		return float64(x), true
+	case int64:
+		return float64(x), true
+	case uint64:
+		return float64(x), true
+	case float64:
+		return x, true
+	}
+	return 0, false
+}
+
+func (q *query) sort(gs []*group) {
+	sort.SliceStable(gs, func(i, j int) bool {
+		c := compare(q.value(gs[i], &q.order), q.value(gs[j], &q.order))
+		if c == 0 {
+			return false
+		}
+		return (c < 0) != q.desc
+	})
+}
