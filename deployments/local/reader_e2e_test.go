@@ -341,3 +341,44 @@ func TestContentReadsOfPublishedSites(t *testing.T) {
 		t.Errorf("deleted space: %d %s", r.Status, r.Body)
 	}
 }
+
+// TestReadsRecordedInInsights: a published site's page views, markdown
+// and llms requests reach the site's insights as events of the server's
+// display context, without a token.
+func TestReadsRecordedInInsights(t *testing.T) {
+	web := &website{pages: map[string]string{}}
+	srv := httptest.NewServer(web)
+	defer srv.Close()
+	web.set("/", "Home", `<p>Counted.</p><a href="/guide">Guide</a>`)
+	web.set("/guide", "Guide", `<p>Also counted.</p>`)
+
+	p := startPlatform(t)
+	admin := client{t, p.URL, p.Credentials.DemoAdminToken}
+	org := "/v1/orgs/" + p.Credentials.DemoOrgID
+	space := newSpace(t, admin, p.Credentials.DemoOrgID, "Counted")
+	crs := "/v1/spaces/" + space + "/change-requests"
+	cr := crs + "/" + str(admin.op("createChangeRequest", "POST", crs, map[string]any{"subject": "Import"}).json(t), "id")
+	admin.status(201, "POST", cr+"/content/import", map[string]any{"source": "website", "url": srv.URL + "/"})
+	admin.op("mergeChangeRequest", "POST", cr+"/merge", nil)
+	site := org + "/sites/" + str(admin.op("createSite", "POST", org+"/sites", map[string]any{"title": "Counted", "spaces": []string{space}}).json(t), "id")
+	url := str(admin.schema("Site", 200, "POST", site+"/publish", nil).json(t), "urls", "published")
+
+	rd := newReader(t)
+	byType := map[string]float64{}
+	eventually(t, "page views, markdown and llms requests in insights", func() bool {
+		// insights learns of the site from sites.events; until then it refuses
+		// its events (dropped and counted by sites): read again each time.
+		rd.want(200, url)
+		rd.want(200, url+"/guide.md")
+		rd.want(200, url+"/llms-full.txt")
+		got := aggregate(t, admin, site, map[string]any{"range": "last24Hours",
+			"groupBy": []any{map[string]any{"column": "eventType"}, map[string]any{"column": "displayContext"}}})
+		clear(byType)
+		for i, typ := range got["eventType"] {
+			if got["displayContext"][i] == "server" {
+				byType[typ.(string)] += got["eventsCount"][i].(float64)
+			}
+		}
+		return byType["page_view"] > 0 && byType["page_markdown_request"] > 0 && byType["llms_request"] > 0
+	})
+}
