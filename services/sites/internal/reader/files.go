@@ -1,6 +1,7 @@
 package reader
 
 import (
+	"bytes"
 	"context"
 	"io"
 	"mime"
@@ -50,19 +51,23 @@ func (r *Reader) file(ctx context.Context, rd *read, siteSpaceID, revID, fileID 
 	if err != nil {
 		return r.failed(rd, err)
 	}
+	var stream io.Reader = body
 	if size >= 0 && size <= limits.ReaderCachedFileBytes {
-		defer body.Close()
 		b, err := io.ReadAll(io.LimitReader(body, limits.ReaderCachedFileBytes+1))
 		if err != nil {
+			body.Close()
 			return r.failed(rd, err)
 		}
 		if int64(len(b)) <= limits.ReaderCachedFileBytes {
+			body.Close()
 			r.cache.add(key, b, int64(len(b))+64)
+			resp.Body = b
+			return resp
 		}
-		resp.Body = b
-		return resp
+		// Larger than the revision said: streamed whole all the same.
+		stream, size = io.MultiReader(bytes.NewReader(b), body), -1
 	}
-	resp.File = limitedCloser{Reader: io.LimitReader(body, limits.ReaderFileBytes), Closer: body}
+	resp.File = limitedCloser{Reader: io.LimitReader(stream, limits.ReaderFileBytes), Closer: body}
 	resp.Size = size
 	return resp
 }

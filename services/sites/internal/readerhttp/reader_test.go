@@ -150,17 +150,6 @@ func TestPublicSite(t *testing.T) {
 	e.want(base+"/llms.txt", 404)
 }
 
-// fileURL finds the first file URL of a page.
-func fileURL(t *testing.T, body string) string {
-	t.Helper()
-	i := strings.Index(body, `src="/sites/`)
-	if i < 0 {
-		t.Fatal("no file URL in the page")
-	}
-	u, _, _ := strings.Cut(body[i+len(`src="`):], `"`)
-	return u
-}
-
 // TestInsightsRecorded: each page view, markdown and llms request is an
 // insights event (displayContext server) of the site; with insights down
 // they are dropped and counted, and pages are served as before.

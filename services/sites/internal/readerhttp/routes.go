@@ -129,18 +129,37 @@ func (h *handlers) serve(c *gin.Context) {
 		c.Redirect(resp.Status, resp.Location)
 		return
 	}
+	head := r.Method == http.MethodHead
 	if resp.File != nil {
 		defer resp.File.Close()
+		if head {
+			writeHead(c, resp.Status, resp.Type, resp.Size)
+			return
+		}
 		c.DataFromReader(resp.Status, resp.Size, resp.Type, resp.File, nil)
 		return
 	}
 	hd.Add("Vary", "Accept-Encoding")
+	body := resp.Body
 	if resp.Gzip != nil && acceptsGzip(r.Header.Get("Accept-Encoding")) {
 		hd.Set("Content-Encoding", "gzip")
-		c.Data(resp.Status, resp.Type, resp.Gzip)
+		body = resp.Gzip
+	}
+	if head {
+		writeHead(c, resp.Status, resp.Type, int64(len(body)))
 		return
 	}
-	c.Data(resp.Status, resp.Type, resp.Body)
+	c.Data(resp.Status, resp.Type, body)
+}
+
+// writeHead answers a HEAD: the headers a GET would have, no body.
+func writeHead(c *gin.Context, status int, contentType string, size int64) {
+	c.Header("Content-Type", contentType)
+	if size >= 0 {
+		c.Header("Content-Length", strconv.FormatInt(size, 10))
+	}
+	c.Status(status)
+	c.Writer.WriteHeaderNow()
 }
 
 // acceptsGzip tells whether an Accept-Encoding header takes gzip.

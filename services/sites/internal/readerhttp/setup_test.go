@@ -212,12 +212,17 @@ type page struct {
 // absolute URL (its host is the reader's) or a path on gw.test.
 func (e *env) read(rawURL string, cookies ...*http.Cookie) page {
 	e.t.Helper()
+	return e.readMethod(http.MethodGet, rawURL, cookies...)
+}
+
+func (e *env) readMethod(method, rawURL string, cookies ...*http.Cookie) page {
+	e.t.Helper()
 	host, path := "gw.test", rawURL
 	if rest, ok := strings.CutPrefix(rawURL, "http://"); ok {
 		host, path, _ = strings.Cut(rest, "/")
 		path = "/" + path
 	}
-	req := httptest.NewRequest(http.MethodGet, readerhttp.Prefix+path, nil)
+	req := httptest.NewRequest(method, readerhttp.Prefix+path, nil)
 	tok, err := e.signer.Mint(e.signer.Service(), internaltoken.Principal{Service: "gateway"})
 	if err != nil {
 		e.t.Fatal(err)
@@ -268,6 +273,18 @@ func (p page) navLinks() []string {
 		out = append(out, m[1])
 	}
 	return out
+}
+
+var fileLink = regexp.MustCompile(`(?:href|src)="(/sites/[^"]*/~files/[^"]+)"`)
+
+// fileURL finds the first file URL (a link's or an image's) of a page.
+func fileURL(t *testing.T, body string) string {
+	t.Helper()
+	m := fileLink.FindStringSubmatch(body)
+	if m == nil {
+		t.Fatal("no file URL in the page")
+	}
+	return m[1]
 }
 
 // readGzip reads a page asking for gzip and returns it decompressed.

@@ -1,9 +1,12 @@
 package readerhttp_test
 
 import (
+	"bytes"
+	"net/http"
 	"strings"
 	"testing"
 
+	"github.com/docspub/platform/services/sites/internal/contentclient"
 	"github.com/docspub/platform/services/sites/internal/contentclient/contenttest"
 	"github.com/docspub/platform/services/sites/internal/limits"
 )
@@ -150,5 +153,51 @@ func TestLongPageIsCut(t *testing.T) {
 	p := e.want(url, 200)
 	if strings.Contains(p.body, "THE END") || !strings.Contains(p.body, "longer than can be shown") {
 		t.Errorf("long page not cut (%d bytes)", len(p.body))
+	}
+}
+
+// TestFiles: a file larger than the cache keeps (or than its revision
+// says) is streamed whole; a file
+// of another site space, or of a revision of another space, is not served;
+// only safe images show in place.
+func TestFiles(t *testing.T) {
+	e := newEnv(t)
+	big := bytes.Repeat([]byte("x"), limits.ReaderCachedFileBytes+512)
+	e.content.AddSpace("sp1", "acme", "Handbook")
+	rev := e.content.MergeFiles("sp1", []contentclient.Page{contenttest.Doc("p1", "Files", "files",
+		"[big](files/big) ![svg](files/svg) [small](files/small)")}, map[string]contenttest.File{
+		"big":   {Name: "big.bin", ContentType: "application/octet-stream", Bytes: big},
+		"small": {Name: "small.bin", ContentType: "application/octet-stream", Bytes: big, Size: 10},
+		"svg":   {Name: "x.svg", ContentType: "image/svg+xml", Bytes: []byte("<svg onload=alert(1)></svg>")}})
+	e.content.AddSpace("sp2", "acme", "Other", contenttest.Doc("o1", "Other", "other", "Other."))
+	_, url := e.site(`{"title":"Docs","spaces":["sp1"]}`)
+	home := e.want(url, 200)
+	link := fileURL(t, home.body)
+	if !strings.HasSuffix(link, "/"+rev+"/big") {
+		t.Fatalf("first file URL %q, want the big file's", link)
+	}
+	p := e.want(link, 200)
+	if len(p.body) != len(big) || !strings.HasPrefix(p.header.Get("Content-Disposition"), "attachment") ||
+		!strings.Contains(p.header.Get("Content-Security-Policy"), "sandbox") {
+		t.Errorf("big file: %d bytes, %v", len(p.body), p.header)
+	}
+	if p := e.want(strings.Replace(link, "/big", "/small", 1), 200); len(p.body) != len(big) {
+		t.Errorf("a file larger than its revision says: %d bytes, want %d", len(p.body), len(big))
+	}
+	svg := e.want(strings.Replace(link, "/big", "/svg", 1), 200)
+	if !strings.HasPrefix(svg.header.Get("Content-Disposition"), "attachment") {
+		t.Errorf("an SVG shows in place: %v", svg.header)
+	}
+	e.want(strings.Replace(link, rev, "sp2-r1", 1), 404)           // a revision of another space
+	e.want(strings.Replace(link, "/~files/", "/~files/x", 1), 404) // no such site space
+	e.want(strings.Replace(link, "/big", "/nope", 1), 404)         // no such file
+	// HEAD: a GET's headers, no body.
+	if r := e.readMethod(http.MethodHead, url); r.status != 200 || r.body != "" ||
+		r.header.Get("Content-Type") != home.header.Get("Content-Type") || r.header.Get("Content-Length") != home.header.Get("Content-Length") {
+		t.Errorf("HEAD of a page: %d %v %.100q", r.status, r.header, r.body)
+	}
+	if r := e.readMethod(http.MethodHead, link); r.status != 200 || r.body != "" ||
+		!strings.HasPrefix(r.header.Get("Content-Disposition"), "attachment") {
+		t.Errorf("HEAD of a file: %d %v", r.status, r.header)
 	}
 }

@@ -10,6 +10,7 @@
 package contenttest
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -82,6 +83,8 @@ func (c *Content) MergeFiles(id string, pages []contentclient.Page, files map[st
 type File struct {
 	Name, ContentType string
 	Bytes             []byte
+	// Size is the size the revision says, len(Bytes) when 0.
+	Size int64
 }
 
 func (c *Content) merge(id string, pages []contentclient.Page, files map[string]File) string {
@@ -89,7 +92,7 @@ func (c *Content) merge(id string, pages []contentclient.Page, files map[string]
 	rev := fmt.Sprintf("%s-r%d", id, len(sp.revisions)+1)
 	r := contentclient.Revision{Space: id, Organization: sp.org, Revision: rev, Pages: pages, Files: []contentclient.File{}}
 	for fid, f := range files {
-		r.Files = append(r.Files, contentclient.File{ID: fid, Name: f.Name, ContentType: f.ContentType, Size: int64(len(f.Bytes))})
+		r.Files = append(r.Files, contentclient.File{ID: fid, Name: f.Name, ContentType: f.ContentType, Size: cmp.Or(f.Size, int64(len(f.Bytes)))})
 		sp.files[rev+"/"+fid] = f.Bytes
 	}
 	sp.revisions[rev] = r
