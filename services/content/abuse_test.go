@@ -72,7 +72,7 @@ func startService(t *testing.T, purgeEvery time.Duration) *service {
 		KafkaBrokers: k.Brokers, InternalTokenSecret: secret, PublicURL: "http://gw.test", AppURL: "http://gw.test/app",
 		PurgeInterval: purgeEvery, OutboundAllowPrivate: true, LogLevel: "error"}
 	ctx, cancel := context.WithCancel(context.Background())
-	app, err := content.New(ctx, cfg, logx.Discard(), content.WithClock(c.Now))
+	app, err := content.New(ctx, cfg, logx.ForTest(t), content.WithClock(c.Now))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -30,7 +30,7 @@ type running struct {
 
 func start(t *testing.T, cfg content.Config) *running {
 	t.Helper()
-	app, err := content.New(context.Background(), cfg, logx.Discard(), content.WithOperationLease(time.Second))
+	app, err := content.New(context.Background(), cfg, logx.ForTest(t), content.WithOperationLease(time.Second))
 	if err != nil {
 		t.Fatal(err)
 	}

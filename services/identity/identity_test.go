@@ -52,7 +52,7 @@ func newApp(t *testing.T, brokers []string) *identity.App {
 	t.Helper()
 	cfg := identity.Config{Addr: "127.0.0.1:0", MongoURI: mongotest.URI(t), Database: mongotest.DatabaseName(),
 		KafkaBrokers: brokers, InternalTokenSecret: secret, PublicURL: "http://gw.test", AppURL: "http://gw.test/app", LogLevel: "info"}
-	app, err := identity.New(context.Background(), cfg, logx.Discard())
+	app, err := identity.New(context.Background(), cfg, logx.ForTest(t))
 	if err != nil {
 		t.Fatal(err)
 	}

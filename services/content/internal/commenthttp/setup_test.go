@@ -108,7 +108,7 @@ func newEnv(t *testing.T) *env {
 	}
 	svc := comment.New(commentmongo.NewStore(db, mongox.NewDocLocks()), dir, revs, urls)
 	signer := apitest.Signer(t)
-	e := httpx.NewEngine(logx.Discard(), "content")
+	e := httpx.NewEngine(logx.ForTest(t), "content")
 	v1 := e.Group("/v1", internaltoken.Require(signer))
 	commenthttp.Register(v1, svc, g)
 	// Change request comments: the same routes with a resolver of their

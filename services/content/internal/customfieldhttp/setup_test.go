@@ -83,7 +83,7 @@ func newEnv(t *testing.T) *env {
 	}
 	svc := customfield.New(customfieldmongo.NewStore(db, mongox.NewDocLocks()), links.New("http://gw.test", "http://app.test"))
 	signer := apitest.Signer(t)
-	e := httpx.NewEngine(logx.Discard(), "content")
+	e := httpx.NewEngine(logx.ForTest(t), "content")
 	customfieldhttp.Register(e.Group("/v1", internaltoken.Require(signer)), svc, spaces)
 	return &env{t: t, db: db, svc: svc, api: apitest.New(t, e, signer)}
 }

@@ -111,7 +111,7 @@ func newEnv(t *testing.T) *env {
 		"oz":  {Organization: org, Space: "sp9", Revision: "r9", Level: roles.Read, User: "oz"},
 	}
 	signer := apitest.Signer(t)
-	e := httpx.NewEngine(logx.Discard(), "content")
+	e := httpx.NewEngine(logx.ForTest(t), "content")
 	v1 := e.Group("/v1", internaltoken.Require(signer))
 	revisionhttp.RegisterSpace(v1, svc, g)
 	revisionhttp.Routes(v1.Group("/spaces/:spaceId/change-requests/:changeRequestId"), svc, g,

@@ -53,7 +53,7 @@ func TestSearchHandler(t *testing.T) {
 		}
 	}
 	signer := apitest.Signer(t)
-	e := httpx.NewEngine(logx.Discard(), "content")
+	e := httpx.NewEngine(logx.ForTest(t), "content")
 	searchhttp.Register(e.Group("/v1", internaltoken.Require(signer), internaltoken.RequireUser), svc, readable{"acme": {"s1"}})
 	api := apitest.New(t, e, signer)
 	as := func(user string) internaltoken.Principal {

@@ -60,7 +60,7 @@ func newEnv(t *testing.T) *env {
 	clk := &clock{t: time.Now()}
 	svc := space.New(spacemongo.NewStore(db, mongox.NewDocLocks()), people, urls, space.Hooks{}, clk.now)
 	signer := apitest.Signer(t)
-	e := httpx.NewEngine(logx.Discard(), "content")
+	e := httpx.NewEngine(logx.ForTest(t), "content")
 	spacehttp.Register(e.Group("/v1", internaltoken.Require(signer), internaltoken.RequireUser), svc)
 	return &env{t: t, db: db, svc: svc, api: apitest.New(t, e, signer), people: people, clock: clk}
 }

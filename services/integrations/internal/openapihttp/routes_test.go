@@ -63,8 +63,8 @@ func newEnvWorking(t testing.TB, guard urlguard.Guard, fetchTimeout time.Duratio
 	locks := mongox.NewDocLocks()
 	queue := jobs.NewQueue(db, "jobs", locks, jobs.WithLease(5*time.Second))
 	svc := openapi.New(openapimongo.NewStore(db, locks), queue, openapi.Config{Guard: guard, FetchTimeout: fetchTimeout},
-		"https://api.test", "https://app.test", logx.Discard())
-	w := queue.NewWorker(map[string]jobs.Handler{openapi.JobKind: svc.Handler}, 2, logx.Discard())
+		"https://api.test", "https://app.test", logx.ForTest(t))
+	w := queue.NewWorker(map[string]jobs.Handler{openapi.JobKind: svc.Handler}, 2, logx.ForTest(t))
 	w.SetPoll(20 * time.Millisecond)
 	done := make(chan struct{})
 	go func() {
@@ -75,7 +75,7 @@ func newEnvWorking(t testing.TB, guard urlguard.Guard, fetchTimeout time.Duratio
 	}()
 	t.Cleanup(func() { cancel(); <-done })
 	signer := apitest.Signer(t)
-	e := httpx.NewEngine(logx.Discard(), "integrations")
+	e := httpx.NewEngine(logx.ForTest(t), "integrations")
 	openapihttp.Register(e.Group("/v1", internaltoken.Require(signer)), svc)
 	return &env{t: t, api: apitest.New(t, e, signer), svc: svc}
 }

@@ -55,7 +55,7 @@ func TestTranslationSettings(t *testing.T) {
 	}
 	svc := translation.New(translationmongo.NewStore(db, mongox.NewDocLocks()), "https://api.test", time.Now)
 	signer := apitest.Signer(t)
-	e := httpx.NewEngine(logx.Discard(), "integrations")
+	e := httpx.NewEngine(logx.ForTest(t), "integrations")
 	translationhttp.Register(e.Group("/v1", internaltoken.Require(signer)), svc)
 	api := apitest.New(t, e, signer)
 	const base = "/v1/orgs/o1/translations"

@@ -56,7 +56,7 @@ func newEnv(t *testing.T) *env {
 	sites.AddSpace("sp2", "API reference")
 	svc := section.New(sectionmongo.NewStore(db, mongox.NewDocLocks()), sites, time.Now)
 	signer := apitest.Signer(t)
-	e := httpx.NewEngine(logx.Discard(), "sites")
+	e := httpx.NewEngine(logx.ForTest(t), "sites")
 	sectionhttp.Register(e.Group("/v1", internaltoken.Require(signer), internaltoken.RequireUser), svc)
 	return &env{t: t, api: apitest.New(t, e, signer), sites: sites}
 }

@@ -67,7 +67,7 @@ func newEnv(t *testing.T) *env {
 	svc := sharelink.New(sharelinkmongo.NewStore(db, mongox.NewDocLocks()), sites,
 		sharelink.URLs{Published: "https://sites.test"}, time.Now)
 	signer := apitest.Signer(t)
-	e := httpx.NewEngine(logx.Discard(), "sites")
+	e := httpx.NewEngine(logx.ForTest(t), "sites")
 	sharelinkhttp.Register(e.Group("/v1", internaltoken.Require(signer)), svc)
 	return &env{t: t, db: db, svc: svc, api: apitest.New(t, e, signer)}
 }

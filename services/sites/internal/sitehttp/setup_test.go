@@ -208,7 +208,7 @@ func newEnv(t *testing.T) *env {
 		site.URLs{Public: "http://gw.test/", App: "http://app.test", Published: "http://gw.test/sites"}, nil)
 	keys := shareKeys{}
 	svc.SetShareKeys(keys)
-	e := httpx.NewEngine(logx.Discard(), "sites")
+	e := httpx.NewEngine(logx.ForTest(t), "sites")
 	sitehttp.Register(e.Group("/v1", internaltoken.Require(signer), internaltoken.RequireUser), svc)
 	return &env{t: t, api: apitest.New(t, e, signer), svc: svc, spaces: spaces, content: cs, keys: keys}
 }
