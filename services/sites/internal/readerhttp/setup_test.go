@@ -150,12 +150,12 @@ func newEnv(t *testing.T) *env {
 	go func() { defer close(done); _ = rec.Run(runCtx) }()
 	t.Cleanup(func() { cancel(); <-done })
 
-	e := httpx.NewEngine(logx.Discard(), "sites")
+	e := httpx.NewEngine(logx.ForTest(t), "sites")
 	v1 := e.Group("/v1", internaltoken.Require(signer), internaltoken.RequireUser)
 	sitehttp.Register(v1, sites)
 	sectionhttp.Register(v1, sections)
 	sharelinkhttp.Register(v1, links)
-	readerhttp.Register(e, rd, signer, rec, logx.Discard())
+	readerhttp.Register(e, rd, signer, rec, logx.ForTest(t))
 	return &env{t: t, api: apitest.New(t, e, signer), signer: signer, engine: e, content: ct, insights: in,
 		recorder: rec, spaces: spaces, db: db}
 }
