@@ -32,8 +32,9 @@ const idIndexPrefix = "docspub_id_"
 // write and drops it with its table. It runs until ctx is done.
 func indexIDs(ctx context.Context, dir string, log *slog.Logger) {
 	type file struct {
-		db   *sql.DB
-		info os.FileInfo
+		db     *sql.DB
+		info   os.FileInfo
+		schema int64 // the schema_version last indexed; -1 before the first pass
 	}
 	open := map[string]file{}
 	defer func() {
@@ -64,12 +65,26 @@ func indexIDs(ctx context.Context, dir string, log *slog.Logger) {
 					continue
 				}
 				db.SetMaxOpenConns(1)
-				f = file{db: db, info: info}
-				open[name] = f
+				f = file{db: db, info: info, schema: -1}
 			}
-			if err := ensureIDIndexes(ctx, f.db); err != nil && ctx.Err() == nil {
-				log.Debug("index _id lookups", "file", filepath.Base(name), "err", err)
+			// The schema version changes with every table or index made or
+			// dropped: unchanged, there is nothing new to index, and a pass
+			// costs one read of the file header instead of a schema scan.
+			var v int64
+			if err := f.db.QueryRowContext(ctx, `PRAGMA schema_version`).Scan(&v); err == nil && v != f.schema {
+				if err := ensureIDIndexes(ctx, f.db); err != nil {
+					if ctx.Err() == nil {
+						log.Debug("index _id lookups", "file", filepath.Base(name), "err", err)
+					}
+				} else {
+					// The version read before the pass: the indexes it made
+					// change it again, and the next pass, finding nothing
+					// to add, settles on the new one (so a table made
+					// during this pass is not missed).
+					f.schema = v
+				}
 			}
+			open[name] = f
 		}
 		for name, f := range open {
 			if !seen[name] { // dropped: let its file go
@@ -88,23 +103,32 @@ func indexIDs(ctx context.Context, dir string, log *slog.Logger) {
 // ensureIDIndexes adds the _id lookup index to the collection tables of one
 // database file that lack it.
 func ensureIDIndexes(ctx context.Context, db *sql.DB) error {
-	rows, err := db.QueryContext(ctx, `SELECT t.name FROM sqlite_master t
-		WHERE t.type = 'table' AND t.name NOT LIKE '\_ferretdb\_%' ESCAPE '\' AND t.name NOT LIKE 'sqlite\_%' ESCAPE '\'
-		AND NOT EXISTS (SELECT 1 FROM sqlite_master i WHERE i.type = 'index' AND i.name = ? || t.name)`, idIndexPrefix)
+	rows, err := db.QueryContext(ctx, `SELECT type, name FROM sqlite_master WHERE type IN ('table', 'index')`)
 	if err != nil {
 		return err
 	}
-	var tables []string
+	var names []string
+	indexed := map[string]bool{}
 	for rows.Next() {
-		var name string
-		if err := rows.Scan(&name); err != nil {
+		var typ, name string
+		if err := rows.Scan(&typ, &name); err != nil {
 			_ = rows.Close()
 			return err
 		}
-		tables = append(tables, name)
+		if typ == "index" {
+			indexed[name] = true
+		} else if !strings.HasPrefix(name, "_ferretdb_") && !strings.HasPrefix(name, "sqlite_") {
+			names = append(names, name)
+		}
 	}
 	if err := rows.Close(); err != nil {
 		return err
+	}
+	var tables []string
+	for _, name := range names {
+		if !indexed[idIndexPrefix+name] {
+			tables = append(tables, name)
+		}
 	}
 	for _, table := range tables {
 		if !hasSJSON(ctx, db, table) {

@@ -169,8 +169,30 @@ func (s *Service) addSiteSpace(ctx context.Context, st Site, g Grant, section st
 		if err != nil {
 			return SiteSpaceView{}, err
 		}
+		if err := s.keepWithinBound(ctx, st, ss, ev); err != nil {
+			return SiteSpaceView{}, err
+		}
 		return s.siteSpaceView(st, prefixes, ss, proj, &sp.Perms)
 	}
+}
+
+// keepWithinBound counts a site's site spaces again once ss is stored: the
+// count AddSiteSpace checked was read before the insert, and concurrent
+// additions may all have passed it. A site over its bound takes ss back
+// (with its deletion event), so the bound holds whatever the interleaving:
+// the last of two racing inserts always counts both.
+func (s *Service) keepWithinBound(ctx context.Context, st Site, ss SiteSpace, ev any) error {
+	counts, err := s.store.CountSiteSpaces(ctx, []string{st.ID})
+	if err == nil && counts[st.ID] <= limits.SiteSpacesPerSite {
+		return nil
+	}
+	if rerr := s.store.RemoveSiteSpace(ctx, ss.ID, event("site_space.deleted", st.Organization, ss.ID, ev)); rerr != nil {
+		return fmt.Errorf("take back site space %s of site %s: %w", ss.ID, st.ID, rerr)
+	}
+	if err != nil {
+		return err
+	}
+	return apierr.Invalid("spaceId", "cannot add a site space: a site has at most %d site spaces", limits.SiteSpacesPerSite)
 }
 
 // Variants are the site spaces of one section (or of the site level) as a
