@@ -34,7 +34,7 @@ func indexIDs(ctx context.Context, dir string, log *slog.Logger) {
 	type file struct {
 		db     *sql.DB
 		info   os.FileInfo
-		schema int64 // the schema version last made complete; -1: not yet
+		schema int64 // the schema_version last indexed; -1 before the first pass
 	}
 	open := map[string]file{}
 	defer func() {
@@ -68,21 +68,20 @@ func indexIDs(ctx context.Context, dir string, log *slog.Logger) {
 				f = file{db: db, info: info, schema: -1}
 			}
 			// The schema version changes with every table or index made or
-			// dropped: an unchanged one needs no look at the schema, which
-			// costs a scan of sqlite_master per file every idIndexEvery.
-			// The version is read before the look, so that a table made
-			// meanwhile changes it; an index made here changes it too, which
-			// costs one more look that finds nothing to do.
-			v, err := schemaVersion(ctx, f.db)
-			if err == nil && v != f.schema {
-				if err = ensureIDIndexes(ctx, f.db); err == nil {
+			// dropped: unchanged, there is nothing new to index, and a pass
+			// costs one read of the file header instead of a schema scan.
+			var v int64
+			if err := f.db.QueryRowContext(ctx, `PRAGMA schema_version`).Scan(&v); err == nil && v != f.schema {
+				if err := ensureIDIndexes(ctx, f.db); err != nil {
+					if ctx.Err() == nil {
+						log.Debug("index _id lookups", "file", filepath.Base(name), "err", err)
+					}
+				} else {
+					// The version read before the pass: the indexes it made
+					// change it again, and the next pass, finding nothing
+					// to add, settles on the new one (so a table made
+					// during this pass is not missed).
 					f.schema = v
-				}
-			}
-			if err != nil {
-				f.schema = -1
-				if ctx.Err() == nil {
-					log.Debug("index _id lookups", "file", filepath.Base(name), "err", err)
 				}
 			}
 			open[name] = f
@@ -101,23 +100,15 @@ func indexIDs(ctx context.Context, dir string, log *slog.Logger) {
 	}
 }
 
-// schemaVersion is the database's schema version (a read of its header).
-func schemaVersion(ctx context.Context, db *sql.DB) (int64, error) {
-	var v int64
-	err := db.QueryRowContext(ctx, `PRAGMA schema_version`).Scan(&v)
-	return v, err
-}
-
 // ensureIDIndexes adds the _id lookup index to the collection tables of one
-// database file that lack it. It reads sqlite_master once (a join of it with
-// itself was quadratic in the number of tables and indexes).
+// database file that lack it.
 func ensureIDIndexes(ctx context.Context, db *sql.DB) error {
 	rows, err := db.QueryContext(ctx, `SELECT type, name FROM sqlite_master WHERE type IN ('table', 'index')`)
 	if err != nil {
 		return err
 	}
-	var tables []string
-	indexes := map[string]bool{}
+	var names []string
+	indexed := map[string]bool{}
 	for rows.Next() {
 		var typ, name string
 		if err := rows.Scan(&typ, &name); err != nil {
@@ -125,18 +116,21 @@ func ensureIDIndexes(ctx context.Context, db *sql.DB) error {
 			return err
 		}
 		if typ == "index" {
-			indexes[name] = true
+			indexed[name] = true
 		} else if !strings.HasPrefix(name, "_ferretdb_") && !strings.HasPrefix(name, "sqlite_") {
-			tables = append(tables, name)
+			names = append(names, name)
 		}
 	}
 	if err := rows.Close(); err != nil {
 		return err
 	}
-	for _, table := range tables {
-		if indexes[idIndexPrefix+table] {
-			continue
+	var tables []string
+	for _, name := range names {
+		if !indexed[idIndexPrefix+name] {
+			tables = append(tables, name)
 		}
+	}
+	for _, table := range tables {
 		if !hasSJSON(ctx, db, table) {
 			continue
 		}

@@ -219,7 +219,9 @@ func New(ctx context.Context, cfg Config, log *slog.Logger, opts ...Option) (*Ap
 	searchhttp.Register(v1, searcher, spaces)
 	spacehttp.RegisterInternal(e.Group("/internal/v1", internaltoken.Require(core.Signer), internaltoken.RequireUser), spaces)
 	// Git sync for the integrations service (the gateway routes no /internal path).
-	gitsynchttp.Register(e.Group("/internal/v1", internaltoken.Require(core.Signer)), spaces, revisionStore, people)
+	internal := e.Group("/internal/v1", internaltoken.Require(core.Signer))
+	gitsynchttp.Register(internal, spaces, revisionStore, people)
+	gitsynchttp.RegisterReads(internal, spaces, searcher)
 
 	consumer := kafkax.NewConsumer(cfg.KafkaBrokers, ConsumerGroup, IdentityTopic, db, people.Handle, log)
 	return &App{cfg: cfg, core: core, identity: consumer, spaces: spaces, changeRequests: changeRequests,

@@ -18,6 +18,7 @@ package commentmongo
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -73,10 +74,72 @@ type body struct {
 	Markdown string `bson:"markdown"`
 }
 
+// reaction is the form reactions had when each was a subdocument; documents
+// written so are still read.
 type reaction struct {
 	Emoji     string    `bson:"emoji"`
 	User      string    `bson:"user"`
 	ReactedAt time.Time `bson:"reactedAt"`
+}
+
+// reactions are stored packed in one string, a JSON array of
+// [emoji, user, reactedAt in Unix milliseconds]: a comment may hold
+// limits.Reactions of them, and as one value they cost a reader that passes
+// over the document (the embedded server decodes every document a query
+// scans, whoever's it is) one string instead of thousands of fields.
+type packedReaction struct {
+	Emoji     string
+	User      string
+	ReactedAt int64
+}
+
+func (r packedReaction) MarshalJSON() ([]byte, error) {
+	return json.Marshal([]any{r.Emoji, r.User, r.ReactedAt})
+}
+
+func (r *packedReaction) UnmarshalJSON(b []byte) error {
+	var a [3]json.RawMessage
+	if err := json.Unmarshal(b, &a); err != nil {
+		return err
+	}
+	if err := json.Unmarshal(a[0], &r.Emoji); err != nil {
+		return err
+	}
+	if err := json.Unmarshal(a[1], &r.User); err != nil {
+		return err
+	}
+	return json.Unmarshal(a[2], &r.ReactedAt)
+}
+
+func packReactions(rs []comment.Reaction) string {
+	if len(rs) == 0 {
+		return ""
+	}
+	out := make([]packedReaction, len(rs))
+	for i, r := range rs {
+		out[i] = packedReaction{Emoji: r.Emoji, User: r.User, ReactedAt: r.ReactedAt.UnixMilli()}
+	}
+	b, err := json.Marshal(out)
+	if err != nil { // strings and integers always marshal
+		panic(err)
+	}
+	return string(b)
+}
+
+// unpackReactions reads the packed form, or the older subdocuments.
+func unpackReactions(packed string, old []reaction) ([]comment.Reaction, error) {
+	if packed == "" {
+		return fromReactions(old), nil
+	}
+	var rs []packedReaction
+	if err := json.Unmarshal([]byte(packed), &rs); err != nil {
+		return nil, fmt.Errorf("stored reactions: %w", err)
+	}
+	out := make([]comment.Reaction, len(rs))
+	for i, r := range rs {
+		out[i] = comment.Reaction{Emoji: r.Emoji, User: r.User, ReactedAt: time.UnixMilli(r.ReactedAt).UTC()}
+	}
+	return out, nil
 }
 
 type commentDoc struct {
@@ -93,7 +156,8 @@ type commentDoc struct {
 	Status        string     `bson:"status"`
 	ResolvedAt    *time.Time `bson:"resolvedAt,omitempty"`
 	ResolvedBy    string     `bson:"resolvedBy,omitempty"`
-	Reactions     []reaction `bson:"reactions"`
+	Reactions     string     `bson:"reactionList,omitempty"`
+	OldReactions  []reaction `bson:"reactions,omitempty"`
 	Version       int        `bson:"version"`
 }
 
@@ -106,16 +170,9 @@ type replyDoc struct {
 	PostedAt      time.Time  `bson:"postedAt"`
 	Body          body       `bson:"body"`
 	EditedAt      *time.Time `bson:"editedAt,omitempty"`
-	Reactions     []reaction `bson:"reactions"`
+	Reactions     string     `bson:"reactionList,omitempty"`
+	OldReactions  []reaction `bson:"reactions,omitempty"`
 	Version       int        `bson:"version"`
-}
-
-func toReactions(rs []comment.Reaction) []reaction {
-	out := make([]reaction, len(rs))
-	for i, r := range rs {
-		out[i] = reaction{Emoji: r.Emoji, User: r.User, ReactedAt: r.ReactedAt}
-	}
-	return out
 }
 
 func fromReactions(rs []reaction) []comment.Reaction {
@@ -145,33 +202,35 @@ func toCommentDoc(c comment.Comment) commentDoc {
 		ID: c.ID, Space: c.Thread.Space, ChangeRequest: c.Thread.ChangeRequest, Revision: c.Revision,
 		Node: c.Node, Page: c.Page, PostedBy: c.PostedBy, PostedAt: c.PostedAt, Body: body{Markdown: c.Markdown},
 		EditedAt: optional(c.EditedAt), Status: string(c.Status), ResolvedAt: optional(c.ResolvedAt),
-		ResolvedBy: c.ResolvedBy, Reactions: toReactions(c.Reactions), Version: c.Version,
+		ResolvedBy: c.ResolvedBy, Reactions: packReactions(c.Reactions), Version: c.Version,
 	}
 }
 
-func (d commentDoc) domain() comment.Comment {
+func (d commentDoc) domain() (comment.Comment, error) {
+	rs, err := unpackReactions(d.Reactions, d.OldReactions)
 	return comment.Comment{
 		ID: d.ID, Thread: comment.Thread{Space: d.Space, ChangeRequest: d.ChangeRequest}, Revision: d.Revision,
 		Node: d.Node, Page: d.Page, PostedBy: d.PostedBy, PostedAt: d.PostedAt.UTC(), Markdown: d.Body.Markdown,
 		EditedAt: fromOptional(d.EditedAt), Status: comment.Status(d.Status), ResolvedAt: fromOptional(d.ResolvedAt),
-		ResolvedBy: d.ResolvedBy, Reactions: fromReactions(d.Reactions), Version: d.Version,
-	}
+		ResolvedBy: d.ResolvedBy, Reactions: rs, Version: d.Version,
+	}, err
 }
 
 func toReplyDoc(r comment.Reply) replyDoc {
 	return replyDoc{
 		ID: r.ID, Comment: r.Comment, Space: r.Thread.Space, ChangeRequest: r.Thread.ChangeRequest,
 		PostedBy: r.PostedBy, PostedAt: r.PostedAt, Body: body{Markdown: r.Markdown}, EditedAt: optional(r.EditedAt),
-		Reactions: toReactions(r.Reactions), Version: r.Version,
+		Reactions: packReactions(r.Reactions), Version: r.Version,
 	}
 }
 
-func (d replyDoc) domain() comment.Reply {
+func (d replyDoc) domain() (comment.Reply, error) {
+	rs, err := unpackReactions(d.Reactions, d.OldReactions)
 	return comment.Reply{
 		ID: d.ID, Comment: d.Comment, Thread: comment.Thread{Space: d.Space, ChangeRequest: d.ChangeRequest},
 		PostedBy: d.PostedBy, PostedAt: d.PostedAt.UTC(), Markdown: d.Body.Markdown, EditedAt: fromOptional(d.EditedAt),
-		Reactions: fromReactions(d.Reactions), Version: d.Version,
-	}
+		Reactions: rs, Version: d.Version,
+	}, err
 }
 
 // InsertComment stores a new comment with its event.
@@ -191,7 +250,7 @@ func (s *Store) Comment(ctx context.Context, t comment.Thread, id string) (comme
 	if err != nil {
 		return comment.Comment{}, err
 	}
-	return d.domain(), nil
+	return d.domain()
 }
 
 // Comments reads a page of a thread's comments and counts all that match.
@@ -212,7 +271,9 @@ func (s *Store) Comments(ctx context.Context, t comment.Thread, f comment.Filter
 	}
 	out := make([]comment.Comment, len(docs))
 	for i, d := range docs {
-		out[i] = d.domain()
+		if out[i], err = d.domain(); err != nil {
+			return nil, 0, err
+		}
 	}
 	return out, count, nil
 }
@@ -225,8 +286,9 @@ func keyset(p comment.Page, desc bool) docstore.Keyset {
 // still from.
 func (s *Store) UpdateComment(ctx context.Context, c comment.Comment, from int, ev kafkax.Event) error {
 	d := toCommentDoc(c)
-	set := bson.M{"body": d.Body, "status": d.Status, "reactions": d.Reactions, "version": d.Version}
-	unset := bson.M{}
+	set := bson.M{"body": d.Body, "status": d.Status, "version": d.Version}
+	unset := bson.M{"reactions": ""}
+	putString(set, unset, "reactionList", d.Reactions)
 	put(set, unset, "editedAt", d.EditedAt)
 	put(set, unset, "resolvedAt", d.ResolvedAt)
 	if d.ResolvedBy != "" {
@@ -241,10 +303,20 @@ func (s *Store) UpdateComment(ctx context.Context, c comment.Comment, from int, 
 // still from.
 func (s *Store) UpdateReply(ctx context.Context, r comment.Reply, from int, ev kafkax.Event) error {
 	d := toReplyDoc(r)
-	set := bson.M{"body": d.Body, "reactions": d.Reactions, "version": d.Version}
-	unset := bson.M{}
+	set := bson.M{"body": d.Body, "version": d.Version}
+	unset := bson.M{"reactions": ""}
+	putString(set, unset, "reactionList", d.Reactions)
 	put(set, unset, "editedAt", d.EditedAt)
 	return s.update(ctx, Replies, r.ID, from, set, unset, ev)
+}
+
+// putString sets a field to v, or unsets it when v is empty.
+func putString(set, unset bson.M, field, v string) {
+	if v != "" {
+		set[field] = v
+	} else {
+		unset[field] = ""
+	}
 }
 
 // put sets a field to t, or unsets it when t is nil.
@@ -300,7 +372,7 @@ func (s *Store) Reply(ctx context.Context, commentID, id string) (comment.Reply,
 	if err != nil {
 		return comment.Reply{}, err
 	}
-	return d.domain(), nil
+	return d.domain()
 }
 
 // Replies reads a page of a comment's replies, oldest first.
@@ -311,7 +383,9 @@ func (s *Store) Replies(ctx context.Context, commentID string, p comment.Page) (
 	}
 	out := make([]comment.Reply, len(docs))
 	for i, d := range docs {
-		out[i] = d.domain()
+		if out[i], err = d.domain(); err != nil {
+			return nil, 0, err
+		}
 	}
 	return out, count, nil
 }

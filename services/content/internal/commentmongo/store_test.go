@@ -474,3 +474,57 @@ func TestCollections(t *testing.T) {
 		t.Errorf("Collections() = %v", got)
 	}
 }
+
+// Reactions are stored packed in one string (a reader scanning the
+// collection decodes one value, not three fields per reaction); documents
+// written with one subdocument per reaction still read, and their next
+// update writes the packed form.
+func TestReactionsPacked(t *testing.T) {
+	t.Parallel()
+	s, db := newStore(t)
+	ctx := context.Background()
+	c := newComment(space, "c1", "ann", 0)
+	for i := range 3 {
+		c.Reactions = append(c.Reactions, comment.Reaction{Emoji: fmt.Sprint("e", i), User: "u\t\"" + fmt.Sprint(i), ReactedAt: t0.Add(time.Duration(i) * time.Millisecond)})
+	}
+	insert(t, s, c)
+	var raw bson.M
+	if err := db.Collection(commentmongo.Comments).FindOne(ctx, bson.M{"_id": "c1"}).Decode(&raw); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := raw["reactionList"].(string); !ok || raw["reactions"] != nil {
+		t.Fatalf("stored reactions: %v / %v, want one string", raw["reactionList"], raw["reactions"])
+	}
+	got, err := s.Comment(ctx, space, "c1")
+	if err != nil || !cmp.Equal(got.Reactions, c.Reactions) {
+		t.Fatalf("read back %v, %v; want %v", got.Reactions, err, c.Reactions)
+	}
+
+	// An older document, reactions as subdocuments.
+	old := bson.M{"_id": "c2", "space": "sp1", "changeRequest": "", "revision": "rev1", "postedBy": "bob",
+		"postedAt": t0, "body": bson.M{"markdown": "old"}, "status": "open", "version": 1,
+		"reactions": bson.A{bson.M{"emoji": "👍", "user": "ann", "reactedAt": t0}}}
+	if _, err := db.Collection(commentmongo.Comments).InsertOne(ctx, old); err != nil {
+		t.Fatal(err)
+	}
+	got, err = s.Comment(ctx, space, "c2")
+	want := []comment.Reaction{{Emoji: "👍", User: "ann", ReactedAt: t0}}
+	if err != nil || !cmp.Equal(got.Reactions, want) {
+		t.Fatalf("older document: %v, %v; want %v", got.Reactions, err, want)
+	}
+	got.Reactions = append(got.Reactions, comment.Reaction{Emoji: "🎉", User: "bob", ReactedAt: t0})
+	got.Version = 2
+	if err := s.UpdateComment(ctx, got, 1, ev(comment.EventUpdated, "c2")); err != nil {
+		t.Fatal(err)
+	}
+	raw = nil
+	if err := db.Collection(commentmongo.Comments).FindOne(ctx, bson.M{"_id": "c2"}).Decode(&raw); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := raw["reactionList"].(string); !ok || raw["reactions"] != nil {
+		t.Fatalf("updated older document: %v / %v, want one string", raw["reactionList"], raw["reactions"])
+	}
+	if again, err := s.Comment(ctx, space, "c2"); err != nil || len(again.Reactions) != 2 {
+		t.Fatalf("after update: %v, %v", again.Reactions, err)
+	}
+}

@@ -209,7 +209,7 @@ func (s *Service) start(ctx context.Context, c access.Caller, spaceID string, in
 	if remote.HasCredentials() {
 		p.SecretRef = s.keep(*in.URL)
 	}
-	job, created, err := s.queue.Enqueue(ctx, kind, jobKey(a.Space), p)
+	job, created, err := s.queue.Enqueue(ctx, kind, jobKey(a.Space), p, jobs.Tenant(a.Organization))
 	if err != nil {
 		s.forget(p.SecretRef)
 		return err

@@ -2,6 +2,7 @@ package section
 
 import (
 	"context"
+	"fmt"
 	"github.com/docspub/platform/libs/keyset"
 	"strings"
 
@@ -100,6 +101,17 @@ func (s *Service) CreateGroup(ctx context.Context, c access.Caller, org, siteID 
 	}
 	if err := s.store.InsertGroup(ctx, grp, event(GroupCreated, g, grp.ID, renderGroup(grp, nil))); err != nil {
 		return GroupView{}, err
+	}
+	// Counted again once stored (see keepWithinBound): a site over its
+	// bound takes the group back before any section moves into it.
+	if grps, err := s.store.SiteGroups(ctx, g.Site); err != nil || len(grps) > limits.GroupsPerSite {
+		if rerr := s.store.RemoveGroup(ctx, g.Site, grp.ID, event(GroupDeleted, g, grp.ID, renderGroup(grp, nil))); rerr != nil {
+			return GroupView{}, fmt.Errorf("take back section group %s of site %s: %w", grp.ID, g.Site, rerr)
+		}
+		if err != nil {
+			return GroupView{}, err
+		}
+		return GroupView{}, apierr.Invalid("title", "cannot add a section group: a site has at most %d section groups", limits.GroupsPerSite)
 	}
 	for i, sec := range members {
 		// Appended in the given order: positions step from the start.

@@ -3,6 +3,7 @@ package section
 import (
 	"context"
 	"errors"
+	"fmt"
 	"github.com/docspub/platform/libs/keyset"
 	"slices"
 	"strings"
@@ -131,7 +132,30 @@ func (s *Service) CreateSection(ctx context.Context, c access.Caller, org, siteI
 		}
 		return SectionView{}, err
 	}
+	if err := s.keepWithinBound(ctx, g, sec, v); err != nil {
+		return SectionView{}, err
+	}
 	return v, nil
+}
+
+// keepWithinBound counts a site's sections again once sec is stored: the
+// layout CreateSection checked was read before the insert, and concurrent
+// creations may all have passed it. A site over its bound takes sec back
+// (its site space, then itself with its deletion event), so the bound holds
+// whatever the interleaving: the last of two racing inserts counts both.
+func (s *Service) keepWithinBound(ctx context.Context, g site.Grant, sec Section, v SectionView) error {
+	secs, err := s.store.SiteSections(ctx, g.Site)
+	if err == nil && len(secs) <= limits.SectionsPerSite {
+		return nil
+	}
+	if rerr := errors.Join(s.sites.RemoveSiteSpaces(ctx, g, sec.ID),
+		s.store.RemoveSection(ctx, g.Site, sec.ID, event(SectionDeleted, g, sec.ID, v))); rerr != nil {
+		return fmt.Errorf("take back section %s of site %s: %w", sec.ID, g.Site, rerr)
+	}
+	if err != nil {
+		return err
+	}
+	return apierr.Invalid("spaceId", "cannot add a section: a site has at most %d sections", limits.SectionsPerSite)
 }
 
 // titleFrom is a section title taken from a space's title.
@@ -242,6 +266,13 @@ func (s *Service) UpdateSection(ctx context.Context, c access.Caller, org, siteI
 		}
 		if !slices.Contains(ids, *in.DefaultSiteSpace) {
 			return SectionView{}, apierr.Invalid("defaultSiteSpace", "is not a site space of this section")
+		}
+		// The site space's own default flag decides where it is published.
+		if err := s.sites.MakeDefault(ctx, g, *in.DefaultSiteSpace); err != nil {
+			return SectionView{}, err
+		}
+		if views, err = s.sites.SiteSpaces(ctx, g, []string{sec.ID}); err != nil {
+			return SectionView{}, err
 		}
 	}
 	if in.GroupID.Set {

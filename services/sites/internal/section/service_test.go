@@ -3,6 +3,9 @@ package section_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -12,6 +15,7 @@ import (
 	"github.com/docspub/platform/libs/mongox"
 	"github.com/docspub/platform/libs/nullable"
 	"github.com/docspub/platform/services/sites/internal/access"
+	"github.com/docspub/platform/services/sites/internal/limits"
 	"github.com/docspub/platform/services/sites/internal/section"
 	"github.com/docspub/platform/services/sites/internal/section/sectiontest"
 	"github.com/docspub/platform/services/sites/internal/sectionmongo"
@@ -60,8 +64,8 @@ func newEnv(t *testing.T) *env {
 	sites.AddSpace("sp2", "API")
 	store := sectionmongo.NewStore(db, mongox.NewDocLocks())
 	base := time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC)
-	n := 0
-	clock := func() time.Time { n++; return base.Add(time.Duration(n) * time.Millisecond) }
+	var n atomic.Int64
+	clock := func() time.Time { return base.Add(time.Duration(n.Add(1)) * time.Millisecond) }
 	return &env{t: t, ctx: ctx, db: db, store: store, sites: sites, svc: section.New(store, sites, clock)}
 }
 
@@ -524,5 +528,69 @@ func TestEvents(t *testing.T) {
 		if diff := cmp.Diff(got, tc.want); diff != "" {
 			t.Errorf("events of %s (-got +want):\n%s", tc.id, diff)
 		}
+	}
+}
+
+// TestSectionBoundHoldsUnderConcurrentCreates: with one place left, creations
+// racing each other never leave the site over its bound of sections.
+func TestSectionBoundHoldsUnderConcurrentCreates(t *testing.T) {
+	e := newEnv(t)
+	for i := range limits.SectionsPerSite - 1 {
+		e.create(site1, fmt.Sprint("Section ", i))
+	}
+	const racers = 6
+	var wg sync.WaitGroup
+	var made atomic.Int32
+	for i := range racers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, err := e.svc.CreateSection(e.ctx, admin, org, site1, section.CreateSectionInput{SpaceID: "sp1", Title: nullable.Of(fmt.Sprint("Racer ", i))})
+			if err == nil {
+				made.Add(1)
+			} else if apierr.ToBody(err).Error.Code != 400 {
+				t.Errorf("racer %d: %v, want a 400 when refused", i, err)
+			}
+		}()
+	}
+	wg.Wait()
+	secs, err := e.store.SiteSections(e.ctx, site1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(secs) > limits.SectionsPerSite || int(made.Load()) != len(secs)-(limits.SectionsPerSite-1) {
+		t.Fatalf("%d sections (bound %d), %d creations succeeded", len(secs), limits.SectionsPerSite, made.Load())
+	}
+}
+
+func TestGroupBoundHoldsUnderConcurrentCreates(t *testing.T) {
+	e := newEnv(t)
+	for i := range limits.GroupsPerSite - 1 {
+		if _, err := e.svc.CreateGroup(e.ctx, admin, org, site1, section.CreateGroupInput{Title: ptr(fmt.Sprint("Group ", i))}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	const racers = 6
+	var wg sync.WaitGroup
+	var made atomic.Int32
+	for i := range racers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, err := e.svc.CreateGroup(e.ctx, admin, org, site1, section.CreateGroupInput{Title: ptr(fmt.Sprint("Racer ", i))})
+			if err == nil {
+				made.Add(1)
+			} else if apierr.ToBody(err).Error.Code != 400 {
+				t.Errorf("racer %d: %v, want a 400 when refused", i, err)
+			}
+		}()
+	}
+	wg.Wait()
+	secs, err := e.store.SiteGroups(e.ctx, site1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(secs) > limits.GroupsPerSite || int(made.Load()) != len(secs)-(limits.GroupsPerSite-1) {
+		t.Fatalf("%d groups (bound %d), %d creations succeeded", len(secs), limits.GroupsPerSite, made.Load())
 	}
 }

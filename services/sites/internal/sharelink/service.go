@@ -122,6 +122,19 @@ func (s *Service) Create(ctx context.Context, c access.Caller, org, siteID strin
 	if err := s.store.Insert(ctx, l, kafkax.NewEvent(EventCreated, l.Organization, l.ID, eventData(l))); err != nil {
 		return View{}, fmt.Errorf("create share link of site %s: %w", g.Site, err)
 	}
+	// The count above was read before the insert: concurrent creations
+	// may all have passed it. Counted again with this link in, a site over
+	// its bound takes this link back, so the bound holds whatever the
+	// interleaving (the last of two racing inserts always sees both).
+	if _, n, err := s.store.Links(ctx, g.Site, Page{Limit: 1}); err != nil || n > limits.ShareLinksPerSite {
+		if rerr := s.store.Remove(ctx, g.Site, l.ID, kafkax.NewEvent(EventDeleted, l.Organization, l.ID, eventData(l))); rerr != nil {
+			return View{}, fmt.Errorf("take back share link %s of site %s: %w", l.ID, g.Site, rerr)
+		}
+		if err != nil {
+			return View{}, fmt.Errorf("count share links of site %s: %w", g.Site, err)
+		}
+		return View{}, apierr.Invalid("name", "cannot add a share link: a site has at most %d share links", limits.ShareLinksPerSite)
+	}
 	return Render(s.urls, l), nil
 }
 

@@ -3,7 +3,10 @@ package sharelink_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -13,6 +16,7 @@ import (
 	"github.com/docspub/platform/libs/mongox"
 	"github.com/docspub/platform/libs/nullable"
 	"github.com/docspub/platform/services/sites/internal/access"
+	"github.com/docspub/platform/services/sites/internal/limits"
 	"github.com/docspub/platform/services/sites/internal/sharelink"
 	"github.com/docspub/platform/services/sites/internal/sharelinkmongo"
 	"github.com/docspub/platform/services/sites/internal/site"
@@ -256,5 +260,39 @@ func TestEventsNeverCarryTheKey(t *testing.T) {
 	}
 	if want := `"name":"renamed"`; !strings.Contains(string(d.Outbox[1].Data), want) {
 		t.Errorf("updated event data %s lacks %s", d.Outbox[1].Data, want)
+	}
+}
+
+// TestShareLinkBoundHoldsUnderConcurrentCreates: with one free place left,
+// creations racing each other never leave the site over its bound (the
+// count is read before the insert; each creation counts again after it).
+func TestShareLinkBoundHoldsUnderConcurrentCreates(t *testing.T) {
+	ctx := context.Background()
+	svc, _ := newService(t)
+	for i := range limits.ShareLinksPerSite - 1 {
+		create(t, svc, "s1", fmt.Sprint("link ", i))
+	}
+	const racers = 8
+	var wg sync.WaitGroup
+	var made atomic.Int32
+	for i := range racers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, err := svc.Create(ctx, admin, "o1", "s1", sharelink.NewLink{Name: nullable.Of(fmt.Sprint("racer ", i))})
+			if err == nil {
+				made.Add(1)
+			} else if apierr.ToBody(err).Error.Code != 400 {
+				t.Errorf("racer %d: %v, want a 400 when refused", i, err)
+			}
+		}()
+	}
+	wg.Wait()
+	_, n, err := svc.List(ctx, admin, "o1", "s1", sharelink.Page{Limit: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n > limits.ShareLinksPerSite || int(made.Load()) != n-(limits.ShareLinksPerSite-1) {
+		t.Fatalf("%d links (bound %d), %d creations answered 201", n, limits.ShareLinksPerSite, made.Load())
 	}
 }

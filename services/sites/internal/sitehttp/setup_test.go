@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"go.mongodb.org/mongo-driver/v2/mongo"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -165,6 +166,12 @@ func (s sections) Structure(_ context.Context, g site.Grant) ([]any, bool, error
 
 func (s sections) Has(context.Context, site.Grant, string) (bool, error) { return false, nil }
 
+func (s sections) Prefixes(context.Context, string) (map[string]string, error) {
+	return map[string]string{}, nil
+}
+
+func (s sections) DefaultSection(context.Context, string) (string, error) { return "", nil }
+
 func (s sections) SetDefault(context.Context, site.Grant, string) error {
 	return apierr.Invalid("defaultSiteSection", "is not a section of this site")
 }
@@ -177,6 +184,7 @@ type env struct {
 	spaces  *spaceview.Store
 	content *content
 	keys    shareKeys
+	db      *mongo.Database
 }
 
 func newEnv(t *testing.T) *env {
@@ -204,7 +212,7 @@ func newEnv(t *testing.T) *env {
 	svc.SetShareKeys(keys)
 	e := httpx.NewEngine(logx.ForTest(t), "sites")
 	sitehttp.Register(e.Group("/v1", internaltoken.Require(signer), internaltoken.RequireUser), svc)
-	return &env{t: t, api: apitest.New(t, e, signer), svc: svc, spaces: spaces, content: cs, keys: keys}
+	return &env{t: t, api: apitest.New(t, e, signer), svc: svc, spaces: spaces, content: cs, keys: keys, db: db}
 }
 
 // Callers of the tests: members of org1 by role, a member of org2 only.

@@ -3,15 +3,24 @@ package sitehttp_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/docspub/platform/libs/apitest"
 	"github.com/docspub/platform/libs/contracttest"
+	"github.com/docspub/platform/libs/docstore"
 	"github.com/docspub/platform/libs/paging"
 	"github.com/docspub/platform/libs/roles"
 	"github.com/docspub/platform/services/sites/internal/access"
+	"github.com/docspub/platform/services/sites/internal/limits"
+	"github.com/docspub/platform/services/sites/internal/site"
+	"github.com/docspub/platform/services/sites/internal/sitemongo"
 	"github.com/google/go-cmp/cmp"
+	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
 func listSiteSpaces(t *testing.T, e *env, user, path string) paging.List[siteSpaceBody] {
@@ -184,5 +193,49 @@ func TestSiteSpaces(t *testing.T) {
 	}
 	if got, _ := e.svc.SiteSpaces(context.Background(), ga, []string{"sec1"}); len(got["sec1"].Shown) != 0 {
 		t.Errorf("section site spaces after removal: %v", got)
+	}
+}
+
+// TestSiteSpaceBoundHoldsUnderConcurrentAdds: with one place left, additions
+// racing each other never leave the site over its bound of site spaces.
+func TestSiteSpaceBoundHoldsUnderConcurrentAdds(t *testing.T) {
+	e := newEnv(t)
+	st := e.createSite("ada", "org1", "")
+	now := time.Now().UTC()
+	var docs []any
+	for i := range limits.SiteSpacesPerSite - 1 {
+		docs = append(docs, site.SiteSpace{ID: fmt.Sprint("ss", i), Organization: "org1", Site: st.ID,
+			Space: fmt.Sprint("f", i), Path: fmt.Sprint("f", i), Position: int64(i), CreatedAt: now, UpdatedAt: now})
+	}
+	if _, err := e.db.Collection(sitemongo.SiteSpaces).InsertMany(context.Background(), docs); err != nil {
+		t.Fatal(err)
+	}
+	const racers = 6
+	for i := range racers {
+		e.content.add(fmt.Sprint("r", i), "org1", fmt.Sprint("Racer ", i))
+	}
+	p := sitePath("org1", st.ID) + "/site-spaces"
+	var wg sync.WaitGroup
+	var added atomic.Int32
+	for i := range racers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			switch r := e.do("ada", "POST", p, fmt.Sprintf(`{"spaceId":"r%d"}`, i)); r.Status {
+			case 201:
+				added.Add(1)
+			case 400:
+			default:
+				t.Errorf("racer %d: %d %s", i, r.Status, r.Body)
+			}
+		}()
+	}
+	wg.Wait()
+	n, err := e.db.Collection(sitemongo.SiteSpaces).CountDocuments(context.Background(), docstore.Live(bson.M{"site": st.ID}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n > int64(limits.SiteSpacesPerSite) || int64(added.Load()) != n-int64(limits.SiteSpacesPerSite-1) {
+		t.Fatalf("%d site spaces (bound %d), %d additions answered 201", n, limits.SiteSpacesPerSite, added.Load())
 	}
 }
