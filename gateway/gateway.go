@@ -5,6 +5,8 @@
 // (Redis), drops the headers only the platform may set, and forwards the
 // request to the service that owns the path (internal/route) with a
 // short-lived internal token for that service only and W3C trace context.
+// Every other path is a published site's, read without a token: it goes to
+// sites with the per-client-address rate limit (read).
 package gateway
 
 import (
@@ -253,11 +255,14 @@ func New(cfg Config, deps Deps) (*Gateway, error) {
 		return nil, fmt.Errorf("TRUSTED_PROXIES: %w", err)
 	}
 	e.Any("/v1/*path", g.serve)
+	// Everything else is a published site's page, for sites to serve.
+	e.NoRoute(g.read)
 	g.engine = e
 	return g, nil
 }
 
-// Handler returns the HTTP handler: /healthz, /readyz and the /v1 API.
+// Handler returns the HTTP handler: /healthz, /readyz, the /v1 API and,
+// at every other path, published sites (read).
 func (g *Gateway) Handler() http.Handler { return g.engine }
 
 // RunBackground starts consuming identity.events (KAFKA_BROKERS, consumer

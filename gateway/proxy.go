@@ -27,6 +27,10 @@ type forward struct {
 	target    *url.URL
 	token     string
 	requestID string
+	// reader marks a published site's reader: the path goes below
+	// ReaderPrefix, and client is their address.
+	reader bool
+	client string
 }
 
 type forwardKey struct{}
@@ -78,6 +82,19 @@ func rewrite(pr *httputil.ProxyRequest) {
 	pr.SetXForwarded()
 	pr.Out.Header.Set(internaltoken.Header, f.token)
 	pr.Out.Header.Set(httpx.RequestIDHeader, f.requestID)
+	if f.reader {
+		pr.Out.URL.Path = singleJoin(f.target.Path, ReaderPrefix+pr.In.URL.Path)
+		pr.Out.URL.RawPath = ""
+		if pr.In.URL.RawPath != "" {
+			pr.Out.URL.RawPath = singleJoin(f.target.EscapedPath(), ReaderPrefix+pr.In.URL.RawPath)
+		}
+		pr.Out.Header.Set("X-Forwarded-For", f.client)
+	}
+}
+
+// singleJoin joins a base path and a path with one slash between them.
+func singleJoin(base, path string) string {
+	return strings.TrimRight(base, "/") + path
 }
 
 // platformOnly reports whether a request header (canonical name) may only be

@@ -9,6 +9,7 @@ import (
 
 	"github.com/docspub/platform/libs/apierr"
 	"github.com/docspub/platform/libs/httpx"
+	"github.com/docspub/platform/libs/internaltoken"
 	"github.com/gin-gonic/gin"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/trace"
@@ -68,24 +69,28 @@ func (g *Gateway) serve(c *gin.Context) {
 		r.Body = http.MaxBytesReader(c.Writer, r.Body, g.cfg.MaxBodyBytes)
 	}
 
-	base, err := g.resolver.Resolve(ctx, rt.Service)
+	g.forward(c, &forward{service: rt.Service}, p)
+}
+
+// forward sends the request to f.service with an internal token for p
+// minted for that service only (no other service accepts it).
+func (g *Gateway) forward(c *gin.Context, f *forward, p internaltoken.Principal) {
+	r := c.Request
+	base, err := g.resolver.Resolve(r.Context(), f.service)
 	if err != nil {
-		httpx.Error(c, unavailable(rt.Service, err))
+		httpx.Error(c, unavailable(f.service, err))
 		return
 	}
-	target, err := url.Parse(base)
-	if err != nil {
-		httpx.Error(c, unavailable(rt.Service, err))
+	if f.target, err = url.Parse(base); err != nil {
+		httpx.Error(c, unavailable(f.service, err))
 		return
 	}
-	// The token is for the route's service only: no other service accepts it.
-	token, err := g.signer.Mint(rt.Service, p)
-	if err != nil {
+	if f.token, err = g.signer.Mint(f.service, p); err != nil {
 		httpx.Error(c, err)
 		return
 	}
-	f := &forward{c: c, service: rt.Service, target: target, token: token, requestID: c.GetString("request_id")}
-	g.proxy.ServeHTTP(c.Writer, r.WithContext(context.WithValue(ctx, forwardKey{}, f)))
+	f.c, f.requestID = c, c.GetString("request_id")
+	g.proxy.ServeHTTP(c.Writer, r.WithContext(context.WithValue(r.Context(), forwardKey{}, f)))
 }
 
 // maxTokenLen bounds the bearer token; longer ones are malformed.

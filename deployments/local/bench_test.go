@@ -20,13 +20,7 @@ import (
 //
 //	go test -run '^$' -bench GatewayOverhead -benchtime 2000x ./deployments/local/
 func BenchmarkGatewayOverhead(b *testing.B) {
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	p, err := Start(ctx, Config{Addr: "127.0.0.1:0", DataDir: b.TempDir(), RateLimit: 0}, logx.Discard())
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer p.Close()
+	p := benchPlatform(b)
 	path := "/v1/orgs/" + p.Credentials.DemoOrgID
 
 	signer, err := internaltoken.NewSigner("gateway", p.InternalTokenSecret, time.Hour)
@@ -80,6 +74,19 @@ func BenchmarkGatewayOverhead(b *testing.B) {
 	b.ReportMetric(float64(gp50)/float64(dp50), "ratio-p50")
 	b.ReportMetric(float64((gp50 - dp50).Microseconds()), "added-p50-µs")
 	b.ReportMetric(float64((gp99 - dp99).Microseconds()), "added-p99-µs")
+}
+
+// benchPlatform starts the platform for a benchmark, without rate limits.
+func benchPlatform(b *testing.B) *Platform {
+	b.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	p, err := Start(ctx, Config{Addr: "127.0.0.1:0", DataDir: b.TempDir(), RateLimit: 0}, logx.Discard())
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(p.Close)
+	return p
 }
 
 func percentile(d []time.Duration, p int) time.Duration {

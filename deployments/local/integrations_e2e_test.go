@@ -4,10 +4,14 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 
 	"io"
+	"mime"
+	"mime/multipart"
 	"net/http"
 	"net/http/httptest"
+	"net/textproto"
 	"strings"
 	"sync"
 	"testing"
@@ -548,15 +552,14 @@ func TestContentGitSyncInternalAPI(t *testing.T) {
 	}
 	svc := mint(internaltoken.Principal{Service: "integrations"})
 	user := mint(internaltoken.Principal{UserID: str(me, "id"), Roles: map[string]string{cr.DemoOrgID: "admin"}})
-	call := func(tok, method, path string, body any) reply {
+	send := func(tok, method, path, ct string, rd io.Reader) reply {
 		t.Helper()
-		var rd io.Reader
-		if body != nil {
-			rd = bytes.NewReader(mustJSON(body))
-		}
 		req, _ := http.NewRequest(method, p.ContentURL+"/internal/v1/spaces/"+space+"/git"+path, rd)
 		if tok != "" {
 			req.Header.Set("X-Internal-Token", tok)
+		}
+		if ct != "" {
+			req.Header.Set("Content-Type", ct)
 		}
 		res, err := http.DefaultClient.Do(req)
 		if err != nil {
@@ -565,6 +568,14 @@ func TestContentGitSyncInternalAPI(t *testing.T) {
 		defer res.Body.Close()
 		b, _ := io.ReadAll(res.Body)
 		return reply{Status: res.StatusCode, Body: b}
+	}
+	call := func(tok, method, path string, body any) reply {
+		t.Helper()
+		var rd io.Reader
+		if body != nil {
+			rd = bytes.NewReader(mustJSON(body))
+		}
+		return send(tok, method, path, "", rd)
 	}
 	if r := call("", "GET", "/content", nil); r.Status != 401 {
 		t.Errorf("no token: %d %s", r.Status, r.Body)
@@ -604,5 +615,70 @@ func TestContentGitSyncInternalAPI(t *testing.T) {
 	}
 	if got := nodes(currentRevision(t, admin, space)["pages"]); len(got) != 1 || got[0].Title != "One" {
 		t.Errorf("space pages %v", got)
+	}
+
+	// Several files at once, within a count and a size.
+	batch := func(names []string, size int) (string, *bytes.Buffer) {
+		var body bytes.Buffer
+		mw := multipart.NewWriter(&body)
+		for _, name := range names {
+			h := textproto.MIMEHeader{}
+			h.Set("Content-Disposition", mime.FormatMediaType("form-data", map[string]string{"name": "file", "filename": name}))
+			h.Set("Content-Type", "image/png")
+			w, _ := mw.CreatePart(h)
+			_, _ = w.Write(bytes.Repeat([]byte{'x'}, size))
+		}
+		_ = mw.Close()
+		return mw.FormDataContentType(), &body
+	}
+	ct, body := batch([]string{"a.png", "dir/b.png"}, 3)
+	r := send(svc, "POST", "/blobs/batch", ct, body)
+	var stored struct {
+		Blobs []struct {
+			Blob string
+			Size int64
+		}
+	}
+	if r.Status != 201 || json.Unmarshal(r.Body, &stored) != nil || len(stored.Blobs) != 2 || stored.Blobs[1].Size != 3 || stored.Blobs[1].Blob == "" {
+		t.Fatalf("batch of files: %d %s", r.Status, r.Body)
+	}
+	rev := call(svc, "POST", "/revisions", map[string]any{"parent": str(call(svc, "GET", "/content", nil).json(t), "revision"),
+		"pages": []any{page}, "files": []any{map[string]any{"name": "dir/b.png", "contentType": "image/png", "size": 3, "blob": stored.Blobs[1].Blob}}})
+	if rev.Status != 201 {
+		t.Fatalf("revision with a batch's file: %d %s", rev.Status, rev.Body)
+	}
+	cur = call(svc, "GET", "/content", nil)
+	files, _ := cur.json(t)["files"].([]any)
+	if len(files) != 1 || str(files[0].(map[string]any), "name") != "dir/b.png" {
+		t.Fatalf("files %s", cur.Body)
+	}
+	if f := call(svc, "GET", "/files/"+str(cur.json(t), "revision")+"/"+str(files[0].(map[string]any), "id"), nil); f.Status != 200 || string(f.Body) != "xxx" {
+		t.Errorf("file bytes: %d %q", f.Status, f.Body)
+	}
+	many := make([]string, 101)
+	for i := range many {
+		many[i] = fmt.Sprintf("f%d.png", i)
+	}
+	for _, tc := range []struct {
+		name   string
+		names  []string
+		size   int
+		ct     string
+		status int
+	}{
+		{"101 files", many, 1, "", 400},
+		{"a file without a name", []string{""}, 1, "", 400},
+		{"over 16 MiB", []string{"a", "b"}, 9 << 20, "", 413},
+		{"a file over 10 MiB", []string{"big"}, 10<<20 + 1, "", 413},
+		{"not multipart", []string{"a"}, 1, "application/json", 400},
+	} {
+		ct, body := batch(tc.names, tc.size)
+		if tc.ct != "" {
+			ct = tc.ct
+		}
+		r := send(svc, "POST", "/blobs/batch", ct, body)
+		if r.Status != tc.status || !bytes.Contains(r.Body, []byte(`"error"`)) {
+			t.Errorf("%s: %d %.200s, want %d", tc.name, r.Status, r.Body, tc.status)
+		}
 	}
 }

@@ -181,24 +181,7 @@ func Start(ctx context.Context, cfg Config, log *slog.Logger) (_ *Platform, err 
 	}
 	p.ContentURL, p.content = ctURL, ct
 
-	// sites, on a fixed address so that it can stop and start again behind the gateway
-	if err := config.LoadMap(ctx, &p.sitesCfg, map[string]string{
-		"SITES_ADDR": "127.0.0.1:0", "MONGO_URI": mongo.URI, "KAFKA_BROKERS": strings.Join(kafka.Brokers, ","),
-		"CONTENT_URL": ctURL, "INTERNAL_TOKEN_SECRET": secret, "PUBLIC_URL": p.URL, "APP_URL": p.URL + "/app",
-		"PUBLISHED_URL": p.URL + "/sites", "LOG_LEVEL": cfg.LogLevel,
-	}); err != nil {
-		_ = gwLn.Close()
-		return nil, err
-	}
-	p.log = log
-	if err := p.StartSites(); err != nil {
-		_ = gwLn.Close()
-		return nil, err
-	}
-	p.closers = append(p.closers, p.StopSites)
-	p.SitesURL = "http://" + p.sitesCfg.Addr
-
-	// insights
+	// insights, before sites: sites records readers' views there
 	var inCfg insights.Config
 	if err := config.LoadMap(ctx, &inCfg, map[string]string{
 		"INSIGHTS_ADDR": "127.0.0.1:0", "MONGO_URI": mongo.URI, "KAFKA_BROKERS": strings.Join(kafka.Brokers, ","),
@@ -220,6 +203,23 @@ func Start(ctx context.Context, cfg Config, log *slog.Logger) (_ *Platform, err 
 		return nil, err
 	}
 	p.InsightsURL, p.insights = inURL, in
+
+	// sites, on a fixed address so that it can stop and start again behind the gateway
+	if err := config.LoadMap(ctx, &p.sitesCfg, map[string]string{
+		"SITES_ADDR": "127.0.0.1:0", "MONGO_URI": mongo.URI, "KAFKA_BROKERS": strings.Join(kafka.Brokers, ","),
+		"CONTENT_URL": ctURL, "INTERNAL_TOKEN_SECRET": secret, "PUBLIC_URL": p.URL, "APP_URL": p.URL + "/app",
+		"PUBLISHED_URL": p.URL + "/sites", "INSIGHTS_URL": inURL, "LOG_LEVEL": cfg.LogLevel,
+	}); err != nil {
+		_ = gwLn.Close()
+		return nil, err
+	}
+	p.log = log
+	if err := p.StartSites(); err != nil {
+		_ = gwLn.Close()
+		return nil, err
+	}
+	p.closers = append(p.closers, p.StopSites)
+	p.SitesURL = "http://" + p.sitesCfg.Addr
 
 	// integrations, restartable like sites (its jobs resume after a restart)
 	if err := config.LoadMap(ctx, &p.integrationsCfg, map[string]string{

@@ -2,15 +2,12 @@ package local
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
 	"testing"
 	"time"
-
-	"github.com/docspub/platform/libs/logx"
 )
 
 // BenchmarkPublishedView reads the published view of a site of 20 spaces
@@ -21,13 +18,7 @@ import (
 //
 //	go test -run '^$' -bench PublishedView -benchtime 200x ./deployments/local/
 func BenchmarkPublishedView(b *testing.B) {
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	p, err := Start(ctx, Config{Addr: "127.0.0.1:0", DataDir: b.TempDir(), RateLimit: 0}, logx.Discard())
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer p.Close()
+	p := benchPlatform(b)
 	org := p.URL + "/v1/orgs/" + p.Credentials.DemoOrgID
 	send := func(token, method, url string, body any) []byte {
 		b.Helper()

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"regexp"
+	"strings"
 	"testing"
 	"time"
 
@@ -192,5 +193,32 @@ func TestRetryAfter(t *testing.T) {
 	}
 	if got := apierr.ToBody(apierr.TooLarge("big")); got.Error.Code != 413 {
 		t.Errorf("TooLarge status = %d", got.Error.Code)
+	}
+}
+
+func TestHTTPURL(t *testing.T) {
+	for _, tc := range []struct {
+		name, in, wantMsg string
+	}{
+		{name: "https", in: "https://auth.example.com/login?next=1"},
+		{name: "http with port", in: "http://127.0.0.1:9000/cb"},
+		{name: "relative", in: "/login", wantMsg: "fallbackURL: must be an absolute http(s) URL"},
+		{name: "javascript", in: "javascript:alert(1)", wantMsg: "fallbackURL: must be an absolute http(s) URL"},
+		{name: "no host", in: "https:///x", wantMsg: "fallbackURL: must be an absolute http(s) URL"},
+		{name: "space", in: "https://a.example/x y", wantMsg: "fallbackURL: must be an absolute http(s) URL"},
+		{name: "newline", in: "https://a.example/\nx", wantMsg: "fallbackURL: must not contain the control character U+000A"},
+		{name: "too long", in: "https://a.example/" + strings.Repeat("x", 40), wantMsg: "fallbackURL: must be at most 40 characters"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var p apierr.Problems
+			p.HTTPURL("fallbackURL", tc.in, 40)
+			got := ""
+			if err := p.Err(); err != nil {
+				got = err.Error()
+			}
+			if got != tc.wantMsg {
+				t.Errorf("HTTPURL(%q) = %q, want %q", tc.in, got, tc.wantMsg)
+			}
+		})
 	}
 }

@@ -3,6 +3,7 @@ package apierr
 import (
 	"errors"
 	"fmt"
+	"net/url"
 	"regexp"
 	"strings"
 	"unicode"
@@ -95,6 +96,24 @@ func (p *Problems) Segment(field, s string, min, max int) {
 		return
 	}
 	p.Length(field, s, min, max)
+}
+
+// HTTPURL checks an absolute http or https URL with a host, of at most max
+// characters, with no character Text refuses (a URL a client sets for a
+// browser to follow, such as a redirect target).
+func (p *Problems) HTTPURL(field, s string, max int) {
+	if why := TextProblem(s); why != "" {
+		p.Add(field, "%s", why)
+		return
+	}
+	if utf8.RuneCountInString(s) > max {
+		p.Add(field, "must be at most %d characters", max)
+		return
+	}
+	u, err := url.Parse(s)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || strings.ContainsAny(s, " \\") {
+		p.Add(field, "must be an absolute http(s) URL")
+	}
 }
 
 // TextProblem says why s is not acceptable as a single-line text, "" when it

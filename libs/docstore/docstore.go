@@ -235,6 +235,20 @@ func (s *Store) Count(ctx context.Context, coll string, f bson.M) (int, error) {
 // FindOne decodes the live document matching f; none is a not-found error.
 func FindOne[T any](ctx context.Context, s *Store, coll string, f bson.M) (T, error) {
 	var v T
+	if _, ok := f["_id"]; ok && len(f) == 1 {
+		// By _id alone, the tombstone checked here: FerretDB's SQLite
+		// backend looks a document up by _id only when _id is the filter's
+		// one condition, and scans the whole collection otherwise.
+		raw, err := s.C(coll).FindOne(ctx, f).Raw()
+		if err == nil {
+			if t, ok := raw.Lookup(kafkax.TombstoneField).BooleanOK(); ok && t {
+				err = mongo.ErrNoDocuments
+			} else {
+				err = bson.Unmarshal(raw, &v)
+			}
+		}
+		return v, mongox.Err(err, s.Name(coll))
+	}
 	err := s.C(coll).FindOne(ctx, Live(f)).Decode(&v)
 	return v, mongox.Err(err, s.Name(coll))
 }

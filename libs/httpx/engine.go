@@ -7,6 +7,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"log/slog"
 	"math"
 	"net/http"
@@ -59,9 +60,21 @@ func NewEngine(log *slog.Logger, service string, ready ...Check) *gin.Engine {
 	return e
 }
 
+// StatusClientClosedRequest is the status recorded (in access logs and
+// traces) for a request its client abandoned before the answer: nginx's 499.
+const StatusClientClosedRequest = 499
+
 // Error writes err as the JSON error body. Errors that are not client-safe are
 // logged here, once, with the request id and trace id, and answered as a 500.
 func Error(c *gin.Context, err error) {
+	if r := c.Request; r != nil && r.Context().Err() != nil && errors.Is(err, r.Context().Err()) {
+		// The client went away (or its deadline passed): nobody reads an
+		// answer, and its absence is no failure of the service.
+		slogFrom(c).DebugContext(c.Request.Context(), "request abandoned by the client",
+			"err", err, "method", c.Request.Method, "path", c.Request.URL.Path, "request_id", c.GetString("request_id"))
+		c.AbortWithStatus(StatusClientClosedRequest)
+		return
+	}
 	body := apierr.ToBody(err)
 	if d := apierr.RetryAfterOf(err); d > 0 {
 		c.Header("Retry-After", strconv.FormatInt(int64(math.Ceil(d.Seconds())), 10))

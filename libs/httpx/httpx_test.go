@@ -3,6 +3,7 @@ package httpx_test
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"encoding/json"
 	"errors"
 	"io"
@@ -278,5 +279,30 @@ func TestErrorSetsRetryAfter(t *testing.T) {
 	e.ServeHTTP(w, httptest.NewRequest("GET", "/busy", nil))
 	if w.Code != 429 || w.Header().Get("Retry-After") != "2" {
 		t.Errorf("GET /busy = %d Retry-After %q, want 429 and 2 (rounded up)", w.Code, w.Header().Get("Retry-After"))
+	}
+}
+
+// A request its client abandoned is no failure of the service: no error is
+// logged for the context's end, and the access log records 499.
+func TestAbandonedRequestIsNoError(t *testing.T) {
+	e, logs := newEngine(t)
+	e.GET("/slow", func(c *gin.Context) {
+		<-c.Request.Context().Done()
+		httpx.Error(c, fmt.Errorf("read things: %w", c.Request.Context().Err()))
+	})
+	ctx, cancel := context.WithCancel(context.Background())
+	w := httptest.NewRecorder()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		e.ServeHTTP(w, apitest.NewRequest("GET", "/slow", "").WithContext(ctx))
+	}()
+	cancel()
+	<-done
+	if strings.Contains(logs.String(), `"level":"ERROR"`) {
+		t.Errorf("an abandoned request logged an error:\n%s", logs)
+	}
+	if w.Code != httpx.StatusClientClosedRequest {
+		t.Errorf("status %d, want %d", w.Code, httpx.StatusClientClosedRequest)
 	}
 }

@@ -199,3 +199,38 @@ func TestRequire(t *testing.T) {
 		})
 	}
 }
+
+func TestRequireService(t *testing.T) {
+	gin.SetMode(gin.TestMode)
+	s := signerAt(t, secret, time.Now())
+	mint := func(p Principal) string {
+		tok, err := s.Mint("content", p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tok
+	}
+	e := gin.New()
+	e.GET("/any", Require(s), RequireService(), func(c *gin.Context) { c.String(http.StatusOK, From(c).Service) })
+	e.GET("/gateway", Require(s), RequireService("gateway"), func(c *gin.Context) { c.String(http.StatusOK, "ok") })
+	for _, tc := range []struct {
+		name, path, token string
+		want              int
+	}{
+		{"a service", "/any", mint(Principal{Service: "sites"}), 200},
+		{"a user", "/any", mint(Principal{UserID: "u1"}), 403},
+		{"a service for a user", "/any", mint(Principal{UserID: "u1", Service: "sites"}), 403},
+		{"the named service", "/gateway", mint(Principal{Service: "gateway"}), 200},
+		{"another service", "/gateway", mint(Principal{Service: "sites"}), 403},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			req := httptest.NewRequest("GET", tc.path, nil)
+			req.Header.Set(Header, tc.token)
+			w := httptest.NewRecorder()
+			e.ServeHTTP(w, req)
+			if w.Code != tc.want {
+				t.Errorf("GET %s = %d %s; want %d", tc.path, w.Code, w.Body, tc.want)
+			}
+		})
+	}
+}

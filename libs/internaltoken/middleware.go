@@ -1,6 +1,8 @@
 package internaltoken
 
 import (
+	"slices"
+
 	"github.com/docspub/platform/libs/apierr"
 	"github.com/docspub/platform/libs/httpx"
 	"github.com/gin-gonic/gin"
@@ -37,4 +39,18 @@ func RequireUser(c *gin.Context) {
 		return
 	}
 	c.Next()
+}
+
+// RequireService refuses, after Require, calls that do not come from a
+// platform service alone (a token with a service name and no user), or,
+// when names are given, from another service than those.
+func RequireService(names ...string) gin.HandlerFunc {
+	return func(c *gin.Context) {
+		p := From(c)
+		if p.Service == "" || p.UserID != "" || (len(names) > 0 && !slices.Contains(names, p.Service)) {
+			httpx.Error(c, apierr.Forbidden("this operation is for platform services"))
+			return
+		}
+		c.Next()
+	}
 }

@@ -47,6 +47,7 @@ type Job struct {
 	ID         string    `bson:"_id"`
 	Kind       string    `bson:"kind"`
 	Key        string    `bson:"key,omitempty"`
+	Tenant     string    `bson:"tenant,omitempty"` // whose job it is (an organization): see claim
 	State      string    `bson:"state"`
 	Payload    bson.Raw  `bson:"payload,omitempty"`
 	Progress   bson.Raw  `bson:"progress,omitempty"`
@@ -161,17 +162,28 @@ func NewQueue(db *mongo.Database, collection string, locks *mongox.DocLocks, opt
 
 func (q *Queue) clock() time.Time { return q.now().UTC().Truncate(time.Millisecond) }
 
+// EnqueueOption tunes one Enqueue.
+type EnqueueOption func(*Job)
+
+// Tenant names whose job it is (an organization): workers take the jobs of
+// tenants running none before more of a tenant's, so one tenant's burst of
+// jobs delays its own, not another's (see claim).
+func Tenant(id string) EnqueueOption { return func(j *Job) { j.Tenant = id } }
+
 // Enqueue writes a new pending job of kind with payload and returns it. With
 // a key that already has an unfinished job, it writes nothing and returns
 // that job with created false: the caller joins it (and may compare its
 // payload). Workers are woken at once.
-func (q *Queue) Enqueue(ctx context.Context, kind, key string, payload any) (job Job, created bool, err error) {
+func (q *Queue) Enqueue(ctx context.Context, kind, key string, payload any, opts ...EnqueueOption) (job Job, created bool, err error) {
 	raw, err := bson.Marshal(payload)
 	if err != nil {
 		return Job{}, false, fmt.Errorf("encode %s payload: %w", kind, err)
 	}
 	now := q.clock()
 	job = Job{ID: newID(), Kind: kind, Key: key, State: Pending, Payload: raw, NotBefore: now, CreatedAt: now, UpdatedAt: now}
+	for _, o := range opts {
+		o(&job)
+	}
 	if key != "" {
 		claimed := false
 		for range 3 {
@@ -307,13 +319,55 @@ func (q *Queue) Notify() {
 }
 
 // claim takes one job of kinds that is pending and due, or running under a
-// lapsed lease. It returns false when there is none.
+// lapsed lease, oldest first; but first of a tenant running no job (of any
+// worker), so that a tenant with many jobs queued takes every worker only
+// while no other tenant waits. It returns false when there is none.
 func (q *Queue) claim(ctx context.Context, kinds []string) (Job, bool, error) {
 	now := q.clock()
+	busy, err := q.busyTenants(ctx, now)
+	if err != nil {
+		return Job{}, false, err
+	}
+	if len(busy) > 0 {
+		j, ok, err := q.claimDue(ctx, kinds, now, bson.M{"tenant": bson.M{"$nin": busy}})
+		if err != nil || ok {
+			return j, ok, err
+		}
+	}
+	return q.claimDue(ctx, kinds, now, nil)
+}
+
+// busyTenants are the tenants with a job running under a live lease.
+func (q *Queue) busyTenants(ctx context.Context, now time.Time) ([]string, error) {
+	cur, err := q.coll.Find(ctx, bson.M{"state": Running, "leaseUntil": bson.M{"$gte": now}, "tenant": bson.M{"$gt": ""}},
+		options.Find().SetProjection(bson.M{"tenant": 1}))
+	if err != nil {
+		return nil, fmt.Errorf("find running jobs: %w", err)
+	}
+	var running []Job
+	if err := cur.All(ctx, &running); err != nil {
+		return nil, fmt.Errorf("read running jobs: %w", err)
+	}
+	seen := map[string]bool{}
+	var out []string
+	for _, j := range running {
+		if !seen[j.Tenant] {
+			seen[j.Tenant] = true
+			out = append(out, j.Tenant)
+		}
+	}
+	return out, nil
+}
+
+// claimDue takes the oldest due job of kinds that also matches extra.
+func (q *Queue) claimDue(ctx context.Context, kinds []string, now time.Time, extra bson.M) (Job, bool, error) {
 	f := bson.M{"kind": bson.M{"$in": kinds}, "$or": bson.A{
 		bson.M{"state": Pending, "notBefore": bson.M{"$lte": now}},
 		bson.M{"state": Running, "leaseUntil": bson.M{"$lt": now}},
 	}}
+	for k, v := range extra {
+		f[k] = v
+	}
 	cur, err := q.coll.Find(ctx, f, options.Find().SetSort(bson.D{{Key: "createdAt", Value: 1}}).SetLimit(8).
 		SetProjection(bson.M{"payload": 0, "progress": 0, "result": 0}))
 	if err != nil {

@@ -253,3 +253,49 @@ func TestConcurrentWorkersRunEachJobOnce(t *testing.T) {
 		t.Error("a job ran twice")
 	}
 }
+
+// TestTenantsRunningNothingGoFirst: a tenant with many jobs queued holds
+// both workers; another tenant's job, queued after all of them, runs as soon
+// as a worker is free, before the first tenant's next one.
+func TestTenantsRunningNothingGoFirst(t *testing.T) {
+	db := mongotest.Database(t)
+	q := newQueue(t, db, mongox.NewDocLocks())
+	release := make(chan struct{})
+	var aStarted atomic.Int32
+	bSawA := make(chan int32, 1)
+	startWorker(t, q, map[string]Handler{
+		"a": func(ctx context.Context, r *Run) error {
+			aStarted.Add(1)
+			select {
+			case <-release:
+				return nil
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		},
+		"b": func(ctx context.Context, r *Run) error {
+			bSawA <- aStarted.Load()
+			return nil
+		},
+	})
+	ctx := context.Background()
+	for range 10 {
+		if _, _, err := q.Enqueue(ctx, "a", "", payload{}, Tenant("orgA")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	waittest.Until(t, "both workers busy with orgA", 10*time.Second, func() bool { return aStarted.Load() == 2 })
+	if _, _, err := q.Enqueue(ctx, "b", "", payload{}, Tenant("orgB")); err != nil {
+		t.Fatal(err)
+	}
+	release <- struct{}{} // one of orgA's jobs ends: a worker is free
+	select {
+	case n := <-bSawA:
+		if n != 2 {
+			t.Fatalf("orgB's job started after %d of orgA's, want 2 (the ones running when it was queued)", n)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("orgB's job did not start")
+	}
+	close(release)
+}

@@ -411,25 +411,27 @@ func TestAbuseRevisionFitsMongoDB(t *testing.T) {
 	}
 	// No document of any collection reaches MongoDB's limit.
 	ctx := context.Background()
-	names, err := s.db().ListCollectionNames(ctx, bson.M{})
-	if err != nil {
-		t.Fatal(err)
-	}
 	largest, where := 0, ""
-	for _, name := range names {
-		cur, err := s.db().Collection(name).Find(ctx, bson.M{})
+	for _, db := range []*mongo.Database{s.db(), s.db().Client().Database(s.db().Name() + content.SearchDatabaseSuffix)} {
+		names, err := db.ListCollectionNames(ctx, bson.M{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		for cur.Next(ctx) {
-			if n := len(cur.Current); n > largest {
-				largest, where = n, name
+		for _, name := range names {
+			cur, err := db.Collection(name).Find(ctx, bson.M{})
+			if err != nil {
+				t.Fatal(err)
 			}
+			for cur.Next(ctx) {
+				if n := len(cur.Current); n > largest {
+					largest, where = n, db.Name()+"."+name
+				}
+			}
+			if err := cur.Err(); err != nil {
+				t.Fatal(err)
+			}
+			_ = cur.Close(ctx)
 		}
-		if err := cur.Err(); err != nil {
-			t.Fatal(err)
-		}
-		_ = cur.Close(ctx)
 	}
 	t.Logf("the largest document: %d KB in %s", largest>>10, where)
 	if largest >= 16<<20 {

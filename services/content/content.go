@@ -124,6 +124,7 @@ type App struct {
 	revisions      *revisionmongo.Store
 	now            func() time.Time
 	handler        *gin.Engine
+	moveSearch     func(context.Context) (int, error)
 }
 
 // New connects to MongoDB, ensures the indexes, and wires the stores, the
@@ -138,7 +139,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger, opts ...Option) (*Ap
 	}
 	var indexes []mongox.Index
 	for _, ix := range [][]mongox.Index{spacemongo.Indexes(), commentmongo.Indexes(), customfieldmongo.Indexes(),
-		peoplemongo.Indexes(), revisionmongo.Indexes(), changerequestmongo.Indexes(), searchmongo.Indexes(), jobs.Indexes(Operations)} {
+		peoplemongo.Indexes(), revisionmongo.Indexes(), changerequestmongo.Indexes(), jobs.Indexes(Operations)} {
 		indexes = append(indexes, ix...)
 	}
 	var eventColls []string
@@ -166,7 +167,11 @@ func New(ctx context.Context, cfg Config, log *slog.Logger, opts ...Option) (*Ap
 	revisions := revision.New(revisionStore, urls)
 	crStore := changerequestmongo.NewStore(db, locks)
 	crStore.OnWrite(relay.Notify)
-	searchStore := searchmongo.NewStore(db, locks)
+	searchDB := db.Client().Database(cfg.Database + SearchDatabaseSuffix)
+	if err := searchmongo.EnsureIndexes(ctx, searchDB); err != nil {
+		return nil, fmt.Errorf("search indexes: %w", err)
+	}
+	searchStore := searchmongo.NewStore(searchDB, locks)
 	spaceStore := spacemongo.NewStore(db, locks)
 	spaceStore.OnWrite(relay.Notify)
 	var searcher *search.Service // set right below; hooks run only once requests arrive
@@ -219,11 +224,14 @@ func New(ctx context.Context, cfg Config, log *slog.Logger, opts ...Option) (*Ap
 	searchhttp.Register(v1, searcher, spaces)
 	spacehttp.RegisterInternal(e.Group("/internal/v1", internaltoken.Require(core.Signer), internaltoken.RequireUser), spaces)
 	// Git sync for the integrations service (the gateway routes no /internal path).
-	gitsynchttp.Register(e.Group("/internal/v1", internaltoken.Require(core.Signer)), spaces, revisionStore, people)
+	internal := e.Group("/internal/v1", internaltoken.Require(core.Signer))
+	gitsynchttp.Register(internal, spaces, revisionStore, people)
+	gitsynchttp.RegisterReads(internal, spaces, searcher)
 
 	consumer := kafkax.NewConsumer(cfg.KafkaBrokers, ConsumerGroup, IdentityTopic, db, people.Handle, log)
+	moveSearch := func(ctx context.Context) (int, error) { return moveSearch(ctx, db, searchDB, reindex) }
 	return &App{cfg: cfg, core: core, identity: consumer, spaces: spaces, changeRequests: changeRequests,
-		worker: worker, revisions: revisionStore, now: now, handler: e}, nil
+		worker: worker, revisions: revisionStore, now: now, handler: e, moveSearch: moveSearch}, nil
 }
 
 // Handler returns the HTTP handler.
@@ -253,6 +261,13 @@ func (a *App) RunBackground(ctx context.Context) {
 	a.core.Go(ctx, "purge job", a.purgeEvery)
 	a.core.Go(ctx, "operations worker", a.worker.Run)
 	a.core.Go(ctx, "merge recovery", a.every(RecoverEvery, "recover unfinished merges", "settled unfinished merges", a.changeRequests.Recover))
+	a.core.Go(ctx, "search move", func(ctx context.Context) error {
+		n, err := a.moveSearch(ctx)
+		if n > 0 {
+			a.core.Log.InfoContext(ctx, "search index rebuilt in its own database", "spaces", n)
+		}
+		return err
+	})
 }
 
 // every runs f now and then every d until ctx is done, logging what it did

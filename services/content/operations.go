@@ -38,8 +38,8 @@ type result struct {
 	Field   string `bson:"field,omitempty"`
 }
 
-func (o operations) Do(ctx context.Context, kind, key string, payload any) error {
-	job, created, err := o.queue.Enqueue(ctx, kind, key, payload)
+func (o operations) Do(ctx context.Context, org, kind, key string, payload any) error {
+	job, created, err := o.queue.Enqueue(ctx, kind, key, payload, jobs.Tenant(org))
 	if err != nil {
 		return err
 	}

@@ -1,6 +1,6 @@
 // Package sites is the sites service: sites, their sections and section
-// groups, site spaces, share links, the adaptive schema and the published
-// view. Site spaces embed content's spaces, kept current from
+// groups, site spaces, share links, the adaptive schema, the published
+// view, and the published sites themselves, served to readers (reader). Site spaces embed content's spaces, kept current from
 // content.events. It exposes its wiring (New, Run) so that the local runner
 // and tests start it in-process.
 package sites
@@ -20,6 +20,9 @@ import (
 	"github.com/docspub/platform/libs/mongox"
 	"github.com/docspub/platform/libs/service"
 	"github.com/docspub/platform/services/sites/internal/contentclient"
+	"github.com/docspub/platform/services/sites/internal/insightsclient"
+	"github.com/docspub/platform/services/sites/internal/reader"
+	"github.com/docspub/platform/services/sites/internal/readerhttp"
 	"github.com/docspub/platform/services/sites/internal/section"
 	"github.com/docspub/platform/services/sites/internal/sectionhttp"
 	"github.com/docspub/platform/services/sites/internal/sectionmongo"
@@ -54,6 +57,7 @@ type Config struct {
 	PublicURL           string   `env:"PUBLIC_URL, default=http://127.0.0.1:8080"`          // gateway URL, base of urls.location
 	AppURL              string   `env:"APP_URL, default=http://127.0.0.1:8080/app"`         // base of urls.app
 	PublishedURL        string   `env:"PUBLISHED_URL, default=http://127.0.0.1:8080/sites"` // base of published site URLs
+	InsightsURL         string   `env:"INSIGHTS_URL, default=http://127.0.0.1:8084"`        // where readers' views are recorded (static discovery; consul finds it by name)
 	LogLevel            string   `env:"LOG_LEVEL, default=info"`
 	// Discovery is DISCOVERY (static|consul), CONSUL_HTTP_ADDR, CONSUL_HTTP_TOKEN
 	// and ADVERTISE_ADDR: with consul the instance registers itself.
@@ -76,6 +80,7 @@ func (c Config) Validate() error {
 	p.HTTPURL("PUBLIC_URL", c.PublicURL)
 	p.HTTPURL("APP_URL", c.AppURL)
 	p.HTTPURL("PUBLISHED_URL", c.PublishedURL)
+	p.HTTPURL("INSIGHTS_URL", c.InsightsURL)
 	p.LogLevel("LOG_LEVEL", c.LogLevel)
 	c.Discovery.Check(&p)
 	return p.Err()
@@ -86,6 +91,7 @@ type App struct {
 	cfg      Config
 	core     *service.Core
 	contents *kafkax.Consumer
+	insights *insightsclient.Recorder
 	handler  *gin.Engine
 }
 
@@ -106,7 +112,8 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 	core, err := service.Open(ctx, service.CoreConfig{Service: "sites", MongoURI: cfg.MongoURI, Database: cfg.Database,
 		KafkaBrokers: cfg.KafkaBrokers, InternalTokenSecret: cfg.InternalTokenSecret, Topic: Topic,
 		EventCollections: eventColls, Indexes: indexes, Discovery: cfg.Discovery,
-		Peers: discovery.Static{contentclient.Service: strings.TrimRight(cfg.ContentURL, "/")}}, log)
+		Peers: discovery.Static{contentclient.Service: strings.TrimRight(cfg.ContentURL, "/"),
+			insightsclient.Service: strings.TrimRight(cfg.InsightsURL, "/")}}, log)
 	if err != nil {
 		return nil, err
 	}
@@ -116,28 +123,45 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 	content := contentclient.New(core.Discovery, signer)
 	public := strings.TrimRight(cfg.PublicURL, "/")
 	siteStore := sitemongo.NewStore(db, locks)
-	siteStore.OnWrite(relay.Notify)
 	sites := site.New(siteStore, spaces, content, site.URLs{Public: public, App: strings.TrimRight(cfg.AppURL, "/"),
 		Published: strings.TrimRight(cfg.PublishedURL, "/")}, nil)
 	sectionStore := sectionmongo.NewStore(db, locks)
-	sectionStore.OnWrite(relay.Notify)
 	sections := section.New(sectionStore, sites, nil)
 	linkStore := sharelinkmongo.NewStore(db, locks)
-	linkStore.OnWrite(relay.Notify)
 	links := sharelink.New(linkStore, sites, sharelink.URLs{Published: strings.TrimRight(cfg.PublishedURL, "/")}, nil)
 	sites.SetSections(sections)
 	sites.SetShareKeys(links)
 	sites.OnDelete(sectionStore.DeleteSite)
 	sites.OnDelete(linkStore.DeleteSite)
 
+	rd, err := reader.New(reader.Deps{Sites: siteStore, Sections: sectionStore, Spaces: spaces, ShareKeys: links,
+		Content: content, PublishedURL: cfg.PublishedURL})
+	if err != nil {
+		_ = core.Close(ctx)
+		return nil, fmt.Errorf("reader: %w", err)
+	}
+	// A change made here reaches this instance's readers at once.
+	for _, st := range []interface{ OnWrite(func()) }{siteStore, sectionStore, linkStore} {
+		st.OnWrite(func() { relay.Notify(); rd.Invalidate() })
+	}
+	recorder := insightsclient.New(core.Discovery, signer, log.With("component", "insights recorder"))
+
 	e := httpx.NewEngine(log, "sites", mongox.Ping(core.Client))
 	v1 := e.Group("/v1", internaltoken.Require(signer), internaltoken.RequireUser)
 	sitehttp.Register(v1, sites)
 	sectionhttp.Register(v1, sections)
 	sharelinkhttp.Register(v1, links)
+	readerhttp.Register(e, rd, signer, recorder, log)
 
-	consumer := kafkax.NewConsumer(cfg.KafkaBrokers, ConsumerGroup, ContentTopic, db, spaces.Handle, log)
-	return &App{cfg: cfg, core: core, contents: consumer, handler: e}, nil
+	consumer := kafkax.NewConsumer(cfg.KafkaBrokers, ConsumerGroup, ContentTopic, db,
+		func(ctx context.Context, ev kafkax.Event) error {
+			err := spaces.Handle(ctx, ev)
+			if err == nil && strings.HasPrefix(ev.Type, "space.") {
+				rd.SpaceChanged(ev.Subject)
+			}
+			return err
+		}, log)
+	return &App{cfg: cfg, core: core, contents: consumer, insights: recorder, handler: e}, nil
 }
 
 // Handler returns the HTTP handler.
@@ -146,12 +170,17 @@ func (a *App) Handler() http.Handler { return a.handler }
 // Database returns the service's database.
 func (a *App) Database() *mongo.Database { return a.core.DB }
 
-// RunBackground starts the outbox relay and the content.events consumer;
-// they stop when ctx is done.
+// RunBackground starts the outbox relay, the content.events consumer and
+// the recorder of readers' views; they stop when ctx is done.
 func (a *App) RunBackground(ctx context.Context) {
 	a.core.RunRelay(ctx)
 	a.core.Go(ctx, "content consumer", a.contents.Run)
+	a.core.Go(ctx, "insights recorder", a.insights.Run)
 }
+
+// InsightsDropped is how many readers' views were not recorded (queue
+// full, insights down).
+func (a *App) InsightsDropped() int64 { return a.insights.Dropped() }
 
 // Close closes the Kafka publisher and consumer and the MongoDB connection.
 func (a *App) Close(ctx context.Context) error {

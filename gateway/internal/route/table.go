@@ -212,4 +212,8 @@ var Routes = []Route{
 	{Method: http.MethodPost, Pattern: "/v1/orgs/{organizationId}/sites/{siteId}/site-spaces", Service: Sites},
 	{Method: http.MethodPatch, Pattern: "/v1/orgs/{organizationId}/sites/{siteId}/site-spaces/{siteSpaceId}", Service: Sites},
 	{Method: http.MethodDelete, Pattern: "/v1/orgs/{organizationId}/sites/{siteId}/site-spaces/{siteSpaceId}", Service: Sites},
+	// The public spec's site-publishing-auth rows (the visitor key of visitor-auth sites).
+	{Method: http.MethodGet, Pattern: "/v1/orgs/{organizationId}/sites/{siteId}/publishing/auth", Service: Sites},
+	{Method: http.MethodPatch, Pattern: "/v1/orgs/{organizationId}/sites/{siteId}/publishing/auth", Service: Sites},
+	{Method: http.MethodPost, Pattern: "/v1/orgs/{organizationId}/sites/{siteId}/publishing/auth/regenerate", Service: Sites},
 }

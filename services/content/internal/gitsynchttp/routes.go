@@ -10,6 +10,9 @@
 //	GET  content                      the space's current revision: page tree with markdown, files
 //	GET  files/{revisionId}/{fileId}  a file's bytes
 //	POST blobs?name=&contentType=     store file bytes (body, at most MaxFileBytes) → {blob, size}
+//	POST blobs/batch                  store several files at once (multipart/form-data, one part "file"
+//	                                  per file with its filename and Content-Type; at most MaxBatchFiles
+//	                                  and MaxBatchBytes) → {blobs: [{blob, size}]}, in order
 //	POST revisions                    a revision built from a page tree and files; advances the space
 //	                                  (compare-and-set on parent: 409 when it moved) unless standalone
 //	PUT  sync                         the space's gitSync state
@@ -19,6 +22,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"io"
+	"mime"
 	"net/http"
 	"strings"
 
@@ -39,6 +45,9 @@ const (
 	// MaxRevisionBytes bounds a revision request's body: the page tree and
 	// every page's markdown (page bodies are stored apart from the revision).
 	MaxRevisionBytes = limits.RevisionMarkdown + limits.RevisionDocument
+	// MaxBatchFiles and MaxBatchBytes bound one POST blobs/batch (400, 413).
+	MaxBatchFiles = 100
+	MaxBatchBytes = 16 << 20
 )
 
 // Spaces is what the routes need of the space service.
@@ -49,15 +58,24 @@ type Spaces interface {
 	SetGitSync(ctx context.Context, spaceID string, gs space.GitSync) error
 }
 
+// Revisions is what the routes need of the revision store: revision.Store,
+// and storing several files at once.
+type Revisions interface {
+	revision.Store
+	// PutBlobs stores several files' bytes written by owner at once and
+	// returns their blob ids, in order.
+	PutBlobs(ctx context.Context, owner revision.Owner, blobs []revision.Blob) (ids []string, err error)
+}
+
 type handlers struct {
 	spaces    Spaces
-	revisions revision.Store
+	revisions Revisions
 	people    people.Directory
 }
 
 // Register adds the routes to internal, the /internal/v1 group behind
 // internaltoken.Require.
-func Register(internal gin.IRouter, spaces Spaces, revisions revision.Store, dir people.Directory) {
+func Register(internal gin.IRouter, spaces Spaces, revisions Revisions, dir people.Directory) {
 	h := &handlers{spaces: spaces, revisions: revisions, people: dir}
 	g := internal.Group("/spaces/:spaceId/git")
 	g.GET("/access", h.access)
@@ -65,6 +83,7 @@ func Register(internal gin.IRouter, spaces Spaces, revisions revision.Store, dir
 	svc.GET("/content", h.content)
 	svc.GET("/files/:revisionId/:fileId", h.file)
 	svc.POST("/blobs", h.blob)
+	svc.POST("/blobs/batch", h.blobs)
 	svc.POST("/revisions", h.revision)
 	svc.PUT("/sync", h.sync)
 }
@@ -179,10 +198,7 @@ func (h *handlers) blob(c *gin.Context) {
 		httpx.Error(c, err)
 		return
 	}
-	ct := c.Query("contentType")
-	if ct == "" || len(ct) > 255 || strings.ContainsAny(ct, "\r\n") {
-		ct = "application/octet-stream"
-	}
+	ct := contentType(c.Query("contentType"))
 	body := http.MaxBytesReader(c.Writer, c.Request.Body, MaxFileBytes)
 	id, size, err := h.revisions.PutBlob(c.Request.Context(), revision.Owner{Space: g.Space, Organization: g.Organization}, name, ct, body)
 	var tooBig *http.MaxBytesError
@@ -195,6 +211,87 @@ func (h *handlers) blob(c *gin.Context) {
 		return
 	}
 	httpx.Reply(c, http.StatusCreated, BlobView{Blob: id, Size: size}, nil)
+}
+
+// blobs stores the files of a multipart body at once (one grant, a few
+// writes for all of them).
+func (h *handlers) blobs(c *gin.Context) {
+	g, ok := h.grant(c)
+	if !ok {
+		return
+	}
+	c.Request.Body = http.MaxBytesReader(c.Writer, c.Request.Body, MaxBatchBytes)
+	mr, err := c.Request.MultipartReader()
+	if err != nil {
+		httpx.Error(c, apierr.BadRequest("the body must be multipart/form-data"))
+		return
+	}
+	var blobs []revision.Blob
+	for i := 0; ; i++ {
+		part, err := mr.NextRawPart()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			httpx.Error(c, batchErr(err))
+			return
+		}
+		if i >= MaxBatchFiles {
+			httpx.Error(c, apierr.Invalid("file", "at most %d files at once", MaxBatchFiles))
+			return
+		}
+		field := fmt.Sprintf("file[%d]", i)
+		_, params, _ := mime.ParseMediaType(part.Header.Get("Content-Disposition"))
+		var p apierr.Problems
+		p.Text(field+".filename", params["filename"], 1, 255)
+		if err := p.Err(); err != nil {
+			httpx.Error(c, err)
+			return
+		}
+		data, err := io.ReadAll(io.LimitReader(part, MaxFileBytes+1))
+		if err != nil {
+			httpx.Error(c, batchErr(err))
+			return
+		}
+		if len(data) > MaxFileBytes {
+			httpx.Error(c, apierr.TooLarge("a file may have at most %d bytes", MaxFileBytes))
+			return
+		}
+		blobs = append(blobs, revision.Blob{Name: params["filename"], ContentType: contentType(part.Header.Get("Content-Type")), Data: data})
+	}
+	ids, err := h.revisions.PutBlobs(c.Request.Context(), revision.Owner{Space: g.Space, Organization: g.Organization}, blobs)
+	if err != nil {
+		httpx.Error(c, err)
+		return
+	}
+	out := BlobsView{Blobs: make([]BlobView, len(ids))}
+	for i, id := range ids {
+		out.Blobs[i] = BlobView{Blob: id, Size: int64(len(blobs[i].Data))}
+	}
+	httpx.Reply(c, http.StatusCreated, out, nil)
+}
+
+// batchErr is the answer to a multipart body that could not be read.
+func batchErr(err error) error {
+	var tooBig *http.MaxBytesError
+	if errors.As(err, &tooBig) {
+		return apierr.TooLarge("a batch of files may have at most %d bytes", MaxBatchBytes)
+	}
+	return apierr.BadRequest("malformed multipart body: %s", err.Error())
+}
+
+// contentType is a file's stored content type (application/octet-stream
+// for none or a malformed one).
+func contentType(ct string) string {
+	if ct == "" || len(ct) > 255 || strings.ContainsAny(ct, "\r\n") {
+		return "application/octet-stream"
+	}
+	return ct
+}
+
+// BlobsView is the blobs of POST blobs/batch, in the order of the parts.
+type BlobsView struct {
+	Blobs []BlobView `json:"blobs"`
 }
 
 // BlobView is a stored blob.

@@ -84,6 +84,13 @@ type Owner struct {
 // Owner is the revision's space and organization.
 func (r Revision) Owner() Owner { return Owner{Space: r.Space, Organization: r.Organization} }
 
+// Blob is a file's bytes to store.
+type Blob struct {
+	Name        string
+	ContentType string
+	Data        []byte
+}
+
 // Store keeps revisions and file bytes. Revisions are written once and never
 // changed; Get of a missing revision is an apierr not-found error. Insert
 // refuses a revision over the limits (Check) with a 413.

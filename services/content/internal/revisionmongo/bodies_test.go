@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -248,5 +249,52 @@ func TestCollect(t *testing.T) {
 		if _, err := s.Get(ctx, id); err != nil {
 			t.Errorf("revision %s after collecting: %v", id, err)
 		}
+	}
+}
+
+// A revision whose bodies exist already (another revision's, or removed by
+// the collector) marks them used now and stores the missing ones: the
+// collector's grace counts from the last revision that used a body.
+func TestInsertMarksExistingBodiesUsed(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db := mongotest.Database(t)
+	s := revisionmongo.NewStore(db)
+	var pages []revision.Page
+	for i := range 600 { // more than one batch
+		pages = append(pages, page(fmt.Sprint("p", i), fmt.Sprintf("# Page %d\n", i)))
+	}
+	r1 := revision.Revision{ID: "r1", Space: "sp1", Organization: "org1", Type: revision.TypeEdits, Parents: []string{},
+		Pages: pages, Files: []revision.File{}, ReusableContents: []revision.ReusableContent{}, CreatedAt: t0}
+	if err := s.Insert(ctx, r1); err != nil {
+		t.Fatal(err)
+	}
+	old := time.Now().Add(-24 * time.Hour).UTC().Truncate(time.Millisecond)
+	bodies := db.Collection(revisionmongo.Bodies)
+	if _, err := bodies.UpdateMany(ctx, bson.M{}, bson.M{"$set": bson.M{"usedAt": old}}); err != nil {
+		t.Fatal(err)
+	}
+	// The collector removed some meanwhile.
+	if _, err := bodies.DeleteMany(ctx, bson.M{"markdown": bson.M{"$in": bson.A{"# Page 3\n", "# Page 599\n"}}}); err != nil {
+		t.Fatal(err)
+	}
+	r2 := r1
+	r2.ID = "r2"
+	r2.Pages = append(slices.Clone(pages), page("new", "# New\n"))
+	if err := s.Insert(ctx, r2); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.Get(ctx, "r2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(got, r2); diff != "" {
+		t.Errorf("Get(r2) (-got +want):\n%s", diff)
+	}
+	if n, err := bodies.CountDocuments(ctx, bson.M{"usedAt": bson.M{"$lte": old}}); err != nil || n != 0 {
+		t.Errorf("%d bodies (%v) still marked used only by the old revision", n, err)
+	}
+	if n, err := bodies.CountDocuments(ctx, bson.M{}); err != nil || n != 601 {
+		t.Errorf("%d bodies (%v), want 601", n, err)
 	}
 }

@@ -24,6 +24,8 @@
 // GridFS bucket "files" (files.files, files.chunks) holds file bytes; a
 // file's blob id is the hex of its GridFS ObjectID, and the GridFS metadata
 // keeps its contentType, its owner (space, organization) and usedAt.
+// PutBlobs writes many files in GridFS's layout with a few inserts (a Git
+// import's); the driver's bucket reads them.
 //
 // Collect removes bodies and files that no revision refers to once they are
 // older than a cutoff; see collect.go.
@@ -36,12 +38,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"time"
 	"unicode/utf8"
 
 	"github.com/docspub/platform/libs/apierr"
-	"github.com/docspub/platform/libs/docstore"
+	"github.com/docspub/platform/libs/kafkax"
 	"github.com/docspub/platform/libs/mongox"
 	"github.com/docspub/platform/services/content/internal/limits"
 	"github.com/docspub/platform/services/content/internal/revision"
@@ -57,10 +60,18 @@ const (
 	Bucket    = "files"
 	// Files is the GridFS bucket's collection of file documents.
 	Files = Bucket + ".files"
+	// Chunks is the GridFS bucket's collection of chunks.
+	Chunks = Bucket + ".chunks"
 )
 
 // batch bounds the ids of one $in query.
 const batch = 500
+
+// readBatch bounds the ids of one $in query of page bodies read, a
+// revision's in one query (limits.RevisionPages, most pages being one body
+// each): FerretDB's SQLite backend answers an $in by scanning the whole
+// collection, once per query.
+const readBatch = 2000
 
 // Indexes are the indexes the store and its collector rely on (GridFS makes
 // its own on first upload).
@@ -71,6 +82,10 @@ func Indexes() []mongox.Index {
 		mongox.Keys(Revisions, "files.blob"),
 		mongox.Keys(Bodies, "usedAt"),
 		mongox.Keys(Files, "uploadDate"),
+		// GridFS's own, which its upload makes on a bucket's first write
+		// (PutBlobs writes without it).
+		mongox.Keys(Files, "filename", "uploadDate"),
+		mongox.Unique(Chunks, "files_id", "n"),
 	}
 }
 
@@ -104,6 +119,7 @@ type revisionDoc struct {
 	Bodies           []string        `bson:"bodies"`
 	CreatedAt        time.Time       `bson:"createdAt"`
 	Git              *revision.Git   `bson:"git,omitempty"`
+	Tombstone        bool            `bson:"_tombstone,omitempty"` // read only (see docstore.Live)
 }
 
 type pageDoc struct {
@@ -229,36 +245,107 @@ func (s *Store) Insert(ctx context.Context, r revision.Revision) error {
 	return mongox.Err(err, "revision")
 }
 
-// putBodies makes sure every body of b is stored and marked used now: it
-// marks the existing ones first, so that the collector (which removes only
-// bodies unused since its cutoff) cannot remove them before the revision
-// refers to them, then inserts the missing ones.
+// bodyBatchBytes bounds the markdown of one insert of page bodies (with
+// batch, their count): well within MongoDB's 48 MB messages, and the
+// memory of one round trip.
+const bodyBatchBytes = 8 << 20
+
+// putBodies makes sure every body of b is stored and marked used now. It
+// inserts them in unordered batches (one round trip for up to batch
+// bodies, not one each); the ones that exist already (a duplicate key) are
+// marked used instead, so that the collector (which removes only bodies
+// unused since its cutoff) cannot remove them before the revision refers to
+// them. One that the collector removed between the insert and the mark is
+// inserted again.
 func (s *Store) putBodies(ctx context.Context, b *bodies) error {
 	now := s.clock()
-	coll := s.db.Collection(Bodies)
-	for ids := range slices.Chunk(b.ids, batch) {
-		if _, err := coll.UpdateMany(ctx, bson.M{"_id": bson.M{"$in": ids}}, bson.M{"$set": bson.M{"usedAt": now}}); err != nil {
-			return fmt.Errorf("mark page bodies used: %w", err)
-		}
-		have, err := distinctIDs(ctx, coll, bson.M{"_id": bson.M{"$in": ids}})
-		if err != nil {
-			return fmt.Errorf("find page bodies: %w", err)
-		}
-		for _, id := range ids {
-			if have[id] {
-				continue
+	var docs []bodyDoc
+	size := 0
+	for _, id := range b.ids {
+		d := b.docs[id]
+		if len(docs) == batch || (len(docs) > 0 && size+d.Size > bodyBatchBytes) {
+			if err := s.insertBodies(ctx, docs, now); err != nil {
+				return err
 			}
-			d := b.docs[id]
-			d.CreatedAt, d.UsedAt = now, now
-			if _, err := coll.InsertOne(ctx, d); err != nil && !mongo.IsDuplicateKeyError(err) {
-				return fmt.Errorf("store page body: %w", err)
-			}
+			docs, size = docs[:0], 0
 		}
+		d.CreatedAt, d.UsedAt = now, now
+		docs = append(docs, d)
+		size += d.Size
+	}
+	if len(docs) > 0 {
+		return s.insertBodies(ctx, docs, now)
 	}
 	return nil
 }
 
-// useBlobs marks the files' blobs used now, for the collector's grace.
+// insertBodies inserts one batch of bodies, marking those that exist used now.
+func (s *Store) insertBodies(ctx context.Context, docs []bodyDoc, now time.Time) error {
+	coll := s.db.Collection(Bodies)
+	for range 3 {
+		in := make([]any, len(docs))
+		for i, d := range docs {
+			in[i] = d
+		}
+		_, err := coll.InsertMany(ctx, in, options.InsertMany().SetOrdered(false))
+		dups, err := duplicates(err)
+		if err != nil {
+			return fmt.Errorf("store page bodies: %w", err)
+		}
+		if len(dups) == 0 {
+			return nil
+		}
+		ids := make([]string, len(dups))
+		for i, n := range dups {
+			ids[i] = docs[n].ID
+		}
+		res, err := coll.UpdateMany(ctx, bson.M{"_id": bson.M{"$in": ids}}, bson.M{"$set": bson.M{"usedAt": now}})
+		if err != nil {
+			return fmt.Errorf("mark page bodies used: %w", err)
+		}
+		if res.MatchedCount == int64(len(ids)) {
+			return nil
+		}
+		// Some were removed meanwhile: insert those again.
+		have, err := distinctIDs(ctx, coll, bson.M{"_id": bson.M{"$in": ids}})
+		if err != nil {
+			return fmt.Errorf("find page bodies: %w", err)
+		}
+		var gone []bodyDoc
+		for _, n := range dups {
+			if !have[docs[n].ID] {
+				gone = append(gone, docs[n])
+			}
+		}
+		if docs = gone; len(docs) == 0 {
+			return nil
+		}
+	}
+	return errors.New("store page bodies: they keep being removed while stored")
+}
+
+// duplicates returns the indexes of an unordered insert's documents that
+// were refused as duplicates of existing ones; any other failure is an error.
+func duplicates(err error) ([]int, error) {
+	if err == nil {
+		return nil, nil
+	}
+	var bw mongo.BulkWriteException
+	if !errors.As(err, &bw) || bw.WriteConcernError != nil || len(bw.WriteErrors) == 0 {
+		return nil, err
+	}
+	out := make([]int, 0, len(bw.WriteErrors))
+	for _, we := range bw.WriteErrors {
+		if !mongo.IsDuplicateKeyError(we) {
+			return nil, err
+		}
+		out = append(out, we.Index)
+	}
+	return out, nil
+}
+
+// useBlobs marks the files' blobs used now (or within the last minute), for
+// the collector's grace.
 func (s *Store) useBlobs(ctx context.Context, files []revision.File) error {
 	var oids []bson.ObjectID
 	for _, f := range files {
@@ -268,8 +355,11 @@ func (s *Store) useBlobs(ctx context.Context, files []revision.File) error {
 	}
 	now := s.clock()
 	for ids := range slices.Chunk(oids, batch) {
-		if _, err := s.db.Collection(Files).UpdateMany(ctx, bson.M{"_id": bson.M{"$in": ids}},
-			bson.M{"$set": bson.M{"metadata.usedAt": now}}); err != nil {
+		// Files marked within the last minute (an import's, stored just
+		// before its revision) keep their mark: nothing to rewrite.
+		if _, err := s.db.Collection(Files).UpdateMany(ctx, bson.M{"_id": bson.M{"$in": ids}, "$or": bson.A{
+			bson.M{"metadata.usedAt": bson.M{"$exists": false}}, bson.M{"metadata.usedAt": bson.M{"$lt": now.Add(-time.Minute)}},
+		}}, bson.M{"$set": bson.M{"metadata.usedAt": now}}); err != nil {
 			return fmt.Errorf("mark files used: %w", err)
 		}
 	}
@@ -328,9 +418,17 @@ func (s *Store) doc(ctx context.Context, id string, proj bson.M) (revisionDoc, e
 	var d revisionDoc
 	opts := options.FindOne()
 	if proj != nil {
-		opts.SetProjection(proj)
+		p := bson.M{kafkax.TombstoneField: 1}
+		maps.Copy(p, proj)
+		opts.SetProjection(p)
 	}
-	err := s.db.Collection(Revisions).FindOne(ctx, docstore.Live(bson.M{"_id": id}), opts).Decode(&d)
+	// A filter on _id alone, the tombstone checked here: FerretDB's SQLite
+	// backend looks up by _id only when _id is the filter's one condition,
+	// and scans (decoding every revision's tree) otherwise.
+	err := s.db.Collection(Revisions).FindOne(ctx, bson.M{"_id": id}, opts).Decode(&d)
+	if err == nil && d.Tombstone {
+		err = mongo.ErrNoDocuments
+	}
 	if err != nil {
 		return revisionDoc{}, mongox.Err(err, "revision")
 	}
@@ -340,7 +438,7 @@ func (s *Store) doc(ctx context.Context, id string, proj bson.M) (revisionDoc, e
 // readBodies reads the markdown of body documents by id.
 func (s *Store) readBodies(ctx context.Context, ids []string) (map[string]string, error) {
 	out := make(map[string]string, len(ids))
-	for chunk := range slices.Chunk(ids, batch) {
+	for chunk := range slices.Chunk(ids, readBatch) {
 		cur, err := s.db.Collection(Bodies).Find(ctx, bson.M{"_id": bson.M{"$in": chunk}},
 			options.Find().SetProjection(bson.M{"markdown": 1}))
 		if err != nil {
@@ -434,6 +532,80 @@ func (s *Store) PutBlob(ctx context.Context, owner revision.Owner, name, content
 		return "", 0, fmt.Errorf("store blob %q: %w", name, err)
 	}
 	return id.Hex(), cr.n, nil
+}
+
+// blobBatchBytes bounds the bytes of one insert of GridFS chunks (within
+// MongoDB's 48 MB messages; a chunk is at most 255 KiB).
+const blobBatchBytes = 8 << 20
+
+// PutBlobs stores the blobs in GridFS's layout, as the driver's upload does
+// (chunks of mongo.DefaultGridFSChunkSize, then the file document, which
+// makes the file visible), but for all of them in a few inserts: the
+// driver's upload costs two round trips and a 16 MiB buffer per file. A
+// failure half way leaves chunks without a file document, or files no
+// revision refers to, which the collector removes; a failure removes what it
+// wrote, as the driver's upload does. It returns the blob ids in
+// order.
+func (s *Store) PutBlobs(ctx context.Context, owner revision.Owner, blobs []revision.Blob) (_ []string, err error) {
+	ids := make([]string, len(blobs))
+	oids := make([]bson.ObjectID, len(blobs))
+	defer func() {
+		if err != nil {
+			dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+			defer cancel()
+			for part := range slices.Chunk(oids, batch) {
+				_, _ = s.db.Collection(Files).DeleteMany(dctx, bson.M{"_id": bson.M{"$in": part}})
+				_, _ = s.db.Collection(Chunks).DeleteMany(dctx, bson.M{"files_id": bson.M{"$in": part}})
+			}
+		}
+	}()
+	files := make([]any, len(blobs))
+	var chunks []any
+	size := 0
+	flush := func() error {
+		if len(chunks) == 0 {
+			return nil
+		}
+		_, err := s.db.Collection(Chunks).InsertMany(ctx, chunks)
+		chunks, size = chunks[:0], 0
+		if err != nil {
+			return fmt.Errorf("store blobs: %w", err)
+		}
+		return nil
+	}
+	now := s.clock()
+	const chunkSize = int(mongo.DefaultGridFSChunkSize)
+	for i, b := range blobs {
+		id := bson.NewObjectID()
+		ids[i], oids[i] = id.Hex(), id
+		for n := 0; n == 0 || n*chunkSize < len(b.Data); n++ {
+			data := b.Data[n*chunkSize : min(len(b.Data), (n+1)*chunkSize)]
+			if len(data) == 0 {
+				break // an empty file has no chunk
+			}
+			if size+len(data) > blobBatchBytes {
+				if err := flush(); err != nil {
+					return nil, err
+				}
+			}
+			chunks = append(chunks, bson.D{{Key: "_id", Value: bson.NewObjectID()}, {Key: "files_id", Value: id},
+				{Key: "n", Value: int32(n)}, {Key: "data", Value: bson.Binary{Data: data}}})
+			size += len(data)
+		}
+		files[i] = bson.D{{Key: "_id", Value: id}, {Key: "length", Value: int64(len(b.Data))},
+			{Key: "chunkSize", Value: mongo.DefaultGridFSChunkSize}, {Key: "uploadDate", Value: bson.NewDateTimeFromTime(now)},
+			{Key: "filename", Value: b.Name}, {Key: "metadata", Value: bson.D{{Key: "contentType", Value: b.ContentType},
+				{Key: "space", Value: owner.Space}, {Key: "organization", Value: owner.Organization}, {Key: "usedAt", Value: now}}}}
+	}
+	if err := flush(); err != nil {
+		return nil, err
+	}
+	for part := range slices.Chunk(files, batch) {
+		if _, err := s.db.Collection(Files).InsertMany(ctx, part); err != nil {
+			return nil, fmt.Errorf("store blobs: %w", err)
+		}
+	}
+	return ids, nil
 }
 
 // OpenBlob streams a blob's bytes; a missing one is "file not found".

@@ -132,21 +132,24 @@ func TestDeleteSpace(t *testing.T) {
 	}
 }
 
-func TestBlobs(t *testing.T) {
-	t.Parallel()
-	s, ctx := newStore(t)
-	big := make([]byte, 2<<20+17) // 2 MiB and a partial chunk
+type blobCase struct {
+	name string
+	data []byte
+}
+
+// blobCases are files to store: empty, small, and 2 MiB and a partial chunk.
+func blobCases(t *testing.T) []blobCase {
+	big := make([]byte, 2<<20+17)
 	if _, err := rand.Read(big); err != nil {
 		t.Fatal(err)
 	}
-	tests := []struct {
-		name string
-		data []byte
-	}{
-		{"empty", []byte{}},
-		{"small", []byte("hello")},
-		{"2 MB", big},
-	}
+	return []blobCase{{"empty", []byte{}}, {"small", []byte("hello")}, {"2 MB", big}}
+}
+
+func TestBlobs(t *testing.T) {
+	t.Parallel()
+	s, ctx := newStore(t)
+	tests := blobCases(t)
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			id, size, err := s.PutBlob(ctx, revision.Owner{Space: "sp1", Organization: "org1"}, "f.bin", "application/octet-stream", bytes.NewReader(tc.data))
@@ -177,4 +180,75 @@ func TestBlobs(t *testing.T) {
 			}
 		}
 	})
+}
+
+// PutBlobs writes several files in GridFS's layout at once; they read back
+// as the driver's uploads do, with the same file document.
+func TestPutBlobs(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db := mongotest.Database(t)
+	if err := mongox.EnsureIndexes(ctx, db, revisionmongo.Indexes()...); err != nil {
+		t.Fatal(err)
+	}
+	s := revisionmongo.NewStore(db)
+	tests := blobCases(t)
+
+	// Written in one go, they read back as the driver's uploads do,
+	// with the same file document.
+	var blobs []revision.Blob
+	for _, tc := range tests {
+		blobs = append(blobs, revision.Blob{Name: tc.name, ContentType: "image/png", Data: tc.data})
+	}
+	owner := revision.Owner{Space: "sp1", Organization: "org1"}
+	ids, err := s.PutBlobs(ctx, owner, blobs)
+	if err != nil || len(ids) != len(blobs) {
+		t.Fatalf("PutBlobs = %v, %v", ids, err)
+	}
+	one, _, err := s.PutBlob(ctx, owner, "small", "image/png", bytes.NewReader([]byte("hello")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, id := range ids {
+		rc, err := s.OpenBlob(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := io.ReadAll(rc)
+		rc.Close()
+		if err != nil || !bytes.Equal(got, blobs[i].Data) {
+			t.Errorf("%s: read back %d bytes (%v) that differ from the %d written", blobs[i].Name, len(got), err, len(blobs[i].Data))
+		}
+	}
+	files := db.Collection(revisionmongo.Files)
+	// shape is the file document's fields and their types, and values but
+	// for the id and the times.
+	shape := func(id string) []string {
+		oid, _ := bson.ObjectIDFromHex(id)
+		raw, err := files.FindOne(ctx, bson.M{"_id": oid}).Raw()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		var walk func(prefix string, doc bson.Raw)
+		walk = func(prefix string, doc bson.Raw) {
+			elems, _ := doc.Elements()
+			for _, e := range elems {
+				k, v := prefix+e.Key(), e.Value()
+				switch {
+				case v.Type == bson.TypeEmbeddedDocument:
+					walk(k+".", v.Document())
+				case k == "_id" || v.Type == bson.TypeDateTime:
+					out = append(out, k+" "+v.Type.String())
+				default:
+					out = append(out, k+" "+v.Type.String()+" "+v.String())
+				}
+			}
+		}
+		walk("", raw)
+		return out
+	}
+	if diff := cmp.Diff(shape(ids[1]), shape(one)); diff != "" {
+		t.Errorf("file document (-PutBlobs +PutBlob):\n%s", diff)
+	}
 }

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"math"
 	"slices"
+	"strings"
 
 	"github.com/docspub/platform/services/content/internal/revision"
 )
@@ -61,7 +62,34 @@ func Build(org, space string, pages []revision.Page) SpaceIndex {
 		}
 		idx.Terms[term] = ps
 	}
+	keepBestTerms(idx.Terms, MaxTermsPerSpace)
 	return idx
+}
+
+// keepBestTerms leaves the max terms whose best posting weighs most (ties
+// by term, so the same text always keeps the same terms). Each term's
+// postings are sorted, best first.
+func keepBestTerms(terms map[string][]Posting, max int) {
+	if len(terms) <= max {
+		return
+	}
+	type best struct {
+		term   string
+		weight float64
+	}
+	all := make([]best, 0, len(terms))
+	for t, ps := range terms {
+		all = append(all, best{t, ps[0].Weight})
+	}
+	slices.SortFunc(all, func(a, b best) int {
+		if c := cmp.Compare(b.weight, a.weight); c != 0 {
+			return c
+		}
+		return strings.Compare(a.term, b.term)
+	})
+	for _, b := range all[max:] {
+		delete(terms, b.term)
+	}
 }
 
 // weigh scores the terms of a section: titleWeight for a term of its title,

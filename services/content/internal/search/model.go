@@ -21,6 +21,13 @@ const (
 	// page of a big space keeps a bounded posting list. Such a term ranks
 	// little anyway; the pages past the cap are not found by it alone.
 	MaxPostingsPerTerm = 200
+	// MaxTermsPerSpace caps the distinct terms indexed of one space: past
+	// it, the terms whose best posting weighs least are left out. It bounds
+	// a space's record of what is indexed (a hash per term) under MongoDB's
+	// 16 MiB whatever the text: 50,000 terms of at most MaxTermLength
+	// characters are under 14 MB even all of 4-byte characters, and about
+	// 2 MB as written in practice.
+	MaxTermsPerSpace = 50000
 	// MaxPagesPerSpace and MaxSectionsPerPage bound one result item.
 	MaxPagesPerSpace   = 10
 	MaxSectionsPerPage = 3

@@ -1,10 +1,14 @@
 // Package searchmongo stores content's search index in MongoDB.
 //
-// Postings are kept as one posting list per organization and term
-// (_id "<organization>/<term>"), holding per space the postings {page,
-// section, weight} of the term, and a page's metadata as one document per
-// page (_id "<space>/<page>"). A query reads the posting lists of its terms
-// and then the metadata of the pages it shows, each by _id.
+// Postings are kept as one posting list per organization, term and space
+// (_id "<organization>/<term>/<space>"), holding the space's postings {page,
+// section, weight} of the term (at most search.MaxPostingsPerTerm), and a
+// page's metadata as one document per page (_id "<space>/<page>"). A query
+// reads the posting lists of its terms in the organization and then the
+// metadata of the pages it shows, each by _id. Every document is bounded
+// whatever the size of the organization: a list shared by all the spaces of
+// an organization (the layout before, recorded as layout 0 and still read)
+// grew with its spaces past MongoDB's 16 MiB for a common term.
 //
 // Both are sharded over Shards collections (search_postings_000 ..
 // search_postings_255, search_pages_000 .. search_pages_255), the shard chosen
@@ -24,9 +28,9 @@
 // so shards should be small and a query's pages rarely share one (measured
 // on 10,000 pages: p50 1.7 s unsharded, 0.8 s with 64 shards, 0.3 s with 256).
 //
-// A space's entries are replaced by updating only the terms and pages whose
-// content changed ($set / $unset of the space's field in a term's list, so
-// spaces indexed at the same time never overwrite each other's postings),
+// A space's entries are replaced by writing only the terms and pages whose
+// content changed (each space's lists are its own documents, so spaces
+// indexed at the same time never overwrite each other's postings),
 // with what was indexed recorded per space in search_spaces: the hashes of
 // its pages and terms, the shard count they were placed with and the shards
 // holding its entries. The record is marked pending, with the shards about
@@ -56,7 +60,7 @@ import (
 // The collections. Postings and Pages are the name prefixes of the shards:
 // shard i of postings is "search_postings_%03d".
 const (
-	// Postings holds {_id: org/term, organization, term, spaces: {<space>: postings}}.
+	// Postings holds {_id: org/term/space, organization, term, space, postings}.
 	Postings = "search_postings"
 	// Pages holds one document per indexed page and its sections, _id
 	// "<space>/<page>" (see pageDoc).
@@ -70,6 +74,12 @@ const (
 // new shards when it is next replaced (spaces not replaced again are not
 // found until then).
 const Shards = 256
+
+// postingLayout is the layout of the posting lists a space record was
+// written with: 0 is one list per organization and term, holding every
+// space (removed from, never written any more); 1 is one list per
+// organization, term and space.
+const postingLayout = 1
 
 // concurrency bounds the parallel single-document reads and writes of one call.
 const concurrency = 16
@@ -90,9 +100,10 @@ func NewStore(db *mongo.Database, locks *mongox.DocLocks) *Store {
 
 // Indexes are the indexes of the store, on every shard.
 func Indexes() []mongox.Index {
-	out := make([]mongox.Index, 0, 2*Shards+1)
+	out := make([]mongox.Index, 0, 3*Shards+1)
 	for i := range Shards {
-		out = append(out, mongox.Keys(shardName(Postings, i), "organization", "term"), mongox.Keys(shardName(Pages, i), "space"))
+		out = append(out, mongox.Keys(shardName(Postings, i), "organization", "term"), mongox.Keys(shardName(Postings, i), "space"),
+			mongox.Keys(shardName(Pages, i), "space"))
 	}
 	return append(out, mongox.Keys(Spaces, "organization"))
 }
@@ -121,15 +132,22 @@ func shardOf(key string, n int) int {
 
 func shardName(prefix string, i int) string { return fmt.Sprintf("%s_%03d", prefix, i) }
 
-// postingList is the posting list of a term in an organization. The
-// postings of a space are one string, a line "<page>\t<section>\t<weight>"
-// per posting: a few bytes each where sub-documents would cost their field
-// names (and, on FerretDB, a JSON parse of every element on every read).
+// postingList is the posting list of a term in a space. The postings are
+// one string, a line "<page>\t<section>\t<weight>" per posting: a few bytes
+// each where sub-documents would cost their field names (and, on FerretDB,
+// a JSON parse of every element on every read). A list of layout 0 has no
+// Space and Postings but Spaces: the postings of every space by space.
 type postingList struct {
 	ID           string            `bson:"_id"`
 	Organization string            `bson:"organization"`
 	Term         string            `bson:"term"`
-	Spaces       map[string]string `bson:"spaces"`
+	Space        string            `bson:"space,omitempty"`
+	Postings     string            `bson:"postings,omitempty"`
+	Spaces       map[string]string `bson:"spaces,omitempty"`
+}
+
+func newPostingList(org, term, space string, ps []search.Posting) postingList {
+	return postingList{ID: postingID(org, term, space), Organization: org, Term: term, Space: space, Postings: encode(ps)}
 }
 
 func encode(ps []search.Posting) string {
@@ -191,11 +209,14 @@ type spaceDoc struct {
 	// Pending is set while a replace writes entries: Pages and Terms may
 	// then miss some of them (see removeEntries).
 	Pending bool `bson:"pending,omitempty"`
+	// Layout is the postingLayout the entries were written with.
+	Layout int `bson:"layout,omitempty"`
 }
 
-func termID(org, term string) string   { return org + "/" + term }
-func pageID(space, page string) string { return space + "/" + page }
-func spaceField(space string) string   { return "spaces." + space }
+func termID(org, term string) string           { return org + "/" + term } // a list of layout 0
+func postingID(org, term, space string) string { return org + "/" + term + "/" + space }
+func pageID(space, page string) string         { return space + "/" + page }
+func spaceField(space string) string           { return "spaces." + space }
 
 func (s *Store) postings(shard int) *mongo.Collection {
 	return s.db.Collection(shardName(Postings, shard))
@@ -259,16 +280,16 @@ func (s *Store) ReplaceSpace(ctx context.Context, idx search.SpaceIndex) error {
 	if err != nil {
 		return err
 	}
-	if old.Organization != "" && (old.Organization != idx.Organization || old.ShardCount != Shards || old.Pending) {
+	if old.Organization != "" && (old.Organization != idx.Organization || old.ShardCount != Shards || old.Layout != postingLayout || old.Pending) {
 		// The space moved to another organization, its entries were placed
-		// with another shard count, or a replace was interrupted: drop all
-		// its entries and write idx afresh.
+		// with another shard count or layout, or a replace was interrupted:
+		// drop all its entries and write idx afresh.
 		if err := s.removeEntries(ctx, old); err != nil {
 			return err
 		}
 		old = spaceDoc{ID: idx.Space}
 	}
-	rec := spaceDoc{ID: idx.Space, Organization: idx.Organization, Pages: map[string]string{}, Terms: map[string]string{}, ShardCount: Shards}
+	rec := spaceDoc{ID: idx.Space, Organization: idx.Organization, Pages: map[string]string{}, Terms: map[string]string{}, ShardCount: Shards, Layout: postingLayout}
 
 	var pages []search.Page
 	var pageKeys []string
@@ -311,12 +332,8 @@ func (s *Store) ReplaceSpace(ctx context.Context, idx search.SpaceIndex) error {
 	}
 	if err := parallel(ctx, len(changed), func(ctx context.Context, i int) error {
 		term := changed[i]
-		id := termID(idx.Organization, term)
-		c := s.postings(shardOf(term, Shards))
-		defer s.locks.Lock(c.Name(), id)()
-		_, err := c.UpdateOne(ctx, bson.M{"_id": id}, bson.M{"$set": bson.M{
-			"organization": idx.Organization, "term": term, spaceField(idx.Space): encode(idx.Terms[term]),
-		}}, options.UpdateOne().SetUpsert(true))
+		d := newPostingList(idx.Organization, term, idx.Space, idx.Terms[term])
+		_, err := s.postings(shardOf(term, Shards)).ReplaceOne(ctx, bson.M{"_id": d.ID}, d, options.Replace().SetUpsert(true))
 		return mongox.Err(err, "search postings")
 	}); err != nil {
 		return err
@@ -328,7 +345,10 @@ func (s *Store) ReplaceSpace(ctx context.Context, idx search.SpaceIndex) error {
 			gone = append(gone, term)
 		}
 	}
-	if err := s.unsetTerms(ctx, idx.Organization, idx.Space, gone, Shards); err != nil {
+	if err := parallel(ctx, len(gone), func(ctx context.Context, i int) error {
+		_, err := s.postings(shardOf(gone[i], Shards)).DeleteOne(ctx, bson.M{"_id": postingID(idx.Organization, gone[i], idx.Space)})
+		return mongox.Err(err, "search postings")
+	}); err != nil {
 		return err
 	}
 	var removed []string
@@ -348,7 +368,7 @@ func (s *Store) ReplaceSpace(ctx context.Context, idx search.SpaceIndex) error {
 // reserve marks the record of idx's space pending and adds to its shards
 // those about to be written.
 func (s *Store) reserve(ctx context.Context, idx search.SpaceIndex, postingShards, pageShards []int) error {
-	update := bson.M{"$set": bson.M{"organization": idx.Organization, "shards": Shards, "pending": true}}
+	update := bson.M{"$set": bson.M{"organization": idx.Organization, "shards": Shards, "layout": postingLayout, "pending": true}}
 	add := bson.M{}
 	if len(postingShards) > 0 {
 		add["postingShards"] = bson.M{"$each": postingShards}
@@ -379,10 +399,11 @@ func (s *Store) RemoveSpace(ctx context.Context, space string) error {
 }
 
 // removeEntries drops the entries of the space of rec from every shard rec
-// names. Pages go with one delete by space per shard. Postings are unset
-// term by term (by _id, the shard computed with the record's shard count),
-// or, if rec is pending and may miss terms, found by a query of each shard
-// for the organization's lists that have the space.
+// names. Pages go with one delete by space per shard, and so do posting
+// lists. Those of layout 0 are unset from the shared lists term by term (by
+// _id, the shard computed with the record's shard count), or, if rec is
+// pending and may miss terms, found by a query of each shard for the
+// organization's lists that have the space.
 func (s *Store) removeEntries(ctx context.Context, rec spaceDoc) error {
 	if rec.ShardCount == 0 {
 		return nil // a record of before sharding: its entries are in no shard
@@ -392,6 +413,12 @@ func (s *Store) removeEntries(ctx context.Context, rec spaceDoc) error {
 		return mongox.Err(err, "search pages")
 	}); err != nil {
 		return err
+	}
+	if rec.Layout != 0 {
+		return parallel(ctx, len(rec.PostingShards), func(ctx context.Context, i int) error {
+			_, err := s.postings(rec.PostingShards[i]).DeleteMany(ctx, bson.M{"space": rec.ID})
+			return mongox.Err(err, "search postings")
+		})
 	}
 	if !rec.Pending {
 		return s.unsetTerms(ctx, rec.Organization, rec.ID, keys(rec.Terms), rec.ShardCount)
@@ -418,8 +445,8 @@ func (s *Store) removeEntries(ctx context.Context, rec spaceDoc) error {
 	})
 }
 
-// unsetTerms removes the postings of space from the lists of terms, placed
-// over n shards.
+// unsetTerms removes the postings of space from the layout 0 lists of
+// terms, placed over n shards.
 func (s *Store) unsetTerms(ctx context.Context, org, space string, terms []string, n int) error {
 	return parallel(ctx, len(terms), func(ctx context.Context, i int) error {
 		return s.unset(ctx, s.postings(shardOf(terms[i], n)), termID(org, terms[i]), space)
@@ -454,39 +481,49 @@ func idFilter(ids []string) bson.M {
 	return bson.M{"_id": bson.M{"$in": ids}}
 }
 
-// Postings reads the posting lists of terms: one query per shard holding
-// some of them, by _id, the shards read in parallel.
+// Postings reads the posting lists of terms in org: one query per shard
+// holding some of them, the shards read in parallel.
 func (s *Store) Postings(ctx context.Context, org string, terms []string) (map[string]map[string][]search.Posting, error) {
 	found := make([]map[string][]search.Posting, len(terms))
 	groups := byShard(len(terms), func(i int) string { return terms[i] })
 	err := parallel(ctx, len(groups), func(ctx context.Context, g int) error {
-		byID := make(map[string]int, len(groups[g]))
-		ids := make([]string, 0, len(groups[g]))
+		byTerm := make(map[string]int, len(groups[g]))
+		in := make([]string, 0, len(groups[g]))
 		for _, i := range groups[g] {
-			id := termID(org, terms[i])
-			byID[id] = i
-			ids = append(ids, id)
+			byTerm[terms[i]] = i
+			in = append(in, terms[i])
 		}
-		cur, err := s.postings(shardOf(terms[groups[g][0]], Shards)).Find(ctx, idFilter(ids))
+		filter := bson.M{"organization": org, "term": bson.M{"$in": in}}
+		if len(in) == 1 {
+			filter["term"] = in[0]
+		}
+		cur, err := s.postings(shardOf(in[0], Shards)).Find(ctx, filter)
 		if err != nil {
 			return mongox.Err(err, "search postings")
 		}
-		var docs []postingList
-		if err := cur.All(ctx, &docs); err != nil {
-			return mongox.Err(err, "search postings")
-		}
-		for _, d := range docs {
-			i, ok := byID[d.ID]
+		defer func() { _ = cur.Close(ctx) }()
+		for cur.Next(ctx) {
+			var d postingList
+			if err := cur.Decode(&d); err != nil {
+				return mongox.Err(err, "search postings")
+			}
+			i, ok := byTerm[d.Term]
 			if !ok {
 				continue
 			}
-			bySpace := make(map[string][]search.Posting, len(d.Spaces))
-			for space, enc := range d.Spaces {
-				bySpace[space] = decode(enc)
+			if found[i] == nil {
+				found[i] = map[string][]search.Posting{}
 			}
-			found[i] = bySpace
+			if d.Space != "" {
+				found[i][d.Space] = decode(d.Postings)
+			}
+			for space, enc := range d.Spaces { // a list of layout 0
+				if _, ok := found[i][space]; !ok {
+					found[i][space] = decode(enc)
+				}
+			}
 		}
-		return nil
+		return mongox.Err(cur.Err(), "search postings")
 	})
 	if err != nil {
 		return nil, err
@@ -539,15 +576,13 @@ func (s *Store) Pages(ctx context.Context, keys []search.PageKey) (map[search.Pa
 // Load bulk-inserts the entries of spaces never indexed before (a first
 // build of an organization's index, a benchmark): posting lists are built
 // in memory and written with InsertMany, per shard. A space already
-// indexed, or a term that already has a posting list in the organization,
-// is a conflict.
+// indexed is a conflict.
 func (s *Store) Load(ctx context.Context, idxs []search.SpaceIndex) error {
-	lists := map[string]*postingList{}
 	postingDocs := make([][]any, Shards)
 	pageDocs := make([][]any, Shards)
 	var spaces []any
 	for _, idx := range idxs {
-		rec := spaceDoc{ID: idx.Space, Organization: idx.Organization, Pages: map[string]string{}, Terms: map[string]string{}, ShardCount: Shards}
+		rec := spaceDoc{ID: idx.Space, Organization: idx.Organization, Pages: map[string]string{}, Terms: map[string]string{}, ShardCount: Shards, Layout: postingLayout}
 		var pageKeys []string
 		for _, p := range idx.Pages {
 			rec.Pages[p.ID] = p.Hash
@@ -558,15 +593,8 @@ func (s *Store) Load(ctx context.Context, idxs []search.SpaceIndex) error {
 		}
 		for term, ps := range idx.Terms {
 			rec.Terms[term] = search.TermHash(ps)
-			id := termID(idx.Organization, term)
-			l := lists[id]
-			if l == nil {
-				l = &postingList{ID: id, Organization: idx.Organization, Term: term, Spaces: map[string]string{}}
-				lists[id] = l
-				sh := shardOf(term, Shards)
-				postingDocs[sh] = append(postingDocs[sh], l)
-			}
-			l.Spaces[idx.Space] = encode(ps)
+			sh := shardOf(term, Shards)
+			postingDocs[sh] = append(postingDocs[sh], newPostingList(idx.Organization, term, idx.Space, ps))
 		}
 		rec.PostingShards = shardsOf(keys(rec.Terms), Shards)
 		rec.PageShards = shardsOf(pageKeys, Shards)

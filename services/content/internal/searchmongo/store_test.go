@@ -247,7 +247,10 @@ func TestPagingOverSpaces(t *testing.T) {
 	}
 }
 
-func TestPostingListIsOneDocumentPerTerm(t *testing.T) {
+// A posting list is the postings of one term in one space: a common term
+// of an organization with thousands of spaces makes as many small documents,
+// not one that grows past MongoDB's 16 MiB.
+func TestPostingListIsOneDocumentPerTermAndSpace(t *testing.T) {
 	ctx := context.Background()
 	db := mongotest.Database(t)
 	st := searchmongo.NewStore(db, mongox.NewDocLocks())
@@ -257,15 +260,17 @@ func TestPostingListIsOneDocumentPerTerm(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	var d struct {
-		Organization, Term string
-		Spaces             map[string]string
-	}
-	if err := db.Collection(searchmongo.PostingsCollection("lynx")).FindOne(ctx, bson.M{"_id": "acme/lynx"}).Decode(&d); err != nil {
-		t.Fatal(err)
-	}
-	if len(d.Spaces) != 2 || d.Term != "lynx" || d.Organization != "acme" {
-		t.Fatalf("posting list %+v", d)
+	for _, sp := range []string{"s1", "s2"} {
+		var d struct {
+			Organization, Term, Space, Postings string
+			Spaces                              map[string]string
+		}
+		if err := db.Collection(searchmongo.PostingsCollection("lynx")).FindOne(ctx, bson.M{"_id": "acme/lynx/" + sp}).Decode(&d); err != nil {
+			t.Fatal(err)
+		}
+		if d.Space != sp || d.Term != "lynx" || d.Organization != "acme" || d.Postings != "p\t\t8\n" || d.Spaces != nil {
+			t.Fatalf("posting list of %s: %+v", sp, d)
+		}
 	}
 }
 
@@ -283,13 +288,14 @@ func TestIndexesCoverEveryShard(t *testing.T) {
 	}
 }
 
-// spaceEntries counts the posting lists holding space and the pages of
-// space over every shard.
+// spaceEntries counts the posting lists holding space (its own, and the
+// shared lists of layout 0 naming it) and the pages of space over every shard.
 func spaceEntries(t *testing.T, db *mongo.Database, space string) (postings, pages int64) {
 	t.Helper()
 	ctx := context.Background()
 	for i := range searchmongo.Shards {
-		n, err := db.Collection(fmt.Sprintf("%s_%03d", searchmongo.Postings, i)).CountDocuments(ctx, bson.M{"spaces." + space: bson.M{"$exists": true}})
+		n, err := db.Collection(fmt.Sprintf("%s_%03d", searchmongo.Postings, i)).CountDocuments(ctx,
+			bson.M{"$or": bson.A{bson.M{"space": space}, bson.M{"spaces." + space: bson.M{"$exists": true}}}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -387,7 +393,7 @@ func TestInterruptedReplaceLeavesNothingBehind(t *testing.T) {
 		coll := searchmongo.PostingsCollection("orphan")
 		var shard int
 		fmt.Sscanf(coll[len(searchmongo.Postings)+1:], "%d", &shard)
-		if _, err := db.Collection(coll).UpdateOne(ctx, bson.M{"_id": "acme/orphan"}, bson.M{"$set": bson.M{"organization": "acme", "term": "orphan", "spaces.s1": "px\t\t1\n"}}, options.UpdateOne().SetUpsert(true)); err != nil {
+		if _, err := db.Collection(coll).UpdateOne(ctx, bson.M{"_id": "acme/orphan/s1"}, bson.M{"$set": bson.M{"organization": "acme", "term": "orphan", "space": "s1", "postings": "px\t\t1\n"}}, options.UpdateOne().SetUpsert(true)); err != nil {
 			t.Fatal(err)
 		}
 		pcoll := searchmongo.PagesCollection("s1", "px")
@@ -418,5 +424,60 @@ func TestInterruptedReplaceLeavesNothingBehind(t *testing.T) {
 		if res := mustSearch(t, svc, "acme", []string{"s1"}, "orphan"); len(res.Items) != 0 {
 			t.Fatalf("orphan found: %v", hits(res))
 		}
+	}
+}
+
+// Spaces indexed with the shared lists of layout 0 are still found, and
+// leave those lists when they are next indexed or removed.
+func TestLayoutZeroListsAreReadAndLeft(t *testing.T) {
+	ctx := context.Background()
+	db := mongotest.Database(t)
+	st := searchmongo.NewStore(db, mongox.NewDocLocks())
+	svc := search.New(st, nil, links.New("", ""))
+	// Index s1 and s9, then rewrite what was stored as layout 0 would have
+	// been: one list per term holding both, records without a layout.
+	for _, sp := range []string{"s1", "s9"} {
+		if err := svc.IndexRevision(ctx, "acme", sp, []revision.Page{doc("p", "Lynx", "lynx", "")}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	coll := db.Collection(searchmongo.PostingsCollection("lynx"))
+	if _, err := coll.DeleteMany(ctx, bson.M{"term": "lynx"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := coll.InsertOne(ctx, bson.M{"_id": "acme/lynx", "organization": "acme", "term": "lynx",
+		"spaces": bson.M{"s1": "p\t\t8\n", "s9": "p\t\t8\n"}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Collection(searchmongo.Spaces).UpdateMany(ctx, bson.M{}, bson.M{"$unset": bson.M{"layout": ""}}); err != nil {
+		t.Fatal(err)
+	}
+	both := []string{"s1", "s9"}
+	if got := hits(mustSearch(t, svc, "acme", both, "lynx")); !cmp.Equal(got, []string{"s1/p", "s9/p"}) {
+		t.Fatalf("layout 0 lists: hits %v", got)
+	}
+	// Indexed again, s1 leaves the shared list for a list of its own.
+	if err := svc.IndexRevision(ctx, "acme", "s1", []revision.Page{doc("p", "Lynx", "lynx", "")}); err != nil {
+		t.Fatal(err)
+	}
+	var shared struct{ Spaces map[string]string }
+	if err := coll.FindOne(ctx, bson.M{"_id": "acme/lynx"}).Decode(&shared); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := shared.Spaces["s1"]; ok || len(shared.Spaces) != 1 {
+		t.Fatalf("shared list after s1 was indexed again: %v", shared.Spaces)
+	}
+	if n, err := coll.CountDocuments(ctx, bson.M{"_id": "acme/lynx/s1"}); err != nil || n != 1 {
+		t.Fatalf("s1's own list: %d %v", n, err)
+	}
+	if got := hits(mustSearch(t, svc, "acme", both, "lynx")); !cmp.Equal(got, []string{"s1/p", "s9/p"}) {
+		t.Fatalf("after reindex: hits %v", got)
+	}
+	// Removed, s9 leaves the shared list too.
+	if err := svc.RemoveSpace(ctx, "s9"); err != nil {
+		t.Fatal(err)
+	}
+	if p, _ := spaceEntries(t, db, "s9"); p != 0 {
+		t.Fatalf("s9 still in %d lists", p)
 	}
 }

@@ -364,7 +364,7 @@ func (s *Service) TransferCollection(ctx context.Context, c access.Caller, id, o
 		return CollectionView{}, apierr.Invalid("collection", "holds %d spaces; at most %d move in one transfer", n, limits.TransferSpaces)
 	}
 	p := collectionTransfer{Collection: col.ID, From: col.Organization, To: org}
-	if err := s.do(ctx, OpTransferCollection, "collection:"+col.ID, p); err != nil {
+	if err := s.do(ctx, col.Organization, OpTransferCollection, "collection:"+col.ID, p); err != nil {
 		return CollectionView{}, err
 	}
 	col, err = s.store.Collection(ctx, id)

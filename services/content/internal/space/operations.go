@@ -20,11 +20,12 @@ type Op interface {
 // Operations records an operation before any of its work is done, runs it
 // detached from the request, and resumes it after a crash or a restart.
 type Operations interface {
-	// Do records an operation of kind on key with payload, or joins the
-	// unfinished operation of key when its payload is the same (another one
-	// is a conflict), and waits for its end within ctx. An operation that
-	// ended with an API error returns that error.
-	Do(ctx context.Context, kind, key string, payload any) error
+	// Do records an operation of kind on key with payload for organization
+	// org, or joins the unfinished operation of key when its payload is the
+	// same (another one is a conflict), and waits for its end within ctx. An
+	// operation that ended with an API error returns that error. Operations
+	// of organizations running none go first.
+	Do(ctx context.Context, org, kind, key string, payload any) error
 }
 
 // Kinds of the tree's operations.
@@ -48,9 +49,9 @@ func (s *Service) Handlers() map[string]func(context.Context, Op) error {
 }
 
 // do runs an operation through the queue, or inline without one.
-func (s *Service) do(ctx context.Context, kind, key string, payload any) error {
+func (s *Service) do(ctx context.Context, org, kind, key string, payload any) error {
 	if s.ops != nil {
-		return s.ops.Do(ctx, kind, key, payload)
+		return s.ops.Do(ctx, org, kind, key, payload)
 	}
 	return s.Handlers()[kind](ctx, inlineOp{id: ids.New(), payload: payload})
 }

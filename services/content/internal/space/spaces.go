@@ -392,7 +392,7 @@ func (s *Service) TransferSpace(ctx context.Context, c access.Caller, id string,
 		return s.transferWithin(ctx, c, id, parent)
 	}
 	p := spaceTransfer{Space: sp.ID, From: sp.Organization, To: in.Organization, Parent: parent}
-	if err := s.do(ctx, OpTransferSpace, "space:"+sp.ID, p); err != nil {
+	if err := s.do(ctx, sp.Organization, OpTransferSpace, "space:"+sp.ID, p); err != nil {
 		return SpaceView{}, err
 	}
 	return s.reload(ctx, c, id)
@@ -479,7 +479,7 @@ func (s *Service) DuplicateSpace(ctx context.Context, c access.Caller, id string
 	cp := s.newSpace(sp.Organization, sp.Parent, title, sp.Emoji, sp.EditMode)
 	cp.Visibility, cp.DefaultLevel = sp.Visibility, sp.DefaultLevel
 	p := duplicate{From: grant(c, sp, level), To: grant(c, cp, t.spaceLevel(role, cp)), Copy: cp}
-	if err := s.do(ctx, OpDuplicateSpace, "duplicate:"+cp.ID, p); err != nil {
+	if err := s.do(ctx, sp.Organization, OpDuplicateSpace, "duplicate:"+cp.ID, p); err != nil {
 		return SpaceView{}, err
 	}
 	return s.renderSpace(ctx, cp, t.spaceLevel(role, cp))

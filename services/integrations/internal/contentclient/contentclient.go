@@ -13,7 +13,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"mime"
+	"mime/multipart"
 	"net/http"
+	"net/textproto"
 	"net/url"
 	"time"
 
@@ -155,15 +158,57 @@ func (c *Client) File(ctx context.Context, spaceID, revisionID, fileID string) (
 	return res.Body, nil
 }
 
-// PutBlob stores a file's bytes and returns the blob and its size.
-func (c *Client) PutBlob(ctx context.Context, spaceID, name, contentType string, data []byte) (File, error) {
-	q := url.Values{"name": {name}, "contentType": {contentType}}
-	var b struct {
-		Blob string `json:"blob"`
-		Size int64  `json:"size"`
+// Blob is a file's bytes to store.
+type Blob struct {
+	Name        string
+	ContentType string
+	Data        []byte
+}
+
+// Limits of one PutBlobs: content's (MaxBatchFiles, MaxBatchBytes of its
+// POST blobs/batch), the bytes with room for the multipart framing.
+const (
+	MaxBatchFiles = 100
+	MaxBatchBytes = 15 << 20
+)
+
+// PutBlobs stores several files' bytes in one request (at most
+// MaxBatchFiles of them and MaxBatchBytes in all) and returns them, in order.
+func (c *Client) PutBlobs(ctx context.Context, spaceID string, blobs []Blob) ([]File, error) {
+	var body bytes.Buffer
+	mw := multipart.NewWriter(&body)
+	for _, b := range blobs {
+		h := textproto.MIMEHeader{}
+		h.Set("Content-Disposition", mime.FormatMediaType("form-data", map[string]string{"name": "file", "filename": b.Name}))
+		h.Set("Content-Type", b.ContentType)
+		w, err := mw.CreatePart(h)
+		if err != nil {
+			return nil, err
+		}
+		if _, err := w.Write(b.Data); err != nil {
+			return nil, err
+		}
 	}
-	err := c.do(ctx, c.service(), http.MethodPost, spaceID, "/blobs?"+q.Encode(), bytes.NewReader(data), "application/octet-stream", &b)
-	return File{Name: name, ContentType: contentType, Size: b.Size, Blob: b.Blob}, err
+	if err := mw.Close(); err != nil {
+		return nil, err
+	}
+	var out struct {
+		Blobs []struct {
+			Blob string `json:"blob"`
+			Size int64  `json:"size"`
+		} `json:"blobs"`
+	}
+	if err := c.do(ctx, c.service(), http.MethodPost, spaceID, "/blobs/batch", &body, mw.FormDataContentType(), &out); err != nil {
+		return nil, err
+	}
+	if len(out.Blobs) != len(blobs) {
+		return nil, fmt.Errorf("content stored %d files of %d", len(out.Blobs), len(blobs))
+	}
+	files := make([]File, len(blobs))
+	for i, b := range blobs {
+		files[i] = File{Name: b.Name, ContentType: b.ContentType, Size: out.Blobs[i].Size, Blob: out.Blobs[i].Blob}
+	}
+	return files, nil
 }
 
 // CreateRevision writes a revision; ErrMoved when the space moved on from r.Parent.

@@ -195,8 +195,9 @@ func (s *Service) runImport(ctx context.Context, r *jobs.Run) error {
 				return st, err // ErrMoved: tried again, on the space's new revision
 			}
 			s.log.InfoContext(ctx, "git import written", "space", p.Space, "job", r.Job.ID, "files", len(snap.Files),
-				"fetch_ms", t1.Sub(t0).Milliseconds(), "read_ms", t2.Sub(t1).Milliseconds(),
-				"upload_ms", t3.Sub(t2).Milliseconds(), "revision_ms", time.Since(t3).Milliseconds())
+				"queued_ms", t0.Sub(r.Job.CreatedAt).Milliseconds(), "fetch_ms", t1.Sub(t0).Milliseconds(),
+				"read_ms", t2.Sub(t1).Milliseconds(), "upload_ms", t3.Sub(t2).Milliseconds(),
+				"revision_ms", time.Since(t3).Milliseconds())
 			commit = snap.Commit
 			if err := r.SaveProgress(ctx, progress{Revision: rev, Commit: commit}); err != nil {
 				return st, err
@@ -332,35 +333,59 @@ func fromContent(ps []contentclient.Page) []gitbook.Page {
 	return out
 }
 
-// Uploads is how many files an import stores at once.
-const Uploads = 4
+// Uploads is how many batches of files an import stores at once.
+const Uploads = 2
 
-// upload stores the files' bytes in content, Uploads at a time, and returns
-// them in order.
+// upload stores the files' bytes in content, in batches of at most
+// contentclient.MaxBatchFiles files and MaxBatchBytes (a file alone in its
+// batch when larger), Uploads batches at a time, and returns them in order.
 func (s *Service) upload(ctx context.Context, space string, files []gitbook.File, data map[string][]byte) ([]contentclient.File, error) {
+	var batches [][]int // indexes into files
+	size := 0
+	for i, f := range files {
+		n := len(data[f.Path])
+		if last := len(batches) - 1; last < 0 || len(batches[last]) == contentclient.MaxBatchFiles ||
+			(len(batches[last]) > 0 && size+n > contentclient.MaxBatchBytes) {
+			batches, size = append(batches, nil), 0
+		}
+		batches[len(batches)-1] = append(batches[len(batches)-1], i)
+		size += n
+	}
 	out := make([]contentclient.File, len(files))
-	errs := make([]error, len(files))
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	sem := make(chan struct{}, Uploads)
+	g := make(chan struct{}, Uploads)
+	errs := make([]error, len(batches))
 	var wg sync.WaitGroup
-	for i, f := range files {
+	for bi, batch := range batches {
 		select {
-		case sem <- struct{}{}:
+		case g <- struct{}{}:
 		case <-ctx.Done():
-			return nil, ctx.Err()
+			wg.Wait()
+			return nil, errors.Join(append(errs, ctx.Err())...)
 		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			defer func() { <-sem }()
-			out[i], errs[i] = s.content.PutBlob(ctx, space, f.Name, f.ContentType, data[f.Path])
-			if errs[i] != nil {
-				errs[i] = fmt.Errorf("store file %s: %w", f.Name, errs[i])
+			defer func() { <-g }()
+			blobs := make([]contentclient.Blob, len(batch))
+			for j, i := range batch {
+				blobs[j] = contentclient.Blob{Name: files[i].Name, ContentType: files[i].ContentType, Data: data[files[i].Path]}
+			}
+			stored, err := s.content.PutBlobs(ctx, space, blobs)
+			if err != nil {
+				errs[bi] = fmt.Errorf("store files %s…: %w", files[batch[0]].Name, err)
 				cancel()
+				return
+			}
+			for j, i := range batch {
+				out[i] = stored[j]
 			}
 		}()
 	}
 	wg.Wait()
-	return out, errors.Join(errs...)
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	return out, nil
 }

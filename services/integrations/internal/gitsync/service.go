@@ -32,7 +32,7 @@ type Content interface {
 	Access(ctx context.Context, c access.Caller, spaceID string) (contentclient.Access, error)
 	Content(ctx context.Context, spaceID string) (contentclient.Content, error)
 	FileBytes(ctx context.Context, spaceID, revisionID, fileID string, max int64) ([]byte, error)
-	PutBlob(ctx context.Context, spaceID, name, contentType string, data []byte) (contentclient.File, error)
+	PutBlobs(ctx context.Context, spaceID string, blobs []contentclient.Blob) ([]contentclient.File, error)
 	CreateRevision(ctx context.Context, spaceID string, r contentclient.Revision) (string, error)
 	SetSync(ctx context.Context, spaceID string, s contentclient.Sync) error
 }
@@ -209,7 +209,7 @@ func (s *Service) start(ctx context.Context, c access.Caller, spaceID string, in
 	if remote.HasCredentials() {
 		p.SecretRef = s.keep(*in.URL)
 	}
-	job, created, err := s.queue.Enqueue(ctx, kind, jobKey(a.Space), p)
+	job, created, err := s.queue.Enqueue(ctx, kind, jobKey(a.Space), p, jobs.Tenant(a.Organization))
 	if err != nil {
 		s.forget(p.SecretRef)
 		return err

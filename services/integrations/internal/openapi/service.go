@@ -370,7 +370,7 @@ func (s *Service) event(typ string, sp Spec) kafkax.Event {
 // enqueue starts processing sp. A failure to enqueue is logged, not
 // answered: the spec is stored as pending and the sweeper enqueues it.
 func (s *Service) enqueue(ctx context.Context, sp Spec) {
-	if _, _, err := s.queue.Enqueue(ctx, JobKind, jobKey(sp.ID), jobPayload{Spec: sp.ID}); err != nil {
+	if _, _, err := s.queue.Enqueue(ctx, JobKind, jobKey(sp.ID), jobPayload{Spec: sp.ID}, jobs.Tenant(sp.Organization)); err != nil {
 		s.log.WarnContext(ctx, "enqueue OpenAPI processing; the sweeper will", "spec", sp.ID, "err", err)
 	}
 }

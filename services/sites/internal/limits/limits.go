@@ -87,3 +87,91 @@ const (
 	// ContentTimeout bounds one call to content; past it the request is a 503.
 	ContentTimeout = 10 * time.Second
 )
+
+// Published sites: what one reader's request may cost (internal/reader).
+const (
+	// ReaderRevisionBytes bounds content's answer with a revision's pages,
+	// markdown and files (revisions hold at most 32 MiB; JSON escaping
+	// adds to it). A larger answer is a 413 for that space's pages.
+	ReaderRevisionBytes = 64 << 20
+	// ReaderRevisionTimeout bounds reading one revision from content.
+	ReaderRevisionTimeout = 30 * time.Second
+	// ReaderRevisionLoads* bound the revisions read from content at once
+	// (cold cache): per organization running and waiting (at most
+	// ReaderRevisionLoadWait), and in all; beyond, a 429 with Retry-After.
+	ReaderRevisionLoadsPerOrg = 2
+	ReaderRevisionLoadQueue   = 16
+	ReaderRevisionLoads       = 4
+	ReaderRevisionLoadWait    = 10 * time.Second
+	// ReaderCacheBytes and ReaderCacheEntries bound the cache of revisions
+	// and rendered pages (least recently used first out).
+	ReaderCacheBytes   = 256 << 20
+	ReaderCacheEntries = 20000
+	// ReaderSites bounds the sites whose structure is cached at once, and
+	// ReaderSiteTTL how long a cached structure is used: changes made
+	// through this instance show at once, through another within it.
+	ReaderSites   = 10000
+	ReaderSiteTTL = time.Second
+	// ReaderPageBytes is the most markdown of one page rendered: the rest
+	// is cut, with a note saying so.
+	ReaderPageBytes = 1 << 20
+	// ReaderNavPages is the most pages in a navigation (and in a sitemap
+	// or llms.txt per site space); the rest is left out with a note.
+	ReaderNavPages = 5000
+	// ReaderTreeDepth is the deepest page nesting shown.
+	ReaderTreeDepth = 10
+	// ReaderLLMSFullBytes bounds llms-full.txt; the rest is cut with a note.
+	ReaderLLMSFullBytes = 10 << 20
+	// ReaderSitemapURLs is the sitemap protocol's bound of one sitemap.
+	ReaderSitemapURLs = 50000
+	// ReaderFileBytes is the largest file streamed to a reader (content's
+	// own bound); ReaderCachedFileBytes the largest kept in the cache.
+	ReaderFileBytes       = 50 << 20
+	ReaderCachedFileBytes = 1 << 20
+	// ReaderVisitorToken bounds a visitor's JWT (query or cookie); a longer
+	// one is not read.
+	ReaderVisitorToken = 8 << 10
+	// ReaderUnsignedClaims bounds the unsigned claims a visitor sets
+	// (query parameters visitor.<name> and their cookie).
+	ReaderUnsignedClaims      = 64
+	ReaderUnsignedCookieBytes = 2 << 10
+	// ReaderConditionBudget is the expr memory budget of evaluating one
+	// condition (elements of ranges, maps and filters); past it the
+	// condition is false. ReaderConditions bounds the compiled conditions
+	// kept.
+	ReaderConditionBudget = 10000
+	ReaderConditions      = 4096
+	// ReaderSearchQuery bounds a search query (characters); ReaderSearchResults
+	// the spaces answered. Searches per organization: ReaderSearchesPerOrg
+	// running, ReaderSearchQueue waiting (ReaderSearchWait), ReaderSearches
+	// in all; beyond, a 429 with Retry-After.
+	ReaderSearchQuery    = 256
+	ReaderSearchResults  = 10
+	ReaderSearchesPerOrg = 4
+	ReaderSearchQueue    = 16
+	ReaderSearches       = 16
+	ReaderSearchWait     = 5 * time.Second
+	// ReaderHostname bounds a custom hostname (SiteHostname).
+	ReaderHostname = 512
+	// PublishingURL bounds a publishing auth fallbackURL or logoutURL.
+	PublishingURL = 2048
+)
+
+// Insights recording of readers' views (internal/insightsclient).
+const (
+	// InsightsQueue is how many events wait to be sent; a view recorded
+	// while it is full is dropped and counted.
+	InsightsQueue = 10000
+	// InsightsBatch is the most events of one POST (insights takes 1000).
+	InsightsBatch = 200
+	// InsightsFlush is how long an event waits for its batch to fill.
+	InsightsFlush = time.Second
+	// InsightsTimeout bounds one POST; a batch that fails is dropped and
+	// counted.
+	InsightsTimeout = 5 * time.Second
+)
+
+// ReaderLLMSSpaces is the most site spaces llms.txt, llms-full.txt and
+// sitemap.xml read (each is a revision to read); the rest is left out with
+// a note.
+const ReaderLLMSSpaces = 100

@@ -25,16 +25,22 @@ func (s *Service) layout(ctx context.Context, g site.Grant) (layout, error) {
 	if err != nil {
 		return layout{}, err
 	}
+	return newLayout(secs, grps), nil
+}
+
+// newLayout is the layout of a site's sections and groups: a section of a
+// group that is not among grps (being deleted) is at the top level already.
+func newLayout(secs []Section, grps []Group) layout {
 	known := map[string]bool{}
 	for _, grp := range grps {
 		known[grp.ID] = true
 	}
 	for i := range secs {
 		if !known[secs[i].Group] {
-			secs[i].Group = "" // its group is being deleted: it is at the top level already
+			secs[i].Group = ""
 		}
 	}
-	return layout{sections: secs, groups: grps}, nil
+	return layout{sections: secs, groups: grps}
 }
 
 // children are the items under parent ("" the top level: ungrouped sections
@@ -137,4 +143,12 @@ func (l layout) destination(pos Position, current string) (string, error) {
 		return parent, nil
 	}
 	return current, nil
+}
+
+// Ordered returns the items of a site's layout under parent ("" the top
+// level: ungrouped sections and groups; a group id: its sections) by
+// position then id, as the published view orders them. secs and grps are
+// all of a site's sections and groups (secs is not changed).
+func Ordered(secs []Section, grps []Group, parent string) []Node {
+	return newLayout(slices.Clone(secs), grps).children(parent)
 }

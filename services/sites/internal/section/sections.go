@@ -267,6 +267,13 @@ func (s *Service) UpdateSection(ctx context.Context, c access.Caller, org, siteI
 		if !slices.Contains(ids, *in.DefaultSiteSpace) {
 			return SectionView{}, apierr.Invalid("defaultSiteSpace", "is not a site space of this section")
 		}
+		// The site space's own default flag decides where it is published.
+		if err := s.sites.MakeDefault(ctx, g, *in.DefaultSiteSpace); err != nil {
+			return SectionView{}, err
+		}
+		if views, err = s.sites.SiteSpaces(ctx, g, []string{sec.ID}); err != nil {
+			return SectionView{}, err
+		}
 	}
 	if in.GroupID.Set {
 		to := ""

@@ -35,6 +35,9 @@ type SiteAccess interface {
 	SiteSpaces(ctx context.Context, g site.Grant, sectionIDs []string) (map[string]site.Variants, error)
 	// RemoveSiteSpaces removes every site space of a section.
 	RemoveSiteSpaces(ctx context.Context, g site.Grant, sectionID string) error
+	// MakeDefault makes a site space the default of its section: the one
+	// published at the section's own URL.
+	MakeDefault(ctx context.Context, g site.Grant, siteSpaceID string) error
 }
 
 // Service carries out the operations on sections and section groups.

@@ -240,6 +240,34 @@ func (s *Service) groupView(ctx context.Context, g site.Grant, grp Group) (Group
 	return vs[0], nil
 }
 
+// Prefixes returns the path under the site's published URL of each section
+// of the site (site.SectionPrefix): "" for the default section.
+func (s *Service) Prefixes(ctx context.Context, siteID string) (map[string]string, error) {
+	secs, err := s.store.SiteSections(ctx, siteID)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]string, len(secs))
+	for _, sec := range secs {
+		out[sec.ID] = site.SectionPrefix(sec.Path, sec.Default)
+	}
+	return out, nil
+}
+
+// DefaultSection returns the site's default section ("" when it has none).
+func (s *Service) DefaultSection(ctx context.Context, siteID string) (string, error) {
+	secs, err := s.store.SiteSections(ctx, siteID)
+	if err != nil || len(secs) == 0 {
+		return "", err
+	}
+	for _, sec := range secs {
+		if sec.Default {
+			return sec.ID, nil
+		}
+	}
+	return secs[0].ID, nil
+}
+
 // Structure is the site's structure for the published view: the top-level
 // items in order, ungrouped sections (SectionView) and groups (GroupView,
 // with their sections); hasSections is false when the site has no section.

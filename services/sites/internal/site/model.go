@@ -21,8 +21,12 @@ type Site struct {
 	// BasenameKey holds the basename, or the id while the site has none, so
 	// that a unique index on (organization, basenameKey) keeps basenames
 	// unique per organization.
-	BasenameKey     string `bson:"basenameKey"`
-	Proxy           string `bson:"proxy,omitempty"` // the proxy origin; "" for none
+	BasenameKey string `bson:"basenameKey"`
+	Proxy       string `bson:"proxy,omitempty"` // the proxy origin; "" for none
+	// Hostname is the site's custom hostname ("" for none): readers whose
+	// Host is it read the site at its root. The site_hostnames collection
+	// holds each claimed hostname once (see Store.ClaimHostname).
+	Hostname        string `bson:"hostname,omitempty"`
 	Published       bool   `bson:"published"`
 	AdaptiveContent bool   `bson:"adaptiveContent"`
 	AgentsContext   string `bson:"agentsContext"`

@@ -3,6 +3,7 @@ package site
 import (
 	"context"
 	"errors"
+	"net/url"
 	"strings"
 	"sync"
 	"time"
@@ -34,6 +35,11 @@ func forbidden(what string) error {
 // caller may read the site (a share-key visitor's grant has the read level).
 type Sections interface {
 	Structure(ctx context.Context, g Grant) (items []any, hasSections bool, err error)
+	// Prefixes returns, for each section of the site, the path its site
+	// spaces are published under (SectionPrefix).
+	Prefixes(ctx context.Context, siteID string) (map[string]string, error)
+	// DefaultSection returns the site's default section, "" when it has none.
+	DefaultSection(ctx context.Context, siteID string) (string, error)
 	// Has reports whether the granted site has the section.
 	Has(ctx context.Context, g Grant, sectionID string) (bool, error)
 	// SetDefault makes a section of the granted site its default section
@@ -59,13 +65,40 @@ func (u URLs) location(org, id string) string {
 
 func (u URLs) app(org, id string) string { return u.App + "/o/" + org + "/sites/" + id }
 
-// published is the URL of a published site: Published/{org}/{basename or id}.
+// published is the URL of a published site: Published/{org}/{basename or
+// id}, or, for a site with a custom hostname, that host with Published's
+// scheme.
 func (u URLs) published(s Site) string {
+	if s.Hostname != "" {
+		scheme, _, _ := strings.Cut(u.Published, "://")
+		return scheme + "://" + s.Hostname
+	}
 	name := s.Basename
 	if name == "" {
 		name = s.ID
 	}
-	return u.Published + "/" + s.Organization + "/" + name
+	return u.Published + "/" + url.PathEscape(s.Organization) + "/" + url.PathEscape(name)
+}
+
+// SectionPrefix is the path under its site's published URL that a
+// section's site spaces are published under: "" for the site level
+// (section "") and the default section, "/<path>" for the others.
+func SectionPrefix(path string, isDefault bool) string {
+	if isDefault || path == "" {
+		return ""
+	}
+	return "/" + url.PathEscape(path)
+}
+
+// SpacePath is the path of a site space under its site's published URL,
+// for a section published under prefix (SectionPrefix): the default site
+// space of a section (or of the site level) is at the prefix itself, the
+// others one segment below it, their own path.
+func SpacePath(prefix string, ss SiteSpace) string {
+	if ss.Default {
+		return prefix
+	}
+	return prefix + "/" + url.PathEscape(ss.Path)
 }
 
 // Service carries out the operations on sites and site spaces.

@@ -21,6 +21,9 @@ import (
 // segment ("docs.acme.com/help").
 var proxyPattern = regexp.MustCompile(`^([\w-]+\.)*[\w-]+\.[a-zA-Z]{2,}(\/[\w-]+)+$`)
 
+// hostnamePattern is the SiteHostname pattern: lower-case labels, at least three.
+var hostnamePattern = regexp.MustCompile(`^([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?[.]){2,}[a-z0-9][a-z0-9-]{0,61}[a-z0-9]$`)
+
 // ListInput filters a list of sites.
 type ListInput struct {
 	Space     string // only sites with a site space of this space
@@ -147,6 +150,7 @@ type UpdateInput struct {
 	DefaultSiteSpace   *string
 	DefaultSiteSection *string
 	Proxy              nullable.Field[string] // null removes the proxy
+	Hostname           nullable.Field[string] // null removes the custom hostname
 }
 
 // UpdateSite changes a site (the edit permission is needed). A basename is
@@ -209,6 +213,20 @@ func (s *Service) UpdateSite(ctx context.Context, c access.Caller, org, siteID s
 		}
 		set["proxy"] = st.Proxy
 	}
+	oldHost := st.Hostname
+	if in.Hostname.Set {
+		st.Hostname = ""
+		if !in.Hostname.Null {
+			st.Hostname = in.Hostname.Value
+			switch {
+			case len(st.Hostname) > limits.ReaderHostname:
+				p.Add("hostname", "must be at most %d characters", limits.ReaderHostname)
+			case !hostnamePattern.MatchString(st.Hostname):
+				p.Add("hostname", "must be a lower-case host name of at least three labels, like docs.example.com")
+			}
+		}
+		set["hostname"] = st.Hostname
+	}
 	var newDefault SiteSpace
 	if in.DefaultSiteSpace != nil {
 		newDefault, err = s.siteSpaceOf(ctx, st, *in.DefaultSiteSpace)
@@ -230,6 +248,13 @@ func (s *Service) UpdateSite(ctx context.Context, c access.Caller, org, siteID s
 			return SiteView{}, err
 		}
 	}
+	if st.Hostname != oldHost && st.Hostname != "" {
+		// Claimed first: a crash before the site names it leaves a claim
+		// that the next claim of another site takes over.
+		if err := s.store.ClaimHostname(ctx, st.Hostname, org, st.ID); err != nil {
+			return SiteView{}, err
+		}
+	}
 	if len(set) > 0 {
 		st.UpdatedAt = s.clock()
 		set["updatedAt"] = st.UpdatedAt
@@ -242,6 +267,11 @@ func (s *Service) UpdateSite(ctx context.Context, c access.Caller, org, siteID s
 			return SiteView{}, apierr.Conflict("basename %q is already used by another site of the organization", st.Basename)
 		}
 		if err != nil {
+			return SiteView{}, err
+		}
+	}
+	if oldHost != "" && oldHost != st.Hostname {
+		if err := s.store.ReleaseHostname(ctx, oldHost, st.ID); err != nil {
 			return SiteView{}, err
 		}
 	}

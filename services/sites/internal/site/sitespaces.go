@@ -154,7 +154,11 @@ func (s *Service) addSiteSpace(ctx context.Context, st Site, g Grant, section st
 			Space: sp.ID, Path: freePath(slug(sp.Title), siblings), Default: len(siblings) == 0,
 			Position: s.position(), CreatedAt: now, UpdatedAt: now}
 		proj := spaceview.Space{ID: sp.ID, Title: sp.Title, View: sp.View}
-		ev, err := s.siteSpaceView(st, ss, proj, nil)
+		prefixes, err := s.prefixes(ctx, st, ss)
+		if err != nil {
+			return SiteSpaceView{}, err
+		}
+		ev, err := s.siteSpaceView(st, prefixes, ss, proj, nil)
 		if err != nil {
 			return SiteSpaceView{}, err
 		}
@@ -168,7 +172,7 @@ func (s *Service) addSiteSpace(ctx context.Context, st Site, g Grant, section st
 		if err := s.keepWithinBound(ctx, st, ss, ev); err != nil {
 			return SiteSpaceView{}, err
 		}
-		return s.siteSpaceView(st, ss, proj, &sp.Perms)
+		return s.siteSpaceView(st, prefixes, ss, proj, &sp.Perms)
 	}
 }
 
@@ -229,6 +233,10 @@ func (s *Service) SiteSpaces(ctx context.Context, g Grant, sectionIDs []string) 
 	if err != nil {
 		return nil, err
 	}
+	prefixes, err := s.prefixes(ctx, st, sss...)
+	if err != nil {
+		return nil, err
+	}
 	for _, ss := range sss {
 		v := out[ss.Section]
 		sh, ok := show[ss.Space]
@@ -237,7 +245,7 @@ func (s *Service) SiteSpaces(ctx context.Context, g Grant, sectionIDs []string) 
 			out[ss.Section] = v
 			continue
 		}
-		view, err := s.siteSpaceView(st, ss, sh.space, &sh.perms)
+		view, err := s.siteSpaceView(st, prefixes, ss, sh.space, &sh.perms)
 		if err != nil {
 			return nil, err
 		}
@@ -322,14 +330,18 @@ func (s *Service) showOne(ctx context.Context, g Grant, ss SiteSpace) (shown, er
 }
 
 // renderSiteSpaces renders the site spaces whose space is in show.
-func (s *Service) renderSiteSpaces(st Site, sss []SiteSpace, show map[string]shown) ([]SiteSpaceView, error) {
+func (s *Service) renderSiteSpaces(ctx context.Context, st Site, sss []SiteSpace, show map[string]shown) ([]SiteSpaceView, error) {
 	out := make([]SiteSpaceView, 0, len(sss))
+	prefixes, err := s.prefixes(ctx, st, sss...)
+	if err != nil {
+		return nil, err
+	}
 	for _, ss := range sss {
 		sh, ok := show[ss.Space]
 		if !ok {
 			continue
 		}
-		v, err := s.siteSpaceView(st, ss, sh.space, &sh.perms)
+		v, err := s.siteSpaceView(st, prefixes, ss, sh.space, &sh.perms)
 		if err != nil {
 			return nil, err
 		}
@@ -351,7 +363,11 @@ func (s *Service) eventView(ctx context.Context, st Site, ss SiteSpace) (SiteSpa
 	if !ok || sp.Organization != st.Organization {
 		sp = spaceview.Space{ID: ss.Space, View: fmt.Sprintf(`{"object":"space","id":%q}`, ss.Space)}
 	}
-	return s.siteSpaceView(st, ss, sp, nil)
+	prefixes, err := s.prefixes(ctx, st, ss)
+	if err != nil {
+		return SiteSpaceView{}, err
+	}
+	return s.siteSpaceView(st, prefixes, ss, sp, nil)
 }
 
 // RemoveSiteSpaces removes the site spaces of a deleted section, each with
@@ -407,17 +423,36 @@ func (s *Service) ListSiteSpaces(ctx context.Context, c access.Caller, org, site
 		return List[SiteSpaceView]{}, err
 	}
 	page := keyset.Cut(sss, pg.Limit, count, siteSpaceKey)
-	views, err := s.renderSiteSpaces(st, page.Items, show)
+	views, err := s.renderSiteSpaces(ctx, st, page.Items, show)
 	return keyset.With(page, views), err
 }
 
-// AddSpace adds a space to a site at the site level (the edit permission is needed).
-func (s *Service) AddSpace(ctx context.Context, c access.Caller, org, siteID, spaceID string) (SiteSpaceView, error) {
+// AddSpace adds a space to a site (the edit permission is needed): to the
+// section sectionID when it is set (a 400 naming sectionId when the site
+// has no such section), else to the site's default section, else, for a
+// site without sections, at the site level.
+func (s *Service) AddSpace(ctx context.Context, c access.Caller, org, siteID, spaceID string, sectionID *string) (SiteSpaceView, error) {
 	_, g, err := s.enter(ctx, c, org, siteID, access.Edit)
 	if err != nil {
 		return SiteSpaceView{}, err
 	}
-	return s.AddSiteSpace(ctx, c, g, "", spaceID)
+	section := ""
+	switch {
+	case sectionID != nil:
+		why, err := s.sectionProblem(ctx, g, *sectionID)
+		if err != nil {
+			return SiteSpaceView{}, err
+		}
+		if why != "" {
+			return SiteSpaceView{}, apierr.Invalid("sectionId", "%s", why)
+		}
+		section = *sectionID
+	case s.sections != nil:
+		if section, err = s.sections.DefaultSection(ctx, g.Site); err != nil {
+			return SiteSpaceView{}, err
+		}
+	}
+	return s.AddSiteSpace(ctx, c, g, section, spaceID)
 }
 
 // siteSpaceOf loads a site space of the site.
@@ -525,7 +560,11 @@ func (s *Service) UpdateSiteSpace(ctx context.Context, c access.Caller, org, sit
 			return SiteSpaceView{}, err
 		}
 	}
-	return s.siteSpaceView(st, ss, sh.space, &sh.perms)
+	prefixes, err := s.prefixes(ctx, st, ss)
+	if err != nil {
+		return SiteSpaceView{}, err
+	}
+	return s.siteSpaceView(st, prefixes, ss, sh.space, &sh.perms)
 }
 
 func pathTaken(path string) error {
@@ -591,4 +630,22 @@ func (s *Service) makeDefault(ctx context.Context, st Site, ss SiteSpace) error 
 		}
 	}
 	return nil
+}
+
+// MakeDefault makes a site space of the granted site the default of its
+// section or of the site level (g must allow editing the site): it is
+// published at the section's own URL.
+func (s *Service) MakeDefault(ctx context.Context, g Grant, siteSpaceID string) error {
+	if !g.Can(access.Edit) {
+		return forbidden(actionText(access.Edit))
+	}
+	st, err := s.load(ctx, g.Organization, g.Site)
+	if err != nil {
+		return err
+	}
+	ss, err := s.siteSpaceOf(ctx, st, siteSpaceID)
+	if err != nil {
+		return err
+	}
+	return s.makeDefault(ctx, st, ss)
 }

@@ -24,6 +24,27 @@ type Store interface {
 	// SetAdaptiveSchema stores a site's adaptive schema with its event.
 	SetAdaptiveSchema(ctx context.Context, sc AdaptiveSchema, ev kafkax.Event) error
 
+	// PublishingAuth returns a site's publishing auth; not found when it has none yet.
+	PublishingAuth(ctx context.Context, siteID string) (PublishingAuth, error)
+	// InsertPublishingAuth stores a site's first publishing auth; a
+	// conflict when it has one.
+	InsertPublishingAuth(ctx context.Context, pa PublishingAuth, ev kafkax.Event) error
+	// SetPublishingAuth changes fields of a site's publishing auth, only
+	// while its private key is key ("" for any): else not found.
+	SetPublishingAuth(ctx context.Context, siteID, key string, set Fields, ev kafkax.Event) error
+
+	// SiteByName returns org's live site whose basename is name, else the
+	// one whose id is name.
+	SiteByName(ctx context.Context, org, name string) (Site, error)
+	// SiteByHostname returns the live site whose custom hostname is host.
+	SiteByHostname(ctx context.Context, host string) (Site, error)
+	// ClaimHostname reserves a custom hostname for a site: a conflict when
+	// another live site has it.
+	ClaimHostname(ctx context.Context, host, org, siteID string) error
+	// ReleaseHostname frees a hostname the site claimed (nothing when it
+	// did not).
+	ReleaseHostname(ctx context.Context, host, siteID string) error
+
 	InsertSiteSpace(ctx context.Context, ss SiteSpace, ev kafkax.Event) error
 	SetSiteSpace(ctx context.Context, id string, set Fields, ev kafkax.Event) error
 	RemoveSiteSpace(ctx context.Context, id string, ev kafkax.Event) error

@@ -20,6 +20,7 @@ type SiteView struct {
 	AppliedType     string           `json:"appliedType"`
 	Title           string           `json:"title"`
 	Basename        string           `json:"basename,omitempty"`
+	Hostname        string           `json:"hostname,omitempty"`
 	Proxy           *ProxyView       `json:"proxy,omitempty"`
 	Visibility      string           `json:"visibility"`
 	DefaultLevel    string           `json:"defaultLevel"`
@@ -82,7 +83,7 @@ func (s *Service) siteView(st Site, siteSpaces int, g *Grant) SiteView {
 	app := s.urls.app(st.Organization, st.ID)
 	v := SiteView{
 		Object: "site", ID: st.ID, Type: st.Type, AppliedType: st.Type, Title: st.Title,
-		Basename: st.Basename, Visibility: st.Visibility, DefaultLevel: siteDefaultLevel,
+		Basename: st.Basename, Hostname: st.Hostname, Visibility: st.Visibility, DefaultLevel: siteDefaultLevel,
 		Published: st.Published, SiteSpaces: siteSpaces, CreatedAt: st.CreatedAt,
 		AdaptiveContent: AdaptiveContent{Enabled: st.AdaptiveContent}, AgentsContext: st.AgentsContext,
 		Features: []any{},
@@ -204,19 +205,28 @@ func spaceJSON(view string, perms *spacePermissions) (json.RawMessage, error) {
 }
 
 // siteSpaceView renders a site space of st with the viewer's permissions
-// on its space; perms nil renders it for events.
-func (s *Service) siteSpaceView(st Site, ss SiteSpace, sp spaceview.Space, perms *spacePermissions) (SiteSpaceView, error) {
+// on its space; perms nil renders it for events. prefixes are the section
+// prefixes of the site (see prefixes).
+func (s *Service) siteSpaceView(st Site, prefixes map[string]string, ss SiteSpace, sp spaceview.Space, perms *spacePermissions) (SiteSpaceView, error) {
 	raw, err := spaceJSON(sp.View, perms)
 	if err != nil {
 		return SiteSpaceView{}, err
 	}
-	url := s.urls.published(st)
-	if !(ss.Default && ss.Section == "") {
-		url += "/" + ss.Path
-	}
+	url := s.urls.published(st) + SpacePath(prefixes[ss.Section], ss)
 	return SiteSpaceView{
 		Object: "site-space", ID: ss.ID, Path: ss.Path, Section: ss.Section, Space: raw,
 		Title: sp.Title, Default: ss.Default, Hidden: ss.Hidden, Condition: ss.Condition,
 		URLs: SiteSpaceURLs{Published: url},
 	}, nil
+}
+
+// prefixes returns the section prefixes (SectionPrefix) of st's sections,
+// asked only when one of sss is in a section.
+func (s *Service) prefixes(ctx context.Context, st Site, sss ...SiteSpace) (map[string]string, error) {
+	for _, ss := range sss {
+		if ss.Section != "" && s.sections != nil {
+			return s.sections.Prefixes(ctx, st.ID)
+		}
+	}
+	return map[string]string{}, nil
 }

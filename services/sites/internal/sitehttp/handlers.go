@@ -67,6 +67,7 @@ type updateSiteRequest struct {
 	DefaultSiteSpace   *string                `json:"defaultSiteSpace"`
 	DefaultSiteSection *string                `json:"defaultSiteSection"`
 	Proxy              nullable.Field[string] `json:"proxy"`
+	Hostname           nullable.Field[string] `json:"hostname"`
 }
 
 func (h *Handlers) updateSite(c *gin.Context) {
@@ -76,7 +77,7 @@ func (h *Handlers) updateSite(c *gin.Context) {
 	}
 	in := site.UpdateInput{Title: req.Title, Visibility: req.Visibility, Basename: req.Basename,
 		AgentsContext: req.AgentsContext, DefaultSiteSpace: req.DefaultSiteSpace,
-		DefaultSiteSection: req.DefaultSiteSection, Proxy: req.Proxy}
+		DefaultSiteSection: req.DefaultSiteSection, Proxy: req.Proxy, Hostname: req.Hostname}
 	if req.AdaptiveContent != nil {
 		if req.AdaptiveContent.Enabled == nil {
 			httpx.Error(c, invalid("adaptiveContent.enabled", "is required"))
@@ -146,7 +147,8 @@ func (h *Handlers) listSiteSpaces(c *gin.Context) {
 }
 
 type addSiteSpaceRequest struct {
-	SpaceID *string `json:"spaceId"`
+	SpaceID   *string `json:"spaceId"`
+	SectionID *string `json:"sectionId"`
 }
 
 func (h *Handlers) addSiteSpace(c *gin.Context) {
@@ -158,7 +160,7 @@ func (h *Handlers) addSiteSpace(c *gin.Context) {
 		httpx.Error(c, invalid("spaceId", "is required (creating a new space for the site is not supported)"))
 		return
 	}
-	v, err := h.svc.AddSpace(c.Request.Context(), access.From(c), orgID(c), siteID(c), *req.SpaceID)
+	v, err := h.svc.AddSpace(c.Request.Context(), access.From(c), orgID(c), siteID(c), *req.SpaceID, req.SectionID)
 	httpx.Reply(c, http.StatusCreated, v, err)
 }
 
@@ -182,4 +184,30 @@ func (h *Handlers) updateSiteSpace(c *gin.Context) {
 func (h *Handlers) deleteSiteSpace(c *gin.Context) {
 	httpx.Empty(c, http.StatusResetContent,
 		h.svc.DeleteSiteSpace(c.Request.Context(), access.From(c), orgID(c), siteID(c), siteSpaceID(c)))
+}
+
+func (h *Handlers) getPublishingAuth(c *gin.Context) {
+	v, err := h.svc.PublishingAuth(c.Request.Context(), access.From(c), orgID(c), siteID(c))
+	httpx.Reply(c, http.StatusOK, v, err)
+}
+
+type publishingAuthRequest struct {
+	Backend     *string                `json:"backend"`
+	FallbackURL nullable.Field[string] `json:"fallbackURL"`
+	LogoutURL   nullable.Field[string] `json:"logoutURL"`
+}
+
+func (h *Handlers) updatePublishingAuth(c *gin.Context) {
+	var req publishingAuthRequest
+	if !httpx.Bind(c, &req) {
+		return
+	}
+	v, err := h.svc.UpdatePublishingAuth(c.Request.Context(), access.From(c), orgID(c), siteID(c),
+		site.PublishingAuthInput(req))
+	httpx.Reply(c, http.StatusOK, v, err)
+}
+
+func (h *Handlers) regeneratePublishingAuth(c *gin.Context) {
+	v, err := h.svc.RegeneratePublishingAuth(c.Request.Context(), access.From(c), orgID(c), siteID(c))
+	httpx.Reply(c, http.StatusOK, v, err)
 }

@@ -1,6 +1,6 @@
 // Package sitehttp is the HTTP API of sites: ORG/sites, SITE (get, change,
-// delete), publish and unpublish, site spaces, the adaptive schema and the
-// published view. Sections, section groups and share links add their routes
+// delete), publish and unpublish, site spaces, the adaptive schema, the
+// publishing auth (visitor key) and the published view. Sections, section groups and share links add their routes
 // under the same /orgs/:organizationId/sites/:siteId prefix.
 package sitehttp
 
@@ -35,4 +35,7 @@ func Register(v1 gin.IRouter, svc *site.Service) {
 	st.POST("/site-spaces", h.addSiteSpace)
 	st.PATCH("/site-spaces/:siteSpaceId", h.updateSiteSpace)
 	st.DELETE("/site-spaces/:siteSpaceId", h.deleteSiteSpace)
+	st.GET("/publishing/auth", h.getPublishingAuth)
+	st.PATCH("/publishing/auth", h.updatePublishingAuth)
+	st.POST("/publishing/auth/regenerate", h.regeneratePublishingAuth)
 }

@@ -166,6 +166,12 @@ func (s sections) Structure(_ context.Context, g site.Grant) ([]any, bool, error
 
 func (s sections) Has(context.Context, site.Grant, string) (bool, error) { return false, nil }
 
+func (s sections) Prefixes(context.Context, string) (map[string]string, error) {
+	return map[string]string{}, nil
+}
+
+func (s sections) DefaultSection(context.Context, string) (string, error) { return "", nil }
+
 func (s sections) SetDefault(context.Context, site.Grant, string) error {
 	return apierr.Invalid("defaultSiteSection", "is not a section of this site")
 }

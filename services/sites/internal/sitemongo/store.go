@@ -27,6 +27,11 @@ const (
 	// Schemas holds each site's adaptive schema, apart from the site so that
 	// reading a site never loads a schema or the events of its changes.
 	Schemas = "site_adaptive_schemas"
+	// PublishingAuths holds each site's publishing auth (its visitor key).
+	PublishingAuths = "site_publishing_auth"
+	// Hostnames holds each claimed custom hostname once (its _id): the
+	// site it opens.
+	Hostnames = "site_hostnames"
 )
 
 // Store implements site.Store.
@@ -38,14 +43,15 @@ var _ site.Store = (*Store)(nil)
 
 // NewStore returns a store on db; locks are shared with the outbox relay.
 func NewStore(db *mongo.Database, locks *mongox.DocLocks) *Store {
-	return &Store{d: docstore.New(db, locks, map[string]string{Sites: "site", SiteSpaces: "site space", Schemas: "adaptive schema"})}
+	return &Store{d: docstore.New(db, locks, map[string]string{Sites: "site", SiteSpaces: "site space",
+		Schemas: "adaptive schema", PublishingAuths: "publishing auth", Hostnames: "hostname"})}
 }
 
 // OnWrite sets the function called after each write with an event.
 func (s *Store) OnWrite(f func()) { s.d.OnWrite(f) }
 
 // Collections are the collections whose documents carry events (for the relay).
-func Collections() []string { return []string{Sites, SiteSpaces, Schemas} }
+func Collections() []string { return []string{Sites, SiteSpaces, Schemas, PublishingAuths} }
 
 // Indexes are the indexes of sites and site spaces. Basenames are unique per
 // organization (basenameKey is the id while a site has no basename) and
@@ -57,6 +63,7 @@ func Indexes() []mongox.Index {
 		mongox.Unique(SiteSpaces, "site", "section", "path"),
 		mongox.Keys(SiteSpaces, "site", "position", "_id"),
 		mongox.Keys(SiteSpaces, "organization", "space"),
+		mongox.Keys(Hostnames, "site"),
 	}
 }
 
@@ -103,7 +110,7 @@ func uniqueErr(err error, what string) error {
 }
 
 // RemoveSite tombstones a site (freeing its basename) and deletes its site
-// spaces and its adaptive schema.
+// spaces, its adaptive schema, its publishing auth and its hostname.
 func (s *Store) RemoveSite(ctx context.Context, id string, ev kafkax.Event) error {
 	if err := s.d.Remove(ctx, Sites, id, bson.M{"basenameKey": "removed/" + id}, ev); err != nil {
 		return err
@@ -111,7 +118,12 @@ func (s *Store) RemoveSite(ctx context.Context, id string, ev kafkax.Event) erro
 	if err := s.d.Delete(ctx, SiteSpaces, bson.M{"site": id}); err != nil {
 		return err
 	}
-	return s.d.Delete(ctx, Schemas, bson.M{"_id": id})
+	for _, coll := range []string{Schemas, PublishingAuths} {
+		if err := s.d.Delete(ctx, coll, bson.M{"_id": id}); err != nil {
+			return err
+		}
+	}
+	return s.d.Delete(ctx, Hostnames, bson.M{"site": id})
 }
 
 // AdaptiveSchema returns a site's adaptive schema.

@@ -10,6 +10,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sync"
 
 	"github.com/docspub/platform/libs/apierr"
@@ -119,6 +120,22 @@ func (s *Sites) SiteSpaces(_ context.Context, _ site.Grant, sectionIDs []string)
 		out[id] = v
 	}
 	return out, nil
+}
+
+// MakeDefault makes a site space the default of its section.
+func (s *Sites) MakeDefault(_ context.Context, _ site.Grant, siteSpaceID string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for sec, sss := range s.siteSpaces {
+		if !slices.ContainsFunc(sss, func(v site.SiteSpaceView) bool { return v.ID == siteSpaceID }) {
+			continue
+		}
+		for i := range sss {
+			s.siteSpaces[sec][i].Default = sss[i].ID == siteSpaceID
+		}
+		return nil
+	}
+	return site.ErrSiteSpaceNotFound
 }
 
 // RemoveSiteSpaces drops the site spaces of a section.

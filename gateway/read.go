@@ -1,0 +1,46 @@
+package gateway
+
+import (
+	"net/http"
+
+	"github.com/docspub/platform/gateway/internal/route"
+	"github.com/docspub/platform/libs/apierr"
+	"github.com/docspub/platform/libs/httpx"
+	"github.com/docspub/platform/libs/internaltoken"
+	"github.com/gin-gonic/gin"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/trace"
+)
+
+// ReaderPrefix is where sites serves readers: the gateway forwards a
+// reader's path below it.
+const ReaderPrefix = "/reader"
+
+// read forwards a reader's request for a published site: every GET or
+// HEAD outside /v1 (and /v1 itself, the API's) (a site's URL under PUBLISHED_URL, or any path of a
+// custom hostname) goes to sites at ReaderPrefix+path, without
+// authentication. The client's Authorization and every header only the
+// platform may set are dropped as for the API; the per-client-address
+// rate limit (RATE_LIMIT per minute) applies; sites gets an internal token
+// naming the gateway, the reader's host (X-Forwarded-Host) and address
+// (X-Forwarded-For, as TRUSTED_PROXIES decide it).
+func (g *Gateway) read(c *gin.Context) {
+	r := c.Request
+	if r.URL.Path == "/v1" {
+		httpx.Error(c, apierr.NotFound("no route for %s %s", r.Method, r.URL.Path))
+		return
+	}
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		c.Header("Allow", "GET, HEAD")
+		httpx.Error(c, apierr.New(http.StatusMethodNotAllowed, "method %s not allowed on %s", r.Method, r.URL.Path))
+		return
+	}
+	span := trace.SpanFromContext(r.Context())
+	span.SetName(r.Method + " reader")
+	span.SetAttributes(attribute.String("docspub.service", route.Sites))
+	client := c.ClientIP()
+	if !g.allow(c, "reader:"+client) {
+		return
+	}
+	g.forward(c, &forward{service: route.Sites, reader: true, client: client}, internaltoken.Principal{Service: Service})
+}

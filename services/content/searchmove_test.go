@@ -1,0 +1,61 @@
+package content
+
+import (
+	"context"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/docspub/platform/libs/mongotest"
+	"go.mongodb.org/mongo-driver/v2/bson"
+)
+
+// An installation from before the search index had its own database: the
+// move rebuilds the index of every live space there, drops the old shards
+// from content's database and is not done again.
+func TestMoveSearch(t *testing.T) {
+	ctx := context.Background()
+	db := mongotest.Database(t)
+	searchDB := db.Client().Database(db.Name() + SearchDatabaseSuffix)
+	t.Cleanup(func() { _ = searchDB.Drop(context.Background()) })
+	if _, err := db.Collection("spaces").InsertMany(ctx, []any{
+		bson.M{"_id": "s1", "organization": "o1", "revision": "r1"},
+		bson.M{"_id": "s2", "organization": "o2", "revision": "r2"},
+		bson.M{"_id": "gone", "organization": "o1", "revision": "r3", "deletedAt": time.Now()},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	for _, old := range []string{"search_postings_007", "search_pages_123", "search_spaces"} {
+		if _, err := db.Collection(old).InsertOne(ctx, bson.M{"_id": "x"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var mu sync.Mutex
+	var indexed []string
+	reindex := func(_ context.Context, org, space, rev string) error {
+		mu.Lock()
+		defer mu.Unlock()
+		indexed = append(indexed, org+"/"+space+"@"+rev)
+		return nil
+	}
+	n, err := moveSearch(ctx, db, searchDB, reindex)
+	if err != nil || n != 2 {
+		t.Fatalf("moveSearch = %d, %v; want 2 spaces", n, err)
+	}
+	slices.Sort(indexed)
+	if !slices.Equal(indexed, []string{"o1/s1@r1", "o2/s2@r2"}) {
+		t.Fatalf("indexed %v", indexed)
+	}
+	names, err := db.ListCollectionNames(ctx, bson.M{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(names, []string{"spaces"}) {
+		t.Fatalf("content's database keeps %v, want the old shards gone", names)
+	}
+	indexed = nil
+	if n, err := moveSearch(ctx, db, searchDB, reindex); err != nil || n != 0 || len(indexed) != 0 {
+		t.Fatalf("a second move: %d, %v, indexed %v; want nothing done", n, err, indexed)
+	}
+}

@@ -1,0 +1,164 @@
+// Package insightsclient records what readers read of published sites as
+// insights events (POST /v1/orgs/{org}/sites/{siteId}/insights/events on
+// the insights service, with an internal token minted for insights that
+// names the sites service). Recording never slows a reader: Record puts
+// the event in a bounded queue and returns; a worker posts the queue in
+// batches per site. An event that finds the queue full, or whose batch
+// insights refuses or does not take in time (insights down), is dropped
+// and counted (Dropped, and the OpenTelemetry counter
+// sites.insights.dropped).
+package insightsclient
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"sync/atomic"
+	"time"
+
+	"github.com/docspub/platform/libs/discovery"
+	"github.com/docspub/platform/libs/internaltoken"
+	"github.com/docspub/platform/libs/otelx"
+	"github.com/docspub/platform/services/sites/internal/limits"
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/metric"
+)
+
+// Service is the insights service's name in discovery and token audience.
+const Service = "insights"
+
+// Event is one insights event (SiteInsightsEvent) of a site.
+type Event struct {
+	Organization, Site string
+	Body               any // encoded as the event's JSON
+}
+
+// Recorder queues events and posts them.
+type Recorder struct {
+	resolver discovery.Resolver
+	signer   *internaltoken.Signer
+	http     *http.Client
+	log      *slog.Logger
+	queue    chan Event
+	dropped  atomic.Int64
+	counter  metric.Int64Counter
+	warned   atomic.Int64 // when a failure was last logged (Unix nanoseconds)
+}
+
+// New returns a recorder that finds insights through resolver and signs
+// with signer (the sites service's).
+func New(resolver discovery.Resolver, signer *internaltoken.Signer, log *slog.Logger) *Recorder {
+	counter, _ := otel.Meter("sites").Int64Counter("sites.insights.dropped",
+		metric.WithDescription("reader events dropped: queue full or insights not taking them"))
+	return &Recorder{resolver: resolver, signer: signer, log: log,
+		http:  &http.Client{Timeout: limits.InsightsTimeout, Transport: otelx.HTTPTransport(nil)},
+		queue: make(chan Event, limits.InsightsQueue), counter: counter}
+}
+
+// Record queues an event; when the queue is full it is dropped.
+func (r *Recorder) Record(ev Event) {
+	select {
+	case r.queue <- ev:
+	default:
+		r.drop(1, "queue full")
+	}
+}
+
+// Dropped is how many events were dropped since the recorder started.
+func (r *Recorder) Dropped() int64 { return r.dropped.Load() }
+
+func (r *Recorder) drop(n int, why string) {
+	r.dropped.Add(int64(n))
+	r.counter.Add(context.Background(), int64(n))
+	// One line per ten seconds at most: a down insights must not flood the log.
+	now := time.Now().UnixNano()
+	if last := r.warned.Load(); now-last > int64(10*time.Second) && r.warned.CompareAndSwap(last, now) {
+		r.log.Warn("insights events dropped", "events", n, "reason", why, "dropped_total", r.dropped.Load())
+	}
+}
+
+type batchKey struct{ org, site string }
+
+// Run posts the queued events until ctx is done: a site's events go in one
+// batch once limits.InsightsBatch of them wait or limits.InsightsFlush
+// passed. What waits when ctx ends is posted once more, briefly.
+func (r *Recorder) Run(ctx context.Context) error {
+	tick := time.NewTicker(limits.InsightsFlush)
+	defer tick.Stop()
+	batches := map[batchKey][]any{}
+	flush := func(ctx context.Context) {
+		for k, evs := range batches {
+			r.post(ctx, k, evs)
+		}
+		clear(batches)
+	}
+	for {
+		select {
+		case ev := <-r.queue:
+			k := batchKey{ev.Organization, ev.Site}
+			batches[k] = append(batches[k], ev.Body)
+			if len(batches[k]) >= limits.InsightsBatch {
+				r.post(ctx, k, batches[k])
+				delete(batches, k)
+			}
+		case <-tick.C:
+			flush(ctx)
+		case <-ctx.Done():
+			last, cancel := context.WithTimeout(context.WithoutCancel(ctx), limits.InsightsTimeout)
+			defer cancel()
+			for len(r.queue) > 0 {
+				ev := <-r.queue
+				k := batchKey{ev.Organization, ev.Site}
+				batches[k] = append(batches[k], ev.Body)
+			}
+			flush(last)
+			return nil
+		}
+	}
+}
+
+// post sends one batch; a failure drops it.
+func (r *Recorder) post(ctx context.Context, k batchKey, evs []any) {
+	if err := r.send(ctx, k, evs); err != nil {
+		r.drop(len(evs), err.Error())
+	}
+}
+
+func (r *Recorder) send(ctx context.Context, k batchKey, evs []any) error {
+	base, err := r.resolver.Resolve(ctx, Service)
+	if err != nil {
+		return fmt.Errorf("find insights: %w", err)
+	}
+	tok, err := r.signer.Mint(Service, internaltoken.Principal{Service: r.signer.Service()})
+	if err != nil {
+		return err
+	}
+	body, err := json.Marshal(map[string]any{"events": evs})
+	if err != nil {
+		return fmt.Errorf("encode events: %w", err)
+	}
+	ctx, cancel := context.WithTimeout(ctx, limits.InsightsTimeout)
+	defer cancel()
+	u := base + "/v1/orgs/" + url.PathEscape(k.org) + "/sites/" + url.PathEscape(k.site) + "/insights/events"
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u, bytes.NewReader(body))
+	if err != nil {
+		return fmt.Errorf("build insights request: %w", err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set(internaltoken.Header, tok)
+	res, err := r.http.Do(req)
+	if err != nil {
+		return fmt.Errorf("post insights events: %w", err)
+	}
+	defer res.Body.Close()
+	if res.StatusCode != http.StatusNoContent {
+		msg, _ := io.ReadAll(io.LimitReader(res.Body, 512))
+		return fmt.Errorf("insights answered %d: %s", res.StatusCode, msg)
+	}
+	return nil
+}

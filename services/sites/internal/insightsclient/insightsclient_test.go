@@ -1,0 +1,101 @@
+package insightsclient_test
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/docspub/platform/libs/discovery"
+	"github.com/docspub/platform/libs/internaltoken"
+	"github.com/docspub/platform/libs/logx"
+	"github.com/docspub/platform/libs/waittest"
+	"github.com/docspub/platform/services/sites/internal/insightsclient"
+	"github.com/docspub/platform/services/sites/internal/limits"
+)
+
+const secret = "0123456789abcdef0123456789abcdef-insights"
+
+func signer(t *testing.T, service string) *internaltoken.Signer {
+	t.Helper()
+	s, err := internaltoken.NewSigner(service, secret, time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// TestBatchesPerSite: events go in batches of at most limits.InsightsBatch,
+// each to its site's path, with a token for insights naming sites.
+func TestBatchesPerSite(t *testing.T) {
+	verify := signer(t, insightsclient.Service)
+	var mu sync.Mutex
+	batches := map[string][]int{}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		p, err := verify.Verify(r.Header.Get(internaltoken.Header))
+		if err != nil || p.Service != "sites" || p.UserID != "" {
+			w.WriteHeader(http.StatusUnauthorized)
+			return
+		}
+		var body struct {
+			Events []json.RawMessage `json:"events"`
+		}
+		_ = json.NewDecoder(r.Body).Decode(&body)
+		mu.Lock()
+		batches[r.URL.Path] = append(batches[r.URL.Path], len(body.Events))
+		mu.Unlock()
+		w.WriteHeader(http.StatusNoContent)
+	}))
+	defer srv.Close()
+	rec := insightsclient.New(discovery.Static{insightsclient.Service: srv.URL}, signer(t, "sites"), logx.Discard())
+	n := 2*limits.InsightsBatch + 50
+	for range n {
+		rec.Record(insightsclient.Event{Organization: "o1", Site: "s1", Body: map[string]any{"type": "page_view"}})
+	}
+	for range 3 {
+		rec.Record(insightsclient.Event{Organization: "o1", Site: "s2", Body: map[string]any{"type": "page_view"}})
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); _ = rec.Run(ctx) }()
+	defer func() { cancel(); <-done }()
+	total := func(path string) (sum, most int) {
+		mu.Lock()
+		defer mu.Unlock()
+		for _, b := range batches[path] {
+			sum += b
+			most = max(most, b)
+		}
+		return sum, most
+	}
+	waittest.Until(t, "every event posted", 10*time.Second, func() bool {
+		a, _ := total("/v1/orgs/o1/sites/s1/insights/events")
+		b, _ := total("/v1/orgs/o1/sites/s2/insights/events")
+		return a == n && b == 3
+	})
+	if _, most := total("/v1/orgs/o1/sites/s1/insights/events"); most > limits.InsightsBatch {
+		t.Errorf("a batch of %d events", most)
+	}
+	if d := rec.Dropped(); d != 0 {
+		t.Errorf("dropped %d", d)
+	}
+}
+
+// TestFullQueueDrops: Record never waits; past the queue's bound, events
+// are dropped and counted.
+func TestFullQueueDrops(t *testing.T) {
+	rec := insightsclient.New(discovery.Static{}, signer(t, "sites"), logx.Discard()) // not running: nothing drains
+	start := time.Now()
+	for range limits.InsightsQueue + 25 {
+		rec.Record(insightsclient.Event{Organization: "o1", Site: "s1", Body: map[string]any{}})
+	}
+	if took := time.Since(start); took > time.Second {
+		t.Errorf("recording took %s", took)
+	}
+	if d := rec.Dropped(); d != 25 {
+		t.Errorf("dropped %d, want 25", d)
+	}
+}

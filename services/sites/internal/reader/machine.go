@@ -1,0 +1,166 @@
+package reader
+
+import (
+	"context"
+	"encoding/xml"
+	"net/http"
+	"strings"
+
+	"github.com/docspub/platform/services/sites/internal/limits"
+)
+
+// view is the insights record of reading p.
+func (rd *read) view(typ string, sec *vsection, v *variant, t *tree, p *page) *View {
+	out := &View{Type: typ, Organization: rd.site.Organization, Site: rd.site.ID,
+		URL: rd.origin + rd.req.Path, Claims: rd.visitor.signed}
+	if sec != nil {
+		out.SiteSection = sec.id
+	}
+	if v != nil {
+		out.SiteSpace, out.Space = v.ss.ID, v.ss.Space
+	}
+	if t != nil {
+		out.Revision = t.id
+	}
+	if p != nil {
+		out.Page = p.id
+	}
+	return out
+}
+
+func (r *Reader) text(rd *read, typ, body string) *Response {
+	resp := rd.resp
+	resp.Status, resp.Type, resp.Body = http.StatusOK, typ, []byte(body)
+	return resp
+}
+
+// pageMarkdown answers a page's markdown (<page>.md): its title as a
+// heading, its description, then its markdown as written.
+func (r *Reader) pageMarkdown(rd *read, sec *vsection, v *variant, t *tree, p *page) *Response {
+	var b strings.Builder
+	b.WriteString("# " + p.title + "\n\n")
+	if p.description != "" {
+		b.WriteString(p.description + "\n\n")
+	}
+	b.WriteString(p.markdown)
+	rd.resp.View = rd.view("page_markdown_request", sec, v, t, p)
+	return r.text(rd, "text/markdown; charset=utf-8", b.String())
+}
+
+// robots answers robots.txt: a public site may be crawled (its sitemap
+// named), any other is not.
+func (r *Reader) robots(rd *read) *Response {
+	if !rd.resp.Public {
+		return r.text(rd, "text/plain; charset=utf-8", "User-agent: *\nDisallow: /\n")
+	}
+	return r.text(rd, "text/plain; charset=utf-8", "User-agent: *\nAllow: /\n\nSitemap: "+rd.origin+rd.url("/sitemap.xml")+"\n")
+}
+
+// spaceTrees are the trees of the variants a reader sees (at most
+// limits.ReaderLLMSSpaces of them), with the section of each.
+type spaceTree struct {
+	sec *vsection
+	v   *variant
+	t   *tree
+}
+
+func (r *Reader) spaceTrees(ctx context.Context, rd *read) ([]spaceTree, bool, error) {
+	var out []spaceTree
+	more := false
+	for _, sec := range rd.st.all {
+		for _, v := range sec.variants {
+			if len(out) >= limits.ReaderLLMSSpaces {
+				more = true
+				continue
+			}
+			t, err := r.revision(ctx, rd.site.Organization, v.ss.Space)
+			if err != nil {
+				return nil, false, err
+			}
+			out = append(out, spaceTree{sec: sec, v: v, t: t})
+		}
+	}
+	return out, more, nil
+}
+
+// sitemap answers sitemap.xml of a public site: every page readers may
+// page through (hidden pages left out), at most limits.ReaderSitemapURLs.
+func (r *Reader) sitemap(ctx context.Context, rd *read) *Response {
+	if !rd.resp.Public {
+		return r.notFound(rd, "This site is not listed for search engines.")
+	}
+	trees, _, err := r.spaceTrees(ctx, rd)
+	if err != nil {
+		return r.failed(rd, err)
+	}
+	type loc struct {
+		Loc string `xml:"loc"`
+	}
+	var urls []loc
+	for _, st := range trees {
+		for _, p := range st.t.docs {
+			if len(urls) >= limits.ReaderSitemapURLs {
+				break
+			}
+			urls = append(urls, loc{Loc: rd.origin + rd.pageURL(st.v, st.t, p)})
+		}
+	}
+	out, err := xml.Marshal(struct {
+		XMLName xml.Name `xml:"urlset"`
+		NS      string   `xml:"xmlns,attr"`
+		URLs    []loc    `xml:"url"`
+	}{NS: "http://www.sitemaps.org/schemas/sitemap/0.9", URLs: urls})
+	if err != nil {
+		return r.failed(rd, err)
+	}
+	return r.text(rd, "application/xml; charset=utf-8", xml.Header+string(out)+"\n")
+}
+
+// llms answers llms.txt (the site's title and, per site space, its pages
+// linked as markdown) or llms-full.txt (every page's markdown, at most
+// limits.ReaderLLMSFullBytes).
+func (r *Reader) llms(ctx context.Context, rd *read, full bool) *Response {
+	trees, more, err := r.spaceTrees(ctx, rd)
+	if err != nil {
+		return r.failed(rd, err)
+	}
+	var b strings.Builder
+	b.WriteString("# " + rd.site.Title + "\n")
+	cut := false
+	for _, st := range trees {
+		name := st.v.title
+		if st.sec.id != "" && st.sec.title != name {
+			name = st.sec.title + ": " + name
+		}
+		b.WriteString("\n## " + name + "\n\n")
+		for _, p := range st.t.docs {
+			if !full {
+				b.WriteString("- [" + p.title + "](" + rd.origin + rd.base + st.v.path + "/" + p.path + ".md)")
+				if p.description != "" {
+					b.WriteString(": " + p.description)
+				}
+				b.WriteString("\n")
+				continue
+			}
+			if b.Len()+len(p.markdown) > limits.ReaderLLMSFullBytes {
+				cut = true
+				break
+			}
+			b.WriteString("# " + p.title + "\n\nSource: " + rd.origin + rd.pageURL(st.v, st.t, p) + "\n\n")
+			b.WriteString(strings.TrimSpace(p.markdown) + "\n\n")
+		}
+		if cut {
+			break
+		}
+	}
+	if more || cut {
+		b.WriteString("\n(Some content of this site is left out here.)\n")
+	}
+	variant := "standard"
+	if full {
+		variant = "full"
+	}
+	rd.resp.View = rd.view("llms_request", nil, nil, nil, nil)
+	rd.resp.View.LLMS = variant
+	return r.text(rd, "text/plain; charset=utf-8", b.String())
+}

@@ -1,0 +1,130 @@
+// Package reader serves published sites to their readers, who hold no
+// token: it finds the site a URL names (<published>/<org>/<basename or id>,
+// or a custom hostname), decides whether the reader may read it (published,
+// visibility, share key, visitor JWT), which sections and site spaces they
+// see (adaptive content: conditions evaluated on the visitor's claims),
+// resolves the page and renders it: HTML with the site's navigation,
+// markdown (<page>.md), llms.txt, llms-full.txt, robots.txt, sitemap.xml,
+// files and search results.
+//
+// Content comes from the content service: each request learns the
+// space's current revision from content (a check that started after the
+// request arrived, shared by the requests waiting for it, so a merge shows
+// on the next request), and revisions, being immutable, are cached by id
+// with the pages rendered from them. The site's own structure (site,
+// sections, site spaces, projected spaces, keys) is cached for
+// limits.ReaderSiteTTL and dropped at once when this instance changes it
+// (Invalidate). Share keys are checked on every request.
+//
+// The package knows neither gin nor the MongoDB driver: readerhttp serves
+// it, the stores and the content client are its dependencies.
+package reader
+
+import (
+	"context"
+	"io"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/docspub/platform/libs/quota"
+	"github.com/docspub/platform/services/sites/internal/contentclient"
+	"github.com/docspub/platform/services/sites/internal/limits"
+	"github.com/docspub/platform/services/sites/internal/section"
+	"github.com/docspub/platform/services/sites/internal/site"
+	"github.com/docspub/platform/services/sites/internal/spaceview"
+	"golang.org/x/sync/singleflight"
+)
+
+// SiteStore is what the reader reads of sites (site.Store).
+type SiteStore interface {
+	SiteByName(ctx context.Context, org, name string) (site.Site, error)
+	SiteByHostname(ctx context.Context, host string) (site.Site, error)
+	SiteSpacesIn(ctx context.Context, site string, sections []string) ([]site.SiteSpace, error)
+	AdaptiveSchema(ctx context.Context, siteID string) (site.AdaptiveSchema, error)
+	PublishingAuth(ctx context.Context, siteID string) (site.PublishingAuth, error)
+}
+
+// SectionStore is what the reader reads of sections (section.Store).
+type SectionStore interface {
+	SiteSections(ctx context.Context, site string) ([]section.Section, error)
+	SiteGroups(ctx context.Context, site string) ([]section.Group, error)
+}
+
+// SpaceStore is the projection of content's spaces (spaceview.Store).
+type SpaceStore interface {
+	Get(ctx context.Context, ids []string) (map[string]spaceview.Space, error)
+}
+
+// Content is what the reader asks the content service
+// (contentclient.Client).
+type Content interface {
+	Current(ctx context.Context, spaceID string) (contentclient.Current, error)
+	Content(ctx context.Context, spaceID string) (contentclient.Revision, error)
+	File(ctx context.Context, spaceID, revisionID, fileID string) (io.ReadCloser, error)
+	Search(ctx context.Context, org string, spaceIDs []string, query string, limit int) ([]contentclient.SearchResult, error)
+}
+
+// Deps are the reader's dependencies.
+type Deps struct {
+	Sites     SiteStore
+	Sections  SectionStore
+	Spaces    SpaceStore
+	ShareKeys site.ShareKeys
+	Content   Content
+	// PublishedURL is the base of published sites' URLs (PUBLISHED_URL):
+	// its path prefixes every site's path, its scheme is the readers'.
+	PublishedURL string
+	// Now is the clock (nil: the real one).
+	Now func() time.Time
+}
+
+// Reader serves published sites.
+type Reader struct {
+	deps     Deps
+	scheme   string // of published URLs
+	host     string // of published URLs
+	prefix   string // path of published URLs ("/sites"), without a trailing slash
+	now      func() time.Time
+	sites    *snapshots
+	currents *currents
+	cache    *cache
+	loads    *quota.Limiter
+	searches *quota.Limiter
+	conds    *conditions
+	markdown *markdown
+	// loading reads each revision once however many readers wait for it.
+	loading singleflight.Group
+}
+
+// New returns a reader.
+func New(d Deps) (*Reader, error) {
+	u, err := url.Parse(strings.TrimRight(d.PublishedURL, "/"))
+	if err != nil {
+		return nil, err
+	}
+	if d.Now == nil {
+		d.Now = time.Now
+	}
+	r := &Reader{deps: d, scheme: u.Scheme, host: u.Host, prefix: strings.TrimRight(u.EscapedPath(), "/"), now: d.Now,
+		cache: newCache(limits.ReaderCacheEntries, limits.ReaderCacheBytes),
+		loads: quota.New("revision loads", quota.Limits{PerKey: limits.ReaderRevisionLoadsPerOrg,
+			Queue: limits.ReaderRevisionLoadQueue, Total: limits.ReaderRevisionLoads, MaxWait: limits.ReaderRevisionLoadWait}),
+		searches: quota.New("searches", quota.Limits{PerKey: limits.ReaderSearchesPerOrg,
+			Queue: limits.ReaderSearchQueue, Total: limits.ReaderSearches, MaxWait: limits.ReaderSearchWait}),
+		conds:    newConditions(limits.ReaderConditions),
+		markdown: newMarkdown(),
+	}
+	r.sites = newSnapshots(r, limits.ReaderSites, limits.ReaderSiteTTL)
+	r.currents = newCurrents(d.Content.Current, limits.ContentTimeout)
+	return r, nil
+}
+
+// Invalidate drops every cached site structure: call it after any change
+// of sites, sections, site spaces, share links or keys made through this
+// instance (other instances see it within limits.ReaderSiteTTL).
+func (r *Reader) Invalidate() { r.sites.invalidate() }
+
+// SpaceChanged drops the cached structures of the sites showing a space
+// (the projection of content's spaces changed).
+func (r *Reader) SpaceChanged(spaceID string) { r.sites.spaceChanged(spaceID) }

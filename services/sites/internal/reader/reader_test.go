@@ -1,0 +1,179 @@
+package reader
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/docspub/platform/services/sites/internal/contentclient"
+	"github.com/google/go-cmp/cmp"
+)
+
+// TestCurrentsAskAfterArrival: a request never gets an answer to a
+// question asked before it arrived (a merge done before it shows), and the
+// requests arriving during one question share the next.
+func TestCurrentsAskAfterArrival(t *testing.T) {
+	var revision atomic.Int64
+	revision.Store(1)
+	var asked atomic.Int64
+	release := make(chan struct{})
+	c := newCurrents(func(ctx context.Context, space string) (contentclient.Current, error) {
+		n := asked.Add(1)
+		rev := revision.Load()
+		if n == 1 {
+			<-release // the first question is slow
+		}
+		return contentclient.Current{Space: space, Organization: "o", Revision: fmt.Sprint(rev)}, nil
+	}, time.Second)
+
+	first := make(chan string)
+	go func() {
+		cur, _ := c.get(context.Background(), "s")
+		first <- cur.Revision
+	}()
+	for asked.Load() == 0 {
+		time.Sleep(time.Millisecond) // until the first question is asked
+	}
+	revision.Store(2) // a merge, acknowledged while the first question runs
+	var wg sync.WaitGroup
+	got := make([]string, 10)
+	for i := range got {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			cur, err := c.get(context.Background(), "s")
+			if err != nil {
+				t.Error(err)
+			}
+			got[i] = cur.Revision
+		}()
+	}
+	// Every later request waits for the next question, queued behind the first.
+	for {
+		c.mu.Lock()
+		queued := c.flights["s"] != nil && c.flights["s"].next != nil
+		c.mu.Unlock()
+		if queued {
+			break
+		}
+		time.Sleep(time.Millisecond)
+	}
+	close(release)
+	if rev := <-first; rev != "1" {
+		t.Errorf("first request got revision %s, want 1", rev)
+	}
+	wg.Wait()
+	for i, rev := range got {
+		if rev != "2" {
+			t.Errorf("request %d arriving after the merge got revision %s", i, rev)
+		}
+	}
+	if n := asked.Load(); n != 2 {
+		t.Errorf("content asked %d times, want 2 (one shared by the later requests)", n)
+	}
+}
+
+// TestCurrentsKeepLastWhenDown: content down, the last revision it gave
+// is used; a space it never answered about is an error.
+func TestCurrentsKeepLastWhenDown(t *testing.T) {
+	down := false
+	c := newCurrents(func(ctx context.Context, space string) (contentclient.Current, error) {
+		if down {
+			return contentclient.Current{}, fmt.Errorf("down")
+		}
+		return contentclient.Current{Space: space, Organization: "o", Revision: "r1"}, nil
+	}, time.Second)
+	if _, err := c.get(context.Background(), "s"); err != nil {
+		t.Fatal(err)
+	}
+	down = true
+	if cur, err := c.get(context.Background(), "s"); err != nil || cur.Revision != "r1" {
+		t.Errorf("with content down: %v %v", cur, err)
+	}
+	if _, err := c.get(context.Background(), "never"); err == nil {
+		t.Error("a space never answered about has no revision")
+	}
+}
+
+func TestConditions(t *testing.T) {
+	c := newConditions(16)
+	env := func(claims map[string]any) map[string]any {
+		return map[string]any{"visitor": map[string]any{"claims": claims}}
+	}
+	for _, tc := range []struct {
+		name, cond string
+		claims     map[string]any
+		want       bool
+	}{
+		{"true claim", "visitor.claims.beta == true", map[string]any{"beta": true}, true},
+		{"false claim", "visitor.claims.beta == true", map[string]any{"beta": false}, false},
+		{"missing claim", "visitor.claims.beta == true", map[string]any{}, false},
+		{"missing group", "visitor.claims.group.beta == true", map[string]any{}, false},
+		{"unsigned", "visitor.claims.unsigned.preview", map[string]any{"unsigned": map[string]any{"preview": true}}, true},
+		{"does not compile", "visitor.claims.((", map[string]any{}, false},
+		{"not a boolean", "1 + 2", map[string]any{}, false},
+		{"too costly", "all(1..100000000, {# > 0})", map[string]any{}, false},
+		{"nested loops", "all(1..1000, {all(1..1000, {all(1..1000, {true})})})", map[string]any{}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			start := time.Now()
+			if got := c.eval(tc.cond, env(tc.claims)); got != tc.want {
+				t.Errorf("eval(%q) = %v, want %v", tc.cond, got, tc.want)
+			}
+			if took := time.Since(start); took > 200*time.Millisecond {
+				t.Errorf("eval(%q) took %s", tc.cond, took)
+			}
+		})
+	}
+}
+
+func TestClaimsFollowTheSchema(t *testing.T) {
+	schema := parseClaimSchema(`{"type":"object","properties":{"beta":{"type":"boolean"},
+		"plan":{"type":"object","properties":{"pro":{"type":"boolean"}}},
+		"unsigned":{"type":"object","properties":{"preview":{"type":"boolean"}}}}}`)
+	got := schema.claims(
+		map[string]any{"beta": true, "email": "x@y", "plan": map[string]any{"pro": true, "other": true},
+			"unsigned": map[string]any{"preview": true}, "exp": 123.0},
+		map[string]any{"preview": "yes", "other": true})
+	want := map[string]any{"beta": true, "plan": map[string]any{"pro": true}, "unsigned": map[string]any{}}
+	if diff := cmp.Diff(got, want); diff != "" {
+		t.Errorf("claims (-got +want):\n%s", diff)
+	}
+	if got := (claimSchema{}).claims(map[string]any{"beta": true}, nil); got != nil {
+		t.Errorf("without adaptive content: %v", got)
+	}
+	u, set := unsignedFromQuery(map[string][]string{"visitor.preview": {"true"}, "visitor.plan.pro": {"false"}, "q": {"x"}})
+	if !set || !cmp.Equal(u, map[string]any{"preview": true, "plan": map[string]any{"pro": false}}) {
+		t.Errorf("unsigned from query: %v %v", u, set)
+	}
+}
+
+func TestCacheBound(t *testing.T) {
+	c := newCache(100, 1000)
+	for i := range 10 {
+		c.add(fmt.Sprint(i), i, 300)
+	}
+	if c.bytes > 1000 {
+		t.Errorf("cache holds %d bytes, more than 1000", c.bytes)
+	}
+	if _, ok := c.get("9"); !ok {
+		t.Error("the last value added was evicted")
+	}
+	if _, ok := c.get("0"); ok {
+		t.Error("the first value added is still there")
+	}
+	c.add("huge", 1, 2000)
+	if _, ok := c.get("huge"); ok {
+		t.Error("a value larger than the cache was kept")
+	}
+	small := newCache(2, 1<<20)
+	for i := range 5 {
+		small.add(fmt.Sprint(i), i, 10)
+	}
+	if small.lru.Len() != 2 || small.bytes != 20 {
+		t.Errorf("entries %d bytes %d, want 2 and 20", small.lru.Len(), small.bytes)
+	}
+}

@@ -1,0 +1,242 @@
+package reader
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/docspub/platform/services/sites/internal/contentclient"
+	"github.com/docspub/platform/services/sites/internal/limits"
+	lru "github.com/hashicorp/golang-lru/v2"
+)
+
+// currents asks content for spaces' current revisions. A request never
+// gets an answer to a question asked before it arrived: it joins the
+// question about its space that is waiting to start (or starts one when
+// none runs), so a merge acknowledged before a request shows in its
+// answer, while the requests that arrive during one question share the
+// next. When content does not answer, the last revision it gave for the
+// space is used (pages keep being served; a merge shows once content is
+// back), if it gave one.
+type currents struct {
+	ask     func(ctx context.Context, spaceID string) (contentclient.Current, error)
+	timeout time.Duration
+
+	mu      sync.Mutex
+	flights map[string]*lookup
+	last    *lru.Cache[string, contentclient.Current]
+}
+
+type lookup struct {
+	running, next *flight
+}
+
+type flight struct {
+	done chan struct{}
+	cur  contentclient.Current
+	err  error
+}
+
+func newCurrents(ask func(context.Context, string) (contentclient.Current, error), timeout time.Duration) *currents {
+	last, _ := lru.New[string, contentclient.Current](limits.ReaderCacheEntries)
+	return &currents{ask: ask, timeout: timeout, flights: map[string]*lookup{}, last: last}
+}
+
+// get returns the space's current revision as content says it now.
+func (c *currents) get(ctx context.Context, spaceID string) (contentclient.Current, error) {
+	c.mu.Lock()
+	l := c.flights[spaceID]
+	if l == nil {
+		l = &lookup{}
+		c.flights[spaceID] = l
+	}
+	var f *flight
+	switch {
+	case l.running == nil:
+		f = &flight{done: make(chan struct{})}
+		l.running = f
+		go c.run(spaceID, l, f)
+	case l.next == nil:
+		f = &flight{done: make(chan struct{})}
+		l.next = f
+	default:
+		f = l.next
+	}
+	c.mu.Unlock()
+	select {
+	case <-f.done:
+	case <-ctx.Done():
+		return contentclient.Current{}, ctx.Err()
+	}
+	if errors.Is(f.err, contentclient.ErrNoSpace) {
+		c.last.Remove(spaceID)
+		return f.cur, f.err
+	}
+	if f.err != nil {
+		if cur, ok := c.last.Get(spaceID); ok {
+			return cur, nil
+		}
+	}
+	return f.cur, f.err
+}
+
+// run asks about the space, then runs the question queued meanwhile, if
+// any, until none is.
+func (c *currents) run(spaceID string, l *lookup, f *flight) {
+	for f != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), c.timeout)
+		f.cur, f.err = c.ask(ctx, spaceID)
+		cancel()
+		if f.err == nil {
+			c.last.Add(spaceID, f.cur)
+		}
+		close(f.done)
+		c.mu.Lock()
+		f, l.running, l.next = l.next, l.next, nil
+		if f == nil {
+			delete(c.flights, spaceID)
+		}
+		c.mu.Unlock()
+	}
+}
+
+// tree is a revision as readers read it: its pages in order, by path and
+// by id, and its files.
+type tree struct {
+	id, space, org string
+	pages          []*page // every page, parents before children, in order
+	byPath         map[string]*page
+	byID           map[string]*page
+	docs           []*page // the documents readers page through: not hidden
+	first          *page   // the first document: the space's home
+	files          map[string]contentclient.File
+	size           int64
+}
+
+// page is a page of a tree.
+type page struct {
+	id, kind, title, slug, path, description, emoji string
+	hidden                                          bool
+	markdown                                        string
+	depth                                           int
+	children                                        []*page
+	// index is the page's place among tree.docs; -1 when it is not one.
+	index int
+}
+
+func (p *page) document() bool { return p.kind != "group" }
+
+// newTree indexes a revision content answered. Pages deeper than
+// limits.ReaderTreeDepth are left out.
+func newTree(rev contentclient.Revision) *tree {
+	t := &tree{id: rev.Revision, space: rev.Space, org: rev.Organization, byPath: map[string]*page{},
+		byID: map[string]*page{}, files: map[string]contentclient.File{}}
+	var walk func(ps []contentclient.Page, prefix string, depth int, hidden bool) []*page
+	walk = func(ps []contentclient.Page, prefix string, depth int, hidden bool) []*page {
+		if depth > limits.ReaderTreeDepth {
+			return nil
+		}
+		var out []*page
+		for _, cp := range ps {
+			p := &page{id: cp.ID, kind: cp.Kind, title: cp.Title, slug: cp.Slug, description: cp.Description,
+				emoji: cp.Emoji, hidden: hidden || cp.Hidden, markdown: cp.Markdown, depth: depth, index: -1}
+			p.path = cp.Slug
+			if prefix != "" {
+				p.path = prefix + "/" + cp.Slug
+			}
+			if p.title == "" {
+				p.title = "Untitled"
+			}
+			t.pages = append(t.pages, p)
+			if _, taken := t.byPath[p.path]; !taken {
+				t.byPath[p.path] = p
+			}
+			t.byID[p.id] = p
+			if p.document() && !p.hidden {
+				p.index = len(t.docs)
+				t.docs = append(t.docs, p)
+			}
+			t.size += int64(len(p.markdown)+len(p.title)+len(p.description)+len(p.path)) + 256
+			p.children = walk(cp.Pages, p.path, depth+1, p.hidden)
+			out = append(out, p)
+		}
+		return out
+	}
+	walk(rev.Pages, "", 1, false)
+	if len(t.docs) > 0 {
+		t.first = t.docs[0]
+	} else {
+		for _, p := range t.pages {
+			if p.document() {
+				t.first = p
+				break
+			}
+		}
+	}
+	for _, f := range rev.Files {
+		t.files[f.ID] = f
+		t.size += int64(len(f.ID)+len(f.Name)+len(f.ContentType)) + 64
+	}
+	return t
+}
+
+// top are the tree's top-level pages.
+func (t *tree) top() []*page {
+	var out []*page
+	for _, p := range t.pages {
+		if p.depth == 1 {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// find returns the page at a path ("" is the home page).
+func (t *tree) find(path string) (*page, bool) {
+	path = strings.Trim(path, "/")
+	if path == "" {
+		return t.first, t.first != nil
+	}
+	p, ok := t.byPath[path]
+	return p, ok
+}
+
+// revision returns the space's current revision as a tree: content is asked
+// which revision is current, and a revision not cached yet is read from
+// content in a turn of the organization's quota (a 429 when the
+// organization already reads as many as it may).
+func (r *Reader) revision(ctx context.Context, org, spaceID string) (*tree, error) {
+	cur, err := r.currents.get(ctx, spaceID)
+	if err != nil {
+		return nil, err
+	}
+	if cur.Organization != org || cur.Deleted {
+		return nil, contentclient.ErrNoSpace
+	}
+	key := "rev\x00" + cur.Revision
+	if t, ok := r.cache.get(key); ok {
+		return t.(*tree), nil
+	}
+	v, err, _ := r.loading.Do(key, func() (any, error) {
+		var rev contentclient.Revision
+		err := r.loads.Do(context.WithoutCancel(ctx), org, func(ctx context.Context) (err error) {
+			rev, err = r.deps.Content.Content(ctx, spaceID)
+			return err
+		})
+		if err != nil {
+			return nil, err
+		}
+		if rev.Organization != org || rev.Space != spaceID {
+			return nil, contentclient.ErrNoSpace
+		}
+		t := newTree(rev)
+		r.cache.add("rev\x00"+t.id, t, t.size)
+		return t, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return v.(*tree), nil
+}

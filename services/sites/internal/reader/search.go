@@ -1,0 +1,67 @@
+package reader
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/docspub/platform/services/sites/internal/limits"
+)
+
+// search answers <site>/~search?q=: content's search over the spaces of
+// the site spaces the reader sees, in a turn of the organization's quota
+// of searches; each hit links to its page in the first site space of its
+// space.
+func (r *Reader) search(ctx context.Context, rd *read) *Response {
+	q := strings.TrimSpace(rd.req.Query.Get("q"))
+	d := r.frame(rd, nil, nil)
+	d.Title, d.Heading, d.Query = "Search", "Search", q
+	rd.resp.NoIndex = true
+	if q == "" {
+		d.Lead = "Type words to look for in this site."
+		return r.htmlResponse(rd, http.StatusOK, d)
+	}
+	if utf8.RuneCountInString(q) > limits.ReaderSearchQuery {
+		d.Lead = "Your search is too long."
+		return r.htmlResponse(rd, http.StatusBadRequest, d)
+	}
+	byspace := map[string]*variant{}
+	var spaces []string
+	for _, sec := range rd.st.all {
+		for _, v := range sec.variants {
+			if _, ok := byspace[v.ss.Space]; !ok {
+				byspace[v.ss.Space] = v
+				spaces = append(spaces, v.ss.Space)
+			}
+		}
+	}
+	org := rd.site.Organization
+	err := r.searches.Do(ctx, org, func(ctx context.Context) error {
+		hits, err := r.deps.Content.Search(ctx, org, spaces, q, limits.ReaderSearchResults)
+		if err != nil {
+			return err
+		}
+		for _, h := range hits {
+			v := byspace[h.ID]
+			if v == nil {
+				continue // content answered a space that was not asked about
+			}
+			for _, p := range h.Pages {
+				res := result{Title: p.Title, URL: rd.base + v.path + "/" + p.Path, Space: v.title}
+				if len(p.Sections) > 0 {
+					res.Snippet = p.Sections[0].Body
+				}
+				d.Results = append(d.Results, res)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return r.failed(rd, err)
+	}
+	if len(d.Results) == 0 {
+		d.Lead = "Nothing matches your search."
+	}
+	return r.htmlResponse(rd, http.StatusOK, d)
+}

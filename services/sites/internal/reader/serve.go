@@ -1,0 +1,179 @@
+package reader
+
+import (
+	"context"
+	"errors"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/docspub/platform/libs/apierr"
+	"github.com/docspub/platform/services/sites/internal/contentclient"
+	"github.com/docspub/platform/services/sites/internal/site"
+)
+
+// read is one request being served: the site it names, where the site's
+// URLs start, what the reader may see.
+type read struct {
+	req  Request
+	snap *snapshot
+	site *site.Site
+	// base is the site's path on this host ("" for a custom hostname).
+	base string
+	// origin is the scheme and host readers use ("https://docs.example.com").
+	origin  string
+	visitor visitor
+	st      *structure
+	resp    *Response // cookies and flags gathered on the way
+}
+
+// Serve answers a reader's request.
+func (r *Reader) Serve(ctx context.Context, req Request) *Response {
+	rd := &read{req: req, resp: &Response{Secure: r.scheme == "https"}}
+	rest, err := r.findSite(ctx, rd)
+	if err != nil {
+		return r.failed(rd, err)
+	}
+	rd.resp.CookiePath = rd.cookiePath()
+	if rd.site == nil || !rd.site.Published {
+		return r.notFound(rd, "There is no published site here.")
+	}
+	if stop := r.admit(ctx, rd); stop != nil {
+		return stop
+	}
+	rd.resp.NoIndex = rd.site.Visibility != site.VisibilityPublic
+	rd.resp.Public = rd.site.Visibility == site.VisibilityPublic
+	if len(rest) == 1 {
+		switch rest[0] {
+		case "robots.txt":
+			return r.robots(rd)
+		case "sitemap.xml":
+			return r.sitemap(ctx, rd)
+		case "llms.txt":
+			return r.llms(ctx, rd, false)
+		case "llms-full.txt":
+			return r.llms(ctx, rd, true)
+		case "~search":
+			return r.search(ctx, rd)
+		}
+	}
+	if len(rest) == 4 && rest[0] == "~files" {
+		return r.file(ctx, rd, rest[1], rest[2], rest[3])
+	}
+	markdown := false
+	if n := len(rest); n > 0 && strings.HasSuffix(rest[n-1], ".md") && len(rest[n-1]) > len(".md") {
+		rest[n-1] = strings.TrimSuffix(rest[n-1], ".md")
+		markdown = true
+	}
+	sec, v, pagePath, ok := rd.st.resolve(rest)
+	if !ok {
+		return r.notFound(rd, "This site has nothing to show yet.")
+	}
+	t, err := r.revision(ctx, rd.site.Organization, v.ss.Space)
+	if err != nil {
+		return r.failed(rd, err)
+	}
+	p, ok := t.find(strings.Join(pagePath, "/"))
+	if !ok || !p.document() {
+		return r.notFound(rd, "This page does not exist.")
+	}
+	if markdown {
+		return r.pageMarkdown(rd, sec, v, t, p)
+	}
+	return r.pageHTML(rd, sec, v, t, p)
+}
+
+// findSite finds the site the request names: a site whose custom hostname
+// is the request's host, else, under the published prefix, the site
+// <org>/<basename or id>. It returns the path's segments under the site.
+func (r *Reader) findSite(ctx context.Context, rd *read) ([]string, error) {
+	host := strings.ToLower(rd.req.Host)
+	if h, _, err := net.SplitHostPort(host); err == nil {
+		host = h
+	}
+	segs := segments(rd.req.Path)
+	if host != "" && host != hostOnly(r.host) && hostnamePattern(host) {
+		snap, err := r.sites.get(ctx, siteKey{host: host})
+		if err != nil {
+			return nil, err
+		}
+		if snap.site != nil {
+			rd.snap, rd.site, rd.origin = snap, snap.site, r.scheme+"://"+host
+			return segs, nil
+		}
+	}
+	rd.origin = r.scheme + "://" + rd.req.Host
+	prefix := segments(r.prefix)
+	if len(segs) < len(prefix)+2 {
+		return nil, nil
+	}
+	for i, p := range prefix {
+		if unescaped(p) != segs[i] {
+			return nil, nil
+		}
+	}
+	org, name := segs[len(prefix)], segs[len(prefix)+1]
+	snap, err := r.sites.get(ctx, siteKey{org: org, name: name})
+	if err != nil {
+		return nil, err
+	}
+	rd.snap, rd.site = snap, snap.site
+	rd.base = r.prefix + "/" + url.PathEscape(org) + "/" + url.PathEscape(name)
+	return segs[len(prefix)+2:], nil
+}
+
+// segments splits a path into its non-empty segments.
+func segments(path string) []string {
+	var out []string
+	for _, s := range strings.Split(path, "/") {
+		if s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func unescaped(s string) string {
+	if u, err := url.PathUnescape(s); err == nil {
+		return u
+	}
+	return s
+}
+
+func hostOnly(hostport string) string {
+	if h, _, err := net.SplitHostPort(hostport); err == nil {
+		return strings.ToLower(h)
+	}
+	return strings.ToLower(hostport)
+}
+
+// hostnamePattern tells whether host could be a custom hostname (three
+// labels or more, not an IP address): only those are looked up.
+func hostnamePattern(host string) bool {
+	return net.ParseIP(host) == nil && strings.Count(host, ".") >= 2 && len(host) <= 512
+}
+
+// failed answers an error: a space content no longer has is a missing
+// page; a 4xx or 503 keeps its status (and Retry-After, in readerhttp);
+// anything else is a 500 whose cause is logged by readerhttp.
+func (r *Reader) failed(rd *read, err error) *Response {
+	if errors.Is(err, contentclient.ErrNoSpace) {
+		return r.notFound(rd, "This page does not exist.")
+	}
+	var e *apierr.Error
+	status := http.StatusInternalServerError
+	if errors.As(err, &e) {
+		status = e.Status
+	}
+	msg := "Something went wrong on our side. Try again in a moment."
+	switch status {
+	case http.StatusServiceUnavailable, http.StatusTooManyRequests:
+		msg = "This site is busy right now. Try again in a moment."
+	case http.StatusRequestEntityTooLarge:
+		msg = "This content is too large to show."
+	}
+	resp := r.message(rd, status, "Unavailable", msg)
+	resp.Err = err
+	return resp
+}

@@ -1,0 +1,191 @@
+package reader
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/docspub/platform/libs/apierr"
+	"github.com/docspub/platform/services/sites/internal/section"
+	"github.com/docspub/platform/services/sites/internal/site"
+	"github.com/docspub/platform/services/sites/internal/spaceview"
+	lru "github.com/hashicorp/golang-lru/v2"
+	"golang.org/x/sync/singleflight"
+)
+
+// snapshot is a site's structure as its readers need it, read from the
+// stores at once: the site, its sections and groups, its site spaces, the
+// projected spaces they embed (live and in the site's organization only),
+// its claim schema and publishing auth. A snapshot whose site is nil
+// records that no site answers the name.
+type snapshot struct {
+	site     *site.Site
+	sections []section.Section
+	groups   []section.Group
+	// siteSpaces are the site spaces by section ("" the site level), each
+	// in order.
+	siteSpaces map[string][]site.SiteSpace
+	spaces     map[string]spaceview.Space
+	claims     claimSchema
+	auth       *site.PublishingAuth
+	// anonymous is the structure a visitor without claims sees.
+	anonymous *structure
+
+	// id tells snapshots apart: whole pages rendered for the anonymous
+	// structure are cached under it.
+	id      uint64
+	gen     uint64
+	expires time.Time
+}
+
+// snapshotIDs numbers snapshots.
+var snapshotIDs atomic.Uint64
+
+// snapshots caches snapshots by the name a URL gives the site.
+type snapshots struct {
+	r     *Reader
+	ttl   time.Duration
+	cache *lru.Cache[string, *snapshot]
+	gen   atomic.Uint64
+	group singleflight.Group
+	mu    sync.Mutex // serialises spaceChanged's scans
+}
+
+func newSnapshots(r *Reader, size int, ttl time.Duration) *snapshots {
+	c, _ := lru.New[string, *snapshot](size)
+	return &snapshots{r: r, ttl: ttl, cache: c}
+}
+
+func (s *snapshots) invalidate() { s.gen.Add(1) }
+
+func (s *snapshots) spaceChanged(spaceID string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, k := range s.cache.Keys() {
+		if snap, ok := s.cache.Peek(k); ok && snap.site != nil && snap.shows(spaceID) {
+			s.cache.Remove(k)
+		}
+	}
+}
+
+func (sn *snapshot) shows(spaceID string) bool {
+	for _, sss := range sn.siteSpaces {
+		for _, ss := range sss {
+			if ss.Space == spaceID {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// siteKey names a site as a URL does: by organization and basename (or
+// id), or by custom hostname.
+type siteKey struct {
+	org, name, host string
+}
+
+func (k siteKey) String() string {
+	if k.host != "" {
+		return "h\x00" + k.host
+	}
+	return "n\x00" + k.org + "\x00" + k.name
+}
+
+// get returns the site's snapshot, from the cache while it is fresh.
+func (s *snapshots) get(ctx context.Context, k siteKey) (*snapshot, error) {
+	key := k.String()
+	gen := s.gen.Load()
+	if snap, ok := s.cache.Get(key); ok && snap.gen == gen && s.r.now().Before(snap.expires) {
+		return snap, nil
+	}
+	v, err, _ := s.group.Do(key, func() (any, error) {
+		snap, err := s.r.load(context.WithoutCancel(ctx), k)
+		if err != nil {
+			return nil, err
+		}
+		snap.id, snap.gen, snap.expires = snapshotIDs.Add(1), gen, s.r.now().Add(s.ttl)
+		s.cache.Add(key, snap)
+		return snap, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return v.(*snapshot), nil
+}
+
+// load reads a site's snapshot from the stores.
+func (r *Reader) load(ctx context.Context, k siteKey) (*snapshot, error) {
+	var st site.Site
+	var err error
+	if k.host != "" {
+		st, err = r.deps.Sites.SiteByHostname(ctx, k.host)
+	} else {
+		st, err = r.deps.Sites.SiteByName(ctx, k.org, k.name)
+	}
+	if errors.Is(err, apierr.ErrNotFound) {
+		return &snapshot{}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	snap := &snapshot{site: &st, siteSpaces: map[string][]site.SiteSpace{}}
+	if !st.Published {
+		return snap, nil // nothing else of it is shown
+	}
+	if snap.sections, err = r.deps.Sections.SiteSections(ctx, st.ID); err != nil {
+		return nil, err
+	}
+	if snap.groups, err = r.deps.Sections.SiteGroups(ctx, st.ID); err != nil {
+		return nil, err
+	}
+	ids := []string{""}
+	for _, sec := range snap.sections {
+		ids = append(ids, sec.ID)
+	}
+	sss, err := r.deps.Sites.SiteSpacesIn(ctx, st.ID, ids)
+	if err != nil {
+		return nil, err
+	}
+	var spaceIDs []string
+	for _, ss := range sss {
+		snap.siteSpaces[ss.Section] = append(snap.siteSpaces[ss.Section], ss)
+		spaceIDs = append(spaceIDs, ss.Space)
+	}
+	proj, err := r.deps.Spaces.Get(ctx, spaceIDs)
+	if err != nil {
+		return nil, err
+	}
+	snap.spaces = make(map[string]spaceview.Space, len(proj))
+	for id, sp := range proj {
+		// A projection never shows more than content would: a deleted
+		// space, or one now in another organization, is no page of this site.
+		if !sp.Deleted && sp.Organization == st.Organization {
+			snap.spaces[id] = sp
+		}
+	}
+	if st.AdaptiveContent {
+		schema := site.DefaultAdaptiveSchema
+		sc, err := r.deps.Sites.AdaptiveSchema(ctx, st.ID)
+		switch {
+		case err == nil:
+			schema = sc.JSON
+		case !errors.Is(err, apierr.ErrNotFound):
+			return nil, err
+		case st.AdaptiveSchema != "":
+			schema = st.AdaptiveSchema
+		}
+		snap.claims = parseClaimSchema(schema)
+	}
+	pa, err := r.deps.Sites.PublishingAuth(ctx, st.ID)
+	switch {
+	case err == nil:
+		snap.auth = &pa
+	case !errors.Is(err, apierr.ErrNotFound):
+		return nil, err
+	}
+	snap.anonymous = r.structure(snap, nil)
+	return snap, nil
+}
