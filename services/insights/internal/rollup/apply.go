@@ -340,7 +340,7 @@ func BuildChunk(id string, at time.Time, batches []Batch) Chunk {
 			full := rowKey(&v.Dims) // once per visit: encoding every dimension is the costly part
 			clear(marginalKeys)
 			hour, day, month = Truncate(v.Time, Hourly), Truncate(v.Time, Daily), Truncate(v.Time, monthPrefix)
-			dom := v.Time.UTC().Day() - 1
+			dom, hod := v.Time.UTC().Day()-1, v.Time.UTC().Hour()
 			for gi, gran := range grans {
 				m, isMarginal := marginals[gran]
 				rk, start, on := full, hour, 0
@@ -355,7 +355,10 @@ func BuildChunk(id string, at time.Time, batches []Batch) Chunk {
 					start = day
 				case perDay(gran):
 					start, on = month, dom
-					rk = onDay(rk, on)
+					rk = inSlot(rk, on)
+				case perHour(gran):
+					start, on = day, hod
+					rk = inSlot(rk, on)
 				case isMarginal:
 					start = month
 				}
@@ -372,7 +375,7 @@ func BuildChunk(id string, at time.Time, batches []Batch) Chunk {
 				if !ok {
 					ri = len(d.Rows)
 					rows[di][rk] = ri
-					r := Row{Key: rk, Dims: v.Dims, Day: on}
+					r := Row{Key: rk, Dims: v.Dims, Slot: on}
 					if isMarginal {
 						r.Dims = visit.Dims{}
 						m.keep(&r.Dims, &v.Dims)

@@ -10,10 +10,11 @@ import (
 // A marginal is a monthly rollup that keeps one dimension only (or none:
 // the totals), so that a long range grouped or filtered by that one column
 // reads a few rows per month instead of every combination of dimensions.
-// Each marginal is kept twice: per month ("m:urlPath": one row per value)
-// for whole months of queries that need no finer time, and per month by day
-// ("md:urlPath": one row per value and day) for days, weeks, days of the
-// week and the partial months at a range's ends.
+// Each marginal is kept three times: per month ("m:urlPath": one row per
+// value) for whole months of queries that need no finer time, per month by
+// day ("md:urlPath": one row per value and day) for days, weeks, days of
+// the week and the partial months at a range's ends, and per day by hour
+// ("hd:urlPath") for the partial days at a range's ends.
 type marginal struct {
 	column string
 	field  func(d *visit.Dims) *string // nil for the totals
@@ -35,10 +36,11 @@ func (m marginal) key(d *visit.Dims) string {
 }
 
 // Prefixes of the granularities of marginals: monthPrefix+column,
-// dayPrefix+column ("m:" and "md:" are the totals).
+// dayPrefix+column, hourPrefix+column ("m:", "md:", "hd:" are the totals).
 const (
 	monthPrefix = "m:"
 	dayPrefix   = "md:"
+	hourPrefix  = "hd:"
 )
 
 // marginals by granularity.
@@ -61,7 +63,7 @@ func init() {
 		{"siteSection", func(d *visit.Dims) *string { return &d.SiteSection }},
 		{"siteSpace", func(d *visit.Dims) *string { return &d.SiteSpace }},
 	} {
-		for _, prefix := range []string{monthPrefix, dayPrefix} {
+		for _, prefix := range []string{monthPrefix, dayPrefix, hourPrefix} {
 			marginals[prefix+m.column] = m
 			grans = append(grans, prefix+m.column)
 		}
@@ -73,6 +75,9 @@ func isMonthly(gran string) bool { return strings.HasPrefix(gran, monthPrefix) |
 
 // perDay reports whether gran's buckets are months with a row per day.
 func perDay(gran string) bool { return strings.HasPrefix(gran, dayPrefix) }
+
+// perHour reports whether gran's buckets are days with a row per hour.
+func perHour(gran string) bool { return strings.HasPrefix(gran, hourPrefix) }
 
 // marginalFor returns the column of the marginal q can read for whole days
 // (false: q needs the daily buckets of full rows): the one dimension q

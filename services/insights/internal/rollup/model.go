@@ -71,9 +71,9 @@ type Key struct {
 type Row struct {
 	Key  string     `bson:"k"`
 	Dims visit.Dims `bson:"d"`
-	// Day is, in a bucket of a month by day (perDay), the row's day of
-	// the month from 0.
-	Day      int      `bson:"day,omitempty"`
+	// Slot is, in a bucket by day (perDay: a month) or by hour (perHour:
+	// a day), the row's day of the month or hour of the day, from 0.
+	Slot     int      `bson:"slot,omitempty"`
 	Events   int64    `bson:"n"`
 	Visitors Distinct `bson:"v"`
 	Sessions Distinct `bson:"s"`
@@ -93,7 +93,7 @@ func Truncate(t time.Time, gran string) time.Time {
 	switch {
 	case isMonthly(gran):
 		return time.Date(t.Year(), t.Month(), 1, 0, 0, 0, 0, time.UTC)
-	case gran == Daily:
+	case gran == Daily || perHour(gran):
 		return time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, time.UTC)
 	}
 	return t.Truncate(time.Hour)
@@ -105,12 +105,24 @@ func rowKey(d *visit.Dims) string {
 	return itoaU(xxhash.Sum64(b))
 }
 
-// onDay is the key of a row on a day of the month (buckets by day).
-func onDay(key string, day int) string {
-	if day == 0 {
+// inSlot is the key of a row in a slot (buckets by day or by hour).
+func inSlot(key string, slot int) string {
+	if slot == 0 {
 		return key
 	}
-	return key + "." + strconv.Itoa(day)
+	return key + "." + strconv.Itoa(slot)
+}
+
+// rowStart is the start of the time of row r of bucket b: its slot's
+// day or hour, else the bucket's start.
+func rowStart(b *Bucket, r *Row) time.Time {
+	switch {
+	case r.Slot == 0:
+		return b.Start
+	case perHour(b.Gran):
+		return b.Start.Add(time.Duration(r.Slot) * time.Hour)
+	}
+	return b.Start.AddDate(0, 0, r.Slot)
 }
 
 func itoaU(u uint64) string {

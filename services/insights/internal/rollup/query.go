@@ -358,14 +358,14 @@ type readPlan struct {
 	sets     bool   // distinct counts are needed
 }
 
-// Keys returns the buckets that cover [from, to), coarsest first: months
-// of a marginal (by day when p.byDay or for partial months) or days of full
-// rows for whole days, hours for the partial days at the ends (or
-// everywhere, when p.hourly). A bucket belongs to the range when its hour
-// starts in it; rows of the days of a month outside [dayFrom, dayTo) are
-// dropped by read.
-func keys(from, to time.Time, p readPlan) (ks []Key, dayFrom, dayTo time.Time) {
-	start := Truncate(from, Hourly)
+// keys returns the buckets that cover [from, to), coarsest first: for the
+// whole days [dayFrom, dayTo), months of a marginal (by day when p.byDay or
+// for partial months) or days of full rows; for the partial days at the
+// ends, the marginal's days by hour or hours of full rows (hours everywhere
+// when p.hourly). An hour belongs to the range when it starts in it
+// (start is the first); read drops the rows of days and hours outside.
+func keys(from, to time.Time, p readPlan) (ks []Key, start, dayFrom, dayTo time.Time) {
+	start = Truncate(from, Hourly)
 	if start.Before(from) {
 		start = start.Add(time.Hour)
 	}
@@ -380,7 +380,7 @@ func keys(from, to time.Time, p readPlan) (ks []Key, dayFrom, dayTo time.Time) {
 	}
 	if p.hourly || !dayFrom.Before(dayTo) {
 		hours(start, to)
-		return ks, dayTo, dayTo
+		return ks, start, dayTo, dayTo
 	}
 	if !p.marginal {
 		for d := dayFrom; d.Before(dayTo); d = d.AddDate(0, 0, 1) {
@@ -396,26 +396,40 @@ func keys(from, to time.Time, p readPlan) (ks []Key, dayFrom, dayTo time.Time) {
 			}
 		}
 	}
+	if p.marginal { // the partial days: one day by hour each
+		if start.Before(dayFrom) {
+			ks = append(ks, Key{hourPrefix + p.column, Truncate(start, Daily)})
+		}
+		if dayTo.Before(to) {
+			ks = append(ks, Key{hourPrefix + p.column, dayTo})
+		}
+		return ks, start, dayFrom, dayTo
+	}
 	hours(start, dayFrom)
 	hours(dayTo, to)
-	return ks, dayFrom, dayTo
+	return ks, start, dayFrom, dayTo
 }
 
 // read loads the buckets of [from, to) that p can use.
 func read(ctx context.Context, r Reader, site string, from, to time.Time, p readPlan) ([]Bucket, error) {
-	ks, dayFrom, dayTo := keys(from, to, p)
+	ks, start, dayFrom, dayTo := keys(from, to, p)
 	buckets, err := r.Buckets(ctx, site, ks, p.sets)
 	if err != nil {
 		return nil, err
 	}
 	for i := range buckets {
 		b := &buckets[i]
-		if !perDay(b.Gran) {
+		// Rows of days (hours) outside the whole days (the range) go.
+		lo, hi := dayFrom, dayTo
+		switch {
+		case perHour(b.Gran):
+			lo, hi = start, to
+		case !perDay(b.Gran):
 			continue
 		}
 		b.Rows = slices.DeleteFunc(b.Rows, func(row Row) bool {
-			day := b.Start.AddDate(0, 0, row.Day)
-			return day.Before(dayFrom) || !day.Before(dayTo)
+			t := rowStart(b, &row)
+			return t.Before(lo) || !t.Before(hi)
 		})
 	}
 	return buckets, nil
@@ -469,10 +483,7 @@ func (q *query) run(ctx context.Context, buckets []Bucket) (Result, error) {
 		b := &buckets[bi]
 		for ri := range b.Rows {
 			row := &b.Rows[ri]
-			c := cell{dims: &row.Dims, start: b.Start}
-			if row.Day > 0 {
-				c.start = b.Start.AddDate(0, 0, row.Day)
-			}
+			c := cell{dims: &row.Dims, start: rowStart(b, row)}
 			if claimsNeeded && row.Dims.Claims != "" {
 				_ = json.Unmarshal([]byte(row.Dims.Claims), &c.claims)
 			}

@@ -193,7 +193,7 @@ type doc struct {
 type rowCounts struct {
 	Key    string
 	Dims   visit.Dims
-	Day    int
+	Slot   int
 	Events int64
 }
 
@@ -205,7 +205,7 @@ func toDoc(b rollup.Bucket) (doc, error) {
 	counts := make([]rowCounts, len(b.Rows))
 	sets := make([]rowSets, len(b.Rows))
 	for i, r := range b.Rows {
-		counts[i] = rowCounts{Key: r.Key, Dims: r.Dims, Day: r.Day, Events: r.Events}
+		counts[i] = rowCounts{Key: r.Key, Dims: r.Dims, Slot: r.Slot, Events: r.Events}
 		sets[i] = rowSets{Visitors: r.Visitors, Sessions: r.Sessions}
 	}
 	rows, err := pack(counts)
@@ -229,7 +229,7 @@ func fromDoc(d doc) (rollup.Bucket, error) {
 	}
 	b.Rows = make([]rollup.Row, len(counts))
 	for i, c := range counts {
-		b.Rows[i] = rollup.Row{Key: c.Key, Dims: c.Dims, Day: c.Day, Events: c.Events}
+		b.Rows[i] = rollup.Row{Key: c.Key, Dims: c.Dims, Slot: c.Slot, Events: c.Events}
 	}
 	if d.Sets != nil {
 		var sets []rowSets
