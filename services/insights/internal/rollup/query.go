@@ -361,8 +361,8 @@ type readPlan struct {
 // keys returns the buckets that cover [from, to), coarsest first: for the
 // whole days [dayFrom, dayTo), months of a marginal (by day when p.byDay or
 // for partial months) or days of full rows; for the partial days at the
-// ends, the marginal's days by hour or hours of full rows (hours everywhere
-// when p.hourly). An hour belongs to the range when it starts in it
+// ends, the marginal's days by hour or hours of full rows (when p.hourly,
+// the marginal's days by hour or hours of full rows everywhere). An hour belongs to the range when it starts in it
 // (start is the first); read drops the rows of days and hours outside.
 func keys(from, to time.Time, p readPlan) (ks []Key, start, dayFrom, dayTo time.Time) {
 	start = Truncate(from, Hourly)
@@ -377,6 +377,12 @@ func keys(from, to time.Time, p readPlan) (ks []Key, start, dayFrom, dayTo time.
 	dayFrom, dayTo = Truncate(start, Daily), Truncate(to, Daily)
 	if !dayFrom.Equal(start) {
 		dayFrom = dayFrom.AddDate(0, 0, 1)
+	}
+	if p.hourly && p.marginal { // every day of the range by hour
+		for d := Truncate(start, Daily); d.Before(to); d = d.AddDate(0, 0, 1) {
+			ks = append(ks, Key{hourPrefix + p.column, d})
+		}
+		return ks, start, dayTo, dayTo
 	}
 	if p.hourly || !dayFrom.Before(dayTo) {
 		hours(start, to)
