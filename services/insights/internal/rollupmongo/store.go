@@ -42,7 +42,6 @@ const AppliedTTL = 7 * 24 * time.Hour
 type Store struct {
 	db    *mongo.Database
 	locks *mongox.DocLocks
-	reads atomic.Int64 // bucket lookups by _id
 	// server is 0 until asked, then mongoDB or ferretDB (see PutShard).
 	server atomic.Int32
 }
@@ -295,9 +294,6 @@ func (s *Store) Buckets(ctx context.Context, site string, keys []rollup.Key, set
 	return append(firsts, rest...), nil
 }
 
-// Reads returns how many bucket lookups the store made.
-func (s *Store) Reads() int64 { return s.reads.Load() }
-
 // get reads the shards of ids that exist, in the order of ids.
 func (s *Store) get(ctx context.Context, ids []string, sets bool) ([]rollup.Bucket, error) {
 	opts := options.FindOne()
@@ -309,7 +305,6 @@ func (s *Store) get(ctx context.Context, ids []string, sets bool) ([]rollup.Buck
 	g.SetLimit(readers)
 	for i, id := range ids {
 		g.Go(func() error {
-			s.reads.Add(1)
 			var d doc
 			err := s.db.Collection(Buckets).FindOne(ctx, bson.M{"_id": id}, opts).Decode(&d)
 			if errors.Is(err, mongo.ErrNoDocuments) {
