@@ -219,3 +219,69 @@ func TestPutShardComparesVersionsByID(t *testing.T) {
 		}
 	}
 }
+
+// A shard's distinct sets live in a document of their own: a query that
+// counts events reads the shard's document only, which holds no sets (the
+// embedded server decodes every field of a document it returns); a query
+// that counts visitors reads the sets of the shard's current version; the
+// sets a write replaced, and those of a write that lost, are deleted.
+func TestSetsLiveApartFromTheirShard(t *testing.T) {
+	ctx := context.Background()
+	var mu sync.Mutex
+	setReads := 0
+	mon := &event.CommandMonitor{Started: func(_ context.Context, e *event.CommandStartedEvent) {
+		if e.CommandName == "find" && e.Command.Lookup("find").StringValue() == rollupmongo.Sets {
+			mu.Lock()
+			setReads++
+			mu.Unlock()
+		}
+	}}
+	client, err := mongo.Connect(options.Client().ApplyURI(mongotest.URI(t)).SetMonitor(mon))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = client.Disconnect(context.Background()) })
+	db := client.Database(mongotest.DatabaseName())
+	t.Cleanup(func() { _ = db.Drop(context.Background()) })
+	store := rollupmongo.NewStore(db, mongox.NewDocLocks())
+	at := time.Date(2026, 11, 24, 9, 0, 0, 0, time.UTC)
+	key := []rollup.Key{{Gran: rollup.Hourly, Start: at}}
+	put := func(version int64, visitors []int64, want bool) {
+		t.Helper()
+		b := rollup.Bucket{ID: rollup.BucketID("s", rollup.Hourly, at, 0), Org: "o", Site: "s", Gran: rollup.Hourly, Start: at,
+			Version: version, Rows: []rollup.Row{{Key: "a", Dims: visit.Dims{EventType: "page_view"}, Events: int64(len(visitors)),
+				Visitors: rollup.Distinct{IDs: visitors}}}}
+		if ok, err := store.PutShard(ctx, b); err != nil || ok != want {
+			t.Fatalf("put version %d = %v, %v; want %v", version, ok, err, want)
+		}
+	}
+	put(1, []int64{1}, true)
+	put(2, []int64{1, 2}, true)
+	put(2, []int64{7, 8, 9}, false)
+	put(3, []int64{1, 2, 3}, true)
+
+	raw, err := db.Collection(rollupmongo.Buckets).FindOne(ctx, bson.M{}).Raw()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := raw.LookupErr("sets"); err == nil {
+		t.Errorf("the shard's document holds its sets: %s", raw)
+	}
+	if n, err := db.Collection(rollupmongo.Sets).CountDocuments(ctx, bson.M{}); err != nil || n != 1 {
+		t.Errorf("%d sets documents stored (%v); want 1, the current version's", n, err)
+	}
+
+	got, err := store.Buckets(ctx, "s", key, false)
+	if err != nil || len(got) != 1 || got[0].Rows[0].Events != 3 || got[0].Rows[0].Visitors.IDs != nil {
+		t.Fatalf("events only: %+v, %v", got, err)
+	}
+	mu.Lock()
+	if setReads != 0 {
+		t.Errorf("a query counting events read %d sets documents; want 0", setReads)
+	}
+	mu.Unlock()
+	got, err = store.Buckets(ctx, "s", key, true)
+	if err != nil || len(got) != 1 || !cmp.Equal(got[0].Rows[0].Visitors.IDs, []int64{1, 2, 3}) {
+		t.Fatalf("with sets: %+v, %v; want visitors 1, 2, 3", got, err)
+	}
+}

@@ -11,7 +11,9 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
+	"crypto/rand"
 	"encoding/gob"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"sync"
@@ -30,6 +32,7 @@ import (
 // Collections of the store.
 const (
 	Buckets = "buckets"
+	Sets    = "bucket_sets"
 	Chunks  = "chunks"
 	Applied = "applied_batches"
 )
@@ -171,10 +174,15 @@ func (s *Store) PruneApplied(ctx context.Context, t time.Time) error {
 }
 
 // doc is a stored bucket shard. The rows are stored compressed (gob, gzip):
-// two blobs, the rows' dimensions and event counts, and their distinct
-// sets, so that a query that counts events reads only the first. Small
-// documents also keep the embedded FerretDB fast: its SQLite backend
-// parses whole documents when it filters.
+// the rows' dimensions and event counts in the shard's document, their
+// distinct sets in a document of their own (Sets, _id SetsRef), so that a
+// query that counts events reads only the first: the embedded FerretDB
+// pushes no projection down and decodes every field of a document it
+// returns. A write inserts the sets under a new _id first, then swaps the
+// shard's SetsRef to it in the shard's compare-and-set, then deletes the
+// sets it replaced: a shard always names complete sets (a crash between
+// the steps leaves at most an unreferenced sets document behind). Shards
+// written before kept their sets inline (Sets).
 type doc struct {
 	ID      string    `bson:"_id"`
 	Org     string    `bson:"org"`
@@ -186,7 +194,14 @@ type doc struct {
 	Version int64     `bson:"version"`
 	Chunks  []string  `bson:"chunks"`
 	Rows    []byte    `bson:"rows"`
-	Sets    []byte    `bson:"sets"`
+	Sets    []byte    `bson:"sets,omitempty"`
+	SetsRef string    `bson:"setsRef,omitempty"`
+}
+
+// setsDoc is the distinct sets of one version of a shard.
+type setsDoc struct {
+	ID   string `bson:"_id"`
+	Sets []byte `bson:"sets"`
 }
 
 type rowCounts struct {
@@ -231,17 +246,27 @@ func fromDoc(d doc) (rollup.Bucket, error) {
 		b.Rows[i] = rollup.Row{Key: c.Key, Dims: c.Dims, Slot: c.Slot, Events: c.Events}
 	}
 	if d.Sets != nil {
-		var sets []rowSets
-		if err := unpack(d.Sets, &sets); err != nil {
+		if err := unpackSets(d.Sets, b.Rows); err != nil {
 			return b, err
-		}
-		for i := range sets {
-			if i < len(b.Rows) {
-				b.Rows[i].Visitors, b.Rows[i].Sessions = sets[i].Visitors, sets[i].Sessions
-			}
 		}
 	}
 	return b, nil
+}
+
+// unpackSets sets the distinct sets of rows from their blob.
+func unpackSets(blob []byte, rows []rollup.Row) error {
+	{
+		var sets []rowSets
+		if err := unpack(blob, &sets); err != nil {
+			return err
+		}
+		for i := range sets {
+			if i < len(rows) {
+				rows[i].Visitors, rows[i].Sessions = sets[i].Visitors, sets[i].Sessions
+			}
+		}
+	}
+	return nil
 }
 
 func pack(v any) ([]byte, error) {
@@ -269,6 +294,10 @@ func unpack(b []byte, v any) error {
 
 // readers is how many bucket lookups of one read run at once.
 const readers = 8
+
+// setsAttempts is how many times a shard is read when its sets keep being
+// replaced while it is read.
+const setsAttempts = 5
 
 // Buckets implements rollup.Reader: shard 0 of every bucket by _id, then
 // the other shards shard 0 counts, by _id.
@@ -305,20 +334,38 @@ func (s *Store) get(ctx context.Context, ids []string, sets bool) ([]rollup.Buck
 	g.SetLimit(readers)
 	for i, id := range ids {
 		g.Go(func() error {
-			var d doc
-			err := s.db.Collection(Buckets).FindOne(ctx, bson.M{"_id": id}, opts).Decode(&d)
-			if errors.Is(err, mongo.ErrNoDocuments) {
+			// A writer deletes the sets it replaced once the shard names
+			// new ones: sets gone means the shard changed, read it again.
+			for range setsAttempts {
+				var d doc
+				err := s.db.Collection(Buckets).FindOne(ctx, bson.M{"_id": id}, opts).Decode(&d)
+				if errors.Is(err, mongo.ErrNoDocuments) {
+					return nil
+				}
+				if err != nil {
+					return fmt.Errorf("read bucket: %w", err)
+				}
+				b, err := fromDoc(d)
+				if err != nil {
+					return err
+				}
+				if sets && d.SetsRef != "" {
+					var sd setsDoc
+					err := s.db.Collection(Sets).FindOne(ctx, bson.M{"_id": d.SetsRef}).Decode(&sd)
+					if errors.Is(err, mongo.ErrNoDocuments) {
+						continue
+					}
+					if err != nil {
+						return fmt.Errorf("read bucket sets: %w", err)
+					}
+					if err := unpackSets(sd.Sets, b.Rows); err != nil {
+						return err
+					}
+				}
+				found[i] = &b
 				return nil
 			}
-			if err != nil {
-				return fmt.Errorf("read bucket: %w", err)
-			}
-			b, err := fromDoc(d)
-			if err != nil {
-				return err
-			}
-			found[i] = &b
-			return nil
+			return fmt.Errorf("read bucket %s: its distinct sets changed %d times while it was read", id, setsAttempts)
 		})
 	}
 	if err := g.Wait(); err != nil {
@@ -341,27 +388,59 @@ func (s *Store) PutShard(ctx context.Context, b rollup.Bucket) (bool, error) {
 	}
 	unlock := s.locks.Lock(Buckets, b.ID)
 	defer unlock()
+	var nonce [8]byte
+	_, _ = rand.Read(nonce[:])
+	d.SetsRef = fmt.Sprintf("%s/%d/%s", b.ID, b.Version, hex.EncodeToString(nonce[:]))
+	sets := s.db.Collection(Sets)
+	if _, err := sets.InsertOne(ctx, setsDoc{ID: d.SetsRef, Sets: d.Sets}); err != nil {
+		return false, fmt.Errorf("write bucket sets: %w", err)
+	}
+	d.Sets = nil
+	old, ok, err := s.swap(ctx, b, d)
+	drop := old
+	if !ok || err != nil {
+		drop = d.SetsRef // lost or failed: the new sets are nobody's
+	}
+	if drop != "" {
+		// Best effort: an unreferenced sets document is never read.
+		_, _ = sets.DeleteOne(context.WithoutCancel(ctx), bson.M{"_id": drop})
+	}
+	return ok, err
+}
+
+// swap writes d over version b.Version-1 of its shard (or inserts it when
+// b.Version is 1) and returns the SetsRef it replaced; false when the
+// stored version is another.
+func (s *Store) swap(ctx context.Context, b rollup.Bucket, d doc) (string, bool, error) {
 	coll := s.db.Collection(Buckets)
 	if b.Version == 1 {
 		_, err := coll.InsertOne(ctx, d)
 		if mongo.IsDuplicateKeyError(err) {
-			return false, nil
+			return "", false, nil
 		}
 		if err != nil {
-			return false, fmt.Errorf("write bucket: %w", err)
+			return "", false, fmt.Errorf("write bucket: %w", err)
 		}
-		return true, nil
+		return "", true, nil
 	}
 	ferret, err := s.isFerret(ctx)
 	if err != nil {
-		return false, err
+		return "", false, err
+	}
+	var cur struct {
+		Version int64  `bson:"version"`
+		SetsRef string `bson:"setsRef"`
 	}
 	if !ferret {
-		res, err := coll.ReplaceOne(ctx, bson.M{"_id": b.ID, "version": b.Version - 1}, d)
-		if err != nil {
-			return false, fmt.Errorf("write bucket: %w", err)
+		err := coll.FindOneAndReplace(ctx, bson.M{"_id": b.ID, "version": b.Version - 1}, d,
+			options.FindOneAndReplace().SetProjection(bson.M{"setsRef": 1})).Decode(&cur)
+		if errors.Is(err, mongo.ErrNoDocuments) {
+			return "", false, nil
 		}
-		return res.MatchedCount == 1, nil
+		if err != nil {
+			return "", false, fmt.Errorf("write bucket: %w", err)
+		}
+		return cur.SetsRef, true, nil
 	}
 	// FerretDB v1 applies a replace by reading the matching documents and
 	// writing them back, outside any transaction: its {_id, version} filter
@@ -371,24 +450,21 @@ func (s *Store) PutShard(ctx context.Context, b rollup.Bucket) (bool, error) {
 	// there is the process's lock, held here: under it, the version read by
 	// _id and the replace by _id are the same compare-and-set, at the cost
 	// of two index hits.
-	var cur struct {
-		Version int64 `bson:"version"`
-	}
-	err = coll.FindOne(ctx, bson.M{"_id": b.ID}, options.FindOne().SetProjection(bson.M{"version": 1})).Decode(&cur)
+	err = coll.FindOne(ctx, bson.M{"_id": b.ID}, options.FindOne().SetProjection(bson.M{"version": 1, "setsRef": 1})).Decode(&cur)
 	if errors.Is(err, mongo.ErrNoDocuments) {
-		return false, nil
+		return "", false, nil
 	}
 	if err != nil {
-		return false, fmt.Errorf("write bucket: %w", err)
+		return "", false, fmt.Errorf("write bucket: %w", err)
 	}
 	if cur.Version != b.Version-1 {
-		return false, nil
+		return "", false, nil
 	}
 	res, err := coll.ReplaceOne(ctx, bson.M{"_id": b.ID}, d)
 	if err != nil {
-		return false, fmt.Errorf("write bucket: %w", err)
+		return "", false, fmt.Errorf("write bucket: %w", err)
 	}
-	return res.MatchedCount == 1, nil
+	return cur.SetsRef, res.MatchedCount == 1, nil
 }
 
 // isFerret reports whether the server is FerretDB (its buildInfo names its

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/docspub/platform/libs/apierr"
+	gojson "github.com/goccy/go-json"
 )
 
 // Event is one event as a site posts it (SiteInsightsEvent): the base
@@ -104,6 +105,13 @@ func Decode(raw []json.RawMessage) ([]Event, error) {
 		if t := bytes.TrimSpace(r); len(t) == 0 || t[0] != '{' {
 			return nil, apierr.Invalid(field, "must be an object")
 		}
+		// goccy/go-json decodes the hot path at about a third of the cost
+		// of encoding/json; an event it refuses is decoded again by
+		// encoding/json, whose errors name the field's full path.
+		if gojson.Unmarshal(r, &out[i]) == nil {
+			continue
+		}
+		out[i] = Event{}
 		if err := json.Unmarshal(r, &out[i]); err != nil {
 			var typ *json.UnmarshalTypeError
 			if errors.As(err, &typ) {

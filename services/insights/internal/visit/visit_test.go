@@ -223,3 +223,19 @@ func TestUserAgents(t *testing.T) {
 		})
 	}
 }
+
+// BenchmarkDecode decodes a batch of 100 page views, as Ingest does.
+//
+//	go test -run '^$' -bench Decode ./services/insights/internal/visit/
+func BenchmarkDecode(b *testing.B) {
+	raw := make([]json.RawMessage, 100)
+	for i := range raw {
+		raw[i], _ = json.Marshal(event("page_view", nil))
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := Decode(raw); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
