@@ -183,13 +183,7 @@ func TestPutShardComparesVersionsByID(t *testing.T) {
 			filters = append(filters, append(bson.Raw(nil), u.Document().Lookup("q").Document()...))
 		}
 	}}
-	client, err := mongo.Connect(options.Client().ApplyURI(mongotest.URI(t)).SetMonitor(mon))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = client.Disconnect(context.Background()) })
-	db := client.Database(mongotest.DatabaseName())
-	t.Cleanup(func() { _ = db.Drop(context.Background()) })
+	db := monitoredDB(t, mon)
 	store := rollupmongo.NewStore(db, mongox.NewDocLocks())
 	at := time.Date(2026, 11, 24, 9, 0, 0, 0, time.UTC)
 	b := rollup.Bucket{ID: rollup.BucketID("s", rollup.Hourly, at, 0), Org: "o", Site: "s", Gran: rollup.Hourly, Start: at, Version: 1,
@@ -236,13 +230,7 @@ func TestSetsLiveApartFromTheirShard(t *testing.T) {
 			mu.Unlock()
 		}
 	}}
-	client, err := mongo.Connect(options.Client().ApplyURI(mongotest.URI(t)).SetMonitor(mon))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = client.Disconnect(context.Background()) })
-	db := client.Database(mongotest.DatabaseName())
-	t.Cleanup(func() { _ = db.Drop(context.Background()) })
+	db := monitoredDB(t, mon)
 	store := rollupmongo.NewStore(db, mongox.NewDocLocks())
 	at := time.Date(2026, 11, 24, 9, 0, 0, 0, time.UTC)
 	key := []rollup.Key{{Gran: rollup.Hourly, Start: at}}
@@ -284,4 +272,18 @@ func TestSetsLiveApartFromTheirShard(t *testing.T) {
 	if err != nil || len(got) != 1 || !cmp.Equal(got[0].Rows[0].Visitors.IDs, []int64{1, 2, 3}) {
 		t.Fatalf("with sets: %+v, %v; want visitors 1, 2, 3", got, err)
 	}
+}
+
+// monitoredDB returns a database of its own on the package's server, seen
+// by mon, dropped after the test.
+func monitoredDB(t *testing.T, mon *event.CommandMonitor) *mongo.Database {
+	t.Helper()
+	client, err := mongo.Connect(options.Client().ApplyURI(mongotest.URI(t)).SetMonitor(mon))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = client.Disconnect(context.Background()) })
+	db := client.Database(mongotest.DatabaseName())
+	t.Cleanup(func() { _ = db.Drop(context.Background()) })
+	return db
 }
