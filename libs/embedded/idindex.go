@@ -35,6 +35,7 @@ func indexIDs(ctx context.Context, dir string, log *slog.Logger) {
 		db     *sql.DB
 		info   os.FileInfo
 		schema int64 // the schema_version last indexed; -1 before the first pass
+		last   int64 // the schema_version seen at the previous tick
 	}
 	open := map[string]file{}
 	defer func() {
@@ -65,13 +66,21 @@ func indexIDs(ctx context.Context, dir string, log *slog.Logger) {
 					continue
 				}
 				db.SetMaxOpenConns(1)
-				f = file{db: db, info: info, schema: -1}
+				f = file{db: db, info: info, schema: -1, last: -1}
 			}
 			// The schema version changes with every table or index made or
 			// dropped: unchanged, there is nothing new to index, and a pass
-			// costs one read of the file header instead of a schema scan.
+			// costs one read of the file header instead of a schema scan. A
+			// file whose schema changed since the last tick is left until it
+			// is quiet (a service making its collections), so the indexer's
+			// schema change does not land among FerretDB's own.
 			var v int64
-			if err := f.db.QueryRowContext(ctx, `PRAGMA schema_version`).Scan(&v); err == nil && v != f.schema {
+			err = f.db.QueryRowContext(ctx, `PRAGMA schema_version`).Scan(&v)
+			quiet := err == nil && v == f.last
+			if err == nil {
+				f.last = v
+			}
+			if quiet && v != f.schema {
 				if err := ensureIDIndexes(ctx, f.db); err != nil {
 					if ctx.Err() == nil {
 						log.Debug("index _id lookups", "file", filepath.Base(name), "err", err)
@@ -130,17 +139,33 @@ func ensureIDIndexes(ctx context.Context, db *sql.DB) error {
 			tables = append(tables, name)
 		}
 	}
+	var missing []string
 	for _, table := range tables {
-		if !hasSJSON(ctx, db, table) {
-			continue
+		if hasSJSON(ctx, db, table) {
+			missing = append(missing, table)
 		}
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	// One transaction, one schema change: every statement prepared before
+	// a schema change is prepared again when next stepped, and SQLite gives
+	// up (SQLITE_SCHEMA, which FerretDB answers as an internal error) when
+	// the schema keeps changing under it, as an index per table in a row did
+	// while a database of hundreds of collections was being made.
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = tx.Rollback() }()
+	for _, table := range missing {
 		q := fmt.Sprintf(`CREATE INDEX IF NOT EXISTS %s ON %s (_ferretdb_sjson->'$._id')`,
 			quote(idIndexPrefix+table), quote(table))
-		if _, err := db.ExecContext(ctx, q); err != nil {
+		if _, err := tx.ExecContext(ctx, q); err != nil {
 			return fmt.Errorf("index %s: %w", table, err)
 		}
 	}
-	return nil
+	return tx.Commit()
 }
 
 // hasSJSON reports whether table is a FerretDB collection table (it has the

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -13,6 +14,7 @@ import (
 	"github.com/docspub/platform/libs/mongox"
 	"github.com/docspub/platform/libs/waittest"
 	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
 )
 
 // FerretDB's own _id index does not match the expression its SQLite backend
@@ -94,4 +96,95 @@ func idLookupPlan(t *testing.T, file string) string {
 		}
 	}
 	return strings.Join(plan, "; ")
+}
+
+// Queries running while the indexer indexes a database of hundreds of new
+// collections do not fail: an index per table in a row changed the schema
+// faster than SQLite re-prepares statements, and FerretDB answered
+// "database schema has changed" as an internal error.
+func TestQueriesSurviveIndexing(t *testing.T) {
+	dir := t.TempDir()
+	srv, err := embedded.StartMongo(dir, "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(srv.Close)
+	ctx := context.Background()
+	client, err := mongox.Connect(ctx, srv.URI)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = client.Disconnect(context.Background()) })
+	for round := range 3 {
+		db := client.Database(fmt.Sprint("many", round))
+		hot := db.Collection("hot")
+		if _, err := hot.InsertOne(ctx, bson.M{"_id": "a", "n": 1}); err != nil {
+			t.Fatal(err)
+		}
+		stop := make(chan struct{})
+		errs := make(chan error, 4)
+		var readers sync.WaitGroup
+		for range 4 {
+			readers.Add(1)
+			go func() {
+				defer readers.Done()
+				for {
+					select {
+					case <-stop:
+						return
+					default:
+					}
+					if err := hot.FindOne(ctx, bson.M{"_id": "a"}).Err(); err != nil {
+						errs <- err
+						return
+					}
+					if _, err := hot.CountDocuments(ctx, bson.M{"n": 1}); err != nil {
+						errs <- err
+						return
+					}
+				}
+			}()
+		}
+		// Collections made as a service's start makes them: with their
+		// indexes, several at once.
+		var makers sync.WaitGroup
+		for m := range 4 {
+			makers.Add(1)
+			go func() {
+				defer makers.Done()
+				for i := m; i < 300; i += 4 {
+					_, err := db.Collection(fmt.Sprintf("c%03d", i)).Indexes().CreateOne(ctx, mongo.IndexModel{Keys: bson.D{{Key: "k", Value: 1}}})
+					if err != nil {
+						errs <- err
+						return
+					}
+				}
+			}()
+		}
+		makers.Wait()
+		waittest.Until(t, "every collection indexed", 30*time.Second, func() bool {
+			return idIndexes(t, filepath.Join(dir, db.Name()+".sqlite")) >= 301
+		})
+		close(stop)
+		readers.Wait()
+		close(errs)
+		if err := <-errs; err != nil {
+			t.Fatalf("round %d: a query failed while collections were indexed: %v", round, err)
+		}
+	}
+}
+
+// idIndexes counts the _id lookup indexes of a database file.
+func idIndexes(t *testing.T, file string) int {
+	t.Helper()
+	db, err := sql.Open("sqlite", "file:"+file+"?mode=ro&_pragma=busy_timeout(10000)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var n int
+	if err := db.QueryRow(`SELECT count(*) FROM sqlite_master WHERE type = 'index' AND name LIKE 'docspub\_id\_%' ESCAPE '\'`).Scan(&n); err != nil {
+		return 0
+	}
+	return n
 }

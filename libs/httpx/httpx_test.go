@@ -3,9 +3,9 @@ package httpx_test
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"

@@ -2,10 +2,12 @@ package content
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
 	"github.com/docspub/platform/libs/mongox"
+	"github.com/docspub/platform/services/content/internal/searchmongo"
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	mongooptions "go.mongodb.org/mongo-driver/v2/mongo/options"
@@ -49,8 +51,8 @@ func moveSearch(ctx context.Context, db, searchDB *mongo.Database, reindex func(
 		if err := cur.Decode(&sp); err != nil {
 			return rebuilt, mongox.Err(err, "search move: spaces")
 		}
-		if err := reindex(ctx, sp.Organization, sp.ID, sp.Revision); err != nil {
-			return rebuilt, fmt.Errorf("search move: index space %s: %w", sp.ID, err)
+		if err := moveSpace(ctx, db, searchDB, sp.ID, sp.Organization, sp.Revision, reindex); err != nil {
+			return rebuilt, err
 		}
 		rebuilt++
 	}
@@ -71,4 +73,33 @@ func moveSearch(ctx context.Context, db, searchDB *mongo.Database, reindex func(
 	}
 	_, err = meta.UpdateOne(ctx, bson.M{"_id": searchMoved}, bson.M{"$set": bson.M{"spaces": rebuilt}}, mongooptions.UpdateOne().SetUpsert(true))
 	return rebuilt, mongox.Err(err, "search move")
+}
+
+// moveSpace indexes a space in the search database unless a merge did
+// meanwhile (its record is there: what a merge indexed is as new as what
+// the move would). A merge racing the move may index its revision before
+// the move writes the one it read: the move reads the space again after
+// writing and indexes the newer revision too, until the two agree.
+func moveSpace(ctx context.Context, db, searchDB *mongo.Database, id, org, rev string, reindex func(ctx context.Context, org, space, rev string) error) error {
+	if n, err := searchDB.Collection(searchmongo.Spaces).CountDocuments(ctx, bson.M{"_id": id}); err != nil || n > 0 {
+		return mongox.Err(err, "search move")
+	}
+	for range 3 {
+		if err := reindex(ctx, org, id, rev); err != nil {
+			return fmt.Errorf("search move: index space %s: %w", id, err)
+		}
+		var now struct {
+			Organization string `bson:"organization"`
+			Revision     string `bson:"revision"`
+		}
+		err := db.Collection("spaces").FindOne(ctx, bson.M{"_id": id}).Decode(&now)
+		if errors.Is(err, mongo.ErrNoDocuments) || (err == nil && now.Revision == rev && now.Organization == org) {
+			return nil
+		}
+		if err != nil {
+			return mongox.Err(err, "search move: space "+id)
+		}
+		org, rev = now.Organization, now.Revision
+	}
+	return nil
 }

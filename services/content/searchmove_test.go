@@ -59,3 +59,37 @@ func TestMoveSearch(t *testing.T) {
 		t.Fatalf("a second move: %d, %v, indexed %v; want nothing done", n, err, indexed)
 	}
 }
+
+// A space a merge indexed during the move is left as the merge left it;
+// one merged while the move indexed it is indexed again at its new revision.
+func TestMoveSearchKeepsWhatMergesIndexed(t *testing.T) {
+	ctx := context.Background()
+	db := mongotest.Database(t)
+	searchDB := db.Client().Database(db.Name() + SearchDatabaseSuffix)
+	t.Cleanup(func() { _ = searchDB.Drop(context.Background()) })
+	if _, err := db.Collection("spaces").InsertMany(ctx, []any{
+		bson.M{"_id": "merged", "organization": "o1", "revision": "r1"},
+		bson.M{"_id": "racing", "organization": "o1", "revision": "r1"},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	// "merged" was indexed by a merge after the service started.
+	if _, err := searchDB.Collection("search_spaces").InsertOne(ctx, bson.M{"_id": "merged", "organization": "o1"}); err != nil {
+		t.Fatal(err)
+	}
+	var indexed []string
+	reindex := func(ctx context.Context, org, space, rev string) error {
+		indexed = append(indexed, space+"@"+rev)
+		if space == "racing" && rev == "r1" { // a merge lands while r1 is indexed
+			_, err := db.Collection("spaces").UpdateOne(ctx, bson.M{"_id": "racing"}, bson.M{"$set": bson.M{"revision": "r2"}})
+			return err
+		}
+		return nil
+	}
+	if _, err := moveSearch(ctx, db, searchDB, reindex); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(indexed, []string{"racing@r1", "racing@r2"}) {
+		t.Fatalf("indexed %v, want racing at r1 then r2, merged left alone", indexed)
+	}
+}
