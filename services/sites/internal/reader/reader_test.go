@@ -3,6 +3,7 @@ package reader
 import (
 	"context"
 	"fmt"
+	"github.com/docspub/platform/libs/waittest"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -34,9 +35,7 @@ func TestCurrentsAskAfterArrival(t *testing.T) {
 		cur, _ := c.get(context.Background(), "s")
 		first <- cur.Revision
 	}()
-	for asked.Load() == 0 {
-		time.Sleep(time.Millisecond) // until the first question is asked
-	}
+	waittest.Until(t, "the first question asked", 10*time.Second, func() bool { return asked.Load() > 0 })
 	revision.Store(2) // a merge, acknowledged while the first question runs
 	var wg sync.WaitGroup
 	got := make([]string, 10)
@@ -52,15 +51,12 @@ func TestCurrentsAskAfterArrival(t *testing.T) {
 		}()
 	}
 	// Every later request waits for the next question, queued behind the first.
-	for {
+	waittest.Until(t, "the 10 later requests waiting for the next question", 10*time.Second, func() bool {
 		c.mu.Lock()
-		queued := c.flights["s"] != nil && c.flights["s"].next != nil
-		c.mu.Unlock()
-		if queued {
-			break
-		}
-		time.Sleep(time.Millisecond)
-	}
+		defer c.mu.Unlock()
+		l := c.flights["s"]
+		return l != nil && l.next != nil && l.next.waiting == len(got)
+	})
 	close(release)
 	if rev := <-first; rev != "1" {
 		t.Errorf("first request got revision %s, want 1", rev)

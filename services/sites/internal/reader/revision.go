@@ -34,9 +34,10 @@ type lookup struct {
 }
 
 type flight struct {
-	done chan struct{}
-	cur  contentclient.Current
-	err  error
+	done    chan struct{}
+	cur     contentclient.Current
+	err     error
+	waiting int // requests waiting for it (under currents.mu)
 }
 
 func newCurrents(ask func(context.Context, string) (contentclient.Current, error), timeout time.Duration) *currents {
@@ -64,6 +65,7 @@ func (c *currents) get(ctx context.Context, spaceID string) (contentclient.Curre
 	default:
 		f = l.next
 	}
+	f.waiting++
 	c.mu.Unlock()
 	select {
 	case <-f.done:
