@@ -135,7 +135,67 @@ func (s *Service) CreateSection(ctx context.Context, c access.Caller, org, siteI
 	if err := s.keepWithinBound(ctx, g, sec, v); err != nil {
 		return SectionView{}, err
 	}
+	if sec.Default {
+		if err := s.settleDefault(ctx, g, sec); err != nil {
+			return SectionView{}, err
+		}
+		if sec.Default, err = s.isDefault(ctx, g, sec.ID); err != nil {
+			return SectionView{}, err
+		}
+		v.Default = sec.Default
+	}
 	return v, nil
+}
+
+// settleDefault leaves one default when sec, made the default because the
+// site had no section, raced other first sections: each saw an empty site,
+// so each marked itself. Each racer, once stored, reads the defaults and
+// keeps the earliest created (then the smallest id), taking the flag off the
+// others: the last one stored sees all of them, and every racer picks the
+// same one, so any interleaving ends with exactly one.
+func (s *Service) settleDefault(ctx context.Context, g site.Grant, sec Section) error {
+	secs, err := s.store.SiteSections(ctx, g.Site)
+	if err != nil {
+		return err
+	}
+	var defaults []Section
+	for _, o := range secs {
+		if o.Default {
+			defaults = append(defaults, o)
+		}
+	}
+	if len(defaults) < 2 {
+		return nil
+	}
+	first := defaults[0]
+	for _, o := range defaults[1:] {
+		if before(o, first) {
+			first = o
+		}
+	}
+	for _, o := range defaults {
+		if o.ID == first.ID {
+			continue
+		}
+		if err := s.setDefault(ctx, g, o, false); err != nil && !errors.Is(err, apierr.ErrNotFound) {
+			return err
+		}
+	}
+	return nil
+}
+
+// before tells whether a was created before b (ids break ties).
+func before(a, b Section) bool {
+	if !a.CreatedAt.Equal(b.CreatedAt) {
+		return a.CreatedAt.Before(b.CreatedAt)
+	}
+	return a.ID < b.ID
+}
+
+// isDefault reads whether the section is the site's default now.
+func (s *Service) isDefault(ctx context.Context, g site.Grant, sectionID string) (bool, error) {
+	sec, err := s.section(ctx, g, sectionID)
+	return sec.Default, err
 }
 
 // keepWithinBound counts a site's sections again once sec is stored: the

@@ -594,3 +594,40 @@ func TestGroupBoundHoldsUnderConcurrentCreates(t *testing.T) {
 		t.Fatalf("%d groups (bound %d), %d creations succeeded", len(secs), limits.GroupsPerSite, made.Load())
 	}
 }
+
+// TestOneDefaultWhenFirstSectionsRace: sections created at once on a site
+// with none each see an empty site and mark themselves the default; once
+// all are stored exactly one is.
+func TestOneDefaultWhenFirstSectionsRace(t *testing.T) {
+	e := newEnv(t)
+	const rounds, racers = 10, 4
+	for round := range rounds {
+		siteID := fmt.Sprint("race", round)
+		e.sites.AddSite(org, siteID)
+		var wg sync.WaitGroup
+		for i := range racers {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				_, err := e.svc.CreateSection(e.ctx, admin, org, siteID, section.CreateSectionInput{SpaceID: "sp1", Title: nullable.Of(fmt.Sprint("Racer ", i))})
+				if err != nil {
+					t.Errorf("round %d, racer %d: %v", round, i, err)
+				}
+			}()
+		}
+		wg.Wait()
+		secs, err := e.store.SiteSections(e.ctx, siteID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var defaults []string
+		for _, s := range secs {
+			if s.Default {
+				defaults = append(defaults, s.ID)
+			}
+		}
+		if len(secs) != racers || len(defaults) != 1 {
+			t.Fatalf("round %d: %d sections, defaults %v; want %d sections and one default", round, len(secs), defaults, racers)
+		}
+	}
+}
