@@ -28,7 +28,7 @@ func (r *Reader) file(ctx context.Context, rd *read, siteSpaceID, revID, fileID 
 	resp.Status, resp.Type, resp.Immutable, resp.NoIndex = http.StatusOK, "application/octet-stream", true, true
 	resp.Name = fileID
 	size := int64(-1)
-	if t, ok := r.cache.get("rev\x00" + revID); ok {
+	if t, ok := r.cache.Get("rev\x00" + revID); ok {
 		tr := t.(*tree)
 		if tr.space != v.ss.Space {
 			return r.notFound(rd, "This file does not exist.")
@@ -43,7 +43,7 @@ func (r *Reader) file(ctx context.Context, rd *read, siteSpaceID, revID, fileID 
 		size, resp.Name = f.Size, f.Name
 	}
 	key := "file\x00" + revID + "\x00" + fileID
-	if b, ok := r.cache.get(key); ok {
+	if b, ok := r.cache.Get(key); ok {
 		resp.Body = b.([]byte)
 		return resp
 	}
@@ -60,7 +60,7 @@ func (r *Reader) file(ctx context.Context, rd *read, siteSpaceID, revID, fileID 
 		}
 		if int64(len(b)) <= limits.ReaderCachedFileBytes {
 			body.Close()
-			r.cache.add(key, b, int64(len(b))+64)
+			r.cache.Add(key, b, int64(len(b))+64)
 			resp.Body = b
 			return resp
 		}

@@ -119,7 +119,7 @@ func (r *Reader) pageHTML(rd *read, sec *vsection, v *variant, t *tree, p *page)
 		return r.renderPage(rd, sec, v, t, p)
 	}
 	key := fmt.Sprintf("page\x00%d\x00%s\x00%s\x00%s\x00%s\x00%s", rd.snap.id, rd.origin, rd.base, v.path, t.id, p.id)
-	if cached, ok := r.cache.get(key); ok {
+	if cached, ok := r.cache.Get(key); ok {
 		rp := cached.(*renderedPage)
 		rd.resp.Status, rd.resp.Type, rd.resp.Body, rd.resp.Gzip = http.StatusOK, "text/html; charset=utf-8", rp.html, rp.gz
 		return rd.resp
@@ -132,7 +132,7 @@ func (r *Reader) pageHTML(rd *read, sec *vsection, v *variant, t *tree, p *page)
 		if w.Close() == nil {
 			resp.Gzip = gz.Bytes()
 		}
-		r.cache.add(key, &renderedPage{html: resp.Body, gz: resp.Gzip}, int64(len(resp.Body)+len(resp.Gzip))+64)
+		r.cache.Add(key, &renderedPage{html: resp.Body, gz: resp.Gzip}, int64(len(resp.Body)+len(resp.Gzip))+64)
 	}
 	return resp
 }
@@ -147,11 +147,11 @@ func (r *Reader) renderPage(rd *read, sec *vsection, v *variant, t *tree, p *pag
 		html string
 		cut  bool
 	}
-	out, ok := r.cache.get(key)
+	out, ok := r.cache.Get(key)
 	if !ok {
 		h, cut := r.markdown.render(p.markdown, p.title, files)
 		out = rendered{html: h, cut: cut}
-		r.cache.add(key, out, int64(len(h))+64)
+		r.cache.Add(key, out, int64(len(h))+64)
 	}
 	d.Content, d.Cut = template.HTML(out.(rendered).html), out.(rendered).cut
 	d.Nav, d.NavRest = r.nav(rd, v, t, rd.pageURL(v, t, p))
@@ -175,7 +175,7 @@ func (r *Reader) renderPage(rd *read, sec *vsection, v *variant, t *tree, p *pag
 // (rest is empty when the page is not listed).
 func (r *Reader) nav(rd *read, v *variant, t *tree, current string) (html, rest template.HTML) {
 	key := "nav\x00" + rd.base + v.path + "\x00" + t.id
-	cached, ok := r.cache.get(key)
+	cached, ok := r.cache.Get(key)
 	if !ok {
 		var b strings.Builder
 		n := 0
@@ -212,7 +212,7 @@ func (r *Reader) nav(rd *read, v *variant, t *tree, current string) (html, rest 
 			b.WriteString(`<p class="note">Some pages are not listed here.</p>`)
 		}
 		cached = b.String()
-		r.cache.add(key, cached, int64(b.Len())+64)
+		r.cache.Add(key, cached, int64(b.Len())+64)
 	}
 	all := cached.(string)
 	mark := `href="` + template.HTMLEscapeString(current) + `"`

@@ -22,6 +22,7 @@ package reader
 
 import (
 	"context"
+	"github.com/docspub/platform/libs/sizedcache"
 	"io"
 	"net/url"
 	"strings"
@@ -88,7 +89,7 @@ type Reader struct {
 	now      func() time.Time
 	sites    *snapshots
 	currents *currents
-	cache    *cache
+	cache    *sizedcache.Cache[string, any]
 	loads    *quota.Limiter
 	searches *quota.Limiter
 	conds    *conditions
@@ -107,7 +108,7 @@ func New(d Deps) (*Reader, error) {
 		d.Now = time.Now
 	}
 	r := &Reader{deps: d, scheme: u.Scheme, host: u.Host, prefix: strings.TrimRight(u.EscapedPath(), "/"), now: d.Now,
-		cache: newCache(limits.ReaderCacheEntries, limits.ReaderCacheBytes),
+		cache: sizedcache.New[string, any](limits.ReaderCacheEntries, limits.ReaderCacheBytes),
 		loads: quota.New("revision loads", quota.Limits{PerKey: limits.ReaderRevisionLoadsPerOrg,
 			Queue: limits.ReaderRevisionLoadQueue, Total: limits.ReaderRevisionLoads, MaxWait: limits.ReaderRevisionLoadWait}),
 		searches: quota.New("searches", quota.Limits{PerKey: limits.ReaderSearchesPerOrg,

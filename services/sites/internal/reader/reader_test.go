@@ -146,30 +146,3 @@ func TestClaimsFollowTheSchema(t *testing.T) {
 		t.Errorf("unsigned from query: %v %v", u, set)
 	}
 }
-
-func TestCacheBound(t *testing.T) {
-	c := newCache(100, 1000)
-	for i := range 10 {
-		c.add(fmt.Sprint(i), i, 300)
-	}
-	if c.bytes > 1000 {
-		t.Errorf("cache holds %d bytes, more than 1000", c.bytes)
-	}
-	if _, ok := c.get("9"); !ok {
-		t.Error("the last value added was evicted")
-	}
-	if _, ok := c.get("0"); ok {
-		t.Error("the first value added is still there")
-	}
-	c.add("huge", 1, 2000)
-	if _, ok := c.get("huge"); ok {
-		t.Error("a value larger than the cache was kept")
-	}
-	small := newCache(2, 1<<20)
-	for i := range 5 {
-		small.add(fmt.Sprint(i), i, 10)
-	}
-	if small.lru.Len() != 2 || small.bytes != 20 {
-		t.Errorf("entries %d bytes %d, want 2 and 20", small.lru.Len(), small.bytes)
-	}
-}

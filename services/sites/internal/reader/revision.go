@@ -218,7 +218,7 @@ func (r *Reader) revision(ctx context.Context, org, spaceID string) (*tree, erro
 		return nil, contentclient.ErrNoSpace
 	}
 	key := "rev\x00" + cur.Revision
-	if t, ok := r.cache.get(key); ok {
+	if t, ok := r.cache.Get(key); ok {
 		return t.(*tree), nil
 	}
 	v, err, _ := r.loading.Do(key, func() (any, error) {
@@ -234,7 +234,7 @@ func (r *Reader) revision(ctx context.Context, org, spaceID string) (*tree, erro
 			return nil, contentclient.ErrNoSpace
 		}
 		t := newTree(rev)
-		r.cache.add("rev\x00"+t.id, t, t.size)
+		r.cache.Add("rev\x00"+t.id, t, t.size)
 		return t, nil
 	})
 	if err != nil {

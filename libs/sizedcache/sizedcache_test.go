@@ -1,0 +1,71 @@
+package sizedcache_test
+
+import (
+	"fmt"
+	"sync"
+	"testing"
+
+	"github.com/docspub/platform/libs/sizedcache"
+)
+
+func TestBoundedInBytesAndEntries(t *testing.T) {
+	c := sizedcache.New[string, int](3, 100)
+	c.Add("a", 1, 40)
+	c.Add("b", 2, 40)
+	if _, ok := c.Get("a"); !ok { // a is now more recent than b
+		t.Fatal("a is not kept")
+	}
+	c.Add("c", 3, 40) // 120 bytes: b, the least recent, goes
+	if _, ok := c.Get("b"); ok {
+		t.Error("b kept over the byte budget")
+	}
+	if c.Bytes() != 80 || c.Len() != 2 {
+		t.Errorf("%d bytes in %d values, want 80 in 2", c.Bytes(), c.Len())
+	}
+	c.Add("big", 4, 101)
+	if _, ok := c.Get("big"); ok {
+		t.Error("a value larger than the budget is kept")
+	}
+	c.Add("d", 5, 1)
+	c.Add("e", 6, 1) // four values: the least recent goes
+	if c.Len() != 3 || c.Bytes() != 42 {
+		t.Errorf("%d values of %d bytes, want 3 of 42", c.Len(), c.Bytes())
+	}
+	c.Add("e", 7, 1)
+	if v, _ := c.Get("e"); v != 6 {
+		t.Errorf("Add replaced a kept value: %d", v)
+	}
+}
+
+func TestRemoveIf(t *testing.T) {
+	c := sizedcache.New[string, int](10, 1000)
+	for i := range 6 {
+		c.Add(fmt.Sprint(i), i, 10)
+	}
+	c.RemoveIf(func(_ string, v int) bool { return v%2 == 0 })
+	if c.Len() != 3 || c.Bytes() != 30 {
+		t.Errorf("%d values of %d bytes after removing the even ones, want 3 of 30", c.Len(), c.Bytes())
+	}
+	if _, ok := c.Get("2"); ok {
+		t.Error("2 is still kept")
+	}
+}
+
+func TestConcurrentUseKeepsTheCount(t *testing.T) {
+	c := sizedcache.New[int, int](50, 500)
+	var wg sync.WaitGroup
+	for g := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range 1000 {
+				c.Add(g*1000+i, i, 7)
+				c.Get(i)
+			}
+		}()
+	}
+	wg.Wait()
+	if c.Bytes() != int64(c.Len())*7 || c.Bytes() > 500 {
+		t.Errorf("%d bytes for %d values of 7", c.Bytes(), c.Len())
+	}
+}
