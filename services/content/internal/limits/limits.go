@@ -74,6 +74,11 @@ const (
 	// RevisionDocument is the largest stored revision document (the tree
 	// without the bodies), far below MongoDB's 16 MiB (413).
 	RevisionDocument = 8 << 20
+	// RevisionCacheBytes and RevisionCacheEntries bound the revision
+	// documents (trees and references, no markdown) a content replica keeps
+	// in memory: revisions never change, so a kept one is never stale.
+	RevisionCacheBytes   = 64 << 20
+	RevisionCacheEntries = 1000
 	// BodyChunk is the largest page-body document's markdown: a longer page
 	// is stored as several chunks.
 	BodyChunk = 1 << 20

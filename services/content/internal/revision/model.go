@@ -42,18 +42,21 @@ type Revision struct {
 // "/"; ids are stable across revisions, so that three-way merges match a
 // page with its earlier versions.
 type Page struct {
-	ID          string    `bson:"id"`
-	Kind        string    `bson:"kind"` // KindDocument or KindGroup
-	Title       string    `bson:"title"`
-	Slug        string    `bson:"slug"`
-	Emoji       string    `bson:"emoji,omitempty"`
-	Description string    `bson:"description,omitempty"`
-	Icon        string    `bson:"icon,omitempty"`
-	Hidden      bool      `bson:"hidden,omitempty"`
-	Markdown    string    `bson:"markdown,omitempty"` // document pages
-	Pages       []Page    `bson:"pages"`              // children
-	CreatedAt   time.Time `bson:"createdAt"`
-	UpdatedAt   time.Time `bson:"updatedAt"`
+	ID          string `bson:"id"`
+	Kind        string `bson:"kind"` // KindDocument or KindGroup
+	Title       string `bson:"title"`
+	Slug        string `bson:"slug"`
+	Emoji       string `bson:"emoji,omitempty"`
+	Description string `bson:"description,omitempty"`
+	Icon        string `bson:"icon,omitempty"`
+	Hidden      bool   `bson:"hidden,omitempty"`
+	Markdown    string `bson:"markdown,omitempty"` // document pages
+	// Body names where Markdown is kept when the page was read without it
+	// (Store.Tree); Store.Markdown reads it in.
+	Body      []string  `bson:"-" json:"-"`
+	Pages     []Page    `bson:"pages"` // children
+	CreatedAt time.Time `bson:"createdAt"`
+	UpdatedAt time.Time `bson:"updatedAt"`
 }
 
 // File is a file of a revision; its bytes live in the blob store under Blob.
@@ -97,6 +100,11 @@ type Blob struct {
 type Store interface {
 	Insert(ctx context.Context, r Revision) error
 	Get(ctx context.Context, id string) (Revision, error)
+	// Tree is Get without the pages' markdown (pages carry Body instead),
+	// for reads that need the tree, the files or a few pages only.
+	Tree(ctx context.Context, id string) (Revision, error)
+	// Markdown reads the markdown of pages read by Tree.
+	Markdown(ctx context.Context, pages []*Page) error
 	// PutBlob stores bytes written by owner and returns their blob id.
 	PutBlob(ctx context.Context, owner Owner, name, contentType string, r io.Reader) (id string, size int64, err error)
 	// OpenBlob streams a blob's bytes.

@@ -176,6 +176,10 @@ func (m memStore) Get(_ context.Context, id string) (revision.Revision, error) {
 	}
 	return r, nil
 }
+func (m memStore) Tree(ctx context.Context, id string) (revision.Revision, error) {
+	return m.Get(ctx, id)
+}
+func (m memStore) Markdown(context.Context, []*revision.Page) error { return nil }
 func (m memStore) PutBlob(context.Context, revision.Owner, string, string, io.Reader) (string, int64, error) {
 	return "", 0, nil
 }

@@ -56,10 +56,20 @@ func (s *Service) SetMergedFrom(f MergedFromFunc) { s.mergedFrom = f }
 
 // load reads a revision of the granted space.
 func (s *Service) load(ctx context.Context, g access.Grant, revID string) (*Revision, error) {
+	return s.read(ctx, g, revID, s.store.Get)
+}
+
+// loadTree reads a revision of the granted space without its pages'
+// markdown (see Store.Tree): what reads of files and of one page need.
+func (s *Service) loadTree(ctx context.Context, g access.Grant, revID string) (*Revision, error) {
+	return s.read(ctx, g, revID, s.store.Tree)
+}
+
+func (s *Service) read(ctx context.Context, g access.Grant, revID string, get func(context.Context, string) (Revision, error)) (*Revision, error) {
 	if revID == "" {
 		return nil, ErrRevisionNotFound
 	}
-	r, err := s.store.Get(ctx, revID)
+	r, err := get(ctx, revID)
 	if errors.Is(err, apierr.ErrNotFound) {
 		return nil, ErrRevisionNotFound
 	}
@@ -122,13 +132,16 @@ func (s *Service) Page(ctx context.Context, g access.Grant, revID, pageID, forma
 	if err := checkFormat(format); err != nil {
 		return PageView{}, err
 	}
-	r, err := s.load(ctx, g, revID)
+	r, err := s.loadTree(ctx, g, revID)
 	if err != nil {
 		return PageView{}, err
 	}
 	f, ok := r.FindPage(pageID)
 	if !ok {
 		return PageView{}, ErrPageNotFound
+	}
+	if err := s.store.Markdown(ctx, subtree(f.Page)); err != nil {
+		return PageView{}, fmt.Errorf("read page %s: %w", f.Page.ID, err)
 	}
 	return s.viewer(r, g.Revision).page(f, format), nil
 }
@@ -138,7 +151,7 @@ func (s *Service) PageByPath(ctx context.Context, g access.Grant, revID, path, f
 	if err := checkFormat(format); err != nil {
 		return PageView{}, err
 	}
-	r, err := s.load(ctx, g, revID)
+	r, err := s.loadTree(ctx, g, revID)
 	if err != nil {
 		return PageView{}, err
 	}
@@ -146,12 +159,24 @@ func (s *Service) PageByPath(ctx context.Context, g access.Grant, revID, path, f
 	if !ok {
 		return PageView{}, ErrPageNotFound
 	}
+	if err := s.store.Markdown(ctx, subtree(f.Page)); err != nil {
+		return PageView{}, fmt.Errorf("read page %s: %w", f.Page.ID, err)
+	}
 	return s.viewer(r, g.Revision).page(f, format), nil
+}
+
+// subtree is a page and its descendants: a page's view shows them all.
+func subtree(p *Page) []*Page {
+	out := []*Page{p}
+	for i := range p.Pages {
+		out = append(out, subtree(&p.Pages[i])...)
+	}
+	return out
 }
 
 // Files lists a revision's files by id.
 func (s *Service) Files(ctx context.Context, g access.Grant, revID string, p Window) (List[FileView], error) {
-	r, err := s.load(ctx, g, revID)
+	r, err := s.loadTree(ctx, g, revID)
 	if err != nil {
 		return List[FileView]{}, err
 	}
@@ -169,7 +194,7 @@ func (s *Service) Files(ctx context.Context, g access.Grant, revID string, p Win
 
 // File renders one file of a revision.
 func (s *Service) File(ctx context.Context, g access.Grant, revID, fileID string) (FileView, error) {
-	r, err := s.load(ctx, g, revID)
+	r, err := s.loadTree(ctx, g, revID)
 	if err != nil {
 		return FileView{}, err
 	}
@@ -182,7 +207,7 @@ func (s *Service) File(ctx context.Context, g access.Grant, revID, fileID string
 
 // Download opens a file's bytes; the caller closes them.
 func (s *Service) Download(ctx context.Context, g access.Grant, revID, fileID string) (File, io.ReadCloser, error) {
-	r, err := s.load(ctx, g, revID)
+	r, err := s.loadTree(ctx, g, revID)
 	if err != nil {
 		return File{}, nil, err
 	}

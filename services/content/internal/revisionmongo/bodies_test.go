@@ -110,6 +110,13 @@ func TestInlineMarkdownStillReads(t *testing.T) {
 	if got.Pages[0].Markdown != "inline\n" || got.ReusableContents[0].Markdown != "reused" {
 		t.Errorf("inline markdown read as %q and %q", got.Pages[0].Markdown, got.ReusableContents[0].Markdown)
 	}
+	tree, err := revisionmongo.NewStore(db).Tree(ctx, "old")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tree.Pages[0].Markdown != "inline\n" || tree.Pages[0].Body != nil {
+		t.Errorf("Tree read inline markdown as %q (body %v)", tree.Pages[0].Markdown, tree.Pages[0].Body)
+	}
 }
 
 func TestInsertRefusesARevisionOverTheLimits(t *testing.T) {
@@ -296,5 +303,88 @@ func TestInsertMarksExistingBodiesUsed(t *testing.T) {
 	}
 	if n, err := bodies.CountDocuments(ctx, bson.M{}); err != nil || n != 601 {
 		t.Errorf("%d bodies (%v), want 601", n, err)
+	}
+}
+
+// TestTreeReadsOnlyTheBodiesAsked: Tree reads no page body and Markdown
+// reads those of the pages asked only: with another page's body gone, Get
+// fails while a page read through Tree and Markdown still answers.
+func TestTreeReadsOnlyTheBodiesAsked(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db := mongotest.Database(t)
+	s := revisionmongo.NewStore(db)
+	parent, child, other := page("a", "# A\n"), page("b", "# B\n"), page("c", "# C, whose body goes\n")
+	parent.Pages = []revision.Page{child}
+	r := revision.Revision{ID: "r1", Space: "sp1", Organization: "org1", Type: revision.TypeEdits, Parents: []string{},
+		Pages: []revision.Page{parent, other}, Files: []revision.File{}, CreatedAt: t0}
+	if err := s.Insert(ctx, r); err != nil {
+		t.Fatal(err)
+	}
+	tree, err := s.Tree(ctx, "r1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []revision.Page{tree.Pages[0], tree.Pages[0].Pages[0], tree.Pages[1]} {
+		if p.Markdown != "" || len(p.Body) == 0 {
+			t.Errorf("Tree page %s: markdown %q, body %v; want no markdown and its body ids", p.ID, p.Markdown, p.Body)
+		}
+	}
+	if _, err := db.Collection(revisionmongo.Bodies).DeleteMany(ctx, bson.M{"_id": bson.M{"$in": tree.Pages[1].Body}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Get(ctx, "r1"); err == nil {
+		t.Fatal("Get read a revision whose page body is gone")
+	}
+	a := &tree.Pages[0]
+	if err := s.Markdown(ctx, []*revision.Page{a, &a.Pages[0]}); err != nil {
+		t.Fatal(err)
+	}
+	if a.Markdown != "# A\n" || a.Pages[0].Markdown != "# B\n" || a.Body != nil {
+		t.Errorf("Markdown read %q and %q (body %v)", a.Markdown, a.Pages[0].Markdown, a.Body)
+	}
+	if err := s.Markdown(ctx, []*revision.Page{&tree.Pages[1]}); err == nil {
+		t.Error("Markdown of a page whose body is gone: no error")
+	}
+}
+
+// TestRevisionsAreKeptInMemory: a revision written or read once is read
+// again from memory (here, after its document is gone from the database),
+// callers changing what they got change nothing kept, and deleting the
+// space's revisions drops them from memory too.
+func TestRevisionsAreKeptInMemory(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db := mongotest.Database(t)
+	s := revisionmongo.NewStore(db)
+	r := revision.Revision{ID: "r1", Space: "sp1", Organization: "org1", Type: revision.TypeEdits, Parents: []string{"r0"},
+		Pages: []revision.Page{page("a", "# A\n")}, Files: []revision.File{{ID: "f", Name: "f.png", Blob: "b"}},
+		Git: &revision.Git{OID: "abc", Message: "m"}, CreatedAt: t0}
+	if err := s.Insert(ctx, r); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Collection(revisionmongo.Revisions).DeleteOne(ctx, bson.M{"_id": "r1"}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.Tree(ctx, "r1")
+	if err != nil {
+		t.Fatalf("Tree of a revision written here: %v", err)
+	}
+	got.Files[0].Name, got.Parents[0], got.Git.OID = "changed", "changed", "changed"
+	again, err := s.Tree(ctx, "r1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again.Files[0].Name != "f.png" || again.Parents[0] != "r0" || again.Git.OID != "abc" {
+		t.Errorf("a caller's change reached the kept revision: %+v %v %+v", again.Files, again.Parents, again.Git)
+	}
+	if _, err := revisionmongo.NewStore(db).Tree(ctx, "r1"); !errors.Is(err, apierr.ErrNotFound) {
+		t.Errorf("another store read a deleted revision: %v", err)
+	}
+	if err := s.DeleteSpace(ctx, "sp1"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Tree(ctx, "r1"); !errors.Is(err, apierr.ErrNotFound) {
+		t.Errorf("a revision of a deleted space is still read: %v", err)
 	}
 }

@@ -46,6 +46,7 @@ import (
 	"github.com/docspub/platform/libs/apierr"
 	"github.com/docspub/platform/libs/kafkax"
 	"github.com/docspub/platform/libs/mongox"
+	"github.com/docspub/platform/libs/sizedcache"
 	"github.com/docspub/platform/services/content/internal/limits"
 	"github.com/docspub/platform/services/content/internal/revision"
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -73,6 +74,9 @@ const batch = 500
 // collection, once per query.
 const readBatch = 2000
 
+// fewBodies is the most body documents read one by one rather than with $in.
+const fewBodies = 8
+
 // Indexes are the indexes the store and its collector rely on (GridFS makes
 // its own on first upload).
 func Indexes() []mongox.Index {
@@ -94,13 +98,17 @@ type Store struct {
 	db     *mongo.Database
 	bucket *mongo.GridFSBucket
 	now    func() time.Time
+	// docs keeps revision documents read or written: a revision never
+	// changes (it is only deleted with its space).
+	docs *sizedcache.Cache[string, revisionDoc]
 }
 
 var _ revision.Store = (*Store)(nil)
 
 // NewStore returns a store on db.
 func NewStore(db *mongo.Database) *Store {
-	return &Store{db: db, bucket: db.GridFSBucket(options.GridFSBucket().SetName(Bucket)), now: time.Now}
+	return &Store{db: db, bucket: db.GridFSBucket(options.GridFSBucket().SetName(Bucket)), now: time.Now,
+		docs: sizedcache.New[string, revisionDoc](limits.RevisionCacheEntries, limits.RevisionCacheBytes)}
 }
 
 func (s *Store) clock() time.Time { return s.now().UTC().Truncate(time.Millisecond) }
@@ -241,8 +249,11 @@ func (s *Store) Insert(ctx context.Context, r revision.Revision) error {
 	if err := s.useBlobs(ctx, r.Files); err != nil {
 		return err
 	}
-	_, err = s.db.Collection(Revisions).InsertOne(ctx, bson.Raw(raw))
-	return mongox.Err(err, "revision")
+	if _, err = s.db.Collection(Revisions).InsertOne(ctx, bson.Raw(raw)); err != nil {
+		return mongox.Err(err, "revision")
+	}
+	s.docs.Add(doc.ID, doc, int64(len(raw)))
+	return nil
 }
 
 // bodyBatchBytes bounds the markdown of one insert of page bodies (with
@@ -396,8 +407,8 @@ func (s *Store) Get(ctx context.Context, id string) (revision.Revision, error) {
 	if err != nil {
 		return revision.Revision{}, fmt.Errorf("revision %s: %w", id, err)
 	}
-	r := revision.Revision{ID: d.ID, Space: d.Space, Organization: d.Organization, Type: d.Type, Parents: d.Parents,
-		MergedFrom: d.MergedFrom, Pages: pagesOf(d.Pages, text), Files: d.Files, CreatedAt: d.CreatedAt, Git: d.Git}
+	r := revision.Revision{ID: d.ID, Space: d.Space, Organization: d.Organization, Type: d.Type, Parents: slices.Clone(d.Parents),
+		MergedFrom: d.MergedFrom, Pages: pagesOf(d.Pages, text), Files: slices.Clone(d.Files), CreatedAt: d.CreatedAt, Git: cloneGit(d.Git)}
 	if d.Pages == nil {
 		r.Pages = nil
 	}
@@ -413,9 +424,63 @@ func (s *Store) Get(ctx context.Context, id string) (revision.Revision, error) {
 	return r, nil
 }
 
-// doc reads a revision document (projected when proj is not nil).
+// Tree returns a revision without reading its pages' bodies: each page
+// carries the ids of its body documents (revision.Page.Body), which
+// Markdown reads. A page of a revision written before bodies moved out
+// has its markdown inline, read at once.
+func (s *Store) Tree(ctx context.Context, id string) (revision.Revision, error) {
+	d, err := s.doc(ctx, id, nil)
+	if err != nil {
+		return revision.Revision{}, err
+	}
+	r := revision.Revision{ID: d.ID, Space: d.Space, Organization: d.Organization, Type: d.Type, Parents: slices.Clone(d.Parents),
+		MergedFrom: d.MergedFrom, Pages: pagesOf(d.Pages, nil), Files: slices.Clone(d.Files), CreatedAt: d.CreatedAt, Git: cloneGit(d.Git)}
+	if d.Pages == nil {
+		r.Pages = nil
+	}
+	if r.Parents == nil {
+		r.Parents = []string{}
+	}
+	return r, nil
+}
+
+// Markdown reads the markdown of pages read by Tree, from their bodies.
+func (s *Store) Markdown(ctx context.Context, pages []*revision.Page) error {
+	var ids []string
+	for _, p := range pages {
+		ids = append(ids, p.Body...)
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	text, err := s.readBodies(ctx, ids)
+	if err != nil {
+		return err
+	}
+	for _, p := range pages {
+		if len(p.Body) > 0 {
+			p.Markdown, p.Body = join("", p.Body, text), nil
+		}
+	}
+	return nil
+}
+
+// cloneGit copies a revision's Git fields: a kept document is shared.
+func cloneGit(g *revision.Git) *revision.Git {
+	if g == nil {
+		return nil
+	}
+	c := *g
+	return &c
+}
+
+// doc reads a revision document, from memory when it was read or written
+// here before (whole then, whatever proj asks), else from the database
+// (projected when proj is not nil; only a whole one is kept).
 func (s *Store) doc(ctx context.Context, id string, proj bson.M) (revisionDoc, error) {
-	var d revisionDoc
+	if d, ok := s.docs.Get(id); ok {
+		return d, nil
+	}
 	opts := options.FindOne()
 	if proj != nil {
 		p := bson.M{kafkax.TombstoneField: 1}
@@ -425,19 +490,42 @@ func (s *Store) doc(ctx context.Context, id string, proj bson.M) (revisionDoc, e
 	// A filter on _id alone, the tombstone checked here: FerretDB's SQLite
 	// backend looks up by _id only when _id is the filter's one condition,
 	// and scans (decoding every revision's tree) otherwise.
-	err := s.db.Collection(Revisions).FindOne(ctx, bson.M{"_id": id}, opts).Decode(&d)
+	raw, err := s.db.Collection(Revisions).FindOne(ctx, bson.M{"_id": id}, opts).Raw()
+	var d revisionDoc
+	if err == nil {
+		err = bson.Unmarshal(raw, &d)
+	}
 	if err == nil && d.Tombstone {
 		err = mongo.ErrNoDocuments
 	}
 	if err != nil {
 		return revisionDoc{}, mongox.Err(err, "revision")
 	}
+	if proj == nil {
+		s.docs.Add(id, d, int64(len(raw)))
+	}
 	return d, nil
 }
 
-// readBodies reads the markdown of body documents by id.
+// readBodies reads the markdown of body documents by id: a few one by one
+// (an index lookup each on any server: FerretDB's SQLite backend answers an
+// $in by scanning the collection, every space's bodies), more with $in.
 func (s *Store) readBodies(ctx context.Context, ids []string) (map[string]string, error) {
 	out := make(map[string]string, len(ids))
+	if len(ids) <= fewBodies {
+		for _, id := range ids {
+			var d bodyDoc
+			err := s.db.Collection(Bodies).FindOne(ctx, bson.M{"_id": id}, options.FindOne().SetProjection(bson.M{"markdown": 1})).Decode(&d)
+			if errors.Is(err, mongo.ErrNoDocuments) {
+				return nil, fmt.Errorf("page body %s is missing", id)
+			}
+			if err != nil {
+				return nil, fmt.Errorf("read page bodies: %w", err)
+			}
+			out[id] = d.Markdown
+		}
+		return out, nil
+	}
 	for chunk := range slices.Chunk(ids, readBatch) {
 		cur, err := s.db.Collection(Bodies).Find(ctx, bson.M{"_id": bson.M{"$in": chunk}},
 			options.Find().SetProjection(bson.M{"markdown": 1}))
@@ -460,11 +548,18 @@ func (s *Store) readBodies(ctx context.Context, ids []string) (map[string]string
 	return out, nil
 }
 
+// pagesOf makes the pages of a revision document with their markdown from
+// text; without text (nil) each page keeps its body ids instead.
 func pagesOf(ds []pageDoc, text map[string]string) []revision.Page {
 	out := make([]revision.Page, len(ds))
 	for i, d := range ds {
 		out[i] = revision.Page{ID: d.ID, Kind: d.Kind, Title: d.Title, Slug: d.Slug, Emoji: d.Emoji, Description: d.Description,
-			Icon: d.Icon, Hidden: d.Hidden, Markdown: join(d.Markdown, d.Body, text), CreatedAt: d.CreatedAt, UpdatedAt: d.UpdatedAt}
+			Icon: d.Icon, Hidden: d.Hidden, CreatedAt: d.CreatedAt, UpdatedAt: d.UpdatedAt}
+		if text == nil && len(d.Body) > 0 {
+			out[i].Body = d.Body
+		} else {
+			out[i].Markdown = join(d.Markdown, d.Body, text)
+		}
 		if d.Pages != nil {
 			out[i].Pages = pagesOf(d.Pages, text)
 		}
@@ -517,6 +612,7 @@ func (s *Store) HasPage(ctx context.Context, revisionID, pageID string) (bool, e
 // file bytes stay until the collector finds no revision referring to them:
 // the copies of a duplicated space share them.
 func (s *Store) DeleteSpace(ctx context.Context, spaceID string) error {
+	s.docs.RemoveIf(func(_ string, d revisionDoc) bool { return d.Space == spaceID })
 	_, err := s.db.Collection(Revisions).DeleteMany(ctx, bson.M{"space": spaceID})
 	return mongox.Err(err, "revisions")
 }
