@@ -150,17 +150,24 @@ func (a *App) Handler() http.Handler { return a.handler }
 // Database returns the service's database.
 func (a *App) Database() *mongo.Database { return a.core.DB }
 
-// RunBackground starts the sites.events consumer, the rollup consumer and
-// the pruning of old applied batch ids; they stop when ctx is done.
+// RunBackground starts the sites.events consumer, the rollup consumer and,
+// every hour, the pruning of old applied batch ids and the collection of
+// unreferenced bucket sets; they stop when ctx is done.
 func (a *App) RunBackground(ctx context.Context) {
 	a.core.Go(ctx, "sites consumer", a.sites.Run)
 	a.core.Go(ctx, "rollup consumer", a.rollups.Run)
-	a.core.Go(ctx, "prune applied batches", func(ctx context.Context) error {
+	a.core.Go(ctx, "prune applied batches and collect sets", func(ctx context.Context) error {
 		t := time.NewTicker(time.Hour)
 		defer t.Stop()
 		for {
 			if err := a.store.PruneApplied(ctx, time.Now().Add(-rollupmongo.AppliedTTL)); err != nil && ctx.Err() == nil {
 				a.core.Log.WarnContext(ctx, "prune applied batches", "err", err)
+			}
+			n, err := a.store.CollectSets(ctx, time.Now().Add(-rollupmongo.SetsGrace))
+			if err != nil && ctx.Err() == nil {
+				a.core.Log.WarnContext(ctx, "collect unreferenced bucket sets", "err", err)
+			} else if n > 0 {
+				a.core.Log.InfoContext(ctx, "collected unreferenced bucket sets", "count", n)
 			}
 			select {
 			case <-ctx.Done():

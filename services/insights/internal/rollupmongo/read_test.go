@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -286,4 +287,81 @@ func monitoredDB(t *testing.T, mon *event.CommandMonitor) *mongo.Database {
 	db := client.Database(mongotest.DatabaseName())
 	t.Cleanup(func() { _ = db.Drop(context.Background()) })
 	return db
+}
+
+// TestCollectSets: the sets documents a shard does not name (left by a
+// writer that stopped midway) go once older than the cutoff; the named
+// ones stay, and so do recent ones, which a writer may be about to name.
+// Sets from before they carried a time are stamped first and go a grace
+// period later.
+func TestCollectSets(t *testing.T) {
+	ctx := context.Background()
+	db := mongotest.Database(t)
+	store := rollupmongo.NewStore(db, mongox.NewDocLocks())
+	at := time.Date(2026, 11, 24, 9, 0, 0, 0, time.UTC)
+	id := rollup.BucketID("s", rollup.Hourly, at, 0)
+	b := rollup.Bucket{ID: id, Org: "o", Site: "s", Gran: rollup.Hourly, Start: at, Version: 1,
+		Rows: []rollup.Row{{Key: "a", Dims: visit.Dims{EventType: "page_view"}, Events: 1, Visitors: rollup.Distinct{IDs: []int64{1}}}}}
+	if ok, err := store.PutShard(ctx, b); err != nil || !ok {
+		t.Fatalf("put = %v, %v", ok, err)
+	}
+	var shard struct {
+		SetsRef string `bson:"setsRef"`
+	}
+	if err := db.Collection(rollupmongo.Buckets).FindOne(ctx, bson.M{"_id": id}).Decode(&shard); err != nil || shard.SetsRef == "" {
+		t.Fatalf("shard: %+v, %v", shard, err)
+	}
+	now := time.Now().UTC()
+	left := []any{
+		bson.M{"_id": id + "/1/crashed", "sets": []byte{1}, "at": now.Add(-2 * time.Hour)},   // its shard names others
+		bson.M{"_id": "s/hour/gone/0/1/x", "sets": []byte{1}, "at": now.Add(-2 * time.Hour)}, // its shard is gone
+		bson.M{"_id": id + "/2/writing", "sets": []byte{1}, "at": now},                       // a writer may name it
+		bson.M{"_id": id + "/1/untimed", "sets": []byte{1}},                                  // from before sets had a time
+	}
+	if _, err := db.Collection(rollupmongo.Sets).InsertMany(ctx, left); err != nil {
+		t.Fatal(err)
+	}
+	// The shard's own sets are new: collect as if they were old too.
+	if _, err := db.Collection(rollupmongo.Sets).UpdateOne(ctx, bson.M{"_id": shard.SetsRef},
+		bson.M{"$set": bson.M{"at": now.Add(-2 * time.Hour)}}); err != nil {
+		t.Fatal(err)
+	}
+	ids := func() []string {
+		t.Helper()
+		cur, err := db.Collection(rollupmongo.Sets).Find(ctx, bson.M{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var docs []struct {
+			ID string `bson:"_id"`
+		}
+		if err := cur.All(ctx, &docs); err != nil {
+			t.Fatal(err)
+		}
+		out := []string{}
+		for _, d := range docs {
+			out = append(out, d.ID)
+		}
+		slices.Sort(out)
+		return out
+	}
+	n, err := store.CollectSets(ctx, now.Add(-rollupmongo.SetsGrace))
+	if err != nil || n != 2 {
+		t.Fatalf("collected %d (%v); want 2", n, err)
+	}
+	want := []string{id + "/1/untimed", id + "/2/writing", shard.SetsRef}
+	slices.Sort(want)
+	if diff := cmp.Diff(ids(), want); diff != "" {
+		t.Errorf("sets left (-got +want):\n%s", diff)
+	}
+	if n, err := store.CollectSets(ctx, time.Now().Add(time.Minute)); err != nil || n != 2 {
+		t.Fatalf("later: collected %d (%v); want 2 (the untimed and the unnamed recent one)", n, err)
+	}
+	if diff := cmp.Diff(ids(), []string{shard.SetsRef}); diff != "" {
+		t.Errorf("sets left later (-got +want):\n%s", diff)
+	}
+	got, err := store.Buckets(ctx, "s", []rollup.Key{{Gran: rollup.Hourly, Start: at}}, true)
+	if err != nil || len(got) != 1 || !cmp.Equal(got[0].Rows[0].Visitors.IDs, []int64{1}) {
+		t.Fatalf("the shard after collection: %+v, %v", got, err)
+	}
 }

@@ -16,6 +16,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -151,6 +152,91 @@ func (s *Store) DropChunk(ctx context.Context, id string) error {
 	return nil
 }
 
+// SetsGrace is how old an unreferenced sets document must be before
+// CollectSets removes it: far longer than a shard write between the sets'
+// insert and the shard's swap to them.
+const SetsGrace = time.Hour
+
+// collectBatch bounds the sets documents CollectSets reads at once.
+const collectBatch = 500
+
+// CollectSets removes the sets documents written before cutoff that their
+// shard does not name (a writer that stopped between inserting new sets
+// and swapping its shard to them, or before deleting the sets it
+// replaced, leaves them), and returns how many. A shard only ever swaps to
+// sets written just before, so one older than cutoff (SetsGrace ago) that
+// its shard does not name now never will be. Sets documents from before
+// they carried their time are stamped now, and so collected a grace
+// period later.
+func (s *Store) CollectSets(ctx context.Context, cutoff time.Time) (int, error) {
+	coll := s.db.Collection(Sets)
+	if _, err := coll.UpdateMany(ctx, bson.M{"at": bson.M{"$exists": false}},
+		bson.M{"$set": bson.M{"at": time.Now().UTC()}}); err != nil {
+		return 0, fmt.Errorf("stamp bucket sets: %w", err)
+	}
+	removed, after := 0, ""
+	for {
+		filter := bson.M{"at": bson.M{"$lt": cutoff.UTC()}}
+		if after != "" {
+			filter["_id"] = bson.M{"$gt": after}
+		}
+		cur, err := coll.Find(ctx, filter, options.Find().SetProjection(bson.M{"_id": 1}).
+			SetSort(bson.M{"_id": 1}).SetLimit(collectBatch))
+		if err != nil {
+			return removed, fmt.Errorf("list bucket sets: %w", err)
+		}
+		var ids []struct {
+			ID string `bson:"_id"`
+		}
+		if err := cur.All(ctx, &ids); err != nil {
+			return removed, fmt.Errorf("list bucket sets: %w", err)
+		}
+		for _, d := range ids {
+			named, err := s.named(ctx, d.ID)
+			if err != nil {
+				return removed, err
+			}
+			if named {
+				continue
+			}
+			res, err := coll.DeleteOne(ctx, bson.M{"_id": d.ID})
+			if err != nil {
+				return removed, fmt.Errorf("remove bucket sets %s: %w", d.ID, err)
+			}
+			removed += int(res.DeletedCount)
+		}
+		if len(ids) < collectBatch {
+			return removed, nil
+		}
+		after = ids[len(ids)-1].ID
+	}
+}
+
+// named tells whether the shard a sets document was written for
+// (SetsRef "<shard id>/<version>/<nonce>") names it now.
+func (s *Store) named(ctx context.Context, ref string) (bool, error) {
+	i := strings.LastIndexByte(ref, '/')
+	j := -1
+	if i > 0 {
+		j = strings.LastIndexByte(ref[:i], '/')
+	}
+	if j <= 0 {
+		return false, nil // not a sets id of this store
+	}
+	var d struct {
+		SetsRef string `bson:"setsRef"`
+	}
+	err := s.db.Collection(Buckets).FindOne(ctx, bson.M{"_id": ref[:j]},
+		options.FindOne().SetProjection(bson.M{"setsRef": 1})).Decode(&d)
+	if errors.Is(err, mongo.ErrNoDocuments) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("read bucket %s: %w", ref[:j], err)
+	}
+	return d.SetsRef == ref, nil
+}
+
 // Unfinished implements rollup.Store.
 func (s *Store) Unfinished(ctx context.Context, before time.Time) ([]rollup.Chunk, error) {
 	cur, err := s.db.Collection(Chunks).Find(ctx, bson.M{"at": bson.M{"$lt": before.UTC()}})
@@ -198,10 +284,12 @@ type doc struct {
 	SetsRef string    `bson:"setsRef,omitempty"`
 }
 
-// setsDoc is the distinct sets of one version of a shard.
+// setsDoc is the distinct sets of one version of a shard, with when it
+// was written (CollectSets reads it).
 type setsDoc struct {
-	ID   string `bson:"_id"`
-	Sets []byte `bson:"sets"`
+	ID   string    `bson:"_id"`
+	Sets []byte    `bson:"sets"`
+	At   time.Time `bson:"at"`
 }
 
 type rowCounts struct {
@@ -392,7 +480,7 @@ func (s *Store) PutShard(ctx context.Context, b rollup.Bucket) (bool, error) {
 	_, _ = rand.Read(nonce[:])
 	d.SetsRef = fmt.Sprintf("%s/%d/%s", b.ID, b.Version, hex.EncodeToString(nonce[:]))
 	sets := s.db.Collection(Sets)
-	if _, err := sets.InsertOne(ctx, setsDoc{ID: d.SetsRef, Sets: d.Sets}); err != nil {
+	if _, err := sets.InsertOne(ctx, setsDoc{ID: d.SetsRef, Sets: d.Sets, At: time.Now().UTC()}); err != nil {
 		return false, fmt.Errorf("write bucket sets: %w", err)
 	}
 	d.Sets = nil
