@@ -8,7 +8,9 @@ import (
 	"sort"
 
 	"github.com/docspub/platform/libs/apierr"
+	"github.com/docspub/platform/libs/quota"
 	"github.com/docspub/platform/services/content/internal/access"
+	"github.com/docspub/platform/services/content/internal/limits"
 	"github.com/docspub/platform/services/content/internal/links"
 )
 
@@ -45,18 +47,49 @@ type Service struct {
 	store      Store
 	urls       links.URLs
 	mergedFrom MergedFromFunc
+	reads      *quota.Limiter // whole large revisions read at once
 }
 
 // New returns a service on store; urls build resource URLs.
-func New(store Store, urls links.URLs) *Service { return &Service{store: store, urls: urls} }
+func New(store Store, urls links.URLs) *Service {
+	return &Service{store: store, urls: urls, reads: quota.New("whole revision reads", limits.RevisionReadQuota)}
+}
 
 // SetMergedFrom sets how a merge revision's change request is rendered.
 // Without it a merge revision reports {"object":"change-request","id":...}.
 func (s *Service) SetMergedFrom(f MergedFromFunc) { s.mergedFrom = f }
 
-// load reads a revision of the granted space.
-func (s *Service) load(ctx context.Context, g access.Grant, revID string) (*Revision, error) {
-	return s.read(ctx, g, revID, s.store.Get)
+// load reads a revision of the granted space with every page's markdown,
+// and returns the function that gives back the turn it took (call it once
+// done with the revision): a revision of more than limits.RevisionReadFree
+// bodies is read in a turn of the organization's quota of such reads (a
+// 429 when the organization already reads as many as it may).
+func (s *Service) load(ctx context.Context, g access.Grant, revID string) (*Revision, func(), error) {
+	tree, err := s.loadTree(ctx, g, revID)
+	if err != nil {
+		return nil, nil, err
+	}
+	release := func() {}
+	if bodies(tree.Pages) > limits.RevisionReadFree {
+		if release, err = s.reads.Acquire(ctx, g.Organization); err != nil {
+			return nil, nil, err
+		}
+	}
+	r, err := s.read(ctx, g, revID, s.store.Get)
+	if err != nil {
+		release()
+		return nil, nil, err
+	}
+	return r, release, nil
+}
+
+// bodies counts the body documents of pages read by Store.Tree.
+func bodies(ps []Page) int {
+	n := 0
+	for i := range ps {
+		n += len(ps[i].Body) + bodies(ps[i].Pages)
+	}
+	return n
 }
 
 // loadTree reads a revision of the granted space without its pages'
@@ -85,19 +118,21 @@ func (s *Service) read(ctx context.Context, g access.Grant, revID string, get fu
 // Get returns a revision of the granted space (for other packages: merges,
 // change requests).
 func (s *Service) Get(ctx context.Context, g access.Grant, revID string) (Revision, error) {
-	r, err := s.load(ctx, g, revID)
+	r, release, err := s.load(ctx, g, revID)
 	if err != nil {
 		return Revision{}, err
 	}
+	release()
 	return *r, nil
 }
 
 // Revision renders a revision.
 func (s *Service) Revision(ctx context.Context, g access.Grant, revID string) (RevisionView, error) {
-	r, err := s.load(ctx, g, revID)
+	r, release, err := s.load(ctx, g, revID)
 	if err != nil {
 		return RevisionView{}, err
 	}
+	defer release()
 	v := s.viewer(r, g.Revision).revision()
 	if r.Type == TypeMerge && r.MergedFrom != "" {
 		v.MergedFrom = map[string]string{"object": "change-request", "id": r.MergedFrom}
@@ -118,10 +153,11 @@ func (s *Service) Revision(ctx context.Context, g access.Grant, revID string) (R
 
 // Pages renders a revision's page tree.
 func (s *Service) Pages(ctx context.Context, g access.Grant, revID string) ([]PageView, error) {
-	r, err := s.load(ctx, g, revID)
+	r, release, err := s.load(ctx, g, revID)
 	if err != nil {
 		return nil, err
 	}
+	defer release()
 	return s.viewer(r, g.Revision).pages(r.Pages, ""), nil
 }
 
@@ -228,10 +264,11 @@ func (s *Service) Download(ctx context.Context, g access.Grant, revID, fileID st
 // FileBacklinks lists the pages whose markdown links or embeds a file,
 // by page id.
 func (s *Service) FileBacklinks(ctx context.Context, g access.Grant, revID, fileID string, p Window) (BacklinkList, error) {
-	r, err := s.load(ctx, g, revID)
+	r, release, err := s.load(ctx, g, revID)
 	if err != nil {
 		return BacklinkList{}, err
 	}
+	defer release()
 	if _, ok := r.FindFile(fileID); !ok {
 		return BacklinkList{}, ErrFileNotFound
 	}
@@ -259,19 +296,21 @@ func (s *Service) FileBacklinks(ctx context.Context, g access.Grant, revID, file
 // relation, in key order; status ("" for all, or a Statuses value) filters
 // the items but not the stats.
 func (s *Service) Links(ctx context.Context, g access.Grant, revID, status string, p Window) (LinkList, error) {
-	r, err := s.load(ctx, g, revID)
+	r, release, err := s.load(ctx, g, revID)
 	if err != nil {
 		return LinkList{}, err
 	}
+	defer release()
 	return listLinks(linkViews(r, NewResolver(r, s.urls).Occurrences("")), status, p), nil
 }
 
 // PageLinks lists the links of one page.
 func (s *Service) PageLinks(ctx context.Context, g access.Grant, revID, pageID string, p Window) (LinkList, error) {
-	r, err := s.load(ctx, g, revID)
+	r, release, err := s.load(ctx, g, revID)
 	if err != nil {
 		return LinkList{}, err
 	}
+	defer release()
 	if _, ok := r.FindPage(pageID); !ok {
 		return LinkList{}, ErrPageNotFound
 	}
