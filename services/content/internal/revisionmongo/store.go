@@ -407,14 +407,7 @@ func (s *Store) Get(ctx context.Context, id string) (revision.Revision, error) {
 	if err != nil {
 		return revision.Revision{}, fmt.Errorf("revision %s: %w", id, err)
 	}
-	r := revision.Revision{ID: d.ID, Space: d.Space, Organization: d.Organization, Type: d.Type, Parents: slices.Clone(d.Parents),
-		MergedFrom: d.MergedFrom, Pages: pagesOf(d.Pages, text), Files: slices.Clone(d.Files), CreatedAt: d.CreatedAt, Git: cloneGit(d.Git)}
-	if d.Pages == nil {
-		r.Pages = nil
-	}
-	if r.Parents == nil {
-		r.Parents = []string{}
-	}
+	r := d.revision(text)
 	for _, rc := range d.ReusableContents {
 		r.ReusableContents = append(r.ReusableContents, revision.ReusableContent{ID: rc.ID, Title: rc.Title, Markdown: join(rc.Markdown, rc.Body, text)})
 	}
@@ -433,15 +426,22 @@ func (s *Store) Tree(ctx context.Context, id string) (revision.Revision, error) 
 	if err != nil {
 		return revision.Revision{}, err
 	}
+	return d.revision(nil), nil
+}
+
+// revision makes the revision of a document, its pages' markdown from text
+// (nil: their body ids instead; see pagesOf), without reusable contents.
+// Nothing of d is shared: a kept document is read by many.
+func (d revisionDoc) revision(text map[string]string) revision.Revision {
 	r := revision.Revision{ID: d.ID, Space: d.Space, Organization: d.Organization, Type: d.Type, Parents: slices.Clone(d.Parents),
-		MergedFrom: d.MergedFrom, Pages: pagesOf(d.Pages, nil), Files: slices.Clone(d.Files), CreatedAt: d.CreatedAt, Git: cloneGit(d.Git)}
+		MergedFrom: d.MergedFrom, Pages: pagesOf(d.Pages, text), Files: slices.Clone(d.Files), CreatedAt: d.CreatedAt, Git: cloneGit(d.Git)}
 	if d.Pages == nil {
 		r.Pages = nil
 	}
 	if r.Parents == nil {
 		r.Parents = []string{}
 	}
-	return r, nil
+	return r
 }
 
 // Markdown reads the markdown of pages read by Tree, from their bodies.
@@ -556,7 +556,7 @@ func pagesOf(ds []pageDoc, text map[string]string) []revision.Page {
 		out[i] = revision.Page{ID: d.ID, Kind: d.Kind, Title: d.Title, Slug: d.Slug, Emoji: d.Emoji, Description: d.Description,
 			Icon: d.Icon, Hidden: d.Hidden, CreatedAt: d.CreatedAt, UpdatedAt: d.UpdatedAt}
 		if text == nil && len(d.Body) > 0 {
-			out[i].Body = d.Body
+			out[i].Body = slices.Clone(d.Body)
 		} else {
 			out[i].Markdown = join(d.Markdown, d.Body, text)
 		}
