@@ -293,7 +293,7 @@ func monitoredDB(t *testing.T, mon *event.CommandMonitor) *mongo.Database {
 // writer that stopped midway) go once older than the cutoff; the named
 // ones stay, and so do recent ones, which a writer may be about to name.
 // Sets from before they carried a time are stamped first and go a grace
-// period later.
+// period later. Each run looks only at what was written since the last.
 func TestCollectSets(t *testing.T) {
 	ctx := context.Background()
 	db := mongotest.Database(t)
@@ -354,8 +354,12 @@ func TestCollectSets(t *testing.T) {
 	if diff := cmp.Diff(ids(), want); diff != "" {
 		t.Errorf("sets left (-got +want):\n%s", diff)
 	}
-	if n, err := store.CollectSets(ctx, time.Now().Add(time.Minute)); err != nil || n != 2 {
+	later := time.Now().Add(time.Minute)
+	if n, err := store.CollectSets(ctx, later); err != nil || n != 2 {
 		t.Fatalf("later: collected %d (%v); want 2 (the untimed and the unnamed recent one)", n, err)
+	}
+	if n, err := store.CollectSets(ctx, later); err != nil || n != 0 {
+		t.Fatalf("again with the same cutoff: collected %d (%v); want 0, nothing new to look at", n, err)
 	}
 	if diff := cmp.Diff(ids(), []string{shard.SetsRef}); diff != "" {
 		t.Errorf("sets left later (-got +want):\n%s", diff)

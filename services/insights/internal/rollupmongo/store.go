@@ -36,6 +36,8 @@ const (
 	Sets    = "bucket_sets"
 	Chunks  = "chunks"
 	Applied = "applied_batches"
+	// Meta keeps the store's own marks (how far CollectSets has looked).
+	Meta = "rollup_meta"
 )
 
 // AppliedTTL is how long an applied batch id is kept: far longer than any
@@ -61,9 +63,9 @@ const (
 func NewStore(db *mongo.Database, locks *mongox.DocLocks) *Store { return &Store{db: db, locks: locks} }
 
 // Indexes are the store's indexes: buckets are read by _id alone; applied
-// batch ids are pruned by time.
+// batch ids are pruned by time, and sets documents looked at by time.
 func Indexes() []mongox.Index {
-	return []mongox.Index{mongox.Keys(Applied, "at")}
+	return []mongox.Index{mongox.Keys(Applied, "at"), mongox.Keys(Sets, "at")}
 }
 
 // Known implements rollup.Store. Applied ids are looked up one by one by
@@ -158,25 +160,41 @@ func (s *Store) DropChunk(ctx context.Context, id string) error {
 const SetsGrace = time.Hour
 
 // collectBatch bounds the sets documents CollectSets reads at once.
-const collectBatch = 500
+const collectBatch = 5000
 
-// CollectSets removes the sets documents written before cutoff that their
-// shard does not name (a writer that stopped between inserting new sets
-// and swapping its shard to them, or before deleting the sets it
-// replaced, leaves them), and returns how many. A shard only ever swaps to
-// sets written just before, so one older than cutoff (SetsGrace ago) that
-// its shard does not name now never will be. Sets documents from before
-// they carried their time are stamped now, and so collected a grace
-// period later.
+// setsSwept is the _id of the Meta document saying until when sets
+// documents were looked at.
+const setsSwept = "sets-swept"
+
+// CollectSets removes the sets documents that their shard does not name
+// (a writer that stopped between inserting new sets and swapping its
+// shard to them, or before deleting the sets it replaced, leaves them),
+// and returns how many. It looks at the sets written since its last run
+// and before cutoff, once each: a shard only ever swaps to sets written
+// just before, so one older than cutoff (SetsGrace ago) that its shard
+// does not name will never be named. Sets documents from before they
+// carried their time are stamped now, and so looked at a grace period
+// later. A run that fails is done again in full by the next.
 func (s *Store) CollectSets(ctx context.Context, cutoff time.Time) (int, error) {
 	coll := s.db.Collection(Sets)
 	if _, err := coll.UpdateMany(ctx, bson.M{"at": bson.M{"$exists": false}},
 		bson.M{"$set": bson.M{"at": time.Now().UTC()}}); err != nil {
 		return 0, fmt.Errorf("stamp bucket sets: %w", err)
 	}
+	var mark struct {
+		Until time.Time `bson:"until"`
+	}
+	err := s.db.Collection(Meta).FindOne(ctx, bson.M{"_id": setsSwept}).Decode(&mark)
+	if err != nil && !errors.Is(err, mongo.ErrNoDocuments) {
+		return 0, fmt.Errorf("read how far bucket sets were collected: %w", err)
+	}
+	cutoff = cutoff.UTC()
+	if !mark.Until.Before(cutoff) {
+		return 0, nil
+	}
 	removed, after := 0, ""
 	for {
-		filter := bson.M{"at": bson.M{"$lt": cutoff.UTC()}}
+		filter := bson.M{"at": bson.M{"$gte": mark.Until, "$lt": cutoff}}
 		if after != "" {
 			filter["_id"] = bson.M{"$gt": after}
 		}
@@ -206,10 +224,16 @@ func (s *Store) CollectSets(ctx context.Context, cutoff time.Time) (int, error) 
 			removed += int(res.DeletedCount)
 		}
 		if len(ids) < collectBatch {
-			return removed, nil
+			break
 		}
 		after = ids[len(ids)-1].ID
 	}
+	_, err = s.db.Collection(Meta).UpdateOne(ctx, bson.M{"_id": setsSwept}, bson.M{"$set": bson.M{"until": cutoff}},
+		options.UpdateOne().SetUpsert(true))
+	if err != nil {
+		return removed, fmt.Errorf("record how far bucket sets were collected: %w", err)
+	}
+	return removed, nil
 }
 
 // named tells whether the shard a sets document was written for
