@@ -160,13 +160,19 @@ var (
 	ImportQuota = quota.Limits{PerKey: 1, Queue: 2, Total: 4, MaxWait: 5 * time.Second}
 	PDFQuota    = quota.Limits{PerKey: 1, Queue: 2, Total: 4, MaxWait: 5 * time.Second}
 	// RevisionReadQuota bounds the reads of whole large revisions (every
-	// page's markdown: GET content, pages, links, backlinks) running at
-	// once, per organization and in all, so that their memory stays
-	// bounded (429 beyond the queue).
-	RevisionReadQuota = quota.Limits{PerKey: 4, Queue: 16, Total: 8, MaxWait: 10 * time.Second}
+	// page's markdown: GET content, pages, links, backlinks) of one
+	// organization running at once (429 beyond the queue).
+	RevisionReadQuota = quota.Limits{PerKey: 2, Queue: 16, MaxWait: 10 * time.Second}
 )
 
-// RevisionReadFree is the most body documents (a page's markdown is one
-// or more) a whole-revision read may read without a turn of
-// RevisionReadQuota: small revisions cost little.
-const RevisionReadFree = 64
+// Whole reads of revisions of more than RevisionReadFree bytes of markdown
+// take a turn of RevisionReadQuota and RevisionReadCost times their
+// markdown (its bodies read, the revision's strings, the answer) out of
+// RevisionReadBytes shared by all organizations, waiting at most
+// RevisionReadQuota.MaxWait (429), so that their memory stays bounded
+// whatever their number.
+const (
+	RevisionReadFree  = 1 << 20
+	RevisionReadCost  = 3
+	RevisionReadBytes = 256 << 20
+)

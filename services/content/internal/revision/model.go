@@ -36,6 +36,10 @@ type Revision struct {
 	ReusableContents []ReusableContent `bson:"reusableContents"`
 	CreatedAt        time.Time         `bson:"createdAt"`
 	Git              *Git              `bson:"git,omitempty"` // the commit a Git import made it from, or an export pushed
+	// MarkdownBytes is how much markdown the pages and reusable contents
+	// hold, as Store.Tree knows it before reading any (an upper bound for
+	// revisions stored before it was recorded).
+	MarkdownBytes int64 `bson:"-" json:"-"`
 }
 
 // Page is a page of the tree. Its path is the slugs from the top joined by

@@ -6,12 +6,14 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"time"
 
 	"github.com/docspub/platform/libs/apierr"
 	"github.com/docspub/platform/libs/quota"
 	"github.com/docspub/platform/services/content/internal/access"
 	"github.com/docspub/platform/services/content/internal/limits"
 	"github.com/docspub/platform/services/content/internal/links"
+	"golang.org/x/sync/semaphore"
 )
 
 // Errors.
@@ -47,12 +49,15 @@ type Service struct {
 	store      Store
 	urls       links.URLs
 	mergedFrom MergedFromFunc
-	reads      *quota.Limiter // whole large revisions read at once
+	reads      *quota.Limiter      // an organization's whole large revisions read at once
+	budget     *semaphore.Weighted // memory of whole large revisions read at once
+	wait       time.Duration       // the longest wait for budget
 }
 
 // New returns a service on store; urls build resource URLs.
 func New(store Store, urls links.URLs) *Service {
-	return &Service{store: store, urls: urls, reads: quota.New("whole revision reads", limits.RevisionReadQuota)}
+	return &Service{store: store, urls: urls, reads: quota.New("whole revision reads", limits.RevisionReadQuota),
+		budget: semaphore.NewWeighted(limits.RevisionReadBytes), wait: limits.RevisionReadQuota.MaxWait}
 }
 
 // SetMergedFrom sets how a merge revision's change request is rendered.
@@ -60,18 +65,20 @@ func New(store Store, urls links.URLs) *Service {
 func (s *Service) SetMergedFrom(f MergedFromFunc) { s.mergedFrom = f }
 
 // load reads a revision of the granted space with every page's markdown,
-// and returns the function that gives back the turn it took (call it once
-// done with the revision): a revision of more than limits.RevisionReadFree
-// bodies is read in a turn of the organization's quota of such reads (a
-// 429 when the organization already reads as many as it may).
+// and returns the function that gives back what it took (call it once
+// done with the revision): a revision of more than
+// limits.RevisionReadFree bytes of markdown is read in a turn of the
+// organization's quota of such reads and with its memory taken from the
+// budget all organizations share (a 429 when the organization already
+// reads as many as it may, or no budget frees in time).
 func (s *Service) load(ctx context.Context, g access.Grant, revID string) (*Revision, func(), error) {
 	tree, err := s.loadTree(ctx, g, revID)
 	if err != nil {
 		return nil, nil, err
 	}
 	release := func() {}
-	if bodies(tree.Pages) > limits.RevisionReadFree {
-		if release, err = s.reads.Acquire(ctx, g.Organization); err != nil {
+	if tree.MarkdownBytes > limits.RevisionReadFree {
+		if release, err = s.take(ctx, g.Organization, tree.MarkdownBytes); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -83,13 +90,23 @@ func (s *Service) load(ctx context.Context, g access.Grant, revID string) (*Revi
 	return r, release, nil
 }
 
-// bodies counts the body documents of pages read by Store.Tree.
-func bodies(ps []Page) int {
-	n := 0
-	for i := range ps {
-		n += len(ps[i].Body) + bodies(ps[i].Pages)
+// take waits for a turn of org and the memory of reading markdown bytes.
+func (s *Service) take(ctx context.Context, org string, markdown int64) (func(), error) {
+	turn, err := s.reads.Acquire(ctx, org)
+	if err != nil {
+		return nil, err
 	}
-	return n
+	cost := min(markdown*limits.RevisionReadCost, limits.RevisionReadBytes)
+	wait, cancel := context.WithTimeout(ctx, s.wait)
+	defer cancel()
+	if err := s.budget.Acquire(wait, cost); err != nil {
+		turn()
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, apierr.TooMany(time.Second, "too many large revisions are being read; retry shortly")
+	}
+	return func() { s.budget.Release(cost); turn() }, nil
 }
 
 // loadTree reads a revision of the granted space without its pages'

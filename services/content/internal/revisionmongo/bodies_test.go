@@ -325,6 +325,9 @@ func TestTreeReadsOnlyTheBodiesAsked(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if want := int64(len("# A\n# B\n# C, whose body goes\n")); tree.MarkdownBytes != want {
+		t.Errorf("Tree says %d bytes of markdown, want %d", tree.MarkdownBytes, want)
+	}
 	for _, p := range []revision.Page{tree.Pages[0], tree.Pages[0].Pages[0], tree.Pages[1]} {
 		if p.Markdown != "" || len(p.Body) == 0 {
 			t.Errorf("Tree page %s: markdown %q, body %v; want no markdown and its body ids", p.ID, p.Markdown, p.Body)
@@ -345,6 +348,18 @@ func TestTreeReadsOnlyTheBodiesAsked(t *testing.T) {
 	}
 	if err := s.Markdown(ctx, []*revision.Page{&tree.Pages[1]}); err == nil {
 		t.Error("Markdown of a page whose body is gone: no error")
+	}
+	// A revision stored before its markdown's size was recorded says at
+	// most a chunk a body.
+	if _, err := db.Collection(revisionmongo.Revisions).UpdateOne(ctx, bson.M{"_id": "r1"}, bson.M{"$unset": bson.M{"markdownBytes": ""}}); err != nil {
+		t.Fatal(err)
+	}
+	old, err := revisionmongo.NewStore(db).Tree(ctx, "r1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := int64(3 * limits.BodyChunk); old.MarkdownBytes != want {
+		t.Errorf("Tree of an older revision says %d bytes of markdown, want %d", old.MarkdownBytes, want)
 	}
 }
 

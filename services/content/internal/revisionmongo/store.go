@@ -127,7 +127,10 @@ type revisionDoc struct {
 	Bodies           []string        `bson:"bodies"`
 	CreatedAt        time.Time       `bson:"createdAt"`
 	Git              *revision.Git   `bson:"git,omitempty"`
-	Tombstone        bool            `bson:"_tombstone,omitempty"` // read only (see docstore.Live)
+	// MarkdownBytes is the markdown of the pages and reusable contents
+	// (absent from revisions stored before it was recorded).
+	MarkdownBytes int64 `bson:"markdownBytes,omitempty"`
+	Tombstone     bool  `bson:"_tombstone,omitempty"` // read only (see docstore.Live)
 }
 
 type pageDoc struct {
@@ -221,6 +224,7 @@ func (s *Store) Insert(ctx context.Context, r revision.Revision) error {
 		doc.ReusableContents = append(doc.ReusableContents, reusableDoc{ID: rc.ID, Title: rc.Title, Body: b.refs(rc.Markdown)})
 	}
 	doc.Bodies = b.ids
+	doc.MarkdownBytes = int64(r.Size().Markdown)
 	if doc.Parents == nil {
 		doc.Parents = []string{}
 	}
@@ -430,7 +434,8 @@ func (s *Store) Tree(ctx context.Context, id string) (revision.Revision, error) 
 }
 
 // revision makes the revision of a document, its pages' markdown from text
-// (nil: their body ids instead; see pagesOf), without reusable contents.
+// (nil: their body ids instead, see pagesOf, and the markdown's size),
+// without reusable contents.
 // Nothing of d is shared: a kept document is read by many.
 func (d revisionDoc) revision(text map[string]string) revision.Revision {
 	r := revision.Revision{ID: d.ID, Space: d.Space, Organization: d.Organization, Type: d.Type, Parents: slices.Clone(d.Parents),
@@ -440,6 +445,12 @@ func (d revisionDoc) revision(text map[string]string) revision.Revision {
 	}
 	if r.Parents == nil {
 		r.Parents = []string{}
+	}
+	if text == nil { // a tree says how much markdown reading it whole takes
+		r.MarkdownBytes = d.MarkdownBytes
+		if r.MarkdownBytes == 0 && len(d.Bodies) > 0 { // stored before it was recorded: at most this
+			r.MarkdownBytes = min(int64(len(d.Bodies))*limits.BodyChunk, limits.RevisionMarkdown)
+		}
 	}
 	return r
 }
