@@ -225,7 +225,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger, opts ...Option) (*Ap
 	spacehttp.RegisterInternal(e.Group("/internal/v1", internaltoken.Require(core.Signer), internaltoken.RequireUser), spaces)
 	// Git sync for the integrations service (the gateway routes no /internal path).
 	internal := e.Group("/internal/v1", internaltoken.Require(core.Signer))
-	gitsynchttp.Register(internal, spaces, revisionStore, people)
+	gitsynchttp.Register(internal, spaces, revisionStore, revisions.Whole, people)
 	gitsynchttp.RegisterReads(internal, spaces, searcher)
 
 	consumer := kafkax.NewConsumer(cfg.KafkaBrokers, ConsumerGroup, IdentityTopic, db, people.Handle, log)

@@ -67,16 +67,22 @@ type Revisions interface {
 	PutBlobs(ctx context.Context, owner revision.Owner, blobs []revision.Blob) (ids []string, err error)
 }
 
+// WholeFunc reads a revision with every page's markdown within the bounds
+// of whole reads, and returns the function that gives them back
+// (revision.Service.Whole).
+type WholeFunc func(ctx context.Context, g access.Grant, revID string) (revision.Revision, func(), error)
+
 type handlers struct {
 	spaces    Spaces
 	revisions Revisions
+	whole     WholeFunc
 	people    people.Directory
 }
 
 // Register adds the routes to internal, the /internal/v1 group behind
 // internaltoken.Require.
-func Register(internal gin.IRouter, spaces Spaces, revisions Revisions, dir people.Directory) {
-	h := &handlers{spaces: spaces, revisions: revisions, people: dir}
+func Register(internal gin.IRouter, spaces Spaces, revisions Revisions, whole WholeFunc, dir people.Directory) {
+	h := &handlers{spaces: spaces, revisions: revisions, whole: whole, people: dir}
 	g := internal.Group("/spaces/:spaceId/git")
 	g.GET("/access", h.access)
 	svc := g.Group("", requireService)
@@ -153,11 +159,12 @@ func (h *handlers) content(c *gin.Context) {
 	if !ok {
 		return
 	}
-	r, err := h.revisions.Get(c.Request.Context(), g.Revision)
+	r, release, err := h.whole(c.Request.Context(), g, g.Revision)
 	if err != nil {
 		httpx.Error(c, err)
 		return
 	}
+	defer release()
 	httpx.Reply(c, http.StatusOK, contentOf(g, r), nil)
 }
 
@@ -167,7 +174,7 @@ func (h *handlers) file(c *gin.Context) {
 		return
 	}
 	ctx := c.Request.Context()
-	r, err := h.revisions.Get(ctx, c.Param("revisionId"))
+	r, err := h.revisions.Tree(ctx, c.Param("revisionId")) // the files, not the markdown
 	if err != nil || r.Space != g.Space {
 		httpx.Error(c, revision.ErrRevisionNotFound)
 		return

@@ -132,6 +132,17 @@ func (s *Service) read(ctx context.Context, g access.Grant, revID string, get fu
 	return &r, nil
 }
 
+// Whole returns a revision of the granted space with every page's
+// markdown, read within the bounds of whole reads (see load), and the
+// function that gives them back once the caller is done with it.
+func (s *Service) Whole(ctx context.Context, g access.Grant, revID string) (Revision, func(), error) {
+	r, release, err := s.load(ctx, g, revID)
+	if err != nil {
+		return Revision{}, nil, err
+	}
+	return *r, release, nil
+}
+
 // Get returns a revision of the granted space (for other packages: merges,
 // change requests).
 func (s *Service) Get(ctx context.Context, g access.Grant, revID string) (Revision, error) {
