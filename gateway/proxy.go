@@ -10,6 +10,7 @@ import (
 	"net/http/httputil"
 	"net/url"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/docspub/platform/libs/apierr"
@@ -65,8 +66,18 @@ func (g *Gateway) newProxy(transport http.RoundTripper) *httputil.ReverseProxy {
 		ModifyResponse: modifyResponse,
 		ErrorHandler:   g.proxyError,
 		ErrorLog:       slog.NewLogLogger(g.log.Handler(), slog.LevelWarn),
+		BufferPool:     copyBuffers{},
 	}
 }
+
+// copyBuffers lends the proxy its 32 KiB copy buffers again and again
+// rather than allocating one for every response.
+type copyBuffers struct{}
+
+var copyBufferPool = sync.Pool{New: func() any { b := make([]byte, 32<<10); return &b }}
+
+func (copyBuffers) Get() []byte  { return *copyBufferPool.Get().(*[]byte) }
+func (copyBuffers) Put(b []byte) { copyBufferPool.Put(&b) }
 
 // rewrite sends the request to the owning service with the path and query
 // unchanged, without the headers only the platform may set, and with the
