@@ -381,9 +381,18 @@ func unpackSets(blob []byte, rows []rollup.Row) error {
 	return nil
 }
 
+// gzip writers and readers are reused: a writer holds about 1 MiB of
+// compression state, and a shard write packs twice.
+var (
+	gzipWriters = sync.Pool{New: func() any { zw, _ := gzip.NewWriterLevel(nil, gzip.BestSpeed); return zw }}
+	gzipReaders sync.Pool // of *gzip.Reader
+)
+
 func pack(v any) ([]byte, error) {
 	var buf bytes.Buffer
-	zw, _ := gzip.NewWriterLevel(&buf, gzip.BestSpeed)
+	zw := gzipWriters.Get().(*gzip.Writer)
+	defer gzipWriters.Put(zw)
+	zw.Reset(&buf)
 	if err := gob.NewEncoder(zw).Encode(v); err != nil {
 		return nil, fmt.Errorf("encode bucket: %w", err)
 	}
@@ -394,10 +403,17 @@ func pack(v any) ([]byte, error) {
 }
 
 func unpack(b []byte, v any) error {
-	zr, err := gzip.NewReader(bytes.NewReader(b))
+	zr, _ := gzipReaders.Get().(*gzip.Reader)
+	var err error
+	if zr == nil {
+		zr, err = gzip.NewReader(bytes.NewReader(b))
+	} else {
+		err = zr.Reset(bytes.NewReader(b))
+	}
 	if err != nil {
 		return fmt.Errorf("decode bucket: %w", err)
 	}
+	defer gzipReaders.Put(zr)
 	if err := gob.NewDecoder(zr).Decode(v); err != nil {
 		return fmt.Errorf("decode bucket: %w", err)
 	}
