@@ -8,12 +8,15 @@ import (
 	"encoding/hex"
 	"fmt"
 	"os"
+	"slices"
 	"testing"
 	"time"
 
 	"github.com/docspub/platform/libs/embedded"
 	"github.com/docspub/platform/libs/mongox"
+	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
 )
 
 var (
@@ -83,4 +86,26 @@ func DatabaseName() string {
 	var b [6]byte
 	_, _ = rand.Read(b[:])
 	return "t_" + hex.EncodeToString(b[:])
+}
+
+// IDs returns the string _ids of every document of a collection, sorted.
+func IDs(t testing.TB, coll *mongo.Collection) []string {
+	t.Helper()
+	ctx := context.Background()
+	cur, err := coll.Find(ctx, bson.M{}, options.Find().SetProjection(bson.M{"_id": 1}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var docs []struct {
+		ID string `bson:"_id"`
+	}
+	if err := cur.All(ctx, &docs); err != nil {
+		t.Fatal(err)
+	}
+	out := make([]string, 0, len(docs))
+	for _, d := range docs {
+		out = append(out, d.ID)
+	}
+	slices.Sort(out)
+	return out
 }

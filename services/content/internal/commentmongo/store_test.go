@@ -447,21 +447,7 @@ func TestDeleteSpace(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.coll, func(t *testing.T) {
-			cur, err := db.Collection(tc.coll).Find(ctx, bson.M{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			var docs []struct {
-				ID string `bson:"_id"`
-			}
-			if err := cur.All(ctx, &docs); err != nil {
-				t.Fatal(err)
-			}
-			var got []string
-			for _, d := range docs {
-				got = append(got, d.ID)
-			}
-			if diff := cmp.Diff(got, tc.want); diff != "" {
+			if diff := cmp.Diff(mongotest.IDs(t, db.Collection(tc.coll)), tc.want); diff != "" {
 				t.Errorf("left (-got +want):\n%s", diff)
 			}
 		})

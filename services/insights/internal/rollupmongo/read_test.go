@@ -326,25 +326,7 @@ func TestCollectSets(t *testing.T) {
 		bson.M{"$set": bson.M{"at": now.Add(-2 * time.Hour)}}); err != nil {
 		t.Fatal(err)
 	}
-	ids := func() []string {
-		t.Helper()
-		cur, err := db.Collection(rollupmongo.Sets).Find(ctx, bson.M{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		var docs []struct {
-			ID string `bson:"_id"`
-		}
-		if err := cur.All(ctx, &docs); err != nil {
-			t.Fatal(err)
-		}
-		out := []string{}
-		for _, d := range docs {
-			out = append(out, d.ID)
-		}
-		slices.Sort(out)
-		return out
-	}
+	ids := func() []string { t.Helper(); return mongotest.IDs(t, db.Collection(rollupmongo.Sets)) }
 	n, err := store.CollectSets(ctx, now.Add(-rollupmongo.SetsGrace))
 	if err != nil || n != 2 {
 		t.Fatalf("collected %d (%v); want 2", n, err)
