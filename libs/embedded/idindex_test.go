@@ -21,18 +21,8 @@ import (
 // filters _id lookups with; the server adds one that does, to every
 // collection, including those of a database dropped and made again.
 func TestIDLookupsUseAnIndex(t *testing.T) {
-	dir := t.TempDir()
-	srv, err := embedded.StartMongo(dir, "", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(srv.Close)
 	ctx := context.Background()
-	client, err := mongox.Connect(ctx, srv.URI)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = client.Disconnect(context.Background()) })
+	dir, client := startMongo(t)
 
 	for round := range 2 {
 		db := client.Database("shop")
@@ -103,18 +93,8 @@ func idLookupPlan(t *testing.T, file string) string {
 // faster than SQLite re-prepares statements, and FerretDB answered
 // "database schema has changed" as an internal error.
 func TestQueriesSurviveIndexing(t *testing.T) {
-	dir := t.TempDir()
-	srv, err := embedded.StartMongo(dir, "", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(srv.Close)
 	ctx := context.Background()
-	client, err := mongox.Connect(ctx, srv.URI)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = client.Disconnect(context.Background()) })
+	dir, client := startMongo(t)
 	for round := range 3 {
 		db := client.Database(fmt.Sprint("many", round))
 		hot := db.Collection("hot")
@@ -187,4 +167,22 @@ func idIndexes(t *testing.T, file string) int {
 		return 0
 	}
 	return n
+}
+
+// startMongo starts an embedded server of its own for a test and connects
+// to it; both stop with the test. dir is where its database files are.
+func startMongo(t *testing.T) (dir string, client *mongo.Client) {
+	t.Helper()
+	dir = t.TempDir()
+	srv, err := embedded.StartMongo(dir, "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(srv.Close)
+	client, err = mongox.Connect(context.Background(), srv.URI)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = client.Disconnect(context.Background()) })
+	return dir, client
 }
