@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/docspub/platform/libs/logx"
+	"github.com/docspub/platform/libs/waittest"
 	"github.com/segmentio/kafka-go"
 )
 
@@ -55,16 +56,10 @@ func BenchmarkInsightsIngest(b *testing.B) {
 	var created struct{ ID string }
 	decode(b, out, &created)
 	site := org + "/sites/" + created.ID
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		if status, _ := post(site+"/insights/events", []byte(`{"events":[]}`)); status == 204 {
-			break
-		}
-		if time.Now().After(deadline) {
-			b.Fatal("site not known to insights within 30s")
-		}
-		time.Sleep(20 * time.Millisecond) // polling the projection with a deadline
-	}
+	waittest.Until(b, "the site known to insights", 30*time.Second, func() bool {
+		status, _ := post(site+"/insights/events", []byte(`{"events":[]}`))
+		return status == 204
+	})
 
 	const perBatch, workers = 100, 128
 	events := make([]map[string]any, perBatch)
@@ -146,16 +141,10 @@ func BenchmarkInsightsIngest(b *testing.B) {
 		accepted := time.Now()
 		q, _ := json.Marshal(map[string]any{"range": "last24Hours", "select": []any{map[string]any{"column": "eventsCount"}},
 			"where": []any{map[string]any{"column": "urlPath", "values": []any{path}}}})
-		for {
+		waittest.Until(b, fmt.Sprintf("probe %d counted", i), time.Minute, func() bool {
 			status, out := post(site+"/insights/events/aggregate", q)
-			if status == 200 && bytes.Contains(out, []byte(`"values":[1]`)) {
-				break
-			}
-			if time.Since(accepted) > time.Minute {
-				b.Fatalf("probe %d not counted within a minute", i)
-			}
-			time.Sleep(10 * time.Millisecond) // polling for visibility with a deadline
-		}
+			return status == 200 && bytes.Contains(out, []byte(`"values":[1]`))
+		})
 		lat = append(lat, time.Since(accepted))
 	}
 	b.ReportMetric(float64(percentile(lat, 50).Milliseconds()), "visible-p50-ms")

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/docspub/platform/libs/gittest"
+	"github.com/docspub/platform/libs/waittest"
 )
 
 // benchRepo is a repository in GitBook's layout with pages markdown pages
@@ -119,9 +120,7 @@ func BenchmarkGitImport1000Pages(b *testing.B) {
 			if r.Status != 204 {
 				b.Fatalf("import: %d %s", r.Status, r.Body)
 			}
-			for !importRead(b, admin, space, last, start) {
-				time.Sleep(20 * time.Millisecond) // the polling interval of the measurement, not synchronisation
-			}
+			waittest.Until(b, "the import readable", 5*time.Minute, func() bool { return importRead(b, admin, space, last) })
 			took := time.Since(start)
 			start = time.Now()
 			content := admin.raw("GET", "/v1/spaces/"+space+"/content", nil)
@@ -150,17 +149,16 @@ func BenchmarkGitImport1000Pages(b *testing.B) {
 
 // importRead tells whether an import into space is readable: the page at
 // path reads, or, before any path is known, the space has 1,000 pages. A
-// failed import or five minutes stop the benchmark.
-func importRead(b *testing.B, c client, space, path string, start time.Time) bool {
+// failed import stops the benchmark.
+func importRead(b *testing.B, c client, space, path string) bool {
 	if path != "" && c.raw("GET", "/v1/spaces/"+space+"/content/path/"+path, nil).Status == 200 {
 		return true
 	}
 	if path == "" && countPages(c, space) == 1000 {
 		return true
 	}
-	if info := c.raw("GET", "/v1/spaces/"+space+"/git/info", nil); bytes.Contains(info.Body, []byte(`"failure"`)) ||
-		time.Since(start) > 5*time.Minute {
-		b.Fatalf("import into %s: git info %s", space, info.Body)
+	if info := c.raw("GET", "/v1/spaces/"+space+"/git/info", nil); bytes.Contains(info.Body, []byte(`"failure"`)) {
+		b.Fatalf("import into %s failed: git info %s", space, info.Body)
 	}
 	return false
 }
