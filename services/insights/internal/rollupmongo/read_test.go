@@ -343,6 +343,16 @@ func TestCollectSets(t *testing.T) {
 	if n, err := store.CollectSets(ctx, later); err != nil || n != 0 {
 		t.Fatalf("again with the same cutoff: collected %d (%v); want 0, nothing new to look at", n, err)
 	}
+	// A replica sweeping with an earlier cutoff does not move the mark back.
+	if _, err := store.CollectSets(ctx, now.Add(-rollupmongo.SetsGrace)); err != nil {
+		t.Fatal(err)
+	}
+	var mark struct {
+		Until time.Time `bson:"until"`
+	}
+	if err := db.Collection(rollupmongo.Meta).FindOne(ctx, bson.M{}).Decode(&mark); err != nil || mark.Until.Before(later.Truncate(time.Millisecond)) {
+		t.Errorf("the sweep's mark is %v (%v), want %v", mark.Until, err, later)
+	}
 	if diff := cmp.Diff(ids(), []string{shard.SetsRef}); diff != "" {
 		t.Errorf("sets left later (-got +want):\n%s", diff)
 	}

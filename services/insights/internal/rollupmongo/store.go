@@ -228,7 +228,9 @@ func (s *Store) CollectSets(ctx context.Context, cutoff time.Time) (int, error) 
 		}
 		after = ids[len(ids)-1].ID
 	}
-	_, err = s.db.Collection(Meta).UpdateOne(ctx, bson.M{"_id": setsSwept}, bson.M{"$set": bson.M{"until": cutoff}},
+	// $max: a replica sweeping with an earlier cutoff at the same time never
+	// moves the mark back.
+	_, err = s.db.Collection(Meta).UpdateOne(ctx, bson.M{"_id": setsSwept}, bson.M{"$max": bson.M{"until": cutoff}},
 		options.UpdateOne().SetUpsert(true))
 	if err != nil {
 		return removed, fmt.Errorf("record how far bucket sets were collected: %w", err)
