@@ -136,13 +136,9 @@ func (s *Service) CreateSection(ctx context.Context, c access.Caller, org, siteI
 		return SectionView{}, err
 	}
 	if sec.Default {
-		if err := s.settleDefault(ctx, g, sec); err != nil {
+		if v.Default, err = s.settleDefault(ctx, g, sec); err != nil {
 			return SectionView{}, err
 		}
-		if sec.Default, err = s.isDefault(ctx, g, sec.ID); err != nil {
-			return SectionView{}, err
-		}
-		v.Default = sec.Default
 	}
 	return v, nil
 }
@@ -152,36 +148,28 @@ func (s *Service) CreateSection(ctx context.Context, c access.Caller, org, siteI
 // so each marked itself. Each racer, once stored, reads the defaults and
 // keeps the earliest created (then the smallest id), taking the flag off the
 // others: the last one stored sees all of them, and every racer picks the
-// same one, so any interleaving ends with exactly one.
-func (s *Service) settleDefault(ctx context.Context, g site.Grant, sec Section) error {
+// same one, so any interleaving ends with exactly one. It tells whether sec
+// is the default as it read.
+func (s *Service) settleDefault(ctx context.Context, g site.Grant, sec Section) (bool, error) {
 	secs, err := s.store.SiteSections(ctx, g.Site)
 	if err != nil {
-		return err
+		return false, err
 	}
-	var defaults []Section
+	var first *Section
+	for i, o := range secs {
+		if o.Default && (first == nil || before(o, *first)) {
+			first = &secs[i]
+		}
+	}
 	for _, o := range secs {
-		if o.Default {
-			defaults = append(defaults, o)
-		}
-	}
-	if len(defaults) < 2 {
-		return nil
-	}
-	first := defaults[0]
-	for _, o := range defaults[1:] {
-		if before(o, first) {
-			first = o
-		}
-	}
-	for _, o := range defaults {
-		if o.ID == first.ID {
+		if !o.Default || o.ID == first.ID {
 			continue
 		}
 		if err := s.setDefault(ctx, g, o, false); err != nil && !errors.Is(err, apierr.ErrNotFound) {
-			return err
+			return false, err
 		}
 	}
-	return nil
+	return first != nil && first.ID == sec.ID, nil
 }
 
 // before tells whether a was created before b (ids break ties).
@@ -190,12 +178,6 @@ func before(a, b Section) bool {
 		return a.CreatedAt.Before(b.CreatedAt)
 	}
 	return a.ID < b.ID
-}
-
-// isDefault reads whether the section is the site's default now.
-func (s *Service) isDefault(ctx context.Context, g site.Grant, sectionID string) (bool, error) {
-	sec, err := s.section(ctx, g, sectionID)
-	return sec.Default, err
 }
 
 // keepWithinBound counts a site's sections again once sec is stored: the
