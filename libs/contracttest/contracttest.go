@@ -1,34 +1,39 @@
-// Package contracttest validates response bodies against the API contract in
-// shared/contract: component schemas from schemas.json and inline response
-// bodies of operations_detail.json, compiled as JSON Schema 2020-12 (the
-// dialect of OpenAPI 3.1).
+// Package contracttest validates response bodies against the platform's API
+// document (libs/apidoc, OpenAPI 3.1): component schemas and the success
+// response schema of each operation, compiled as JSON Schema 2020-12 (the
+// dialect of OpenAPI 3.1) straight from the embedded document.
 package contracttest
 
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net/http"
-	"os"
-	"path/filepath"
+	"path"
+	"strings"
 	"sync"
 	"testing"
 
+	"github.com/docspub/platform/libs/apidoc"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
-const docURL = "https://contract.local/contract.json"
+const docURL = "https://api.docspub.local/openapi.json"
 
-// Operation is one row of the contract.
+// Operation is one operation of the API document.
 type Operation struct {
-	Method        string          `json:"method"`
-	Path          string          `json:"path"`
-	Service       string          `json:"service"`
-	SuccessStatus int             `json:"success_status"`
-	OperationID   string          `json:"operation_id"`
-	Schema        string          `json:"response_schema"`
-	ResponseBody  json.RawMessage `json:"response_body"`
+	Method        string `json:"method"`
+	Path          string `json:"path"`
+	Service       string `json:"service"`
+	SuccessStatus int    `json:"success_status"`
+	OperationID   string `json:"operation_id"`
+	// Schema is the success body's component schema name, "inline" for a
+	// schema written in the operation, or "-" for no JSON body.
+	Schema string `json:"response_schema"`
+	// ResponseBody is the success body's schema as the document writes it.
+	ResponseBody json.RawMessage `json:"response_body"`
+
+	pointer string
 }
 
 type contract struct {
@@ -45,87 +50,64 @@ var (
 	errLoad error
 )
 
-// Dir finds shared/contract by walking up from the working directory: it sits
-// in a "shared" folder beside (or above) the checkout.
-func Dir() (string, error) {
-	wd, err := os.Getwd()
-	if err != nil {
-		return "", err
-	}
-	for d := wd; ; d = filepath.Dir(d) {
-		for _, c := range []string{filepath.Join(d, "shared", "contract"), filepath.Join(d, "..", "shared", "contract")} {
-			if _, err := os.Stat(filepath.Join(c, "schemas.json")); err == nil {
-				return filepath.Clean(c), nil
-			}
-		}
-		if filepath.Dir(d) == d {
-			return "", errors.New("shared/contract not found above " + wd)
-		}
-	}
-}
-
 func load() (*contract, error) {
 	once.Do(func() { loaded, errLoad = read() })
 	return loaded, errLoad
 }
 
 func read() (*contract, error) {
-	dir, err := Dir()
+	ops, err := apidoc.Operations()
 	if err != nil {
 		return nil, err
 	}
-	var schemas struct {
-		Components map[string]any `json:"components"`
-	}
-	if err := readJSON(filepath.Join(dir, "schemas.json"), &schemas); err != nil {
-		return nil, err
-	}
-	var detail struct {
-		Operations []Operation `json:"operations"`
-	}
-	if err := readJSON(filepath.Join(dir, "operations_detail.json"), &detail); err != nil {
-		return nil, err
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(apidoc.JSON()))
+	if err != nil {
+		return nil, fmt.Errorf("api document: %w", err)
 	}
 	c := &contract{ops: map[string]Operation{}, compiled: map[string]*jsonschema.Schema{}}
-	bodies := map[string]any{}
-	c.list = detail.Operations
-	for _, op := range detail.Operations {
-		if op.OperationID == "" {
-			continue
-		}
-		c.ops[op.OperationID] = op
-		if len(op.ResponseBody) > 0 && string(op.ResponseBody) != "null" {
-			v, err := jsonschema.UnmarshalJSON(bytes.NewReader(op.ResponseBody))
-			if err != nil {
-				return nil, fmt.Errorf("response body of %s: %w", op.OperationID, err)
+	for _, o := range ops {
+		op := Operation{Method: o.Method, Path: o.Path, Service: o.Service, SuccessStatus: o.SuccessStatus,
+			OperationID: o.OperationID, Schema: "-", pointer: o.Pointer}
+		if o.Pointer != "" {
+			v, ok := at(doc, o.Pointer)
+			if !ok {
+				return nil, fmt.Errorf("%s: no schema at %s", o.OperationID, o.Pointer)
 			}
-			bodies[op.OperationID] = v
+			if op.ResponseBody, err = json.Marshal(v); err != nil {
+				return nil, err
+			}
+			op.Schema = "inline"
+			if m, ok := v.(map[string]any); ok && len(m) == 1 {
+				if ref, ok := m["$ref"].(string); ok {
+					op.Schema = path.Base(ref)
+				}
+			}
 		}
+		c.list = append(c.list, op)
+		c.ops[op.OperationID] = op
 	}
-	// One document holds components and operation bodies, so "#/components/..." refs resolve.
-	raw, err := json.Marshal(map[string]any{"$schema": "https://json-schema.org/draft/2020-12/schema", "components": schemas.Components})
-	if err != nil {
-		return nil, err
-	}
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
-	if err != nil {
-		return nil, err
-	}
-	doc.(map[string]any)["operations"] = bodies
 	c.compiler = jsonschema.NewCompiler()
 	c.compiler.DefaultDraft(jsonschema.Draft2020)
 	if err := c.compiler.AddResource(docURL, doc); err != nil {
-		return nil, fmt.Errorf("add contract: %w", err)
+		return nil, fmt.Errorf("add api document: %w", err)
 	}
 	return c, nil
 }
 
-func readJSON(path string, v any) error {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return err
+// at returns the value at a JSON pointer of doc.
+func at(doc any, pointer string) (any, bool) {
+	cur := doc
+	for _, tok := range strings.Split(strings.TrimPrefix(pointer, "/"), "/") {
+		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
+		m, ok := cur.(map[string]any)
+		if !ok {
+			return nil, false
+		}
+		if cur, ok = m[tok]; !ok {
+			return nil, false
+		}
 	}
-	return json.Unmarshal(b, v)
+	return cur, true
 }
 
 func (c *contract) schema(pointer string) (*jsonschema.Schema, error) {
@@ -142,7 +124,7 @@ func (c *contract) schema(pointer string) (*jsonschema.Schema, error) {
 	return s, nil
 }
 
-// Operations returns every operation of the contract.
+// Operations returns every operation of the API document.
 func Operations(t testing.TB) []Operation {
 	t.Helper()
 	c, err := load()
@@ -158,8 +140,7 @@ func Check(schemaName string, body []byte) error {
 }
 
 // CheckOperation validates a success body of an operation (by operation id)
-// against its documented response body schema. An operation without a body
-// schema accepts only an empty body.
+// against its documented response body schema. A 204 or 205 must have no body.
 func CheckOperation(operationID string, status int, body []byte) error {
 	c, err := load()
 	if err != nil {
@@ -172,16 +153,16 @@ func CheckOperation(operationID string, status int, body []byte) error {
 	if status != op.SuccessStatus {
 		return fmt.Errorf("%s: status %d, want %d (body %s)", operationID, status, op.SuccessStatus, truncate(body))
 	}
-	if op.Schema == "-" || status == http.StatusNoContent || status == http.StatusResetContent {
+	if status == http.StatusNoContent || status == http.StatusResetContent {
 		if len(bytes.TrimSpace(body)) != 0 {
 			return fmt.Errorf("%s: want no body, got %s", operationID, truncate(body))
 		}
 		return nil
 	}
-	if len(op.ResponseBody) == 0 || string(op.ResponseBody) == "null" {
-		return nil // absent or seed-only: api.md alone describes it
+	if op.pointer == "" {
+		return nil // the success body is not JSON (a download, a page)
 	}
-	return check("/operations/"+operationID, body)
+	return check(op.pointer, body)
 }
 
 func check(pointer string, body []byte) error {

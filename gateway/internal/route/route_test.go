@@ -1,80 +1,44 @@
 package route_test
 
 import (
-	"bufio"
 	"net/http"
-	"os"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/docspub/platform/gateway/internal/route"
+	"github.com/docspub/platform/libs/apidoc"
 	"github.com/google/go-cmp/cmp"
 )
-
-// contractFile finds shared/contract/operations.tsv by walking up from the
-// working directory: in the workspace shared/ sits beside main/, in CI beside
-// the clone; either way it is a sibling of some ancestor.
-func contractFile(t *testing.T) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		p := filepath.Join(dir, "shared", "contract", "operations.tsv")
-		if _, err := os.Stat(p); err == nil {
-			return p
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("shared/contract/operations.tsv not found in any parent of the working directory")
-		}
-		dir = parent
-	}
-}
 
 type operation struct {
 	method, path, service string
 }
 
-func readOperations(t *testing.T) []operation {
+// documented returns the operations of the API document (libs/apidoc)
+// that the route table forwards: every one but the gateway's own.
+func documented(t *testing.T) []operation {
 	t.Helper()
-	f, err := os.Open(contractFile(t))
+	ops, err := apidoc.Operations()
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	var ops []operation
-	header := true
-	for sc.Scan() {
-		line := sc.Text()
-		if line == "" {
+	var out []operation
+	for _, op := range ops {
+		if op.Service == route.Gateway {
 			continue
 		}
-		cols := strings.Split(line, "\t")
-		if header {
-			if len(cols) < 3 || cols[0] != "method" || cols[1] != "path" || cols[2] != "service" {
-				t.Fatalf("operations.tsv header = %q, want method, path, service first", cols)
-			}
-			header = false
-			continue
-		}
-		if len(cols) < 3 {
-			t.Fatalf("operations.tsv row %q: fewer than 3 columns", line)
-		}
-		ops = append(ops, operation{method: cols[0], path: cols[1], service: cols[2]})
+		out = append(out, operation{method: op.Method, path: op.Path, service: op.Service})
 	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
+	if len(out) < 126 {
+		t.Fatalf("the API document has %d routed operations; expected the full contract", len(out))
 	}
-	if len(ops) < 100 {
-		t.Fatalf("operations.tsv has %d rows; expected the full contract", len(ops))
-	}
-	return ops
+	return out
 }
+
+// docPath writes a route pattern as the API document does: a rest
+// parameter {name...} is {name}.
+func docPath(pattern string) string { return strings.ReplaceAll(pattern, "...}", "}") }
 
 var param = regexp.MustCompile(`\{([^}/]+)\}`)
 
@@ -92,19 +56,51 @@ func newTable(t *testing.T) *route.Table {
 	return tbl
 }
 
-func TestContractOperationsRouteToTheirService(t *testing.T) {
+// TestDocumentedOperationsRouteToTheirService: every operation of the API
+// document routes to the service its x-service names (documented but not
+// routed fails here).
+func TestDocumentedOperationsRouteToTheirService(t *testing.T) {
 	tbl := newTable(t)
-	for _, op := range readOperations(t) {
+	for _, op := range documented(t) {
 		path := sample(op.path)
 		got, allowed, ok := tbl.Match(op.method, path)
 		if !ok {
-			t.Errorf("%s %s: no route (allowed %v)", op.method, path, allowed)
+			t.Errorf("%s %s: documented but not routed (allowed %v)", op.method, op.path, allowed)
 			continue
 		}
-		want := route.Route{Method: op.method, Pattern: op.path, Service: op.service}
-		if diff := cmp.Diff(want, got); diff != "" {
-			t.Errorf("%s %s: route mismatch (-want +got):\n%s", op.method, path, diff)
+		want := operation{method: op.method, path: op.path, service: op.service}
+		if diff := cmp.Diff(want, operation{method: got.Method, path: docPath(got.Pattern), service: got.Service}, cmp.AllowUnexported(operation{})); diff != "" {
+			t.Errorf("%s %s: route mismatch (-want +got):\n%s", op.method, op.path, diff)
 		}
+	}
+}
+
+// TestRoutesAreDocumented: every route of the table is an operation of the
+// API document (routed but undocumented fails here), and the gateway's own
+// routes are documented as the gateway's.
+func TestRoutesAreDocumented(t *testing.T) {
+	doc := map[string]string{}
+	ops, err := apidoc.Operations()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, op := range ops {
+		doc[op.Method+" "+op.Path] = op.Service
+	}
+	for _, r := range append(append([]route.Route(nil), route.Routes...), route.GatewayRoutes...) {
+		key := r.Method + " " + docPath(r.Pattern)
+		svc, ok := doc[key]
+		if !ok {
+			t.Errorf("%s: routed but not in the API document", key)
+			continue
+		}
+		if svc != r.Service {
+			t.Errorf("%s: routed to %s, documented for %s", key, r.Service, svc)
+		}
+		delete(doc, key)
+	}
+	for key, svc := range doc {
+		t.Errorf("%s (%s): documented but not routed", key, svc)
 	}
 }
 

@@ -9,12 +9,22 @@ const (
 	Sites        = "sites"
 	Insights     = "insights"
 	Integrations = "integrations"
+	// Gateway answers its own routes (GatewayRoutes) itself.
+	Gateway = "gateway"
 )
 
+// GatewayRoutes are the public routes the gateway answers itself, without a
+// token: the API document (libs/apidoc) and its reference page.
+var GatewayRoutes = []Route{
+	{Method: http.MethodGet, Pattern: "/v1/openapi.json", Service: Gateway},
+	{Method: http.MethodGet, Pattern: "/v1/docs", Service: Gateway},
+}
+
 // Routes is the one table that maps every public path to the service that owns
-// it. The rows of ../shared/contract/operations.tsv come first, in its order
-// (route_test.go proves each of them routes to the service named there); the
-// routes of the public spec that operations.tsv leaves out follow.
+// it. Every route is an operation of the API document (libs/apidoc/openapi.json)
+// and every operation of it is a route here or one of GatewayRoutes, with the
+// service its x-service names (route_test.go proves both ways). The rows of the
+// API contract come first; the routes of the public spec beyond it follow.
 var Routes = []Route{
 	// Collections
 	{Method: http.MethodGet, Pattern: "/v1/collections/{collectionId}", Service: Content},
