@@ -5,6 +5,8 @@
 // (Redis), drops the headers only the platform may set, and forwards the
 // request to the service that owns the path (internal/route) with a
 // short-lived internal token for that service only and W3C trace context.
+// It answers two /v1 paths itself, without a token: the API document
+// (/v1/openapi.json, libs/apidoc) and its reference page (/v1/docs).
 // Every other path is a published site's, read without a token: it goes to
 // sites with the per-client-address rate limit (read).
 package gateway
@@ -42,6 +44,10 @@ const Service = "gateway"
 type Config struct {
 	// Addr is the listen address.
 	Addr string `env:"ADDR, default=127.0.0.1:8080"`
+	// PublicURL is the gateway's URL as clients reach it (scheme, host and
+	// any path prefix, without /v1): the API document it serves names it as
+	// the server.
+	PublicURL string `env:"PUBLIC_URL, default=http://127.0.0.1:8080"`
 	// Upstreams is the static service list: "identity=http://127.0.0.1:8081,content=...".
 	Upstreams string `env:"UPSTREAMS, default=identity=http://127.0.0.1:8081,content=http://127.0.0.1:8082,sites=http://127.0.0.1:8083,insights=http://127.0.0.1:8084,integrations=http://127.0.0.1:8085"`
 	// RedisURL locates the Redis that holds the token cache and the rate
@@ -82,6 +88,7 @@ func (c Config) Validate() error {
 	if c.Addr == "" {
 		p.Addf("ADDR: must not be empty")
 	}
+	p.HTTPURL("PUBLIC_URL", c.PublicURL)
 	if ups, err := discovery.ParseStatic(c.Upstreams); err != nil {
 		p.Addf("UPSTREAMS: %v", err)
 	} else if _, ok := ups[route.Identity]; !ok {
@@ -201,6 +208,9 @@ type Gateway struct {
 	resolving *quota.Limiter
 	// events consumes identity.events once RunBackground started it.
 	events *kafkax.Consumer
+	// docs are the API document and its reference page, served by the
+	// gateway itself (route.GatewayRoutes).
+	docs apiDocs
 	// redisWarned is when a Redis failure was last logged (Unix nanoseconds).
 	redisWarned atomic.Int64
 	engine      *gin.Engine
@@ -228,8 +238,13 @@ func New(cfg Config, deps Deps) (*Gateway, error) {
 	if err != nil {
 		return nil, err
 	}
+	docs, err := newAPIDocs(cfg.PublicURL)
+	if err != nil {
+		return nil, fmt.Errorf("API document: %w", err)
+	}
 	transport := newTransport(cfg.UpstreamTimeout)
 	g := &Gateway{
+		docs:      docs,
 		cfg:       cfg,
 		log:       deps.Log,
 		rdb:       deps.Redis,

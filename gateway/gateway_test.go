@@ -504,6 +504,10 @@ func TestConfigValidate(t *testing.T) {
 		}
 	}
 
+	if !strings.Contains(err.Error(), "PUBLIC_URL must be an absolute http(s) URL") {
+		t.Errorf("Validate error %q does not name PUBLIC_URL", err)
+	}
+
 	err = gateway.Config{Upstreams: "content=http://127.0.0.1:1"}.Validate()
 	if err == nil || !strings.Contains(err.Error(), "must name identity") {
 		t.Errorf("Validate without identity = %v", err)

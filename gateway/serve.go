@@ -16,9 +16,15 @@ import (
 )
 
 // serve handles every /v1 request: route, authenticate, limit, forward.
+// The API document and its reference page are the gateway's own, served
+// without a token.
 func (g *Gateway) serve(c *gin.Context) {
 	r := c.Request
 	ctx := r.Context()
+	if g.docs.owns(r.URL.Path) {
+		g.docs.serve(c)
+		return
+	}
 
 	rt, allowed, ok := g.routes.Match(r.Method, r.URL.EscapedPath())
 	if !ok {

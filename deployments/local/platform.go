@@ -245,7 +245,7 @@ func Start(ctx context.Context, cfg Config, log *slog.Logger) (_ *Platform, err 
 	p.closers = append(p.closers, func() { _ = rc.Close() })
 	var gwCfg gateway.Config // the gateway's own defaults, with the runner's choices on top
 	if err := config.LoadMap(ctx, &gwCfg, map[string]string{
-		"ADDR": cfg.Addr, "INTERNAL_TOKEN_SECRET": secret, "RATE_LIMIT": strconv.Itoa(cfg.RateLimit),
+		"ADDR": cfg.Addr, "INTERNAL_TOKEN_SECRET": secret, "RATE_LIMIT": strconv.Itoa(cfg.RateLimit), "PUBLIC_URL": p.URL,
 		"UPSTREAMS": "identity=" + idURL + ",content=" + ctURL + ",sites=" + p.SitesURL + ",insights=" + inURL + ",integrations=" + p.IntegrationsURL,
 		"LOG_LEVEL": cfg.LogLevel, "KAFKA_BROKERS": strings.Join(kafka.Brokers, ","),
 	}); err != nil {
