@@ -1,7 +1,6 @@
 package apidoc_test
 
 import (
-	"context"
 	"encoding/json"
 	"net/http"
 	"testing"
@@ -14,10 +13,7 @@ import (
 // TestLoad loads the document with kin-openapi: every $ref resolves (the
 // loader fails on one that does not) and the document is valid OpenAPI 3.1.
 func TestLoad(t *testing.T) {
-	doc, err := apidoctest.Document(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
+	doc := apidoctest.Load(t)
 	if !doc.IsOpenAPI31OrLater() {
 		t.Errorf("openapi = %s, want 3.1", doc.OpenAPI)
 	}
