@@ -125,6 +125,7 @@ type App struct {
 	now            func() time.Time
 	handler        *gin.Engine
 	moveSearch     func(context.Context) (int, error)
+	catchUp        func(context.Context) (int, error)
 }
 
 // New connects to MongoDB, ensures the indexes, and wires the stores, the
@@ -174,24 +175,21 @@ func New(ctx context.Context, cfg Config, log *slog.Logger, opts ...Option) (*Ap
 	searchStore := searchmongo.NewStore(searchDB, locks)
 	spaceStore := spacemongo.NewStore(db, locks)
 	spaceStore.OnWrite(relay.Notify)
-	var searcher *search.Service // set right below; hooks run only once requests arrive
-	reindex := func(ctx context.Context, org, spaceID, rev string) error {
-		r, err := revisionStore.Get(ctx, rev)
-		if err != nil {
-			return err
-		}
-		return searcher.IndexRevision(ctx, org, spaceID, r.Pages)
-	}
+	// indexer.Reindex is the one operation by which the search index
+	// follows every change of a space's content: Git imports, duplicates
+	// and transfers (space's ContentChanged hooks), merges (changerequest's
+	// Merged hook); CatchUp brings the rest up to date at start.
+	indexer := search.NewIndexer(searchStore, searchHeads{spaces: spaceStore, db: db}, revisionPages(revisionStore))
 	spaces := space.New(spaceStore, people, urls, space.Hooks{
 		Purged: []func(context.Context, string) error{commentStore.DeleteSpace, fieldStore.DeleteSpace,
 			crStore.DeleteSpace, revisionStore.DeleteSpace, searchStore.RemoveSpace},
-		Duplicated:  []func(context.Context, access.Grant, access.Grant) error{fields.CopyValues},
-		Transferred: []func(context.Context, string, string, string) error{reindex},
+		Duplicated:     []func(context.Context, access.Grant, access.Grant) error{fields.CopyValues},
+		ContentChanged: []func(context.Context, string) error{indexer.Reindex},
 	}, o.now)
 	queue := jobs.NewQueue(db, Operations, locks, jobs.WithLease(o.lease))
 	spaces.SetOperations(operations{queue: queue, wait: limits.OperationWait})
 	worker := queue.NewWorker(handlers(spaces.Handlers()), limits.OperationWorkers, log)
-	searcher = search.New(searchStore, spaces.Titles, urls)
+	searcher := search.New(searchStore, spaces.Titles, urls)
 	now := o.now
 	if now == nil {
 		now = time.Now
@@ -202,8 +200,8 @@ func New(ctx context.Context, cfg Config, log *slog.Logger, opts ...Option) (*Ap
 		Importer: websiteImporter{client: guard.Client(limits.ImportTime), blobs: revisionStore, now: now},
 		Printer:  pdfPrinter{blobs: revisionStore},
 		Hooks: changerequest.Hooks{Merged: []func(context.Context, access.Grant, revision.Revision) error{
-			func(ctx context.Context, g access.Grant, rev revision.Revision) error {
-				return searcher.IndexRevision(ctx, g.Organization, g.Space, rev.Pages)
+			func(ctx context.Context, g access.Grant, _ revision.Revision) error {
+				return indexer.Reindex(ctx, g.Space)
 			},
 		}},
 	})
@@ -229,9 +227,10 @@ func New(ctx context.Context, cfg Config, log *slog.Logger, opts ...Option) (*Ap
 	gitsynchttp.RegisterReads(internal, spaces, searcher)
 
 	consumer := kafkax.NewConsumer(cfg.KafkaBrokers, ConsumerGroup, IdentityTopic, db, people.Handle, log)
+	reindex := func(ctx context.Context, _, spaceID, _ string) error { return indexer.Reindex(ctx, spaceID) }
 	moveSearch := func(ctx context.Context) (int, error) { return moveSearch(ctx, db, searchDB, reindex) }
 	return &App{cfg: cfg, core: core, identity: consumer, spaces: spaces, changeRequests: changeRequests,
-		worker: worker, revisions: revisionStore, now: now, handler: e, moveSearch: moveSearch}, nil
+		worker: worker, revisions: revisionStore, now: now, handler: e, moveSearch: moveSearch, catchUp: indexer.CatchUp}, nil
 }
 
 // Handler returns the HTTP handler.
@@ -261,10 +260,20 @@ func (a *App) RunBackground(ctx context.Context) {
 	a.core.Go(ctx, "purge job", a.purgeEvery)
 	a.core.Go(ctx, "operations worker", a.worker.Run)
 	a.core.Go(ctx, "merge recovery", a.every(RecoverEvery, "recover unfinished merges", "settled unfinished merges", a.changeRequests.Recover))
-	a.core.Go(ctx, "search move", func(ctx context.Context) error {
+	a.core.Go(ctx, "search move and catch-up", func(ctx context.Context) error {
 		n, err := a.moveSearch(ctx)
 		if n > 0 {
 			a.core.Log.InfoContext(ctx, "search index rebuilt in its own database", "spaces", n)
+		}
+		if err != nil {
+			return err
+		}
+		// Spaces whose index is missing or behind (indexed before the index
+		// recorded revisions, Git-synced before imports were indexed, or a
+		// reindex that failed): reindexed once, resumed after a restart.
+		n, err = a.catchUp(ctx)
+		if n > 0 {
+			a.core.Log.InfoContext(ctx, "search index caught up", "spaces", n)
 		}
 		return err
 	})

@@ -78,8 +78,16 @@ type Posting struct {
 type SpaceIndex struct {
 	Organization string
 	Space        string
-	Pages        []Page
-	Terms        map[string][]Posting
+	// Revision is the revision the pages are of ("" when unknown); the
+	// store records it with the entries (Mark).
+	Revision string
+	Pages    []Page
+	Terms    map[string][]Posting
+}
+
+// Mark is what a space's complete index was built from.
+type Mark struct {
+	Organization, Revision string
 }
 
 // PageKey names an indexed page.
@@ -93,6 +101,9 @@ type Store interface {
 	ReplaceSpace(ctx context.Context, idx SpaceIndex) error
 	// RemoveSpace drops every entry of a space; a space never indexed is no error.
 	RemoveSpace(ctx context.Context, space string) error
+	// Marks returns the Mark of each of spaces whose index is complete;
+	// a space never indexed, or whose replace was interrupted, is left out.
+	Marks(ctx context.Context, spaces []string) (map[string]Mark, error)
 	// Postings returns the postings of terms in org, by term and space;
 	// it reads only those terms' postings.
 	Postings(ctx context.Context, org string, terms []string) (map[string]map[string][]Posting, error)

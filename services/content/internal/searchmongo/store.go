@@ -195,10 +195,13 @@ func newPageDoc(p search.Page) pageDoc {
 
 // spaceDoc records what is indexed of a space.
 type spaceDoc struct {
-	ID           string            `bson:"_id"`
-	Organization string            `bson:"organization"`
-	Pages        map[string]string `bson:"pages"` // page id → hash
-	Terms        map[string]string `bson:"terms"` // term → hash of the space's postings
+	ID           string `bson:"_id"`
+	Organization string `bson:"organization"`
+	// Revision is the revision the entries were built from (search.Mark);
+	// "" for a record written before revisions were recorded.
+	Revision string            `bson:"revision,omitempty"`
+	Pages    map[string]string `bson:"pages"` // page id → hash
+	Terms    map[string]string `bson:"terms"` // term → hash of the space's postings
 	// ShardCount is the Shards the entries were placed with (0: a record
 	// of before sharding, whose entries are in no shard).
 	ShardCount int `bson:"shards"`
@@ -289,7 +292,8 @@ func (s *Store) ReplaceSpace(ctx context.Context, idx search.SpaceIndex) error {
 		}
 		old = spaceDoc{ID: idx.Space}
 	}
-	rec := spaceDoc{ID: idx.Space, Organization: idx.Organization, Pages: map[string]string{}, Terms: map[string]string{}, ShardCount: Shards, Layout: postingLayout}
+	rec := spaceDoc{ID: idx.Space, Organization: idx.Organization, Revision: idx.Revision, Pages: map[string]string{}, Terms: map[string]string{},
+		ShardCount: Shards, Layout: postingLayout}
 
 	var pages []search.Page
 	var pageKeys []string
@@ -382,6 +386,30 @@ func (s *Store) reserve(ctx context.Context, idx search.SpaceIndex, postingShard
 	defer s.locks.Lock(Spaces, idx.Space)()
 	_, err := s.db.Collection(Spaces).UpdateOne(ctx, bson.M{"_id": idx.Space}, update, options.UpdateOne().SetUpsert(true))
 	return mongox.Err(err, "search space")
+}
+
+// Marks returns what is indexed of each of spaces that has a complete
+// index: the organization and revision it was built from.
+func (s *Store) Marks(ctx context.Context, spaces []string) (map[string]search.Mark, error) {
+	out := map[string]search.Mark{}
+	if len(spaces) == 0 {
+		return out, nil
+	}
+	cur, err := s.db.Collection(Spaces).Find(ctx, bson.M{"_id": bson.M{"$in": spaces}},
+		options.Find().SetProjection(bson.M{"organization": 1, "revision": 1, "pending": 1}))
+	if err != nil {
+		return nil, mongox.Err(err, "search marks")
+	}
+	var docs []spaceDoc
+	if err := cur.All(ctx, &docs); err != nil {
+		return nil, mongox.Err(err, "search marks")
+	}
+	for _, d := range docs {
+		if !d.Pending {
+			out[d.ID] = search.Mark{Organization: d.Organization, Revision: d.Revision}
+		}
+	}
+	return out, nil
 }
 
 // RemoveSpace drops every entry of a space.

@@ -60,7 +60,8 @@ func (s *Service) SetGitSync(ctx context.Context, spaceID string, gs GitSync) er
 
 // Import points a live space at a revision a Git import wrote, provided it
 // still points at from and no merge is under way (compare-and-set, like
-// Advance, but not a change request's merge: nothing to settle after).
+// Advance, but not a change request's merge: nothing to settle after), then
+// runs the ContentChanged hooks (the search index).
 func (s *Service) Import(ctx context.Context, g access.Grant, from, to string) error {
 	sp, err := s.store.Space(ctx, g.Space)
 	if errors.Is(err, apierr.ErrNotFound) {
@@ -89,5 +90,8 @@ func (s *Service) Import(ctx context.Context, g access.Grant, from, to string) e
 	if errors.Is(err, apierr.ErrNotFound) {
 		return ErrSpaceMovedOn
 	}
-	return err
+	if err != nil {
+		return err
+	}
+	return s.contentChanged(ctx, sp.ID)
 }

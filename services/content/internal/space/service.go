@@ -38,9 +38,13 @@ type Hooks struct {
 	Purged []func(ctx context.Context, spaceID string) error
 	// Duplicated runs after a space was duplicated (copy settings along).
 	Duplicated []func(ctx context.Context, from, to access.Grant) error
-	// Transferred runs after a space moved to another organization (with
-	// its collection or alone), with the space as it now is.
-	Transferred []func(ctx context.Context, org, spaceID, revision string) error
+	// ContentChanged runs after a space's content changed, or the
+	// organization it belongs to: a Git import pointed it at a new
+	// revision, a duplicate was made with a copy of another's content, or it
+	// moved to another organization (with its collection or alone). The
+	// search index follows through it; the change request merge reaches the
+	// same operation through changerequest's Merged hook.
+	ContentChanged []func(ctx context.Context, spaceID string) error
 }
 
 // Service carries out the tree's operations for a calling user.
@@ -218,11 +222,11 @@ func (s *Service) collectionFor(ctx context.Context, c access.Caller, id string,
 	return col, level, t, err
 }
 
-// transferred runs the Transferred hooks for a space now in org.
-func (s *Service) transferred(ctx context.Context, sp Space) error {
-	for _, h := range s.hooks.Transferred {
-		if err := h(ctx, sp.Organization, sp.ID, sp.Revision); err != nil {
-			return fmt.Errorf("after transferring space %s: %w", sp.ID, err)
+// contentChanged runs the ContentChanged hooks for a space.
+func (s *Service) contentChanged(ctx context.Context, spaceID string) error {
+	for _, h := range s.hooks.ContentChanged {
+		if err := h(ctx, spaceID); err != nil {
+			return fmt.Errorf("after changing the content of space %s: %w", spaceID, err)
 		}
 	}
 	return nil

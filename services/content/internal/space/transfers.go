@@ -219,7 +219,7 @@ func (s *Service) transferSpaceDoc(ctx context.Context, sp Space, from, to, pare
 }
 
 // reindexPending brings the search index of org's transferred spaces up to
-// date (the Transferred hooks) and clears their flag.
+// date (the ContentChanged hooks) and clears their flag.
 func (s *Service) reindexPending(ctx context.Context, org string) error {
 	for {
 		sps, err := s.store.PendingIndex(ctx, org, 100)
@@ -227,7 +227,7 @@ func (s *Service) reindexPending(ctx context.Context, org string) error {
 			return err
 		}
 		for _, sp := range sps {
-			if err := s.transferred(ctx, sp); err != nil {
+			if err := s.contentChanged(ctx, sp.ID); err != nil {
 				return err
 			}
 			err := s.store.SetSpaceIf(ctx, sp.ID, Fields{"organization": org, "pendingIndex": true}, nil, []string{"pendingIndex"}, nil)
@@ -282,8 +282,9 @@ func (s *Service) runSpaceTransfer(ctx context.Context, op Op) error {
 }
 
 // runDuplicate creates a copy of a space: its first revision (a copy of the
-// original's), the space, then the Duplicated hooks (custom field values).
-// A resumed run skips what exists.
+// original's), the space, then the Duplicated hooks (custom field values)
+// and the ContentChanged ones (the copy's search index). A resumed run skips
+// what exists.
 func (s *Service) runDuplicate(ctx context.Context, op Op) error {
 	var p duplicate
 	if err := op.Payload(&p); err != nil {
@@ -320,7 +321,7 @@ func (s *Service) runDuplicate(ctx context.Context, op Op) error {
 			return err
 		}
 	}
-	return nil
+	return s.contentChanged(ctx, cp.ID)
 }
 
 // lockedAs runs f under the tree lock of org held as owner.
