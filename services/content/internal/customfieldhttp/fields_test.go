@@ -48,8 +48,8 @@ func TestFieldLifecycle(t *testing.T) {
 	e := newEnv(t)
 	const path = "/v1/orgs/o1/custom-fields"
 
-	b := e.must(201, "admin", "POST", path,
-		`{"name":"tier","type":"select","title":"Tier","description":"Plan tier","placeholder":"Pick one","options":["free","pro"]}`)
+	b := e.op(201, "admin", "POST", path,
+		`{"name":"tier","type":"select","title":"Tier","description":"Plan tier","placeholder":"Pick one","options":["free","pro"]}`, "createCustomField")
 	got := slices.Sorted(maps.Keys(apitest.Decode[map[string]json.RawMessage](t, b)))
 	want := []string{"createdAt", "description", "id", "name", "options", "permissions", "placeholder", "title", "type", "updatedAt", "urls"}
 	if diff := cmp.Diff(want, got); diff != "" {
@@ -80,16 +80,16 @@ func TestFieldLifecycle(t *testing.T) {
 		t.Errorf("outbox %+v", doc.Outbox)
 	}
 
-	read := apitest.Decode[fieldBody](t, e.must(200, "reader", "GET", path+"/tier", ""))
+	read := apitest.Decode[fieldBody](t, e.op(200, "reader", "GET", path+"/tier", "", "getCustomField"))
 	if read.ID != created.ID || !read.Permissions.View || read.Permissions.Edit {
 		t.Errorf("reader's view %+v", read)
 	}
-	l := apitest.Decode[listBody](t, e.must(200, "reader", "GET", path, ""))
+	l := apitest.Decode[listBody](t, e.op(200, "reader", "GET", path, "", "listCustomFields"))
 	if l.Count != 1 || len(l.Items) != 1 || l.Items[0].ID != created.ID || l.Next != nil {
 		t.Errorf("list %+v", l)
 	}
 
-	upd := apitest.Decode[fieldBody](t, e.must(200, "admin", "PATCH", path+"/tier", `{"title":"Plan","description":null,"options":["pro","team"]}`))
+	upd := apitest.Decode[fieldBody](t, e.op(200, "admin", "PATCH", path+"/tier", `{"title":"Plan","description":null,"options":["pro","team"]}`, "updateCustomField"))
 	if upd.Title != "Plan" || upd.Description != "" || !cmp.Equal(upd.Options, []string{"pro", "team"}) ||
 		upd.Name != "tier" || upd.Placeholder != "Pick one" || upd.CreatedAt != created.CreatedAt {
 		t.Errorf("updated %+v", upd)
@@ -98,7 +98,7 @@ func TestFieldLifecycle(t *testing.T) {
 		t.Errorf("read after update %+v, want %+v", again, upd)
 	}
 
-	e.must(204, "admin", "DELETE", path+"/tier", "")
+	e.op(204, "admin", "DELETE", path+"/tier", "", "deleteCustomField")
 	e.must(404, "admin", "GET", path+"/tier", "")
 	e.must(404, "admin", "DELETE", path+"/tier", "")
 	if l := apitest.Decode[listBody](t, e.must(200, "admin", "GET", path, "")); l.Count != 0 || len(l.Items) != 0 {

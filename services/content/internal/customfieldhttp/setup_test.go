@@ -99,6 +99,13 @@ func (e *env) must(want int, user, method, path, body string) []byte {
 	return e.api.Expect(e.t, as(user), method, path, body, want, "").Body
 }
 
+// op is must for a documented operation: the body must match its response
+// schema in the API document.
+func (e *env) op(want int, user, method, path, body, operationID string) []byte {
+	e.t.Helper()
+	return e.api.Expect(e.t, as(user), method, path, body, want, operationID).Body
+}
+
 // define creates a field in o1 as the admin.
 func (e *env) define(body string) {
 	e.t.Helper()

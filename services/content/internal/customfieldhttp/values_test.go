@@ -24,7 +24,7 @@ type valueBody struct {
 // checking that every definition is listed, by name.
 func (e *env) values(user, space string, defined ...string) map[string]string {
 	e.t.Helper()
-	items := apitest.Decode[[]valueBody](e.t, e.must(200, user, "GET", "/v1/spaces/"+space+"/custom-fields", ""))
+	items := apitest.Decode[[]valueBody](e.t, e.op(200, user, "GET", "/v1/spaces/"+space+"/custom-fields", "", "getSpaceCustomFieldValues"))
 	var names []string
 	out := map[string]string{}
 	for _, it := range items {

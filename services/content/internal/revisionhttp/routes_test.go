@@ -145,9 +145,9 @@ func TestChangeRequestContent(t *testing.T) {
 		{"group page", cr + "/content/page/pg-guide", "getPageInChangeRequestById", []string{`"type":"group"`}},
 		{"files", cr + "/content/files", "listFilesInChangeRequestById", []string{`"count":2`, `"downloadURL":"http://gw.test/v1/spaces/sp1/revisions/rev-cr/files/f-logo/download"`}},
 		{"file", cr + "/content/files/f-logo", "getFileInChangeRequestById", []string{`"dimensions":{"width":8,"height":8}`, `"contentType":"image/png"`}},
-		// Not in the contract (absent rows): api.md's shapes.
-		{"page links", cr + "/content/page/pg-new/links", "", []string{`"status":"broken"`, `"stats":{"total":1,"ok":0,"inApp":0,"broken":{"total":1,"changeRequest":0}}`}},
-		{"backlinks", cr + "/content/files/f-logo/backlinks", "", []string{`"count":1`, `"page":"pg-install"`, `"file":"f-logo"`, `"versionContext":{"type":"revision","revision":"rev-cr"}`}},
+		// Not in the public GitBook API (x-docspub-extension): api.md's shapes.
+		{"page links", cr + "/content/page/pg-new/links", "listPageLinksInChangeRequest", []string{`"status":"broken"`, `"stats":{"total":1,"ok":0,"inApp":0,"broken":{"total":1,"changeRequest":0}}`}},
+		{"backlinks", cr + "/content/files/f-logo/backlinks", "listFileBacklinksInChangeRequest", []string{`"count":1`, `"page":"pg-install"`, `"file":"f-logo"`, `"versionContext":{"type":"revision","revision":"rev-cr"}`}},
 		{"page by path", cr + "/content/path/new", "", []string{`"id":"pg-new"`}},
 	}
 	for _, tc := range tests {
@@ -173,9 +173,9 @@ func TestSpaceContent(t *testing.T) {
 		{"page", sp + "/content/page/pg-usage", "RevisionPage", []string{`"app":"http://app.test/s/sp1/guide/usage"`}},
 		{"page by path", sp + "/content/path/guide/install?format=document", "RevisionPage", []string{`"id":"pg-install"`, `"document":`}},
 		{"file", sp + "/content/files/f-notes", "RevisionFile", []string{`"size":0`}},
-		{"links", sp + "/links", "", []string{`"count":5`, `"stats":{"total":5,"ok":1,"inApp":3,"broken":{"total":1,"changeRequest":0}}`}},
-		{"broken links", sp + "/links?status=broken", "", []string{`"count":1`, `"url":"gone.md"`, `"locationReferences":[{"kind":"page","organization":"org1","space":"sp1","versionContext":{"type":"revision","revision":"rev1"},"page":"pg-install"}]`}},
-		{"ok links", sp + "/links?status=ok", "", []string{`"count":1`, `"url":"https://go.dev"`}},
+		{"links", sp + "/links", "ContentLinkListing", []string{`"count":5`, `"stats":{"total":5,"ok":1,"inApp":3,"broken":{"total":1,"changeRequest":0}}`}},
+		{"broken links", sp + "/links?status=broken", "ContentLinkListing", []string{`"count":1`, `"url":"gone.md"`, `"locationReferences":[{"kind":"page","organization":"org1","space":"sp1","versionContext":{"type":"revision","revision":"rev1"},"page":"pg-install"}]`}},
+		{"ok links", sp + "/links?status=ok", "ContentLinkListing", []string{`"count":1`, `"url":"https://go.dev"`}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

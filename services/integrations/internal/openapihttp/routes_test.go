@@ -218,21 +218,21 @@ func TestVersionsAndSameContent(t *testing.T) {
 		s := e.processed("pets", 20*time.Second)
 		return s["lastVersion"] != v1
 	})
-	latest := apitest.Decode[map[string]any](t, e.expect(200, "", "admin", "GET", "/v1/orgs/o1/openapi/pets/versions/latest", ""))
+	latest := apitest.Decode[map[string]any](t, e.expect(200, "getOpenAPISpecVersionById", "admin", "GET", "/v1/orgs/o1/openapi/pets/versions/latest", ""))
 	for _, f := range []string{"object", "id", "url", "urls"} {
 		if latest[f] == nil {
 			t.Fatalf("version lacks %s: %v", f, latest)
 		}
 	}
-	raw := apitest.Decode[map[string]any](t, e.expect(200, "", "admin", "GET", "/v1/orgs/o1/openapi/pets/versions/latest/content/raw", ""))
+	raw := apitest.Decode[map[string]any](t, e.expect(200, "getOpenAPISpecVersionRawContent", "admin", "GET", "/v1/orgs/o1/openapi/pets/versions/latest/content/raw", ""))
 	if raw["text"] != v30yaml || raw["format"] != "yaml" {
 		t.Fatalf("raw content %v", raw)
 	}
-	content := apitest.Decode[map[string]any](t, e.expect(200, "", "admin", "GET", "/v1/orgs/o1/openapi/pets/versions/"+v1+"/content", ""))
+	content := apitest.Decode[map[string]any](t, e.expect(200, "getOpenAPISpecVersionContentById", "admin", "GET", "/v1/orgs/o1/openapi/pets/versions/"+v1+"/content", ""))
 	if fs, _ := content["filesystem"].(map[string]any); fs["openapi"] != "3.1.0" {
 		t.Fatalf("content of the first version %v", content)
 	}
-	list = apitest.Decode[map[string]any](t, e.expect(200, "", "admin", "GET", "/v1/orgs/o1/openapi/pets/versions?limit=1", ""))
+	list = apitest.Decode[map[string]any](t, e.expect(200, "listOpenAPISpecVersions", "admin", "GET", "/v1/orgs/o1/openapi/pets/versions?limit=1", ""))
 	if list["count"].(float64) != 2 || list["next"] == nil {
 		t.Fatalf("versions page: %v", list)
 	}

@@ -60,18 +60,18 @@ func TestTranslationSettings(t *testing.T) {
 	api := apitest.New(t, e, signer)
 	const base = "/v1/orgs/o1/translations"
 
-	created := checkShape(t, api.Expect(t, as("admin"), "POST", base, `{"title":"French","languages":["fr","de"]}`, 201, "").Body)
+	created := checkShape(t, api.Expect(t, as("admin"), "POST", base, `{"title":"French","languages":["fr","de"]}`, 201, "createTranslation").Body)
 	id := created["id"].(string)
 	api.Expect(t, as("admin"), "POST", base, `{"title":"Second"}`, 201, "")
-	got := checkShape(t, api.Expect(t, as("reader"), "GET", base+"/"+id, "", 200, "").Body)
+	got := checkShape(t, api.Expect(t, as("reader"), "GET", base+"/"+id, "", 200, "getTranslation").Body)
 	if p := got["permissions"].(map[string]any); p["view"] != true || p["edit"] != false {
 		t.Fatalf("reader permissions %v", p)
 	}
-	put := checkShape(t, api.Expect(t, as("admin"), "PUT", base+"/"+id, `{"title":"Français"}`, 200, "").Body)
+	put := checkShape(t, api.Expect(t, as("admin"), "PUT", base+"/"+id, `{"title":"Français"}`, 200, "updateTranslation").Body)
 	if put["title"] != "Français" || len(put["languages"].([]any)) != 2 {
 		t.Fatalf("after PUT: %v", put)
 	}
-	page := apitest.Decode[map[string]any](t, api.Expect(t, as("reader"), "GET", base+"?limit=1", "", 200, "").Body)
+	page := apitest.Decode[map[string]any](t, api.Expect(t, as("reader"), "GET", base+"?limit=1", "", 200, "listTranslations").Body)
 	if page["count"].(float64) != 2 || page["next"] == nil || len(page["items"].([]any)) != 1 {
 		t.Fatalf("first page %v", page)
 	}
