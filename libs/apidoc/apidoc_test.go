@@ -63,7 +63,7 @@ func TestOperations(t *testing.T) {
 			t.Errorf("%s: %d with a body", op.OperationID, op.SuccessStatus)
 		}
 	}
-	// A few operations, as operations.tsv of the contract names them.
+	// A few operations, with the operation ids of the public GitBook API where it has them.
 	want := map[string]apidoc.Operation{
 		"getSpaceById": {Method: "GET", Path: "/v1/spaces/{spaceId}", OperationID: "getSpaceById", Service: "content", SuccessStatus: 200,
 			Pointer: "/paths/~1v1~1spaces~1{spaceId}/get/responses/200/content/application~1json/schema"},

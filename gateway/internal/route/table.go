@@ -170,7 +170,7 @@ var Routes = []Route{
 	{Method: http.MethodGet, Pattern: "/v1/orgs/{organizationId}/openapi/{specSlug}", Service: Integrations},
 	{Method: http.MethodPut, Pattern: "/v1/orgs/{organizationId}/openapi/{specSlug}", Service: Integrations},
 	{Method: http.MethodDelete, Pattern: "/v1/orgs/{organizationId}/openapi/{specSlug}", Service: Integrations},
-	// The public spec's PATCH and versions rows (issue 10), beyond operations.tsv.
+	// The public spec's PATCH and versions rows (issue 10), beyond the first contract.
 	{Method: http.MethodPatch, Pattern: "/v1/orgs/{organizationId}/openapi/{specSlug}", Service: Integrations},
 	{Method: http.MethodGet, Pattern: "/v1/orgs/{organizationId}/openapi/{specSlug}/versions", Service: Integrations},
 	{Method: http.MethodGet, Pattern: "/v1/orgs/{organizationId}/openapi/{specSlug}/versions/{versionId}", Service: Integrations},
@@ -196,7 +196,7 @@ var Routes = []Route{
 	{Method: http.MethodPost, Pattern: "/v1/spaces/{spaceId}/git/export", Service: Integrations},
 	{Method: http.MethodGet, Pattern: "/v1/spaces/{spaceId}/git/info", Service: Integrations},
 
-	// Routes of the public spec beyond operations.tsv.
+	// Routes of the public spec beyond the first contract.
 	{Method: http.MethodGet, Pattern: "/v1/user", Service: Identity},
 	{Method: http.MethodPost, Pattern: "/v1/orgs/{organizationId}/invites", Service: Identity},
 	{Method: http.MethodPost, Pattern: "/v1/orgs/{organizationId}/invites/{inviteId}", Service: Identity},
