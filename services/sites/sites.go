@@ -135,7 +135,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 	sites.OnDelete(linkStore.DeleteSite)
 
 	rd, err := reader.New(reader.Deps{Sites: siteStore, Sections: sectionStore, Spaces: spaces, ShareKeys: links,
-		Content: content, PublishedURL: cfg.PublishedURL})
+		Content: content, PublishedURL: cfg.PublishedURL, Log: log.With("component", "reader")})
 	if err != nil {
 		_ = core.Close(ctx)
 		return nil, fmt.Errorf("reader: %w", err)

@@ -1,10 +1,12 @@
 package readerhttp_test
 
 import (
+	"bytes"
 	"compress/gzip"
 	"context"
 	"encoding/json"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"regexp"
@@ -55,6 +57,8 @@ type env struct {
 	recorder *insightsclient.Recorder
 	spaces   *spaceview.Store
 	db       *mongo.Database
+	// readerLog is what the reader logged.
+	readerLog *syncBuffer
 }
 
 // insights stands in for the insights service: it records the events of
@@ -127,8 +131,9 @@ func newEnv(t *testing.T) *env {
 	sites.SetShareKeys(links)
 	sites.OnDelete(sectionStore.DeleteSite)
 	sites.OnDelete(linkStore.DeleteSite)
+	readerLog := &syncBuffer{}
 	rd, err := reader.New(reader.Deps{Sites: siteStore, Sections: sectionStore, Spaces: spaces, ShareKeys: links,
-		Content: client, PublishedURL: published})
+		Content: client, PublishedURL: published, Log: slog.New(slog.NewTextHandler(readerLog, nil))})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -157,7 +162,25 @@ func newEnv(t *testing.T) *env {
 	sharelinkhttp.Register(v1, links)
 	readerhttp.Register(e, rd, signer, rec, logx.ForTest(t))
 	return &env{t: t, api: apitest.New(t, e, signer), signer: signer, engine: e, content: ct, insights: in,
-		recorder: rec, spaces: spaces, db: db}
+		recorder: rec, spaces: spaces, db: db, readerLog: readerLog}
+}
+
+// syncBuffer is a buffer written by several goroutines (the reader's log).
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }
 
 var users = map[string]map[string]string{
