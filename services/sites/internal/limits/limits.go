@@ -164,6 +164,22 @@ const (
 	PublishingURL = 2048
 )
 
+// Custom hostnames and their verification (internal/site/hostname.go).
+const (
+	// HostnameClaimTTL is how long a hostname claim may stay unverified
+	// by default (HOSTNAME_CLAIM_TTL); then it fails.
+	HostnameClaimTTL = 7 * 24 * time.Hour
+	// HostnameRecheck is how often a pending claim is checked by default
+	// (HOSTNAME_CHECK_INTERVAL).
+	HostnameRecheck = time.Minute
+	// HostnameChecksPerRound bounds the claims one round of the checker
+	// looks up; HostnameLookups of them at once, each for at most
+	// HostnameLookupTimeout.
+	HostnameChecksPerRound = 100
+	HostnameLookups        = 4
+	HostnameLookupTimeout  = 5 * time.Second
+)
+
 // Insights recording of readers' views (internal/insightsclient).
 const (
 	// InsightsQueue is how many events wait to be sent; a view recorded
