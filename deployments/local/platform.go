@@ -52,6 +52,9 @@ type Config struct {
 	// Integrations, when set, adjusts the integrations service's
 	// configuration (tests shorten its timeouts).
 	Integrations func(*integrations.Config)
+	// Sites, when set, adjusts the sites service's configuration (tests
+	// point hostname verification at their DNS server).
+	Sites func(*sites.Config)
 }
 
 // Credentials are the seeded demo identities.
@@ -212,6 +215,9 @@ func Start(ctx context.Context, cfg Config, log *slog.Logger) (_ *Platform, err 
 	}); err != nil {
 		_ = gwLn.Close()
 		return nil, err
+	}
+	if cfg.Sites != nil {
+		cfg.Sites(&p.sitesCfg)
 	}
 	p.log = log
 	if err := p.StartSites(); err != nil {
