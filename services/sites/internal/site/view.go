@@ -148,8 +148,8 @@ func (s *Service) siteView(st Site, siteSpaces int, g *Grant) SiteView {
 	if st.Proxy != "" {
 		v.Proxy = &ProxyView{Origin: st.Proxy, Target: s.urls.published(st)}
 	}
-	if st.Hostname != "" {
-		v.CustomHostname = hostnameView(st)
+	if st.Hostname != "" && (g == nil || !g.Visitor) {
+		v.CustomHostname = hostnameView(st) // members' (and events'): visitors of the published view are not told
 	}
 	if g != nil {
 		v.Permissions = sitePermissions(*g)
