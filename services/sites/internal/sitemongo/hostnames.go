@@ -65,9 +65,10 @@ func (s *Store) HostnameHolder(ctx context.Context, host string) (site.Site, err
 
 // VerifyHostname records that siteID verified host: the first site to
 // verify a hostname holds it. A hostname verified by another live site
-// that still holds it is a conflict; one recorded for a site that no
-// longer holds it (deleted, changed, or recorded before verification) is
-// taken over with a compare-and-set on the record.
+// that still claims it (verified, or still pending: it is recording its
+// verification) is a conflict; one recorded for a site that no longer
+// claims it (deleted, changed, failed, or recorded before verification)
+// is taken over with a compare-and-set on the record.
 func (s *Store) VerifyHostname(ctx context.Context, host, org, siteID string) error {
 	taken := apierr.Conflict("hostname %q is verified by another site", host)
 	for range 3 {
@@ -85,8 +86,9 @@ func (s *Store) VerifyHostname(ctx context.Context, host, org, siteID string) er
 		if h.Site != siteID {
 			holder, err := s.Site(ctx, h.Site)
 			switch {
-			case err == nil && h.Verified && holder.HostnameVerified(host):
-				return taken
+			case err == nil && h.Verified && holder.Hostname == host && holder.HostnameClaim != nil &&
+				holder.HostnameClaim.State != site.HostnameFailed:
+				return taken // verified (or recording its verification right now)
 			case err != nil && !errors.Is(err, apierr.ErrNotFound):
 				return err
 			}

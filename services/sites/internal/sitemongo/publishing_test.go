@@ -60,11 +60,17 @@ func TestVerifiedHostnames(t *testing.T) {
 	if st, err := s.SiteByHostname(ctx, host); err != nil || st.ID != "a" {
 		t.Errorf("released by another site: %v %v", st.ID, err)
 	}
-	// a's claim no longer verified (it changed): not found, taken over.
+	// a records its verification (pending until it stores it): not
+	// found yet, and not taken over.
 	holds("a", site.HostnamePending)
 	if _, err := s.SiteByHostname(ctx, host); !errors.Is(err, apierr.ErrNotFound) {
 		t.Errorf("a site whose claim is pending is found: %v", err)
 	}
+	if err := s.VerifyHostname(ctx, host, "org2", "b"); !errors.Is(err, apierr.ErrConflict) {
+		t.Errorf("taken over while its site records its verification: %v", err)
+	}
+	// a's claim failed: taken over.
+	holds("a", site.HostnameFailed)
 	holds("b", site.HostnameVerified)
 	if err := s.VerifyHostname(ctx, host, "org2", "b"); err != nil {
 		t.Fatalf("taking over a record whose site no longer holds it: %v", err)
