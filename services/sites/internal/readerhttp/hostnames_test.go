@@ -2,10 +2,12 @@ package readerhttp_test
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/docspub/platform/libs/racetest"
 	"github.com/docspub/platform/libs/waittest"
 	"github.com/docspub/platform/services/sites/internal/contentclient/contenttest"
 	"github.com/docspub/platform/services/sites/internal/site"
@@ -160,4 +162,52 @@ func TestHostnameSetBeforeVerification(t *testing.T) {
 	}
 	e.verifyHostname("ada", "acme", id, host)
 	e.want("http://"+host+"/", 200)
+}
+
+// TestRaceHostnameVerification: two organizations' sites claim one
+// hostname and both tokens are in DNS (both claims check at once): exactly
+// one verifies and is served there, the other's claim fails.
+func TestRaceHostnameVerification(t *testing.T) {
+	e := newEnv(t)
+	e.content.AddSpace("sp1", "acme", "Handbook", contenttest.Doc("p1", "Welcome", "welcome", "Acme here."))
+	e.content.AddSpace("sp9", "other", "Phish", contenttest.Doc("x1", "Welcome", "welcome", "Other here."))
+	users["eve"]["other"] = "admin"
+	ours, _ := e.site(`{"title":"Docs","spaces":["sp1"]}`)
+	theirs := str(e.call("eve", "POST", "/v1/orgs/other/sites", `{"title":"Theirs","spaces":["sp9"]}`, 201), "id")
+	e.call("eve", "POST", "/v1/orgs/other/sites/"+theirs+"/publish", "", 200)
+	paths := map[string]string{"ada": "/v1/orgs/acme/sites/" + ours, "eve": "/v1/orgs/other/sites/" + theirs}
+	host := func(i int) string { return fmt.Sprintf("docs%d.race.test", i) }
+	recheck := func(user string) func(int) {
+		return func(i int) {
+			if r := e.api.Do(as(user), "PATCH", paths[user], `{"hostname":"`+host(i)+`"}`); r.Status != 200 {
+				t.Errorf("%s sets %s again: %d %s", user, host(i), r.Status, r.Body)
+			}
+		}
+	}
+	racetest.Run(t, func(i int) {
+		var tokens []string
+		for _, user := range []string{"ada", "eve"} {
+			c := e.claim(user, strings.Split(paths[user], "/")[3], strings.Split(paths[user], "/")[5], host(i))
+			tokens = append(tokens, str(c, "verification", "value"))
+		}
+		e.dns.SetTXT(site.ChallengeName(host(i)), tokens...)
+	}, recheck("ada"), recheck("eve"), func(i int) {
+		states := map[string]string{}
+		for user, path := range paths {
+			c, _ := e.call(user, "GET", path, "", 200)["customHostname"].(map[string]any)
+			states[user] = str(c, "state")
+		}
+		want := map[string]string{"Acme here.": "ada", "Other here.": "eve"}
+		p := e.want("http://"+host(i)+"/", 200)
+		served := ""
+		for text, user := range want {
+			if strings.Contains(p.body, text) {
+				served = user
+			}
+		}
+		other := map[string]string{"ada": "eve", "eve": "ada"}[served]
+		if served == "" || states[served] != site.HostnameVerified || states[other] != site.HostnameFailed {
+			t.Errorf("%s: states %v, served %q", host(i), states, served)
+		}
+	})
 }
