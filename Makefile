@@ -89,6 +89,7 @@ tidy:
 FUZZTIME ?= 30s
 FUZZ_TARGETS := \
 	services/sites/internal/site FuzzValidateAdaptiveSchema \
+	services/sites/internal/condition FuzzConditionCheck \
 	services/content/internal/importer FuzzConvert \
 	services/content/internal/pdf FuzzRender \
 

@@ -47,11 +47,17 @@ type Config struct {
 	// fetches and Git remotes reach private and loopback addresses (off by
 	// default: user URLs must not reach the internal network).
 	OutboundAllowPrivate bool `env:"OUTBOUND_ALLOW_PRIVATE, default=false"`
+	// HostnameDNSServer is where sites looks up the TXT records that verify
+	// custom hostnames (host:port; empty: the system's resolver).
+	HostnameDNSServer string `env:"HOSTNAME_DNS_SERVER"`
 	// Now is the services' clock (nil: the real one); tests step it forward.
 	Now func() time.Time
 	// Integrations, when set, adjusts the integrations service's
 	// configuration (tests shorten its timeouts).
 	Integrations func(*integrations.Config)
+	// Sites, when set, adjusts the sites service's configuration (tests
+	// point hostname verification at their DNS server).
+	Sites func(*sites.Config)
 }
 
 // Credentials are the seeded demo identities.
@@ -209,9 +215,13 @@ func Start(ctx context.Context, cfg Config, log *slog.Logger) (_ *Platform, err 
 		"SITES_ADDR": "127.0.0.1:0", "MONGO_URI": mongo.URI, "KAFKA_BROKERS": strings.Join(kafka.Brokers, ","),
 		"CONTENT_URL": ctURL, "INTERNAL_TOKEN_SECRET": secret, "PUBLIC_URL": p.URL, "APP_URL": p.URL + "/app",
 		"PUBLISHED_URL": p.URL + "/sites", "INSIGHTS_URL": inURL, "LOG_LEVEL": cfg.LogLevel,
+		"HOSTNAME_DNS_SERVER": cfg.HostnameDNSServer,
 	}); err != nil {
 		_ = gwLn.Close()
 		return nil, err
+	}
+	if cfg.Sites != nil {
+		cfg.Sites(&p.sitesCfg)
 	}
 	p.log = log
 	if err := p.StartSites(); err != nil {

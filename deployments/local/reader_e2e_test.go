@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/docspub/platform/libs/internaltoken"
+	"github.com/docspub/platform/services/sites"
+	"github.com/docspub/platform/services/sites/dnstest"
 	"github.com/golang-jwt/jwt/v5"
 )
 
@@ -91,7 +93,8 @@ func TestPublishedSiteThroughGateway(t *testing.T) {
 	web.set("/guide", "Guide", `<p>The guide explains the zephyr.</p>`)
 	web.set("/api", "API", `<p>Endpoints of the zephyr.</p>`)
 
-	p := startPlatform(t)
+	dns := dnstest.Start(t)
+	p, _ := startPlatformSites(t, func(c *sites.Config) { c.HostnameDNSServer = dns.Addr })
 	admin := client{t, p.URL, p.Credentials.DemoAdminToken}
 	org := "/v1/orgs/" + p.Credentials.DemoOrgID
 	newSpace := func(title string) string {
@@ -224,8 +227,14 @@ func TestPublishedSiteThroughGateway(t *testing.T) {
 	}
 	betaReader.want(200, str(sec, "urls", "published"))
 
-	// A custom hostname serves the site at its root (Host header).
-	admin.op("updateSiteById", "PATCH", site, map[string]any{"visibility": "public", "hostname": "docs.zephyr.test"})
+	// A custom hostname serves the site at its root (Host header), once
+	// its TXT record holds the site's token.
+	claim, _ := admin.op("updateSiteById", "PATCH", site, map[string]any{"visibility": "public", "hostname": "docs.zephyr.test"}).json(t)["customHostname"].(map[string]any)
+	if r := rd.get(p.URL+"/guide", "docs.zephyr.test"); r.Status != 404 {
+		t.Errorf("unverified custom hostname: %d %.300s", r.Status, r.Body)
+	}
+	dns.SetTXT(str(claim, "verification", "name"), str(claim, "verification", "value"))
+	admin.op("updateSiteById", "PATCH", site, map[string]any{"hostname": "docs.zephyr.test"}) // checks it now
 	if r := rd.get(p.URL+"/guide", "docs.zephyr.test"); r.Status != 200 || !strings.Contains(string(r.Body), "guide explains") {
 		t.Errorf("custom hostname: %d %.300s", r.Status, r.Body)
 	}

@@ -9,8 +9,10 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"net"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/docspub/platform/libs/config"
 	"github.com/docspub/platform/libs/discovery"
@@ -59,6 +61,17 @@ type Config struct {
 	PublishedURL        string   `env:"PUBLISHED_URL, default=http://127.0.0.1:8080/sites"` // base of published site URLs
 	InsightsURL         string   `env:"INSIGHTS_URL, default=http://127.0.0.1:8084"`        // where readers' views are recorded (static discovery; consul finds it by name)
 	LogLevel            string   `env:"LOG_LEVEL, default=info"`
+	// Custom hostnames are verified by a DNS TXT record at
+	// _docspub-challenge.<hostname> holding the site's token, looked up
+	// through HOSTNAME_DNS_SERVER (host:port; empty: the system's
+	// resolver) every HOSTNAME_CHECK_INTERVAL; a claim still unverified
+	// after HOSTNAME_CLAIM_TTL fails. The hosts of PUBLIC_URL, APP_URL and
+	// PUBLISHED_URL, those of RESERVED_HOSTNAMES, and their subdomains,
+	// are no site's hostname.
+	HostnameDNSServer     string        `env:"HOSTNAME_DNS_SERVER"`
+	HostnameCheckInterval time.Duration `env:"HOSTNAME_CHECK_INTERVAL, default=1m"`
+	HostnameClaimTTL      time.Duration `env:"HOSTNAME_CLAIM_TTL, default=168h"`
+	ReservedHostnames     []string      `env:"RESERVED_HOSTNAMES"`
 	// Discovery is DISCOVERY (static|consul), CONSUL_HTTP_ADDR, CONSUL_HTTP_TOKEN
 	// and ADVERTISE_ADDR: with consul the instance registers itself.
 	Discovery discovery.Config
@@ -82,6 +95,17 @@ func (c Config) Validate() error {
 	p.HTTPURL("PUBLISHED_URL", c.PublishedURL)
 	p.HTTPURL("INSIGHTS_URL", c.InsightsURL)
 	p.LogLevel("LOG_LEVEL", c.LogLevel)
+	if c.HostnameDNSServer != "" {
+		if _, port, err := net.SplitHostPort(c.HostnameDNSServer); err != nil || port == "" {
+			p.Addf("HOSTNAME_DNS_SERVER must be host:port, like 127.0.0.1:53")
+		}
+	}
+	if c.HostnameCheckInterval <= 0 {
+		p.Addf("HOSTNAME_CHECK_INTERVAL must be positive")
+	}
+	if c.HostnameClaimTTL <= 0 {
+		p.Addf("HOSTNAME_CLAIM_TTL must be positive")
+	}
 	c.Discovery.Check(&p)
 	return p.Err()
 }
@@ -89,7 +113,9 @@ func (c Config) Validate() error {
 // App is a wired sites service.
 type App struct {
 	cfg      Config
+	log      *slog.Logger
 	core     *service.Core
+	sites    *site.Service
 	contents *kafkax.Consumer
 	insights *insightsclient.Recorder
 	handler  *gin.Engine
@@ -125,6 +151,8 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 	siteStore := sitemongo.NewStore(db, locks)
 	sites := site.New(siteStore, spaces, content, site.URLs{Public: public, App: strings.TrimRight(cfg.AppURL, "/"),
 		Published: strings.TrimRight(cfg.PublishedURL, "/")}, nil)
+	sites.SetHostnames(site.HostnameConfig{Reserved: cfg.ReservedHostnames, ClaimTTL: cfg.HostnameClaimTTL,
+		Recheck: cfg.HostnameCheckInterval, Resolver: site.DNSResolver(cfg.HostnameDNSServer)})
 	sectionStore := sectionmongo.NewStore(db, locks)
 	sections := section.New(sectionStore, sites, nil)
 	linkStore := sharelinkmongo.NewStore(db, locks)
@@ -135,7 +163,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 	sites.OnDelete(linkStore.DeleteSite)
 
 	rd, err := reader.New(reader.Deps{Sites: siteStore, Sections: sectionStore, Spaces: spaces, ShareKeys: links,
-		Content: content, PublishedURL: cfg.PublishedURL})
+		Content: content, PublishedURL: cfg.PublishedURL, Log: log.With("component", "reader")})
 	if err != nil {
 		_ = core.Close(ctx)
 		return nil, fmt.Errorf("reader: %w", err)
@@ -161,7 +189,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 			}
 			return err
 		}, log)
-	return &App{cfg: cfg, core: core, contents: consumer, insights: recorder, handler: e}, nil
+	return &App{cfg: cfg, log: log, core: core, sites: sites, contents: consumer, insights: recorder, handler: e}, nil
 }
 
 // Handler returns the HTTP handler.
@@ -170,10 +198,14 @@ func (a *App) Handler() http.Handler { return a.handler }
 // Database returns the service's database.
 func (a *App) Database() *mongo.Database { return a.core.DB }
 
-// RunBackground starts the outbox relay, the content.events consumer and
-// the recorder of readers' views; they stop when ctx is done.
+// RunBackground starts the outbox relay, the content.events consumer, the
+// recorder of readers' views and the checker of custom hostnames; they stop
+// when ctx is done.
 func (a *App) RunBackground(ctx context.Context) {
 	a.core.RunRelay(ctx)
+	a.core.Go(ctx, "hostname checks", func(ctx context.Context) error {
+		return a.sites.RunHostnameChecks(ctx, a.cfg.HostnameCheckInterval, a.log.With("component", "hostname checks"))
+	})
 	a.core.Go(ctx, "content consumer", a.contents.Run)
 	a.core.Go(ctx, "insights recorder", a.insights.Run)
 }

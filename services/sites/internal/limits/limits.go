@@ -20,7 +20,14 @@ const (
 // Site spaces.
 const (
 	SiteSpacePath = 100 // characters, one path segment; 400 naming path
-	Condition     = 1024
+	// Condition bounds a condition (of a section or a site space) in
+	// characters, ConditionNodes in nodes of its syntax tree; over either
+	// is a 400 naming condition (internal/condition).
+	Condition      = 1024
+	ConditionNodes = 512
+	// ConditionOps bounds the instructions of a compiled condition; it only
+	// jumps forward, so this bounds the steps of one evaluation too.
+	ConditionOps = 1024
 	// SiteSpacesPerSite is the most site spaces a site holds (site level and
 	// sections together); one more is a 400 naming spaceId. It is also the
 	// most spaces sites asks content about in one call (ContentAccessBatch).
@@ -135,12 +142,12 @@ const (
 	// (query parameters visitor.<name> and their cookie).
 	ReaderUnsignedClaims      = 64
 	ReaderUnsignedCookieBytes = 2 << 10
-	// ReaderConditionBudget is the expr memory budget of evaluating one
-	// condition (elements of ranges, maps and filters); past it the
-	// condition is false. ReaderConditions bounds the compiled conditions
-	// kept.
-	ReaderConditionBudget = 10000
-	ReaderConditions      = 4096
+	// ConditionMemory is the expr memory budget of evaluating one
+	// condition (elements of lists it builds); past it the condition is
+	// false. ReaderConditions bounds the compiled conditions kept (by
+	// their text; a refused one is kept as refused).
+	ConditionMemory  = 10000
+	ReaderConditions = 4096
 	// ReaderSearchQuery bounds a search query (characters); ReaderSearchResults
 	// the spaces answered. Searches per organization: ReaderSearchesPerOrg
 	// running, ReaderSearchQueue waiting (ReaderSearchWait), ReaderSearches
@@ -155,6 +162,22 @@ const (
 	ReaderHostname = 512
 	// PublishingURL bounds a publishing auth fallbackURL or logoutURL.
 	PublishingURL = 2048
+)
+
+// Custom hostnames and their verification (internal/site/hostname.go).
+const (
+	// HostnameClaimTTL is how long a hostname claim may stay unverified
+	// by default (HOSTNAME_CLAIM_TTL); then it fails.
+	HostnameClaimTTL = 7 * 24 * time.Hour
+	// HostnameRecheck is how often a pending claim is checked by default
+	// (HOSTNAME_CHECK_INTERVAL).
+	HostnameRecheck = time.Minute
+	// HostnameChecksPerRound bounds the claims one round of the checker
+	// looks up; HostnameLookups of them at once, each for at most
+	// HostnameLookupTimeout.
+	HostnameChecksPerRound = 100
+	HostnameLookups        = 4
+	HostnameLookupTimeout  = 5 * time.Second
 )
 
 // Insights recording of readers' views (internal/insightsclient).

@@ -24,11 +24,13 @@ import (
 	"context"
 	"github.com/docspub/platform/libs/sizedcache"
 	"io"
+	"log/slog"
 	"net/url"
 	"strings"
 	"time"
 
 	"github.com/docspub/platform/libs/quota"
+	"github.com/docspub/platform/services/sites/internal/condition"
 	"github.com/docspub/platform/services/sites/internal/contentclient"
 	"github.com/docspub/platform/services/sites/internal/limits"
 	"github.com/docspub/platform/services/sites/internal/section"
@@ -78,6 +80,9 @@ type Deps struct {
 	PublishedURL string
 	// Now is the clock (nil: the real one).
 	Now func() time.Time
+	// Log receives what readers cannot be told, like a stored condition
+	// the checker refuses (nil: discarded).
+	Log *slog.Logger
 }
 
 // Reader serves published sites.
@@ -92,7 +97,7 @@ type Reader struct {
 	cache    *sizedcache.Cache[string, any]
 	loads    *quota.Limiter
 	searches *quota.Limiter
-	conds    *conditions
+	conds    *condition.Cache
 	markdown *markdown
 	// loading reads each revision once however many readers wait for it.
 	loading singleflight.Group
@@ -113,7 +118,7 @@ func New(d Deps) (*Reader, error) {
 			Queue: limits.ReaderRevisionLoadQueue, Total: limits.ReaderRevisionLoads, MaxWait: limits.ReaderRevisionLoadWait}),
 		searches: quota.New("searches", quota.Limits{PerKey: limits.ReaderSearchesPerOrg,
 			Queue: limits.ReaderSearchQueue, Total: limits.ReaderSearches, MaxWait: limits.ReaderSearchWait}),
-		conds:    newConditions(limits.ReaderConditions),
+		conds:    condition.NewCache(limits.ReaderConditions, d.Log),
 		markdown: newMarkdown(),
 	}
 	r.sites = newSnapshots(r, limits.ReaderSites, limits.ReaderSiteTTL)

@@ -79,7 +79,7 @@ func (r *Reader) structure(snap *snapshot, claims map[string]any) *structure {
 	byID := map[string]*vsection{}
 	var def *vsection
 	for _, sec := range snap.sections {
-		if sec.Condition != "" && !r.conds.eval(sec.Condition, env) {
+		if sec.Condition != "" && !r.conds.Match(sec.Condition, env) {
 			continue
 		}
 		vs := r.vsection(snap, env, sec.ID, sec.Path, site.SectionPrefix(sec.Path, sec.Default))
@@ -128,7 +128,7 @@ func (r *Reader) vsection(snap *snapshot, env map[string]any, id, path, prefix s
 	vs := &vsection{id: id, path: path, prefix: prefix}
 	for _, ss := range snap.siteSpaces[id] {
 		sp, ok := snap.spaces[ss.Space]
-		if !ok || (ss.Condition != "" && !r.conds.eval(ss.Condition, env)) {
+		if !ok || (ss.Condition != "" && !r.conds.Match(ss.Condition, env)) {
 			continue
 		}
 		v := &variant{ss: ss, title: sp.Title, path: site.SpacePath(prefix, ss), space: sp}

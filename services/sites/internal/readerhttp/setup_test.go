@@ -1,10 +1,12 @@
 package readerhttp_test
 
 import (
+	"bytes"
 	"compress/gzip"
 	"context"
 	"encoding/json"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"regexp"
@@ -20,6 +22,7 @@ import (
 	"github.com/docspub/platform/libs/logx"
 	"github.com/docspub/platform/libs/mongotest"
 	"github.com/docspub/platform/libs/mongox"
+	"github.com/docspub/platform/services/sites/dnstest"
 	"github.com/docspub/platform/services/sites/internal/contentclient"
 	"github.com/docspub/platform/services/sites/internal/contentclient/contenttest"
 	"github.com/docspub/platform/services/sites/internal/insightsclient"
@@ -55,6 +58,11 @@ type env struct {
 	recorder *insightsclient.Recorder
 	spaces   *spaceview.Store
 	db       *mongo.Database
+	// readerLog is what the reader logged.
+	readerLog *syncBuffer
+	// dns serves the TXT records that verify custom hostnames.
+	dns   *dnstest.Server
+	sites *site.Service
 }
 
 // insights stands in for the insights service: it records the events of
@@ -121,14 +129,17 @@ func newEnv(t *testing.T) *env {
 	client := contentclient.New(discovery.Static{contentclient.Service: ct.URL}, signer)
 	siteStore, sectionStore, linkStore := sitemongo.NewStore(db, locks), sectionmongo.NewStore(db, locks), sharelinkmongo.NewStore(db, locks)
 	sites := site.New(siteStore, spaces, client, site.URLs{Public: "http://gw.test", App: "http://app.test", Published: published}, nil)
+	dns := dnstest.Start(t)
+	sites.SetHostnames(site.HostnameConfig{Resolver: site.DNSResolver(dns.Addr), Reserved: []string{"docspub.test"}})
 	sections := section.New(sectionStore, sites, nil)
 	links := sharelink.New(linkStore, sites, sharelink.URLs{Published: published}, nil)
 	sites.SetSections(sections)
 	sites.SetShareKeys(links)
 	sites.OnDelete(sectionStore.DeleteSite)
 	sites.OnDelete(linkStore.DeleteSite)
+	readerLog := &syncBuffer{}
 	rd, err := reader.New(reader.Deps{Sites: siteStore, Sections: sectionStore, Spaces: spaces, ShareKeys: links,
-		Content: client, PublishedURL: published})
+		Content: client, PublishedURL: published, Log: slog.New(slog.NewTextHandler(readerLog, nil))})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -157,7 +168,25 @@ func newEnv(t *testing.T) *env {
 	sharelinkhttp.Register(v1, links)
 	readerhttp.Register(e, rd, signer, rec, logx.ForTest(t))
 	return &env{t: t, api: apitest.New(t, e, signer), signer: signer, engine: e, content: ct, insights: in,
-		recorder: rec, spaces: spaces, db: db}
+		recorder: rec, spaces: spaces, db: db, readerLog: readerLog, dns: dns, sites: sites}
+}
+
+// syncBuffer is a buffer written by several goroutines (the reader's log).
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }
 
 var users = map[string]map[string]string{

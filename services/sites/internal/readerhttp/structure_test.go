@@ -72,14 +72,14 @@ func TestAPIURLsAreServed(t *testing.T) {
 	}
 }
 
-// TestCustomHostname: a site's custom hostname serves it at that host's
-// root; urls.published says so; another site may not take it.
+// TestCustomHostname: a site's verified custom hostname serves it at that
+// host's root; urls.published says so; another site may not take it.
 func TestCustomHostname(t *testing.T) {
 	e := newEnv(t)
 	e.content.AddSpace("sp1", "acme", "Handbook", contenttest.Doc("p1", "Welcome", "welcome", "Hosted here."),
 		contenttest.Doc("p2", "Next", "next", "Next page."))
 	id, _ := e.site(`{"title":"Docs","spaces":["sp1"]}`)
-	s := e.call("ada", "PATCH", "/v1/orgs/acme/sites/"+id, `{"hostname":"docs.acme.test"}`, 200)
+	s := e.verifyHostname("ada", "acme", id, "docs.acme.test")
 	if str(s, "hostname") != "docs.acme.test" || str(s, "urls", "published") != "http://docs.acme.test" {
 		t.Fatalf("site %v", s)
 	}
@@ -96,12 +96,12 @@ func TestCustomHostname(t *testing.T) {
 	e.call("ada", "PATCH", "/v1/orgs/acme/sites/"+other, `{"hostname":"docs.acme.test"}`, 409)
 	e.call("ada", "PATCH", "/v1/orgs/acme/sites/"+other, `{"hostname":"Docs.Acme.Test"}`, 400)
 	e.call("ada", "PATCH", "/v1/orgs/acme/sites/"+other, `{"hostname":"localhost"}`, 400)
-	// Released, it may be claimed again.
+	// Released, it may be claimed and verified again.
 	e.call("ada", "PATCH", "/v1/orgs/acme/sites/"+id, `{"hostname":null}`, 200)
 	e.want("http://docs.acme.test/", 404)
-	e.call("ada", "PATCH", "/v1/orgs/acme/sites/"+other, `{"hostname":"docs.acme.test"}`, 200)
+	e.verifyHostname("ada", "acme", other, "docs.acme.test")
 	e.call("ada", "DELETE", "/v1/orgs/acme/sites/"+other, "", 205)
-	e.call("ada", "PATCH", "/v1/orgs/acme/sites/"+id, `{"hostname":"docs.acme.test"}`, 200)
+	e.verifyHostname("ada", "acme", id, "docs.acme.test")
 }
 
 // TestSearch: the search box asks content about the spaces the reader

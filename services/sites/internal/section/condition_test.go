@@ -29,7 +29,8 @@ func TestCheckCondition(t *testing.T) {
 		{name: "too long", cond: strings.Repeat("a", limits.Condition+1), wantErr: true, wantText: "at most 1024"},
 		{name: "dangling operator", cond: `visitor.claims.a ==`, wantErr: true, wantText: "does not compile"},
 		{name: "unbalanced parenthesis", cond: `(visitor.claims.a`, wantErr: true, wantText: "does not compile"},
-		{name: "not a boolean", cond: `1 + 2`, wantErr: true, wantText: "does not compile"},
+		{name: "not a boolean", cond: `1 + 2`, wantErr: true, wantText: `operator "+"`},
+		{name: "issue 19's loops", cond: `let r = 1..1000; visitor.claims.a && all(r, {all(r, {all(r, {true})})})`, wantErr: true, wantText: "conditions allow"},
 		{name: "string literal", cond: `"yes"`, wantErr: true, wantText: "does not compile"},
 		{name: "unknown operator", cond: `visitor.claims.a === 1`, wantErr: true, wantText: "does not compile"},
 	} {

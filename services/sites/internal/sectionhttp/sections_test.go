@@ -113,6 +113,8 @@ func TestSectionErrors(t *testing.T) {
 		{Name: "patch condition over 1024", User: "ann", Method: "PATCH", Path: sec, Body: `{"condition":"` + long(1025) + `"}`, Want: 400, Field: "condition:"},
 		{Name: "patch condition that does not compile", User: "ann", Method: "PATCH", Path: sec, Body: `{"condition":"visitor.claims.a =="}`, Want: 400, Field: "condition: does not compile"},
 		{Name: "patch condition not a boolean", User: "ann", Method: "PATCH", Path: sec, Body: `{"condition":"1 + 2"}`, Want: 400, Field: "condition:"},
+		{Name: "patch condition with loops (issue 19)", User: "ann", Method: "PATCH", Path: sec, Body: `{"condition":"let r = 1..1000; visitor.claims.a && all(r, {all(r, {all(r, {true})})})"}`, Want: 400, Field: "condition: declares a variable"},
+		{Name: "patch condition calling a builtin", User: "ann", Method: "PATCH", Path: sec, Body: `{"condition":"len(visitor.claims) > 0"}`, Want: 400, Field: "condition: calls len()"},
 		{Name: "patch icon over 50", User: "ann", Method: "PATCH", Path: sec, Body: `{"icon":"` + long(51) + `"}`, Want: 400, Field: "icon:"},
 		{Name: "create title with a NUL", User: "ann", Method: "POST", Path: sitePath + "/sections", Body: `{"spaceId":"sp1","title":"Gu\u0000ide"}`, Want: 400, Field: "title: must not contain NUL"},
 		{Name: "patch title with a newline", User: "ann", Method: "PATCH", Path: sec, Body: `{"title":"Two\nlines"}`, Want: 400, Field: "title: must not contain the control character U+000A"},

@@ -23,13 +23,17 @@ type Site struct {
 	// unique per organization.
 	BasenameKey string `bson:"basenameKey"`
 	Proxy       string `bson:"proxy,omitempty"` // the proxy origin; "" for none
-	// Hostname is the site's custom hostname ("" for none): readers whose
-	// Host is it read the site at its root. The site_hostnames collection
-	// holds each claimed hostname once (see Store.ClaimHostname).
-	Hostname        string `bson:"hostname,omitempty"`
-	Published       bool   `bson:"published"`
-	AdaptiveContent bool   `bson:"adaptiveContent"`
-	AgentsContext   string `bson:"agentsContext"`
+	// Hostname is the site's custom hostname ("" for none): once verified
+	// (HostnameClaim), readers whose Host is it read the site at its root.
+	// The site_hostnames collection holds each verified hostname once (see
+	// Store.VerifyHostname).
+	Hostname string `bson:"hostname,omitempty"`
+	// HostnameClaim is the verification of Hostname (nil: none yet, for a
+	// hostname set before hostnames were verified; the checker starts one).
+	HostnameClaim   *HostnameClaim `bson:"hostnameClaim,omitempty"`
+	Published       bool           `bson:"published"`
+	AdaptiveContent bool           `bson:"adaptiveContent"`
+	AgentsContext   string         `bson:"agentsContext"`
 	// AdaptiveSchema and AdaptiveSchemaAt are where schemas were kept before
 	// they got a document of their own (AdaptiveSchema): read, never written.
 	AdaptiveSchema   string     `bson:"adaptiveSchema,omitempty"`

@@ -66,10 +66,10 @@ func (u URLs) location(org, id string) string {
 func (u URLs) app(org, id string) string { return u.App + "/o/" + org + "/sites/" + id }
 
 // published is the URL of a published site: Published/{org}/{basename or
-// id}, or, for a site with a custom hostname, that host with Published's
-// scheme.
+// id}, or, for a site with a verified custom hostname, that host with
+// Published's scheme.
 func (u URLs) published(s Site) string {
-	if s.Hostname != "" {
+	if s.HostnameVerified(s.Hostname) {
 		scheme, _, _ := strings.Cut(u.Published, "://")
 		return scheme + "://" + s.Hostname
 	}
@@ -110,6 +110,7 @@ type Service struct {
 	now       func() time.Time
 	sections  Sections
 	shareKeys ShareKeys
+	hosts     HostnameConfig
 	deleted   []func(ctx context.Context, siteID string) error
 	compiles  *quota.Limiter // adaptive schema compilations per organization
 	// compileFn compiles an adaptive schema (compileSchema; tests slow it down).
@@ -129,7 +130,9 @@ func New(store Store, spaces *spaceview.Store, content *contentclient.Client, ur
 	urls.Public = strings.TrimRight(urls.Public, "/")
 	urls.App = strings.TrimRight(urls.App, "/")
 	urls.Published = strings.TrimRight(urls.Published, "/")
-	return &Service{store: store, spaces: spaces, content: content, urls: urls, now: now, compiles: compileQuota(), compileFn: compileSchema}
+	s := &Service{store: store, spaces: spaces, content: content, urls: urls, now: now, compiles: compileQuota(), compileFn: compileSchema}
+	s.SetHostnames(HostnameConfig{})
+	return s
 }
 
 // SetSections sets what renders the sections of published views.

@@ -213,19 +213,16 @@ func (s *Service) UpdateSite(ctx context.Context, c access.Caller, org, siteID s
 		}
 		set["proxy"] = st.Proxy
 	}
-	oldHost := st.Hostname
+	read := st // as read: hostname changes are a compare-and-set on it
 	if in.Hostname.Set {
-		st.Hostname = ""
+		st.Hostname, st.HostnameClaim = "", nil
 		if !in.Hostname.Null {
 			st.Hostname = in.Hostname.Value
-			switch {
-			case len(st.Hostname) > limits.ReaderHostname:
-				p.Add("hostname", "must be at most %d characters", limits.ReaderHostname)
-			case !hostnamePattern.MatchString(st.Hostname):
-				p.Add("hostname", "must be a lower-case host name of at least three labels, like docs.example.com")
+			if why := s.hostnameProblem(st.Hostname); why != "" {
+				p.Add("hostname", "%s", why)
 			}
 		}
-		set["hostname"] = st.Hostname
+		set["hostname"], set["hostnameClaim"] = st.Hostname, nil
 	}
 	var newDefault SiteSpace
 	if in.DefaultSiteSpace != nil {
@@ -248,12 +245,27 @@ func (s *Service) UpdateSite(ctx context.Context, c access.Caller, org, siteID s
 			return SiteView{}, err
 		}
 	}
-	if st.Hostname != oldHost && st.Hostname != "" {
-		// Claimed first: a crash before the site names it leaves a claim
-		// that the next claim of another site takes over.
-		if err := s.store.ClaimHostname(ctx, st.Hostname, org, st.ID); err != nil {
-			return SiteView{}, err
+	recheck := false
+	if in.Hostname.Set {
+		switch {
+		case st.Hostname == "":
+		case read.HostnameVerified(st.Hostname):
+			st.HostnameClaim = read.HostnameClaim // verified already: nothing changes
+		case read.Hostname == st.Hostname && read.HostnameClaim != nil && read.HostnameClaim.State == HostnamePending:
+			st.HostnameClaim, recheck = read.HostnameClaim, true // set again: check now
+		default:
+			// Another site's verified hostname is refused; claims that
+			// are not verified yet block nobody.
+			holder, err := s.store.HostnameHolder(ctx, st.Hostname)
+			if err == nil && holder.ID != st.ID {
+				return SiteView{}, apierr.Conflict("hostname %q is used by another site", st.Hostname)
+			}
+			if err != nil && !errors.Is(err, apierr.ErrNotFound) {
+				return SiteView{}, err
+			}
+			st.HostnameClaim, recheck = s.newClaim(read, st.Hostname), true
 		}
+		set["hostnameClaim"] = st.HostnameClaim
 	}
 	if len(set) > 0 {
 		st.UpdatedAt = s.clock()
@@ -262,16 +274,32 @@ func (s *Service) UpdateSite(ctx context.Context, c access.Caller, org, siteID s
 		if err != nil {
 			return SiteView{}, err
 		}
-		err = s.store.SetSite(ctx, st.ID, set, event("site.updated", org, st.ID, view))
+		if in.Hostname.Set {
+			err = s.store.UpdateSite(ctx, st.ID, siteCond(read), set, event("site.updated", org, st.ID, view))
+		} else {
+			err = s.store.SetSite(ctx, st.ID, set, event("site.updated", org, st.ID, view))
+		}
 		if errors.Is(err, apierr.ErrConflict) {
-			return SiteView{}, apierr.Conflict("basename %q is already used by another site of the organization", st.Basename)
+			if _, ok := set["basenameKey"]; ok {
+				return SiteView{}, apierr.Conflict("basename %q is already used by another site of the organization", st.Basename)
+			}
+			return SiteView{}, apierr.Conflict("the site's hostname changed meanwhile; read the site again")
 		}
 		if err != nil {
 			return SiteView{}, err
 		}
 	}
-	if oldHost != "" && oldHost != st.Hostname {
-		if err := s.store.ReleaseHostname(ctx, oldHost, st.ID); err != nil {
+	if read.Hostname != "" && read.Hostname != st.Hostname {
+		if err := s.store.ReleaseHostname(ctx, read.Hostname, st.ID); err != nil {
+			return SiteView{}, err
+		}
+	}
+	if recheck {
+		// The owner may have published the record already: look now.
+		switch checked, err := s.checkClaim(ctx, st); {
+		case err == nil:
+			st = checked
+		case !errors.Is(err, apierr.ErrConflict):
 			return SiteView{}, err
 		}
 	}

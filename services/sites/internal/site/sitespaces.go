@@ -15,6 +15,7 @@ import (
 	"github.com/docspub/platform/libs/nullable"
 	"github.com/docspub/platform/libs/roles"
 	"github.com/docspub/platform/services/sites/internal/access"
+	"github.com/docspub/platform/services/sites/internal/condition"
 	"github.com/docspub/platform/services/sites/internal/limits"
 	"github.com/docspub/platform/services/sites/internal/spaceview"
 )
@@ -517,7 +518,11 @@ func (s *Service) UpdateSiteSpace(ctx context.Context, c access.Caller, org, sit
 		ss.Condition = ""
 		if !in.Condition.Null {
 			ss.Condition = in.Condition.Value
+			n := p.Len()
 			p.Length("condition", ss.Condition, 1, limits.Condition)
+			if _, err := condition.Compile(ss.Condition); err != nil && p.Len() == n {
+				p.Add("condition", "%s", err)
+			}
 		}
 		set["condition"] = ss.Condition
 	}

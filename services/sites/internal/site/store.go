@@ -2,6 +2,7 @@ package site
 
 import (
 	"context"
+	"time"
 
 	"github.com/docspub/platform/libs/kafkax"
 )
@@ -36,14 +37,27 @@ type Store interface {
 	// SiteByName returns org's live site whose basename is name, else the
 	// one whose id is name.
 	SiteByName(ctx context.Context, org, name string) (Site, error)
-	// SiteByHostname returns the live site whose custom hostname is host.
+	// UpdateSite changes fields of a site whose stored fields match cond
+	// (dotted names reach into documents; nil matches a missing field):
+	// when they do not, a conflict.
+	UpdateSite(ctx context.Context, id string, cond, set Fields, evs ...kafkax.Event) error
+	// SiteByHostname returns the live site that verified host and still
+	// holds it (HostnameVerified).
 	SiteByHostname(ctx context.Context, host string) (Site, error)
-	// ClaimHostname reserves a custom hostname for a site: a conflict when
-	// another live site has it.
-	ClaimHostname(ctx context.Context, host, org, siteID string) error
-	// ReleaseHostname frees a hostname the site claimed (nothing when it
+	// HostnameHolder is SiteByHostname: the site a claim of host loses to.
+	HostnameHolder(ctx context.Context, host string) (Site, error)
+	// VerifyHostname records that a site verified host: a conflict when
+	// another live site verified it and still holds it.
+	VerifyHostname(ctx context.Context, host, org, siteID string) error
+	// ReleaseHostname frees a hostname the site verified (nothing when it
 	// did not).
 	ReleaseHostname(ctx context.Context, host, siteID string) error
+	// HostnameClaims returns up to limit sites whose hostname claim is
+	// pending and was last checked before checkedBefore, or that name a
+	// hostname without a claim; those checked longest ago first.
+	HostnameClaims(ctx context.Context, checkedBefore time.Time, limit int) ([]Site, error)
+	// SitesClaiming returns the sites but except whose claim of host is pending.
+	SitesClaiming(ctx context.Context, host, except string) ([]Site, error)
 
 	InsertSiteSpace(ctx context.Context, ss SiteSpace, ev kafkax.Event) error
 	SetSiteSpace(ctx context.Context, id string, set Fields, ev kafkax.Event) error

@@ -14,13 +14,16 @@ import (
 // SiteView is a site as the API returns it (the Site schema). Permissions
 // are the caller's; events carry the view without them.
 type SiteView struct {
-	Object          string           `json:"object"`
-	ID              string           `json:"id"`
-	Type            string           `json:"type"`
-	AppliedType     string           `json:"appliedType"`
-	Title           string           `json:"title"`
-	Basename        string           `json:"basename,omitempty"`
-	Hostname        string           `json:"hostname,omitempty"`
+	Object      string `json:"object"`
+	ID          string `json:"id"`
+	Type        string `json:"type"`
+	AppliedType string `json:"appliedType"`
+	Title       string `json:"title"`
+	Basename    string `json:"basename,omitempty"`
+	Hostname    string `json:"hostname,omitempty"`
+	// CustomHostname is our extension of the Site schema (the public spec
+	// shows only hostname): the verification of the hostname.
+	CustomHostname  *HostnameView    `json:"customHostname,omitempty"`
 	Proxy           *ProxyView       `json:"proxy,omitempty"`
 	Visibility      string           `json:"visibility"`
 	DefaultLevel    string           `json:"defaultLevel"`
@@ -39,6 +42,58 @@ type SiteView struct {
 type ProxyView struct {
 	Origin string `json:"origin"`
 	Target string `json:"target"`
+}
+
+// HostnameView is the state of a site's custom hostname: our extension,
+// shaped after the public spec's CustomHostname (object, hostname, target,
+// isActive) with the verification its owner must publish. State is
+// pending, verified or failed (not the spec's CustomHostnameStatus, which
+// speaks of CNAME records and certificates).
+type HostnameView struct {
+	Object       string               `json:"object"` // custom-hostname
+	Hostname     string               `json:"hostname"`
+	Target       HostnameTarget       `json:"target"`
+	IsActive     bool                 `json:"isActive"` // verified: readers are served there
+	State        string               `json:"state"`
+	Problem      string               `json:"problem,omitempty"`
+	Verification HostnameVerification `json:"verification"`
+	ClaimedAt    *time.Time           `json:"claimedAt,omitempty"`
+	ExpiresAt    *time.Time           `json:"expiresAt,omitempty"` // while pending
+	CheckedAt    *time.Time           `json:"checkedAt,omitempty"`
+	VerifiedAt   *time.Time           `json:"verifiedAt,omitempty"`
+}
+
+// HostnameTarget is what a custom hostname opens (the spec's SitePointer).
+type HostnameTarget struct {
+	Type string `json:"type"` // site
+	Site string `json:"site"`
+}
+
+// HostnameVerification is the DNS record that verifies a hostname.
+type HostnameVerification struct {
+	Type  string `json:"type"` // TXT
+	Name  string `json:"name"`
+	Value string `json:"value,omitempty"` // "" until the claim starts
+}
+
+func hostnameView(st Site) *HostnameView {
+	v := &HostnameView{Object: "custom-hostname", Hostname: st.Hostname, Target: HostnameTarget{Type: "site", Site: st.ID},
+		State: HostnamePending, Verification: HostnameVerification{Type: "TXT", Name: ChallengeName(st.Hostname)},
+		Problem: "verification starts at the next check"}
+	c := st.HostnameClaim
+	if c == nil {
+		return v
+	}
+	v.State, v.Problem, v.IsActive = c.State, c.Problem, c.State == HostnameVerified
+	v.Verification.Value = c.Token
+	v.ClaimedAt, v.VerifiedAt = &c.ClaimedAt, c.VerifiedAt
+	if c.State == HostnamePending {
+		v.ExpiresAt = &c.ExpiresAt
+	}
+	if !c.CheckedAt.IsZero() {
+		v.CheckedAt = &c.CheckedAt
+	}
+	return v
 }
 
 // AdaptiveContent is a site's adaptive content setting.
@@ -92,6 +147,9 @@ func (s *Service) siteView(st Site, siteSpaces int, g *Grant) SiteView {
 	}
 	if st.Proxy != "" {
 		v.Proxy = &ProxyView{Origin: st.Proxy, Target: s.urls.published(st)}
+	}
+	if st.Hostname != "" && (g == nil || !g.Visitor) {
+		v.CustomHostname = hostnameView(st) // members' (and events'): visitors of the published view are not told
 	}
 	if g != nil {
 		v.Permissions = sitePermissions(*g)

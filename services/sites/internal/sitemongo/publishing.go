@@ -2,8 +2,6 @@ package sitemongo
 
 import (
 	"context"
-	"errors"
-	"time"
 
 	"github.com/docspub/platform/libs/apierr"
 	"github.com/docspub/platform/libs/docstore"
@@ -49,74 +47,4 @@ func (s *Store) SiteByName(ctx context.Context, org, name string) (site.Site, er
 		return sts[0], nil
 	}
 	return site.Site{}, apierr.NotFound("site not found")
-}
-
-// hostnameClaim is a claimed custom hostname.
-type hostnameClaim struct {
-	Host         string    `bson:"_id"`
-	Site         string    `bson:"site"`
-	Organization string    `bson:"organization"`
-	At           time.Time `bson:"at"`
-}
-
-// staleClaim is how old a claim must be before another site may take it
-// over when the claiming site does not name the hostname: its claimer
-// names it right after claiming, or crashed in between.
-const staleClaim = time.Minute
-
-// SiteByHostname returns the live site that claimed host and names it.
-func (s *Store) SiteByHostname(ctx context.Context, host string) (site.Site, error) {
-	c, err := docstore.FindOne[hostnameClaim](ctx, s.d, Hostnames, bson.M{"_id": host})
-	if err != nil {
-		return site.Site{}, err
-	}
-	st, err := s.Site(ctx, c.Site)
-	if err == nil && st.Hostname != host {
-		return site.Site{}, apierr.NotFound("site not found")
-	}
-	return st, err
-}
-
-// ClaimHostname reserves host for a site. A hostname another live site
-// names is a conflict; a claim whose site does not name it (deleted, or a
-// crash between claiming and naming) is taken over once it is older than
-// staleClaim, with a compare-and-set on the claim.
-func (s *Store) ClaimHostname(ctx context.Context, host, org, siteID string) error {
-	taken := apierr.Conflict("hostname %q is used by another site", host)
-	for range 3 {
-		err := s.d.Insert(ctx, Hostnames, hostnameClaim{Host: host, Site: siteID, Organization: org, At: time.Now().UTC()})
-		if !errors.Is(err, apierr.ErrConflict) {
-			return err
-		}
-		c, err := docstore.FindOne[hostnameClaim](ctx, s.d, Hostnames, bson.M{"_id": host})
-		if errors.Is(err, apierr.ErrNotFound) {
-			continue // released meanwhile
-		}
-		if err != nil {
-			return err
-		}
-		if c.Site == siteID {
-			return nil
-		}
-		holder, err := s.Site(ctx, c.Site)
-		switch {
-		case err == nil && holder.Hostname == host:
-			return taken
-		case err != nil && !errors.Is(err, apierr.ErrNotFound):
-			return err
-		case time.Since(c.At) < staleClaim:
-			return taken
-		}
-		err = s.d.Update(ctx, Hostnames, host, bson.M{"site": c.Site},
-			bson.M{"$set": bson.M{"site": siteID, "organization": org, "at": time.Now().UTC()}})
-		if !errors.Is(err, apierr.ErrNotFound) {
-			return err
-		}
-	}
-	return taken
-}
-
-// ReleaseHostname frees host if site claimed it.
-func (s *Store) ReleaseHostname(ctx context.Context, host, siteID string) error {
-	return s.d.Delete(ctx, Hostnames, bson.M{"_id": host, "site": siteID})
 }

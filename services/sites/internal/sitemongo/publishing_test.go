@@ -12,65 +12,90 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
-// TestHostnameClaims: a hostname is one site's. A fresh claim whose site
-// does not name the hostname yet (it names it right after claiming) holds;
-// an old one (its claimer crashed in between) is taken over; a claim whose
-// site names it always holds. Only the claimer releases it, and only the
-// site that claimed and names it is found by it.
-func TestHostnameClaims(t *testing.T) {
+// TestVerifiedHostnames: a verified hostname is one site's, found only
+// while that site still holds it verified. A record whose site no longer
+// holds it (changed, deleted, or recorded before hostnames were verified)
+// is taken over; one whose site holds it is a conflict. Only its holder
+// releases it.
+func TestVerifiedHostnames(t *testing.T) {
 	s, _, db := newStore(t)
 	ctx := context.Background()
+	const host = "docs.acme.test"
+	holds := func(id, state string) {
+		t.Helper()
+		claim := &site.HostnameClaim{Token: "t-" + id, State: state, ClaimedAt: time.Now().UTC()}
+		if err := s.SetSite(ctx, id, site.Fields{"hostname": host, "hostnameClaim": claim}, ev("site.updated", id)); err != nil {
+			t.Fatal(err)
+		}
+	}
 	for _, id := range []string{"a", "b", "c"} {
 		if err := s.InsertSite(ctx, newSite(id, "org1", "Site "+id, true), ev("site.created", id)); err != nil {
 			t.Fatal(err)
 		}
 	}
-	const host = "docs.acme.test"
-	claim := func(site string) error { return s.ClaimHostname(ctx, host, "org1", site) }
-	if err := claim("a"); err != nil {
+	// A record of the old kind (no verified field) opens nothing and is taken over.
+	if _, err := db.Collection(sitemongo.Hostnames).InsertOne(ctx, bson.M{"_id": host, "site": "c", "organization": "org1", "at": time.Now()}); err != nil {
 		t.Fatal(err)
 	}
-	if err := claim("a"); err != nil {
-		t.Errorf("claiming again: %v", err)
-	}
-	if err := claim("b"); !errors.Is(err, apierr.ErrConflict) {
-		t.Errorf("a fresh claim taken over: %v", err)
-	}
+	holds("c", site.HostnamePending)
 	if _, err := s.SiteByHostname(ctx, host); !errors.Is(err, apierr.ErrNotFound) {
-		t.Errorf("a site that does not name its hostname is found: %v", err)
+		t.Errorf("an unverified record is found: %v", err)
 	}
-	// a crashed between claiming and naming: its claim ages.
-	if _, err := db.Collection(sitemongo.Hostnames).UpdateOne(ctx, bson.M{"_id": host},
-		bson.M{"$set": bson.M{"at": time.Now().Add(-2 * time.Minute)}}); err != nil {
-		t.Fatal(err)
+	holds("a", site.HostnameVerified)
+	if err := s.VerifyHostname(ctx, host, "org1", "a"); err != nil {
+		t.Fatalf("taking over an old record: %v", err)
 	}
-	if err := claim("b"); err != nil {
-		t.Fatalf("taking over a stale claim: %v", err)
+	if err := s.VerifyHostname(ctx, host, "org1", "a"); err != nil {
+		t.Errorf("verifying again: %v", err)
 	}
-	if err := s.SetSite(ctx, "b", site.Fields{"hostname": host}, ev("site.updated", "b")); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := db.Collection(sitemongo.Hostnames).UpdateOne(ctx, bson.M{"_id": host},
-		bson.M{"$set": bson.M{"at": time.Now().Add(-time.Hour)}}); err != nil {
-		t.Fatal(err)
-	}
-	if err := claim("c"); !errors.Is(err, apierr.ErrConflict) {
-		t.Errorf("the hostname of a site that names it taken: %v", err)
-	}
-	if st, err := s.SiteByHostname(ctx, host); err != nil || st.ID != "b" {
+	if st, err := s.SiteByHostname(ctx, host); err != nil || st.ID != "a" {
 		t.Errorf("by hostname: %v %v", st.ID, err)
 	}
-	if err := s.ReleaseHostname(ctx, host, "a"); err != nil {
+	if err := s.VerifyHostname(ctx, host, "org2", "b"); !errors.Is(err, apierr.ErrConflict) {
+		t.Errorf("a verified hostname taken over: %v", err)
+	}
+	if err := s.ReleaseHostname(ctx, host, "b"); err != nil {
 		t.Fatal(err)
 	}
-	if st, err := s.SiteByHostname(ctx, host); err != nil || st.ID != "b" {
+	if st, err := s.SiteByHostname(ctx, host); err != nil || st.ID != "a" {
 		t.Errorf("released by another site: %v %v", st.ID, err)
+	}
+	// a records its verification (pending until it stores it): not
+	// found yet, and not taken over.
+	holds("a", site.HostnamePending)
+	if _, err := s.SiteByHostname(ctx, host); !errors.Is(err, apierr.ErrNotFound) {
+		t.Errorf("a site whose claim is pending is found: %v", err)
+	}
+	if err := s.VerifyHostname(ctx, host, "org2", "b"); !errors.Is(err, apierr.ErrConflict) {
+		t.Errorf("taken over while its site records its verification: %v", err)
+	}
+	// a's claim failed: taken over.
+	holds("a", site.HostnameFailed)
+	holds("b", site.HostnameVerified)
+	if err := s.VerifyHostname(ctx, host, "org2", "b"); err != nil {
+		t.Fatalf("taking over a record whose site no longer holds it: %v", err)
 	}
 	if err := s.RemoveSite(ctx, "b", ev("site.deleted", "b")); err != nil {
 		t.Fatal(err)
 	}
-	if err := claim("c"); err != nil {
+	if _, err := s.SiteByHostname(ctx, host); !errors.Is(err, apierr.ErrNotFound) {
 		t.Errorf("the hostname of a deleted site: %v", err)
+	}
+	holds("c", site.HostnameVerified)
+	if err := s.VerifyHostname(ctx, host, "org1", "c"); err != nil {
+		t.Errorf("the hostname of a deleted site: %v", err)
+	}
+	// Claims: pending ones, checked longest ago first.
+	if err := s.UpdateSite(ctx, "c", site.Fields{"hostnameClaim.state": site.HostnamePending}, site.Fields{"title": "x"}); !errors.Is(err, apierr.ErrConflict) {
+		t.Errorf("compare-and-set on a changed site: %v", err)
+	}
+	holds("a", site.HostnamePending)
+	got, err := s.HostnameClaims(ctx, time.Now().Add(time.Minute), 10)
+	if err != nil || len(got) != 1 || got[0].ID != "a" {
+		t.Errorf("pending claims %v %v", siteIDs(got), err)
+	}
+	if got, err := s.SitesClaiming(ctx, host, "c"); err != nil || len(got) != 1 || got[0].ID != "a" {
+		t.Errorf("sites claiming %v %v", siteIDs(got), err)
 	}
 }
 

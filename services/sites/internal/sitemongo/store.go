@@ -29,8 +29,8 @@ const (
 	Schemas = "site_adaptive_schemas"
 	// PublishingAuths holds each site's publishing auth (its visitor key).
 	PublishingAuths = "site_publishing_auth"
-	// Hostnames holds each claimed custom hostname once (its _id): the
-	// site it opens.
+	// Hostnames holds each verified custom hostname once (its _id): the
+	// site it opens (pending claims live on their sites: hostnameClaim).
 	Hostnames = "site_hostnames"
 )
 
@@ -64,6 +64,8 @@ func Indexes() []mongox.Index {
 		mongox.Keys(SiteSpaces, "site", "position", "_id"),
 		mongox.Keys(SiteSpaces, "organization", "space"),
 		mongox.Keys(Hostnames, "site"),
+		mongox.Keys(Sites, "hostnameClaim.state", "hostnameClaim.checkedAt"),
+		mongox.Keys(Sites, "hostname"),
 	}
 }
 
@@ -83,20 +85,31 @@ func (s *Store) InsertSite(ctx context.Context, st site.Site, ev kafkax.Event) e
 // SetSite changes fields of a site. A basename another live site of the
 // organization uses is a conflict.
 func (s *Store) SetSite(ctx context.Context, id string, set site.Fields, ev kafkax.Event) error {
-	if key, ok := set["basenameKey"]; ok {
-		st, err := s.Site(ctx, id)
-		if err != nil {
-			return err
-		}
-		n, err := s.d.Count(ctx, Sites, bson.M{"organization": st.Organization, "basenameKey": key, "_id": bson.M{"$ne": id}})
-		if err != nil {
-			return err
-		}
-		if n > 0 {
-			return apierr.Conflict("basename already used by another site")
-		}
+	if err := s.basenameFree(ctx, id, set); err != nil {
+		return err
 	}
 	return uniqueErr(s.d.Set(ctx, Sites, id, setDoc(set), ev), "site")
+}
+
+// basenameFree is a conflict when set gives the site a basename another
+// live site of its organization uses.
+func (s *Store) basenameFree(ctx context.Context, id string, set site.Fields) error {
+	key, ok := set["basenameKey"]
+	if !ok {
+		return nil
+	}
+	st, err := s.Site(ctx, id)
+	if err != nil {
+		return err
+	}
+	n, err := s.d.Count(ctx, Sites, bson.M{"organization": st.Organization, "basenameKey": key, "_id": bson.M{"$ne": id}})
+	if err != nil {
+		return err
+	}
+	if n > 0 {
+		return apierr.Conflict("basename already used by another site")
+	}
+	return nil
 }
 
 // uniqueErr makes a unique index violation on update a conflict: the
