@@ -5,7 +5,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -20,6 +19,7 @@ import (
 	"github.com/docspub/platform/services/integrations/internal/access"
 	"github.com/pb33f/libopenapi"
 	"github.com/pb33f/libopenapi/datamodel"
+	"go.yaml.in/yaml/v3"
 )
 
 // Handler is the job handler of JobKind: it processes the spec's current
@@ -81,8 +81,13 @@ func (s *Service) Process(ctx context.Context, id string) error {
 func (s *Service) process(ctx context.Context, sp Spec) (Result, error) {
 	res := Result{Generation: sp.Generation}
 	raw, code, msg := s.fetch(ctx, sp)
+	var doc *yaml.Node
 	if code == "" {
-		if m := Parse(raw); m != "" {
+		var m string
+		var err error
+		if doc, m, err = s.parse(ctx, raw); err != nil {
+			return res, err
+		} else if m != "" {
 			code, msg = ErrParse, m
 		}
 	}
@@ -97,8 +102,17 @@ func (s *Service) process(ctx context.Context, sp Spec) (Result, error) {
 		return res, nil // the same content: no new version
 	}
 	v := Version{ID: versionID(sp.ID, sp.Generation), Spec: sp.ID, Organization: sp.Organization, Digest: res.Digest,
-		Format: format(raw), SourceURL: sp.SourceURL, Size: int64(len(raw)), CreatedAt: res.ProcessedAt}
-	if err := s.store.InsertVersion(ctx, v, raw); err != nil {
+		Format: format(doc), SourceURL: sp.SourceURL, Size: int64(len(raw)), CreatedAt: res.ProcessedAt}
+	// The JSON rendering is made once, here: reading the content streams it.
+	rendered, err := renderJSON(raw, doc)
+	if err != nil {
+		res.ErrorCode, res.Errors, res.Digest = ErrParse, []ErrorObject{{Message: err.Error(), Code: ErrParse}}, ""
+		return res, nil
+	}
+	if v.Format == "json" {
+		rendered = nil // the content is its own rendering
+	}
+	if err := s.store.InsertVersion(ctx, v, raw, rendered); err != nil {
 		return res, fmt.Errorf("store version of spec %s: %w", sp.ID, err)
 	}
 	res.Version = &v
@@ -113,8 +127,9 @@ func versionID(spec string, generation int64) string {
 	return hex.EncodeToString(sum[:12])
 }
 
-func format(raw []byte) string {
-	if json.Valid(raw) {
+// format is a document's format: YAML when it was decoded as YAML.
+func format(doc *yaml.Node) string {
+	if doc == nil {
 		return "json"
 	}
 	return "yaml"
@@ -162,10 +177,57 @@ func fetchCode(err error) string {
 	return ErrFetch
 }
 
-// Parse parses and checks an OpenAPI 3.x or Swagger 2.0 document (JSON or
-// YAML) with its local $refs resolved; it says what is wrong, "" when
-// nothing is. Circular references are allowed (they are legal).
-func Parse(raw []byte) (problem string) {
+// parse checks raw against the limits (Bounds), then parses it with the
+// OpenAPI library in a goroutine of its own, holding one of the service's
+// parse slots until the library returns: the job stops waiting when its
+// context ends (the worker stops) or after the parse timeout (a problem
+// naming it), and a parse the job no longer waits for still holds its
+// slot, so that abandoned parses never pile up. It returns a YAML
+// document's nodes (nil for JSON), what is wrong with the document ("" when
+// nothing is), and an error only when ctx ended.
+func (s *Service) parse(ctx context.Context, raw []byte) (*yaml.Node, string, error) {
+	_, doc, problem := bound(raw)
+	if problem != "" {
+		return nil, problem, nil
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, "", err
+	}
+	select {
+	case s.parses <- struct{}{}:
+	case <-ctx.Done():
+		return nil, "", ctx.Err()
+	}
+	done := make(chan string, 1)
+	go func() {
+		defer func() { <-s.parses }()
+		done <- parseDocument(raw)
+	}()
+	t := time.NewTimer(s.cfg.ParseTimeout)
+	defer t.Stop()
+	select {
+	case problem := <-done:
+		return doc, problem, nil
+	case <-ctx.Done():
+		return nil, "", ctx.Err()
+	case <-t.C:
+		return nil, fmt.Sprintf("the document took longer than %s to parse", s.cfg.ParseTimeout), nil
+	}
+}
+
+// Parse checks an OpenAPI 3.x or Swagger 2.0 document (JSON or YAML)
+// against the limits, then parses it with its local $refs resolved; it
+// says what is wrong, "" when nothing is. Circular references are allowed
+// (they are legal).
+func Parse(raw []byte) string {
+	if _, problem := Bounds(raw); problem != "" {
+		return problem
+	}
+	return parseDocument(raw)
+}
+
+// parseDocument is Parse without the limits.
+func parseDocument(raw []byte) (problem string) {
 	defer func() {
 		if p := recover(); p != nil {
 			problem = "the document could not be parsed"
