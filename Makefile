@@ -91,6 +91,7 @@ FUZZ_TARGETS := \
 	services/sites/internal/site FuzzValidateAdaptiveSchema \
 	services/content/internal/importer FuzzConvert \
 	services/content/internal/pdf FuzzRender \
+	services/integrations/internal/gitbook FuzzSummary \
 
 fuzz:
 	@set -e; set -- $(FUZZ_TARGETS); while [ $$# -ge 2 ]; do \
