@@ -116,3 +116,19 @@ func FuzzSummary(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkSummary4MB reads issue 19's 4 MB nested-list SUMMARY.md (13 s
+// before it was bounded) and a 2 MiB one within the size bound.
+func BenchmarkSummary4MB(b *testing.B) {
+	for name, src := range map[string][]byte{"4MB": stairs(4 << 20), "2MiB": stairs(limits.SummaryBytes - 1000)} {
+		b.Run(name, func(b *testing.B) {
+			b.ReportAllocs()
+			b.SetBytes(int64(len(src)))
+			for b.Loop() {
+				if _, err := Read(map[string][]byte{"SUMMARY.md": src}, ""); err == nil {
+					b.Fatal("accepted")
+				}
+			}
+		})
+	}
+}

@@ -130,3 +130,29 @@ func TestRenderJSON(t *testing.T) {
 		t.Fatalf("JSON is rendered as %s", got)
 	}
 }
+
+// BenchmarkRefChain3MB is issue 19's slow spec (a 3 MB $ref chain of
+// 40,000 links) through Parse: the pre-pass refuses it before libopenapi
+// (which did not finish it in 10 minutes).
+func BenchmarkRefChain3MB(b *testing.B) {
+	doc := RefChainJSON(40_000)
+	b.ReportAllocs()
+	b.SetBytes(int64(len(doc)))
+	for b.Loop() {
+		if p := Parse(doc); !strings.Contains(p, "chain of $refs") {
+			b.Fatal(p)
+		}
+	}
+}
+
+// BenchmarkRefChain3MBYAML is BenchmarkRefChain3MB in YAML.
+func BenchmarkRefChain3MBYAML(b *testing.B) {
+	doc := refChainYAML(30_000)
+	b.ReportAllocs()
+	b.SetBytes(int64(len(doc)))
+	for b.Loop() {
+		if p := Parse(doc); !strings.Contains(p, "chain of $refs") {
+			b.Fatal(p)
+		}
+	}
+}
