@@ -168,17 +168,19 @@ func (r *reader) summary(src []byte, dir string) ([]Page, error) {
 }
 
 // checkSummary bounds SUMMARY.md before the markdown parser reads it, in
-// one pass over its bytes: its size, and on each line the indentation and
-// the container markers (list items, block quotes) that open it, which is
-// how deeply the line can nest (the parser's work grows with the nesting of
-// every line).
+// one pass over its bytes: its size; on each line its length, and the
+// indentation and container markers (list items, block quotes) that open
+// it, which is how deeply the line can nest (the parser's work grows with
+// the nesting of every line); the lines of a paragraph; and the list items,
+// each a page.
 func checkSummary(src []byte) error {
 	if len(src) > limits.SummaryBytes {
 		return layoutErr("SUMMARY.md is larger than %d bytes", limits.SummaryBytes)
 	}
-	line := 1
+	line, run, pages := 1, 0, 0
 	for i := 0; i < len(src); line++ {
-		cols, markers := 0, 0
+		start := i
+		cols, markers, items := 0, 0, 0
 	opening:
 		for i < len(src) {
 			switch c := src[i]; {
@@ -193,6 +195,7 @@ func checkSummary(src []byte) error {
 				i++
 			case (c == '-' || c == '*' || c == '+') && (i+1 == len(src) || src[i+1] == ' ' || src[i+1] == '\t' || src[i+1] == '\n'):
 				markers++
+				items++
 				i++
 			case c >= '0' && c <= '9':
 				j := i
@@ -201,6 +204,7 @@ func checkSummary(src []byte) error {
 				}
 				if j < len(src) && (src[j] == '.' || src[j] == ')') && (j+1 == len(src) || src[j+1] == ' ' || src[j+1] == '\t') {
 					markers++
+					items++
 					i = j + 1
 					continue
 				}
@@ -210,17 +214,32 @@ func checkSummary(src []byte) error {
 			}
 		}
 		blank := i == len(src) || src[i] == '\n' || src[i] == '\r'
+		pages += items
+		switch {
+		case blank:
+			run = 0
+		case items > 0 || src[i] == '#':
+			run = 1
+		default:
+			run++
+		}
+		end := len(src)
+		if nl := bytes.IndexByte(src[i:], '\n'); nl >= 0 {
+			end = i + nl + 1
+		}
 		switch {
 		case !blank && cols > limits.SummaryIndent:
 			return layoutErr("SUMMARY.md line %d is indented more than %d columns", line, limits.SummaryIndent)
 		case markers > limits.SummaryMarkers:
 			return layoutErr("SUMMARY.md line %d opens more than %d nested lists or quotes", line, limits.SummaryMarkers)
+		case end-start > limits.SummaryLine+1:
+			return layoutErr("SUMMARY.md line %d is longer than %d bytes", line, limits.SummaryLine)
+		case run > limits.SummaryParagraph:
+			return layoutErr("SUMMARY.md line %d continues a paragraph of more than %d lines", line, limits.SummaryParagraph)
+		case pages > MaxPages:
+			return layoutErr("more than %d pages", MaxPages) // every list item is one
 		}
-		if nl := bytes.IndexByte(src[i:], '\n'); nl >= 0 {
-			i += nl + 1
-		} else {
-			i = len(src)
-		}
+		i = end
 	}
 	return nil
 }

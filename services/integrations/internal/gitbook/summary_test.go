@@ -38,9 +38,12 @@ func TestSummaryIsBoundedBeforeParsing(t *testing.T) {
 		name, want string
 		src        []byte
 	}{
-		{"4 MB of nested lists", "larger than 2097152 bytes", stairs(4 << 20)},
+		{"4 MB of nested lists", "larger than 1048576 bytes", stairs(4 << 20)},
 		{"a staircase within the size", "indented more than 128 columns", stairs(200_000)},
-		{"many markers per line", "opens more than 16 nested lists", markers(1<<20, 40)},
+		{"many markers per line", "opens more than 16 nested lists", markers(500_000, 40)},
+		{"a long line", "line 2 is longer than 1024 bytes", []byte("* [A](a.md)\n* " + strings.Repeat("[a](", 300) + "\n")},
+		{"a long paragraph", "line 9 continues a paragraph of more than 8 lines", []byte("* [A](a.md)\n" + strings.Repeat("[a]: b\n", 20))},
+		{"many items", "more than 2000 pages", []byte(strings.Repeat("* [A](a.md)\n", 2001))},
 		{"deep quotes", "opens more than 16 nested lists", []byte(strings.Repeat(">", 100) + " * [A](a.md)\n")},
 		{"tabs", "indented more than 128 columns", []byte("* [A](a.md)\n" + strings.Repeat("\t", 33) + "* [B](b.md)\n")},
 	} {
@@ -57,7 +60,7 @@ func TestSummaryIsBoundedBeforeParsing(t *testing.T) {
 		})
 	}
 	ok := "# Contents\n\n* [A](a.md)\n" + repeat("  ", 1) + "* [B](b.md)\n" + repeat("    ", 2) + "1. [C](c.md)\n\n" +
-		strings.Repeat(" ", limits.SummaryIndent+10) + "\n> * [Quoted](q.md)\n"
+		strings.Repeat(" ", limits.SummaryIndent+10) + "\n> * [Quoted](q.md)\n\n## Group\n\n" + strings.Repeat("* [D](d.md)\n", 1990)
 	if _, err := Read(map[string][]byte{"SUMMARY.md": []byte(ok)}, ""); err != nil {
 		t.Fatalf("a SUMMARY.md within the limits: %v", err)
 	}

@@ -31,12 +31,19 @@ const (
 // Git import fails naming it, nothing stored.
 const (
 	// SummaryBytes bounds SUMMARY.md (2,000 pages of about 100 bytes each
-	// fit ten times).
-	SummaryBytes = 2 << 20
+	// fit five times; the markdown parser reads 1 MiB of the worst input
+	// within the other bounds in about a second).
+	SummaryBytes = 1 << 20
 	// SummaryIndent bounds the leading columns of a SUMMARY.md line (a tab
 	// counts 4): nested lists indent at most 10 levels (gitbook.MaxDepth).
 	SummaryIndent = 128
 	// SummaryMarkers bounds the container markers (list items, block
 	// quotes) that open one line of SUMMARY.md ("- - - * > 1. x").
 	SummaryMarkers = 16
+	// SummaryLine bounds one line of SUMMARY.md, in bytes, and
+	// SummaryParagraph the lines of a paragraph (lines that open no list
+	// item or heading): the markdown parser's inline and link-definition
+	// work grows faster than linearly within a paragraph.
+	SummaryLine      = 1024
+	SummaryParagraph = 8
 )
