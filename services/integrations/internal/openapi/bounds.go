@@ -63,12 +63,13 @@ type bounder struct {
 	m       Measure
 	problem string
 
-	targets map[string]int // local $ref target (as written) → graph node
-	trie    *trieNode      // the targets' JSON pointers, by segment
-	uses    []int          // $ref occurrences per target
-	edges   [][]int        // target → targets its subtree refers to
-	root    []int          // targets referred to from outside every target
-	second  bool           // the second walk
+	targets map[string]int     // local $ref target (as written) → graph node
+	trie    *trieNode          // the targets' JSON pointers, by segment
+	uses    []int              // $ref occurrences per target
+	edges   [][]int            // target → targets its subtree refers to
+	root    []int              // targets referred to from outside every target
+	second  bool               // the second walk
+	sizes   map[*yaml.Node]int // YAML nodes' sizes, aliases expanded
 }
 
 type trieNode struct {
@@ -247,12 +248,17 @@ func (b *bounder) yamlWalk(n *yaml.Node, d int, t *trieNode, owner int) bool {
 	}
 	switch n.Kind {
 	case yaml.AliasNode:
-		// Not followed: an alias is one node, and only a few are allowed
-		// (the library expands them).
+		// Not walked again, but counted as the nodes it stands for: the
+		// library expands it.
 		if !b.second {
 			b.m.Aliases++
 			if b.m.Aliases > limits.SpecAliases {
 				b.fail("the document has more than %d YAML aliases", limits.SpecAliases)
+				return false
+			}
+			b.m.Nodes += b.expanded(n.Alias, 0)
+			if b.m.Nodes > limits.SpecNodes {
+				b.fail("the document has more than %d nodes (JSON values or YAML nodes, keys included), its aliases expanded", limits.SpecNodes)
 				return false
 			}
 		}
@@ -293,6 +299,33 @@ func (b *bounder) yamlWalk(n *yaml.Node, d int, t *trieNode, owner int) bool {
 		}
 	}
 	return true
+}
+
+// expanded is the number of nodes n stands for, aliases expanded
+// (memoised: linear in the document).
+func (b *bounder) expanded(n *yaml.Node, d int) int {
+	if n == nil || d > limits.SpecDepth {
+		return 1
+	}
+	if v, ok := b.sizes[n]; ok {
+		return v
+	}
+	if b.sizes == nil {
+		b.sizes = map[*yaml.Node]int{}
+	}
+	b.sizes[n] = 1 // a cycle counts once
+	size := 1
+	if n.Kind == yaml.AliasNode {
+		size = b.expanded(n.Alias, d+1)
+	}
+	for _, c := range n.Content {
+		size += b.expanded(c, d+1)
+		if size > limits.SpecNodes {
+			break
+		}
+	}
+	b.sizes[n] = size
+	return size
 }
 
 // json scans valid JSON twice.

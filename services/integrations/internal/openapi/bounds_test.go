@@ -75,6 +75,7 @@ func TestBounds(t *testing.T) {
 		{"too many refs", []byte(`{"x":[` + strings.TrimSuffix(strings.Repeat(`{"$ref":"#/x"},`, limits.SpecRefs+1), ",") + `]}`), "more than 100000 $refs"},
 		{"too many aliases", []byte(aliases), "more than 1000 YAML aliases"},
 		{"not YAML", []byte("a: [b\n"), "not valid YAML or JSON"},
+		{"aliases of a large anchor", aliasBomb(2000, 600), "its aliases expanded"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -155,4 +156,19 @@ func BenchmarkRefChain3MBYAML(b *testing.B) {
 			b.Fatal(p)
 		}
 	}
+}
+
+// aliasBomb is a spec whose paths all alias one large schema (the library
+// expands every alias: 1,000 of a 20,000-property schema took 8 s).
+func aliasBomb(props, aliases int) []byte {
+	var b strings.Builder
+	b.WriteString("openapi: 3.0.3\ninfo:\n  title: A\n  version: \"1\"\ncomponents:\n  schemas:\n    Big: &big\n      type: object\n      properties:\n")
+	for i := range props {
+		fmt.Fprintf(&b, "        f%d: {type: string}\n", i)
+	}
+	b.WriteString("paths:\n")
+	for i := range aliases {
+		fmt.Fprintf(&b, "  /p%d:\n    get:\n      responses:\n        '200':\n          description: ok\n          content:\n            application/json:\n              schema: *big\n", i)
+	}
+	return []byte(b.String())
 }
