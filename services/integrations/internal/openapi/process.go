@@ -19,7 +19,6 @@ import (
 	"github.com/docspub/platform/services/integrations/internal/access"
 	"github.com/pb33f/libopenapi"
 	"github.com/pb33f/libopenapi/datamodel"
-	"go.yaml.in/yaml/v3"
 )
 
 // Handler is the job handler of JobKind: it processes the spec's current
@@ -81,7 +80,7 @@ func (s *Service) Process(ctx context.Context, id string) error {
 func (s *Service) process(ctx context.Context, sp Spec) (Result, error) {
 	res := Result{Generation: sp.Generation}
 	raw, code, msg := s.fetch(ctx, sp)
-	var doc *yaml.Node
+	var doc parsed
 	if code == "" {
 		var m string
 		var err error
@@ -102,17 +101,9 @@ func (s *Service) process(ctx context.Context, sp Spec) (Result, error) {
 		return res, nil // the same content: no new version
 	}
 	v := Version{ID: versionID(sp.ID, sp.Generation), Spec: sp.ID, Organization: sp.Organization, Digest: res.Digest,
-		Format: format(doc), SourceURL: sp.SourceURL, Size: int64(len(raw)), CreatedAt: res.ProcessedAt}
-	// The JSON rendering is made once, here: reading the content streams it.
-	rendered, err := renderJSON(raw, doc)
-	if err != nil {
-		res.ErrorCode, res.Errors, res.Digest = ErrParse, []ErrorObject{{Message: err.Error(), Code: ErrParse}}, ""
-		return res, nil
-	}
-	if v.Format == "json" {
-		rendered = nil // the content is its own rendering
-	}
-	if err := s.store.InsertVersion(ctx, v, raw, rendered); err != nil {
+		Format: doc.format, SourceURL: sp.SourceURL, Size: int64(len(raw)), CreatedAt: res.ProcessedAt}
+	// The JSON rendering is stored once, here: reading the content streams it.
+	if err := s.store.InsertVersion(ctx, v, raw, doc.rendered); err != nil {
 		return res, fmt.Errorf("store version of spec %s: %w", sp.ID, err)
 	}
 	res.Version = &v
@@ -127,12 +118,11 @@ func versionID(spec string, generation int64) string {
 	return hex.EncodeToString(sum[:12])
 }
 
-// format is a document's format: YAML when it was decoded as YAML.
-func format(doc *yaml.Node) string {
-	if doc == nil {
-		return "json"
-	}
-	return "yaml"
+// parsed is what parsing learnt of a document: its format and, for YAML,
+// its JSON rendering (a JSON document is its own).
+type parsed struct {
+	format   string
+	rendered []byte
 }
 
 // fetch reads the source of sp's generation: its text, or its URL through
@@ -182,21 +172,30 @@ func fetchCode(err error) string {
 // parse slots until the library returns: the job stops waiting when its
 // context ends (the worker stops) or after the parse timeout (a problem
 // naming it), and a parse the job no longer waits for still holds its
-// slot, so that abandoned parses never pile up. It returns a YAML
-// document's nodes (nil for JSON), what is wrong with the document ("" when
-// nothing is), and an error only when ctx ended.
-func (s *Service) parse(ctx context.Context, raw []byte) (*yaml.Node, string, error) {
-	_, doc, problem := bound(raw)
+// slot, so that abandoned parses never pile up. A YAML document is
+// rendered as JSON before (its decoded nodes are let go before the library
+// decodes it again). It returns the format and rendering, what is wrong
+// with the document ("" when nothing is), and an error only when ctx ended.
+func (s *Service) parse(ctx context.Context, raw []byte) (parsed, string, error) {
+	_, node, problem := bound(raw)
 	if problem != "" {
-		return nil, problem, nil
+		return parsed{}, problem, nil
+	}
+	doc := parsed{format: "json"}
+	if node != nil {
+		rendered, err := renderJSON(raw, node)
+		if err != nil {
+			return parsed{}, err.Error(), nil
+		}
+		doc = parsed{format: "yaml", rendered: rendered}
 	}
 	if err := ctx.Err(); err != nil {
-		return nil, "", err
+		return parsed{}, "", err
 	}
 	select {
 	case s.parses <- struct{}{}:
 	case <-ctx.Done():
-		return nil, "", ctx.Err()
+		return parsed{}, "", ctx.Err()
 	}
 	done := make(chan string, 1)
 	go func() {
@@ -209,9 +208,9 @@ func (s *Service) parse(ctx context.Context, raw []byte) (*yaml.Node, string, er
 	case problem := <-done:
 		return doc, problem, nil
 	case <-ctx.Done():
-		return nil, "", ctx.Err()
+		return parsed{}, "", ctx.Err()
 	case <-t.C:
-		return nil, fmt.Sprintf("the document took longer than %s to parse", s.cfg.ParseTimeout), nil
+		return parsed{}, fmt.Sprintf("the document took longer than %s to parse", s.cfg.ParseTimeout), nil
 	}
 }
 
