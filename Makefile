@@ -73,6 +73,7 @@ bench: consul
 	$(GO) test -run '^$$' -bench Resolve -count 1 ./libs/discovery/
 	$(GO) test -run '^$$' -bench GitImport1000Pages -benchtime 1x -count 1 -timeout 30m ./deployments/local/
 	$(GO) test -run '^$$' -bench Process5MB -benchtime 1x -count 1 ./services/integrations/internal/openapihttp/
+	$(GO) test -run '^$$' -bench 'RefChain3MB|Summary4MB|Content2MBYAML' -benchtime 5x -count 1 ./services/integrations/internal/openapi/ ./services/integrations/internal/gitbook/ ./services/integrations/internal/openapihttp/
 	$(GO) test -run '^$$' -bench SpaceListKeyset -benchtime 5x -count 1 -timeout 30m ./services/content/
 	$(GO) test -run '^$$' -bench . -benchtime 20x -count 1 ./services/content/internal/merge/
 	$(GO) test -run '^$$' -bench . -count 1 -timeout 30m ./services/content/internal/searchmongo/
@@ -92,6 +93,7 @@ FUZZ_TARGETS := \
 	services/sites/internal/condition FuzzConditionCheck \
 	services/content/internal/importer FuzzConvert \
 	services/content/internal/pdf FuzzRender \
+	services/integrations/internal/gitbook FuzzSummary \
 
 fuzz:
 	@set -e; set -- $(FUZZ_TARGETS); while [ $$# -ge 2 ]; do \

@@ -25,6 +25,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/docspub/platform/libs/apierr"
@@ -103,7 +104,9 @@ type Queue struct {
 	lease       time.Duration
 	maxAttempts int
 	now         func() time.Time
-	wake        chan struct{}
+
+	mu    sync.Mutex
+	wakes []chan struct{} // one per running worker: Notify wakes them all
 }
 
 // Option tunes a Queue.
@@ -152,7 +155,6 @@ func NewQueue(db *mongo.Database, collection string, locks *mongox.DocLocks, opt
 		lease:       DefaultLease,
 		maxAttempts: DefaultMaxAttempts,
 		now:         time.Now,
-		wake:        make(chan struct{}, 1),
 	}
 	for _, o := range opts {
 		o(q)
@@ -310,23 +312,55 @@ func (q *Queue) Wait(ctx context.Context, id string, every time.Duration) (Job, 
 	}
 }
 
-// Notify wakes the queue's workers at once. It never blocks.
+// Notify wakes every worker of the queue (in this process) at once. It
+// never blocks.
 func (q *Queue) Notify() {
-	select {
-	case q.wake <- struct{}{}:
-	default:
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	for _, w := range q.wakes {
+		select {
+		case w <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// subscribe returns a channel Notify signals, until cancel is called.
+func (q *Queue) subscribe() (wake <-chan struct{}, cancel func()) {
+	ch := make(chan struct{}, 1)
+	q.mu.Lock()
+	q.wakes = append(q.wakes, ch)
+	q.mu.Unlock()
+	return ch, func() {
+		q.mu.Lock()
+		defer q.mu.Unlock()
+		for i, c := range q.wakes {
+			if c == ch {
+				q.wakes = append(q.wakes[:i], q.wakes[i+1:]...)
+				return
+			}
+		}
 	}
 }
 
 // claim takes one job of kinds that is pending and due, or running under a
-// lapsed lease, oldest first; but first of a tenant running no job (of any
-// worker), so that a tenant with many jobs queued takes every worker only
-// while no other tenant waits. It returns false when there is none.
-func (q *Queue) claim(ctx context.Context, kinds []string) (Job, bool, error) {
+// lapsed lease, oldest first; but first of a tenant running no job of kinds
+// (in any worker), so that a tenant with many jobs queued takes every worker
+// only while no other tenant waits. With perTenant > 0 a tenant already
+// running that many jobs of kinds gets none, even when no other tenant
+// waits. It returns false when there is none.
+func (q *Queue) claim(ctx context.Context, kinds []string, perTenant int) (Job, bool, error) {
 	now := q.clock()
-	busy, err := q.busyTenants(ctx, now)
+	running, err := q.runningByTenant(ctx, kinds, now)
 	if err != nil {
 		return Job{}, false, err
+	}
+	var busy, full []string
+	for t, n := range running {
+		busy = append(busy, t)
+		if perTenant > 0 && n >= perTenant {
+			full = append(full, t)
+		}
 	}
 	if len(busy) > 0 {
 		j, ok, err := q.claimDue(ctx, kinds, now, bson.M{"tenant": bson.M{"$nin": busy}})
@@ -334,13 +368,20 @@ func (q *Queue) claim(ctx context.Context, kinds []string) (Job, bool, error) {
 			return j, ok, err
 		}
 	}
-	return q.claimDue(ctx, kinds, now, nil)
+	switch {
+	case len(full) == 0:
+		return q.claimDue(ctx, kinds, now, nil)
+	case len(full) < len(busy):
+		return q.claimDue(ctx, kinds, now, bson.M{"tenant": bson.M{"$nin": full}})
+	}
+	return Job{}, false, nil // every busy tenant is at its limit
 }
 
-// busyTenants are the tenants with a job running under a live lease.
-func (q *Queue) busyTenants(ctx context.Context, now time.Time) ([]string, error) {
-	cur, err := q.coll.Find(ctx, bson.M{"state": Running, "leaseUntil": bson.M{"$gte": now}, "tenant": bson.M{"$gt": ""}},
-		options.Find().SetProjection(bson.M{"tenant": 1}))
+// runningByTenant counts the jobs of kinds running under a live lease, by
+// tenant.
+func (q *Queue) runningByTenant(ctx context.Context, kinds []string, now time.Time) (map[string]int, error) {
+	cur, err := q.coll.Find(ctx, bson.M{"state": Running, "kind": bson.M{"$in": kinds}, "leaseUntil": bson.M{"$gte": now},
+		"tenant": bson.M{"$gt": ""}}, options.Find().SetProjection(bson.M{"tenant": 1}))
 	if err != nil {
 		return nil, fmt.Errorf("find running jobs: %w", err)
 	}
@@ -348,13 +389,9 @@ func (q *Queue) busyTenants(ctx context.Context, now time.Time) ([]string, error
 	if err := cur.All(ctx, &running); err != nil {
 		return nil, fmt.Errorf("read running jobs: %w", err)
 	}
-	seen := map[string]bool{}
-	var out []string
+	out := map[string]int{}
 	for _, j := range running {
-		if !seen[j.Tenant] {
-			seen[j.Tenant] = true
-			out = append(out, j.Tenant)
-		}
+		out[j.Tenant]++
 	}
 	return out, nil
 }
@@ -454,6 +491,8 @@ func (q *Queue) finish(ctx context.Context, j Job, state string, result any, err
 	if !ok {
 		return ErrLeaseLost
 	}
+	// A worker may be waiting for this tenant's job to end.
+	q.Notify()
 	if (state == Done || state == Failed) && j.Key != "" {
 		unlock := q.locks.Lock(q.keys.Name(), j.Key)
 		_, err = q.keys.DeleteOne(ctx, bson.M{"_id": j.Key, "job": j.ID})

@@ -105,7 +105,7 @@ func TestDeadWorkersJobResumes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	claimed, ok, err := dead.claim(ctx, []string{"steps"})
+	claimed, ok, err := dead.claim(ctx, []string{"steps"}, 0)
 	if err != nil || !ok || claimed.ID != job.ID {
 		t.Fatalf("claim = %+v %v %v", claimed, ok, err)
 	}
@@ -298,4 +298,70 @@ func TestTenantsRunningNothingGoFirst(t *testing.T) {
 		t.Fatal("orgB's job did not start")
 	}
 	close(release)
+}
+
+// TestTenantLimitPerKind: with a worker per kind and a tenant limit of one,
+// a tenant runs at most one job of a kind even while no other tenant waits;
+// its job of the other kind runs meanwhile in that kind's worker, and its
+// next job starts as soon as the first ends.
+func TestTenantLimitPerKind(t *testing.T) {
+	db := mongotest.Database(t)
+	q := newQueue(t, db, mongox.NewDocLocks())
+	release := make(chan struct{})
+	var running, most atomic.Int32
+	var fastDone atomic.Int32
+	slow := func(ctx context.Context, r *Run) error {
+		n := running.Add(1)
+		defer running.Add(-1)
+		for {
+			m := most.Load()
+			if n <= m || most.CompareAndSwap(m, n) {
+				break
+			}
+		}
+		select {
+		case <-release:
+			return nil
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	for _, h := range []map[string]Handler{
+		{"slow": slow},
+		{"fast": func(ctx context.Context, r *Run) error { fastDone.Add(1); return nil }},
+	} {
+		w := q.NewWorker(h, 3, logx.Discard())
+		w.SetPoll(time.Hour) // only Notify wakes it: a claim never waits for a poll
+		w.SetTenantLimit(1)
+		wg.Add(1)
+		go func() { defer wg.Done(); _ = w.Run(ctx) }()
+	}
+	t.Cleanup(func() { cancel(); wg.Wait() })
+	for range 3 {
+		if _, _, err := q.Enqueue(ctx, "slow", "", payload{}, Tenant("orgA")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	waittest.Until(t, "orgA's first slow job running", 10*time.Second, func() bool { return running.Load() == 1 })
+	if _, _, err := q.Enqueue(ctx, "fast", "", payload{}, Tenant("orgA")); err != nil {
+		t.Fatal(err)
+	}
+	waittest.Until(t, "orgA's fast job done while its slow one runs", 10*time.Second, func() bool { return fastDone.Load() == 1 })
+	if _, _, err := q.Enqueue(ctx, "slow", "", payload{}, Tenant("orgB")); err != nil {
+		t.Fatal(err)
+	}
+	waittest.Until(t, "orgB's slow job running beside orgA's", 10*time.Second, func() bool { return running.Load() == 2 })
+	release <- struct{}{}
+	release <- struct{}{}
+	// orgA's second job starts on the Notify of the first one's end.
+	waittest.Until(t, "orgA's second slow job running", 10*time.Second, func() bool { return running.Load() == 1 })
+	release <- struct{}{}
+	waittest.Until(t, "orgA's third slow job running", 10*time.Second, func() bool { return running.Load() == 1 })
+	release <- struct{}{}
+	waittest.Until(t, "all done", 10*time.Second, func() bool { return running.Load() == 0 })
+	if m := most.Load(); m != 2 {
+		t.Fatalf("at most %d slow jobs ran at once, want 2 (one per tenant)", m)
+	}
 }

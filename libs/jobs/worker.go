@@ -75,6 +75,7 @@ type Worker struct {
 	handlers    map[string]Handler
 	kinds       []string
 	concurrency int
+	perTenant   int
 	poll        time.Duration
 	log         *slog.Logger
 }
@@ -104,6 +105,19 @@ func (w *Worker) SetPoll(d time.Duration) {
 	}
 }
 
+// SetTenantLimit makes the worker run a job of a tenant only while that
+// tenant has fewer than n jobs of the worker's kinds running (in every
+// worker of the queue), even when no other tenant waits: with separate
+// workers per kind and n = 1, one organization never holds more than one
+// worker of a kind. 0 (the default) sets no limit: tenants running none
+// still go first. The count is read before each claim, so two replicas
+// claiming at the same instant may exceed it by one each.
+func (w *Worker) SetTenantLimit(n int) {
+	if n >= 0 {
+		w.perTenant = n
+	}
+}
+
 // Run takes and runs jobs until ctx is done; then it hands back the jobs it
 // holds (they resume at once elsewhere or after a restart) and returns nil.
 // The jobs run detached from whoever enqueued them.
@@ -114,13 +128,15 @@ func (w *Worker) Run(ctx context.Context) error {
 	timer := time.NewTimer(0)
 	defer timer.Stop()
 	failures := 0
+	wake, unsubscribe := w.q.subscribe()
+	defer unsubscribe()
 	for {
 		select {
 		case <-ctx.Done():
 			return nil
 		case slots <- struct{}{}:
 		}
-		job, ok, err := w.q.claim(ctx, w.kinds)
+		job, ok, err := w.q.claim(ctx, w.kinds, w.perTenant)
 		if err != nil || !ok {
 			<-slots
 			if ctx.Err() != nil {
@@ -139,7 +155,7 @@ func (w *Worker) Run(ctx context.Context) error {
 			case <-ctx.Done():
 				return nil
 			case <-timer.C:
-			case <-w.q.wake:
+			case <-wake:
 			}
 			continue
 		}

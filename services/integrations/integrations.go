@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/docspub/platform/libs/config"
@@ -63,7 +64,8 @@ type Config struct {
 	FetchTimeout         time.Duration `env:"OPENAPI_FETCH_TIMEOUT, default=30s"`
 	GitTimeout           time.Duration `env:"GIT_TIMEOUT, default=5m"`
 	GitMaxBytes          int64         `env:"GIT_MAX_BYTES, default=268435456"`
-	Workers              int           `env:"JOB_WORKERS, default=2"`
+	Workers              int           `env:"JOB_WORKERS, default=2"` // per job kind
+	ParseTimeout         time.Duration `env:"OPENAPI_PARSE_TIMEOUT, default=20s"`
 	JobLease             time.Duration `env:"JOB_LEASE, default=30s"`
 	LogLevel             string        `env:"LOG_LEVEL, default=info"`
 	// Discovery is DISCOVERY (static|consul), CONSUL_HTTP_ADDR, CONSUL_HTTP_TOKEN
@@ -95,6 +97,9 @@ func (c Config) Validate() error {
 	if c.GitMaxBytes < 1<<20 || c.GitMaxBytes > 4<<30 {
 		p.Addf("GIT_MAX_BYTES must be between 1 MiB and 4 GiB")
 	}
+	if c.ParseTimeout < 100*time.Millisecond || c.ParseTimeout > 10*time.Minute {
+		p.Addf("OPENAPI_PARSE_TIMEOUT must be between 100ms and 10m")
+	}
 	if c.Workers < 1 || c.Workers > 64 {
 		p.Addf("JOB_WORKERS must be between 1 and 64")
 	}
@@ -110,10 +115,10 @@ func (c Config) Validate() error {
 type App struct {
 	cfg     Config
 	core    *service.Core
-	worker  *jobs.Worker
+	workers []*jobs.Worker
 	specs   *openapi.Service
 	handler *gin.Engine
-	stopped chan struct{} // closed when the worker has handed its jobs back
+	stopped chan struct{} // closed when the workers have handed their jobs back
 }
 
 // New connects to MongoDB, ensures the indexes, and wires the stores, the
@@ -148,7 +153,8 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 
 	specStore := openapimongo.NewStore(db, locks)
 	specStore.OnWrite(relay.Notify)
-	specs := openapi.New(specStore, queue, openapi.Config{Guard: guard, FetchTimeout: cfg.FetchTimeout}, public, app, log)
+	specs := openapi.New(specStore, queue, openapi.Config{Guard: guard, FetchTimeout: cfg.FetchTimeout,
+		ParseTimeout: cfg.ParseTimeout, Parses: cfg.Workers}, public, app, log)
 
 	content := contentclient.New(core.Discovery, core.Signer)
 	syncStore := gitsyncmongo.NewStore(db, locks)
@@ -156,16 +162,26 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 	git := gitsync.New(syncStore, content, queue, gitsync.Config{Guard: guard,
 		Limits: gitrepo.Limits{MaxBytes: cfg.GitMaxBytes, Timeout: cfg.GitTimeout}}, log)
 
-	handlers := git.Handlers()
-	handlers[openapi.JobKind] = specs.Handler
-	worker := queue.NewWorker(handlers, cfg.Workers, log)
+	// A pool of workers per job kind, so that slow jobs of one kind never
+	// hold a worker another kind needs; in each, an organization runs one
+	// job at a time (the others wait, other organizations' jobs go first).
+	pools := map[string]jobs.Handler{openapi.JobKind: specs.Handler}
+	for kind, h := range git.Handlers() {
+		pools[kind] = h
+	}
+	var workers []*jobs.Worker
+	for kind, h := range pools {
+		w := queue.NewWorker(map[string]jobs.Handler{kind: h}, cfg.Workers, log)
+		w.SetTenantLimit(1)
+		workers = append(workers, w)
+	}
 
 	e := httpx.NewEngine(log, "integrations", mongox.Ping(core.Client))
 	v1 := e.Group("/v1", internaltoken.Require(core.Signer), internaltoken.RequireUser)
 	translationhttp.Register(v1, translations)
 	openapihttp.Register(v1, specs)
 	gitsynchttp.Register(v1, git)
-	return &App{cfg: cfg, core: core, worker: worker, specs: specs, handler: e}, nil
+	return &App{cfg: cfg, core: core, workers: workers, specs: specs, handler: e}, nil
 }
 
 // Handler returns the HTTP handler.
@@ -177,21 +193,26 @@ func (a *App) Database() *mongo.Database { return a.core.DB }
 // SweepEvery is how often specs whose processing was never enqueued are.
 const SweepEvery = 10 * time.Second
 
-// RunBackground starts the outbox relay, the job worker and the sweeper of
-// unprocessed specs; they stop when ctx is done (the worker hands its jobs back).
+// RunBackground starts the outbox relay, the job workers and the sweeper of
+// unprocessed specs; they stop when ctx is done (the workers hand their jobs back).
 func (a *App) RunBackground(ctx context.Context) {
 	a.core.RunRelay(ctx)
 	a.stopped = make(chan struct{})
-	go func() {
-		defer close(a.stopped)
-		if err := a.worker.Run(ctx); err != nil {
-			a.core.Log.ErrorContext(ctx, "job worker stopped", "err", err)
-		}
-	}()
+	var wg sync.WaitGroup
+	for _, w := range a.workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := w.Run(ctx); err != nil {
+				a.core.Log.ErrorContext(ctx, "job worker stopped", "err", err)
+			}
+		}()
+	}
+	go func() { wg.Wait(); close(a.stopped) }()
 	a.core.Go(ctx, "OpenAPI sweeper", func(ctx context.Context) error { return a.specs.Sweep(ctx, SweepEvery) })
 }
 
-// Close waits for the job worker to hand its jobs back (its context must be
+// Close waits for the job workers to hand their jobs back (its context must be
 // done), then closes the Kafka publisher and the MongoDB connection.
 func (a *App) Close(ctx context.Context) error {
 	if a.stopped != nil {

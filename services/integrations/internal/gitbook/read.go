@@ -1,6 +1,7 @@
 package gitbook
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"net/url"
@@ -9,6 +10,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/docspub/platform/services/integrations/internal/limits"
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/text"
@@ -124,6 +126,9 @@ func (r *reader) page(p, title string, depth int) (Page, error) {
 // summary reads SUMMARY.md: level-1 headings are its title, other headings
 // start page groups, lists are pages with their nested lists as children.
 func (r *reader) summary(src []byte, dir string) ([]Page, error) {
+	if err := checkSummary(src); err != nil {
+		return nil, err
+	}
 	doc := goldmark.New().Parser().Parse(text.NewReader(src))
 	var out []Page
 	group := -1
@@ -160,6 +165,83 @@ func (r *reader) summary(src []byte, dir string) ([]Page, error) {
 		}
 	}
 	return out, nil
+}
+
+// checkSummary bounds SUMMARY.md before the markdown parser reads it, in
+// one pass over its bytes: its size; on each line its length, and the
+// indentation and container markers (list items, block quotes) that open
+// it, which is how deeply the line can nest (the parser's work grows with
+// the nesting of every line); the lines of a paragraph; and the list items,
+// each a page.
+func checkSummary(src []byte) error {
+	if len(src) > limits.SummaryBytes {
+		return layoutErr("SUMMARY.md is larger than %d bytes", limits.SummaryBytes)
+	}
+	line, run, pages := 1, 0, 0
+	for i := 0; i < len(src); line++ {
+		start := i
+		cols, markers, items := 0, 0, 0
+	opening:
+		for i < len(src) {
+			switch c := src[i]; {
+			case c == ' ':
+				cols++
+				i++
+			case c == '\t':
+				cols += 4
+				i++
+			case c == '>':
+				markers++
+				i++
+			case (c == '-' || c == '*' || c == '+') && (i+1 == len(src) || src[i+1] == ' ' || src[i+1] == '\t' || src[i+1] == '\n'):
+				markers++
+				items++
+				i++
+			case c >= '0' && c <= '9':
+				j := i
+				for j < len(src) && j-i < 9 && src[j] >= '0' && src[j] <= '9' {
+					j++
+				}
+				if j < len(src) && (src[j] == '.' || src[j] == ')') && (j+1 == len(src) || src[j+1] == ' ' || src[j+1] == '\t') {
+					markers++
+					items++
+					i = j + 1
+					continue
+				}
+				break opening
+			default:
+				break opening
+			}
+		}
+		blank := i == len(src) || src[i] == '\n' || src[i] == '\r'
+		pages += items
+		switch {
+		case blank:
+			run = 0
+		case items > 0 || src[i] == '#':
+			run = 1
+		default:
+			run++
+		}
+		end := len(src)
+		if nl := bytes.IndexByte(src[i:], '\n'); nl >= 0 {
+			end = i + nl + 1
+		}
+		switch {
+		case !blank && cols > limits.SummaryIndent:
+			return layoutErr("SUMMARY.md line %d is indented more than %d columns", line, limits.SummaryIndent)
+		case markers > limits.SummaryMarkers:
+			return layoutErr("SUMMARY.md line %d opens more than %d nested lists or quotes", line, limits.SummaryMarkers)
+		case end-start > limits.SummaryLine+1:
+			return layoutErr("SUMMARY.md line %d is longer than %d bytes", line, limits.SummaryLine)
+		case run > limits.SummaryParagraph:
+			return layoutErr("SUMMARY.md line %d continues a paragraph of more than %d lines", line, limits.SummaryParagraph)
+		case pages > MaxPages:
+			return layoutErr("more than %d pages", MaxPages) // every list item is one
+		}
+		i = end
+	}
+	return nil
 }
 
 func (r *reader) list(l *ast.List, src []byte, dir string, depth int, seenReadme *bool) ([]Page, error) {
@@ -209,7 +291,13 @@ func (r *reader) list(l *ast.List, src []byte, dir string, depth int, seenReadme
 			if file == r.readme {
 				*seenReadme = true
 			}
+			if file == ".." || strings.HasPrefix(file, "../") {
+				file = "" // a link out of the repository names no page file
+			}
 			p, err = r.page(file, title, depth)
+			if file == "" {
+				p.Path = ""
+			}
 		} else {
 			p, err = r.page("", title, depth)
 			p.Path = ""

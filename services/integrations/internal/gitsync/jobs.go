@@ -170,9 +170,15 @@ func (s *Service) runImport(ctx context.Context, r *jobs.Run) error {
 			if err != nil {
 				return st, err
 			}
+			if err := ctx.Err(); err != nil {
+				return st, err // stopping between phases: the job is handed back
+			}
 			t1 := time.Now()
-			tree, err := gitbook.Read(snap.Files, p.ProjectDir)
+			tree, err := gitbook.Read(snap.Files, p.ProjectDir) // bounded before it parses (limits)
 			if err != nil {
+				return st, err
+			}
+			if err := ctx.Err(); err != nil {
 				return st, err
 			}
 			t2 := time.Now()

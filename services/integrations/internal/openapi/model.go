@@ -7,6 +7,7 @@ package openapi
 
 import (
 	"context"
+	"io"
 	"time"
 
 	"github.com/docspub/platform/libs/apierr"
@@ -100,15 +101,18 @@ type ErrorObject struct {
 
 // Version is an immutable processed content of a spec.
 type Version struct {
-	ID           string    `bson:"_id"`
-	Spec         string    `bson:"spec"`
-	Organization string    `bson:"organization"`
-	Digest       string    `bson:"digest"` // SHA-256 of the content
-	Format       string    `bson:"format"` // json or yaml
-	SourceURL    string    `bson:"sourceURL,omitempty"`
-	Size         int64     `bson:"size"`
-	Blob         string    `bson:"blob"`
-	CreatedAt    time.Time `bson:"createdAt"`
+	ID           string `bson:"_id"`
+	Spec         string `bson:"spec"`
+	Organization string `bson:"organization"`
+	Digest       string `bson:"digest"` // SHA-256 of the content
+	Format       string `bson:"format"` // json or yaml
+	SourceURL    string `bson:"sourceURL,omitempty"`
+	Size         int64  `bson:"size"`
+	Blob         string `bson:"blob"`
+	// JSONBlob holds the JSON rendering of a YAML version, made when the
+	// version was (a JSON version is its own rendering).
+	JSONBlob  string    `bson:"jsonBlob,omitempty"`
+	CreatedAt time.Time `bson:"createdAt"`
 }
 
 // Result is how one processing of a generation ended.
@@ -143,12 +147,15 @@ type Store interface {
 	// Finish records a result while its generation is current, with the new
 	// version (already stored) and the event.
 	Finish(ctx context.Context, id string, r Result, ev kafkax.Event) error
-	// InsertVersion stores a version and its content; the same id twice is
-	// not an error (a resumed job).
-	InsertVersion(ctx context.Context, v Version, content []byte) error
+	// InsertVersion stores a version, its content and, when not nil, its
+	// JSON rendering; the same id twice is not an error (a resumed job).
+	InsertVersion(ctx context.Context, v Version, content, rendered []byte) error
 	Versions(ctx context.Context, spec string, p keyset.Page) ([]Version, int, error)
 	Version(ctx context.Context, spec, id string) (Version, error)
 	Content(ctx context.Context, v Version) ([]byte, error)
+	// OpenContent streams a version's content, or its JSON rendering, and
+	// says its size.
+	OpenContent(ctx context.Context, v Version, rendered bool) (io.ReadCloser, int64, error)
 	// Pending counts org's live specs waiting for or in processing.
 	Pending(ctx context.Context, org string) (int, error)
 	// Unprocessed lists up to limit live specs whose generation was not

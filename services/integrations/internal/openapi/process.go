@@ -5,7 +5,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -81,8 +80,13 @@ func (s *Service) Process(ctx context.Context, id string) error {
 func (s *Service) process(ctx context.Context, sp Spec) (Result, error) {
 	res := Result{Generation: sp.Generation}
 	raw, code, msg := s.fetch(ctx, sp)
+	var doc parsed
 	if code == "" {
-		if m := Parse(raw); m != "" {
+		var m string
+		var err error
+		if doc, m, err = s.parse(ctx, raw); err != nil {
+			return res, err
+		} else if m != "" {
 			code, msg = ErrParse, m
 		}
 	}
@@ -97,8 +101,9 @@ func (s *Service) process(ctx context.Context, sp Spec) (Result, error) {
 		return res, nil // the same content: no new version
 	}
 	v := Version{ID: versionID(sp.ID, sp.Generation), Spec: sp.ID, Organization: sp.Organization, Digest: res.Digest,
-		Format: format(raw), SourceURL: sp.SourceURL, Size: int64(len(raw)), CreatedAt: res.ProcessedAt}
-	if err := s.store.InsertVersion(ctx, v, raw); err != nil {
+		Format: doc.format, SourceURL: sp.SourceURL, Size: int64(len(raw)), CreatedAt: res.ProcessedAt}
+	// The JSON rendering is stored once, here: reading the content streams it.
+	if err := s.store.InsertVersion(ctx, v, raw, doc.rendered); err != nil {
 		return res, fmt.Errorf("store version of spec %s: %w", sp.ID, err)
 	}
 	res.Version = &v
@@ -113,11 +118,11 @@ func versionID(spec string, generation int64) string {
 	return hex.EncodeToString(sum[:12])
 }
 
-func format(raw []byte) string {
-	if json.Valid(raw) {
-		return "json"
-	}
-	return "yaml"
+// parsed is what parsing learnt of a document: its format and, for YAML,
+// its JSON rendering (a JSON document is its own).
+type parsed struct {
+	format   string
+	rendered []byte
 }
 
 // fetch reads the source of sp's generation: its text, or its URL through
@@ -162,10 +167,66 @@ func fetchCode(err error) string {
 	return ErrFetch
 }
 
-// Parse parses and checks an OpenAPI 3.x or Swagger 2.0 document (JSON or
-// YAML) with its local $refs resolved; it says what is wrong, "" when
-// nothing is. Circular references are allowed (they are legal).
-func Parse(raw []byte) (problem string) {
+// parse checks raw against the limits (Bounds), then parses it with the
+// OpenAPI library in a goroutine of its own, holding one of the service's
+// parse slots until the library returns: the job stops waiting when its
+// context ends (the worker stops) or after the parse timeout (a problem
+// naming it), and a parse the job no longer waits for still holds its
+// slot, so that abandoned parses never pile up. A YAML document is
+// rendered as JSON before (its decoded nodes are let go before the library
+// decodes it again). It returns the format and rendering, what is wrong
+// with the document ("" when nothing is), and an error only when ctx ended.
+func (s *Service) parse(ctx context.Context, raw []byte) (parsed, string, error) {
+	_, node, problem := bound(raw)
+	if problem != "" {
+		return parsed{}, problem, nil
+	}
+	doc := parsed{format: "json"}
+	if node != nil {
+		rendered, err := renderJSON(raw, node)
+		if err != nil {
+			return parsed{}, err.Error(), nil
+		}
+		doc = parsed{format: "yaml", rendered: rendered}
+	}
+	if err := ctx.Err(); err != nil {
+		return parsed{}, "", err
+	}
+	select {
+	case s.parses <- struct{}{}:
+	case <-ctx.Done():
+		return parsed{}, "", ctx.Err()
+	}
+	done := make(chan string, 1)
+	go func() {
+		defer func() { <-s.parses }()
+		done <- parseDocument(raw)
+	}()
+	t := time.NewTimer(s.cfg.ParseTimeout)
+	defer t.Stop()
+	select {
+	case problem := <-done:
+		return doc, problem, nil
+	case <-ctx.Done():
+		return parsed{}, "", ctx.Err()
+	case <-t.C:
+		return parsed{}, fmt.Sprintf("the document took longer than %s to parse", s.cfg.ParseTimeout), nil
+	}
+}
+
+// Parse checks an OpenAPI 3.x or Swagger 2.0 document (JSON or YAML)
+// against the limits, then parses it with its local $refs resolved; it
+// says what is wrong, "" when nothing is. Circular references are allowed
+// (they are legal).
+func Parse(raw []byte) string {
+	if _, problem := Bounds(raw); problem != "" {
+		return problem
+	}
+	return parseDocument(raw)
+}
+
+// parseDocument is Parse without the limits.
+func parseDocument(raw []byte) (problem string) {
 	defer func() {
 		if p := recover(); p != nil {
 			problem = "the document could not be parsed"

@@ -1,9 +1,11 @@
 package openapi
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/url"
 	"regexp"
@@ -28,6 +30,10 @@ var slugPattern = regexp.MustCompile(`^[a-z0-9]+(?:-[a-z0-9]+)*$`)
 type Config struct {
 	Guard        urlguard.Guard
 	FetchTimeout time.Duration
+	// ParseTimeout bounds how long a job waits for the OpenAPI library
+	// (default 20s); Parses is how many parses run at once (default 2).
+	ParseTimeout time.Duration
+	Parses       int
 }
 
 // Service carries out the OpenAPI spec operations and processes specs.
@@ -39,6 +45,7 @@ type Service struct {
 	app    string
 	now    func() time.Time
 	log    *slog.Logger
+	parses chan struct{} // parse slots
 }
 
 // New returns a service on store whose processing jobs go to queue. public
@@ -47,10 +54,17 @@ func New(store Store, queue *jobs.Queue, cfg Config, public, app string, log *sl
 	if cfg.FetchTimeout <= 0 {
 		cfg.FetchTimeout = 30 * time.Second
 	}
+	if cfg.ParseTimeout <= 0 {
+		cfg.ParseTimeout = 20 * time.Second
+	}
+	if cfg.Parses <= 0 {
+		cfg.Parses = 2
+	}
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Service{store: store, queue: queue, cfg: cfg, public: public, app: app, now: time.Now, log: log}
+	return &Service{store: store, queue: queue, cfg: cfg, public: public, app: app, now: time.Now, log: log,
+		parses: make(chan struct{}, cfg.Parses)}
 }
 
 func (s *Service) clock() time.Time { return s.now().UTC().Truncate(time.Millisecond) }
@@ -333,21 +347,43 @@ func (s *Service) Version(ctx context.Context, c access.Caller, org, slug, id st
 	return s.versionView(sp, v), nil
 }
 
-// Content returns a version's content: the document as JSON.
-func (s *Service) Content(ctx context.Context, c access.Caller, org, slug, id string) (ContentView, error) {
+// Content returns a version's content: the document as JSON, as a stream
+// of the rendering stored with the version (the caller closes it). A
+// version stored before renderings were is rendered here.
+func (s *Service) Content(ctx context.Context, c access.Caller, org, slug, id string) (ContentStream, error) {
 	sp, v, err := s.version(ctx, c, org, slug, id)
 	if err != nil {
-		return ContentView{}, err
+		return ContentStream{}, err
+	}
+	urls := s.contentView(sp, v, nil).URLs
+	if v.Format == "json" || v.JSONBlob != "" {
+		doc, size, err := s.store.OpenContent(ctx, v, v.Format != "json")
+		if err != nil {
+			return ContentStream{}, fmt.Errorf("read version %s: %w", v.ID, err)
+		}
+		return ContentStream{Filesystem: doc, Size: size, URLs: urls}, nil
 	}
 	raw, err := s.store.Content(ctx, v)
 	if err != nil {
-		return ContentView{}, fmt.Errorf("read version %s: %w", v.ID, err)
+		return ContentStream{}, fmt.Errorf("read version %s: %w", v.ID, err)
 	}
-	doc, err := toJSON(raw)
+	_, node, problem := bound(raw)
+	if problem != "" {
+		return ContentStream{}, fmt.Errorf("render version %s: %s", v.ID, problem)
+	}
+	doc, err := renderJSON(raw, node)
 	if err != nil {
-		return ContentView{}, fmt.Errorf("render version %s: %w", v.ID, err)
+		return ContentStream{}, fmt.Errorf("render version %s: %w", v.ID, err)
 	}
-	return s.contentView(sp, v, doc), nil
+	return ContentStream{Filesystem: io.NopCloser(bytes.NewReader(doc)), Size: int64(len(doc)), URLs: urls}, nil
+}
+
+// ContentStream is a version's content (OpenAPISpecContent) with the
+// document as a stream of JSON.
+type ContentStream struct {
+	Filesystem io.ReadCloser
+	Size       int64
+	URLs       ContentURLs
 }
 
 // Raw returns a version's content exactly as fetched.

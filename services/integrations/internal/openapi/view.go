@@ -1,10 +1,15 @@
 package openapi
 
 import (
+	"bytes"
 	"encoding/json"
+	"fmt"
+	"math"
+	"strconv"
 	"time"
 
 	"github.com/docspub/platform/services/integrations/internal/access"
+	"github.com/docspub/platform/services/integrations/internal/limits"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -103,14 +108,109 @@ func (s *Service) contentView(sp Spec, v Version, doc json.RawMessage) ContentVi
 	return ContentView{Filesystem: doc, URLs: ContentURLs{Source: src, Public: public}}
 }
 
-// toJSON renders a JSON or YAML document as JSON.
-func toJSON(raw []byte) (json.RawMessage, error) {
-	if json.Valid(raw) {
+// renderJSON renders a document as JSON: JSON as it is, YAML from its
+// decoded nodes (doc), keys in their order, numbers and booleans as YAML
+// 1.2 reads them, other scalars as strings. Aliases are expanded; the
+// output is bounded by limits.SpecNodes nodes.
+func renderJSON(raw []byte, doc *yaml.Node) ([]byte, error) {
+	if doc == nil {
 		return raw, nil
 	}
-	var v any
-	if err := yaml.Unmarshal(raw, &v); err != nil {
+	r := renderer{budget: 2 * limits.SpecNodes}
+	r.buf.Grow(len(raw) + len(raw)/4)
+	if err := r.node(doc); err != nil {
 		return nil, err
 	}
-	return json.Marshal(v)
+	return r.buf.Bytes(), nil
+}
+
+type renderer struct {
+	buf    bytes.Buffer
+	budget int
+	depth  int
+}
+
+var errRenderTooLarge = fmt.Errorf("the document expands to more than %d nodes", 2*limits.SpecNodes)
+
+func (r *renderer) node(n *yaml.Node) error {
+	if r.budget--; r.budget < 0 {
+		return errRenderTooLarge
+	}
+	switch n.Kind {
+	case yaml.DocumentNode:
+		if len(n.Content) == 0 {
+			r.buf.WriteString("null")
+			return nil
+		}
+		return r.node(n.Content[0])
+	case yaml.AliasNode:
+		if r.depth++; r.depth > limits.SpecDepth {
+			return fmt.Errorf("aliases nest deeper than %d levels", limits.SpecDepth)
+		}
+		defer func() { r.depth-- }()
+		return r.node(n.Alias)
+	case yaml.MappingNode:
+		r.buf.WriteByte('{')
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			if i > 0 {
+				r.buf.WriteByte(',')
+			}
+			k := n.Content[i]
+			for k.Kind == yaml.AliasNode && k.Alias != nil {
+				k = k.Alias
+			}
+			r.str(k.Value)
+			r.buf.WriteByte(':')
+			if err := r.node(n.Content[i+1]); err != nil {
+				return err
+			}
+		}
+		r.buf.WriteByte('}')
+	case yaml.SequenceNode:
+		r.buf.WriteByte('[')
+		for i, c := range n.Content {
+			if i > 0 {
+				r.buf.WriteByte(',')
+			}
+			if err := r.node(c); err != nil {
+				return err
+			}
+		}
+		r.buf.WriteByte(']')
+	default:
+		r.scalar(n)
+	}
+	return nil
+}
+
+func (r *renderer) scalar(n *yaml.Node) {
+	switch n.ShortTag() {
+	case "!!null":
+		r.buf.WriteString("null")
+		return
+	case "!!bool":
+		var v bool
+		if n.Decode(&v) == nil {
+			r.buf.WriteString(strconv.FormatBool(v))
+			return
+		}
+	case "!!int":
+		var v int64
+		if n.Decode(&v) == nil {
+			r.buf.WriteString(strconv.FormatInt(v, 10))
+			return
+		}
+	case "!!float":
+		var v float64
+		if n.Decode(&v) == nil && !math.IsInf(v, 0) && !math.IsNaN(v) {
+			r.buf.WriteString(strconv.FormatFloat(v, 'g', -1, 64))
+			return
+		}
+	}
+	r.str(n.Value)
+}
+
+func (r *renderer) str(s string) {
+	b, _ := json.Marshal(s)
+	r.buf.Write(b)
 }

@@ -4,7 +4,10 @@
 package openapihttp
 
 import (
+	"encoding/json"
+	"io"
 	"net/http"
+	"strconv"
 
 	"github.com/docspub/platform/libs/httpx"
 	"github.com/docspub/platform/libs/paging"
@@ -96,9 +99,34 @@ func (h *handlers) version(c *gin.Context) {
 	httpx.Reply(c, http.StatusOK, v, err)
 }
 
+// content streams the version's stored JSON rendering inside the
+// OpenAPISpecContent body, without decoding it.
 func (h *handlers) content(c *gin.Context) {
 	v, err := h.svc.Content(c.Request.Context(), access.From(c), org(c), slug(c), c.Param("versionId"))
-	httpx.Reply(c, http.StatusOK, v, err)
+	if err != nil {
+		httpx.Error(c, err)
+		return
+	}
+	defer v.Filesystem.Close()
+	urls, err := json.Marshal(v.URLs)
+	if err != nil {
+		httpx.Error(c, err)
+		return
+	}
+	const head, mid, tail = `{"filesystem":`, `,"urls":`, `}`
+	w := c.Writer
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.Header().Set("Content-Length", strconv.FormatInt(int64(len(head)+len(mid)+len(urls)+len(tail))+v.Size, 10))
+	w.WriteHeader(http.StatusOK)
+	_, _ = io.WriteString(w, head)
+	if _, err := io.Copy(w, v.Filesystem); err != nil {
+		// The status is sent: the short body tells the client (Content-Length).
+		_ = c.Error(err)
+		return
+	}
+	_, _ = io.WriteString(w, mid)
+	_, _ = w.Write(urls)
+	_, _ = io.WriteString(w, tail)
 }
 
 func (h *handlers) raw(c *gin.Context) {

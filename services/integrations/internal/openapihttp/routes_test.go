@@ -55,6 +55,12 @@ func newEnv(t testing.TB, guard urlguard.Guard, fetchTimeout time.Duration) *env
 // newEnvWorking is newEnv with the job worker running or not.
 func newEnvWorking(t testing.TB, guard urlguard.Guard, fetchTimeout time.Duration, work bool) *env {
 	t.Helper()
+	return newEnvConfig(t, openapi.Config{Guard: guard, FetchTimeout: fetchTimeout}, work)
+}
+
+// newEnvConfig is newEnvWorking with the service's whole configuration.
+func newEnvConfig(t testing.TB, cfg openapi.Config, work bool) *env {
+	t.Helper()
 	db := mongotest.Database(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	if err := mongox.EnsureIndexes(ctx, db, append(openapimongo.Indexes(), jobs.Indexes("jobs")...)...); err != nil {
@@ -62,8 +68,7 @@ func newEnvWorking(t testing.TB, guard urlguard.Guard, fetchTimeout time.Duratio
 	}
 	locks := mongox.NewDocLocks()
 	queue := jobs.NewQueue(db, "jobs", locks, jobs.WithLease(5*time.Second))
-	svc := openapi.New(openapimongo.NewStore(db, locks), queue, openapi.Config{Guard: guard, FetchTimeout: fetchTimeout},
-		"https://api.test", "https://app.test", logx.ForTest(t))
+	svc := openapi.New(openapimongo.NewStore(db, locks), queue, cfg, "https://api.test", "https://app.test", logx.ForTest(t))
 	w := queue.NewWorker(map[string]jobs.Handler{openapi.JobKind: svc.Handler}, 2, logx.ForTest(t))
 	w.SetPoll(20 * time.Millisecond)
 	done := make(chan struct{})
@@ -124,7 +129,7 @@ components:
 const v20 = `{"swagger":"2.0","info":{"title":"Old","version":"0.1"},"paths":{"/x":{"get":{"responses":{"200":{"description":"ok","schema":{"$ref":"#/definitions/X"}}}}}},"definitions":{"X":{"type":"string"}}}`
 
 // docs serves documents by path; /slow never answers within the test.
-func docs(t *testing.T, bodies map[string]string) (*httptest.Server, *atomic.Int64) {
+func docs(t testing.TB, bodies map[string]string) (*httptest.Server, *atomic.Int64) {
 	t.Helper()
 	var hits atomic.Int64
 	release := make(chan struct{})

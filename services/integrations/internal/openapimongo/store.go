@@ -10,6 +10,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"time"
 
 	"github.com/docspub/platform/libs/apierr"
@@ -144,9 +145,11 @@ func (s *Store) Remove(ctx context.Context, sp openapi.Spec, ev kafkax.Event) er
 		return err
 	}
 	for _, v := range vs {
-		if id, err := bson.ObjectIDFromHex(v.Blob); err == nil {
-			if err := s.bucket.Delete(ctx, id); err != nil && !errors.Is(err, mongo.ErrFileNotFound) {
-				return fmt.Errorf("delete content of version %s: %w", v.ID, err)
+		for _, blob := range []string{v.Blob, v.JSONBlob} {
+			if id, err := bson.ObjectIDFromHex(blob); err == nil {
+				if err := s.bucket.Delete(ctx, id); err != nil && !errors.Is(err, mongo.ErrFileNotFound) {
+					return fmt.Errorf("delete content of version %s: %w", v.ID, err)
+				}
 			}
 		}
 	}
@@ -186,9 +189,10 @@ func (s *Store) Finish(ctx context.Context, id string, r openapi.Result, ev kafk
 	return s.ds.Delete(ctx, Texts, bson.M{"spec": id, "generation": bson.M{"$lt": r.Generation}})
 }
 
-// InsertVersion stores a version's content, then the version; an existing
-// version id (a resumed job) is kept.
-func (s *Store) InsertVersion(ctx context.Context, v openapi.Version, content []byte) error {
+// InsertVersion stores a version's content and rendering (GridFS chunks,
+// so that neither meets the 16 MiB document limit), then the version; an
+// existing version id (a resumed job) is kept.
+func (s *Store) InsertVersion(ctx context.Context, v openapi.Version, content, rendered []byte) error {
 	if _, err := docstore.FindOne[openapi.Version](ctx, s.ds, Versions, bson.M{"_id": v.ID}); err == nil {
 		return nil
 	}
@@ -197,9 +201,23 @@ func (s *Store) InsertVersion(ctx context.Context, v openapi.Version, content []
 		return fmt.Errorf("store content of version %s: %w", v.ID, err)
 	}
 	v.Blob = id.Hex()
+	blobs := []bson.ObjectID{id}
+	if rendered != nil {
+		jid, err := s.bucket.UploadFromStream(ctx, v.ID+".json", bytes.NewReader(rendered))
+		if err != nil {
+			_ = s.bucket.Delete(ctx, id)
+			return fmt.Errorf("store JSON of version %s: %w", v.ID, err)
+		}
+		v.JSONBlob = jid.Hex()
+		blobs = append(blobs, jid)
+	}
 	err = s.ds.Insert(ctx, Versions, v)
+	if err != nil {
+		for _, b := range blobs {
+			_ = s.bucket.Delete(ctx, b)
+		}
+	}
 	if errors.Is(err, apierr.ErrConflict) {
-		_ = s.bucket.Delete(ctx, id)
 		return nil
 	}
 	return err
@@ -227,6 +245,23 @@ func (s *Store) Content(ctx context.Context, v openapi.Version) ([]byte, error) 
 		return nil, fmt.Errorf("read content of version %s: %w", v.ID, err)
 	}
 	return buf.Bytes(), nil
+}
+
+// OpenContent streams a version's content or JSON rendering from GridFS.
+func (s *Store) OpenContent(ctx context.Context, v openapi.Version, rendered bool) (io.ReadCloser, int64, error) {
+	hex := v.Blob
+	if rendered {
+		hex = v.JSONBlob
+	}
+	id, err := bson.ObjectIDFromHex(hex)
+	if err != nil {
+		return nil, 0, fmt.Errorf("version %s: bad blob id", v.ID)
+	}
+	st, err := s.bucket.OpenDownloadStream(ctx, id)
+	if err != nil {
+		return nil, 0, fmt.Errorf("open content of version %s: %w", v.ID, err)
+	}
+	return st, st.GetFile().Length, nil
 }
 
 // Unprocessed lists live specs whose generation was not processed, changed before t.

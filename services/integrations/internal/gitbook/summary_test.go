@@ -1,0 +1,137 @@
+package gitbook
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/docspub/platform/services/integrations/internal/limits"
+)
+
+// stairs is issue 19's SUMMARY.md: a list nested one level deeper on every
+// line, size bytes long.
+func stairs(size int) []byte {
+	var b strings.Builder
+	for i := 0; b.Len() < size; i++ {
+		fmt.Fprintf(&b, "%s* [P%d](p%d.md)\n", strings.Repeat("  ", i), i, i)
+	}
+	return []byte(b.String())
+}
+
+// markers opens every line with n list markers.
+func markers(size, n int) []byte {
+	var b strings.Builder
+	for i := 0; b.Len() < size; i++ {
+		fmt.Fprintf(&b, "%s[P%d](p%d.md)\n", strings.Repeat("* ", n), i, i)
+	}
+	return []byte(b.String())
+}
+
+// TestSummaryIsBoundedBeforeParsing: issue 19's reproductions (a 4 MB
+// nested-list SUMMARY.md took 13 s) are refused in a pass over their bytes,
+// naming the limit; nesting within the limits still reads.
+func TestSummaryIsBoundedBeforeParsing(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name, want string
+		src        []byte
+	}{
+		{"4 MB of nested lists", "larger than 1048576 bytes", stairs(4 << 20)},
+		{"a staircase within the size", "indented more than 128 columns", stairs(200_000)},
+		{"many markers per line", "opens more than 16 nested lists", markers(500_000, 40)},
+		{"a long line", "line 2 is longer than 1024 bytes", []byte("* [A](a.md)\n* " + strings.Repeat("[a](", 300) + "\n")},
+		{"a long paragraph", "line 9 continues a paragraph of more than 8 lines", []byte("* [A](a.md)\n" + strings.Repeat("[a]: b\n", 20))},
+		{"many items", "more than 2000 pages", []byte(strings.Repeat("* [A](a.md)\n", 2001))},
+		{"deep quotes", "opens more than 16 nested lists", []byte(strings.Repeat(">", 100) + " * [A](a.md)\n")},
+		{"tabs", "indented more than 128 columns", []byte("* [A](a.md)\n" + strings.Repeat("\t", 33) + "* [B](b.md)\n")},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			start := time.Now()
+			_, err := Read(map[string][]byte{"SUMMARY.md": tc.src}, "")
+			if !errors.Is(err, ErrLayout) || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("Read() = %v, want a layout error saying %q", err, tc.want)
+			}
+			if took := time.Since(start); took > time.Second {
+				t.Errorf("refusing %d bytes took %s", len(tc.src), took)
+			}
+		})
+	}
+	ok := "# Contents\n\n* [A](a.md)\n" + repeat("  ", 1) + "* [B](b.md)\n" + repeat("    ", 2) + "1. [C](c.md)\n\n" +
+		strings.Repeat(" ", limits.SummaryIndent+10) + "\n> * [Quoted](q.md)\n\n## Group\n\n" + strings.Repeat("* [D](d.md)\n", 1990)
+	if _, err := Read(map[string][]byte{"SUMMARY.md": []byte(ok)}, ""); err != nil {
+		t.Fatalf("a SUMMARY.md within the limits: %v", err)
+	}
+}
+
+// FuzzSummary reads arbitrary SUMMARY.md files: Read never panics, ends
+// quickly, and a tree it returns keeps the layout limits and unique,
+// non-empty sibling slugs.
+func FuzzSummary(f *testing.F) {
+	for _, s := range []string{
+		"# Table of contents\n\n* [Welcome](README.md)\n* [Getting started](getting-started/README.md)\n  * [Install](getting-started/install.md)\n\n## Reference\n\n* [API](reference/api.md)\n",
+		"* [A](a.md)\n  * [B](b.md#x)\n    * [C](/c.md)\n* Plain\n* [A again](a.md)\n",
+		"1. [One](one.md)\n2) [Two](two%20x.md)\n   - [Sub](sub.md)\n",
+		"> * [Quoted](q.md)\n\n---\n\n* [Esc\\*aped](e.md)\n* `code` [L](l.md)\n",
+		"## Group\n\n## \n\n* [](empty.md)\n* [../out](../../etc/passwd)\n",
+		"\t* [Tab](t.md)\n\t\t* [Tab2](t2.md)\n",
+		string(stairs(2000)),
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, src []byte) {
+		files := map[string][]byte{"SUMMARY.md": src, "README.md": []byte("# Home\n"), "a.md": []byte("---\ndescription: d\n---\n# A\n")}
+		start := time.Now()
+		tree, err := Read(files, "")
+		if took := time.Since(start); took > 5*time.Second {
+			t.Fatalf("Read took %s for %d bytes", took, len(src))
+		}
+		if err != nil {
+			if !errors.Is(err, ErrLayout) {
+				t.Fatalf("Read() = %v, not a layout error", err)
+			}
+			return
+		}
+		pages := 0
+		var check func(ps []Page, depth int)
+		check = func(ps []Page, depth int) {
+			if depth > MaxDepth+1 {
+				t.Fatalf("pages nested %d deep", depth)
+			}
+			seen := map[string]bool{}
+			for _, p := range ps {
+				pages++
+				if p.Slug == "" || seen[p.Slug] {
+					t.Fatalf("sibling slug %q empty or repeated", p.Slug)
+				}
+				seen[p.Slug] = true
+				if p.Path != "" && (strings.HasPrefix(p.Path, "../") || strings.HasPrefix(p.Path, "/")) {
+					t.Fatalf("page path %q leaves the repository", p.Path)
+				}
+				check(p.Pages, depth+1)
+			}
+		}
+		check(tree.Pages, 1)
+		if pages > MaxPages+1 {
+			t.Fatalf("%d pages", pages)
+		}
+	})
+}
+
+// BenchmarkSummary4MB reads issue 19's 4 MB nested-list SUMMARY.md (13 s
+// before it was bounded) and a 2 MiB one within the size bound.
+func BenchmarkSummary4MB(b *testing.B) {
+	for name, src := range map[string][]byte{"4MB": stairs(4 << 20), "2MiB": stairs(limits.SummaryBytes - 1000)} {
+		b.Run(name, func(b *testing.B) {
+			b.ReportAllocs()
+			b.SetBytes(int64(len(src)))
+			for b.Loop() {
+				if _, err := Read(map[string][]byte{"SUMMARY.md": src}, ""); err == nil {
+					b.Fatal("accepted")
+				}
+			}
+		})
+	}
+}
