@@ -165,13 +165,17 @@ func (s *Service) runImport(ctx context.Context, r *jobs.Run) error {
 		commit := prog.Commit
 		if prog.Revision == "" {
 			t0 := time.Now()
-			snap, err := gitrepo.Fetch(ctx, s.cfg.Guard, remote, p.Ref, s.cfg.Limits,
-				func(path string) bool { return gitbook.Wanted(path, p.ProjectDir) })
+			co, err := gitrepo.Clone(ctx, s.cfg.Guard, remote, p.Ref, s.cfg.Limits)
+			if err != nil {
+				return st, err
+			}
+			defer co.Close()
+			repo, err := readRepo(ctx, co, p.ProjectDir)
 			if err != nil {
 				return st, err
 			}
 			t1 := time.Now()
-			tree, err := gitbook.Read(snap.Files, p.ProjectDir)
+			tree, err := gitbook.Read(repo.text, p.ProjectDir)
 			if err != nil {
 				return st, err
 			}
@@ -180,25 +184,25 @@ func (s *Service) runImport(ctx context.Context, r *jobs.Run) error {
 			if err != nil {
 				return st, err
 			}
-			files, err := s.upload(ctx, p.Space, tree.Files, snap.Files)
+			files, err := s.upload(ctx, p.Space, tree.Files, repo)
 			if err != nil {
 				return st, err
 			}
 			t3 := time.Now()
-			g := &contentclient.Git{OID: snap.Commit, Message: strings.TrimSpace(snap.Message), Ref: p.Ref}
+			g := &contentclient.Git{OID: co.Commit, Message: strings.TrimSpace(co.Message), Ref: p.Ref}
 			if p.CommitURL != "" {
-				g.URL = strings.TrimRight(p.CommitURL, "/") + "/" + snap.Commit
+				g.URL = strings.TrimRight(p.CommitURL, "/") + "/" + co.Commit
 			}
 			rev, err := s.content.CreateRevision(ctx, p.Space, contentclient.Revision{Parent: cur.Revision,
 				Standalone: p.Standalone, Pages: toContent(tree.Pages), Files: files, Git: g})
 			if err != nil {
 				return st, err // ErrMoved: tried again, on the space's new revision
 			}
-			s.log.InfoContext(ctx, "git import written", "space", p.Space, "job", r.Job.ID, "files", len(snap.Files),
+			s.log.InfoContext(ctx, "git import written", "space", p.Space, "job", r.Job.ID, "files", len(repo.entries),
 				"queued_ms", t0.Sub(r.Job.CreatedAt).Milliseconds(), "fetch_ms", t1.Sub(t0).Milliseconds(),
 				"read_ms", t2.Sub(t1).Milliseconds(), "upload_ms", t3.Sub(t2).Milliseconds(),
 				"revision_ms", time.Since(t3).Milliseconds())
-			commit = snap.Commit
+			commit = co.Commit
 			if err := r.SaveProgress(ctx, progress{Revision: rev, Commit: commit}); err != nil {
 				return st, err
 			}
@@ -336,14 +340,67 @@ func fromContent(ps []contentclient.Page) []gitbook.Page {
 // Uploads is how many batches of files an import stores at once.
 const Uploads = 2
 
+// MaxText bounds the text files (markdown, .gitbook.yaml) an import reads
+// whole: what content accepts of a revision's markdown.
+const MaxText = contentclient.MaxContentBytes
+
+// repoFiles is what an import reads of a clone: its text files whole, the
+// others (files under .gitbook/assets) only listed, read from disk when
+// they are stored.
+type repoFiles struct {
+	co      *gitrepo.Checkout
+	mu      sync.Mutex // the clone is read by one goroutine at a time
+	text    map[string][]byte
+	entries map[string]gitrepo.Entry
+}
+
+func readRepo(ctx context.Context, co *gitrepo.Checkout, projectDir string) (*repoFiles, error) {
+	list, err := co.Files(ctx, func(path string) bool { return gitbook.Wanted(path, projectDir) })
+	if err != nil {
+		return nil, err
+	}
+	r := &repoFiles{co: co, text: map[string][]byte{}, entries: map[string]gitrepo.Entry{}}
+	var text int64
+	for _, e := range list {
+		r.entries[e.Path] = e
+		if isAsset(e.Path) {
+			r.text[e.Path] = nil // listed: the layout reads its name
+			continue
+		}
+		if text += e.Size; text > MaxText {
+			return nil, fmt.Errorf("%w: the markdown files are more than %d bytes", gitbook.ErrLayout, MaxText)
+		}
+		if r.text[e.Path], err = co.ReadFile(e, gitbook.MaxFileBytes); err != nil {
+			return nil, err
+		}
+	}
+	return r, nil
+}
+
+func isAsset(path string) bool {
+	return strings.HasPrefix(path, gitbook.AssetsDir+"/") || strings.Contains(path, "/"+gitbook.AssetsDir+"/")
+}
+
+// read reads a file's bytes from the clone.
+func (r *repoFiles) read(path string) ([]byte, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.co.ReadFile(r.entries[path], gitbook.MaxFileBytes)
+}
+
 // upload stores the files' bytes in content, in batches of at most
 // contentclient.MaxBatchFiles files and MaxBatchBytes (a file alone in its
-// batch when larger), Uploads batches at a time, and returns them in order.
-func (s *Service) upload(ctx context.Context, space string, files []gitbook.File, data map[string][]byte) ([]contentclient.File, error) {
+// batch when larger), Uploads batches at a time, each read from the clone
+// when it goes: at most Uploads batches of bytes are in memory. It returns
+// the files in order.
+func (s *Service) upload(ctx context.Context, space string, files []gitbook.File, repo *repoFiles) ([]contentclient.File, error) {
 	var batches [][]int // indexes into files
-	size := 0
+	var size int64
 	for i, f := range files {
-		n := len(data[f.Path])
+		n := repo.entries[f.Path].Size
+		if n > gitbook.MaxFileBytes {
+			return nil, fmt.Errorf("%w: %s is larger than %d bytes", gitbook.ErrLayout, f.Path, gitbook.MaxFileBytes)
+		}
 		if last := len(batches) - 1; last < 0 || len(batches[last]) == contentclient.MaxBatchFiles ||
 			(len(batches[last]) > 0 && size+n > contentclient.MaxBatchBytes) {
 			batches, size = append(batches, nil), 0
@@ -370,7 +427,13 @@ func (s *Service) upload(ctx context.Context, space string, files []gitbook.File
 			defer func() { <-g }()
 			blobs := make([]contentclient.Blob, len(batch))
 			for j, i := range batch {
-				blobs[j] = contentclient.Blob{Name: files[i].Name, ContentType: files[i].ContentType, Data: data[files[i].Path]}
+				data, err := repo.read(files[i].Path)
+				if err != nil {
+					errs[bi] = err
+					cancel()
+					return
+				}
+				blobs[j] = contentclient.Blob{Name: files[i].Name, ContentType: files[i].ContentType, Data: data}
 			}
 			stored, err := s.content.PutBlobs(ctx, space, blobs)
 			if err != nil {
