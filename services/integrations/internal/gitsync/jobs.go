@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"os"
 	pathpkg "path"
 	"strings"
 	"sync"
@@ -242,53 +244,61 @@ func (s *Service) runExport(ctx context.Context, r *jobs.Run) error {
 			base = st.LastCommit
 		}
 		write := func(fs gitrepo.Files) error {
-			// The base commit's layout, when it has one (a SUMMARY.md): the
-			// export writes where it was (a .gitbook.yaml root included) and
-			// first removes the files it was read from, so that pages the
-			// space no longer has go. Every other file of the repository stays,
-			// and a repository without a SUMMARY.md loses nothing.
+			// The base commit's layout, when it has one: the export writes
+			// over it (where its SUMMARY.md is, a .gitbook.yaml root
+			// included), unchanged pages keep their files byte for byte, and
+			// the files it was read from that the space no longer has go.
+			// Every other file of the repository stays. Its markdown is read
+			// whole, its files only listed.
 			existing, err := fs.List()
 			if err != nil {
 				return err
 			}
 			old := map[string][]byte{}
+			var text int64
 			for _, path := range existing {
-				if gitbook.Wanted(path, p.ProjectDir) {
-					if old[path], err = fs.Read(path); err != nil {
-						return err
-					}
+				if !gitbook.Wanted(path, p.ProjectDir) {
+					continue
+				}
+				if isAsset(path) {
+					old[path] = nil
+					continue
+				}
+				if old[path], err = fs.Read(path); err != nil {
+					return err
+				}
+				if text += int64(len(old[path])); text > MaxText {
+					return fmt.Errorf("%w: the markdown files are more than %d bytes", gitbook.ErrLayout, MaxText)
 				}
 			}
 			dir := p.ProjectDir
-			if prev, err := gitbook.Read(old, p.ProjectDir); err == nil && prev.Summary != "" {
-				if dir = pathpkg.Dir(prev.Summary); dir == "." {
-					dir = ""
-				}
-				for _, path := range prev.Paths() {
-					if _, ok := old[path]; ok {
-						if err := fs.Remove(path); err != nil {
-							return err
-						}
+			var prev *gitbook.Previous
+			if t, err := gitbook.Read(old, p.ProjectDir); err == nil && len(t.Pages) > 0 {
+				prev = &gitbook.Previous{Tree: t, Text: old}
+				if t.Summary != "" {
+					if dir = pathpkg.Dir(t.Summary); dir == "." {
+						dir = ""
 					}
 				}
 			}
-			out, err := gitbook.Write(fromContent(cur.Pages), names, dir)
+			out, err := gitbook.WriteOver(fromContent(cur.Pages), names, dir, prev)
 			if err != nil {
 				return err
+			}
+			for _, path := range out.Remove {
+				if err := fs.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
+					return err
+				}
 			}
 			for path, b := range out.Text {
 				if err := fs.Write(path, b); err != nil {
 					return err
 				}
 			}
+			// Files stream from content to the disk, one at a time.
 			for name, path := range out.Files {
-				f := byName[name]
-				b, err := s.content.FileBytes(ctx, p.Space, cur.Revision, f.ID, s.cfg.Limits.MaxBytes)
-				if err != nil {
+				if err := s.copyFile(ctx, fs, p.Space, cur.Revision, byName[name], path); err != nil {
 					return fmt.Errorf("read file %s: %w", name, err)
-				}
-				if err := fs.Write(path, b); err != nil {
-					return err
 				}
 			}
 			return nil
@@ -305,6 +315,24 @@ func (s *Service) runExport(ctx context.Context, r *jobs.Run) error {
 		st.LastCommit, st.LastTimestamp = oid, later(st.LastTimestamp, p.Timestamp)
 		return st, nil
 	})
+}
+
+// copyFile streams a file of the revision from content to path, at most
+// the operation's bytes.
+func (s *Service) copyFile(ctx context.Context, fs gitrepo.Files, space, revision string, f contentclient.File, path string) error {
+	rc, err := s.content.File(ctx, space, revision, f.ID)
+	if err != nil {
+		return err
+	}
+	defer rc.Close()
+	lr := &io.LimitedReader{R: rc, N: s.cfg.Limits.MaxBytes + 1}
+	if err := fs.WriteFrom(path, lr); err != nil {
+		return err
+	}
+	if lr.N == 0 {
+		return gitrepo.ErrTooLarge
+	}
+	return nil
 }
 
 func later(a, b *time.Time) *time.Time {

@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
+	"io"
 	"log/slog"
 	"net/url"
 	"strings"
@@ -31,7 +32,7 @@ const (
 type Content interface {
 	Access(ctx context.Context, c access.Caller, spaceID string) (contentclient.Access, error)
 	Content(ctx context.Context, spaceID string) (contentclient.Content, error)
-	FileBytes(ctx context.Context, spaceID, revisionID, fileID string, max int64) ([]byte, error)
+	File(ctx context.Context, spaceID, revisionID, fileID string) (io.ReadCloser, error)
 	PutBlobs(ctx context.Context, spaceID string, blobs []contentclient.Blob) ([]contentclient.File, error)
 	CreateRevision(ctx context.Context, spaceID string, r contentclient.Revision) (string, error)
 	SetSync(ctx context.Context, spaceID string, s contentclient.Sync) error
