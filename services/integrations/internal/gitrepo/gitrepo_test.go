@@ -89,7 +89,16 @@ func TestFetchAndPushWithCredentials(t *testing.T) {
 		t.Fatalf("commit %s, files %v", commit, files)
 	}
 
-	write := func(fs Files) error { return fs.Write("docs/page.md", []byte("# Page\n")) }
+	write := func(fs Files) error {
+		list, err := fs.List()
+		if err != nil {
+			return err
+		}
+		if strings.Join(list, ",") != "README.md,src/main.go" {
+			t.Errorf("the worktree lists %v", list)
+		}
+		return fs.Write("docs/page.md", []byte("# Page\n"))
+	}
 	author := object.Signature{Name: "Ada", Email: "ada@example.com"}
 	oid, err := Push(ctx, open, r, Commit{Ref: "refs/heads/main", Base: first, Message: "export", Author: author, Write: write}, lim)
 	if err != nil {

@@ -33,6 +33,10 @@ type Commit struct {
 	Message string
 	Author  object.Signature
 	Force   bool
+	// From is the branch a new branch (Ref not on the remote yet) starts
+	// from: the one the space last synced with on this remote. Without it
+	// a new branch starts with no history.
+	From string
 	// Write changes the worktree: it removes the files the space no longer
 	// has and writes the new ones.
 	Write func(fs Files) error
@@ -49,7 +53,8 @@ type Files interface {
 	WriteFrom(path string, r io.Reader) error
 }
 
-// Push clones ref (its head commit only) to a temporary directory, lets
+// Push clones ref (its head commit only; for a new branch, c.From's) to a
+// temporary directory, lets
 // c.Write change the files, commits on the head and pushes. When the head is
 // not c.Base the branch moved since the space last synced: without c.Force
 // that fails with ErrDiverged; with it the commit goes on the head all the
@@ -66,28 +71,68 @@ func Push(ctx context.Context, guard urlguard.Guard, r Remote, c Commit, lim Lim
 	}
 	defer os.RemoveAll(dir)
 	ref := plumbing.ReferenceName(c.Ref)
-	st, q := newStorage(filepath.Join(dir, ".git"), lim)
-	defer func() { _ = st.Close() }()
-	repo, err := git.CloneContext(ctx, st, osfs.New(dir, osfs.WithBoundOS()), &git.CloneOptions{
-		URL: r.URL, Auth: auth(r), ReferenceName: ref, SingleBranch: true, Depth: 1, Tags: git.NoTags,
-	})
-	if err := q.Err(); err != nil {
-		return "", err
+	var st storage
+	defer func() {
+		if st.Storage != nil {
+			_ = st.Close()
+		}
+	}()
+	// clone clones from (its head commit, checked out) into dir, afresh.
+	clone := func(from plumbing.ReferenceName) (*git.Repository, error) {
+		if st.Storage != nil {
+			_ = st.Close()
+		}
+		if err := os.RemoveAll(dir); err != nil {
+			return nil, err
+		}
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			return nil, err
+		}
+		var q *quota
+		st, q = newStorage(filepath.Join(dir, ".git"), lim)
+		repo, err := git.CloneContext(ctx, st, osfs.New(dir, osfs.WithBoundOS()), &git.CloneOptions{
+			URL: r.URL, Auth: auth(r), ReferenceName: from, SingleBranch: true, Depth: 1, Tags: git.NoTags,
+		})
+		if qerr := q.Err(); qerr != nil {
+			return nil, qerr
+		}
+		return repo, err
 	}
-	fresh := false
+	repo, err := clone(ref)
+	fresh, created := false, false
+	if err != nil && (errors.Is(err, transport.ErrEmptyRemoteRepository) || isNoRef(err)) && c.From != "" && c.From != c.Ref {
+		// A new branch: it starts from the head of c.From.
+		if repo, err = clone(plumbing.ReferenceName(c.From)); err == nil {
+			created = true
+			h, err := repo.Head()
+			if err != nil {
+				return "", err
+			}
+			if err := repo.Storer.SetReference(plumbing.NewHashReference(ref, h.Hash())); err != nil {
+				return "", err
+			}
+			if err := repo.Storer.SetReference(plumbing.NewSymbolicReference(plumbing.HEAD, ref)); err != nil {
+				return "", err
+			}
+		}
+	}
+	var le *limitError
+	if errors.As(err, &le) {
+		return "", le
+	}
 	if err != nil {
 		if !errors.Is(err, transport.ErrEmptyRemoteRepository) && !isNoRef(err) {
 			return "", explain(ctx, r, "clone", o.cause(err))
 		}
 		// An empty repository, or one without this branch: start it.
 		fresh = true
-		_ = st.Close()
 		if err := os.RemoveAll(dir); err != nil {
 			return "", err
 		}
 		if err := os.MkdirAll(dir, 0o700); err != nil {
 			return "", err
 		}
+		_ = st.Close()
 		st, _ = newStorage(filepath.Join(dir, ".git"), lim)
 		if repo, err = git.Init(st, osfs.New(dir, osfs.WithBoundOS())); err != nil {
 			return "", err
@@ -140,7 +185,15 @@ func Push(ctx context.Context, guard urlguard.Guard, r Remote, c Commit, lim Lim
 		return "", fmt.Errorf("commit: %w", err)
 	}
 	if !fresh && sameTree(repo, hash, head) {
-		return head.String(), nil // nothing to export
+		if !created {
+			return head.String(), nil // nothing to export
+		}
+		// A new branch with the files of the one it starts from: it is that
+		// branch's head.
+		hash = head
+		if err := repo.Storer.SetReference(plumbing.NewHashReference(ref, head)); err != nil {
+			return "", err
+		}
 	}
 	spec := config.RefSpec(fmt.Sprintf("%s:%s", ref, ref))
 	if c.Force {
@@ -174,20 +227,27 @@ type worktree struct{ fs billy.Filesystem }
 
 func (w worktree) List() ([]string, error) {
 	var out []string
-	err := util.Walk(w.fs, "", func(p string, info os.FileInfo, err error) error {
+	var walk func(dir string) error
+	walk = func(dir string) error {
+		infos, err := w.fs.ReadDir(dir)
 		if err != nil {
 			return err
 		}
-		if info.IsDir() {
-			if p == ".git" {
-				return filepath.SkipDir
+		for _, info := range infos {
+			p := path.Join(dir, info.Name())
+			switch {
+			case dir == "" && info.Name() == ".git":
+			case info.IsDir():
+				if err := walk(p); err != nil {
+					return err
+				}
+			case info.Mode().IsRegular():
+				out = append(out, p)
 			}
-			return nil
 		}
-		out = append(out, filepath.ToSlash(p))
 		return nil
-	})
-	return out, err
+	}
+	return out, walk("")
 }
 
 func (w worktree) Remove(p string) error { return w.fs.Remove(p) }

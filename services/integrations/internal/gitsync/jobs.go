@@ -304,7 +304,7 @@ func (s *Service) runExport(ctx context.Context, r *jobs.Run) error {
 			return nil
 		}
 		oid, err := gitrepo.Push(ctx, s.cfg.Guard, remote, gitrepo.Commit{Ref: p.Ref, Base: base, Message: p.Message,
-			Author: object.Signature{Name: p.AuthorName, Email: p.AuthorEmail, When: s.now()}, Force: p.Force, Write: write},
+			Author: object.Signature{Name: p.AuthorName, Email: p.AuthorEmail, When: s.now()}, Force: p.Force, From: p.FromRef, Write: write},
 			s.cfg.Limits)
 		if err != nil {
 			return st, err

@@ -85,6 +85,9 @@ type payload struct {
 	CommitURL    string     `bson:"commitURL,omitempty"`
 	Timestamp    *time.Time `bson:"timestamp,omitempty"`
 	Provider     string     `bson:"provider,omitempty"`
+	// FromRef is the ref an export to a new branch starts from: the one
+	// the space last synced with on the same remote.
+	FromRef string `bson:"fromRef,omitempty"`
 }
 
 // same reports whether two payloads ask for the same operation.
@@ -206,6 +209,11 @@ func (s *Service) start(ctx context.Context, c access.Caller, spaceID string, in
 	if p.Timestamp != nil {
 		t := p.Timestamp.UTC()
 		p.Timestamp = &t
+	}
+	if export {
+		if st, err := s.store.Get(ctx, a.Space); err == nil && st.URL == p.URL && st.Ref != p.Ref && st.LastCommit != "" {
+			p.FromRef = st.Ref
+		}
 	}
 	if remote.HasCredentials() {
 		p.SecretRef = s.keep(*in.URL)
