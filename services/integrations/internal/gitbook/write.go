@@ -305,7 +305,11 @@ func rewrite(orig []byte, o, p Page) []byte {
 	line, next := lineAt(rest, i)
 	if h1.Match(line) {
 		if o.Title == p.Title {
-			b.Write(rest[:skipBlank(rest, next)])
+			end := skipBlank(rest, next)
+			b.Write(rest[:end])
+			if end == next && p.Markdown != "" {
+				b.WriteString(nl) // a blank line between the heading and the markdown
+			}
 		} else {
 			b.WriteString("# " + oneLine(p.Title) + nl + nl)
 		}
