@@ -39,9 +39,9 @@ func roundTripFiles() map[string][]byte {
 			"<figure><img src=\".gitbook/assets/logo.png\" alt=\"\"><figcaption><p>Logo</p></figcaption></figure>\n"),
 		"getting-started/README.md": []byte("# Getting started\n\n{% tabs %}\n{% tab title=\"Linux\" %}\n```bash\napt install x\n```\n{% endtab %}\n" +
 			"{% tab title=\"macOS\" %}\nbrew install x\n{% endtab %}\n{% endtabs %}\n\n![](<../.gitbook/assets/shot 1.png>)\n"),
-		"getting-started/install.md": []byte("---\nicon: download\nhidden: true\n---\n\n#   Install   \n\n\n{% stepper %}\n{% step %}\n## Download\n\nGet it.\n{% endstep %}\n{% endstepper %}\n"),
-		"reference/api.md":           []byte("No heading here.\n\n<table data-view=\"cards\"><thead><tr><th></th></tr></thead><tbody><tr><td>Card</td></tr></tbody></table>\n"),
-		"reference/windows.md":       []byte("# Windows notes\r\n\r\nLine one.\r\nLine two.\r\n\r\n{% code title=\"run.ps1\" %}\r\n```powershell\r\n.\\run.ps1\r\n```\r\n{% endcode %}\r\n"),
+		"getting-started/install.md":           []byte("---\nicon: download\nhidden: true\n---\n\n#   Install   \n\n\n{% stepper %}\n{% step %}\n## Download\n\nGet it.\n{% endstep %}\n{% endstepper %}\n"),
+		"reference/api.md":                     []byte("No heading here.\n\n<table data-view=\"cards\"><thead><tr><th></th></tr></thead><tbody><tr><td>Card</td></tr></tbody></table>\n"),
+		"reference/windows.md":                 []byte("# Windows notes\r\n\r\nLine one.\r\nLine two.\r\n\r\n{% code title=\"run.ps1\" %}\r\n```powershell\r\n.\\run.ps1\r\n```\r\n{% endcode %}\r\n"),
 		".gitbook/assets/logo.png":             img(4000),
 		".gitbook/assets/shot 1.png":           img(9000),
 		".gitbook/assets/screens/settings.png": img(2000),
