@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -197,4 +199,152 @@ func countPages(c client, space string) int {
 		return 0
 	}
 	return bytes.Count(r.Body, []byte(`"kind":"sheet"`))
+}
+
+// assetRepo is a repository in GitBook's layout of pages pages (listed in
+// SUMMARY.md, two levels) and images images of about imageBytes random
+// (incompressible) bytes each under .gitbook/assets, each page showing
+// its share of them in figures.
+func assetRepo(pages, images, imageBytes int) map[string][]byte {
+	rng := rand.New(rand.NewPCG(3, 4))
+	files := map[string][]byte{}
+	var sum strings.Builder
+	sum.WriteString("# Table of contents\n\n")
+	for i := range pages {
+		dir, indent := "", ""
+		if i%10 != 0 { // every tenth page is a section, the nine after it its children
+			dir, indent = fmt.Sprintf("section-%03d/", i/10*10), "  "
+		}
+		name := fmt.Sprintf("%spage-%03d.md", dir, i)
+		if dir == "" {
+			name = fmt.Sprintf("section-%03d/README.md", i)
+		}
+		var body strings.Builder
+		fmt.Fprintf(&body, "---\ndescription: Page %d\n---\n\n# Page %d\n\n%s\n\n{%% hint style=\"info\" %%}\nA hint.\n{%% endhint %%}\n",
+			i, i, strings.Repeat("Some prose about this part of the product, with **bold** and a [link](https://example.com). ", 20))
+		for j := i; j < images; j += pages {
+			fmt.Fprintf(&body, "\n<figure><img src=\"%s.gitbook/assets/image-%03d.png\" alt=\"\"><figcaption><p>Figure %d</p></figcaption></figure>\n",
+				strings.Repeat("../", strings.Count(name, "/")), j, j)
+		}
+		files[name] = []byte(body.String())
+		fmt.Fprintf(&sum, "%s* [Page %d](%s)\n", indent, i, name)
+	}
+	files["SUMMARY.md"] = []byte(sum.String())
+	for i := range images {
+		b := make([]byte, imageBytes/2+rng.IntN(imageBytes))
+		for j := 0; j+8 <= len(b); j += 8 {
+			v := rng.Uint64()
+			for k := range 8 {
+				b[j+k] = byte(v >> (8 * k))
+			}
+		}
+		copy(b, png)
+		files[fmt.Sprintf(".gitbook/assets/image-%03d.png", i)] = b
+	}
+	return files
+}
+
+// BenchmarkGitSyncAssets imports a repository of 200 pages and 600
+// images (about 130 MB of incompressible bytes; BENCH_GIT_IMAGES and
+// BENCH_GIT_IMAGE_KB scale it) served by git http-backend into a new
+// space, then exports the space to an empty repository, and reports each
+// next to git itself on the same data in the same run: `git clone --depth
+// 1` (median of three after one not measured) and `git push` to an empty
+// repository (median of three), with the platform's peak memory growth
+// during each (the platform runs in this process: VmHWM after the heap's
+// free memory is returned and the peak reset). Goals: import/clone ≤ 2,
+// export/push ≤ 2, peak growth ≤ 300 MB.
+//
+//	go test -run '^$' -bench GitSyncAssets -benchtime 1x -timeout 30m ./deployments/local/
+func BenchmarkGitSyncAssets(b *testing.B) {
+	images, kb := envInt("BENCH_GIT_IMAGES", 600), envInt("BENCH_GIT_IMAGE_KB", 216)
+	repo := assetRepo(200, images, kb<<10)
+	var total int64
+	for _, f := range repo {
+		total += int64(len(f))
+	}
+	srv := gittest.NewServer(b, "", "")
+	srv.NewRepo(b, "assets", "main", repo)
+	repo = nil
+	b.Logf("repository: 200 pages, %d images, %d MiB", images, total>>20)
+	git := func(dir string, args ...string) time.Duration {
+		start := time.Now()
+		cmd := exec.Command("git", args...)
+		cmd.Dir = dir
+		if out, err := cmd.CombinedOutput(); err != nil {
+			b.Fatalf("git %v: %v %s", args, err, out)
+		}
+		return time.Since(start)
+	}
+	var clones, pushes []time.Duration
+	for i := range 4 {
+		d := git(b.TempDir(), "clone", "--quiet", "--depth", "1", srv.URL+"/assets.git", "c")
+		if i > 0 {
+			clones = append(clones, d)
+		}
+	}
+	local := b.TempDir()
+	git(local, "clone", "--quiet", srv.URL+"/assets.git", ".")
+	for i := range 3 {
+		name := fmt.Sprintf("pushed-%d", i)
+		srv.NewRepo(b, name, "main", nil)
+		pushes = append(pushes, git(local, "push", "--quiet", srv.URL+"/"+name+".git", "HEAD:refs/heads/main"))
+	}
+
+	p, _ := startPlatformLogged(b, "warn", nil)
+	admin := client{t: nil, base: p.URL, token: p.Credentials.DemoAdminToken}
+	var imp, exp time.Duration
+	var impGrew, expGrew int64
+	for b.Loop() {
+		space := benchSpace(b, admin, p.Credentials.DemoOrgID, "Assets")
+		resetPeak(b)
+		before := peakRSS(b)
+		start := time.Now()
+		if r := admin.raw("POST", "/v1/spaces/"+space+"/git/import", map[string]any{"url": srv.URL + "/assets.git", "ref": "refs/heads/main"}); r.Status != 204 {
+			b.Fatalf("import: %d %s", r.Status, r.Body)
+		}
+		benchGitDone(b, admin, space)
+		imp, impGrew = time.Since(start), peakRSS(b)-before
+
+		srv.NewRepo(b, "exported", "main", nil)
+		resetPeak(b)
+		before = peakRSS(b)
+		start = time.Now()
+		if r := admin.raw("POST", "/v1/spaces/"+space+"/git/export", map[string]any{"url": srv.URL + "/exported.git", "ref": "refs/heads/main",
+			"commitMessage": "Export"}); r.Status != 204 {
+			b.Fatalf("export: %d %s", r.Status, r.Body)
+		}
+		benchGitDone(b, admin, space)
+		exp, expGrew = time.Since(start), peakRSS(b)-before
+	}
+	if got := srv.Files(b, "exported", "refs/heads/main"); len(got) != 200+images+1 {
+		b.Fatalf("exported %d files, want %d", len(got), 200+images+1)
+	}
+	clone, push := median(clones), median(pushes)
+	b.ReportMetric(float64(clone.Milliseconds()), "clone-ms")
+	b.ReportMetric(float64(imp.Milliseconds()), "import-ms")
+	b.ReportMetric(float64(imp)/float64(clone), "import/clone")
+	b.ReportMetric(float64(push.Milliseconds()), "push-ms")
+	b.ReportMetric(float64(exp.Milliseconds()), "export-ms")
+	b.ReportMetric(float64(exp)/float64(push), "export/push")
+	b.ReportMetric(float64(impGrew>>20), "import-peak-MiB")
+	b.ReportMetric(float64(expGrew>>20), "export-peak-MiB")
+}
+
+// benchGitDone waits for the space's Git operation to succeed.
+func benchGitDone(b *testing.B, c client, space string) {
+	waittest.Until(b, "the Git operation of "+space, 30*time.Minute, func() bool {
+		r := c.raw("GET", "/v1/spaces/"+space+"/git/info", nil)
+		if bytes.Contains(r.Body, []byte(`"failure"`)) || bytes.Contains(r.Body, []byte(`"timeout"`)) {
+			b.Fatalf("git operation on %s failed: %s", space, r.Body)
+		}
+		return bytes.Contains(r.Body, []byte(`"success"`))
+	})
+}
+
+func envInt(name string, def int) int {
+	if v, err := strconv.Atoi(os.Getenv(name)); err == nil && v > 0 {
+		return v
+	}
+	return def
 }

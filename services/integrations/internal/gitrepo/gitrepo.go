@@ -124,10 +124,11 @@ func (r Remote) Redact(msg string) string {
 
 // op is one operation's transport: its guarded client and byte budget.
 type op struct {
-	client *http.Client
-	guard  urlguard.Guard
-	max    int64
-	read   atomic.Int64
+	client  *http.Client
+	guard   urlguard.Guard
+	max     int64
+	read    atomic.Int64
+	tempDir string
 }
 
 type opKey struct{}
@@ -139,11 +140,12 @@ var install sync.Once
 // returns ctx carrying a new operation bounded by lim.
 func begin(ctx context.Context, guard urlguard.Guard, lim Limits) (context.Context, context.CancelFunc, *op) {
 	install.Do(func() {
-		c := githttp.NewClient(&http.Client{Transport: guardedTransport{}, CheckRedirect: checkRedirect})
+		hc := &http.Client{Transport: guardedTransport{}, CheckRedirect: checkRedirect}
+		c := diskTransport{Transport: githttp.NewClient(hc), http: hc}
 		client.InstallProtocol("http", c)
 		client.InstallProtocol("https", c)
 	})
-	o := &op{client: guard.Client(lim.Timeout), guard: guard, max: lim.MaxBytes}
+	o := &op{client: guard.Client(lim.Timeout), guard: guard, max: lim.MaxBytes, tempDir: lim.TempDir}
 	ctx, cancel := context.WithTimeout(context.WithValue(ctx, opKey{}, o), lim.Timeout)
 	return ctx, cancel, o
 }
