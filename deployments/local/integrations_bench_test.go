@@ -288,7 +288,8 @@ func BenchmarkGitSyncAssets(b *testing.B) {
 	for i := range 3 {
 		name := fmt.Sprintf("pushed-%d", i)
 		srv.NewRepo(b, name, "main", nil)
-		pushes = append(pushes, git(local, "push", "--quiet", srv.URL+"/"+name+".git", "HEAD:refs/heads/main"))
+		// A buffer for the whole pack: git http-backend behind CGI refuses chunked requests.
+		pushes = append(pushes, git(local, "-c", "http.postBuffer=2147483647", "push", "--quiet", srv.URL+"/"+name+".git", "HEAD:refs/heads/main"))
 	}
 
 	p, _ := startPlatformLogged(b, "warn", nil)
