@@ -25,8 +25,8 @@ func (s *Service) Handlers() map[string]jobs.Handler {
 	return map[string]jobs.Handler{JobImport: s.runImport, JobExport: s.runExport}
 }
 
-// progress is what a job saved: the revision an import wrote (so that a
-// resumed job does not write it twice).
+// progress is what a job saved: the revision an import wrote and the
+// commit an export pushed (so that a resumed job does neither twice).
 type progress struct {
 	Revision string `bson:"revision,omitempty"`
 	Commit   string `bson:"commit,omitempty"`
@@ -221,6 +221,20 @@ func (s *Service) runImport(ctx context.Context, r *jobs.Run) error {
 // on the commit the space last synced with and pushes it to the ref.
 func (s *Service) runExport(ctx context.Context, r *jobs.Run) error {
 	return s.run(ctx, r, func(ctx context.Context, p payload, remote gitrepo.Remote, st State) (State, error) {
+		// A job taken again after its push (its replica stopped before it
+		// recorded the end) does not push again: the branch's head is its
+		// own commit, which another push would take for a moved branch.
+		var prog progress
+		if err := r.Progress(&prog); err != nil {
+			return st, err
+		}
+		if prog.Commit != "" {
+			if err := s.content.SetSync(ctx, p.Space, syncOf(p, s.clock())); err != nil {
+				return st, err
+			}
+			st.LastCommit, st.LastTimestamp = prog.Commit, later(st.LastTimestamp, p.Timestamp)
+			return st, nil
+		}
 		cur, err := s.content.Content(ctx, p.Space)
 		if err != nil {
 			return st, err
@@ -307,6 +321,9 @@ func (s *Service) runExport(ctx context.Context, r *jobs.Run) error {
 			Author: object.Signature{Name: p.AuthorName, Email: p.AuthorEmail, When: s.now()}, Force: p.Force, From: p.FromRef, Write: write},
 			s.cfg.Limits)
 		if err != nil {
+			return st, err
+		}
+		if err := r.SaveProgress(ctx, progress{Commit: oid}); err != nil {
 			return st, err
 		}
 		if err := s.content.SetSync(ctx, p.Space, syncOf(p, s.clock())); err != nil {
