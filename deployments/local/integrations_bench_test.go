@@ -292,10 +292,16 @@ func BenchmarkGitSyncAssets(b *testing.B) {
 		pushes = append(pushes, git(local, "-c", "http.postBuffer=2147483647", "push", "--quiet", srv.URL+"/"+name+".git", "HEAD:refs/heads/main"))
 	}
 
-	p, _ := startPlatformLogged(b, "warn", nil)
+	// At info level the import job logs the time of each of its phases,
+	// which the benchmark prints.
+	p, logs := startPlatformLogged(b, "info", nil)
 	admin := client{t: nil, base: p.URL, token: p.Credentials.DemoAdminToken}
+	// Another organization reads its space meanwhile.
+	other := client{t: nil, base: p.URL, token: p.Credentials.OtherOrgToken}
+	theirs := benchSpace(b, other, benchOrg(b, other), "Theirs")
 	var imp, exp time.Duration
 	var impGrew, expGrew int64
+	var quiet, busy []time.Duration
 	for b.Loop() {
 		space := benchSpace(b, admin, p.Credentials.DemoOrgID, "Assets")
 		resetPeak(b)
@@ -308,6 +314,10 @@ func BenchmarkGitSyncAssets(b *testing.B) {
 		imp, impGrew = time.Since(start), peakRSS(b)-before
 
 		srv.NewRepo(b, "exported", "main", nil)
+		quiet = otherGets(b, other, theirs, 100, nil)
+		stop := make(chan struct{})
+		during := make(chan []time.Duration, 1)
+		go func() { during <- otherGets(b, other, theirs, 0, stop) }()
 		resetPeak(b)
 		before = peakRSS(b)
 		start = time.Now()
@@ -317,6 +327,13 @@ func BenchmarkGitSyncAssets(b *testing.B) {
 		}
 		benchGitDone(b, admin, space)
 		exp, expGrew = time.Since(start), peakRSS(b)-before
+		close(stop)
+		busy = <-during
+	}
+	for _, line := range strings.Split(logs.String(), "\n") {
+		if strings.Contains(line, "git import written") {
+			b.Log(line)
+		}
 	}
 	if got := srv.Files(b, "exported", "refs/heads/main"); len(got) != 200+images+1 {
 		b.Fatalf("exported %d files, want %d", len(got), 200+images+1)
@@ -330,6 +347,40 @@ func BenchmarkGitSyncAssets(b *testing.B) {
 	b.ReportMetric(float64(exp)/float64(push), "export/push")
 	b.ReportMetric(float64(impGrew>>20), "import-peak-MiB")
 	b.ReportMetric(float64(expGrew>>20), "export-peak-MiB")
+	b.ReportMetric(float64(percentile(quiet, 50).Microseconds()), "other-get-quiet-p50-µs")
+	b.ReportMetric(float64(percentile(busy, 50).Microseconds()), "other-get-export-p50-µs")
+}
+
+// otherGets times GET space of another organization: n of them, or until
+// stop is closed.
+func otherGets(b *testing.B, c client, space string, n int, stop chan struct{}) []time.Duration {
+	var out []time.Duration
+	for i := 0; n == 0 || i < n; i++ {
+		if stop != nil {
+			select {
+			case <-stop:
+				return out
+			default:
+			}
+		}
+		start := time.Now()
+		if r := c.raw("GET", "/v1/spaces/"+space, nil); r.Status != 200 {
+			b.Errorf("GET their space: %d %s", r.Status, r.Body)
+			return out
+		}
+		out = append(out, time.Since(start))
+	}
+	return out
+}
+
+// benchOrg is the first organization of the client's user.
+func benchOrg(b *testing.B, c client) string {
+	r := c.raw("GET", "/v1/orgs", nil)
+	var orgs struct{ Items []struct{ ID string } }
+	if r.Status != 200 || json.Unmarshal(r.Body, &orgs) != nil || len(orgs.Items) == 0 {
+		b.Fatalf("orgs: %d %s", r.Status, r.Body)
+	}
+	return orgs.Items[0].ID
 }
 
 // benchGitDone waits for the space's Git operation to succeed.

@@ -217,8 +217,9 @@ func (s *Service) runImport(ctx context.Context, r *jobs.Run) error {
 	})
 }
 
-// runExport writes the space's current revision in the layout, commits it
-// on the commit the space last synced with and pushes it to the ref.
+// runExport writes the space's current revision in the layout over the
+// ref's head (which must be the commit the space last synced with, unless
+// forced), commits and pushes it.
 func (s *Service) runExport(ctx context.Context, r *jobs.Run) error {
 	return s.run(ctx, r, func(ctx context.Context, p payload, remote gitrepo.Remote, st State) (State, error) {
 		// A job taken again after its push (its replica stopped before it
