@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -197,4 +199,211 @@ func countPages(c client, space string) int {
 		return 0
 	}
 	return bytes.Count(r.Body, []byte(`"kind":"sheet"`))
+}
+
+// assetRepo is a repository in GitBook's layout of pages pages (listed in
+// SUMMARY.md, two levels) and images images of about imageBytes random
+// (incompressible) bytes each under .gitbook/assets, each page showing
+// its share of them in figures.
+func assetRepo(pages, images, imageBytes int) map[string][]byte {
+	rng := rand.New(rand.NewPCG(3, 4))
+	files := map[string][]byte{}
+	var sum strings.Builder
+	sum.WriteString("# Table of contents\n\n")
+	for i := range pages {
+		dir, indent := "", ""
+		if i%10 != 0 { // every tenth page is a section, the nine after it its children
+			dir, indent = fmt.Sprintf("section-%03d/", i/10*10), "  "
+		}
+		name := fmt.Sprintf("%spage-%03d.md", dir, i)
+		if dir == "" {
+			name = fmt.Sprintf("section-%03d/README.md", i)
+		}
+		var body strings.Builder
+		fmt.Fprintf(&body, "---\ndescription: Page %d\n---\n\n# Page %d\n\n%s\n\n{%% hint style=\"info\" %%}\nA hint.\n{%% endhint %%}\n",
+			i, i, strings.Repeat("Some prose about this part of the product, with **bold** and a [link](https://example.com). ", 20))
+		for j := i; j < images; j += pages {
+			fmt.Fprintf(&body, "\n<figure><img src=\"%s.gitbook/assets/image-%03d.png\" alt=\"\"><figcaption><p>Figure %d</p></figcaption></figure>\n",
+				strings.Repeat("../", strings.Count(name, "/")), j, j)
+		}
+		files[name] = []byte(body.String())
+		fmt.Fprintf(&sum, "%s* [Page %d](%s)\n", indent, i, name)
+	}
+	files["SUMMARY.md"] = []byte(sum.String())
+	for i := range images {
+		b := make([]byte, imageBytes/2+rng.IntN(imageBytes))
+		for j := 0; j+8 <= len(b); j += 8 {
+			v := rng.Uint64()
+			for k := range 8 {
+				b[j+k] = byte(v >> (8 * k))
+			}
+		}
+		copy(b, png)
+		files[fmt.Sprintf(".gitbook/assets/image-%03d.png", i)] = b
+	}
+	return files
+}
+
+// BenchmarkGitSyncAssets imports a repository of 200 pages and 600
+// images (about 130 MB of incompressible bytes; BENCH_GIT_IMAGES and
+// BENCH_GIT_IMAGE_KB scale it) served by git http-backend into a new
+// space, then exports the space to an empty repository, and reports each
+// next to git itself on the same data in the same run: `git clone --depth
+// 1` (median of three after one not measured) and `git push` to an empty
+// repository (median of three), with the platform's peak memory growth
+// during each (the platform runs in this process: VmHWM after the heap's
+// free memory is returned and the peak reset), and another organization's
+// GET space p50 during the export next to quiet. Goals: import/clone ≤ 2,
+// export/push ≤ 2, peak growth ≤ 300 MB. BENCH_GIT_IMPORT_ONLY=1 skips the
+// export.
+//
+//	go test -run '^$' -bench GitSyncAssets -benchtime 1x -timeout 30m ./deployments/local/
+func BenchmarkGitSyncAssets(b *testing.B) {
+	images, kb := envInt("BENCH_GIT_IMAGES", 600), envInt("BENCH_GIT_IMAGE_KB", 216)
+	repo := assetRepo(200, images, kb<<10)
+	var total int64
+	for _, f := range repo {
+		total += int64(len(f))
+	}
+	srv := gittest.NewServer(b, "", "")
+	srv.NewRepo(b, "assets", "main", repo)
+	repo = nil
+	b.Logf("repository: 200 pages, %d images, %d MiB", images, total>>20)
+	git := func(dir string, args ...string) time.Duration {
+		start := time.Now()
+		cmd := exec.Command("git", args...)
+		cmd.Dir = dir
+		if out, err := cmd.CombinedOutput(); err != nil {
+			b.Fatalf("git %v: %v %s", args, err, out)
+		}
+		return time.Since(start)
+	}
+	var clones, pushes []time.Duration
+	for i := range 4 {
+		d := git(b.TempDir(), "clone", "--quiet", "--depth", "1", srv.URL+"/assets.git", "c")
+		if i > 0 {
+			clones = append(clones, d)
+		}
+	}
+	local := b.TempDir()
+	git(local, "clone", "--quiet", srv.URL+"/assets.git", ".")
+	for i := range 3 {
+		name := fmt.Sprintf("pushed-%d", i)
+		srv.NewRepo(b, name, "main", nil)
+		// A buffer for the whole pack: git http-backend behind CGI refuses chunked requests.
+		pushes = append(pushes, git(local, "-c", "http.postBuffer=2147483647", "push", "--quiet", srv.URL+"/"+name+".git", "HEAD:refs/heads/main"))
+	}
+
+	// At info level the import job logs the time of each of its phases,
+	// which the benchmark prints.
+	p, logs := startPlatformLogged(b, "info", nil)
+	admin := client{t: nil, base: p.URL, token: p.Credentials.DemoAdminToken}
+	// Another organization reads its space meanwhile.
+	other := client{t: nil, base: p.URL, token: p.Credentials.OtherOrgToken}
+	theirs := benchSpace(b, other, benchOrg(b, other), "Theirs")
+	var imp, exp time.Duration
+	var impGrew, expGrew int64
+	var quiet, busy []time.Duration
+	for b.Loop() {
+		space := benchSpace(b, admin, p.Credentials.DemoOrgID, "Assets")
+		resetPeak(b)
+		before := peakRSS(b)
+		start := time.Now()
+		if r := admin.raw("POST", "/v1/spaces/"+space+"/git/import", map[string]any{"url": srv.URL + "/assets.git", "ref": "refs/heads/main"}); r.Status != 204 {
+			b.Fatalf("import: %d %s", r.Status, r.Body)
+		}
+		benchGitDone(b, admin, space)
+		imp, impGrew = time.Since(start), peakRSS(b)-before
+
+		if os.Getenv("BENCH_GIT_IMPORT_ONLY") == "" {
+			srv.NewRepo(b, "exported", "main", nil)
+			quiet = otherGets(b, other, theirs, 100, nil)
+			stop := make(chan struct{})
+			during := make(chan []time.Duration, 1)
+			go func() { during <- otherGets(b, other, theirs, 0, stop) }()
+			resetPeak(b)
+			before = peakRSS(b)
+			start = time.Now()
+			if r := admin.raw("POST", "/v1/spaces/"+space+"/git/export", map[string]any{"url": srv.URL + "/exported.git", "ref": "refs/heads/main",
+				"commitMessage": "Export"}); r.Status != 204 {
+				b.Fatalf("export: %d %s", r.Status, r.Body)
+			}
+			benchGitDone(b, admin, space)
+			exp, expGrew = time.Since(start), peakRSS(b)-before
+			close(stop)
+			busy = <-during
+		}
+	}
+	for _, line := range strings.Split(logs.String(), "\n") {
+		if strings.Contains(line, "git import written") {
+			b.Log(line)
+		}
+	}
+	clone, push := median(clones), median(pushes)
+	b.ReportMetric(float64(clone.Milliseconds()), "clone-ms")
+	b.ReportMetric(float64(imp.Milliseconds()), "import-ms")
+	b.ReportMetric(float64(imp)/float64(clone), "import/clone")
+	b.ReportMetric(float64(impGrew>>20), "import-peak-MiB")
+	if exp == 0 {
+		return // BENCH_GIT_IMPORT_ONLY
+	}
+	if got := srv.Files(b, "exported", "refs/heads/main"); len(got) != 200+images+1 {
+		b.Fatalf("exported %d files, want %d", len(got), 200+images+1)
+	}
+	b.ReportMetric(float64(push.Milliseconds()), "push-ms")
+	b.ReportMetric(float64(exp.Milliseconds()), "export-ms")
+	b.ReportMetric(float64(exp)/float64(push), "export/push")
+	b.ReportMetric(float64(expGrew>>20), "export-peak-MiB")
+	b.ReportMetric(float64(percentile(quiet, 50).Microseconds()), "other-get-quiet-p50-µs")
+	b.ReportMetric(float64(percentile(busy, 50).Microseconds()), "other-get-export-p50-µs")
+}
+
+// otherGets times GET space of another organization: n of them, or until
+// stop is closed.
+func otherGets(b *testing.B, c client, space string, n int, stop chan struct{}) []time.Duration {
+	var out []time.Duration
+	for i := 0; n == 0 || i < n; i++ {
+		if stop != nil {
+			select {
+			case <-stop:
+				return out
+			default:
+			}
+		}
+		start := time.Now()
+		if r := c.raw("GET", "/v1/spaces/"+space, nil); r.Status != 200 {
+			b.Errorf("GET their space: %d %s", r.Status, r.Body)
+			return out
+		}
+		out = append(out, time.Since(start))
+	}
+	return out
+}
+
+// benchOrg is the first organization of the client's user.
+func benchOrg(b *testing.B, c client) string {
+	r := c.raw("GET", "/v1/orgs", nil)
+	var orgs struct{ Items []struct{ ID string } }
+	if r.Status != 200 || json.Unmarshal(r.Body, &orgs) != nil || len(orgs.Items) == 0 {
+		b.Fatalf("orgs: %d %s", r.Status, r.Body)
+	}
+	return orgs.Items[0].ID
+}
+
+// benchGitDone waits for the space's Git operation to succeed.
+func benchGitDone(b *testing.B, c client, space string) {
+	waittest.Until(b, "the Git operation of "+space, 30*time.Minute, func() bool {
+		r := c.raw("GET", "/v1/spaces/"+space+"/git/info", nil)
+		if bytes.Contains(r.Body, []byte(`"failure"`)) || bytes.Contains(r.Body, []byte(`"timeout"`)) {
+			b.Fatalf("git operation on %s failed: %s", space, r.Body)
+		}
+		return bytes.Contains(r.Body, []byte(`"success"`))
+	})
+}
+
+func envInt(name string, def int) int {
+	if v, err := strconv.Atoi(os.Getenv(name)); err == nil && v > 0 {
+		return v
+	}
+	return def
 }

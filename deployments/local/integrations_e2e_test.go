@@ -256,7 +256,7 @@ func TestGitSyncWithRealRepositories(t *testing.T) {
 	}
 
 	// The branch moves: an export without force fails and git/info says why; with force it goes through.
-	theirs := srv.Commit(t, "mirror", "docs", map[string][]byte{"site/theirs.md": []byte("# Theirs\n")}, nil, "their change")
+	theirs := srv.Commit(t, "mirror", "docs", map[string][]byte{"site/README.md": []byte("# Welcome\n\nTheirs.\n")}, nil, "their change")
 	admin.op("exportToGitRepository", "POST", "/v1/spaces/"+a+"/git/export", map[string]any{
 		"url": srv.RepoURL("mirror"), "ref": "refs/heads/docs", "commitMessage": "Second export", "repoProjectDirectory": "site"})
 	info = gitDone(t, admin, a)
@@ -274,6 +274,10 @@ func TestGitSyncWithRealRepositories(t *testing.T) {
 	}
 	if got := srv.Message(t, "mirror", "refs/heads/docs"); got != "Forced export" {
 		t.Fatalf("head after force: %q", got)
+	}
+	// Forced, the export's files are the space's; their commit stays in the history.
+	if got := srv.Files(t, "mirror", "refs/heads/docs")["site/README.md"]; !bytes.Equal(got, exported["site/README.md"]) {
+		t.Fatalf("site/README.md after force: %q, want the space's %q", got, exported["site/README.md"])
 	}
 
 	// Timestamps order operations: an import older than the last applied one is skipped.

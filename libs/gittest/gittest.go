@@ -39,6 +39,13 @@ func NewServer(t testing.TB, user, password string) *Server {
 		Path: filepath.Join(strings.TrimSpace(string(backend)), "git-http-backend"),
 		Env:  []string{"GIT_PROJECT_ROOT=" + s.Root, "GIT_HTTP_EXPORT_ALL=1"},
 	}
+	// The remote runs at the lowest CPU priority, as if on another machine:
+	// a test that measures the platform's latency while a repository is
+	// packed measures the platform, not the server packing it.
+	if nice, err := exec.LookPath("nice"); err == nil {
+		h.Args = []string{"-n", "19", h.Path}
+		h.Path = nice
+	}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		s.mu.Lock()
 		s.requests = append(s.requests, r.Method+" "+r.URL.RequestURI())

@@ -63,11 +63,19 @@ type Config struct {
 	OutboundAllowPrivate bool          `env:"OUTBOUND_ALLOW_PRIVATE, default=false"`
 	FetchTimeout         time.Duration `env:"OPENAPI_FETCH_TIMEOUT, default=30s"`
 	GitTimeout           time.Duration `env:"GIT_TIMEOUT, default=5m"`
-	GitMaxBytes          int64         `env:"GIT_MAX_BYTES, default=268435456"`
-	Workers              int           `env:"JOB_WORKERS, default=2"` // per job kind
-	ParseTimeout         time.Duration `env:"OPENAPI_PARSE_TIMEOUT, default=20s"`
-	JobLease             time.Duration `env:"JOB_LEASE, default=30s"`
-	LogLevel             string        `env:"LOG_LEVEL, default=info"`
+	GitMaxBytes          int64         `env:"GIT_MAX_BYTES, default=268435456"` // received from the remote
+	// A clone's objects, uncompressed, counted as the pack streams in:
+	// their bytes, their number and one's size (see the README's Limits).
+	GitMaxInflatedBytes int64 `env:"GIT_MAX_INFLATED_BYTES, default=1073741824"`
+	GitMaxObjects       int   `env:"GIT_MAX_OBJECTS, default=100000"`
+	GitMaxObjectBytes   int64 `env:"GIT_MAX_OBJECT_BYTES, default=104857600"`
+	// GitTempDir is where clones go, removed when their job ends ("": the
+	// system's temporary directory).
+	GitTempDir   string        `env:"GIT_TEMP_DIR"`
+	Workers      int           `env:"JOB_WORKERS, default=2"` // per job kind
+	ParseTimeout time.Duration `env:"OPENAPI_PARSE_TIMEOUT, default=20s"`
+	JobLease     time.Duration `env:"JOB_LEASE, default=30s"`
+	LogLevel     string        `env:"LOG_LEVEL, default=info"`
 	// Discovery is DISCOVERY (static|consul), CONSUL_HTTP_ADDR, CONSUL_HTTP_TOKEN
 	// and ADVERTISE_ADDR: with consul the instance registers itself.
 	Discovery discovery.Config
@@ -99,6 +107,15 @@ func (c Config) Validate() error {
 	}
 	if c.ParseTimeout < 100*time.Millisecond || c.ParseTimeout > 10*time.Minute {
 		p.Addf("OPENAPI_PARSE_TIMEOUT must be between 100ms and 10m")
+	}
+	if c.GitMaxInflatedBytes < 1<<20 || c.GitMaxInflatedBytes > 64<<30 {
+		p.Addf("GIT_MAX_INFLATED_BYTES must be between 1 MiB and 64 GiB")
+	}
+	if c.GitMaxObjects < 100 || c.GitMaxObjects > 10_000_000 {
+		p.Addf("GIT_MAX_OBJECTS must be between 100 and 10000000")
+	}
+	if c.GitMaxObjectBytes < 1<<20 || c.GitMaxObjectBytes > c.GitMaxInflatedBytes {
+		p.Addf("GIT_MAX_OBJECT_BYTES must be between 1 MiB and GIT_MAX_INFLATED_BYTES")
 	}
 	if c.Workers < 1 || c.Workers > 64 {
 		p.Addf("JOB_WORKERS must be between 1 and 64")
@@ -160,7 +177,8 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 	syncStore := gitsyncmongo.NewStore(db, locks)
 	syncStore.OnWrite(relay.Notify)
 	git := gitsync.New(syncStore, content, queue, gitsync.Config{Guard: guard,
-		Limits: gitrepo.Limits{MaxBytes: cfg.GitMaxBytes, Timeout: cfg.GitTimeout}}, log)
+		Limits: gitrepo.Limits{MaxBytes: cfg.GitMaxBytes, MaxInflatedBytes: cfg.GitMaxInflatedBytes, MaxObjects: cfg.GitMaxObjects,
+			MaxObjectBytes: cfg.GitMaxObjectBytes, Timeout: cfg.GitTimeout, TempDir: cfg.GitTempDir}}, log)
 
 	// A pool of workers per job kind, so that slow jobs of one kind never
 	// hold a worker another kind needs; in each, an organization runs one

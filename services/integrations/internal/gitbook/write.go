@@ -1,6 +1,7 @@
 package gitbook
 
 import (
+	"bytes"
 	"fmt"
 	"path"
 	"sort"
@@ -20,11 +21,20 @@ func Wanted(p, projectDir string) bool {
 		strings.HasPrefix(p, AssetsDir+"/") || strings.Contains(p, "/"+AssetsDir+"/")
 }
 
-// Output is a space written in the layout: text files by path, and the
-// path of each file of the space by its name.
+// Output is a space written in the layout: text files to write by path,
+// the path of each file of the space by its name, and the files of the
+// previous layout to remove (those it no longer has).
 type Output struct {
-	Text  map[string][]byte
-	Files map[string]string
+	Text   map[string][]byte
+	Files  map[string]string
+	Remove []string
+}
+
+// Previous is the layout an export writes over: the tree read from the
+// base commit (Read of Text) and its text files (markdown, .gitbook.yaml).
+type Previous struct {
+	Tree Tree
+	Text map[string][]byte
 }
 
 // Write lays out pages and the names of files under projectDir: README.md
@@ -33,37 +43,77 @@ type Output struct {
 // group's slug, SUMMARY.md listing them all, and the files under
 // .gitbook/assets/.
 func Write(pages []Page, files []string, projectDir string) (Output, error) {
+	return WriteOver(pages, files, projectDir, nil)
+}
+
+// WriteOver lays out pages and files as Write does, over the previous
+// layout when there is one, so that a space imported from a repository
+// goes back unchanged: a page found at the same place of the tree (its
+// path of slugs) keeps its file; unchanged (the same title, description,
+// icon, emoji, hidden and markdown as read from its file) it is not
+// written at all, so its bytes stay (front matter, HTML, GitBook's blocks,
+// line endings); changed, its file keeps what did not change (its front
+// matter, its heading line, its line endings) around the new markdown.
+// SUMMARY.md is written only when the tree (titles, files, order,
+// nesting) changed, and files keep their paths under the assets folder.
+// The previous layout's files that the space no longer has are in Remove
+// when it has a SUMMARY.md (without one, every markdown file of the
+// repository is a page, and a repository loses nothing).
+func WriteOver(pages []Page, files []string, projectDir string, prev *Previous) (Output, error) {
 	dir, ok := Clean(projectDir)
 	if !ok {
 		return Output{}, layoutErr("repoProjectDirectory leaves the repository")
 	}
 	out := Output{Text: map[string][]byte{}, Files: map[string]string{}}
+	w := &writer{dir: dir, taken: map[string]bool{}, old: map[string]Page{}, out: &out}
+	if prev != nil {
+		w.text = prev.Text
+		indexPages(prev.Tree.Pages, "", w.old)
+		// The files of matched pages are theirs: new pages go elsewhere.
+		var claim func(ps []Page, prefix string)
+		claim = func(ps []Page, prefix string) {
+			for _, p := range ps {
+				key := slugPath(prefix, p.Slug)
+				if o, ok := w.old[key]; ok && o.Path != "" && o.Kind == p.Kind {
+					if rel, ok := w.rel(o.Path); ok {
+						w.taken[rel] = true
+					}
+				}
+				claim(p.Pages, key)
+			}
+		}
+		claim(pages, "")
+	}
 	var sum strings.Builder
 	sum.WriteString("# Table of contents\n\n")
+	var entries []entry
 	first := true
 	inGroup := false
-	taken := map[string]bool{}
-	var write func(p Page, folder string, depth int)
-	write = func(p Page, folder string, depth int) {
-		var file string
-		switch {
-		case first && depth == 0:
-			file = "README.md"
-		case len(p.Pages) > 0:
-			file = uniquePath(taken, join(folder, p.Slug), "/README.md")
-		default:
-			file = uniquePath(taken, join(folder, p.Slug), ".md")
+	var write func(p Page, folder, prefix string, depth int)
+	write = func(p Page, folder, prefix string, depth int) {
+		key := slugPath(prefix, p.Slug)
+		file, matched := w.file(p, key)
+		if !matched {
+			switch {
+			case first && depth == 0 && !w.taken["README.md"]:
+				file = "README.md"
+			case len(p.Pages) > 0:
+				file = uniquePath(w.taken, join(folder, p.Slug), "/README.md")
+			default:
+				file = uniquePath(w.taken, join(folder, p.Slug), ".md")
+			}
+			w.taken[file] = true
+			out.Text[join(dir, file)] = pageFile(p)
 		}
 		first = false
-		taken[file] = true
+		entries = append(entries, entry{depth: depth, kind: p.Kind, title: p.Title, file: join(dir, file)})
 		fmt.Fprintf(&sum, "%s* [%s](%s)\n", strings.Repeat("  ", depth), escapeTitle(p.Title), escapeLink(file))
-		out.Text[join(dir, file)] = pageFile(p)
 		sub := strings.TrimSuffix(strings.TrimSuffix(file, "/README.md"), ".md")
 		if file == "README.md" {
 			sub = folder
 		}
 		for _, c := range p.Pages {
-			write(c, sub, depth+1)
+			write(c, sub, key, depth+1)
 		}
 	}
 	for _, p := range pages {
@@ -72,23 +122,239 @@ func Write(pages []Page, files []string, projectDir string) (Output, error) {
 				sum.WriteString("\n")
 			}
 			fmt.Fprintf(&sum, "\n## %s\n\n", oneLine(p.Title))
+			entries = append(entries, entry{kind: KindGroup, title: p.Title})
 			inGroup = true
-			folder := uniquePath(taken, p.Slug, "")
-			taken[folder] = true
+			folder := uniquePath(w.taken, p.Slug, "")
+			w.taken[folder] = true
 			for _, c := range p.Pages {
-				write(c, folder, 0)
+				write(c, folder, p.Slug, 0)
 			}
 			continue
 		}
-		write(p, "", 0)
+		write(p, "", "", 0)
 	}
-	out.Text[join(dir, "SUMMARY.md")] = []byte(sum.String())
+	summary := join(dir, "SUMMARY.md")
+	if prev == nil || !sameEntries(entries, entriesOf(prev.Tree.Pages, 0)) {
+		if prev != nil && prev.Tree.Summary != "" {
+			summary = prev.Tree.Summary
+		}
+		out.Text[summary] = []byte(sum.String())
+	} else if prev.Tree.Summary != "" {
+		summary = prev.Tree.Summary
+	}
 	names := append([]string(nil), files...)
 	sort.Strings(names)
 	for _, n := range names {
 		out.Files[n] = join(dir, AssetsDir+"/"+n)
 	}
+	if prev != nil && prev.Tree.Summary != "" { // a repository without a SUMMARY.md loses nothing
+		keep := map[string]bool{summary: true}
+		for _, e := range entries {
+			keep[e.file] = true
+		}
+		for _, p := range out.Files {
+			keep[p] = true
+		}
+		for _, p := range prev.Tree.Paths() {
+			if !keep[p] {
+				out.Remove = append(out.Remove, p)
+			}
+		}
+		sort.Strings(out.Remove)
+	}
 	return out, nil
+}
+
+// writer is one WriteOver.
+type writer struct {
+	dir   string
+	taken map[string]bool   // files (relative to dir) given to pages
+	old   map[string]Page   // the previous pages by path of slugs
+	text  map[string][]byte // the previous text files
+	out   *Output
+}
+
+// rel is a repository path relative to the layout's directory.
+func (w *writer) rel(p string) (string, bool) {
+	if w.dir == "" {
+		return p, true
+	}
+	return strings.CutPrefix(p, w.dir+"/")
+}
+
+// file is the file of a page found in the previous layout (relative to the
+// directory), written to out when the page changed.
+func (w *writer) file(p Page, key string) (string, bool) {
+	o, ok := w.old[key]
+	if !ok || o.Path == "" || o.Kind != p.Kind {
+		return "", false
+	}
+	rel, ok := w.rel(o.Path)
+	if !ok {
+		return "", false
+	}
+	delete(w.old, key) // one page per file
+	if !samePage(o, p) {
+		w.out.Text[o.Path] = rewrite(w.text[o.Path], o, p)
+	}
+	return rel, true
+}
+
+func slugPath(prefix, slug string) string {
+	if prefix == "" {
+		return slug
+	}
+	return prefix + "/" + slug
+}
+
+// indexPages maps pages by their path of slugs.
+func indexPages(ps []Page, prefix string, into map[string]Page) {
+	for _, p := range ps {
+		key := slugPath(prefix, p.Slug)
+		if _, dup := into[key]; !dup {
+			into[key] = p
+		}
+		indexPages(p.Pages, key, into)
+	}
+}
+
+// samePage reports whether a page has what its file gave it.
+func samePage(o, p Page) bool {
+	return o.Kind == p.Kind && o.Title == p.Title && o.Description == p.Description && o.Icon == p.Icon &&
+		o.Emoji == p.Emoji && o.Hidden == p.Hidden && o.Markdown == p.Markdown
+}
+
+// entry is a line of SUMMARY.md: a page's place, title and file, or a group.
+type entry struct {
+	depth       int
+	kind, title string
+	file        string
+}
+
+func entriesOf(ps []Page, depth int) []entry {
+	var out []entry
+	for _, p := range ps {
+		if p.Kind == KindGroup && depth == 0 {
+			out = append(out, entry{kind: KindGroup, title: p.Title})
+			for _, c := range p.Pages {
+				out = append(out, entriesOf([]Page{c}, 0)...)
+			}
+			continue
+		}
+		out = append(out, entry{depth: depth, kind: p.Kind, title: p.Title, file: p.Path})
+		out = append(out, entriesOf(p.Pages, depth+1)...)
+	}
+	return out
+}
+
+func sameEntries(a, b []entry) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// rewrite is a changed page's file: the original's front matter when the
+// fields it gives did not change (else the original's keys with the new
+// values), its heading line when the title did not change, and the new
+// markdown, with the original's line endings.
+func rewrite(orig []byte, o, p Page) []byte {
+	if orig == nil {
+		return pageFile(p)
+	}
+	fm, rest := frontMatter(orig)
+	crlf := bytes.Contains(orig, []byte("\r\n"))
+	nl := "\n"
+	if crlf {
+		nl = "\r\n"
+	}
+	var b bytes.Buffer
+	sameMeta := o.Description == p.Description && o.Icon == p.Icon && o.Emoji == p.Emoji && o.Hidden == p.Hidden
+	if sameMeta {
+		b.Write(orig[:len(orig)-len(rest)])
+	} else {
+		if fm == nil {
+			fm = map[string]any{}
+		}
+		set := func(k string, v any, keep bool) {
+			if keep {
+				fm[k] = v
+			} else {
+				delete(fm, k)
+			}
+		}
+		set("description", p.Description, p.Description != "")
+		set("icon", p.Icon, p.Icon != "")
+		set("emoji", p.Emoji, p.Emoji != "")
+		set("hidden", true, p.Hidden)
+		if len(fm) > 0 {
+			y, _ := yaml.Marshal(fm)
+			b.WriteString("---" + nl + toEOL(string(y), nl) + "---" + nl)
+			if skipBlank(rest, 0) == 0 {
+				b.WriteString(nl)
+			}
+		}
+	}
+	// The heading: the original's lines up to the markdown, when the title is the same.
+	i := skipBlank(rest, 0)
+	line, next := lineAt(rest, i)
+	if h1.Match(line) {
+		if o.Title == p.Title {
+			end := skipBlank(rest, next)
+			b.Write(rest[:end])
+			if end == next && p.Markdown != "" {
+				b.WriteString(nl) // a blank line between the heading and the markdown
+			}
+		} else {
+			b.WriteString("# " + oneLine(p.Title) + nl + nl)
+		}
+	} else {
+		b.Write(rest[:i])
+		if o.Title != p.Title {
+			b.WriteString("# " + oneLine(p.Title) + nl + nl)
+		}
+	}
+	md := p.Markdown
+	if md != "" && !strings.HasSuffix(md, "\n") {
+		md += "\n"
+	}
+	b.WriteString(toEOL(md, nl))
+	return b.Bytes()
+}
+
+// skipBlank skips empty lines from i.
+func skipBlank(b []byte, i int) int {
+	for {
+		switch {
+		case bytes.HasPrefix(b[i:], []byte("\n")):
+			i++
+		case bytes.HasPrefix(b[i:], []byte("\r\n")):
+			i += 2
+		default:
+			return i
+		}
+	}
+}
+
+// lineAt is the line at i without its end, and where the next starts.
+func lineAt(b []byte, i int) ([]byte, int) {
+	end := bytes.IndexByte(b[i:], '\n')
+	if end < 0 {
+		return b[i:], len(b)
+	}
+	return bytes.TrimRight(b[i:i+end], "\r"), i + end + 1
+}
+
+func toEOL(s, nl string) string {
+	if nl == "\n" {
+		return s
+	}
+	return strings.ReplaceAll(strings.ReplaceAll(s, "\r\n", "\n"), "\n", nl)
 }
 
 func uniquePath(taken map[string]bool, base, suffix string) string {

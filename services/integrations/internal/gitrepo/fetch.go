@@ -5,86 +5,174 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 
 	"github.com/docspub/platform/libs/urlguard"
+	"github.com/go-git/go-billy/v5/osfs"
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/cache"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/plumbing/transport"
-	"github.com/go-git/go-git/v5/storage/memory"
+	"github.com/go-git/go-git/v5/storage/filesystem"
 )
 
-// Snapshot is one commit's files.
-type Snapshot struct {
+// Memory a clone's storage may use: objects larger than largeObject are
+// read from disk as streams, never whole; the cache of decoded objects
+// holds at most objectCache bytes.
+const (
+	largeObject = 256 << 10
+	objectCache = 8 << 20
+)
+
+// Checkout is one commit of a repository cloned to a temporary directory:
+// its files are read from disk, one at a time. Close removes it.
+type Checkout struct {
 	Commit  string
 	Message string
-	Files   map[string][]byte
+	dir     string
+	repo    *git.Repository
+	st      storage
+	tree    *object.Tree
+	lim     Limits
 }
 
-// Fetch reads the files of ref's head commit for which want is true: a
-// shallow clone of that one ref into memory, within lim.
-func Fetch(ctx context.Context, guard urlguard.Guard, r Remote, ref string, lim Limits, want func(path string) bool) (Snapshot, error) {
+// Entry is a file of the commit.
+type Entry struct {
+	Path string
+	Size int64
+	hash plumbing.Hash
+}
+
+// Clone clones ref's head commit (depth 1, that ref only, no checkout) to
+// a temporary directory, within lim.
+func Clone(ctx context.Context, guard urlguard.Guard, r Remote, ref string, lim Limits) (*Checkout, error) {
+	lim = lim.withDefaults()
 	ctx, cancel, o := begin(ctx, guard, lim)
 	defer cancel()
-	repo, err := git.CloneContext(ctx, memory.NewStorage(), nil, &git.CloneOptions{
+	dir, err := os.MkdirTemp(lim.TempDir, "git-clone-")
+	if err != nil {
+		return nil, fmt.Errorf("make the clone's directory: %w", err)
+	}
+	c := &Checkout{dir: dir, lim: lim}
+	ok := false
+	defer func() {
+		if !ok {
+			_ = c.Close()
+		}
+	}()
+	st, q := newStorage(filepath.Join(dir, ".git"), lim)
+	c.st = st
+	repo, err := git.CloneContext(ctx, st, nil, &git.CloneOptions{
 		URL: r.URL, Auth: auth(r), ReferenceName: plumbing.ReferenceName(ref), SingleBranch: true,
 		Depth: 1, NoCheckout: true, Tags: git.NoTags,
 	})
+	if err := q.Err(); err != nil {
+		return nil, err
+	}
 	if err != nil {
 		if errors.Is(err, transport.ErrEmptyRemoteRepository) {
-			return Snapshot{}, errors.New("the repository is empty")
+			return nil, errors.New("the repository is empty")
 		}
-		return Snapshot{}, explain(ctx, r, "clone", err)
+		return nil, explain(ctx, r, "clone", o.cause(err))
 	}
 	head, err := repo.Reference(plumbing.ReferenceName(ref), true)
 	if err != nil {
 		head, err = repo.Head()
 	}
 	if err != nil {
-		return Snapshot{}, fmt.Errorf("ref %s not found", ref)
+		return nil, fmt.Errorf("ref %s not found", ref)
 	}
 	commit, err := repo.CommitObject(head.Hash())
 	if err != nil {
-		return Snapshot{}, explain(ctx, r, "read commit", err)
+		return nil, explain(ctx, r, "read commit", err)
 	}
-	files, err := read(ctx, commit, want, o.max)
+	c.tree, err = commit.Tree()
 	if err != nil {
-		return Snapshot{}, explain(ctx, r, "read files", err)
+		return nil, explain(ctx, r, "read commit", err)
 	}
-	return Snapshot{Commit: commit.Hash.String(), Message: commit.Message, Files: files}, nil
+	c.repo, c.Commit, c.Message = repo, commit.Hash.String(), commit.Message
+	ok = true
+	return c, nil
 }
 
-// read reads the wanted files of a commit, at most max bytes in all.
-func read(ctx context.Context, c *object.Commit, want func(string) bool, max int64) (map[string][]byte, error) {
-	tree, err := c.Tree()
+// newStorage is a clone's storage at dir, on disk, behind a quota.
+func newStorage(dir string, lim Limits) (storage, *quota) {
+	q := &quota{lim: lim}
+	fs := filesystem.NewStorageWithOptions(osfs.New(dir), cache.NewObjectLRU(objectCache),
+		filesystem.Options{ExclusiveAccess: true, LargeObjectThreshold: largeObject})
+	return storage{Storage: fs, q: q}, q
+}
+
+// Files lists the commit's files for which want is true (symbolic links
+// and submodules are not files). Listing more entries than a clone may have
+// objects fails.
+func (c *Checkout) Files(ctx context.Context, want func(path string) bool) ([]Entry, error) {
+	w := object.NewTreeWalker(c.tree, true, nil)
+	defer w.Close()
+	var out []Entry
+	for n := 0; ; n++ {
+		if n%1024 == 0 && ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		if n > c.lim.MaxObjects {
+			return nil, tooLarge("it has more than %d files and directories", c.lim.MaxObjects)
+		}
+		name, e, err := w.Next()
+		if errors.Is(err, io.EOF) {
+			return out, nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("read the commit's tree: %w", err)
+		}
+		if !e.Mode.IsFile() || e.Mode == filemode.Symlink || !want(name) {
+			continue
+		}
+		size, err := c.st.EncodedObjectSize(e.Hash)
+		if err != nil {
+			return nil, fmt.Errorf("read %s: %w", name, err)
+		}
+		out = append(out, Entry{Path: name, Size: size, hash: e.Hash})
+	}
+}
+
+// Open opens a file's bytes, streamed from disk; the caller closes them.
+func (c *Checkout) Open(e Entry) (io.ReadCloser, error) {
+	obj, err := c.repo.Storer.EncodedObject(plumbing.BlobObject, e.hash)
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", e.Path, err)
+	}
+	return obj.Reader()
+}
+
+// ReadFile reads a file's bytes whole: at most max of them.
+func (c *Checkout) ReadFile(e Entry, max int64) ([]byte, error) {
+	if e.Size > max {
+		return nil, tooLarge("%s is %s, more than the %s it may have", e.Path, size(e.Size), size(max))
+	}
+	rc, err := c.Open(e)
 	if err != nil {
 		return nil, err
 	}
-	out := map[string][]byte{}
-	var total int64
-	err = tree.Files().ForEach(func(f *object.File) error {
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
-		if !want(f.Name) {
-			return nil
-		}
-		if total += f.Size; total > max {
-			return ErrTooLarge
-		}
-		rc, err := f.Reader()
-		if err != nil {
-			return err
-		}
-		b, err := io.ReadAll(rc)
-		rc.Close()
-		if err != nil {
-			return err
-		}
-		out[f.Name] = b
-		return nil
-	})
-	return out, err
+	defer rc.Close()
+	b, err := io.ReadAll(io.LimitReader(rc, max+1))
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", e.Path, err)
+	}
+	if int64(len(b)) > max {
+		return nil, tooLarge("%s is larger than the %s it may have", e.Path, size(max))
+	}
+	return b, nil
+}
+
+// Close removes the clone.
+func (c *Checkout) Close() error {
+	if c.st.Storage != nil {
+		_ = c.st.Close()
+	}
+	return os.RemoveAll(c.dir)
 }
 
 func auth(r Remote) transport.AuthMethod {

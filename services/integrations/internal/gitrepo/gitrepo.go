@@ -1,7 +1,11 @@
 // Package gitrepo talks to Git repositories over smart HTTP(S) with go-git:
-// it fetches one ref's files for an import and commits and pushes for an
-// export. Every connection passes the URL guard; each operation is bounded
-// in bytes transferred and in time. Credentials embedded in a remote URL are
+// it clones one ref for an import and commits and pushes for an export.
+// Clones go to a temporary directory on disk, never into memory, and are
+// removed when the operation ends. Every connection passes the URL guard;
+// each operation is bounded in bytes transferred, in time, and, as the
+// pack streams in, in objects and their uncompressed bytes (see quota.go),
+// so that a small pack that inflates to gigabytes stops at its first
+// header past a limit. Credentials embedded in a remote URL are
 // used for the operation only: they are split off the URL, handed to go-git
 // as basic auth, and never part of what this package returns or says.
 package gitrepo
@@ -25,8 +29,36 @@ import (
 
 // Limits bound one operation.
 type Limits struct {
-	MaxBytes int64         // bytes read from the remote
-	Timeout  time.Duration // the whole operation
+	MaxBytes         int64         // bytes read from the remote
+	MaxInflatedBytes int64         // bytes of the objects received, uncompressed
+	MaxObjects       int           // objects received (files, directories, commits)
+	MaxObjectBytes   int64         // one object, uncompressed
+	Timeout          time.Duration // the whole operation
+	// TempDir is where clones go ("": the system's temporary directory).
+	TempDir string
+}
+
+// Default limits of the uncompressed objects of a clone (see the README's
+// Limits): GitHub refuses files over 100 MiB, and a docs repository of a
+// few hundred pages and a thousand images has some ten thousand objects.
+const (
+	DefaultMaxInflatedBytes = 1 << 30
+	DefaultMaxObjects       = 100_000
+	DefaultMaxObjectBytes   = 100 << 20
+)
+
+// withDefaults fills the limits left zero.
+func (l Limits) withDefaults() Limits {
+	if l.MaxInflatedBytes <= 0 {
+		l.MaxInflatedBytes = DefaultMaxInflatedBytes
+	}
+	if l.MaxObjects <= 0 {
+		l.MaxObjects = DefaultMaxObjects
+	}
+	if l.MaxObjectBytes <= 0 {
+		l.MaxObjectBytes = DefaultMaxObjectBytes
+	}
+	return l
 }
 
 // Errors an operation reports; their messages are safe to show.
@@ -92,10 +124,11 @@ func (r Remote) Redact(msg string) string {
 
 // op is one operation's transport: its guarded client and byte budget.
 type op struct {
-	client *http.Client
-	guard  urlguard.Guard
-	max    int64
-	read   atomic.Int64
+	client  *http.Client
+	guard   urlguard.Guard
+	max     int64
+	read    atomic.Int64
+	tempDir string
 }
 
 type opKey struct{}
@@ -107,11 +140,12 @@ var install sync.Once
 // returns ctx carrying a new operation bounded by lim.
 func begin(ctx context.Context, guard urlguard.Guard, lim Limits) (context.Context, context.CancelFunc, *op) {
 	install.Do(func() {
-		c := githttp.NewClient(&http.Client{Transport: guardedTransport{}, CheckRedirect: checkRedirect})
+		hc := &http.Client{Transport: guardedTransport{}, CheckRedirect: checkRedirect}
+		c := diskTransport{Transport: githttp.NewClient(hc), http: hc}
 		client.InstallProtocol("http", c)
 		client.InstallProtocol("https", c)
 	})
-	o := &op{client: guard.Client(lim.Timeout), guard: guard, max: lim.MaxBytes}
+	o := &op{client: guard.Client(lim.Timeout), guard: guard, max: lim.MaxBytes, tempDir: lim.TempDir}
 	ctx, cancel := context.WithTimeout(context.WithValue(ctx, opKey{}, o), lim.Timeout)
 	return ctx, cancel, o
 }
@@ -155,9 +189,17 @@ type counted struct {
 func (c *counted) Read(p []byte) (int, error) {
 	n, err := c.rc.Read(p)
 	if c.o.read.Add(int64(n)) > c.o.max {
-		return n, ErrTooLarge
+		return n, c.o.cause(ErrTooLarge)
 	}
 	return n, err
+}
+
+// cause is err, or the limit of bytes received when the operation passed it.
+func (o *op) cause(err error) error {
+	if o.read.Load() > o.max {
+		return tooLarge("more than %s to download", size(o.max))
+	}
+	return err
 }
 
 func (c *counted) Close() error { return c.rc.Close() }
@@ -165,7 +207,10 @@ func (c *counted) Close() error { return c.rc.Close() }
 // explain turns an operation's error into one safe to show: the kind of
 // failure, with the remote's credentials removed.
 func explain(ctx context.Context, r Remote, what string, err error) error {
+	var le *limitError
 	switch {
+	case errors.As(err, &le):
+		return le
 	case errors.Is(err, ErrTooLarge):
 		return ErrTooLarge
 	case errors.Is(ctx.Err(), context.DeadlineExceeded) || errors.Is(err, context.DeadlineExceeded):

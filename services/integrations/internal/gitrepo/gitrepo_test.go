@@ -2,6 +2,7 @@ package gitrepo
 
 import (
 	"context"
+	"crypto/rand"
 	"errors"
 	"strings"
 	"testing"
@@ -25,6 +26,26 @@ func remote(t *testing.T, raw string) Remote {
 		t.Fatal(err)
 	}
 	return r
+}
+
+// fetch clones ref and reads its files for which want is true.
+func fetch(ctx context.Context, guard urlguard.Guard, r Remote, ref string, lim Limits, want func(string) bool) (string, map[string][]byte, error) {
+	c, err := Clone(ctx, guard, r, ref, lim)
+	if err != nil {
+		return "", nil, err
+	}
+	defer c.Close()
+	entries, err := c.Files(ctx, want)
+	if err != nil {
+		return "", nil, err
+	}
+	out := map[string][]byte{}
+	for _, e := range entries {
+		if out[e.Path], err = c.ReadFile(e, 1<<20); err != nil {
+			return "", nil, err
+		}
+	}
+	return c.Commit, out, nil
 }
 
 func TestParseRemoteSplitsCredentials(t *testing.T) {
@@ -60,15 +81,24 @@ func TestFetchAndPushWithCredentials(t *testing.T) {
 	r := remote(t, srv.RepoURL("docs"))
 	ctx := context.Background()
 
-	snap, err := Fetch(ctx, open, r, "refs/heads/main", lim, func(p string) bool { return strings.HasSuffix(p, ".md") })
+	commit, files, err := fetch(ctx, open, r, "refs/heads/main", lim, func(p string) bool { return strings.HasSuffix(p, ".md") })
 	if err != nil {
 		t.Fatal(err)
 	}
-	if snap.Commit != first || string(snap.Files["README.md"]) != "# Hi\n" || len(snap.Files) != 1 {
-		t.Fatalf("snapshot %+v", snap)
+	if commit != first || string(files["README.md"]) != "# Hi\n" || len(files) != 1 {
+		t.Fatalf("commit %s, files %v", commit, files)
 	}
 
-	write := func(fs Files) error { return fs.Write("docs/page.md", []byte("# Page\n")) }
+	write := func(fs Files) error {
+		list, err := fs.List()
+		if err != nil {
+			return err
+		}
+		if strings.Join(list, ",") != "README.md,src/main.go" {
+			t.Errorf("the worktree lists %v", list)
+		}
+		return fs.Write("docs/page.md", []byte("# Page\n"))
+	}
 	author := object.Signature{Name: "Ada", Email: "ada@example.com"}
 	oid, err := Push(ctx, open, r, Commit{Ref: "refs/heads/main", Base: first, Message: "export", Author: author, Write: write}, lim)
 	if err != nil {
@@ -101,18 +131,24 @@ func TestFetchAndPushWithCredentials(t *testing.T) {
 func TestWrongCredentialsAndLimits(t *testing.T) {
 	t.Parallel()
 	srv := gittest.NewServer(t, "ada", "s3cret-pw")
-	srv.NewRepo(t, "docs", "main", map[string][]byte{"README.md": []byte(strings.Repeat("x", 200_000))})
+	noise := make([]byte, 200_000)
+	_, _ = rand.Read(noise)
+	srv.NewRepo(t, "docs", "main", map[string][]byte{"README.md": []byte(strings.Repeat("x", 200_000)), "noise.bin": noise})
 	ctx := context.Background()
 	bad := remote(t, strings.Replace(srv.RepoURL("docs"), "s3cret-pw", "wrong-pw", 1))
-	_, err := Fetch(ctx, open, bad, "refs/heads/main", lim, all)
+	_, _, err := fetch(ctx, open, bad, "refs/heads/main", lim, all)
 	if err == nil || strings.Contains(err.Error(), "wrong-pw") {
 		t.Fatalf("fetch with a wrong password: %v", err)
 	}
 	r := remote(t, srv.RepoURL("docs"))
-	if _, err := Fetch(ctx, open, r, "refs/heads/main", Limits{MaxBytes: 10_000, Timeout: time.Minute}, all); !errors.Is(err, ErrTooLarge) {
+	if _, _, err := fetch(ctx, open, r, "refs/heads/main", Limits{MaxBytes: 10_000, Timeout: time.Minute}, all); !errors.Is(err, ErrTooLarge) {
 		t.Fatalf("fetch over the byte limit: %v, want ErrTooLarge", err)
 	}
-	if _, err := Fetch(ctx, urlguard.Guard{}, r, "refs/heads/main", lim, all); !errors.Is(err, ErrBlocked) {
+	_, _, err = fetch(ctx, open, r, "refs/heads/main", Limits{MaxBytes: 1 << 20, MaxInflatedBytes: 300_000, Timeout: time.Minute}, all)
+	if !errors.Is(err, ErrTooLarge) || !strings.Contains(err.Error(), "more than 293.0 KiB uncompressed") {
+		t.Fatalf("fetch over the uncompressed limit: %v, want ErrTooLarge saying so", err)
+	}
+	if _, _, err := fetch(ctx, urlguard.Guard{}, r, "refs/heads/main", lim, all); !errors.Is(err, ErrBlocked) {
 		t.Fatalf("fetch from loopback without AllowPrivate: %v, want ErrBlocked", err)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path"
 	"path/filepath"
@@ -12,14 +13,13 @@ import (
 
 	"github.com/docspub/platform/libs/urlguard"
 	"github.com/go-git/go-billy/v5"
-	"github.com/go-git/go-billy/v5/memfs"
+	"github.com/go-git/go-billy/v5/osfs"
 	"github.com/go-git/go-billy/v5/util"
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/config"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/plumbing/transport"
-	"github.com/go-git/go-git/v5/storage/memory"
 )
 
 // ErrDiverged is an export to a branch that moved away from the commit the
@@ -33,41 +33,108 @@ type Commit struct {
 	Message string
 	Author  object.Signature
 	Force   bool
+	// From is the branch a new branch (Ref not on the remote yet) starts
+	// from: the one the space last synced with on this remote. Without it
+	// a new branch starts with no history.
+	From string
 	// Write changes the worktree: it removes the files the space no longer
 	// has and writes the new ones.
 	Write func(fs Files) error
 }
 
-// Files is the worktree an export writes into.
+// Files is the worktree an export writes into, on disk.
 type Files interface {
 	// List lists the worktree's files.
 	List() ([]string, error)
 	Read(path string) ([]byte, error)
 	Remove(path string) error
 	Write(path string, data []byte) error
+	// WriteFrom writes the bytes of r to path, streamed.
+	WriteFrom(path string, r io.Reader) error
 }
 
-// Push clones ref into memory, moves it to c.Base when set, lets c.Write
-// change the files, commits and pushes; without c.Force a remote branch
-// that is not an ancestor of the commit fails with ErrDiverged. It returns
-// the new commit (the base when nothing changed).
+// Push clones ref (its head commit only; for a new branch, c.From's) to a
+// temporary directory, lets
+// c.Write change the files, commits on the head and pushes. When the head is
+// not c.Base the branch moved since the space last synced: without c.Force
+// that fails with ErrDiverged; with it the commit goes on the head all the
+// same (their commits stay in the history; the files the export writes are
+// the space's). It returns the new commit (the head when nothing changed).
+// The clone is bounded as Clone's is, and removed when Push returns.
 func Push(ctx context.Context, guard urlguard.Guard, r Remote, c Commit, lim Limits) (string, error) {
-	ctx, cancel, _ := begin(ctx, guard, lim)
+	lim = lim.withDefaults()
+	ctx, cancel, o := begin(ctx, guard, lim)
 	defer cancel()
-	fs := memfs.New()
+	dir, err := os.MkdirTemp(lim.TempDir, "git-export-")
+	if err != nil {
+		return "", fmt.Errorf("make the clone's directory: %w", err)
+	}
+	defer os.RemoveAll(dir)
 	ref := plumbing.ReferenceName(c.Ref)
-	repo, err := git.CloneContext(ctx, memory.NewStorage(), fs, &git.CloneOptions{
-		URL: r.URL, Auth: auth(r), ReferenceName: ref, SingleBranch: true, Tags: git.NoTags,
-	})
-	fresh := false
+	var st storage
+	defer func() {
+		if st.Storage != nil {
+			_ = st.Close()
+		}
+	}()
+	// clone clones from (its head commit, checked out) into dir, afresh.
+	clone := func(from plumbing.ReferenceName) (*git.Repository, error) {
+		if st.Storage != nil {
+			_ = st.Close()
+		}
+		if err := os.RemoveAll(dir); err != nil {
+			return nil, err
+		}
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			return nil, err
+		}
+		var q *quota
+		st, q = newStorage(filepath.Join(dir, ".git"), lim)
+		repo, err := git.CloneContext(ctx, st, osfs.New(dir, osfs.WithBoundOS()), &git.CloneOptions{
+			URL: r.URL, Auth: auth(r), ReferenceName: from, SingleBranch: true, Depth: 1, Tags: git.NoTags,
+		})
+		if qerr := q.Err(); qerr != nil {
+			return nil, qerr
+		}
+		return repo, err
+	}
+	repo, err := clone(ref)
+	fresh, created := false, false
+	if err != nil && (errors.Is(err, transport.ErrEmptyRemoteRepository) || isNoRef(err)) && c.From != "" && c.From != c.Ref {
+		// A new branch: it starts from the head of c.From.
+		if repo, err = clone(plumbing.ReferenceName(c.From)); err == nil {
+			created = true
+			h, err := repo.Head()
+			if err != nil {
+				return "", err
+			}
+			if err := repo.Storer.SetReference(plumbing.NewHashReference(ref, h.Hash())); err != nil {
+				return "", err
+			}
+			if err := repo.Storer.SetReference(plumbing.NewSymbolicReference(plumbing.HEAD, ref)); err != nil {
+				return "", err
+			}
+		}
+	}
+	var le *limitError
+	if errors.As(err, &le) {
+		return "", le
+	}
 	if err != nil {
 		if !errors.Is(err, transport.ErrEmptyRemoteRepository) && !isNoRef(err) {
-			return "", explain(ctx, r, "clone", err)
+			return "", explain(ctx, r, "clone", o.cause(err))
 		}
 		// An empty repository, or one without this branch: start it.
 		fresh = true
-		fs = memfs.New()
-		if repo, err = git.Init(memory.NewStorage(), fs); err != nil {
+		if err := os.RemoveAll(dir); err != nil {
+			return "", err
+		}
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			return "", err
+		}
+		_ = st.Close()
+		st, _ = newStorage(filepath.Join(dir, ".git"), lim)
+		if repo, err = git.Init(st, osfs.New(dir, osfs.WithBoundOS())); err != nil {
 			return "", err
 		}
 		if _, err := repo.CreateRemote(&config.RemoteConfig{Name: "origin", URLs: []string{r.URL}}); err != nil {
@@ -77,36 +144,37 @@ func Push(ctx context.Context, guard urlguard.Guard, r Remote, c Commit, lim Lim
 			return "", err
 		}
 	}
+	// The pack pushed is not searched for deltas: that search holds a
+	// window of objects in memory and costs far more than the bytes it
+	// saves on images, which are most of a space's bytes.
+	cfg, err := repo.Config()
+	if err != nil {
+		return "", err
+	}
+	cfg.Pack.Window = 0
+	if err := repo.SetConfig(cfg); err != nil {
+		return "", err
+	}
 	wt, err := repo.Worktree()
 	if err != nil {
 		return "", err
 	}
-	if !fresh && c.Base != "" {
-		base := plumbing.NewHash(c.Base)
-		if _, err := repo.CommitObject(base); err == nil {
-			if err := wt.Reset(&git.ResetOptions{Commit: base, Mode: git.HardReset}); err != nil {
-				return "", fmt.Errorf("reset to the last synced commit: %w", err)
-			}
+	var head plumbing.Hash
+	if !fresh {
+		h, err := repo.Head()
+		if err != nil {
+			return "", err
+		}
+		head = h.Hash()
+		if c.Base != "" && head.String() != c.Base && !c.Force {
+			return "", ErrDiverged
 		}
 	}
-	if err := c.Write(worktree{fs: fs}); err != nil {
+	if err := c.Write(worktree{fs: wt.Filesystem}); err != nil {
 		return "", err
 	}
 	if err := wt.AddWithOptions(&git.AddOptions{All: true}); err != nil {
 		return "", fmt.Errorf("stage files: %w", err)
-	}
-	st, err := wt.Status()
-	if err != nil {
-		return "", err
-	}
-	if st.IsClean() && !fresh {
-		head, err := repo.Head()
-		if err != nil {
-			return "", err
-		}
-		if remote, err := repo.Reference(plumbing.NewRemoteReferenceName("origin", ref.Short()), true); err == nil && remote.Hash() == head.Hash() {
-			return head.Hash().String(), nil // nothing to export
-		}
 	}
 	author := c.Author
 	if author.When.IsZero() {
@@ -115,6 +183,17 @@ func Push(ctx context.Context, guard urlguard.Guard, r Remote, c Commit, lim Lim
 	hash, err := wt.Commit(c.Message, &git.CommitOptions{Author: &author, AllowEmptyCommits: true})
 	if err != nil {
 		return "", fmt.Errorf("commit: %w", err)
+	}
+	if !fresh && sameTree(repo, hash, head) {
+		if !created {
+			return head.String(), nil // nothing to export
+		}
+		// A new branch with the files of the one it starts from: it is that
+		// branch's head.
+		hash = head
+		if err := repo.Storer.SetReference(plumbing.NewHashReference(ref, head)); err != nil {
+			return "", err
+		}
 	}
 	spec := config.RefSpec(fmt.Sprintf("%s:%s", ref, ref))
 	if c.Force {
@@ -127,7 +206,17 @@ func Push(ctx context.Context, guard urlguard.Guard, r Remote, c Commit, lim Lim
 	case strings.Contains(err.Error(), "non-fast-forward"):
 		return "", ErrDiverged
 	}
-	return "", explain(ctx, r, "push", err)
+	return "", explain(ctx, r, "push", o.cause(err))
+}
+
+// sameTree reports whether commits a and b have the same tree.
+func sameTree(repo *git.Repository, a, b plumbing.Hash) bool {
+	ca, err := repo.CommitObject(a)
+	if err != nil {
+		return false
+	}
+	cb, err := repo.CommitObject(b)
+	return err == nil && ca.TreeHash == cb.TreeHash
 }
 
 func isNoRef(err error) bool {
@@ -138,20 +227,27 @@ type worktree struct{ fs billy.Filesystem }
 
 func (w worktree) List() ([]string, error) {
 	var out []string
-	err := util.Walk(w.fs, "", func(p string, info os.FileInfo, err error) error {
+	var walk func(dir string) error
+	walk = func(dir string) error {
+		infos, err := w.fs.ReadDir(dir)
 		if err != nil {
 			return err
 		}
-		if info.IsDir() {
-			if p == ".git" {
-				return filepath.SkipDir
+		for _, info := range infos {
+			p := path.Join(dir, info.Name())
+			switch {
+			case dir == "" && info.Name() == ".git":
+			case info.IsDir():
+				if err := walk(p); err != nil {
+					return err
+				}
+			case info.Mode().IsRegular():
+				out = append(out, p)
 			}
-			return nil
 		}
-		out = append(out, filepath.ToSlash(p))
 		return nil
-	})
-	return out, err
+	}
+	return out, walk("")
 }
 
 func (w worktree) Remove(p string) error { return w.fs.Remove(p) }
@@ -163,4 +259,19 @@ func (w worktree) Write(p string, data []byte) error {
 		return err
 	}
 	return util.WriteFile(w.fs, p, data, 0o644)
+}
+
+func (w worktree) WriteFrom(p string, r io.Reader) error {
+	if err := w.fs.MkdirAll(path.Dir(p), 0o755); err != nil {
+		return err
+	}
+	f, err := w.fs.OpenFile(p, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o644)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(f, r); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"os"
 	pathpkg "path"
 	"strings"
 	"sync"
@@ -23,8 +25,8 @@ func (s *Service) Handlers() map[string]jobs.Handler {
 	return map[string]jobs.Handler{JobImport: s.runImport, JobExport: s.runExport}
 }
 
-// progress is what a job saved: the revision an import wrote (so that a
-// resumed job does not write it twice).
+// progress is what a job saved: the revision an import wrote and the
+// commit an export pushed (so that a resumed job does neither twice).
 type progress struct {
 	Revision string `bson:"revision,omitempty"`
 	Commit   string `bson:"commit,omitempty"`
@@ -165,8 +167,12 @@ func (s *Service) runImport(ctx context.Context, r *jobs.Run) error {
 		commit := prog.Commit
 		if prog.Revision == "" {
 			t0 := time.Now()
-			snap, err := gitrepo.Fetch(ctx, s.cfg.Guard, remote, p.Ref, s.cfg.Limits,
-				func(path string) bool { return gitbook.Wanted(path, p.ProjectDir) })
+			co, err := gitrepo.Clone(ctx, s.cfg.Guard, remote, p.Ref, s.cfg.Limits)
+			if err != nil {
+				return st, err
+			}
+			defer co.Close()
+			repo, err := readRepo(ctx, co, p.ProjectDir)
 			if err != nil {
 				return st, err
 			}
@@ -174,7 +180,7 @@ func (s *Service) runImport(ctx context.Context, r *jobs.Run) error {
 				return st, err // stopping between phases: the job is handed back
 			}
 			t1 := time.Now()
-			tree, err := gitbook.Read(snap.Files, p.ProjectDir) // bounded before it parses (limits)
+			tree, err := gitbook.Read(repo.text, p.ProjectDir) // bounded before it parses (limits)
 			if err != nil {
 				return st, err
 			}
@@ -186,25 +192,25 @@ func (s *Service) runImport(ctx context.Context, r *jobs.Run) error {
 			if err != nil {
 				return st, err
 			}
-			files, err := s.upload(ctx, p.Space, tree.Files, snap.Files)
+			files, err := s.upload(ctx, p.Space, tree.Files, repo)
 			if err != nil {
 				return st, err
 			}
 			t3 := time.Now()
-			g := &contentclient.Git{OID: snap.Commit, Message: strings.TrimSpace(snap.Message), Ref: p.Ref}
+			g := &contentclient.Git{OID: co.Commit, Message: strings.TrimSpace(co.Message), Ref: p.Ref}
 			if p.CommitURL != "" {
-				g.URL = strings.TrimRight(p.CommitURL, "/") + "/" + snap.Commit
+				g.URL = strings.TrimRight(p.CommitURL, "/") + "/" + co.Commit
 			}
 			rev, err := s.content.CreateRevision(ctx, p.Space, contentclient.Revision{Parent: cur.Revision,
 				Standalone: p.Standalone, Pages: toContent(tree.Pages), Files: files, Git: g})
 			if err != nil {
 				return st, err // ErrMoved: tried again, on the space's new revision
 			}
-			s.log.InfoContext(ctx, "git import written", "space", p.Space, "job", r.Job.ID, "files", len(snap.Files),
+			s.log.InfoContext(ctx, "git import written", "space", p.Space, "job", r.Job.ID, "files", len(repo.entries),
 				"queued_ms", t0.Sub(r.Job.CreatedAt).Milliseconds(), "fetch_ms", t1.Sub(t0).Milliseconds(),
 				"read_ms", t2.Sub(t1).Milliseconds(), "upload_ms", t3.Sub(t2).Milliseconds(),
 				"revision_ms", time.Since(t3).Milliseconds())
-			commit = snap.Commit
+			commit = co.Commit
 			if err := r.SaveProgress(ctx, progress{Revision: rev, Commit: commit}); err != nil {
 				return st, err
 			}
@@ -217,10 +223,25 @@ func (s *Service) runImport(ctx context.Context, r *jobs.Run) error {
 	})
 }
 
-// runExport writes the space's current revision in the layout, commits it
-// on the commit the space last synced with and pushes it to the ref.
+// runExport writes the space's current revision in the layout over the
+// ref's head (which must be the commit the space last synced with, unless
+// forced), commits and pushes it.
 func (s *Service) runExport(ctx context.Context, r *jobs.Run) error {
 	return s.run(ctx, r, func(ctx context.Context, p payload, remote gitrepo.Remote, st State) (State, error) {
+		// A job taken again after its push (its replica stopped before it
+		// recorded the end) does not push again: the branch's head is its
+		// own commit, which another push would take for a moved branch.
+		var prog progress
+		if err := r.Progress(&prog); err != nil {
+			return st, err
+		}
+		if prog.Commit != "" {
+			if err := s.content.SetSync(ctx, p.Space, syncOf(p, s.clock())); err != nil {
+				return st, err
+			}
+			st.LastCommit, st.LastTimestamp = prog.Commit, later(st.LastTimestamp, p.Timestamp)
+			return st, nil
+		}
 		cur, err := s.content.Content(ctx, p.Space)
 		if err != nil {
 			return st, err
@@ -244,61 +265,72 @@ func (s *Service) runExport(ctx context.Context, r *jobs.Run) error {
 			base = st.LastCommit
 		}
 		write := func(fs gitrepo.Files) error {
-			// The base commit's layout, when it has one (a SUMMARY.md): the
-			// export writes where it was (a .gitbook.yaml root included) and
-			// first removes the files it was read from, so that pages the
-			// space no longer has go. Every other file of the repository stays,
-			// and a repository without a SUMMARY.md loses nothing.
+			// The base commit's layout, when it has one: the export writes
+			// over it (where its SUMMARY.md is, a .gitbook.yaml root
+			// included), unchanged pages keep their files byte for byte, and
+			// the files it was read from that the space no longer has go.
+			// Every other file of the repository stays. Its markdown is read
+			// whole, its files only listed.
 			existing, err := fs.List()
 			if err != nil {
 				return err
 			}
 			old := map[string][]byte{}
+			var text int64
 			for _, path := range existing {
-				if gitbook.Wanted(path, p.ProjectDir) {
-					if old[path], err = fs.Read(path); err != nil {
-						return err
-					}
+				if !gitbook.Wanted(path, p.ProjectDir) {
+					continue
+				}
+				if isAsset(path) {
+					old[path] = nil
+					continue
+				}
+				if old[path], err = fs.Read(path); err != nil {
+					return err
+				}
+				if text += int64(len(old[path])); text > MaxText {
+					return fmt.Errorf("%w: the markdown files are more than %d bytes", gitbook.ErrLayout, MaxText)
 				}
 			}
 			dir := p.ProjectDir
-			if prev, err := gitbook.Read(old, p.ProjectDir); err == nil && prev.Summary != "" {
-				if dir = pathpkg.Dir(prev.Summary); dir == "." {
-					dir = ""
-				}
-				for _, path := range prev.Paths() {
-					if _, ok := old[path]; ok {
-						if err := fs.Remove(path); err != nil {
-							return err
-						}
+			var prev *gitbook.Previous
+			if t, err := gitbook.Read(old, p.ProjectDir); err == nil && len(t.Pages) > 0 {
+				prev = &gitbook.Previous{Tree: t, Text: old}
+				if t.Summary != "" {
+					if dir = pathpkg.Dir(t.Summary); dir == "." {
+						dir = ""
 					}
 				}
 			}
-			out, err := gitbook.Write(fromContent(cur.Pages), names, dir)
+			out, err := gitbook.WriteOver(fromContent(cur.Pages), names, dir, prev)
 			if err != nil {
 				return err
+			}
+			for _, path := range out.Remove {
+				if err := fs.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
+					return err
+				}
 			}
 			for path, b := range out.Text {
 				if err := fs.Write(path, b); err != nil {
 					return err
 				}
 			}
+			// Files stream from content to the disk, one at a time.
 			for name, path := range out.Files {
-				f := byName[name]
-				b, err := s.content.FileBytes(ctx, p.Space, cur.Revision, f.ID, s.cfg.Limits.MaxBytes)
-				if err != nil {
+				if err := s.copyFile(ctx, fs, p.Space, cur.Revision, byName[name], path); err != nil {
 					return fmt.Errorf("read file %s: %w", name, err)
-				}
-				if err := fs.Write(path, b); err != nil {
-					return err
 				}
 			}
 			return nil
 		}
 		oid, err := gitrepo.Push(ctx, s.cfg.Guard, remote, gitrepo.Commit{Ref: p.Ref, Base: base, Message: p.Message,
-			Author: object.Signature{Name: p.AuthorName, Email: p.AuthorEmail, When: s.now()}, Force: p.Force, Write: write},
+			Author: object.Signature{Name: p.AuthorName, Email: p.AuthorEmail, When: s.now()}, Force: p.Force, From: p.FromRef, Write: write},
 			s.cfg.Limits)
 		if err != nil {
+			return st, err
+		}
+		if err := r.SaveProgress(ctx, progress{Commit: oid}); err != nil {
 			return st, err
 		}
 		if err := s.content.SetSync(ctx, p.Space, syncOf(p, s.clock())); err != nil {
@@ -307,6 +339,24 @@ func (s *Service) runExport(ctx context.Context, r *jobs.Run) error {
 		st.LastCommit, st.LastTimestamp = oid, later(st.LastTimestamp, p.Timestamp)
 		return st, nil
 	})
+}
+
+// copyFile streams a file of the revision from content to path, at most
+// the operation's bytes.
+func (s *Service) copyFile(ctx context.Context, fs gitrepo.Files, space, revision string, f contentclient.File, path string) error {
+	rc, err := s.content.File(ctx, space, revision, f.ID)
+	if err != nil {
+		return err
+	}
+	defer rc.Close()
+	lr := &io.LimitedReader{R: rc, N: s.cfg.Limits.MaxBytes + 1}
+	if err := fs.WriteFrom(path, lr); err != nil {
+		return err
+	}
+	if lr.N == 0 {
+		return gitrepo.ErrTooLarge
+	}
+	return nil
 }
 
 func later(a, b *time.Time) *time.Time {
@@ -342,14 +392,67 @@ func fromContent(ps []contentclient.Page) []gitbook.Page {
 // Uploads is how many batches of files an import stores at once.
 const Uploads = 2
 
+// MaxText bounds the text files (markdown, .gitbook.yaml) an import reads
+// whole: what content accepts of a revision's markdown.
+const MaxText = contentclient.MaxContentBytes
+
+// repoFiles is what an import reads of a clone: its text files whole, the
+// others (files under .gitbook/assets) only listed, read from disk when
+// they are stored.
+type repoFiles struct {
+	co      *gitrepo.Checkout
+	mu      sync.Mutex // the clone is read by one goroutine at a time
+	text    map[string][]byte
+	entries map[string]gitrepo.Entry
+}
+
+func readRepo(ctx context.Context, co *gitrepo.Checkout, projectDir string) (*repoFiles, error) {
+	list, err := co.Files(ctx, func(path string) bool { return gitbook.Wanted(path, projectDir) })
+	if err != nil {
+		return nil, err
+	}
+	r := &repoFiles{co: co, text: map[string][]byte{}, entries: map[string]gitrepo.Entry{}}
+	var text int64
+	for _, e := range list {
+		r.entries[e.Path] = e
+		if isAsset(e.Path) {
+			r.text[e.Path] = nil // listed: the layout reads its name
+			continue
+		}
+		if text += e.Size; text > MaxText {
+			return nil, fmt.Errorf("%w: the markdown files are more than %d bytes", gitbook.ErrLayout, MaxText)
+		}
+		if r.text[e.Path], err = co.ReadFile(e, gitbook.MaxFileBytes); err != nil {
+			return nil, err
+		}
+	}
+	return r, nil
+}
+
+func isAsset(path string) bool {
+	return strings.HasPrefix(path, gitbook.AssetsDir+"/") || strings.Contains(path, "/"+gitbook.AssetsDir+"/")
+}
+
+// read reads a file's bytes from the clone.
+func (r *repoFiles) read(path string) ([]byte, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.co.ReadFile(r.entries[path], gitbook.MaxFileBytes)
+}
+
 // upload stores the files' bytes in content, in batches of at most
 // contentclient.MaxBatchFiles files and MaxBatchBytes (a file alone in its
-// batch when larger), Uploads batches at a time, and returns them in order.
-func (s *Service) upload(ctx context.Context, space string, files []gitbook.File, data map[string][]byte) ([]contentclient.File, error) {
+// batch when larger), Uploads batches at a time, each read from the clone
+// when it goes: at most Uploads batches of bytes are in memory. It returns
+// the files in order.
+func (s *Service) upload(ctx context.Context, space string, files []gitbook.File, repo *repoFiles) ([]contentclient.File, error) {
 	var batches [][]int // indexes into files
-	size := 0
+	var size int64
 	for i, f := range files {
-		n := len(data[f.Path])
+		n := repo.entries[f.Path].Size
+		if n > gitbook.MaxFileBytes {
+			return nil, fmt.Errorf("%w: %s is larger than %d bytes", gitbook.ErrLayout, f.Path, gitbook.MaxFileBytes)
+		}
 		if last := len(batches) - 1; last < 0 || len(batches[last]) == contentclient.MaxBatchFiles ||
 			(len(batches[last]) > 0 && size+n > contentclient.MaxBatchBytes) {
 			batches, size = append(batches, nil), 0
@@ -376,7 +479,13 @@ func (s *Service) upload(ctx context.Context, space string, files []gitbook.File
 			defer func() { <-g }()
 			blobs := make([]contentclient.Blob, len(batch))
 			for j, i := range batch {
-				blobs[j] = contentclient.Blob{Name: files[i].Name, ContentType: files[i].ContentType, Data: data[files[i].Path]}
+				data, err := repo.read(files[i].Path)
+				if err != nil {
+					errs[bi] = err
+					cancel()
+					return
+				}
+				blobs[j] = contentclient.Blob{Name: files[i].Name, ContentType: files[i].ContentType, Data: data}
 			}
 			stored, err := s.content.PutBlobs(ctx, space, blobs)
 			if err != nil {

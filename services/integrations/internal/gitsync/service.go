@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
+	"io"
 	"log/slog"
 	"net/url"
 	"strings"
@@ -31,7 +32,7 @@ const (
 type Content interface {
 	Access(ctx context.Context, c access.Caller, spaceID string) (contentclient.Access, error)
 	Content(ctx context.Context, spaceID string) (contentclient.Content, error)
-	FileBytes(ctx context.Context, spaceID, revisionID, fileID string, max int64) ([]byte, error)
+	File(ctx context.Context, spaceID, revisionID, fileID string) (io.ReadCloser, error)
 	PutBlobs(ctx context.Context, spaceID string, blobs []contentclient.Blob) ([]contentclient.File, error)
 	CreateRevision(ctx context.Context, spaceID string, r contentclient.Revision) (string, error)
 	SetSync(ctx context.Context, spaceID string, s contentclient.Sync) error
@@ -84,12 +85,16 @@ type payload struct {
 	CommitURL    string     `bson:"commitURL,omitempty"`
 	Timestamp    *time.Time `bson:"timestamp,omitempty"`
 	Provider     string     `bson:"provider,omitempty"`
+	// FromRef is the ref an export to a new branch starts from: the one
+	// the space last synced with on the same remote.
+	FromRef string `bson:"fromRef,omitempty"`
 }
 
 // same reports whether two payloads ask for the same operation.
 func (p payload) same(o payload) bool {
 	p.SecretRef, o.SecretRef = "", ""
 	p.User, o.User = "", ""
+	p.FromRef, o.FromRef = "", "" // read from the state, which the first request changed
 	eq := func(a, b *time.Time) bool { return (a == nil && b == nil) || (a != nil && b != nil && a.Equal(*b)) }
 	if !eq(p.Timestamp, o.Timestamp) {
 		return false
@@ -205,6 +210,11 @@ func (s *Service) start(ctx context.Context, c access.Caller, spaceID string, in
 	if p.Timestamp != nil {
 		t := p.Timestamp.UTC()
 		p.Timestamp = &t
+	}
+	if export {
+		if st, err := s.store.Get(ctx, a.Space); err == nil && st.URL == p.URL && st.Ref != p.Ref && st.LastCommit != "" {
+			p.FromRef = st.Ref
+		}
 	}
 	if remote.HasCredentials() {
 		p.SecretRef = s.keep(*in.URL)

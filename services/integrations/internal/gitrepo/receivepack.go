@@ -1,0 +1,101 @@
+package gitrepo
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+
+	"github.com/go-git/go-git/v5/plumbing/protocol/packp"
+	"github.com/go-git/go-git/v5/plumbing/protocol/packp/capability"
+	"github.com/go-git/go-git/v5/plumbing/protocol/packp/sideband"
+	"github.com/go-git/go-git/v5/plumbing/transport"
+	githttp "github.com/go-git/go-git/v5/plumbing/transport/http"
+	"github.com/go-git/go-git/v5/utils/ioutil"
+)
+
+// diskTransport is go-git's smart HTTP transport, except that a push's
+// request (its commands and pack) is written to a temporary file and sent
+// from it with its length, where go-git's builds it in memory: a push's
+// memory does not grow with its pack, and servers that refuse chunked
+// requests (git http-backend behind CGI) take it.
+type diskTransport struct {
+	transport.Transport
+	http *http.Client
+}
+
+func (t diskTransport) NewReceivePackSession(ep *transport.Endpoint, auth transport.AuthMethod) (transport.ReceivePackSession, error) {
+	s, err := t.Transport.NewReceivePackSession(ep, auth)
+	if err != nil {
+		return nil, err
+	}
+	return &diskSession{ReceivePackSession: s, ep: ep, auth: auth, http: t.http}, nil
+}
+
+type diskSession struct {
+	transport.ReceivePackSession
+	ep   *transport.Endpoint
+	auth transport.AuthMethod
+	http *http.Client
+}
+
+func (s *diskSession) ReceivePack(ctx context.Context, req *packp.ReferenceUpdateRequest) (*packp.ReportStatus, error) {
+	dir := ""
+	if o, ok := ctx.Value(opKey{}).(*op); ok {
+		dir = o.tempDir
+	}
+	f, err := os.CreateTemp(dir, "git-push-")
+	if err != nil {
+		return nil, fmt.Errorf("make the push's file: %w", err)
+	}
+	defer os.Remove(f.Name())
+	defer f.Close()
+	if err := req.Encode(f); err != nil {
+		return nil, err
+	}
+	size, err := f.Seek(0, io.SeekCurrent)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return nil, err
+	}
+	hr, err := http.NewRequestWithContext(ctx, http.MethodPost, s.ep.String()+"/"+transport.ReceivePackServiceName, io.NopCloser(f))
+	if err != nil {
+		return nil, err
+	}
+	hr.ContentLength = size
+	hr.Header.Set("User-Agent", capability.DefaultAgent())
+	hr.Header.Set("Accept", "application/x-git-receive-pack-result")
+	hr.Header.Set("Content-Type", "application/x-git-receive-pack-request")
+	if a, ok := s.auth.(*githttp.BasicAuth); ok && a != nil {
+		a.SetAuth(hr)
+	}
+	res, err := s.http.Do(hr)
+	if err != nil {
+		return nil, err
+	}
+	defer res.Body.Close()
+	if res.StatusCode >= 300 {
+		return nil, fmt.Errorf("the remote answered %s to the push", res.Status)
+	}
+	r, err := ioutil.NonEmptyReader(res.Body)
+	if errors.Is(err, ioutil.ErrEmptyReader) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	if req.Capabilities.Supports(capability.Sideband64k) {
+		r = sideband.NewDemuxer(sideband.Sideband64k, r)
+	} else if req.Capabilities.Supports(capability.Sideband) {
+		r = sideband.NewDemuxer(sideband.Sideband, r)
+	}
+	report := packp.NewReportStatus()
+	if err := report.Decode(r); err != nil {
+		return nil, err
+	}
+	return report, report.Error()
+}
