@@ -45,17 +45,10 @@ func (r *Reader) Serve(ctx context.Context, req Request) *Response {
 	rd.resp.NoIndex = rd.site.Visibility != site.VisibilityPublic
 	rd.resp.Public = rd.site.Visibility == site.VisibilityPublic
 	if len(rest) == 1 {
-		switch rest[0] {
-		case "robots.txt":
-			return r.robots(rd)
-		case "sitemap.xml":
-			return r.sitemap(ctx, rd)
-		case "llms.txt":
-			return r.llms(ctx, rd, false)
-		case "llms-full.txt":
-			return r.llms(ctx, rd, true)
-		case "~search":
-			return r.search(ctx, rd)
+		for _, rt := range fixedRoutes {
+			if path, _, _ := strings.Cut(rt.Path, "?"); path == "/"+rest[0] {
+				return rt.serve(r, ctx, rd)
+			}
 		}
 	}
 	if len(rest) == 4 && rest[0] == "~files" {
@@ -70,6 +63,10 @@ func (r *Reader) Serve(ctx context.Context, req Request) *Response {
 	if !ok {
 		return r.notFound(rd, "This site has nothing to show yet.")
 	}
+	if v.ss.Hidden {
+		// A hidden site space is read at its address only: never indexed.
+		rd.resp.NoIndex = true
+	}
 	t, err := r.revision(ctx, rd.site.Organization, v.ss.Space)
 	if err != nil {
 		return r.failed(rd, err)
@@ -82,6 +79,42 @@ func (r *Reader) Serve(ctx context.Context, req Request) *Response {
 		return r.pageMarkdown(rd, sec, v, t, p)
 	}
 	return r.pageHTML(rd, sec, v, t, p)
+}
+
+// Route is an address form of a published site, under the site's URL:
+// Path is fixed, or holds placeholders ({variant}: a site space's path,
+// "" for a section's root; {page}: a page's path; {siteSpace},
+// {revision}, {file}: ids; {query}: search words).
+type Route struct {
+	Name, Path string
+}
+
+type fixedRoute struct {
+	Route
+	serve func(r *Reader, ctx context.Context, rd *read) *Response
+}
+
+// fixedRoutes are the site's own documents, each at one path.
+var fixedRoutes = []fixedRoute{
+	{Route{"robots.txt", "/robots.txt"}, func(r *Reader, _ context.Context, rd *read) *Response { return r.robots(rd) }},
+	{Route{"sitemap.xml", "/sitemap.xml"}, (*Reader).sitemap},
+	{Route{"llms.txt", "/llms.txt"}, func(r *Reader, ctx context.Context, rd *read) *Response { return r.llms(ctx, rd, false) }},
+	{Route{"llms-full.txt", "/llms-full.txt"}, func(r *Reader, ctx context.Context, rd *read) *Response { return r.llms(ctx, rd, true) }},
+	{Route{"search", "/~search?q={query}"}, (*Reader).search},
+}
+
+// Routes are every address form the reader serves: tests read them to
+// check each one (a route added here is checked at once).
+func Routes() []Route {
+	out := []Route{
+		{"page", "{variant}/{page}"},
+		{"page markdown", "{variant}/{page}.md"},
+		{"file", "/~files/{siteSpace}/{revision}/{file}"},
+	}
+	for _, rt := range fixedRoutes {
+		out = append(out, rt.Route)
+	}
+	return out
 }
 
 // findSite finds the site the request names: a site whose custom hostname

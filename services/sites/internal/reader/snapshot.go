@@ -11,6 +11,7 @@ import (
 	"github.com/docspub/platform/services/sites/internal/section"
 	"github.com/docspub/platform/services/sites/internal/site"
 	"github.com/docspub/platform/services/sites/internal/spaceview"
+	"github.com/docspub/platform/services/sites/internal/visibility"
 	lru "github.com/hashicorp/golang-lru/v2"
 	"golang.org/x/sync/singleflight"
 )
@@ -30,6 +31,8 @@ type snapshot struct {
 	spaces     map[string]spaceview.Space
 	claims     claimSchema
 	auth       *site.PublishingAuth
+	// vis is what the visibility rule reads of the site.
+	vis visibility.Site
 	// anonymous is the structure a visitor without claims sees.
 	anonymous *structure
 
@@ -166,6 +169,7 @@ func (r *Reader) load(ctx context.Context, k siteKey) (*snapshot, error) {
 			snap.spaces[id] = sp
 		}
 	}
+	snap.vis = visibilitySite(snap)
 	if st.AdaptiveContent {
 		schema := site.DefaultAdaptiveSchema
 		sc, err := r.deps.Sites.AdaptiveSchema(ctx, st.ID)
@@ -188,4 +192,30 @@ func (r *Reader) load(ctx context.Context, k siteKey) (*snapshot, error) {
 	}
 	snap.anonymous = r.structure(snap, nil)
 	return snap, nil
+}
+
+// visibilitySite is what the visibility rule reads of a snapshot's site.
+func visibilitySite(snap *snapshot) visibility.Site {
+	out := visibility.Site{Published: make(map[string]bool, len(snap.spaces))}
+	for _, sec := range snap.sections {
+		out.Sections = append(out.Sections, visibility.Section{ID: sec.ID, Condition: sec.Condition})
+	}
+	for id := range snap.spaces {
+		out.Published[id] = true
+	}
+	for _, id := range append([]string{""}, sectionIDs(snap.sections)...) {
+		for _, ss := range snap.siteSpaces[id] {
+			out.SiteSpaces = append(out.SiteSpaces, visibility.SiteSpace{ID: ss.ID, Section: ss.Section,
+				Space: ss.Space, Condition: ss.Condition, Hidden: ss.Hidden})
+		}
+	}
+	return out
+}
+
+func sectionIDs(secs []section.Section) []string {
+	out := make([]string, len(secs))
+	for i, sec := range secs {
+		out[i] = sec.ID
+	}
+	return out
 }
