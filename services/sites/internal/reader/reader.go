@@ -21,14 +21,15 @@
 package reader
 
 import (
+	"cmp"
 	"context"
-	"github.com/docspub/platform/libs/sizedcache"
 	"io"
 	"net/url"
 	"strings"
 	"time"
 
 	"github.com/docspub/platform/libs/quota"
+	"github.com/docspub/platform/libs/sizedcache"
 	"github.com/docspub/platform/services/sites/internal/contentclient"
 	"github.com/docspub/platform/services/sites/internal/limits"
 	"github.com/docspub/platform/services/sites/internal/section"
@@ -78,6 +79,10 @@ type Deps struct {
 	PublishedURL string
 	// Now is the clock (nil: the real one).
 	Now func() time.Time
+	// CacheEntries and CacheBytes bound the cache of revisions, pages and
+	// files (0: limits.ReaderCacheEntries, limits.ReaderCacheBytes).
+	CacheEntries int
+	CacheBytes   int64
 }
 
 // Reader serves published sites.
@@ -108,7 +113,7 @@ func New(d Deps) (*Reader, error) {
 		d.Now = time.Now
 	}
 	r := &Reader{deps: d, scheme: u.Scheme, host: u.Host, prefix: strings.TrimRight(u.EscapedPath(), "/"), now: d.Now,
-		cache: sizedcache.New[string, any](limits.ReaderCacheEntries, limits.ReaderCacheBytes),
+		cache: sizedcache.New[string, any](cmp.Or(d.CacheEntries, limits.ReaderCacheEntries), cmp.Or(d.CacheBytes, limits.ReaderCacheBytes)),
 		loads: quota.New("revision loads", quota.Limits{PerKey: limits.ReaderRevisionLoadsPerOrg,
 			Queue: limits.ReaderRevisionLoadQueue, Total: limits.ReaderRevisionLoads, MaxWait: limits.ReaderRevisionLoadWait}),
 		searches: quota.New("searches", quota.Limits{PerKey: limits.ReaderSearchesPerOrg,

@@ -105,6 +105,13 @@ func (in *insights) setDown(down bool) {
 
 func newEnv(t *testing.T) *env {
 	t.Helper()
+	return newEnvWith(t, reader.Deps{})
+}
+
+// newEnvWith is newEnv with the reader's cache bounds of opts (0: the
+// defaults).
+func newEnvWith(t *testing.T, opts reader.Deps) *env {
+	t.Helper()
 	db := mongotest.Database(t)
 	ctx := context.Background()
 	var ix []mongox.Index
@@ -128,7 +135,7 @@ func newEnv(t *testing.T) *env {
 	sites.OnDelete(sectionStore.DeleteSite)
 	sites.OnDelete(linkStore.DeleteSite)
 	rd, err := reader.New(reader.Deps{Sites: siteStore, Sections: sectionStore, Spaces: spaces, ShareKeys: links,
-		Content: client, PublishedURL: published})
+		Content: client, PublishedURL: published, CacheEntries: opts.CacheEntries, CacheBytes: opts.CacheBytes})
 	if err != nil {
 		t.Fatal(err)
 	}

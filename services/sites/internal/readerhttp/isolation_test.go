@@ -1,0 +1,63 @@
+package readerhttp_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/docspub/platform/services/sites/internal/contentclient"
+	"github.com/docspub/platform/services/sites/internal/contentclient/contenttest"
+	"github.com/docspub/platform/services/sites/internal/reader"
+)
+
+// siteSpaceOf is the id of the site's site space of space.
+func (e *env) siteSpaceOf(user, sitePath, space string) string {
+	e.t.Helper()
+	for _, ss := range e.call(user, "GET", sitePath+"/site-spaces", "", 200)["items"].([]any) {
+		if m := ss.(map[string]any); str(m, "space", "id") == space {
+			return str(m, "id")
+		}
+	}
+	e.t.Fatalf("no site space of %s in %s", space, sitePath)
+	return ""
+}
+
+// TestFileCacheScopedBySpace: a file of one organization's revision, once
+// cached, is never answered through another organization's site for those
+// ids, even when that revision's tree has left the cache (the cache holds
+// two entries here, so reading the other site evicts it): 404, as content
+// answers for a revision that is not the space's.
+func TestFileCacheScopedBySpace(t *testing.T) {
+	e := newEnvWith(t, reader.Deps{CacheEntries: 2})
+	secret := []byte("VICTIMFILEBYTES of acme")
+	e.content.AddSpace("sp1", "acme", "Handbook")
+	rev := e.content.MergeFiles("sp1", []contentclient.Page{contenttest.Doc("p1", "Welcome", "welcome", "Hello.")},
+		map[string]contenttest.File{"f1": {Name: "plan.pdf", ContentType: "application/pdf", Bytes: secret}})
+	id, url := e.site(`{"title":"Victim","spaces":["sp1"]}`)
+	victimSS := e.siteSpaceOf("ada", "/v1/orgs/acme/sites/"+id, "sp1")
+
+	e.content.AddSpace("sp9", "other", "Theirs", contenttest.Doc("q1", "Theirs", "theirs", "Theirs."))
+	s := e.call("eve", "POST", "/v1/orgs/other/sites", `{"title":"Attacker","spaces":["sp9"]}`, 201)
+	attackerID := str(s, "id")
+	attackerURL := str(e.call("eve", "POST", "/v1/orgs/other/sites/"+attackerID+"/publish", "", 200), "urls", "published")
+	attackerSS := e.siteSpaceOf("eve", "/v1/orgs/other/sites/"+attackerID, "sp9")
+
+	e.want(url+"/llms.txt", 200) // the victim's tree cached
+	if p := e.want(url+"/~files/"+victimSS+"/"+rev+"/f1", 200); p.body != string(secret) {
+		t.Fatalf("the victim's own file: %q", p.body)
+	}
+	e.want(attackerURL+"/llms.txt", 200) // the attacker's tree evicts the victim's
+
+	for _, path := range []string{
+		"/~files/" + attackerSS + "/" + rev + "/f1", // the attacker's site space, the victim's ids
+		"/~files/" + victimSS + "/" + rev + "/f1",   // the victim's site space, through the attacker's site
+	} {
+		p := e.read(attackerURL + path)
+		if p.status != 404 || strings.Contains(p.body, "VICTIMFILEBYTES") {
+			t.Errorf("GET %s through another organization's site = %d %.100q, want 404", path, p.status, p.body)
+		}
+	}
+	// The victim still reads it.
+	if p := e.want(url+"/~files/"+victimSS+"/"+rev+"/f1", 200); p.body != string(secret) {
+		t.Errorf("the victim's own file afterwards: %q", p.body)
+	}
+}
