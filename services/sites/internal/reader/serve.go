@@ -120,23 +120,26 @@ func Routes() []Route {
 // findSite finds the site the request names: a site whose custom hostname
 // is the request's host, else, under the published prefix, the site
 // <org>/<basename or id>. It returns the path's segments under the site.
+//
+// The origin of every absolute URL the reader writes (canonical links,
+// sitemap.xml, llms.txt, robots.txt) is configuration's (PublishedURL) or
+// the site's own hostname as stored, never the Host the request carries:
+// a forged Host is reflected nowhere, and every Host a site is reached by
+// shares its cache entries.
 func (r *Reader) findSite(ctx context.Context, rd *read) ([]string, error) {
-	host := strings.ToLower(rd.req.Host)
-	if h, _, err := net.SplitHostPort(host); err == nil {
-		host = h
-	}
+	host := strings.TrimSuffix(hostOnly(rd.req.Host), ".")
 	segs := segments(rd.req.Path)
 	if host != "" && host != hostOnly(r.host) && hostnamePattern(host) {
 		snap, err := r.sites.get(ctx, siteKey{host: host})
 		if err != nil {
 			return nil, err
 		}
-		if snap.site != nil {
-			rd.snap, rd.site, rd.origin = snap, snap.site, r.scheme+"://"+host
+		if snap.site != nil && snap.site.Hostname != "" {
+			rd.snap, rd.site, rd.origin = snap, snap.site, r.scheme+"://"+snap.site.Hostname
 			return segs, nil
 		}
 	}
-	rd.origin = r.scheme + "://" + rd.req.Host
+	rd.origin = r.scheme + "://" + r.host
 	prefix := segments(r.prefix)
 	if len(segs) < len(prefix)+2 {
 		return nil, nil

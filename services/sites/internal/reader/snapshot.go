@@ -46,19 +46,23 @@ type snapshot struct {
 // snapshotIDs numbers snapshots.
 var snapshotIDs atomic.Uint64
 
-// snapshots caches snapshots by the name a URL gives the site.
+// snapshots caches snapshots by the name a URL gives the site. A host that
+// names no site is remembered apart (misses): hosts are the reader's to
+// choose, and however many it sends, they never push a site out.
 type snapshots struct {
-	r     *Reader
-	ttl   time.Duration
-	cache *lru.Cache[string, *snapshot]
-	gen   atomic.Uint64
-	group singleflight.Group
-	mu    sync.Mutex // serialises spaceChanged's scans
+	r      *Reader
+	ttl    time.Duration
+	cache  *lru.Cache[string, *snapshot]
+	misses *lru.Cache[string, *snapshot]
+	gen    atomic.Uint64
+	group  singleflight.Group
+	mu     sync.Mutex // serialises spaceChanged's scans
 }
 
 func newSnapshots(r *Reader, size int, ttl time.Duration) *snapshots {
 	c, _ := lru.New[string, *snapshot](size)
-	return &snapshots{r: r, ttl: ttl, cache: c}
+	m, _ := lru.New[string, *snapshot](size)
+	return &snapshots{r: r, ttl: ttl, cache: c, misses: m}
 }
 
 func (s *snapshots) invalidate() { s.gen.Add(1) }
@@ -104,13 +108,22 @@ func (s *snapshots) get(ctx context.Context, k siteKey) (*snapshot, error) {
 	if snap, ok := s.cache.Get(key); ok && snap.gen == gen && s.r.now().Before(snap.expires) {
 		return snap, nil
 	}
+	if k.host != "" {
+		if snap, ok := s.misses.Get(key); ok && snap.gen == gen && s.r.now().Before(snap.expires) {
+			return snap, nil
+		}
+	}
 	v, err, _ := s.group.Do(key, func() (any, error) {
 		snap, err := s.r.load(context.WithoutCancel(ctx), k)
 		if err != nil {
 			return nil, err
 		}
 		snap.id, snap.gen, snap.expires = snapshotIDs.Add(1), gen, s.r.now().Add(s.ttl)
-		s.cache.Add(key, snap)
+		if k.host != "" && snap.site == nil {
+			s.misses.Add(key, snap)
+		} else {
+			s.cache.Add(key, snap)
+		}
 		return snap, nil
 	})
 	if err != nil {

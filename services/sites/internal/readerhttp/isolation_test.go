@@ -61,3 +61,46 @@ func TestFileCacheScopedBySpace(t *testing.T) {
 		t.Errorf("the victim's own file afterwards: %q", p.body)
 	}
 }
+
+// TestForgedHostIsNotReflected: canonical links, sitemap <loc>, llms.txt
+// and robots.txt take their origin from configuration (PUBLISHED_URL) or
+// the site's own hostname, never from the Host the request carries; every
+// Host a page is reached by gets the same bytes.
+func TestForgedHostIsNotReflected(t *testing.T) {
+	e := newEnv(t)
+	e.content.AddSpace("sp1", "acme", "Handbook", contenttest.Doc("p1", "Welcome", "welcome", "Hello."),
+		contenttest.Doc("p2", "Guide", "guide", "The guide."))
+	id, url := e.site(`{"title":"Docs","spaces":["sp1"]}`)
+	path := strings.TrimPrefix(url, "http://gw.test")
+	for _, doc := range []string{"/guide", "/sitemap.xml", "/llms.txt", "/llms-full.txt", "/robots.txt"} {
+		want := e.want(url+doc, 200).body
+		if !strings.Contains(want, "http://gw.test"+path) {
+			t.Errorf("%s lacks the configured origin: %.300s", doc, want)
+		}
+		for _, host := range []string{"evil.example.com", "EVIL.example.com:8443", "gw.test.evil.example.com", "203.0.113.9"} {
+			p := e.want("http://"+host+path+doc, 200)
+			if strings.Contains(strings.ToLower(p.body), "evil") || strings.Contains(p.body, "203.0.113.9") {
+				t.Errorf("%s with Host %s reflects it: %.300s", doc, host, p.body)
+			}
+			if p.body != want {
+				t.Errorf("%s with Host %s differs from the configured host's answer", doc, host)
+			}
+		}
+	}
+
+	// A custom hostname: its origin is the hostname as the site stores it,
+	// whatever case, port or trailing dot the Host has.
+	e.call("ada", "PATCH", "/v1/orgs/acme/sites/"+id, `{"hostname":"docs.acme.test"}`, 200)
+	want := e.want("http://docs.acme.test/guide", 200).body
+	if !strings.Contains(want, `<link rel="canonical" href="http://docs.acme.test/guide">`) {
+		t.Errorf("canonical on the custom hostname: %.400s", want)
+	}
+	for _, host := range []string{"DOCS.ACME.TEST", "docs.acme.test:8443", "docs.acme.test."} {
+		if p := e.want("http://"+host+"/guide", 200); p.body != want {
+			t.Errorf("Host %s: %.400s", host, p.body)
+		}
+	}
+	if p := e.want("http://docs.acme.test/sitemap.xml", 200); !strings.Contains(p.body, "<loc>http://docs.acme.test/guide</loc>") {
+		t.Errorf("sitemap on the custom hostname: %s", p.body)
+	}
+}
