@@ -140,6 +140,8 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 		_ = core.Close(ctx)
 		return nil, fmt.Errorf("reader: %w", err)
 	}
+	// A non-member's published view shows what the reader shows them.
+	sites.SetVisitors(rd)
 	// A change made here reaches this instance's readers at once.
 	for _, st := range []interface{ OnWrite(func()) }{siteStore, sectionStore, linkStore} {
 		st.OnWrite(func() { relay.Notify(); rd.Invalidate() })

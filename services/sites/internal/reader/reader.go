@@ -35,6 +35,7 @@ import (
 	"github.com/docspub/platform/services/sites/internal/section"
 	"github.com/docspub/platform/services/sites/internal/site"
 	"github.com/docspub/platform/services/sites/internal/spaceview"
+	"github.com/docspub/platform/services/sites/internal/visibility"
 	"golang.org/x/sync/singleflight"
 )
 
@@ -134,3 +135,19 @@ func (r *Reader) Invalidate() { r.sites.invalidate() }
 // SpaceChanged drops the cached structures of the sites showing a space
 // (the projection of content's spaces changed).
 func (r *Reader) SpaceChanged(spaceID string) { r.sites.spaceChanged(spaceID) }
+
+// Visible is what the site's visibility rule shows a visitor without
+// claims (the published view's non-member, who has none): the very
+// structure the reader serves such a visitor. A site that is unknown, not
+// of org, or not published shows nothing.
+func (r *Reader) Visible(ctx context.Context, org, siteID string) (visibility.Set, error) {
+	snap, err := r.sites.get(ctx, siteKey{org: org, name: siteID})
+	if err != nil {
+		return visibility.Set{}, err
+	}
+	if snap.site == nil || snap.site.ID != siteID || snap.site.Organization != org || !snap.site.Published {
+		// (A name that is another site's basename finds that site: nothing.)
+		return visibility.Of(visibility.Site{}, nil), nil
+	}
+	return snap.anonymous.set, nil
+}

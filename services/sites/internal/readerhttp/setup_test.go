@@ -54,6 +54,7 @@ type env struct {
 	insights *insights
 	recorder *insightsclient.Recorder
 	spaces   *spaceview.Store
+	reader   *reader.Reader
 	db       *mongo.Database
 }
 
@@ -139,6 +140,7 @@ func newEnvWith(t *testing.T, opts reader.Deps) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
+	sites.SetVisitors(rd)
 	siteStore.OnWrite(rd.Invalidate)
 	sectionStore.OnWrite(rd.Invalidate)
 	linkStore.OnWrite(rd.Invalidate)
@@ -164,7 +166,7 @@ func newEnvWith(t *testing.T, opts reader.Deps) *env {
 	sharelinkhttp.Register(v1, links)
 	readerhttp.Register(e, rd, signer, rec, logx.ForTest(t))
 	return &env{t: t, api: apitest.New(t, e, signer), signer: signer, engine: e, content: ct, insights: in,
-		recorder: rec, spaces: spaces, db: db}
+		recorder: rec, spaces: spaces, reader: rd, db: db}
 }
 
 var users = map[string]map[string]string{

@@ -94,3 +94,14 @@ func Of(st Site, holds Holds) Set {
 	}
 	return out
 }
+
+// CountListed is how many site spaces are listed.
+func (s Set) CountListed() int {
+	n := 0
+	for _, listed := range s.SiteSpaces {
+		if listed {
+			n++
+		}
+	}
+	return n
+}
