@@ -198,3 +198,19 @@ func Run(ctx context.Context, cfg Config, log *slog.Logger) error {
 	}
 	return service.Run(ctx, "sites", cfg.Addr, a, log, a.core.Announce())
 }
+
+// ReaderRoute is an address form of published sites (reader.Route): tests
+// outside the service read the reader's table through ReaderRoutes.
+type ReaderRoute struct {
+	Name, Path string
+}
+
+// ReaderRoutes are every address form the reader serves, under a site's
+// URL (reader.Routes).
+func ReaderRoutes() []ReaderRoute {
+	var out []ReaderRoute
+	for _, rt := range reader.Routes() {
+		out = append(out, ReaderRoute(rt))
+	}
+	return out
+}
