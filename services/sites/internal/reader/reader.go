@@ -7,11 +7,19 @@
 // markdown (<page>.md), llms.txt, llms-full.txt, robots.txt, sitemap.xml,
 // files and search results.
 //
+// What a visitor sees comes from one rule, visibility.Of, evaluated on
+// their claims: navigation, pages, <page>.md, files, sitemap.xml,
+// llms.txt, llms-full.txt and search all read its answer (structure), and
+// so does the API's published view of a non-member (Visible).
+//
 // Content comes from the content service: each request learns the
 // space's current revision from content (a check that started after the
 // request arrived, shared by the requests waiting for it, so a merge shows
-// on the next request), and revisions, being immutable, are cached by id
-// with the pages rendered from them. The site's own structure (site,
+// on the next request), and revisions, being immutable, are cached with
+// the pages rendered from them and their files, keyed by organization,
+// space and revision (cacheKey). Absolute URLs take their origin from
+// PublishedURL or the site's stored hostname, never from the request's
+// Host. The site's own structure (site,
 // sections, site spaces, projected spaces, keys) is cached for
 // limits.ReaderSiteTTL and dropped at once when this instance changes it
 // (Invalidate). Share keys are checked on every request.
@@ -150,4 +158,11 @@ func (r *Reader) Visible(ctx context.Context, org, siteID string) (visibility.Se
 		return visibility.Of(visibility.Site{}, nil), nil
 	}
 	return snap.anonymous.set, nil
+}
+
+// Cached is how many entries the reader's cache of revisions, pages and
+// files holds, and how many sites' structures it keeps (hosts that name no
+// site apart): for metrics and tests.
+func (r *Reader) Cached() (entries, sites, misses int) {
+	return r.cache.Len(), r.sites.cache.Len(), r.sites.misses.Len()
 }

@@ -1,6 +1,7 @@
 package readerhttp_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -88,6 +89,18 @@ func TestForgedHostIsNotReflected(t *testing.T) {
 		}
 	}
 
+	// However many Hosts a page is reached by, it is cached once: forged
+	// hosts add no entry but to the misses, which never push out a site.
+	e.want(url+"/guide", 200)
+	entries, sites, misses := e.reader.Cached()
+	for i := range 50 {
+		e.want(fmt.Sprintf("http://h%d.evil.example.com%s/guide", i, path), 200)
+	}
+	if gotEntries, gotSites, gotMisses := e.reader.Cached(); gotEntries != entries || gotSites != sites || gotMisses != misses+50 {
+		t.Errorf("after 50 forged hosts: %d cache entries (was %d), %d sites (was %d), %d misses (was %d)",
+			gotEntries, entries, gotSites, sites, gotMisses, misses)
+	}
+
 	// A custom hostname: its origin is the hostname as the site stores it,
 	// whatever case, port or trailing dot the Host has.
 	e.call("ada", "PATCH", "/v1/orgs/acme/sites/"+id, `{"hostname":"docs.acme.test"}`, 200)
@@ -95,10 +108,14 @@ func TestForgedHostIsNotReflected(t *testing.T) {
 	if !strings.Contains(want, `<link rel="canonical" href="http://docs.acme.test/guide">`) {
 		t.Errorf("canonical on the custom hostname: %.400s", want)
 	}
+	entries, sites, _ = e.reader.Cached()
 	for _, host := range []string{"DOCS.ACME.TEST", "docs.acme.test:8443", "docs.acme.test."} {
 		if p := e.want("http://"+host+"/guide", 200); p.body != want {
 			t.Errorf("Host %s: %.400s", host, p.body)
 		}
+	}
+	if gotEntries, gotSites, _ := e.reader.Cached(); gotEntries != entries || gotSites != sites {
+		t.Errorf("the custom hostname's variants: %d cache entries (was %d), %d sites (was %d)", gotEntries, entries, gotSites, sites)
 	}
 	if p := e.want("http://docs.acme.test/sitemap.xml", 200); !strings.Contains(p.body, "<loc>http://docs.acme.test/guide</loc>") {
 		t.Errorf("sitemap on the custom hostname: %s", p.body)
