@@ -44,21 +44,81 @@ func (r *Reader) Serve(ctx context.Context, req Request) *Response {
 	}
 	rd.resp.NoIndex = rd.site.Visibility != site.VisibilityPublic
 	rd.resp.Public = rd.site.Visibility == site.VisibilityPublic
-	if len(rest) == 1 {
-		for _, rt := range fixedRoutes {
-			if path, _, _ := strings.Cut(rt.Path, "?"); path == "/"+rest[0] {
-				return rt.serve(r, ctx, rd)
-			}
+	for _, rt := range routes {
+		if rt.match(rest) {
+			return rt.serve(r, ctx, rd, rest)
 		}
 	}
-	if len(rest) == 4 && rest[0] == "~files" {
-		return r.file(ctx, rd, rest[1], rest[2], rest[3])
+	return r.notFound(rd, "This page does not exist.") // (the page route takes every path)
+}
+
+// Route is an address form of a published site, under the site's URL:
+// Path is fixed, or holds placeholders ({variant}: a site space's path,
+// "" for a section's root; {page}: a page's path; {siteSpace},
+// {revision}, {file}: ids; {query}: search words).
+type Route struct {
+	Name, Path string
+}
+
+// route is a Route with what matches it (the path's segments under the
+// site) and serves it.
+type route struct {
+	Route
+	match func(rest []string) bool
+	serve func(r *Reader, ctx context.Context, rd *read, rest []string) *Response
+}
+
+// routes are what Serve answers, the first that matches: the table is the
+// dispatch, so that Routes (and the tests reading it) cannot miss one.
+var routes = []route{
+	{Route{"robots.txt", "/robots.txt"}, named("robots.txt"),
+		func(r *Reader, _ context.Context, rd *read, _ []string) *Response { return r.robots(rd) }},
+	{Route{"sitemap.xml", "/sitemap.xml"}, named("sitemap.xml"),
+		func(r *Reader, ctx context.Context, rd *read, _ []string) *Response { return r.sitemap(ctx, rd) }},
+	{Route{"llms.txt", "/llms.txt"}, named("llms.txt"),
+		func(r *Reader, ctx context.Context, rd *read, _ []string) *Response { return r.llms(ctx, rd, false) }},
+	{Route{"llms-full.txt", "/llms-full.txt"}, named("llms-full.txt"),
+		func(r *Reader, ctx context.Context, rd *read, _ []string) *Response { return r.llms(ctx, rd, true) }},
+	{Route{"search", "/~search?q={query}"}, named("~search"),
+		func(r *Reader, ctx context.Context, rd *read, _ []string) *Response { return r.search(ctx, rd) }},
+	{Route{"file", "/~files/{siteSpace}/{revision}/{file}"},
+		func(rest []string) bool { return len(rest) == 4 && rest[0] == "~files" },
+		func(r *Reader, ctx context.Context, rd *read, rest []string) *Response {
+			return r.file(ctx, rd, rest[1], rest[2], rest[3])
+		}},
+	{Route{"page markdown", "{variant}/{page}.md"},
+		func(rest []string) bool {
+			n := len(rest)
+			return n > 0 && strings.HasSuffix(rest[n-1], ".md") && len(rest[n-1]) > len(".md")
+		},
+		func(r *Reader, ctx context.Context, rd *read, rest []string) *Response {
+			rest[len(rest)-1] = strings.TrimSuffix(rest[len(rest)-1], ".md")
+			return r.page(ctx, rd, rest, true)
+		}},
+	{Route{"page", "{variant}/{page}"}, func([]string) bool { return true },
+		func(r *Reader, ctx context.Context, rd *read, rest []string) *Response {
+			return r.page(ctx, rd, rest, false)
+		}},
+}
+
+// named matches the site's document at one path.
+func named(name string) func([]string) bool {
+	return func(rest []string) bool { return len(rest) == 1 && rest[0] == name }
+}
+
+// Routes are every address form the reader serves (its dispatch table):
+// tests read them to check each one.
+func Routes() []Route {
+	out := make([]Route, len(routes))
+	for i, rt := range routes {
+		out[i] = rt.Route
 	}
-	markdown := false
-	if n := len(rest); n > 0 && strings.HasSuffix(rest[n-1], ".md") && len(rest[n-1]) > len(".md") {
-		rest[n-1] = strings.TrimSuffix(rest[n-1], ".md")
-		markdown = true
-	}
+	return out
+}
+
+// page answers a page of a site space the reader sees (rest: the path's
+// segments under the site), as HTML or as its markdown.
+func (r *Reader) page(ctx context.Context, rd *read, rest []string, markdown bool) *Response {
 	sec, v, pagePath, ok := rd.st.resolve(rest)
 	if !ok {
 		return r.notFound(rd, "This site has nothing to show yet.")
@@ -79,42 +139,6 @@ func (r *Reader) Serve(ctx context.Context, req Request) *Response {
 		return r.pageMarkdown(rd, sec, v, t, p)
 	}
 	return r.pageHTML(rd, sec, v, t, p)
-}
-
-// Route is an address form of a published site, under the site's URL:
-// Path is fixed, or holds placeholders ({variant}: a site space's path,
-// "" for a section's root; {page}: a page's path; {siteSpace},
-// {revision}, {file}: ids; {query}: search words).
-type Route struct {
-	Name, Path string
-}
-
-type fixedRoute struct {
-	Route
-	serve func(r *Reader, ctx context.Context, rd *read) *Response
-}
-
-// fixedRoutes are the site's own documents, each at one path.
-var fixedRoutes = []fixedRoute{
-	{Route{"robots.txt", "/robots.txt"}, func(r *Reader, _ context.Context, rd *read) *Response { return r.robots(rd) }},
-	{Route{"sitemap.xml", "/sitemap.xml"}, (*Reader).sitemap},
-	{Route{"llms.txt", "/llms.txt"}, func(r *Reader, ctx context.Context, rd *read) *Response { return r.llms(ctx, rd, false) }},
-	{Route{"llms-full.txt", "/llms-full.txt"}, func(r *Reader, ctx context.Context, rd *read) *Response { return r.llms(ctx, rd, true) }},
-	{Route{"search", "/~search?q={query}"}, (*Reader).search},
-}
-
-// Routes are every address form the reader serves: tests read them to
-// check each one (a route added here is checked at once).
-func Routes() []Route {
-	out := []Route{
-		{"page", "{variant}/{page}"},
-		{"page markdown", "{variant}/{page}.md"},
-		{"file", "/~files/{siteSpace}/{revision}/{file}"},
-	}
-	for _, rt := range fixedRoutes {
-		out = append(out, rt.Route)
-	}
-	return out
 }
 
 // findSite finds the site the request names: a site whose custom hostname
