@@ -165,7 +165,7 @@ func TestReaderLeaksClosedThroughGateway(t *testing.T) {
 	privileged := newReader(t)
 	collect(privileged.want(200, siteURL+"?visitor.preview=true&visitor.beta=true"))
 	for _, v := range variants {
-		pages[v] = true
+		pages[v], pages[v+"/more"] = true, true // the deleted space's pages too
 		if r := privileged.get(v, ""); r.Status == 200 {
 			collect(string(r.Body))
 		}
