@@ -168,6 +168,8 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 		_ = core.Close(ctx)
 		return nil, fmt.Errorf("reader: %w", err)
 	}
+	// A non-member's published view shows what the reader shows them.
+	sites.SetVisitors(rd)
 	// A change made here reaches this instance's readers at once.
 	for _, st := range []interface{ OnWrite(func()) }{siteStore, sectionStore, linkStore} {
 		st.OnWrite(func() { relay.Notify(); rd.Invalidate() })
@@ -227,4 +229,20 @@ func Run(ctx context.Context, cfg Config, log *slog.Logger) error {
 		return fmt.Errorf("sites: %w", err)
 	}
 	return service.Run(ctx, "sites", cfg.Addr, a, log, a.core.Announce())
+}
+
+// ReaderRoute is an address form of published sites (reader.Route): tests
+// outside the service read the reader's table through ReaderRoutes.
+type ReaderRoute struct {
+	Name, Path string
+}
+
+// ReaderRoutes are every address form the reader serves, under a site's
+// URL (reader.Routes).
+func ReaderRoutes() []ReaderRoute {
+	var out []ReaderRoute
+	for _, rt := range reader.Routes() {
+		out = append(out, ReaderRoute(rt))
+	}
+	return out
 }

@@ -18,7 +18,9 @@ var inlineTypes = map[string]bool{"image/png": true, "image/jpeg": true, "image/
 // (<site>/~files/<siteSpaceId>/<revisionId>/<fileId>): content checks that
 // the revision is the space's. Its type comes from the revision when it is
 // cached (application/octet-stream, downloaded, otherwise); files up to
-// limits.ReaderCachedFileBytes are cached.
+// limits.ReaderCachedFileBytes are cached, keyed by organization, space,
+// revision and file: bytes content gave for one space are never answered
+// through another's site space.
 func (r *Reader) file(ctx context.Context, rd *read, siteSpaceID, revID, fileID string) *Response {
 	_, v := rd.st.siteSpace(siteSpaceID)
 	if v == nil {
@@ -28,7 +30,8 @@ func (r *Reader) file(ctx context.Context, rd *read, siteSpaceID, revID, fileID 
 	resp.Status, resp.Type, resp.Immutable, resp.NoIndex = http.StatusOK, "application/octet-stream", true, true
 	resp.Name = fileID
 	size := int64(-1)
-	if t, ok := r.cache.Get("rev\x00" + revID); ok {
+	org := rd.site.Organization
+	if t, ok := r.cache.Get(revKey(org, v.ss.Space, revID)); ok {
 		tr := t.(*tree)
 		if tr.space != v.ss.Space {
 			return r.notFound(rd, "This file does not exist.")
@@ -42,7 +45,7 @@ func (r *Reader) file(ctx context.Context, rd *read, siteSpaceID, revID, fileID 
 		}
 		size, resp.Name = f.Size, f.Name
 	}
-	key := "file\x00" + revID + "\x00" + fileID
+	key := cacheKey("file", org, v.ss.Space, revID, fileID)
 	if b, ok := r.cache.Get(key); ok {
 		resp.Body = b.([]byte)
 		return resp

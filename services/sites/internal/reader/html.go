@@ -118,7 +118,7 @@ func (r *Reader) pageHTML(rd *read, sec *vsection, v *variant, t *tree, p *page)
 	if rd.st != rd.snap.anonymous {
 		return r.renderPage(rd, sec, v, t, p)
 	}
-	key := fmt.Sprintf("page\x00%d\x00%s\x00%s\x00%s\x00%s\x00%s", rd.snap.id, rd.origin, rd.base, v.path, t.id, p.id)
+	key := cacheKey("page", fmt.Sprint(rd.snap.id), rd.origin, rd.base, v.path, t.org, t.space, t.id, p.id)
 	if cached, ok := r.cache.Get(key); ok {
 		rp := cached.(*renderedPage)
 		rd.resp.Status, rd.resp.Type, rd.resp.Body, rd.resp.Gzip = http.StatusOK, "text/html; charset=utf-8", rp.html, rp.gz
@@ -142,7 +142,7 @@ func (r *Reader) renderPage(rd *read, sec *vsection, v *variant, t *tree, p *pag
 	d.Title, d.Heading, d.Emoji, d.Lead, d.Description = p.title, p.title, p.emoji, p.description, p.description
 	d.Canonical = rd.origin + rd.pageURL(v, t, p)
 	files := rd.base + "/~files/" + v.ss.ID + "/" + t.id + "/"
-	key := "html\x00" + files + p.id
+	key := cacheKey("html", t.org, t.space, files, p.id)
 	type rendered struct {
 		html string
 		cut  bool
@@ -174,7 +174,7 @@ func (r *Reader) renderPage(rd *read, sec *vsection, v *variant, t *tree, p *pag
 // pieces, cut inside the current page's link, where the layout marks it
 // (rest is empty when the page is not listed).
 func (r *Reader) nav(rd *read, v *variant, t *tree, current string) (html, rest template.HTML) {
-	key := "nav\x00" + rd.base + v.path + "\x00" + t.id
+	key := cacheKey("nav", rd.site.ID, rd.base, v.path, t.org, t.space, t.id)
 	cached, ok := r.cache.Get(key)
 	if !ok {
 		var b strings.Builder

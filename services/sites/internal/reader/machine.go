@@ -3,9 +3,11 @@ package reader
 import (
 	"context"
 	"encoding/xml"
+	"errors"
 	"net/http"
 	"strings"
 
+	"github.com/docspub/platform/services/sites/internal/contentclient"
 	"github.com/docspub/platform/services/sites/internal/limits"
 )
 
@@ -56,31 +58,33 @@ func (r *Reader) robots(rd *read) *Response {
 	return r.text(rd, "text/plain; charset=utf-8", "User-agent: *\nAllow: /\n\nSitemap: "+rd.origin+rd.url("/sitemap.xml")+"\n")
 }
 
-// spaceTrees are the trees of the variants a reader sees (at most
-// limits.ReaderLLMSSpaces of them), with the section of each.
+// spaceTree is the tree of a variant listed to the reader, with its
+// section.
 type spaceTree struct {
 	sec *vsection
 	v   *variant
 	t   *tree
 }
 
-func (r *Reader) spaceTrees(ctx context.Context, rd *read) ([]spaceTree, bool, error) {
-	var out []spaceTree
-	more := false
-	for _, sec := range rd.st.all {
-		for _, v := range sec.variants {
-			if len(out) >= limits.ReaderLLMSSpaces {
-				more = true
-				continue
-			}
-			t, err := r.revision(ctx, rd.site.Organization, v.ss.Space)
-			if err != nil {
-				return nil, false, err
-			}
-			out = append(out, spaceTree{sec: sec, v: v, t: t})
+// spaceTrees are the trees of the variants listed to the reader
+// (structure.listed: hidden ones and those the reader may not see left
+// out), at most limits.ReaderLLMSSpaces of them; more tells some were
+// left out. A space content no longer has is left out too.
+func (r *Reader) spaceTrees(ctx context.Context, rd *read) (out []spaceTree, more bool, err error) {
+	for _, lv := range rd.st.listed() {
+		if len(out) >= limits.ReaderLLMSSpaces {
+			return out, true, nil
 		}
+		t, err := r.revision(ctx, rd.site.Organization, lv.v.ss.Space)
+		if errors.Is(err, contentclient.ErrNoSpace) {
+			continue
+		}
+		if err != nil {
+			return nil, false, err
+		}
+		out = append(out, spaceTree{sec: lv.sec, v: lv.v, t: t})
 	}
-	return out, more, nil
+	return out, false, nil
 }
 
 // sitemap answers sitemap.xml of a public site: every page readers may

@@ -7,11 +7,19 @@
 // markdown (<page>.md), llms.txt, llms-full.txt, robots.txt, sitemap.xml,
 // files and search results.
 //
+// What a visitor sees comes from one rule, visibility.Of, evaluated on
+// their claims: navigation, pages, <page>.md, files, sitemap.xml,
+// llms.txt, llms-full.txt and search all read its answer (structure), and
+// so does the API's published view of a non-member (Visible).
+//
 // Content comes from the content service: each request learns the
 // space's current revision from content (a check that started after the
 // request arrived, shared by the requests waiting for it, so a merge shows
-// on the next request), and revisions, being immutable, are cached by id
-// with the pages rendered from them. The site's own structure (site,
+// on the next request), and revisions, being immutable, are cached with
+// the pages rendered from them and their files, keyed by organization,
+// space and revision (cacheKey). Absolute URLs take their origin from
+// PublishedURL or the site's stored hostname, never from the request's
+// Host. The site's own structure (site,
 // sections, site spaces, projected spaces, keys) is cached for
 // limits.ReaderSiteTTL and dropped at once when this instance changes it
 // (Invalidate). Share keys are checked on every request.
@@ -21,8 +29,8 @@
 package reader
 
 import (
+	"cmp"
 	"context"
-	"github.com/docspub/platform/libs/sizedcache"
 	"io"
 	"log/slog"
 	"net/url"
@@ -30,12 +38,14 @@ import (
 	"time"
 
 	"github.com/docspub/platform/libs/quota"
+	"github.com/docspub/platform/libs/sizedcache"
 	"github.com/docspub/platform/services/sites/internal/condition"
 	"github.com/docspub/platform/services/sites/internal/contentclient"
 	"github.com/docspub/platform/services/sites/internal/limits"
 	"github.com/docspub/platform/services/sites/internal/section"
 	"github.com/docspub/platform/services/sites/internal/site"
 	"github.com/docspub/platform/services/sites/internal/spaceview"
+	"github.com/docspub/platform/services/sites/internal/visibility"
 	"golang.org/x/sync/singleflight"
 )
 
@@ -83,6 +93,10 @@ type Deps struct {
 	// Log receives what readers cannot be told, like a stored condition
 	// the checker refuses (nil: discarded).
 	Log *slog.Logger
+	// CacheEntries and CacheBytes bound the cache of revisions, pages and
+	// files (0: limits.ReaderCacheEntries, limits.ReaderCacheBytes).
+	CacheEntries int
+	CacheBytes   int64
 }
 
 // Reader serves published sites.
@@ -113,7 +127,7 @@ func New(d Deps) (*Reader, error) {
 		d.Now = time.Now
 	}
 	r := &Reader{deps: d, scheme: u.Scheme, host: u.Host, prefix: strings.TrimRight(u.EscapedPath(), "/"), now: d.Now,
-		cache: sizedcache.New[string, any](limits.ReaderCacheEntries, limits.ReaderCacheBytes),
+		cache: sizedcache.New[string, any](cmp.Or(d.CacheEntries, limits.ReaderCacheEntries), cmp.Or(d.CacheBytes, limits.ReaderCacheBytes)),
 		loads: quota.New("revision loads", quota.Limits{PerKey: limits.ReaderRevisionLoadsPerOrg,
 			Queue: limits.ReaderRevisionLoadQueue, Total: limits.ReaderRevisionLoads, MaxWait: limits.ReaderRevisionLoadWait}),
 		searches: quota.New("searches", quota.Limits{PerKey: limits.ReaderSearchesPerOrg,
@@ -134,3 +148,26 @@ func (r *Reader) Invalidate() { r.sites.invalidate() }
 // SpaceChanged drops the cached structures of the sites showing a space
 // (the projection of content's spaces changed).
 func (r *Reader) SpaceChanged(spaceID string) { r.sites.spaceChanged(spaceID) }
+
+// Visible is what the site's visibility rule shows a visitor without
+// claims (the published view's non-member, who has none): the very
+// structure the reader serves such a visitor. A site that is unknown, not
+// of org, or not published shows nothing.
+func (r *Reader) Visible(ctx context.Context, org, siteID string) (visibility.Set, error) {
+	snap, err := r.sites.get(ctx, siteKey{org: org, name: siteID})
+	if err != nil {
+		return visibility.Set{}, err
+	}
+	if snap.site == nil || snap.site.ID != siteID || snap.site.Organization != org || !snap.site.Published {
+		// (A name that is another site's basename finds that site: nothing.)
+		return visibility.Of(visibility.Site{}, nil), nil
+	}
+	return snap.anonymous.set, nil
+}
+
+// Cached is how many entries the reader's cache of revisions, pages and
+// files holds, and how many sites' structures it keeps (hosts that name no
+// site apart): for metrics and tests.
+func (r *Reader) Cached() (entries, sites, misses int) {
+	return r.cache.Len(), r.sites.cache.Len(), r.sites.misses.Len()
+}

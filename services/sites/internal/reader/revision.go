@@ -217,7 +217,7 @@ func (r *Reader) revision(ctx context.Context, org, spaceID string) (*tree, erro
 	if cur.Organization != org || cur.Deleted {
 		return nil, contentclient.ErrNoSpace
 	}
-	key := "rev\x00" + cur.Revision
+	key := revKey(org, spaceID, cur.Revision)
 	if t, ok := r.cache.Get(key); ok {
 		return t.(*tree), nil
 	}
@@ -234,7 +234,7 @@ func (r *Reader) revision(ctx context.Context, org, spaceID string) (*tree, erro
 			return nil, contentclient.ErrNoSpace
 		}
 		t := newTree(rev)
-		r.cache.Add("rev\x00"+t.id, t, t.size)
+		r.cache.Add(revKey(org, spaceID, t.id), t, t.size)
 		return t, nil
 	})
 	if err != nil {
@@ -242,3 +242,15 @@ func (r *Reader) revision(ctx context.Context, org, spaceID string) (*tree, erro
 	}
 	return v.(*tree), nil
 }
+
+// cacheKey names an entry of the reader's cache: its kind, then every id
+// that scopes it. Whatever is cached for a revision is keyed by its
+// organization and space too, so that no request through another site
+// (another organization's, another space's) ever finds it by the
+// revision's or a file's id alone.
+func cacheKey(kind string, scope ...string) string {
+	return kind + "\x00" + strings.Join(scope, "\x00")
+}
+
+// revKey names a revision's tree in the cache.
+func revKey(org, space, rev string) string { return cacheKey("rev", org, space, rev) }

@@ -10,7 +10,7 @@ import (
 )
 
 // search answers <site>/~search?q=: content's search over the spaces of
-// the site spaces the reader sees, in a turn of the organization's quota
+// the site spaces listed to the reader (structure.listed), in a turn of the organization's quota
 // of searches; each hit links to its page in the first site space of its
 // space.
 func (r *Reader) search(ctx context.Context, rd *read) *Response {
@@ -28,12 +28,10 @@ func (r *Reader) search(ctx context.Context, rd *read) *Response {
 	}
 	byspace := map[string]*variant{}
 	var spaces []string
-	for _, sec := range rd.st.all {
-		for _, v := range sec.variants {
-			if _, ok := byspace[v.ss.Space]; !ok {
-				byspace[v.ss.Space] = v
-				spaces = append(spaces, v.ss.Space)
-			}
+	for _, lv := range rd.st.listed() {
+		if _, ok := byspace[lv.v.ss.Space]; !ok {
+			byspace[lv.v.ss.Space] = lv.v
+			spaces = append(spaces, lv.v.ss.Space)
 		}
 	}
 	org := rd.site.Organization

@@ -44,31 +44,88 @@ func (r *Reader) Serve(ctx context.Context, req Request) *Response {
 	}
 	rd.resp.NoIndex = rd.site.Visibility != site.VisibilityPublic
 	rd.resp.Public = rd.site.Visibility == site.VisibilityPublic
-	if len(rest) == 1 {
-		switch rest[0] {
-		case "robots.txt":
-			return r.robots(rd)
-		case "sitemap.xml":
-			return r.sitemap(ctx, rd)
-		case "llms.txt":
-			return r.llms(ctx, rd, false)
-		case "llms-full.txt":
-			return r.llms(ctx, rd, true)
-		case "~search":
-			return r.search(ctx, rd)
+	for _, rt := range routes {
+		if rt.match(rest) {
+			return rt.serve(r, ctx, rd, rest)
 		}
 	}
-	if len(rest) == 4 && rest[0] == "~files" {
-		return r.file(ctx, rd, rest[1], rest[2], rest[3])
+	return r.notFound(rd, "This page does not exist.") // (the page route takes every path)
+}
+
+// Route is an address form of a published site, under the site's URL:
+// Path is fixed, or holds placeholders ({variant}: a site space's path,
+// "" for a section's root; {page}: a page's path; {siteSpace},
+// {revision}, {file}: ids; {query}: search words).
+type Route struct {
+	Name, Path string
+}
+
+// route is a Route with what matches it (the path's segments under the
+// site) and serves it.
+type route struct {
+	Route
+	match func(rest []string) bool
+	serve func(r *Reader, ctx context.Context, rd *read, rest []string) *Response
+}
+
+// routes are what Serve answers, the first that matches: the table is the
+// dispatch, so that Routes (and the tests reading it) cannot miss one.
+var routes = []route{
+	{Route{"robots.txt", "/robots.txt"}, named("robots.txt"),
+		func(r *Reader, _ context.Context, rd *read, _ []string) *Response { return r.robots(rd) }},
+	{Route{"sitemap.xml", "/sitemap.xml"}, named("sitemap.xml"),
+		func(r *Reader, ctx context.Context, rd *read, _ []string) *Response { return r.sitemap(ctx, rd) }},
+	{Route{"llms.txt", "/llms.txt"}, named("llms.txt"),
+		func(r *Reader, ctx context.Context, rd *read, _ []string) *Response { return r.llms(ctx, rd, false) }},
+	{Route{"llms-full.txt", "/llms-full.txt"}, named("llms-full.txt"),
+		func(r *Reader, ctx context.Context, rd *read, _ []string) *Response { return r.llms(ctx, rd, true) }},
+	{Route{"search", "/~search?q={query}"}, named("~search"),
+		func(r *Reader, ctx context.Context, rd *read, _ []string) *Response { return r.search(ctx, rd) }},
+	{Route{"file", "/~files/{siteSpace}/{revision}/{file}"},
+		func(rest []string) bool { return len(rest) == 4 && rest[0] == "~files" },
+		func(r *Reader, ctx context.Context, rd *read, rest []string) *Response {
+			return r.file(ctx, rd, rest[1], rest[2], rest[3])
+		}},
+	{Route{"page markdown", "{variant}/{page}.md"},
+		func(rest []string) bool {
+			n := len(rest)
+			return n > 0 && strings.HasSuffix(rest[n-1], ".md") && len(rest[n-1]) > len(".md")
+		},
+		func(r *Reader, ctx context.Context, rd *read, rest []string) *Response {
+			rest[len(rest)-1] = strings.TrimSuffix(rest[len(rest)-1], ".md")
+			return r.page(ctx, rd, rest, true)
+		}},
+	{Route{"page", "{variant}/{page}"}, func([]string) bool { return true },
+		func(r *Reader, ctx context.Context, rd *read, rest []string) *Response {
+			return r.page(ctx, rd, rest, false)
+		}},
+}
+
+// named matches the site's document at one path.
+func named(name string) func([]string) bool {
+	return func(rest []string) bool { return len(rest) == 1 && rest[0] == name }
+}
+
+// Routes are every address form the reader serves (its dispatch table):
+// tests read them to check each one.
+func Routes() []Route {
+	out := make([]Route, len(routes))
+	for i, rt := range routes {
+		out[i] = rt.Route
 	}
-	markdown := false
-	if n := len(rest); n > 0 && strings.HasSuffix(rest[n-1], ".md") && len(rest[n-1]) > len(".md") {
-		rest[n-1] = strings.TrimSuffix(rest[n-1], ".md")
-		markdown = true
-	}
+	return out
+}
+
+// page answers a page of a site space the reader sees (rest: the path's
+// segments under the site), as HTML or as its markdown.
+func (r *Reader) page(ctx context.Context, rd *read, rest []string, markdown bool) *Response {
 	sec, v, pagePath, ok := rd.st.resolve(rest)
 	if !ok {
 		return r.notFound(rd, "This site has nothing to show yet.")
+	}
+	if v.ss.Hidden {
+		// A hidden site space is read at its address only: never indexed.
+		rd.resp.NoIndex = true
 	}
 	t, err := r.revision(ctx, rd.site.Organization, v.ss.Space)
 	if err != nil {
@@ -87,23 +144,26 @@ func (r *Reader) Serve(ctx context.Context, req Request) *Response {
 // findSite finds the site the request names: a site whose custom hostname
 // is the request's host, else, under the published prefix, the site
 // <org>/<basename or id>. It returns the path's segments under the site.
+//
+// The origin of every absolute URL the reader writes (canonical links,
+// sitemap.xml, llms.txt, robots.txt) is configuration's (PublishedURL) or
+// the site's own hostname as stored, never the Host the request carries:
+// a forged Host is reflected nowhere, and every Host a site is reached by
+// shares its cache entries.
 func (r *Reader) findSite(ctx context.Context, rd *read) ([]string, error) {
-	host := strings.ToLower(rd.req.Host)
-	if h, _, err := net.SplitHostPort(host); err == nil {
-		host = h
-	}
+	host := strings.TrimSuffix(hostOnly(rd.req.Host), ".")
 	segs := segments(rd.req.Path)
 	if host != "" && host != hostOnly(r.host) && hostnamePattern(host) {
 		snap, err := r.sites.get(ctx, siteKey{host: host})
 		if err != nil {
 			return nil, err
 		}
-		if snap.site != nil {
-			rd.snap, rd.site, rd.origin = snap, snap.site, r.scheme+"://"+host
+		if snap.site != nil && snap.site.Hostname != "" {
+			rd.snap, rd.site, rd.origin = snap, snap.site, r.scheme+"://"+snap.site.Hostname
 			return segs, nil
 		}
 	}
-	rd.origin = r.scheme + "://" + rd.req.Host
+	rd.origin = r.scheme + "://" + r.host
 	prefix := segments(r.prefix)
 	if len(segs) < len(prefix)+2 {
 		return nil, nil

@@ -11,6 +11,7 @@ import (
 	"github.com/docspub/platform/services/sites/internal/section"
 	"github.com/docspub/platform/services/sites/internal/site"
 	"github.com/docspub/platform/services/sites/internal/spaceview"
+	"github.com/docspub/platform/services/sites/internal/visibility"
 	lru "github.com/hashicorp/golang-lru/v2"
 	"golang.org/x/sync/singleflight"
 )
@@ -30,6 +31,8 @@ type snapshot struct {
 	spaces     map[string]spaceview.Space
 	claims     claimSchema
 	auth       *site.PublishingAuth
+	// vis is what the visibility rule reads of the site.
+	vis visibility.Site
 	// anonymous is the structure a visitor without claims sees.
 	anonymous *structure
 
@@ -43,19 +46,23 @@ type snapshot struct {
 // snapshotIDs numbers snapshots.
 var snapshotIDs atomic.Uint64
 
-// snapshots caches snapshots by the name a URL gives the site.
+// snapshots caches snapshots by the name a URL gives the site. A host that
+// names no site is remembered apart (misses): hosts are the reader's to
+// choose, and however many it sends, they never push a site out.
 type snapshots struct {
-	r     *Reader
-	ttl   time.Duration
-	cache *lru.Cache[string, *snapshot]
-	gen   atomic.Uint64
-	group singleflight.Group
-	mu    sync.Mutex // serialises spaceChanged's scans
+	r      *Reader
+	ttl    time.Duration
+	cache  *lru.Cache[string, *snapshot]
+	misses *lru.Cache[string, *snapshot]
+	gen    atomic.Uint64
+	group  singleflight.Group
+	mu     sync.Mutex // serialises spaceChanged's scans
 }
 
 func newSnapshots(r *Reader, size int, ttl time.Duration) *snapshots {
 	c, _ := lru.New[string, *snapshot](size)
-	return &snapshots{r: r, ttl: ttl, cache: c}
+	m, _ := lru.New[string, *snapshot](size)
+	return &snapshots{r: r, ttl: ttl, cache: c, misses: m}
 }
 
 func (s *snapshots) invalidate() { s.gen.Add(1) }
@@ -101,13 +108,22 @@ func (s *snapshots) get(ctx context.Context, k siteKey) (*snapshot, error) {
 	if snap, ok := s.cache.Get(key); ok && snap.gen == gen && s.r.now().Before(snap.expires) {
 		return snap, nil
 	}
+	if k.host != "" {
+		if snap, ok := s.misses.Get(key); ok && snap.gen == gen && s.r.now().Before(snap.expires) {
+			return snap, nil
+		}
+	}
 	v, err, _ := s.group.Do(key, func() (any, error) {
 		snap, err := s.r.load(context.WithoutCancel(ctx), k)
 		if err != nil {
 			return nil, err
 		}
 		snap.id, snap.gen, snap.expires = snapshotIDs.Add(1), gen, s.r.now().Add(s.ttl)
-		s.cache.Add(key, snap)
+		if k.host != "" && snap.site == nil {
+			s.misses.Add(key, snap)
+		} else {
+			s.cache.Add(key, snap)
+		}
 		return snap, nil
 	})
 	if err != nil {
@@ -166,6 +182,7 @@ func (r *Reader) load(ctx context.Context, k siteKey) (*snapshot, error) {
 			snap.spaces[id] = sp
 		}
 	}
+	snap.vis = visibilitySite(snap)
 	if st.AdaptiveContent {
 		schema := site.DefaultAdaptiveSchema
 		sc, err := r.deps.Sites.AdaptiveSchema(ctx, st.ID)
@@ -188,4 +205,30 @@ func (r *Reader) load(ctx context.Context, k siteKey) (*snapshot, error) {
 	}
 	snap.anonymous = r.structure(snap, nil)
 	return snap, nil
+}
+
+// visibilitySite is what the visibility rule reads of a snapshot's site.
+func visibilitySite(snap *snapshot) visibility.Site {
+	out := visibility.Site{Published: make(map[string]bool, len(snap.spaces))}
+	for _, sec := range snap.sections {
+		out.Sections = append(out.Sections, visibility.Section{ID: sec.ID, Condition: sec.Condition})
+	}
+	for id := range snap.spaces {
+		out.Published[id] = true
+	}
+	for _, id := range append([]string{""}, sectionIDs(snap.sections)...) {
+		for _, ss := range snap.siteSpaces[id] {
+			out.SiteSpaces = append(out.SiteSpaces, visibility.SiteSpace{ID: ss.ID, Section: ss.Section,
+				Space: ss.Space, Condition: ss.Condition, Hidden: ss.Hidden})
+		}
+	}
+	return out
+}
+
+func sectionIDs(secs []section.Section) []string {
+	out := make([]string, len(secs))
+	for i, sec := range secs {
+		out[i] = sec.ID
+	}
+	return out
 }

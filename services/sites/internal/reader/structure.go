@@ -4,10 +4,11 @@ import (
 	"github.com/docspub/platform/services/sites/internal/section"
 	"github.com/docspub/platform/services/sites/internal/site"
 	"github.com/docspub/platform/services/sites/internal/spaceview"
+	"github.com/docspub/platform/services/sites/internal/visibility"
 )
 
 // structure is what one reader sees of a site: the sections and site
-// spaces whose condition their claims meet and whose space is live.
+// spaces the site's visibility rule shows them (visibility.Of).
 type structure struct {
 	// sections is true when the site has sections (shown or not): then
 	// its site-level site spaces are not shown.
@@ -19,8 +20,11 @@ type structure struct {
 	// sections of theirs shown.
 	tabs []tab
 	// root is the section at the site's root: the default section when
-	// shown, else the first shown.
+	// listed, else the first listed; for a site without sections, its
+	// site level.
 	root *vsection
+	// set is the visibility rule's answer the structure lays out.
+	set visibility.Set
 }
 
 type tab struct {
@@ -36,7 +40,7 @@ type vsection struct {
 	prefix   string
 	variants []*variant
 	// root is the variant at the section's prefix: its default site space
-	// when shown, else the first shown.
+	// when listed, else the first listed; nil when none is listed.
 	root *variant
 }
 
@@ -60,16 +64,24 @@ func (s *vsection) listed() []*variant {
 	return out
 }
 
-// structure evaluates the site's conditions on claims (nil: a visitor
-// without claims).
+// structure is what a visitor with claims (nil: none) sees of the site:
+// the site's visibility rule (visibility.Of) with its conditions evaluated
+// on their claims.
 func (r *Reader) structure(snap *snapshot, claims map[string]any) *structure {
-	env := map[string]any{"visitor": map[string]any{"claims": claims}}
 	if claims == nil {
-		env = map[string]any{"visitor": map[string]any{"claims": map[string]any{}}}
+		claims = map[string]any{}
 	}
-	out := &structure{sections: len(snap.sections) > 0}
+	env := map[string]any{"visitor": map[string]any{"claims": claims}}
+	set := visibility.Of(snap.vis, func(cond string) bool { return r.conds.Match(cond, env) })
+	return newStructure(snap, set)
+}
+
+// newStructure lays out what set shows of the site: every reachable
+// section (resolved by its path), the listed ones as tabs.
+func newStructure(snap *snapshot, set visibility.Set) *structure {
+	out := &structure{sections: len(snap.sections) > 0, set: set}
 	if !out.sections {
-		if vs := r.vsection(snap, env, "", "", ""); vs != nil {
+		if vs := vsectionOf(snap, set, "", "", ""); vs != nil {
 			vs.title = snap.site.Title
 			out.all = []*vsection{vs}
 			out.root = vs
@@ -79,16 +91,16 @@ func (r *Reader) structure(snap *snapshot, claims map[string]any) *structure {
 	byID := map[string]*vsection{}
 	var def *vsection
 	for _, sec := range snap.sections {
-		if sec.Condition != "" && !r.conds.Match(sec.Condition, env) {
+		if _, shown := set.Sections[sec.ID]; !shown {
 			continue
 		}
-		vs := r.vsection(snap, env, sec.ID, sec.Path, site.SectionPrefix(sec.Path, sec.Default))
+		vs := vsectionOf(snap, set, sec.ID, sec.Path, site.SectionPrefix(sec.Path, sec.Default))
 		if vs == nil {
 			continue
 		}
 		vs.title, vs.description = sec.Title, sec.Description
 		byID[sec.ID] = vs
-		if sec.Default {
+		if sec.Default && set.Listed(sec.ID) {
 			def = vs
 		}
 	}
@@ -99,16 +111,20 @@ func (r *Reader) structure(snap *snapshot, claims map[string]any) *structure {
 	for _, n := range section.Ordered(snap.sections, snap.groups, "") {
 		if n.Kind == section.KindSection {
 			if vs := byID[n.ID]; vs != nil {
-				out.tabs = append(out.tabs, tab{section: vs})
 				out.all = append(out.all, vs)
+				if set.Listed(vs.id) {
+					out.tabs = append(out.tabs, tab{section: vs})
+				}
 			}
 			continue
 		}
 		t := tab{group: groups[n.ID]}
 		for _, c := range section.Ordered(snap.sections, snap.groups, n.ID) {
 			if vs := byID[c.ID]; vs != nil {
-				t.members = append(t.members, vs)
 				out.all = append(out.all, vs)
+				if set.Listed(vs.id) {
+					t.members = append(t.members, vs)
+				}
 			}
 		}
 		if len(t.members) > 0 {
@@ -116,24 +132,29 @@ func (r *Reader) structure(snap *snapshot, claims map[string]any) *structure {
 		}
 	}
 	out.root = def
-	if out.root == nil && len(out.all) > 0 {
-		out.root = out.all[0]
+	for _, vs := range out.all {
+		if out.root == nil && set.Listed(vs.id) {
+			out.root = vs
+		}
 	}
 	return out
 }
 
-// vsection is the section id (or the site level) with the site spaces env
-// shows; nil when it shows none.
-func (r *Reader) vsection(snap *snapshot, env map[string]any, id, path, prefix string) *vsection {
+// vsectionOf is the section id (or the site level) with the site spaces
+// set shows; nil when it shows none. Its root is its default site space
+// when listed, else its first listed one; a section none of whose site
+// spaces is listed has no root (its hidden ones are read at their own
+// path only).
+func vsectionOf(snap *snapshot, set visibility.Set, id, path, prefix string) *vsection {
 	vs := &vsection{id: id, path: path, prefix: prefix}
 	for _, ss := range snap.siteSpaces[id] {
 		sp, ok := snap.spaces[ss.Space]
-		if !ok || (ss.Condition != "" && !r.conds.Match(ss.Condition, env)) {
+		if !ok || !set.Reachable(ss.ID) {
 			continue
 		}
 		v := &variant{ss: ss, title: sp.Title, path: site.SpacePath(prefix, ss), space: sp}
 		vs.variants = append(vs.variants, v)
-		if ss.Default {
+		if ss.Default && set.ListedSiteSpace(ss.ID) {
 			vs.root = v
 		}
 	}
@@ -141,7 +162,12 @@ func (r *Reader) vsection(snap *snapshot, env map[string]any, id, path, prefix s
 		return nil
 	}
 	if vs.root == nil {
-		vs.root = vs.variants[0]
+		for _, v := range vs.variants {
+			if set.ListedSiteSpace(v.ss.ID) {
+				vs.root = v
+				break
+			}
+		}
 	}
 	return vs
 }
@@ -150,12 +176,9 @@ func (r *Reader) vsection(snap *snapshot, env map[string]any, id, path, prefix s
 // section and site space, and the rest, a page path. A non-default
 // section's path selects it, else the root section; then a non-default
 // site space's path selects it, else the section's root. ok is false when
-// the structure shows nothing.
+// the structure shows nothing there.
 func (st *structure) resolve(segs []string) (sec *vsection, v *variant, rest []string, ok bool) {
 	sec = st.root
-	if sec == nil {
-		return nil, nil, nil, false
-	}
 	if len(segs) > 0 && st.sections {
 		for _, s := range st.all {
 			if s.prefix != "" && s.path == segs[0] {
@@ -163,6 +186,9 @@ func (st *structure) resolve(segs []string) (sec *vsection, v *variant, rest []s
 				break
 			}
 		}
+	}
+	if sec == nil {
+		return nil, nil, nil, false
 	}
 	v = sec.root
 	if len(segs) > 0 {
@@ -173,7 +199,32 @@ func (st *structure) resolve(segs []string) (sec *vsection, v *variant, rest []s
 			}
 		}
 	}
+	if v == nil {
+		return nil, nil, nil, false
+	}
 	return sec, v, segs, true
+}
+
+// listedVariant is a variant listed to the visitor, with its section.
+type listedVariant struct {
+	sec *vsection
+	v   *variant
+}
+
+// listed are the variants listed to the visitor, in order: those of the
+// listed sections, hidden ones left out. Whatever enumerates the site
+// (sitemap.xml, llms.txt, llms-full.txt, search) reads these alone.
+func (st *structure) listed() []listedVariant {
+	var out []listedVariant
+	for _, s := range st.all {
+		if !st.set.Listed(s.id) {
+			continue
+		}
+		for _, v := range s.listed() {
+			out = append(out, listedVariant{sec: s, v: v})
+		}
+	}
+	return out
 }
 
 // siteSpace finds a shown site space by id.

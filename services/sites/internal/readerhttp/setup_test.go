@@ -57,6 +57,7 @@ type env struct {
 	insights *insights
 	recorder *insightsclient.Recorder
 	spaces   *spaceview.Store
+	reader   *reader.Reader
 	db       *mongo.Database
 	// readerLog is what the reader logged.
 	readerLog *syncBuffer
@@ -113,6 +114,13 @@ func (in *insights) setDown(down bool) {
 
 func newEnv(t *testing.T) *env {
 	t.Helper()
+	return newEnvWith(t, reader.Deps{})
+}
+
+// newEnvWith is newEnv with the reader's cache bounds of opts (0: the
+// defaults).
+func newEnvWith(t *testing.T, opts reader.Deps) *env {
+	t.Helper()
 	db := mongotest.Database(t)
 	ctx := context.Background()
 	var ix []mongox.Index
@@ -139,10 +147,12 @@ func newEnv(t *testing.T) *env {
 	sites.OnDelete(linkStore.DeleteSite)
 	readerLog := &syncBuffer{}
 	rd, err := reader.New(reader.Deps{Sites: siteStore, Sections: sectionStore, Spaces: spaces, ShareKeys: links,
-		Content: client, PublishedURL: published, Log: slog.New(slog.NewTextHandler(readerLog, nil))})
+		Content: client, PublishedURL: published, Log: slog.New(slog.NewTextHandler(readerLog, nil)),
+		CacheEntries: opts.CacheEntries, CacheBytes: opts.CacheBytes})
 	if err != nil {
 		t.Fatal(err)
 	}
+	sites.SetVisitors(rd)
 	siteStore.OnWrite(rd.Invalidate)
 	sectionStore.OnWrite(rd.Invalidate)
 	linkStore.OnWrite(rd.Invalidate)
@@ -168,7 +178,7 @@ func newEnv(t *testing.T) *env {
 	sharelinkhttp.Register(v1, links)
 	readerhttp.Register(e, rd, signer, rec, logx.ForTest(t))
 	return &env{t: t, api: apitest.New(t, e, signer), signer: signer, engine: e, content: ct, insights: in,
-		recorder: rec, spaces: spaces, db: db, readerLog: readerLog, dns: dns, sites: sites}
+		recorder: rec, spaces: spaces, db: db, reader: rd, readerLog: readerLog, dns: dns, sites: sites}
 }
 
 // syncBuffer is a buffer written by several goroutines (the reader's log).

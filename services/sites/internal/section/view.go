@@ -165,6 +165,12 @@ func (s *Service) views(ctx context.Context, g site.Grant, secs []Section) ([]Se
 		if err != nil {
 			return nil, err
 		}
+		if g.Visitor {
+			// A visitor is shown what the visibility rule lists to them
+			// (their site spaces are already), never a condition.
+			v.Condition = ""
+			v.concealed = v.concealed || g.Visible == nil || !g.Visible.Listed(sec.ID) || len(v.SiteSpaces) == 0
+		}
 		out = append(out, v)
 	}
 	return out, nil
@@ -272,7 +278,9 @@ func (s *Service) DefaultSection(ctx context.Context, siteID string) (string, er
 // items in order, ungrouped sections (SectionView) and groups (GroupView,
 // with their sections); hasSections is false when the site has no section.
 // A section none of whose site spaces the reader may be shown is left out:
-// its title (often its space's) would be all they see of it.
+// its title (often its space's) would be all they see of it. A visitor
+// (g.Visitor) is shown only the sections g.Visible lists, without their
+// conditions, and no group left empty.
 func (s *Service) Structure(ctx context.Context, g site.Grant) ([]any, bool, error) {
 	l, err := s.layout(ctx, g)
 	if err != nil {
@@ -293,16 +301,19 @@ func (s *Service) Structure(ctx context.Context, g site.Grant) ([]any, bool, err
 	items := []any{}
 	for _, n := range l.children("") {
 		if n.Kind == KindSection {
-			if v := byID[n.ID]; len(v.SiteSpaces) > 0 {
+			if v := byID[n.ID]; len(v.SiteSpaces) > 0 && !v.concealed {
 				items = append(items, v)
 			}
 			continue
 		}
 		var mine []SectionView
 		for _, c := range l.children(n.ID) {
-			if v := byID[c.ID]; len(v.SiteSpaces) > 0 {
+			if v := byID[c.ID]; len(v.SiteSpaces) > 0 && !v.concealed {
 				mine = append(mine, v)
 			}
+		}
+		if len(mine) == 0 && g.Visitor {
+			continue // as the reader, which shows no empty group
 		}
 		items = append(items, renderGroup(groups[n.ID], mine))
 	}

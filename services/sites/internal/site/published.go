@@ -5,6 +5,7 @@ import (
 
 	"github.com/docspub/platform/libs/roles"
 	"github.com/docspub/platform/services/sites/internal/access"
+	"github.com/docspub/platform/services/sites/internal/visibility"
 )
 
 // PublishedView is a site as its visitors get it (PublishedContentSite).
@@ -40,8 +41,13 @@ type Customizations struct {
 //     site is refused (403): its visitors authenticate on the site itself.
 //
 // Such a visitor's grant has the read level. A member is shown the spaces
-// content lets them view; a visitor the spaces the site publishes, never a
-// deleted one or one now in another organization (see showable).
+// content lets them view (today's answer: every section and site space,
+// with conditions). A visitor is shown what the reader shows a visitor
+// without claims, and no more (visibility.Of, through Visitors): no
+// section or site space whose condition does not hold for them, no hidden
+// site space, no space that is not published (deleted, in another
+// organization); no condition; spaces without member-only fields (see
+// visitorSpace).
 func (s *Service) Published(ctx context.Context, c access.Caller, org, siteID, shareKey string) (PublishedView, error) {
 	st, err := s.load(ctx, org, siteID)
 	if err != nil {
@@ -53,9 +59,21 @@ func (s *Service) Published(ctx context.Context, c access.Caller, org, siteID, s
 	} else if err := s.visitorMayRead(ctx, st, shareKey); err != nil {
 		return PublishedView{}, err
 	}
+	if g.Visitor {
+		set := visibility.Set{}
+		if s.visitors != nil {
+			if set, err = s.visitors.Visible(ctx, org, st.ID); err != nil {
+				return PublishedView{}, err
+			}
+		}
+		g.Visible = &set
+	}
 	view, err := s.renderSite(ctx, st, &g)
 	if err != nil {
 		return PublishedView{}, err
+	}
+	if g.Visitor {
+		view.SiteSpaces = g.Visible.CountListed()
 	}
 	out := PublishedView{Object: "published-content-site", Site: view, Scripts: []any{},
 		Customizations: Customizations{Site: defaultCustomization(st.Title), SiteSpaces: map[string]map[string]any{}}}

@@ -15,6 +15,7 @@ import (
 	"github.com/docspub/platform/services/sites/internal/access"
 	"github.com/docspub/platform/services/sites/internal/contentclient"
 	"github.com/docspub/platform/services/sites/internal/spaceview"
+	"github.com/docspub/platform/services/sites/internal/visibility"
 )
 
 // Errors sites return besides field problems.
@@ -45,6 +46,13 @@ type Sections interface {
 	// SetDefault makes a section of the granted site its default section
 	// (a 400 naming defaultSiteSection when the site has no such section).
 	SetDefault(ctx context.Context, g Grant, sectionID string) error
+}
+
+// Visitors tells what a site shows a visitor without claims: the reader's
+// visibility rule (reader.Reader.Visible), from which the published view
+// of a non-member derives.
+type Visitors interface {
+	Visible(ctx context.Context, org, siteID string) (visibility.Set, error)
 }
 
 // ShareKeys tells whether a share key of a site is an active share link.
@@ -111,6 +119,7 @@ type Service struct {
 	sections  Sections
 	shareKeys ShareKeys
 	hosts     HostnameConfig
+	visitors  Visitors
 	deleted   []func(ctx context.Context, siteID string) error
 	compiles  *quota.Limiter // adaptive schema compilations per organization
 	// compileFn compiles an adaptive schema (compileSchema; tests slow it down).
@@ -148,6 +157,10 @@ func (s *Service) OnDelete(f func(ctx context.Context, siteID string) error) {
 // SetShareKeys sets what checks share keys of share-link sites.
 func (s *Service) SetShareKeys(k ShareKeys) { s.shareKeys = k }
 
+// SetVisitors sets what decides what a site shows its visitors; without
+// it, a non-member's published view shows no section and no site space.
+func (s *Service) SetVisitors(v Visitors) { s.visitors = v }
+
 func (s *Service) clock() time.Time { return s.now().UTC().Truncate(time.Millisecond) }
 
 // position returns a position later than every one handed out before by
@@ -174,6 +187,9 @@ type Grant struct {
 	// (a public or unlisted site, a share link): the site's publishing
 	// rules decide what they see, not content's member permissions.
 	Visitor bool
+	// Visible, for a visitor, is what the site's visibility rule lists to
+	// them: no other section or site space is shown.
+	Visible *visibility.Set
 }
 
 // Can reports whether the grant allows a.

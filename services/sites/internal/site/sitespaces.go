@@ -211,9 +211,10 @@ func (v Variants) Concealed() bool { return len(v.Shown) == 0 && v.Hidden > 0 }
 
 // SiteSpaces returns the site spaces of the given sections ("" for the
 // site-level ones), each in order, rendered for g: only those whose space
-// g's holder may be shown (showable), with their permissions on it. A site
-// space whose space is deleted comes back when the space is restored. Every
-// asked section has an entry.
+// g's holder may be shown (showable), with their permissions on it; for a
+// visitor, only those g.Visible lists, without member-only fields
+// (visitorView). A site space whose space is deleted comes back when the
+// space is restored. Every asked section has an entry.
 func (s *Service) SiteSpaces(ctx context.Context, g Grant, sectionIDs []string) (map[string]Variants, error) {
 	out := make(map[string]Variants, len(sectionIDs))
 	for _, id := range sectionIDs {
@@ -241,7 +242,7 @@ func (s *Service) SiteSpaces(ctx context.Context, g Grant, sectionIDs []string) 
 	for _, ss := range sss {
 		v := out[ss.Section]
 		sh, ok := show[ss.Space]
-		if !ok {
+		if !ok || (g.Visitor && (g.Visible == nil || !g.Visible.ListedSiteSpace(ss.ID))) {
 			v.Hidden++
 			out[ss.Section] = v
 			continue
@@ -249,6 +250,11 @@ func (s *Service) SiteSpaces(ctx context.Context, g Grant, sectionIDs []string) 
 		view, err := s.siteSpaceView(st, prefixes, ss, sh.space, &sh.perms)
 		if err != nil {
 			return nil, err
+		}
+		if g.Visitor {
+			if view, err = visitorView(view); err != nil {
+				return nil, err
+			}
 		}
 		v.Shown = append(v.Shown, view)
 		out[ss.Section] = v

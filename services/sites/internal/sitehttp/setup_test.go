@@ -21,6 +21,8 @@ import (
 	"github.com/docspub/platform/libs/mongotest"
 	"github.com/docspub/platform/libs/mongox"
 	"github.com/docspub/platform/services/sites/internal/contentclient"
+	"github.com/docspub/platform/services/sites/internal/reader"
+	"github.com/docspub/platform/services/sites/internal/sectionmongo"
 	"github.com/docspub/platform/services/sites/internal/site"
 	"github.com/docspub/platform/services/sites/internal/sitehttp"
 	"github.com/docspub/platform/services/sites/internal/sitemongo"
@@ -185,6 +187,7 @@ type env struct {
 	content *content
 	keys    shareKeys
 	db      *mongo.Database
+	reader  *reader.Reader
 }
 
 func newEnv(t *testing.T) *env {
@@ -205,14 +208,23 @@ func newEnv(t *testing.T) *env {
 	t.Cleanup(srv.Close)
 	locks := mongox.NewDocLocks()
 	spaces := spaceview.NewStore(db, locks)
-	svc := site.New(sitemongo.NewStore(db, locks), spaces,
-		contentclient.New(discovery.Static{"content": srv.URL}, signer),
+	siteStore := sitemongo.NewStore(db, locks)
+	client := contentclient.New(discovery.Static{"content": srv.URL}, signer)
+	svc := site.New(siteStore, spaces, client,
 		site.URLs{Public: "http://gw.test/", App: "http://app.test", Published: "http://gw.test/sites"}, nil)
 	keys := shareKeys{}
 	svc.SetShareKeys(keys)
+	// The reader decides what visitors of the published view see.
+	rd, err := reader.New(reader.Deps{Sites: siteStore, Sections: sectionmongo.NewStore(db, locks), Spaces: spaces,
+		ShareKeys: keys, Content: client, PublishedURL: "http://gw.test/sites"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	siteStore.OnWrite(rd.Invalidate)
+	svc.SetVisitors(rd)
 	e := httpx.NewEngine(logx.ForTest(t), "sites")
 	sitehttp.Register(e.Group("/v1", internaltoken.Require(signer), internaltoken.RequireUser), svc)
-	return &env{t: t, api: apitest.New(t, e, signer), svc: svc, spaces: spaces, content: cs, keys: keys, db: db}
+	return &env{t: t, api: apitest.New(t, e, signer), svc: svc, spaces: spaces, content: cs, keys: keys, db: db, reader: rd}
 }
 
 // Callers of the tests: members of org1 by role, a member of org2 only.
@@ -302,4 +314,5 @@ func (e *env) putSpace(id, org, title string, deleted bool) {
 	if err := e.spaces.Put(context.Background(), raw, deleted, time.Time{}); err != nil {
 		e.t.Fatal(err)
 	}
+	e.reader.SpaceChanged(id) // as the service's consumer of content's events does
 }
