@@ -8,7 +8,7 @@
 //
 //	GET  access                       the caller's right to sync the space, the space's org and revision, the author
 //	GET  content                      the space's current revision: page tree with markdown, files
-//	GET  files/{revisionId}/{fileId}  a file's bytes
+//	GET  files/{revisionId}/{fileId}  a file's bytes (ETag the SHA-256, If-None-Match, Range)
 //	POST blobs?name=&contentType=     store file bytes (body, at most MaxFileBytes) → {blob, size}
 //	POST blobs/batch                  store several files at once (multipart/form-data, one part "file"
 //	                                  per file with its filename and Content-Type; at most MaxBatchFiles
@@ -184,13 +184,15 @@ func (h *handlers) file(c *gin.Context) {
 		httpx.Error(c, revision.ErrFileNotFound)
 		return
 	}
-	rc, err := h.revisions.OpenBlob(ctx, f.Blob)
+	rc, err := h.revisions.OpenBlob(ctx, f.Blob, f.Size)
 	if err != nil {
 		httpx.Error(c, err)
 		return
 	}
 	defer rc.Close()
-	c.DataFromReader(http.StatusOK, f.Size, "application/octet-stream", rc, nil)
+	c.Header("Content-Type", "application/octet-stream")
+	c.Header("Cache-Control", httpx.Immutable(false))
+	httpx.ServeFile(c.Writer, c.Request, f.SHA256(), rc)
 }
 
 func (h *handlers) blob(c *gin.Context) {

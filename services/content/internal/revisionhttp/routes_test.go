@@ -3,6 +3,7 @@ package revisionhttp_test
 import (
 	"bytes"
 	"context"
+	"github.com/docspub/platform/libs/blob/blobtest"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -74,7 +75,7 @@ func newEnv(t *testing.T) *env {
 	if err := mongox.EnsureIndexes(ctx, db, revisionmongo.Indexes()...); err != nil {
 		t.Fatal(err)
 	}
-	store := revisionmongo.NewStore(db)
+	store := revisionmongo.NewStore(db, blobtest.Open(t, blobtest.Dir(t)))
 	blob, size, err := store.PutBlob(ctx, revision.Owner{Space: "sp1", Organization: "org1"}, "logo.png", "image/png", bytes.NewReader(logo))
 	if err != nil {
 		t.Fatal(err)
