@@ -264,7 +264,13 @@ func New(ctx context.Context, cfg Config, log *slog.Logger, opts ...Option) (*Ap
 	spacehttp.Register(v1, spaces)
 	commenthttp.Register(v1, comments, spaces)
 	customfieldhttp.Register(v1, fields, spaces)
-	revisionhttp.RegisterSpace(v1, revisions, spaces)
+	var redirect revisionhttp.Redirect
+	if cfg.BlobRedirect {
+		redirect = func(ctx context.Context, key, contentType, disposition string) (string, error) {
+			return revisionStore.BlobURL(ctx, key, limits.BlobURLTTL, contentType, disposition)
+		}
+	}
+	revisionhttp.RegisterSpace(v1, revisions, spaces, redirect)
 	changerequesthttp.Register(v1, changeRequests, spaces, comments, revisions, changerequesthttp.Quotas{
 		Imports: quota.New("imports", limits.ImportQuota),
 		PDFs:    quota.New("PDF renders", limits.PDFQuota),

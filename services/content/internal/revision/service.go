@@ -269,6 +269,19 @@ func (s *Service) File(ctx context.Context, g access.Grant, revID, fileID string
 	return s.viewer(r, g.Revision).file(f), nil
 }
 
+// Locate returns a file of a revision with its blob id, opening nothing.
+func (s *Service) Locate(ctx context.Context, g access.Grant, revID, fileID string) (File, error) {
+	r, err := s.loadTree(ctx, g, revID)
+	if err != nil {
+		return File{}, err
+	}
+	f, ok := r.FindFile(fileID)
+	if !ok {
+		return File{}, ErrFileNotFound
+	}
+	return f, nil
+}
+
 // Download opens a file's bytes for reading and seeking; the caller
 // closes them.
 func (s *Service) Download(ctx context.Context, g access.Grant, revID, fileID string) (File, io.ReadSeekCloser, error) {
