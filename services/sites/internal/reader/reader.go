@@ -23,7 +23,6 @@ package reader
 import (
 	"context"
 	"github.com/docspub/platform/libs/sizedcache"
-	"io"
 	"net/url"
 	"strings"
 	"time"
@@ -62,7 +61,7 @@ type SpaceStore interface {
 type Content interface {
 	Current(ctx context.Context, spaceID string) (contentclient.Current, error)
 	Content(ctx context.Context, spaceID string) (contentclient.Revision, error)
-	File(ctx context.Context, spaceID, revisionID, fileID string) (io.ReadCloser, error)
+	File(ctx context.Context, spaceID, revisionID, fileID string, ask contentclient.FileAsk) (contentclient.FileAnswer, error)
 	Search(ctx context.Context, org string, spaceIDs []string, query string, limit int) ([]contentclient.SearchResult, error)
 }
 
