@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	pathpkg "path"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -277,17 +278,18 @@ func (s *Service) runExport(ctx context.Context, r *jobs.Run) error {
 					return err
 				}
 			}
+			// Every file in one stream from content, written as it comes.
+			ids := make([]string, 0, len(out.Files))
+			paths := map[string]string{}
 			for name, path := range out.Files {
-				f := byName[name]
-				b, err := s.content.FileBytes(ctx, p.Space, cur.Revision, f.ID, s.cfg.Limits.MaxBytes)
-				if err != nil {
-					return fmt.Errorf("read file %s: %w", name, err)
-				}
-				if err := fs.Write(path, b); err != nil {
-					return err
-				}
+				id := byName[name].ID
+				ids = append(ids, id)
+				paths[id] = path
 			}
-			return nil
+			slices.Sort(ids)
+			return s.content.Files(ctx, p.Space, cur.Revision, ids, s.cfg.Limits.MaxBytes, func(id string, b []byte) error {
+				return fs.Write(paths[id], b)
+			})
 		}
 		oid, err := gitrepo.Push(ctx, s.cfg.Guard, remote, gitrepo.Commit{Ref: p.Ref, Base: base, Message: p.Message,
 			Author: object.Signature{Name: p.AuthorName, Email: p.AuthorEmail, When: s.now()}, Force: p.Force, Write: write},
