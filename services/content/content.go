@@ -280,7 +280,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger, opts ...Option) (*Ap
 	// Git sync for the integrations service (the gateway routes no /internal path).
 	internal := e.Group("/internal/v1", internaltoken.Require(core.Signer))
 	gitsynchttp.Register(internal, spaces, revisionStore, revisions.Whole, people)
-	gitsynchttp.RegisterReads(internal, spaces, searcher)
+	gitsynchttp.RegisterReads(internal, spaces, searcher, revisionStore.Usage)
 
 	consumer := kafkax.NewConsumer(cfg.KafkaBrokers, ConsumerGroup, IdentityTopic, db, people.Handle, log)
 	moveSearch := func(ctx context.Context) (int, error) { return moveSearch(ctx, db, searchDB, reindex) }
