@@ -63,7 +63,7 @@ func (h *handlers) files(c *gin.Context) {
 		rc, err := h.revisions.OpenBlob(ctx, f.Blob, f.Size)
 		if err != nil {
 			c.Error(fmt.Errorf("open file %s: %w", f.ID, err)) //nolint:errcheck // recorded for the log
-			return                                          // the archive ends without its trailer
+			return                                             // the archive ends without its trailer
 		}
 		err = tw.WriteHeader(&tar.Header{Name: f.ID, Size: f.Size, Mode: 0o644, Typeflag: tar.TypeReg,
 			PAXRecords: map[string]string{"DOCSPUB.sha256": f.SHA256()}})
