@@ -90,7 +90,9 @@ func Open(ctx context.Context, rawURL string, o Options) (*Store, error) {
 		if err := os.MkdirAll(dir, 0o750); err != nil {
 			return nil, fmt.Errorf("blob dir: %w", err)
 		}
-		b, err = fileblob.OpenBucket(dir, &fileblob.Options{Metadata: fileblob.MetadataInSidecar})
+		// Temporary files next to their final place: a rename across file
+		// systems (a tmpfs /tmp) would fail.
+		b, err = fileblob.OpenBucket(dir, &fileblob.Options{Metadata: fileblob.MetadataInSidecar, NoTempDir: true})
 	case "s3":
 		b, err = openS3(ctx, u, o)
 	default:
@@ -315,7 +317,7 @@ func (s *Store) List(ctx context.Context, prefix string, fn func(Object) error) 
 		if err != nil {
 			return fmt.Errorf("list blobs under %s: %w", prefix, err)
 		}
-		if o.IsDir {
+		if o.IsDir || strings.HasSuffix(o.Key, ".tmp") { // a directory, or a file backend's write in progress
 			continue
 		}
 		if err := fn(Object{Key: o.Key, SHA256: Sum(o.Key), Size: o.Size, ModTime: o.ModTime}); err != nil {
