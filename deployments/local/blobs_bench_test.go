@@ -2,8 +2,10 @@ package local
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/docspub/platform/libs/logx"
 	"io"
 	"math/rand/v2"
 	"net/http"
@@ -145,29 +147,9 @@ var benchFileLink = regexp.MustCompile(`src="(/sites/[^"]*/~files/[^"]+)"`)
 //	go test -run '^$' -bench ImageThroughReader -benchtime 2000x ./deployments/local/
 func BenchmarkImageThroughReader(b *testing.B) {
 	p := benchPlatform(b)
-	a := newBenchAPI(b, p)
 	img := randomBytes(1, 25<<10)
-	sp, first := a.space(p.Credentials.DemoOrgID, p.Credentials.DemoAdminToken, "Images")
-	a.files(sp, first, map[string][]byte{"diagram.png": img})
-	var st struct{ ID string }
-	org := p.URL + "/v1/orgs/" + p.Credentials.DemoOrgID
-	if err := json.Unmarshal(a.send("POST", org+"/sites", p.Credentials.DemoAdminToken, false,
-		map[string]any{"title": "Images", "spaces": []string{sp}}), &st); err != nil {
-		b.Fatal(err)
-	}
-	var site struct {
-		URLs struct{ Published string }
-	}
-	if err := json.Unmarshal(a.send("POST", org+"/sites/"+st.ID+"/publish", p.Credentials.DemoAdminToken, false, nil), &site); err != nil {
-		b.Fatal(err)
-	}
+	imageURL := publishImage(b, p, img)
 	hc := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 16}}
-	home := a.send("GET", site.URLs.Published, "", false, nil)
-	m := benchFileLink.FindSubmatch(home)
-	if m == nil {
-		b.Fatalf("no image on the published page: %s", home)
-	}
-	imageURL := p.URL + string(m[1])
 
 	dir := b.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "diagram.png"), img, 0o644); err != nil {
@@ -310,4 +292,76 @@ func BenchmarkFileReadWithOtherData(b *testing.B) {
 	b.ReportMetric(float64(small.Microseconds()), "p50-10MB-µs")
 	b.ReportMetric(float64(big.Microseconds()), fmt.Sprintf("p50-%dMB-µs", large))
 	b.ReportMetric(float64(big)/float64(small), "ratio")
+}
+
+// publishImage publishes a public site whose home page shows img and
+// returns the image's URL through the gateway.
+func publishImage(b testing.TB, p *Platform, img []byte) string {
+	b.Helper()
+	a := newBenchAPI(b, p)
+	sp, first := a.space(p.Credentials.DemoOrgID, p.Credentials.DemoAdminToken, "Images")
+	a.files(sp, first, map[string][]byte{"diagram.png": img})
+	var st struct{ ID string }
+	org := p.URL + "/v1/orgs/" + p.Credentials.DemoOrgID
+	if err := json.Unmarshal(a.send("POST", org+"/sites", p.Credentials.DemoAdminToken, false,
+		map[string]any{"title": "Images", "spaces": []string{sp}}), &st); err != nil {
+		b.Fatal(err)
+	}
+	var site struct {
+		URLs struct{ Published string }
+	}
+	if err := json.Unmarshal(a.send("POST", org+"/sites/"+st.ID+"/publish", p.Credentials.DemoAdminToken, false, nil), &site); err != nil {
+		b.Fatal(err)
+	}
+	home := a.send("GET", site.URLs.Published, "", false, nil)
+	m := benchFileLink.FindSubmatch(home)
+	if m == nil {
+		b.Fatalf("no image on the published page: %s", home)
+	}
+	return p.URL + string(m[1])
+}
+
+// A published image read through the gateway twice is revalidated with a
+// 304 (no body), and a Range of it is a 206: the gateway passes the
+// headers both ways.
+func TestPublishedImageLikeAStaticFile(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	p, err := Start(ctx, Config{Addr: "127.0.0.1:0", DataDir: t.TempDir(), RateLimit: 0, LogLevel: "warn"}, logx.ForTest(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	img := randomBytes(3, 25<<10)
+	u := publishImage(t, p, img)
+	get := func(h ...string) (*http.Response, []byte) {
+		t.Helper()
+		req, _ := http.NewRequest("GET", u, nil)
+		for i := 0; i+1 < len(h); i += 2 {
+			req.Header.Set(h[i], h[i+1])
+		}
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		b, _ := io.ReadAll(res.Body)
+		return res, b
+	}
+	first, body := get()
+	etag := first.Header.Get("ETag")
+	if first.StatusCode != 200 || !bytes.Equal(body, img) || etag == "" {
+		t.Fatalf("first read: %d, %d bytes, ETag %q", first.StatusCode, len(body), etag)
+	}
+	if got := first.Header.Get("Cache-Control"); got != "public, max-age=31536000, immutable" {
+		t.Errorf("Cache-Control = %q", got)
+	}
+	again, body := get("If-None-Match", etag)
+	if again.StatusCode != http.StatusNotModified || len(body) != 0 {
+		t.Errorf("revalidation: %d with %d bytes, want 304 and none", again.StatusCode, len(body))
+	}
+	part, body := get("Range", "bytes=100-199")
+	if part.StatusCode != http.StatusPartialContent || !bytes.Equal(body, img[100:200]) {
+		t.Errorf("Range: %d with %d bytes, want 206 and bytes 100-199", part.StatusCode, len(body))
+	}
 }
