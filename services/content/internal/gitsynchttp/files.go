@@ -56,14 +56,20 @@ func (h *handlers) files(c *gin.Context) {
 		}
 		files = append(files, f)
 	}
-	c.Header("Content-Type", "application/x-tar")
-	c.Status(http.StatusOK)
 	tw := tar.NewWriter(c.Writer)
-	for _, f := range files {
+	for i, f := range files {
 		rc, err := h.revisions.OpenBlob(ctx, f.Blob, f.Size)
+		if err != nil && i == 0 {
+			httpx.Error(c, err) // nothing sent yet: an answer of its own
+			return
+		}
 		if err != nil {
 			c.Error(fmt.Errorf("open file %s: %w", f.ID, err)) //nolint:errcheck // recorded for the log
 			return                                             // the archive ends without its trailer
+		}
+		if i == 0 {
+			c.Header("Content-Type", "application/x-tar")
+			c.Status(http.StatusOK)
 		}
 		err = tw.WriteHeader(&tar.Header{Name: f.ID, Size: f.Size, Mode: 0o644, Typeflag: tar.TypeReg,
 			PAXRecords: map[string]string{"DOCSPUB.sha256": f.SHA256()}})
@@ -75,6 +81,10 @@ func (h *handlers) files(c *gin.Context) {
 			c.Error(fmt.Errorf("stream file %s: %w", f.ID, err)) //nolint:errcheck // recorded for the log
 			return
 		}
+	}
+	if len(files) == 0 {
+		c.Header("Content-Type", "application/x-tar")
+		c.Status(http.StatusOK)
 	}
 	_ = tw.Close()
 }

@@ -212,6 +212,10 @@ func (s *Service) runImport(ctx context.Context, r *jobs.Run) error {
 	})
 }
 
+// exportBatchBytes bounds the bytes of files an export reads from content
+// in one request.
+const exportBatchBytes = 64 << 20
+
 // runExport writes the space's current revision in the layout, commits it
 // on the commit the space last synced with and pushes it to the ref.
 func (s *Service) runExport(ctx context.Context, r *jobs.Run) error {
@@ -278,18 +282,30 @@ func (s *Service) runExport(ctx context.Context, r *jobs.Run) error {
 					return err
 				}
 			}
-			// Every file in one stream from content, written as it comes.
+			// The files in a few streams from content (up to exportBatchBytes
+			// each, within the client's timeout), written as they come.
 			ids := make([]string, 0, len(out.Files))
 			paths := map[string]string{}
+			sizes := map[string]int64{}
 			for name, path := range out.Files {
-				id := byName[name].ID
-				ids = append(ids, id)
-				paths[id] = path
+				f := byName[name]
+				ids = append(ids, f.ID)
+				paths[f.ID], sizes[f.ID] = path, f.Size
 			}
 			slices.Sort(ids)
-			return s.content.Files(ctx, p.Space, cur.Revision, ids, s.cfg.Limits.MaxBytes, func(id string, b []byte) error {
-				return fs.Write(paths[id], b)
-			})
+			put := func(id string, b []byte) error { return fs.Write(paths[id], b) }
+			for len(ids) > 0 {
+				n, size := 0, int64(0)
+				for n < len(ids) && (n == 0 || size+sizes[ids[n]] <= exportBatchBytes) {
+					size += sizes[ids[n]]
+					n++
+				}
+				if err := s.content.Files(ctx, p.Space, cur.Revision, ids[:n], s.cfg.Limits.MaxBytes, put); err != nil {
+					return err
+				}
+				ids = ids[n:]
+			}
+			return nil
 		}
 		oid, err := gitrepo.Push(ctx, s.cfg.Guard, remote, gitrepo.Commit{Ref: p.Ref, Base: base, Message: p.Message,
 			Author: object.Signature{Name: p.AuthorName, Email: p.AuthorEmail, When: s.now()}, Force: p.Force, Write: write},
