@@ -71,6 +71,8 @@ bench: consul
 	$(GO) test -run '^$$' -bench . -benchtime 2000x -count 1 ./gateway/...
 	$(GO) test -run '^$$' -bench 'GatewayOverhead|PublishedView' -benchtime 2000x -count 1 ./deployments/local/...
 	$(GO) test -run '^$$' -bench Resolve -count 1 ./libs/discovery/
+	$(GO) test -run '^$$' -bench ImageThroughReader -benchtime 2000x -count 1 ./deployments/local/
+	$(GO) test -run '^$$' -bench FileReadWithOtherData -benchtime 300x -count 1 -timeout 30m ./deployments/local/
 	$(GO) test -run '^$$' -bench GitImport1000Pages -benchtime 1x -count 1 -timeout 30m ./deployments/local/
 	$(GO) test -run '^$$' -bench GitSyncAssets -benchtime 1x -count 1 -timeout 60m ./deployments/local/
 	$(GO) test -run '^$$' -bench Process5MB -benchtime 1x -count 1 ./services/integrations/internal/openapihttp/

@@ -103,7 +103,7 @@ func TestPlatformOnConsulRollsOneServiceAlone(t *testing.T) {
 		gwCfg   gateway.Config
 	)
 	load(&idCfg, env("IDENTITY_ADDR", "127.0.0.1:0"))
-	load(&ctCfg, env("CONTENT_ADDR", "127.0.0.1:0"))
+	load(&ctCfg, env("CONTENT_ADDR", "127.0.0.1:0", "BLOB_URL", "file://"+t.TempDir()))
 	load(&siteCfg, env("SITES_ADDR", "127.0.0.1:0"))
 	gwAddr := freeAddr(t)
 	// No rate limit: the roll below sends requests back to back for as long

@@ -163,9 +163,15 @@ func Start(ctx context.Context, cfg Config, log *slog.Logger) (_ *Platform, err 
 	}
 	p.IdentityURL, p.InternalTokenSecret, p.identity = idURL, secret, id
 
-	// content
+	// content, its files' bytes under $DATA_DIR/blobs
+	blobDir, err := filepath.Abs(filepath.Join(cfg.DataDir, "blobs"))
+	if err != nil {
+		_ = gwLn.Close()
+		return nil, fmt.Errorf("blob dir: %w", err)
+	}
 	var ctCfg content.Config
 	if err := config.LoadMap(ctx, &ctCfg, map[string]string{
+		"BLOB_URL":     "file://" + filepath.ToSlash(blobDir),
 		"CONTENT_ADDR": "127.0.0.1:0", "MONGO_URI": mongo.URI, "KAFKA_BROKERS": strings.Join(kafka.Brokers, ","),
 		"INTERNAL_TOKEN_SECRET": secret, "PUBLIC_URL": p.URL, "APP_URL": p.URL + "/app", "LOG_LEVEL": cfg.LogLevel,
 		"OUTBOUND_ALLOW_PRIVATE": strconv.FormatBool(cfg.OutboundAllowPrivate),

@@ -13,9 +13,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/docspub/platform/libs/blob"
+	"github.com/docspub/platform/libs/blob/blobtest"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -60,6 +63,7 @@ type service struct {
 	brokers []string
 	clock   *clock
 	signer  *internaltoken.Signer
+	blobURL string
 }
 
 // startService starts content in-process (relay, purge job every
@@ -70,7 +74,10 @@ func startService(t *testing.T, purgeEvery time.Duration) *service {
 	c := &clock{}
 	cfg := content.Config{Addr: "127.0.0.1:0", MongoURI: mongotest.URI(t), Database: mongotest.DatabaseName(),
 		KafkaBrokers: k.Brokers, InternalTokenSecret: secret, PublicURL: "http://gw.test", AppURL: "http://gw.test/app",
-		PurgeInterval: purgeEvery, OutboundAllowPrivate: true, LogLevel: "error"}
+		PurgeInterval: purgeEvery, OutboundAllowPrivate: true, LogLevel: "error", BlobURL: blobtest.Dir(t)}
+	if os.Getenv("CONTENT_TEST_S3") != "" {
+		cfg.BlobURL, cfg.BlobAccessKeyID, cfg.BlobSecretAccessKey = blobtest.S3(t), "test-key", "test-secret-key"
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	app, err := content.New(ctx, cfg, logx.ForTest(t), content.WithClock(c.Now))
 	if err != nil {
@@ -88,7 +95,7 @@ func startService(t *testing.T, purgeEvery time.Duration) *service {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &service{t: t, app: app, url: srv.URL, brokers: k.Brokers, clock: c, signer: signer}
+	return &service{t: t, app: app, url: srv.URL, brokers: k.Brokers, clock: c, signer: signer, blobURL: cfg.BlobURL}
 }
 
 // db is the service's database.
@@ -439,6 +446,9 @@ func TestAbuseRevisionFitsMongoDB(t *testing.T) {
 	}
 }
 
+// collected counts the runs of the purge job's collector so far.
+func (s *service) collected() int64 { return s.app.Collections() }
+
 // The blob tests: GridFS files were never deleted, so purged spaces,
 // aborted imports and re-imports left them. Files (and page bodies) no
 // revision refers to are now removed by the purge job once they are older
@@ -451,10 +461,22 @@ func blobService(t *testing.T) (*service, *caller, *httptest.Server, []byte, fun
 	logo := contenttest.BigPNG(t, 16, 16)
 	srv := site(t, map[string]string{"/": `<html><body><p>Logo <img src="/logo.png"></p></body></html>`},
 		map[string][]byte{"/logo.png": logo})
+	store := blobtest.Open(t, s.blobURL)
+	// files counts the blobs recorded when the blob store holds those and
+	// no other; -1 while they differ (a write records its blob, then
+	// stores the bytes).
 	files := func() int64 {
-		n, err := s.db().Collection("files.files").CountDocuments(context.Background(), bson.M{})
+		ctx := context.Background()
+		n, err := s.db().Collection("blobs").CountDocuments(ctx, bson.M{})
 		if err != nil {
 			t.Fatal(err)
+		}
+		stored := int64(0)
+		if err := store.List(ctx, "orgs/", func(blob.Object) error { stored++; return nil }); err != nil {
+			t.Fatal(err)
+		}
+		if stored != n {
+			return -1
 		}
 		return n
 	}
@@ -469,11 +491,16 @@ func TestAbuseBlobsOfReimports(t *testing.T) {
 			t.Fatalf("import: %d %.300s", r.status, r.body)
 		}
 	}
-	if n := files(); n != 2 {
-		t.Fatalf("%d files after importing the same image twice, want 2 (one kept, one left over)", n)
+	if n := files(); n != 1 {
+		t.Fatalf("%d files after importing the same image twice, want 1 (the same bytes stored once)", n)
 	}
 	s.clock.Add(2 * time.Hour)
-	waittest.Until(t, "the leftover file collected", 20*time.Second, func() bool { return files() == 1 })
+	// A collection after the grace period keeps it: the revision refers to it.
+	before := s.collected()
+	waittest.Until(t, "a collection past the grace period", 20*time.Second, func() bool { return s.collected() > before })
+	if n := files(); n != 1 {
+		t.Fatalf("%d files after collecting, want the referenced one kept", n)
+	}
 	l := a.must(200, "GET", cr+"/content/files", nil).json(t)
 	dl := str(t, l["items"].([]any)[0].(map[string]any), "downloadURL")
 	if r := a.must(200, "GET", strings.TrimPrefix(dl, "http://gw.test"), nil); !bytes.Equal(r.body, logo) {

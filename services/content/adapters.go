@@ -81,7 +81,7 @@ func (p pdfPrinter) PDF(ctx context.Context, title string, rev revision.Revision
 	}
 	rctx, cancel := context.WithTimeout(ctx, limits.PDFTime)
 	defer cancel()
-	open := func(blob string) (io.ReadCloser, error) { return p.blobs.OpenBlob(rctx, blob) }
+	open := func(blob string) (io.ReadCloser, error) { return p.blobs.OpenBlob(rctx, blob, -1) }
 	b, err := pdf.Render(rctx, title, pages, open, rev.Files)
 	if errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
 		return nil, apierr.TooLarge("the PDF takes more than %s to render; print one page at a time (only=true&page=...)", limits.PDFTime)

@@ -8,8 +8,11 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"strings"
+	"sync/atomic"
 	"time"
 
+	"github.com/docspub/platform/libs/blob"
 	"github.com/docspub/platform/libs/config"
 	"github.com/docspub/platform/libs/discovery"
 	"github.com/docspub/platform/libs/httpx"
@@ -69,6 +72,20 @@ type Config struct {
 	// OutboundAllowPrivate lets imports fetch private and loopback addresses (tests, trusted local runs).
 	OutboundAllowPrivate bool   `env:"OUTBOUND_ALLOW_PRIVATE, default=false"`
 	LogLevel             string `env:"LOG_LEVEL, default=info"`
+	// BlobURL is where file bytes live: s3://bucket?endpoint=...&region=...&use_path_style=true
+	// (S3-compatible storage), or file:///dir (a directory, for a local run).
+	BlobURL string `env:"BLOB_URL"`
+	// BlobAccessKeyID and BlobSecretAccessKey are the S3 credentials (both,
+	// or neither: the AWS SDK's default chain: environment, profile, role).
+	BlobAccessKeyID     string `env:"BLOB_ACCESS_KEY_ID" secret:"true"`
+	BlobSecretAccessKey string `env:"BLOB_SECRET_ACCESS_KEY" secret:"true"`
+	// BlobRedirect answers file downloads with a redirect to a short-lived
+	// presigned URL of the bucket (S3 backends; readers then fetch the
+	// bytes from the storage, or a CDN in front of it).
+	BlobRedirect bool `env:"BLOB_REDIRECT, default=false"`
+	// StorageQuota bounds the bytes of files and pages an organization
+	// stores (0: no bound); past it, uploads and edits answer 413.
+	StorageQuota int64 `env:"STORAGE_QUOTA_BYTES, default=0"`
 	// Discovery is DISCOVERY (static|consul), CONSUL_HTTP_ADDR, CONSUL_HTTP_TOKEN
 	// and ADVERTISE_ADDR: with consul the instance registers itself.
 	Discovery discovery.Config
@@ -92,6 +109,21 @@ func (c Config) Validate() error {
 		p.Addf("PURGE_INTERVAL must be at least 1s")
 	}
 	p.LogLevel("LOG_LEVEL", c.LogLevel)
+	switch {
+	case c.BlobURL == "":
+		p.Addf("BLOB_URL is required (s3://bucket?... or file:///dir)")
+	case !strings.HasPrefix(c.BlobURL, "s3://") && !strings.HasPrefix(c.BlobURL, "file:///"):
+		p.Addf("BLOB_URL must be s3://bucket?... or file:///dir")
+	}
+	if (c.BlobAccessKeyID == "") != (c.BlobSecretAccessKey == "") {
+		p.Addf("BLOB_ACCESS_KEY_ID and BLOB_SECRET_ACCESS_KEY go together")
+	}
+	if c.BlobRedirect && !strings.HasPrefix(c.BlobURL, "s3://") {
+		p.Addf("BLOB_REDIRECT needs an s3:// BLOB_URL")
+	}
+	if c.StorageQuota < 0 {
+		p.Addf("STORAGE_QUOTA_BYTES must be 0 (none) or more")
+	}
 	c.Discovery.Check(&p)
 	return p.Err()
 }
@@ -122,10 +154,12 @@ type App struct {
 	changeRequests *changerequest.Service
 	worker         *jobs.Worker
 	revisions      *revisionmongo.Store
+	blobs          *blob.Store
 	now            func() time.Time
 	handler        *gin.Engine
 	moveSearch     func(context.Context) (int, error)
 	catchUp        func(context.Context) (int, error)
+	collections    atomic.Int64 // runs of the purge job's collector
 }
 
 // New connects to MongoDB, ensures the indexes, and wires the stores, the
@@ -155,12 +189,26 @@ func New(ctx context.Context, cfg Config, log *slog.Logger, opts ...Option) (*Ap
 		return nil, err
 	}
 	db, locks, relay := core.DB, core.Locks, core.Relay
+	blobs, err := blob.Open(ctx, cfg.BlobURL, blob.Options{AccessKeyID: cfg.BlobAccessKeyID, SecretAccessKey: cfg.BlobSecretAccessKey})
+	if err != nil {
+		_ = core.Close(ctx)
+		return nil, err
+	}
 	urls := links.New(cfg.PublicURL, cfg.AppURL)
 
 	people := peoplemongo.NewStore(db, urls)
 	commentStore := commentmongo.NewStore(db, locks)
 	commentStore.OnWrite(relay.Notify)
-	revisionStore := revisionmongo.NewStore(db)
+	revisionStore := revisionmongo.NewStore(db, blobs)
+	revisionStore.SetQuota(cfg.StorageQuota)
+	// Files stored in GridFS before the blob store move once, before any
+	// request reads them (resumed where a stop left it).
+	if n, err := revisionStore.Migrate(ctx, nil); err != nil {
+		_ = core.Close(ctx)
+		return nil, fmt.Errorf("move files to the blob store: %w", err)
+	} else if n > 0 {
+		log.InfoContext(ctx, "moved files from GridFS to the blob store", "files", n)
+	}
 	comments := comment.New(commentStore, people, revisionStore, urls)
 	fieldStore := customfieldmongo.NewStore(db, locks)
 	fieldStore.OnWrite(relay.Notify)
@@ -214,7 +262,13 @@ func New(ctx context.Context, cfg Config, log *slog.Logger, opts ...Option) (*Ap
 	spacehttp.Register(v1, spaces)
 	commenthttp.Register(v1, comments, spaces)
 	customfieldhttp.Register(v1, fields, spaces)
-	revisionhttp.RegisterSpace(v1, revisions, spaces)
+	var redirect revisionhttp.Redirect
+	if cfg.BlobRedirect {
+		redirect = func(ctx context.Context, key, contentType, disposition string) (string, error) {
+			return revisionStore.BlobURL(ctx, key, limits.BlobURLTTL, contentType, disposition)
+		}
+	}
+	revisionhttp.RegisterSpace(v1, revisions, spaces, redirect)
 	changerequesthttp.Register(v1, changeRequests, spaces, comments, revisions, changerequesthttp.Quotas{
 		Imports: quota.New("imports", limits.ImportQuota),
 		PDFs:    quota.New("PDF renders", limits.PDFQuota),
@@ -224,13 +278,13 @@ func New(ctx context.Context, cfg Config, log *slog.Logger, opts ...Option) (*Ap
 	// Git sync for the integrations service (the gateway routes no /internal path).
 	internal := e.Group("/internal/v1", internaltoken.Require(core.Signer))
 	gitsynchttp.Register(internal, spaces, revisionStore, revisions.Whole, people)
-	gitsynchttp.RegisterReads(internal, spaces, searcher)
+	gitsynchttp.RegisterReads(internal, spaces, searcher, revisionStore.Usage)
 
 	consumer := kafkax.NewConsumer(cfg.KafkaBrokers, ConsumerGroup, IdentityTopic, db, people.Handle, log)
 	reindex := func(ctx context.Context, _, spaceID, _ string) error { return indexer.Reindex(ctx, spaceID) }
 	moveSearch := func(ctx context.Context) (int, error) { return moveSearch(ctx, db, searchDB, reindex) }
 	return &App{cfg: cfg, core: core, identity: consumer, spaces: spaces, changeRequests: changeRequests,
-		worker: worker, revisions: revisionStore, now: now, handler: e, moveSearch: moveSearch, catchUp: indexer.CatchUp}, nil
+		worker: worker, revisions: revisionStore, blobs: blobs, now: now, handler: e, moveSearch: moveSearch, catchUp: indexer.CatchUp}, nil
 }
 
 // Handler returns the HTTP handler.
@@ -249,6 +303,9 @@ func (a *App) Purge(ctx context.Context) (int, error) { return a.spaces.Purge(ct
 func (a *App) Collect(ctx context.Context) (revisionmongo.Collected, error) {
 	return a.revisions.Collect(ctx, a.now().Add(-limits.BlobGrace))
 }
+
+// Collections counts the purge job's collector runs so far.
+func (a *App) Collections() int64 { return a.collections.Load() }
 
 // RunBackground starts the outbox relay, the identity consumer, the purge
 // job, the operations worker (which resumes the operations a stopped
@@ -316,6 +373,7 @@ func (a *App) purgeEvery(ctx context.Context) error {
 		} else if c.Bodies+c.Files > 0 {
 			a.core.Log.InfoContext(ctx, "collected unused blobs", "page_bodies", c.Bodies, "files", c.Files)
 		}
+		a.collections.Add(1)
 		select {
 		case <-ctx.Done():
 			return nil
@@ -326,7 +384,7 @@ func (a *App) purgeEvery(ctx context.Context) error {
 
 // Close closes the Kafka publisher and consumer and the MongoDB connection.
 func (a *App) Close(ctx context.Context) error {
-	return a.core.Close(ctx, a.identity.Close)
+	return a.core.Close(ctx, a.identity.Close, a.blobs.Close)
 }
 
 // Run starts the service and serves cfg.Addr until ctx is done.

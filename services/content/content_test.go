@@ -19,9 +19,16 @@ func TestConfigValidate(t *testing.T) {
 		want []string
 	}{
 		{"valid", content.Config{Addr: ":1", MongoURI: "m", Database: "d", KafkaBrokers: []string{"k"},
-			InternalTokenSecret: secret, PublicURL: "http://x", AppURL: "http://x/app", PurgeInterval: 60e9, LogLevel: "info"}, nil},
+			InternalTokenSecret: secret, PublicURL: "http://x", AppURL: "http://x/app", PurgeInterval: 60e9, LogLevel: "info", BlobURL: "file:///tmp/blobs"}, nil},
+		{"s3 redirect", content.Config{Addr: ":1", MongoURI: "m", Database: "d", KafkaBrokers: []string{"k"},
+			InternalTokenSecret: secret, PublicURL: "http://x", AppURL: "http://x/app", PurgeInterval: 60e9, LogLevel: "info",
+			BlobURL: "s3://docs?region=us-east-1", BlobAccessKeyID: "a", BlobSecretAccessKey: "b", BlobRedirect: true}, nil},
+		{"blob store wrong", content.Config{Addr: ":1", MongoURI: "m", Database: "d", KafkaBrokers: []string{"k"},
+			InternalTokenSecret: secret, PublicURL: "http://x", AppURL: "http://x/app", PurgeInterval: 60e9, LogLevel: "info",
+			BlobURL: "file:///tmp/blobs", BlobAccessKeyID: "a", BlobRedirect: true, StorageQuota: -1},
+			[]string{"BLOB_ACCESS_KEY_ID", "BLOB_REDIRECT", "STORAGE_QUOTA_BYTES"}},
 		{"everything wrong", content.Config{InternalTokenSecret: "short", PublicURL: "nope", LogLevel: "loud"},
-			[]string{"CONTENT_ADDR", "MONGO_URI", "CONTENT_DB", "KAFKA_BROKERS", "INTERNAL_TOKEN_SECRET", "PUBLIC_URL", "APP_URL", "PURGE_INTERVAL", "LOG_LEVEL"}},
+			[]string{"CONTENT_ADDR", "MONGO_URI", "CONTENT_DB", "KAFKA_BROKERS", "INTERNAL_TOKEN_SECRET", "PUBLIC_URL", "APP_URL", "PURGE_INTERVAL", "LOG_LEVEL", "BLOB_URL"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			err := tc.cfg.Validate()

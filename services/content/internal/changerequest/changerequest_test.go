@@ -3,6 +3,7 @@ package changerequest_test
 import (
 	"context"
 	"errors"
+	"github.com/docspub/platform/libs/blob/blobtest"
 	"strings"
 	"sync"
 	"testing"
@@ -80,7 +81,7 @@ func newEnv(t *testing.T) *env {
 	spaceStore, crStore := spacemongo.NewStore(db, locks), changerequestmongo.NewStore(db, locks)
 	spaces := space.New(spaceStore, people, urls, space.Hooks{}, nil)
 	imp := &pagesImporter{}
-	revs := revisionmongo.NewStore(db)
+	revs := revisionmongo.NewStore(db, blobtest.Open(t, blobtest.Dir(t)))
 	crs := changerequest.New(changerequest.Deps{Store: crStore, Revisions: revs,
 		Spaces: spaces, People: people, Importer: imp, URLs: urls, Now: time.Now})
 	caller := access.Caller{UserID: "ada", Roles: map[string]string{"org1": "admin"}}

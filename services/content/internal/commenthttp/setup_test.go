@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/docspub/platform/libs/blob/blobtest"
 	"strings"
 	"testing"
 
@@ -99,7 +100,7 @@ func newEnv(t *testing.T) *env {
 		g[user] = access.Grant{Organization: org, Space: space, Revision: rev, Level: level, User: user}
 	}
 	// The space's revision and the change requests' have the page pg1.
-	revs := revisionmongo.NewStore(db)
+	revs := revisionmongo.NewStore(db, blobtest.Open(t, blobtest.Dir(t)))
 	for _, id := range []string{rev, crRev} {
 		pg := revision.Page{ID: "pg1", Kind: revision.KindDocument, Title: "Page", Slug: "page", Markdown: "text"}
 		if err := revs.Insert(ctx, revision.Revision{ID: id, Space: space, Organization: org, Pages: []revision.Page{pg}}); err != nil {

@@ -42,6 +42,8 @@ type File struct {
 	ContentType string `json:"contentType"`
 	Size        int64  `json:"size"`
 	Blob        string `json:"blob,omitempty"` // from POST blobs (sent only)
+	// SHA256 is the hex SHA-256 of the bytes (read only): their ETag.
+	SHA256 string `json:"sha256,omitempty"`
 }
 
 // Git is the commit of a revision.
@@ -77,7 +79,7 @@ type ContentView struct {
 func contentOf(g access.Grant, r revision.Revision) ContentView {
 	v := ContentView{Space: g.Space, Organization: g.Organization, Revision: r.ID, Pages: pagesOf(r.Pages), Files: []File{}}
 	for _, f := range r.Files {
-		v.Files = append(v.Files, File{ID: f.ID, Name: f.Name, ContentType: f.ContentType, Size: f.Size})
+		v.Files = append(v.Files, File{ID: f.ID, Name: f.Name, ContentType: f.ContentType, Size: f.Size, SHA256: f.SHA256()})
 	}
 	if r.Git != nil {
 		v.Git = &Git{OID: r.Git.OID, Message: r.Git.Message, Ref: r.Git.Ref, URL: r.Git.URL, CreatedByService: r.Git.CreatedByService}

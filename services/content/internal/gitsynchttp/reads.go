@@ -8,6 +8,7 @@ import (
 
 	"github.com/docspub/platform/libs/apierr"
 	"github.com/docspub/platform/libs/httpx"
+	"github.com/docspub/platform/services/content/internal/revision"
 	"github.com/docspub/platform/services/content/internal/search"
 	"github.com/docspub/platform/services/content/internal/spacehttp"
 	"github.com/gin-gonic/gin"
@@ -20,6 +21,8 @@ import (
 //	                                               enough to ask on every page view (404 missing, 409 deleted)
 //	POST /internal/v1/orgs/{organizationId}/search   {spaces, query, limit}: content's search over those
 //	                                               spaces of the organization (the ones a site publishes)
+//	GET  /internal/v1/orgs/{organizationId}/storage  the bytes the organization stores (files, each distinct
+//	                                               one once, and page markdown) and its quota
 
 // Searcher is content's search (search.Service).
 type Searcher interface {
@@ -37,17 +40,28 @@ type CurrentView struct {
 // an access question's) and a query at its longest, in bytes.
 const maxSearchBody = spacehttp.MaxAccessSpaces*(spacehttp.MaxAccessID+3) + 4*search.MaxQueryLength + 256
 
+// UsageFunc tells what an organization stores (revisionmongo.Store.Usage).
+type UsageFunc func(ctx context.Context, org string) (revision.Usage, error)
+
 type reads struct {
 	spaces   Spaces
 	searcher Searcher
+	usage    UsageFunc
 }
 
-// RegisterReads adds the reads of published sites to internal, the
-// /internal/v1 group behind internaltoken.Require.
-func RegisterReads(internal gin.IRouter, spaces Spaces, searcher Searcher) {
-	h := &reads{spaces: spaces, searcher: searcher}
+// RegisterReads adds the reads of published sites, and an organization's
+// storage, to internal, the /internal/v1 group behind
+// internaltoken.Require.
+func RegisterReads(internal gin.IRouter, spaces Spaces, searcher Searcher, usage UsageFunc) {
+	h := &reads{spaces: spaces, searcher: searcher, usage: usage}
 	internal.GET("/spaces/:spaceId/git/current", requireService, h.current)
 	internal.POST("/orgs/:organizationId/search", requireService, h.search)
+	internal.GET("/orgs/:organizationId/storage", requireService, h.storage)
+}
+
+func (h *reads) storage(c *gin.Context) {
+	u, err := h.usage(c.Request.Context(), c.Param("organizationId"))
+	httpx.Reply(c, http.StatusOK, u, err)
 }
 
 func (h *reads) current(c *gin.Context) {

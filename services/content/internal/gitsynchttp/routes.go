@@ -8,7 +8,10 @@
 //
 //	GET  access                       the caller's right to sync the space, the space's org and revision, the author
 //	GET  content                      the space's current revision: page tree with markdown, files
-//	GET  files/{revisionId}/{fileId}  a file's bytes
+//	GET  files/{revisionId}/{fileId}  a file's bytes (ETag the SHA-256, If-None-Match, Range)
+//	POST files/{revisionId}           {ids}: those files of the revision (all of them without ids) in one
+//	                                  tar stream, an entry per file named by its id, in the order asked
+//	                                  (an export reads them all in one request)
 //	POST blobs?name=&contentType=     store file bytes (body, at most MaxFileBytes) → {blob, size}
 //	POST blobs/batch                  store several files at once (multipart/form-data, one part "file"
 //	                                  per file with its filename and Content-Type; at most MaxBatchFiles
@@ -88,6 +91,7 @@ func Register(internal gin.IRouter, spaces Spaces, revisions Revisions, whole Wh
 	svc := g.Group("", requireService)
 	svc.GET("/content", h.content)
 	svc.GET("/files/:revisionId/:fileId", h.file)
+	svc.POST("/files/:revisionId", h.files)
 	svc.POST("/blobs", h.blob)
 	svc.POST("/blobs/batch", h.blobs)
 	svc.POST("/revisions", h.revision)
@@ -184,13 +188,15 @@ func (h *handlers) file(c *gin.Context) {
 		httpx.Error(c, revision.ErrFileNotFound)
 		return
 	}
-	rc, err := h.revisions.OpenBlob(ctx, f.Blob)
+	rc, err := h.revisions.OpenBlob(ctx, f.Blob, f.Size)
 	if err != nil {
 		httpx.Error(c, err)
 		return
 	}
 	defer rc.Close()
-	c.DataFromReader(http.StatusOK, f.Size, "application/octet-stream", rc, nil)
+	c.Header("Content-Type", "application/octet-stream")
+	c.Header("Cache-Control", httpx.Immutable(false))
+	httpx.ServeFile(c.Writer, c.Request, f.SHA256(), rc)
 }
 
 func (h *handlers) blob(c *gin.Context) {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"github.com/docspub/platform/libs/blob/blobtest"
 	"image"
 	"image/color"
 	"image/png"
@@ -32,13 +33,13 @@ var owner = revision.Owner{Space: "sp1", Organization: "org1"}
 // imports write to.
 func newBlobs(t *testing.T) *revisionmongo.Store {
 	t.Helper()
-	return revisionmongo.NewStore(mongotest.Database(t))
+	return revisionmongo.NewStore(mongotest.Database(t), blobtest.Open(t, blobtest.Dir(t)))
 }
 
 // blob reads a stored blob back.
 func blob(t *testing.T, s *revisionmongo.Store, id string) []byte {
 	t.Helper()
-	rc, err := s.OpenBlob(context.Background(), id)
+	rc, err := s.OpenBlob(context.Background(), id, -1)
 	if err != nil {
 		t.Fatalf("open blob %s: %v", id, err)
 	}

@@ -96,6 +96,9 @@ const (
 // within ImportTime, far less).
 const BlobGrace = time.Hour
 
+// BlobURLTTL is how long a presigned download URL (BLOB_REDIRECT) serves.
+const BlobURLTTL = 5 * time.Minute
+
 // Website import.
 const (
 	ImportDepth = 2  // links followed from the start page

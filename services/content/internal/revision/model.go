@@ -7,6 +7,7 @@ package revision
 import (
 	"context"
 	"io"
+	"strings"
 	"time"
 )
 
@@ -69,9 +70,24 @@ type File struct {
 	Name        string `bson:"name"`
 	ContentType string `bson:"contentType"`
 	Size        int64  `bson:"size"`
-	Blob        string `bson:"blob"` // blob store id (GridFS)
+	Blob        string `bson:"blob"` // blob store key: orgs/<org>/sha256/<hex>
 	Width       int    `bson:"width,omitempty"`
 	Height      int    `bson:"height,omitempty"`
+}
+
+// SHA256 is the hex SHA-256 of the file's bytes, which its blob key
+// ends with ("" for a blob id of another shape): a strong validator of the
+// file, which never changes.
+func (f File) SHA256() string {
+	i := strings.LastIndex(f.Blob, "/sha256/")
+	if i < 0 {
+		return ""
+	}
+	sum := f.Blob[i+len("/sha256/"):]
+	if len(sum) != 64 || strings.Trim(sum, "0123456789abcdef") != "" {
+		return ""
+	}
+	return sum
 }
 
 // ReusableContent is a block of markdown reused across pages.
@@ -111,6 +127,16 @@ type Store interface {
 	Markdown(ctx context.Context, pages []*Page) error
 	// PutBlob stores bytes written by owner and returns their blob id.
 	PutBlob(ctx context.Context, owner Owner, name, contentType string, r io.Reader) (id string, size int64, err error)
-	// OpenBlob streams a blob's bytes.
-	OpenBlob(ctx context.Context, id string) (io.ReadCloser, error)
+	// OpenBlob opens a blob's bytes for reading and seeking; size is its
+	// size when known (a file's), or -1.
+	OpenBlob(ctx context.Context, id string, size int64) (io.ReadSeekCloser, error)
+}
+
+// Usage is what an organization stores: bytes of files (each distinct
+// file once) and of pages' markdown, and its quota (0: none).
+type Usage struct {
+	Organization string `json:"organization"`
+	FileBytes    int64  `json:"fileBytes"`
+	PageBytes    int64  `json:"pageBytes"`
+	QuotaBytes   int64  `json:"quotaBytes,omitempty"`
 }

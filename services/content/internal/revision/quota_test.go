@@ -43,7 +43,9 @@ func (m treeStore) Markdown(context.Context, []*Page) error { return nil }
 func (m treeStore) PutBlob(context.Context, Owner, string, string, io.Reader) (string, int64, error) {
 	return "", 0, nil
 }
-func (m treeStore) OpenBlob(context.Context, string) (io.ReadCloser, error) { return nil, nil }
+func (m treeStore) OpenBlob(context.Context, string, int64) (io.ReadSeekCloser, error) {
+	return nil, nil
+}
 
 // pagesOf makes pages of markdown bytes in all.
 func pagesOf(markdown int) []Page {

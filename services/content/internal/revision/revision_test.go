@@ -183,9 +183,13 @@ func (m memStore) Markdown(context.Context, []*revision.Page) error { return nil
 func (m memStore) PutBlob(context.Context, revision.Owner, string, string, io.Reader) (string, int64, error) {
 	return "", 0, nil
 }
-func (m memStore) OpenBlob(context.Context, string) (io.ReadCloser, error) {
-	return io.NopCloser(strings.NewReader("")), nil
+func (m memStore) OpenBlob(context.Context, string, int64) (io.ReadSeekCloser, error) {
+	return nopCloser{strings.NewReader("")}, nil
 }
+
+type nopCloser struct{ *strings.Reader }
+
+func (nopCloser) Close() error { return nil }
 
 func service(t *testing.T, revs ...revision.Revision) *revision.Service {
 	t.Helper()

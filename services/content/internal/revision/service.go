@@ -269,8 +269,22 @@ func (s *Service) File(ctx context.Context, g access.Grant, revID, fileID string
 	return s.viewer(r, g.Revision).file(f), nil
 }
 
-// Download opens a file's bytes; the caller closes them.
-func (s *Service) Download(ctx context.Context, g access.Grant, revID, fileID string) (File, io.ReadCloser, error) {
+// Locate returns a file of a revision with its blob id, opening nothing.
+func (s *Service) Locate(ctx context.Context, g access.Grant, revID, fileID string) (File, error) {
+	r, err := s.loadTree(ctx, g, revID)
+	if err != nil {
+		return File{}, err
+	}
+	f, ok := r.FindFile(fileID)
+	if !ok {
+		return File{}, ErrFileNotFound
+	}
+	return f, nil
+}
+
+// Download opens a file's bytes for reading and seeking; the caller
+// closes them.
+func (s *Service) Download(ctx context.Context, g access.Grant, revID, fileID string) (File, io.ReadSeekCloser, error) {
 	r, err := s.loadTree(ctx, g, revID)
 	if err != nil {
 		return File{}, nil, err
@@ -279,7 +293,7 @@ func (s *Service) Download(ctx context.Context, g access.Grant, revID, fileID st
 	if !ok {
 		return File{}, nil, ErrFileNotFound
 	}
-	rc, err := s.store.OpenBlob(ctx, f.Blob)
+	rc, err := s.store.OpenBlob(ctx, f.Blob, f.Size)
 	if errors.Is(err, apierr.ErrNotFound) {
 		return File{}, nil, ErrFileNotFound
 	}

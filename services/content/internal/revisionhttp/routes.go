@@ -21,7 +21,6 @@ import (
 	"context"
 	"mime"
 	"net/http"
-	"strconv"
 	"strings"
 
 	"github.com/docspub/platform/libs/httpx"
@@ -50,11 +49,13 @@ func SpaceRevision(_ *gin.Context, g access.Grant) (string, error) { return g.Re
 // the content routes of a space's current revision (SPACE/content...),
 // SPACE/links, SPACE/revisions/{revisionId} and
 // SPACE/revisions/{revisionId}/files/{fileId}/download.
-func RegisterSpace(v1 gin.IRouter, svc *revision.Service, gate Gate) {
+//
+// With a Redirect (nil: none), downloads answer with a redirect to its URL.
+func RegisterSpace(v1 gin.IRouter, svc *revision.Service, gate Gate, redirect Redirect) {
 	Routes(v1.Group("/spaces/:spaceId"), svc, gate, SpaceRevision)
 	h := &handlers{svc: svc, gate: gate, resolve: SpaceRevision}
 	v1.GET("/spaces/:spaceId/links", h.links)
-	byID := &handlers{svc: svc, gate: gate, resolve: func(c *gin.Context, _ access.Grant) (string, error) {
+	byID := &handlers{svc: svc, gate: gate, redirect: redirect, resolve: func(c *gin.Context, _ access.Grant) (string, error) {
 		return c.Param("revisionId"), nil
 	}}
 	v1.GET("/spaces/:spaceId/revisions/:revisionId", byID.revision)
@@ -78,9 +79,10 @@ func Routes(r gin.IRouter, svc *revision.Service, gate Gate, resolve Resolver) {
 }
 
 type handlers struct {
-	svc     *revision.Service
-	gate    Gate
-	resolve Resolver
+	svc      *revision.Service
+	gate     Gate
+	resolve  Resolver
+	redirect Redirect
 }
 
 // A check reads and validates part of a request before the handler's work.
@@ -255,19 +257,52 @@ func (h *handlers) pageLinks(c *gin.Context) {
 	}, window(&p, &w))
 }
 
-// download streams a file's bytes with its type and length. Images that
-// browsers render safely show inline; everything else downloads.
+// Redirect returns a short-lived URL that serves a blob's bytes itself
+// (a presigned URL of the bucket), with the content type and disposition
+// given; blob.ErrUnsupported-like errors fall back to streaming.
+type Redirect func(ctx context.Context, blob, contentType, disposition string) (string, error)
+
+// download serves a file's bytes like a static file server: strong ETag
+// (the bytes' SHA-256), 304 on a matching If-None-Match, 206 on a Range,
+// immutable caching (private: the API needs a token), streamed from the
+// blob store. Images that browsers render safely show inline; everything
+// else downloads. With a Redirect, the answer is a 302 to its URL.
 func (h *handlers) download(c *gin.Context) {
 	g, rev, ok := h.enter(c)
 	if !ok {
 		return
 	}
-	f, rc, err := h.svc.Download(c.Request.Context(), g, rev, c.Param("fileId"))
+	ctx := c.Request.Context()
+	if h.redirect != nil {
+		f, err := h.svc.Locate(ctx, g, rev, c.Param("fileId"))
+		if err != nil {
+			httpx.Error(c, err)
+			return
+		}
+		ct, disposition := fileHeaders(f)
+		if u, err := h.redirect(ctx, f.Blob, ct, disposition); err == nil {
+			c.Header("Cache-Control", "private, no-store")
+			c.Redirect(http.StatusFound, u)
+			return
+		}
+	}
+	f, rc, err := h.svc.Download(ctx, g, rev, c.Param("fileId"))
 	if err != nil {
 		httpx.Error(c, err)
 		return
 	}
 	defer rc.Close()
+	ct, disposition := fileHeaders(f)
+	hd := c.Writer.Header()
+	hd.Set("Content-Type", ct)
+	hd.Set("X-Content-Type-Options", "nosniff")
+	hd.Set("Content-Disposition", disposition)
+	hd.Set("Cache-Control", httpx.Immutable(false))
+	httpx.ServeFile(c.Writer, c.Request, f.SHA256(), rc)
+}
+
+// fileHeaders are a file's Content-Type and Content-Disposition.
+func fileHeaders(f revision.File) (string, string) {
 	ct := f.ContentType
 	if ct == "" {
 		ct = "application/octet-stream"
@@ -277,9 +312,5 @@ func (h *handlers) download(c *gin.Context) {
 	case "image/png", "image/jpeg", "image/gif", "image/webp":
 		disposition = "inline"
 	}
-	c.Header("X-Content-Type-Options", "nosniff")
-	c.DataFromReader(http.StatusOK, f.Size, ct, rc, map[string]string{
-		"Content-Disposition": mime.FormatMediaType(disposition, map[string]string{"filename": f.Name}),
-		"Cache-Control":       "private, max-age=" + strconv.Itoa(3600),
-	})
+	return ct, mime.FormatMediaType(disposition, map[string]string{"filename": f.Name})
 }

@@ -3,7 +3,12 @@ package revisionhttp_test
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"github.com/docspub/platform/libs/blob/blobtest"
+	"io"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"strconv"
 	"strings"
@@ -61,7 +66,9 @@ func as(user string) internaltoken.Principal {
 var logo = bytes.Repeat([]byte{0x89, 'P', 'N', 'G'}, 1000)
 
 type env struct {
-	api *apitest.Client
+	api     *apitest.Client
+	handler http.Handler
+	signer  *internaltoken.Signer
 }
 
 // newEnv serves the routes over the real store on a fresh database:
@@ -69,12 +76,19 @@ type env struct {
 // another space.
 func newEnv(t *testing.T) *env {
 	t.Helper()
+	return newEnvOn(t, blobtest.Dir(t), false)
+}
+
+// newEnvOn is newEnv with its blob store at blobURL, downloads redirected
+// to presigned URLs when redirect is set.
+func newEnvOn(t *testing.T, blobURL string, redirect bool) *env {
+	t.Helper()
 	ctx := context.Background()
 	db := mongotest.Database(t)
 	if err := mongox.EnsureIndexes(ctx, db, revisionmongo.Indexes()...); err != nil {
 		t.Fatal(err)
 	}
-	store := revisionmongo.NewStore(db)
+	store := revisionmongo.NewStore(db, blobtest.Open(t, blobURL))
 	blob, size, err := store.PutBlob(ctx, revision.Owner{Space: "sp1", Organization: "org1"}, "logo.png", "image/png", bytes.NewReader(logo))
 	if err != nil {
 		t.Fatal(err)
@@ -113,7 +127,13 @@ func newEnv(t *testing.T) *env {
 	signer := apitest.Signer(t)
 	e := httpx.NewEngine(logx.ForTest(t), "content")
 	v1 := e.Group("/v1", internaltoken.Require(signer))
-	revisionhttp.RegisterSpace(v1, svc, g)
+	var rd revisionhttp.Redirect
+	if redirect {
+		rd = func(ctx context.Context, key, ct, disposition string) (string, error) {
+			return store.BlobURL(ctx, key, time.Minute, ct, disposition)
+		}
+	}
+	revisionhttp.RegisterSpace(v1, svc, g, rd)
 	revisionhttp.Routes(v1.Group("/spaces/:spaceId/change-requests/:changeRequestId"), svc, g,
 		func(c *gin.Context, _ access.Grant) (string, error) {
 			if c.Param("changeRequestId") != "cr1" {
@@ -121,7 +141,7 @@ func newEnv(t *testing.T) *env {
 			}
 			return crRev, nil
 		})
-	return &env{api: apitest.New(t, e, signer)}
+	return &env{api: apitest.New(t, e, signer), handler: e, signer: signer}
 }
 
 // get answers a GET as rex that must succeed; op, when set, names the
@@ -248,6 +268,82 @@ func TestDownload(t *testing.T) {
 		if got := r.Header.Get(k); got != v {
 			t.Errorf("%s = %q, want %q", k, got, v)
 		}
+	}
+}
+
+// download sends a GET of the logo as rex with extra headers.
+func (e *env) download(t *testing.T, headers ...string) *httptest.ResponseRecorder {
+	t.Helper()
+	req := apitest.NewRequest("GET", sp+"/revisions/rev1/files/f-logo/download", "")
+	tok, err := e.signer.Mint(e.signer.Service(), as("rex"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set(internaltoken.Header, tok)
+	for i := 0; i+1 < len(headers); i += 2 {
+		req.Header.Set(headers[i], headers[i+1])
+	}
+	w := httptest.NewRecorder()
+	e.handler.ServeHTTP(w, req)
+	return w
+}
+
+// A file is served like a static file: a strong ETag (its SHA-256),
+// revalidated with a 304 and no body, a Range answered with 206, cached
+// as immutable (privately: the API needs a token).
+func TestDownloadLikeAStaticFile(t *testing.T) {
+	for _, backend := range []string{"file", "s3"} {
+		t.Run(backend, func(t *testing.T) {
+			url := blobtest.Dir(t)
+			if backend == "s3" {
+				url = blobtest.S3(t)
+			}
+			e := newEnvOn(t, url, false)
+			first := e.download(t)
+			sum := sha256.Sum256(logo)
+			etag := `"` + hex.EncodeToString(sum[:]) + `"`
+			if first.Code != http.StatusOK || first.Header().Get("ETag") != etag || !bytes.Equal(first.Body.Bytes(), logo) {
+				t.Fatalf("first download = %d, ETag %q, %d bytes; want 200, %s, the logo", first.Code, first.Header().Get("ETag"), first.Body.Len(), etag)
+			}
+			if got, want := first.Header().Get("Cache-Control"), "private, max-age=31536000, immutable"; got != want {
+				t.Errorf("Cache-Control = %q, want %q", got, want)
+			}
+			again := e.download(t, "If-None-Match", etag)
+			if again.Code != http.StatusNotModified || again.Body.Len() != 0 {
+				t.Errorf("revalidation = %d with %d bytes, want 304 and none", again.Code, again.Body.Len())
+			}
+			part := e.download(t, "Range", "bytes=4-11")
+			if part.Code != http.StatusPartialContent || !bytes.Equal(part.Body.Bytes(), logo[4:12]) {
+				t.Errorf("Range = %d %q, want 206 %q", part.Code, part.Body.Bytes(), logo[4:12])
+			}
+			if got, want := part.Header().Get("Content-Range"), "bytes 4-11/"+strconv.Itoa(len(logo)); got != want {
+				t.Errorf("Content-Range = %q, want %q", got, want)
+			}
+			stale := e.download(t, "If-None-Match", `"other"`)
+			if stale.Code != http.StatusOK || stale.Body.Len() != len(logo) {
+				t.Errorf("another ETag = %d with %d bytes, want 200 and the logo", stale.Code, stale.Body.Len())
+			}
+		})
+	}
+}
+
+// With BLOB_REDIRECT on S3, a download is a redirect to a presigned URL
+// that serves the bytes.
+func TestDownloadRedirect(t *testing.T) {
+	e := newEnvOn(t, blobtest.S3(t), true)
+	w := e.download(t)
+	loc := w.Header().Get("Location")
+	if w.Code != http.StatusFound || loc == "" {
+		t.Fatalf("download = %d to %q, want a 302", w.Code, loc)
+	}
+	res, err := http.Get(loc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	body, _ := io.ReadAll(res.Body)
+	if res.StatusCode != http.StatusOK || !bytes.Equal(body, logo) || res.Header.Get("Content-Type") != "image/png" {
+		t.Errorf("presigned URL = %d %s, %d bytes", res.StatusCode, res.Header.Get("Content-Type"), len(body))
 	}
 }
 

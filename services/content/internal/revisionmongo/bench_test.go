@@ -3,6 +3,7 @@ package revisionmongo_test
 import (
 	"context"
 	"fmt"
+	"github.com/docspub/platform/libs/blob/blobtest"
 	"strings"
 	"testing"
 	"time"
@@ -21,7 +22,7 @@ import (
 func BenchmarkGet(b *testing.B) {
 	ctx := context.Background()
 	db := mongotest.Database(b)
-	s := revisionmongo.NewStore(db)
+	s := revisionmongo.NewStore(db, blobtest.Open(b, blobtest.Dir(b)))
 	var pages []revision.Page
 	for i := range 500 {
 		md := fmt.Sprintf("# Page %d\n\n%s", i, strings.Repeat(fmt.Sprintf("Line %d of a page of text.\n", i), 150))

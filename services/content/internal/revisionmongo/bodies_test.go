@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/docspub/platform/libs/blob/blobtest"
 	"net/http"
 	"slices"
 	"strings"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	"github.com/docspub/platform/libs/apierr"
+	"github.com/docspub/platform/libs/blob"
 	"github.com/docspub/platform/libs/mongotest"
 	"github.com/docspub/platform/services/content/internal/limits"
 	"github.com/docspub/platform/services/content/internal/revision"
@@ -46,7 +48,7 @@ func TestPageBodiesLiveOutsideTheRevision(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	db := mongotest.Database(t)
-	s := revisionmongo.NewStore(db)
+	s := revisionmongo.NewStore(db, blobtest.Open(t, blobtest.Dir(t)))
 	// A page longer than a body chunk, with multi-byte characters across
 	// the chunk boundaries, and a page both revisions share.
 	var lines strings.Builder
@@ -103,14 +105,14 @@ func TestInlineMarkdownStillReads(t *testing.T) {
 	if _, err := db.Collection(revisionmongo.Revisions).InsertOne(ctx, doc); err != nil {
 		t.Fatal(err)
 	}
-	got, err := revisionmongo.NewStore(db).Get(ctx, "old")
+	got, err := revisionmongo.NewStore(db, blobtest.Open(t, blobtest.Dir(t))).Get(ctx, "old")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got.Pages[0].Markdown != "inline\n" || got.ReusableContents[0].Markdown != "reused" {
 		t.Errorf("inline markdown read as %q and %q", got.Pages[0].Markdown, got.ReusableContents[0].Markdown)
 	}
-	tree, err := revisionmongo.NewStore(db).Tree(ctx, "old")
+	tree, err := revisionmongo.NewStore(db, blobtest.Open(t, blobtest.Dir(t))).Tree(ctx, "old")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -178,7 +180,8 @@ func TestCollect(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	db := mongotest.Database(t)
-	s := revisionmongo.NewStore(db)
+	blobs := blobtest.Open(t, blobtest.Dir(t))
+	s := revisionmongo.NewStore(db, blobs)
 	put := func(name string) string {
 		t.Helper()
 		id, _, err := s.PutBlob(ctx, revision.Owner{Space: "a", Organization: "org1"}, name, "image/png", bytes.NewReader([]byte(name)))
@@ -240,17 +243,31 @@ func TestCollect(t *testing.T) {
 		t.Errorf("collected %+v, want %+v (the purged page's body and the abandoned one; the purged and orphan files)", got, want)
 	}
 	for _, id := range []string{kept, legacyBlob} {
-		if _, err := s.OpenBlob(ctx, id); err != nil {
+		if _, err := s.OpenBlob(ctx, id, -1); err != nil {
 			t.Errorf("referenced file %s: %v", id, err)
 		}
 	}
 	for _, id := range []string{purged, orphan} {
-		if _, err := s.OpenBlob(ctx, id); !errors.Is(err, apierr.ErrNotFound) {
+		if _, err := s.OpenBlob(ctx, id, -1); !errors.Is(err, apierr.ErrNotFound) {
 			t.Errorf("unreferenced file %s: %v, want it gone", id, err)
 		}
 	}
-	if n, err := db.Collection(revisionmongo.Bucket+".chunks").CountDocuments(ctx, bson.M{}); err != nil || n != 2 {
-		t.Errorf("%d file chunks left (%v), want the 2 of the referenced files", n, err)
+	if got, want := mongotest.IDs(t, db.Collection(revisionmongo.Blobs)), []string{kept, legacyBlob}; !slices.Equal(got, sorted(want)) {
+		t.Errorf("blob records left %v, want those of the referenced files %v", got, want)
+	}
+	var stored []string
+	if err := blobs.List(ctx, "", func(o blob.Object) error { stored = append(stored, o.Key); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(stored, sorted([]string{kept, legacyBlob})) {
+		t.Errorf("blob store holds %v, want the referenced files' only", stored)
+	}
+	u, err := s.Usage(ctx, "org1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := int64(len("kept.png") + len("legacy.png")); u.FileBytes != want {
+		t.Errorf("org1 stores %d bytes of files after collecting, want %d", u.FileBytes, want)
 	}
 	for _, id := range []string{"a1", "c1"} {
 		if _, err := s.Get(ctx, id); err != nil {
@@ -266,7 +283,7 @@ func TestInsertMarksExistingBodiesUsed(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	db := mongotest.Database(t)
-	s := revisionmongo.NewStore(db)
+	s := revisionmongo.NewStore(db, blobtest.Open(t, blobtest.Dir(t)))
 	var pages []revision.Page
 	for i := range 600 { // more than one batch
 		pages = append(pages, page(fmt.Sprint("p", i), fmt.Sprintf("# Page %d\n", i)))
@@ -313,7 +330,7 @@ func TestTreeReadsOnlyTheBodiesAsked(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	db := mongotest.Database(t)
-	s := revisionmongo.NewStore(db)
+	s := revisionmongo.NewStore(db, blobtest.Open(t, blobtest.Dir(t)))
 	parent, child, other := page("a", "# A\n"), page("b", "# B\n"), page("c", "# C, whose body goes\n")
 	parent.Pages = []revision.Page{child}
 	r := revision.Revision{ID: "r1", Space: "sp1", Organization: "org1", Type: revision.TypeEdits, Parents: []string{},
@@ -354,7 +371,7 @@ func TestTreeReadsOnlyTheBodiesAsked(t *testing.T) {
 	if _, err := db.Collection(revisionmongo.Revisions).UpdateOne(ctx, bson.M{"_id": "r1"}, bson.M{"$unset": bson.M{"markdownBytes": ""}}); err != nil {
 		t.Fatal(err)
 	}
-	old, err := revisionmongo.NewStore(db).Tree(ctx, "r1")
+	old, err := revisionmongo.NewStore(db, blobtest.Open(t, blobtest.Dir(t))).Tree(ctx, "r1")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -371,7 +388,7 @@ func TestRevisionsAreKeptInMemory(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	db := mongotest.Database(t)
-	s := revisionmongo.NewStore(db)
+	s := revisionmongo.NewStore(db, blobtest.Open(t, blobtest.Dir(t)))
 	r := revision.Revision{ID: "r1", Space: "sp1", Organization: "org1", Type: revision.TypeEdits, Parents: []string{"r0"},
 		Pages: []revision.Page{page("a", "# A\n")}, Files: []revision.File{{ID: "f", Name: "f.png", Blob: "b"}},
 		Git: &revision.Git{OID: "abc", Message: "m"}, CreatedAt: t0}
@@ -393,7 +410,7 @@ func TestRevisionsAreKeptInMemory(t *testing.T) {
 	if again.Files[0].Name != "f.png" || again.Parents[0] != "r0" || again.Git.OID != "abc" {
 		t.Errorf("a caller's change reached the kept revision: %+v %v %+v", again.Files, again.Parents, again.Git)
 	}
-	if _, err := revisionmongo.NewStore(db).Tree(ctx, "r1"); !errors.Is(err, apierr.ErrNotFound) {
+	if _, err := revisionmongo.NewStore(db, blobtest.Open(t, blobtest.Dir(t))).Tree(ctx, "r1"); !errors.Is(err, apierr.ErrNotFound) {
 		t.Errorf("another store read a deleted revision: %v", err)
 	}
 	if err := s.DeleteSpace(ctx, "sp1"); err != nil {
@@ -402,4 +419,10 @@ func TestRevisionsAreKeptInMemory(t *testing.T) {
 	if _, err := s.Tree(ctx, "r1"); !errors.Is(err, apierr.ErrNotFound) {
 		t.Errorf("a revision of a deleted space is still read: %v", err)
 	}
+}
+
+func sorted(s []string) []string {
+	s = slices.Clone(s)
+	slices.Sort(s)
+	return s
 }

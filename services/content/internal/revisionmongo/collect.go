@@ -12,10 +12,10 @@ import (
 // Collected counts what Collect removed.
 type Collected struct {
 	Bodies int // page-body documents
-	Files  int // GridFS files
+	Files  int // blobs
 }
 
-// Collect removes the page bodies and GridFS files that no revision refers
+// Collect removes the page bodies and blobs that no revision refers
 // to and that were last used (written, or referred to by a new revision)
 // before cutoff: those of purged spaces, of imports that stopped before
 // writing their revision, and the images a re-import downloaded again and
@@ -33,7 +33,11 @@ func (s *Store) Collect(ctx context.Context, cutoff time.Time) (Collected, error
 	if c.Bodies, err = s.collectBodies(ctx, cutoff); err != nil {
 		return c, err
 	}
-	c.Files, err = s.collectFiles(ctx, cutoff)
+	if c.Files, err = s.collectFiles(ctx, cutoff); err != nil {
+		return c, err
+	}
+	// What Puts that stopped half way left in the blob store.
+	_, err = s.blobs.CleanTmp(ctx, cutoff)
 	return c, err
 }
 
@@ -42,10 +46,12 @@ func (s *Store) collectBodies(ctx context.Context, cutoff time.Time) (int, error
 	removed, after := 0, ""
 	for {
 		var rows []struct {
-			ID string `bson:"_id"`
+			ID           string `bson:"_id"`
+			Size         int64  `bson:"size"`
+			Organization string `bson:"organization"`
 		}
 		cur, err := bodies.Find(ctx, bson.M{"usedAt": bson.M{"$lt": cutoff}, "_id": bson.M{"$gt": after}},
-			options.Find().SetProjection(bson.M{"_id": 1}).SetSort(bson.D{{Key: "_id", Value: 1}}).SetLimit(batch))
+			options.Find().SetProjection(bson.M{"_id": 1, "size": 1, "organization": 1}).SetSort(bson.D{{Key: "_id", Value: 1}}).SetLimit(batch))
 		if err == nil {
 			err = cur.All(ctx, &rows)
 		}
@@ -65,9 +71,11 @@ func (s *Store) collectBodies(ctx context.Context, cutoff time.Time) (int, error
 			return removed, err
 		}
 		var gone []string
-		for _, id := range ids {
-			if !used[id] {
-				gone = append(gone, id)
+		freed := map[string]int64{}
+		for _, r := range rows {
+			if !used[r.ID] {
+				gone = append(gone, r.ID)
+				freed[r.Organization] += r.Size
 			}
 		}
 		if len(gone) == 0 {
@@ -78,6 +86,13 @@ func (s *Store) collectBodies(ctx context.Context, cutoff time.Time) (int, error
 			return removed, fmt.Errorf("remove unused page bodies: %w", err)
 		}
 		removed += int(res.DeletedCount)
+		// Another replica may have removed some of them: count off this
+		// run's share.
+		for org, n := range freed {
+			if err := s.addUsage(ctx, org, 0, -n*res.DeletedCount/int64(len(gone))); err != nil {
+				return removed, err
+			}
+		}
 	}
 }
 
@@ -118,27 +133,13 @@ func (s *Store) referenced(ctx context.Context, field string, ids []string) (map
 	return used, nil
 }
 
-// unusedFile is the condition of a GridFS file last used before cutoff.
-func unusedFile(cutoff time.Time) bson.M {
-	return bson.M{"uploadDate": bson.M{"$lt": cutoff}, "$or": bson.A{
-		bson.M{"metadata.usedAt": bson.M{"$exists": false}},
-		bson.M{"metadata.usedAt": bson.M{"$lt": cutoff}},
-	}}
-}
-
 func (s *Store) collectFiles(ctx context.Context, cutoff time.Time) (int, error) {
-	files := s.db.Collection(Files)
-	chunks := s.db.Collection(Bucket + ".chunks")
-	removed := 0
-	var after bson.ObjectID
+	coll := s.db.Collection(Blobs)
+	removed, after := 0, ""
 	for {
-		f := unusedFile(cutoff)
-		f["_id"] = bson.M{"$gt": after}
-		var rows []struct {
-			ID bson.ObjectID `bson:"_id"`
-		}
-		cur, err := files.Find(ctx, f, options.Find().SetProjection(bson.M{"_id": 1}).
-			SetSort(bson.D{{Key: "_id", Value: 1}}).SetLimit(batch))
+		var rows []blobDoc
+		cur, err := coll.Find(ctx, bson.M{"usedAt": bson.M{"$lt": cutoff}, "_id": bson.M{"$gt": after}},
+			options.Find().SetSort(bson.D{{Key: "_id", Value: 1}}).SetLimit(batch))
 		if err == nil {
 			err = cur.All(ctx, &rows)
 		}
@@ -149,31 +150,58 @@ func (s *Store) collectFiles(ctx context.Context, cutoff time.Time) (int, error)
 			return removed, nil
 		}
 		after = rows[len(rows)-1].ID
-		hexes := make([]string, len(rows))
+		keys := make([]string, len(rows))
 		for i, r := range rows {
-			hexes[i] = r.ID.Hex()
+			keys[i] = r.ID
 		}
-		used, err := s.referenced(ctx, "files.blob", hexes)
+		used, err := s.referenced(ctx, "files.blob", keys)
 		if err != nil {
 			return removed, err
 		}
 		for _, r := range rows {
-			if used[r.ID.Hex()] {
+			if used[r.ID] {
 				continue
 			}
-			one := unusedFile(cutoff)
-			one["_id"] = r.ID
-			res, err := files.DeleteOne(ctx, one)
+			ok, err := s.removeBlob(ctx, r, cutoff)
 			if err != nil {
-				return removed, fmt.Errorf("remove file %s: %w", r.ID.Hex(), err)
+				return removed, err
 			}
-			if res.DeletedCount == 0 {
-				continue // used meanwhile
+			if ok {
+				removed++
 			}
-			if _, err := chunks.DeleteMany(ctx, bson.M{"files_id": r.ID}); err != nil {
-				return removed, fmt.Errorf("remove chunks of file %s: %w", r.ID.Hex(), err)
-			}
-			removed++
 		}
 	}
+}
+
+// removeBlob removes an unused blob: claims its document (deletingAt, by
+// compare-and-set on a usedAt still before cutoff: a write or a revision
+// that needed it since keeps it), removes the bytes, then the document,
+// and counts the bytes off its organization. Stopped half way, the claim
+// stays: the next run (or a write, once the claim is stale) takes it on.
+func (s *Store) removeBlob(ctx context.Context, d blobDoc, cutoff time.Time) (bool, error) {
+	coll := s.db.Collection(Blobs)
+	claim := d.DeletingAt
+	if claim == nil {
+		now := s.clock()
+		res, err := coll.UpdateOne(ctx, bson.M{"_id": d.ID, "usedAt": bson.M{"$lt": cutoff}, "deletingAt": bson.M{"$exists": false}},
+			bson.M{"$set": bson.M{"deletingAt": now}})
+		if err != nil {
+			return false, fmt.Errorf("claim file %s: %w", d.ID, err)
+		}
+		if res.MatchedCount == 0 {
+			return false, nil // used meanwhile
+		}
+		claim = &now
+	}
+	if err := s.blobs.Delete(ctx, d.ID); err != nil {
+		return false, err
+	}
+	res, err := coll.DeleteOne(ctx, bson.M{"_id": d.ID, "deletingAt": *claim})
+	if err != nil {
+		return false, fmt.Errorf("remove file %s: %w", d.ID, err)
+	}
+	if res.DeletedCount == 0 {
+		return false, nil // a write took a stale claim over (and wrote the bytes again)
+	}
+	return true, s.addUsage(ctx, d.Organization, -d.Size, 0)
 }

@@ -21,11 +21,15 @@
 // (when a revision last referred to it, which the collector's grace period
 // reads).
 //
-// GridFS bucket "files" (files.files, files.chunks) holds file bytes; a
-// file's blob id is the hex of its GridFS ObjectID, and the GridFS metadata
-// keeps its contentType, its owner (space, organization) and usedAt.
-// PutBlobs writes many files in GridFS's layout with a few inserts (a Git
-// import's); the driver's bucket reads them.
+// File bytes live in the blob store (libs/blob: S3-compatible storage, or
+// a directory), under content-addressed keys orgs/<org>/sha256/<hex>: a
+// file's blob id is its key. Collection "blobs" keeps one document per key
+// (_id the key, organization, size, createdAt, usedAt, and deletingAt
+// while the collector removes it); see blobs.go. Collection "org_storage"
+// counts the bytes each organization stores (blobs and page bodies); see
+// usage.go. Files written before the blob store lived in the GridFS
+// bucket "files" (files.files, files.chunks); Migrate moves them once
+// (migrate.go).
 //
 // Collect removes bodies and files that no revision refers to once they are
 // older than a cutoff; see collect.go.
@@ -37,13 +41,13 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"maps"
 	"slices"
 	"time"
 	"unicode/utf8"
 
 	"github.com/docspub/platform/libs/apierr"
+	"github.com/docspub/platform/libs/blob"
 	"github.com/docspub/platform/libs/kafkax"
 	"github.com/docspub/platform/libs/mongox"
 	"github.com/docspub/platform/libs/sizedcache"
@@ -54,10 +58,13 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 )
 
-// The collections and the GridFS bucket.
+// The collections, and the GridFS bucket of files stored before the blob
+// store (read only by Migrate).
 const (
 	Revisions = "revisions"
 	Bodies    = "page_bodies"
+	Blobs     = "blobs"
+	Usage     = "org_storage"
 	Bucket    = "files"
 	// Files is the GridFS bucket's collection of file documents.
 	Files = Bucket + ".files"
@@ -77,27 +84,24 @@ const readBatch = 2000
 // fewBodies is the most body documents read one by one rather than with $in.
 const fewBodies = 8
 
-// Indexes are the indexes the store and its collector rely on (GridFS makes
-// its own on first upload).
+// Indexes are the indexes the store and its collector rely on.
 func Indexes() []mongox.Index {
 	return []mongox.Index{
 		mongox.Keys(Revisions, "space"),
 		mongox.Keys(Revisions, "bodies"),
 		mongox.Keys(Revisions, "files.blob"),
 		mongox.Keys(Bodies, "usedAt"),
-		mongox.Keys(Files, "uploadDate"),
-		// GridFS's own, which its upload makes on a bucket's first write
-		// (PutBlobs writes without it).
-		mongox.Keys(Files, "filename", "uploadDate"),
-		mongox.Unique(Chunks, "files_id", "n"),
+		mongox.Keys(Blobs, "usedAt"),
 	}
 }
 
 // Store implements revision.Store.
 type Store struct {
-	db     *mongo.Database
-	bucket *mongo.GridFSBucket
-	now    func() time.Time
+	db    *mongo.Database
+	blobs *blob.Store
+	now   func() time.Time
+	// quota bounds the bytes an organization stores (0: no bound).
+	quota int64
 	// docs keeps revision documents read or written: a revision never
 	// changes (it is only deleted with its space).
 	docs *sizedcache.Cache[string, revisionDoc]
@@ -105,11 +109,15 @@ type Store struct {
 
 var _ revision.Store = (*Store)(nil)
 
-// NewStore returns a store on db.
-func NewStore(db *mongo.Database) *Store {
-	return &Store{db: db, bucket: db.GridFSBucket(options.GridFSBucket().SetName(Bucket)), now: time.Now,
+// NewStore returns a store on db keeping file bytes in blobs.
+func NewStore(db *mongo.Database, blobs *blob.Store) *Store {
+	return &Store{db: db, blobs: blobs, now: time.Now,
 		docs: sizedcache.New[string, revisionDoc](limits.RevisionCacheEntries, limits.RevisionCacheBytes)}
 }
+
+// SetQuota bounds the bytes of files and page bodies an organization
+// stores (0: unbounded): a write past it is a 413.
+func (s *Store) SetQuota(bytes int64) { s.quota = bytes }
 
 func (s *Store) clock() time.Time { return s.now().UTC().Truncate(time.Millisecond) }
 
@@ -247,6 +255,13 @@ func (s *Store) Insert(ctx context.Context, r revision.Revision) error {
 	if len(raw) > limits.RevisionDocument {
 		return apierr.TooLarge("the revision's page tree and files take %d KiB; at most %d KiB", len(raw)>>10, limits.RevisionDocument>>10)
 	}
+	if s.quota > 0 && len(b.ids) > 0 {
+		// Over its quota, an organization writes no new revision with
+		// pages until it frees room (purged spaces' bytes are collected).
+		if err := s.checkQuota(ctx, r.Organization, 1); err != nil {
+			return err
+		}
+	}
 	if err := s.putBodies(ctx, b); err != nil {
 		return err
 	}
@@ -307,6 +322,15 @@ func (s *Store) insertBodies(ctx context.Context, docs []bodyDoc, now time.Time)
 		if err != nil {
 			return fmt.Errorf("store page bodies: %w", err)
 		}
+		added := int64(0)
+		for i, d := range docs {
+			if !slices.Contains(dups, i) {
+				added += int64(d.Size)
+			}
+		}
+		if err := s.addUsage(ctx, docs[0].Organization, 0, added); err != nil {
+			return err
+		}
 		if len(dups) == 0 {
 			return nil
 		}
@@ -357,28 +381,6 @@ func duplicates(err error) ([]int, error) {
 		out = append(out, we.Index)
 	}
 	return out, nil
-}
-
-// useBlobs marks the files' blobs used now (or within the last minute), for
-// the collector's grace.
-func (s *Store) useBlobs(ctx context.Context, files []revision.File) error {
-	var oids []bson.ObjectID
-	for _, f := range files {
-		if oid, err := bson.ObjectIDFromHex(f.Blob); err == nil {
-			oids = append(oids, oid)
-		}
-	}
-	now := s.clock()
-	for ids := range slices.Chunk(oids, batch) {
-		// Files marked within the last minute (an import's, stored just
-		// before its revision) keep their mark: nothing to rewrite.
-		if _, err := s.db.Collection(Files).UpdateMany(ctx, bson.M{"_id": bson.M{"$in": ids}, "$or": bson.A{
-			bson.M{"metadata.usedAt": bson.M{"$exists": false}}, bson.M{"metadata.usedAt": bson.M{"$lt": now.Add(-time.Minute)}},
-		}}, bson.M{"$set": bson.M{"metadata.usedAt": now}}); err != nil {
-			return fmt.Errorf("mark files used: %w", err)
-		}
-	}
-	return nil
 }
 
 // distinctIDs returns the _id of the documents matching f.
@@ -626,119 +628,4 @@ func (s *Store) DeleteSpace(ctx context.Context, spaceID string) error {
 	s.docs.RemoveIf(func(_ string, d revisionDoc) bool { return d.Space == spaceID })
 	_, err := s.db.Collection(Revisions).DeleteMany(ctx, bson.M{"space": spaceID})
 	return mongox.Err(err, "revisions")
-}
-
-// PutBlob streams r into GridFS, recording owner, and returns the blob id
-// and its size.
-func (s *Store) PutBlob(ctx context.Context, owner revision.Owner, name, contentType string, r io.Reader) (string, int64, error) {
-	cr := &counter{r: r}
-	opts := options.GridFSUpload().SetMetadata(bson.D{{Key: "contentType", Value: contentType},
-		{Key: "space", Value: owner.Space}, {Key: "organization", Value: owner.Organization}, {Key: "usedAt", Value: s.clock()}})
-	id, err := s.bucket.UploadFromStream(ctx, name, cr, opts)
-	if err != nil {
-		return "", 0, fmt.Errorf("store blob %q: %w", name, err)
-	}
-	return id.Hex(), cr.n, nil
-}
-
-// blobBatchBytes bounds the bytes of one insert of GridFS chunks (within
-// MongoDB's 48 MB messages; a chunk is at most 255 KiB).
-const blobBatchBytes = 8 << 20
-
-// PutBlobs stores the blobs in GridFS's layout, as the driver's upload does
-// (chunks of mongo.DefaultGridFSChunkSize, then the file document, which
-// makes the file visible), but for all of them in a few inserts: the
-// driver's upload costs two round trips and a 16 MiB buffer per file. A
-// failure half way leaves chunks without a file document, or files no
-// revision refers to, which the collector removes; a failure removes what it
-// wrote, as the driver's upload does. It returns the blob ids in
-// order.
-func (s *Store) PutBlobs(ctx context.Context, owner revision.Owner, blobs []revision.Blob) (_ []string, err error) {
-	ids := make([]string, len(blobs))
-	oids := make([]bson.ObjectID, len(blobs))
-	defer func() {
-		if err != nil {
-			dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
-			defer cancel()
-			for part := range slices.Chunk(oids, batch) {
-				_, _ = s.db.Collection(Files).DeleteMany(dctx, bson.M{"_id": bson.M{"$in": part}})
-				_, _ = s.db.Collection(Chunks).DeleteMany(dctx, bson.M{"files_id": bson.M{"$in": part}})
-			}
-		}
-	}()
-	files := make([]any, len(blobs))
-	var chunks []any
-	size := 0
-	flush := func() error {
-		if len(chunks) == 0 {
-			return nil
-		}
-		_, err := s.db.Collection(Chunks).InsertMany(ctx, chunks)
-		chunks, size = chunks[:0], 0
-		if err != nil {
-			return fmt.Errorf("store blobs: %w", err)
-		}
-		return nil
-	}
-	now := s.clock()
-	const chunkSize = int(mongo.DefaultGridFSChunkSize)
-	for i, b := range blobs {
-		id := bson.NewObjectID()
-		ids[i], oids[i] = id.Hex(), id
-		for n := 0; n == 0 || n*chunkSize < len(b.Data); n++ {
-			data := b.Data[n*chunkSize : min(len(b.Data), (n+1)*chunkSize)]
-			if len(data) == 0 {
-				break // an empty file has no chunk
-			}
-			if size+len(data) > blobBatchBytes {
-				if err := flush(); err != nil {
-					return nil, err
-				}
-			}
-			chunks = append(chunks, bson.D{{Key: "_id", Value: bson.NewObjectID()}, {Key: "files_id", Value: id},
-				{Key: "n", Value: int32(n)}, {Key: "data", Value: bson.Binary{Data: data}}})
-			size += len(data)
-		}
-		files[i] = bson.D{{Key: "_id", Value: id}, {Key: "length", Value: int64(len(b.Data))},
-			{Key: "chunkSize", Value: mongo.DefaultGridFSChunkSize}, {Key: "uploadDate", Value: bson.NewDateTimeFromTime(now)},
-			{Key: "filename", Value: b.Name}, {Key: "metadata", Value: bson.D{{Key: "contentType", Value: b.ContentType},
-				{Key: "space", Value: owner.Space}, {Key: "organization", Value: owner.Organization}, {Key: "usedAt", Value: now}}}}
-	}
-	if err := flush(); err != nil {
-		return nil, err
-	}
-	for part := range slices.Chunk(files, batch) {
-		if _, err := s.db.Collection(Files).InsertMany(ctx, part); err != nil {
-			return nil, fmt.Errorf("store blobs: %w", err)
-		}
-	}
-	return ids, nil
-}
-
-// OpenBlob streams a blob's bytes; a missing one is "file not found".
-func (s *Store) OpenBlob(ctx context.Context, id string) (io.ReadCloser, error) {
-	oid, err := bson.ObjectIDFromHex(id)
-	if err != nil {
-		return nil, apierr.NotFound("file not found")
-	}
-	ds, err := s.bucket.OpenDownloadStream(ctx, oid)
-	if errors.Is(err, mongo.ErrFileNotFound) {
-		return nil, apierr.NotFound("file not found")
-	}
-	if err != nil {
-		return nil, fmt.Errorf("open blob %s: %w", id, err)
-	}
-	return ds, nil
-}
-
-// counter counts the bytes read through it.
-type counter struct {
-	r io.Reader
-	n int64
-}
-
-func (c *counter) Read(p []byte) (int, error) {
-	n, err := c.r.Read(p)
-	c.n += int64(n)
-	return n, err
 }

@@ -5,7 +5,10 @@ import (
 	"context"
 	"crypto/rand"
 	"errors"
+	"github.com/docspub/platform/libs/blob/blobtest"
 	"io"
+	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -27,7 +30,7 @@ func newStore(t *testing.T) (*revisionmongo.Store, context.Context) {
 	if err := mongox.EnsureIndexes(ctx, db, revisionmongo.Indexes()...); err != nil {
 		t.Fatal(err)
 	}
-	return revisionmongo.NewStore(db), ctx
+	return revisionmongo.NewStore(db, blobtest.Open(t, blobtest.Dir(t))), ctx
 }
 
 var t0 = time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)
@@ -94,7 +97,7 @@ func TestMinimalDocument(t *testing.T) {
 	if _, err := db.Collection(revisionmongo.Revisions).InsertOne(ctx, doc); err != nil {
 		t.Fatal(err)
 	}
-	got, err := revisionmongo.NewStore(db).Get(ctx, "rev0")
+	got, err := revisionmongo.NewStore(db, blobtest.Open(t, blobtest.Dir(t))).Get(ctx, "rev0")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -159,46 +162,45 @@ func TestBlobs(t *testing.T) {
 			if size != int64(len(tc.data)) {
 				t.Errorf("size = %d, want %d", size, len(tc.data))
 			}
-			rc, err := s.OpenBlob(ctx, id)
-			if err != nil {
-				t.Fatal(err)
+			if f := (revision.File{Blob: id}); f.SHA256() == "" || !strings.HasPrefix(id, "orgs/org1/sha256/") {
+				t.Errorf("blob id %q is no content address of org1", id)
 			}
-			defer rc.Close()
-			got, err := io.ReadAll(rc)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !bytes.Equal(got, tc.data) {
-				t.Errorf("read back %d bytes that differ from the %d written", len(got), len(tc.data))
+			for _, n := range []int64{size, -1} {
+				rc, err := s.OpenBlob(ctx, id, n)
+				if err != nil {
+					t.Fatal(err)
+				}
+				got, err := io.ReadAll(rc)
+				rc.Close()
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !bytes.Equal(got, tc.data) {
+					t.Errorf("read back %d bytes that differ from the %d written", len(got), len(tc.data))
+				}
 			}
 		})
 	}
 	t.Run("missing blobs", func(t *testing.T) {
-		for _, id := range []string{"not-hex", bson.NewObjectID().Hex()} {
-			if _, err := s.OpenBlob(ctx, id); !errors.Is(err, apierr.ErrNotFound) {
+		for _, id := range []string{"not-a-key", bson.NewObjectID().Hex(), "orgs/org1/sha256/" + strings.Repeat("ab", 32)} {
+			if _, err := s.OpenBlob(ctx, id, -1); !errors.Is(err, apierr.ErrNotFound) {
 				t.Errorf("OpenBlob(%s) = %v, want not found", id, err)
 			}
 		}
 	})
 }
 
-// PutBlobs writes several files in GridFS's layout at once; they read back
-// as the driver's uploads do, with the same file document.
+// PutBlobs stores several files at once; the same bytes are stored once
+// per organization, and the organization's storage counts them once.
 func TestPutBlobs(t *testing.T) {
 	t.Parallel()
-	ctx := context.Background()
-	db := mongotest.Database(t)
-	if err := mongox.EnsureIndexes(ctx, db, revisionmongo.Indexes()...); err != nil {
-		t.Fatal(err)
-	}
-	s := revisionmongo.NewStore(db)
+	s, ctx := newStore(t)
 	tests := blobCases(t)
-
-	// Written in one go, they read back as the driver's uploads do,
-	// with the same file document.
 	var blobs []revision.Blob
+	var total int64
 	for _, tc := range tests {
 		blobs = append(blobs, revision.Blob{Name: tc.name, ContentType: "image/png", Data: tc.data})
+		total += int64(len(tc.data))
 	}
 	owner := revision.Owner{Space: "sp1", Organization: "org1"}
 	ids, err := s.PutBlobs(ctx, owner, blobs)
@@ -209,8 +211,15 @@ func TestPutBlobs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if one != ids[1] {
+		t.Errorf("the same bytes stored as %s and %s", one, ids[1])
+	}
+	other, _, err := s.PutBlob(ctx, revision.Owner{Space: "sp9", Organization: "org2"}, "small", "image/png", bytes.NewReader([]byte("hello")))
+	if err != nil || other == one {
+		t.Errorf("another organization's copy = %s, %v", other, err)
+	}
 	for i, id := range ids {
-		rc, err := s.OpenBlob(ctx, id)
+		rc, err := s.OpenBlob(ctx, id, int64(len(blobs[i].Data)))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -220,35 +229,35 @@ func TestPutBlobs(t *testing.T) {
 			t.Errorf("%s: read back %d bytes (%v) that differ from the %d written", blobs[i].Name, len(got), err, len(blobs[i].Data))
 		}
 	}
-	files := db.Collection(revisionmongo.Files)
-	// shape is the file document's fields and their types, and values but
-	// for the id and the times.
-	shape := func(id string) []string {
-		oid, _ := bson.ObjectIDFromHex(id)
-		raw, err := files.FindOne(ctx, bson.M{"_id": oid}).Raw()
-		if err != nil {
-			t.Fatal(err)
-		}
-		var out []string
-		var walk func(prefix string, doc bson.Raw)
-		walk = func(prefix string, doc bson.Raw) {
-			elems, _ := doc.Elements()
-			for _, e := range elems {
-				k, v := prefix+e.Key(), e.Value()
-				switch {
-				case v.Type == bson.TypeEmbeddedDocument:
-					walk(k+".", v.Document())
-				case k == "_id" || v.Type == bson.TypeDateTime:
-					out = append(out, k+" "+v.Type.String())
-				default:
-					out = append(out, k+" "+v.Type.String()+" "+v.String())
-				}
-			}
-		}
-		walk("", raw)
-		return out
+	u, err := s.Usage(ctx, "org1")
+	if err != nil {
+		t.Fatal(err)
 	}
-	if diff := cmp.Diff(shape(ids[1]), shape(one)); diff != "" {
-		t.Errorf("file document (-PutBlobs +PutBlob):\n%s", diff)
+	if u.FileBytes != total {
+		t.Errorf("org1 stores %d bytes of files, want %d (each distinct file once)", u.FileBytes, total)
+	}
+}
+
+// Past its quota, an organization stores no new file: a 413 that says so.
+func TestQuota(t *testing.T) {
+	t.Parallel()
+	s, ctx := newStore(t)
+	s.SetQuota(100)
+	owner := revision.Owner{Space: "sp1", Organization: "org1"}
+	if _, _, err := s.PutBlob(ctx, owner, "a", "", bytes.NewReader(make([]byte, 60))); err != nil {
+		t.Fatal(err)
+	}
+	// The same bytes again add nothing.
+	if _, _, err := s.PutBlob(ctx, owner, "a", "", bytes.NewReader(make([]byte, 60))); err != nil {
+		t.Errorf("the same file again: %v", err)
+	}
+	_, _, err := s.PutBlob(ctx, owner, "b", "", bytes.NewReader(bytes.Repeat([]byte{1}, 60)))
+	var e *apierr.Error
+	if !errors.As(err, &e) || e.Status != http.StatusRequestEntityTooLarge || !strings.Contains(e.Message, "quota") {
+		t.Errorf("PutBlob past the quota = %v, want a 413 naming the quota", err)
+	}
+	// Another organization has its own.
+	if _, _, err := s.PutBlob(ctx, revision.Owner{Space: "sp2", Organization: "org2"}, "b", "", bytes.NewReader(bytes.Repeat([]byte{1}, 60))); err != nil {
+		t.Errorf("org2: %v", err)
 	}
 }

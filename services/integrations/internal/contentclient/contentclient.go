@@ -7,6 +7,7 @@
 package contentclient
 
 import (
+	"archive/tar"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -305,19 +306,46 @@ func apierrStatus(err error) int {
 	return 0
 }
 
-// FileBytes reads a file's bytes, at most max of them.
-func (c *Client) FileBytes(ctx context.Context, spaceID, revisionID, fileID string, max int64) ([]byte, error) {
-	rc, err := c.File(ctx, spaceID, revisionID, fileID)
+// Files reads files of a revision in one request (content's POST
+// files/{revisionId}: a tar stream) and calls fn with each file's id and
+// bytes, in the order of ids, one at a time: at most max bytes of one
+// file are held. A file larger than max, one missing from the stream, or
+// a stream cut short is an error.
+func (c *Client) Files(ctx context.Context, spaceID, revisionID string, ids []string, max int64, fn func(id string, data []byte) error) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	body, err := json.Marshal(map[string]any{"ids": ids})
 	if err != nil {
-		return nil, err
+		return err
 	}
-	defer rc.Close()
-	b, err := io.ReadAll(io.LimitReader(rc, max+1))
+	res, err := c.send(ctx, c.service(), http.MethodPost, spaceID, "/files/"+url.PathEscape(revisionID), bytes.NewReader(body), "application/json")
 	if err != nil {
-		return nil, fmt.Errorf("read file %s: %w", fileID, err)
+		return err
 	}
-	if int64(len(b)) > max {
-		return nil, fmt.Errorf("file %s is larger than %d bytes", fileID, max)
+	defer res.Body.Close()
+	if res.StatusCode != http.StatusOK {
+		return answer(res)
 	}
-	return b, nil
+	tr := tar.NewReader(res.Body)
+	for _, id := range ids {
+		h, err := tr.Next()
+		if err != nil {
+			return fmt.Errorf("read files of revision %s: %s missing (%w)", revisionID, id, err)
+		}
+		if h.Name != id {
+			return fmt.Errorf("read files of revision %s: got %s, want %s", revisionID, h.Name, id)
+		}
+		if h.Size > max {
+			return fmt.Errorf("file %s is larger than %d bytes", id, max)
+		}
+		data := make([]byte, h.Size)
+		if _, err := io.ReadFull(tr, data); err != nil {
+			return fmt.Errorf("read file %s: %w", id, err)
+		}
+		if err := fn(id, data); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -4,9 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	pathpkg "path"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -223,6 +223,10 @@ func (s *Service) runImport(ctx context.Context, r *jobs.Run) error {
 	})
 }
 
+// exportBatchBytes bounds the bytes of files an export reads from content
+// in one request.
+const exportBatchBytes = 64 << 20
+
 // runExport writes the space's current revision in the layout over the
 // ref's head (which must be the commit the space last synced with, unless
 // forced), commits and pushes it.
@@ -316,11 +320,28 @@ func (s *Service) runExport(ctx context.Context, r *jobs.Run) error {
 					return err
 				}
 			}
-			// Files stream from content to the disk, one at a time.
+			// The files in a few streams from content (up to exportBatchBytes
+			// each, within the client's timeout), written as they come.
+			ids := make([]string, 0, len(out.Files))
+			paths := map[string]string{}
+			sizes := map[string]int64{}
 			for name, path := range out.Files {
-				if err := s.copyFile(ctx, fs, p.Space, cur.Revision, byName[name], path); err != nil {
-					return fmt.Errorf("read file %s: %w", name, err)
+				f := byName[name]
+				ids = append(ids, f.ID)
+				paths[f.ID], sizes[f.ID] = path, f.Size
+			}
+			slices.Sort(ids)
+			put := func(id string, b []byte) error { return fs.Write(paths[id], b) }
+			for len(ids) > 0 {
+				n, size := 0, int64(0)
+				for n < len(ids) && (n == 0 || size+sizes[ids[n]] <= exportBatchBytes) {
+					size += sizes[ids[n]]
+					n++
 				}
+				if err := s.content.Files(ctx, p.Space, cur.Revision, ids[:n], s.cfg.Limits.MaxBytes, put); err != nil {
+					return err
+				}
+				ids = ids[n:]
 			}
 			return nil
 		}
@@ -339,24 +360,6 @@ func (s *Service) runExport(ctx context.Context, r *jobs.Run) error {
 		st.LastCommit, st.LastTimestamp = oid, later(st.LastTimestamp, p.Timestamp)
 		return st, nil
 	})
-}
-
-// copyFile streams a file of the revision from content to path, at most
-// the operation's bytes.
-func (s *Service) copyFile(ctx context.Context, fs gitrepo.Files, space, revision string, f contentclient.File, path string) error {
-	rc, err := s.content.File(ctx, space, revision, f.ID)
-	if err != nil {
-		return err
-	}
-	defer rc.Close()
-	lr := &io.LimitedReader{R: rc, N: s.cfg.Limits.MaxBytes + 1}
-	if err := fs.WriteFrom(path, lr); err != nil {
-		return err
-	}
-	if lr.N == 0 {
-		return gitrepo.ErrTooLarge
-	}
-	return nil
 }
 
 func later(a, b *time.Time) *time.Time {

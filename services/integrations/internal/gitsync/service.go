@@ -5,7 +5,6 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
-	"io"
 	"log/slog"
 	"net/url"
 	"strings"
@@ -32,7 +31,9 @@ const (
 type Content interface {
 	Access(ctx context.Context, c access.Caller, spaceID string) (contentclient.Access, error)
 	Content(ctx context.Context, spaceID string) (contentclient.Content, error)
-	File(ctx context.Context, spaceID, revisionID, fileID string) (io.ReadCloser, error)
+	// Files reads files of a revision in one request, calling fn with
+	// each one's bytes in the order of ids.
+	Files(ctx context.Context, spaceID, revisionID string, ids []string, max int64, fn func(id string, data []byte) error) error
 	PutBlobs(ctx context.Context, spaceID string, blobs []contentclient.Blob) ([]contentclient.File, error)
 	CreateRevision(ctx context.Context, spaceID string, r contentclient.Revision) (string, error)
 	SetSync(ctx context.Context, spaceID string, s contentclient.Sync) error

@@ -52,6 +52,7 @@ type File struct {
 	Name        string `json:"name"`
 	ContentType string `json:"contentType"`
 	Size        int64  `json:"size"`
+	SHA256      string `json:"sha256"` // hex of the bytes' SHA-256: the file's ETag ("" when content has none)
 }
 
 // Revision is a space's revision with its page tree, markdown and files.
@@ -194,16 +195,69 @@ func (c *Client) Content(ctx context.Context, spaceID string) (Revision, error) 
 	return rev, nil
 }
 
+// FileAsk is what a file read asks beyond the file: the reader's Range
+// and If-None-Match, passed on to content ("" for none).
+type FileAsk struct {
+	Range, IfNoneMatch string
+}
+
+// FileAnswer is content's answer to a file read: 200 (whole), 206 (the
+// range ContentRange names) or 304 (no Body).
+type FileAnswer struct {
+	Status       int
+	Body         io.ReadCloser // nil for a 304
+	Size         int64         // bytes of Body, -1 when unknown
+	ETag         string
+	ContentRange string
+}
+
 // File streams a file of a space's revision
-// (GET /internal/v1/spaces/{spaceId}/git/files/{revisionId}/{fileId}). The
-// caller closes the reader.
-func (c *Client) File(ctx context.Context, spaceID, revisionID, fileID string) (io.ReadCloser, error) {
-	res, err := c.call(ctx, http.MethodGet,
-		spacePath(spaceID)+"/git/files/"+url.PathEscape(revisionID)+"/"+url.PathEscape(fileID), nil, "file")
+// (GET /internal/v1/spaces/{spaceId}/git/files/{revisionId}/{fileId}),
+// with the reader's Range and If-None-Match. The caller closes the body.
+func (c *Client) File(ctx context.Context, spaceID, revisionID, fileID string, ask FileAsk) (FileAnswer, error) {
+	const what = "file"
+	base, err := c.resolver.Resolve(ctx, Service)
 	if err != nil {
-		return nil, err
+		return FileAnswer{}, unavailable(what)
 	}
-	return res.Body, nil
+	tok, err := c.serviceToken()
+	if err != nil {
+		return FileAnswer{}, err
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet,
+		base+spacePath(spaceID)+"/git/files/"+url.PathEscape(revisionID)+"/"+url.PathEscape(fileID), nil)
+	if err != nil {
+		return FileAnswer{}, fmt.Errorf("build %s: %w", what, err)
+	}
+	req.Header.Set(internaltoken.Header, tok)
+	if ask.Range != "" {
+		req.Header.Set("Range", ask.Range)
+	}
+	if ask.IfNoneMatch != "" {
+		req.Header.Set("If-None-Match", ask.IfNoneMatch)
+	}
+	res, err := c.http.Do(req)
+	if err != nil {
+		return FileAnswer{}, unavailable(what)
+	}
+	a := FileAnswer{Status: res.StatusCode, Size: res.ContentLength, ETag: res.Header.Get("ETag"),
+		ContentRange: res.Header.Get("Content-Range")}
+	switch res.StatusCode {
+	case http.StatusOK, http.StatusPartialContent:
+		a.Body = res.Body
+		return a, nil
+	case http.StatusNotModified:
+		res.Body.Close()
+		return a, nil
+	case http.StatusRequestedRangeNotSatisfiable:
+		res.Body.Close()
+		return FileAnswer{}, apierr.New(http.StatusRequestedRangeNotSatisfiable, "the range is not satisfiable")
+	case http.StatusNotFound, http.StatusConflict, http.StatusGone:
+		res.Body.Close()
+		return FileAnswer{}, ErrNoSpace
+	}
+	res.Body.Close()
+	return FileAnswer{}, unavailable(what)
 }
 
 // Search runs content's search over the given spaces of org

@@ -2,12 +2,14 @@ package reader
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"io"
 	"mime"
 	"net/http"
 	"strings"
 
+	"github.com/docspub/platform/services/sites/internal/contentclient"
 	"github.com/docspub/platform/services/sites/internal/limits"
 )
 
@@ -20,7 +22,11 @@ var inlineTypes = map[string]bool{"image/png": true, "image/jpeg": true, "image/
 // cached (application/octet-stream, downloaded, otherwise); files up to
 // limits.ReaderCachedFileBytes are cached, keyed by organization, space,
 // revision and file: bytes content gave for one space are never answered
-// through another's site space.
+// through another's site space. A file never changes: with its
+// SHA-256 known (from the cached revision, or content's answer) it is
+// answered like a static file: a matching If-None-Match is a 304 without
+// asking content, a Range a 206 (readerhttp cuts a cached file; content
+// cuts the others).
 func (r *Reader) file(ctx context.Context, rd *read, siteSpaceID, revID, fileID string) *Response {
 	_, v := rd.st.siteSpace(siteSpaceID)
 	if v == nil {
@@ -43,19 +49,38 @@ func (r *Reader) file(ctx context.Context, rd *read, siteSpaceID, revID, fileID 
 		if ct, _, err := mime.ParseMediaType(f.ContentType); err == nil && strings.Contains(ct, "/") {
 			resp.Type, resp.Inline = ct, inlineTypes[ct]
 		}
-		size, resp.Name = f.Size, f.Name
+		size, resp.Name, resp.ETag = f.Size, f.Name, f.SHA256
+	}
+	if resp.ETag != "" && etagMatch(rd.req.IfNoneMatch, resp.ETag) {
+		resp.Status = http.StatusNotModified
+		return resp
 	}
 	key := cacheKey("file", org, v.ss.Space, revID, fileID)
 	if b, ok := r.cache.Get(key); ok {
-		resp.Body = b.([]byte)
+		c := b.(cachedFile)
+		resp.Body = c.data
+		resp.ETag = cmp.Or(resp.ETag, c.etag)
 		return resp
 	}
-	body, err := r.deps.Content.File(ctx, v.ss.Space, revID, fileID)
+	cacheable := size >= 0 && size <= limits.ReaderCachedFileBytes
+	ask := contentclient.FileAsk{IfNoneMatch: rd.req.IfNoneMatch}
+	if !cacheable {
+		ask.Range = rd.req.Range // a cached file is cut here
+	}
+	a, err := r.deps.Content.File(ctx, v.ss.Space, revID, fileID, ask)
 	if err != nil {
 		return r.failed(rd, err)
 	}
+	if etag := strings.Trim(a.ETag, `"`); etag != "" {
+		resp.ETag = etag
+	}
+	if a.Status == http.StatusNotModified {
+		resp.Status = http.StatusNotModified
+		return resp
+	}
+	body := a.Body
 	var stream io.Reader = body
-	if size >= 0 && size <= limits.ReaderCachedFileBytes {
+	if cacheable && a.Status == http.StatusOK {
 		b, err := io.ReadAll(io.LimitReader(body, limits.ReaderCachedFileBytes+1))
 		if err != nil {
 			body.Close()
@@ -63,16 +88,37 @@ func (r *Reader) file(ctx context.Context, rd *read, siteSpaceID, revID, fileID 
 		}
 		if int64(len(b)) <= limits.ReaderCachedFileBytes {
 			body.Close()
-			r.cache.Add(key, b, int64(len(b))+64)
+			r.cache.Add(key, cachedFile{data: b, etag: resp.ETag}, int64(len(b))+128)
 			resp.Body = b
 			return resp
 		}
 		// Larger than the revision said: streamed whole all the same.
 		stream, size = io.MultiReader(bytes.NewReader(b), body), -1
+	} else {
+		size = a.Size
 	}
+	resp.Status, resp.ContentRange = a.Status, a.ContentRange
 	resp.File = limitedCloser{Reader: io.LimitReader(stream, limits.ReaderFileBytes), Closer: body}
 	resp.Size = size
 	return resp
+}
+
+// cachedFile is a file's bytes kept in the reader's cache, with its ETag.
+type cachedFile struct {
+	data []byte
+	etag string
+}
+
+// etagMatch tells whether an If-None-Match header names etag (unquoted),
+// or is "*".
+func etagMatch(header, etag string) bool {
+	for _, v := range strings.Split(header, ",") {
+		v = strings.TrimPrefix(strings.TrimSpace(v), "W/")
+		if v == "*" || v == `"`+etag+`"` {
+			return true
+		}
+	}
+	return false
 }
 
 type limitedCloser struct {

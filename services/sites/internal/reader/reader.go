@@ -31,7 +31,6 @@ package reader
 import (
 	"cmp"
 	"context"
-	"io"
 	"log/slog"
 	"net/url"
 	"strings"
@@ -74,7 +73,7 @@ type SpaceStore interface {
 type Content interface {
 	Current(ctx context.Context, spaceID string) (contentclient.Current, error)
 	Content(ctx context.Context, spaceID string) (contentclient.Revision, error)
-	File(ctx context.Context, spaceID, revisionID, fileID string) (io.ReadCloser, error)
+	File(ctx context.Context, spaceID, revisionID, fileID string, ask contentclient.FileAsk) (contentclient.FileAnswer, error)
 	Search(ctx context.Context, org string, spaceIDs []string, query string, limit int) ([]contentclient.SearchResult, error)
 }
 

@@ -15,6 +15,8 @@ type Request struct {
 	Query url.Values
 	// Cookies are the reader's cookies, by name.
 	Cookies map[string]string
+	// Range and IfNoneMatch are the reader's headers of a file read.
+	Range, IfNoneMatch string
 }
 
 // Cookie names: each is scoped to its site's path.
@@ -44,6 +46,9 @@ type Response struct {
 	Size   int64
 	Inline bool
 	Name   string
+	// ETag is a file's strong validator (its SHA-256, unquoted), and
+	// ContentRange the range File holds in a 206.
+	ETag, ContentRange string
 	// Location is a redirect's target.
 	Location string
 	// NoIndex asks search engines not to index the answer.

@@ -9,6 +9,7 @@
 package readerhttp
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -20,6 +21,7 @@ import (
 	"time"
 
 	"github.com/docspub/platform/libs/apierr"
+	"github.com/docspub/platform/libs/httpx"
 	"github.com/docspub/platform/libs/ids"
 	"github.com/docspub/platform/libs/internaltoken"
 	"github.com/docspub/platform/services/sites/internal/insightsclient"
@@ -77,7 +79,7 @@ func (h *handlers) serve(c *gin.Context) {
 		host = r.Host
 	}
 	req := reader.Request{Host: host, Path: strings.TrimPrefix(r.URL.Path, Prefix), Query: r.URL.Query(),
-		Cookies: map[string]string{}}
+		Cookies: map[string]string{}, Range: r.Header.Get("Range"), IfNoneMatch: r.Header.Get("If-None-Match")}
 	for _, name := range []string{reader.CookieShareKey, reader.CookieVisitor, reader.CookieUnsigned} {
 		if ck, err := r.Cookie(name); err == nil {
 			req.Cookies[name] = ck.Value
@@ -104,11 +106,10 @@ func (h *handlers) serve(c *gin.Context) {
 	switch {
 	case resp.Immutable:
 		hd.Set("Content-Security-Policy", filePolicy)
-		age := "3600"
-		if resp.Public {
-			age = "31536000, immutable"
+		hd.Set("Cache-Control", httpx.Immutable(resp.Public))
+		if resp.ETag != "" {
+			hd.Set("ETag", `"`+resp.ETag+`"`)
 		}
-		hd.Set("Cache-Control", scope+", max-age="+age)
 		disposition := "attachment"
 		if resp.Inline {
 			disposition = "inline"
@@ -130,13 +131,29 @@ func (h *handlers) serve(c *gin.Context) {
 		return
 	}
 	head := r.Method == http.MethodHead
+	if resp.Immutable && resp.Status == http.StatusNotModified {
+		c.Status(http.StatusNotModified)
+		c.Writer.WriteHeaderNow()
+		return
+	}
 	if resp.File != nil {
 		defer resp.File.Close()
+		if resp.ContentRange != "" {
+			hd.Set("Content-Range", resp.ContentRange)
+		}
+		hd.Set("Accept-Ranges", "bytes")
 		if head {
 			writeHead(c, resp.Status, resp.Type, resp.Size)
 			return
 		}
 		c.DataFromReader(resp.Status, resp.Size, resp.Type, resp.File, nil)
+		return
+	}
+	if resp.Immutable && resp.Status == http.StatusOK {
+		// A file at hand: If-None-Match, Range and HEAD as a static file
+		// server answers them (the ETag is set above).
+		hd.Set("Content-Type", resp.Type)
+		httpx.ServeFile(c.Writer, r, "", bytes.NewReader(resp.Body))
 		return
 	}
 	hd.Add("Vary", "Accept-Encoding")

@@ -256,6 +256,12 @@ func (e *env) read(rawURL string, cookies ...*http.Cookie) page {
 
 func (e *env) readMethod(method, rawURL string, cookies ...*http.Cookie) page {
 	e.t.Helper()
+	return e.readWith(method, rawURL, nil, cookies...)
+}
+
+// readWith is readMethod with the reader's own headers.
+func (e *env) readWith(method, rawURL string, headers map[string]string, cookies ...*http.Cookie) page {
+	e.t.Helper()
 	host, path := "gw.test", rawURL
 	if rest, ok := strings.CutPrefix(rawURL, "http://"); ok {
 		host, path, _ = strings.Cut(rest, "/")
@@ -270,6 +276,9 @@ func (e *env) readMethod(method, rawURL string, cookies ...*http.Cookie) page {
 	req.Header.Set("X-Forwarded-Host", host)
 	req.Header.Set("X-Forwarded-For", "203.0.113.7")
 	req.Header.Set("User-Agent", "reader-test")
+	for k, v := range headers {
+		req.Header.Set(k, v)
+	}
 	for _, c := range cookies {
 		req.AddCookie(c)
 	}

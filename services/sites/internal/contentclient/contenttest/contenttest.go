@@ -10,7 +10,10 @@
 package contenttest
 
 import (
+	"bytes"
 	"cmp"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -20,6 +23,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/docspub/platform/libs/httpx"
 	"github.com/docspub/platform/libs/internaltoken"
 	"github.com/docspub/platform/services/sites/internal/contentclient"
 )
@@ -92,7 +96,8 @@ func (c *Content) merge(id string, pages []contentclient.Page, files map[string]
 	rev := fmt.Sprintf("%s-r%d", id, len(sp.revisions)+1)
 	r := contentclient.Revision{Space: id, Organization: sp.org, Revision: rev, Pages: pages, Files: []contentclient.File{}}
 	for fid, f := range files {
-		r.Files = append(r.Files, contentclient.File{ID: fid, Name: f.Name, ContentType: f.ContentType, Size: cmp.Or(f.Size, int64(len(f.Bytes)))})
+		r.Files = append(r.Files, contentclient.File{ID: fid, Name: f.Name, ContentType: f.ContentType,
+			Size: cmp.Or(f.Size, int64(len(f.Bytes))), SHA256: sum(f.Bytes)})
 		sp.files[rev+"/"+fid] = f.Bytes
 	}
 	sp.revisions[rev] = r
@@ -150,7 +155,7 @@ func (c *Content) handler(verify *internaltoken.Signer) http.Handler {
 		case r.Method == http.MethodPost && strings.HasPrefix(path, "/internal/v1/orgs/") && strings.HasSuffix(path, "/search"):
 			c.search(w, r, strings.TrimSuffix(strings.TrimPrefix(path, "/internal/v1/orgs/"), "/search"))
 		case r.Method == http.MethodGet && strings.HasPrefix(path, "/internal/v1/spaces/"):
-			c.git(w, strings.Split(strings.TrimPrefix(path, "/internal/v1/spaces/"), "/"))
+			c.git(w, r, strings.Split(strings.TrimPrefix(path, "/internal/v1/spaces/"), "/"))
 		default:
 			reply(w, http.StatusNotFound, map[string]any{"error": map[string]any{"code": 404, "message": "no route"}})
 		}
@@ -191,7 +196,7 @@ func (c *Content) access(w http.ResponseWriter, r *http.Request, p internaltoken
 	reply(w, http.StatusOK, map[string]any{"spaces": out})
 }
 
-func (c *Content) git(w http.ResponseWriter, parts []string) {
+func (c *Content) git(w http.ResponseWriter, r *http.Request, parts []string) {
 	sp, ok := c.spaces[parts[0]]
 	if !ok || len(parts) < 3 || parts[1] != "git" {
 		reply(w, http.StatusNotFound, notFound)
@@ -213,8 +218,9 @@ func (c *Content) git(w http.ResponseWriter, parts []string) {
 			reply(w, http.StatusNotFound, map[string]any{"error": map[string]any{"code": 404, "message": "file not found"}})
 			return
 		}
+		// As content serves them: ETag, If-None-Match, Range.
 		w.Header().Set("Content-Type", "application/octet-stream")
-		_, _ = w.Write(b)
+		httpx.ServeFile(w, r, sum(b), bytes.NewReader(b))
 	default:
 		reply(w, http.StatusNotFound, notFound)
 	}
@@ -252,4 +258,10 @@ func (c *Content) search(w http.ResponseWriter, r *http.Request, org string) {
 		}
 	}
 	reply(w, http.StatusOK, map[string]any{"items": items, "count": len(items)})
+}
+
+// sum is the hex SHA-256 of b: a file's ETag, as content's.
+func sum(b []byte) string {
+	s := sha256.Sum256(b)
+	return hex.EncodeToString(s[:])
 }
