@@ -171,7 +171,10 @@ func stateOf(pc parser.Context) *state {
 
 // include renders an include's markdown within the page, bounded.
 func (r *Renderer) include(path string, st *state) (string, bool) {
-	if st.opts.Include == nil || st.depth >= limits.ReaderIncludeDepth || *st.includes >= limits.ReaderIncludes {
+	if st.opts.Include == nil {
+		return "", false
+	}
+	if st.depth >= limits.ReaderIncludeDepth || *st.includes >= limits.ReaderIncludes {
 		st.opts.Log.Warn("include not rendered: too many or too deep", "include", path)
 		return "", false
 	}

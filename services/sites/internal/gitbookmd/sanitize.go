@@ -103,7 +103,7 @@ func rewrite(body string, links Links) string {
 				}
 				if ct := top(tables); ct != nil && ct.kind() == "card-cover" && !drop && tt == html.StartTagToken {
 					if href := attr(t, "href"); href != "" {
-						b.WriteString((&html.Token{Type: html.SelfClosingTagToken, Data: "img",
+						b.WriteString((&html.Token{Type: html.StartTagToken, Data: "img",
 							Attr: []html.Attribute{{Key: "src", Val: href}, {Key: "alt", Val: ""}}}).String())
 						inCover = true
 						continue

@@ -79,7 +79,6 @@ func (transformer) Transform(doc *ast.Document, reader text.Reader, pc parser.Co
 		a := ast.NewLink()
 		a.Destination = []byte("#" + id)
 		a.SetAttributeString("class", []byte("anchor"))
-		a.SetAttributeString("aria-label", []byte("Link to this section"))
 		a.AppendChild(a, ast.NewString([]byte("#")))
 		h.AppendChild(h, a)
 	}
