@@ -49,8 +49,8 @@ func gitbookRepo() map[string][]byte {
 			"## Run\n\nBack to the [tour](blocks.md#tabs) or [home](../README.md).\n"),
 		"reference/concepts.md": []byte("---\ndescription: What zebras are made of.\n---\n\n# Concepts\n\nStripes and hooves are the core concepts.\n\n" +
 			"## Objects\n\nAn object is a striped thing. See [setup](git-sync/setup.md).\n"),
-		"reference/git-sync/README.md": []byte("# Git sync\n\nGit sync keeps the zebra herd in step with a repository. [Set it up](setup.md).\n"),
-		"reference/git-sync/setup.md": []byte("# Setup\n\nSetting up synchronization takes one command. Back to [Git sync](./) or [concepts](../concepts.md#objects).\n"),
+		"reference/git-sync/README.md":     []byte("# Git sync\n\nGit sync keeps the zebra herd in step with a repository. [Set it up](setup.md).\n"),
+		"reference/git-sync/setup.md":      []byte("# Setup\n\nSetting up synchronization takes one command. Back to [Git sync](./) or [concepts](../concepts.md#objects).\n"),
 		".gitbook/includes/shared-note.md": []byte("{% hint style=\"info\" %}\nThis note is shared between pages.\n{% endhint %}\n"),
 		".gitbook/assets/logo.png":         pngImage(0),
 		".gitbook/assets/screen shot.png":  pngImage(1),
