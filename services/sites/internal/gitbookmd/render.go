@@ -168,7 +168,10 @@ func (r *nodeRenderer) embed(w util.BufWriter, b *Block) {
 	}
 	label := raw
 	if u, err := url.Parse(raw); err == nil && u.Host != "" {
-		label = u.Host + u.EscapedPath()
+		label = strings.TrimPrefix(u.Host, "www.") + u.EscapedPath()
+		if u.RawQuery != "" {
+			label += "?" + u.RawQuery
+		}
 	}
 	fmt.Fprintf(w, `<a class="embed-card card" href="%s">%s</a>`, esc(raw), esc(label))
 	if b.leaf {
