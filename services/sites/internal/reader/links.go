@@ -18,6 +18,7 @@ import (
 // name a page that way falls back on the one page whose path ends with
 // the same segments.
 type pageLinks struct {
+	r     *Reader
 	rd    *read
 	v     *variant
 	t     *tree
@@ -33,7 +34,7 @@ func (r *Reader) links(rd *read, v *variant, t *tree, p *page, files string) *pa
 	if p == t.first || dir == "." {
 		dir = ""
 	}
-	return &pageLinks{rd: rd, v: v, t: t, dir: dir, files: files}
+	return &pageLinks{r: r, rd: rd, v: v, t: t, dir: dir, files: files}
 }
 
 // Resolve implements gitbookmd.Links.
@@ -77,6 +78,9 @@ func (l *pageLinks) Resolve(dest string) (string, bool) {
 	if ext != "" && ext != ".md" {
 		return dest, true // another kind of file: as written
 	}
+	if rest, ok := escapes(l.dir, p); ok {
+		return l.otherSpace(rest, frag)
+	}
 	target, ok := l.page(p)
 	if !ok {
 		return "", false
@@ -84,13 +88,54 @@ func (l *pageLinks) Resolve(dest string) (string, bool) {
 	return l.rd.pageURL(l.v, l.t, target) + frag, true
 }
 
+// escapes tells whether rel, from dir, leaves the space's folder, and
+// returns what follows the "../" that leave it.
+func escapes(dir, rel string) (string, bool) {
+	joined := path.Join(dir, rel)
+	if !strings.HasPrefix(joined, "../") {
+		return "", false
+	}
+	for strings.HasPrefix(joined, "../") {
+		joined = joined[3:]
+	}
+	return joined, joined != ".." && joined != ""
+}
+
+// otherSpace resolves a link out of the space's folder into another
+// space of the site the reader sees, as a repository holding several
+// spaces side by side writes it ("../api/reference.md"): its first
+// segment names the space (its site space's path, or its title as a
+// slug), the rest a page of it. A space the reader does not see, or
+// whose content cannot be read, leaves the link plain text.
+func (l *pageLinks) otherSpace(rel, frag string) (string, bool) {
+	first, rest, _ := strings.Cut(rel, "/")
+	name := slugOf(first)
+	if l.rd.st == nil || l.rd.ctx == nil || name == "" {
+		return "", false
+	}
+	for _, sec := range l.rd.st.all {
+		for _, w := range sec.variants {
+			if w == l.v || (slugOf(w.ss.Path) != name && slugOf(w.space.Title) != name && slugOf(w.title) != name) {
+				continue
+			}
+			t, err := l.r.revision(l.rd.ctx, l.rd.site.Organization, w.ss.Space)
+			if err != nil {
+				return "", false
+			}
+			other := &pageLinks{r: l.r, rd: l.rd, v: w, t: t}
+			target, ok := other.page(rest)
+			if !ok {
+				return "", false
+			}
+			return l.rd.pageURL(w, t, target) + frag, true
+		}
+	}
+	return "", false
+}
+
 // page finds the page a relative path names.
 func (l *pageLinks) page(rel string) (*page, bool) {
-	full := path.Join("/", l.dir, rel)[1:]
-	if strings.HasPrefix(path.Join(l.dir, rel), "..") {
-		return nil, false // outside the space
-	}
-	full = strings.TrimSuffix(full, "/")
+	full := strings.TrimSuffix(path.Join("/", l.dir, rel)[1:], "/")
 	if strings.EqualFold(path.Base(full), "README.md") || strings.EqualFold(path.Base(full), "README") {
 		full = path.Dir(full)
 		if full == "." || full == "/" {

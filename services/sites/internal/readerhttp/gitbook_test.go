@@ -14,6 +14,7 @@ import (
 func gitbookTree() []contentclient.Page {
 	home := "Read [the concepts](reference/concepts.md), [Git sync](guides/git-sync/), " +
 		"[Linux](guides/install.md#on-linux) and [nowhere](nowhere.md).\n\n" +
+		"Across spaces: [the API reference](../api/reference.md#calls), [a hidden space](../drafts/x.md).\n\n" +
 		"![logo](.gitbook/assets/logo.png)\n\n<figure><img src=\".gitbook/assets/my shot.png\" alt=\"Shot\"><figcaption><p>A shot</p></figcaption></figure>\n\n" +
 		"{% if visitor.claims.unsigned.preview %}\nPreview only.\n{% endif %}\n\n" +
 		"{% hint style=\"success\" %}\nDone.\n{% endhint %}\n\n## Next steps <a href=\"#next\" id=\"next\"></a>\n\n## Next steps\n"
@@ -40,7 +41,10 @@ func TestGitBookPages(t *testing.T) {
 	e.content.MergeFiles("sp1", gitbookTree(), map[string]contenttest.File{
 		"f1": {Name: "logo.png", ContentType: "image/png", Bytes: []byte("\x89PNG logo")},
 		"f2": {Name: "my shot.png", ContentType: "image/png", Bytes: []byte("\x89PNG shot")}})
-	id, url := e.site(`{"title":"Handbook","spaces":["sp1"]}`)
+	e.content.AddSpace("sp2", "acme", "API", contenttest.Doc("a0", "Overview", "overview", "The API.\n"),
+		contenttest.Doc("a1", "Reference", "reference", "## Calls\n"))
+	e.content.AddSpace("sp3", "acme", "Drafts", contenttest.Doc("d1", "X", "x", "Not on the site.\n"))
+	id, url := e.site(`{"title":"Handbook","spaces":["sp1","sp2"]}`)
 	base := "/sites/acme/" + id
 	e.call("ada", "PUT", "/v1/orgs/acme/sites/"+id+"/adaptive-schema", `{"jsonSchema":{"type":"object","properties":{
 		"unsigned":{"type":"object","properties":{"preview":{"type":"boolean"}},"additionalProperties":false}},"additionalProperties":false}}`, 200)
@@ -50,12 +54,13 @@ func TestGitBookPages(t *testing.T) {
 	for _, want := range []string{
 		`<a href="` + base + `/reference/concepts">the concepts</a>`, `<a href="` + base + `/guides/git-sync">Git sync</a>`,
 		`<a href="` + base + `/guides/install#on-linux">Linux</a>`, " and nowhere.",
+		`<a href="` + base + `/api/reference#calls">the API reference</a>`, ", a hidden space.",
 		`<img src="` + base + `/~files/`, `<figure><img src="` + base + `/~files/`, `<figcaption><p>A shot</p></figcaption>`,
 		`<div class="hint hint-success" role="note"`, `<h2 id="next">Next steps`, `<h2 id="next-steps">Next steps`,
 		`<aside class="outline"><nav aria-label="On this page">`, `<a href="#next">Next steps</a>`,
 	} {
 		if !strings.Contains(home.body, want) {
-			t.Errorf("home lacks %q", want)
+			t.Errorf("home lacks %q in %s", want, articleOf(home.body))
 		}
 	}
 	for _, bad := range []string{"{%", "raw HTML omitted", "nowhere.md", ".gitbook/assets", "Preview only"} {
@@ -90,4 +95,14 @@ func TestGitBookPages(t *testing.T) {
 			t.Errorf("%s is %s", m[1], f.header.Get("Content-Type"))
 		}
 	}
+}
+
+func articleOf(body string) string {
+	if i := strings.Index(body, "<article>"); i >= 0 {
+		body = body[i:]
+	}
+	if i := strings.Index(body, "</article>"); i >= 0 {
+		body = body[:i]
+	}
+	return body
 }
