@@ -203,4 +203,16 @@ func TestGitBookPageInBrowser(t *testing.T) {
 		t.Errorf("after the link: %q", got)
 	}
 	shoot("gitbook-dark-linked.png")
+
+	// A narrow screen: the navigation folds behind a button that needs no script.
+	toc := `getComputedStyle(document.querySelector("nav.toc")).display`
+	step("narrow screen", chromedp.EmulateViewport(390, 844), chromedp.WaitVisible(chromedp.CSS(".nav-label")))
+	if got := eval(toc); got != "none" {
+		t.Errorf("navigation on a narrow screen: display %s", got)
+	}
+	step("open the navigation", chromedp.Click(chromedp.CSS(".nav-label")), chromedp.WaitVisible(chromedp.CSS("nav.toc")))
+	if got := eval(toc); got != "block" {
+		t.Errorf("navigation opened: display %s", got)
+	}
+	shoot("gitbook-narrow.png")
 }
