@@ -24,6 +24,8 @@ type pageLinks struct {
 	t     *tree
 	dir   string // the page's folder in the repository, "" at its root
 	files string // URL prefix of the revision's files
+	// crossed is set once a link was looked up in another space.
+	crossed bool
 }
 
 func (r *Reader) links(rd *read, v *variant, t *tree, p *page, files string) *pageLinks {
@@ -108,6 +110,7 @@ func escapes(dir, rel string) (string, bool) {
 // slug), the rest a page of it. A space the reader does not see, or
 // whose content cannot be read, leaves the link plain text.
 func (l *pageLinks) otherSpace(rel, frag string) (string, bool) {
+	l.crossed = true
 	first, rest, _ := strings.Cut(rel, "/")
 	name := slugOf(first)
 	if l.rd.st == nil || l.rd.ctx == nil || name == "" {

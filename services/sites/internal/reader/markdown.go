@@ -34,36 +34,40 @@ func (m *markdown) render(src string, opts gitbookmd.Options) (res gitbookmd.Res
 	return m.r.Render(src, opts), cut
 }
 
-// rendered is a page's rendering as cached.
+// rendered is a page's rendering as cached. varies is true when it
+// depends on the reader: {% if %} blocks, or links into other spaces of
+// the site (which the reader may or may not see).
 type rendered struct {
-	res gitbookmd.Result
-	cut bool
+	res    gitbookmd.Result
+	cut    bool
+	varies bool
 }
 
 // content renders a page's body for the reader, cached by where it is
-// served, its revision and page, and, for a page with {% if %} blocks,
-// the reader's claims.
+// served, its revision and page, and, for a page that varies, the
+// reader's claims and the site spaces they see.
 func (r *Reader) content(rd *read, v *variant, t *tree, p *page) rendered {
 	files := rd.base + "/~files/" + v.ss.ID + "/" + t.id + "/"
 	key := "html\x00" + rd.base + "\x00" + v.path + "\x00" + t.id + "\x00" + p.id
 	out, ok := r.cache.Get(key)
-	if ok && !out.(rendered).res.Conditional {
+	if ok && !out.(rendered).varies {
 		return out.(rendered)
 	}
 	claims, _ := json.Marshal(rd.visitor.claims)
-	ckey := key + "\x00" + string(claims)
+	ckey := key + "\x00" + string(claims) + "\x00" + rd.st.seen()
 	if ok {
 		if c, ok := r.cache.Get(ckey); ok {
 			return c.(rendered)
 		}
 	}
+	links := r.links(rd, v, t, p, files)
 	res, cut := r.markdown.render(p.markdown, gitbookmd.Options{
 		Title:   p.title,
-		Links:   r.links(rd, v, t, p, files),
+		Links:   links,
 		Cond:    r.condition(rd.visitor.claims),
 		Include: t.include,
 	})
-	got := rendered{res: res, cut: cut}
+	got := rendered{res: res, cut: cut, varies: res.Conditional || links.crossed}
 	size := int64(len(res.HTML)) + 64
 	for _, h := range res.Headings {
 		size += int64(len(h.ID)+len(h.Text)) + 32
@@ -71,10 +75,27 @@ func (r *Reader) content(rd *read, v *variant, t *tree, p *page) rendered {
 	if !ok {
 		r.cache.Add(key, got, size)
 	}
-	if res.Conditional {
+	if got.varies {
 		r.cache.Add(ckey, got, size)
 	}
 	return got
+}
+
+// seen names the site spaces a structure shows, where.
+func (st *structure) seen() string {
+	if st == nil {
+		return ""
+	}
+	var b strings.Builder
+	for _, sec := range st.all {
+		for _, v := range sec.variants {
+			b.WriteString(v.ss.ID)
+			b.WriteByte('=')
+			b.WriteString(v.path)
+			b.WriteByte(';')
+		}
+	}
+	return b.String()
 }
 
 // condition evaluates {% if %} conditions as the site's conditions are:

@@ -106,3 +106,30 @@ func articleOf(body string) string {
 	}
 	return body
 }
+
+// TestLinksIntoHiddenSpaces: a link into another space of the site leads
+// there for a reader who sees that space, and is text for one who does
+// not, whoever read the page first.
+func TestLinksIntoHiddenSpaces(t *testing.T) {
+	e := newEnv(t)
+	e.content.AddSpace("sp1", "acme", "Guide", contenttest.Doc("p1", "Welcome", "welcome", "See [the beta API](../beta/calls.md).\n"))
+	e.content.AddSpace("sp2", "acme", "Beta", contenttest.Doc("b0", "Beta", "beta", "Beta.\n"),
+		contenttest.Doc("b1", "Calls", "calls", "Calls.\n"))
+	id, url := e.site(`{"title":"Docs","spaces":["sp1","sp2"]}`)
+	sitePath := "/v1/orgs/acme/sites/" + id
+	for _, ss := range e.call("ada", "GET", sitePath+"/site-spaces", "", 200)["items"].([]any) {
+		if m := ss.(map[string]any); str(m, "space", "id") == "sp2" {
+			e.call("ada", "PATCH", sitePath+"/site-spaces/"+str(m, "id"), `{"condition":"visitor.claims.unsigned.preview == true"}`, 200)
+		}
+	}
+	e.call("ada", "PUT", sitePath+"/adaptive-schema", `{"jsonSchema":{"type":"object","properties":{
+		"unsigned":{"type":"object","properties":{"preview":{"type":"boolean"}},"additionalProperties":false}},"additionalProperties":false}}`, 200)
+	e.call("ada", "PATCH", sitePath, `{"adaptiveContent":{"enabled":true}}`, 200)
+	link := `<a href="/sites/acme/` + id + `/beta/calls">the beta API</a>`
+	if p := e.want(url+"?visitor.preview=true", 200); !strings.Contains(p.body, link) {
+		t.Errorf("with the claim: %s", articleOf(p.body))
+	}
+	if p := e.want(url, 200); strings.Contains(p.body, "/beta/calls") || !strings.Contains(p.body, "See the beta API.") {
+		t.Errorf("without the claim: %s", articleOf(p.body))
+	}
+}
