@@ -121,6 +121,7 @@ func TestGitBookRepositoryPublished(t *testing.T) {
 		"<kbd>Ctrl</kbd>", "<mark>highlighted</mark>", `<i class="fa-horse">`, `<a href="` + base + `/getting-started/quickstart#install">install section</a>`,
 		`<a href="` + base + `/reference/git-sync">git sync folder</a>`, `<a href="` + base + `">home</a>`, "an unpublished page.",
 		`<h2 id="hints">Hints`, `<aside class="outline">`, `<nav class="breadcrumbs"`,
+		"<p>This note is shared between pages.</p>",
 	} {
 		if !strings.Contains(blocks, want) {
 			t.Errorf("the blocks page lacks %q", want)
