@@ -115,6 +115,17 @@ func (blockParser) Open(parent ast.Node, reader text.Reader, pc parser.Context) 
 	return b, parser.HasChildren
 }
 
+// endTags and openTags find the end and the next opening of the tags
+// whose end is optional.
+var endTags, openTags = func() (map[string]*regexp.Regexp, map[string]*regexp.Regexp) {
+	end, open := map[string]*regexp.Regexp{}, map[string]*regexp.Regexp{}
+	for name := range optionalEnd {
+		end[name] = regexp.MustCompile(`\{%-?\s*end` + regexp.QuoteMeta(name) + `\s*-?%\}`)
+		open[name] = regexp.MustCompile(`\{%-?\s*` + regexp.QuoteMeta(name) + `\s`)
+	}
+	return end, open
+}()
+
 // endsAhead tells whether a {% endname %} comes before the next {% name
 // (within limits.ReaderBlockLookahead).
 func endsAhead(reader text.Reader, name string) bool {
@@ -124,11 +135,11 @@ func endsAhead(reader text.Reader, name string) bool {
 	if len(rest) > limits.ReaderBlockLookahead {
 		rest = rest[:limits.ReaderBlockLookahead]
 	}
-	end := regexp.MustCompile(`\{%-?\s*end` + regexp.QuoteMeta(name) + `\s*-?%\}`).FindIndex(rest)
+	end := endTags[name].FindIndex(rest)
 	if end == nil {
 		return false
 	}
-	next := regexp.MustCompile(`\{%-?\s*` + regexp.QuoteMeta(name) + `\s`).FindIndex(rest)
+	next := openTags[name].FindIndex(rest)
 	return next == nil || end[0] < next[0]
 }
 

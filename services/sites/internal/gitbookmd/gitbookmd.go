@@ -106,7 +106,7 @@ type state struct {
 	headings    []Heading
 	conditional bool
 	blocks      int
-	tabs        int
+	tabs        *int // tab groups of the page, includes' too
 	ids         *headingIDs
 }
 
@@ -117,8 +117,8 @@ func (r *Renderer) Render(src string, opts Options) Result {
 	if opts.Log == nil {
 		opts.Log = slog.Default()
 	}
-	n := 0
-	st := &state{r: r, opts: opts, includes: &n, ids: newHeadingIDs()}
+	n, tabs := 0, 0
+	st := &state{r: r, opts: opts, includes: &n, tabs: &tabs, ids: newHeadingIDs()}
 	body := r.render(src, st)
 	return Result{HTML: sanitize(body, opts.Links), Headings: st.headings, Conditional: st.conditional}
 }
@@ -165,8 +165,8 @@ func stateOf(pc parser.Context) *state {
 	if st, ok := pc.Get(stateKey).(*state); ok {
 		return st
 	}
-	n := 0
-	return &state{r: New(), includes: &n, ids: newHeadingIDs(), opts: Options{Log: slog.Default()}}
+	n, tabs := 0, 0
+	return &state{r: New(), includes: &n, tabs: &tabs, ids: newHeadingIDs(), opts: Options{Log: slog.Default()}}
 }
 
 // include renders an include's markdown within the page, bounded.
@@ -184,7 +184,7 @@ func (r *Renderer) include(path string, st *state) (string, bool) {
 		st.opts.Log.Warn("include not found", "include", path)
 		return "", false
 	}
-	inner := &state{r: r, opts: st.opts, depth: st.depth + 1, includes: st.includes, ids: st.ids}
+	inner := &state{r: r, opts: st.opts, depth: st.depth + 1, includes: st.includes, tabs: st.tabs, ids: st.ids}
 	inner.opts.Title = ""
 	out := r.render(src, inner)
 	st.conditional = st.conditional || inner.conditional

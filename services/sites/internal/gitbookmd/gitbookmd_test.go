@@ -244,6 +244,11 @@ func TestIncludes(t *testing.T) {
 	if n := len(looked); n > 50 || strings.Count(res.HTML, "loop") > 50 {
 		t.Errorf("a self-including include was read %d times", n)
 	}
+	includes["tabs.md"] = "{% tabs %}\n{% tab title=\"A\" %}\na\n{% endtab %}\n{% endtabs %}\n"
+	res = r.Render("{% tabs %}\n{% tab title=\"P\" %}\np\n{% endtab %}\n{% endtabs %}\n\n{% include \"tabs.md\" %}\n", Options{Include: include})
+	if !strings.Contains(res.HTML, `id="tabs-1-0"`) || !strings.Contains(res.HTML, `id="tabs-2-0"`) {
+		t.Errorf("tabs of an include numbered apart from the page's: %s", res.HTML)
+	}
 	res = r.Render("{% include \"cond.md\" %}\n", Options{Include: include, Cond: func(string) bool { return false }})
 	if !res.Conditional || strings.Contains(res.HTML, "secret") {
 		t.Errorf("a condition inside an include: %+v", res)

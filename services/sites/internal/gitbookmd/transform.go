@@ -43,8 +43,8 @@ func (transformer) Transform(doc *ast.Document, reader text.Reader, pc parser.Co
 			case "include":
 				n.html, _ = st.r.include(includePath(n.Args), st)
 			case "tabs":
-				st.tabs++
-				n.group = st.tabs
+				*st.tabs++
+				n.group = *st.tabs
 				i := 0
 				for c := n.FirstChild(); c != nil; c = c.NextSibling() {
 					if t, ok := c.(*Block); ok && t.Name == "tab" {
