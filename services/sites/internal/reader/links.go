@@ -10,7 +10,8 @@ import (
 // pageLinks resolves the links and images of one page of a variant to
 // URLs on the site, as GitBook repositories write them: relative paths to
 // markdown files and folders ("../reference/concepts.md#x", "../git-sync/",
-// "README.md"), and files under .gitbook/assets/ relative to the page.
+// "README.md"), files under .gitbook/assets/ relative to the page, and
+// other files by their name.
 //
 // A page's repository path is not kept with the revision: it is derived
 // the way Git export writes it (<slug>.md, <slug>/README.md for a page
@@ -78,7 +79,12 @@ func (l *pageLinks) Resolve(dest string) (string, bool) {
 	}
 	ext := strings.ToLower(path.Ext(p))
 	if ext != "" && ext != ".md" {
-		return dest, true // another kind of file: as written
+		// Another kind of file: one of the revision's by its name, as the
+		// link check finds it.
+		if id, ok := l.t.assetID(path.Base(p)); ok {
+			return l.files + url.PathEscape(id), true
+		}
+		return "", false
 	}
 	if rest, ok := escapes(l.dir, p); ok {
 		return l.otherSpace(rest, frag)
