@@ -167,7 +167,7 @@ func (l *pageLinks) page(rel string) (*page, bool) {
 	}
 	// The one page whose path ends with the same segments.
 	var found *page
-	for _, p := range l.t.pages {
+	for _, p := range l.t.bySlug(segs[len(segs)-1]) {
 		if p.path == want || strings.HasSuffix(p.path, "/"+want) {
 			if found != nil {
 				return nil, false // ambiguous
@@ -221,14 +221,27 @@ func slugOf(s string) string {
 // assetID finds a file by its name under .gitbook/assets/ (as Git import
 // names files).
 func (t *tree) assetID(name string) (string, bool) {
-	t.assetsOnce.Do(func() {
-		t.assets = make(map[string]string, len(t.files))
-		for id, f := range t.files {
-			if prev, taken := t.assets[f.Name]; !taken || id < prev {
-				t.assets[f.Name] = id
-			}
-		}
-	})
+	t.assetsOnce.Do(t.index)
 	id, ok := t.assets[name]
 	return id, ok
+}
+
+// index makes the tree's indexes links use: files by name, pages by slug.
+func (t *tree) index() {
+	t.assets = make(map[string]string, len(t.files))
+	for id, f := range t.files {
+		if prev, taken := t.assets[f.Name]; !taken || id < prev {
+			t.assets[f.Name] = id
+		}
+	}
+	t.slugs = make(map[string][]*page, len(t.pages))
+	for _, p := range t.pages {
+		t.slugs[p.slug] = append(t.slugs[p.slug], p)
+	}
+}
+
+// bySlug are the pages whose own slug is slug.
+func (t *tree) bySlug(slug string) []*page {
+	t.assetsOnce.Do(t.index)
+	return t.slugs[slug]
 }

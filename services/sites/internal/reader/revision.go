@@ -115,11 +115,12 @@ type tree struct {
 	first          *page   // the first document: the space's home
 	files          map[string]contentclient.File
 	size           int64
-	// assets are the files' ids by name, made when a page first asks
-	// (links.go); includes the reusable contents' markdown by id and by
-	// the slug of their title.
+	// assets are the files' ids by name and slugs the pages by slug, made
+	// when a page first asks (links.go); includes the reusable contents'
+	// markdown by id and by the slug of their title.
 	assetsOnce sync.Once
 	assets     map[string]string
+	slugs      map[string][]*page
 	includes   map[string]string
 }
 
