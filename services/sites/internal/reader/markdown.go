@@ -99,13 +99,14 @@ func (st *structure) seen() string {
 }
 
 // condition evaluates {% if %} conditions as the site's conditions are:
-// the same evaluation, on the same environment.
+// the same evaluation, on the same environment; one longer than a site's
+// condition may be (limits.Condition) is false.
 func (r *Reader) condition(claims map[string]any) func(string) bool {
 	if claims == nil {
 		claims = map[string]any{}
 	}
 	env := map[string]any{"visitor": map[string]any{"claims": claims}}
-	return func(cond string) bool { return r.conds.eval(cond, env) }
+	return func(cond string) bool { return len(cond) <= limits.Condition && r.conds.eval(cond, env) }
 }
 
 // include finds an {% include "…/.gitbook/includes/<name>.md" %} among
