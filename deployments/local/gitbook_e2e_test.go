@@ -116,7 +116,7 @@ func TestGitBookRepositoryPublished(t *testing.T) {
 	for _, want := range []string{
 		`class="tab-panel" role="tabpanel"`, `<figure class="code-block wrap"><figcaption class="code-title">zebra.yaml</figcaption>`,
 		`<pre class="mermaid">`, `class="math math-display"`, `<details>`, `<table data-view="cards">`, `<td class="card-cover"><img src="` + base + `/~files/`,
-		`<div class="content-ref card">`, `<iframe src="https://www.youtube-nocookie.com/embed/dQw4w9WgXcQ"`, `<a class="embed-card card" href="https://github.com/zebra/herd"`,
+		`<div class="content-ref card"><a class="content-ref-link" href="` + base + `/getting-started/quickstart">Quickstart</a></div>`, `<iframe src="https://www.youtube-nocookie.com/embed/dQw4w9WgXcQ"`, `<a class="embed-card card" href="https://github.com/zebra/herd"`,
 		`<a class="file-link" href="` + base + `/~files/`, `<div class="columns">`, `<section class="update">`, `<div class="prompt card">`,
 		"<kbd>Ctrl</kbd>", "<mark>highlighted</mark>", `<i class="fa-horse">`, `<a href="` + base + `/getting-started/quickstart#install">install section</a>`,
 		`<a href="` + base + `/reference/git-sync">git sync folder</a>`, `<a href="` + base + `">home</a>`, "an unpublished page.",

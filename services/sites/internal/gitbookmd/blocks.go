@@ -29,6 +29,7 @@ type Block struct {
 	open  bool
 	// Set while transforming.
 	html  string // an include's rendering
+	title string // a content-ref's page title
 	group int    // a tabs block's number on the page
 	index int    // a tab's place among its tabs
 }

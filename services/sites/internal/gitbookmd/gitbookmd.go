@@ -47,6 +47,9 @@ type Options struct {
 	// Cond tells whether an {% if %} block's condition holds for the
 	// reader; nil, or an error, hides the block.
 	Cond func(expr string) bool
+	// PageTitle names the page a link leads to ({% content-ref %} cards
+	// show it); false when dest is no page (nil: cards show their link).
+	PageTitle func(dest string) (string, bool)
 	// Include returns the markdown of an {% include "path" %} (path as
 	// written); false when there is none: the include renders nothing.
 	Include func(path string) (string, bool)

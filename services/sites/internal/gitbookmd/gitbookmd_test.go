@@ -194,6 +194,20 @@ func TestBlocks(t *testing.T) {
 	}
 }
 
+func TestContentRefTitles(t *testing.T) {
+	r := New()
+	src := "{% content-ref url=\"../reference/concepts.md\" %}\n[concepts.md](../reference/concepts.md)\n{% endcontent-ref %}\n\n" +
+		"{% content-ref url=\"gone.md\" %}\n[gone.md](gone.md)\n{% endcontent-ref %}\n"
+	title := func(dest string) (string, bool) { return "Concepts <&>", dest == "../reference/concepts.md" }
+	got := r.Render(src, Options{Links: links, PageTitle: title}).HTML
+	for _, want := range []string{`<div class="content-ref card"><a class="content-ref-link" href="/s/reference/concepts">Concepts &lt;&amp;&gt;</a></div>`,
+		"<p>gone.md</p>"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("lacks %q in:\n%s", want, got)
+		}
+	}
+}
+
 func TestConditions(t *testing.T) {
 	r := New()
 	src := "{% if visitor.claims.beta %}\nBeta **only**.\n{% endif %}\n\n{% if !visitor.claims.beta %}\nEveryone else.\n{% endif %}\n"

@@ -87,6 +87,13 @@ func (r *nodeRenderer) block(w util.BufWriter, src []byte, n ast.Node, entering 
 		open("\n")
 		shut("</figure>\n")
 	case "content-ref":
+		if b.title != "" {
+			// A card of the page it leads to, in place of its link.
+			if entering {
+				fmt.Fprintf(w, `<div class="content-ref card"><a class="content-ref-link" href="%s">%s</a></div>`+"\n", esc(b.Attr("url")), esc(b.title))
+			}
+			return ast.WalkSkipChildren, nil
+		}
 		open(`<div class="content-ref card">` + "\n")
 		shut("</div>\n")
 	case "embed":

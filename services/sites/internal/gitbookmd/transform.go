@@ -42,6 +42,12 @@ func (transformer) Transform(doc *ast.Document, reader text.Reader, pc parser.Co
 				}
 			case "include":
 				n.html, _ = st.r.include(includePath(n.Args), st)
+			case "content-ref":
+				if st.opts.PageTitle != nil {
+					if title, ok := st.opts.PageTitle(n.Attr("url")); ok {
+						n.title = title
+					}
+				}
 			case "tabs":
 				*st.tabs++
 				n.group = *st.tabs

@@ -142,6 +142,30 @@ func (l *pageLinks) otherSpace(rel, frag string) (string, bool) {
 	return "", false
 }
 
+// Title names the page a link of the space leads to (gitbookmd's
+// PageTitle).
+func (l *pageLinks) Title(dest string) (string, bool) {
+	u, err := url.Parse(strings.ReplaceAll(strings.TrimSpace(dest), " ", "%20"))
+	if err != nil || u.Scheme != "" || u.Host != "" || u.Path == "" || strings.HasPrefix(u.Path, "/") {
+		return "", false
+	}
+	p, err := url.PathUnescape(u.EscapedPath())
+	if err != nil {
+		return "", false
+	}
+	if ext := strings.ToLower(path.Ext(p)); ext != "" && ext != ".md" {
+		return "", false
+	}
+	if _, out := escapes(l.dir, p); out {
+		return "", false
+	}
+	target, ok := l.page(p)
+	if !ok {
+		return "", false
+	}
+	return target.title, true
+}
+
 // page finds the page a relative path names.
 func (l *pageLinks) page(rel string) (*page, bool) {
 	full := strings.TrimSuffix(path.Join("/", l.dir, rel)[1:], "/")

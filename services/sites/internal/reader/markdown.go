@@ -62,10 +62,11 @@ func (r *Reader) content(rd *read, v *variant, t *tree, p *page) rendered {
 	}
 	links := r.links(rd, v, t, p, files)
 	res, cut := r.markdown.render(p.markdown, gitbookmd.Options{
-		Title:   p.title,
-		Links:   links,
-		Cond:    r.condition(rd.visitor.claims),
-		Include: t.include,
+		Title:     p.title,
+		Links:     links,
+		PageTitle: links.Title,
+		Cond:      r.condition(rd.visitor.claims),
+		Include:   t.include,
 	})
 	got := rendered{res: res, cut: cut, varies: res.Conditional || links.crossed}
 	size := int64(len(res.HTML)) + 64
