@@ -108,7 +108,7 @@ func TestGitBookRepositoryPublished(t *testing.T) {
 	for _, m := range tagClassRe.FindAllStringSubmatch(blocks, -1) {
 		roles[strings.Fields(m[2])[0]+"/"+m[3]] = true
 	}
-	for _, want := range []string{"hint/note", "tabs/tablist", "tab/tab", "stepper/list", "step/listitem"} {
+	for _, want := range []string{"hint/note", "tab-list/tablist", "tab/tab", "stepper/list", "step/listitem"} {
 		if !roles[want] {
 			t.Errorf("the blocks page has no %s element (%v)", want, roles)
 		}

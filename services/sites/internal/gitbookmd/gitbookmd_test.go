@@ -1,6 +1,7 @@
 package gitbookmd
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -52,9 +53,9 @@ func TestBlocks(t *testing.T) {
 		{
 			name: "tabs work without script",
 			src:  "{% tabs %}\n{% tab title=\"Go\" %}\n```go\nfmt.Println(1)\n```\n{% endtab %}\n\n{% tab title=\"Shell\" %}\nrun it\n{% endtab %}\n{% endtabs %}\n",
-			want: []string{`<div class="tabs" role="tablist">`,
-				`<input type="radio" class="tab-input" name="tabs-1" id="tabs-1-0" checked=""><label class="tab" for="tabs-1-0" role="tab">Go</label><div class="tab-panel" role="tabpanel">`,
-				`<input type="radio" class="tab-input" name="tabs-1" id="tabs-1-1"><label class="tab" for="tabs-1-1" role="tab">Shell</label>`,
+			want: []string{`<div class="tabs"><input type="radio" class="tab-input" name="tabs-1" id="tabs-1-0" checked=""><input type="radio" class="tab-input" name="tabs-1" id="tabs-1-1">` +
+				`<div class="tab-list" role="tablist"><label class="tab" for="tabs-1-0" role="tab">Go</label><label class="tab" for="tabs-1-1" role="tab">Shell</label></div>`,
+				`<div class="tab-panel" role="tabpanel" aria-label="Go">`, `<div class="tab-panel" role="tabpanel" aria-label="Shell">`,
 				`<span class="nx">fmt</span>`, "<p>run it</p>"},
 			notWant: []string{"{%"},
 		},
@@ -63,7 +64,7 @@ func TestBlocks(t *testing.T) {
 			src: "{% stepper %}\n{% step %}\n### First\n{% tabs %}\n{% tab title=\"A\" %}\n{% hint style=\"warning\" %}\ndeep\n{% endhint %}\n{% endtab %}\n{% endtabs %}\n{% endstep %}\n\n" +
 				"{% step %}\n### Second\ndone\n{% endstep %}\n{% endstepper %}\n\nafter\n",
 			want: []string{`<ol class="stepper" role="list">`, `<li class="step" role="listitem"><div class="step-body">`,
-				`role="tabpanel">` + "\n" + `<div class="hint hint-warning" role="note" aria-label="Warning">`, "<p>deep</p>\n</div></div>\n</div>\n</div>\n</div></li>",
+				`role="tabpanel" aria-label="A">` + "\n" + `<div class="hint hint-warning" role="note" aria-label="Warning">`, "<p>deep</p>\n</div></div>\n</div>\n</div>\n</div></li>",
 				`<h3 id="second">`, "</ol>\n<p>after</p>"},
 			notWant: []string{"{%"},
 		},
@@ -287,6 +288,19 @@ func TestBounds(t *testing.T) {
 	}
 	if !strings.Contains(got, "core") || strings.Contains(got, "{%") {
 		t.Errorf("too deep: %s", got)
+	}
+	var tabs strings.Builder
+	tabs.WriteString("{% tabs %}\n")
+	for i := range MaxTabs + 2 {
+		fmt.Fprintf(&tabs, "{%% tab title=\"T%d\" %%}\nbody %d\n{%% endtab %%}\n", i, i)
+	}
+	tabs.WriteString("{% endtabs %}\n")
+	got = r.Render(tabs.String(), Options{}).HTML
+	if n := strings.Count(got, `class="tab-input"`); n != MaxTabs {
+		t.Errorf("%d tab inputs", n)
+	}
+	if n := strings.Count(got, `class="tab-extra"`); n != 2 || !strings.Contains(got, "body 21") {
+		t.Errorf("tabs past MaxTabs: %d extra, %s", n, got)
 	}
 	many := strings.Repeat("{% hint style=\"info\" %}\nx\n{% endhint %}\n\n", 6000)
 	got = r.Render(many, Options{}).HTML

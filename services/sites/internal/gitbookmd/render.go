@@ -52,22 +52,38 @@ func (r *nodeRenderer) block(w util.BufWriter, src []byte, n ast.Node, entering 
 		open(`<div class="hint hint-%s" role="note" aria-label="%s"><span class="hint-icon" aria-hidden="true"></span><div class="hint-body">`+"\n", style, label)
 		shut("</div></div>\n")
 	case "tabs":
-		open(`<div class="tabs" role="tablist">` + "\n")
+		if entering {
+			// Radio inputs first, then the tab list of their labels, then
+			// the panels: CSS shows the panel of the checked input.
+			var tabs []*Block
+			for c := b.FirstChild(); c != nil; c = c.NextSibling() {
+				if t, ok := c.(*Block); ok && t.Name == "tab" && t.index < MaxTabs {
+					tabs = append(tabs, t)
+				}
+			}
+			_, _ = w.WriteString(`<div class="tabs">`)
+			for _, t := range tabs {
+				checked := ""
+				if t.index == 0 {
+					checked = " checked"
+				}
+				fmt.Fprintf(w, `<input type="radio" class="tab-input" name="tabs-%d" id="tabs-%d-%d"%s>`, b.group, b.group, t.index, checked)
+			}
+			_, _ = w.WriteString(`<div class="tab-list" role="tablist">`)
+			for _, t := range tabs {
+				fmt.Fprintf(w, `<label class="tab" for="tabs-%d-%d" role="tab">%s</label>`, b.group, t.index, esc(tabTitle(t)))
+			}
+			_, _ = w.WriteString("</div>\n")
+		}
 		shut("</div>\n")
 	case "tab":
-		if entering {
-			id := fmt.Sprintf("tabs-%d-%d", b.group, b.index)
-			checked := ""
-			if b.index == 0 {
-				checked = " checked"
-			}
-			title := b.Attr("title")
-			if title == "" {
-				title = fmt.Sprintf("Tab %d", b.index+1)
-			}
-			fmt.Fprintf(w, `<input type="radio" class="tab-input" name="tabs-%d" id="%s"%s><label class="tab" for="%s" role="tab">%s</label><div class="tab-panel" role="tabpanel">`+"\n",
-				b.group, id, checked, id, esc(title))
+		if b.index >= MaxTabs {
+			// Past the tabs CSS can switch: shown as a section of its own.
+			open(`<section class="tab-extra"><p class="tab-extra-title">%s</p>`+"\n", esc(tabTitle(b)))
+			shut("</section>\n")
+			break
 		}
+		open(`<div class="tab-panel" role="tabpanel" aria-label="%s">`+"\n", esc(tabTitle(b)))
 		shut("</div>\n")
 	case "stepper":
 		open(`<ol class="stepper" role="list">` + "\n")
@@ -162,6 +178,30 @@ func (r *nodeRenderer) block(w util.BufWriter, src []byte, n ast.Node, entering 
 	}
 	return ast.WalkContinue, nil
 }
+
+func tabTitle(t *Block) string {
+	if title := t.Attr("title"); title != "" {
+		return title
+	}
+	return fmt.Sprintf("Tab %d", t.index+1)
+}
+
+// MaxTabs is the most tabs of one tabs block that switch (TabsCSS has a
+// rule for each); the others are shown after them.
+const MaxTabs = 20
+
+// TabsCSS shows the panel of each tabs block's checked input and marks
+// its label.
+var TabsCSS = func() string {
+	var b strings.Builder
+	b.WriteString(".tab-panel{display:none}")
+	for i := 1; i <= MaxTabs; i++ {
+		fmt.Fprintf(&b, ".tab-input:nth-of-type(%d):checked~.tab-panel:nth-of-type(%d){display:block}", i, i+1)
+		fmt.Fprintf(&b, ".tab-input:nth-of-type(%d):checked~.tab-list .tab:nth-of-type(%d){color:var(--fg);font-weight:650;border-bottom-color:var(--link)}", i, i)
+		fmt.Fprintf(&b, ".tab-input:nth-of-type(%d):focus-visible~.tab-list .tab:nth-of-type(%d){outline:2px solid var(--link);outline-offset:-2px}", i, i)
+	}
+	return b.String()
+}()
 
 var widthValue = regexp.MustCompile(`^\d{1,3}(\.\d+)?%$`)
 

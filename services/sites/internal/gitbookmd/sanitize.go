@@ -26,7 +26,7 @@ var policy = func() *bluemonday.Policy {
 	p.AllowAttrs("class").Matching(regexp.MustCompile(`^[A-Za-z0-9 _-]{1,200}$`)).Globally()
 	p.AllowAttrs("id").Matching(regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_.:-]{0,127}$`)).Globally()
 	p.AllowAttrs("role").Matching(regexp.MustCompile(`^(note|tablist|tab|tabpanel|list|listitem|math|presentation)$`)).Globally()
-	p.AllowAttrs("aria-label").Matching(regexp.MustCompile(`^[\pL\pN .,:'-]{1,100}$`)).Globally()
+	p.AllowAttrs("aria-label").Matching(regexp.MustCompile(`^[^\x00-\x1f]{1,100}$`)).Globally()
 	p.AllowAttrs("aria-hidden").Matching(regexp.MustCompile(`^(true|false)$`)).Globally()
 	p.AllowDataAttributes()
 	p.AllowAttrs("srcset").OnElements("source", "img")

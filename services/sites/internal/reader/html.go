@@ -62,13 +62,13 @@ type pageData struct {
 }
 
 // theme is what every page of the layout shares: the stylesheet of
-// highlighted code, the copy button's script and its CSP hash.
+// highlighted code and tabs, and the copy button's script.
 type theme struct {
 	CodeCSS template.CSS
 	Script  template.JS
 }
 
-var pageTheme = theme{CodeCSS: template.CSS(gitbookmd.CodeCSS), Script: template.JS(copyScript)}
+var pageTheme = theme{CodeCSS: template.CSS(gitbookmd.CodeCSS + gitbookmd.TabsCSS), Script: template.JS(copyScript)}
 
 // copyScript adds a copy button to code blocks: the page works without
 // it. PagePolicy allows it by its hash, and no other script.
