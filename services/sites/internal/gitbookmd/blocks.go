@@ -27,6 +27,8 @@ type Block struct {
 	Attrs map[string]string
 	leaf  bool
 	open  bool
+	// marker is "else" or "elif" for those tags (Name "").
+	marker string
 	// Set while transforming.
 	html  string // an include's rendering
 	title string // a content-ref's page title
@@ -98,7 +100,10 @@ func (blockParser) Open(parent ast.Node, reader text.Reader, pc parser.Context) 
 	}
 	st.blocks++
 	switch {
-	case strings.HasPrefix(name, "end") || name == "else" || name == "elif":
+	case name == "else" || name == "elif":
+		// A branch of the {% if %} it is in (else nothing).
+		b.Name, b.marker, b.leaf = "", name, true
+	case strings.HasPrefix(name, "end"):
 		// A stray end tag: nothing.
 		b.Name, b.leaf = "", true
 	case depth >= limits.ReaderBlockDepth || st.blocks > limits.ReaderBlocks:

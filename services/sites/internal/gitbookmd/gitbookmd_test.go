@@ -230,6 +230,21 @@ func TestConditions(t *testing.T) {
 			t.Errorf("%s: %s", name, res.HTML)
 		}
 	}
+	branches := "{% if visitor.claims.a %}\nA only.\n{% elif visitor.claims.b %}\nB only.\n{% else %}\nNeither.\n{% endif %}\n"
+	for _, tc := range []struct {
+		name string
+		cond func(string) bool
+		want string
+	}{
+		{"a", func(c string) bool { return c == "visitor.claims.a" || c == "visitor.claims.b" }, "<p>A only.</p>\n"},
+		{"b", func(c string) bool { return c == "visitor.claims.b" }, "<p>B only.</p>\n"},
+		{"neither", func(string) bool { return false }, "<p>Neither.</p>\n"},
+		{"no evaluator", nil, "<p>Neither.</p>\n"},
+	} {
+		if got := r.Render(branches, Options{Cond: tc.cond}).HTML; got != tc.want {
+			t.Errorf("%s: %q, want %q", tc.name, got, tc.want)
+		}
+	}
 	if res := r.Render("plain\n", Options{}); res.Conditional {
 		t.Error("a page without {% if %} is conditional")
 	}
