@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
 )
 
@@ -113,4 +115,104 @@ func TestPublishedSiteInBrowser(t *testing.T) {
 		t.Errorf("screenshot of %d bytes", len(shot))
 	}
 	t.Logf("screenshot: %s (%d bytes)", path, len(shot))
+}
+
+// TestGitBookPageInBrowser opens the GitBook fixture's richest page in
+// headless Chromium: its second tab shows when clicked (radio inputs, no
+// script needed), a relative link leads to its page, the copy button of
+// the page's one script is there, and screenshots in light and dark mode
+// are saved (GITBOOK_SHOTS names a folder to keep them in).
+func TestGitBookPageInBrowser(t *testing.T) {
+	exe := chromium(t)
+	p := startPlatform(t)
+	url := gitbookSite(t, p)
+
+	dir := t.TempDir()
+	opts := []chromedp.ExecAllocatorOption{
+		chromedp.ExecPath(exe), chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU, chromedp.NoFirstRun,
+		chromedp.NoDefaultBrowserCheck, chromedp.UserDataDir(filepath.Join(dir, "profile")),
+		chromedp.Flag("disable-background-networking", true), chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true), chromedp.WindowSize(1280, 900),
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	actx, cancelAlloc := chromedp.NewExecAllocator(ctx, opts...)
+	defer cancelAlloc()
+	bctx, cancelBrowser := chromedp.NewContext(actx)
+	defer cancelBrowser()
+	step := func(what string, actions ...chromedp.Action[chromedp.Void]) {
+		t.Helper()
+		if err := chromedp.Do(bctx, actions...); err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+	}
+	eval := func(js string) string {
+		t.Helper()
+		s, err := chromedp.Run(bctx, chromedp.Evaluate[string](js))
+		if err != nil {
+			t.Fatalf("evaluate %s: %v", js, err)
+		}
+		return s
+	}
+	shots := os.Getenv("GITBOOK_SHOTS")
+	if shots == "" {
+		shots = dir
+	}
+	shoot := func(name string) {
+		t.Helper()
+		shot, err := chromedp.Run(bctx, chromedp.FullScreenshot(100))
+		if err != nil {
+			t.Fatal(err)
+		}
+		path := filepath.Join(shots, name)
+		if err := os.WriteFile(path, shot, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if len(shot) < 10000 {
+			t.Errorf("screenshot %s of %d bytes", name, len(shot))
+		}
+		t.Logf("screenshot: %s (%d bytes)", path, len(shot))
+	}
+	panel := `(i) => getComputedStyle(document.querySelectorAll(".tabs")[0].querySelectorAll(".tab-panel")[i]).display`
+
+	step("open the blocks page", chromedp.Navigate(url+"/getting-started/blocks"), chromedp.WaitVisible(chromedp.CSS(".tabs")))
+	if got := eval("(" + panel + ")(0) + ' ' + (" + panel + ")(1)"); got != "block none" {
+		t.Errorf("tab panels before the switch: %s", got)
+	}
+	if got := eval(`String(document.querySelectorAll("button.copy").length)`); got == "0" {
+		t.Error("no copy button: the page's script did not run")
+	}
+	shoot("gitbook-light.png")
+	step("switch to the second tab", chromedp.Click(chromedp.CSS(`label[for="tabs-1-1"]`)),
+		chromedp.WaitVisible(chromedp.Search(`//div[@role="tabpanel"]//p[contains(., "Run the shell variant")]`)))
+	if got := eval("(" + panel + ")(0) + ' ' + (" + panel + ")(1)"); got != "none block" {
+		t.Errorf("tab panels after the switch: %s", got)
+	}
+	step("dark mode", chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+		_, err := cdp.Call(ctx, tg, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{
+			Features: []*emulation.MediaFeature{{Name: "prefers-color-scheme", Value: "dark"}}})
+		return err
+	}))
+	if bg := eval(`getComputedStyle(document.body).backgroundColor`); bg != "rgb(16, 18, 22)" {
+		t.Errorf("dark background %s", bg)
+	}
+	shoot("gitbook-dark.png")
+	step("follow a relative link", chromedp.Click(chromedp.Search(`//article//a[normalize-space()="git sync folder"]`)),
+		chromedp.WaitVisible(chromedp.Search(`//h1[normalize-space()="Git sync"]`)))
+	if got := eval(`document.querySelector("article").innerText`); !strings.Contains(got, "Git sync keeps the zebra herd") {
+		t.Errorf("after the link: %q", got)
+	}
+	shoot("gitbook-dark-linked.png")
+
+	// A narrow screen: the navigation folds behind a button that needs no script.
+	toc := `getComputedStyle(document.querySelector("nav.toc")).display`
+	step("narrow screen", chromedp.EmulateViewport(390, 844), chromedp.WaitVisible(chromedp.CSS(".nav-label")))
+	if got := eval(toc); got != "none" {
+		t.Errorf("navigation on a narrow screen: display %s", got)
+	}
+	step("open the navigation", chromedp.Click(chromedp.CSS(".nav-label")), chromedp.WaitVisible(chromedp.CSS("nav.toc")))
+	if got := eval(toc); got != "block" {
+		t.Errorf("navigation opened: display %s", got)
+	}
+	shoot("gitbook-narrow.png")
 }

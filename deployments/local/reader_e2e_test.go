@@ -122,7 +122,7 @@ func TestPublishedSiteThroughGateway(t *testing.T) {
 	// Public: the home page is the first page; navigation reaches every page.
 	rd := newReader(t)
 	home := rd.want(200, url)
-	for _, want := range []string{"Welcome to the zephyr docs.", "<code>go build ./...", "<title>Home | Zephyr docs</title>"} {
+	for _, want := range []string{"Welcome to the zephyr docs.", `<pre class="chroma"><code>`, "go build ./...", "<title>Home | Zephyr docs</title>"} {
 		if !strings.Contains(home, want) {
 			t.Errorf("home page lacks %q", want)
 		}

@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/docspub/platform/libs/apierr"
+	"github.com/docspub/platform/libs/ids"
 	"github.com/docspub/platform/services/content/internal/access"
 	"github.com/docspub/platform/services/content/internal/limits"
 	"github.com/docspub/platform/services/content/internal/revision"
@@ -64,6 +66,15 @@ type RevisionInput struct {
 	Pages      []Page `json:"pages"`
 	Files      []File `json:"files"`
 	Git        *Git   `json:"git"`
+	// ReusableContents are added to the parent's, replacing those of the
+	// same title (a repository's .gitbook/includes); nil keeps the parent's.
+	ReusableContents []ReusableContentInput `json:"reusableContents"`
+}
+
+// ReusableContentInput is a reusable content of a revision to write.
+type ReusableContentInput struct {
+	Title    string `json:"title"`
+	Markdown string `json:"markdown"`
 }
 
 // ContentView is the space's current revision.
@@ -74,10 +85,16 @@ type ContentView struct {
 	Pages        []Page `json:"pages"`
 	Files        []File `json:"files"`
 	Git          *Git   `json:"git,omitempty"`
+	// ReusableContents are the blocks pages include.
+	ReusableContents []revision.ReusableContentView `json:"reusableContents"`
 }
 
 func contentOf(g access.Grant, r revision.Revision) ContentView {
-	v := ContentView{Space: g.Space, Organization: g.Organization, Revision: r.ID, Pages: pagesOf(r.Pages), Files: []File{}}
+	v := ContentView{Space: g.Space, Organization: g.Organization, Revision: r.ID, Pages: pagesOf(r.Pages), Files: []File{},
+		ReusableContents: make([]revision.ReusableContentView, 0, len(r.ReusableContents))}
+	for _, rc := range r.ReusableContents {
+		v.ReusableContents = append(v.ReusableContents, revision.ReusableContentView(rc))
+	}
 	for _, f := range r.Files {
 		v.Files = append(v.Files, File{ID: f.ID, Name: f.Name, ContentType: f.ContentType, Size: f.Size, SHA256: f.SHA256()})
 	}
@@ -139,6 +156,11 @@ func (h *handlers) build(ctx context.Context, g access.Grant, in RevisionInput) 
 		files = append(files, revision.File{ID: id, Name: f.Name, ContentType: f.ContentType, Size: f.Size, Blob: f.Blob})
 	}
 	rev := revision.Build(parent, revision.TypeEdits, pages, files, now)
+	if in.ReusableContents != nil {
+		if rev.ReusableContents, err = reusable(parent.ReusableContents, in.ReusableContents); err != nil {
+			return "", err
+		}
+	}
 	if in.Git != nil {
 		rev.Git = &revision.Git{OID: in.Git.OID, Message: in.Git.Message, Ref: in.Git.Ref, URL: in.Git.URL,
 			CreatedByService: in.Git.CreatedByService}
@@ -156,6 +178,31 @@ func (h *handlers) build(ctx context.Context, g access.Grant, in RevisionInput) 
 		return "", fmt.Errorf("advance space %s: %w", g.Space, err)
 	}
 	return rev.ID, nil
+}
+
+// reusable adds in to the parent's reusable contents: one of the same
+// title keeps its id and takes the new markdown.
+func reusable(parent []revision.ReusableContent, in []ReusableContentInput) ([]revision.ReusableContent, error) {
+	if len(in) > MaxFiles {
+		return nil, apierr.Invalid("reusableContents", "must have at most %d items", MaxFiles)
+	}
+	out := append([]revision.ReusableContent{}, parent...)
+	byTitle := map[string]int{}
+	for i, rc := range out {
+		byTitle[rc.Title] = i
+	}
+	for i, rc := range in {
+		if strings.TrimSpace(rc.Title) == "" {
+			return nil, apierr.Invalid(fmt.Sprintf("reusableContents[%d]", i), "needs a title")
+		}
+		if j, ok := byTitle[rc.Title]; ok {
+			out[j].Markdown = rc.Markdown
+			continue
+		}
+		byTitle[rc.Title] = len(out)
+		out = append(out, revision.ReusableContent{ID: ids.New(), Title: rc.Title, Markdown: rc.Markdown})
+	}
+	return out, nil
 }
 
 func toPages(in []Page, prefix string, depth int, old map[string]revision.Page, now time.Time, count *int) ([]revision.Page, error) {

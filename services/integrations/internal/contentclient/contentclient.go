@@ -116,6 +116,15 @@ type Revision struct {
 	Pages      []Page `json:"pages"`
 	Files      []File `json:"files"`
 	Git        *Git   `json:"git,omitempty"`
+	// ReusableContents are added to the space's, replacing those of the
+	// same title (nil: the space's stay as they are).
+	ReusableContents []ReusableContent `json:"reusableContents,omitempty"`
+}
+
+// ReusableContent is a block of markdown pages include.
+type ReusableContent struct {
+	Title    string `json:"title"`
+	Markdown string `json:"markdown"`
 }
 
 // Sync is a space's gitSync state (GitSyncState, without operation).

@@ -49,11 +49,20 @@ type File struct {
 	ContentType string `json:"contentType"`
 }
 
+// Include is a block of markdown pages reuse ({% include %}): a file
+// under .gitbook/includes/, named by its base name.
+type Include struct {
+	Name     string `json:"name"`
+	Path     string `json:"path"`
+	Markdown string `json:"markdown"`
+}
+
 // Tree is what a repository holds in the layout.
 type Tree struct {
-	Pages   []Page
-	Files   []File
-	Summary string // the path of SUMMARY.md, when there is one
+	Pages    []Page
+	Files    []File
+	Includes []Include
+	Summary  string // the path of SUMMARY.md, when there is one
 }
 
 // Paths lists the repository files the tree was read from: its page files,
@@ -79,8 +88,12 @@ func (t Tree) Paths() []string {
 	return out
 }
 
-// AssetsDir is where files live, under the docs root.
-const AssetsDir = ".gitbook/assets"
+// AssetsDir is where files live, under the docs root; IncludesDir where
+// reusable contents do.
+const (
+	AssetsDir   = ".gitbook/assets"
+	IncludesDir = ".gitbook/includes"
+)
 
 // config is .gitbook.yaml.
 type config struct {

@@ -145,3 +145,26 @@ func repeat(s string, n int) string {
 	}
 	return out
 }
+
+// TestIncludes: markdown files right under the root's .gitbook/includes/
+// are the tree's includes, named by their base name; pages stay pages.
+func TestIncludes(t *testing.T) {
+	tree, err := Read(map[string][]byte{
+		".gitbook.yaml":                         []byte("root: ./docs/\n"),
+		"docs/README.md":                        []byte("# Home\n\n{% include \".gitbook/includes/note.md\" %}\n"),
+		"docs/.gitbook/includes/note.md":        []byte("{% hint style=\"info\" %}\nShared.\n{% endhint %}\n"),
+		"docs/.gitbook/includes/nested/deep.md": []byte("not an include"),
+		"docs/.gitbook/includes/image.png":      []byte("png"),
+		".gitbook/includes/outside.md":          []byte("outside the root"),
+	}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Include{{Name: "note", Path: "docs/.gitbook/includes/note.md", Markdown: "{% hint style=\"info\" %}\nShared.\n{% endhint %}\n"}}
+	if diff := cmp.Diff(tree.Includes, want); diff != "" {
+		t.Errorf("includes (-got +want):\n%s", diff)
+	}
+	if len(tree.Pages) != 1 {
+		t.Errorf("pages %+v", tree.Pages)
+	}
+}

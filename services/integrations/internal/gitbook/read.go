@@ -89,6 +89,10 @@ func Read(files map[string][]byte, projectDir string) (Tree, error) {
 	if err != nil {
 		return Tree{}, err
 	}
+	t.Includes, err = r.includes()
+	if err != nil {
+		return Tree{}, err
+	}
 	uniqueSlugs(t.Pages)
 	return t, nil
 }
@@ -457,6 +461,28 @@ func (r *reader) assets() ([]File, error) {
 	}
 	if len(out) > MaxFiles {
 		return nil, layoutErr("more than %d files under %s", MaxFiles, AssetsDir)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
+	return out, nil
+}
+
+// includes lists the markdown files directly under the root's
+// .gitbook/includes/.
+func (r *reader) includes() ([]Include, error) {
+	dir := join(r.root, IncludesDir) + "/"
+	var out []Include
+	for p, b := range r.files {
+		name, ok := strings.CutPrefix(p, dir)
+		if !ok || strings.Contains(name, "/") || !isMarkdown(p) {
+			continue
+		}
+		if len(b) > MaxFileBytes {
+			return nil, layoutErr("%s is larger than %d bytes", p, MaxFileBytes)
+		}
+		out = append(out, Include{Name: strings.TrimSuffix(name, path.Ext(name)), Path: p, Markdown: string(b)})
+	}
+	if len(out) > MaxFiles {
+		return nil, layoutErr("more than %d files under %s", MaxFiles, IncludesDir)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
 	return out, nil

@@ -202,7 +202,8 @@ func (s *Service) runImport(ctx context.Context, r *jobs.Run) error {
 				g.URL = strings.TrimRight(p.CommitURL, "/") + "/" + co.Commit
 			}
 			rev, err := s.content.CreateRevision(ctx, p.Space, contentclient.Revision{Parent: cur.Revision,
-				Standalone: p.Standalone, Pages: toContent(tree.Pages), Files: files, Git: g})
+				Standalone: p.Standalone, Pages: toContent(tree.Pages), Files: files, Git: g,
+				ReusableContents: toReusable(tree.Includes)})
 			if err != nil {
 				return st, err // ErrMoved: tried again, on the space's new revision
 			}
@@ -372,6 +373,16 @@ func later(a, b *time.Time) *time.Time {
 func syncOf(p payload, now time.Time) contentclient.Sync {
 	return contentclient.Sync{RepoName: repoName(p.URL), InstallationID: InstallationID, InstallationProvider: p.Provider,
 		InstallationStatus: InstallationActive, Integration: Integration, URL: p.URL, UpdatedAt: now}
+}
+
+// toReusable makes the repository's includes reusable contents, titled
+// by their file's base name (as pages include them).
+func toReusable(in []gitbook.Include) []contentclient.ReusableContent {
+	out := make([]contentclient.ReusableContent, 0, len(in))
+	for _, i := range in {
+		out = append(out, contentclient.ReusableContent{Title: i.Name, Markdown: i.Markdown})
+	}
+	return out
 }
 
 func toContent(ps []gitbook.Page) []contentclient.Page {

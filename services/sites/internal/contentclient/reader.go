@@ -62,6 +62,15 @@ type Revision struct {
 	Revision     string `json:"revision"`
 	Pages        []Page `json:"pages"`
 	Files        []File `json:"files"`
+	// ReusableContents are the blocks pages include ({% include %}).
+	ReusableContents []ReusableContent `json:"reusableContents"`
+}
+
+// ReusableContent is a block of markdown pages include.
+type ReusableContent struct {
+	ID       string `json:"id"`
+	Title    string `json:"title"`
+	Markdown string `json:"markdown"`
 }
 
 // SearchResult is a space with its pages matching a search (content's

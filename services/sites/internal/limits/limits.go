@@ -180,6 +180,26 @@ const (
 	HostnameLookupTimeout  = 5 * time.Second
 )
 
+// GitBook's markdown dialect as the reader renders it (internal/gitbookmd).
+const (
+	// ReaderBlockDepth is the deepest nesting of {% %} blocks rendered (as
+	// deep as pages nest); a block deeper is left out with its content.
+	ReaderBlockDepth = ReaderTreeDepth
+	// ReaderBlocks is the most {% %} blocks of one page; past it the tags
+	// are left out, their content shown as it is.
+	ReaderBlocks = 5000
+	// ReaderIncludes is the most {% include %} one page resolves, nested
+	// includes counted, and ReaderIncludeDepth how deep includes nest.
+	ReaderIncludes     = 50
+	ReaderIncludeDepth = 3
+	// ReaderHighlightBytes is the largest code block highlighted; a larger
+	// one is shown plain.
+	ReaderHighlightBytes = 64 << 10
+	// ReaderBlockLookahead is how far a tag whose end is optional
+	// ({% embed %}, {% file %}) looks for its end.
+	ReaderBlockLookahead = 64 << 10
+)
+
 // Insights recording of readers' views (internal/insightsclient).
 const (
 	// InsightsQueue is how many events wait to be sent; a view recorded

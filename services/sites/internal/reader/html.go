@@ -3,12 +3,16 @@ package reader
 import (
 	"bytes"
 	"compress/gzip"
+	"crypto/sha256"
 	_ "embed"
+	"encoding/base64"
 	"fmt"
 	"html/template"
 	"net/http"
+	"net/url"
 	"strings"
 
+	"github.com/docspub/platform/services/sites/internal/gitbookmd"
 	"github.com/docspub/platform/services/sites/internal/limits"
 )
 
@@ -18,7 +22,27 @@ var layoutHTML string
 // layout is every HTML page of a site: html/template escapes what content
 // and sites' users wrote; Nav and Content are HTML the reader made itself
 // (escaped navigation, markdown rendered without raw HTML).
-var layout = template.Must(template.New("layout").Parse(layoutHTML))
+var layout = template.Must(template.New("layout").Funcs(template.FuncMap{
+	"theme":   func() theme { return pageTheme },
+	"initial": initial,
+	"icon":    icon,
+}).Parse(layoutHTML))
+
+// icon is the site's icon as an image: its initial on the theme's colour.
+func icon(title string) template.URL {
+	svg := `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="8" fill="#346ddb"/>` +
+		`<text x="16" y="22" font-family="system-ui,sans-serif" font-size="18" font-weight="700" fill="#fff" text-anchor="middle">` +
+		template.HTMLEscapeString(initial(title)) + `</text></svg>`
+	return template.URL("data:image/svg+xml," + url.PathEscape(svg))
+}
+
+// initial is the site's icon: the first letter of its title.
+func initial(title string) string {
+	for _, r := range title {
+		return strings.ToUpper(string(r))
+	}
+	return "D"
+}
 
 // pageData fills the layout.
 type pageData struct {
@@ -32,7 +56,38 @@ type pageData struct {
 	Cut                                                                 bool
 	Results                                                             []result
 	Prev, Next                                                          *link
+	// Outline is the page's "On this page"; Crumbs the pages above it.
+	Outline []gitbookmd.Heading
+	Crumbs  []link
 }
+
+// theme is what every page of the layout shares: the stylesheet of
+// highlighted code and tabs, and the copy button's script.
+type theme struct {
+	CodeCSS template.CSS
+	Script  template.JS
+}
+
+var pageTheme = theme{CodeCSS: template.CSS(gitbookmd.CodeCSS + gitbookmd.TabsCSS), Script: template.JS(copyScript)}
+
+// copyScript adds a copy button to code blocks: the page works without
+// it. PagePolicy allows it by its hash, and no other script.
+const copyScript = `document.querySelectorAll("article pre").forEach(function(pre){` +
+	`if(!navigator.clipboard)return;var b=document.createElement("button");b.type="button";b.className="copy";` +
+	`b.textContent="Copy";b.setAttribute("aria-label","Copy code");b.addEventListener("click",function(){` +
+	`var c=pre.querySelectorAll(".cl");var t=c.length?Array.prototype.map.call(c,function(e){return e.textContent}).join(""):pre.textContent;` +
+	`navigator.clipboard.writeText(t).then(function(){b.textContent="Copied"},function(){b.textContent="Failed"})});pre.appendChild(b)});`
+
+// PagePolicy is the Content-Security-Policy of pages: their own styles,
+// images, the copy button's script by its hash, and frames of the embed
+// providers gitbookmd allows.
+var PagePolicy = func() string {
+	sum := sha256.Sum256([]byte(copyScript))
+	return "default-src 'none'; img-src 'self' https: http: data:; style-src 'unsafe-inline'; " +
+		"script-src 'sha256-" + base64.StdEncoding.EncodeToString(sum[:]) + "'; " +
+		"frame-src " + strings.Join(gitbookmd.FrameSources, " ") + "; " +
+		"form-action 'self'; base-uri 'none'; frame-ancestors 'self'"
+}()
 
 type link struct {
 	Title, URL string
@@ -141,19 +196,9 @@ func (r *Reader) renderPage(rd *read, sec *vsection, v *variant, t *tree, p *pag
 	d := r.frame(rd, sec, v)
 	d.Title, d.Heading, d.Emoji, d.Lead, d.Description = p.title, p.title, p.emoji, p.description, p.description
 	d.Canonical = rd.origin + rd.pageURL(v, t, p)
-	files := rd.base + "/~files/" + v.ss.ID + "/" + t.id + "/"
-	key := cacheKey("html", t.org, t.space, files, p.id)
-	type rendered struct {
-		html string
-		cut  bool
-	}
-	out, ok := r.cache.Get(key)
-	if !ok {
-		h, cut := r.markdown.render(p.markdown, p.title, files)
-		out = rendered{html: h, cut: cut}
-		r.cache.Add(key, out, int64(len(h))+64)
-	}
-	d.Content, d.Cut = template.HTML(out.(rendered).html), out.(rendered).cut
+	out := r.content(rd, v, t, p)
+	d.Content, d.Cut, d.Outline = template.HTML(out.res.HTML), out.cut, out.res.Headings
+	d.Crumbs = crumbs(rd, v, t, p)
 	d.Nav, d.NavRest = r.nav(rd, v, t, rd.pageURL(v, t, p))
 	if p.index >= 0 {
 		if p.index > 0 {
@@ -166,6 +211,24 @@ func (r *Reader) renderPage(rd *read, sec *vsection, v *variant, t *tree, p *pag
 		}
 	}
 	return r.htmlResponse(rd, http.StatusOK, d)
+}
+
+// crumbs are the pages above p: groups as text, documents as links.
+func crumbs(rd *read, v *variant, t *tree, p *page) []link {
+	var out []link
+	segs := strings.Split(p.path, "/")
+	for i := 1; i < len(segs); i++ {
+		q, ok := t.byPath[strings.Join(segs[:i], "/")]
+		if !ok {
+			continue
+		}
+		l := link{Title: q.title}
+		if q.document() {
+			l.URL = rd.pageURL(v, t, q)
+		}
+		out = append(out, l)
+	}
+	return out
 }
 
 // nav is a variant's page tree as HTML: hidden pages are left out, groups

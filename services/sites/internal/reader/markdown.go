@@ -1,49 +1,29 @@
 package reader
 
 import (
-	"bytes"
+	"encoding/json"
+	"path"
 	"strings"
 
+	"github.com/docspub/platform/services/sites/internal/gitbookmd"
 	"github.com/docspub/platform/services/sites/internal/limits"
-	"github.com/yuin/goldmark"
-	"github.com/yuin/goldmark/ast"
-	"github.com/yuin/goldmark/extension"
-	"github.com/yuin/goldmark/parser"
-	"github.com/yuin/goldmark/text"
-	"github.com/yuin/goldmark/util"
 )
 
-// markdown renders pages: CommonMark with GitHub's extensions (tables,
-// strikethrough, autolinks, task lists), an id and an anchor link on each
-// heading, links and images to the revision's files ("files/<id>", as
-// imports write them) made URLs under the site. Raw HTML is not rendered
-// (goldmark leaves it out unless told otherwise) and links with a
-// script-running scheme (javascript:, vbscript:, data: but images) are
-// emptied: no script written in content runs.
+// markdown renders pages in GitBook's dialect (gitbookmd): its blocks,
+// raw HTML through one allow-list, links and files resolved to URLs under
+// the site, {% if %} blocks evaluated on the reader's claims with the
+// site's condition evaluation.
 type markdown struct {
-	md goldmark.Markdown
+	r *gitbookmd.Renderer
 }
-
-// filesKey holds, in a parse's context, the URL prefix of the revision's
-// files; titleKey the page's title.
-var (
-	filesKey = parser.NewContextKey()
-	titleKey = parser.NewContextKey()
-)
 
 func newMarkdown() *markdown {
-	return &markdown{md: goldmark.New(
-		goldmark.WithExtensions(extension.GFM),
-		goldmark.WithParserOptions(parser.WithAutoHeadingID(),
-			parser.WithASTTransformers(util.Prioritized(rewriter{}, 100))),
-	)}
+	return &markdown{r: gitbookmd.New()}
 }
 
-// render renders a page's markdown; files is the URL prefix its files are
-// served under. A first heading that repeats the page's title (imports
-// keep the page's <h1>) is left out: the layout shows the title. Past
-// limits.ReaderPageBytes the markdown is cut at a line end and cut says so.
-func (m *markdown) render(src, title, files string) (html string, cut bool) {
+// render renders a page's markdown. Past limits.ReaderPageBytes the
+// markdown is cut at a line end and cut says so.
+func (m *markdown) render(src string, opts gitbookmd.Options) (res gitbookmd.Result, cut bool) {
 	if len(src) > limits.ReaderPageBytes {
 		src = src[:limits.ReaderPageBytes]
 		if i := strings.LastIndexByte(src, '\n'); i > 0 {
@@ -51,74 +31,92 @@ func (m *markdown) render(src, title, files string) (html string, cut bool) {
 		}
 		cut = true
 	}
-	ctx := parser.NewContext()
-	ctx.Set(filesKey, files)
-	ctx.Set(titleKey, title)
-	var b bytes.Buffer
-	if err := m.md.Convert([]byte(src), &b, parser.WithContext(ctx)); err != nil {
-		return "", cut // goldmark's HTML writer fails only when the buffer does
-	}
-	return b.String(), cut
+	return m.r.Render(src, opts), cut
 }
 
-// rewriter points links and images at files under the site and gives
-// headings an anchor link.
-type rewriter struct{}
+// rendered is a page's rendering as cached. varies is true when it
+// depends on the reader: {% if %} blocks, or links into other spaces of
+// the site (which the reader may or may not see).
+type rendered struct {
+	res    gitbookmd.Result
+	cut    bool
+	varies bool
+}
 
-func (rewriter) Transform(doc *ast.Document, reader text.Reader, pc parser.Context) {
-	files, _ := pc.Get(filesKey).(string)
-	title, _ := pc.Get(titleKey).(string)
-	if h, ok := doc.FirstChild().(*ast.Heading); ok && h.Level == 1 && title != "" &&
-		strings.TrimSpace(plainText(h, reader.Source())) == strings.TrimSpace(title) {
-		doc.RemoveChild(doc, h)
+// content renders a page's body for the reader, cached by where it is
+// served, its revision and page, and, for a page that varies, the
+// reader's claims and the site spaces they see.
+func (r *Reader) content(rd *read, v *variant, t *tree, p *page) rendered {
+	files := rd.base + "/~files/" + v.ss.ID + "/" + t.id + "/"
+	key := cacheKey("html", t.org, t.space, rd.base, v.path, t.id, p.id)
+	out, ok := r.cache.Get(key)
+	if ok && !out.(rendered).varies {
+		return out.(rendered)
 	}
-	var headings []*ast.Heading
-	_ = ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
-		if !entering {
-			return ast.WalkContinue, nil
+	claims, _ := json.Marshal(rd.visitor.claims)
+	ckey := key + "\x00" + string(claims) + "\x00" + rd.st.seen()
+	if ok {
+		if c, ok := r.cache.Get(ckey); ok {
+			return c.(rendered)
 		}
-		switch n := n.(type) {
-		case *ast.Link:
-			n.Destination = fileURL(n.Destination, files)
-		case *ast.Image:
-			n.Destination = fileURL(n.Destination, files)
-		case *ast.Heading:
-			headings = append(headings, n)
-		}
-		return ast.WalkContinue, nil
+	}
+	links := r.links(rd, v, t, p, files)
+	res, cut := r.markdown.render(p.markdown, gitbookmd.Options{
+		Title:     p.title,
+		Links:     links,
+		PageTitle: links.Title,
+		Cond:      r.condition(rd.visitor.claims),
+		Include:   t.include,
 	})
-	for _, h := range headings {
-		id, ok := h.AttributeString("id")
-		raw, isBytes := id.([]byte)
-		if !ok || !isBytes {
-			continue
-		}
-		a := ast.NewLink()
-		a.Destination = append([]byte("#"), raw...)
-		a.SetAttributeString("class", []byte("anchor"))
-		a.SetAttributeString("aria-label", []byte("Link to this section"))
-		a.AppendChild(a, ast.NewString([]byte("#")))
-		h.AppendChild(h, a)
+	got := rendered{res: res, cut: cut, varies: res.Conditional || links.crossed}
+	size := int64(len(res.HTML)) + 64
+	for _, h := range res.Headings {
+		size += int64(len(h.ID)+len(h.Text)) + 32
 	}
+	if !ok {
+		r.cache.Add(key, got, size)
+	}
+	if got.varies {
+		r.cache.Add(ckey, got, size)
+	}
+	return got
 }
 
-// fileURL maps "files/<id>" to the file's URL under the site.
-func fileURL(dest []byte, files string) []byte {
-	id, ok := bytes.CutPrefix(dest, []byte("files/"))
-	if !ok || files == "" || len(id) == 0 || bytes.ContainsAny(id, "/?#") {
-		return dest
+// seen names the site spaces a structure shows, where.
+func (st *structure) seen() string {
+	if st == nil {
+		return ""
 	}
-	return append([]byte(files), id...)
-}
-
-// plainText is the text of a node's inline children.
-func plainText(n ast.Node, src []byte) string {
 	var b strings.Builder
-	_ = ast.Walk(n, func(c ast.Node, entering bool) (ast.WalkStatus, error) {
-		if t, ok := c.(*ast.Text); ok && entering {
-			b.Write(t.Segment.Value(src))
+	for _, sec := range st.all {
+		for _, v := range sec.variants {
+			b.WriteString(v.ss.ID)
+			b.WriteByte('=')
+			b.WriteString(v.path)
+			b.WriteByte(';')
 		}
-		return ast.WalkContinue, nil
-	})
+	}
 	return b.String()
+}
+
+// condition evaluates {% if %} conditions as the site's conditions are:
+// the same evaluation, on the same environment; one longer than a site's
+// condition may be (limits.Condition) is false.
+func (r *Reader) condition(claims map[string]any) func(string) bool {
+	if claims == nil {
+		claims = map[string]any{}
+	}
+	env := map[string]any{"visitor": map[string]any{"claims": claims}}
+	return func(cond string) bool { return r.conds.Match(cond, env) }
+}
+
+// include finds an {% include "…/.gitbook/includes/<name>.md" %} among
+// the revision's reusable contents: by id, or by the slug of its title.
+func (t *tree) include(p string) (string, bool) {
+	name := strings.TrimSuffix(path.Base(p), path.Ext(p))
+	if md, ok := t.includes[name]; ok {
+		return md, true
+	}
+	md, ok := t.includes[slugOf(name)]
+	return md, ok
 }

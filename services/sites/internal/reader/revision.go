@@ -115,6 +115,13 @@ type tree struct {
 	first          *page   // the first document: the space's home
 	files          map[string]contentclient.File
 	size           int64
+	// assets are the files' ids by name and slugs the pages by slug, made
+	// when a page first asks (links.go); includes the reusable contents'
+	// markdown by id and by the slug of their title.
+	assetsOnce sync.Once
+	assets     map[string]string
+	slugs      map[string][]*page
+	includes   map[string]string
 }
 
 // page is a page of a tree.
@@ -176,6 +183,16 @@ func newTree(rev contentclient.Revision) *tree {
 				break
 			}
 		}
+	}
+	t.includes = map[string]string{}
+	for _, rc := range rev.ReusableContents {
+		t.includes[rc.ID] = rc.Markdown
+		if s := slugOf(rc.Title); s != "" {
+			if _, taken := t.includes[s]; !taken {
+				t.includes[s] = rc.Markdown
+			}
+		}
+		t.size += int64(len(rc.ID)+len(rc.Title)+len(rc.Markdown)) + 64
 	}
 	for _, f := range rev.Files {
 		t.files[f.ID] = f

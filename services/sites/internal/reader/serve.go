@@ -16,6 +16,7 @@ import (
 // read is one request being served: the site it names, where the site's
 // URLs start, what the reader may see.
 type read struct {
+	ctx  context.Context
 	req  Request
 	snap *snapshot
 	site *site.Site
@@ -30,7 +31,7 @@ type read struct {
 
 // Serve answers a reader's request.
 func (r *Reader) Serve(ctx context.Context, req Request) *Response {
-	rd := &read{req: req, resp: &Response{Secure: r.scheme == "https"}}
+	rd := &read{ctx: ctx, req: req, resp: &Response{Secure: r.scheme == "https"}}
 	rest, err := r.findSite(ctx, rd)
 	if err != nil {
 		return r.failed(rd, err)

@@ -43,7 +43,7 @@ func TestPublicSite(t *testing.T) {
 	home := e.want(url, 200)
 	for _, want := range []string{
 		"<title>Welcome | Acme &lt;Docs&gt;</title>", "Hello <strong>readers</strong>.",
-		`<code class="language-go">fmt.Println(&quot;hi&quot;)`, "<table>", "<td>build</td>",
+		`<pre class="chroma"><code>`, `<span class="nx">fmt</span>`, "<table>", "<td>build</td>",
 		`<input checked="" disabled="" type="checkbox"`, `<h2 id="setup-steps">Setup steps<a href="#setup-steps"`,
 		"Install &lt;b&gt;it&lt;/b&gt;", `src="/sites/acme/` + id + `/~files/`,
 	} {
@@ -54,12 +54,13 @@ func TestPublicSite(t *testing.T) {
 	if n := strings.Count(home.body, "<h1"); n != 1 {
 		t.Errorf("%d level-1 headings: the page's first heading repeats its title", n)
 	}
-	for _, bad := range []string{"<script", "javascript:", "onerror", "<b>it</b>"} {
+	for _, bad := range []string{"alert(", "javascript:", "onerror", "<b>it</b>"} {
 		if strings.Contains(home.body, bad) {
 			t.Errorf("home page holds %q", bad)
 		}
 	}
-	if csp := home.header.Get("Content-Security-Policy"); !strings.Contains(csp, "default-src 'none'") {
+	if csp := home.header.Get("Content-Security-Policy"); !strings.Contains(csp, "default-src 'none'") ||
+		!strings.Contains(csp, "script-src 'sha256-") || strings.Contains(csp, "unsafe-eval") {
 		t.Errorf("Content-Security-Policy = %q", csp)
 	}
 	if home.header.Get("X-Robots-Tag") != "" || strings.Contains(home.body, "noindex") {

@@ -4,7 +4,7 @@
 // the reader's host in X-Forwarded-Host and address in X-Forwarded-For.
 // It turns the request into a reader.Request, writes the reader's answer
 // with the headers a published page needs (X-Robots-Tag, a
-// Content-Security-Policy that runs no script, caching, cookies scoped to
+// Content-Security-Policy that runs no script of content's, caching, cookies scoped to
 // the site's path), and records each read in insights without waiting.
 package readerhttp
 
@@ -64,13 +64,12 @@ const (
 	cookieSessionID = "docspub_sid"
 )
 
-// Headers of every answer. Pages load nothing but their own styles and
-// images: no script runs, whatever content holds.
-const (
-	pagePolicy = "default-src 'none'; img-src 'self' https: http: data:; style-src 'unsafe-inline'; " +
-		"form-action 'self'; base-uri 'none'; frame-ancestors 'self'"
-	filePolicy = "sandbox; default-src 'none'; img-src 'self' data:; style-src 'unsafe-inline'"
-)
+// Headers of every answer. Pages load nothing but their own styles,
+// images, the reader's one script (by its hash) and frames of the embed
+// providers it allows: no script written in content runs.
+var pagePolicy = reader.PagePolicy
+
+const filePolicy = "sandbox; default-src 'none'; img-src 'self' data:; style-src 'unsafe-inline'"
 
 func (h *handlers) serve(c *gin.Context) {
 	r := c.Request

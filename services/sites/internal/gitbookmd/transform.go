@@ -1,0 +1,264 @@
+package gitbookmd
+
+import (
+	"bytes"
+	"regexp"
+	"strconv"
+	"strings"
+	"unicode"
+
+	"github.com/yuin/goldmark/ast"
+	"github.com/yuin/goldmark/parser"
+	"github.com/yuin/goldmark/text"
+	"golang.org/x/net/html"
+)
+
+// transformer settles what the page shows before it renders: {% if %}
+// blocks whose condition fails are removed, includes are rendered, tabs
+// numbered, headings given ids made of their text and an anchor link.
+type transformer struct{}
+
+func (transformer) Transform(doc *ast.Document, reader text.Reader, pc parser.Context) {
+	st := stateOf(pc)
+	src := reader.Source()
+	if h, ok := doc.FirstChild().(*ast.Heading); ok && h.Level == 1 && st.opts.Title != "" &&
+		strings.TrimSpace(plainText(h, src)) == strings.TrimSpace(st.opts.Title) {
+		doc.RemoveChild(doc, h)
+	}
+	var remove []ast.Node
+	var headings []*ast.Heading
+	_ = ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
+		if !entering {
+			return ast.WalkContinue, nil
+		}
+		switch n := n.(type) {
+		case *Block:
+			switch n.Name {
+			case "if":
+				st.conditional = true
+				if !branch(n, st) {
+					remove = append(remove, n)
+					return ast.WalkSkipChildren, nil
+				}
+			case "include":
+				n.html, _ = st.r.include(includePath(n.Args), st)
+			case "content-ref":
+				if st.opts.PageTitle != nil {
+					if title, ok := st.opts.PageTitle(n.Attr("url")); ok {
+						n.title = title
+					}
+				}
+			case "tabs":
+				*st.tabs++
+				n.group = *st.tabs
+				i := 0
+				for c := n.FirstChild(); c != nil; c = c.NextSibling() {
+					if t, ok := c.(*Block); ok && t.Name == "tab" {
+						t.group, t.index = n.group, i
+						i++
+					}
+				}
+			}
+		case *ast.Heading:
+			headings = append(headings, n)
+		}
+		return ast.WalkContinue, nil
+	})
+	for _, n := range remove {
+		n.Parent().RemoveChild(n.Parent(), n)
+	}
+	for _, h := range headings {
+		if h.Parent() == nil {
+			continue
+		}
+		txt := strings.TrimSpace(plainText(h, src))
+		id, ok := explicitID(h, src)
+		if ok && !st.ids.used[id] {
+			st.ids.used[id] = true
+		} else {
+			id = st.ids.make(txt)
+		}
+		h.SetAttributeString("id", []byte(id))
+		if _, top := h.Parent().(*ast.Document); top && st.depth == 0 && (h.Level == 2 || h.Level == 3) {
+			st.headings = append(st.headings, Heading{Level: h.Level, ID: id, Text: txt})
+		}
+		a := ast.NewLink()
+		a.Destination = []byte("#" + id)
+		a.SetAttributeString("class", []byte("anchor"))
+		a.AppendChild(a, ast.NewString([]byte("#")))
+		h.AppendChild(h, a)
+	}
+}
+
+// branch keeps, of an {% if %} block's children, those of its first
+// branch whose condition holds ({% if %}, {% elif cond %}, {% else %}),
+// in order; false when none does. A condition that fails is false.
+func branch(n *Block, st *state) bool {
+	type arm struct {
+		cond   string
+		always bool
+		nodes  []ast.Node
+	}
+	arms := []*arm{{cond: strings.TrimSpace(n.Args)}}
+	var all []ast.Node
+	for c := n.FirstChild(); c != nil; c = c.NextSibling() {
+		all = append(all, c)
+		if m, ok := c.(*Block); ok && m.marker != "" {
+			arms = append(arms, &arm{cond: strings.TrimSpace(m.Args), always: m.marker == "else"})
+			continue
+		}
+		a := arms[len(arms)-1]
+		a.nodes = append(a.nodes, c)
+	}
+	var chosen *arm
+	for _, a := range arms {
+		if a.always || (st.opts.Cond != nil && st.opts.Cond(a.cond)) {
+			chosen = a
+			break
+		}
+	}
+	if chosen == nil {
+		return false
+	}
+	keep := map[ast.Node]bool{}
+	for _, c := range chosen.nodes {
+		keep[c] = true
+	}
+	for _, c := range all {
+		if !keep[c] {
+			n.RemoveChild(n, c)
+		}
+	}
+	return true
+}
+
+// explicitID finds the anchor GitBook writes in a heading,
+// "Title <a href="#x" id="x"></a>", removes it and returns its id.
+func explicitID(h *ast.Heading, src []byte) (string, bool) {
+	for c := h.FirstChild(); c != nil; c = c.NextSibling() {
+		raw, ok := c.(*ast.RawHTML)
+		if !ok {
+			continue
+		}
+		end, ok := c.NextSibling().(*ast.RawHTML)
+		if !ok || strings.TrimSpace(string(rawText(end, src))) != "</a>" {
+			continue
+		}
+		z := html.NewTokenizer(bytes.NewReader(rawText(raw, src)))
+		if z.Next() != html.StartTagToken {
+			continue
+		}
+		t := z.Token()
+		if t.Data != "a" {
+			continue
+		}
+		for _, a := range t.Attr {
+			if a.Key == "id" && slug(a.Val) != "" && idValue.MatchString(a.Val) {
+				h.RemoveChild(h, raw)
+				h.RemoveChild(h, end)
+				return a.Val, true
+			}
+		}
+	}
+	return "", false
+}
+
+var idValue = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_.:-]{0,127}$`)
+
+func rawText(n *ast.RawHTML, src []byte) []byte {
+	var b bytes.Buffer
+	for i := 0; i < n.Segments.Len(); i++ {
+		s := n.Segments.At(i)
+		b.Write(s.Value(src))
+	}
+	return b.Bytes()
+}
+
+// includePath reads {% include "path" %}'s path.
+func includePath(args string) string {
+	args = strings.TrimSpace(args)
+	if len(args) >= 2 && (args[0] == '"' || args[0] == '\'') {
+		if end := strings.IndexByte(args[1:], args[0]); end >= 0 {
+			return args[1 : 1+end]
+		}
+	}
+	if f := strings.Fields(args); len(f) > 0 {
+		return f[0]
+	}
+	return ""
+}
+
+// plainText is the text of a node's inline children, raw HTML left out.
+func plainText(n ast.Node, src []byte) string {
+	var b strings.Builder
+	_ = ast.Walk(n, func(c ast.Node, entering bool) (ast.WalkStatus, error) {
+		if !entering {
+			return ast.WalkContinue, nil
+		}
+		switch c := c.(type) {
+		case *ast.RawHTML:
+			return ast.WalkSkipChildren, nil
+		case *ast.Text:
+			b.Write(c.Segment.Value(src))
+			if c.SoftLineBreak() {
+				b.WriteByte(' ')
+			}
+		case *ast.String:
+			b.Write(c.Value)
+		}
+		return ast.WalkContinue, nil
+	})
+	return b.String()
+}
+
+// headingIDs makes heading ids unique within a page: "setup", "setup-1",
+// "setup-2".
+type headingIDs struct {
+	used map[string]bool
+	next map[string]int
+}
+
+func newHeadingIDs() *headingIDs {
+	return &headingIDs{used: map[string]bool{}, next: map[string]int{}}
+}
+
+func (h *headingIDs) make(text string) string {
+	base := slug(text)
+	if base == "" {
+		base = "section"
+	}
+	n := h.next[base]
+	id := base
+	if n > 0 {
+		id = base + "-" + strconv.Itoa(n)
+	}
+	for h.used[id] {
+		n++
+		id = base + "-" + strconv.Itoa(n)
+	}
+	h.next[base] = n + 1
+	h.used[id] = true
+	return id
+}
+
+// slug is a heading's text as an id: lower case letters and digits, runs
+// of anything else one dash.
+func slug(s string) string {
+	var b strings.Builder
+	dash := false
+	for _, r := range strings.ToLower(s) {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+			if dash && b.Len() > 0 {
+				b.WriteByte('-')
+			}
+			dash = false
+			b.WriteRune(r)
+			if b.Len() >= 100 {
+				break
+			}
+			continue
+		}
+		dash = true
+	}
+	return b.String()
+}
