@@ -65,9 +65,12 @@ type Config struct {
 	GitTimeout           time.Duration `env:"GIT_TIMEOUT, default=5m"`
 	GitMaxBytes          int64         `env:"GIT_MAX_BYTES, default=268435456"`
 	Workers              int           `env:"JOB_WORKERS, default=2"` // per job kind
-	ParseTimeout         time.Duration `env:"OPENAPI_PARSE_TIMEOUT, default=20s"`
-	JobLease             time.Duration `env:"JOB_LEASE, default=30s"`
-	LogLevel             string        `env:"LOG_LEVEL, default=info"`
+	// TenantJobs is how many jobs of a kind one organization runs at once
+	// per replica (0: no bound; an organization running none still goes first).
+	TenantJobs   int           `env:"JOB_TENANT_LIMIT, default=1"`
+	ParseTimeout time.Duration `env:"OPENAPI_PARSE_TIMEOUT, default=20s"`
+	JobLease     time.Duration `env:"JOB_LEASE, default=30s"`
+	LogLevel     string        `env:"LOG_LEVEL, default=info"`
 	// Discovery is DISCOVERY (static|consul), CONSUL_HTTP_ADDR, CONSUL_HTTP_TOKEN
 	// and ADVERTISE_ADDR: with consul the instance registers itself.
 	Discovery discovery.Config
@@ -102,6 +105,9 @@ func (c Config) Validate() error {
 	}
 	if c.Workers < 1 || c.Workers > 64 {
 		p.Addf("JOB_WORKERS must be between 1 and 64")
+	}
+	if c.TenantJobs < 0 || c.TenantJobs > 64 {
+		p.Addf("JOB_TENANT_LIMIT must be between 0 and 64")
 	}
 	if c.JobLease < time.Second {
 		p.Addf("JOB_LEASE must be at least 1s")
@@ -163,8 +169,9 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 		Limits: gitrepo.Limits{MaxBytes: cfg.GitMaxBytes, Timeout: cfg.GitTimeout}}, log)
 
 	// A pool of workers per job kind, so that slow jobs of one kind never
-	// hold a worker another kind needs; in each, an organization runs one
-	// job at a time (the others wait, other organizations' jobs go first).
+	// hold a worker another kind needs; in each, an organization runs at
+	// most TenantJobs at a time (its others wait; other organizations' go
+	// first).
 	pools := map[string]jobs.Handler{openapi.JobKind: specs.Handler}
 	for kind, h := range git.Handlers() {
 		pools[kind] = h
@@ -172,7 +179,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 	var workers []*jobs.Worker
 	for kind, h := range pools {
 		w := queue.NewWorker(map[string]jobs.Handler{kind: h}, cfg.Workers, log)
-		w.SetTenantLimit(1)
+		w.SetTenantLimit(cfg.TenantJobs)
 		workers = append(workers, w)
 	}
 
