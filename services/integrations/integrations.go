@@ -66,7 +66,7 @@ type Config struct {
 	GitMaxBytes          int64         `env:"GIT_MAX_BYTES, default=268435456"`
 	Workers              int           `env:"JOB_WORKERS, default=2"` // per job kind
 	// TenantJobs is how many jobs of a kind one organization runs at once
-	// per replica (0: no bound; an organization running none still goes first).
+	// over every replica (0: no bound; an organization running none still goes first).
 	TenantJobs   int           `env:"JOB_TENANT_LIMIT, default=1"`
 	ParseTimeout time.Duration `env:"OPENAPI_PARSE_TIMEOUT, default=20s"`
 	JobLease     time.Duration `env:"JOB_LEASE, default=30s"`
