@@ -71,8 +71,11 @@ type Config struct {
 	GitMaxObjectBytes   int64 `env:"GIT_MAX_OBJECT_BYTES, default=104857600"`
 	// GitTempDir is where clones go, removed when their job ends ("": the
 	// system's temporary directory).
-	GitTempDir   string        `env:"GIT_TEMP_DIR"`
-	Workers      int           `env:"JOB_WORKERS, default=2"` // per job kind
+	GitTempDir string `env:"GIT_TEMP_DIR"`
+	Workers    int    `env:"JOB_WORKERS, default=2"` // per job kind
+	// TenantJobs is how many jobs of a kind one organization runs at once
+	// over every replica (0: no bound; an organization running none still goes first).
+	TenantJobs   int           `env:"JOB_TENANT_LIMIT, default=1"`
 	ParseTimeout time.Duration `env:"OPENAPI_PARSE_TIMEOUT, default=20s"`
 	JobLease     time.Duration `env:"JOB_LEASE, default=30s"`
 	LogLevel     string        `env:"LOG_LEVEL, default=info"`
@@ -119,6 +122,9 @@ func (c Config) Validate() error {
 	}
 	if c.Workers < 1 || c.Workers > 64 {
 		p.Addf("JOB_WORKERS must be between 1 and 64")
+	}
+	if c.TenantJobs < 0 || c.TenantJobs > 64 {
+		p.Addf("JOB_TENANT_LIMIT must be between 0 and 64")
 	}
 	if c.JobLease < time.Second {
 		p.Addf("JOB_LEASE must be at least 1s")
@@ -181,8 +187,9 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 			MaxObjectBytes: cfg.GitMaxObjectBytes, Timeout: cfg.GitTimeout, TempDir: cfg.GitTempDir}}, log)
 
 	// A pool of workers per job kind, so that slow jobs of one kind never
-	// hold a worker another kind needs; in each, an organization runs one
-	// job at a time (the others wait, other organizations' jobs go first).
+	// hold a worker another kind needs; in each, an organization runs at
+	// most TenantJobs at a time (its others wait; other organizations' go
+	// first).
 	pools := map[string]jobs.Handler{openapi.JobKind: specs.Handler}
 	for kind, h := range git.Handlers() {
 		pools[kind] = h
@@ -190,7 +197,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 	var workers []*jobs.Worker
 	for kind, h := range pools {
 		w := queue.NewWorker(map[string]jobs.Handler{kind: h}, cfg.Workers, log)
-		w.SetTenantLimit(1)
+		w.SetTenantLimit(cfg.TenantJobs)
 		workers = append(workers, w)
 	}
 

@@ -13,6 +13,11 @@ const (
 	// included (the OpenAPI library allocates about 1 KiB per node: a
 	// million nodes, a 10 MB spec, parse in about 10 s with 1 GiB).
 	SpecNodes = 1_000_000
+	// SpecYAMLTokens bounds, before a YAML document is decoded, an upper
+	// bound of its nodes counted over its bytes: its lines and the
+	// indicators after which a node can start ("-:,?[{"). Decoding costs
+	// about 250 bytes of memory per token.
+	SpecYAMLTokens = 2 * SpecNodes
 	// SpecDepth bounds how deeply a document's objects and arrays nest.
 	SpecDepth = 128
 	// SpecRefs bounds the $ref occurrences of a document.

@@ -38,6 +38,10 @@ func bound(raw []byte) (Measure, *yaml.Node, string) {
 	if looksJSON(raw) && json.Valid(raw) {
 		b.json(raw)
 	} else {
+		if n := yamlTokens(raw); n > limits.SpecYAMLTokens {
+			b.fail("the YAML document has more than %d lines and indicators (-:,?[{), a bound of its nodes checked before decoding it", limits.SpecYAMLTokens)
+			return b.m, nil, b.problem
+		}
 		doc = &yaml.Node{}
 		if err := yaml.Unmarshal(raw, doc); err != nil {
 			return b.m, nil, "not valid YAML or JSON: " + firstLine(err)
@@ -48,6 +52,20 @@ func bound(raw []byte) (Measure, *yaml.Node, string) {
 		b.chains()
 	}
 	return b.m, doc, b.problem
+}
+
+// yamlTokens bounds from above the nodes of a YAML document in one pass
+// over its bytes: every node starts on a line of its own or after one of
+// the indicators "-:,?[{" (quoted and block text count too: it is a bound).
+func yamlTokens(raw []byte) int {
+	n := 1
+	for _, c := range raw {
+		switch c {
+		case '\n', '-', ':', ',', '?', '[', '{':
+			n++
+		}
+	}
+	return n
 }
 
 func looksJSON(raw []byte) bool {

@@ -76,6 +76,7 @@ func TestBounds(t *testing.T) {
 		{"too many aliases", []byte(aliases), "more than 1000 YAML aliases"},
 		{"not YAML", []byte("a: [b\n"), "not valid YAML or JSON"},
 		{"aliases of a large anchor", aliasBomb(2000, 600), "its aliases expanded"},
+		{"32 MiB of YAML", []byte("x: [" + strings.Repeat("a,", 16<<20) + "a]\n"), "more than 2000000 lines and indicators"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

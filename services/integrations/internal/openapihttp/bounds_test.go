@@ -102,6 +102,35 @@ func TestContentIsTheStoredRendering(t *testing.T) {
 	}
 }
 
+// TestContentOfAnOlderVersion: a YAML version stored before renderings
+// were (none stored with it) is rendered when read.
+func TestContentOfAnOlderVersion(t *testing.T) {
+	e := newEnv(t, urlguard.Guard{}, 5*time.Second)
+	text, _ := json.Marshal(v30yaml)
+	created := e.expect(201, "createOpenAPISpec", "admin", "POST", "/v1/orgs/o1/openapi", `{"slug":"old","source":{"text":`+string(text)+`}}`)
+	var spec struct{ ID string }
+	if err := json.Unmarshal(created, &spec); err != nil {
+		t.Fatal(err)
+	}
+	e.processed("old", 20*time.Second)
+	v := openapi.Version{ID: "before", Spec: spec.ID, Organization: "o1", Digest: "d", Format: "yaml", Size: int64(len(v30yaml)), CreatedAt: time.Now()}
+	if err := e.store.InsertVersion(t.Context(), v, []byte(v30yaml), nil); err != nil {
+		t.Fatal(err)
+	}
+	latest := e.expect(200, "", "admin", "GET", "/v1/orgs/o1/openapi/old/versions/latest/content", "")
+	older := e.expect(200, "", "admin", "GET", "/v1/orgs/o1/openapi/old/versions/before/content", "")
+	fs := func(b []byte) []byte {
+		var c struct{ Filesystem json.RawMessage }
+		if err := json.Unmarshal(b, &c); err != nil {
+			t.Fatalf("content %s: %v", b, err)
+		}
+		return c.Filesystem
+	}
+	if !bytes.Equal(fs(latest), fs(older)) || !bytes.HasPrefix(fs(older), []byte(`{"openapi":"3.0.3"`)) {
+		t.Fatalf("content of the older version\n%s\nof the latest\n%s", older, latest)
+	}
+}
+
 // BenchmarkContent2MBYAML reads the content of a 2 MB YAML spec's version:
 // the bytes it allocates per read.
 func BenchmarkContent2MBYAML(b *testing.B) {

@@ -40,9 +40,10 @@ func as(user string) internaltoken.Principal {
 }
 
 type env struct {
-	t   testing.TB
-	api *apitest.Client
-	svc *openapi.Service
+	t     testing.TB
+	api   *apitest.Client
+	svc   *openapi.Service
+	store *openapimongo.Store
 }
 
 // newEnv wires the real routes, service, store (FerretDB) and a running job
@@ -68,7 +69,8 @@ func newEnvConfig(t testing.TB, cfg openapi.Config, work bool) *env {
 	}
 	locks := mongox.NewDocLocks()
 	queue := jobs.NewQueue(db, "jobs", locks, jobs.WithLease(5*time.Second))
-	svc := openapi.New(openapimongo.NewStore(db, locks), queue, cfg, "https://api.test", "https://app.test", logx.ForTest(t))
+	store := openapimongo.NewStore(db, locks)
+	svc := openapi.New(store, queue, cfg, "https://api.test", "https://app.test", logx.ForTest(t))
 	w := queue.NewWorker(map[string]jobs.Handler{openapi.JobKind: svc.Handler}, 2, logx.ForTest(t))
 	w.SetPoll(20 * time.Millisecond)
 	done := make(chan struct{})
@@ -82,7 +84,7 @@ func newEnvConfig(t testing.TB, cfg openapi.Config, work bool) *env {
 	signer := apitest.Signer(t)
 	e := httpx.NewEngine(logx.ForTest(t), "integrations")
 	openapihttp.Register(e.Group("/v1", internaltoken.Require(signer)), svc)
-	return &env{t: t, api: apitest.New(t, e, signer), svc: svc}
+	return &env{t: t, api: apitest.New(t, e, signer), svc: svc, store: store}
 }
 
 func (e *env) expect(want int, op, user, method, path, body string) []byte {
