@@ -49,7 +49,7 @@ func (e *env) verifyHostname(user, org, id, host string) map[string]any {
 // platform's own hosts and their subdomains are nobody's (400).
 func TestHostnameVerification(t *testing.T) {
 	e := newEnv(t)
-	e.content.AddSpace("sp1", "acme", "Handbook", contenttest.Doc("p1", "Welcome", "welcome", "Acme's own docs."))
+	e.content.AddSpace("sp1", "acme", "Handbook", contenttest.Doc("p1", "Welcome", "welcome", "Acme owns these docs."))
 	e.content.AddSpace("sp9", "other", "Phish", contenttest.Doc("x1", "Welcome", "welcome", "Log in here."))
 	users["eve"]["other"] = "admin"
 	id, _ := e.site(`{"title":"Docs","spaces":["sp1"]}`)
@@ -72,7 +72,7 @@ func TestHostnameVerification(t *testing.T) {
 
 	// The owner claims it too, publishes the record: verified, served.
 	e.verifyHostname("ada", "acme", id, host)
-	if p := e.want("http://"+host+"/", 200); !strings.Contains(p.body, "Acme's own docs.") {
+	if p := e.want("http://"+host+"/", 200); !strings.Contains(p.body, "Acme owns these docs.") {
 		t.Errorf("verified hostname serves %s", p.body)
 	}
 	// The attacker's claim failed; claiming again is a 409.
@@ -88,7 +88,7 @@ func TestHostnameVerification(t *testing.T) {
 	if n, _ := e.sites.CheckHostnames(context.Background()); n < 0 {
 		t.Fatal(n)
 	}
-	if p := e.want("http://"+host+"/", 200); !strings.Contains(p.body, "Acme's own docs.") {
+	if p := e.want("http://"+host+"/", 200); !strings.Contains(p.body, "Acme owns these docs.") {
 		t.Errorf("after a round of checks: %s", p.body)
 	}
 
