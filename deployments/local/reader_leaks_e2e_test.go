@@ -142,12 +142,14 @@ func TestReaderLeaksClosedThroughGateway(t *testing.T) {
 		t.Fatalf("the member's published view: site spaces %v", variants)
 	}
 
-	// Gone is deleted: once the sites service has the event, its visitors'
-	// view lacks it.
+	// Gone is deleted: once the sites service has the event (its
+	// projection, then the reader's structure), its visitors' views lack it.
 	admin.op("deleteSpaceById", "DELETE", "/v1/spaces/"+gone, nil)
-	waittest.Until(t, "the deleted space out of the visitors' published view", 30*time.Second, func() bool {
+	waittest.Until(t, "the deleted space out of the visitors' published view and the reader", 30*time.Second, func() bool {
 		r := other.do("GET", site+"/published", nil)
-		return r.Status == 200 && !strings.Contains(string(r.Body), leakUnpublished)
+		home := newReader(t).get(siteURL, "")
+		return r.Status == 200 && !strings.Contains(string(r.Body), leakUnpublished) &&
+			home.Status == 200 && !strings.Contains(string(home.Body), leakUnpublished)
 	})
 
 	// Every address a reader could try: the pages and files of every site

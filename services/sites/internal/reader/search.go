@@ -6,6 +6,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/docspub/platform/services/sites/internal/contentclient"
 	"github.com/docspub/platform/services/sites/internal/limits"
 )
 
@@ -35,28 +36,33 @@ func (r *Reader) search(ctx context.Context, rd *read) *Response {
 		}
 	}
 	org := rd.site.Organization
-	err := r.searches.Do(ctx, org, func(ctx context.Context) error {
-		hits, err := r.deps.Content.Search(ctx, org, spaces, q, limits.ReaderSearchResults)
-		if err != nil {
-			return err
-		}
-		for _, h := range hits {
-			v := byspace[h.ID]
-			if v == nil {
-				continue // content answered a space that was not asked about
-			}
-			for _, p := range h.Pages {
-				res := result{Title: p.Title, URL: rd.base + v.path + "/" + p.Path, Space: v.title}
-				if len(p.Sections) > 0 {
-					res.Snippet = p.Sections[0].Body
-				}
-				d.Results = append(d.Results, res)
-			}
-		}
-		return nil
+	var hits []contentclient.SearchResult
+	err := r.searches.Do(ctx, org, func(ctx context.Context) (err error) {
+		hits, err = r.deps.Content.Search(ctx, org, spaces, q, limits.ReaderSearchResults)
+		return err
 	})
 	if err != nil {
 		return r.failed(rd, err)
+	}
+	for _, h := range hits {
+		v := byspace[h.ID]
+		if v == nil {
+			continue // content answered a space that was not asked about
+		}
+		// Content's index keeps a deleted space until it is purged, and
+		// the site's structure learns of the deletion from an event:
+		// a space with hits is shown only while content says it is
+		// live and the organization's (as pages are).
+		if cur, err := r.currents.get(ctx, h.ID); err != nil || cur.Deleted || cur.Organization != org {
+			continue
+		}
+		for _, p := range h.Pages {
+			res := result{Title: p.Title, URL: rd.base + v.path + "/" + p.Path, Space: v.title}
+			if len(p.Sections) > 0 {
+				res.Snippet = p.Sections[0].Body
+			}
+			d.Results = append(d.Results, res)
+		}
 	}
 	if len(d.Results) == 0 {
 		d.Lead = "Nothing matches your search."

@@ -325,3 +325,23 @@ func TestPublishedViewOfANonMember(t *testing.T) {
 	}
 	contracttest.Validate(t, "PublishedContentSite", r.Body)
 }
+
+// TestSearchSkipsSpacesContentDeleted: before the site's projection hears
+// of a deletion, content's search (whose index keeps a deleted space until
+// it is purged) may answer its pages: the reader shows none of them, as it
+// serves none of its pages.
+func TestSearchSkipsSpacesContentDeleted(t *testing.T) {
+	e := newEnv(t)
+	e.content.AddSpace("sp1", "acme", "Handbook", contenttest.Doc("p1", "Welcome", "welcome", "Common words here."))
+	e.content.AddSpace("sp2", "acme", "Old", contenttest.Doc("q1", "Old", "old", "Common words "+markUnpublished+"."))
+	_, url := e.site(`{"title":"Docs","spaces":["sp1","sp2"]}`)
+	if p := e.want(url+"/~search?q=common", 200); !strings.Contains(p.body, markUnpublished) {
+		t.Fatalf("before the deletion the search finds both spaces: %.600s", p.body)
+	}
+	e.content.Delete("sp2") // the event not projected yet
+	p := e.want(url+"/~search?q=common", 200)
+	if body := strings.ReplaceAll(p.body, `value="common"`, ""); strings.Contains(body, markUnpublished) ||
+		!strings.Contains(body, "/welcome") {
+		t.Errorf("search after the deletion: %.800s", p.body)
+	}
+}
