@@ -23,7 +23,7 @@ import (
 // read from disk as streams, never whole; the cache of decoded objects
 // holds at most objectCache bytes.
 const (
-	largeObject = 256 << 10
+	largeObject = 64 << 10
 	objectCache = 8 << 20
 )
 
@@ -157,12 +157,12 @@ func (c *Checkout) ReadFile(e Entry, max int64) ([]byte, error) {
 		return nil, err
 	}
 	defer rc.Close()
-	b, err := io.ReadAll(io.LimitReader(rc, max+1))
-	if err != nil {
+	b := make([]byte, e.Size) // read once into its size: no growing copies
+	if _, err := io.ReadFull(rc, b); err != nil {
 		return nil, fmt.Errorf("read %s: %w", e.Path, err)
 	}
-	if int64(len(b)) > max {
-		return nil, tooLarge("%s is larger than the %s it may have", e.Path, size(max))
+	if n, _ := rc.Read(make([]byte, 1)); n > 0 {
+		return nil, fmt.Errorf("read %s: larger than its size", e.Path)
 	}
 	return b, nil
 }
