@@ -207,6 +207,10 @@ func (a *App) RunBackground(ctx context.Context) {
 		}
 	}()
 	a.core.Go(ctx, "OpenAPI sweeper", func(ctx context.Context) error { return a.specs.Sweep(ctx, SweepEvery) })
+	// Clones a stopped process left behind (a live one is younger than its timeout).
+	if err := gitrepo.Sweep(a.cfg.GitTempDir, 2*a.cfg.GitTimeout); err != nil {
+		a.core.Log.WarnContext(ctx, "sweep old Git clones", "err", err)
+	}
 }
 
 // Close waits for the job worker to hand its jobs back (its context must be

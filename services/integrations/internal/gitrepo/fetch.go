@@ -7,6 +7,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
+	"time"
 
 	"github.com/docspub/platform/libs/urlguard"
 	"github.com/go-git/go-billy/v5/osfs"
@@ -180,4 +182,31 @@ func auth(r Remote) transport.AuthMethod {
 		return nil
 	}
 	return r.auth
+}
+
+// Sweep removes the clones, exports and pushes in dir ("": the system's
+// temporary directory) older than age: what a process that stopped in the
+// middle of an operation left. An operation never lasts longer than its
+// timeout, so an age past it touches no running one.
+func Sweep(dir string, age time.Duration) error {
+	if dir == "" {
+		dir = os.TempDir()
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return err
+	}
+	var errs []error
+	for _, e := range entries {
+		name := e.Name()
+		if !strings.HasPrefix(name, "git-clone-") && !strings.HasPrefix(name, "git-export-") && !strings.HasPrefix(name, "git-push-") {
+			continue
+		}
+		info, err := e.Info()
+		if err != nil || time.Since(info.ModTime()) < age {
+			continue
+		}
+		errs = append(errs, os.RemoveAll(filepath.Join(dir, name)))
+	}
+	return errors.Join(errs...)
 }

@@ -251,3 +251,30 @@ func TestCloneCountsDeltasAsTheirObjects(t *testing.T) {
 		t.Fatalf("past the limit by a delta's object: %v, want ErrTooLarge", err)
 	}
 }
+
+func TestSweepRemovesOldClonesOnly(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	old := time.Now().Add(-time.Hour)
+	for _, name := range []string{"git-clone-1", "git-export-2", "git-push-3", "git-clone-new", "other"} {
+		if err := os.MkdirAll(filepath.Join(dir, name, "x"), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if name != "git-clone-new" {
+			if err := os.Chtimes(filepath.Join(dir, name), old, old); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if err := Sweep(dir, 10*time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	var left []string
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		left = append(left, e.Name())
+	}
+	if strings.Join(left, ",") != "git-clone-new,other" {
+		t.Fatalf("left %v", left)
+	}
+}
