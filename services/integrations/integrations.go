@@ -235,6 +235,10 @@ func (a *App) RunBackground(ctx context.Context) {
 	}
 	go func() { wg.Wait(); close(a.stopped) }()
 	a.core.Go(ctx, "OpenAPI sweeper", func(ctx context.Context) error { return a.specs.Sweep(ctx, SweepEvery) })
+	// Clones a stopped process left behind (a live one is younger than its timeout).
+	if err := gitrepo.Sweep(a.cfg.GitTempDir, 2*a.cfg.GitTimeout); err != nil {
+		a.core.Log.WarnContext(ctx, "sweep old Git clones", "err", err)
+	}
 }
 
 // Close waits for the job workers to hand their jobs back (its context must be

@@ -7,6 +7,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
+	"time"
 
 	"github.com/docspub/platform/libs/urlguard"
 	"github.com/go-git/go-billy/v5/osfs"
@@ -23,7 +25,7 @@ import (
 // read from disk as streams, never whole; the cache of decoded objects
 // holds at most objectCache bytes.
 const (
-	largeObject = 256 << 10
+	largeObject = 64 << 10
 	objectCache = 8 << 20
 )
 
@@ -157,12 +159,12 @@ func (c *Checkout) ReadFile(e Entry, max int64) ([]byte, error) {
 		return nil, err
 	}
 	defer rc.Close()
-	b, err := io.ReadAll(io.LimitReader(rc, max+1))
-	if err != nil {
+	b := make([]byte, e.Size) // read once into its size: no growing copies
+	if _, err := io.ReadFull(rc, b); err != nil {
 		return nil, fmt.Errorf("read %s: %w", e.Path, err)
 	}
-	if int64(len(b)) > max {
-		return nil, tooLarge("%s is larger than the %s it may have", e.Path, size(max))
+	if n, _ := rc.Read(make([]byte, 1)); n > 0 {
+		return nil, fmt.Errorf("read %s: larger than its size", e.Path)
 	}
 	return b, nil
 }
@@ -180,4 +182,31 @@ func auth(r Remote) transport.AuthMethod {
 		return nil
 	}
 	return r.auth
+}
+
+// Sweep removes the clones, exports and pushes in dir ("": the system's
+// temporary directory) older than age: what a process that stopped in the
+// middle of an operation left. An operation never lasts longer than its
+// timeout, so an age past it touches no running one.
+func Sweep(dir string, age time.Duration) error {
+	if dir == "" {
+		dir = os.TempDir()
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return err
+	}
+	var errs []error
+	for _, e := range entries {
+		name := e.Name()
+		if !strings.HasPrefix(name, "git-clone-") && !strings.HasPrefix(name, "git-export-") && !strings.HasPrefix(name, "git-push-") {
+			continue
+		}
+		info, err := e.Info()
+		if err != nil || time.Since(info.ModTime()) < age {
+			continue
+		}
+		errs = append(errs, os.RemoveAll(filepath.Join(dir, name)))
+	}
+	return errors.Join(errs...)
 }

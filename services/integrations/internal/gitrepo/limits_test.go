@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"runtime/debug"
 	"strconv"
 	"strings"
@@ -210,5 +212,69 @@ func TestPushStreamsFromDisk(t *testing.T) {
 	}
 	if left, _ := os.ReadDir(tmp); len(left) != 0 {
 		t.Errorf("the push left %d entries in its temporary directory", len(left))
+	}
+}
+
+// A delta counts as the object it makes: two files of 100 KB that differ
+// by a line are one object and a delta of a few bytes in the pack, and
+// 200 KB uncompressed.
+func TestCloneCountsDeltasAsTheirObjects(t *testing.T) {
+	t.Parallel()
+	srv := gittest.NewServer(t, "", "")
+	page := make([]byte, 100_000)
+	for i := range page {
+		page[i] = "abcdefghij\n"[i%11]
+	}
+	other := append([]byte("a changed first line\n"), page...)
+	srv.NewRepo(t, "docs", "main", map[string][]byte{"a.md": page, "b.md": other})
+	repack := exec.Command("git", "repack", "-adf", "-q")
+	repack.Dir = filepath.Join(srv.Root, "docs.git")
+	if out, err := repack.CombinedOutput(); err != nil {
+		t.Fatalf("git repack: %v %s", err, out)
+	}
+	idx, _ := filepath.Glob(filepath.Join(srv.Root, "docs.git", "objects", "pack", "*.idx"))
+	if len(idx) != 1 {
+		t.Fatalf("packs: %v", idx)
+	}
+	if out, err := exec.Command("git", "verify-pack", "-v", idx[0]).CombinedOutput(); err != nil || !strings.Contains(string(out), "chain length = 1") {
+		t.Fatalf("the pack has no delta: %v %s", err, out)
+	}
+	r := remote(t, srv.RepoURL("docs"))
+	ctx := context.Background()
+	c, err := Clone(ctx, open, r, "refs/heads/main", Limits{MaxBytes: 1 << 20, MaxInflatedBytes: 250_000, Timeout: time.Minute, TempDir: t.TempDir()})
+	if err != nil {
+		t.Fatalf("within the limit: %v", err)
+	}
+	c.Close()
+	_, err = Clone(ctx, open, r, "refs/heads/main", Limits{MaxBytes: 1 << 20, MaxInflatedBytes: 150_000, Timeout: time.Minute, TempDir: t.TempDir()})
+	if !errors.Is(err, ErrTooLarge) {
+		t.Fatalf("past the limit by a delta's object: %v, want ErrTooLarge", err)
+	}
+}
+
+func TestSweepRemovesOldClonesOnly(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	old := time.Now().Add(-time.Hour)
+	for _, name := range []string{"git-clone-1", "git-export-2", "git-push-3", "git-clone-new", "other"} {
+		if err := os.MkdirAll(filepath.Join(dir, name, "x"), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if name != "git-clone-new" {
+			if err := os.Chtimes(filepath.Join(dir, name), old, old); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if err := Sweep(dir, 10*time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	var left []string
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		left = append(left, e.Name())
+	}
+	if strings.Join(left, ",") != "git-clone-new,other" {
+		t.Fatalf("left %v", left)
 	}
 }
