@@ -111,7 +111,7 @@ func TestTraceAcrossKafka(t *testing.T) {
 	t.Cleanup(func() { _ = shutdown(context.Background()) })
 	db := mongotest.Database(t)
 	k := kafkatest.Start(t)
-	pub := kafkax.NewPublisher(k.Brokers)
+	pub := kafkax.NewPublisher(kafkax.Plain(k.Brokers))
 	t.Cleanup(func() { _ = pub.Close() })
 	const topic = "things.events"
 
@@ -142,7 +142,7 @@ func TestTraceAcrossKafka(t *testing.T) {
 		trace  map[string]string
 	}
 	got := make(chan handled, 1)
-	c := kafkax.NewConsumer(k.Brokers, "g1", topic, db, func(ctx context.Context, ev kafkax.Event) error {
+	c := kafkax.NewConsumer(kafkax.Plain(k.Brokers), "g1", topic, db, func(ctx context.Context, ev kafkax.Event) error {
 		got <- handled{trace.SpanContextFromContext(ctx), baggage.FromContext(ctx).Member("tenant").Value(), ev.Trace}
 		return nil
 	}, nil)

@@ -13,6 +13,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/docspub/platform/libs/kafkax"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -69,7 +70,7 @@ func startService(t *testing.T, purgeEvery time.Duration) *service {
 	k := kafkatest.Start(t)
 	c := &clock{}
 	cfg := content.Config{Addr: "127.0.0.1:0", MongoURI: mongotest.URI(t), Database: mongotest.DatabaseName(),
-		KafkaBrokers: k.Brokers, InternalTokenSecret: secret, PublicURL: "http://gw.test", AppURL: "http://gw.test/app",
+		Kafka: kafkax.Config{Brokers: k.Brokers}, InternalTokenSecret: secret, PublicURL: "http://gw.test", AppURL: "http://gw.test/app",
 		PurgeInterval: purgeEvery, OutboundAllowPrivate: true, LogLevel: "error"}
 	ctx, cancel := context.WithCancel(context.Background())
 	app, err := content.New(ctx, cfg, logx.ForTest(t), content.WithClock(c.Now))

@@ -1,6 +1,7 @@
 package content_test
 
 import (
+	"github.com/docspub/platform/libs/kafkax"
 	"strings"
 	"testing"
 
@@ -18,7 +19,7 @@ func TestConfigValidate(t *testing.T) {
 		cfg  content.Config
 		want []string
 	}{
-		{"valid", content.Config{Addr: ":1", MongoURI: "m", Database: "d", KafkaBrokers: []string{"k"},
+		{"valid", content.Config{Addr: ":1", MongoURI: "m", Database: "d", Kafka: kafkax.Config{Brokers: []string{"k"}},
 			InternalTokenSecret: secret, PublicURL: "http://x", AppURL: "http://x/app", PurgeInterval: 60e9, LogLevel: "info"}, nil},
 		{"everything wrong", content.Config{InternalTokenSecret: "short", PublicURL: "nope", LogLevel: "loud"},
 			[]string{"CONTENT_ADDR", "MONGO_URI", "CONTENT_DB", "KAFKA_BROKERS", "INTERNAL_TOKEN_SECRET", "PUBLIC_URL", "APP_URL", "PURGE_INTERVAL", "LOG_LEVEL"}},

@@ -7,6 +7,7 @@ package identity
 import (
 	"context"
 	"fmt"
+	"github.com/docspub/platform/libs/kafkax"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -33,14 +34,14 @@ const Name = "identity"
 
 // Config is the service's configuration, from the environment.
 type Config struct {
-	Addr                string   `env:"IDENTITY_ADDR, default=127.0.0.1:8081"`
-	MongoURI            string   `env:"MONGO_URI, default=mongodb://127.0.0.1:27017"`
-	Database            string   `env:"IDENTITY_DB, default=identity"`
-	KafkaBrokers        []string `env:"KAFKA_BROKERS, default=127.0.0.1:9092"`
-	InternalTokenSecret string   `env:"INTERNAL_TOKEN_SECRET" secret:"true"`        // required, ≥32 bytes
-	PublicURL           string   `env:"PUBLIC_URL, default=http://127.0.0.1:8080"`  // gateway URL, base of urls.location
-	AppURL              string   `env:"APP_URL, default=http://127.0.0.1:8080/app"` // base of urls.app
-	LogLevel            string   `env:"LOG_LEVEL, default=info"`
+	Addr                string        `env:"IDENTITY_ADDR, default=127.0.0.1:8081"`
+	MongoURI            string        `env:"MONGO_URI, default=mongodb://127.0.0.1:27017"`
+	Database            string        `env:"IDENTITY_DB, default=identity"`
+	Kafka               kafkax.Config // KAFKA_BROKERS, KAFKA_TLS*, KAFKA_SASL_*, KAFKA_TOPIC*
+	InternalTokenSecret string        `env:"INTERNAL_TOKEN_SECRET" secret:"true"`        // required, ≥32 bytes
+	PublicURL           string        `env:"PUBLIC_URL, default=http://127.0.0.1:8080"`  // gateway URL, base of urls.location
+	AppURL              string        `env:"APP_URL, default=http://127.0.0.1:8080/app"` // base of urls.app
+	LogLevel            string        `env:"LOG_LEVEL, default=info"`
 	// Discovery is DISCOVERY (static|consul), CONSUL_HTTP_ADDR, CONSUL_HTTP_TOKEN
 	// and ADVERTISE_ADDR: with consul the instance registers itself.
 	Discovery discovery.Config
@@ -52,9 +53,7 @@ func (c Config) Validate() error {
 	p.Require("IDENTITY_ADDR", c.Addr)
 	p.Require("MONGO_URI", c.MongoURI)
 	p.Require("IDENTITY_DB", c.Database)
-	if len(c.KafkaBrokers) == 0 {
-		p.Addf("KAFKA_BROKERS is required")
-	}
+	c.Kafka.Check(&p)
 	if len(c.InternalTokenSecret) < 32 {
 		p.Addf("INTERNAL_TOKEN_SECRET must be at least 32 bytes")
 	}
@@ -84,7 +83,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 		return nil, err
 	}
 	core, err := service.Open(ctx, service.CoreConfig{Service: Name, MongoURI: cfg.MongoURI, Database: cfg.Database,
-		KafkaBrokers: cfg.KafkaBrokers, InternalTokenSecret: cfg.InternalTokenSecret, Topic: Topic,
+		Kafka: cfg.Kafka, InternalTokenSecret: cfg.InternalTokenSecret, Topic: Topic,
 		EventCollections: directorymongo.Collections(), Indexes: directorymongo.Indexes(), Discovery: cfg.Discovery}, log)
 	if err != nil {
 		return nil, err
