@@ -49,6 +49,8 @@ type Config struct {
 	RedisURL string `env:"REDIS_URL, default=redis://127.0.0.1:6379/0" secret:"true"`
 	// InternalTokenSecret signs the internal tokens (at least 32 bytes).
 	InternalTokenSecret string `env:"INTERNAL_TOKEN_SECRET" secret:"true"`
+	// InternalTokenKeys is the rotating key set (INTERNAL_TOKEN_KEYS, INTERNAL_TOKEN_KEY_ID).
+	InternalTokenKeys internaltoken.Keys
 	// AuthCacheTTL is how long a resolved token stays cached.
 	AuthCacheTTL time.Duration `env:"AUTH_CACHE_TTL, default=30s"`
 	// RateLimit is the number of requests per token per minute; 0 turns it off.
@@ -91,9 +93,7 @@ func (c Config) Validate() error {
 	if _, err := redis.ParseURL(c.RedisURL); err != nil {
 		p.Addf("REDIS_URL: %v", err)
 	}
-	if len(c.InternalTokenSecret) < 32 {
-		p.Addf("INTERNAL_TOKEN_SECRET: must be at least 32 bytes")
-	}
+	c.InternalTokenKeys.Check(&p, c.InternalTokenSecret)
 	if c.AuthCacheTTL <= 0 {
 		p.Addf("AUTH_CACHE_TTL: must be positive")
 	}
@@ -225,7 +225,7 @@ func New(cfg Config, deps Deps) (*Gateway, error) {
 	if err != nil {
 		return nil, fmt.Errorf("route table: %w", err)
 	}
-	signer, err := internaltoken.NewSigner(Service, cfg.InternalTokenSecret, internalTokenTTL)
+	signer, err := internaltoken.NewKeyedSigner(Service, cfg.InternalTokenSecret, cfg.InternalTokenKeys, internalTokenTTL)
 	if err != nil {
 		return nil, err
 	}

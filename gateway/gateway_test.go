@@ -501,7 +501,7 @@ func TestConfigValidate(t *testing.T) {
 	}
 	for _, name := range []string{"ADDR", "UPSTREAMS", "REDIS_URL", "INTERNAL_TOKEN_SECRET", "AUTH_CACHE_TTL",
 		"RATE_LIMIT", "UPSTREAM_TIMEOUT", "MAX_BODY_BYTES", "LOG_LEVEL", "TRUSTED_PROXIES", "KAFKA_BROKERS"} {
-		if !strings.Contains(err.Error(), name+":") && !strings.Contains(err.Error(), name+" is required") {
+		if !strings.Contains(err.Error(), name+":") && !strings.Contains(err.Error(), name+" is required") && !strings.Contains(err.Error(), name+" must") {
 			t.Errorf("Validate error %q does not name %s", err, name)
 		}
 	}

@@ -18,11 +18,12 @@ type CoreConfig struct {
 	// Service is the service's name in discovery and in the gateway's route
 	// table ("content"): Core.Signer accepts only internal tokens minted for
 	// it and signs the service's own calls to others as coming from it.
-	Service             string
-	MongoURI, Database  string
+	Service            string
+	MongoURI, Database string
 	// Kafka is how the service reaches its cluster (KAFKA_*).
 	Kafka               kafkax.Config
 	InternalTokenSecret string
+	InternalTokenKeys   internaltoken.Keys
 	// Topic is where the service publishes the events its stores record in
 	// EventCollections.
 	Topic string
@@ -66,7 +67,7 @@ type Core struct {
 // Open connects to MongoDB, ensures the indexes and wires the publisher,
 // the relay, the signer and discovery. Nothing stays open when it fails.
 func Open(ctx context.Context, cc CoreConfig, log *slog.Logger) (*Core, error) {
-	signer, err := internaltoken.NewSigner(cc.Service, cc.InternalTokenSecret, time.Minute)
+	signer, err := internaltoken.NewKeyedSigner(cc.Service, cc.InternalTokenSecret, cc.InternalTokenKeys, time.Minute)
 	if err != nil {
 		return nil, err
 	}

@@ -62,10 +62,12 @@ type Config struct {
 	MongoURI            string        `env:"MONGO_URI, default=mongodb://127.0.0.1:27017"`
 	Database            string        `env:"CONTENT_DB, default=content"`
 	Kafka               kafkax.Config // KAFKA_BROKERS, KAFKA_TLS*, KAFKA_SASL_*, KAFKA_TOPIC*
-	InternalTokenSecret string        `env:"INTERNAL_TOKEN_SECRET" secret:"true"`        // required, ≥32 bytes
-	PublicURL           string        `env:"PUBLIC_URL, default=http://127.0.0.1:8080"`  // gateway URL, base of urls.location
-	AppURL              string        `env:"APP_URL, default=http://127.0.0.1:8080/app"` // base of urls.app
-	PurgeInterval       time.Duration `env:"PURGE_INTERVAL, default=1h"`                 // how often deleted spaces past 7 days are purged and unused blobs collected
+	InternalTokenSecret string        `env:"INTERNAL_TOKEN_SECRET" secret:"true"` // ≥32 bytes; required without INTERNAL_TOKEN_KEYS
+	// InternalTokenKeys is the rotating key set (INTERNAL_TOKEN_KEYS, INTERNAL_TOKEN_KEY_ID).
+	InternalTokenKeys internaltoken.Keys
+	PublicURL         string        `env:"PUBLIC_URL, default=http://127.0.0.1:8080"`  // gateway URL, base of urls.location
+	AppURL            string        `env:"APP_URL, default=http://127.0.0.1:8080/app"` // base of urls.app
+	PurgeInterval     time.Duration `env:"PURGE_INTERVAL, default=1h"`                 // how often deleted spaces past 7 days are purged and unused blobs collected
 	// OutboundAllowPrivate lets imports fetch private and loopback addresses (tests, trusted local runs).
 	OutboundAllowPrivate bool   `env:"OUTBOUND_ALLOW_PRIVATE, default=false"`
 	LogLevel             string `env:"LOG_LEVEL, default=info"`
@@ -81,9 +83,7 @@ func (c Config) Validate() error {
 	p.Require("MONGO_URI", c.MongoURI)
 	p.Require("CONTENT_DB", c.Database)
 	c.Kafka.Check(&p)
-	if len(c.InternalTokenSecret) < 32 {
-		p.Addf("INTERNAL_TOKEN_SECRET must be at least 32 bytes")
-	}
+	c.InternalTokenKeys.Check(&p, c.InternalTokenSecret)
 	p.HTTPURL("PUBLIC_URL", c.PublicURL)
 	p.HTTPURL("APP_URL", c.AppURL)
 	if c.PurgeInterval < time.Second {
@@ -146,7 +146,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger, opts ...Option) (*Ap
 		eventColls = append(eventColls, cs...)
 	}
 	core, err := service.Open(ctx, service.CoreConfig{Service: "content", MongoURI: cfg.MongoURI, Database: cfg.Database,
-		Kafka: cfg.Kafka, InternalTokenSecret: cfg.InternalTokenSecret, Topic: Topic,
+		Kafka: cfg.Kafka, InternalTokenSecret: cfg.InternalTokenSecret, InternalTokenKeys: cfg.InternalTokenKeys, Topic: Topic,
 		Topics:           []string{IdentityTopic},
 		EventCollections: eventColls, Indexes: indexes, Discovery: cfg.Discovery}, log)
 	if err != nil {

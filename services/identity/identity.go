@@ -7,6 +7,7 @@ package identity
 import (
 	"context"
 	"fmt"
+	"github.com/docspub/platform/libs/internaltoken"
 	"github.com/docspub/platform/libs/kafkax"
 	"log/slog"
 	"net/http"
@@ -38,10 +39,12 @@ type Config struct {
 	MongoURI            string        `env:"MONGO_URI, default=mongodb://127.0.0.1:27017"`
 	Database            string        `env:"IDENTITY_DB, default=identity"`
 	Kafka               kafkax.Config // KAFKA_BROKERS, KAFKA_TLS*, KAFKA_SASL_*, KAFKA_TOPIC*
-	InternalTokenSecret string        `env:"INTERNAL_TOKEN_SECRET" secret:"true"`        // required, ≥32 bytes
-	PublicURL           string        `env:"PUBLIC_URL, default=http://127.0.0.1:8080"`  // gateway URL, base of urls.location
-	AppURL              string        `env:"APP_URL, default=http://127.0.0.1:8080/app"` // base of urls.app
-	LogLevel            string        `env:"LOG_LEVEL, default=info"`
+	InternalTokenSecret string        `env:"INTERNAL_TOKEN_SECRET" secret:"true"` // ≥32 bytes; required without INTERNAL_TOKEN_KEYS
+	// InternalTokenKeys is the rotating key set (INTERNAL_TOKEN_KEYS, INTERNAL_TOKEN_KEY_ID).
+	InternalTokenKeys internaltoken.Keys
+	PublicURL         string `env:"PUBLIC_URL, default=http://127.0.0.1:8080"`  // gateway URL, base of urls.location
+	AppURL            string `env:"APP_URL, default=http://127.0.0.1:8080/app"` // base of urls.app
+	LogLevel          string `env:"LOG_LEVEL, default=info"`
 	// Discovery is DISCOVERY (static|consul), CONSUL_HTTP_ADDR, CONSUL_HTTP_TOKEN
 	// and ADVERTISE_ADDR: with consul the instance registers itself.
 	Discovery discovery.Config
@@ -54,9 +57,7 @@ func (c Config) Validate() error {
 	p.Require("MONGO_URI", c.MongoURI)
 	p.Require("IDENTITY_DB", c.Database)
 	c.Kafka.Check(&p)
-	if len(c.InternalTokenSecret) < 32 {
-		p.Addf("INTERNAL_TOKEN_SECRET must be at least 32 bytes")
-	}
+	c.InternalTokenKeys.Check(&p, c.InternalTokenSecret)
 	p.HTTPURL("PUBLIC_URL", c.PublicURL)
 	p.HTTPURL("APP_URL", c.AppURL)
 	p.LogLevel("LOG_LEVEL", c.LogLevel)
@@ -83,7 +84,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 		return nil, err
 	}
 	core, err := service.Open(ctx, service.CoreConfig{Service: Name, MongoURI: cfg.MongoURI, Database: cfg.Database,
-		Kafka: cfg.Kafka, InternalTokenSecret: cfg.InternalTokenSecret, Topic: Topic,
+		Kafka: cfg.Kafka, InternalTokenSecret: cfg.InternalTokenSecret, InternalTokenKeys: cfg.InternalTokenKeys, Topic: Topic,
 		EventCollections: directorymongo.Collections(), Indexes: directorymongo.Indexes(), Discovery: cfg.Discovery}, log)
 	if err != nil {
 		return nil, err
@@ -91,7 +92,14 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 	db, locks, relay := core.DB, core.Locks, core.Relay
 	store := directorymongo.NewStore(db, locks)
 	store.OnWrite(relay.Notify)
-	svc := directory.New(store, cfg.urls(), cfg.InternalTokenSecret)
+	// The visitor-claims keys handed to organizations derive from
+	// INTERNAL_TOKEN_SECRET while it is set, so that rotating the internal
+	// token keys does not change them; without it, from the signing key.
+	claimsSecret := cfg.InternalTokenSecret
+	if claimsSecret == "" {
+		claimsSecret = cfg.InternalTokenKeys.Signing("")
+	}
+	svc := directory.New(store, cfg.urls(), claimsSecret)
 
 	e := httpx.NewEngine(log, "identity", mongox.Ping(core.Client))
 	directoryhttp.Register(e, svc, core.Signer)

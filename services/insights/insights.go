@@ -51,10 +51,12 @@ type Config struct {
 	MongoURI            string        `env:"MONGO_URI, default=mongodb://127.0.0.1:27017"`
 	Database            string        `env:"INSIGHTS_DB, default=insights"`
 	Kafka               kafkax.Config // KAFKA_BROKERS, KAFKA_TLS*, KAFKA_SASL_*, KAFKA_TOPIC*
-	InternalTokenSecret string        `env:"INTERNAL_TOKEN_SECRET" secret:"true"` // required, ≥32 bytes
-	GeoIPDB             string        `env:"GEOIP_DB"`                            // MaxMind database for visitorGeoCountry; "" for none
-	PublishTimeout      time.Duration `env:"INSIGHTS_PUBLISH_TIMEOUT, default=5s"`
-	LogLevel            string        `env:"LOG_LEVEL, default=info"`
+	InternalTokenSecret string        `env:"INTERNAL_TOKEN_SECRET" secret:"true"` // ≥32 bytes; required without INTERNAL_TOKEN_KEYS
+	// InternalTokenKeys is the rotating key set (INTERNAL_TOKEN_KEYS, INTERNAL_TOKEN_KEY_ID).
+	InternalTokenKeys internaltoken.Keys
+	GeoIPDB           string        `env:"GEOIP_DB"` // MaxMind database for visitorGeoCountry; "" for none
+	PublishTimeout    time.Duration `env:"INSIGHTS_PUBLISH_TIMEOUT, default=5s"`
+	LogLevel          string        `env:"LOG_LEVEL, default=info"`
 	// Discovery is DISCOVERY (static|consul), CONSUL_HTTP_ADDR, CONSUL_HTTP_TOKEN
 	// and ADVERTISE_ADDR: with consul the instance registers itself.
 	Discovery discovery.Config
@@ -67,9 +69,7 @@ func (c Config) Validate() error {
 	p.Require("MONGO_URI", c.MongoURI)
 	p.Require("INSIGHTS_DB", c.Database)
 	c.Kafka.Check(&p)
-	if len(c.InternalTokenSecret) < 32 {
-		p.Addf("INTERNAL_TOKEN_SECRET must be at least 32 bytes")
-	}
+	c.InternalTokenKeys.Check(&p, c.InternalTokenSecret)
 	if c.PublishTimeout <= 0 || c.PublishTimeout > time.Minute {
 		p.Addf("INSIGHTS_PUBLISH_TIMEOUT must be between 0 and 1m")
 	}
@@ -120,7 +120,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger, opts ...Option) (*Ap
 		geo = g
 	}
 	core, err := service.Open(ctx, service.CoreConfig{Service: Service, MongoURI: cfg.MongoURI, Database: cfg.Database,
-		Kafka: cfg.Kafka, InternalTokenSecret: cfg.InternalTokenSecret, Topic: Topic,
+		Kafka: cfg.Kafka, InternalTokenSecret: cfg.InternalTokenSecret, InternalTokenKeys: cfg.InternalTokenKeys, Topic: Topic,
 		Topics:  []string{visitlog.Topic, siteview.Topic},
 		Indexes: rollupmongo.Indexes(), Discovery: cfg.Discovery}, log)
 	if err != nil {

@@ -55,9 +55,11 @@ type Config struct {
 	Database            string        `env:"INTEGRATIONS_DB, default=integrations"`
 	Kafka               kafkax.Config // KAFKA_BROKERS, KAFKA_TLS*, KAFKA_SASL_*, KAFKA_TOPIC*
 	ContentURL          string        `env:"CONTENT_URL, default=http://127.0.0.1:8082"` // content's internal Git sync API (static discovery; consul finds it by name)
-	InternalTokenSecret string        `env:"INTERNAL_TOKEN_SECRET" secret:"true"`        // required, ≥32 bytes
-	PublicURL           string        `env:"PUBLIC_URL, default=http://127.0.0.1:8080"`
-	AppURL              string        `env:"APP_URL, default=http://127.0.0.1:8080/app"`
+	InternalTokenSecret string        `env:"INTERNAL_TOKEN_SECRET" secret:"true"`        // ≥32 bytes; required without INTERNAL_TOKEN_KEYS
+	// InternalTokenKeys is the rotating key set (INTERNAL_TOKEN_KEYS, INTERNAL_TOKEN_KEY_ID).
+	InternalTokenKeys internaltoken.Keys
+	PublicURL         string `env:"PUBLIC_URL, default=http://127.0.0.1:8080"`
+	AppURL            string `env:"APP_URL, default=http://127.0.0.1:8080/app"`
 	// OutboundAllowPrivate lets OpenAPI fetches and Git remotes reach
 	// private and loopback addresses (tests, trusted local runs).
 	OutboundAllowPrivate bool          `env:"OUTBOUND_ALLOW_PRIVATE, default=false"`
@@ -79,9 +81,7 @@ func (c Config) Validate() error {
 	p.Require("MONGO_URI", c.MongoURI)
 	p.Require("INTEGRATIONS_DB", c.Database)
 	c.Kafka.Check(&p)
-	if len(c.InternalTokenSecret) < 32 {
-		p.Addf("INTERNAL_TOKEN_SECRET must be at least 32 bytes")
-	}
+	c.InternalTokenKeys.Check(&p, c.InternalTokenSecret)
 	p.HTTPURL("CONTENT_URL", c.ContentURL)
 	p.HTTPURL("PUBLIC_URL", c.PublicURL)
 	p.HTTPURL("APP_URL", c.AppURL)
@@ -130,7 +130,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 		eventColls = append(eventColls, cs...)
 	}
 	core, err := service.Open(ctx, service.CoreConfig{Service: Name, MongoURI: cfg.MongoURI, Database: cfg.Database,
-		Kafka: cfg.Kafka, InternalTokenSecret: cfg.InternalTokenSecret, Topic: Topic,
+		Kafka: cfg.Kafka, InternalTokenSecret: cfg.InternalTokenSecret, InternalTokenKeys: cfg.InternalTokenKeys, Topic: Topic,
 		EventCollections: eventColls, Indexes: indexes, Discovery: cfg.Discovery,
 		Peers: discovery.Static{contentclient.Service: strings.TrimRight(cfg.ContentURL, "/")}}, log)
 	if err != nil {

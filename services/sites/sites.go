@@ -52,13 +52,15 @@ type Config struct {
 	MongoURI            string        `env:"MONGO_URI, default=mongodb://127.0.0.1:27017"`
 	Database            string        `env:"SITES_DB, default=sites"`
 	Kafka               kafkax.Config // KAFKA_BROKERS, KAFKA_TLS*, KAFKA_SASL_*, KAFKA_TOPIC*
-	ContentURL          string        `env:"CONTENT_URL, default=http://127.0.0.1:8082"`         // where the content service answers (static discovery; consul finds it by name)
-	InternalTokenSecret string        `env:"INTERNAL_TOKEN_SECRET" secret:"true"`                // required, ≥32 bytes
-	PublicURL           string        `env:"PUBLIC_URL, default=http://127.0.0.1:8080"`          // gateway URL, base of urls.location
-	AppURL              string        `env:"APP_URL, default=http://127.0.0.1:8080/app"`         // base of urls.app
-	PublishedURL        string        `env:"PUBLISHED_URL, default=http://127.0.0.1:8080/sites"` // base of published site URLs
-	InsightsURL         string        `env:"INSIGHTS_URL, default=http://127.0.0.1:8084"`        // where readers' views are recorded (static discovery; consul finds it by name)
-	LogLevel            string        `env:"LOG_LEVEL, default=info"`
+	ContentURL          string        `env:"CONTENT_URL, default=http://127.0.0.1:8082"` // where the content service answers (static discovery; consul finds it by name)
+	InternalTokenSecret string        `env:"INTERNAL_TOKEN_SECRET" secret:"true"`        // ≥32 bytes; required without INTERNAL_TOKEN_KEYS
+	// InternalTokenKeys is the rotating key set (INTERNAL_TOKEN_KEYS, INTERNAL_TOKEN_KEY_ID).
+	InternalTokenKeys internaltoken.Keys
+	PublicURL         string `env:"PUBLIC_URL, default=http://127.0.0.1:8080"`          // gateway URL, base of urls.location
+	AppURL            string `env:"APP_URL, default=http://127.0.0.1:8080/app"`         // base of urls.app
+	PublishedURL      string `env:"PUBLISHED_URL, default=http://127.0.0.1:8080/sites"` // base of published site URLs
+	InsightsURL       string `env:"INSIGHTS_URL, default=http://127.0.0.1:8084"`        // where readers' views are recorded (static discovery; consul finds it by name)
+	LogLevel          string `env:"LOG_LEVEL, default=info"`
 	// Discovery is DISCOVERY (static|consul), CONSUL_HTTP_ADDR, CONSUL_HTTP_TOKEN
 	// and ADVERTISE_ADDR: with consul the instance registers itself.
 	Discovery discovery.Config
@@ -71,9 +73,7 @@ func (c Config) Validate() error {
 	p.Require("MONGO_URI", c.MongoURI)
 	p.Require("SITES_DB", c.Database)
 	c.Kafka.Check(&p)
-	if len(c.InternalTokenSecret) < 32 {
-		p.Addf("INTERNAL_TOKEN_SECRET must be at least 32 bytes")
-	}
+	c.InternalTokenKeys.Check(&p, c.InternalTokenSecret)
 	p.HTTPURL("CONTENT_URL", c.ContentURL)
 	p.HTTPURL("PUBLIC_URL", c.PublicURL)
 	p.HTTPURL("APP_URL", c.AppURL)
@@ -108,7 +108,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 		eventColls = append(eventColls, cs...)
 	}
 	core, err := service.Open(ctx, service.CoreConfig{Service: "sites", MongoURI: cfg.MongoURI, Database: cfg.Database,
-		Kafka: cfg.Kafka, InternalTokenSecret: cfg.InternalTokenSecret, Topic: Topic,
+		Kafka: cfg.Kafka, InternalTokenSecret: cfg.InternalTokenSecret, InternalTokenKeys: cfg.InternalTokenKeys, Topic: Topic,
 		Topics:           []string{ContentTopic},
 		EventCollections: eventColls, Indexes: indexes, Discovery: cfg.Discovery,
 		Peers: discovery.Static{contentclient.Service: strings.TrimRight(cfg.ContentURL, "/"),
