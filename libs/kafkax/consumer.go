@@ -124,6 +124,7 @@ func NewConsumer(c Cluster, group, topic string, db *mongo.Database, handle Hand
 func (c *Consumer) Run(ctx context.Context) error {
 	pctx, stop := context.WithCancel(ctx)
 	defer stop()
+	defer c.observeLag()()
 	if c.db != nil {
 		go c.prune(pctx)
 	}

@@ -43,7 +43,7 @@ func TestSetup(t *testing.T) {
 			if tc.exporter == "otlp" {
 				t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", otlptest.Start(t).URL)
 			}
-			shutdown, err := otelx.Setup(context.Background(), "svc", tc.exporter)
+			shutdown, err := otelx.Setup(context.Background(), "svc", otelx.Config{Exporter: tc.exporter})
 			if gotErr := err != nil; gotErr != tc.wantErr {
 				t.Fatalf("Setup(%q) error = %v, want error %v", tc.exporter, err, tc.wantErr)
 			}
@@ -207,7 +207,7 @@ func TestSetupOTLPExportsOverHTTP(t *testing.T) {
 	col := otlptest.Start(t)
 	t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", col.URL)
 	t.Setenv("OTEL_RESOURCE_ATTRIBUTES", "deployment.environment.name=test")
-	shutdown, err := otelx.Setup(context.Background(), "content", otelx.ExporterOTLP)
+	shutdown, err := otelx.Setup(context.Background(), "content", otelx.Config{Exporter: otelx.ExporterOTLP})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -108,7 +108,7 @@ var _ revision.Store = (*Store)(nil)
 // NewStore returns a store on db.
 func NewStore(db *mongo.Database) *Store {
 	return &Store{db: db, bucket: db.GridFSBucket(options.GridFSBucket().SetName(Bucket)), now: time.Now,
-		docs: sizedcache.New[string, revisionDoc](limits.RevisionCacheEntries, limits.RevisionCacheBytes)}
+		docs: sizedcache.New[string, revisionDoc](limits.RevisionCacheEntries, limits.RevisionCacheBytes).Observe("content.revisions")}
 }
 
 func (s *Store) clock() time.Time { return s.now().UTC().Truncate(time.Millisecond) }
