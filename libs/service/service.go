@@ -7,10 +7,12 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"math"
 	"net"
 	"net/http"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"sync"
 	"syscall"
 	"time"
@@ -160,6 +162,22 @@ type Telemetry struct {
 	// AdminAddr is where the component serves GET /metrics (Prometheus
 	// text format), apart from its API; empty turns it off.
 	AdminAddr string `env:"ADMIN_ADDR"`
+	// MemoryLimit is the container's memory limit in bytes (Kubernetes'
+	// downward API); unless GOMEMLIMIT is set, the Go runtime's soft memory
+	// limit becomes 90% of it.
+	MemoryLimit int64 `env:"MEMORY_LIMIT"`
+}
+
+// applyMemoryLimit sets the runtime's soft memory limit to 90% of limit
+// unless GOMEMLIMIT set one; it returns the limit in force.
+func applyMemoryLimit(limit int64) int64 {
+	current := debug.SetMemoryLimit(-1)
+	if limit <= 0 || current != math.MaxInt64 {
+		return current
+	}
+	soft := limit / 10 * 9
+	debug.SetMemoryLimit(soft)
+	return soft
 }
 
 // Admin serves handler's metrics at /metrics on addr until ctx is done. It
@@ -211,6 +229,9 @@ func start[C Config](ctx context.Context, name string, env envconfig.Lookuper, n
 	}
 	defer func() { _ = stopMetrics(context.Background()) }()
 	log := newLog(cfg)
+	if tel.MemoryLimit > 0 {
+		log.Info("memory limit", "container_bytes", tel.MemoryLimit, "go_soft_limit_bytes", applyMemoryLimit(tel.MemoryLimit))
+	}
 	if tel.AdminAddr != "" {
 		actx, cancel := context.WithCancel(ctx)
 		defer cancel()

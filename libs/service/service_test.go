@@ -5,7 +5,9 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"math"
 	"net/http"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"testing"
@@ -172,5 +174,22 @@ func TestStart(t *testing.T) {
 				t.Errorf("log = %s, want %s", buf.String(), tc.wantLog)
 			}
 		})
+	}
+}
+
+func TestApplyMemoryLimit(t *testing.T) {
+	prev := debug.SetMemoryLimit(-1)
+	t.Cleanup(func() { debug.SetMemoryLimit(prev) })
+	debug.SetMemoryLimit(math.MaxInt64) // as without GOMEMLIMIT
+	if got := applyMemoryLimit(0); got != math.MaxInt64 {
+		t.Errorf("without a container limit = %d; want no limit", got)
+	}
+	if got, want := applyMemoryLimit(1000<<20), int64(900<<20); got != want || debug.SetMemoryLimit(-1) != want {
+		t.Errorf("with a 1000 MiB container = %d; want %d (90%%)", got, want)
+	}
+	// GOMEMLIMIT (here: a limit already set) wins.
+	debug.SetMemoryLimit(100 << 20)
+	if got := applyMemoryLimit(1000 << 20); got != 100<<20 {
+		t.Errorf("with GOMEMLIMIT set = %d; want it kept", got)
 	}
 }
