@@ -307,7 +307,22 @@ func checkExposure(t *testing.T, ix objects, overlay string) {
 	if len(ingresses) != 1 {
 		t.Fatalf("prod has %d Ingresses, want 1", len(ingresses))
 	}
-	for _, r := range ingresses[0].Spec.Rules {
+	ing := ingresses[0]
+	if ing.Spec.IngressClassName == nil || *ing.Spec.IngressClassName == "" {
+		t.Error("the Ingress has no ingressClassName")
+	}
+	api := strings.TrimPrefix(prodPublicURL, "https://")
+	hosts := map[string]bool{}
+	for _, r := range ing.Spec.Rules {
+		hosts[r.Host] = true
+	}
+	if !hosts[api] || !hosts[""] {
+		t.Errorf("Ingress hosts %v; want the API host %s and a catch-all (\"\") for published sites' custom hostnames", hosts, api)
+	}
+	if len(ing.Spec.TLS) == 0 || !slices.Contains(ing.Spec.TLS[0].Hosts, api) {
+		t.Errorf("Ingress TLS %+v; want the API host", ing.Spec.TLS)
+	}
+	for _, r := range ing.Spec.Rules {
 		for _, p := range r.HTTP.Paths {
 			if p.Backend.Service == nil || p.Backend.Service.Name != "gateway" {
 				t.Errorf("the Ingress leads to %+v, want the gateway only", p.Backend)
@@ -352,6 +367,22 @@ func checkInfrastructure(t *testing.T, ix objects, overlay string) {
 	}
 	if args := workloads["mongo"].Containers[0].Args; !slices.Contains(args, "--replSet") {
 		t.Errorf("mongo args %v, want a replica set", args)
+	}
+	// The replica set is initiated before the pod is ready: its name must
+	// resolve then (headless, not-ready addresses published).
+	if s, ok := ix["Service/mongo"].(*corev1.Service); !ok || s.Spec.ClusterIP != corev1.ClusterIPNone || !s.Spec.PublishNotReadyAddresses {
+		t.Error("Service mongo is not headless with publishNotReadyAddresses: initiating the replica set would wait for a readiness it gives")
+	}
+	kafka := workloads["kafka"].Containers[0]
+	mounted := false
+	for _, m := range kafka.VolumeMounts {
+		mounted = mounted || m.MountPath == env(workloads["kafka"], "KAFKA_LOG_DIRS")
+	}
+	if !mounted {
+		t.Errorf("kafka writes to %q, where no volume is mounted", env(workloads["kafka"], "KAFKA_LOG_DIRS"))
+	}
+	if auto := env(workloads["kafka"], "KAFKA_AUTO_CREATE_TOPICS_ENABLE"); auto != "false" {
+		t.Errorf("kafka KAFKA_AUTO_CREATE_TOPICS_ENABLE = %q, want false (the components provision their topics)", auto)
 	}
 }
 
