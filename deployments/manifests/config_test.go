@@ -332,6 +332,24 @@ func startOverlay(t *testing.T, overlay string) {
 		})
 	}
 	checkPublicURLs(t, ctx, overlay, envs, "http://127.0.0.1:"+strconv.Itoa(ports[8080]))
+
+	if overlay == "prod" {
+		// Wrong Kafka credentials stop every component's start, saying so.
+		for _, c := range cs {
+			env := map[string]string{}
+			for k, v := range envs[c.name] {
+				env[k] = rewrite.Replace(v)
+			}
+			env["KAFKA_SASL_PASSWORD"] = "not-the-password"
+			env[c.addrVar] = "127.0.0.1:0"
+			sctx, stop := context.WithTimeout(ctx, 30*time.Second)
+			err := starters[c.name].start(sctx, env, slog.New(slog.DiscardHandler))
+			stop()
+			if err == nil || !kafkax.Refused(err) || !strings.Contains(err.Error(), "as user") {
+				t.Errorf("%s with a wrong Kafka password: %v; want a start refused for the credentials, naming the user", c.name, err)
+			}
+		}
+	}
 }
 
 // checkPublicURLs drives the started platform through its gateway with a

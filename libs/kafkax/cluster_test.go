@@ -204,3 +204,31 @@ func TestSASLOverTLS(t *testing.T) {
 		})
 	}
 }
+
+// TestProvision: refused credentials stop a component's start with the
+// reason; an unreachable cluster does not, and the topics are created once
+// it answers.
+func TestProvision(t *testing.T) {
+	ctx := context.Background()
+	log := slog.New(slog.DiscardHandler)
+
+	k := kafkatest.StartSecure(t, kafkax.SASLScramSHA256)
+	wrong, err := k.Config("not-the-password").Cluster()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := wrong.Provision(ctx, log, topic); err == nil || !kafkax.Refused(err) {
+		t.Errorf("provision with a wrong password = %v; want refused credentials", err)
+	}
+
+	r := kafkatest.StartRestartable(t)
+	r.Stop()
+	c := kafkax.Cluster{Brokers: r.Brokers, Layout: func(string) kafkax.Layout { return kafkax.Layout{Partitions: 2} }}
+	pctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	if err := c.Provision(pctx, log, topic); err != nil {
+		t.Fatalf("provision while Kafka is down = %v; want nil (retried in the background)", err)
+	}
+	r.Start()
+	eventually(t, "the topic provisioned once Kafka answers", func() bool { return partitions(t, c, topic) == 2 })
+}
