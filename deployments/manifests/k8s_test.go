@@ -154,6 +154,13 @@ func checkComponent(t *testing.T, ix objects, overlay string, c component, secre
 		}
 	}
 	checkScheduling(t, d)
+	if hasHPA {
+		// Every replica's consumer gets a partition of the topics it provisions.
+		cm := configMap(t, ix, d.Spec.Template.Spec.Containers[0])
+		if n, _ := strconv.Atoi(cm.Data["KAFKA_TOPIC_PARTITIONS"]); n < int(hpa.Spec.MaxReplicas) {
+			t.Errorf("KAFKA_TOPIC_PARTITIONS %q under the autoscaler's maxReplicas %d: replicas past it would consume nothing", cm.Data["KAFKA_TOPIC_PARTITIONS"], hpa.Spec.MaxReplicas)
+		}
+	}
 
 	pod := d.Spec.Template.Spec
 	if len(pod.Containers) != 1 {
