@@ -71,4 +71,25 @@ func TestMetricsMoveWithTraffic(t *testing.T) {
 	if got := after["gateway"] - before["gateway"]; got < len(round) {
 		t.Errorf("gateway requests moved by %d; want at least %d", got, len(round))
 	}
+
+	// The background work reports too: each consumer's lag, each relay's
+	// backlog, the job queues' depth.
+	srv := httptest.NewServer(metrics)
+	defer srv.Close()
+	resp, err := http.Get(srv.URL + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	for _, want := range []string{
+		`kafkax_consumer_lag{[^}]*messaging_consumer_group_name="content"[^}]*messaging_destination_name="identity.events"`,
+		`kafkax_consumer_lag{[^}]*messaging_consumer_group_name="sites"`,
+		`kafkax_relay_backlog{[^}]*messaging_destination_name="content.events"`,
+		`jobs_queue_depth{[^}]*jobs_state="pending"`,
+	} {
+		if !regexp.MustCompile(want).Match(body) {
+			t.Errorf("metrics have no %s", want)
+		}
+	}
 }
