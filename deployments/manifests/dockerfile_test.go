@@ -61,9 +61,6 @@ func builds(t *testing.T, stage instructions.Stage) []goBuild {
 		for ; i < len(words) && strings.Contains(words[i], "=") && !strings.HasPrefix(words[i], "-"); i++ {
 			b.env = append(b.env, words[i])
 		}
-		if slices.Equal(words[i:], []string{"go", "mod", "download"}) {
-			continue // the module download layer
-		}
 		if len(words) < i+2 || words[i] != "go" || words[i+1] != "build" {
 			t.Errorf("RUN %q is not a go build", strings.Join(words, " "))
 			continue
