@@ -46,7 +46,7 @@ func TestRunBackgroundConsumesIdentityEvents(t *testing.T) {
 		t.Fatal("tokens not cached")
 	}
 
-	pub := kafkax.NewPublisher(k.Brokers)
+	pub := kafkax.NewPublisher(kafkax.Plain(k.Brokers))
 	t.Cleanup(func() { _ = pub.Close() })
 	err := pub.Publish(ctx, gateway.IdentityTopic,
 		kafkax.NewEvent("token.revoked", "", res.TokenID, map[string]string{"id": res.TokenID}), // neither hash nor user

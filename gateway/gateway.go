@@ -55,6 +55,8 @@ type Config struct {
 	RedisURL string `env:"REDIS_URL, default=redis://127.0.0.1:6379/0" secret:"true"`
 	// InternalTokenSecret signs the internal tokens (at least 32 bytes).
 	InternalTokenSecret string `env:"INTERNAL_TOKEN_SECRET" secret:"true"`
+	// InternalTokenKeys is the rotating key set (INTERNAL_TOKEN_KEYS, INTERNAL_TOKEN_KEY_ID).
+	InternalTokenKeys internaltoken.Keys
 	// AuthCacheTTL is how long a resolved token stays cached.
 	AuthCacheTTL time.Duration `env:"AUTH_CACHE_TTL, default=30s"`
 	// RateLimit is the number of requests per token per minute; 0 turns it off.
@@ -68,9 +70,10 @@ type Config struct {
 	// client: the client address is the right-most one that is not a trusted
 	// proxy. Empty: the connection's peer is the client.
 	TrustedProxies []string `env:"TRUSTED_PROXIES"`
-	// KafkaBrokers are the brokers of identity.events, whose token and
-	// member events drop cached token resolutions.
-	KafkaBrokers []string `env:"KAFKA_BROKERS, default=127.0.0.1:9092"`
+	// Kafka is the cluster of identity.events, whose token and member
+	// events drop cached token resolutions (KAFKA_BROKERS, KAFKA_TLS*,
+	// KAFKA_SASL_*, KAFKA_TOPIC*).
+	Kafka kafkax.Config
 	// UpstreamTimeout bounds the wait for a service's response headers.
 	UpstreamTimeout time.Duration `env:"UPSTREAM_TIMEOUT, default=30s"`
 	// MaxBodyBytes bounds a request body.
@@ -97,9 +100,7 @@ func (c Config) Validate() error {
 	if _, err := redis.ParseURL(c.RedisURL); err != nil {
 		p.Addf("REDIS_URL: %v", err)
 	}
-	if len(c.InternalTokenSecret) < 32 {
-		p.Addf("INTERNAL_TOKEN_SECRET: must be at least 32 bytes")
-	}
+	c.InternalTokenKeys.Check(&p, c.InternalTokenSecret)
 	if c.AuthCacheTTL <= 0 {
 		p.Addf("AUTH_CACHE_TTL: must be positive")
 	}
@@ -114,9 +115,7 @@ func (c Config) Validate() error {
 			p.Addf("TRUSTED_PROXIES: %v", err)
 		}
 	}
-	if len(c.KafkaBrokers) == 0 {
-		p.Addf("KAFKA_BROKERS: must name at least one broker")
-	}
+	c.Kafka.Check(&p)
 	if c.UpstreamTimeout <= 0 {
 		p.Addf("UPSTREAM_TIMEOUT: must be positive")
 	}
@@ -206,6 +205,8 @@ type Gateway struct {
 	// resolving bounds the resolutions in progress (resolveLimits), by
 	// client address.
 	resolving *quota.Limiter
+	// kafka is the cluster of identity.events.
+	kafka kafkax.Cluster
 	// events consumes identity.events once RunBackground started it.
 	events *kafkax.Consumer
 	// docs are the API document and its reference page, served by the
@@ -234,7 +235,11 @@ func New(cfg Config, deps Deps) (*Gateway, error) {
 	if err != nil {
 		return nil, fmt.Errorf("route table: %w", err)
 	}
-	signer, err := internaltoken.NewSigner(Service, cfg.InternalTokenSecret, internalTokenTTL)
+	signer, err := internaltoken.NewKeyedSigner(Service, cfg.InternalTokenSecret, cfg.InternalTokenKeys, internalTokenTTL)
+	if err != nil {
+		return nil, err
+	}
+	cluster, err := cfg.Kafka.Cluster()
 	if err != nil {
 		return nil, err
 	}
@@ -246,6 +251,7 @@ func New(cfg Config, deps Deps) (*Gateway, error) {
 	g := &Gateway{
 		docs:      docs,
 		cfg:       cfg,
+		kafka:     cluster,
 		log:       deps.Log,
 		rdb:       deps.Redis,
 		resolver:  deps.Resolver,
@@ -257,9 +263,10 @@ func New(cfg Config, deps Deps) (*Gateway, error) {
 	}
 	g.proxy = g.newProxy(transport)
 
-	e := httpx.NewEngine(g.log, "gateway", func(ctx context.Context) error {
-		return g.rdb.Ping(ctx).Err()
-	})
+	// Ready means able to serve: not Redis, without which the gateway
+	// fails open (rate limits off, tokens resolved through identity), so
+	// that a Redis outage does not take every gateway out of the Ingress.
+	e := httpx.NewEngine(g.log, "gateway")
 	// A JSON API answers a stray slash with 404, not an HTML redirect.
 	e.RedirectTrailingSlash = false
 	// c.ClientIP() is the peer, or the right-most X-Forwarded-For (else
@@ -285,7 +292,7 @@ func (g *Gateway) Handler() http.Handler { return g.engine }
 // cache at once (HandleIdentityEvent); it stops when ctx is done. Call it at
 // most once, and Close after it.
 func (g *Gateway) RunBackground(ctx context.Context) {
-	g.events = kafkax.NewConsumer(g.cfg.KafkaBrokers, ConsumerGroup, IdentityTopic, nil, g.onIdentityEvent, g.log)
+	g.events = kafkax.NewConsumer(g.kafka, ConsumerGroup, IdentityTopic, nil, g.onIdentityEvent, g.log)
 	go func() {
 		if err := g.events.Run(ctx); err != nil && ctx.Err() == nil {
 			g.log.ErrorContext(ctx, "identity.events consumer stopped", "err", err)
@@ -335,6 +342,9 @@ func Run(ctx context.Context, cfg Config, log *slog.Logger) error {
 	defer resolver.Close()
 	g, err := New(cfg, Deps{Redis: rdb, Resolver: resolver, Log: log})
 	if err != nil {
+		return err
+	}
+	if err := g.kafka.Provision(ctx, log, IdentityTopic); err != nil {
 		return err
 	}
 	return service.Run(ctx, Service, cfg.Addr, g, log)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"github.com/docspub/platform/libs/kafkax"
 	"net"
 	"net/http"
 	"net/url"
@@ -52,7 +53,7 @@ func TestGatewayBinaryEndsAccessAtOnce(t *testing.T) {
 	const secret = "binary-test-secret-binary-test-secret-0123"
 
 	id, err := identity.New(ctx, identity.Config{Addr: "127.0.0.1:0", MongoURI: mongo.URI, Database: "identity",
-		KafkaBrokers: kafka.Brokers, InternalTokenSecret: secret, PublicURL: "http://gw.test", AppURL: "http://gw.test/app",
+		Kafka: kafkax.Config{Brokers: kafka.Brokers}, InternalTokenSecret: secret, PublicURL: "http://gw.test", AppURL: "http://gw.test/app",
 		LogLevel: "warn"}, logx.Discard())
 	if err != nil {
 		t.Fatal(err)

@@ -11,6 +11,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/docspub/platform/libs/kafkax"
 	"log/slog"
 	"net"
 	"net/http"
@@ -146,7 +147,7 @@ func Start(ctx context.Context, cfg Config, log *slog.Logger) (_ *Platform, err 
 
 	// identity
 	idCfg := identity.Config{
-		Addr: "127.0.0.1:0", MongoURI: mongo.URI, Database: "identity", KafkaBrokers: kafka.Brokers,
+		Addr: "127.0.0.1:0", MongoURI: mongo.URI, Database: "identity", Kafka: kafkax.Config{Brokers: kafka.Brokers},
 		InternalTokenSecret: secret, PublicURL: p.URL, AppURL: p.URL + "/app", LogLevel: cfg.LogLevel,
 	}
 	id, err := identity.New(ctx, idCfg, log.With("service", "identity"))

@@ -23,7 +23,7 @@ func TestOneTraceFromGatewayToConsumerOverOTLP(t *testing.T) {
 	col := otlptest.Start(t)
 	t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", col.URL)
 	t.Setenv("OTEL_BSP_SCHEDULE_DELAY", "50") // ms: export promptly
-	shutdown, err := otelx.Setup(context.Background(), "platform", otelx.ExporterOTLP)
+	shutdown, err := otelx.Setup(context.Background(), "platform", otelx.Config{Exporter: otelx.ExporterOTLP})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -61,6 +61,19 @@ func TestComposeRunsTheWholeStack(t *testing.T) {
 		if roles := kafka.Environment["KAFKA_PROCESS_ROLES"]; roles == nil || *roles != "broker,controller" {
 			t.Errorf("kafka KAFKA_PROCESS_ROLES = %v, want broker,controller (KRaft)", roles)
 		}
+		// The data volume is where the image writes, and topics are
+		// provisioned by the components, not auto-created.
+		dirs := kafka.Environment["KAFKA_LOG_DIRS"]
+		mounted := false
+		for _, v := range kafka.Volumes {
+			mounted = mounted || (dirs != nil && v.Target == *dirs)
+		}
+		if !mounted {
+			t.Errorf("kafka writes to %v, where no volume is mounted", ptrValue(dirs))
+		}
+		if auto := kafka.Environment["KAFKA_AUTO_CREATE_TOPICS_ENABLE"]; auto == nil || *auto != "false" {
+			t.Errorf("kafka KAFKA_AUTO_CREATE_TOPICS_ENABLE = %v, want false (the components provision their topics)", ptrValue(auto))
+		}
 	}
 	for _, name := range infrastructure {
 		if s, err := p.GetService(name); err == nil && name != "otel-collector" && s.HealthCheck == nil {

@@ -118,6 +118,8 @@ func TestDockerfiles(t *testing.T) {
 				t.Errorf("ENTRYPOINT %v, want [/%s]", entrypoint, c.name)
 			}
 
+			checkContext(t, c, build)
+
 			bs := builds(t, build)
 			var pkgs []string
 			for _, b := range bs {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/docspub/platform/libs/httpx"
+	"github.com/docspub/platform/libs/otelx"
 	"github.com/docspub/platform/libs/service"
 	appsv1 "k8s.io/api/apps/v1"
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
@@ -137,15 +138,27 @@ func checkComponent(t *testing.T, ix objects, overlay string, c component, secre
 		}
 	}
 	hpa, hasHPA := ix["HorizontalPodAutoscaler/"+c.name].(*autoscalingv2.HorizontalPodAutoscaler)
-	replicas := *d.Spec.Replicas
+	// A Deployment under an autoscaler sets no replicas: every apply
+	// would reset the autoscaler's count.
+	if hasHPA && d.Spec.Replicas != nil {
+		t.Errorf("replicas %d under an autoscaler; want none (the autoscaler owns the count)", *d.Spec.Replicas)
+	}
 	switch overlay {
 	case "dev":
-		if replicas != 1 || hasHPA {
-			t.Errorf("dev: replicas %d, autoscaler %v; want 1 replica and none", replicas, hasHPA)
+		if d.Spec.Replicas == nil || *d.Spec.Replicas != 1 || hasHPA {
+			t.Errorf("dev: replicas %v, autoscaler %v; want 1 replica and none", ptrValue(d.Spec.Replicas), hasHPA)
 		}
 	case "prod":
-		if replicas < 2 || !hasHPA || *hpa.Spec.MinReplicas < 2 || hpa.Spec.ScaleTargetRef.Name != c.name {
-			t.Errorf("prod: replicas %d, autoscaler %v; want several replicas and an autoscaler of the Deployment", replicas, hasHPA)
+		if !hasHPA || *hpa.Spec.MinReplicas < 2 || hpa.Spec.ScaleTargetRef.Name != c.name {
+			t.Errorf("prod: autoscaler %v; want an autoscaler of the Deployment with several replicas at least", hasHPA)
+		}
+	}
+	checkScheduling(t, d)
+	if hasHPA {
+		// Every replica's consumer gets a partition of the topics it provisions.
+		cm := configMap(t, ix, d.Spec.Template.Spec.Containers[0])
+		if n, _ := strconv.Atoi(cm.Data["KAFKA_TOPIC_PARTITIONS"]); n < int(hpa.Spec.MaxReplicas) {
+			t.Errorf("KAFKA_TOPIC_PARTITIONS %q under the autoscaler's maxReplicas %d: replicas past it would consume nothing", cm.Data["KAFKA_TOPIC_PARTITIONS"], hpa.Spec.MaxReplicas)
 		}
 	}
 
@@ -154,9 +167,7 @@ func checkComponent(t *testing.T, ix objects, overlay string, c component, secre
 		t.Fatalf("%d containers, want 1", len(pod.Containers))
 	}
 	ctr := pod.Containers[0]
-	if ctr.Image != "docspub/"+c.name {
-		t.Errorf("image %q, want docspub/%s (skaffold sets the tag)", ctr.Image, c.name)
-	}
+	checkImage(t, overlay, c.name, ctr.Image)
 	if pod.SecurityContext == nil || pod.SecurityContext.RunAsNonRoot == nil || !*pod.SecurityContext.RunAsNonRoot {
 		t.Error("pod does not require a non-root user")
 	}
@@ -173,6 +184,13 @@ func checkComponent(t *testing.T, ix objects, overlay string, c component, secre
 		ctr.LivenessProbe == nil || ctr.LivenessProbe.HTTPGet == nil || ctr.LivenessProbe.HTTPGet.Path != "/healthz" {
 		t.Error("want readiness on /readyz and liveness on /healthz")
 	}
+	// Start-up (index builds) gets its own budget, far above liveness's.
+	if sp := ctr.StartupProbe; sp == nil || sp.HTTPGet == nil || sp.HTTPGet.Path != "/healthz" ||
+		int(sp.PeriodSeconds)*int(sp.FailureThreshold) < 120 {
+		t.Errorf("startupProbe %+v; want one on /healthz allowing at least 2 minutes", sp)
+	} else if lp := ctr.LivenessProbe; lp.InitialDelaySeconds != 0 {
+		t.Errorf("liveness waits %ds; the startupProbe holds it back already", lp.InitialDelaySeconds)
+	}
 	for _, r := range []corev1.ResourceName{corev1.ResourceCPU, corev1.ResourceMemory} {
 		if _, ok := ctr.Resources.Requests[r]; !ok {
 			t.Errorf("no %s request", r)
@@ -181,9 +199,11 @@ func checkComponent(t *testing.T, ix objects, overlay string, c component, secre
 			t.Errorf("no %s limit", r)
 		}
 	}
-	if len(ctr.Ports) != 1 || ctr.Ports[0].ContainerPort != int32(c.port) || ctr.Ports[0].Name != "http" {
-		t.Errorf("ports %+v, want http on %d", ctr.Ports, c.port)
+	if len(ctr.Ports) != 2 || ctr.Ports[0].ContainerPort != int32(c.port) || ctr.Ports[0].Name != "http" ||
+		ctr.Ports[1].ContainerPort != adminPort || ctr.Ports[1].Name != "metrics" {
+		t.Errorf("ports %+v, want http on %d and metrics on %d", ctr.Ports, c.port, adminPort)
 	}
+	checkMemoryLimit(t, ctr)
 	var preStop int64
 	if ctr.Lifecycle != nil && ctr.Lifecycle.PreStop != nil && ctr.Lifecycle.PreStop.Sleep != nil {
 		preStop = ctr.Lifecycle.PreStop.Sleep.Seconds
@@ -198,10 +218,16 @@ func checkComponent(t *testing.T, ix objects, overlay string, c component, secre
 	if got, want := cm.Data[c.addrVar], "0.0.0.0:"+strconv.Itoa(c.port); got != want {
 		t.Errorf("%s = %q, want %q", c.addrVar, got, want)
 	}
-	for _, k := range []string{"DISCOVERY", "OTEL_TRACES_EXPORTER", "LOG_LEVEL"} {
+	for _, k := range []string{"DISCOVERY", "OTEL_TRACES_EXPORTER", "LOG_LEVEL", "OTEL_TRACES_SAMPLER", "OTEL_TRACES_SAMPLER_ARG"} {
 		if cm.Data[k] == "" {
 			t.Errorf("ConfigMap has no %s", k)
 		}
+	}
+	if _, err := otelx.Sampler(cm.Data["OTEL_TRACES_SAMPLER"], cm.Data["OTEL_TRACES_SAMPLER_ARG"]); err != nil {
+		t.Errorf("sampling: %v", err)
+	}
+	if got, want := cm.Data["ADMIN_ADDR"], "0.0.0.0:"+strconv.Itoa(adminPort); got != want {
+		t.Errorf("ADMIN_ADDR = %q, want %q (the metrics port)", got, want)
 	}
 	refs := secretRefs(ctr)
 	if refs["INTERNAL_TOKEN_SECRET"] == "" {
@@ -288,7 +314,22 @@ func checkExposure(t *testing.T, ix objects, overlay string) {
 	if len(ingresses) != 1 {
 		t.Fatalf("prod has %d Ingresses, want 1", len(ingresses))
 	}
-	for _, r := range ingresses[0].Spec.Rules {
+	ing := ingresses[0]
+	if ing.Spec.IngressClassName == nil || *ing.Spec.IngressClassName == "" {
+		t.Error("the Ingress has no ingressClassName")
+	}
+	api := strings.TrimPrefix(prodPublicURL, "https://")
+	hosts := map[string]bool{}
+	for _, r := range ing.Spec.Rules {
+		hosts[r.Host] = true
+	}
+	if !hosts[api] || !hosts[""] {
+		t.Errorf("Ingress hosts %v; want the API host %s and a catch-all (\"\") for published sites' custom hostnames", hosts, api)
+	}
+	if len(ing.Spec.TLS) == 0 || !slices.Contains(ing.Spec.TLS[0].Hosts, api) {
+		t.Errorf("Ingress TLS %+v; want the API host", ing.Spec.TLS)
+	}
+	for _, r := range ing.Spec.Rules {
 		for _, p := range r.HTTP.Paths {
 			if p.Backend.Service == nil || p.Backend.Service.Name != "gateway" {
 				t.Errorf("the Ingress leads to %+v, want the gateway only", p.Backend)
@@ -333,6 +374,22 @@ func checkInfrastructure(t *testing.T, ix objects, overlay string) {
 	}
 	if args := workloads["mongo"].Containers[0].Args; !slices.Contains(args, "--replSet") {
 		t.Errorf("mongo args %v, want a replica set", args)
+	}
+	// The replica set is initiated before the pod is ready: its name must
+	// resolve then (headless, not-ready addresses published).
+	if s, ok := ix["Service/mongo"].(*corev1.Service); !ok || s.Spec.ClusterIP != corev1.ClusterIPNone || !s.Spec.PublishNotReadyAddresses {
+		t.Error("Service mongo is not headless with publishNotReadyAddresses: initiating the replica set would wait for a readiness it gives")
+	}
+	kafka := workloads["kafka"].Containers[0]
+	mounted := false
+	for _, m := range kafka.VolumeMounts {
+		mounted = mounted || m.MountPath == env(workloads["kafka"], "KAFKA_LOG_DIRS")
+	}
+	if !mounted {
+		t.Errorf("kafka writes to %q, where no volume is mounted", env(workloads["kafka"], "KAFKA_LOG_DIRS"))
+	}
+	if auto := env(workloads["kafka"], "KAFKA_AUTO_CREATE_TOPICS_ENABLE"); auto != "false" {
+		t.Errorf("kafka KAFKA_AUTO_CREATE_TOPICS_ENABLE = %q, want false (the components provision their topics)", auto)
 	}
 }
 

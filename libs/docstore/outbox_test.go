@@ -99,7 +99,7 @@ func TestPendingBytesBoundWhileKafkaIsDown(t *testing.T) {
 	s, _ := newStore(t)
 	insert(t, s, Thing{ID: "a", Rank: 0}, Thing{ID: "b", Rank: 0})
 	k := kafkatest.StartRestartable(t)
-	pub := kafkax.NewPublisher(k.Brokers)
+	pub := kafkax.NewPublisher(kafkax.Plain(k.Brokers))
 	t.Cleanup(func() { _ = pub.Close() })
 	relay := kafkax.NewRelay(s.DB(), pub, "things.events", []string{things}, nil)
 	k.Stop()

@@ -48,9 +48,13 @@ type claims struct {
 // to its own, with a secret shared by the platform (HMAC).
 type Signer struct {
 	service string
-	secret  []byte
-	ttl     time.Duration
-	now     func() time.Time
+	secret  []byte // signs
+	kid     string // names secret in the token's header; "" for the single secret
+	// accept are the secrets Verify accepts, by key id ("" for a token
+	// without a kid).
+	accept map[string][]byte
+	ttl    time.Duration
+	now    func() time.Time
 }
 
 // NewSigner returns the signer of service: its name in discovery and in the
@@ -66,7 +70,7 @@ func NewSigner(service, secret string, ttl time.Duration) (*Signer, error) {
 	if ttl <= 0 {
 		ttl = time.Minute
 	}
-	return &Signer{service: service, secret: []byte(secret), ttl: ttl, now: time.Now}, nil
+	return &Signer{service: service, secret: []byte(secret), accept: map[string][]byte{"": []byte(secret)}, ttl: ttl, now: time.Now}, nil
 }
 
 // Service returns the name of the signer's own service: the audience its
@@ -92,7 +96,11 @@ func (s *Signer) Mint(audience string, p Principal) (string, error) {
 		Roles:   p.Roles,
 		TokenID: p.TokenID,
 	}
-	tok, err := jwt.NewWithClaims(jwt.SigningMethodHS256, c).SignedString(s.secret)
+	t := jwt.NewWithClaims(jwt.SigningMethodHS256, c)
+	if s.kid != "" {
+		t.Header["kid"] = s.kid
+	}
+	tok, err := t.SignedString(s.secret)
 	if err != nil {
 		return "", fmt.Errorf("sign internal token: %w", err)
 	}
@@ -103,6 +111,17 @@ func (s *Signer) Mint(audience string, p Principal) (string, error) {
 // and for a token addressed to another service.
 var ErrInvalid = errors.New("invalid internal token")
 
+// key returns the secret of the key the token names (its "kid" header;
+// none for the single secret).
+func (s *Signer) key(t *jwt.Token) (any, error) {
+	kid, _ := t.Header["kid"].(string)
+	secret, ok := s.accept[kid]
+	if !ok {
+		return nil, fmt.Errorf("unknown key %q", kid)
+	}
+	return secret, nil
+}
+
 // Verify checks the token's signature, issuer, expiry and audience (the
 // signer's own service) and returns its principal.
 func (s *Signer) Verify(token string) (Principal, error) {
@@ -110,7 +129,7 @@ func (s *Signer) Verify(token string) (Principal, error) {
 		return Principal{}, ErrInvalid
 	}
 	var c claims
-	_, err := jwt.ParseWithClaims(token, &c, func(*jwt.Token) (any, error) { return s.secret, nil },
+	_, err := jwt.ParseWithClaims(token, &c, s.key,
 		jwt.WithValidMethods([]string{jwt.SigningMethodHS256.Alg()}),
 		jwt.WithIssuer(issuer), jwt.WithAudience(s.service), jwt.WithExpirationRequired(), jwt.WithTimeFunc(s.now), jwt.WithLeeway(5*time.Second))
 	if err != nil {

@@ -122,6 +122,7 @@ func (w *Worker) SetTenantLimit(n int) {
 // holds (they resume at once elsewhere or after a restart) and returns nil.
 // The jobs run detached from whoever enqueued them.
 func (w *Worker) Run(ctx context.Context) error {
+	defer w.observeDepth()()
 	slots := make(chan struct{}, w.concurrency)
 	var wg sync.WaitGroup
 	defer wg.Wait()

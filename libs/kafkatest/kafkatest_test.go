@@ -14,7 +14,7 @@ func TestReadN(t *testing.T) {
 	k := Start(t)
 	topic := Topic()
 	CreateTopic(t, k.Brokers, topic, 3)
-	pub := kafkax.NewPublisher(k.Brokers)
+	pub := kafkax.NewPublisher(kafkax.Plain(k.Brokers))
 	t.Cleanup(func() { _ = pub.Close() })
 
 	var want []string

@@ -78,18 +78,19 @@ type Consumer struct {
 	log    *slog.Logger
 }
 
-// NewConsumer returns a consumer of topic in group. db holds the group's
+// NewConsumer returns a consumer of topic in group, on cluster c. db holds the group's
 // processed-event records (collection ProcessedCollection); with a nil db
 // nothing is recorded and every delivery reaches the handler, which must then
 // be idempotent by itself (dropping a cache entry, say). A new group starts
 // from the oldest event of the topic.
-func NewConsumer(brokers []string, group, topic string, db *mongo.Database, handle Handler, log *slog.Logger) *Consumer {
+func NewConsumer(c Cluster, group, topic string, db *mongo.Database, handle Handler, log *slog.Logger) *Consumer {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
 	return &Consumer{
 		r: kafka.NewReader(kafka.ReaderConfig{
-			Brokers:               brokers,
+			Brokers:               c.Brokers,
+			Dialer:                c.Dialer(),
 			GroupID:               group,
 			Topic:                 topic,
 			StartOffset:           kafka.FirstOffset,
@@ -123,6 +124,7 @@ func NewConsumer(brokers []string, group, topic string, db *mongo.Database, hand
 func (c *Consumer) Run(ctx context.Context) error {
 	pctx, stop := context.WithCancel(ctx)
 	defer stop()
+	defer c.observeLag()()
 	if c.db != nil {
 		go c.prune(pctx)
 	}

@@ -88,7 +88,7 @@ func eventually(t *testing.T, what string, cond func() bool) {
 
 func newPublisher(t *testing.T, brokers []string) *kafkax.Publisher {
 	t.Helper()
-	p := kafkax.NewPublisher(brokers)
+	p := kafkax.NewPublisher(kafkax.Plain(brokers))
 	t.Cleanup(func() { _ = p.Close() })
 	return p
 }
@@ -142,7 +142,7 @@ func (r *recorder) has(id string) bool {
 
 func startConsumer(t *testing.T, brokers []string, group string, db *mongo.Database, h kafkax.Handler) {
 	t.Helper()
-	c := kafkax.NewConsumer(brokers, group, topic, db, h, nil)
+	c := kafkax.NewConsumer(kafkax.Plain(brokers), group, topic, db, h, nil)
 	t.Cleanup(func() { _ = c.Close() })
 	run(t, c.Run)
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"time"
 
 	"github.com/segmentio/kafka-go"
@@ -103,12 +102,13 @@ type Publisher struct {
 	w *kafka.Writer
 }
 
-// NewPublisher returns a publisher for the cluster reached through brokers.
-// Events are keyed by subject: one subject always lands on one partition, in
-// the order published. Topics are created on first use when the cluster allows it.
-func NewPublisher(brokers []string) *Publisher {
+// NewPublisher returns a publisher for cluster c. Events are keyed by
+// subject: one subject always lands on one partition, in the order
+// published. Topics are created on first use when the cluster allows it;
+// where it does not, c.EnsureTopics provisions them first.
+func NewPublisher(c Cluster) *Publisher {
 	return &Publisher{w: &kafka.Writer{
-		Addr:                   kafka.TCP(brokers...),
+		Addr:                   kafka.TCP(c.Brokers...),
 		Balancer:               &kafka.Hash{},
 		RequiredAcks:           kafka.RequireAll,
 		AllowAutoTopicCreation: true,
@@ -119,10 +119,7 @@ func NewPublisher(brokers []string) *Publisher {
 		WriteBackoffMax:        100 * time.Millisecond,
 		ReadTimeout:            10 * time.Second,
 		WriteTimeout:           10 * time.Second,
-		Transport: &kafka.Transport{
-			Dial:        (&net.Dialer{Timeout: 5 * time.Second}).DialContext,
-			MetadataTTL: metadataTTL,
-		},
+		Transport:              c.Transport(),
 	}}
 }
 

@@ -172,6 +172,7 @@ func (r *Relay) Notify() {
 // nothing the relay backs off (doubling up to 2s) and events stay pending,
 // none is dropped; other failures are logged and only what failed waits.
 func (r *Relay) Run(ctx context.Context) error {
+	defer r.observeBacklog()()
 	timer := time.NewTimer(0)
 	defer timer.Stop()
 	failures := 0

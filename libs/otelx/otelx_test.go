@@ -43,7 +43,7 @@ func TestSetup(t *testing.T) {
 			if tc.exporter == "otlp" {
 				t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", otlptest.Start(t).URL)
 			}
-			shutdown, err := otelx.Setup(context.Background(), "svc", tc.exporter)
+			shutdown, err := otelx.Setup(context.Background(), "svc", otelx.Config{Exporter: tc.exporter})
 			if gotErr := err != nil; gotErr != tc.wantErr {
 				t.Fatalf("Setup(%q) error = %v, want error %v", tc.exporter, err, tc.wantErr)
 			}
@@ -111,7 +111,7 @@ func TestTraceAcrossKafka(t *testing.T) {
 	t.Cleanup(func() { _ = shutdown(context.Background()) })
 	db := mongotest.Database(t)
 	k := kafkatest.Start(t)
-	pub := kafkax.NewPublisher(k.Brokers)
+	pub := kafkax.NewPublisher(kafkax.Plain(k.Brokers))
 	t.Cleanup(func() { _ = pub.Close() })
 	const topic = "things.events"
 
@@ -142,7 +142,7 @@ func TestTraceAcrossKafka(t *testing.T) {
 		trace  map[string]string
 	}
 	got := make(chan handled, 1)
-	c := kafkax.NewConsumer(k.Brokers, "g1", topic, db, func(ctx context.Context, ev kafkax.Event) error {
+	c := kafkax.NewConsumer(kafkax.Plain(k.Brokers), "g1", topic, db, func(ctx context.Context, ev kafkax.Event) error {
 		got <- handled{trace.SpanContextFromContext(ctx), baggage.FromContext(ctx).Member("tenant").Value(), ev.Trace}
 		return nil
 	}, nil)
@@ -207,7 +207,7 @@ func TestSetupOTLPExportsOverHTTP(t *testing.T) {
 	col := otlptest.Start(t)
 	t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", col.URL)
 	t.Setenv("OTEL_RESOURCE_ATTRIBUTES", "deployment.environment.name=test")
-	shutdown, err := otelx.Setup(context.Background(), "content", otelx.ExporterOTLP)
+	shutdown, err := otelx.Setup(context.Background(), "content", otelx.Config{Exporter: otelx.ExporterOTLP})
 	if err != nil {
 		t.Fatal(err)
 	}

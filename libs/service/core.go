@@ -18,13 +18,18 @@ type CoreConfig struct {
 	// Service is the service's name in discovery and in the gateway's route
 	// table ("content"): Core.Signer accepts only internal tokens minted for
 	// it and signs the service's own calls to others as coming from it.
-	Service             string
-	MongoURI, Database  string
-	KafkaBrokers        []string
+	Service            string
+	MongoURI, Database string
+	// Kafka is how the service reaches its cluster (KAFKA_*).
+	Kafka               kafkax.Config
 	InternalTokenSecret string
+	InternalTokenKeys   internaltoken.Keys
 	// Topic is where the service publishes the events its stores record in
 	// EventCollections.
-	Topic            string
+	Topic string
+	// Topics are the other topics the service publishes to or consumes:
+	// Open provisions them with Topic (KAFKA_TOPIC_PROVISION).
+	Topics           []string
 	EventCollections []string
 	Indexes          []mongox.Index
 	// Discovery chooses how the service finds the services it calls and
@@ -49,40 +54,56 @@ type Core struct {
 	Locks  *mongox.DocLocks
 	Relay  *kafkax.Relay
 	Signer *internaltoken.Signer
+	// Kafka is the cluster, for the service's consumers and other producers.
+	Kafka kafkax.Cluster
 	// Discovery resolves the services this one calls.
 	Discovery discovery.Registry
 	pub       *kafkax.Publisher
 	announce  bool // discovery is consul: instances register themselves
 	advertise string
+	stop      context.CancelFunc // ends the topic provisioning retried in the background
 }
 
 // Open connects to MongoDB, ensures the indexes and wires the publisher,
 // the relay, the signer and discovery. Nothing stays open when it fails.
 func Open(ctx context.Context, cc CoreConfig, log *slog.Logger) (*Core, error) {
-	signer, err := internaltoken.NewSigner(cc.Service, cc.InternalTokenSecret, time.Minute)
+	signer, err := internaltoken.NewKeyedSigner(cc.Service, cc.InternalTokenSecret, cc.InternalTokenKeys, time.Minute)
 	if err != nil {
+		return nil, err
+	}
+	cluster, err := cc.Kafka.Cluster()
+	if err != nil {
+		return nil, err
+	}
+	bg, stop := context.WithCancel(context.WithoutCancel(ctx))
+	if err := cluster.Provision(bg, log, append([]string{cc.Topic}, cc.Topics...)...); err != nil {
+		stop()
 		return nil, err
 	}
 	reg, err := discovery.Open(cc.Discovery, cc.Peers, log)
 	if err != nil {
+		stop()
 		return nil, err
 	}
 	client, err := mongox.Connect(ctx, cc.MongoURI)
 	if err != nil {
 		reg.Close()
+		stop()
 		return nil, err
 	}
 	db := client.Database(cc.Database)
 	if err := mongox.EnsureIndexes(ctx, db, cc.Indexes...); err != nil {
 		_ = client.Disconnect(context.Background())
 		reg.Close()
+		stop()
 		return nil, err
 	}
 	locks := mongox.NewDocLocks()
-	pub := kafkax.NewPublisher(cc.KafkaBrokers)
+	pub := kafkax.NewPublisher(cluster)
 	relay := kafkax.NewRelay(db, pub, cc.Topic, cc.EventCollections, log, kafkax.WithDocLocks(locks))
-	return &Core{Log: log, Client: client, DB: db, Locks: locks, Relay: relay, Signer: signer,
-		Discovery: reg, pub: pub, announce: cc.Discovery.Mode == discovery.ModeConsul, advertise: cc.Discovery.Advertise}, nil
+	return &Core{Log: log, Client: client, DB: db, Locks: locks, Relay: relay, Signer: signer, Kafka: cluster,
+		Discovery: reg, pub: pub, announce: cc.Discovery.Mode == discovery.ModeConsul, advertise: cc.Discovery.Advertise,
+		stop: stop}, nil
 }
 
 // Announce is the Run option that registers the service in Consul when
@@ -112,6 +133,7 @@ func (c *Core) Close(ctx context.Context, first ...func() error) error {
 	for _, f := range first {
 		errs = append(errs, f())
 	}
+	c.stop()
 	c.Discovery.Close()
 	return errors.Join(append(errs, c.pub.Close(), c.Client.Disconnect(ctx))...)
 }

@@ -7,10 +7,12 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"math"
 	"net"
 	"net/http"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"sync"
 	"syscall"
 	"time"
@@ -153,16 +155,52 @@ func Main[C Config](name string, run func(ctx context.Context, cfg C, log *slog.
 	}
 }
 
-// Telemetry is how every service exports its traces.
+// Telemetry is how every component exports its traces (OTEL_TRACES_*) and
+// where it serves its metrics.
 type Telemetry struct {
-	// Exporter is "none" (trace context still travels), "stdout" or "otlp"
-	// (OTLP/HTTP to the endpoint of the standard OTEL_EXPORTER_OTLP_* variables).
-	Exporter string `env:"OTEL_TRACES_EXPORTER, default=none"`
+	otelx.Config
+	// AdminAddr is where the component serves GET /metrics (Prometheus
+	// text format), apart from its API; empty turns it off.
+	AdminAddr string `env:"ADMIN_ADDR"`
+	// MemoryLimit is the container's memory limit in bytes (Kubernetes'
+	// downward API); unless GOMEMLIMIT is set, the Go runtime's soft memory
+	// limit becomes 90% of it.
+	MemoryLimit int64 `env:"MEMORY_LIMIT"`
+}
+
+// applyMemoryLimit sets the runtime's soft memory limit to 90% of limit
+// unless GOMEMLIMIT set one; it returns the limit in force.
+func applyMemoryLimit(limit int64) int64 {
+	current := debug.SetMemoryLimit(-1)
+	if limit <= 0 || current != math.MaxInt64 {
+		return current
+	}
+	soft := limit / 10 * 9
+	debug.SetMemoryLimit(soft)
+	return soft
+}
+
+// Admin serves handler's metrics at /metrics on addr until ctx is done. It
+// returns once it listens; the error says why it cannot.
+func Admin(ctx context.Context, addr string, metrics http.Handler, log *slog.Logger) error {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("ADMIN_ADDR: listen %s: %w", addr, err)
+	}
+	mux := http.NewServeMux()
+	mux.Handle("GET /metrics", metrics)
+	go func() {
+		if err := httpx.Serve(ctx, ln, mux, log); err != nil {
+			log.Error("admin server stopped", "err", err)
+		}
+	}()
+	log.Info("metrics served", "addr", ln.Addr().String()+"/metrics")
+	return nil
 }
 
 // start is Main without the process: the configuration comes from env and
-// the logger from newLog. Tracing is set up (OTEL_TRACES_EXPORTER) before
-// run and flushed after it.
+// the logger from newLog. Tracing (OTEL_TRACES_*) and metrics (on
+// ADMIN_ADDR) are set up before run and flushed after it.
 func start[C Config](ctx context.Context, name string, env envconfig.Lookuper, newLog func(C) *slog.Logger,
 	run func(context.Context, C, *slog.Logger) error) error {
 	var cfg C
@@ -176,16 +214,31 @@ func start[C Config](ctx context.Context, name string, env envconfig.Lookuper, n
 	if err := config.LoadFrom(ctx, &tel, env); err != nil {
 		return err
 	}
-	shutdown, err := otelx.Setup(ctx, name, tel.Exporter)
+	shutdown, err := otelx.Setup(ctx, name, tel.Config)
 	if err != nil {
-		return fmt.Errorf("OTEL_TRACES_EXPORTER: %w", err)
+		return err
 	}
 	defer func() {
 		sctx, cancel := context.WithTimeout(context.Background(), CloseTimeout)
 		defer cancel()
 		_ = shutdown(sctx)
 	}()
+	metrics, stopMetrics, err := otelx.Metrics(name)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = stopMetrics(context.Background()) }()
 	log := newLog(cfg)
+	if tel.MemoryLimit > 0 {
+		log.Info("memory limit", "container_bytes", tel.MemoryLimit, "go_soft_limit_bytes", applyMemoryLimit(tel.MemoryLimit))
+	}
+	if tel.AdminAddr != "" {
+		actx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		if err := Admin(actx, tel.AdminAddr, metrics, log); err != nil {
+			return err
+		}
+	}
 	if err := run(ctx, cfg, log); err != nil {
 		log.Error(name+" stopped", "err", err)
 		return err

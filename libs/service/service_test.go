@@ -4,8 +4,12 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"io"
 	"log/slog"
+	"math"
+	"net"
 	"net/http"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"testing"
@@ -136,6 +140,8 @@ func TestStart(t *testing.T) {
 		{name: "stdout trace exporter", env: map[string]string{"OTEL_TRACES_EXPORTER": "stdout"},
 			wantCfg: &testConfig{Addr: ":8080", Wait: time.Second, Level: "info"}},
 		{name: "unknown trace exporter", env: map[string]string{"OTEL_TRACES_EXPORTER": "carrier-pigeon"}, wantErr: "OTEL_TRACES_EXPORTER"},
+		{name: "unknown sampler", env: map[string]string{"OTEL_TRACES_SAMPLER": "sometimes"}, wantErr: "OTEL_TRACES_SAMPLER"},
+		{name: "bad sampler ratio", env: map[string]string{"OTEL_TRACES_SAMPLER": "traceidratio", "OTEL_TRACES_SAMPLER_ARG": "2"}, wantErr: "OTEL_TRACES_SAMPLER_ARG"},
 		{name: "run fails", env: map[string]string{}, runErr: errRun,
 			wantCfg: &testConfig{Addr: ":8080", Wait: time.Second, Level: "info"},
 			wantErr: "boom", wantLog: `"msg":"svc stopped"`},
@@ -172,5 +178,54 @@ func TestStart(t *testing.T) {
 				t.Errorf("log = %s, want %s", buf.String(), tc.wantLog)
 			}
 		})
+	}
+}
+
+// TestStartServesMetricsOnAdminAddr: with ADMIN_ADDR the command serves
+// the Prometheus /metrics while it runs.
+func TestStartServesMetricsOnAdminAddr(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	var (
+		status int
+		body   string
+	)
+	run := func(ctx context.Context, _ testConfig, _ *slog.Logger) error {
+		resp, err := http.Get("http://" + addr + "/metrics")
+		if err != nil {
+			return err
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		status, body = resp.StatusCode, string(b)
+		return nil
+	}
+	env := envconfig.MapLookuper(map[string]string{"ADMIN_ADDR": addr})
+	if err := start(context.Background(), "svc", env, func(testConfig) *slog.Logger { return logx.Discard() }, run); err != nil {
+		t.Fatal(err)
+	}
+	if status != http.StatusOK || !strings.Contains(body, "go_goroutines") {
+		t.Errorf("GET /metrics on ADMIN_ADDR = %d %.200s; want 200 with the runtime's metrics", status, body)
+	}
+}
+
+func TestApplyMemoryLimit(t *testing.T) {
+	prev := debug.SetMemoryLimit(-1)
+	t.Cleanup(func() { debug.SetMemoryLimit(prev) })
+	debug.SetMemoryLimit(math.MaxInt64) // as without GOMEMLIMIT
+	if got := applyMemoryLimit(0); got != math.MaxInt64 {
+		t.Errorf("without a container limit = %d; want no limit", got)
+	}
+	if got, want := applyMemoryLimit(1000<<20), int64(900<<20); got != want || debug.SetMemoryLimit(-1) != want {
+		t.Errorf("with a 1000 MiB container = %d; want %d (90%%)", got, want)
+	}
+	// GOMEMLIMIT (here: a limit already set) wins.
+	debug.SetMemoryLimit(100 << 20)
+	if got := applyMemoryLimit(1000 << 20); got != 100<<20 {
+		t.Errorf("with GOMEMLIMIT set = %d; want it kept", got)
 	}
 }

@@ -6,7 +6,13 @@
 package sizedcache
 
 import (
+	"context"
 	"sync"
+
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/metric"
+	"go.opentelemetry.io/otel/metric/noop"
 
 	lru "github.com/hashicorp/golang-lru/v2"
 )
@@ -17,6 +23,8 @@ type Cache[K comparable, V any] struct {
 	lru   *lru.Cache[K, entry[V]]
 	bytes int64
 	max   int64
+	// hit and miss count lookups once Observe named the cache.
+	hit, miss metric.AddOption
 }
 
 type entry[V any] struct {
@@ -34,8 +42,35 @@ func New[K comparable, V any](entries int, maxBytes int64) *Cache[K, V] {
 // Get returns the value under key, if kept, and makes it the most recent.
 func (c *Cache[K, V]) Get(key K) (V, bool) {
 	e, ok := c.lru.Get(key)
+	switch {
+	case c.hit == nil:
+	case ok:
+		lookups().Add(context.Background(), 1, c.hit)
+	default:
+		lookups().Add(context.Background(), 1, c.miss)
+	}
 	return e.v, ok
 }
+
+// Observe names the cache in the metric sizedcache.lookups (by result,
+// hit or miss, so that the hit rate is hits over lookups) and returns it.
+// Call it before the cache is shared.
+func (c *Cache[K, V]) Observe(name string) *Cache[K, V] {
+	cache := attribute.String("cache.name", name)
+	c.hit = metric.WithAttributes(cache, attribute.String("cache.result", "hit"))
+	c.miss = metric.WithAttributes(cache, attribute.String("cache.result", "miss"))
+	return c
+}
+
+// lookups counts lookups on the global meter provider (a no-op until one is set).
+var lookups = sync.OnceValue(func() metric.Int64Counter {
+	c, err := otel.Meter("github.com/docspub/platform/libs/sizedcache").Int64Counter("sizedcache.lookups",
+		metric.WithUnit("{lookup}"), metric.WithDescription("Lookups of a named cache, by result (hit or miss)."))
+	if err != nil {
+		return noop.Int64Counter{}
+	}
+	return c
+})
 
 // Add keeps v (of about size bytes) under key unless a value is there
 // already, then drops the least recently used values over the budget.

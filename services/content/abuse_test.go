@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"github.com/docspub/platform/libs/blob"
 	"github.com/docspub/platform/libs/blob/blobtest"
+	"github.com/docspub/platform/libs/kafkax"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -73,7 +74,7 @@ func startService(t *testing.T, purgeEvery time.Duration) *service {
 	k := kafkatest.Start(t)
 	c := &clock{}
 	cfg := content.Config{Addr: "127.0.0.1:0", MongoURI: mongotest.URI(t), Database: mongotest.DatabaseName(),
-		KafkaBrokers: k.Brokers, InternalTokenSecret: secret, PublicURL: "http://gw.test", AppURL: "http://gw.test/app",
+		Kafka: kafkax.Config{Brokers: k.Brokers}, InternalTokenSecret: secret, PublicURL: "http://gw.test", AppURL: "http://gw.test/app",
 		PurgeInterval: purgeEvery, OutboundAllowPrivate: true, LogLevel: "error", BlobURL: blobtest.Dir(t)}
 	if os.Getenv("CONTENT_TEST_S3") != "" {
 		cfg.BlobURL, cfg.BlobAccessKeyID, cfg.BlobSecretAccessKey = blobtest.S3(t), "test-key", "test-secret-key"

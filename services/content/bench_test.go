@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"github.com/docspub/platform/libs/blob/blobtest"
+	"github.com/docspub/platform/libs/kafkax"
 	"net/http/httptest"
 	"os"
 	"slices"
@@ -29,7 +30,7 @@ func BenchmarkSpaceListKeyset(b *testing.B) {
 	spaces, limit, page := benchSize()
 	ctx := context.Background()
 	cfg := content.Config{Addr: "127.0.0.1:0", MongoURI: mongotest.URI(b), Database: mongotest.DatabaseName(),
-		KafkaBrokers: []string{"127.0.0.1:1"}, InternalTokenSecret: secret, PublicURL: "http://gw.test",
+		Kafka: kafkax.Config{Brokers: []string{"127.0.0.1:1"}}, InternalTokenSecret: secret, PublicURL: "http://gw.test",
 		AppURL: "http://gw.test/app", PurgeInterval: time.Hour, LogLevel: "error", BlobURL: blobtest.Dir(b)}
 	app, err := content.New(ctx, cfg, logx.Discard())
 	if err != nil {

@@ -64,11 +64,13 @@ type Config struct {
 	Addr                string        `env:"CONTENT_ADDR, default=127.0.0.1:8082"`
 	MongoURI            string        `env:"MONGO_URI, default=mongodb://127.0.0.1:27017"`
 	Database            string        `env:"CONTENT_DB, default=content"`
-	KafkaBrokers        []string      `env:"KAFKA_BROKERS, default=127.0.0.1:9092"`
-	InternalTokenSecret string        `env:"INTERNAL_TOKEN_SECRET" secret:"true"`        // required, ≥32 bytes
-	PublicURL           string        `env:"PUBLIC_URL, default=http://127.0.0.1:8080"`  // gateway URL, base of urls.location
-	AppURL              string        `env:"APP_URL, default=http://127.0.0.1:8080/app"` // base of urls.app
-	PurgeInterval       time.Duration `env:"PURGE_INTERVAL, default=1h"`                 // how often deleted spaces past 7 days are purged and unused blobs collected
+	Kafka               kafkax.Config // KAFKA_BROKERS, KAFKA_TLS*, KAFKA_SASL_*, KAFKA_TOPIC*
+	InternalTokenSecret string        `env:"INTERNAL_TOKEN_SECRET" secret:"true"` // ≥32 bytes; required without INTERNAL_TOKEN_KEYS
+	// InternalTokenKeys is the rotating key set (INTERNAL_TOKEN_KEYS, INTERNAL_TOKEN_KEY_ID).
+	InternalTokenKeys internaltoken.Keys
+	PublicURL         string        `env:"PUBLIC_URL, default=http://127.0.0.1:8080"`  // gateway URL, base of urls.location
+	AppURL            string        `env:"APP_URL, default=http://127.0.0.1:8080/app"` // base of urls.app
+	PurgeInterval     time.Duration `env:"PURGE_INTERVAL, default=1h"`                 // how often deleted spaces past 7 days are purged and unused blobs collected
 	// OutboundAllowPrivate lets imports fetch private and loopback addresses (tests, trusted local runs).
 	OutboundAllowPrivate bool   `env:"OUTBOUND_ALLOW_PRIVATE, default=false"`
 	LogLevel             string `env:"LOG_LEVEL, default=info"`
@@ -97,12 +99,8 @@ func (c Config) Validate() error {
 	p.Require("CONTENT_ADDR", c.Addr)
 	p.Require("MONGO_URI", c.MongoURI)
 	p.Require("CONTENT_DB", c.Database)
-	if len(c.KafkaBrokers) == 0 {
-		p.Addf("KAFKA_BROKERS is required")
-	}
-	if len(c.InternalTokenSecret) < 32 {
-		p.Addf("INTERNAL_TOKEN_SECRET must be at least 32 bytes")
-	}
+	c.Kafka.Check(&p)
+	c.InternalTokenKeys.Check(&p, c.InternalTokenSecret)
 	p.HTTPURL("PUBLIC_URL", c.PublicURL)
 	p.HTTPURL("APP_URL", c.AppURL)
 	if c.PurgeInterval < time.Second {
@@ -183,7 +181,8 @@ func New(ctx context.Context, cfg Config, log *slog.Logger, opts ...Option) (*Ap
 		eventColls = append(eventColls, cs...)
 	}
 	core, err := service.Open(ctx, service.CoreConfig{Service: "content", MongoURI: cfg.MongoURI, Database: cfg.Database,
-		KafkaBrokers: cfg.KafkaBrokers, InternalTokenSecret: cfg.InternalTokenSecret, Topic: Topic,
+		Kafka: cfg.Kafka, InternalTokenSecret: cfg.InternalTokenSecret, InternalTokenKeys: cfg.InternalTokenKeys, Topic: Topic,
+		Topics:           []string{IdentityTopic},
 		EventCollections: eventColls, Indexes: indexes, Discovery: cfg.Discovery}, log)
 	if err != nil {
 		return nil, err
@@ -280,7 +279,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger, opts ...Option) (*Ap
 	gitsynchttp.Register(internal, spaces, revisionStore, revisions.Whole, people)
 	gitsynchttp.RegisterReads(internal, spaces, searcher, revisionStore.Usage)
 
-	consumer := kafkax.NewConsumer(cfg.KafkaBrokers, ConsumerGroup, IdentityTopic, db, people.Handle, log)
+	consumer := kafkax.NewConsumer(core.Kafka, ConsumerGroup, IdentityTopic, db, people.Handle, log)
 	reindex := func(ctx context.Context, _, spaceID, _ string) error { return indexer.Reindex(ctx, spaceID) }
 	moveSearch := func(ctx context.Context) (int, error) { return moveSearch(ctx, db, searchDB, reindex) }
 	return &App{cfg: cfg, core: core, identity: consumer, spaces: spaces, changeRequests: changeRequests,

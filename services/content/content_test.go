@@ -1,6 +1,7 @@
 package content_test
 
 import (
+	"github.com/docspub/platform/libs/kafkax"
 	"strings"
 	"testing"
 
@@ -18,12 +19,12 @@ func TestConfigValidate(t *testing.T) {
 		cfg  content.Config
 		want []string
 	}{
-		{"valid", content.Config{Addr: ":1", MongoURI: "m", Database: "d", KafkaBrokers: []string{"k"},
+		{"valid", content.Config{Addr: ":1", MongoURI: "m", Database: "d", Kafka: kafkax.Config{Brokers: []string{"k"}},
 			InternalTokenSecret: secret, PublicURL: "http://x", AppURL: "http://x/app", PurgeInterval: 60e9, LogLevel: "info", BlobURL: "file:///tmp/blobs"}, nil},
-		{"s3 redirect", content.Config{Addr: ":1", MongoURI: "m", Database: "d", KafkaBrokers: []string{"k"},
+		{"s3 redirect", content.Config{Addr: ":1", MongoURI: "m", Database: "d", Kafka: kafkax.Config{Brokers: []string{"k"}},
 			InternalTokenSecret: secret, PublicURL: "http://x", AppURL: "http://x/app", PurgeInterval: 60e9, LogLevel: "info",
 			BlobURL: "s3://docs?region=us-east-1", BlobAccessKeyID: "a", BlobSecretAccessKey: "b", BlobRedirect: true}, nil},
-		{"blob store wrong", content.Config{Addr: ":1", MongoURI: "m", Database: "d", KafkaBrokers: []string{"k"},
+		{"blob store wrong", content.Config{Addr: ":1", MongoURI: "m", Database: "d", Kafka: kafkax.Config{Brokers: []string{"k"}},
 			InternalTokenSecret: secret, PublicURL: "http://x", AppURL: "http://x/app", PurgeInterval: 60e9, LogLevel: "info",
 			BlobURL: "file:///tmp/blobs", BlobAccessKeyID: "a", BlobRedirect: true, StorageQuota: -1},
 			[]string{"BLOB_ACCESS_KEY_ID", "BLOB_REDIRECT", "STORAGE_QUOTA_BYTES"}},

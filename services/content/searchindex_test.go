@@ -3,6 +3,8 @@ package content_test
 import (
 	"context"
 	"encoding/json"
+	"github.com/docspub/platform/libs/blob/blobtest"
+	"github.com/docspub/platform/libs/kafkax"
 	"net/http"
 	"net/url"
 	"testing"
@@ -53,8 +55,8 @@ func searchHits(t *testing.T, c tokenCaller, base, org, query string) map[string
 func TestGitImportIsSearchable(t *testing.T) {
 	k := kafkatest.Start(t)
 	cfg := content.Config{Addr: "127.0.0.1:0", MongoURI: mongotest.URI(t), Database: mongotest.DatabaseName(),
-		KafkaBrokers: k.Brokers, InternalTokenSecret: secret, PublicURL: "http://gw.test",
-		AppURL: "http://gw.test/app", PurgeInterval: time.Hour, LogLevel: "error"}
+		Kafka: kafkax.Config{Brokers: k.Brokers}, InternalTokenSecret: secret, PublicURL: "http://gw.test",
+		AppURL: "http://gw.test/app", PurgeInterval: time.Hour, LogLevel: "error", BlobURL: blobtest.Dir(t)}
 	client := mongotest.Client(t)
 	db := client.Database(cfg.Database)
 	searchDB := client.Database(cfg.Database + content.SearchDatabaseSuffix)

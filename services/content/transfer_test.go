@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"github.com/docspub/platform/libs/blob/blobtest"
+	"github.com/docspub/platform/libs/kafkax"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -124,7 +125,7 @@ func all(t *testing.T, db *mongo.Database, coll string) []placed {
 func TestTransferResumesAfterCrash(t *testing.T) {
 	k := kafkatest.Start(t)
 	cfg := content.Config{Addr: "127.0.0.1:0", MongoURI: mongotest.URI(t), Database: mongotest.DatabaseName(),
-		KafkaBrokers: k.Brokers, InternalTokenSecret: secret, PublicURL: "http://gw.test",
+		Kafka: kafkax.Config{Brokers: k.Brokers}, InternalTokenSecret: secret, PublicURL: "http://gw.test",
 		AppURL: "http://gw.test/app", PurgeInterval: time.Hour, LogLevel: "error", BlobURL: blobtest.Dir(t)}
 	signer, err := internaltoken.NewSigner("gateway", secret, time.Hour)
 	if err != nil {

@@ -7,6 +7,8 @@ package identity
 import (
 	"context"
 	"fmt"
+	"github.com/docspub/platform/libs/internaltoken"
+	"github.com/docspub/platform/libs/kafkax"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -33,14 +35,16 @@ const Name = "identity"
 
 // Config is the service's configuration, from the environment.
 type Config struct {
-	Addr                string   `env:"IDENTITY_ADDR, default=127.0.0.1:8081"`
-	MongoURI            string   `env:"MONGO_URI, default=mongodb://127.0.0.1:27017"`
-	Database            string   `env:"IDENTITY_DB, default=identity"`
-	KafkaBrokers        []string `env:"KAFKA_BROKERS, default=127.0.0.1:9092"`
-	InternalTokenSecret string   `env:"INTERNAL_TOKEN_SECRET" secret:"true"`        // required, ≥32 bytes
-	PublicURL           string   `env:"PUBLIC_URL, default=http://127.0.0.1:8080"`  // gateway URL, base of urls.location
-	AppURL              string   `env:"APP_URL, default=http://127.0.0.1:8080/app"` // base of urls.app
-	LogLevel            string   `env:"LOG_LEVEL, default=info"`
+	Addr                string        `env:"IDENTITY_ADDR, default=127.0.0.1:8081"`
+	MongoURI            string        `env:"MONGO_URI, default=mongodb://127.0.0.1:27017"`
+	Database            string        `env:"IDENTITY_DB, default=identity"`
+	Kafka               kafkax.Config // KAFKA_BROKERS, KAFKA_TLS*, KAFKA_SASL_*, KAFKA_TOPIC*
+	InternalTokenSecret string        `env:"INTERNAL_TOKEN_SECRET" secret:"true"` // ≥32 bytes; required without INTERNAL_TOKEN_KEYS
+	// InternalTokenKeys is the rotating key set (INTERNAL_TOKEN_KEYS, INTERNAL_TOKEN_KEY_ID).
+	InternalTokenKeys internaltoken.Keys
+	PublicURL         string `env:"PUBLIC_URL, default=http://127.0.0.1:8080"`  // gateway URL, base of urls.location
+	AppURL            string `env:"APP_URL, default=http://127.0.0.1:8080/app"` // base of urls.app
+	LogLevel          string `env:"LOG_LEVEL, default=info"`
 	// Discovery is DISCOVERY (static|consul), CONSUL_HTTP_ADDR, CONSUL_HTTP_TOKEN
 	// and ADVERTISE_ADDR: with consul the instance registers itself.
 	Discovery discovery.Config
@@ -52,12 +56,8 @@ func (c Config) Validate() error {
 	p.Require("IDENTITY_ADDR", c.Addr)
 	p.Require("MONGO_URI", c.MongoURI)
 	p.Require("IDENTITY_DB", c.Database)
-	if len(c.KafkaBrokers) == 0 {
-		p.Addf("KAFKA_BROKERS is required")
-	}
-	if len(c.InternalTokenSecret) < 32 {
-		p.Addf("INTERNAL_TOKEN_SECRET must be at least 32 bytes")
-	}
+	c.Kafka.Check(&p)
+	c.InternalTokenKeys.Check(&p, c.InternalTokenSecret)
 	p.HTTPURL("PUBLIC_URL", c.PublicURL)
 	p.HTTPURL("APP_URL", c.AppURL)
 	p.LogLevel("LOG_LEVEL", c.LogLevel)
@@ -84,7 +84,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 		return nil, err
 	}
 	core, err := service.Open(ctx, service.CoreConfig{Service: Name, MongoURI: cfg.MongoURI, Database: cfg.Database,
-		KafkaBrokers: cfg.KafkaBrokers, InternalTokenSecret: cfg.InternalTokenSecret, Topic: Topic,
+		Kafka: cfg.Kafka, InternalTokenSecret: cfg.InternalTokenSecret, InternalTokenKeys: cfg.InternalTokenKeys, Topic: Topic,
 		EventCollections: directorymongo.Collections(), Indexes: directorymongo.Indexes(), Discovery: cfg.Discovery}, log)
 	if err != nil {
 		return nil, err
@@ -92,7 +92,14 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 	db, locks, relay := core.DB, core.Locks, core.Relay
 	store := directorymongo.NewStore(db, locks)
 	store.OnWrite(relay.Notify)
-	svc := directory.New(store, cfg.urls(), cfg.InternalTokenSecret)
+	// The visitor-claims keys handed to organizations derive from
+	// INTERNAL_TOKEN_SECRET while it is set, so that rotating the internal
+	// token keys does not change them; without it, from the signing key.
+	claimsSecret := cfg.InternalTokenSecret
+	if claimsSecret == "" {
+		claimsSecret = cfg.InternalTokenKeys.Signing("")
+	}
+	svc := directory.New(store, cfg.urls(), claimsSecret)
 
 	e := httpx.NewEngine(log, "identity", mongox.Ping(core.Client))
 	directoryhttp.Register(e, svc, core.Signer)

@@ -3,6 +3,7 @@ package identity_test
 import (
 	"context"
 	"encoding/json"
+	"github.com/docspub/platform/libs/kafkax"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -27,7 +28,7 @@ func TestConfigValidate(t *testing.T) {
 		cfg  identity.Config
 		want []string
 	}{
-		{"valid", identity.Config{Addr: ":1", MongoURI: "m", Database: "d", KafkaBrokers: []string{"k"},
+		{"valid", identity.Config{Addr: ":1", MongoURI: "m", Database: "d", Kafka: kafkax.Config{Brokers: []string{"k"}},
 			InternalTokenSecret: secret, PublicURL: "http://x", AppURL: "http://x/app", LogLevel: "info"}, nil},
 		{"everything wrong", identity.Config{InternalTokenSecret: "short", PublicURL: "nope", LogLevel: "loud"},
 			[]string{"IDENTITY_ADDR", "MONGO_URI", "IDENTITY_DB", "KAFKA_BROKERS", "INTERNAL_TOKEN_SECRET", "PUBLIC_URL", "APP_URL", "LOG_LEVEL"}},
@@ -51,7 +52,7 @@ func TestConfigValidate(t *testing.T) {
 func newApp(t *testing.T, brokers []string) *identity.App {
 	t.Helper()
 	cfg := identity.Config{Addr: "127.0.0.1:0", MongoURI: mongotest.URI(t), Database: mongotest.DatabaseName(),
-		KafkaBrokers: brokers, InternalTokenSecret: secret, PublicURL: "http://gw.test", AppURL: "http://gw.test/app", LogLevel: "info"}
+		Kafka: kafkax.Config{Brokers: brokers}, InternalTokenSecret: secret, PublicURL: "http://gw.test", AppURL: "http://gw.test/app", LogLevel: "info"}
 	app, err := identity.New(context.Background(), cfg, logx.ForTest(t))
 	if err != nil {
 		t.Fatal(err)

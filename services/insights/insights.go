@@ -50,11 +50,13 @@ type Config struct {
 	Addr                string        `env:"INSIGHTS_ADDR, default=127.0.0.1:8084"`
 	MongoURI            string        `env:"MONGO_URI, default=mongodb://127.0.0.1:27017"`
 	Database            string        `env:"INSIGHTS_DB, default=insights"`
-	KafkaBrokers        []string      `env:"KAFKA_BROKERS, default=127.0.0.1:9092"`
-	InternalTokenSecret string        `env:"INTERNAL_TOKEN_SECRET" secret:"true"` // required, ≥32 bytes
-	GeoIPDB             string        `env:"GEOIP_DB"`                            // MaxMind database for visitorGeoCountry; "" for none
-	PublishTimeout      time.Duration `env:"INSIGHTS_PUBLISH_TIMEOUT, default=5s"`
-	LogLevel            string        `env:"LOG_LEVEL, default=info"`
+	Kafka               kafkax.Config // KAFKA_BROKERS, KAFKA_TLS*, KAFKA_SASL_*, KAFKA_TOPIC*
+	InternalTokenSecret string        `env:"INTERNAL_TOKEN_SECRET" secret:"true"` // ≥32 bytes; required without INTERNAL_TOKEN_KEYS
+	// InternalTokenKeys is the rotating key set (INTERNAL_TOKEN_KEYS, INTERNAL_TOKEN_KEY_ID).
+	InternalTokenKeys internaltoken.Keys
+	GeoIPDB           string        `env:"GEOIP_DB"` // MaxMind database for visitorGeoCountry; "" for none
+	PublishTimeout    time.Duration `env:"INSIGHTS_PUBLISH_TIMEOUT, default=5s"`
+	LogLevel          string        `env:"LOG_LEVEL, default=info"`
 	// Discovery is DISCOVERY (static|consul), CONSUL_HTTP_ADDR, CONSUL_HTTP_TOKEN
 	// and ADVERTISE_ADDR: with consul the instance registers itself.
 	Discovery discovery.Config
@@ -66,12 +68,8 @@ func (c Config) Validate() error {
 	p.Require("INSIGHTS_ADDR", c.Addr)
 	p.Require("MONGO_URI", c.MongoURI)
 	p.Require("INSIGHTS_DB", c.Database)
-	if len(c.KafkaBrokers) == 0 {
-		p.Addf("KAFKA_BROKERS is required")
-	}
-	if len(c.InternalTokenSecret) < 32 {
-		p.Addf("INTERNAL_TOKEN_SECRET must be at least 32 bytes")
-	}
+	c.Kafka.Check(&p)
+	c.InternalTokenKeys.Check(&p, c.InternalTokenSecret)
 	if c.PublishTimeout <= 0 || c.PublishTimeout > time.Minute {
 		p.Addf("INSIGHTS_PUBLISH_TIMEOUT must be between 0 and 1m")
 	}
@@ -122,7 +120,8 @@ func New(ctx context.Context, cfg Config, log *slog.Logger, opts ...Option) (*Ap
 		geo = g
 	}
 	core, err := service.Open(ctx, service.CoreConfig{Service: Service, MongoURI: cfg.MongoURI, Database: cfg.Database,
-		KafkaBrokers: cfg.KafkaBrokers, InternalTokenSecret: cfg.InternalTokenSecret, Topic: Topic,
+		Kafka: cfg.Kafka, InternalTokenSecret: cfg.InternalTokenSecret, InternalTokenKeys: cfg.InternalTokenKeys, Topic: Topic,
+		Topics:  []string{visitlog.Topic, siteview.Topic},
 		Indexes: rollupmongo.Indexes(), Discovery: cfg.Discovery}, log)
 	if err != nil {
 		_ = geo.Close()
@@ -130,7 +129,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger, opts ...Option) (*Ap
 	}
 	sites := siteview.NewStore(core.DB, core.Locks)
 	store := rollupmongo.NewStore(core.DB, core.Locks)
-	pub := kafkax.NewPublisher(cfg.KafkaBrokers)
+	pub := kafkax.NewPublisher(core.Kafka)
 	ingest := visit.New(sites, visitlog.NewWriter(pub, cfg.PublishTimeout), geo, o.now)
 
 	e := httpx.NewEngine(log, "insights", mongox.Ping(core.Client))
@@ -139,8 +138,8 @@ func New(ctx context.Context, cfg Config, log *slog.Logger, opts ...Option) (*Ap
 
 	return &App{
 		cfg: cfg, core: core, pub: pub, geo: geo, store: store, handler: e,
-		sites:   kafkax.NewConsumer(cfg.KafkaBrokers, SitesGroup, siteview.Topic, core.DB, sites.Handle, log),
-		rollups: visitlog.NewReader(cfg.KafkaBrokers, RollupGroup, rollup.NewApplier(store, o.now), log),
+		sites:   kafkax.NewConsumer(core.Kafka, SitesGroup, siteview.Topic, core.DB, sites.Handle, log),
+		rollups: visitlog.NewReader(core.Kafka, RollupGroup, rollup.NewApplier(store, o.now), log),
 	}, nil
 }
 

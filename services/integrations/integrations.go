@@ -8,6 +8,7 @@ package integrations
 import (
 	"context"
 	"fmt"
+	"github.com/docspub/platform/libs/kafkax"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -50,14 +51,16 @@ const Jobs = "jobs"
 
 // Config is the service's configuration, from the environment.
 type Config struct {
-	Addr                string   `env:"INTEGRATIONS_ADDR, default=127.0.0.1:8085"`
-	MongoURI            string   `env:"MONGO_URI, default=mongodb://127.0.0.1:27017"`
-	Database            string   `env:"INTEGRATIONS_DB, default=integrations"`
-	KafkaBrokers        []string `env:"KAFKA_BROKERS, default=127.0.0.1:9092"`
-	ContentURL          string   `env:"CONTENT_URL, default=http://127.0.0.1:8082"` // content's internal Git sync API (static discovery; consul finds it by name)
-	InternalTokenSecret string   `env:"INTERNAL_TOKEN_SECRET" secret:"true"`        // required, ≥32 bytes
-	PublicURL           string   `env:"PUBLIC_URL, default=http://127.0.0.1:8080"`
-	AppURL              string   `env:"APP_URL, default=http://127.0.0.1:8080/app"`
+	Addr                string        `env:"INTEGRATIONS_ADDR, default=127.0.0.1:8085"`
+	MongoURI            string        `env:"MONGO_URI, default=mongodb://127.0.0.1:27017"`
+	Database            string        `env:"INTEGRATIONS_DB, default=integrations"`
+	Kafka               kafkax.Config // KAFKA_BROKERS, KAFKA_TLS*, KAFKA_SASL_*, KAFKA_TOPIC*
+	ContentURL          string        `env:"CONTENT_URL, default=http://127.0.0.1:8082"` // content's internal Git sync API (static discovery; consul finds it by name)
+	InternalTokenSecret string        `env:"INTERNAL_TOKEN_SECRET" secret:"true"`        // ≥32 bytes; required without INTERNAL_TOKEN_KEYS
+	// InternalTokenKeys is the rotating key set (INTERNAL_TOKEN_KEYS, INTERNAL_TOKEN_KEY_ID).
+	InternalTokenKeys internaltoken.Keys
+	PublicURL         string `env:"PUBLIC_URL, default=http://127.0.0.1:8080"`
+	AppURL            string `env:"APP_URL, default=http://127.0.0.1:8080/app"`
 	// OutboundAllowPrivate lets OpenAPI fetches and Git remotes reach
 	// private and loopback addresses (tests, trusted local runs).
 	OutboundAllowPrivate bool          `env:"OUTBOUND_ALLOW_PRIVATE, default=false"`
@@ -90,12 +93,8 @@ func (c Config) Validate() error {
 	p.Require("INTEGRATIONS_ADDR", c.Addr)
 	p.Require("MONGO_URI", c.MongoURI)
 	p.Require("INTEGRATIONS_DB", c.Database)
-	if len(c.KafkaBrokers) == 0 {
-		p.Addf("KAFKA_BROKERS is required")
-	}
-	if len(c.InternalTokenSecret) < 32 {
-		p.Addf("INTERNAL_TOKEN_SECRET must be at least 32 bytes")
-	}
+	c.Kafka.Check(&p)
+	c.InternalTokenKeys.Check(&p, c.InternalTokenSecret)
 	p.HTTPURL("CONTENT_URL", c.ContentURL)
 	p.HTTPURL("PUBLIC_URL", c.PublicURL)
 	p.HTTPURL("APP_URL", c.AppURL)
@@ -159,7 +158,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 		eventColls = append(eventColls, cs...)
 	}
 	core, err := service.Open(ctx, service.CoreConfig{Service: Name, MongoURI: cfg.MongoURI, Database: cfg.Database,
-		KafkaBrokers: cfg.KafkaBrokers, InternalTokenSecret: cfg.InternalTokenSecret, Topic: Topic,
+		Kafka: cfg.Kafka, InternalTokenSecret: cfg.InternalTokenSecret, InternalTokenKeys: cfg.InternalTokenKeys, Topic: Topic,
 		EventCollections: eventColls, Indexes: indexes, Discovery: cfg.Discovery,
 		Peers: discovery.Static{contentclient.Service: strings.TrimRight(cfg.ContentURL, "/")}}, log)
 	if err != nil {

@@ -50,17 +50,19 @@ const ConsumerGroup = "sites"
 
 // Config is the service's configuration, from the environment.
 type Config struct {
-	Addr                string   `env:"SITES_ADDR, default=127.0.0.1:8083"`
-	MongoURI            string   `env:"MONGO_URI, default=mongodb://127.0.0.1:27017"`
-	Database            string   `env:"SITES_DB, default=sites"`
-	KafkaBrokers        []string `env:"KAFKA_BROKERS, default=127.0.0.1:9092"`
-	ContentURL          string   `env:"CONTENT_URL, default=http://127.0.0.1:8082"`         // where the content service answers (static discovery; consul finds it by name)
-	InternalTokenSecret string   `env:"INTERNAL_TOKEN_SECRET" secret:"true"`                // required, ≥32 bytes
-	PublicURL           string   `env:"PUBLIC_URL, default=http://127.0.0.1:8080"`          // gateway URL, base of urls.location
-	AppURL              string   `env:"APP_URL, default=http://127.0.0.1:8080/app"`         // base of urls.app
-	PublishedURL        string   `env:"PUBLISHED_URL, default=http://127.0.0.1:8080/sites"` // base of published site URLs
-	InsightsURL         string   `env:"INSIGHTS_URL, default=http://127.0.0.1:8084"`        // where readers' views are recorded (static discovery; consul finds it by name)
-	LogLevel            string   `env:"LOG_LEVEL, default=info"`
+	Addr                string        `env:"SITES_ADDR, default=127.0.0.1:8083"`
+	MongoURI            string        `env:"MONGO_URI, default=mongodb://127.0.0.1:27017"`
+	Database            string        `env:"SITES_DB, default=sites"`
+	Kafka               kafkax.Config // KAFKA_BROKERS, KAFKA_TLS*, KAFKA_SASL_*, KAFKA_TOPIC*
+	ContentURL          string        `env:"CONTENT_URL, default=http://127.0.0.1:8082"` // where the content service answers (static discovery; consul finds it by name)
+	InternalTokenSecret string        `env:"INTERNAL_TOKEN_SECRET" secret:"true"`        // ≥32 bytes; required without INTERNAL_TOKEN_KEYS
+	// InternalTokenKeys is the rotating key set (INTERNAL_TOKEN_KEYS, INTERNAL_TOKEN_KEY_ID).
+	InternalTokenKeys internaltoken.Keys
+	PublicURL         string `env:"PUBLIC_URL, default=http://127.0.0.1:8080"`          // gateway URL, base of urls.location
+	AppURL            string `env:"APP_URL, default=http://127.0.0.1:8080/app"`         // base of urls.app
+	PublishedURL      string `env:"PUBLISHED_URL, default=http://127.0.0.1:8080/sites"` // base of published site URLs
+	InsightsURL       string `env:"INSIGHTS_URL, default=http://127.0.0.1:8084"`        // where readers' views are recorded (static discovery; consul finds it by name)
+	LogLevel          string `env:"LOG_LEVEL, default=info"`
 	// Custom hostnames are verified by a DNS TXT record at
 	// _docspub-challenge.<hostname> holding the site's token, looked up
 	// through HOSTNAME_DNS_SERVER (host:port; empty: the system's
@@ -83,12 +85,8 @@ func (c Config) Validate() error {
 	p.Require("SITES_ADDR", c.Addr)
 	p.Require("MONGO_URI", c.MongoURI)
 	p.Require("SITES_DB", c.Database)
-	if len(c.KafkaBrokers) == 0 {
-		p.Addf("KAFKA_BROKERS is required")
-	}
-	if len(c.InternalTokenSecret) < 32 {
-		p.Addf("INTERNAL_TOKEN_SECRET must be at least 32 bytes")
-	}
+	c.Kafka.Check(&p)
+	c.InternalTokenKeys.Check(&p, c.InternalTokenSecret)
 	p.HTTPURL("CONTENT_URL", c.ContentURL)
 	p.HTTPURL("PUBLIC_URL", c.PublicURL)
 	p.HTTPURL("APP_URL", c.AppURL)
@@ -136,7 +134,8 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 		eventColls = append(eventColls, cs...)
 	}
 	core, err := service.Open(ctx, service.CoreConfig{Service: "sites", MongoURI: cfg.MongoURI, Database: cfg.Database,
-		KafkaBrokers: cfg.KafkaBrokers, InternalTokenSecret: cfg.InternalTokenSecret, Topic: Topic,
+		Kafka: cfg.Kafka, InternalTokenSecret: cfg.InternalTokenSecret, InternalTokenKeys: cfg.InternalTokenKeys, Topic: Topic,
+		Topics:           []string{ContentTopic},
 		EventCollections: eventColls, Indexes: indexes, Discovery: cfg.Discovery,
 		Peers: discovery.Static{contentclient.Service: strings.TrimRight(cfg.ContentURL, "/"),
 			insightsclient.Service: strings.TrimRight(cfg.InsightsURL, "/")}}, log)
@@ -183,7 +182,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 	sharelinkhttp.Register(v1, links)
 	readerhttp.Register(e, rd, signer, recorder, log)
 
-	consumer := kafkax.NewConsumer(cfg.KafkaBrokers, ConsumerGroup, ContentTopic, db,
+	consumer := kafkax.NewConsumer(core.Kafka, ConsumerGroup, ContentTopic, db,
 		func(ctx context.Context, ev kafkax.Event) error {
 			err := spaces.Handle(ctx, ev)
 			if err == nil && strings.HasPrefix(ev.Type, "space.") {

@@ -31,15 +31,27 @@ func run(ctx context.Context) error {
 		return err
 	}
 	log := logx.New("platform", cfg.LogLevel)
-	var tel service.Telemetry // OTEL_TRACES_EXPORTER: none or stdout, for every in-process service
+	// OTEL_TRACES_*: none or stdout, for every in-process service; metrics
+	// of every component (told apart by server_address) on ADMIN_ADDR.
+	tel := service.Telemetry{AdminAddr: "127.0.0.1:9090"}
 	if err := config.Load(ctx, &tel); err != nil {
 		return err
 	}
-	shutdown, err := otelx.Setup(ctx, "platform", tel.Exporter)
+	shutdown, err := otelx.Setup(ctx, "platform", tel.Config)
 	if err != nil {
-		return fmt.Errorf("OTEL_TRACES_EXPORTER: %w", err)
+		return err
 	}
 	defer func() { _ = shutdown(context.Background()) }()
+	metrics, stopMetrics, err := otelx.Metrics("platform")
+	if err != nil {
+		return err
+	}
+	defer func() { _ = stopMetrics(context.Background()) }()
+	if tel.AdminAddr != "" {
+		if err := service.Admin(ctx, tel.AdminAddr, metrics, log); err != nil {
+			return err
+		}
+	}
 	p, err := local.Start(ctx, cfg, log)
 	if err != nil {
 		return err

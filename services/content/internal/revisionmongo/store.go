@@ -112,7 +112,7 @@ var _ revision.Store = (*Store)(nil)
 // NewStore returns a store on db keeping file bytes in blobs.
 func NewStore(db *mongo.Database, blobs *blob.Store) *Store {
 	return &Store{db: db, blobs: blobs, now: time.Now,
-		docs: sizedcache.New[string, revisionDoc](limits.RevisionCacheEntries, limits.RevisionCacheBytes)}
+		docs: sizedcache.New[string, revisionDoc](limits.RevisionCacheEntries, limits.RevisionCacheBytes).Observe("content.revisions")}
 }
 
 // SetQuota bounds the bytes of files and page bodies an organization

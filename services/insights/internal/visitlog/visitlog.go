@@ -111,11 +111,11 @@ type Reader struct {
 	log   *slog.Logger
 }
 
-// NewReader returns a reader of the log in group.
-func NewReader(brokers []string, group string, apply Applier, log *slog.Logger) *Reader {
+// NewReader returns a reader of the log in group, on cluster c.
+func NewReader(c kafkax.Cluster, group string, apply Applier, log *slog.Logger) *Reader {
 	return &Reader{
 		r: kafka.NewReader(kafka.ReaderConfig{
-			Brokers: brokers, GroupID: group, Topic: Topic, StartOffset: kafka.FirstOffset,
+			Brokers: c.Brokers, Dialer: c.Dialer(), GroupID: group, Topic: Topic, StartOffset: kafka.FirstOffset,
 			MinBytes: 1, MaxBytes: 1 << 20, MaxWait: 200 * time.Millisecond, CommitInterval: 0,
 			HeartbeatInterval: time.Second, SessionTimeout: 10 * time.Second, RebalanceTimeout: 10 * time.Second,
 			JoinGroupBackoff: 250 * time.Millisecond, ReadBackoffMin: 50 * time.Millisecond, ReadBackoffMax: time.Second,

@@ -126,7 +126,7 @@ func New(d Deps) (*Reader, error) {
 		d.Now = time.Now
 	}
 	r := &Reader{deps: d, scheme: u.Scheme, host: u.Host, prefix: strings.TrimRight(u.EscapedPath(), "/"), now: d.Now,
-		cache: sizedcache.New[string, any](cmp.Or(d.CacheEntries, limits.ReaderCacheEntries), cmp.Or(d.CacheBytes, limits.ReaderCacheBytes)),
+		cache: sizedcache.New[string, any](cmp.Or(d.CacheEntries, limits.ReaderCacheEntries), cmp.Or(d.CacheBytes, limits.ReaderCacheBytes)).Observe("sites.reader"),
 		loads: quota.New("revision loads", quota.Limits{PerKey: limits.ReaderRevisionLoadsPerOrg,
 			Queue: limits.ReaderRevisionLoadQueue, Total: limits.ReaderRevisionLoads, MaxWait: limits.ReaderRevisionLoadWait}),
 		searches: quota.New("searches", quota.Limits{PerKey: limits.ReaderSearchesPerOrg,
