@@ -267,15 +267,35 @@ func BenchmarkFileReadWithOtherData(b *testing.B) {
 		}
 		return time.Since(start)
 	}
-	measure := func() time.Duration {
+	// The space's own read (no file): what the gate and the API cost
+	// whatever the files, beside the download.
+	readSpace := func() time.Duration {
+		req, _ := http.NewRequest("GET", p.URL+"/v1/spaces/"+sp, nil)
+		req.Header.Set("Authorization", "Bearer "+p.Credentials.DemoReaderToken)
+		start := time.Now()
+		res, err := hc.Do(req)
+		if err != nil {
+			b.Fatal(err)
+		}
+		_, _ = io.Copy(io.Discard, res.Body)
+		res.Body.Close()
+		if res.StatusCode != 200 {
+			b.Fatalf("GET space: %d", res.StatusCode)
+		}
+		return time.Since(start)
+	}
+	measure := func() (time.Duration, time.Duration) {
 		for range 20 {
 			read()
+			readSpace()
 		}
 		d := make([]time.Duration, 0, b.N)
+		s := make([]time.Duration, 0, b.N)
 		for range b.N {
 			d = append(d, read())
+			s = append(s, readSpace())
 		}
-		return percentile(d, 50)
+		return percentile(d, 50), percentile(s, 50)
 	}
 	large := 200
 	if v, err := strconv.Atoi(os.Getenv("BENCH_OTHER_MB")); err == nil && v > 10 {
@@ -283,15 +303,17 @@ func BenchmarkFileReadWithOtherData(b *testing.B) {
 	}
 	b.ResetTimer()
 	store(10)
-	small := measure()
+	small, smallSpace := measure()
 	b.StopTimer()
 	store(large)
 	b.StartTimer()
-	big := measure()
+	big, bigSpace := measure()
 	b.StopTimer()
 	b.ReportMetric(float64(small.Microseconds()), "p50-10MB-µs")
 	b.ReportMetric(float64(big.Microseconds()), fmt.Sprintf("p50-%dMB-µs", large))
 	b.ReportMetric(float64(big)/float64(small), "ratio")
+	b.ReportMetric(float64(smallSpace.Microseconds()), "space-p50-10MB-µs")
+	b.ReportMetric(float64(bigSpace.Microseconds()), fmt.Sprintf("space-p50-%dMB-µs", large))
 }
 
 // publishImage publishes a public site whose home page shows img and

@@ -19,7 +19,6 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -71,13 +70,19 @@ type service struct {
 // purgeEvery) behind an HTTP server.
 func startService(t *testing.T, purgeEvery time.Duration) *service {
 	t.Helper()
+	return startServiceOn(t, purgeEvery, blobtest.Dir(t))
+}
+
+// startServiceOn is startService with its file bytes at blobURL.
+func startServiceOn(t *testing.T, purgeEvery time.Duration, blobURL string) *service {
+	t.Helper()
 	k := kafkatest.Start(t)
 	c := &clock{}
 	cfg := content.Config{Addr: "127.0.0.1:0", MongoURI: mongotest.URI(t), Database: mongotest.DatabaseName(),
 		Kafka: kafkax.Config{Brokers: k.Brokers}, InternalTokenSecret: secret, PublicURL: "http://gw.test", AppURL: "http://gw.test/app",
-		PurgeInterval: purgeEvery, OutboundAllowPrivate: true, LogLevel: "error", BlobURL: blobtest.Dir(t)}
-	if os.Getenv("CONTENT_TEST_S3") != "" {
-		cfg.BlobURL, cfg.BlobAccessKeyID, cfg.BlobSecretAccessKey = blobtest.S3(t), "test-key", "test-secret-key"
+		PurgeInterval: purgeEvery, OutboundAllowPrivate: true, LogLevel: "error", BlobURL: blobURL}
+	if strings.HasPrefix(blobURL, "s3://") {
+		cfg.BlobAccessKeyID, cfg.BlobSecretAccessKey = blobtest.Credentials.AccessKeyID, blobtest.Credentials.SecretAccessKey
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	app, err := content.New(ctx, cfg, logx.ForTest(t), content.WithClock(c.Now))
@@ -458,7 +463,13 @@ func (s *service) collected() int64 { return s.app.Collections() }
 // blobService starts content with its purge job every second and an image site.
 func blobService(t *testing.T) (*service, *caller, *httptest.Server, []byte, func() int64) {
 	t.Helper()
-	s := startService(t, time.Second)
+	return blobServiceOn(t, blobtest.Dir(t))
+}
+
+// blobServiceOn is blobService with its file bytes at blobURL.
+func blobServiceOn(t *testing.T, blobURL string) (*service, *caller, *httptest.Server, []byte, func() int64) {
+	t.Helper()
+	s := startServiceOn(t, time.Second, blobURL)
 	logo := contenttest.BigPNG(t, 16, 16)
 	srv := site(t, map[string]string{"/": `<html><body><p>Logo <img src="/logo.png"></p></body></html>`},
 		map[string][]byte{"/logo.png": logo})
@@ -544,8 +555,22 @@ func TestAbuseBlobsOfAbortedImports(t *testing.T) {
 	waittest.Until(t, "the aborted import's file collected", 20*time.Second, func() bool { return files() == 0 })
 }
 
+// A purged space's files go from the blob store past the grace period, on
+// a directory and on S3.
 func TestAbuseBlobsOfPurgedSpaces(t *testing.T) {
-	s, a, srv, _, files := blobService(t)
+	for _, backend := range []string{"file", "s3"} {
+		t.Run(backend, func(t *testing.T) {
+			url := blobtest.Dir(t)
+			if backend == "s3" {
+				url = blobtest.S3(t)
+			}
+			blobsOfPurgedSpaces(t, url)
+		})
+	}
+}
+
+func blobsOfPurgedSpaces(t *testing.T, blobURL string) {
+	s, a, srv, _, files := blobServiceOn(t, blobURL)
 	ctx := context.Background()
 	sp := a.space("Purged")
 	cr := a.changeRequest(sp)

@@ -90,7 +90,7 @@ const (
 	FileBytes = 10 << 20
 )
 
-// Blob collection: page bodies and GridFS files no revision refers to are
+// Blob collection: page bodies and blobs (file bytes) no revision refers to are
 // removed once they are older than BlobGrace, which protects what an import
 // still in progress has written but not yet referenced (an import ends
 // within ImportTime, far less).

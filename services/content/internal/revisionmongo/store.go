@@ -1,5 +1,5 @@
 // Package revisionmongo stores revisions in MongoDB, their page bodies in
-// documents of their own and file bytes in GridFS, so that no document grows
+// documents of their own and file bytes in the blob store, so that no document grows
 // with the content: a revision document keeps the tree and references, each
 // body document at most limits.BodyChunk of markdown.
 //
