@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/docspub/platform/libs/blob/blobtest"
 	"io"
 	"log/slog"
 	"net"
@@ -246,7 +247,10 @@ func startOverlay(t *testing.T, overlay string) {
 	otlp := otlptest.Start(t)
 
 	infra := map[string]string{"MONGO_URI": mongo.URI, "REDIS_URL": "redis://" + rds.Addr() + "/0",
-		"OTEL_EXPORTER_OTLP_ENDPOINT": otlp.URL}
+		"OTEL_EXPORTER_OTLP_ENDPOINT": otlp.URL,
+		// content's file bytes: a real S3 protocol server in the test.
+		"BLOB_URL": blobtest.S3(t), "BLOB_ACCESS_KEY_ID": blobtest.Credentials.AccessKeyID,
+		"BLOB_SECRET_ACCESS_KEY": blobtest.Credentials.SecretAccessKey}
 	internal := map[string]string{"INTERNAL_TOKEN_SECRET": "fixture-internal-token-secret-0123456789"}
 	hosts := map[string]string{"otel-collector:4318": strings.TrimPrefix(otlp.URL, "http://")}
 	switch overlay {
