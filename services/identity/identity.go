@@ -91,8 +91,9 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 	}
 	db, locks, relay := core.DB, core.Locks, core.Relay
 	store := directorymongo.NewStore(db, locks)
-	store.OnWrite(relay.Notify)
 	svc := directory.New(store, cfg.urls(), cfg.InternalTokenSecret)
+	// A change made here reaches this instance's cached callers at once.
+	store.OnWrite(func() { relay.Notify(); svc.Forget() })
 
 	e := httpx.NewEngine(log, "identity", mongox.Ping(core.Client))
 	directoryhttp.Register(e, svc, core.Signer)
