@@ -30,7 +30,9 @@ import (
 //
 //	go test -run '^$' -bench HTTPTable -benchtime 1x ./deployments/local/
 //
-// BENCH_HTTP_SECONDS sets each target's duration (default 3).
+// BENCH_HTTP_SECONDS sets each target's duration (default 3);
+// BENCH_HTTP_ONLY keeps the targets whose name contains it (and the
+// baseline), to profile one.
 func BenchmarkHTTPTable(b *testing.B) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	p, err := Start(ctx, Config{Addr: "127.0.0.1:0", DataDir: b.TempDir(), LogLevel: "error", RateLimit: 0,
@@ -96,7 +98,11 @@ func BenchmarkHTTPTable(b *testing.B) {
 	fmt.Fprintf(&out, "\n%d pages (%d generated), %d-byte page, 32 connections, %d s each\n\n", pages, n, len(html), seconds)
 	fmt.Fprintf(&out, "| target | requests/s | p50 | p99 |\n|---|---|---|---|\n")
 	var base float64
+	only := os.Getenv("BENCH_HTTP_ONLY")
 	for i, tg := range targets {
+		if i > 0 && only != "" && !strings.Contains(tg.name, only) {
+			continue
+		}
 		fetch(b, hc, tg.url, tg.auth) // warm (and check: 200)
 		rps, p50, p99 := load(b, tg.url, tg.auth, 32, time.Duration(seconds)*time.Second)
 		note := ""
