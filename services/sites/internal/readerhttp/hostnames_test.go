@@ -72,7 +72,7 @@ func TestHostnameVerification(t *testing.T) {
 
 	// The owner claims it too, publishes the record: verified, served.
 	e.verifyHostname("ada", "acme", id, host)
-	if p := e.want("http://"+host+"/", 200); !strings.Contains(p.body, "Acme's own docs.") {
+	if p := e.want("http://"+host+"/", 200); !strings.Contains(p.body, "Acme&#39;s own docs.") {
 		t.Errorf("verified hostname serves %s", p.body)
 	}
 	// The attacker's claim failed; claiming again is a 409.
@@ -88,7 +88,7 @@ func TestHostnameVerification(t *testing.T) {
 	if n, _ := e.sites.CheckHostnames(context.Background()); n < 0 {
 		t.Fatal(n)
 	}
-	if p := e.want("http://"+host+"/", 200); !strings.Contains(p.body, "Acme's own docs.") {
+	if p := e.want("http://"+host+"/", 200); !strings.Contains(p.body, "Acme&#39;s own docs.") {
 		t.Errorf("after a round of checks: %s", p.body)
 	}
 
