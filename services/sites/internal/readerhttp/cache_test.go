@@ -120,6 +120,10 @@ func TestCachedPageOfAnotherVisibilityNeverServed(t *testing.T) {
 	if !strings.Contains(p.body, "Secret plans.") || p.header.Get("Cache-Control") != "private, no-store" {
 		t.Errorf("with the key: Cache-Control %q", p.header.Get("Cache-Control"))
 	}
+	// A first visit (insights cookies set too) is stored by no cache either.
+	if p := e.want(str(link, "urls", "published"), 200); p.header.Get("Cache-Control") != "private, no-store" {
+		t.Errorf("a first visit with the key: Cache-Control %q", p.header.Get("Cache-Control"))
+	}
 
 	e.content.Delete("sp2")
 	if p := e.read(url2, returning...); p.status != 404 || strings.Contains(p.body, "Open words.") {

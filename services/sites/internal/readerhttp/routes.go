@@ -119,7 +119,7 @@ func (h *handlers) serve(c *gin.Context) {
 			HttpOnly: true, Secure: resp.Secure, SameSite: http.SameSiteLaxMode})
 	}
 	if resp.View != nil && resp.Status == http.StatusOK && r.Method == http.MethodGet {
-		if h.record(c, resp) && !resp.Immutable {
+		if h.record(c, resp) && !resp.Immutable && strings.HasPrefix(hd.Get("Cache-Control"), "public") {
 			// A cookie of this reader's own: no shared cache keeps it.
 			hd.Set("Cache-Control", "private, no-cache")
 		}
