@@ -37,14 +37,23 @@ func (g *Gateway) read(c *gin.Context) {
 		return
 	}
 	span := trace.SpanFromContext(r.Context())
-	span.SetName(r.Method + " reader")
-	span.SetAttributes(attribute.String("docspub.service", route.Sites))
+	if span.IsRecording() {
+		name := "GET reader"
+		if r.Method == http.MethodHead {
+			name = "HEAD reader"
+		}
+		span.SetName(name)
+		span.SetAttributes(readerServiceAttr)
+	}
 	client := c.ClientIP()
-	if !g.allow(c, "reader:"+client) {
+	if g.cfg.RateLimit > 0 && !g.allow(c, "reader:"+client) {
 		return
 	}
 	g.forward(c, &forward{service: route.Sites, reader: true, client: client}, internaltoken.Principal{Service: Service})
 }
+
+// readerServiceAttr names the service of readers' spans (precomputed).
+var readerServiceAttr = attribute.String("docspub.service", route.Sites)
 
 // mintedToken is an internal token and when it was minted.
 type mintedToken struct {
