@@ -130,3 +130,21 @@ func TestCachedPageOfAnotherVisibilityNeverServed(t *testing.T) {
 		t.Errorf("right after the space's deletion: %d %.200s", p.status, p.body)
 	}
 }
+
+// TestProjectionWithoutRevisionAsksContent: a projected space whose view
+// carries no revision (stored before views carried one) is served by
+// asking content which revision is current, as before.
+func TestProjectionWithoutRevisionAsksContent(t *testing.T) {
+	e := newEnv(t)
+	e.content.AddSpace("sp1", "acme", "Handbook", contenttest.Doc("p1", "Welcome", "welcome", "First words."))
+	_, url := e.site(`{"title":"Docs","spaces":["sp1"]}`)
+	e.content.Merge("sp1", contenttest.Doc("p1", "Welcome", "welcome", "Second words."))
+	e.projectSpace("sp1", func(v map[string]any) { delete(v, "revision") })
+	asked := e.content.Calls("current")
+	if p := e.want(url, 200, returning...); !strings.Contains(p.body, "Second words.") {
+		t.Errorf("without a projected revision: %.300s", p.body)
+	}
+	if e.content.Calls("current") == asked {
+		t.Error("content was not asked which revision is current")
+	}
+}
