@@ -15,7 +15,7 @@ export CONSUL_BIN
 COMPONENTS := gateway $(notdir $(patsubst %/go.mod,%,$(wildcard services/*/go.mod)))
 COMPOSE    := docker compose -f deployments/compose/compose.yaml
 
-.PHONY: run test race vet fmt bench tidy fuzz consul images compose-up compose-down
+.PHONY: run test race vet fmt bench bench-http tidy fuzz consul images compose-up compose-down
 
 run:
 	$(GO) run ./deployments/local/cmd/platform
@@ -66,6 +66,11 @@ vet:
 
 fmt:
 	gofmt -l -w $(MODULES)
+
+# bench-http: the local platform in-process, a ~190-page GitBook space, and
+# requests/s and p50 at 32 connections for each target, in one table.
+bench-http:
+	$(GO) test -run '^$$' -bench '^BenchmarkHTTPTable$$' -benchtime 1x -count 1 -timeout 20m ./deployments/local/
 
 bench: consul
 	$(GO) test -run '^$$' -bench . -benchtime 2000x -count 1 ./gateway/...

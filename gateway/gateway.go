@@ -178,6 +178,9 @@ const (
 	negativeTTL = 5 * time.Second
 	// internalTokenTTL is the lifetime of a minted internal token.
 	internalTokenTTL = time.Minute
+	// readerTokenReuse is how long the readers' internal token is reused:
+	// a quarter of its lifetime, so it is never near its expiry.
+	readerTokenReuse = internalTokenTTL / 4
 	// maxResolveTime bounds a token resolution by identity.
 	maxResolveTime = 10 * time.Second
 	// maxResolveWait bounds the wait for a turn to resolve (resolveLimits).
@@ -214,6 +217,10 @@ type Gateway struct {
 	docs apiDocs
 	// redisWarned is when a Redis failure was last logged (Unix nanoseconds).
 	redisWarned atomic.Int64
+	// readerToken is the internal token readers' requests carry to sites:
+	// always the same principal (the gateway), minted again once it is
+	// older than readerTokenReuse rather than on every request.
+	readerToken atomic.Pointer[mintedToken]
 	engine      *gin.Engine
 }
 

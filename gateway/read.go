@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"net/http"
+	"time"
 
 	"github.com/docspub/platform/gateway/internal/route"
 	"github.com/docspub/platform/libs/apierr"
@@ -36,11 +37,41 @@ func (g *Gateway) read(c *gin.Context) {
 		return
 	}
 	span := trace.SpanFromContext(r.Context())
-	span.SetName(r.Method + " reader")
-	span.SetAttributes(attribute.String("docspub.service", route.Sites))
+	if span.IsRecording() {
+		name := "GET reader"
+		if r.Method == http.MethodHead {
+			name = "HEAD reader"
+		}
+		span.SetName(name)
+		span.SetAttributes(readerServiceAttr)
+	}
 	client := c.ClientIP()
-	if !g.allow(c, "reader:"+client) {
+	if g.cfg.RateLimit > 0 && !g.allow(c, "reader:"+client) {
 		return
 	}
 	g.forward(c, &forward{service: route.Sites, reader: true, client: client}, internaltoken.Principal{Service: Service})
+}
+
+// readerServiceAttr names the service of readers' spans (precomputed).
+var readerServiceAttr = attribute.String("docspub.service", route.Sites)
+
+// mintedToken is an internal token and when it was minted.
+type mintedToken struct {
+	token string
+	at    time.Time
+}
+
+// readerTokenFor returns the internal token of readers' requests to
+// sites: the gateway's own principal, minted once per readerTokenReuse.
+func (g *Gateway) readerTokenFor(service string) (string, error) {
+	now := time.Now()
+	if t := g.readerToken.Load(); t != nil && now.Sub(t.at) < readerTokenReuse {
+		return t.token, nil
+	}
+	tok, err := g.signer.Mint(service, internaltoken.Principal{Service: Service})
+	if err != nil {
+		return "", err
+	}
+	g.readerToken.Store(&mintedToken{token: tok, at: now})
+	return tok, nil
 }

@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/docspub/platform/gateway/internal/route"
 	"github.com/docspub/platform/libs/apierr"
 	"github.com/docspub/platform/libs/httpx"
 	"github.com/docspub/platform/libs/internaltoken"
@@ -91,7 +92,12 @@ func (g *Gateway) forward(c *gin.Context, f *forward, p internaltoken.Principal)
 		httpx.Error(c, unavailable(f.service, err))
 		return
 	}
-	if f.token, err = g.signer.Mint(f.service, p); err != nil {
+	if f.reader && f.service == route.Sites {
+		f.token, err = g.readerTokenFor(f.service)
+	} else {
+		f.token, err = g.signer.Mint(f.service, p)
+	}
+	if err != nil {
 		httpx.Error(c, err)
 		return
 	}

@@ -21,7 +21,10 @@ import (
 // browsers at once) and reports the events
 // accepted per second, next to the same batches written straight to Kafka
 // with kafka-go (acks from all in-sync replicas) from the same process, and
-// their ratio. Then it measures how long after the 204 an event shows in an
+// their ratio. It reports how long after the last 204 the site's
+// eventsCount equals every event accepted (rollup-lag-ms) and the rate the
+// rollups took the flood in (rolled-up-events/s). Then it measures how
+// long after the 204 an event shows in an
 // aggregate (p50, p95 of 20 probes, while the rollup consumer catches up
 // with the flood). b.N is the number of batches.
 //
@@ -106,6 +109,7 @@ func BenchmarkInsightsIngest(b *testing.B) {
 	}
 
 	b.ResetTimer()
+	flood := time.Now()
 	gw := run(b.N, func() error {
 		if status, out := post(site+"/insights/events", body); status != 204 {
 			return fmt.Errorf("ingest: %d %s", status, out)
@@ -113,6 +117,21 @@ func BenchmarkInsightsIngest(b *testing.B) {
 		return nil
 	})
 	b.StopTimer()
+
+	// End-to-end lag (issue 22): how long after the last 204 the site's
+	// eventsCount equals every event accepted, and the rate the rollups
+	// took them in over the whole flood.
+	accepted := (50 + b.N) * perBatch
+	total, _ := json.Marshal(map[string]any{"range": "last24Hours", "select": []any{map[string]any{"column": "eventsCount"}}})
+	want := []byte(fmt.Sprintf(`"values":[%d]`, accepted))
+	lastAck := flood.Add(gw)
+	waittest.Until(b, "eventsCount to reach the accepted events", 3*time.Minute, func() bool {
+		status, out := post(site+"/insights/events/aggregate", total)
+		return status == 200 && bytes.Contains(out, want)
+	})
+	caught := time.Now()
+	b.ReportMetric(float64(caught.Sub(lastAck).Milliseconds()), "rollup-lag-ms")
+	b.ReportMetric(float64(b.N*perBatch)/caught.Sub(flood).Seconds(), "rolled-up-events/s")
 
 	w := &kafka.Writer{Addr: kafka.TCP(p.Kafka.Brokers...), Topic: "insights.bench", Balancer: &kafka.Hash{},
 		RequiredAcks: kafka.RequireAll, AllowAutoTopicCreation: true, BatchTimeout: 5 * time.Millisecond}

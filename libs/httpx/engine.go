@@ -29,7 +29,8 @@ type Check func(ctx context.Context) error
 func init() { gin.SetMode(gin.ReleaseMode) }
 
 // NewEngine returns a gin engine with recovery, request ids, tracing, access
-// logs, JSON 404/405 answers, and /healthz and /readyz (which skip tracing).
+// logs, ETags on JSON answers to GET (ETag), JSON 404/405 answers, and
+// /healthz and /readyz (which skip tracing).
 func NewEngine(log *slog.Logger, service string, ready ...Check) *gin.Engine {
 	e := gin.New()
 	e.HandleMethodNotAllowed = true
@@ -38,6 +39,7 @@ func NewEngine(log *slog.Logger, service string, ready ...Check) *gin.Engine {
 	e.Use(otelgin.Middleware(service, otelgin.WithFilter(func(r *http.Request) bool {
 		return r.URL.Path != "/healthz" && r.URL.Path != "/readyz"
 	})))
+	e.Use(ETag())
 	e.NoRoute(func(c *gin.Context) {
 		Error(c, apierr.NotFound("no route for %s %s", c.Request.Method, c.Request.URL.Path))
 	})

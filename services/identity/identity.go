@@ -91,7 +91,6 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 	}
 	db, locks, relay := core.DB, core.Locks, core.Relay
 	store := directorymongo.NewStore(db, locks)
-	store.OnWrite(relay.Notify)
 	// The visitor-claims keys handed to organizations derive from
 	// INTERNAL_TOKEN_SECRET while it is set, so that rotating the internal
 	// token keys does not change them; without it, from the signing key.
@@ -100,6 +99,8 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 		claimsSecret = cfg.InternalTokenKeys.Signing("")
 	}
 	svc := directory.New(store, cfg.urls(), claimsSecret)
+	// A change made here reaches this instance's cached callers at once.
+	store.OnWrite(func() { relay.Notify(); svc.Forget() })
 
 	e := httpx.NewEngine(log, "identity", mongox.Ping(core.Client))
 	directoryhttp.Register(e, svc, core.Signer)

@@ -35,6 +35,7 @@ type Service struct {
 	claimsKey []byte
 	now       func() time.Time
 	admins    orgLocks // serialises the last-admin check with the change it guards
+	callers   *callers // what enter read, briefly
 }
 
 // orgLocks are mutexes by organization id.
@@ -50,7 +51,7 @@ func (l *orgLocks) lock(org string) func() {
 // New returns a service over store. claimsSecret signs the visitor claims
 // returned by ping (see ClaimsKey).
 func New(store Store, urls URLs, claimsSecret string) *Service {
-	return &Service{store: store, urls: urls, claimsKey: ClaimsKey(claimsSecret), now: now}
+	return &Service{store: store, urls: urls, claimsKey: ClaimsKey(claimsSecret), now: now, callers: newCallers(time.Now)}
 }
 
 // URLs returns the URL bases the service renders with.
@@ -69,6 +70,10 @@ type caller struct {
 // enter loads the organization and the caller's membership of it. A caller
 // who is not a member learns nothing: the organization is not found.
 func (s *Service) enter(ctx context.Context, userID, orgID string) (caller, error) {
+	if e, ok := s.callers.get(orgID, userID); ok {
+		return caller{user: userID, org: e.org, me: e.me, Membership: access.Membership{Member: true, Role: e.me.Role}}, nil
+	}
+	gen := s.callers.gen.Load()
 	org, err := s.store.Organization(ctx, orgID)
 	if errors.Is(err, apierr.ErrNotFound) {
 		return caller{}, ErrOrganizationNotFound
@@ -83,6 +88,7 @@ func (s *Service) enter(ctx context.Context, userID, orgID string) (caller, erro
 	if err != nil {
 		return caller{}, err
 	}
+	s.callers.add(orgID, userID, gen, org, me)
 	return caller{user: userID, org: org, me: me, Membership: access.Membership{Member: true, Role: me.Role}}, nil
 }
 

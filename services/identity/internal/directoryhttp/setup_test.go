@@ -35,7 +35,9 @@ func newEnv(t *testing.T) *env {
 	if err := directorymongo.EnsureIndexes(ctx, db); err != nil {
 		t.Fatal(err)
 	}
-	svc := directory.New(directorymongo.NewStore(db, mongox.NewDocLocks()), directory.URLs{Public: "http://gw.test", App: "http://gw.test/app"}, apitest.Secret)
+	store := directorymongo.NewStore(db, mongox.NewDocLocks())
+	svc := directory.New(store, directory.URLs{Public: "http://gw.test", App: "http://gw.test/app"}, apitest.Secret)
+	store.OnWrite(svc.Forget) // as identity.go wires it
 	signer := apitest.Signer(t)
 	e := httpx.NewEngine(logx.Discard(), "identity")
 	directoryhttp.Register(e, svc, signer)

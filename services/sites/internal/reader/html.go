@@ -6,11 +6,13 @@ import (
 	"crypto/sha256"
 	_ "embed"
 	"encoding/base64"
-	"fmt"
+	"encoding/hex"
+	"encoding/json"
 	"html/template"
 	"net/http"
 	"net/url"
 	"strings"
+	"time"
 
 	"github.com/docspub/platform/services/sites/internal/gitbookmd"
 	"github.com/docspub/platform/services/sites/internal/limits"
@@ -159,24 +161,36 @@ func (rd *read) pageURL(v *variant, t *tree, p *page) string {
 	return rd.base + v.path + "/" + p.path
 }
 
-// renderedPage is a whole page as answered, and gzipped.
+// renderedPage is a whole page as answered, and gzipped, with its strong
+// validator (a digest of the HTML) and when it was rendered.
 type renderedPage struct {
 	html, gz []byte
+	etag     string
+	at       time.Time
 }
 
-// pageHTML renders a page with the site's navigation. A page for the
-// structure a visitor without claims sees depends on nothing else than the
-// site's snapshot, the revision and where it is served: it is rendered
-// (and gzipped) once per snapshot and cached.
+// pageHTML renders a page with the site's navigation. A rendered page is a
+// pure function of the site's snapshot (its version: publication state,
+// visibility, sections, site spaces, projected spaces), the revision,
+// where it is served and the visitor's segment (their claims and the site
+// spaces they see): it is rendered (and gzipped) once for each and cached,
+// bounded in bytes with the rest of the reader's cache. Who may read it is
+// decided before, on every request (admit): the cache only saves the
+// rendering.
 func (r *Reader) pageHTML(rd *read, sec *vsection, v *variant, t *tree, p *page) *Response {
 	rd.resp.View = rd.view("page_view", sec, v, t, p)
+	key := cacheKey("page", rd.snap.version, rd.origin, rd.base, v.path, t.org, t.space, t.id, p.id)
 	if rd.st != rd.snap.anonymous {
-		return r.renderPage(rd, sec, v, t, p)
+		claims, err := json.Marshal(rd.visitor.claims)
+		if err != nil {
+			return r.renderPage(rd, sec, v, t, p)
+		}
+		key += "\x00" + string(claims) + "\x00" + rd.st.seen()
 	}
-	key := cacheKey("page", fmt.Sprint(rd.snap.id), rd.origin, rd.base, v.path, t.org, t.space, t.id, p.id)
 	if cached, ok := r.cache.Get(key); ok {
 		rp := cached.(*renderedPage)
 		rd.resp.Status, rd.resp.Type, rd.resp.Body, rd.resp.Gzip = http.StatusOK, "text/html; charset=utf-8", rp.html, rp.gz
+		rd.resp.ETag, rd.resp.LastModified = rp.etag, rp.at
 		return rd.resp
 	}
 	resp := r.renderPage(rd, sec, v, t, p)
@@ -187,7 +201,10 @@ func (r *Reader) pageHTML(rd *read, sec *vsection, v *variant, t *tree, p *page)
 		if w.Close() == nil {
 			resp.Gzip = gz.Bytes()
 		}
-		r.cache.Add(key, &renderedPage{html: resp.Body, gz: resp.Gzip}, int64(len(resp.Body)+len(resp.Gzip))+64)
+		sum := sha256.Sum256(resp.Body)
+		rp := &renderedPage{html: resp.Body, gz: resp.Gzip, etag: hex.EncodeToString(sum[:16]), at: r.now().UTC().Truncate(time.Second)}
+		resp.ETag, resp.LastModified = rp.etag, rp.at
+		r.cache.Add(key, rp, int64(len(resp.Body)+len(resp.Gzip)+len(key))+96)
 	}
 	return resp
 }

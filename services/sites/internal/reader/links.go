@@ -127,7 +127,7 @@ func (l *pageLinks) otherSpace(rel, frag string) (string, bool) {
 			if w == l.v || (slugOf(w.ss.Path) != name && slugOf(w.space.Title) != name && slugOf(w.title) != name) {
 				continue
 			}
-			t, err := l.r.revision(l.rd.ctx, l.rd.site.Organization, w.ss.Space)
+			t, err := l.r.revision(l.rd.ctx, l.rd.snap, l.rd.site.Organization, w.ss.Space)
 			if err != nil {
 				return "", false
 			}

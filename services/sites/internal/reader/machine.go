@@ -75,7 +75,7 @@ func (r *Reader) spaceTrees(ctx context.Context, rd *read) (out []spaceTree, mor
 		if len(out) >= limits.ReaderLLMSSpaces {
 			return out, true, nil
 		}
-		t, err := r.revision(ctx, rd.site.Organization, lv.v.ss.Space)
+		t, err := r.revision(ctx, rd.snap, rd.site.Organization, lv.v.ss.Space)
 		if errors.Is(err, contentclient.ErrNoSpace) {
 			continue
 		}

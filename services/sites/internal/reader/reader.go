@@ -12,12 +12,15 @@
 // llms.txt, llms-full.txt and search all read its answer (structure), and
 // so does the API's published view of a non-member (Visible).
 //
-// Content comes from the content service: each request learns the
-// space's current revision from content (a check that started after the
-// request arrived, shared by the requests waiting for it, so a merge shows
-// on the next request), and revisions, being immutable, are cached with
-// the pages rendered from them and their files, keyed by organization,
-// space and revision (cacheKey). Absolute URLs take their origin from
+// Content comes from the content service. Which revision of a space is
+// current comes from the site's snapshot: the projection of content's
+// spaces (spaceview), kept current by content's events, so a page view
+// makes no call to content; a projected space without a revision is asked
+// about (currents: a check that started after the request arrived, shared
+// by the requests waiting for it). Revisions, being immutable, are cached
+// with their navigation and files, keyed by organization, space and
+// revision (cacheKey); whole pages are cached under the snapshot's version
+// too, for every visitor segment (pageHTML). Absolute URLs take their origin from
 // PublishedURL or the site's stored hostname, never from the request's
 // Host. The site's own structure (site,
 // sections, site spaces, projected spaces, keys) is cached for

@@ -3,6 +3,7 @@ package reader
 import (
 	"io"
 	"net/url"
+	"time"
 )
 
 // Request is a reader's request as the gateway forwarded it.
@@ -46,9 +47,11 @@ type Response struct {
 	Size   int64
 	Inline bool
 	Name   string
-	// ETag is a file's strong validator (its SHA-256, unquoted), and
-	// ContentRange the range File holds in a 206.
+	// ETag is a file's or a page's strong validator (a SHA-256 of its
+	// bytes, unquoted), and ContentRange the range File holds in a 206.
 	ETag, ContentRange string
+	// LastModified is when a page was rendered (zero: not said).
+	LastModified time.Time
 	// Location is a redirect's target.
 	Location string
 	// NoIndex asks search engines not to index the answer.
@@ -56,7 +59,12 @@ type Response struct {
 	// Public says the answer may be cached by anyone (a public site);
 	// Immutable that it never changes (a file of a revision).
 	Public, Immutable bool
-	Cookies           []Cookie
+	// Restricted says the site is for some readers only (share link,
+	// visitor authentication): its answers are stored by no cache.
+	// Varies says the answer depends on the reader's claims (adaptive
+	// content): only the reader's own cache may keep it.
+	Restricted, Varies bool
+	Cookies            []Cookie
 	// CookiePath is the site's path: where its cookies apply.
 	CookiePath string
 	// Secure cookies: the site is published over https.

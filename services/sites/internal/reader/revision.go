@@ -222,36 +222,59 @@ func (t *tree) find(path string) (*page, bool) {
 	return p, ok
 }
 
-// revision returns the space's current revision as a tree: content is asked
-// which revision is current, and a revision not cached yet is read from
-// content in a turn of the organization's quota (a 429 when the
-// organization already reads as many as it may).
-func (r *Reader) revision(ctx context.Context, org, spaceID string) (*tree, error) {
-	cur, err := r.currents.get(ctx, spaceID)
-	if err != nil {
-		return nil, err
+// revision returns the space's current revision as a tree. Which revision
+// is current comes from the site's snapshot: the projection of content's
+// spaces, which content's events keep current (a merge is a space.updated
+// carrying the new revision), so a page view makes no call to content. A
+// space the projection knows no revision of (a view stored before views
+// carried one) is asked about as before (currents). A revision not cached
+// yet is read from content in a turn of the organization's quota (a 429
+// when the organization already reads as many as it may).
+//
+// The projection decides only which revision is read, never who reads
+// it: the snapshot already holds only live spaces of the site's
+// organization, and content's answer is checked against both again.
+func (r *Reader) revision(ctx context.Context, snap *snapshot, org, spaceID string) (*tree, error) {
+	var rev string
+	if snap != nil {
+		if sp, ok := snap.spaces[spaceID]; ok && sp.Organization == org && !sp.Deleted {
+			rev = sp.Revision
+		}
 	}
-	if cur.Organization != org || cur.Deleted {
-		return nil, contentclient.ErrNoSpace
+	if rev == "" {
+		cur, err := r.currents.get(ctx, spaceID)
+		if err != nil {
+			return nil, err
+		}
+		if cur.Organization != org || cur.Deleted {
+			return nil, contentclient.ErrNoSpace
+		}
+		rev = cur.Revision
 	}
-	key := revKey(org, spaceID, cur.Revision)
+	key := revKey(org, spaceID, rev)
 	if t, ok := r.cache.Get(key); ok {
 		return t.(*tree), nil
 	}
 	v, err, _ := r.loading.Do(key, func() (any, error) {
-		var rev contentclient.Revision
+		var cr contentclient.Revision
 		err := r.loads.Do(context.WithoutCancel(ctx), org, func(ctx context.Context) (err error) {
-			rev, err = r.deps.Content.Content(ctx, spaceID)
+			cr, err = r.deps.Content.Content(ctx, spaceID)
 			return err
 		})
 		if err != nil {
 			return nil, err
 		}
-		if rev.Organization != org || rev.Space != spaceID {
+		if cr.Organization != org || cr.Space != spaceID {
 			return nil, contentclient.ErrNoSpace
 		}
-		t := newTree(rev)
+		t := newTree(cr)
 		r.cache.Add(revKey(org, spaceID, t.id), t, t.size)
+		if t.id != rev {
+			// Content has merged again since the projection heard of
+			// rev: the newer revision answers for it until the event
+			// arrives (the same tree, counted once more at a small size).
+			r.cache.Add(key, t, 64)
+		}
 		return t, nil
 	})
 	if err != nil {

@@ -45,6 +45,8 @@ func (r *Reader) Serve(ctx context.Context, req Request) *Response {
 	}
 	rd.resp.NoIndex = rd.site.Visibility != site.VisibilityPublic
 	rd.resp.Public = rd.site.Visibility == site.VisibilityPublic
+	rd.resp.Restricted = rd.site.Visibility == site.VisibilityShareLink || rd.site.Visibility == site.VisibilityVisitorAuth
+	rd.resp.Varies = rd.site.AdaptiveContent
 	for _, rt := range routes {
 		if rt.match(rest) {
 			return rt.serve(r, ctx, rd, rest)
@@ -128,7 +130,7 @@ func (r *Reader) page(ctx context.Context, rd *read, rest []string, markdown boo
 		// A hidden site space is read at its address only: never indexed.
 		rd.resp.NoIndex = true
 	}
-	t, err := r.revision(ctx, rd.site.Organization, v.ss.Space)
+	t, err := r.revision(ctx, rd.snap, rd.site.Organization, v.ss.Space)
 	if err != nil {
 		return r.failed(rd, err)
 	}

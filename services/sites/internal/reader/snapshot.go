@@ -2,7 +2,11 @@ package reader
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -30,14 +34,20 @@ type snapshot struct {
 	siteSpaces map[string][]site.SiteSpace
 	spaces     map[string]spaceview.Space
 	claims     claimSchema
+	schema     string // the adaptive schema claims come from
 	auth       *site.PublishingAuth
 	// vis is what the visibility rule reads of the site.
 	vis visibility.Site
 	// anonymous is the structure a visitor without claims sees.
 	anonymous *structure
 
-	// id tells snapshots apart: whole pages rendered for the anonymous
-	// structure are cached under it.
+	// version is a digest of everything above: what decides who reads
+	// the site and what its pages show. Whole pages are cached under it, so
+	// a snapshot reloaded unchanged finds them, and any change (the site's
+	// visibility, a section, a site space, a projected space's revision)
+	// names new entries: no page cached for another state is ever served.
+	version string
+	// id tells snapshots apart.
 	id      uint64
 	gen     uint64
 	expires time.Time
@@ -194,7 +204,7 @@ func (r *Reader) load(ctx context.Context, k siteKey) (*snapshot, error) {
 		case st.AdaptiveSchema != "":
 			schema = st.AdaptiveSchema
 		}
-		snap.claims = parseClaimSchema(schema)
+		snap.claims, snap.schema = parseClaimSchema(schema), schema
 	}
 	pa, err := r.deps.Sites.PublishingAuth(ctx, st.ID)
 	switch {
@@ -204,6 +214,7 @@ func (r *Reader) load(ctx context.Context, k siteKey) (*snapshot, error) {
 		return nil, err
 	}
 	snap.anonymous = r.structure(snap, nil)
+	snap.version = snapshotVersion(snap)
 	return snap, nil
 }
 
@@ -231,4 +242,24 @@ func sectionIDs(secs []section.Section) []string {
 		out[i] = sec.ID
 	}
 	return out
+}
+
+// snapshotVersion digests what a snapshot read from the stores.
+func snapshotVersion(snap *snapshot) string {
+	h := sha256.New()
+	var auth site.PublishingAuth
+	if snap.auth != nil {
+		auth = *snap.auth
+	}
+	// JSON follows pointers and writes maps in key order: equal snapshots
+	// encode alike.
+	enc := json.NewEncoder(h)
+	for _, v := range []any{snap.site, snap.sections, snap.groups, snap.siteSpaces, snap.spaces, snap.schema, auth} {
+		if err := enc.Encode(v); err != nil {
+			// Never the case for these types; a snapshot of its own
+			// then shares no page with another.
+			fmt.Fprintf(h, "%d", snapshotIDs.Add(1))
+		}
+	}
+	return hex.EncodeToString(h.Sum(nil)[:16])
 }

@@ -103,7 +103,7 @@ func TestForgedHostIsNotReflected(t *testing.T) {
 
 	// A custom hostname: its origin is the hostname as the site stores it,
 	// whatever case, port or trailing dot the Host has.
-	e.verifyHostname("ada", "acme", id, "docs.acme.test")
+	e.verifyHostname("ada", "acme", id, "docs.acme.test") // served once verified (hostnames_test.go)
 	want := e.want("http://docs.acme.test/guide", 200).body
 	if !strings.Contains(want, `<link rel="canonical" href="http://docs.acme.test/guide">`) {
 		t.Errorf("canonical on the custom hostname: %.400s", want)

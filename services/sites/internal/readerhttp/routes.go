@@ -98,10 +98,6 @@ func (h *handlers) serve(c *gin.Context) {
 	if resp.NoIndex {
 		hd.Set("X-Robots-Tag", "noindex")
 	}
-	scope := "private"
-	if resp.Public {
-		scope = "public"
-	}
 	switch {
 	case resp.Immutable:
 		hd.Set("Content-Security-Policy", filePolicy)
@@ -116,14 +112,17 @@ func (h *handlers) serve(c *gin.Context) {
 		hd.Set("Content-Disposition", disposition+`; filename="`+strings.Map(safeName, resp.Name)+`"`)
 	default:
 		hd.Set("Content-Security-Policy", pagePolicy)
-		hd.Set("Cache-Control", scope+", no-cache")
+		hd.Set("Cache-Control", pageCaching(resp))
 	}
 	for _, ck := range resp.Cookies {
 		http.SetCookie(c.Writer, &http.Cookie{Name: ck.Name, Value: ck.Value, Path: ck.Path, MaxAge: ck.MaxAge,
 			HttpOnly: true, Secure: resp.Secure, SameSite: http.SameSiteLaxMode})
 	}
 	if resp.View != nil && resp.Status == http.StatusOK && r.Method == http.MethodGet {
-		h.record(c, resp)
+		if h.record(c, resp) && !resp.Immutable && strings.HasPrefix(hd.Get("Cache-Control"), "public") {
+			// A cookie of this reader's own: no shared cache keeps it.
+			hd.Set("Cache-Control", "private, no-cache")
+		}
 	}
 	if resp.Location != "" {
 		c.Redirect(resp.Status, resp.Location)
@@ -157,15 +156,61 @@ func (h *handlers) serve(c *gin.Context) {
 	}
 	hd.Add("Vary", "Accept-Encoding")
 	body := resp.Body
-	if resp.Gzip != nil && acceptsGzip(r.Header.Get("Accept-Encoding")) {
+	gz := resp.Gzip != nil && acceptsGzip(r.Header.Get("Accept-Encoding"))
+	if gz {
 		hd.Set("Content-Encoding", "gzip")
 		body = resp.Gzip
+	}
+	if resp.ETag != "" && resp.Status == http.StatusOK {
+		// A page's validator: each encoding is a representation of its own.
+		etag := `"` + resp.ETag + `"`
+		if gz {
+			etag = `"` + resp.ETag + `-gzip"`
+		}
+		hd.Set("ETag", etag)
+		if !resp.LastModified.IsZero() {
+			hd.Set("Last-Modified", resp.LastModified.UTC().Format(http.TimeFormat))
+		}
+		if noneMatch(r.Header.Get("If-None-Match"), resp.ETag) {
+			hd.Del("Content-Type")
+			c.Status(http.StatusNotModified)
+			c.Writer.WriteHeaderNow()
+			return
+		}
 	}
 	if head {
 		writeHead(c, resp.Status, resp.Type, int64(len(body)))
 		return
 	}
 	c.Data(resp.Status, resp.Type, body)
+}
+
+// pageCaching is the Cache-Control of an answer that is not a file: a
+// public site's, the same for every reader, may be kept by any cache for a
+// minute and served stale while revalidated; a site for some readers only
+// is stored by none; anything else (unlisted, adaptive content, errors)
+// only by the reader's own cache, revalidated on each use.
+func pageCaching(resp *reader.Response) string {
+	switch {
+	case resp.Restricted:
+		return "private, no-store"
+	case resp.Public && !resp.Varies && resp.Status == http.StatusOK && len(resp.Cookies) == 0:
+		return "public, max-age=60, stale-while-revalidate=300"
+	default:
+		return "private, no-cache"
+	}
+}
+
+// noneMatch tells whether an If-None-Match header names the page's
+// validator (in either encoding) or is "*".
+func noneMatch(header, etag string) bool {
+	for _, tag := range strings.Split(header, ",") {
+		tag = strings.TrimPrefix(strings.TrimSpace(tag), "W/")
+		if tag == "*" || tag == `"`+etag+`"` || tag == `"`+etag+`-gzip"` {
+			return true
+		}
+	}
+	return false
 }
 
 // writeHead answers a HEAD: the headers a GET would have, no body.
@@ -200,7 +245,7 @@ func safeName(r rune) rune {
 // record queues the read's insights event (displayContext server). The
 // reader's visitor and session ids are cookies a page view sets; without
 // them (robots, agents) they derive from the address and user agent.
-func (h *handlers) record(c *gin.Context, resp *reader.Response) {
+func (h *handlers) record(c *gin.Context, resp *reader.Response) (setCookies bool) {
 	v := resp.View
 	r := c.Request
 	ip := strings.TrimSpace(strings.Split(r.Header.Get("X-Forwarded-For"), ",")[0])
@@ -216,12 +261,12 @@ func (h *handlers) record(c *gin.Context, resp *reader.Response) {
 			derived = ids.New()
 			path := resp.CookiePath
 			if visitorID == "" {
-				visitorID = derived
+				visitorID, setCookies = derived, true
 				http.SetCookie(c.Writer, &http.Cookie{Name: cookieVisitorID, Value: visitorID, Path: path,
 					MaxAge: 365 * 24 * 3600, HttpOnly: true, Secure: resp.Secure, SameSite: http.SameSiteLaxMode})
 			}
 			if sessionID == "" {
-				sessionID = derived
+				sessionID, setCookies = derived, true
 				http.SetCookie(c.Writer, &http.Cookie{Name: cookieSessionID, Value: sessionID, Path: path,
 					HttpOnly: true, Secure: resp.Secure, SameSite: http.SameSiteLaxMode})
 			}
@@ -248,7 +293,7 @@ func (h *handlers) record(c *gin.Context, resp *reader.Response) {
 		session["visitorAuthClaims"] = v.Claims
 	}
 	if len(v.URL) > maxURL {
-		return
+		return setCookies
 	}
 	location := map[string]any{"url": v.URL, "displayContext": "server"}
 	for k, val := range map[string]string{"siteSection": v.SiteSection, "siteSpace": v.SiteSpace, "space": v.Space,
@@ -263,6 +308,7 @@ func (h *handlers) record(c *gin.Context, resp *reader.Response) {
 		ev["llmsVariant"] = v.LLMS
 	}
 	h.recorder.Record(insightsclient.Event{Organization: v.Organization, Site: v.Site, Body: ev})
+	return setCookies
 }
 
 func cookie(r *http.Request, name string) string {

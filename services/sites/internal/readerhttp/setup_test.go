@@ -153,6 +153,16 @@ func newEnvWith(t *testing.T, opts reader.Deps) *env {
 		t.Fatal(err)
 	}
 	sites.SetVisitors(rd)
+	// Content's changes reach the projection and the reader as the
+	// service's consumer of content.events brings them (sites.go).
+	ct.OnChange(func(view json.RawMessage, deleted bool) {
+		if err := spaces.Put(ctx, view, deleted, time.Now()); err != nil {
+			t.Errorf("project %s: %v", view, err)
+		}
+		var v struct{ ID string }
+		_ = json.Unmarshal(view, &v)
+		rd.SpaceChanged(v.ID)
+	})
 	siteStore.OnWrite(rd.Invalidate)
 	sectionStore.OnWrite(rd.Invalidate)
 	linkStore.OnWrite(rd.Invalidate)

@@ -7,7 +7,9 @@
 // change of the space (the event's time when a view has none): an older
 // view never overwrites a newer one, whatever order events and content's
 // answers arrive in, so redelivery and replays are harmless and a
-// transferred or purged space never comes back from a late event.
+// transferred or purged space never comes back from a late event. A view
+// carries the space's current revision: a merge (space.updated) reaches
+// the reader through the projection, with no call to content per page.
 package spaceview
 
 import (
@@ -29,12 +31,16 @@ const Collection = "space_views"
 
 // Space is a projected space.
 type Space struct {
-	ID           string    `bson:"_id"`
-	Organization string    `bson:"organization"`
-	Title        string    `bson:"title"`
-	Deleted      bool      `bson:"deleted"`
-	View         string    `bson:"view"` // the Space as content's event carried it (JSON)
-	At           time.Time `bson:"at"`   // the view's version: its updatedAt (else the event's time)
+	ID           string `bson:"_id"`
+	Organization string `bson:"organization"`
+	Title        string `bson:"title"`
+	Deleted      bool   `bson:"deleted"`
+	// Revision is the space's current revision as the view says it: the
+	// reader serves it without asking content ("" for a view stored before
+	// views carried it: the reader asks content then).
+	Revision string    `bson:"revision,omitempty"`
+	View     string    `bson:"view"` // the Space as content's event carried it (JSON)
+	At       time.Time `bson:"at"`   // the view's version: its updatedAt (else the event's time)
 }
 
 // Store is the projection.
@@ -77,6 +83,7 @@ func (s *Store) Put(ctx context.Context, view json.RawMessage, deleted bool, at 
 		ID           string     `json:"id"`
 		Organization string     `json:"organization"`
 		Title        string     `json:"title"`
+		Revision     string     `json:"revision"`
 		UpdatedAt    *time.Time `json:"updatedAt"`
 		DeletedAt    *time.Time `json:"deletedAt"`
 	}
@@ -98,7 +105,8 @@ func (s *Store) Put(ctx context.Context, view json.RawMessage, deleted bool, at 
 		return mongox.Err(err, "space")
 	}
 	_, err = s.db.Collection(Collection).ReplaceOne(ctx, bson.M{"_id": v.ID},
-		Space{ID: v.ID, Organization: v.Organization, Title: v.Title, Deleted: deleted, View: string(view), At: at},
+		Space{ID: v.ID, Organization: v.Organization, Title: v.Title, Deleted: deleted, Revision: v.Revision,
+			View: string(view), At: at},
 		options.Replace().SetUpsert(true))
 	return mongox.Err(err, "space")
 }

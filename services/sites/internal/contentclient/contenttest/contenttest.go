@@ -37,6 +37,46 @@ type Content struct {
 	down   bool
 	// Calls counts the calls by kind: "current", "content", "file", "search".
 	calls map[string]int
+	// onChange hears of every change as content.events would tell it.
+	onChange func(view json.RawMessage, deleted bool)
+}
+
+// OnChange calls f with the space's view after each change (a space added,
+// merged or deleted), as content's space.* events carry it: what the
+// sites service's consumer feeds its projection. f must not call c.
+func (c *Content) OnChange(f func(view json.RawMessage, deleted bool)) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.onChange = f
+}
+
+// changed tells onChange about a space (called without c.mu held).
+func (c *Content) changed(id string) {
+	c.mu.Lock()
+	f, sp := c.onChange, c.spaces[id]
+	var view []byte
+	var deleted bool
+	if sp != nil {
+		deleted = sp.deleted
+		view, _ = json.Marshal(c.view(id, sp))
+	}
+	c.mu.Unlock()
+	if f != nil && view != nil {
+		f(view, deleted)
+	}
+}
+
+// view is a space as content answers it: its updatedAt moves on each change.
+func (c *Content) view(id string, sp *space) map[string]any {
+	at := time.Date(2025, 1, 1, 0, 0, len(sp.revisions), 0, time.UTC)
+	v := map[string]any{"object": "space", "id": id, "title": sp.title, "organization": sp.org,
+		"revision": sp.current, "visibility": "private", "createdAt": "2025-01-01T00:00:00Z",
+		"updatedAt": at, "editMode": "live"}
+	if sp.deleted {
+		at = at.Add(time.Hour)
+		v["updatedAt"], v["deletedAt"] = at, at
+	}
+	return v
 }
 
 type space struct {
@@ -64,23 +104,24 @@ func New(t testing.TB, secret string) *Content {
 // AddSpace adds a space of org with a first revision of pages.
 func (c *Content) AddSpace(id, org, title string, pages ...contentclient.Page) {
 	c.mu.Lock()
-	defer c.mu.Unlock()
 	c.spaces[id] = &space{org: org, title: title, revisions: map[string]contentclient.Revision{}, files: map[string][]byte{}}
 	c.merge(id, pages, nil)
+	c.mu.Unlock()
+	c.changed(id)
 }
 
 // Merge makes a new revision of the space its current one and returns its id.
 func (c *Content) Merge(id string, pages ...contentclient.Page) string {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.merge(id, pages, nil)
+	return c.MergeFiles(id, pages, nil)
 }
 
 // MergeFiles is Merge with files (id → name, type and bytes).
 func (c *Content) MergeFiles(id string, pages []contentclient.Page, files map[string]File) string {
 	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.merge(id, pages, files)
+	rev := c.merge(id, pages, files)
+	c.mu.Unlock()
+	c.changed(id)
+	return rev
 }
 
 // File is a file of a revision.
@@ -108,8 +149,9 @@ func (c *Content) merge(id string, pages []contentclient.Page, files map[string]
 // Delete marks a space deleted.
 func (c *Content) Delete(id string) {
 	c.mu.Lock()
-	defer c.mu.Unlock()
 	c.spaces[id].deleted = true
+	c.mu.Unlock()
+	c.changed(id)
 }
 
 // SetDown makes every call answer 503 (down) or not.
@@ -176,9 +218,7 @@ func (c *Content) space(w http.ResponseWriter, p internaltoken.Principal, id str
 		reply(w, http.StatusNotFound, notFound)
 		return
 	}
-	reply(w, http.StatusOK, map[string]any{"object": "space", "id": id, "title": sp.title, "organization": sp.org,
-		"revision": sp.current, "visibility": "private", "createdAt": "2025-01-01T00:00:00Z",
-		"updatedAt": "2025-01-01T00:00:00Z", "editMode": "live"})
+	reply(w, http.StatusOK, c.view(id, sp))
 }
 
 func (c *Content) access(w http.ResponseWriter, r *http.Request, p internaltoken.Principal) {

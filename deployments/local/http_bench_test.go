@@ -1,0 +1,213 @@
+package local
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/docspub/platform/libs/gittest"
+	"github.com/docspub/platform/libs/logx"
+	"github.com/docspub/platform/libs/waittest"
+)
+
+// BenchmarkHTTPTable is `make bench-http`: it starts the local platform
+// in-process, imports a GitBook-like repository of about 190 pages (the
+// GitBook fixture and generated pages), publishes it, and loads each
+// target with 32 connections for a few seconds, one after the other, in
+// one run: Go's http.FileServer serving the published page's HTML as a
+// file (the static baseline), the gateway's /healthz, the published page
+// without a token, and API reads with a bearer token. It prints
+// requests/s and the median latency of each.
+//
+//	go test -run '^$' -bench HTTPTable -benchtime 1x ./deployments/local/
+//
+// BENCH_HTTP_SECONDS sets each target's duration (default 3);
+// BENCH_HTTP_ONLY keeps the targets whose name contains it (and the
+// baseline), to profile one.
+func BenchmarkHTTPTable(b *testing.B) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	p, err := Start(ctx, Config{Addr: "127.0.0.1:0", DataDir: b.TempDir(), LogLevel: "error", RateLimit: 0,
+		OutboundAllowPrivate: true}, logx.Discard())
+	cancel()
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(p.Close)
+	admin := client{base: p.URL, token: p.Credentials.DemoAdminToken}
+	orgID := p.Credentials.DemoOrgID
+	org := "/v1/orgs/" + orgID
+
+	// A ~190-page space, imported from Git as GitBook lays it out.
+	repo, n := handbookRepo(183)
+	srv := gittest.NewServer(b, "", "")
+	srv.NewRepo(b, "handbook", "main", repo)
+	space := benchSpace(b, admin, orgID, "Handbook")
+	if r := admin.raw("POST", "/v1/spaces/"+space+"/git/import", map[string]any{"url": srv.RepoURL("handbook"), "ref": "refs/heads/main"}); r.Status != 204 {
+		b.Fatalf("import: %d %s", r.Status, r.Body)
+	}
+	waittest.Until(b, "the import done", 2*time.Minute, func() bool {
+		info := admin.raw("GET", "/v1/spaces/"+space+"/git/info", nil)
+		return info.Status == 200 && strings.Contains(string(info.Body), `"success"`)
+	})
+	pages := countPages(admin, space)
+	var st struct{ ID string }
+	if r := admin.raw("POST", org+"/sites", map[string]any{"title": "Handbook", "spaces": []string{space}}); json.Unmarshal(r.Body, &st) != nil || st.ID == "" {
+		b.Fatalf("create site: %d %s", r.Status, r.Body)
+	}
+	var site struct{ URLs struct{ Published string } }
+	if r := admin.raw("POST", org+"/sites/"+st.ID+"/publish", nil); json.Unmarshal(r.Body, &site) != nil || site.URLs.Published == "" {
+		b.Fatalf("publish: %d %s", r.Status, r.Body)
+	}
+	page := site.URLs.Published + "/getting-started/quickstart"
+
+	// The static baseline: the same page's HTML as a file.
+	hc := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64, DisableCompression: true}}
+	html := fetch(b, hc, page, "")
+	dir := b.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "page.html"), html, 0o644); err != nil {
+		b.Fatal(err)
+	}
+	static := httptest.NewServer(http.FileServer(http.Dir(dir)))
+	b.Cleanup(static.Close)
+
+	bearer := "Bearer " + p.Credentials.DemoAdminToken
+	targets := []struct{ name, url, auth string }{
+		{"Go http.FileServer, the page's HTML as a file", static.URL + "/page.html", ""},
+		{"gateway /healthz", p.URL + "/healthz", ""},
+		{"published page, no token", page, ""},
+		{"GET /v1/orgs/{id}", p.URL + org, bearer},
+		{"GET /v1/spaces/{id}", p.URL + "/v1/spaces/" + space, bearer},
+		{"GET /v1/orgs/{id}/spaces", p.URL + org + "/spaces", bearer},
+		{"GET /v1/orgs/{id}/search?query=zebra", p.URL + org + "/search?query=zebra", bearer},
+	}
+	seconds := 3
+	if s := os.Getenv("BENCH_HTTP_SECONDS"); s != "" {
+		_, _ = fmt.Sscan(s, &seconds)
+	}
+	b.ResetTimer()
+	var out strings.Builder
+	fmt.Fprintf(&out, "\n%d pages (%d generated), %d-byte page, 32 connections, %d s each\n\n", pages, n, len(html), seconds)
+	fmt.Fprintf(&out, "| target | requests/s | p50 | p99 |\n|---|---|---|---|\n")
+	var base float64
+	only := os.Getenv("BENCH_HTTP_ONLY")
+	for i, tg := range targets {
+		if i > 0 && only != "" && !strings.Contains(tg.name, only) {
+			continue
+		}
+		fetch(b, hc, tg.url, tg.auth) // warm (and check: 200)
+		rps, p50, p99 := load(b, tg.url, tg.auth, 32, time.Duration(seconds)*time.Second)
+		note := ""
+		if i == 0 {
+			base = rps
+		} else if base > 0 {
+			note = fmt.Sprintf(" (%.0f%% of the file)", 100*rps/base)
+		}
+		fmt.Fprintf(&out, "| %s | %.0f%s | %.2f ms | %.2f ms |\n", tg.name, rps, note,
+			float64(p50.Microseconds())/1000, float64(p99.Microseconds())/1000)
+	}
+	b.StopTimer()
+	fmt.Print(out.String())
+}
+
+// handbookRepo is the GitBook fixture with extra generated pages (a section of
+// guides listed in SUMMARY.md); it returns how many it generated.
+func handbookRepo(extra int) (map[string][]byte, int) {
+	files := gitbookRepo()
+	var summary strings.Builder
+	summary.Write(files["SUMMARY.md"])
+	summary.WriteString("\n## Guides\n\n")
+	for i := range extra {
+		name := fmt.Sprintf("guides/guide-%03d.md", i)
+		summary.WriteString(fmt.Sprintf("* [Guide %d](%s)\n", i, name))
+		files[name] = []byte(fmt.Sprintf("---\ndescription: Guide number %d about zebras.\n---\n\n# Guide %d\n\n"+
+			"Zebras graze in herds; this guide covers case %d.\n\n## Steps\n\n1. Find the herd.\n2. Count the stripes.\n"+
+			"3. Read the [quickstart](../getting-started/quickstart.md).\n\n```go\nfmt.Println(\"zebra %d\")\n```\n\n"+
+			"{%% hint style=\"info\" %%}\nStripes are unique to each zebra.\n{%% endhint %%}\n", i, i, i, i))
+	}
+	files["SUMMARY.md"] = []byte(summary.String())
+	return files, extra
+}
+
+// fetch GETs url (with an Authorization header when auth is set) and
+// fails unless it answers 200.
+func fetch(b *testing.B, hc *http.Client, url, auth string) []byte {
+	b.Helper()
+	req, _ := http.NewRequest(http.MethodGet, url, nil)
+	if auth != "" {
+		req.Header.Set("Authorization", auth)
+	}
+	res, err := hc.Do(req)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer res.Body.Close()
+	body, _ := io.ReadAll(res.Body)
+	if res.StatusCode != 200 {
+		b.Fatalf("GET %s: %d %.300s", url, res.StatusCode, body)
+	}
+	return body
+}
+
+// load sends GETs to url from conns connections for d and returns the
+// requests/s answered 200 and the median and 99th percentile latency.
+func load(b *testing.B, url, auth string, conns int, d time.Duration) (rps float64, p50, p99 time.Duration) {
+	b.Helper()
+	hc := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: conns, MaxConnsPerHost: conns, DisableCompression: true}}
+	defer hc.CloseIdleConnections()
+	var (
+		mu     sync.Mutex
+		all    []time.Duration
+		failed int
+		wg     sync.WaitGroup
+	)
+	start := time.Now()
+	deadline := start.Add(d)
+	for range conns {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			lat := make([]time.Duration, 0, 4096)
+			bad := 0
+			req, _ := http.NewRequest(http.MethodGet, url, nil)
+			if auth != "" {
+				req.Header.Set("Authorization", auth)
+			}
+			for time.Now().Before(deadline) {
+				t0 := time.Now()
+				res, err := hc.Do(req)
+				if err != nil {
+					bad++
+					continue
+				}
+				_, _ = io.Copy(io.Discard, res.Body)
+				res.Body.Close()
+				if res.StatusCode != 200 {
+					bad++
+					continue
+				}
+				lat = append(lat, time.Since(t0))
+			}
+			mu.Lock()
+			all, failed = append(all, lat...), failed+bad
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	elapsed := time.Since(start)
+	if failed > 0 {
+		b.Logf("GET %s: %d requests failed", url, failed)
+	}
+	if len(all) == 0 {
+		b.Fatalf("GET %s: no request answered", url)
+	}
+	return float64(len(all)) / elapsed.Seconds(), percentile(all, 50), percentile(all, 99)
+}

@@ -1,0 +1,150 @@
+package readerhttp_test
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/docspub/platform/services/sites/internal/contentclient/contenttest"
+)
+
+// returning is a reader who has visited before: their insights cookies
+// are set, so a page answers them nothing of their own.
+var returning = []*http.Cookie{{Name: "docspub_vid", Value: "v1"}, {Name: "docspub_sid", Value: "s1"}}
+
+// TestPageValidators: a page of a public site carries a strong ETag (one
+// per encoding) and Last-Modified; If-None-Match with either answers 304
+// with no body; a shared cache may keep it a minute and serve it stale
+// while it revalidates, unless the answer sets the reader's own cookies.
+func TestPageValidators(t *testing.T) {
+	e := newEnv(t)
+	e.content.AddSpace("sp1", "acme", "Handbook", contenttest.Doc("p1", "Welcome", "welcome", "Hello."),
+		contenttest.Doc("p2", "Guide", "guide", "The guide."))
+	_, url := e.site(`{"title":"Docs","spaces":["sp1"]}`)
+
+	first := e.want(url+"/guide", 200)
+	if cc := first.header.Get("Cache-Control"); cc != "private, no-cache" {
+		t.Errorf("a first visit (insights cookies set) is cached as %q", cc)
+	}
+	p := e.want(url+"/guide", 200, returning...)
+	etag := p.header.Get("ETag")
+	if !strings.HasPrefix(etag, `"`) || strings.HasPrefix(etag, "W/") || len(etag) < 10 {
+		t.Fatalf("ETag %q", etag)
+	}
+	if etag != first.header.Get("ETag") {
+		t.Errorf("the same page's ETag moved: %q then %q", first.header.Get("ETag"), etag)
+	}
+	if p.header.Get("Last-Modified") == "" {
+		t.Error("no Last-Modified")
+	}
+	if cc := p.header.Get("Cache-Control"); cc != "public, max-age=60, stale-while-revalidate=300" {
+		t.Errorf("Cache-Control %q", cc)
+	}
+	if v := p.header.Values("Vary"); len(v) != 1 || v[0] != "Accept-Encoding" {
+		t.Errorf("Vary %q", v)
+	}
+
+	gz := e.readWith(http.MethodGet, url+"/guide", map[string]string{"Accept-Encoding": "gzip"}, returning...)
+	gzTag := gz.header.Get("ETag")
+	if gz.status != 200 || gz.header.Get("Content-Encoding") != "gzip" || gzTag == etag || gzTag == "" {
+		t.Errorf("gzipped: %d %q, ETag %q (plain %q)", gz.status, gz.header.Get("Content-Encoding"), gzTag, etag)
+	}
+
+	for _, tag := range []string{etag, gzTag, `"nope", ` + etag, "*"} {
+		nm := e.readWith(http.MethodGet, url+"/guide", map[string]string{"If-None-Match": tag}, returning...)
+		if nm.status != http.StatusNotModified || nm.body != "" || nm.header.Get("ETag") == "" {
+			t.Errorf("If-None-Match %s: %d, %d bytes, ETag %q", tag, nm.status, len(nm.body), nm.header.Get("ETag"))
+		}
+	}
+	if other := e.readWith(http.MethodGet, url+"/guide", map[string]string{"If-None-Match": `"nope"`}, returning...); other.status != 200 || !strings.Contains(other.body, "The guide.") {
+		t.Errorf("another ETag: %d", other.status)
+	}
+	// Another page has another validator.
+	if home := e.want(url, 200, returning...); home.header.Get("ETag") == etag {
+		t.Error("two pages share an ETag")
+	}
+}
+
+// TestMergeShowsThroughTheProjection: a merge reaches the page through the
+// projection of content's events: no page view asks content which revision
+// is current, and the next view after the event shows the merge, with a
+// new ETag.
+func TestMergeShowsThroughTheProjection(t *testing.T) {
+	e := newEnv(t)
+	e.content.AddSpace("sp1", "acme", "Handbook", contenttest.Doc("p1", "Welcome", "welcome", "Before."))
+	_, url := e.site(`{"title":"Docs","spaces":["sp1"]}`)
+	before := e.want(url, 200, returning...)
+	asked := e.content.Calls("current")
+	for range 20 {
+		e.want(url, 200, returning...)
+	}
+	if n := e.content.Calls("current") - asked; n != 0 {
+		t.Errorf("20 page views asked content for the current revision %d times", n)
+	}
+	e.content.Merge("sp1", contenttest.Doc("p1", "Welcome", "welcome", "After."))
+	after := e.want(url, 200, returning...)
+	if !strings.Contains(after.body, "After.") || strings.Contains(after.body, "Before.") {
+		t.Errorf("after the merge's event: %.300s", after.body)
+	}
+	if after.header.Get("ETag") == before.header.Get("ETag") {
+		t.Error("the merged page kept its ETag")
+	}
+	nm := e.readWith(http.MethodGet, url, map[string]string{"If-None-Match": before.header.Get("ETag")}, returning...)
+	if nm.status != 200 || !strings.Contains(nm.body, "After.") {
+		t.Errorf("revalidating the old page: %d", nm.status)
+	}
+}
+
+// TestCachedPageOfAnotherVisibilityNeverServed: a cached page of a public
+// site is gone at once when the site becomes share-link (no page of the
+// old visibility is served to a reader without a key), and its answers
+// are then stored by no cache; a space content deletes leaves the site at
+// once too.
+func TestCachedPageOfAnotherVisibilityNeverServed(t *testing.T) {
+	e := newEnv(t)
+	e.content.AddSpace("sp1", "acme", "Handbook", contenttest.Doc("p1", "Welcome", "welcome", "Secret plans."))
+	e.content.AddSpace("sp2", "acme", "Public", contenttest.Doc("q1", "Hello", "hello", "Open words."))
+	id, url := e.site(`{"title":"Docs","spaces":["sp1"]}`)
+	_, url2 := e.site(`{"title":"Open","spaces":["sp2"]}`)
+	for range 3 {
+		e.want(url, 200, returning...)
+		e.want(url2, 200, returning...)
+	}
+
+	e.call("ada", "PATCH", "/v1/orgs/acme/sites/"+id, `{"visibility":"share-link"}`, 200)
+	if p := e.read(url, returning...); p.status != 404 || strings.Contains(p.body, "Secret plans.") {
+		t.Fatalf("right after the site became share-link: %d %.200s", p.status, p.body)
+	}
+	link := e.call("ada", "POST", "/v1/orgs/acme/sites/"+id+"/share-links", `{"name":"partners"}`, 201)
+	p := e.want(str(link, "urls", "published"), 200, returning...)
+	if !strings.Contains(p.body, "Secret plans.") || p.header.Get("Cache-Control") != "private, no-store" {
+		t.Errorf("with the key: Cache-Control %q", p.header.Get("Cache-Control"))
+	}
+	// A first visit (insights cookies set too) is stored by no cache either.
+	if p := e.want(str(link, "urls", "published"), 200); p.header.Get("Cache-Control") != "private, no-store" {
+		t.Errorf("a first visit with the key: Cache-Control %q", p.header.Get("Cache-Control"))
+	}
+
+	e.content.Delete("sp2")
+	if p := e.read(url2, returning...); p.status != 404 || strings.Contains(p.body, "Open words.") {
+		t.Errorf("right after the space's deletion: %d %.200s", p.status, p.body)
+	}
+}
+
+// TestProjectionWithoutRevisionAsksContent: a projected space whose view
+// carries no revision (stored before views carried one) is served by
+// asking content which revision is current, as before.
+func TestProjectionWithoutRevisionAsksContent(t *testing.T) {
+	e := newEnv(t)
+	e.content.AddSpace("sp1", "acme", "Handbook", contenttest.Doc("p1", "Welcome", "welcome", "First words."))
+	_, url := e.site(`{"title":"Docs","spaces":["sp1"]}`)
+	e.content.Merge("sp1", contenttest.Doc("p1", "Welcome", "welcome", "Second words."))
+	e.projectSpace("sp1", func(v map[string]any) { delete(v, "revision") })
+	asked := e.content.Calls("current")
+	if p := e.want(url, 200, returning...); !strings.Contains(p.body, "Second words.") {
+		t.Errorf("without a projected revision: %.300s", p.body)
+	}
+	if e.content.Calls("current") == asked {
+		t.Error("content was not asked which revision is current")
+	}
+}
