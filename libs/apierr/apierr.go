@@ -9,11 +9,13 @@ import (
 	"time"
 )
 
-// Kinds: the common outcomes, one per status. errors.Is(err, ErrNotFound)
+// Kinds: the common outcomes, one per status. errors.Is(err, ErrBadRequest)
+// holds for every 400 (Invalid, BadRequest, Problems), errors.Is(err, ErrNotFound)
 // holds for every not-found error, whatever its message; they are the only
 // values compared by status. Stores wrap them with %w; the HTTP edge turns
 // every *Error into its status.
 var (
+	ErrBadRequest   = &Error{Status: http.StatusBadRequest, Message: "bad request"}
 	ErrNotFound     = &Error{Status: http.StatusNotFound, Message: "not found"}
 	ErrConflict     = &Error{Status: http.StatusConflict, Message: "conflict"}
 	ErrForbidden    = &Error{Status: http.StatusForbidden, Message: "forbidden"}
@@ -21,7 +23,7 @@ var (
 )
 
 // kinds are the values that Is compares by status.
-var kinds = [...]*Error{ErrNotFound, ErrConflict, ErrForbidden, ErrUnauthorized}
+var kinds = [...]*Error{ErrBadRequest, ErrNotFound, ErrConflict, ErrForbidden, ErrUnauthorized}
 
 // Error is an error whose message is safe to show to a client. A domain's
 // sentinel of this type (ErrTeamNotFound) is its own value: errors.Is tells
@@ -37,8 +39,8 @@ type Error struct {
 
 func (e *Error) Error() string { return e.Message }
 
-// Is reports whether e is target, or target is the kind (ErrNotFound,
-// ErrConflict, ErrForbidden, ErrUnauthorized) of e's status. Two domain
+// Is reports whether e is target, or target is the kind (ErrBadRequest,
+// ErrNotFound, ErrConflict, ErrForbidden, ErrUnauthorized) of e's status. Two domain
 // errors are never each other because they share a status:
 // errors.Is(ErrTeamNotFound, ErrMemberNotFound) is false.
 func (e *Error) Is(target error) bool {

@@ -50,6 +50,12 @@ var (
 	errMemberNotFound = apierr.NotFound("member not found")
 )
 
+func problems(field, msg string) error {
+	var p apierr.Problems
+	p.Add(field, "%s", msg)
+	return p.Err()
+}
+
 func TestIs(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
@@ -64,6 +70,8 @@ func TestIs(t *testing.T) {
 		{"unauthorized", apierr.Unauthorized("x"), apierr.ErrUnauthorized, true},
 		{"plain error", errors.New("not found"), apierr.ErrNotFound, false},
 		{"plain target", apierr.NotFound("x"), errors.New("x"), false},
+		{"invalid", apierr.Invalid("title", "must not be empty"), apierr.ErrBadRequest, true},
+		{"problems", problems("a", "bad"), apierr.ErrBadRequest, true},
 		{"domain sentinels of one status", errTeamNotFound, errMemberNotFound, false},
 		{"domain sentinel itself", fmt.Errorf("load: %w", errTeamNotFound), errTeamNotFound, true},
 		{"domain sentinel is its kind", errTeamNotFound, apierr.ErrNotFound, true},
