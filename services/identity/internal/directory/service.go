@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/docspub/platform/libs/apierr"
-	"github.com/docspub/platform/libs/kafkax"
+	"github.com/docspub/platform/libs/envelope"
 	"github.com/docspub/platform/services/identity/internal/access"
 )
 
@@ -98,8 +98,8 @@ func (s *Service) enterFor(ctx context.Context, userID, orgID string, a access.A
 	return c, nil
 }
 
-func (s *Service) event(typ, org, subject string, data any) kafkax.Event {
-	return kafkax.NewEvent(typ, org, subject, data)
+func (s *Service) event(typ, org, subject string, data any) envelope.Event {
+	return envelope.New(typ, org, subject, data)
 }
 
 // CurrentUser returns the calling user.

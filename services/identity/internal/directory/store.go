@@ -3,7 +3,7 @@ package directory
 import (
 	"context"
 
-	"github.com/docspub/platform/libs/kafkax"
+	"github.com/docspub/platform/libs/envelope"
 	"github.com/docspub/platform/libs/roles"
 )
 
@@ -33,9 +33,9 @@ type Fields map[string]any
 // document deleted and records the event, and reads skip removed documents.
 // Reads of one missing resource return an apierr not-found error.
 type Store interface {
-	Insert(ctx context.Context, c Collection, doc any, ev kafkax.Event) error
-	Set(ctx context.Context, c Collection, id string, set Fields, ev kafkax.Event) error
-	Remove(ctx context.Context, c Collection, id string, ev kafkax.Event) error
+	Insert(ctx context.Context, c Collection, doc any, ev envelope.Event) error
+	Set(ctx context.Context, c Collection, id string, set Fields, ev envelope.Event) error
+	Remove(ctx context.Context, c Collection, id string, ev envelope.Event) error
 
 	Organization(ctx context.Context, id string) (Organization, error)
 	OrganizationsByID(ctx context.Context, ids []string) ([]Organization, error)
