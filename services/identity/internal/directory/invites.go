@@ -9,27 +9,25 @@ import (
 
 	"github.com/docspub/platform/libs/apierr"
 	"github.com/docspub/platform/libs/ids"
+	"github.com/docspub/platform/libs/keyset"
 	"github.com/docspub/platform/libs/nullable"
 	"github.com/docspub/platform/libs/roles"
 	"github.com/docspub/platform/services/identity/internal/access"
 )
 
 // ListInvites lists an organization's invite links, by id; admins only.
-func (s *Service) ListInvites(ctx context.Context, userID, orgID string, p Page) (List[InviteView], error) {
+func (s *Service) ListInvites(ctx context.Context, userID, orgID string, p keyset.Page) (keyset.List[InviteView], error) {
 	c, err := s.enterFor(ctx, userID, orgID, access.ManageInvites, "manage invites")
 	if err != nil {
-		return List[InviteView]{}, err
+		return keyset.List[InviteView]{}, err
 	}
-	keys, err := decodeCursor(p.After, 1)
+	invs, count, err := s.store.Invites(ctx, c.org.ID, p.AfterID, p.Limit+1)
 	if err != nil {
-		return List[InviteView]{}, err
+		return keyset.List[InviteView]{}, err
 	}
-	invs, count, err := s.store.Invites(ctx, c.org.ID, keys[0], p.Limit+1)
-	if err != nil {
-		return List[InviteView]{}, err
-	}
-	invs, next := trim(invs, p.Limit, func(i Invite) []string { return []string{i.ID} })
-	out := List[InviteView]{Items: make([]InviteView, len(invs)), Next: next, Count: count}
+	l := keyset.Cut(invs, p.Limit, count, func(i Invite) (int64, string) { return 0, i.ID })
+	invs = l.Items
+	out := keyset.With(l, make([]InviteView, len(invs)))
 	for i, inv := range invs {
 		out.Items[i] = s.urls.InviteView(inv)
 	}

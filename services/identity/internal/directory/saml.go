@@ -6,6 +6,7 @@ import (
 
 	"github.com/docspub/platform/libs/apierr"
 	"github.com/docspub/platform/libs/ids"
+	"github.com/docspub/platform/libs/keyset"
 	"github.com/docspub/platform/libs/nullable"
 	"github.com/docspub/platform/libs/roles"
 	"github.com/docspub/platform/services/identity/internal/access"
@@ -113,24 +114,21 @@ func (s *Service) samlView(ctx context.Context, c *caller, p SAMLProvider) (SAML
 }
 
 // ListSAMLProviders lists an organization's SAML providers, by id; admins only.
-func (s *Service) ListSAMLProviders(ctx context.Context, userID, orgID string, pg Page) (List[SAMLProviderView], error) {
+func (s *Service) ListSAMLProviders(ctx context.Context, userID, orgID string, pg keyset.Page) (keyset.List[SAMLProviderView], error) {
 	c, err := s.enterFor(ctx, userID, orgID, access.ManageSAML, "manage SAML providers")
 	if err != nil {
-		return List[SAMLProviderView]{}, err
+		return keyset.List[SAMLProviderView]{}, err
 	}
-	keys, err := decodeCursor(pg.After, 1)
+	ps, count, err := s.store.SAMLProviders(ctx, c.org.ID, pg.AfterID, pg.Limit+1)
 	if err != nil {
-		return List[SAMLProviderView]{}, err
+		return keyset.List[SAMLProviderView]{}, err
 	}
-	ps, count, err := s.store.SAMLProviders(ctx, c.org.ID, keys[0], pg.Limit+1)
-	if err != nil {
-		return List[SAMLProviderView]{}, err
-	}
-	ps, next := trim(ps, pg.Limit, func(p SAMLProvider) []string { return []string{p.ID} })
-	out := List[SAMLProviderView]{Items: make([]SAMLProviderView, len(ps)), Next: next, Count: count}
+	l := keyset.Cut(ps, pg.Limit, count, func(p SAMLProvider) (int64, string) { return 0, p.ID })
+	ps = l.Items
+	out := keyset.With(l, make([]SAMLProviderView, len(ps)))
 	for i, p := range ps {
 		if out.Items[i], err = s.samlView(ctx, &c, p); err != nil {
-			return List[SAMLProviderView]{}, err
+			return keyset.List[SAMLProviderView]{}, err
 		}
 	}
 	return out, nil

@@ -6,6 +6,7 @@ import (
 	"github.com/docspub/platform/libs/apierr"
 	"github.com/docspub/platform/libs/httpx"
 	"github.com/docspub/platform/libs/internaltoken"
+	"github.com/docspub/platform/libs/paging"
 	"github.com/docspub/platform/libs/roles"
 	"github.com/docspub/platform/services/identity/internal/directory"
 	"github.com/gin-gonic/gin"
@@ -34,12 +35,12 @@ func (h *Handlers) currentUser(c *gin.Context) {
 }
 
 func (h *Handlers) listOrganizations(c *gin.Context) {
-	p, ok := page(c)
+	p, ok := paging.ReadKeyset(c, paging.ByID)
 	if !ok {
 		return
 	}
 	l, err := h.svc.ListOrganizations(c.Request.Context(), user(c), p)
-	list(c, l, err)
+	paging.ReplyKeyset(c, l, err, paging.ByID)
 }
 
 func (h *Handlers) organizationsForEmailDomain(c *gin.Context) {
@@ -69,10 +70,13 @@ func (h *Handlers) ping(c *gin.Context) {
 var memberRoleFilter = append(append([]string{}, roles.Names...), "guest")
 
 func (h *Handlers) listMembers(c *gin.Context) {
-	p, ok := page(c)
-	if !ok {
+	var p directory.MemberPage
+	pp, err := paging.Read(c, &p.AfterValue, &p.AfterID)
+	if err != nil {
+		httpx.Error(c, err)
 		return
 	}
+	p.Limit = pp.Limit
 	order, err := httpx.QueryEnum(c, "order", "desc", "asc", "desc")
 	if err != nil {
 		httpx.Error(c, err)
@@ -90,7 +94,15 @@ func (h *Handlers) listMembers(c *gin.Context) {
 	}
 	f := directory.MemberFilter{Role: role, Search: c.Query("search"), Sort: sort, Desc: order == "desc"}
 	l, err := h.svc.ListMembers(c.Request.Context(), user(c), orgID(c), f, p)
-	list(c, l, err)
+	if err != nil {
+		httpx.Error(c, err)
+		return
+	}
+	var next string
+	if l.HasMore {
+		next = paging.Cursor(l.LastValue, l.LastID)
+	}
+	paging.Reply(c, l.Items, l.Count, next)
 }
 
 func (h *Handlers) getMember(c *gin.Context) {
@@ -118,22 +130,22 @@ func (h *Handlers) setSSOMember(c *gin.Context) {
 }
 
 func (h *Handlers) memberTeams(c *gin.Context) {
-	p, ok := page(c)
+	p, ok := paging.ReadKeyset(c, paging.ByID)
 	if !ok {
 		return
 	}
 	l, err := h.svc.MemberTeams(c.Request.Context(), user(c), orgID(c), c.Param("userId"), c.Query("title"), p)
-	list(c, l, err)
+	paging.ReplyKeyset(c, l, err, paging.ByID)
 }
 
 func (h *Handlers) listTeams(c *gin.Context) {
-	p, ok := page(c)
+	p, ok := paging.ReadKeyset(c, paging.ByID)
 	if !ok {
 		return
 	}
 	f := directory.TeamFilter{Owner: c.Query("owner"), Title: c.Query("title")}
 	l, err := h.svc.ListTeams(c.Request.Context(), user(c), orgID(c), f, p)
-	list(c, l, err)
+	paging.ReplyKeyset(c, l, err, paging.ByID)
 }
 
 func (h *Handlers) createTeam(c *gin.Context) {
@@ -165,12 +177,12 @@ func (h *Handlers) deleteTeam(c *gin.Context) {
 }
 
 func (h *Handlers) listTeamMembers(c *gin.Context) {
-	p, ok := page(c)
+	p, ok := paging.ReadKeyset(c, paging.ByID)
 	if !ok {
 		return
 	}
 	l, err := h.svc.ListTeamMembers(c.Request.Context(), user(c), orgID(c), c.Param("teamId"), p)
-	list(c, l, err)
+	paging.ReplyKeyset(c, l, err, paging.ByID)
 }
 
 func (h *Handlers) updateTeamMembers(c *gin.Context) {
@@ -215,12 +227,12 @@ func (h *Handlers) joinWithInvite(c *gin.Context) {
 }
 
 func (h *Handlers) listInvites(c *gin.Context) {
-	p, ok := page(c)
+	p, ok := paging.ReadKeyset(c, paging.ByID)
 	if !ok {
 		return
 	}
 	l, err := h.svc.ListInvites(c.Request.Context(), user(c), orgID(c), p)
-	list(c, l, err)
+	paging.ReplyKeyset(c, l, err, paging.ByID)
 }
 
 func (h *Handlers) createInvite(c *gin.Context) {
@@ -252,12 +264,12 @@ func (h *Handlers) deleteInvite(c *gin.Context) {
 }
 
 func (h *Handlers) listSAMLProviders(c *gin.Context) {
-	p, ok := page(c)
+	p, ok := paging.ReadKeyset(c, paging.ByID)
 	if !ok {
 		return
 	}
 	l, err := h.svc.ListSAMLProviders(c.Request.Context(), user(c), orgID(c), p)
-	list(c, l, err)
+	paging.ReplyKeyset(c, l, err, paging.ByID)
 }
 
 func (h *Handlers) createSAMLProvider(c *gin.Context) {

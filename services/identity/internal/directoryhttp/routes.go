@@ -5,9 +5,7 @@
 package directoryhttp
 
 import (
-	"github.com/docspub/platform/libs/httpx"
 	"github.com/docspub/platform/libs/internaltoken"
-	"github.com/docspub/platform/libs/paging"
 	"github.com/docspub/platform/services/identity/internal/directory"
 	"github.com/gin-gonic/gin"
 )
@@ -74,22 +72,3 @@ func Register(e *gin.Engine, svc *directory.Service, signer *internaltoken.Signe
 func user(c *gin.Context) string { return internaltoken.From(c).UserID }
 
 func orgID(c *gin.Context) string { return c.Param("organizationId") }
-
-// page reads the paging parameters.
-func page(c *gin.Context) (directory.Page, bool) {
-	p, err := paging.FromQuery(c)
-	if err != nil {
-		httpx.Error(c, err)
-		return directory.Page{}, false
-	}
-	return directory.Page{After: p.Page, Limit: p.Limit}, true
-}
-
-// list answers with a list envelope.
-func list[T any](c *gin.Context, l directory.List[T], err error) {
-	if err != nil {
-		httpx.Error(c, err)
-		return
-	}
-	paging.Reply(c, l.Items, l.Count, l.Next)
-}
