@@ -20,6 +20,9 @@ import (
 	"github.com/docspub/platform/services/identity/internal/directory"
 	"github.com/docspub/platform/services/identity/internal/directoryhttp"
 	"github.com/docspub/platform/services/identity/internal/directorymongo"
+	"github.com/docspub/platform/services/identity/internal/token"
+	"github.com/docspub/platform/services/identity/internal/tokenhttp"
+	"github.com/docspub/platform/services/identity/internal/tokenmongo"
 	"github.com/gin-gonic/gin"
 	"go.mongodb.org/mongo-driver/v2/mongo"
 )
@@ -74,6 +77,7 @@ type App struct {
 	cfg     Config
 	core    *service.Core
 	svc     *directory.Service
+	tokens  *token.Service
 	handler *gin.Engine
 }
 
@@ -85,18 +89,22 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 	}
 	core, err := service.Open(ctx, service.CoreConfig{Service: Name, MongoURI: cfg.MongoURI, Database: cfg.Database,
 		KafkaBrokers: cfg.KafkaBrokers, InternalTokenSecret: cfg.InternalTokenSecret, Topic: Topic,
-		EventCollections: directorymongo.Collections(), Indexes: directorymongo.Indexes(), Discovery: cfg.Discovery}, log)
+		EventCollections: append(directorymongo.Collections(), tokenmongo.Collection),
+		Indexes:          append(directorymongo.Indexes(), tokenmongo.Indexes()...), Discovery: cfg.Discovery}, log)
 	if err != nil {
 		return nil, err
 	}
 	db, locks, relay := core.DB, core.Locks, core.Relay
-	store := directorymongo.NewStore(db, locks)
+	store, tokenStore := directorymongo.NewStore(db, locks), tokenmongo.NewStore(db, locks)
 	store.OnWrite(relay.Notify)
-	svc := directory.New(store, cfg.urls(), cfg.InternalTokenSecret)
+	tokenStore.OnWrite(relay.Notify)
+	tokens := token.New(tokenStore, directory.Roles{Store: store})
+	svc := directory.New(store, tokens, cfg.urls(), cfg.InternalTokenSecret)
 
 	e := httpx.NewEngine(log, "identity", mongox.Ping(core.Client))
 	directoryhttp.Register(e, svc, core.Signer)
-	return &App{cfg: cfg, core: core, svc: svc, handler: e}, nil
+	tokenhttp.Register(e, tokens, core.Signer)
+	return &App{cfg: cfg, core: core, svc: svc, tokens: tokens, handler: e}, nil
 }
 
 // Handler returns the HTTP handler.
@@ -108,7 +116,7 @@ func (a *App) Database() *mongo.Database { return a.core.DB }
 // RevokeToken revokes an API token by id, as the identity-admin command
 // does, through the running service: its relay publishes token.revoked at once.
 func (a *App) RevokeToken(ctx context.Context, tokenID string) error {
-	return a.svc.RevokeToken(ctx, tokenID)
+	return a.tokens.Revoke(ctx, tokenID)
 }
 
 // RunBackground starts the outbox relay; it stops when ctx is done.
@@ -148,15 +156,16 @@ type BootstrapResult struct {
 // their events as API changes do; a running relay publishes them. Resources
 // in the event data carry the default PUBLIC_URL/APP_URL bases.
 func Bootstrap(ctx context.Context, db *mongo.Database, in BootstrapInput) (BootstrapResult, error) {
-	if err := directorymongo.EnsureIndexes(ctx, db); err != nil {
+	if err := mongox.EnsureIndexes(ctx, db, append(directorymongo.Indexes(), tokenmongo.Indexes()...)...); err != nil {
 		return BootstrapResult{}, err
 	}
 	var cfg Config
 	if err := config.LoadMap(ctx, &cfg, map[string]string{}); err != nil {
 		return BootstrapResult{}, err
 	}
-	svc := directory.New(directorymongo.NewStore(db, nil), cfg.urls(), "")
-	r, err := svc.Bootstrap(ctx, directory.BootstrapInput{
+	store := directorymongo.NewStore(db, nil)
+	tokens := token.New(tokenmongo.NewStore(db, nil), directory.Roles{Store: store})
+	r, err := directory.New(store, tokens, cfg.urls(), "").Bootstrap(ctx, directory.BootstrapInput{
 		OrganizationID: in.OrganizationID, OrganizationTitle: in.OrganizationTitle,
 		UserDisplayName: in.UserDisplayName, UserEmail: in.UserEmail, Role: in.Role,
 	})
@@ -168,9 +177,5 @@ func Bootstrap(ctx context.Context, db *mongo.Database, in BootstrapInput) (Boot
 
 // RevokeToken revokes an API token by id and publishes token.revoked through the outbox.
 func RevokeToken(ctx context.Context, db *mongo.Database, tokenID string) error {
-	var cfg Config
-	if err := config.LoadMap(ctx, &cfg, map[string]string{}); err != nil {
-		return err
-	}
-	return directory.New(directorymongo.NewStore(db, nil), cfg.urls(), "").RevokeToken(ctx, tokenID)
+	return token.New(tokenmongo.NewStore(db, nil), nil).Revoke(ctx, tokenID) // revoking reads no roles
 }

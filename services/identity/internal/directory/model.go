@@ -1,5 +1,5 @@
 // Package directory is identity's domain: organizations, users, members,
-// teams, invites, SAML providers and API tokens, who may change them (through
+// teams, invites and SAML providers (API tokens are package token), who may change them (through
 // package access) and the events their changes publish. It knows neither gin
 // nor the MongoDB driver: it talks to storage through Store.
 package directory
@@ -123,13 +123,4 @@ type SAMLProvider struct {
 // Active reports whether the provider is fully configured.
 func (p SAMLProvider) Active() bool {
 	return p.SSOURL != "" && p.EntityID != "" && p.Certificate != ""
-}
-
-// Token is an API token. Only the SHA-256 of the raw token is stored.
-type Token struct {
-	ID        string     `bson:"_id"`
-	User      string     `bson:"user"`
-	Hash      string     `bson:"hash"`
-	CreatedAt time.Time  `bson:"createdAt"`
-	RevokedAt *time.Time `bson:"revokedAt,omitempty"`
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/docspub/platform/libs/apierr"
 	"github.com/docspub/platform/libs/envelope"
 	"github.com/docspub/platform/services/identity/internal/access"
+	"github.com/docspub/platform/services/identity/internal/token"
 )
 
 // Errors the domain returns besides field problems.
@@ -21,7 +22,6 @@ var (
 	ErrUserNotFound         = apierr.NotFound("user not found")
 	ErrLastAdmin            = apierr.Conflict("the organization's last admin cannot be removed or demoted; make another member admin first")
 	ErrInviteLinksDisabled  = apierr.Forbidden("invite links are disabled in this organization")
-	ErrBadToken             = apierr.Unauthorized("unknown or revoked token")
 )
 
 func forbidden(what string) error {
@@ -31,6 +31,7 @@ func forbidden(what string) error {
 // Service carries out identity's operations for a calling user.
 type Service struct {
 	store     Store
+	tokens    Tokens
 	urls      URLs
 	claimsKey []byte
 	now       func() time.Time
@@ -47,10 +48,33 @@ func (l *orgLocks) lock(org string) func() {
 	return mu.(*sync.Mutex).Unlock
 }
 
-// New returns a service over store. claimsSecret signs the visitor claims
-// returned by ping (see ClaimsKey).
-func New(store Store, urls URLs, claimsSecret string) *Service {
-	return &Service{store: store, urls: urls, claimsKey: ClaimsKey(claimsSecret), now: now}
+// Tokens makes API tokens (package token), for Bootstrap.
+type Tokens interface {
+	Create(ctx context.Context, userID string) (token.Token, string, error)
+}
+
+// New returns a service over store; Bootstrap makes its tokens with tokens.
+// claimsSecret signs the visitor claims returned by ping (see ClaimsKey).
+func New(store Store, tokens Tokens, urls URLs, claimsSecret string) *Service {
+	return &Service{store: store, tokens: tokens, urls: urls, claimsKey: ClaimsKey(claimsSecret), now: now}
+}
+
+// Roles reads users' roles from a directory store: package token's Roles,
+// for the resolution of a token.
+type Roles struct{ Store Store }
+
+// Roles returns a user's role in each organization they are a member of
+// ("" for guests).
+func (r Roles) Roles(ctx context.Context, userID string) (map[string]string, error) {
+	ms, err := r.Store.Memberships(ctx, userID)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]string, len(ms))
+	for _, m := range ms {
+		out[m.Organization] = string(m.Role)
+	}
+	return out, nil
 }
 
 // URLs returns the URL bases the service renders with.

@@ -19,11 +19,10 @@ const (
 	TeamMemberships Collection = "team_members"
 	Invites         Collection = "invites"
 	SAMLProviders   Collection = "saml_providers"
-	Tokens          Collection = "tokens"
 )
 
 // AllCollections lists every collection whose documents carry pending events.
-var AllCollections = []Collection{Organizations, Users, Members, Teams, TeamMemberships, Invites, SAMLProviders, Tokens}
+var AllCollections = []Collection{Organizations, Users, Members, Teams, TeamMemberships, Invites, SAMLProviders}
 
 // Fields are stored fields to set, by their stored name.
 type Fields map[string]any
@@ -64,9 +63,6 @@ type Store interface {
 
 	SAMLProvider(ctx context.Context, org, id string) (SAMLProvider, error)
 	SAMLProviders(ctx context.Context, org, after string, limit int) ([]SAMLProvider, int, error)
-
-	Token(ctx context.Context, id string) (Token, error)
-	TokenByHash(ctx context.Context, hash string) (Token, error)
 }
 
 // Member sort keys.

@@ -252,13 +252,3 @@ type SSOLoginView struct {
 	Label    string `json:"label"`
 	StartURL string `json:"startURL"`
 }
-
-// TokenEvent is the data of token.* events. Hash lets the gateway drop the
-// cache entry of a revoked token; the raw token is never published.
-type TokenEvent struct {
-	ID        string     `json:"id"`
-	User      string     `json:"user"`
-	Hash      string     `json:"hash"`
-	CreatedAt time.Time  `json:"createdAt"`
-	RevokedAt *time.Time `json:"revokedAt,omitempty"`
-}

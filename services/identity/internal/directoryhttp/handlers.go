@@ -3,31 +3,12 @@ package directoryhttp
 import (
 	"net/http"
 
-	"github.com/docspub/platform/libs/apierr"
 	"github.com/docspub/platform/libs/httpx"
-	"github.com/docspub/platform/libs/internaltoken"
 	"github.com/docspub/platform/libs/paging"
 	"github.com/docspub/platform/libs/roles"
 	"github.com/docspub/platform/services/identity/internal/directory"
 	"github.com/gin-gonic/gin"
 )
-
-type resolveRequest struct {
-	Token string `json:"token"`
-}
-
-func (h *Handlers) resolveToken(c *gin.Context) {
-	if internaltoken.From(c).Service != GatewayService {
-		httpx.Error(c, apierr.Forbidden("only the gateway may resolve tokens"))
-		return
-	}
-	var req resolveRequest
-	if !httpx.Bind(c, &req) {
-		return
-	}
-	res, err := h.svc.ResolveToken(c.Request.Context(), req.Token)
-	httpx.Reply(c, http.StatusOK, res, err)
-}
 
 func (h *Handlers) currentUser(c *gin.Context) {
 	u, err := h.svc.CurrentUser(c.Request.Context(), user(c))

@@ -1,6 +1,6 @@
 // Package directoryhttp is identity's HTTP API: the /v1 routes of
-// organizations, members, teams, invites and SAML, GET /v1/user, and the
-// gateway-only token resolution under /internal/v1. Every route requires the
+// organizations, members, teams, invites and SAML, and GET /v1/user (the
+// gateway's token resolution is package tokenhttp). Every route requires the
 // internal token; the caller is its user.
 package directoryhttp
 
@@ -9,9 +9,6 @@ import (
 	"github.com/docspub/platform/services/identity/internal/directory"
 	"github.com/gin-gonic/gin"
 )
-
-// GatewayService is the Principal.Service allowed to resolve API tokens.
-const GatewayService = "gateway"
 
 // Handlers serve the API over a directory service.
 type Handlers struct {
@@ -22,9 +19,6 @@ type Handlers struct {
 func Register(e *gin.Engine, svc *directory.Service, signer *internaltoken.Signer) {
 	h := &Handlers{svc: svc}
 	auth := internaltoken.Require(signer)
-
-	in := e.Group("/internal/v1", auth)
-	in.POST("/tokens/resolve", h.resolveToken)
 
 	v1 := e.Group("/v1", auth, internaltoken.RequireUser)
 	v1.GET("/user", h.currentUser)

@@ -15,6 +15,9 @@ import (
 	"github.com/docspub/platform/services/identity/internal/directory"
 	"github.com/docspub/platform/services/identity/internal/directoryhttp"
 	"github.com/docspub/platform/services/identity/internal/directorymongo"
+	"github.com/docspub/platform/services/identity/internal/token"
+	"github.com/docspub/platform/services/identity/internal/tokenhttp"
+	"github.com/docspub/platform/services/identity/internal/tokenmongo"
 	"go.mongodb.org/mongo-driver/v2/mongo"
 )
 
@@ -22,24 +25,29 @@ func TestMain(m *testing.M) { mongotest.Main(m) }
 
 // env is the real engine over real stores on a fresh database.
 type env struct {
-	t   *testing.T
-	db  *mongo.Database
-	svc *directory.Service
-	api *apitest.Client
+	t      *testing.T
+	db     *mongo.Database
+	svc    *directory.Service
+	tokens *token.Service
+	api    *apitest.Client
 }
 
 func newEnv(t *testing.T) *env {
 	t.Helper()
 	db := mongotest.Database(t)
 	ctx := context.Background()
-	if err := directorymongo.EnsureIndexes(ctx, db); err != nil {
+	if err := mongox.EnsureIndexes(ctx, db, append(directorymongo.Indexes(), tokenmongo.Indexes()...)...); err != nil {
 		t.Fatal(err)
 	}
-	svc := directory.New(directorymongo.NewStore(db, mongox.NewDocLocks()), directory.URLs{Public: "http://gw.test", App: "http://gw.test/app"}, apitest.Secret)
+	locks := mongox.NewDocLocks()
+	store := directorymongo.NewStore(db, locks)
+	tokens := token.New(tokenmongo.NewStore(db, locks), directory.Roles{Store: store})
+	svc := directory.New(store, tokens, directory.URLs{Public: "http://gw.test", App: "http://gw.test/app"}, apitest.Secret)
 	signer := apitest.Signer(t)
 	e := httpx.NewEngine(logx.Discard(), "identity")
 	directoryhttp.Register(e, svc, signer)
-	return &env{t: t, db: db, svc: svc, api: apitest.New(t, e, signer)}
+	tokenhttp.Register(e, tokens, signer)
+	return &env{t: t, db: db, svc: svc, tokens: tokens, api: apitest.New(t, e, signer)}
 }
 
 // seed creates a user with the role in org ("" creates an organization) and

@@ -37,7 +37,6 @@ func NewStore(db *mongo.Database, locks *mongox.DocLocks) *Store {
 		string(directory.TeamMemberships): "team member",
 		string(directory.Invites):         "invite",
 		string(directory.SAMLProviders):   "SAML provider",
-		string(directory.Tokens):          "token",
 	})}
 }
 
@@ -62,7 +61,6 @@ func Indexes() []mongox.Index {
 		mongox.Keys(string(directory.Teams), "organization"),
 		mongox.Keys(string(directory.Invites), "organization"),
 		mongox.Keys(string(directory.SAMLProviders), "organization"),
-		mongox.Unique(string(directory.Tokens), "hash"),
 		mongox.Keys(string(directory.Organizations), "emailDomains"),
 		mongox.Keys(string(directory.Organizations), "hostname"),
 	}
@@ -289,14 +287,4 @@ func (s *Store) SAMLProvider(ctx context.Context, org, id string) (directory.SAM
 // SAMLProviders returns a page of org's SAML providers by id (all when limit is 0) and their count.
 func (s *Store) SAMLProviders(ctx context.Context, org, after string, limit int) ([]directory.SAMLProvider, int, error) {
 	return page[directory.SAMLProvider](ctx, s, directory.SAMLProviders, bson.M{"organization": org}, after, limit)
-}
-
-// Token returns a token by id.
-func (s *Store) Token(ctx context.Context, id string) (directory.Token, error) {
-	return findOne[directory.Token](ctx, s, directory.Tokens, bson.M{"_id": id})
-}
-
-// TokenByHash returns the token with the hash.
-func (s *Store) TokenByHash(ctx context.Context, hash string) (directory.Token, error) {
-	return findOne[directory.Token](ctx, s, directory.Tokens, bson.M{"hash": hash})
 }
