@@ -20,14 +20,15 @@ import (
 // spacemongo, contentclient and section/sectiontest are adapters and test
 // helpers, space is a domain.
 
-const platform = "github.com/docspub/platform/"
+// platformPath prefixes the import paths of the repository's modules.
+const platformPath = "github.com/docspub/platform/"
 
 // adapterSuffixes end the names of the contexts that are no domain.
 var adapterSuffixes = []string{"http", "mongo", "client", "test"}
 
-// forbidden are the import path prefixes no domain package may depend on,
+// layerForbidden are the import path prefixes no domain package may depend on,
 // with what they are.
-var forbidden = []struct{ prefix, what string }{
+var layerForbidden = []struct{ prefix, what string }{
 	{"github.com/gin-gonic/gin", "gin"},
 	{"go.mongodb.org/mongo-driver", "the MongoDB driver"},
 	{"github.com/segmentio/kafka-go", "a Kafka client (kafka-go)"},
@@ -85,7 +86,7 @@ func TestDomainPackagesImportNoAdapters(t *testing.T) {
 		t.Fatalf("found %d domain packages (%v): is the pattern right?", len(domains), domains)
 	}
 	for _, d := range domains {
-		rel := strings.TrimPrefix(d, platform+"services/")
+		rel := strings.TrimPrefix(d, platformPath+"services/")
 		chain, what := badDependency(pkgs, d)
 		why, excepted := layerExceptions[rel]
 		switch {
@@ -96,7 +97,7 @@ func TestDomainPackagesImportNoAdapters(t *testing.T) {
 		}
 	}
 	for rel := range layerExceptions {
-		if !slices.Contains(domains, platform+"services/"+rel) {
+		if !slices.Contains(domains, platformPath+"services/"+rel) {
 			t.Errorf("layerExceptions names %s, which is no domain package", rel)
 		}
 	}
@@ -106,29 +107,29 @@ func TestDomainPackagesImportNoAdapters(t *testing.T) {
 func TestIsDomain(t *testing.T) {
 	t.Parallel()
 	for path, want := range map[string]bool{
-		platform + "services/content/internal/space":              true,
-		platform + "services/content/internal/spacehttp":          false,
-		platform + "services/content/internal/spacemongo":         false,
-		platform + "services/sites/internal/contentclient":        false,
-		platform + "services/content/internal/contenttest":        false,
-		platform + "services/identity/internal/org/orgpolicy":     true,
-		platform + "services/identity/internal/orghttp/sub":       false,
-		platform + "services/sites/internal/section/sectiontest":  false,
-		platform + "services/content":                             false,
-		platform + "services/content/cmd/content":                 false,
-		platform + "libs/httpx":                                   false,
-		platform + "gateway":                                      false,
-		"example.com/services/content/internal/space":             false,
-		platform + "services/integrations/internal/gitsync":       true,
-		platform + "services/integrations/internal/gitsynchttp":   false,
-		platform + "services/integrations/internal/translation":   true,
-		platform + "services/integrations/internal/openapimongo":  false,
-		platform + "services/insights/internal/insightshttp":      false,
-		platform + "services/sites/internal/reader":               true,
-		platform + "services/sites/internal/readerhttp":           false,
-		platform + "services/identity/internal/directorymongo":    false,
-		platform + "services/identity/internal/directory":         true,
-		platform + "services/content/internal/changerequestmongo": false,
+		platformPath + "services/content/internal/space":              true,
+		platformPath + "services/content/internal/spacehttp":          false,
+		platformPath + "services/content/internal/spacemongo":         false,
+		platformPath + "services/sites/internal/contentclient":        false,
+		platformPath + "services/content/internal/contenttest":        false,
+		platformPath + "services/identity/internal/org/orgpolicy":     true,
+		platformPath + "services/identity/internal/orghttp/sub":       false,
+		platformPath + "services/sites/internal/section/sectiontest":  false,
+		platformPath + "services/content":                             false,
+		platformPath + "services/content/cmd/content":                 false,
+		platformPath + "libs/httpx":                                   false,
+		platformPath + "gateway":                                      false,
+		"example.com/services/content/internal/space":                 false,
+		platformPath + "services/integrations/internal/gitsync":       true,
+		platformPath + "services/integrations/internal/gitsynchttp":   false,
+		platformPath + "services/integrations/internal/translation":   true,
+		platformPath + "services/integrations/internal/openapimongo":  false,
+		platformPath + "services/insights/internal/insightshttp":      false,
+		platformPath + "services/sites/internal/reader":               true,
+		platformPath + "services/sites/internal/readerhttp":           false,
+		platformPath + "services/identity/internal/directorymongo":    false,
+		platformPath + "services/identity/internal/directory":         true,
+		platformPath + "services/content/internal/changerequestmongo": false,
 	} {
 		if got := isDomain(path); got != want {
 			t.Errorf("isDomain(%s) = %v, want %v", path, got, want)
@@ -139,7 +140,7 @@ func TestIsDomain(t *testing.T) {
 // isDomain reports whether path is services/<svc>/internal/<ctx>[/...]
 // without an adapter's folder.
 func isDomain(path string) bool {
-	rest, ok := strings.CutPrefix(path, platform+"services/")
+	rest, ok := strings.CutPrefix(path, platformPath+"services/")
 	if !ok {
 		return false
 	}
@@ -161,7 +162,7 @@ func isDomain(path string) bool {
 // to a package it must not depend on, and what that package is; nil when
 // there is none.
 func badDependency(pkgs map[string]goPackage, d string) ([]string, string) {
-	svc := strings.SplitN(strings.TrimPrefix(d, platform+"services/"), "/", 2)[0]
+	svc := strings.SplitN(strings.TrimPrefix(d, platformPath+"services/"), "/", 2)[0]
 	from := map[string]string{d: ""}
 	queue := []string{d}
 	for len(queue) > 0 {
@@ -170,7 +171,7 @@ func badDependency(pkgs map[string]goPackage, d string) ([]string, string) {
 		if what := forbiddenDependency(p, svc); what != "" && p != d {
 			var chain []string
 			for q := p; q != ""; q = from[q] {
-				chain = append(chain, strings.TrimPrefix(q, platform))
+				chain = append(chain, strings.TrimPrefix(q, platformPath))
 			}
 			slices.Reverse(chain)
 			return chain, what
@@ -188,15 +189,15 @@ func badDependency(pkgs map[string]goPackage, d string) ([]string, string) {
 // forbiddenDependency says what p is when a domain package of service svc
 // must not depend on it, "" when it may.
 func forbiddenDependency(p, svc string) string {
-	for _, f := range forbidden {
+	for _, f := range layerForbidden {
 		if p == f.prefix || strings.HasPrefix(p, f.prefix+"/") {
 			return f.what
 		}
 	}
-	if rest, ok := strings.CutPrefix(p, platform+"services/"); ok && strings.SplitN(rest, "/", 2)[0] != svc {
+	if rest, ok := strings.CutPrefix(p, platformPath+"services/"); ok && strings.SplitN(rest, "/", 2)[0] != svc {
 		return "another service's code"
 	}
-	if p == platform+"gateway" || strings.HasPrefix(p, platform+"gateway/") {
+	if p == platformPath+"gateway" || strings.HasPrefix(p, platformPath+"gateway/") {
 		return "the gateway's code"
 	}
 	return ""
@@ -206,7 +207,7 @@ func forbiddenDependency(p, svc string) string {
 // by import path (go list, in the repository's workspace).
 func listPackages(t *testing.T) map[string]goPackage {
 	t.Helper()
-	cmd := exec.Command("go", "list", "-e", "-deps", "-json=ImportPath,Imports,Standard", platform+"services/...")
+	cmd := exec.Command("go", "list", "-e", "-deps", "-json=ImportPath,Imports,Standard", platformPath+"services/...")
 	cmd.Dir = root
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
