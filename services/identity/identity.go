@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/docspub/platform/libs/config"
@@ -20,6 +21,9 @@ import (
 	"github.com/docspub/platform/services/identity/internal/directory"
 	"github.com/docspub/platform/services/identity/internal/directoryhttp"
 	"github.com/docspub/platform/services/identity/internal/directorymongo"
+	"github.com/docspub/platform/services/identity/internal/saml"
+	"github.com/docspub/platform/services/identity/internal/samlhttp"
+	"github.com/docspub/platform/services/identity/internal/samlmongo"
 	"github.com/docspub/platform/services/identity/internal/token"
 	"github.com/docspub/platform/services/identity/internal/tokenhttp"
 	"github.com/docspub/platform/services/identity/internal/tokenmongo"
@@ -89,22 +93,30 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 	}
 	core, err := service.Open(ctx, service.CoreConfig{Service: Name, MongoURI: cfg.MongoURI, Database: cfg.Database,
 		KafkaBrokers: cfg.KafkaBrokers, InternalTokenSecret: cfg.InternalTokenSecret, Topic: Topic,
-		EventCollections: append(directorymongo.Collections(), tokenmongo.Collection),
-		Indexes:          append(directorymongo.Indexes(), tokenmongo.Indexes()...), Discovery: cfg.Discovery}, log)
+		EventCollections: append(directorymongo.Collections(), samlmongo.Collection, tokenmongo.Collection),
+		Indexes:          indexes(), Discovery: cfg.Discovery}, log)
 	if err != nil {
 		return nil, err
 	}
 	db, locks, relay := core.DB, core.Locks, core.Relay
-	store, tokenStore := directorymongo.NewStore(db, locks), tokenmongo.NewStore(db, locks)
+	store, samlStore, tokenStore := directorymongo.NewStore(db, locks), samlmongo.NewStore(db, locks), tokenmongo.NewStore(db, locks)
 	store.OnWrite(relay.Notify)
+	samlStore.OnWrite(relay.Notify)
 	tokenStore.OnWrite(relay.Notify)
 	tokens := token.New(tokenStore, directory.Roles{Store: store})
 	svc := directory.New(store, tokens, cfg.urls(), cfg.InternalTokenSecret)
+	providers := saml.New(samlStore, svc, cfg.urls())
 
 	e := httpx.NewEngine(log, "identity", mongox.Ping(core.Client))
 	directoryhttp.Register(e, svc, core.Signer)
+	samlhttp.Register(e, providers, core.Signer)
 	tokenhttp.Register(e, tokens, core.Signer)
 	return &App{cfg: cfg, core: core, svc: svc, tokens: tokens, handler: e}, nil
+}
+
+// indexes are the indexes of identity's stores.
+func indexes() []mongox.Index {
+	return slices.Concat(directorymongo.Indexes(), samlmongo.Indexes(), tokenmongo.Indexes())
 }
 
 // Handler returns the HTTP handler.
@@ -156,7 +168,7 @@ type BootstrapResult struct {
 // their events as API changes do; a running relay publishes them. Resources
 // in the event data carry the default PUBLIC_URL/APP_URL bases.
 func Bootstrap(ctx context.Context, db *mongo.Database, in BootstrapInput) (BootstrapResult, error) {
-	if err := mongox.EnsureIndexes(ctx, db, append(directorymongo.Indexes(), tokenmongo.Indexes()...)...); err != nil {
+	if err := mongox.EnsureIndexes(ctx, db, indexes()...); err != nil {
 		return BootstrapResult{}, err
 	}
 	var cfg Config

@@ -44,9 +44,9 @@ type InviteInput struct {
 func (in InviteInput) role() (roles.Role, error) {
 	switch {
 	case in.Role.Set:
-		return parseRoleOrGuest("role", in.Role)
+		return ParseRoleOrGuest("role", in.Role)
 	case in.Level.Set:
-		return parseRoleOrGuest("level", in.Level)
+		return ParseRoleOrGuest("level", in.Level)
 	}
 	return roles.Guest, apierr.Invalid("role", "is required")
 }
@@ -222,7 +222,7 @@ func (s *Service) InviteUsers(ctx context.Context, userID, orgID string, in Invi
 	}
 	def := c.org.DefaultRole
 	if in.Role.Set {
-		r, err := parseRoleOrGuest("role", in.Role)
+		r, err := ParseRoleOrGuest("role", in.Role)
 		if err != nil {
 			pr.Add("role", "must be one of %v or null", roles.Names)
 		}
@@ -242,7 +242,7 @@ func (s *Service) InviteUsers(ctx context.Context, userID, orgID string, in Invi
 		}
 		r := def
 		if e.Role.Set {
-			rr, err := parseRoleOrGuest(name+".role", e.Role)
+			rr, err := ParseRoleOrGuest(name+".role", e.Role)
 			if err != nil {
 				pr.Add(name+".role", "must be one of %v or null", roles.Names)
 			}

@@ -165,7 +165,7 @@ func (s *Service) UpdateMember(ctx context.Context, userID, orgID, target string
 	if !p.Role.Set {
 		return s.memberView(ctx, m)
 	}
-	r, err := parseRoleOrGuest("role", p.Role)
+	r, err := ParseRoleOrGuest("role", p.Role)
 	if err != nil {
 		return MemberView{}, err
 	}

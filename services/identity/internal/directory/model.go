@@ -1,5 +1,6 @@
 // Package directory is identity's domain: organizations, users, members,
-// teams, invites and SAML providers (API tokens are package token), who may change them (through
+// teams and invites (SAML providers and API tokens are packages saml
+// and token), who may change them (through
 // package access) and the events their changes publish. It knows neither gin
 // nor the MongoDB driver: it talks to storage through Store.
 package directory
@@ -105,22 +106,4 @@ type Invite struct {
 	Role         roles.Role `bson:"role"` // "" = guest
 	CreatedAt    time.Time  `bson:"createdAt"`
 	CreatedBy    string     `bson:"createdBy"`
-}
-
-// SAMLProvider is an identity provider for SSO into an organization.
-type SAMLProvider struct {
-	ID           string     `bson:"_id"`
-	Organization string     `bson:"organization"`
-	Label        string     `bson:"label"`
-	EntityID     string     `bson:"entityID"`
-	Certificate  string     `bson:"certificate"`
-	SSOURL       string     `bson:"ssoURL"`
-	DefaultTeam  string     `bson:"defaultTeam,omitempty"`
-	DefaultRole  roles.Role `bson:"defaultRole"` // "" = guest
-	CreatedAt    time.Time  `bson:"createdAt"`
-}
-
-// Active reports whether the provider is fully configured.
-func (p SAMLProvider) Active() bool {
-	return p.SSOURL != "" && p.EntityID != "" && p.Certificate != ""
 }

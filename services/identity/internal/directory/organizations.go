@@ -128,7 +128,7 @@ func (p OrganizationPatch) apply(o *Organization) (Fields, error) {
 		set["hostname"] = o.Hostname
 	}
 	if p.DefaultRole.Set {
-		r, err := parseRoleOrGuest("defaultRole", p.DefaultRole)
+		r, err := ParseRoleOrGuest("defaultRole", p.DefaultRole)
 		if err != nil {
 			pr.Add("defaultRole", "must be one of %v or null", roles.Names)
 		}
@@ -152,7 +152,7 @@ func (p OrganizationPatch) apply(o *Organization) (Fields, error) {
 		if p.Logo.Null {
 			o.Logo = ""
 		} else {
-			checkURL(&pr, "logo", p.Logo.Value)
+			CheckURL(&pr, "logo", p.Logo.Value)
 			o.Logo = p.Logo.Value
 		}
 		set["logo"] = o.Logo
@@ -243,8 +243,8 @@ func (s *Service) OrganizationsForEmailDomain(ctx context.Context, userID, domai
 	return out, nil
 }
 
-// parseRoleOrGuest reads a Role-or-null field: null is a guest.
-func parseRoleOrGuest(name string, f nullable.Field[string]) (roles.Role, error) {
+// ParseRoleOrGuest reads a Role-or-null field: null is a guest.
+func ParseRoleOrGuest(name string, f nullable.Field[string]) (roles.Role, error) {
 	if f.Null {
 		return roles.Guest, nil
 	}
@@ -265,8 +265,8 @@ func checkTitle(pr *apierr.Problems, name, s string, min, max int) {
 	}
 }
 
-// checkURL checks an absolute http(s) URL of at most MaxURL characters.
-func checkURL(pr *apierr.Problems, name, s string) {
+// CheckURL checks an absolute http(s) URL of at most MaxURL characters.
+func CheckURL(pr *apierr.Problems, name, s string) {
 	if len(s) > MaxURL {
 		pr.Add(name, "must be at most %d characters", MaxURL)
 		return

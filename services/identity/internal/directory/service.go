@@ -18,7 +18,6 @@ var (
 	ErrMemberNotFound       = apierr.NotFound("member not found")
 	ErrTeamNotFound         = apierr.NotFound("team not found")
 	ErrInviteNotFound       = apierr.NotFound("invite not found")
-	ErrSAMLNotFound         = apierr.NotFound("SAML provider not found")
 	ErrUserNotFound         = apierr.NotFound("user not found")
 	ErrLastAdmin            = apierr.Conflict("the organization's last admin cannot be removed or demoted; make another member admin first")
 	ErrInviteLinksDisabled  = apierr.Forbidden("invite links are disabled in this organization")

@@ -18,11 +18,10 @@ const (
 	Teams           Collection = "teams"
 	TeamMemberships Collection = "team_members"
 	Invites         Collection = "invites"
-	SAMLProviders   Collection = "saml_providers"
 )
 
 // AllCollections lists every collection whose documents carry pending events.
-var AllCollections = []Collection{Organizations, Users, Members, Teams, TeamMemberships, Invites, SAMLProviders}
+var AllCollections = []Collection{Organizations, Users, Members, Teams, TeamMemberships, Invites}
 
 // Fields are stored fields to set, by their stored name.
 type Fields map[string]any
@@ -60,9 +59,6 @@ type Store interface {
 
 	Invite(ctx context.Context, org, id string) (Invite, error)
 	Invites(ctx context.Context, org, after string, limit int) ([]Invite, int, error)
-
-	SAMLProvider(ctx context.Context, org, id string) (SAMLProvider, error)
-	SAMLProviders(ctx context.Context, org, after string, limit int) ([]SAMLProvider, int, error)
 }
 
 // Member sort keys.

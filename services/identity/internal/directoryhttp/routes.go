@@ -1,6 +1,7 @@
 // Package directoryhttp is identity's HTTP API: the /v1 routes of
-// organizations, members, teams, invites and SAML, and GET /v1/user (the
-// gateway's token resolution is package tokenhttp). Every route requires the
+// organizations, members, teams and invites, and GET /v1/user (SAML
+// providers are package samlhttp, the gateway's token resolution package
+// tokenhttp). Every route requires the
 // internal token; the caller is its user.
 package directoryhttp
 
@@ -54,13 +55,6 @@ func Register(e *gin.Engine, svc *directory.Service, signer *internaltoken.Signe
 	org.GET("/link-invites/:inviteId", h.getInvite)
 	org.PATCH("/link-invites/:inviteId", h.updateInvite)
 	org.DELETE("/link-invites/:inviteId", h.deleteInvite)
-
-	org.GET("/saml", h.listSAMLProviders)
-	org.POST("/saml", h.createSAMLProvider)
-	org.GET("/saml/:samlProviderId", h.getSAMLProvider)
-	org.PATCH("/saml/:samlProviderId", h.updateSAMLProvider)
-	org.DELETE("/saml/:samlProviderId", h.deleteSAMLProvider)
-	org.GET("/sso", h.ssoLogins)
 }
 
 func user(c *gin.Context) string { return internaltoken.From(c).UserID }

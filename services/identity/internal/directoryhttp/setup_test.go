@@ -2,6 +2,7 @@ package directoryhttp_test
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 
@@ -15,6 +16,9 @@ import (
 	"github.com/docspub/platform/services/identity/internal/directory"
 	"github.com/docspub/platform/services/identity/internal/directoryhttp"
 	"github.com/docspub/platform/services/identity/internal/directorymongo"
+	"github.com/docspub/platform/services/identity/internal/saml"
+	"github.com/docspub/platform/services/identity/internal/samlhttp"
+	"github.com/docspub/platform/services/identity/internal/samlmongo"
 	"github.com/docspub/platform/services/identity/internal/token"
 	"github.com/docspub/platform/services/identity/internal/tokenhttp"
 	"github.com/docspub/platform/services/identity/internal/tokenmongo"
@@ -36,16 +40,18 @@ func newEnv(t *testing.T) *env {
 	t.Helper()
 	db := mongotest.Database(t)
 	ctx := context.Background()
-	if err := mongox.EnsureIndexes(ctx, db, append(directorymongo.Indexes(), tokenmongo.Indexes()...)...); err != nil {
+	if err := mongox.EnsureIndexes(ctx, db, slices.Concat(directorymongo.Indexes(), samlmongo.Indexes(), tokenmongo.Indexes())...); err != nil {
 		t.Fatal(err)
 	}
 	locks := mongox.NewDocLocks()
 	store := directorymongo.NewStore(db, locks)
 	tokens := token.New(tokenmongo.NewStore(db, locks), directory.Roles{Store: store})
-	svc := directory.New(store, tokens, directory.URLs{Public: "http://gw.test", App: "http://gw.test/app"}, apitest.Secret)
+	urls := directory.URLs{Public: "http://gw.test", App: "http://gw.test/app"}
+	svc := directory.New(store, tokens, urls, apitest.Secret)
 	signer := apitest.Signer(t)
 	e := httpx.NewEngine(logx.Discard(), "identity")
 	directoryhttp.Register(e, svc, signer)
+	samlhttp.Register(e, saml.New(samlmongo.NewStore(db, locks), svc, urls), signer)
 	tokenhttp.Register(e, tokens, signer)
 	return &env{t: t, db: db, svc: svc, tokens: tokens, api: apitest.New(t, e, signer)}
 }

@@ -36,7 +36,6 @@ func NewStore(db *mongo.Database, locks *mongox.DocLocks) *Store {
 		string(directory.Teams):           "team",
 		string(directory.TeamMemberships): "team member",
 		string(directory.Invites):         "invite",
-		string(directory.SAMLProviders):   "SAML provider",
 	})}
 }
 
@@ -60,7 +59,6 @@ func Indexes() []mongox.Index {
 		mongox.Keys(string(directory.TeamMemberships), "team"),
 		mongox.Keys(string(directory.Teams), "organization"),
 		mongox.Keys(string(directory.Invites), "organization"),
-		mongox.Keys(string(directory.SAMLProviders), "organization"),
 		mongox.Keys(string(directory.Organizations), "emailDomains"),
 		mongox.Keys(string(directory.Organizations), "hostname"),
 	}
@@ -277,14 +275,4 @@ func (s *Store) Invite(ctx context.Context, org, id string) (directory.Invite, e
 // Invites returns a page of org's invite links by id and their count.
 func (s *Store) Invites(ctx context.Context, org, after string, limit int) ([]directory.Invite, int, error) {
 	return page[directory.Invite](ctx, s, directory.Invites, bson.M{"organization": org}, after, limit)
-}
-
-// SAMLProvider returns a SAML provider of org.
-func (s *Store) SAMLProvider(ctx context.Context, org, id string) (directory.SAMLProvider, error) {
-	return findOne[directory.SAMLProvider](ctx, s, directory.SAMLProviders, bson.M{"_id": id, "organization": org})
-}
-
-// SAMLProviders returns a page of org's SAML providers by id (all when limit is 0) and their count.
-func (s *Store) SAMLProviders(ctx context.Context, org, after string, limit int) ([]directory.SAMLProvider, int, error) {
-	return page[directory.SAMLProvider](ctx, s, directory.SAMLProviders, bson.M{"organization": org}, after, limit)
 }
