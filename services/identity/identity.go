@@ -21,6 +21,9 @@ import (
 	"github.com/docspub/platform/services/identity/internal/directory"
 	"github.com/docspub/platform/services/identity/internal/directoryhttp"
 	"github.com/docspub/platform/services/identity/internal/directorymongo"
+	"github.com/docspub/platform/services/identity/internal/invite"
+	"github.com/docspub/platform/services/identity/internal/invitehttp"
+	"github.com/docspub/platform/services/identity/internal/invitemongo"
 	"github.com/docspub/platform/services/identity/internal/saml"
 	"github.com/docspub/platform/services/identity/internal/samlhttp"
 	"github.com/docspub/platform/services/identity/internal/samlmongo"
@@ -93,22 +96,24 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 	}
 	core, err := service.Open(ctx, service.CoreConfig{Service: Name, MongoURI: cfg.MongoURI, Database: cfg.Database,
 		KafkaBrokers: cfg.KafkaBrokers, InternalTokenSecret: cfg.InternalTokenSecret, Topic: Topic,
-		EventCollections: append(directorymongo.Collections(), samlmongo.Collection, tokenmongo.Collection),
+		EventCollections: append(directorymongo.Collections(), invitemongo.Collection, samlmongo.Collection, tokenmongo.Collection),
 		Indexes:          indexes(), Discovery: cfg.Discovery}, log)
 	if err != nil {
 		return nil, err
 	}
 	db, locks, relay := core.DB, core.Locks, core.Relay
-	store, samlStore, tokenStore := directorymongo.NewStore(db, locks), samlmongo.NewStore(db, locks), tokenmongo.NewStore(db, locks)
-	store.OnWrite(relay.Notify)
-	samlStore.OnWrite(relay.Notify)
-	tokenStore.OnWrite(relay.Notify)
+	store, tokenStore := directorymongo.NewStore(db, locks), tokenmongo.NewStore(db, locks)
+	inviteStore, samlStore := invitemongo.NewStore(db, locks), samlmongo.NewStore(db, locks)
+	for _, s := range []interface{ OnWrite(func()) }{store, inviteStore, samlStore, tokenStore} {
+		s.OnWrite(relay.Notify)
+	}
 	tokens := token.New(tokenStore, directory.Roles{Store: store})
 	svc := directory.New(store, tokens, cfg.urls(), cfg.InternalTokenSecret)
-	providers := saml.New(samlStore, svc, cfg.urls())
+	invites, providers := invite.New(inviteStore, svc, cfg.urls()), saml.New(samlStore, svc, cfg.urls())
 
 	e := httpx.NewEngine(log, "identity", mongox.Ping(core.Client))
 	directoryhttp.Register(e, svc, core.Signer)
+	invitehttp.Register(e, invites, core.Signer)
 	samlhttp.Register(e, providers, core.Signer)
 	tokenhttp.Register(e, tokens, core.Signer)
 	return &App{cfg: cfg, core: core, svc: svc, tokens: tokens, handler: e}, nil
@@ -116,7 +121,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 
 // indexes are the indexes of identity's stores.
 func indexes() []mongox.Index {
-	return slices.Concat(directorymongo.Indexes(), samlmongo.Indexes(), tokenmongo.Indexes())
+	return slices.Concat(directorymongo.Indexes(), invitemongo.Indexes(), samlmongo.Indexes(), tokenmongo.Indexes())
 }
 
 // Handler returns the HTTP handler.

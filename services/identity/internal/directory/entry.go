@@ -5,6 +5,7 @@ import (
 	"errors"
 
 	"github.com/docspub/platform/libs/apierr"
+	"github.com/docspub/platform/libs/roles"
 	"github.com/docspub/platform/services/identity/internal/access"
 )
 
@@ -52,4 +53,26 @@ func (s *Service) TeamOf(ctx context.Context, e *Entry, org, id string) (*TeamVi
 		return nil, err
 	}
 	return &v, nil
+}
+
+// Organization returns a live organization (an apierr not-found error when
+// there is none).
+func (s *Service) Organization(ctx context.Context, id string) (Organization, error) {
+	return s.store.Organization(ctx, id)
+}
+
+// Join makes userID a member of org with role r and publishes
+// member.created; a member already keeps their membership unchanged.
+func (s *Service) Join(ctx context.Context, org, userID string, r roles.Role) error {
+	if _, err := s.store.Member(ctx, org, userID); err == nil {
+		return nil
+	} else if !errors.Is(err, apierr.ErrNotFound) {
+		return err
+	}
+	u, err := s.store.User(ctx, userID)
+	if err != nil {
+		return err
+	}
+	_, err = s.addMember(ctx, org, u, r, false)
+	return err
 }

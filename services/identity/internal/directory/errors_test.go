@@ -12,7 +12,7 @@ import (
 // status, and each is still its status' kind for the HTTP edge.
 func TestErrorsAreValues(t *testing.T) {
 	t.Parallel()
-	notFound := []error{ErrOrganizationNotFound, ErrMemberNotFound, ErrTeamNotFound, ErrInviteNotFound, ErrUserNotFound}
+	notFound := []error{ErrOrganizationNotFound, ErrMemberNotFound, ErrTeamNotFound, ErrUserNotFound}
 	for i, a := range notFound {
 		for j, b := range notFound {
 			if got := errors.Is(fmt.Errorf("wrapped: %w", a), b); got != (i == j) {

@@ -1,6 +1,6 @@
 // Package directory is identity's domain: organizations, users, members,
-// teams and invites (SAML providers and API tokens are packages saml
-// and token), who may change them (through
+// teams and e-mail invites (invite links, SAML providers and API tokens
+// are packages invite, saml and token), who may change them (through
 // package access) and the events their changes publish. It knows neither gin
 // nor the MongoDB driver: it talks to storage through Store.
 package directory
@@ -97,13 +97,3 @@ type TeamMembership struct {
 
 // TeamMembershipKey is the unique key of a live team membership.
 func TeamMembershipKey(team, user string) string { return team + "/" + user }
-
-// Invite is an invite link to an organization: whoever holds its id may join
-// with its role.
-type Invite struct {
-	ID           string     `bson:"_id"`
-	Organization string     `bson:"organization"`
-	Role         roles.Role `bson:"role"` // "" = guest
-	CreatedAt    time.Time  `bson:"createdAt"`
-	CreatedBy    string     `bson:"createdBy"`
-}

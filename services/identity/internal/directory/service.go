@@ -17,10 +17,8 @@ var (
 	ErrOrganizationNotFound = apierr.NotFound("organization not found")
 	ErrMemberNotFound       = apierr.NotFound("member not found")
 	ErrTeamNotFound         = apierr.NotFound("team not found")
-	ErrInviteNotFound       = apierr.NotFound("invite not found")
 	ErrUserNotFound         = apierr.NotFound("user not found")
 	ErrLastAdmin            = apierr.Conflict("the organization's last admin cannot be removed or demoted; make another member admin first")
-	ErrInviteLinksDisabled  = apierr.Forbidden("invite links are disabled in this organization")
 )
 
 func forbidden(what string) error {

@@ -17,11 +17,10 @@ const (
 	Members         Collection = "members"
 	Teams           Collection = "teams"
 	TeamMemberships Collection = "team_members"
-	Invites         Collection = "invites"
 )
 
 // AllCollections lists every collection whose documents carry pending events.
-var AllCollections = []Collection{Organizations, Users, Members, Teams, TeamMemberships, Invites}
+var AllCollections = []Collection{Organizations, Users, Members, Teams, TeamMemberships}
 
 // Fields are stored fields to set, by their stored name.
 type Fields map[string]any
@@ -56,9 +55,6 @@ type Store interface {
 	TeamMemberships(ctx context.Context, q TeamMembershipQuery) ([]TeamMembership, int, error)
 	TeamSizes(ctx context.Context, teams []string) (map[string]int, error)
 	TeamCounts(ctx context.Context, org string, users []string) (map[string]int, error)
-
-	Invite(ctx context.Context, org, id string) (Invite, error)
-	Invites(ctx context.Context, org, after string, limit int) ([]Invite, int, error)
 }
 
 // Member sort keys.

@@ -186,19 +186,3 @@ type TeamMembershipEvent struct {
 func teamMembershipEvent(tm TeamMembership) TeamMembershipEvent {
 	return TeamMembershipEvent{Object: "team-member", Organization: tm.Organization, Team: tm.Team, User: tm.User, Role: tm.Role, AddedAt: tm.AddedAt}
 }
-
-// InviteView is InviteLinkToOrganization as the API returns it.
-type InviteView struct {
-	Object    string       `json:"object"`
-	ID        string       `json:"id"`
-	Role      *roles.Role  `json:"role"`
-	Redundant bool         `json:"redundant"`
-	CreatedAt time.Time    `json:"createdAt"`
-	URLs      LocationURLs `json:"urls"`
-}
-
-// InviteView renders an invite link.
-func (u URLs) InviteView(i Invite) InviteView {
-	return InviteView{Object: "invite", ID: i.ID, Role: RoleJSON(i.Role), CreatedAt: i.CreatedAt,
-		URLs: LocationURLs{Location: u.Location("/orgs/" + i.Organization + "/link-invites/" + i.ID)}}
-}

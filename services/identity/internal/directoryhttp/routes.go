@@ -1,7 +1,7 @@
 // Package directoryhttp is identity's HTTP API: the /v1 routes of
-// organizations, members, teams and invites, and GET /v1/user (SAML
-// providers are package samlhttp, the gateway's token resolution package
-// tokenhttp). Every route requires the
+// organizations, members (e-mail invites included) and teams, and GET
+// /v1/user (invite links are package invitehttp, SAML providers samlhttp,
+// the gateway's token resolution tokenhttp). Every route requires the
 // internal token; the caller is its user.
 package directoryhttp
 
@@ -49,12 +49,6 @@ func Register(e *gin.Engine, svc *directory.Service, signer *internaltoken.Signe
 	org.DELETE("/teams/:teamId/members/:userId", h.removeTeamMember)
 
 	org.POST("/invites", h.inviteUsers)
-	org.POST("/invites/:inviteId", h.joinWithInvite)
-	org.GET("/link-invites", h.listInvites)
-	org.POST("/link-invites", h.createInvite)
-	org.GET("/link-invites/:inviteId", h.getInvite)
-	org.PATCH("/link-invites/:inviteId", h.updateInvite)
-	org.DELETE("/link-invites/:inviteId", h.deleteInvite)
 }
 
 func user(c *gin.Context) string { return internaltoken.From(c).UserID }

@@ -16,6 +16,9 @@ import (
 	"github.com/docspub/platform/services/identity/internal/directory"
 	"github.com/docspub/platform/services/identity/internal/directoryhttp"
 	"github.com/docspub/platform/services/identity/internal/directorymongo"
+	"github.com/docspub/platform/services/identity/internal/invite"
+	"github.com/docspub/platform/services/identity/internal/invitehttp"
+	"github.com/docspub/platform/services/identity/internal/invitemongo"
 	"github.com/docspub/platform/services/identity/internal/saml"
 	"github.com/docspub/platform/services/identity/internal/samlhttp"
 	"github.com/docspub/platform/services/identity/internal/samlmongo"
@@ -40,7 +43,7 @@ func newEnv(t *testing.T) *env {
 	t.Helper()
 	db := mongotest.Database(t)
 	ctx := context.Background()
-	if err := mongox.EnsureIndexes(ctx, db, slices.Concat(directorymongo.Indexes(), samlmongo.Indexes(), tokenmongo.Indexes())...); err != nil {
+	if err := mongox.EnsureIndexes(ctx, db, slices.Concat(directorymongo.Indexes(), invitemongo.Indexes(), samlmongo.Indexes(), tokenmongo.Indexes())...); err != nil {
 		t.Fatal(err)
 	}
 	locks := mongox.NewDocLocks()
@@ -51,6 +54,7 @@ func newEnv(t *testing.T) *env {
 	signer := apitest.Signer(t)
 	e := httpx.NewEngine(logx.Discard(), "identity")
 	directoryhttp.Register(e, svc, signer)
+	invitehttp.Register(e, invite.New(invitemongo.NewStore(db, locks), svc, urls), signer)
 	samlhttp.Register(e, saml.New(samlmongo.NewStore(db, locks), svc, urls), signer)
 	tokenhttp.Register(e, tokens, signer)
 	return &env{t: t, db: db, svc: svc, tokens: tokens, api: apitest.New(t, e, signer)}

@@ -35,7 +35,6 @@ func NewStore(db *mongo.Database, locks *mongox.DocLocks) *Store {
 		string(directory.Members):         "member",
 		string(directory.Teams):           "team",
 		string(directory.TeamMemberships): "team member",
-		string(directory.Invites):         "invite",
 	})}
 }
 
@@ -58,7 +57,6 @@ func Indexes() []mongox.Index {
 		mongox.Keys(string(directory.TeamMemberships), "organization", "user"),
 		mongox.Keys(string(directory.TeamMemberships), "team"),
 		mongox.Keys(string(directory.Teams), "organization"),
-		mongox.Keys(string(directory.Invites), "organization"),
 		mongox.Keys(string(directory.Organizations), "emailDomains"),
 		mongox.Keys(string(directory.Organizations), "hostname"),
 	}
@@ -265,14 +263,4 @@ func (s *Store) tally(ctx context.Context, f bson.M, key func(directory.TeamMemb
 		out[key(tm)]++
 	}
 	return out, err
-}
-
-// Invite returns an invite link of org.
-func (s *Store) Invite(ctx context.Context, org, id string) (directory.Invite, error) {
-	return findOne[directory.Invite](ctx, s, directory.Invites, bson.M{"_id": id, "organization": org})
-}
-
-// Invites returns a page of org's invite links by id and their count.
-func (s *Store) Invites(ctx context.Context, org, after string, limit int) ([]directory.Invite, int, error) {
-	return page[directory.Invite](ctx, s, directory.Invites, bson.M{"organization": org}, after, limit)
 }
