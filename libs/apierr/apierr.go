@@ -9,16 +9,25 @@ import (
 	"time"
 )
 
-// Sentinels for the common outcomes. Stores and domains wrap them with %w;
-// the HTTP edge turns them into statuses.
+// Kinds: the common outcomes, one per status. errors.Is(err, ErrBadRequest)
+// holds for every 400 (Invalid, BadRequest, Problems), errors.Is(err, ErrNotFound)
+// holds for every not-found error, whatever its message; they are the only
+// values compared by status. Stores wrap them with %w; the HTTP edge turns
+// every *Error into its status.
 var (
+	ErrBadRequest   = &Error{Status: http.StatusBadRequest, Message: "bad request"}
 	ErrNotFound     = &Error{Status: http.StatusNotFound, Message: "not found"}
 	ErrConflict     = &Error{Status: http.StatusConflict, Message: "conflict"}
 	ErrForbidden    = &Error{Status: http.StatusForbidden, Message: "forbidden"}
 	ErrUnauthorized = &Error{Status: http.StatusUnauthorized, Message: "unauthorized"}
 )
 
-// Error is an error whose message is safe to show to a client.
+// kinds are the values that Is compares by status.
+var kinds = [...]*Error{ErrBadRequest, ErrNotFound, ErrConflict, ErrForbidden, ErrUnauthorized}
+
+// Error is an error whose message is safe to show to a client. A domain's
+// sentinel of this type (ErrTeamNotFound) is its own value: errors.Is tells
+// it from every other error of the same status.
 type Error struct {
 	Status  int
 	Message string
@@ -30,14 +39,24 @@ type Error struct {
 
 func (e *Error) Error() string { return e.Message }
 
-// Is reports sentinel equality by status, so that errors.Is(err, ErrNotFound)
-// holds for every not-found error, whatever its message.
+// Is reports whether e is target, or target is the kind (ErrBadRequest,
+// ErrNotFound, ErrConflict, ErrForbidden, ErrUnauthorized) of e's status. Two domain
+// errors are never each other because they share a status:
+// errors.Is(ErrTeamNotFound, ErrMemberNotFound) is false.
 func (e *Error) Is(target error) bool {
-	var t *Error
-	if !errors.As(target, &t) {
+	t, ok := target.(*Error)
+	if !ok {
 		return false
 	}
-	return t.Status == e.Status
+	if t == e {
+		return true
+	}
+	for _, k := range kinds {
+		if t == k {
+			return t.Status == e.Status
+		}
+	}
+	return false
 }
 
 // New returns an error with the given status and message.

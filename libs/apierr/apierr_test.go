@@ -44,6 +44,18 @@ func body(code int, msg string) apierr.Body {
 	return apierr.Body{Error: apierr.BodyError{Code: code, Message: msg}}
 }
 
+// Two domain sentinels of one status, as identity declares them.
+var (
+	errTeamNotFound   = apierr.NotFound("team not found")
+	errMemberNotFound = apierr.NotFound("member not found")
+)
+
+func problems(field, msg string) error {
+	var p apierr.Problems
+	p.Add(field, "%s", msg)
+	return p.Err()
+}
+
 func TestIs(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
@@ -58,6 +70,13 @@ func TestIs(t *testing.T) {
 		{"unauthorized", apierr.Unauthorized("x"), apierr.ErrUnauthorized, true},
 		{"plain error", errors.New("not found"), apierr.ErrNotFound, false},
 		{"plain target", apierr.NotFound("x"), errors.New("x"), false},
+		{"invalid", apierr.Invalid("title", "must not be empty"), apierr.ErrBadRequest, true},
+		{"problems", problems("a", "bad"), apierr.ErrBadRequest, true},
+		{"domain sentinels of one status", errTeamNotFound, errMemberNotFound, false},
+		{"domain sentinel itself", fmt.Errorf("load: %w", errTeamNotFound), errTeamNotFound, true},
+		{"domain sentinel is its kind", errTeamNotFound, apierr.ErrNotFound, true},
+		{"kind is no domain sentinel", apierr.ErrNotFound, errTeamNotFound, false},
+		{"same message, other value", apierr.NotFound("team not found"), errTeamNotFound, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := errors.Is(tc.err, tc.target); got != tc.want {

@@ -50,11 +50,7 @@
 package kafkax
 
 import (
-	"bytes"
-	"crypto/rand"
-	"encoding/hex"
-	"encoding/json"
-	"time"
+	"github.com/docspub/platform/libs/envelope"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
@@ -65,49 +61,20 @@ const (
 	TombstoneField = "_tombstone"
 )
 
-// Event is the one envelope of every topic.
-type Event struct {
-	ID           string    `json:"id" bson:"id"`
-	Type         string    `json:"type" bson:"type"` // e.g. "member.updated"
-	OccurredAt   time.Time `json:"occurredAt" bson:"occurredAt"`
-	Organization string    `json:"organization,omitempty" bson:"organization,omitempty"`
-	Subject      string    `json:"subject" bson:"subject"` // the aggregate id; the Kafka key
-	// Data is the resource as the API returns it (JSON).
-	Data json.RawMessage `json:"data,omitempty" bson:"data,omitempty"`
-	// Trace carries W3C trace context captured when the change was made.
-	Trace map[string]string `json:"-" bson:"trace,omitempty"`
-}
+// Event is the one envelope of every topic (see libs/envelope, where domain
+// packages build it).
+type Event = envelope.Event
 
-// NewEvent builds an event with a fresh id and the current time. data is
-// marshalled to JSON without HTML escaping (so '<', '>' and '&' stay one
-// byte each); a value that cannot be marshalled yields no data.
+// NewEvent builds an event with a fresh id and the current time (envelope.New).
 func NewEvent(typ, organization, subject string, data any) Event {
-	var raw json.RawMessage
-	if data != nil {
-		raw, _ = marshalJSON(data)
-	}
-	return Event{ID: NewID(), Type: typ, OccurredAt: time.Now().UTC(), Organization: organization, Subject: subject, Data: raw}
+	return envelope.New(typ, organization, subject, data)
 }
 
-// marshalJSON is json.Marshal without HTML escaping: json.Marshal writes each
-// '<', '>' and '&' as a 6-byte \u escape, which would let markup-heavy data
-// grow an event sixfold.
-func marshalJSON(v any) ([]byte, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
-}
+// marshalJSON is json.Marshal without HTML escaping (envelope.Marshal).
+func marshalJSON(v any) ([]byte, error) { return envelope.Marshal(v) }
 
 // NewID returns a random event id.
-func NewID() string {
-	var b [16]byte
-	_, _ = rand.Read(b[:])
-	return hex.EncodeToString(b[:])
-}
+func NewID() string { return envelope.NewID() }
 
 // Push returns the update operator that appends events to a document's
 // pending list; merge it into the update of the change:

@@ -48,9 +48,9 @@ func (e *TooLargeError) Error() string {
 // Is makes errors.Is(err, ErrTooLarge) hold.
 func (e *TooLargeError) Is(target error) bool { return target == ErrTooLarge }
 
-// envelope encodes the JSON value of ev's message (without HTML escaping)
+// encodeValue encodes the JSON value of ev's message (without HTML escaping)
 // and checks the message against MaxEventBytes.
-func envelope(ev Event) ([]byte, error) {
+func encodeValue(ev Event) ([]byte, error) {
 	value, err := marshalJSON(ev)
 	if err != nil {
 		return nil, fmt.Errorf("encode event %s: %w", ev.ID, err)
@@ -65,7 +65,7 @@ func envelope(ev Event) ([]byte, error) {
 // the relay encodes it. The error is a *TooLargeError when the event is over
 // MaxEventBytes, or says why the event cannot be encoded.
 func Size(ev Event) (int, error) {
-	value, err := envelope(ev)
+	value, err := encodeValue(ev)
 	if err != nil {
 		return 0, err
 	}
@@ -178,7 +178,7 @@ func (p *Publisher) Close() error { return p.w.Close() }
 // a producer span continues it and the headers carry that span, so the
 // consumer's work is a child of the publication.
 func encode(topic string, ev Event) (outgoing, error) {
-	value, err := envelope(ev)
+	value, err := encodeValue(ev)
 	if err != nil {
 		return outgoing{}, err
 	}

@@ -11,16 +11,6 @@ import (
 // tracerName names the tracer of the publish and process spans.
 const tracerName = "github.com/docspub/platform/libs/kafkax"
 
-// WithTrace returns a copy of ev carrying the W3C trace context (and baggage)
-// of ctx, captured through the global propagator. Call it where the change is
-// made, so the event's trace continues the request's trace on Kafka:
-//
-//	ev := kafkax.NewEvent("space.updated", org, id, space).WithTrace(ctx)
-func (ev Event) WithTrace(ctx context.Context) Event {
-	ev.Trace = traceMap(ctx)
-	return ev
-}
-
 // HeaderCarrier adapts Kafka message headers to the OpenTelemetry
 // TextMapCarrier, so the propagator reads and writes trace context headers.
 type HeaderCarrier struct {
@@ -85,14 +75,4 @@ func traceFromHeaders(headers []kafka.Header) map[string]string {
 		}
 	}
 	return m
-}
-
-// traceMap captures ctx's trace context as a map (nil when there is none).
-func traceMap(ctx context.Context) map[string]string {
-	m := propagation.MapCarrier{}
-	otel.GetTextMapPropagator().Inject(ctx, m)
-	if len(m) == 0 {
-		return nil
-	}
-	return map[string]string(m)
 }

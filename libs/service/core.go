@@ -62,6 +62,9 @@ type Core struct {
 	announce  bool // discovery is consul: instances register themselves
 	advertise string
 	stop      context.CancelFunc // ends the topic provisioning retried in the background
+	// relay runs the outbox relay, workers what Go starts: Close stops
+	// them in that order before it closes the connections they use.
+	relay, workers group
 }
 
 // Open connects to MongoDB, ensures the indexes and wires the publisher,
@@ -115,21 +118,32 @@ func (c *Core) Announce() Option {
 	return Announce(c.Discovery, c.advertise)
 }
 
-// Go runs f in the background until ctx is done, logging its failure as what.
+// Go runs f in the background until ctx is done or Close stops it, logging
+// its failure as what. Close waits for it.
 func (c *Core) Go(ctx context.Context, what string, f func(context.Context) error) {
-	go func() {
+	c.workers.run(ctx, c.logged(what, f))
+}
+
+// RunRelay starts the outbox relay; it stops when ctx is done or Close
+// stops it, first of the background work.
+func (c *Core) RunRelay(ctx context.Context) {
+	c.relay.run(ctx, c.logged("outbox relay", c.Relay.Run))
+}
+
+// logged is f with its failure, unless it was stopped, logged as what.
+func (c *Core) logged(what string, f func(context.Context) error) func(context.Context) {
+	return func(ctx context.Context) {
 		if err := f(ctx); err != nil && ctx.Err() == nil {
 			c.Log.ErrorContext(ctx, what+" stopped", "err", err)
 		}
-	}()
+	}
 }
 
-// RunRelay starts the outbox relay; it stops when ctx is done.
-func (c *Core) RunRelay(ctx context.Context) { c.Go(ctx, "outbox relay", c.Relay.Run) }
-
-// Close closes first (consumers, say), then the publisher and MongoDB.
+// Close shuts the service down in order: it stops the outbox relay, then
+// the workers started by Go, waiting for each (at most until ctx is done),
+// then closes first (consumers, say), discovery, the publisher and MongoDB.
 func (c *Core) Close(ctx context.Context, first ...func() error) error {
-	var errs []error
+	errs := []error{c.relay.stop(ctx, "outbox relay"), c.workers.stop(ctx, "background workers")}
 	for _, f := range first {
 		errs = append(errs, f())
 	}

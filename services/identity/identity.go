@@ -11,6 +11,7 @@ import (
 	"github.com/docspub/platform/libs/kafkax"
 	"log/slog"
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/docspub/platform/libs/config"
@@ -22,6 +23,15 @@ import (
 	"github.com/docspub/platform/services/identity/internal/directory"
 	"github.com/docspub/platform/services/identity/internal/directoryhttp"
 	"github.com/docspub/platform/services/identity/internal/directorymongo"
+	"github.com/docspub/platform/services/identity/internal/invite"
+	"github.com/docspub/platform/services/identity/internal/invitehttp"
+	"github.com/docspub/platform/services/identity/internal/invitemongo"
+	"github.com/docspub/platform/services/identity/internal/saml"
+	"github.com/docspub/platform/services/identity/internal/samlhttp"
+	"github.com/docspub/platform/services/identity/internal/samlmongo"
+	"github.com/docspub/platform/services/identity/internal/token"
+	"github.com/docspub/platform/services/identity/internal/tokenhttp"
+	"github.com/docspub/platform/services/identity/internal/tokenmongo"
 	"github.com/gin-gonic/gin"
 	"go.mongodb.org/mongo-driver/v2/mongo"
 )
@@ -74,6 +84,7 @@ type App struct {
 	cfg     Config
 	core    *service.Core
 	svc     *directory.Service
+	tokens  *token.Service
 	handler *gin.Engine
 }
 
@@ -85,12 +96,14 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 	}
 	core, err := service.Open(ctx, service.CoreConfig{Service: Name, MongoURI: cfg.MongoURI, Database: cfg.Database,
 		Kafka: cfg.Kafka, InternalTokenSecret: cfg.InternalTokenSecret, InternalTokenKeys: cfg.InternalTokenKeys, Topic: Topic,
-		EventCollections: directorymongo.Collections(), Indexes: directorymongo.Indexes(), Discovery: cfg.Discovery}, log)
+		EventCollections: append(directorymongo.Collections(), invitemongo.Collection, samlmongo.Collection, tokenmongo.Collection),
+		Indexes:          indexes(), Discovery: cfg.Discovery}, log)
 	if err != nil {
 		return nil, err
 	}
 	db, locks, relay := core.DB, core.Locks, core.Relay
-	store := directorymongo.NewStore(db, locks)
+	store, tokenStore := directorymongo.NewStore(db, locks), tokenmongo.NewStore(db, locks)
+	inviteStore, samlStore := invitemongo.NewStore(db, locks), samlmongo.NewStore(db, locks)
 	// The visitor-claims keys handed to organizations derive from
 	// INTERNAL_TOKEN_SECRET while it is set, so that rotating the internal
 	// token keys does not change them; without it, from the signing key.
@@ -98,13 +111,25 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 	if claimsSecret == "" {
 		claimsSecret = cfg.InternalTokenKeys.Signing("")
 	}
-	svc := directory.New(store, cfg.urls(), claimsSecret)
+	tokens := token.New(tokenStore, directory.Roles{Store: store})
+	svc := directory.New(store, tokens, cfg.urls(), claimsSecret)
 	// A change made here reaches this instance's cached callers at once.
-	store.OnWrite(func() { relay.Notify(); svc.Forget() })
+	for _, s := range []interface{ OnWrite(func()) }{store, inviteStore, samlStore, tokenStore} {
+		s.OnWrite(func() { relay.Notify(); svc.Forget() })
+	}
+	invites, providers := invite.New(inviteStore, svc, cfg.urls()), saml.New(samlStore, svc, cfg.urls())
 
 	e := httpx.NewEngine(log, "identity", mongox.Ping(core.Client))
 	directoryhttp.Register(e, svc, core.Signer)
-	return &App{cfg: cfg, core: core, svc: svc, handler: e}, nil
+	invitehttp.Register(e, invites, core.Signer)
+	samlhttp.Register(e, providers, core.Signer)
+	tokenhttp.Register(e, tokens, core.Signer)
+	return &App{cfg: cfg, core: core, svc: svc, tokens: tokens, handler: e}, nil
+}
+
+// indexes are the indexes of identity's stores.
+func indexes() []mongox.Index {
+	return slices.Concat(directorymongo.Indexes(), invitemongo.Indexes(), samlmongo.Indexes(), tokenmongo.Indexes())
 }
 
 // Handler returns the HTTP handler.
@@ -116,7 +141,7 @@ func (a *App) Database() *mongo.Database { return a.core.DB }
 // RevokeToken revokes an API token by id, as the identity-admin command
 // does, through the running service: its relay publishes token.revoked at once.
 func (a *App) RevokeToken(ctx context.Context, tokenID string) error {
-	return a.svc.RevokeToken(ctx, tokenID)
+	return a.tokens.Revoke(ctx, tokenID)
 }
 
 // RunBackground starts the outbox relay; it stops when ctx is done.
@@ -156,15 +181,16 @@ type BootstrapResult struct {
 // their events as API changes do; a running relay publishes them. Resources
 // in the event data carry the default PUBLIC_URL/APP_URL bases.
 func Bootstrap(ctx context.Context, db *mongo.Database, in BootstrapInput) (BootstrapResult, error) {
-	if err := directorymongo.EnsureIndexes(ctx, db); err != nil {
+	if err := mongox.EnsureIndexes(ctx, db, indexes()...); err != nil {
 		return BootstrapResult{}, err
 	}
 	var cfg Config
 	if err := config.LoadMap(ctx, &cfg, map[string]string{}); err != nil {
 		return BootstrapResult{}, err
 	}
-	svc := directory.New(directorymongo.NewStore(db, nil), cfg.urls(), "")
-	r, err := svc.Bootstrap(ctx, directory.BootstrapInput{
+	store := directorymongo.NewStore(db, nil)
+	tokens := token.New(tokenmongo.NewStore(db, nil), directory.Roles{Store: store})
+	r, err := directory.New(store, tokens, cfg.urls(), "").Bootstrap(ctx, directory.BootstrapInput{
 		OrganizationID: in.OrganizationID, OrganizationTitle: in.OrganizationTitle,
 		UserDisplayName: in.UserDisplayName, UserEmail: in.UserEmail, Role: in.Role,
 	})
@@ -176,9 +202,5 @@ func Bootstrap(ctx context.Context, db *mongo.Database, in BootstrapInput) (Boot
 
 // RevokeToken revokes an API token by id and publishes token.revoked through the outbox.
 func RevokeToken(ctx context.Context, db *mongo.Database, tokenID string) error {
-	var cfg Config
-	if err := config.LoadMap(ctx, &cfg, map[string]string{}); err != nil {
-		return err
-	}
-	return directory.New(directorymongo.NewStore(db, nil), cfg.urls(), "").RevokeToken(ctx, tokenID)
+	return token.New(tokenmongo.NewStore(db, nil), nil).Revoke(ctx, tokenID) // revoking reads no roles
 }

@@ -158,7 +158,9 @@ func (s *Service) finish(ctx context.Context, g access.Grant, cr ChangeRequest, 
 	_, err := s.saveUnset(ctx, g, cr, Fields{"mergingTo": next.ID}, Fields{"status": StatusMerged, "revisionMerged": next.ID,
 		"mergedBy": by, "mergedAt": now, "updatedAt": now}, []string{"mergingTo", "mergingFrom", "mergingBy", "mergingUntil"},
 		"change_request.merged", next)
-	if err != nil && !errors.Is(err, ErrMerged) {
+	// lost tells a claim finished (ErrMerged), taken again (ErrMerging) or
+	// undone meanwhile (ErrConcurrentMod): all leave nothing to finish here.
+	if err != nil && !errors.Is(err, ErrMerged) && !errors.Is(err, ErrMerging) && !errors.Is(err, ErrConcurrentMod) {
 		return err
 	}
 	return s.spaces.Settled(ctx, cr.Space, cr.ID)
@@ -240,7 +242,8 @@ func (s *Service) Recover(ctx context.Context) (int, error) {
 			return n, err
 		}
 		for _, cr := range crs {
-			if _, err := s.settle(ctx, cr); err != nil && !errors.Is(err, ErrMerging) {
+			// A claim still running, or settled by another (a conflict), is not stuck.
+			if _, err := s.settle(ctx, cr); err != nil && !errors.Is(err, apierr.ErrConflict) {
 				return n, err
 			}
 			n++

@@ -7,7 +7,7 @@ import (
 	"context"
 	"time"
 
-	"github.com/docspub/platform/libs/kafkax"
+	"github.com/docspub/platform/libs/envelope"
 	"github.com/docspub/platform/services/content/internal/access"
 	"github.com/docspub/platform/services/content/internal/limits"
 	"github.com/docspub/platform/services/content/internal/revision"
@@ -69,10 +69,10 @@ type Query struct {
 // never hands out one number twice.
 type Store interface {
 	NextNumber(ctx context.Context, space string) (int, error)
-	Insert(ctx context.Context, cr ChangeRequest, ev kafkax.Event) error
+	Insert(ctx context.Context, cr ChangeRequest, ev envelope.Event) error
 	// Set changes fields of a change request that matches cond (nil: any)
 	// and unsets the unset ones; otherwise it is not found.
-	Set(ctx context.Context, id string, cond, set Fields, unset []string, events ...kafkax.Event) error
+	Set(ctx context.Context, id string, cond, set Fields, unset []string, events ...envelope.Event) error
 	// Claimed returns up to limit change requests whose merge claim ended before t.
 	Claimed(ctx context.Context, before time.Time, limit int) ([]ChangeRequest, error)
 	Get(ctx context.Context, space, id string) (ChangeRequest, error)

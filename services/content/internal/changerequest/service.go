@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/docspub/platform/libs/apierr"
+	"github.com/docspub/platform/libs/envelope"
 	"github.com/docspub/platform/libs/ids"
-	"github.com/docspub/platform/libs/kafkax"
 	"github.com/docspub/platform/services/content/internal/access"
 	"github.com/docspub/platform/services/content/internal/links"
 	"github.com/docspub/platform/services/content/internal/people"
@@ -226,9 +226,9 @@ func (s *Service) saveUnset(ctx context.Context, g access.Grant, cr ChangeReques
 	if err != nil {
 		return View{}, err
 	}
-	events := []kafkax.Event{s.event(typ, cr, v)}
+	events := []envelope.Event{s.event(typ, cr, v)}
 	for _, r := range made {
-		events = append(events, kafkax.NewEvent("revision.created", r.Organization, r.ID, revisionEvent{
+		events = append(events, envelope.New("revision.created", r.Organization, r.ID, revisionEvent{
 			ID: r.ID, Space: r.Space, Type: r.Type, Parents: r.Parents, MergedFrom: r.MergedFrom, ChangeRequest: cr.ID,
 			Pages: len(revision.Flatten(r.Pages)), Files: len(r.Files), CreatedAt: r.CreatedAt}))
 	}
@@ -255,8 +255,8 @@ func (s *Service) lost(ctx context.Context, cr ChangeRequest) error {
 	return ErrConcurrentMod
 }
 
-func (s *Service) event(typ string, cr ChangeRequest, v View) kafkax.Event {
-	return kafkax.NewEvent(typ, cr.Organization, cr.ID, v)
+func (s *Service) event(typ string, cr ChangeRequest, v View) envelope.Event {
+	return envelope.New(typ, cr.Organization, cr.ID, v)
 }
 
 // revisionEvent is the data of revision.created: the revision's identity,

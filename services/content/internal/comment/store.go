@@ -3,7 +3,7 @@ package comment
 import (
 	"context"
 
-	"github.com/docspub/platform/libs/kafkax"
+	"github.com/docspub/platform/libs/envelope"
 )
 
 // Store is what the domain needs from storage. Every write records its
@@ -11,7 +11,7 @@ import (
 // removed documents. A missing comment or reply is an apierr not-found
 // error.
 type Store interface {
-	InsertComment(ctx context.Context, c Comment, ev kafkax.Event) error
+	InsertComment(ctx context.Context, c Comment, ev envelope.Event) error
 	// Comment reads a comment of a thread.
 	Comment(ctx context.Context, t Thread, id string) (Comment, error)
 	// Comments reads a page of a thread's comments sorted by PostedAt then
@@ -20,11 +20,11 @@ type Store interface {
 	// UpdateComment writes the changeable fields of c (body, editedAt,
 	// status, resolution, reactions, version) provided the stored version is
 	// still from; ErrChanged when another write came first.
-	UpdateComment(ctx context.Context, c Comment, from int, ev kafkax.Event) error
+	UpdateComment(ctx context.Context, c Comment, from int, ev envelope.Event) error
 	// RemoveComment removes a comment (recording ev) and its replies.
-	RemoveComment(ctx context.Context, c Comment, ev kafkax.Event) error
+	RemoveComment(ctx context.Context, c Comment, ev envelope.Event) error
 
-	InsertReply(ctx context.Context, r Reply, ev kafkax.Event) error
+	InsertReply(ctx context.Context, r Reply, ev envelope.Event) error
 	// Reply reads a reply of a comment.
 	Reply(ctx context.Context, commentID, id string) (Reply, error)
 	// Replies reads a page of a comment's replies, oldest first (PostedAt
@@ -32,7 +32,7 @@ type Store interface {
 	Replies(ctx context.Context, commentID string, p Page) ([]Reply, int, error)
 	// UpdateReply is UpdateComment for a reply (body, editedAt, reactions,
 	// version).
-	UpdateReply(ctx context.Context, r Reply, from int, ev kafkax.Event) error
+	UpdateReply(ctx context.Context, r Reply, from int, ev envelope.Event) error
 	// ReplyStats sums up the live replies of each comment; a comment without
 	// replies may be missing from the map.
 	ReplyStats(ctx context.Context, commentIDs []string) (map[string]ReplyStats, error)

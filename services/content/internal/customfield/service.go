@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/docspub/platform/libs/apierr"
+	"github.com/docspub/platform/libs/envelope"
 	"github.com/docspub/platform/libs/ids"
-	"github.com/docspub/platform/libs/kafkax"
 	"github.com/docspub/platform/libs/roles"
 	"github.com/docspub/platform/services/content/internal/access"
 	"github.com/docspub/platform/services/content/internal/links"
@@ -132,7 +132,7 @@ func (s *Service) Create(ctx context.Context, c access.Caller, org string, in Ne
 		return View{}, fmt.Errorf("clear values of custom field %s: %w", f.Name, err)
 	}
 	v := Render(s.urls, f, role)
-	err = s.store.InsertField(ctx, f, kafkax.NewEvent(EventCreated, org, f.ID, v))
+	err = s.store.InsertField(ctx, f, envelope.New(EventCreated, org, f.ID, v))
 	if errors.Is(err, apierr.ErrConflict) {
 		return View{}, conflict(f.Name)
 	}
@@ -159,7 +159,7 @@ func (s *Service) Update(ctx context.Context, c access.Caller, org, name string,
 	}
 	f.UpdatedAt = s.now()
 	v := Render(s.urls, f, role)
-	err = s.store.UpdateField(ctx, f, kafkax.NewEvent(EventUpdated, org, f.ID, v))
+	err = s.store.UpdateField(ctx, f, envelope.New(EventUpdated, org, f.ID, v))
 	if errors.Is(err, apierr.ErrNotFound) {
 		return View{}, ErrFieldNotFound
 	}
@@ -182,7 +182,7 @@ func (s *Service) Delete(ctx context.Context, c access.Caller, org, name string)
 	if err != nil {
 		return err
 	}
-	err = s.store.RemoveField(ctx, f, kafkax.NewEvent(EventDeleted, org, f.ID, Render(s.urls, f, role)))
+	err = s.store.RemoveField(ctx, f, envelope.New(EventDeleted, org, f.ID, Render(s.urls, f, role)))
 	if errors.Is(err, apierr.ErrNotFound) {
 		return ErrFieldNotFound
 	}
@@ -283,7 +283,7 @@ func (s *Service) write(ctx context.Context, g access.Grant, defs []Field, ch Ch
 	for _, k := range ch.Clear {
 		delete(after, k)
 	}
-	ev := kafkax.NewEvent(EventValuesUpdated, g.Organization, g.Space, s.render(defs, after, role))
+	ev := envelope.New(EventValuesUpdated, g.Organization, g.Space, s.render(defs, after, role))
 	err = s.store.SetSpaceValues(ctx, g.Organization, sv, ch.Set, ch.Clear, ev)
 	if errors.Is(err, ErrChanged) {
 		return ErrChanged

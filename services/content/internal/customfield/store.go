@@ -4,7 +4,7 @@ import (
 	"context"
 	"github.com/docspub/platform/libs/apierr"
 
-	"github.com/docspub/platform/libs/kafkax"
+	"github.com/docspub/platform/libs/envelope"
 )
 
 // SpaceValues are the values one space holds, for the definitions of the
@@ -27,7 +27,7 @@ var ErrChanged = apierr.Conflict("the custom field values or definition changed 
 type Store interface {
 	// InsertField stores a new definition; a live definition of the same
 	// name in the organization is an apierr conflict.
-	InsertField(ctx context.Context, f Field, ev kafkax.Event) error
+	InsertField(ctx context.Context, f Field, ev envelope.Event) error
 	// Field returns the live definition named name in org.
 	Field(ctx context.Context, org, name string) (Field, error)
 	// Fields returns one page of org's definitions by name, and how many
@@ -36,9 +36,9 @@ type Store interface {
 	// UpdateField stores the title, description, placeholder, options and
 	// updatedAt of f, provided the stored definition is at f.Version
 	// (ErrChanged otherwise).
-	UpdateField(ctx context.Context, f Field, ev kafkax.Event) error
+	UpdateField(ctx context.Context, f Field, ev envelope.Event) error
 	// RemoveField deletes the definition and frees its name.
-	RemoveField(ctx context.Context, f Field, ev kafkax.Event) error
+	RemoveField(ctx context.Context, f Field, ev envelope.Event) error
 
 	// SpaceValues returns the space's values; a space without any has none
 	// (and no organization).
@@ -47,7 +47,7 @@ type Store interface {
 	// they are still as read in was (compare-and-set on its organization and
 	// version; ErrChanged otherwise). Values written in another organization
 	// (before a transfer) are dropped.
-	SetSpaceValues(ctx context.Context, org string, was SpaceValues, set Values, clear []string, ev kafkax.Event) error
+	SetSpaceValues(ctx context.Context, org string, was SpaceValues, set Values, clear []string, ev envelope.Event) error
 	// ClearValues removes the values of the field name from every space of
 	// org, without events (the field's deletion event says they are gone).
 	ClearValues(ctx context.Context, org, name string) error

@@ -4,7 +4,7 @@ import (
 	"context"
 	"time"
 
-	"github.com/docspub/platform/libs/kafkax"
+	"github.com/docspub/platform/libs/envelope"
 )
 
 // Fields are stored fields to set, by their stored name.
@@ -16,14 +16,14 @@ type Fields map[string]any
 // the version that was read: when the document changed since, they write
 // nothing and return ErrChanged.
 type Store interface {
-	InsertSpace(ctx context.Context, sp Space, rev Revision, ev kafkax.Event) error
+	InsertSpace(ctx context.Context, sp Space, rev Revision, ev envelope.Event) error
 	// SetSpace sets fields of the space at version and unsets the unset ones.
-	SetSpace(ctx context.Context, id string, version int64, set Fields, unset []string, ev *kafkax.Event) error
+	SetSpace(ctx context.Context, id string, version int64, set Fields, unset []string, ev *envelope.Event) error
 	// SetSpaceIf is SetSpace on the condition cond instead of a version
 	// (the version is incremented all the same); not found when it does not match.
-	SetSpaceIf(ctx context.Context, id string, cond, set Fields, unset []string, ev *kafkax.Event) error
+	SetSpaceIf(ctx context.Context, id string, cond, set Fields, unset []string, ev *envelope.Event) error
 	// PurgeSpace removes a deleted space at version for good, with its event.
-	PurgeSpace(ctx context.Context, id string, version int64, ev kafkax.Event) error
+	PurgeSpace(ctx context.Context, id string, version int64, ev envelope.Event) error
 	Space(ctx context.Context, id string) (Space, error)
 	// SpacesByID returns the spaces with the ids in one read (deleted ones
 	// too; unknown ids are left out).
@@ -40,11 +40,11 @@ type Store interface {
 	// another space (nothing when that revision exists already).
 	CopyRevision(ctx context.Context, from string, to Revision) error
 
-	InsertCollection(ctx context.Context, c Collection, ev kafkax.Event) error
+	InsertCollection(ctx context.Context, c Collection, ev envelope.Event) error
 	// SetCollection sets fields of the collection at version.
-	SetCollection(ctx context.Context, id string, version int64, set Fields, ev *kafkax.Event) error
+	SetCollection(ctx context.Context, id string, version int64, set Fields, ev *envelope.Event) error
 	// RemoveCollection deletes the collection at version.
-	RemoveCollection(ctx context.Context, id string, version int64, ev kafkax.Event) error
+	RemoveCollection(ctx context.Context, id string, version int64, ev envelope.Event) error
 	Collection(ctx context.Context, id string) (Collection, error)
 	// OrgCollections returns every collection of an organization.
 	OrgCollections(ctx context.Context, org string) ([]Collection, error)

@@ -17,17 +17,6 @@ func TestIDsFitPathParameters(t *testing.T) {
 	}
 }
 
-func TestRawToken(t *testing.T) {
-	t.Parallel()
-	a, b := NewRawToken(), NewRawToken()
-	if a == b || !strings.HasPrefix(a, TokenPrefix) || len(a) != len(TokenPrefix)+43 {
-		t.Fatalf("tokens %q %q", a, b)
-	}
-	if h := HashToken(a); len(h) != 64 || h == HashToken(b) {
-		t.Fatalf("hash %q", h)
-	}
-}
-
 func TestOrganizationPatch(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
@@ -63,7 +52,7 @@ func TestOrganizationPatch(t *testing.T) {
 // follows the API's single-line text rules; nothing is written when it fails.
 func TestBootstrapRefusesHiddenCharacters(t *testing.T) {
 	t.Parallel()
-	s := New(nil, URLs{}, "")
+	s := New(nil, nil, URLs{}, "")
 	for _, tc := range []struct {
 		name  string
 		in    BootstrapInput

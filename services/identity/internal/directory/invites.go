@@ -14,150 +14,6 @@ import (
 	"github.com/docspub/platform/services/identity/internal/access"
 )
 
-// ListInvites lists an organization's invite links, by id; admins only.
-func (s *Service) ListInvites(ctx context.Context, userID, orgID string, p Page) (List[InviteView], error) {
-	c, err := s.enterFor(ctx, userID, orgID, access.ManageInvites, "manage invites")
-	if err != nil {
-		return List[InviteView]{}, err
-	}
-	keys, err := decodeCursor(p.After, 1)
-	if err != nil {
-		return List[InviteView]{}, err
-	}
-	invs, count, err := s.store.Invites(ctx, c.org.ID, keys[0], p.Limit+1)
-	if err != nil {
-		return List[InviteView]{}, err
-	}
-	invs, next := trim(invs, p.Limit, func(i Invite) []string { return []string{i.ID} })
-	out := List[InviteView]{Items: make([]InviteView, len(invs)), Next: next, Count: count}
-	for i, inv := range invs {
-		out.Items[i] = s.urls.InviteView(inv)
-	}
-	return out, nil
-}
-
-// InviteInput is the body of POST ORG/link-invites and PATCH ORG/link-invites/{id}:
-// {role} (the organization form) or {level}, both Role or null.
-type InviteInput struct {
-	Role  nullable.Field[string] `json:"role"`
-	Level nullable.Field[string] `json:"level"`
-}
-
-func (in InviteInput) role() (roles.Role, error) {
-	switch {
-	case in.Role.Set:
-		return parseRoleOrGuest("role", in.Role)
-	case in.Level.Set:
-		return parseRoleOrGuest("level", in.Level)
-	}
-	return roles.Guest, apierr.Invalid("role", "is required")
-}
-
-// CreateInvite creates an invite link; admins only.
-func (s *Service) CreateInvite(ctx context.Context, userID, orgID string, in InviteInput) (InviteView, error) {
-	c, err := s.enterFor(ctx, userID, orgID, access.ManageInvites, "manage invites")
-	if err != nil {
-		return InviteView{}, err
-	}
-	r, err := in.role()
-	if err != nil {
-		return InviteView{}, err
-	}
-	inv := Invite{ID: ids.New(), Organization: c.org.ID, Role: r, CreatedAt: s.now(), CreatedBy: userID}
-	v := s.urls.InviteView(inv)
-	if err := s.store.Insert(ctx, Invites, inv, s.event("invite.created", inv.Organization, inv.ID, v)); err != nil {
-		return InviteView{}, err
-	}
-	return v, nil
-}
-
-func (s *Service) invite(ctx context.Context, org, id string) (Invite, error) {
-	inv, err := s.store.Invite(ctx, org, id)
-	if errors.Is(err, apierr.ErrNotFound) {
-		return Invite{}, ErrInviteNotFound
-	}
-	return inv, err
-}
-
-// GetInvite returns an invite link; admins only.
-func (s *Service) GetInvite(ctx context.Context, userID, orgID, id string) (InviteView, error) {
-	c, err := s.enterFor(ctx, userID, orgID, access.ManageInvites, "manage invites")
-	if err != nil {
-		return InviteView{}, err
-	}
-	inv, err := s.invite(ctx, c.org.ID, id)
-	if err != nil {
-		return InviteView{}, err
-	}
-	return s.urls.InviteView(inv), nil
-}
-
-// UpdateInvite changes an invite link's role; admins only.
-func (s *Service) UpdateInvite(ctx context.Context, userID, orgID, id string, in InviteInput) (InviteView, error) {
-	c, err := s.enterFor(ctx, userID, orgID, access.ManageInvites, "manage invites")
-	if err != nil {
-		return InviteView{}, err
-	}
-	inv, err := s.invite(ctx, c.org.ID, id)
-	if err != nil {
-		return InviteView{}, err
-	}
-	r, err := in.role()
-	if err != nil {
-		return InviteView{}, err
-	}
-	inv.Role = r
-	v := s.urls.InviteView(inv)
-	if err := s.store.Set(ctx, Invites, inv.ID, Fields{"role": r}, s.event("invite.updated", inv.Organization, inv.ID, v)); err != nil {
-		return InviteView{}, err
-	}
-	return v, nil
-}
-
-// DeleteInvite deletes an invite link; admins only.
-func (s *Service) DeleteInvite(ctx context.Context, userID, orgID, id string) error {
-	c, err := s.enterFor(ctx, userID, orgID, access.ManageInvites, "manage invites")
-	if err != nil {
-		return err
-	}
-	inv, err := s.invite(ctx, c.org.ID, id)
-	if err != nil {
-		return err
-	}
-	return s.store.Remove(ctx, Invites, inv.ID, s.event("invite.deleted", inv.Organization, inv.ID, s.urls.InviteView(inv)))
-}
-
-// JoinWithInvite makes the caller a member with the invite's role. Anyone
-// holding the invite id may join while the organization allows invite links;
-// a member who joins again keeps their membership unchanged.
-func (s *Service) JoinWithInvite(ctx context.Context, userID, orgID, id string) error {
-	org, err := s.store.Organization(ctx, orgID)
-	if errors.Is(err, apierr.ErrNotFound) {
-		return ErrInviteNotFound
-	}
-	if err != nil {
-		return err
-	}
-	inv, err := s.invite(ctx, org.ID, id)
-	if err != nil {
-		return err
-	}
-	if !org.InviteLinks {
-		return ErrInviteLinksDisabled
-	}
-	if _, err := s.store.Member(ctx, org.ID, userID); err == nil {
-		return nil
-	} else if !errors.Is(err, apierr.ErrNotFound) {
-		return err
-	}
-	u, err := s.store.User(ctx, userID)
-	if err != nil {
-		return err
-	}
-	_, err = s.addMember(ctx, org.ID, u, inv.Role, false)
-	return err
-}
-
 // addMember makes u a member of org and publishes member.created.
 func (s *Service) addMember(ctx context.Context, org string, u User, r roles.Role, sso bool) (Member, error) {
 	m := Member{ID: ids.New(), Key: MemberKey(org, u.ID), Organization: org, User: u.ID, Role: r, JoinedAt: s.now(),
@@ -224,7 +80,7 @@ func (s *Service) InviteUsers(ctx context.Context, userID, orgID string, in Invi
 	}
 	def := c.org.DefaultRole
 	if in.Role.Set {
-		r, err := parseRoleOrGuest("role", in.Role)
+		r, err := ParseRoleOrGuest("role", in.Role)
 		if err != nil {
 			pr.Add("role", "must be one of %v or null", roles.Names)
 		}
@@ -244,7 +100,7 @@ func (s *Service) InviteUsers(ctx context.Context, userID, orgID string, in Invi
 		}
 		r := def
 		if e.Role.Set {
-			rr, err := parseRoleOrGuest(name+".role", e.Role)
+			rr, err := ParseRoleOrGuest(name+".role", e.Role)
 			if err != nil {
 				pr.Add(name+".role", "must be one of %v or null", roles.Names)
 			}

@@ -1,10 +1,6 @@
 package directory
 
 import (
-	"crypto/x509"
-	"encoding/pem"
-	"strings"
-
 	"github.com/docspub/platform/libs/apierr"
 )
 
@@ -23,9 +19,6 @@ const (
 	MaxSiteID            = 64 // defaultContent.site
 	MaxTeamTitle         = 64
 	MaxTeamMembers       = 1000 // user references in one team request (members, add, remove, memberships)
-	MaxSAMLLabel         = 30
-	MaxSAMLEntityID      = 1024
-	MaxSAMLCertificate   = 10000
 	MaxEmail             = 254  // bytes
 	MaxInvites           = 1000 // e-mails in one POST ORG/invites
 	MaxDisplayName       = 255
@@ -44,27 +37,5 @@ func checkFilter(name, s string) error {
 func checkRefs(pr *apierr.Problems, name string, n int) {
 	if n > MaxTeamMembers {
 		pr.Add(name, "must list at most %d users", MaxTeamMembers)
-	}
-}
-
-// checkCertificate checks a SAML signing certificate: one X.509 certificate
-// in PEM ("-----BEGIN CERTIFICATE-----"), with nothing else around it.
-func checkCertificate(pr *apierr.Problems, name, s string) {
-	if len(s) > MaxSAMLCertificate {
-		pr.Add(name, "must be at most %d characters", MaxSAMLCertificate)
-		return
-	}
-	block, rest := pem.Decode([]byte(strings.TrimSpace(s)))
-	switch {
-	case block == nil:
-		pr.Add(name, "must be an X.509 certificate in PEM (-----BEGIN CERTIFICATE-----)")
-	case block.Type != "CERTIFICATE":
-		pr.Add(name, "must be a PEM CERTIFICATE block, not %q", block.Type)
-	case len(strings.TrimSpace(string(rest))) > 0:
-		pr.Add(name, "must hold one certificate and nothing else")
-	default:
-		if _, err := x509.ParseCertificate(block.Bytes); err != nil {
-			pr.Add(name, "is not a valid X.509 certificate")
-		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/docspub/platform/libs/apierr"
+	"github.com/docspub/platform/libs/keyset"
 	"github.com/docspub/platform/libs/nullable"
 	"github.com/docspub/platform/libs/roles"
 	"github.com/docspub/platform/services/identity/internal/access"
@@ -20,27 +21,37 @@ type MemberFilter struct {
 	Desc   bool
 }
 
+// MemberPage asks for a page of members: those after (AfterValue, AfterID)
+// in the order of the list's sort, AfterID empty for the first page.
+type MemberPage struct {
+	AfterValue, AfterID string
+	Limit               int
+}
+
+// MemberList is a page of members; its next page starts after (LastValue,
+// LastID), LastValue being the sort key of its last member.
+type MemberList struct {
+	keyset.List[MemberView]
+	LastValue string
+}
+
 // ListMembers lists an organization's members, keyset-paged on the sort key.
-func (s *Service) ListMembers(ctx context.Context, userID, orgID string, f MemberFilter, p Page) (List[MemberView], error) {
+func (s *Service) ListMembers(ctx context.Context, userID, orgID string, f MemberFilter, p MemberPage) (MemberList, error) {
 	c, err := s.enterFor(ctx, userID, orgID, access.ListMembers, "list members")
 	if err != nil {
-		return List[MemberView]{}, err
+		return MemberList{}, err
 	}
 	if err := checkFilter("search", f.Search); err != nil {
-		return List[MemberView]{}, err
-	}
-	keys, err := decodeCursor(p.After, 2)
-	if err != nil {
-		return List[MemberView]{}, err
+		return MemberList{}, err
 	}
 	q := MemberQuery{Organization: c.org.ID, Search: f.Search, Sort: f.Sort, Desc: f.Desc,
-		AfterValue: keys[0], AfterID: keys[1], Limit: p.Limit + 1}
+		AfterValue: p.AfterValue, AfterID: p.AfterID, Limit: p.Limit + 1}
 	if q.Sort == "" {
 		q.Sort = SortJoinedAt
 	}
 	if q.AfterValue != "" && q.Sort != SortName {
 		if _, err := time.Parse(time.RFC3339Nano, q.AfterValue); err != nil {
-			return List[MemberView]{}, apierr.Invalid("page", "is not a valid page cursor")
+			return MemberList{}, apierr.Invalid("page", "is not a valid page cursor")
 		}
 	}
 	switch f.Role {
@@ -54,14 +65,18 @@ func (s *Service) ListMembers(ctx context.Context, userID, orgID string, f Membe
 	}
 	ms, count, err := s.store.Members(ctx, q)
 	if err != nil {
-		return List[MemberView]{}, err
+		return MemberList{}, err
 	}
-	ms, next := trim(ms, p.Limit, func(m Member) []string { return []string{memberSortValue(m, q.Sort), m.ID} })
-	views, err := s.memberViews(ctx, c.org.ID, ms)
+	l := keyset.Cut(ms, p.Limit, count, func(m Member) (int64, string) { return 0, m.ID })
+	views, err := s.memberViews(ctx, c.org.ID, l.Items)
 	if err != nil {
-		return List[MemberView]{}, err
+		return MemberList{}, err
 	}
-	return List[MemberView]{Items: views, Next: next, Count: count}, nil
+	out := MemberList{List: keyset.With(l, views)}
+	if n := len(l.Items); n > 0 {
+		out.LastValue = memberSortValue(l.Items[n-1], q.Sort)
+	}
+	return out, nil
 }
 
 func memberSortValue(m Member, sort string) string {
@@ -150,7 +165,7 @@ func (s *Service) UpdateMember(ctx context.Context, userID, orgID, target string
 	if !p.Role.Set {
 		return s.memberView(ctx, m)
 	}
-	r, err := parseRoleOrGuest("role", p.Role)
+	r, err := ParseRoleOrGuest("role", p.Role)
 	if err != nil {
 		return MemberView{}, err
 	}
@@ -304,27 +319,23 @@ func (s *Service) Ping(ctx context.Context, userID, orgID string) (PingResult, e
 
 // MemberTeams lists the teams of a member, by team id, optionally filtered
 // by title. Members may list their own teams; listing others' needs ListTeams.
-func (s *Service) MemberTeams(ctx context.Context, userID, orgID, target, title string, p Page) (List[MemberTeamView], error) {
+func (s *Service) MemberTeams(ctx context.Context, userID, orgID, target, title string, p keyset.Page) (keyset.List[MemberTeamView], error) {
 	c, err := s.enter(ctx, userID, orgID)
 	if err != nil {
-		return List[MemberTeamView]{}, err
+		return keyset.List[MemberTeamView]{}, err
 	}
 	if target != userID && !c.Can(access.ListTeams) {
-		return List[MemberTeamView]{}, forbidden("list other members' teams")
+		return keyset.List[MemberTeamView]{}, forbidden("list other members' teams")
 	}
 	if err := checkFilter("title", title); err != nil {
-		return List[MemberTeamView]{}, err
-	}
-	keys, err := decodeCursor(p.After, 1)
-	if err != nil {
-		return List[MemberTeamView]{}, err
+		return keyset.List[MemberTeamView]{}, err
 	}
 	if _, err := s.member(ctx, c.org.ID, target); err != nil {
-		return List[MemberTeamView]{}, err
+		return keyset.List[MemberTeamView]{}, err
 	}
 	tms, _, err := s.store.TeamMemberships(ctx, TeamMembershipQuery{Organization: c.org.ID, User: target})
 	if err != nil {
-		return List[MemberTeamView]{}, err
+		return keyset.List[MemberTeamView]{}, err
 	}
 	roleIn := map[string]string{}
 	ids := []string{}
@@ -332,16 +343,17 @@ func (s *Service) MemberTeams(ctx context.Context, userID, orgID, target, title 
 		roleIn[tm.Team] = tm.Role
 		ids = append(ids, tm.Team)
 	}
-	teams, count, err := s.store.Teams(ctx, TeamQuery{Organization: c.org.ID, IDs: ids, Title: title, After: keys[0], Limit: p.Limit + 1})
+	teams, count, err := s.store.Teams(ctx, TeamQuery{Organization: c.org.ID, IDs: ids, Title: title, After: p.AfterID, Limit: p.Limit + 1})
 	if err != nil {
-		return List[MemberTeamView]{}, err
+		return keyset.List[MemberTeamView]{}, err
 	}
-	teams, next := trim(teams, p.Limit, func(t Team) []string { return []string{t.ID} })
+	l := keyset.Cut(teams, p.Limit, count, func(t Team) (int64, string) { return 0, t.ID })
+	teams = l.Items
 	views, err := s.teamViews(ctx, c, teams)
 	if err != nil {
-		return List[MemberTeamView]{}, err
+		return keyset.List[MemberTeamView]{}, err
 	}
-	out := List[MemberTeamView]{Items: make([]MemberTeamView, len(views)), Next: next, Count: count}
+	out := keyset.With(l, make([]MemberTeamView, len(views)))
 	for i, v := range views {
 		out.Items[i] = MemberTeamView{Team: v, Member: TeamRoleView{Role: roleIn[v.ID]}}
 	}

@@ -1,5 +1,6 @@
 // Package directory is identity's domain: organizations, users, members,
-// teams, invites, SAML providers and API tokens, who may change them (through
+// teams and e-mail invites (invite links, SAML providers and API tokens
+// are packages invite, saml and token), who may change them (through
 // package access) and the events their changes publish. It knows neither gin
 // nor the MongoDB driver: it talks to storage through Store.
 package directory
@@ -96,40 +97,3 @@ type TeamMembership struct {
 
 // TeamMembershipKey is the unique key of a live team membership.
 func TeamMembershipKey(team, user string) string { return team + "/" + user }
-
-// Invite is an invite link to an organization: whoever holds its id may join
-// with its role.
-type Invite struct {
-	ID           string     `bson:"_id"`
-	Organization string     `bson:"organization"`
-	Role         roles.Role `bson:"role"` // "" = guest
-	CreatedAt    time.Time  `bson:"createdAt"`
-	CreatedBy    string     `bson:"createdBy"`
-}
-
-// SAMLProvider is an identity provider for SSO into an organization.
-type SAMLProvider struct {
-	ID           string     `bson:"_id"`
-	Organization string     `bson:"organization"`
-	Label        string     `bson:"label"`
-	EntityID     string     `bson:"entityID"`
-	Certificate  string     `bson:"certificate"`
-	SSOURL       string     `bson:"ssoURL"`
-	DefaultTeam  string     `bson:"defaultTeam,omitempty"`
-	DefaultRole  roles.Role `bson:"defaultRole"` // "" = guest
-	CreatedAt    time.Time  `bson:"createdAt"`
-}
-
-// Active reports whether the provider is fully configured.
-func (p SAMLProvider) Active() bool {
-	return p.SSOURL != "" && p.EntityID != "" && p.Certificate != ""
-}
-
-// Token is an API token. Only the SHA-256 of the raw token is stored.
-type Token struct {
-	ID        string     `bson:"_id"`
-	User      string     `bson:"user"`
-	Hash      string     `bson:"hash"`
-	CreatedAt time.Time  `bson:"createdAt"`
-	RevokedAt *time.Time `bson:"revokedAt,omitempty"`
-}

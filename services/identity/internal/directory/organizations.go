@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/docspub/platform/libs/apierr"
+	"github.com/docspub/platform/libs/keyset"
 	"github.com/docspub/platform/libs/nullable"
 	"github.com/docspub/platform/libs/roles"
 	"github.com/docspub/platform/services/identity/internal/access"
@@ -20,14 +21,10 @@ var (
 )
 
 // ListOrganizations returns the organizations the user is a member of, by id.
-func (s *Service) ListOrganizations(ctx context.Context, userID string, p Page) (List[OrganizationView], error) {
-	keys, err := decodeCursor(p.After, 1)
-	if err != nil {
-		return List[OrganizationView]{}, err
-	}
+func (s *Service) ListOrganizations(ctx context.Context, userID string, p keyset.Page) (keyset.List[OrganizationView], error) {
 	ms, err := s.store.Memberships(ctx, userID)
 	if err != nil {
-		return List[OrganizationView]{}, err
+		return keyset.List[OrganizationView]{}, err
 	}
 	role := map[string]roles.Role{}
 	ids := make([]string, 0, len(ms))
@@ -37,9 +34,9 @@ func (s *Service) ListOrganizations(ctx context.Context, userID string, p Page) 
 	}
 	slices.Sort(ids)
 	count := len(ids)
-	if keys[0] != "" {
-		i, _ := slices.BinarySearch(ids, keys[0])
-		for i < len(ids) && ids[i] <= keys[0] {
+	if p.AfterID != "" {
+		i, _ := slices.BinarySearch(ids, p.AfterID)
+		for i < len(ids) && ids[i] <= p.AfterID {
 			i++
 		}
 		ids = ids[i:]
@@ -49,10 +46,11 @@ func (s *Service) ListOrganizations(ctx context.Context, userID string, p Page) 
 	}
 	orgs, err := s.store.OrganizationsByID(ctx, ids)
 	if err != nil {
-		return List[OrganizationView]{}, err
+		return keyset.List[OrganizationView]{}, err
 	}
-	orgs, next := trim(orgs, p.Limit, func(o Organization) []string { return []string{o.ID} })
-	out := List[OrganizationView]{Items: []OrganizationView{}, Next: next, Count: count}
+	l := keyset.Cut(orgs, p.Limit, count, func(o Organization) (int64, string) { return 0, o.ID })
+	orgs = l.Items
+	out := keyset.With(l, []OrganizationView{})
 	for _, o := range orgs {
 		perms := access.Membership{Member: true, Role: role[o.ID]}.Organization()
 		out.Items = append(out.Items, s.urls.OrganizationView(o, &perms))
@@ -130,7 +128,7 @@ func (p OrganizationPatch) apply(o *Organization) (Fields, error) {
 		set["hostname"] = o.Hostname
 	}
 	if p.DefaultRole.Set {
-		r, err := parseRoleOrGuest("defaultRole", p.DefaultRole)
+		r, err := ParseRoleOrGuest("defaultRole", p.DefaultRole)
 		if err != nil {
 			pr.Add("defaultRole", "must be one of %v or null", roles.Names)
 		}
@@ -154,7 +152,7 @@ func (p OrganizationPatch) apply(o *Organization) (Fields, error) {
 		if p.Logo.Null {
 			o.Logo = ""
 		} else {
-			checkURL(&pr, "logo", p.Logo.Value)
+			CheckURL(&pr, "logo", p.Logo.Value)
 			o.Logo = p.Logo.Value
 		}
 		set["logo"] = o.Logo
@@ -245,8 +243,8 @@ func (s *Service) OrganizationsForEmailDomain(ctx context.Context, userID, domai
 	return out, nil
 }
 
-// parseRoleOrGuest reads a Role-or-null field: null is a guest.
-func parseRoleOrGuest(name string, f nullable.Field[string]) (roles.Role, error) {
+// ParseRoleOrGuest reads a Role-or-null field: null is a guest.
+func ParseRoleOrGuest(name string, f nullable.Field[string]) (roles.Role, error) {
 	if f.Null {
 		return roles.Guest, nil
 	}
@@ -267,8 +265,8 @@ func checkTitle(pr *apierr.Problems, name, s string, min, max int) {
 	}
 }
 
-// checkURL checks an absolute http(s) URL of at most MaxURL characters.
-func checkURL(pr *apierr.Problems, name, s string) {
+// CheckURL checks an absolute http(s) URL of at most MaxURL characters.
+func CheckURL(pr *apierr.Problems, name, s string) {
 	if len(s) > MaxURL {
 		pr.Add(name, "must be at most %d characters", MaxURL)
 		return

@@ -7,8 +7,9 @@ import (
 	"time"
 
 	"github.com/docspub/platform/libs/apierr"
-	"github.com/docspub/platform/libs/kafkax"
+	"github.com/docspub/platform/libs/envelope"
 	"github.com/docspub/platform/services/identity/internal/access"
+	"github.com/docspub/platform/services/identity/internal/token"
 )
 
 // Errors the domain returns besides field problems.
@@ -16,12 +17,8 @@ var (
 	ErrOrganizationNotFound = apierr.NotFound("organization not found")
 	ErrMemberNotFound       = apierr.NotFound("member not found")
 	ErrTeamNotFound         = apierr.NotFound("team not found")
-	ErrInviteNotFound       = apierr.NotFound("invite not found")
-	ErrSAMLNotFound         = apierr.NotFound("SAML provider not found")
 	ErrUserNotFound         = apierr.NotFound("user not found")
 	ErrLastAdmin            = apierr.Conflict("the organization's last admin cannot be removed or demoted; make another member admin first")
-	ErrInviteLinksDisabled  = apierr.Forbidden("invite links are disabled in this organization")
-	ErrBadToken             = apierr.Unauthorized("unknown or revoked token")
 )
 
 func forbidden(what string) error {
@@ -31,6 +28,7 @@ func forbidden(what string) error {
 // Service carries out identity's operations for a calling user.
 type Service struct {
 	store     Store
+	tokens    Tokens
 	urls      URLs
 	claimsKey []byte
 	now       func() time.Time
@@ -48,10 +46,33 @@ func (l *orgLocks) lock(org string) func() {
 	return mu.(*sync.Mutex).Unlock
 }
 
-// New returns a service over store. claimsSecret signs the visitor claims
-// returned by ping (see ClaimsKey).
-func New(store Store, urls URLs, claimsSecret string) *Service {
-	return &Service{store: store, urls: urls, claimsKey: ClaimsKey(claimsSecret), now: now, callers: newCallers(time.Now)}
+// Tokens makes API tokens (package token), for Bootstrap.
+type Tokens interface {
+	Create(ctx context.Context, userID string) (token.Token, string, error)
+}
+
+// New returns a service over store; Bootstrap makes its tokens with tokens.
+// claimsSecret signs the visitor claims returned by ping (see ClaimsKey).
+func New(store Store, tokens Tokens, urls URLs, claimsSecret string) *Service {
+	return &Service{store: store, tokens: tokens, urls: urls, claimsKey: ClaimsKey(claimsSecret), now: now, callers: newCallers(time.Now)}
+}
+
+// Roles reads users' roles from a directory store: package token's Roles,
+// for the resolution of a token.
+type Roles struct{ Store Store }
+
+// Roles returns a user's role in each organization they are a member of
+// ("" for guests).
+func (r Roles) Roles(ctx context.Context, userID string) (map[string]string, error) {
+	ms, err := r.Store.Memberships(ctx, userID)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]string, len(ms))
+	for _, m := range ms {
+		out[m.Organization] = string(m.Role)
+	}
+	return out, nil
 }
 
 // URLs returns the URL bases the service renders with.
@@ -104,8 +125,8 @@ func (s *Service) enterFor(ctx context.Context, userID, orgID string, a access.A
 	return c, nil
 }
 
-func (s *Service) event(typ, org, subject string, data any) kafkax.Event {
-	return kafkax.NewEvent(typ, org, subject, data)
+func (s *Service) event(typ, org, subject string, data any) envelope.Event {
+	return envelope.New(typ, org, subject, data)
 }
 
 // CurrentUser returns the calling user.

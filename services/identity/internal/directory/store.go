@@ -3,7 +3,7 @@ package directory
 import (
 	"context"
 
-	"github.com/docspub/platform/libs/kafkax"
+	"github.com/docspub/platform/libs/envelope"
 	"github.com/docspub/platform/libs/roles"
 )
 
@@ -17,13 +17,10 @@ const (
 	Members         Collection = "members"
 	Teams           Collection = "teams"
 	TeamMemberships Collection = "team_members"
-	Invites         Collection = "invites"
-	SAMLProviders   Collection = "saml_providers"
-	Tokens          Collection = "tokens"
 )
 
 // AllCollections lists every collection whose documents carry pending events.
-var AllCollections = []Collection{Organizations, Users, Members, Teams, TeamMemberships, Invites, SAMLProviders, Tokens}
+var AllCollections = []Collection{Organizations, Users, Members, Teams, TeamMemberships}
 
 // Fields are stored fields to set, by their stored name.
 type Fields map[string]any
@@ -33,9 +30,9 @@ type Fields map[string]any
 // document deleted and records the event, and reads skip removed documents.
 // Reads of one missing resource return an apierr not-found error.
 type Store interface {
-	Insert(ctx context.Context, c Collection, doc any, ev kafkax.Event) error
-	Set(ctx context.Context, c Collection, id string, set Fields, ev kafkax.Event) error
-	Remove(ctx context.Context, c Collection, id string, ev kafkax.Event) error
+	Insert(ctx context.Context, c Collection, doc any, ev envelope.Event) error
+	Set(ctx context.Context, c Collection, id string, set Fields, ev envelope.Event) error
+	Remove(ctx context.Context, c Collection, id string, ev envelope.Event) error
 
 	Organization(ctx context.Context, id string) (Organization, error)
 	OrganizationsByID(ctx context.Context, ids []string) ([]Organization, error)
@@ -58,15 +55,6 @@ type Store interface {
 	TeamMemberships(ctx context.Context, q TeamMembershipQuery) ([]TeamMembership, int, error)
 	TeamSizes(ctx context.Context, teams []string) (map[string]int, error)
 	TeamCounts(ctx context.Context, org string, users []string) (map[string]int, error)
-
-	Invite(ctx context.Context, org, id string) (Invite, error)
-	Invites(ctx context.Context, org, after string, limit int) ([]Invite, int, error)
-
-	SAMLProvider(ctx context.Context, org, id string) (SAMLProvider, error)
-	SAMLProviders(ctx context.Context, org, after string, limit int) ([]SAMLProvider, int, error)
-
-	Token(ctx context.Context, id string) (Token, error)
-	TokenByHash(ctx context.Context, hash string) (Token, error)
 }
 
 // Member sort keys.

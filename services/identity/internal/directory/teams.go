@@ -7,6 +7,7 @@ import (
 
 	"github.com/docspub/platform/libs/apierr"
 	"github.com/docspub/platform/libs/ids"
+	"github.com/docspub/platform/libs/keyset"
 	"github.com/docspub/platform/services/identity/internal/access"
 )
 
@@ -72,32 +73,28 @@ type TeamFilter struct {
 }
 
 // ListTeams lists an organization's teams, by id.
-func (s *Service) ListTeams(ctx context.Context, userID, orgID string, f TeamFilter, p Page) (List[TeamView], error) {
+func (s *Service) ListTeams(ctx context.Context, userID, orgID string, f TeamFilter, p keyset.Page) (keyset.List[TeamView], error) {
 	c, err := s.enterFor(ctx, userID, orgID, access.ListTeams, "list teams")
 	if err != nil {
-		return List[TeamView]{}, err
+		return keyset.List[TeamView]{}, err
 	}
 	if err := checkFilter("title", f.Title); err != nil {
-		return List[TeamView]{}, err
+		return keyset.List[TeamView]{}, err
 	}
-	keys, err := decodeCursor(p.After, 1)
-	if err != nil {
-		return List[TeamView]{}, err
-	}
-	q := TeamQuery{Organization: c.org.ID, Title: f.Title, After: keys[0], Limit: p.Limit + 1}
+	q := TeamQuery{Organization: c.org.ID, Title: f.Title, After: p.AfterID, Limit: p.Limit + 1}
 	if f.Owner != "" {
 		owner, err := s.store.Member(ctx, c.org.ID, f.Owner)
 		switch {
 		case errors.Is(err, apierr.ErrNotFound):
 			q.IDs = []string{}
 		case err != nil:
-			return List[TeamView]{}, err
+			return keyset.List[TeamView]{}, err
 		case access.Membership{Member: true, Role: owner.Role}.Can(access.ManageTeam):
 			// admins manage every team
 		default:
 			owned, _, err := s.store.TeamMemberships(ctx, TeamMembershipQuery{Organization: c.org.ID, User: f.Owner, Role: TeamOwner})
 			if err != nil {
-				return List[TeamView]{}, err
+				return keyset.List[TeamView]{}, err
 			}
 			q.IDs = []string{}
 			for _, tm := range owned {
@@ -107,14 +104,15 @@ func (s *Service) ListTeams(ctx context.Context, userID, orgID string, f TeamFil
 	}
 	teams, count, err := s.store.Teams(ctx, q)
 	if err != nil {
-		return List[TeamView]{}, err
+		return keyset.List[TeamView]{}, err
 	}
-	teams, next := trim(teams, p.Limit, func(t Team) []string { return []string{t.ID} })
+	l := keyset.Cut(teams, p.Limit, count, func(t Team) (int64, string) { return 0, t.ID })
+	teams = l.Items
 	views, err := s.teamViews(ctx, c, teams)
 	if err != nil {
-		return List[TeamView]{}, err
+		return keyset.List[TeamView]{}, err
 	}
-	return List[TeamView]{Items: views, Next: next, Count: count}, nil
+	return keyset.With(l, views), nil
 }
 
 // TeamInput is the body of PUT ORG/teams and PATCH ORG/teams/{teamId}.
@@ -286,27 +284,24 @@ func (s *Service) DeleteTeam(ctx context.Context, userID, orgID, teamID string) 
 }
 
 // ListTeamMembers lists a team's members, by membership id.
-func (s *Service) ListTeamMembers(ctx context.Context, userID, orgID, teamID string, p Page) (List[TeamMemberView], error) {
+func (s *Service) ListTeamMembers(ctx context.Context, userID, orgID, teamID string, p keyset.Page) (keyset.List[TeamMemberView], error) {
 	c, t, err := s.teamFor(ctx, userID, orgID, teamID, access.ViewTeam, "view this team")
 	if err != nil {
-		return List[TeamMemberView]{}, err
+		return keyset.List[TeamMemberView]{}, err
 	}
-	keys, err := decodeCursor(p.After, 1)
+	tms, count, err := s.store.TeamMemberships(ctx, TeamMembershipQuery{Organization: c.org.ID, Team: t.ID, After: p.AfterID, Limit: p.Limit + 1})
 	if err != nil {
-		return List[TeamMemberView]{}, err
+		return keyset.List[TeamMemberView]{}, err
 	}
-	tms, count, err := s.store.TeamMemberships(ctx, TeamMembershipQuery{Organization: c.org.ID, Team: t.ID, After: keys[0], Limit: p.Limit + 1})
-	if err != nil {
-		return List[TeamMemberView]{}, err
-	}
-	tms, next := trim(tms, p.Limit, func(tm TeamMembership) []string { return []string{tm.ID} })
+	l := keyset.Cut(tms, p.Limit, count, func(tm TeamMembership) (int64, string) { return 0, tm.ID })
+	tms = l.Items
 	users := make([]string, len(tms))
 	for i, tm := range tms {
 		users[i] = tm.User
 	}
 	members, err := s.store.MembersOf(ctx, c.org.ID, users)
 	if err != nil {
-		return List[TeamMemberView]{}, err
+		return keyset.List[TeamMemberView]{}, err
 	}
 	ms := make([]Member, len(tms))
 	for i, tm := range tms {
@@ -317,10 +312,10 @@ func (s *Service) ListTeamMembers(ctx context.Context, userID, orgID, teamID str
 	}
 	views, err := s.memberViews(ctx, c.org.ID, ms)
 	if err != nil {
-		return List[TeamMemberView]{}, err
+		return keyset.List[TeamMemberView]{}, err
 	}
 	canView := c.Can(access.ListMembers)
-	out := List[TeamMemberView]{Items: make([]TeamMemberView, len(tms)), Next: next, Count: count}
+	out := keyset.With(l, make([]TeamMemberView, len(tms)))
 	for i, tm := range tms {
 		out.Items[i] = TeamMemberView{Organization: views[i], Team: TeamRoleView{Role: tm.Role},
 			Permissions: &ViewPermission{View: canView || tm.User == c.user}}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/hmac"
 	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"strings"
 
@@ -13,18 +12,6 @@ import (
 	"github.com/docspub/platform/libs/roles"
 )
 
-// TokenPrefix starts every API token, so that leaked tokens are recognisable.
-const TokenPrefix = "dp_"
-
-// NewRawToken returns a new API token: the prefix and 32 random bytes in base62.
-func NewRawToken() string { return TokenPrefix + ids.Random(32, 43) }
-
-// HashToken returns the stored form of a raw token: its SHA-256, hex.
-func HashToken(raw string) string {
-	sum := sha256.Sum256([]byte(raw))
-	return hex.EncodeToString(sum[:])
-}
-
 // ClaimsKey derives the HMAC key of the visitor claims JWT from the internal
 // token secret, so that the two kinds of token can never be swapped:
 // HMAC-SHA256(secret, "service-visitor-claims").
@@ -32,71 +19,6 @@ func ClaimsKey(secret string) []byte {
 	m := hmac.New(sha256.New, []byte(secret))
 	m.Write([]byte("service-visitor-claims"))
 	return m.Sum(nil)
-}
-
-// Resolved is who an API token belongs to.
-type Resolved struct {
-	UserID  string            `json:"userId"`
-	TokenID string            `json:"tokenId"`
-	Roles   map[string]string `json:"roles"` // organization id → role; "" for guests
-}
-
-// ResolveToken returns the user of a raw API token and the user's current
-// role in each organization (guests with ""). Unknown and revoked tokens are
-// ErrBadToken.
-func (s *Service) ResolveToken(ctx context.Context, raw string) (Resolved, error) {
-	if raw == "" {
-		return Resolved{}, ErrBadToken
-	}
-	t, err := s.store.TokenByHash(ctx, HashToken(raw))
-	if errors.Is(err, apierr.ErrNotFound) {
-		return Resolved{}, ErrBadToken
-	}
-	if err != nil {
-		return Resolved{}, err
-	}
-	if t.RevokedAt != nil {
-		return Resolved{}, ErrBadToken
-	}
-	ms, err := s.store.Memberships(ctx, t.User)
-	if err != nil {
-		return Resolved{}, err
-	}
-	out := Resolved{UserID: t.User, TokenID: t.ID, Roles: map[string]string{}}
-	for _, m := range ms {
-		out.Roles[m.Organization] = string(m.Role)
-	}
-	return out, nil
-}
-
-// CreateToken makes a new API token for a user and returns the stored token
-// and the raw token, which is not kept.
-func (s *Service) CreateToken(ctx context.Context, userID string) (Token, string, error) {
-	raw := NewRawToken()
-	t := Token{ID: ids.New(), User: userID, Hash: HashToken(raw), CreatedAt: s.now()}
-	ev := s.event("token.created", "", t.ID, TokenEvent{ID: t.ID, User: t.User, Hash: t.Hash, CreatedAt: t.CreatedAt})
-	if err := s.store.Insert(ctx, Tokens, t, ev); err != nil {
-		return Token{}, "", err
-	}
-	return t, raw, nil
-}
-
-// RevokeToken revokes an API token; revoking twice changes nothing.
-func (s *Service) RevokeToken(ctx context.Context, id string) error {
-	t, err := s.store.Token(ctx, id)
-	if errors.Is(err, apierr.ErrNotFound) {
-		return apierr.NotFound("token not found")
-	}
-	if err != nil {
-		return err
-	}
-	if t.RevokedAt != nil {
-		return nil
-	}
-	at := s.now()
-	t.RevokedAt = &at
-	ev := s.event("token.revoked", "", t.ID, TokenEvent{ID: t.ID, User: t.User, Hash: t.Hash, CreatedAt: t.CreatedAt, RevokedAt: &at})
-	return s.store.Set(ctx, Tokens, t.ID, Fields{"revokedAt": at}, ev)
 }
 
 // BootstrapInput says what Bootstrap sets up.
@@ -165,7 +87,7 @@ func (s *Service) Bootstrap(ctx context.Context, in BootstrapInput) (BootstrapRe
 			return BootstrapResult{}, err
 		}
 	}
-	t, raw, err := s.CreateToken(ctx, u.ID)
+	t, raw, err := s.tokens.Create(ctx, u.ID)
 	if err != nil {
 		return BootstrapResult{}, err
 	}

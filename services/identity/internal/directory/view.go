@@ -16,16 +16,8 @@ type URLs struct {
 // Location is the API URL of a path under /v1.
 func (u URLs) Location(path string) string { return u.Public + "/v1" + path }
 
-// SAMLService returns the service-provider URLs of a SAML provider: where the
-// identity provider posts assertions, where a login starts, and our entity id.
-// They live under the app, which terminates the SAML flow.
-func (u URLs) SAMLService(org, provider string) SAMLServiceView {
-	base := u.App + "/auth/saml/" + org + "/" + provider
-	return SAMLServiceView{ACSURL: base + "/acs", StartURL: base + "/start", EntityID: base + "/metadata"}
-}
-
-// roleJSON renders a role that may be a guest's: null for a guest.
-func roleJSON(r roles.Role) *roles.Role {
+// RoleJSON renders a role that may be a guest's: null for a guest.
+func RoleJSON(r roles.Role) *roles.Role {
 	if r == roles.Guest {
 		return nil
 	}
@@ -80,7 +72,7 @@ func (u URLs) OrganizationView(o Organization, perms *access.OrganizationPermiss
 	return OrganizationView{
 		Object: "organization", ID: o.ID, Title: o.Title, CreatedAt: o.CreatedAt,
 		EmailDomains: domains, Hostname: o.Hostname, Type: o.Type,
-		DefaultRole: roleJSON(o.DefaultRole), DefaultContent: o.DefaultContent,
+		DefaultRole: RoleJSON(o.DefaultRole), DefaultContent: o.DefaultContent,
 		SSO: o.SSO, AI: o.AI, InviteLinks: o.InviteLinks, Plan: o.Plan,
 		MergeRules: MergeRulesView{Type: "none"},
 		URLs: OrganizationURLs{
@@ -135,7 +127,7 @@ func (u URLs) MemberView(m Member, user User, teams int) MemberView {
 	if user.ID == "" {
 		user = User{ID: m.User, DisplayName: m.Name, Email: m.Email}
 	}
-	return MemberView{Object: "member", ID: m.User, Role: roleJSON(m.Role), User: u.UserView(user),
+	return MemberView{Object: "member", ID: m.User, Role: RoleJSON(m.Role), User: u.UserView(user),
 		Disabled: m.Disabled, JoinedAt: m.JoinedAt, LastSeenAt: m.LastSeenAt, SSO: m.SSO, Teams: teams}
 }
 
@@ -193,72 +185,4 @@ type TeamMembershipEvent struct {
 
 func teamMembershipEvent(tm TeamMembership) TeamMembershipEvent {
 	return TeamMembershipEvent{Object: "team-member", Organization: tm.Organization, Team: tm.Team, User: tm.User, Role: tm.Role, AddedAt: tm.AddedAt}
-}
-
-// InviteView is InviteLinkToOrganization as the API returns it.
-type InviteView struct {
-	Object    string       `json:"object"`
-	ID        string       `json:"id"`
-	Role      *roles.Role  `json:"role"`
-	Redundant bool         `json:"redundant"`
-	CreatedAt time.Time    `json:"createdAt"`
-	URLs      LocationURLs `json:"urls"`
-}
-
-// InviteView renders an invite link.
-func (u URLs) InviteView(i Invite) InviteView {
-	return InviteView{Object: "invite", ID: i.ID, Role: roleJSON(i.Role), CreatedAt: i.CreatedAt,
-		URLs: LocationURLs{Location: u.Location("/orgs/" + i.Organization + "/link-invites/" + i.ID)}}
-}
-
-// SAMLProviderView is OrganizationSAMLProvider as the API returns it.
-type SAMLProviderView struct {
-	Object      string          `json:"object"`
-	ID          string          `json:"id"`
-	Label       string          `json:"label"`
-	SSOURL      string          `json:"ssoURL"`
-	EntityID    string          `json:"entityID"`
-	Certificate string          `json:"certificate"`
-	DefaultTeam *TeamView       `json:"defaultTeam,omitempty"`
-	DefaultRole *roles.Role     `json:"defaultRole"`
-	CreatedAt   time.Time       `json:"createdAt"`
-	Status      string          `json:"status"`
-	Service     SAMLServiceView `json:"service"`
-	URLs        LocationURLs    `json:"urls"`
-}
-
-// SAMLServiceView is the service-provider side of a SAML provider.
-type SAMLServiceView struct {
-	ACSURL   string `json:"acsURL"`
-	StartURL string `json:"startURL"`
-	EntityID string `json:"entityID"`
-}
-
-// SAMLProviderView renders a provider with its default team (nil when none).
-func (u URLs) SAMLProviderView(p SAMLProvider, team *TeamView) SAMLProviderView {
-	status := "pending"
-	if p.Active() {
-		status = "active"
-	}
-	return SAMLProviderView{Object: "saml-provider", ID: p.ID, Label: p.Label, SSOURL: p.SSOURL, EntityID: p.EntityID,
-		Certificate: p.Certificate, DefaultTeam: team, DefaultRole: roleJSON(p.DefaultRole), CreatedAt: p.CreatedAt,
-		Status: status, Service: u.SAMLService(p.Organization, p.ID),
-		URLs: LocationURLs{Location: u.Location("/orgs/" + p.Organization + "/saml/" + p.ID)}}
-}
-
-// SSOLoginView is an item of GET ORG/sso.
-type SSOLoginView struct {
-	ID       string `json:"id"`
-	Label    string `json:"label"`
-	StartURL string `json:"startURL"`
-}
-
-// TokenEvent is the data of token.* events. Hash lets the gateway drop the
-// cache entry of a revoked token; the raw token is never published.
-type TokenEvent struct {
-	ID        string     `json:"id"`
-	User      string     `json:"user"`
-	Hash      string     `json:"hash"`
-	CreatedAt time.Time  `json:"createdAt"`
-	RevokedAt *time.Time `json:"revokedAt,omitempty"`
 }

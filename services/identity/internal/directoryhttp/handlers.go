@@ -3,30 +3,12 @@ package directoryhttp
 import (
 	"net/http"
 
-	"github.com/docspub/platform/libs/apierr"
 	"github.com/docspub/platform/libs/httpx"
-	"github.com/docspub/platform/libs/internaltoken"
+	"github.com/docspub/platform/libs/paging"
 	"github.com/docspub/platform/libs/roles"
 	"github.com/docspub/platform/services/identity/internal/directory"
 	"github.com/gin-gonic/gin"
 )
-
-type resolveRequest struct {
-	Token string `json:"token"`
-}
-
-func (h *Handlers) resolveToken(c *gin.Context) {
-	if internaltoken.From(c).Service != GatewayService {
-		httpx.Error(c, apierr.Forbidden("only the gateway may resolve tokens"))
-		return
-	}
-	var req resolveRequest
-	if !httpx.Bind(c, &req) {
-		return
-	}
-	res, err := h.svc.ResolveToken(c.Request.Context(), req.Token)
-	httpx.Reply(c, http.StatusOK, res, err)
-}
 
 func (h *Handlers) currentUser(c *gin.Context) {
 	u, err := h.svc.CurrentUser(c.Request.Context(), user(c))
@@ -34,12 +16,12 @@ func (h *Handlers) currentUser(c *gin.Context) {
 }
 
 func (h *Handlers) listOrganizations(c *gin.Context) {
-	p, ok := page(c)
+	p, ok := paging.ReadKeyset(c, paging.ByID)
 	if !ok {
 		return
 	}
 	l, err := h.svc.ListOrganizations(c.Request.Context(), user(c), p)
-	list(c, l, err)
+	paging.ReplyKeyset(c, l, err, paging.ByID)
 }
 
 func (h *Handlers) organizationsForEmailDomain(c *gin.Context) {
@@ -69,10 +51,13 @@ func (h *Handlers) ping(c *gin.Context) {
 var memberRoleFilter = append(append([]string{}, roles.Names...), "guest")
 
 func (h *Handlers) listMembers(c *gin.Context) {
-	p, ok := page(c)
-	if !ok {
+	var p directory.MemberPage
+	pp, err := paging.Read(c, &p.AfterValue, &p.AfterID)
+	if err != nil {
+		httpx.Error(c, err)
 		return
 	}
+	p.Limit = pp.Limit
 	order, err := httpx.QueryEnum(c, "order", "desc", "asc", "desc")
 	if err != nil {
 		httpx.Error(c, err)
@@ -90,7 +75,15 @@ func (h *Handlers) listMembers(c *gin.Context) {
 	}
 	f := directory.MemberFilter{Role: role, Search: c.Query("search"), Sort: sort, Desc: order == "desc"}
 	l, err := h.svc.ListMembers(c.Request.Context(), user(c), orgID(c), f, p)
-	list(c, l, err)
+	if err != nil {
+		httpx.Error(c, err)
+		return
+	}
+	var next string
+	if l.HasMore {
+		next = paging.Cursor(l.LastValue, l.LastID)
+	}
+	paging.Reply(c, l.Items, l.Count, next)
 }
 
 func (h *Handlers) getMember(c *gin.Context) {
@@ -118,22 +111,22 @@ func (h *Handlers) setSSOMember(c *gin.Context) {
 }
 
 func (h *Handlers) memberTeams(c *gin.Context) {
-	p, ok := page(c)
+	p, ok := paging.ReadKeyset(c, paging.ByID)
 	if !ok {
 		return
 	}
 	l, err := h.svc.MemberTeams(c.Request.Context(), user(c), orgID(c), c.Param("userId"), c.Query("title"), p)
-	list(c, l, err)
+	paging.ReplyKeyset(c, l, err, paging.ByID)
 }
 
 func (h *Handlers) listTeams(c *gin.Context) {
-	p, ok := page(c)
+	p, ok := paging.ReadKeyset(c, paging.ByID)
 	if !ok {
 		return
 	}
 	f := directory.TeamFilter{Owner: c.Query("owner"), Title: c.Query("title")}
 	l, err := h.svc.ListTeams(c.Request.Context(), user(c), orgID(c), f, p)
-	list(c, l, err)
+	paging.ReplyKeyset(c, l, err, paging.ByID)
 }
 
 func (h *Handlers) createTeam(c *gin.Context) {
@@ -165,12 +158,12 @@ func (h *Handlers) deleteTeam(c *gin.Context) {
 }
 
 func (h *Handlers) listTeamMembers(c *gin.Context) {
-	p, ok := page(c)
+	p, ok := paging.ReadKeyset(c, paging.ByID)
 	if !ok {
 		return
 	}
 	l, err := h.svc.ListTeamMembers(c.Request.Context(), user(c), orgID(c), c.Param("teamId"), p)
-	list(c, l, err)
+	paging.ReplyKeyset(c, l, err, paging.ByID)
 }
 
 func (h *Handlers) updateTeamMembers(c *gin.Context) {
@@ -207,88 +200,4 @@ func (h *Handlers) inviteUsers(c *gin.Context) {
 	}
 	r, err := h.svc.InviteUsers(c.Request.Context(), user(c), orgID(c), in)
 	httpx.Reply(c, http.StatusOK, r, err)
-}
-
-func (h *Handlers) joinWithInvite(c *gin.Context) {
-	err := h.svc.JoinWithInvite(c.Request.Context(), user(c), orgID(c), c.Param("inviteId"))
-	httpx.Reply(c, http.StatusOK, gin.H{}, err)
-}
-
-func (h *Handlers) listInvites(c *gin.Context) {
-	p, ok := page(c)
-	if !ok {
-		return
-	}
-	l, err := h.svc.ListInvites(c.Request.Context(), user(c), orgID(c), p)
-	list(c, l, err)
-}
-
-func (h *Handlers) createInvite(c *gin.Context) {
-	var in directory.InviteInput
-	if !httpx.Bind(c, &in) {
-		return
-	}
-	v, err := h.svc.CreateInvite(c.Request.Context(), user(c), orgID(c), in)
-	httpx.Reply(c, http.StatusCreated, v, err)
-}
-
-func (h *Handlers) getInvite(c *gin.Context) {
-	v, err := h.svc.GetInvite(c.Request.Context(), user(c), orgID(c), c.Param("inviteId"))
-	httpx.Reply(c, http.StatusOK, v, err)
-}
-
-func (h *Handlers) updateInvite(c *gin.Context) {
-	var in directory.InviteInput
-	if !httpx.Bind(c, &in) {
-		return
-	}
-	v, err := h.svc.UpdateInvite(c.Request.Context(), user(c), orgID(c), c.Param("inviteId"), in)
-	httpx.Reply(c, http.StatusOK, v, err)
-}
-
-func (h *Handlers) deleteInvite(c *gin.Context) {
-	err := h.svc.DeleteInvite(c.Request.Context(), user(c), orgID(c), c.Param("inviteId"))
-	httpx.Empty(c, http.StatusResetContent, err)
-}
-
-func (h *Handlers) listSAMLProviders(c *gin.Context) {
-	p, ok := page(c)
-	if !ok {
-		return
-	}
-	l, err := h.svc.ListSAMLProviders(c.Request.Context(), user(c), orgID(c), p)
-	list(c, l, err)
-}
-
-func (h *Handlers) createSAMLProvider(c *gin.Context) {
-	var in directory.SAMLInput
-	if !httpx.Bind(c, &in) {
-		return
-	}
-	v, err := h.svc.CreateSAMLProvider(c.Request.Context(), user(c), orgID(c), in)
-	httpx.Reply(c, http.StatusCreated, v, err)
-}
-
-func (h *Handlers) getSAMLProvider(c *gin.Context) {
-	v, err := h.svc.GetSAMLProvider(c.Request.Context(), user(c), orgID(c), c.Param("samlProviderId"))
-	httpx.Reply(c, http.StatusOK, v, err)
-}
-
-func (h *Handlers) updateSAMLProvider(c *gin.Context) {
-	var in directory.SAMLInput
-	if !httpx.Bind(c, &in) {
-		return
-	}
-	v, err := h.svc.UpdateSAMLProvider(c.Request.Context(), user(c), orgID(c), c.Param("samlProviderId"), in)
-	httpx.Reply(c, http.StatusOK, v, err)
-}
-
-func (h *Handlers) deleteSAMLProvider(c *gin.Context) {
-	err := h.svc.DeleteSAMLProvider(c.Request.Context(), user(c), orgID(c), c.Param("samlProviderId"))
-	httpx.Empty(c, http.StatusNoContent, err)
-}
-
-func (h *Handlers) ssoLogins(c *gin.Context) {
-	items, err := h.svc.SSOLogins(c.Request.Context(), user(c), orgID(c))
-	httpx.Reply(c, http.StatusOK, gin.H{"items": items}, err)
 }

@@ -1,19 +1,15 @@
 // Package directoryhttp is identity's HTTP API: the /v1 routes of
-// organizations, members, teams, invites and SAML, GET /v1/user, and the
-// gateway-only token resolution under /internal/v1. Every route requires the
+// organizations, members (e-mail invites included) and teams, and GET
+// /v1/user (invite links are package invitehttp, SAML providers samlhttp,
+// the gateway's token resolution tokenhttp). Every route requires the
 // internal token; the caller is its user.
 package directoryhttp
 
 import (
-	"github.com/docspub/platform/libs/httpx"
 	"github.com/docspub/platform/libs/internaltoken"
-	"github.com/docspub/platform/libs/paging"
 	"github.com/docspub/platform/services/identity/internal/directory"
 	"github.com/gin-gonic/gin"
 )
-
-// GatewayService is the Principal.Service allowed to resolve API tokens.
-const GatewayService = "gateway"
 
 // Handlers serve the API over a directory service.
 type Handlers struct {
@@ -24,9 +20,6 @@ type Handlers struct {
 func Register(e *gin.Engine, svc *directory.Service, signer *internaltoken.Signer) {
 	h := &Handlers{svc: svc}
 	auth := internaltoken.Require(signer)
-
-	in := e.Group("/internal/v1", auth)
-	in.POST("/tokens/resolve", h.resolveToken)
 
 	v1 := e.Group("/v1", auth, internaltoken.RequireUser)
 	v1.GET("/user", h.currentUser)
@@ -56,40 +49,8 @@ func Register(e *gin.Engine, svc *directory.Service, signer *internaltoken.Signe
 	org.DELETE("/teams/:teamId/members/:userId", h.removeTeamMember)
 
 	org.POST("/invites", h.inviteUsers)
-	org.POST("/invites/:inviteId", h.joinWithInvite)
-	org.GET("/link-invites", h.listInvites)
-	org.POST("/link-invites", h.createInvite)
-	org.GET("/link-invites/:inviteId", h.getInvite)
-	org.PATCH("/link-invites/:inviteId", h.updateInvite)
-	org.DELETE("/link-invites/:inviteId", h.deleteInvite)
-
-	org.GET("/saml", h.listSAMLProviders)
-	org.POST("/saml", h.createSAMLProvider)
-	org.GET("/saml/:samlProviderId", h.getSAMLProvider)
-	org.PATCH("/saml/:samlProviderId", h.updateSAMLProvider)
-	org.DELETE("/saml/:samlProviderId", h.deleteSAMLProvider)
-	org.GET("/sso", h.ssoLogins)
 }
 
 func user(c *gin.Context) string { return internaltoken.From(c).UserID }
 
 func orgID(c *gin.Context) string { return c.Param("organizationId") }
-
-// page reads the paging parameters.
-func page(c *gin.Context) (directory.Page, bool) {
-	p, err := paging.FromQuery(c)
-	if err != nil {
-		httpx.Error(c, err)
-		return directory.Page{}, false
-	}
-	return directory.Page{After: p.Page, Limit: p.Limit}, true
-}
-
-// list answers with a list envelope.
-func list[T any](c *gin.Context, l directory.List[T], err error) {
-	if err != nil {
-		httpx.Error(c, err)
-		return
-	}
-	paging.Reply(c, l.Items, l.Count, l.Next)
-}

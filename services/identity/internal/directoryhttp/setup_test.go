@@ -2,6 +2,7 @@ package directoryhttp_test
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 
@@ -15,6 +16,15 @@ import (
 	"github.com/docspub/platform/services/identity/internal/directory"
 	"github.com/docspub/platform/services/identity/internal/directoryhttp"
 	"github.com/docspub/platform/services/identity/internal/directorymongo"
+	"github.com/docspub/platform/services/identity/internal/invite"
+	"github.com/docspub/platform/services/identity/internal/invitehttp"
+	"github.com/docspub/platform/services/identity/internal/invitemongo"
+	"github.com/docspub/platform/services/identity/internal/saml"
+	"github.com/docspub/platform/services/identity/internal/samlhttp"
+	"github.com/docspub/platform/services/identity/internal/samlmongo"
+	"github.com/docspub/platform/services/identity/internal/token"
+	"github.com/docspub/platform/services/identity/internal/tokenhttp"
+	"github.com/docspub/platform/services/identity/internal/tokenmongo"
 	"go.mongodb.org/mongo-driver/v2/mongo"
 )
 
@@ -22,26 +32,33 @@ func TestMain(m *testing.M) { mongotest.Main(m) }
 
 // env is the real engine over real stores on a fresh database.
 type env struct {
-	t   *testing.T
-	db  *mongo.Database
-	svc *directory.Service
-	api *apitest.Client
+	t      *testing.T
+	db     *mongo.Database
+	svc    *directory.Service
+	tokens *token.Service
+	api    *apitest.Client
 }
 
 func newEnv(t *testing.T) *env {
 	t.Helper()
 	db := mongotest.Database(t)
 	ctx := context.Background()
-	if err := directorymongo.EnsureIndexes(ctx, db); err != nil {
+	if err := mongox.EnsureIndexes(ctx, db, slices.Concat(directorymongo.Indexes(), invitemongo.Indexes(), samlmongo.Indexes(), tokenmongo.Indexes())...); err != nil {
 		t.Fatal(err)
 	}
-	store := directorymongo.NewStore(db, mongox.NewDocLocks())
-	svc := directory.New(store, directory.URLs{Public: "http://gw.test", App: "http://gw.test/app"}, apitest.Secret)
+	locks := mongox.NewDocLocks()
+	store := directorymongo.NewStore(db, locks)
+	tokens := token.New(tokenmongo.NewStore(db, locks), directory.Roles{Store: store})
+	urls := directory.URLs{Public: "http://gw.test", App: "http://gw.test/app"}
+	svc := directory.New(store, tokens, urls, apitest.Secret)
 	store.OnWrite(svc.Forget) // as identity.go wires it
 	signer := apitest.Signer(t)
 	e := httpx.NewEngine(logx.Discard(), "identity")
 	directoryhttp.Register(e, svc, signer)
-	return &env{t: t, db: db, svc: svc, api: apitest.New(t, e, signer)}
+	invitehttp.Register(e, invite.New(invitemongo.NewStore(db, locks), svc, urls), signer)
+	samlhttp.Register(e, saml.New(samlmongo.NewStore(db, locks), svc, urls), signer)
+	tokenhttp.Register(e, tokens, signer)
+	return &env{t: t, db: db, svc: svc, tokens: tokens, api: apitest.New(t, e, signer)}
 }
 
 // seed creates a user with the role in org ("" creates an organization) and

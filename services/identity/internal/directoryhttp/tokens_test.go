@@ -9,7 +9,7 @@ import (
 	"github.com/docspub/platform/libs/apitest"
 	"github.com/docspub/platform/libs/internaltoken"
 	"github.com/docspub/platform/libs/roles"
-	"github.com/docspub/platform/services/identity/internal/directory"
+	"github.com/docspub/platform/services/identity/internal/token"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
@@ -21,7 +21,7 @@ func TestTokens(t *testing.T) {
 	if _, again, _ := e.seed(org2, "ada@acme.test", roles.Read); again != admin {
 		t.Fatalf("bootstrap made user %s, want %s reused", again, admin)
 	}
-	if !strings.HasPrefix(raw, directory.TokenPrefix) || len(raw) < 40 {
+	if !strings.HasPrefix(raw, token.Prefix) || len(raw) < 40 {
 		t.Fatalf("raw token %q", raw)
 	}
 
@@ -37,10 +37,10 @@ func TestTokens(t *testing.T) {
 	found := false
 	for _, d := range docs {
 		ext, _ := bson.MarshalExtJSON(d, false, false)
-		if strings.Contains(string(ext), raw) || strings.Contains(string(ext), strings.TrimPrefix(raw, directory.TokenPrefix)) {
+		if strings.Contains(string(ext), raw) || strings.Contains(string(ext), strings.TrimPrefix(raw, token.Prefix)) {
 			t.Fatalf("raw token stored: %s", ext)
 		}
-		if d["hash"] == directory.HashToken(raw) {
+		if d["hash"] == token.Hash(raw) {
 			found = true
 		}
 	}
@@ -57,7 +57,7 @@ func TestTokens(t *testing.T) {
 	if code != http.StatusOK {
 		t.Fatalf("resolve: %d %s", code, b)
 	}
-	res := apitest.Decode[directory.Resolved](t, b)
+	res := apitest.Decode[token.Resolved](t, b)
 	if res.UserID != admin || res.TokenID == "" || res.Roles[org] != "admin" || res.Roles[org2] != "read" {
 		t.Errorf("resolved = %+v", res)
 	}
@@ -79,7 +79,7 @@ func TestTokens(t *testing.T) {
 		})
 	}
 
-	if err := e.svc.RevokeToken(context.Background(), res.TokenID); err != nil {
+	if err := e.tokens.Revoke(context.Background(), res.TokenID); err != nil {
 		t.Fatal(err)
 	}
 	if code, b := resolve(gateway, raw); code != http.StatusUnauthorized {

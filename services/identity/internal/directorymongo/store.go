@@ -35,9 +35,6 @@ func NewStore(db *mongo.Database, locks *mongox.DocLocks) *Store {
 		string(directory.Members):         "member",
 		string(directory.Teams):           "team",
 		string(directory.TeamMemberships): "team member",
-		string(directory.Invites):         "invite",
-		string(directory.SAMLProviders):   "SAML provider",
-		string(directory.Tokens):          "token",
 	})}
 }
 
@@ -60,9 +57,6 @@ func Indexes() []mongox.Index {
 		mongox.Keys(string(directory.TeamMemberships), "organization", "user"),
 		mongox.Keys(string(directory.TeamMemberships), "team"),
 		mongox.Keys(string(directory.Teams), "organization"),
-		mongox.Keys(string(directory.Invites), "organization"),
-		mongox.Keys(string(directory.SAMLProviders), "organization"),
-		mongox.Unique(string(directory.Tokens), "hash"),
 		mongox.Keys(string(directory.Organizations), "emailDomains"),
 		mongox.Keys(string(directory.Organizations), "hostname"),
 	}
@@ -269,34 +263,4 @@ func (s *Store) tally(ctx context.Context, f bson.M, key func(directory.TeamMemb
 		out[key(tm)]++
 	}
 	return out, err
-}
-
-// Invite returns an invite link of org.
-func (s *Store) Invite(ctx context.Context, org, id string) (directory.Invite, error) {
-	return findOne[directory.Invite](ctx, s, directory.Invites, bson.M{"_id": id, "organization": org})
-}
-
-// Invites returns a page of org's invite links by id and their count.
-func (s *Store) Invites(ctx context.Context, org, after string, limit int) ([]directory.Invite, int, error) {
-	return page[directory.Invite](ctx, s, directory.Invites, bson.M{"organization": org}, after, limit)
-}
-
-// SAMLProvider returns a SAML provider of org.
-func (s *Store) SAMLProvider(ctx context.Context, org, id string) (directory.SAMLProvider, error) {
-	return findOne[directory.SAMLProvider](ctx, s, directory.SAMLProviders, bson.M{"_id": id, "organization": org})
-}
-
-// SAMLProviders returns a page of org's SAML providers by id (all when limit is 0) and their count.
-func (s *Store) SAMLProviders(ctx context.Context, org, after string, limit int) ([]directory.SAMLProvider, int, error) {
-	return page[directory.SAMLProvider](ctx, s, directory.SAMLProviders, bson.M{"organization": org}, after, limit)
-}
-
-// Token returns a token by id.
-func (s *Store) Token(ctx context.Context, id string) (directory.Token, error) {
-	return findOne[directory.Token](ctx, s, directory.Tokens, bson.M{"_id": id})
-}
-
-// TokenByHash returns the token with the hash.
-func (s *Store) TokenByHash(ctx context.Context, hash string) (directory.Token, error) {
-	return findOne[directory.Token](ctx, s, directory.Tokens, bson.M{"hash": hash})
 }

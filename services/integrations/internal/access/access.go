@@ -7,9 +7,7 @@ import (
 	"slices"
 
 	"github.com/docspub/platform/libs/apierr"
-	"github.com/docspub/platform/libs/internaltoken"
 	"github.com/docspub/platform/libs/roles"
-	"github.com/gin-gonic/gin"
 )
 
 // Action is something a caller does to an organization's integrations.
@@ -44,12 +42,6 @@ type Caller struct {
 func (c Caller) Role(org string) (roles.Role, bool) {
 	r, ok := c.Roles[org]
 	return roles.Role(r), ok && roles.Valid(roles.Role(r))
-}
-
-// From is the caller of a request behind internaltoken.Require.
-func From(c *gin.Context) Caller {
-	p := internaltoken.From(c)
-	return Caller{UserID: p.UserID, Roles: p.Roles}
 }
 
 // Enter checks that the caller is a member of org (what is not theirs is

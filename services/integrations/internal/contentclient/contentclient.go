@@ -11,7 +11,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"mime"
@@ -163,7 +162,7 @@ func (c *Client) File(ctx context.Context, spaceID, revisionID, fileID string) (
 	}
 	if res.StatusCode != http.StatusOK {
 		defer res.Body.Close()
-		return nil, answer(res)
+		return nil, answer(res, "file")
 	}
 	return res.Body, nil
 }
@@ -231,10 +230,7 @@ func (c *Client) CreateRevision(ctx context.Context, spaceID string, r Revision)
 		Revision string `json:"revision"`
 	}
 	err = c.do(ctx, c.service(), http.MethodPost, spaceID, "/revisions", bytes.NewReader(body), "application/json", &out)
-	if apierrStatus(err) == http.StatusConflict {
-		return "", ErrMoved
-	}
-	return out.Revision, err
+	return out.Revision, err // content's 409 is ErrMoved (see answer)
 }
 
 // SetSync records the space's gitSync state.
@@ -285,7 +281,7 @@ func (c *Client) do(ctx context.Context, p internaltoken.Principal, method, spac
 	}
 	defer res.Body.Close()
 	if res.StatusCode >= 300 {
-		return answer(res)
+		return answer(res, "space")
 	}
 	if out == nil {
 		return nil
@@ -296,23 +292,30 @@ func (c *Client) do(ctx context.Context, p internaltoken.Principal, method, spac
 	return nil
 }
 
-// answer turns content's error answer into an error: its 4xx as they are
-// (their messages are meant for clients), anything else a 503.
-func answer(res *http.Response) error {
-	var body apierr.Body
-	_ = json.NewDecoder(io.LimitReader(res.Body, 1<<16)).Decode(&body)
-	if res.StatusCode >= 400 && res.StatusCode < 500 && body.Error.Message != "" {
-		return apierr.New(res.StatusCode, "%s", body.Error.Message)
+// answer turns content's error answer into one of ours. Content's message
+// speaks for content, so it is not shown to our clients: a 4xx keeps its
+// status with our own message about what (the space, a file), a refused
+// internal token or anything else is a 503.
+func answer(res *http.Response, what string) error {
+	_, _ = io.Copy(io.Discard, io.LimitReader(res.Body, 1<<16))
+	switch res.StatusCode {
+	case http.StatusBadRequest:
+		return apierr.BadRequest("the content service refused the %s as invalid", what)
+	case http.StatusForbidden:
+		return apierr.Forbidden("no access to the %s", what)
+	case http.StatusNotFound:
+		return apierr.NotFound("%s not found", what)
+	case http.StatusConflict:
+		return ErrMoved
+	case http.StatusRequestEntityTooLarge:
+		return apierr.TooLarge("the %s is larger than the content service accepts", what)
+	case http.StatusUnauthorized:
+	default:
+		if res.StatusCode >= 400 && res.StatusCode < 500 {
+			return apierr.New(res.StatusCode, "the content service refused the request for the %s (it answered %d)", what, res.StatusCode)
+		}
 	}
 	return apierr.Unavailable(5*time.Second, "content service unavailable (it answered %d)", res.StatusCode)
-}
-
-func apierrStatus(err error) int {
-	var e *apierr.Error
-	if err != nil && errors.As(err, &e) {
-		return e.Status
-	}
-	return 0
 }
 
 // Files reads files of a revision in one request (content's POST
@@ -334,7 +337,7 @@ func (c *Client) Files(ctx context.Context, spaceID, revisionID string, ids []st
 	}
 	defer res.Body.Close()
 	if res.StatusCode != http.StatusOK {
-		return answer(res)
+		return answer(res, "files")
 	}
 	tr := tar.NewReader(res.Body)
 	for _, id := range ids {

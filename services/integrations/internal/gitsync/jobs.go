@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"github.com/docspub/platform/libs/apierr"
+	"github.com/docspub/platform/libs/envelope"
 	"github.com/docspub/platform/libs/jobs"
-	"github.com/docspub/platform/libs/kafkax"
 	"github.com/docspub/platform/services/integrations/internal/contentclient"
 	"github.com/docspub/platform/services/integrations/internal/gitbook"
 	"github.com/docspub/platform/services/integrations/internal/gitrepo"
@@ -126,7 +126,7 @@ func (s *Service) ended(ctx context.Context, r *jobs.Run, p payload, remote gitr
 		st.Operation = &op
 	}
 	st.UpdatedAt = now
-	ev := kafkax.NewEvent(typ, st.Organization, st.ID, infoOf(st))
+	ev := envelope.New(typ, st.Organization, st.ID, infoOf(st))
 	if perr := s.store.Put(wctx, st, &ev); perr != nil {
 		return perr
 	}

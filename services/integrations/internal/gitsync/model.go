@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/docspub/platform/libs/apierr"
-	"github.com/docspub/platform/libs/kafkax"
+	"github.com/docspub/platform/libs/envelope"
 )
 
 // Operation directions and states (GitSyncOperationDirection, GitSyncOperationState).
@@ -85,7 +85,7 @@ type State struct {
 type Store interface {
 	Get(ctx context.Context, space string) (State, error)
 	// Put writes a state whole (insert or replace) with its event.
-	Put(ctx context.Context, s State, ev *kafkax.Event) error
+	Put(ctx context.Context, s State, ev *envelope.Event) error
 	// Running counts org's states whose operation is running.
 	Running(ctx context.Context, org string) (int, error)
 }

@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"github.com/docspub/platform/libs/apierr"
+	"github.com/docspub/platform/libs/envelope"
 	"github.com/docspub/platform/libs/jobs"
-	"github.com/docspub/platform/libs/kafkax"
 	"github.com/docspub/platform/libs/urlguard"
 	"github.com/docspub/platform/services/integrations/internal/access"
 	"github.com/docspub/platform/services/integrations/internal/contentclient"
@@ -254,7 +254,7 @@ func (s *Service) started(ctx context.Context, a contentclient.Access, p payload
 	if st.Operation == nil || st.Operation.Job != jobID { // the job may already have ended
 		st.Operation = &Operation{Job: jobID, State: OpRunning, Direction: direction(kind), StartedAt: now}
 	}
-	ev := kafkax.NewEvent(EventStarted, st.Organization, st.ID, infoOf(st))
+	ev := envelope.New(EventStarted, st.Organization, st.ID, infoOf(st))
 	return s.store.Put(ctx, st, &ev)
 }
 

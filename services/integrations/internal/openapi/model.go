@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/docspub/platform/libs/apierr"
-	"github.com/docspub/platform/libs/kafkax"
+	"github.com/docspub/platform/libs/envelope"
 	"github.com/docspub/platform/libs/keyset"
 )
 
@@ -131,22 +131,22 @@ type Result struct {
 type Store interface {
 	// Insert stores a new spec and, when text is not empty, its text; a
 	// taken slug is an apierr conflict.
-	Insert(ctx context.Context, sp Spec, text []byte, ev kafkax.Event) error
+	Insert(ctx context.Context, sp Spec, text []byte, ev envelope.Event) error
 	BySlug(ctx context.Context, org, slug string) (Spec, error)
 	ByID(ctx context.Context, id string) (Spec, error)
 	List(ctx context.Context, org string, p keyset.Page) ([]Spec, int, error)
 	// SetSource stores sp's new source (generation sp.Generation, the one
 	// before it being sp.Generation-1) and state pending.
-	SetSource(ctx context.Context, sp Spec, text []byte, ev kafkax.Event) error
-	SetVisibility(ctx context.Context, sp Spec, ev kafkax.Event) error
-	Remove(ctx context.Context, sp Spec, ev kafkax.Event) error
+	SetSource(ctx context.Context, sp Spec, text []byte, ev envelope.Event) error
+	SetVisibility(ctx context.Context, sp Spec, ev envelope.Event) error
+	Remove(ctx context.Context, sp Spec, ev envelope.Event) error
 	// Text returns the text source of a generation.
 	Text(ctx context.Context, spec string, generation int64) ([]byte, error)
 	// SetState sets the processing state while generation is current.
 	SetState(ctx context.Context, id string, generation int64, state string) error
 	// Finish records a result while its generation is current, with the new
 	// version (already stored) and the event.
-	Finish(ctx context.Context, id string, r Result, ev kafkax.Event) error
+	Finish(ctx context.Context, id string, r Result, ev envelope.Event) error
 	// InsertVersion stores a version, its content and, when not nil, its
 	// JSON rendering; the same id twice is not an error (a resumed job).
 	InsertVersion(ctx context.Context, v Version, content, rendered []byte) error

@@ -12,9 +12,9 @@ import (
 	"time"
 
 	"github.com/docspub/platform/libs/apierr"
+	"github.com/docspub/platform/libs/envelope"
 	"github.com/docspub/platform/libs/ids"
 	"github.com/docspub/platform/libs/jobs"
-	"github.com/docspub/platform/libs/kafkax"
 	"github.com/docspub/platform/libs/keyset"
 	"github.com/docspub/platform/libs/urlguard"
 	"github.com/docspub/platform/services/integrations/internal/access"
@@ -399,8 +399,8 @@ func (s *Service) Raw(ctx context.Context, c access.Caller, org, slug, id string
 	return RawView{Text: string(raw), Format: v.Format}, nil
 }
 
-func (s *Service) event(typ string, sp Spec) kafkax.Event {
-	return kafkax.NewEvent(typ, sp.Organization, sp.ID, s.view(sp, access.Caller{}))
+func (s *Service) event(typ string, sp Spec) envelope.Event {
+	return envelope.New(typ, sp.Organization, sp.ID, s.view(sp, access.Caller{}))
 }
 
 // enqueue starts processing sp. A failure to enqueue is logged, not

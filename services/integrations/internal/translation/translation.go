@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/docspub/platform/libs/apierr"
+	"github.com/docspub/platform/libs/envelope"
 	"github.com/docspub/platform/libs/ids"
-	"github.com/docspub/platform/libs/kafkax"
 	"github.com/docspub/platform/libs/keyset"
 	"github.com/docspub/platform/services/integrations/internal/access"
 )
@@ -50,12 +50,12 @@ type Settings struct {
 
 // Store keeps settings; reads of missing settings are apierr not-found errors.
 type Store interface {
-	Insert(ctx context.Context, s Settings, ev kafkax.Event) error
+	Insert(ctx context.Context, s Settings, ev envelope.Event) error
 	Get(ctx context.Context, org, id string) (Settings, error)
 	// List returns one page of org's settings by id, fetching up to p.Limit+1, and counts them all.
 	List(ctx context.Context, org string, p keyset.Page) ([]Settings, int, error)
-	Replace(ctx context.Context, s Settings, ev kafkax.Event) error
-	Remove(ctx context.Context, org, id string, ev kafkax.Event) error
+	Replace(ctx context.Context, s Settings, ev envelope.Event) error
+	Remove(ctx context.Context, org, id string, ev envelope.Event) error
 }
 
 // View is settings as the API returns them (translation-settings).
@@ -244,7 +244,7 @@ func (s *Service) Delete(ctx context.Context, c access.Caller, org, id string) e
 }
 
 // event is the event of a change of st: the settings without a caller's permissions.
-func (s *Service) event(typ string, st Settings) kafkax.Event {
+func (s *Service) event(typ string, st Settings) envelope.Event {
 	v := s.view(st, access.Caller{})
-	return kafkax.NewEvent(typ, st.Organization, st.ID, v)
+	return envelope.New(typ, st.Organization, st.ID, v)
 }

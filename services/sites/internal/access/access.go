@@ -6,9 +6,7 @@ package access
 import (
 	"slices"
 
-	"github.com/docspub/platform/libs/internaltoken"
 	"github.com/docspub/platform/libs/roles"
-	"github.com/gin-gonic/gin"
 )
 
 // Action is something a caller does to a site.
@@ -43,10 +41,4 @@ type Caller struct {
 func (c Caller) Role(org string) (roles.Role, bool) {
 	r, ok := c.Roles[org]
 	return roles.Role(r), ok
-}
-
-// From is the caller of a request behind internaltoken.Require.
-func From(c *gin.Context) Caller {
-	p := internaltoken.From(c)
-	return Caller{UserID: p.UserID, Roles: p.Roles}
 }

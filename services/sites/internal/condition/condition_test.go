@@ -99,7 +99,7 @@ func TestValidate(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			err := condition.Validate("condition", tc.cond)
-			if !errors.Is(err, &apierr.Error{Status: 400}) {
+			if !errors.Is(err, apierr.ErrBadRequest) {
 				t.Fatalf("Validate(%q) = %v, want a 400", tc.cond, err)
 			}
 			if msg := err.Error(); !strings.HasPrefix(msg, "condition: ") || !strings.Contains(msg, tc.wantText) {

@@ -43,7 +43,7 @@ func TestCheckCondition(t *testing.T) {
 			if err == nil {
 				return
 			}
-			if !errors.Is(err, &apierr.Error{Status: 400}) {
+			if !errors.Is(err, apierr.ErrBadRequest) {
 				t.Errorf("error %v is not a 400", err)
 			}
 			if msg := err.Error(); !strings.HasPrefix(msg, "condition: ") || !strings.Contains(msg, tc.wantText) || strings.Contains(msg, "\n") {

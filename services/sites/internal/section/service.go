@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/docspub/platform/libs/apierr"
-	"github.com/docspub/platform/libs/kafkax"
+	"github.com/docspub/platform/libs/envelope"
 	"github.com/docspub/platform/libs/order"
 	"github.com/docspub/platform/services/sites/internal/access"
 	"github.com/docspub/platform/services/sites/internal/site"
@@ -106,8 +106,8 @@ const (
 	GroupDeleted   = "site_section_group.deleted"
 )
 
-func event(typ string, g site.Grant, subject string, data any) kafkax.Event {
-	return kafkax.NewEvent(typ, g.Organization, subject, data)
+func event(typ string, g site.Grant, subject string, data any) envelope.Event {
+	return envelope.New(typ, g.Organization, subject, data)
 }
 
 // Page asks for a page of a list (keyset over position and id).

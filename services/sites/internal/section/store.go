@@ -3,7 +3,7 @@ package section
 import (
 	"context"
 
-	"github.com/docspub/platform/libs/kafkax"
+	"github.com/docspub/platform/libs/envelope"
 )
 
 // Fields are stored fields to set, by their stored name.
@@ -14,9 +14,9 @@ type Fields map[string]any
 // apierr not-found error; a path used by another live section of the site is
 // an apierr conflict.
 type Store interface {
-	InsertSection(ctx context.Context, s Section, ev kafkax.Event) error
-	SetSection(ctx context.Context, site, id string, set Fields, ev *kafkax.Event) error
-	RemoveSection(ctx context.Context, site, id string, ev kafkax.Event) error
+	InsertSection(ctx context.Context, s Section, ev envelope.Event) error
+	SetSection(ctx context.Context, site, id string, set Fields, ev *envelope.Event) error
+	RemoveSection(ctx context.Context, site, id string, ev envelope.Event) error
 	Section(ctx context.Context, site, id string) (Section, error)
 	// Sections returns a page of a site's sections by position then id, and
 	// the count of all of them.
@@ -24,9 +24,9 @@ type Store interface {
 	// SiteSections returns every section of a site by position then id.
 	SiteSections(ctx context.Context, site string) ([]Section, error)
 
-	InsertGroup(ctx context.Context, g Group, ev kafkax.Event) error
-	SetGroup(ctx context.Context, site, id string, set Fields, ev *kafkax.Event) error
-	RemoveGroup(ctx context.Context, site, id string, ev kafkax.Event) error
+	InsertGroup(ctx context.Context, g Group, ev envelope.Event) error
+	SetGroup(ctx context.Context, site, id string, set Fields, ev *envelope.Event) error
+	RemoveGroup(ctx context.Context, site, id string, ev envelope.Event) error
 	Group(ctx context.Context, site, id string) (Group, error)
 	Groups(ctx context.Context, q Query) ([]Group, int, error)
 	SiteGroups(ctx context.Context, site string) ([]Group, error)

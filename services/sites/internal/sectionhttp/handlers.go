@@ -7,7 +7,7 @@ import (
 	"github.com/docspub/platform/libs/apierr"
 	"github.com/docspub/platform/libs/httpx"
 	"github.com/docspub/platform/libs/nullable"
-	"github.com/docspub/platform/services/sites/internal/access"
+	"github.com/docspub/platform/services/sites/internal/accesshttp"
 	"github.com/docspub/platform/services/sites/internal/section"
 	"github.com/gin-gonic/gin"
 )
@@ -19,7 +19,7 @@ func (h *handlers) listSections(c *gin.Context) {
 	if !ok {
 		return
 	}
-	l, err := h.svc.ListSections(c.Request.Context(), access.From(c), orgID(c), siteID(c), pg)
+	l, err := h.svc.ListSections(c.Request.Context(), accesshttp.From(c), orgID(c), siteID(c), pg)
 	paging.ReplyKeyset(c, l, err, paging.ByPosition)
 }
 
@@ -35,7 +35,7 @@ func (h *handlers) createSection(c *gin.Context) {
 	if !httpx.Bind(c, &req) {
 		return
 	}
-	v, err := h.svc.CreateSection(c.Request.Context(), access.From(c), orgID(c), siteID(c), section.CreateSectionInput{
+	v, err := h.svc.CreateSection(c.Request.Context(), accesshttp.From(c), orgID(c), siteID(c), section.CreateSectionInput{
 		SpaceID: req.SpaceID.Value, Title: req.Title, Icon: req.Icon, GroupID: req.SiteSectionGroupID})
 	httpx.Reply(c, http.StatusCreated, v, err)
 }
@@ -55,14 +55,14 @@ func (h *handlers) updateSection(c *gin.Context) {
 	if !httpx.Bind(c, &req) {
 		return
 	}
-	v, err := h.svc.UpdateSection(c.Request.Context(), access.From(c), orgID(c), siteID(c), sectionID(c), section.UpdateSectionInput{
+	v, err := h.svc.UpdateSection(c.Request.Context(), accesshttp.From(c), orgID(c), siteID(c), sectionID(c), section.UpdateSectionInput{
 		Title: req.Title, Path: req.Path, DefaultSiteSpace: req.DefaultSiteSpace, Condition: req.Condition,
 		Icon: req.Icon, Description: req.Description, GroupID: req.SiteSectionGroupID})
 	httpx.Reply(c, http.StatusOK, v, err)
 }
 
 func (h *handlers) deleteSection(c *gin.Context) {
-	err := h.svc.DeleteSection(c.Request.Context(), access.From(c), orgID(c), siteID(c), sectionID(c))
+	err := h.svc.DeleteSection(c.Request.Context(), accesshttp.From(c), orgID(c), siteID(c), sectionID(c))
 	httpx.Empty(c, http.StatusResetContent, err)
 }
 
@@ -128,7 +128,7 @@ func (h *handlers) moveSection(c *gin.Context) {
 		httpx.Error(c, err)
 		return
 	}
-	v, err := h.svc.MoveSection(c.Request.Context(), access.From(c), orgID(c), siteID(c), sectionID(c), pos)
+	v, err := h.svc.MoveSection(c.Request.Context(), accesshttp.From(c), orgID(c), siteID(c), sectionID(c), pos)
 	httpx.Reply(c, http.StatusOK, v, err)
 }
 
@@ -137,7 +137,7 @@ func (h *handlers) listGroups(c *gin.Context) {
 	if !ok {
 		return
 	}
-	l, err := h.svc.ListGroups(c.Request.Context(), access.From(c), orgID(c), siteID(c), pg)
+	l, err := h.svc.ListGroups(c.Request.Context(), accesshttp.From(c), orgID(c), siteID(c), pg)
 	paging.ReplyKeyset(c, l, err, paging.ByPosition)
 }
 
@@ -152,7 +152,7 @@ func (h *handlers) createGroup(c *gin.Context) {
 	if !httpx.Bind(c, &req) {
 		return
 	}
-	v, err := h.svc.CreateGroup(c.Request.Context(), access.From(c), orgID(c), siteID(c), section.CreateGroupInput(req))
+	v, err := h.svc.CreateGroup(c.Request.Context(), accesshttp.From(c), orgID(c), siteID(c), section.CreateGroupInput(req))
 	httpx.Reply(c, http.StatusCreated, v, err)
 }
 
@@ -166,12 +166,12 @@ func (h *handlers) updateGroup(c *gin.Context) {
 	if !httpx.Bind(c, &req) {
 		return
 	}
-	v, err := h.svc.UpdateGroup(c.Request.Context(), access.From(c), orgID(c), siteID(c), groupID(c), section.UpdateGroupInput(req))
+	v, err := h.svc.UpdateGroup(c.Request.Context(), accesshttp.From(c), orgID(c), siteID(c), groupID(c), section.UpdateGroupInput(req))
 	httpx.Reply(c, http.StatusOK, v, err)
 }
 
 func (h *handlers) deleteGroup(c *gin.Context) {
-	err := h.svc.DeleteGroup(c.Request.Context(), access.From(c), orgID(c), siteID(c), groupID(c))
+	err := h.svc.DeleteGroup(c.Request.Context(), accesshttp.From(c), orgID(c), siteID(c), groupID(c))
 	httpx.Empty(c, http.StatusResetContent, err)
 }
 
@@ -185,7 +185,7 @@ func (h *handlers) moveGroup(c *gin.Context) {
 		httpx.Error(c, err)
 		return
 	}
-	v, err := h.svc.MoveGroup(c.Request.Context(), access.From(c), orgID(c), siteID(c), groupID(c), pos)
+	v, err := h.svc.MoveGroup(c.Request.Context(), accesshttp.From(c), orgID(c), siteID(c), groupID(c), pos)
 	httpx.Reply(c, http.StatusOK, v, err)
 }
 
@@ -198,11 +198,11 @@ func (h *handlers) addToGroup(c *gin.Context) {
 	if !httpx.Bind(c, &req) {
 		return
 	}
-	v, err := h.svc.AddToGroup(c.Request.Context(), access.From(c), orgID(c), siteID(c), groupID(c), req.SectionID)
+	v, err := h.svc.AddToGroup(c.Request.Context(), accesshttp.From(c), orgID(c), siteID(c), groupID(c), req.SectionID)
 	httpx.Reply(c, http.StatusCreated, v, err)
 }
 
 func (h *handlers) removeFromGroup(c *gin.Context) {
-	err := h.svc.RemoveFromGroup(c.Request.Context(), access.From(c), orgID(c), siteID(c), groupID(c), sectionID(c))
+	err := h.svc.RemoveFromGroup(c.Request.Context(), accesshttp.From(c), orgID(c), siteID(c), groupID(c), sectionID(c))
 	httpx.Empty(c, http.StatusResetContent, err)
 }

@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/docspub/platform/libs/apierr"
+	"github.com/docspub/platform/libs/envelope"
 	"github.com/docspub/platform/libs/ids"
-	"github.com/docspub/platform/libs/kafkax"
 	"github.com/docspub/platform/services/sites/internal/access"
 	"github.com/docspub/platform/services/sites/internal/limits"
 	"github.com/docspub/platform/services/sites/internal/site"
@@ -119,7 +119,7 @@ func (s *Service) Create(ctx context.Context, c access.Caller, org, siteID strin
 		ID: ids.New(), Organization: g.Organization, Site: g.Site, Name: in.Name.Value, Active: true,
 		Key: key, KeyHash: HashKey(key), CreatedAt: t, UpdatedAt: t,
 	}
-	if err := s.store.Insert(ctx, l, kafkax.NewEvent(EventCreated, l.Organization, l.ID, eventData(l))); err != nil {
+	if err := s.store.Insert(ctx, l, envelope.New(EventCreated, l.Organization, l.ID, eventData(l))); err != nil {
 		return View{}, fmt.Errorf("create share link of site %s: %w", g.Site, err)
 	}
 	// The count above was read before the insert: concurrent creations
@@ -127,7 +127,7 @@ func (s *Service) Create(ctx context.Context, c access.Caller, org, siteID strin
 	// its bound takes this link back, so the bound holds whatever the
 	// interleaving (the last of two racing inserts always sees both).
 	if _, n, err := s.store.Links(ctx, g.Site, Page{Limit: 1}); err != nil || n > limits.ShareLinksPerSite {
-		if rerr := s.store.Remove(ctx, g.Site, l.ID, kafkax.NewEvent(EventDeleted, l.Organization, l.ID, eventData(l))); rerr != nil {
+		if rerr := s.store.Remove(ctx, g.Site, l.ID, envelope.New(EventDeleted, l.Organization, l.ID, eventData(l))); rerr != nil {
 			return View{}, fmt.Errorf("take back share link %s of site %s: %w", l.ID, g.Site, rerr)
 		}
 		if err != nil {
@@ -155,7 +155,7 @@ func (s *Service) Update(ctx context.Context, c access.Caller, org, siteID, id s
 	}
 	ch.UpdatedAt = s.clock()
 	l.UpdatedAt = ch.UpdatedAt
-	err = s.store.Update(ctx, g.Site, id, ch, kafkax.NewEvent(EventUpdated, l.Organization, l.ID, eventData(l)))
+	err = s.store.Update(ctx, g.Site, id, ch, envelope.New(EventUpdated, l.Organization, l.ID, eventData(l)))
 	if errors.Is(err, apierr.ErrNotFound) {
 		return View{}, ErrNotFound
 	}
@@ -176,7 +176,7 @@ func (s *Service) Delete(ctx context.Context, c access.Caller, org, siteID, id s
 	if err != nil {
 		return err
 	}
-	err = s.store.Remove(ctx, g.Site, id, kafkax.NewEvent(EventDeleted, l.Organization, l.ID, eventData(l)))
+	err = s.store.Remove(ctx, g.Site, id, envelope.New(EventDeleted, l.Organization, l.ID, eventData(l)))
 	if errors.Is(err, apierr.ErrNotFound) {
 		return ErrNotFound
 	}

@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/docspub/platform/libs/apierr"
+	"github.com/docspub/platform/libs/envelope"
 	"github.com/docspub/platform/libs/ids"
-	"github.com/docspub/platform/libs/kafkax"
 	"github.com/docspub/platform/services/sites/internal/limits"
 	"golang.org/x/sync/errgroup"
 )
@@ -242,7 +242,7 @@ func (s *Service) checkClaim(ctx context.Context, st Site) (Site, error) {
 	changed := c.State != st.HostnameClaim.State
 	st.HostnameClaim = &c
 	set := Fields{"hostnameClaim": st.HostnameClaim}
-	var evs []kafkax.Event
+	var evs []envelope.Event
 	if changed {
 		st.UpdatedAt = now
 		set["updatedAt"] = now
@@ -302,10 +302,10 @@ func (s *Service) lookup(ctx context.Context, name, token string) (bool, string)
 }
 
 // hostnameEvent is the site.updated event of a change of st's hostname claim.
-func (s *Service) hostnameEvent(ctx context.Context, st Site) (kafkax.Event, error) {
+func (s *Service) hostnameEvent(ctx context.Context, st Site) (envelope.Event, error) {
 	view, err := s.renderSite(ctx, st, nil)
 	if err != nil {
-		return kafkax.Event{}, err
+		return envelope.Event{}, err
 	}
 	return event("site.updated", st.Organization, st.ID, view), nil
 }

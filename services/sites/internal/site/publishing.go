@@ -6,8 +6,8 @@ import (
 	"time"
 
 	"github.com/docspub/platform/libs/apierr"
+	"github.com/docspub/platform/libs/envelope"
 	"github.com/docspub/platform/libs/ids"
-	"github.com/docspub/platform/libs/kafkax"
 	"github.com/docspub/platform/libs/nullable"
 	"github.com/docspub/platform/services/sites/internal/access"
 	"github.com/docspub/platform/services/sites/internal/limits"
@@ -67,7 +67,7 @@ func publishingView(pa PublishingAuth) PublishingAuthView {
 }
 
 // publishingEvent is the event of a change of pa: never its key.
-func publishingEvent(org string, pa PublishingAuth) kafkax.Event {
+func publishingEvent(org string, pa PublishingAuth) envelope.Event {
 	v := publishingView(pa)
 	v.PrivateKey = ""
 	return event("site_publishing_auth.updated", org, pa.Site,

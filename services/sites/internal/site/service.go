@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/docspub/platform/libs/apierr"
-	"github.com/docspub/platform/libs/kafkax"
+	"github.com/docspub/platform/libs/envelope"
 	"github.com/docspub/platform/libs/quota"
 	"github.com/docspub/platform/libs/roles"
 	"github.com/docspub/platform/services/sites/internal/access"
@@ -250,6 +250,6 @@ func member(c access.Caller, org string) (roles.Role, error) {
 	return r, nil
 }
 
-func event(typ, org, subject string, data any) kafkax.Event {
-	return kafkax.NewEvent(typ, org, subject, data)
+func event(typ, org, subject string, data any) envelope.Event {
+	return envelope.New(typ, org, subject, data)
 }

@@ -4,18 +4,18 @@ import (
 	"context"
 	"time"
 
-	"github.com/docspub/platform/libs/kafkax"
+	"github.com/docspub/platform/libs/envelope"
 )
 
 // Store is what sites need from storage. Every write records its events with
 // the change (the outbox); reads of one missing item return an apierr
 // not-found error, a taken unique key (basename, site space path) a conflict.
 type Store interface {
-	InsertSite(ctx context.Context, s Site, ev kafkax.Event) error
-	SetSite(ctx context.Context, id string, set Fields, ev kafkax.Event) error
+	InsertSite(ctx context.Context, s Site, ev envelope.Event) error
+	SetSite(ctx context.Context, id string, set Fields, ev envelope.Event) error
 	// RemoveSite tombstones a site with its deletion event and deletes its
 	// site spaces (the site's event says they are gone).
-	RemoveSite(ctx context.Context, id string, ev kafkax.Event) error
+	RemoveSite(ctx context.Context, id string, ev envelope.Event) error
 	Site(ctx context.Context, id string) (Site, error)
 	Sites(ctx context.Context, q SiteQuery) ([]Site, int, error)
 
@@ -23,16 +23,16 @@ type Store interface {
 	// site never set one.
 	AdaptiveSchema(ctx context.Context, siteID string) (AdaptiveSchema, error)
 	// SetAdaptiveSchema stores a site's adaptive schema with its event.
-	SetAdaptiveSchema(ctx context.Context, sc AdaptiveSchema, ev kafkax.Event) error
+	SetAdaptiveSchema(ctx context.Context, sc AdaptiveSchema, ev envelope.Event) error
 
 	// PublishingAuth returns a site's publishing auth; not found when it has none yet.
 	PublishingAuth(ctx context.Context, siteID string) (PublishingAuth, error)
 	// InsertPublishingAuth stores a site's first publishing auth; a
 	// conflict when it has one.
-	InsertPublishingAuth(ctx context.Context, pa PublishingAuth, ev kafkax.Event) error
+	InsertPublishingAuth(ctx context.Context, pa PublishingAuth, ev envelope.Event) error
 	// SetPublishingAuth changes fields of a site's publishing auth, only
 	// while its private key is key ("" for any): else not found.
-	SetPublishingAuth(ctx context.Context, siteID, key string, set Fields, ev kafkax.Event) error
+	SetPublishingAuth(ctx context.Context, siteID, key string, set Fields, ev envelope.Event) error
 
 	// SiteByName returns org's live site whose basename is name, else the
 	// one whose id is name.
@@ -40,7 +40,7 @@ type Store interface {
 	// UpdateSite changes fields of a site whose stored fields match cond
 	// (dotted names reach into documents; nil matches a missing field):
 	// when they do not, a conflict.
-	UpdateSite(ctx context.Context, id string, cond, set Fields, evs ...kafkax.Event) error
+	UpdateSite(ctx context.Context, id string, cond, set Fields, evs ...envelope.Event) error
 	// SiteByHostname returns the live site that verified host and still
 	// holds it (HostnameVerified).
 	SiteByHostname(ctx context.Context, host string) (Site, error)
@@ -59,9 +59,9 @@ type Store interface {
 	// SitesClaiming returns the sites but except whose claim of host is pending.
 	SitesClaiming(ctx context.Context, host, except string) ([]Site, error)
 
-	InsertSiteSpace(ctx context.Context, ss SiteSpace, ev kafkax.Event) error
-	SetSiteSpace(ctx context.Context, id string, set Fields, ev kafkax.Event) error
-	RemoveSiteSpace(ctx context.Context, id string, ev kafkax.Event) error
+	InsertSiteSpace(ctx context.Context, ss SiteSpace, ev envelope.Event) error
+	SetSiteSpace(ctx context.Context, id string, set Fields, ev envelope.Event) error
+	RemoveSiteSpace(ctx context.Context, id string, ev envelope.Event) error
 	SiteSpace(ctx context.Context, id string) (SiteSpace, error)
 	// SiteSpacesIn returns the site spaces of a site in the given sections
 	// ("" for site-level ones), by position then id.

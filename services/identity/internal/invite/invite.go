@@ -1,0 +1,217 @@
+// Package invite is identity's invite links: whoever holds a link's id may
+// join its organization with its role while the organization allows invite
+// links. Admins create, read, change and delete links. It builds on the
+// directory (the organization entered, its memberships) and knows neither
+// gin nor the MongoDB driver: it talks to storage through Store.
+package invite
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/docspub/platform/libs/apierr"
+	"github.com/docspub/platform/libs/envelope"
+	"github.com/docspub/platform/libs/ids"
+	"github.com/docspub/platform/libs/keyset"
+	"github.com/docspub/platform/libs/nullable"
+	"github.com/docspub/platform/libs/roles"
+	"github.com/docspub/platform/services/identity/internal/access"
+	"github.com/docspub/platform/services/identity/internal/directory"
+)
+
+// Errors of invite links.
+var (
+	ErrNotFound      = apierr.NotFound("invite not found")
+	ErrLinksDisabled = apierr.Forbidden("invite links are disabled in this organization")
+)
+
+// Invite is an invite link to an organization.
+type Invite struct {
+	ID           string     `bson:"_id"`
+	Organization string     `bson:"organization"`
+	Role         roles.Role `bson:"role"` // "" = guest
+	CreatedAt    time.Time  `bson:"createdAt"`
+	CreatedBy    string     `bson:"createdBy"`
+}
+
+// View is InviteLinkToOrganization as the API returns it.
+type View struct {
+	Object    string                 `json:"object"`
+	ID        string                 `json:"id"`
+	Role      *roles.Role            `json:"role"`
+	Redundant bool                   `json:"redundant"`
+	CreatedAt time.Time              `json:"createdAt"`
+	URLs      directory.LocationURLs `json:"urls"`
+}
+
+func render(u directory.URLs, i Invite) View {
+	return View{Object: "invite", ID: i.ID, Role: directory.RoleJSON(i.Role), CreatedAt: i.CreatedAt,
+		URLs: directory.LocationURLs{Location: u.Location("/orgs/" + i.Organization + "/link-invites/" + i.ID)}}
+}
+
+// Input is the body of POST ORG/link-invites and PATCH ORG/link-invites/{id}:
+// {role} (the organization form) or {level}, both Role or null.
+type Input struct {
+	Role  nullable.Field[string] `json:"role"`
+	Level nullable.Field[string] `json:"level"`
+}
+
+func (in Input) role() (roles.Role, error) {
+	switch {
+	case in.Role.Set:
+		return directory.ParseRoleOrGuest("role", in.Role)
+	case in.Level.Set:
+		return directory.ParseRoleOrGuest("level", in.Level)
+	}
+	return roles.Guest, apierr.Invalid("role", "is required")
+}
+
+// Store keeps invite links. Every write records its event with the change
+// (the outbox); Remove tombstones the link; a read of a missing link is an
+// apierr not-found error.
+type Store interface {
+	Insert(ctx context.Context, i Invite, ev envelope.Event) error
+	SetRole(ctx context.Context, id string, r roles.Role, ev envelope.Event) error
+	Remove(ctx context.Context, id string, ev envelope.Event) error
+	Invite(ctx context.Context, org, id string) (Invite, error)
+	// Invites returns a page of org's links by id and their count.
+	Invites(ctx context.Context, org, after string, limit int) ([]Invite, int, error)
+}
+
+// Directory is what invite links need of the directory.
+type Directory interface {
+	EnterFor(ctx context.Context, userID, orgID string, a access.Action, what string) (directory.Entry, error)
+	Organization(ctx context.Context, id string) (directory.Organization, error)
+	Join(ctx context.Context, org, userID string, r roles.Role) error
+}
+
+// Service carries out the operations on invite links.
+type Service struct {
+	store Store
+	dir   Directory
+	urls  directory.URLs
+	now   func() time.Time
+}
+
+// New returns a service over store that enters organizations through dir
+// and renders with urls.
+func New(store Store, dir Directory, urls directory.URLs) *Service {
+	return &Service{store: store, dir: dir, urls: urls, now: func() time.Time { return time.Now().UTC().Truncate(time.Millisecond) }}
+}
+
+const manage = "manage invites"
+
+func (s *Service) event(typ string, i Invite, v View) envelope.Event {
+	return envelope.New(typ, i.Organization, i.ID, v)
+}
+
+// List lists an organization's invite links, by id; admins only.
+func (s *Service) List(ctx context.Context, userID, orgID string, p keyset.Page) (keyset.List[View], error) {
+	e, err := s.dir.EnterFor(ctx, userID, orgID, access.ManageInvites, manage)
+	if err != nil {
+		return keyset.List[View]{}, err
+	}
+	invs, count, err := s.store.Invites(ctx, e.Organization(), p.AfterID, p.Limit+1)
+	if err != nil {
+		return keyset.List[View]{}, err
+	}
+	l := keyset.Cut(invs, p.Limit, count, func(i Invite) (int64, string) { return 0, i.ID })
+	out := keyset.With(l, make([]View, len(l.Items)))
+	for i, inv := range l.Items {
+		out.Items[i] = render(s.urls, inv)
+	}
+	return out, nil
+}
+
+// Create creates an invite link; admins only.
+func (s *Service) Create(ctx context.Context, userID, orgID string, in Input) (View, error) {
+	e, err := s.dir.EnterFor(ctx, userID, orgID, access.ManageInvites, manage)
+	if err != nil {
+		return View{}, err
+	}
+	r, err := in.role()
+	if err != nil {
+		return View{}, err
+	}
+	inv := Invite{ID: ids.New(), Organization: e.Organization(), Role: r, CreatedAt: s.now(), CreatedBy: userID}
+	v := render(s.urls, inv)
+	if err := s.store.Insert(ctx, inv, s.event("invite.created", inv, v)); err != nil {
+		return View{}, err
+	}
+	return v, nil
+}
+
+func (s *Service) invite(ctx context.Context, org, id string) (Invite, error) {
+	inv, err := s.store.Invite(ctx, org, id)
+	if errors.Is(err, apierr.ErrNotFound) {
+		return Invite{}, ErrNotFound
+	}
+	return inv, err
+}
+
+// managed enters orgID for a manager of invites and loads its link id.
+func (s *Service) managed(ctx context.Context, userID, orgID, id string) (Invite, error) {
+	e, err := s.dir.EnterFor(ctx, userID, orgID, access.ManageInvites, manage)
+	if err != nil {
+		return Invite{}, err
+	}
+	return s.invite(ctx, e.Organization(), id)
+}
+
+// Get returns an invite link; admins only.
+func (s *Service) Get(ctx context.Context, userID, orgID, id string) (View, error) {
+	inv, err := s.managed(ctx, userID, orgID, id)
+	if err != nil {
+		return View{}, err
+	}
+	return render(s.urls, inv), nil
+}
+
+// Update changes an invite link's role; admins only.
+func (s *Service) Update(ctx context.Context, userID, orgID, id string, in Input) (View, error) {
+	inv, err := s.managed(ctx, userID, orgID, id)
+	if err != nil {
+		return View{}, err
+	}
+	r, err := in.role()
+	if err != nil {
+		return View{}, err
+	}
+	inv.Role = r
+	v := render(s.urls, inv)
+	if err := s.store.SetRole(ctx, inv.ID, r, s.event("invite.updated", inv, v)); err != nil {
+		return View{}, err
+	}
+	return v, nil
+}
+
+// Delete deletes an invite link; admins only.
+func (s *Service) Delete(ctx context.Context, userID, orgID, id string) error {
+	inv, err := s.managed(ctx, userID, orgID, id)
+	if err != nil {
+		return err
+	}
+	return s.store.Remove(ctx, inv.ID, s.event("invite.deleted", inv, render(s.urls, inv)))
+}
+
+// Join makes the caller a member with the invite's role. Anyone holding the
+// invite id may join while the organization allows invite links; a member
+// who joins again keeps their membership unchanged.
+func (s *Service) Join(ctx context.Context, userID, orgID, id string) error {
+	org, err := s.dir.Organization(ctx, orgID)
+	if errors.Is(err, apierr.ErrNotFound) {
+		return ErrNotFound
+	}
+	if err != nil {
+		return err
+	}
+	inv, err := s.invite(ctx, org.ID, id)
+	if err != nil {
+		return err
+	}
+	if !org.InviteLinks {
+		return ErrLinksDisabled
+	}
+	return s.dir.Join(ctx, org.ID, userID, inv.Role)
+}

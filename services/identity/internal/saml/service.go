@@ -1,0 +1,255 @@
+package saml
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/docspub/platform/libs/apierr"
+	"github.com/docspub/platform/libs/envelope"
+	"github.com/docspub/platform/libs/ids"
+	"github.com/docspub/platform/libs/keyset"
+	"github.com/docspub/platform/libs/nullable"
+	"github.com/docspub/platform/libs/roles"
+	"github.com/docspub/platform/services/identity/internal/access"
+	"github.com/docspub/platform/services/identity/internal/directory"
+)
+
+// Store keeps providers. Every write records its event with the change (the
+// outbox); Remove tombstones the provider; a read of a missing provider is an
+// apierr not-found error.
+type Store interface {
+	Insert(ctx context.Context, p Provider, ev envelope.Event) error
+	// Update writes the provider's settings (all but its id, organization
+	// and creation time).
+	Update(ctx context.Context, p Provider, ev envelope.Event) error
+	Remove(ctx context.Context, id string, ev envelope.Event) error
+	Provider(ctx context.Context, org, id string) (Provider, error)
+	// Providers returns a page of org's providers by id (all when limit is
+	// 0) and their count.
+	Providers(ctx context.Context, org, after string, limit int) ([]Provider, int, error)
+}
+
+// Directory is what providers need of the directory: the organization
+// entered and its teams (a provider's default team).
+type Directory interface {
+	EnterFor(ctx context.Context, userID, orgID string, a access.Action, what string) (directory.Entry, error)
+	HasTeam(ctx context.Context, org, id string) (bool, error)
+	TeamOf(ctx context.Context, e *directory.Entry, org, id string) (*directory.TeamView, error)
+}
+
+// Service carries out the operations on SAML providers.
+type Service struct {
+	store Store
+	dir   Directory
+	urls  directory.URLs
+	now   func() time.Time
+}
+
+// New returns a service over store that enters organizations through dir
+// and renders with urls.
+func New(store Store, dir Directory, urls directory.URLs) *Service {
+	return &Service{store: store, dir: dir, urls: urls, now: func() time.Time { return time.Now().UTC().Truncate(time.Millisecond) }}
+}
+
+const manage = "manage SAML providers"
+
+// apply validates in, applies it to p and reports whether it changed anything.
+func (s *Service) apply(ctx context.Context, in Input, p *Provider, create bool) (bool, error) {
+	var pr apierr.Problems
+	changed := false
+	str := func(name string, f nullable.Field[string], max int, dst *string) {
+		if !f.Set {
+			return
+		}
+		if f.Null {
+			*dst = ""
+		} else {
+			pr.Text(name, f.Value, 0, max)
+			*dst = f.Value
+		}
+		changed = true
+	}
+	switch {
+	case in.Label.Set && in.Label.Null:
+		pr.Add("label", "must not be null")
+	case in.Label.Set:
+		pr.Text("label", in.Label.Value, 1, MaxLabel)
+		p.Label, changed = in.Label.Value, true
+	case create:
+		pr.Add("label", "is required")
+	}
+	str("entityID", in.EntityID, MaxEntityID, &p.EntityID)
+	if in.Certificate.Set {
+		p.Certificate = ""
+		if !in.Certificate.Null && in.Certificate.Value != "" {
+			checkCertificate(&pr, "certificate", in.Certificate.Value)
+			p.Certificate = in.Certificate.Value
+		}
+		changed = true
+	}
+	if in.SSOURL.Set && !in.SSOURL.Null && in.SSOURL.Value != "" {
+		directory.CheckURL(&pr, "ssoURL", in.SSOURL.Value)
+	}
+	str("ssoURL", in.SSOURL, directory.MaxURL, &p.SSOURL)
+	if in.DefaultRole.Set {
+		r, err := directory.ParseRoleOrGuest("defaultRole", in.DefaultRole)
+		if err != nil {
+			pr.Add("defaultRole", "must be one of %v or null", roles.Names)
+		}
+		p.DefaultRole, changed = r, true
+	}
+	if in.DefaultTeam.Set {
+		p.DefaultTeam = ""
+		if !in.DefaultTeam.Null && in.DefaultTeam.Value != "" {
+			ok, err := s.dir.HasTeam(ctx, p.Organization, in.DefaultTeam.Value)
+			if err != nil {
+				return false, err
+			}
+			if !ok {
+				pr.Add("defaultTeam", "%q is not a team of the organization", in.DefaultTeam.Value)
+			}
+			p.DefaultTeam = in.DefaultTeam.Value
+		}
+		changed = true
+	}
+	return changed, pr.Err()
+}
+
+// view renders a provider with its default team, as e sees it, or as events
+// carry it when e is nil.
+func (s *Service) view(ctx context.Context, e *directory.Entry, p Provider) (ProviderView, error) {
+	var team *directory.TeamView
+	if p.DefaultTeam != "" {
+		t, err := s.dir.TeamOf(ctx, e, p.Organization, p.DefaultTeam)
+		if err != nil {
+			return ProviderView{}, err
+		}
+		team = t
+	}
+	return render(s.urls, p, team), nil
+}
+
+func (s *Service) event(ctx context.Context, typ string, p Provider) (envelope.Event, error) {
+	v, err := s.view(ctx, nil, p)
+	if err != nil {
+		return envelope.Event{}, err
+	}
+	return envelope.New(typ, p.Organization, p.ID, v), nil
+}
+
+// List lists an organization's SAML providers, by id; admins only.
+func (s *Service) List(ctx context.Context, userID, orgID string, pg keyset.Page) (keyset.List[ProviderView], error) {
+	e, err := s.dir.EnterFor(ctx, userID, orgID, access.ManageSAML, manage)
+	if err != nil {
+		return keyset.List[ProviderView]{}, err
+	}
+	ps, count, err := s.store.Providers(ctx, e.Organization(), pg.AfterID, pg.Limit+1)
+	if err != nil {
+		return keyset.List[ProviderView]{}, err
+	}
+	l := keyset.Cut(ps, pg.Limit, count, func(p Provider) (int64, string) { return 0, p.ID })
+	out := keyset.With(l, make([]ProviderView, len(l.Items)))
+	for i, p := range l.Items {
+		if out.Items[i], err = s.view(ctx, &e, p); err != nil {
+			return keyset.List[ProviderView]{}, err
+		}
+	}
+	return out, nil
+}
+
+// Create creates a SAML provider; admins only.
+func (s *Service) Create(ctx context.Context, userID, orgID string, in Input) (ProviderView, error) {
+	e, err := s.dir.EnterFor(ctx, userID, orgID, access.ManageSAML, manage)
+	if err != nil {
+		return ProviderView{}, err
+	}
+	p := Provider{ID: ids.New(), Organization: e.Organization(), DefaultRole: roles.Read, CreatedAt: s.now()}
+	if _, err := s.apply(ctx, in, &p, true); err != nil {
+		return ProviderView{}, err
+	}
+	ev, err := s.event(ctx, "saml_provider.created", p)
+	if err != nil {
+		return ProviderView{}, err
+	}
+	if err := s.store.Insert(ctx, p, ev); err != nil {
+		return ProviderView{}, err
+	}
+	return s.view(ctx, &e, p)
+}
+
+// provider enters orgID for a manager and loads its provider id.
+func (s *Service) provider(ctx context.Context, userID, orgID, id string) (directory.Entry, Provider, error) {
+	e, err := s.dir.EnterFor(ctx, userID, orgID, access.ManageSAML, manage)
+	if err != nil {
+		return e, Provider{}, err
+	}
+	p, err := s.store.Provider(ctx, e.Organization(), id)
+	if errors.Is(err, apierr.ErrNotFound) {
+		return e, Provider{}, ErrNotFound
+	}
+	return e, p, err
+}
+
+// Get returns a SAML provider; admins only.
+func (s *Service) Get(ctx context.Context, userID, orgID, id string) (ProviderView, error) {
+	e, p, err := s.provider(ctx, userID, orgID, id)
+	if err != nil {
+		return ProviderView{}, err
+	}
+	return s.view(ctx, &e, p)
+}
+
+// Update changes a SAML provider; admins only.
+func (s *Service) Update(ctx context.Context, userID, orgID, id string, in Input) (ProviderView, error) {
+	e, p, err := s.provider(ctx, userID, orgID, id)
+	if err != nil {
+		return ProviderView{}, err
+	}
+	changed, err := s.apply(ctx, in, &p, false)
+	if err != nil {
+		return ProviderView{}, err
+	}
+	if changed {
+		ev, err := s.event(ctx, "saml_provider.updated", p)
+		if err != nil {
+			return ProviderView{}, err
+		}
+		if err := s.store.Update(ctx, p, ev); err != nil {
+			return ProviderView{}, err
+		}
+	}
+	return s.view(ctx, &e, p)
+}
+
+// Delete deletes a SAML provider; admins only.
+func (s *Service) Delete(ctx context.Context, userID, orgID, id string) error {
+	_, p, err := s.provider(ctx, userID, orgID, id)
+	if err != nil {
+		return err
+	}
+	ev, err := s.event(ctx, "saml_provider.deleted", p)
+	if err != nil {
+		return err
+	}
+	return s.store.Remove(ctx, p.ID, ev)
+}
+
+// SSOLogins lists the login infos of the organization's active SAML providers.
+func (s *Service) SSOLogins(ctx context.Context, userID, orgID string) ([]SSOLoginView, error) {
+	e, err := s.dir.EnterFor(ctx, userID, orgID, access.ListSSO, "list SSO logins")
+	if err != nil {
+		return nil, err
+	}
+	ps, _, err := s.store.Providers(ctx, e.Organization(), "", 0)
+	if err != nil {
+		return nil, err
+	}
+	out := []SSOLoginView{}
+	for _, p := range ps {
+		if p.Active() {
+			out = append(out, SSOLoginView{ID: p.ID, Label: p.Label, StartURL: service(s.urls, p.Organization, p.ID).StartURL})
+		}
+	}
+	return out, nil
+}
