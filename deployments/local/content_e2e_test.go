@@ -2,6 +2,7 @@ package local
 
 import (
 	"context"
+	"github.com/docspub/platform/libs/waittest"
 	"strings"
 	"sync"
 	"testing"
@@ -100,6 +101,11 @@ func TestSpacesAndCollectionsThroughGateway(t *testing.T) {
 	admin.op("duplicateSpace", "POST", a+"/duplicate", nil)
 	admin.op("updateSpaceById", "PATCH", a, map[string]any{"title": "Alpha", "emoji": "📘"})
 	readerID := str(reader.status(200, "GET", "/v1/user", nil).json(t), "id")
+	// Content learns members from identity's events: under load the
+	// projection may not have the reader yet.
+	waittest.Until(t, "content knows the reader as a member", 10*time.Second, func() bool {
+		return admin.do("GET", org+"/members/"+readerID+"/spaces", nil).Status == 200
+	})
 	admin.op("listSpacesForOrganizationMember", "GET", org+"/members/"+readerID+"/spaces", nil)
 	reader.op("listSpacesForOrganizationMember", "GET", org+"/members/"+readerID+"/spaces", nil)
 
