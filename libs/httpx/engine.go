@@ -154,10 +154,16 @@ func accessLog(log *slog.Logger) gin.HandlerFunc {
 		}
 		start := time.Now()
 		c.Next()
-		log.InfoContext(c.Request.Context(), "request",
-			"method", c.Request.Method, "path", c.Request.URL.Path, "status", c.Writer.Status(),
-			"duration_ms", float64(time.Since(start).Microseconds())/1000,
-			"request_id", c.GetString("request_id"), "trace_id", traceID(c.Request.Context()))
+		// The line is only built for a logger that keeps it, and as
+		// attributes (no argument boxed into a []any).
+		ctx := c.Request.Context()
+		if !log.Enabled(ctx, slog.LevelInfo) {
+			return
+		}
+		log.LogAttrs(ctx, slog.LevelInfo, "request",
+			slog.String("method", c.Request.Method), slog.String("path", c.Request.URL.Path), slog.Int("status", c.Writer.Status()),
+			slog.Float64("duration_ms", float64(time.Since(start).Microseconds())/1000),
+			slog.String("request_id", c.GetString("request_id")), slog.String("trace_id", traceID(ctx)))
 	}
 }
 

@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
+	"io"
 	"net/http"
 	"strings"
+	"sync"
 
 	"github.com/gin-gonic/gin"
 )
@@ -86,6 +88,21 @@ func (w *etagWriter) Write(b []byte) (int, error) {
 }
 
 func (w *etagWriter) WriteString(s string) (int, error) { return w.Write([]byte(s)) }
+
+// ReadFrom copies r through Write with a pooled buffer: without it
+// io.Copy (http.ServeContent's, for a file) allocates a buffer of up to
+// 32 KiB for every answer.
+func (w *etagWriter) ReadFrom(r io.Reader) (int64, error) {
+	buf := copyBuffers.Get().(*[]byte)
+	defer copyBuffers.Put(buf)
+	return io.CopyBuffer(writerOnly{w}, r, *buf)
+}
+
+// writerOnly hides every method of a writer but Write (io.CopyBuffer
+// would call ReadFrom again).
+type writerOnly struct{ io.Writer }
+
+var copyBuffers = sync.Pool{New: func() any { b := make([]byte, 32<<10); return &b }}
 
 func (w *etagWriter) Status() int {
 	if w.holding || !w.decided {

@@ -1,6 +1,7 @@
 package httpx_test
 
 import (
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -66,5 +67,48 @@ func TestETag(t *testing.T) {
 	}
 	if w := do("GET", "/healthz", ""); w.Code != 200 || !strings.Contains(w.Body.String(), "ok") {
 		t.Errorf("healthz: %d %s", w.Code, w.Body)
+	}
+}
+
+// TestETagReadFrom: a file served through the ETag middleware (copied by
+// http.ServeContent into the writer's ReadFrom) arrives whole, with its
+// length, its range, and no ETag of the middleware's; a JSON answer
+// copied in with ReadFrom is still held and given its ETag.
+func TestETagReadFrom(t *testing.T) {
+	t.Parallel()
+	e := httpx.NewEngine(logx.Discard(), "test")
+	file := strings.Repeat("0123456789", 10_000) // 100 kB: several buffers
+	e.GET("/file", func(c *gin.Context) {
+		c.Header("Content-Type", "image/png")
+		httpx.ServeFile(c.Writer, c.Request, "", strings.NewReader(file))
+	})
+	e.GET("/json", func(c *gin.Context) {
+		c.Header("Content-Type", "application/json")
+		n, err := c.Writer.(io.ReaderFrom).ReadFrom(strings.NewReader(`{"a":1}`))
+		if n != 7 || err != nil {
+			t.Errorf("ReadFrom = %d, %v", n, err)
+		}
+	})
+	do := func(path string, header ...string) *httptest.ResponseRecorder {
+		req := httptest.NewRequest("GET", path, nil)
+		for i := 0; i < len(header); i += 2 {
+			req.Header.Set(header[i], header[i+1])
+		}
+		w := httptest.NewRecorder()
+		e.ServeHTTP(w, req)
+		return w
+	}
+	if w := do("/file"); w.Code != 200 || w.Body.String() != file || w.Header().Get("Content-Length") != "100000" || w.Header().Get("ETag") != "" {
+		t.Errorf("file: %d, %d bytes, Content-Length %q, ETag %q", w.Code, w.Body.Len(), w.Header().Get("Content-Length"), w.Header().Get("ETag"))
+	}
+	if w := do("/file", "Range", "bytes=10-19"); w.Code != http.StatusPartialContent || w.Body.String() != "0123456789" {
+		t.Errorf("range: %d %q", w.Code, w.Body)
+	}
+	w := do("/json")
+	if w.Code != 200 || w.Body.String() != `{"a":1}` || w.Header().Get("ETag") == "" {
+		t.Fatalf("json: %d %q ETag %q", w.Code, w.Body, w.Header().Get("ETag"))
+	}
+	if nm := do("/json", "If-None-Match", w.Header().Get("ETag")); nm.Code != http.StatusNotModified || nm.Body.Len() != 0 {
+		t.Errorf("json revalidated: %d, %d bytes", nm.Code, nm.Body.Len())
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -304,5 +305,59 @@ func TestAbandonedRequestIsNoError(t *testing.T) {
 	}
 	if w.Code != httpx.StatusClientClosedRequest {
 		t.Errorf("status %d, want %d", w.Code, httpx.StatusClientClosedRequest)
+	}
+}
+
+// TestAccessLog: each request is one "request" line with its method, path,
+// status, duration, request id and trace id; a logger that keeps only
+// warnings gets no line.
+func TestAccessLog(t *testing.T) {
+	e, logs := newEngine(t)
+	e.GET("/teapot", func(c *gin.Context) { c.String(http.StatusTeapot, "short and stout") })
+	req := apitest.NewRequest("GET", "/teapot", "")
+	req.Header.Set(httpx.RequestIDHeader, "req-1")
+	e.ServeHTTP(httptest.NewRecorder(), req)
+	var line map[string]any
+	for _, l := range strings.Split(strings.TrimSpace(logs.String()), "\n") {
+		var m map[string]any
+		if err := json.Unmarshal([]byte(l), &m); err == nil && m["msg"] == "request" {
+			line = m
+		}
+	}
+	if line == nil {
+		t.Fatalf("no access log line in:\n%s", logs)
+	}
+	if _, ok := line["duration_ms"].(float64); !ok {
+		t.Errorf("duration_ms %v is not a number", line["duration_ms"])
+	}
+	want := map[string]any{"level": "INFO", "method": "GET", "path": "/teapot", "status": float64(418), "request_id": "req-1", "trace_id": ""}
+	for k, v := range want {
+		if line[k] != v {
+			t.Errorf("%s = %#v, want %#v (line %v)", k, line[k], v, line)
+		}
+	}
+
+	quiet := &syncBuffer{}
+	q := httpx.NewEngine(logx.NewTo(quiet, "test", "warn"), "test")
+	q.GET("/teapot", func(c *gin.Context) { c.String(http.StatusTeapot, "short and stout") })
+	q.ServeHTTP(httptest.NewRecorder(), apitest.NewRequest("GET", "/teapot", ""))
+	if quiet.String() != "" {
+		t.Errorf("a logger at warn got:\n%s", quiet)
+	}
+}
+
+// BenchmarkAccessLog serves a small GET through the engine's middleware
+// with a logger that drops the access line and one that writes it.
+func BenchmarkAccessLog(b *testing.B) {
+	for name, log := range map[string]*slog.Logger{"dropped": logx.Discard(), "written": logx.NewTo(io.Discard, "test", "info")} {
+		b.Run(name, func(b *testing.B) {
+			e := httpx.NewEngine(log, "test")
+			e.GET("/x", func(c *gin.Context) { c.String(http.StatusOK, "x") })
+			req := httptest.NewRequest("GET", "/x", nil)
+			b.ReportAllocs()
+			for range b.N {
+				e.ServeHTTP(httptest.NewRecorder(), req)
+			}
+		})
 	}
 }

@@ -11,9 +11,11 @@ package internaltoken
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"time"
 
 	"github.com/golang-jwt/jwt/v5"
+	lru "github.com/hashicorp/golang-lru/v2"
 )
 
 // Header is the HTTP header that carries the token. Only the gateway sets it;
@@ -55,7 +57,27 @@ type Signer struct {
 	accept map[string][]byte
 	ttl    time.Duration
 	now    func() time.Time
+	// verified remembers the tokens Verify accepted, by their exact text,
+	// until they expire (see Verify).
+	verified *lru.Cache[string, verifiedToken]
 }
+
+// verifiedToken is a token Verify accepted: its principal and its expiry.
+type verifiedToken struct {
+	p   Principal
+	exp time.Time
+}
+
+// verifiedTokens bounds the tokens a signer remembers as verified. The
+// gateway reuses one token for all readers' requests to sites for a
+// while, and mints identical tokens for one principal within a second,
+// so a few thousand cover the repeats; the rest is evicted, least
+// recently used first.
+const verifiedTokens = 4096
+
+// leeway is how long after its expiry a token still passes (clock skew
+// between the gateway and the service).
+const leeway = 5 * time.Second
 
 // NewSigner returns the signer of service: its name in discovery and in the
 // gateway's route table ("content", "sites", ...). The secret must be at
@@ -70,7 +92,11 @@ func NewSigner(service, secret string, ttl time.Duration) (*Signer, error) {
 	if ttl <= 0 {
 		ttl = time.Minute
 	}
-	return &Signer{service: service, secret: []byte(secret), accept: map[string][]byte{"": []byte(secret)}, ttl: ttl, now: time.Now}, nil
+	verified, err := lru.New[string, verifiedToken](verifiedTokens)
+	if err != nil {
+		return nil, err
+	}
+	return &Signer{service: service, secret: []byte(secret), accept: map[string][]byte{"": []byte(secret)}, ttl: ttl, now: time.Now, verified: verified}, nil
 }
 
 // Service returns the name of the signer's own service: the audience its
@@ -124,19 +150,45 @@ func (s *Signer) key(t *jwt.Token) (any, error) {
 
 // Verify checks the token's signature, issuer, expiry and audience (the
 // signer's own service) and returns its principal.
+//
+// A token accepted once is remembered, by its exact text, until it
+// expires: the same token again is accepted without checking its
+// signature anew (any other text, a forged or tampered token included, is
+// a different key and is checked in full). Only the expiry changes with
+// time, and it is checked on every call. The keys a signer accepts are
+// fixed when it is made (a key is removed by a new signer, at restart),
+// so a remembered token never outlives its key in that signer; even then
+// it would not outlive its own expiry, at most the signer's TTL. Refused
+// tokens are not remembered.
 func (s *Signer) Verify(token string) (Principal, error) {
 	if token == "" {
 		return Principal{}, ErrInvalid
 	}
+	now := s.now()
+	if v, ok := s.verified.Get(token); ok {
+		if now.Before(v.exp.Add(leeway)) {
+			p := v.p
+			p.Roles = maps.Clone(p.Roles) // the caller's own, as when parsed
+			return p, nil
+		}
+		s.verified.Remove(token)
+	}
 	var c claims
 	_, err := jwt.ParseWithClaims(token, &c, s.key,
 		jwt.WithValidMethods([]string{jwt.SigningMethodHS256.Alg()}),
-		jwt.WithIssuer(issuer), jwt.WithAudience(s.service), jwt.WithExpirationRequired(), jwt.WithTimeFunc(s.now), jwt.WithLeeway(5*time.Second))
+		jwt.WithIssuer(issuer), jwt.WithAudience(s.service), jwt.WithExpirationRequired(),
+		jwt.WithTimeFunc(func() time.Time { return now }), jwt.WithLeeway(leeway))
 	if err != nil {
 		return Principal{}, fmt.Errorf("%w: %v", ErrInvalid, err)
 	}
 	if c.Subject == "" && c.Service == "" {
 		return Principal{}, fmt.Errorf("%w: no subject", ErrInvalid)
 	}
-	return Principal{UserID: c.Subject, Service: c.Service, Roles: c.Roles, TokenID: c.TokenID}, nil
+	p := Principal{UserID: c.Subject, Service: c.Service, Roles: c.Roles, TokenID: c.TokenID}
+	// A token with a not-before time (the platform mints none) is checked
+	// in full each time.
+	if c.NotBefore == nil {
+		s.verified.Add(token, verifiedToken{p: Principal{UserID: p.UserID, Service: p.Service, Roles: maps.Clone(p.Roles), TokenID: p.TokenID}, exp: c.ExpiresAt.Time})
+	}
+	return p, nil
 }
