@@ -144,6 +144,14 @@ func Push(ctx context.Context, guard urlguard.Guard, r Remote, c Commit, lim Lim
 			return "", err
 		}
 	}
+	// The blobs the export stages are kept as plain files (see rawBlobs).
+	raw, err := newRawBlobs(st, filepath.Join(dir, ".git", "export-blobs"))
+	if err != nil {
+		return "", err
+	}
+	if repo, err = git.Open(raw, osfs.New(dir, osfs.WithBoundOS())); err != nil {
+		return "", err
+	}
 	// The pack pushed is not searched for deltas: that search holds a
 	// window of objects in memory and costs far more than the bytes it
 	// saves on images, which are most of a space's bytes.
