@@ -1,6 +1,10 @@
 package gitrepo
 
 import (
+	"bufio"
+	"compress/zlib"
+	"crypto/sha1"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -9,6 +13,7 @@ import (
 	"sync"
 
 	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/storer"
 )
 
 // rawBlobs is an export's storage: the blobs the export stages are kept
@@ -129,4 +134,92 @@ func (b *rawBlob) SetSize(int64)                  {}
 func (b *rawBlob) Reader() (io.ReadCloser, error) { return os.Open(b.path) }
 func (b *rawBlob) Writer() (io.WriteCloser, error) {
 	return nil, errors.New("a staged blob is read only")
+}
+
+// pack is the pack a push sends in place of go-git's: the objects
+// go-git's would have (the push checks it has as many), each deflated
+// at the fastest level, or stored when its first bytes do not compress
+// (images), where go-git's encoder deflates every object at the default
+// level.
+type pack struct {
+	store  storer.EncodedObjectStorer
+	hashes []plumbing.Hash
+}
+
+// sniffBytes is how much of an object the pack deflates to tell whether
+// it compresses.
+const sniffBytes = 32 << 10
+
+func (p *pack) write(w io.Writer) error {
+	sum := sha1.New() // the pack's trailer: a checksum, not an object name
+	bw := bufio.NewWriterSize(io.MultiWriter(w, sum), 64<<10)
+	var hdr [12]byte
+	copy(hdr[:], "PACK")
+	binary.BigEndian.PutUint32(hdr[4:], 2)
+	binary.BigEndian.PutUint32(hdr[8:], uint32(len(p.hashes)))
+	if _, err := bw.Write(hdr[:]); err != nil {
+		return err
+	}
+	fast, _ := zlib.NewWriterLevel(nil, zlib.BestSpeed)
+	stored, _ := zlib.NewWriterLevel(nil, zlib.NoCompression)
+	sniff, _ := zlib.NewWriterLevel(nil, zlib.BestSpeed)
+	buf := make([]byte, sniffBytes)
+	for _, h := range p.hashes {
+		o, err := p.store.EncodedObject(plumbing.AnyObject, h)
+		if err != nil {
+			return err
+		}
+		size := o.Size()
+		b := []byte{byte(o.Type())<<4 | byte(size&0x0f)}
+		for size >>= 4; size > 0; size >>= 7 {
+			b[len(b)-1] |= 0x80
+			b = append(b, byte(size&0x7f))
+		}
+		if _, err := bw.Write(b); err != nil {
+			return err
+		}
+		r, err := o.Reader()
+		if err != nil {
+			return err
+		}
+		n, err := io.ReadFull(r, buf)
+		if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
+			r.Close()
+			return err
+		}
+		zw := fast
+		if n == sniffBytes {
+			var c countWriter
+			sniff.Reset(&c)
+			_, _ = sniff.Write(buf[:n])
+			_ = sniff.Close()
+			if c.n > int64(n)*97/100 {
+				zw = stored
+			}
+		}
+		zw.Reset(bw)
+		_, err = zw.Write(buf[:n])
+		if err == nil {
+			_, err = io.Copy(zw, r)
+		}
+		r.Close()
+		if err == nil {
+			err = zw.Close()
+		}
+		if err != nil {
+			return err
+		}
+	}
+	if err := bw.Flush(); err != nil {
+		return err
+	}
+	_, err := w.Write(sum.Sum(nil))
+	return err
+}
+
+type countWriter struct{ n int64 }
+
+func (c *countWriter) Write(p []byte) (int, error) {
+	c.n += int64(len(p))
+	return len(p), nil
 }
