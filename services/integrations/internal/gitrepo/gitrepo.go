@@ -129,6 +129,8 @@ type op struct {
 	max     int64
 	read    atomic.Int64
 	tempDir string
+	// pack, when set, is the pack a push sends (see diskSession).
+	pack *pack
 }
 
 type opKey struct{}

@@ -19,6 +19,7 @@ import (
 	"github.com/go-git/go-git/v5/config"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/go-git/go-git/v5/plumbing/revlist"
 	"github.com/go-git/go-git/v5/plumbing/transport"
 )
 
@@ -144,6 +145,14 @@ func Push(ctx context.Context, guard urlguard.Guard, r Remote, c Commit, lim Lim
 			return "", err
 		}
 	}
+	// The blobs the export stages are kept as plain files (see rawBlobs).
+	raw, err := newRawBlobs(st, filepath.Join(dir, ".git", "export-blobs"))
+	if err != nil {
+		return "", err
+	}
+	if repo, err = git.Open(raw, osfs.New(dir, osfs.WithBoundOS())); err != nil {
+		return "", err
+	}
 	// The pack pushed is not searched for deltas: that search holds a
 	// window of objects in memory and costs far more than the bytes it
 	// saves on images, which are most of a space's bytes.
@@ -195,6 +204,20 @@ func Push(ctx context.Context, guard urlguard.Guard, r Remote, c Commit, lim Lim
 			return "", err
 		}
 	}
+	// The pack sent: the objects of the commit that the remote does not
+	// have, as go-git finds them (its own pack is used when they differ).
+	haves, err := repo.Storer.Shallow()
+	if err != nil {
+		return "", err
+	}
+	if !fresh {
+		haves = append(haves, head)
+	}
+	hashes, err := revlist.Objects(repo.Storer, []plumbing.Hash{hash}, haves)
+	if err != nil {
+		return "", err
+	}
+	o.pack = &pack{store: repo.Storer, hashes: hashes}
 	spec := config.RefSpec(fmt.Sprintf("%s:%s", ref, ref))
 	if c.Force {
 		spec = "+" + spec

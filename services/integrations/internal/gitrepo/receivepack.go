@@ -2,6 +2,7 @@ package gitrepo
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -43,8 +44,9 @@ type diskSession struct {
 
 func (s *diskSession) ReceivePack(ctx context.Context, req *packp.ReferenceUpdateRequest) (*packp.ReportStatus, error) {
 	dir := ""
+	var own *pack
 	if o, ok := ctx.Value(opKey{}).(*op); ok {
-		dir = o.tempDir
+		dir, own = o.tempDir, o.pack
 	}
 	f, err := os.CreateTemp(dir, "git-push-")
 	if err != nil {
@@ -52,7 +54,34 @@ func (s *diskSession) ReceivePack(ctx context.Context, req *packp.ReferenceUpdat
 	}
 	defer os.Remove(f.Name())
 	defer f.Close()
-	if err := req.Encode(f); err != nil {
+	if own != nil && req.Packfile != nil {
+		// The operation's own pack replaces go-git's when go-git's has as
+		// many objects: go-git's encoder stops at its first write after its
+		// header (the pipe closed), which it takes for the end of its work.
+		theirs := req.Packfile
+		var head [12]byte
+		if _, err := io.ReadFull(theirs, head[:]); err != nil {
+			theirs.Close()
+			return nil, err
+		}
+		req.Packfile = nil
+		err := req.Encode(f)
+		if err == nil {
+			if binary.BigEndian.Uint32(head[8:]) == uint32(len(own.hashes)) {
+				theirs.Close()
+				err = own.write(f)
+			} else if _, err = f.Write(head[:]); err == nil {
+				_, err = io.Copy(f, theirs)
+				if cerr := theirs.Close(); err == nil {
+					err = cerr
+				}
+			}
+		}
+		if err != nil {
+			theirs.Close()
+			return nil, err
+		}
+	} else if err := req.Encode(f); err != nil {
 		return nil, err
 	}
 	size, err := f.Seek(0, io.SeekCurrent)
