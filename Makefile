@@ -30,7 +30,7 @@ test: consul
 # racetest.Reps (200) times each, under the race detector. The embedded
 # MongoDB server runs as its own process, built without the detector
 # (in-process, the detector would slow the database tenfold).
-RACE_PKGS := ./libs/racetest/... ./services/content/...
+RACE_PKGS := ./libs/racetest/... ./services/content/... ./services/sites/internal/readerhttp/...
 race:
 	@set -e; tmp=$$(mktemp -d); \
 	$(GO) build -o $$tmp/mongo ./deployments/local/cmd/mongo; \
