@@ -12,6 +12,7 @@ package gitbook
 
 import (
 	"bytes"
+	"github.com/docspub/platform/libs/slug"
 	"mime"
 	"path"
 	"regexp"
@@ -200,26 +201,7 @@ func body(p *Page, b []byte) {
 
 // Slugify makes a page slug of a name: lower-case letters and digits, other
 // runs one dash.
-func Slugify(s string) string {
-	var b strings.Builder
-	dash := false
-	for _, r := range strings.ToLower(s) {
-		if r < unicode.MaxASCII && (unicode.IsLetter(r) || unicode.IsDigit(r)) {
-			if dash && b.Len() > 0 {
-				b.WriteByte('-')
-			}
-			dash = false
-			b.WriteRune(r)
-			continue
-		}
-		dash = true
-	}
-	out := b.String()
-	if len(out) > 100 {
-		out = strings.TrimRight(out[:100], "-")
-	}
-	return out
-}
+func Slugify(s string) string { return slug.Make(s) }
 
 // titleOf makes a title of a file name: "getting-started.md" → "Getting started".
 func titleOf(name string) string {

@@ -1,10 +1,10 @@
 package reader
 
 import (
+	"github.com/docspub/platform/libs/slug"
 	"net/url"
 	"path"
 	"strings"
-	"unicode"
 )
 
 // pageLinks resolves the links and images of one page of a variant to
@@ -221,26 +221,7 @@ func docOrFirstChild(p *page) (*page, bool) {
 
 // slugOf makes a file name a slug as Git import does (lower case ASCII
 // letters and digits, a dash for each run of anything else).
-func slugOf(s string) string {
-	var b strings.Builder
-	dash := false
-	for _, r := range strings.ToLower(s) {
-		if r < unicode.MaxASCII && (unicode.IsLetter(r) || unicode.IsDigit(r)) {
-			if dash && b.Len() > 0 {
-				b.WriteByte('-')
-			}
-			dash = false
-			b.WriteRune(r)
-			continue
-		}
-		dash = true
-	}
-	out := b.String()
-	if len(out) > 100 {
-		out = strings.TrimRight(out[:100], "-")
-	}
-	return out
-}
+func slugOf(s string) string { return slug.Make(s) }
 
 // assetID finds a file by its name under .gitbook/assets/ (as Git import
 // names files).
