@@ -52,6 +52,8 @@ type Core struct {
 	Client *mongo.Client
 	DB     *mongo.Database
 	Locks  *mongox.DocLocks
+	// Mongo is DB with Locks, what stores take (see mongox.DB).
+	Mongo  mongox.DB
 	Relay  *kafkax.Relay
 	Signer *internaltoken.Signer
 	// Kafka is the cluster, for the service's consumers and other producers.
@@ -101,10 +103,11 @@ func Open(ctx context.Context, cc CoreConfig, log *slog.Logger) (*Core, error) {
 		stop()
 		return nil, err
 	}
-	locks := mongox.NewDocLocks()
+	mdb := mongox.NewDB(db, true)
+	locks := mdb.Locks()
 	pub := kafkax.NewPublisher(cluster)
 	relay := kafkax.NewRelay(db, pub, cc.Topic, cc.EventCollections, log, kafkax.WithDocLocks(locks))
-	return &Core{Log: log, Client: client, DB: db, Locks: locks, Relay: relay, Signer: signer, Kafka: cluster,
+	return &Core{Log: log, Client: client, DB: db, Locks: locks, Mongo: mdb, Relay: relay, Signer: signer, Kafka: cluster,
 		Discovery: reg, pub: pub, announce: cc.Discovery.Mode == discovery.ModeConsul, advertise: cc.Discovery.Advertise,
 		stop: stop}, nil
 }
