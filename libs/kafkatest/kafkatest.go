@@ -88,7 +88,9 @@ func CreateTopic(t testing.TB, brokers []string, topic string, partitions int) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	c := &kafka.Client{Addr: kafka.TCP(brokers...)}
+	tr := &kafka.Transport{}
+	defer tr.CloseIdleConnections() // kafka.DefaultTransport's pools outlive the server
+	c := &kafka.Client{Addr: kafka.TCP(brokers...), Transport: tr}
 	res, err := c.CreateTopics(ctx, &kafka.CreateTopicsRequest{Topics: []kafka.TopicConfig{{
 		Topic: topic, NumPartitions: partitions, ReplicationFactor: 1,
 	}}})
@@ -180,7 +182,9 @@ func read(brokers []string, topic string, n int, timeout time.Duration) ([]kafka
 
 // partitionsOf waits until topic exists and returns its partition ids.
 func partitionsOf(ctx context.Context, brokers []string, topic string) ([]int, error) {
-	c := &kafka.Client{Addr: kafka.TCP(brokers...)}
+	tr := &kafka.Transport{}
+	defer tr.CloseIdleConnections() // kafka.DefaultTransport's pools outlive the server
+	c := &kafka.Client{Addr: kafka.TCP(brokers...), Transport: tr}
 	for {
 		res, err := c.Metadata(ctx, &kafka.MetadataRequest{Topics: []string{topic}})
 		if err == nil {

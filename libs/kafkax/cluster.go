@@ -239,7 +239,9 @@ func (c Cluster) EnsureTopics(ctx context.Context, topics ...string) error {
 		}
 		req.Topics = append(req.Topics, tc)
 	}
-	client := &kafka.Client{Addr: kafka.TCP(c.Brokers...), Transport: c.Transport(), Timeout: 10 * time.Second}
+	t := c.Transport()
+	defer t.CloseIdleConnections() // its pool would refresh metadata forever
+	client := &kafka.Client{Addr: kafka.TCP(c.Brokers...), Transport: t, Timeout: 10 * time.Second}
 	res, err := client.CreateTopics(ctx, req)
 	if err != nil {
 		return fmt.Errorf("provision topics %s: %w", strings.Join(topics, ", "), err)
@@ -258,7 +260,9 @@ func (c Cluster) EnsureTopics(ctx context.Context, topics ...string) error {
 // component checks at start-up so that such a mistake stops it with a
 // clear error rather than leaving its consumers retrying in the background.
 func (c Cluster) Ping(ctx context.Context) error {
-	client := &kafka.Client{Addr: kafka.TCP(c.Brokers...), Transport: c.Transport(), Timeout: 10 * time.Second}
+	t := c.Transport()
+	defer t.CloseIdleConnections() // its pool would refresh metadata forever
+	client := &kafka.Client{Addr: kafka.TCP(c.Brokers...), Transport: t, Timeout: 10 * time.Second}
 	if _, err := client.Metadata(ctx, &kafka.MetadataRequest{Topics: []string{}}); err != nil {
 		if c.SASL != nil && errors.Is(err, io.ErrUnexpectedEOF) {
 			// Brokers close the connection on refused credentials, some

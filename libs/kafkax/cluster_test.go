@@ -108,7 +108,9 @@ func (r *logRecorder) has(substr string) bool {
 // partitions returns how many partitions topic has on cluster c.
 func partitions(t *testing.T, c kafkax.Cluster, topic string) int {
 	t.Helper()
-	client := &kafka.Client{Addr: kafka.TCP(c.Brokers...), Transport: c.Transport()}
+	tr := c.Transport()
+	defer tr.CloseIdleConnections()
+	client := &kafka.Client{Addr: kafka.TCP(c.Brokers...), Transport: tr}
 	res, err := client.Metadata(context.Background(), &kafka.MetadataRequest{Topics: []string{topic}})
 	if err != nil {
 		t.Fatalf("metadata of %s: %v", topic, err)

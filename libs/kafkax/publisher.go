@@ -100,6 +100,7 @@ const metadataTTL = time.Second
 // acknowledged them. It is safe for concurrent use.
 type Publisher struct {
 	w *kafka.Writer
+	t *kafka.Transport
 }
 
 // NewPublisher returns a publisher for cluster c. Events are keyed by
@@ -107,7 +108,8 @@ type Publisher struct {
 // published. Topics are created on first use when the cluster allows it;
 // where it does not, c.EnsureTopics provisions them first.
 func NewPublisher(c Cluster) *Publisher {
-	return &Publisher{w: &kafka.Writer{
+	t := c.Transport()
+	return &Publisher{t: t, w: &kafka.Writer{
 		Addr:                   kafka.TCP(c.Brokers...),
 		Balancer:               &kafka.Hash{},
 		RequiredAcks:           kafka.RequireAll,
@@ -119,7 +121,7 @@ func NewPublisher(c Cluster) *Publisher {
 		WriteBackoffMax:        100 * time.Millisecond,
 		ReadTimeout:            10 * time.Second,
 		WriteTimeout:           10 * time.Second,
-		Transport:              c.Transport(),
+		Transport:              t,
 	}}
 }
 
@@ -171,8 +173,17 @@ func (p *Publisher) write(ctx context.Context, topic string, out []outgoing) err
 	return nil
 }
 
-// Close flushes pending writes and closes the connections.
-func (p *Publisher) Close() error { return p.w.Close() }
+// Close flushes pending writes and closes the connections. The writer does
+// not close a transport it was given: without CloseIdleConnections its
+// connection pool would refresh the cluster's metadata every metadataTTL
+// for the life of the process, to an address that may since serve
+// something else (a stale pool read an HTTP answer as a Kafka array length
+// and allocated 18 GiB).
+func (p *Publisher) Close() error {
+	err := p.w.Close()
+	p.t.CloseIdleConnections()
+	return err
+}
 
 // encode turns one event into its message. When the event carries a trace,
 // a producer span continues it and the headers carry that span, so the
