@@ -1,6 +1,7 @@
 package internaltoken
 
 import (
+	"github.com/docspub/platform/libs/roles"
 	"slices"
 
 	"github.com/docspub/platform/libs/apierr"
@@ -53,4 +54,10 @@ func RequireService(names ...string) gin.HandlerFunc {
 		}
 		c.Next()
 	}
+}
+
+// CallerOf is the user a request acts for, behind Require.
+func CallerOf(c *gin.Context) roles.Caller {
+	p := From(c)
+	return roles.Caller{UserID: p.UserID, Roles: p.Roles}
 }

@@ -43,3 +43,17 @@ func Max(a, b Role) Role {
 	}
 	return b
 }
+
+// Caller is the calling user and their role in each organization they
+// belong to, as the internal token carries them. A member without a role
+// (a guest) is in Roles with the empty role.
+type Caller struct {
+	UserID string
+	Roles  map[string]string
+}
+
+// Role returns the caller's role in org and whether they are a member.
+func (c Caller) Role(org string) (Role, bool) {
+	r, ok := c.Roles[org]
+	return Role(r), ok
+}

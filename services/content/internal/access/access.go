@@ -55,18 +55,8 @@ func MinLevel(a Action) roles.Role {
 }
 
 // Caller is the calling user and their role in each organization they
-// belong to (from the internal token). A member without a role (a guest) is
-// in Roles with the empty role.
-type Caller struct {
-	UserID string
-	Roles  map[string]string
-}
-
-// Role returns the caller's role in org and whether they are a member.
-func (c Caller) Role(org string) (roles.Role, bool) {
-	r, ok := c.Roles[org]
-	return roles.Role(r), ok
-}
+// belong to (see roles.Caller).
+type Caller = roles.Caller
 
 // DefaultLevel is the level organization members get on a piece of content:
 // Inherit (from the parent collection, and at the top from their

@@ -41,8 +41,7 @@ func Register(r gin.IRouter, svc *customfield.Service, gate Gate) {
 }
 
 func caller(c *gin.Context) access.Caller {
-	p := internaltoken.From(c)
-	return access.Caller{UserID: p.UserID, Roles: p.Roles}
+	return internaltoken.CallerOf(c)
 }
 
 func (h *handlers) list(c *gin.Context) {

@@ -45,6 +45,5 @@ func Register(r gin.IRouter, svc *space.Service) {
 
 // Caller is the calling user of a request (after internaltoken.Require).
 func Caller(c *gin.Context) access.Caller {
-	p := internaltoken.From(c)
-	return access.Caller{UserID: p.UserID, Roles: p.Roles}
+	return internaltoken.CallerOf(c)
 }

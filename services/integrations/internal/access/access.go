@@ -32,24 +32,16 @@ var allowed = map[roles.Role][]Action{
 // Allows reports whether a role allows an action; no role allows nothing.
 func Allows(r roles.Role, a Action) bool { return slices.Contains(allowed[r], a) }
 
-// Caller is the calling user and their role per organization.
-type Caller struct {
-	UserID string
-	Roles  map[string]string
-}
-
-// Role is the caller's role in org and whether they are a member.
-func (c Caller) Role(org string) (roles.Role, bool) {
-	r, ok := c.Roles[org]
-	return roles.Role(r), ok && roles.Valid(roles.Role(r))
-}
+// Caller is the calling user and their role in each organization they
+// belong to (see roles.Caller).
+type Caller = roles.Caller
 
 // Enter checks that the caller is a member of org (what is not theirs is
 // answered as notFound, like a resource of another tenant) whose role
 // allows a (403 otherwise), and returns the role.
 func Enter(c Caller, org string, a Action, notFound error, what string) (roles.Role, error) {
 	role, ok := c.Role(org)
-	if !ok {
+	if !ok || !roles.Valid(role) { // a guest has no role here
 		return "", notFound
 	}
 	if !Allows(role, a) {

@@ -31,14 +31,6 @@ var allowed = map[roles.Role][]Action{
 // Allows reports whether a role allows an action; no role allows nothing.
 func Allows(r roles.Role, a Action) bool { return slices.Contains(allowed[r], a) }
 
-// Caller is the calling user and their role per organization.
-type Caller struct {
-	UserID string
-	Roles  map[string]string
-}
-
-// Role is the caller's role in org and whether they are a member.
-func (c Caller) Role(org string) (roles.Role, bool) {
-	r, ok := c.Roles[org]
-	return roles.Role(r), ok
-}
+// Caller is the calling user and their role in each organization they
+// belong to (see roles.Caller).
+type Caller = roles.Caller

@@ -10,6 +10,5 @@ import (
 
 // From is the caller of a request behind internaltoken.Require.
 func From(c *gin.Context) access.Caller {
-	p := internaltoken.From(c)
-	return access.Caller{UserID: p.UserID, Roles: p.Roles}
+	return internaltoken.CallerOf(c)
 }
