@@ -21,18 +21,18 @@ func TestOrganizationPatch(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
 		name  string
-		patch OrganizationPatch
+		patch Patch
 		field string // "" = valid
 	}{
-		{"title ok", OrganizationPatch{Title: nullable.Of("Acme")}, ""},
-		{"title padded", OrganizationPatch{Title: nullable.Of(" Acme ")}, "title"},
-		{"hostname ok", OrganizationPatch{Hostname: nullable.Of("acme-docs")}, ""},
-		{"hostname dash end", OrganizationPatch{Hostname: nullable.Of("acme-")}, "hostname"},
-		{"hostname null clears", OrganizationPatch{Hostname: nullable.Field[string]{Set: true, Null: true}}, ""},
-		{"domain", OrganizationPatch{EmailDomains: nullable.Of([]string{"acme.test"})}, ""},
-		{"bad domain", OrganizationPatch{EmailDomains: nullable.Of([]string{"acme"})}, "emailDomains[0]"},
-		{"logo ftp", OrganizationPatch{Logo: nullable.Of("ftp://x.test/l.png")}, "logo"},
-		{"ai null", OrganizationPatch{AI: nullable.Field[bool]{Set: true, Null: true}}, "ai"},
+		{"title ok", Patch{Title: nullable.Of("Acme")}, ""},
+		{"title padded", Patch{Title: nullable.Of(" Acme ")}, "title"},
+		{"hostname ok", Patch{Hostname: nullable.Of("acme-docs")}, ""},
+		{"hostname dash end", Patch{Hostname: nullable.Of("acme-")}, "hostname"},
+		{"hostname null clears", Patch{Hostname: nullable.Field[string]{Set: true, Null: true}}, ""},
+		{"domain", Patch{EmailDomains: nullable.Of([]string{"acme.test"})}, ""},
+		{"bad domain", Patch{EmailDomains: nullable.Of([]string{"acme"})}, "emailDomains[0]"},
+		{"logo ftp", Patch{Logo: nullable.Of("ftp://x.test/l.png")}, "logo"},
+		{"ai null", Patch{AI: nullable.Field[bool]{Set: true, Null: true}}, "ai"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

@@ -67,8 +67,8 @@ func (s *Service) GetOrganization(ctx context.Context, userID, orgID string) (Or
 	return s.urls.OrganizationView(c.Org, &perms), nil
 }
 
-// OrganizationPatch is the body of PATCH ORG. Absent fields stay unchanged.
-type OrganizationPatch struct {
+// Patch is the body of PATCH ORG. Absent fields stay unchanged.
+type Patch struct {
 	Title          nullable.Field[string]         `json:"title"`
 	EmailDomains   nullable.Field[[]string]       `json:"emailDomains"`
 	Hostname       nullable.Field[string]         `json:"hostname"`
@@ -81,7 +81,7 @@ type OrganizationPatch struct {
 }
 
 // apply validates the patch, applies it to o and returns the change it makes.
-func (p OrganizationPatch) apply(o *Organization) (Change, error) {
+func (p Patch) apply(o *Organization) (Change, error) {
 	var pr apierr.Problems
 	var ch Change
 	if p.Title.Set {
@@ -176,7 +176,7 @@ func (p OrganizationPatch) apply(o *Organization) (Change, error) {
 }
 
 // UpdateOrganization changes an organization; admins only.
-func (s *Service) UpdateOrganization(ctx context.Context, userID, orgID string, p OrganizationPatch) (OrganizationView, error) {
+func (s *Service) UpdateOrganization(ctx context.Context, userID, orgID string, p Patch) (OrganizationView, error) {
 	c, err := s.EnterFor(ctx, userID, orgID, access.AdminOrganization, "change the organization")
 	if err != nil {
 		return OrganizationView{}, err

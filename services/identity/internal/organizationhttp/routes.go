@@ -52,7 +52,7 @@ func (h *handlers) get(c *gin.Context) {
 }
 
 func (h *handlers) update(c *gin.Context) {
-	var p organization.OrganizationPatch
+	var p organization.Patch
 	if !httpx.Bind(c, &p) {
 		return
 	}

@@ -69,14 +69,14 @@ func (s *Service) teamEventData(ctx context.Context, t Team) (View, error) {
 	return render(s.urls, t, sizes[t.ID], nil), nil
 }
 
-// TeamFilter is the query of GET ORG/teams.
-type TeamFilter struct {
+// Filter is the query of GET ORG/teams.
+type Filter struct {
 	Owner string // member (user) id: only the teams that member may manage
 	Title string // case-insensitive contains
 }
 
 // ListTeams lists an organization's teams, by id.
-func (s *Service) ListTeams(ctx context.Context, userID, orgID string, f TeamFilter, p keyset.Page) (keyset.List[View], error) {
+func (s *Service) ListTeams(ctx context.Context, userID, orgID string, f Filter, p keyset.Page) (keyset.List[View], error) {
 	c, err := s.orgs.EnterFor(ctx, userID, orgID, access.ListTeams, "list teams")
 	if err != nil {
 		return keyset.List[View]{}, err
@@ -118,8 +118,8 @@ func (s *Service) ListTeams(ctx context.Context, userID, orgID string, f TeamFil
 	return keyset.With(l, views), nil
 }
 
-// TeamInput is the body of PUT ORG/teams and PATCH ORG/teams/{teamId}.
-type TeamInput struct {
+// Input is the body of PUT ORG/teams and PATCH ORG/teams/{teamId}.
+type Input struct {
 	Title   *string  `json:"title"`
 	Members []string `json:"members"`
 }
@@ -136,7 +136,7 @@ func checkTeamTitle(pr *apierr.Problems, title *string) {
 }
 
 // CreateTeam creates a team, with the given organization members in it; admins only.
-func (s *Service) CreateTeam(ctx context.Context, userID, orgID string, in TeamInput) (View, error) {
+func (s *Service) CreateTeam(ctx context.Context, userID, orgID string, in Input) (View, error) {
 	c, err := s.orgs.EnterFor(ctx, userID, orgID, access.CreateTeam, "create teams")
 	if err != nil {
 		return View{}, err
@@ -247,7 +247,7 @@ func (s *Service) GetTeam(ctx context.Context, userID, orgID, teamID string) (Vi
 }
 
 // UpdateTeam renames a team; admins and the team's owners.
-func (s *Service) UpdateTeam(ctx context.Context, userID, orgID, teamID string, in TeamInput) (View, error) {
+func (s *Service) UpdateTeam(ctx context.Context, userID, orgID, teamID string, in Input) (View, error) {
 	c, t, err := s.teamFor(ctx, userID, orgID, teamID, access.ManageTeam, "change this team")
 	if err != nil {
 		return View{}, err
@@ -326,8 +326,8 @@ func (s *Service) ListTeamMembers(ctx context.Context, userID, orgID, teamID str
 	return out, nil
 }
 
-// TeamMembersUpdate is the body of PUT ORG/teams/{teamId}/members.
-type TeamMembersUpdate struct {
+// MembersUpdate is the body of PUT ORG/teams/{teamId}/members.
+type MembersUpdate struct {
 	Add         []string            `json:"add"`
 	Remove      []string            `json:"remove"`
 	Memberships map[string]RoleView `json:"memberships"`
@@ -336,7 +336,7 @@ type TeamMembersUpdate struct {
 // UpdateTeamMembers adds, removes and changes team members at once, after
 // validating every entry (nothing is written when one is wrong). A user both
 // added and removed is removed; memberships add or update with the given role.
-func (s *Service) UpdateTeamMembers(ctx context.Context, userID, orgID, teamID string, in TeamMembersUpdate) error {
+func (s *Service) UpdateTeamMembers(ctx context.Context, userID, orgID, teamID string, in MembersUpdate) error {
 	c, t, err := s.teamFor(ctx, userID, orgID, teamID, access.ManageTeam, "change this team's members")
 	if err != nil {
 		return err

@@ -51,13 +51,13 @@ func (h *handlers) list(c *gin.Context) {
 	if !ok {
 		return
 	}
-	f := team.TeamFilter{Owner: c.Query("owner"), Title: c.Query("title")}
+	f := team.Filter{Owner: c.Query("owner"), Title: c.Query("title")}
 	l, err := h.svc.ListTeams(c.Request.Context(), user(c), orgID(c), f, p)
 	paging.ReplyKeyset(c, l, err, paging.ByID)
 }
 
 func (h *handlers) create(c *gin.Context) {
-	var in team.TeamInput
+	var in team.Input
 	if !httpx.Bind(c, &in) {
 		return
 	}
@@ -71,7 +71,7 @@ func (h *handlers) get(c *gin.Context) {
 }
 
 func (h *handlers) update(c *gin.Context) {
-	var in team.TeamInput
+	var in team.Input
 	if !httpx.Bind(c, &in) {
 		return
 	}
@@ -94,7 +94,7 @@ func (h *handlers) listMembers(c *gin.Context) {
 }
 
 func (h *handlers) updateMembers(c *gin.Context) {
-	var in team.TeamMembersUpdate
+	var in team.MembersUpdate
 	if !httpx.Bind(c, &in) {
 		return
 	}
