@@ -127,8 +127,8 @@ func TestIsDomain(t *testing.T) {
 		platformPath + "services/insights/internal/insightshttp":      false,
 		platformPath + "services/sites/internal/reader":               true,
 		platformPath + "services/sites/internal/readerhttp":           false,
-		platformPath + "services/identity/internal/directorymongo":    false,
-		platformPath + "services/identity/internal/directory":         true,
+		platformPath + "services/identity/internal/organizationmongo": false,
+		platformPath + "services/identity/internal/organization":      true,
 		platformPath + "services/content/internal/changerequestmongo": false,
 	} {
 		if got := isDomain(path); got != want {

@@ -20,15 +20,21 @@ import (
 	"github.com/docspub/platform/libs/mongox"
 	"github.com/docspub/platform/libs/roles"
 	"github.com/docspub/platform/libs/service"
-	"github.com/docspub/platform/services/identity/internal/directory"
-	"github.com/docspub/platform/services/identity/internal/directoryhttp"
-	"github.com/docspub/platform/services/identity/internal/directorymongo"
 	"github.com/docspub/platform/services/identity/internal/invite"
 	"github.com/docspub/platform/services/identity/internal/invitehttp"
 	"github.com/docspub/platform/services/identity/internal/invitemongo"
+	"github.com/docspub/platform/services/identity/internal/member"
+	"github.com/docspub/platform/services/identity/internal/memberhttp"
+	"github.com/docspub/platform/services/identity/internal/membermongo"
+	"github.com/docspub/platform/services/identity/internal/organization"
+	"github.com/docspub/platform/services/identity/internal/organizationhttp"
+	"github.com/docspub/platform/services/identity/internal/organizationmongo"
 	"github.com/docspub/platform/services/identity/internal/saml"
 	"github.com/docspub/platform/services/identity/internal/samlhttp"
 	"github.com/docspub/platform/services/identity/internal/samlmongo"
+	"github.com/docspub/platform/services/identity/internal/team"
+	"github.com/docspub/platform/services/identity/internal/teamhttp"
+	"github.com/docspub/platform/services/identity/internal/teammongo"
 	"github.com/docspub/platform/services/identity/internal/token"
 	"github.com/docspub/platform/services/identity/internal/tokenhttp"
 	"github.com/docspub/platform/services/identity/internal/tokenmongo"
@@ -75,15 +81,14 @@ func (c Config) Validate() error {
 	return p.Err()
 }
 
-func (c Config) urls() directory.URLs {
-	return directory.URLs{Public: strings.TrimRight(c.PublicURL, "/"), App: strings.TrimRight(c.AppURL, "/")}
+func (c Config) urls() organization.URLs {
+	return organization.URLs{Public: strings.TrimRight(c.PublicURL, "/"), App: strings.TrimRight(c.AppURL, "/")}
 }
 
 // App is a wired identity service.
 type App struct {
 	cfg     Config
 	core    *service.Core
-	svc     *directory.Service
 	tokens  *token.Service
 	handler *gin.Engine
 }
@@ -96,40 +101,73 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 	}
 	core, err := service.Open(ctx, service.CoreConfig{Service: Name, MongoURI: cfg.MongoURI, Database: cfg.Database,
 		Kafka: cfg.Kafka, InternalTokenSecret: cfg.InternalTokenSecret, InternalTokenKeys: cfg.InternalTokenKeys, Topic: Topic,
-		EventCollections: append(directorymongo.Collections(), invitemongo.Collection, samlmongo.Collection, tokenmongo.Collection),
-		Indexes:          indexes(), Discovery: cfg.Discovery}, log)
+		EventCollections: slices.Concat([]string{organizationmongo.Collection}, membermongo.Collections(), teammongo.Collections(),
+			[]string{invitemongo.Collection, samlmongo.Collection, tokenmongo.Collection}),
+		Indexes: indexes(), Discovery: cfg.Discovery}, log)
 	if err != nil {
 		return nil, err
 	}
-	db, locks, relay := core.DB, core.Locks, core.Relay
-	store, tokenStore := directorymongo.NewStore(db, locks), tokenmongo.NewStore(db, locks)
-	inviteStore, samlStore := invitemongo.NewStore(db, locks), samlmongo.NewStore(db, locks)
-	// The visitor-claims keys handed to organizations derive from
-	// INTERNAL_TOKEN_SECRET while it is set, so that rotating the internal
-	// token keys does not change them; without it, from the signing key.
-	claimsSecret := cfg.InternalTokenSecret
-	if claimsSecret == "" {
-		claimsSecret = cfg.InternalTokenKeys.Signing("")
-	}
-	tokens := token.New(tokenStore, directory.Roles{Store: store})
-	svc := directory.New(store, tokens, cfg.urls(), claimsSecret)
+	s := newServices(core.Mongo, cfg.urls(), claimsSecret(cfg))
 	// A change made here reaches this instance's cached callers at once.
-	for _, s := range []interface{ OnWrite(func()) }{store, inviteStore, samlStore, tokenStore} {
-		s.OnWrite(func() { relay.Notify(); svc.Forget() })
+	for _, st := range s.stores {
+		st.OnWrite(func() { core.Relay.Notify(); s.orgs.Forget() })
 	}
-	invites, providers := invite.New(inviteStore, svc, cfg.urls()), saml.New(samlStore, svc, cfg.urls())
 
 	e := httpx.NewEngine(log, "identity", mongox.Ping(core.Client))
-	directoryhttp.Register(e, svc, core.Signer)
-	invitehttp.Register(e, invites, core.Signer)
-	samlhttp.Register(e, providers, core.Signer)
-	tokenhttp.Register(e, tokens, core.Signer)
-	return &App{cfg: cfg, core: core, svc: svc, tokens: tokens, handler: e}, nil
+	s.register(e, core.Signer)
+	return &App{cfg: cfg, core: core, tokens: s.tokens, handler: e}, nil
+}
+
+// claimsSecret is what the visitor-claims keys handed to organizations
+// derive from: INTERNAL_TOKEN_SECRET while it is set, so that rotating the
+// internal token keys does not change them; without it, the signing key.
+func claimsSecret(cfg Config) string {
+	if cfg.InternalTokenSecret != "" {
+		return cfg.InternalTokenSecret
+	}
+	return cfg.InternalTokenKeys.Signing("")
+}
+
+// services are identity's domain services over their stores.
+type services struct {
+	orgs      *organization.Service
+	members   *member.Service
+	teams     *team.Service
+	invites   *invite.Service
+	providers *saml.Service
+	tokens    *token.Service
+	// stores are the stores, whose writes record events.
+	stores []interface{ OnWrite(func()) }
+}
+
+// register adds every route to e behind internaltoken.Require(signer).
+func (s services) register(e *gin.Engine, signer *internaltoken.Signer) {
+	organizationhttp.Register(e, s.orgs, signer)
+	memberhttp.Register(e, s.members, signer)
+	teamhttp.Register(e, s.teams, signer)
+	invitehttp.Register(e, s.invites, signer)
+	samlhttp.Register(e, s.providers, signer)
+	tokenhttp.Register(e, s.tokens, signer)
+}
+
+// newServices wires every store and domain service on db.
+func newServices(db mongox.DB, urls organization.URLs, claimsSecret string) services {
+	orgStore, memberStore, teamStore := organizationmongo.NewStore(db), membermongo.NewStore(db), teammongo.NewStore(db)
+	inviteStore, samlStore, tokenStore := invitemongo.NewStore(db), samlmongo.NewStore(db), tokenmongo.NewStore(db)
+	lookup := member.Lookup{Store: memberStore}
+	orgs := organization.New(orgStore, lookup, urls)
+	teams := team.New(teamStore, memberStore, orgs)
+	tokens := token.New(tokenStore, lookup)
+	members := member.New(memberStore, orgs, teams, tokens, claimsSecret)
+	return services{orgs: orgs, members: members, teams: teams, tokens: tokens,
+		invites: invite.New(inviteStore, orgs, members, urls), providers: saml.New(samlStore, orgs, teams, urls),
+		stores: []interface{ OnWrite(func()) }{orgStore, memberStore, teamStore, inviteStore, samlStore, tokenStore}}
 }
 
 // indexes are the indexes of identity's stores.
 func indexes() []mongox.Index {
-	return slices.Concat(directorymongo.Indexes(), invitemongo.Indexes(), samlmongo.Indexes(), tokenmongo.Indexes())
+	return slices.Concat(organizationmongo.Indexes(), membermongo.Indexes(), teammongo.Indexes(),
+		invitemongo.Indexes(), samlmongo.Indexes(), tokenmongo.Indexes())
 }
 
 // Handler returns the HTTP handler.
@@ -188,9 +226,7 @@ func Bootstrap(ctx context.Context, db *mongo.Database, in BootstrapInput) (Boot
 	if err := config.LoadMap(ctx, &cfg, map[string]string{}); err != nil {
 		return BootstrapResult{}, err
 	}
-	store := directorymongo.NewStore(db, nil)
-	tokens := token.New(tokenmongo.NewStore(db, nil), directory.Roles{Store: store})
-	r, err := directory.New(store, tokens, cfg.urls(), "").Bootstrap(ctx, directory.BootstrapInput{
+	r, err := newServices(mongox.NewDB(db, false), cfg.urls(), "").members.Bootstrap(ctx, member.BootstrapInput{
 		OrganizationID: in.OrganizationID, OrganizationTitle: in.OrganizationTitle,
 		UserDisplayName: in.UserDisplayName, UserEmail: in.UserEmail, Role: in.Role,
 	})
@@ -202,5 +238,5 @@ func Bootstrap(ctx context.Context, db *mongo.Database, in BootstrapInput) (Boot
 
 // RevokeToken revokes an API token by id and publishes token.revoked through the outbox.
 func RevokeToken(ctx context.Context, db *mongo.Database, tokenID string) error {
-	return token.New(tokenmongo.NewStore(db, nil), nil).Revoke(ctx, tokenID) // revoking reads no roles
+	return token.New(tokenmongo.NewStore(mongox.NewDB(db, false)), nil).Revoke(ctx, tokenID) // revoking reads no roles
 }

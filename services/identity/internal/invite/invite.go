@@ -1,7 +1,7 @@
 // Package invite is identity's invite links: whoever holds a link's id may
 // join its organization with its role while the organization allows invite
-// links. Admins create, read, change and delete links. It builds on the
-// directory (the organization entered, its memberships) and knows neither
+// links. Admins create, read, change and delete links. It builds on
+// organizations (the organization entered) and members (joining) and knows neither
 // gin nor the MongoDB driver: it talks to storage through Store.
 package invite
 
@@ -17,7 +17,7 @@ import (
 	"github.com/docspub/platform/libs/nullable"
 	"github.com/docspub/platform/libs/roles"
 	"github.com/docspub/platform/services/identity/internal/access"
-	"github.com/docspub/platform/services/identity/internal/directory"
+	"github.com/docspub/platform/services/identity/internal/organization"
 )
 
 // Errors of invite links.
@@ -37,17 +37,17 @@ type Invite struct {
 
 // View is InviteLinkToOrganization as the API returns it.
 type View struct {
-	Object    string                 `json:"object"`
-	ID        string                 `json:"id"`
-	Role      *roles.Role            `json:"role"`
-	Redundant bool                   `json:"redundant"`
-	CreatedAt time.Time              `json:"createdAt"`
-	URLs      directory.LocationURLs `json:"urls"`
+	Object    string                    `json:"object"`
+	ID        string                    `json:"id"`
+	Role      *roles.Role               `json:"role"`
+	Redundant bool                      `json:"redundant"`
+	CreatedAt time.Time                 `json:"createdAt"`
+	URLs      organization.LocationURLs `json:"urls"`
 }
 
-func render(u directory.URLs, i Invite) View {
-	return View{Object: "invite", ID: i.ID, Role: directory.RoleJSON(i.Role), CreatedAt: i.CreatedAt,
-		URLs: directory.LocationURLs{Location: u.Location("/orgs/" + i.Organization + "/link-invites/" + i.ID)}}
+func render(u organization.URLs, i Invite) View {
+	return View{Object: "invite", ID: i.ID, Role: organization.RoleJSON(i.Role), CreatedAt: i.CreatedAt,
+		URLs: organization.LocationURLs{Location: u.Location("/orgs/" + i.Organization + "/link-invites/" + i.ID)}}
 }
 
 // Input is the body of POST ORG/link-invites and PATCH ORG/link-invites/{id}:
@@ -60,9 +60,9 @@ type Input struct {
 func (in Input) role() (roles.Role, error) {
 	switch {
 	case in.Role.Set:
-		return directory.ParseRoleOrGuest("role", in.Role)
+		return organization.ParseRoleOrGuest("role", in.Role)
 	case in.Level.Set:
-		return directory.ParseRoleOrGuest("level", in.Level)
+		return organization.ParseRoleOrGuest("level", in.Level)
 	}
 	return roles.Guest, apierr.Invalid("role", "is required")
 }
@@ -79,25 +79,31 @@ type Store interface {
 	Invites(ctx context.Context, org, after string, limit int) ([]Invite, int, error)
 }
 
-// Directory is what invite links need of the directory.
-type Directory interface {
-	EnterFor(ctx context.Context, userID, orgID string, a access.Action, what string) (directory.Entry, error)
-	Organization(ctx context.Context, id string) (directory.Organization, error)
+// Organizations is what invite links need of organizations (package
+// organization): the caller admitted, the organization joined.
+type Organizations interface {
+	EnterFor(ctx context.Context, userID, orgID string, a access.Action, what string) (organization.Caller, error)
+	Organization(ctx context.Context, id string) (organization.Organization, error)
+}
+
+// Members makes a user a member (package member).
+type Members interface {
 	Join(ctx context.Context, org, userID string, r roles.Role) error
 }
 
 // Service carries out the operations on invite links.
 type Service struct {
-	store Store
-	dir   Directory
-	urls  directory.URLs
-	now   func() time.Time
+	store   Store
+	orgs    Organizations
+	members Members
+	urls    organization.URLs
+	now     func() time.Time
 }
 
-// New returns a service over store that enters organizations through dir
-// and renders with urls.
-func New(store Store, dir Directory, urls directory.URLs) *Service {
-	return &Service{store: store, dir: dir, urls: urls, now: func() time.Time { return time.Now().UTC().Truncate(time.Millisecond) }}
+// New returns a service over store that enters organizations through orgs,
+// makes members through members and renders with urls.
+func New(store Store, orgs Organizations, members Members, urls organization.URLs) *Service {
+	return &Service{store: store, orgs: orgs, members: members, urls: urls, now: organization.Now}
 }
 
 const manage = "manage invites"
@@ -108,11 +114,11 @@ func (s *Service) event(typ string, i Invite, v View) envelope.Event {
 
 // List lists an organization's invite links, by id; admins only.
 func (s *Service) List(ctx context.Context, userID, orgID string, p keyset.Page) (keyset.List[View], error) {
-	e, err := s.dir.EnterFor(ctx, userID, orgID, access.ManageInvites, manage)
+	e, err := s.orgs.EnterFor(ctx, userID, orgID, access.ManageInvites, manage)
 	if err != nil {
 		return keyset.List[View]{}, err
 	}
-	invs, count, err := s.store.Invites(ctx, e.Organization(), p.AfterID, p.Limit+1)
+	invs, count, err := s.store.Invites(ctx, e.Org.ID, p.AfterID, p.Limit+1)
 	if err != nil {
 		return keyset.List[View]{}, err
 	}
@@ -126,7 +132,7 @@ func (s *Service) List(ctx context.Context, userID, orgID string, p keyset.Page)
 
 // Create creates an invite link; admins only.
 func (s *Service) Create(ctx context.Context, userID, orgID string, in Input) (View, error) {
-	e, err := s.dir.EnterFor(ctx, userID, orgID, access.ManageInvites, manage)
+	e, err := s.orgs.EnterFor(ctx, userID, orgID, access.ManageInvites, manage)
 	if err != nil {
 		return View{}, err
 	}
@@ -134,7 +140,7 @@ func (s *Service) Create(ctx context.Context, userID, orgID string, in Input) (V
 	if err != nil {
 		return View{}, err
 	}
-	inv := Invite{ID: ids.New(), Organization: e.Organization(), Role: r, CreatedAt: s.now(), CreatedBy: userID}
+	inv := Invite{ID: ids.New(), Organization: e.Org.ID, Role: r, CreatedAt: s.now(), CreatedBy: userID}
 	v := render(s.urls, inv)
 	if err := s.store.Insert(ctx, inv, s.event("invite.created", inv, v)); err != nil {
 		return View{}, err
@@ -152,11 +158,11 @@ func (s *Service) invite(ctx context.Context, org, id string) (Invite, error) {
 
 // managed enters orgID for a manager of invites and loads its link id.
 func (s *Service) managed(ctx context.Context, userID, orgID, id string) (Invite, error) {
-	e, err := s.dir.EnterFor(ctx, userID, orgID, access.ManageInvites, manage)
+	e, err := s.orgs.EnterFor(ctx, userID, orgID, access.ManageInvites, manage)
 	if err != nil {
 		return Invite{}, err
 	}
-	return s.invite(ctx, e.Organization(), id)
+	return s.invite(ctx, e.Org.ID, id)
 }
 
 // Get returns an invite link; admins only.
@@ -199,7 +205,7 @@ func (s *Service) Delete(ctx context.Context, userID, orgID, id string) error {
 // invite id may join while the organization allows invite links; a member
 // who joins again keeps their membership unchanged.
 func (s *Service) Join(ctx context.Context, userID, orgID, id string) error {
-	org, err := s.dir.Organization(ctx, orgID)
+	org, err := s.orgs.Organization(ctx, orgID)
 	if errors.Is(err, apierr.ErrNotFound) {
 		return ErrNotFound
 	}
@@ -213,5 +219,5 @@ func (s *Service) Join(ctx context.Context, userID, orgID, id string) error {
 	if !org.InviteLinks {
 		return ErrLinksDisabled
 	}
-	return s.dir.Join(ctx, org.ID, userID, inv.Role)
+	return s.members.Join(ctx, org.ID, userID, inv.Role)
 }

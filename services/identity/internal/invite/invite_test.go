@@ -7,7 +7,8 @@ import (
 	"github.com/docspub/platform/libs/apierr"
 	"github.com/docspub/platform/libs/nullable"
 	"github.com/docspub/platform/libs/roles"
-	"github.com/docspub/platform/services/identity/internal/directory"
+	"github.com/docspub/platform/services/identity/internal/member"
+	"github.com/docspub/platform/services/identity/internal/organization"
 )
 
 // TestErrorsAreItsOwn: a missing link is a 404 and disabled links a 403,
@@ -17,8 +18,8 @@ func TestErrorsAreItsOwn(t *testing.T) {
 	if !errors.Is(ErrNotFound, apierr.ErrNotFound) || !errors.Is(ErrLinksDisabled, apierr.ErrForbidden) {
 		t.Error("the statuses of ErrNotFound or ErrLinksDisabled changed")
 	}
-	if errors.Is(ErrNotFound, directory.ErrMemberNotFound) || errors.Is(directory.ErrOrganizationNotFound, ErrNotFound) {
-		t.Error("ErrNotFound matches the directory's not-found errors")
+	if errors.Is(ErrNotFound, member.ErrMemberNotFound) || errors.Is(organization.ErrOrganizationNotFound, ErrNotFound) {
+		t.Error("ErrNotFound matches the members' or organizations' not-found errors")
 	}
 }
 

@@ -13,7 +13,6 @@ import (
 	"github.com/docspub/platform/libs/roles"
 	"github.com/docspub/platform/services/identity/internal/invite"
 	"go.mongodb.org/mongo-driver/v2/bson"
-	"go.mongodb.org/mongo-driver/v2/mongo"
 )
 
 // Collection holds the invite links; its documents carry pending events.
@@ -26,10 +25,10 @@ type Store struct {
 
 var _ invite.Store = (*Store)(nil)
 
-// NewStore returns a store on db. Updates of one document are serialised with
-// locks, which the outbox relay shares (see mongox.DocLocks); nil locks nothing.
-func NewStore(db *mongo.Database, locks *mongox.DocLocks) *Store {
-	return &Store{d: docstore.New(db, locks, map[string]string{Collection: "invite"})}
+// NewStore returns a store on db, whose document locks the outbox relay
+// shares (see mongox.DB).
+func NewStore(db mongox.DB) *Store {
+	return &Store{d: docstore.New(db.Database, db.Locks(), map[string]string{Collection: "invite"})}
 }
 
 // OnWrite sets a function called after every write that recorded an event

@@ -5,7 +5,8 @@ import (
 	"testing"
 
 	"github.com/docspub/platform/libs/apierr"
-	"github.com/docspub/platform/services/identity/internal/directory"
+	"github.com/docspub/platform/services/identity/internal/organization"
+	"github.com/docspub/platform/services/identity/internal/team"
 )
 
 // TestErrNotFoundIsItsOwn: a missing provider is a 404, and no other
@@ -15,7 +16,7 @@ func TestErrNotFoundIsItsOwn(t *testing.T) {
 	if !errors.Is(ErrNotFound, apierr.ErrNotFound) {
 		t.Error("ErrNotFound is not a 404")
 	}
-	for _, other := range []error{directory.ErrTeamNotFound, directory.ErrOrganizationNotFound} {
+	for _, other := range []error{team.ErrTeamNotFound, organization.ErrOrganizationNotFound} {
 		if errors.Is(ErrNotFound, other) || errors.Is(other, ErrNotFound) {
 			t.Errorf("ErrNotFound and %q match", other)
 		}

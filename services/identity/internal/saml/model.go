@@ -1,6 +1,6 @@
 // Package saml is identity's SAML providers: an organization's identity
 // providers for SSO, who may manage them (admins) and the events their
-// changes publish. It builds on the directory (the organization entered,
+// changes publish. It builds on organizations (the organization entered,
 // its teams) and knows neither gin nor the MongoDB driver: it talks to
 // storage through Store.
 package saml

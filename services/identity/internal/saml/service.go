@@ -12,7 +12,8 @@ import (
 	"github.com/docspub/platform/libs/nullable"
 	"github.com/docspub/platform/libs/roles"
 	"github.com/docspub/platform/services/identity/internal/access"
-	"github.com/docspub/platform/services/identity/internal/directory"
+	"github.com/docspub/platform/services/identity/internal/organization"
+	"github.com/docspub/platform/services/identity/internal/team"
 )
 
 // Store keeps providers. Every write records its event with the change (the
@@ -30,26 +31,31 @@ type Store interface {
 	Providers(ctx context.Context, org, after string, limit int) ([]Provider, int, error)
 }
 
-// Directory is what providers need of the directory: the organization
-// entered and its teams (a provider's default team).
-type Directory interface {
-	EnterFor(ctx context.Context, userID, orgID string, a access.Action, what string) (directory.Entry, error)
+// Organizations admit callers to organizations (package organization).
+type Organizations interface {
+	EnterFor(ctx context.Context, userID, orgID string, a access.Action, what string) (organization.Caller, error)
+}
+
+// Teams is what providers need of an organization's teams (package team):
+// a provider's default team.
+type Teams interface {
 	HasTeam(ctx context.Context, org, id string) (bool, error)
-	TeamOf(ctx context.Context, e *directory.Entry, org, id string) (*directory.TeamView, error)
+	TeamOf(ctx context.Context, c *organization.Caller, org, id string) (*team.View, error)
 }
 
 // Service carries out the operations on SAML providers.
 type Service struct {
 	store Store
-	dir   Directory
-	urls  directory.URLs
+	orgs  Organizations
+	teams Teams
+	urls  organization.URLs
 	now   func() time.Time
 }
 
-// New returns a service over store that enters organizations through dir
-// and renders with urls.
-func New(store Store, dir Directory, urls directory.URLs) *Service {
-	return &Service{store: store, dir: dir, urls: urls, now: func() time.Time { return time.Now().UTC().Truncate(time.Millisecond) }}
+// New returns a service over store that enters organizations through orgs,
+// reads their teams through teams and renders with urls.
+func New(store Store, orgs Organizations, teams Teams, urls organization.URLs) *Service {
+	return &Service{store: store, orgs: orgs, teams: teams, urls: urls, now: organization.Now}
 }
 
 const manage = "manage SAML providers"
@@ -89,11 +95,11 @@ func (s *Service) apply(ctx context.Context, in Input, p *Provider, create bool)
 		changed = true
 	}
 	if in.SSOURL.Set && !in.SSOURL.Null && in.SSOURL.Value != "" {
-		directory.CheckURL(&pr, "ssoURL", in.SSOURL.Value)
+		organization.CheckURL(&pr, "ssoURL", in.SSOURL.Value)
 	}
-	str("ssoURL", in.SSOURL, directory.MaxURL, &p.SSOURL)
+	str("ssoURL", in.SSOURL, organization.MaxURL, &p.SSOURL)
 	if in.DefaultRole.Set {
-		r, err := directory.ParseRoleOrGuest("defaultRole", in.DefaultRole)
+		r, err := organization.ParseRoleOrGuest("defaultRole", in.DefaultRole)
 		if err != nil {
 			pr.Add("defaultRole", "must be one of %v or null", roles.Names)
 		}
@@ -102,7 +108,7 @@ func (s *Service) apply(ctx context.Context, in Input, p *Provider, create bool)
 	if in.DefaultTeam.Set {
 		p.DefaultTeam = ""
 		if !in.DefaultTeam.Null && in.DefaultTeam.Value != "" {
-			ok, err := s.dir.HasTeam(ctx, p.Organization, in.DefaultTeam.Value)
+			ok, err := s.teams.HasTeam(ctx, p.Organization, in.DefaultTeam.Value)
 			if err != nil {
 				return false, err
 			}
@@ -118,10 +124,10 @@ func (s *Service) apply(ctx context.Context, in Input, p *Provider, create bool)
 
 // view renders a provider with its default team, as e sees it, or as events
 // carry it when e is nil.
-func (s *Service) view(ctx context.Context, e *directory.Entry, p Provider) (ProviderView, error) {
-	var team *directory.TeamView
+func (s *Service) view(ctx context.Context, e *organization.Caller, p Provider) (ProviderView, error) {
+	var team *team.View
 	if p.DefaultTeam != "" {
-		t, err := s.dir.TeamOf(ctx, e, p.Organization, p.DefaultTeam)
+		t, err := s.teams.TeamOf(ctx, e, p.Organization, p.DefaultTeam)
 		if err != nil {
 			return ProviderView{}, err
 		}
@@ -140,11 +146,11 @@ func (s *Service) event(ctx context.Context, typ string, p Provider) (envelope.E
 
 // List lists an organization's SAML providers, by id; admins only.
 func (s *Service) List(ctx context.Context, userID, orgID string, pg keyset.Page) (keyset.List[ProviderView], error) {
-	e, err := s.dir.EnterFor(ctx, userID, orgID, access.ManageSAML, manage)
+	e, err := s.orgs.EnterFor(ctx, userID, orgID, access.ManageSAML, manage)
 	if err != nil {
 		return keyset.List[ProviderView]{}, err
 	}
-	ps, count, err := s.store.Providers(ctx, e.Organization(), pg.AfterID, pg.Limit+1)
+	ps, count, err := s.store.Providers(ctx, e.Org.ID, pg.AfterID, pg.Limit+1)
 	if err != nil {
 		return keyset.List[ProviderView]{}, err
 	}
@@ -160,11 +166,11 @@ func (s *Service) List(ctx context.Context, userID, orgID string, pg keyset.Page
 
 // Create creates a SAML provider; admins only.
 func (s *Service) Create(ctx context.Context, userID, orgID string, in Input) (ProviderView, error) {
-	e, err := s.dir.EnterFor(ctx, userID, orgID, access.ManageSAML, manage)
+	e, err := s.orgs.EnterFor(ctx, userID, orgID, access.ManageSAML, manage)
 	if err != nil {
 		return ProviderView{}, err
 	}
-	p := Provider{ID: ids.New(), Organization: e.Organization(), DefaultRole: roles.Read, CreatedAt: s.now()}
+	p := Provider{ID: ids.New(), Organization: e.Org.ID, DefaultRole: roles.Read, CreatedAt: s.now()}
 	if _, err := s.apply(ctx, in, &p, true); err != nil {
 		return ProviderView{}, err
 	}
@@ -179,12 +185,12 @@ func (s *Service) Create(ctx context.Context, userID, orgID string, in Input) (P
 }
 
 // provider enters orgID for a manager and loads its provider id.
-func (s *Service) provider(ctx context.Context, userID, orgID, id string) (directory.Entry, Provider, error) {
-	e, err := s.dir.EnterFor(ctx, userID, orgID, access.ManageSAML, manage)
+func (s *Service) provider(ctx context.Context, userID, orgID, id string) (organization.Caller, Provider, error) {
+	e, err := s.orgs.EnterFor(ctx, userID, orgID, access.ManageSAML, manage)
 	if err != nil {
 		return e, Provider{}, err
 	}
-	p, err := s.store.Provider(ctx, e.Organization(), id)
+	p, err := s.store.Provider(ctx, e.Org.ID, id)
 	if errors.Is(err, apierr.ErrNotFound) {
 		return e, Provider{}, ErrNotFound
 	}
@@ -237,11 +243,11 @@ func (s *Service) Delete(ctx context.Context, userID, orgID, id string) error {
 
 // SSOLogins lists the login infos of the organization's active SAML providers.
 func (s *Service) SSOLogins(ctx context.Context, userID, orgID string) ([]SSOLoginView, error) {
-	e, err := s.dir.EnterFor(ctx, userID, orgID, access.ListSSO, "list SSO logins")
+	e, err := s.orgs.EnterFor(ctx, userID, orgID, access.ListSSO, "list SSO logins")
 	if err != nil {
 		return nil, err
 	}
-	ps, _, err := s.store.Providers(ctx, e.Organization(), "", 0)
+	ps, _, err := s.store.Providers(ctx, e.Org.ID, "", 0)
 	if err != nil {
 		return nil, err
 	}

@@ -4,23 +4,24 @@ import (
 	"time"
 
 	"github.com/docspub/platform/libs/roles"
-	"github.com/docspub/platform/services/identity/internal/directory"
+	"github.com/docspub/platform/services/identity/internal/organization"
+	"github.com/docspub/platform/services/identity/internal/team"
 )
 
 // ProviderView is OrganizationSAMLProvider as the API returns it.
 type ProviderView struct {
-	Object      string                 `json:"object"`
-	ID          string                 `json:"id"`
-	Label       string                 `json:"label"`
-	SSOURL      string                 `json:"ssoURL"`
-	EntityID    string                 `json:"entityID"`
-	Certificate string                 `json:"certificate"`
-	DefaultTeam *directory.TeamView    `json:"defaultTeam,omitempty"`
-	DefaultRole *roles.Role            `json:"defaultRole"`
-	CreatedAt   time.Time              `json:"createdAt"`
-	Status      string                 `json:"status"`
-	Service     ServiceView            `json:"service"`
-	URLs        directory.LocationURLs `json:"urls"`
+	Object      string                    `json:"object"`
+	ID          string                    `json:"id"`
+	Label       string                    `json:"label"`
+	SSOURL      string                    `json:"ssoURL"`
+	EntityID    string                    `json:"entityID"`
+	Certificate string                    `json:"certificate"`
+	DefaultTeam *team.View                `json:"defaultTeam,omitempty"`
+	DefaultRole *roles.Role               `json:"defaultRole"`
+	CreatedAt   time.Time                 `json:"createdAt"`
+	Status      string                    `json:"status"`
+	Service     ServiceView               `json:"service"`
+	URLs        organization.LocationURLs `json:"urls"`
 }
 
 // ServiceView is the service-provider side of a SAML provider.
@@ -40,19 +41,19 @@ type SSOLoginView struct {
 // service returns the service-provider URLs of a provider: where the
 // identity provider posts assertions, where a login starts, and our entity
 // id. They live under the app, which terminates the SAML flow.
-func service(u directory.URLs, org, provider string) ServiceView {
+func service(u organization.URLs, org, provider string) ServiceView {
 	base := u.App + "/auth/saml/" + org + "/" + provider
 	return ServiceView{ACSURL: base + "/acs", StartURL: base + "/start", EntityID: base + "/metadata"}
 }
 
 // render renders a provider with its default team (nil when none).
-func render(u directory.URLs, p Provider, team *directory.TeamView) ProviderView {
+func render(u organization.URLs, p Provider, team *team.View) ProviderView {
 	status := "pending"
 	if p.Active() {
 		status = "active"
 	}
 	return ProviderView{Object: "saml-provider", ID: p.ID, Label: p.Label, SSOURL: p.SSOURL, EntityID: p.EntityID,
-		Certificate: p.Certificate, DefaultTeam: team, DefaultRole: directory.RoleJSON(p.DefaultRole), CreatedAt: p.CreatedAt,
+		Certificate: p.Certificate, DefaultTeam: team, DefaultRole: organization.RoleJSON(p.DefaultRole), CreatedAt: p.CreatedAt,
 		Status: status, Service: service(u, p.Organization, p.ID),
-		URLs: directory.LocationURLs{Location: u.Location("/orgs/" + p.Organization + "/saml/" + p.ID)}}
+		URLs: organization.LocationURLs{Location: u.Location("/orgs/" + p.Organization + "/saml/" + p.ID)}}
 }

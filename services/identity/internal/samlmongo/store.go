@@ -12,7 +12,6 @@ import (
 	"github.com/docspub/platform/libs/mongox"
 	"github.com/docspub/platform/services/identity/internal/saml"
 	"go.mongodb.org/mongo-driver/v2/bson"
-	"go.mongodb.org/mongo-driver/v2/mongo"
 )
 
 // Collection holds the providers; its documents carry pending events.
@@ -25,10 +24,10 @@ type Store struct {
 
 var _ saml.Store = (*Store)(nil)
 
-// NewStore returns a store on db. Updates of one document are serialised with
-// locks, which the outbox relay shares (see mongox.DocLocks); nil locks nothing.
-func NewStore(db *mongo.Database, locks *mongox.DocLocks) *Store {
-	return &Store{d: docstore.New(db, locks, map[string]string{Collection: "SAML provider"})}
+// NewStore returns a store on db, whose document locks the outbox relay
+// shares (see mongox.DB).
+func NewStore(db mongox.DB) *Store {
+	return &Store{d: docstore.New(db.Database, db.Locks(), map[string]string{Collection: "SAML provider"})}
 }
 
 // OnWrite sets a function called after every write that recorded an event

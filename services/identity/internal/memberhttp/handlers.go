@@ -1,0 +1,92 @@
+package memberhttp
+
+import (
+	"net/http"
+
+	"github.com/docspub/platform/libs/httpx"
+	"github.com/docspub/platform/libs/paging"
+	"github.com/docspub/platform/libs/roles"
+	"github.com/docspub/platform/services/identity/internal/member"
+	"github.com/gin-gonic/gin"
+)
+
+func (h *handlers) currentUser(c *gin.Context) {
+	u, err := h.svc.CurrentUser(c.Request.Context(), user(c))
+	httpx.Reply(c, http.StatusOK, u, err)
+}
+
+func (h *handlers) ping(c *gin.Context) {
+	r, err := h.svc.Ping(c.Request.Context(), user(c), orgID(c))
+	httpx.Reply(c, http.StatusOK, r, err)
+}
+
+var memberRoleFilter = append(append([]string{}, roles.Names...), "guest")
+
+func (h *handlers) listMembers(c *gin.Context) {
+	var p member.Page
+	pp, err := paging.Read(c, &p.AfterValue, &p.AfterID)
+	if err != nil {
+		httpx.Error(c, err)
+		return
+	}
+	p.Limit = pp.Limit
+	order, err := httpx.QueryEnum(c, "order", "desc", "asc", "desc")
+	if err != nil {
+		httpx.Error(c, err)
+		return
+	}
+	sort, err := httpx.QueryEnum(c, "sort", member.SortJoinedAt, member.SortJoinedAt, member.SortLastSeenAt, member.SortName)
+	if err != nil {
+		httpx.Error(c, err)
+		return
+	}
+	role, err := httpx.QueryEnum(c, "role", "", memberRoleFilter...)
+	if err != nil {
+		httpx.Error(c, err)
+		return
+	}
+	f := member.Filter{Role: role, Search: c.Query("search"), Sort: sort, Desc: order == "desc"}
+	l, err := h.svc.ListMembers(c.Request.Context(), user(c), orgID(c), f, p)
+	if err != nil {
+		httpx.Error(c, err)
+		return
+	}
+	var next string
+	if l.HasMore {
+		next = paging.Cursor(l.LastValue, l.LastID)
+	}
+	paging.Reply(c, l.Items, l.Count, next)
+}
+
+func (h *handlers) getMember(c *gin.Context) {
+	m, err := h.svc.GetMember(c.Request.Context(), user(c), orgID(c), c.Param("userId"))
+	httpx.Reply(c, http.StatusOK, m, err)
+}
+
+func (h *handlers) updateMember(c *gin.Context) {
+	var p member.Patch
+	if !httpx.Bind(c, &p) {
+		return
+	}
+	m, err := h.svc.UpdateMember(c.Request.Context(), user(c), orgID(c), c.Param("userId"), p)
+	httpx.Reply(c, http.StatusOK, m, err)
+}
+
+func (h *handlers) removeMember(c *gin.Context) {
+	err := h.svc.RemoveMember(c.Request.Context(), user(c), orgID(c), c.Param("userId"))
+	httpx.Empty(c, http.StatusNoContent, err)
+}
+
+func (h *handlers) setSSOMember(c *gin.Context) {
+	m, err := h.svc.SetSSOMember(c.Request.Context(), user(c), orgID(c), c.Param("userId"))
+	httpx.Reply(c, http.StatusOK, m, err)
+}
+
+func (h *handlers) inviteUsers(c *gin.Context) {
+	var in member.InviteUsersInput
+	if !httpx.Bind(c, &in) {
+		return
+	}
+	r, err := h.svc.InviteUsers(c.Request.Context(), user(c), orgID(c), in)
+	httpx.Reply(c, http.StatusOK, r, err)
+}
