@@ -2,6 +2,7 @@ package local
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -63,11 +64,12 @@ func docsFiles(repo string) (map[string][]byte, error) {
 	root := strings.Trim(path.Clean("/"+strings.TrimSpace(c.Root)), "/")
 	files := map[string][]byte{".gitbook.yaml": spec}
 	total := int64(len(spec))
-	err = fs.WalkDir(os.DirFS(repo), cmpOr(root, "."), func(p string, d fs.DirEntry, err error) error {
+	fsys := os.DirFS(repo)
+	err = fs.WalkDir(fsys, cmp.Or(root, "."), func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
 		}
-		b, err := os.ReadFile(filepath.Join(repo, filepath.FromSlash(p)))
+		b, err := fs.ReadFile(fsys, p)
 		if total += int64(len(b)); total > maxDocsBytes {
 			return fmt.Errorf("the docs under %s are larger than %d bytes", root, maxDocsBytes)
 		}
@@ -75,13 +77,6 @@ func docsFiles(repo string) (map[string][]byte, error) {
 		return err
 	})
 	return files, err
-}
-
-func cmpOr(s, def string) string {
-	if s == "" {
-		return def
-	}
-	return s
 }
 
 // commitDocs commits files on main of a new in-memory repository.
