@@ -45,6 +45,8 @@ const (
 	docsBranch     = "refs/heads/main"
 	// maxDocsBytes bounds what the runner reads from the docs folder.
 	maxDocsBytes = 64 << 20
+	// docsTimeout bounds the docs' import and publication at start.
+	docsTimeout = 3 * time.Minute
 )
 
 // docsFiles reads repo's .gitbook.yaml and every file under the root it
@@ -271,9 +273,7 @@ func (p *Platform) publishSite(ctx context.Context) error {
 
 // waitGit polls the space's Git sync until its operation ends.
 func (p *Platform) waitGit(ctx context.Context, space string) error {
-	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
-	defer cancel()
-	tick := time.NewTicker(50 * time.Millisecond)
+	tick := time.NewTicker(200 * time.Millisecond)
 	defer tick.Stop()
 	for {
 		var info struct {
@@ -335,6 +335,8 @@ func (p *Platform) publishDocs(ctx, runCtx context.Context, cfg Config) {
 		return
 	}
 	begin := time.Now()
+	ctx, cancel := context.WithTimeout(ctx, docsTimeout)
+	defer cancel()
 	err := func() error {
 		if p.docs != nil {
 			gitCtx, stop := context.WithCancel(runCtx)
