@@ -11,12 +11,13 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"github.com/docspub/platform/libs/kafkax"
 	"log/slog"
+	"maps"
 	"net"
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -27,6 +28,7 @@ import (
 	"github.com/docspub/platform/libs/discovery"
 	"github.com/docspub/platform/libs/embedded"
 	"github.com/docspub/platform/libs/httpx"
+	"github.com/docspub/platform/libs/kafkax"
 	"github.com/docspub/platform/libs/roles"
 	"github.com/docspub/platform/libs/service"
 	"github.com/docspub/platform/services/content"
@@ -51,6 +53,9 @@ type Config struct {
 	// HostnameDNSServer is where sites looks up the TXT records that verify
 	// custom hostnames (host:port; empty: the system's resolver).
 	HostnameDNSServer string `env:"HOSTNAME_DNS_SERVER"`
+	// DocsRepo is the repository whose .gitbook.yaml names the docs the
+	// demo organization publishes (empty, or without .gitbook.yaml: none).
+	DocsRepo string `env:"DOCS_REPO, default=."`
 	// Now is the services' clock (nil: the real one); tests step it forward.
 	Now func() time.Time
 	// Integrations, when set, adjusts the integrations service's
@@ -61,9 +66,11 @@ type Config struct {
 	Sites func(*sites.Config)
 }
 
-// Credentials are the seeded demo identities.
+// Credentials are the seeded demo identities, and the demo organization's
+// space and site of the platform's docs.
 type Credentials struct {
 	GatewayURL, DemoOrgID, DemoAdminToken, DemoReaderToken, OtherOrgToken string
+	DocsSpaceID, DocsSiteID, DocsURL, DocsDigest                          string
 }
 
 // Platform is the running local platform.
@@ -81,6 +88,9 @@ type Platform struct {
 	MongoURI string
 
 	kafkaPort int
+	redisAddr string
+	gwLn      net.Listener
+	docs      map[string][]byte // the docs repository's files, nil for none
 	identity  *identity.App
 	content   *content.App
 	sites     *appRun
@@ -97,7 +107,8 @@ type Platform struct {
 	errs    chan error
 }
 
-// Start brings up infrastructure, services and gateway, seeding on first start.
+// Start brings up infrastructure, services and gateway, seeding on first
+// start, then imports and publishes the platform's own docs.
 func Start(ctx context.Context, cfg Config, log *slog.Logger) (_ *Platform, err error) {
 	if cfg.LogLevel == "" {
 		cfg.LogLevel = "info"
@@ -106,24 +117,52 @@ func Start(ctx context.Context, cfg Config, log *slog.Logger) (_ *Platform, err 
 		return nil, fmt.Errorf("data dir: %w", err)
 	}
 	runCtx, cancel := context.WithCancel(context.Background())
-	p := &Platform{cancel: cancel, errs: make(chan error, 8)}
+	p := &Platform{cancel: cancel, errs: make(chan error, 8), log: log}
 	defer func() {
 		if err != nil {
 			p.Close()
 		}
 	}()
-
-	mongo, err := embedded.StartMongo(filepath.Join(cfg.DataDir, "mongo"), "", log.With("component", "ferretdb"))
-	if err != nil {
+	p.CredsPath = filepath.Join(cfg.DataDir, "credentials.env")
+	if p.docs, err = readDocs(cfg.DocsRepo, p.CredsPath, log); err != nil {
 		return nil, err
+	}
+	steps := []struct {
+		name  string
+		start func(ctx, runCtx context.Context, cfg Config) error
+	}{
+		{"infrastructure", p.startInfra},
+		{"identity", p.startIdentity},
+		{"content", p.startContent},
+		{"insights", p.startInsights}, // before sites: sites records readers' views there
+		{"sites", p.startSitesStep},
+		{"integrations", p.startIntegrationsStep},
+		{"gateway", p.startGateway},
+	}
+	for _, s := range steps {
+		if err := s.start(ctx, runCtx, cfg); err != nil {
+			return nil, fmt.Errorf("%s: %w", s.name, err)
+		}
+	}
+	if p.Credentials, err = seed(ctx, p.identity, p.URL, p.CredsPath); err != nil {
+		return nil, fmt.Errorf("seed: %w", err)
+	}
+	p.publishDocs(ctx, runCtx, cfg)
+	return p, nil
+}
+
+// startInfra starts the embedded MongoDB, Kafka and Redis, reads (or makes)
+// the internal token secret and listens on the gateway's address.
+func (p *Platform) startInfra(_, _ context.Context, cfg Config) (err error) {
+	mongo, err := embedded.StartMongo(filepath.Join(cfg.DataDir, "mongo"), "", p.log.With("component", "ferretdb"))
+	if err != nil {
+		return err
 	}
 	p.closers = append(p.closers, mongo.Close)
 	p.MongoURI = mongo.URI
-	kafka, err := embedded.StartKafka(0)
-	if err != nil {
-		return nil, err
+	if p.Kafka, err = embedded.StartKafka(0); err != nil {
+		return err
 	}
-	p.Kafka = kafka
 	p.closers = append(p.closers, func() {
 		if p.Kafka != nil {
 			p.Kafka.Close()
@@ -131,166 +170,158 @@ func Start(ctx context.Context, cfg Config, log *slog.Logger) (_ *Platform, err 
 	})
 	rds, err := embedded.StartRedis("")
 	if err != nil {
-		return nil, err
+		return err
 	}
 	p.closers = append(p.closers, rds.Close)
-
-	secret, err := secret(filepath.Join(cfg.DataDir, "internal-token.secret"))
-	if err != nil {
-		return nil, err
+	p.redisAddr = rds.Addr()
+	if p.InternalTokenSecret, err = secret(filepath.Join(cfg.DataDir, "internal-token.secret")); err != nil {
+		return err
 	}
-	gwLn, err := net.Listen("tcp", cfg.Addr)
-	if err != nil {
-		return nil, fmt.Errorf("listen %s: %w", cfg.Addr, err)
+	if p.gwLn, err = net.Listen("tcp", cfg.Addr); err != nil {
+		return fmt.Errorf("listen %s: %w", cfg.Addr, err)
 	}
-	p.URL = "http://" + gwLn.Addr().String()
+	p.closers = append(p.closers, func() { _ = p.gwLn.Close() })
+	p.URL = "http://" + p.gwLn.Addr().String()
+	return nil
+}
 
-	// identity
+// env is the configuration every component shares (infrastructure,
+// secret, public URLs, log level) with extra on top.
+func (p *Platform) env(cfg Config, extra map[string]string) map[string]string {
+	m := map[string]string{
+		"MONGO_URI": p.MongoURI, "KAFKA_BROKERS": strings.Join(p.Kafka.Brokers, ","), "INTERNAL_TOKEN_SECRET": p.InternalTokenSecret,
+		"PUBLIC_URL": p.URL, "APP_URL": p.URL + "/app", "LOG_LEVEL": cfg.LogLevel,
+	}
+	maps.Copy(m, extra)
+	return m
+}
+
+func (p *Platform) startIdentity(ctx, runCtx context.Context, cfg Config) error {
 	idCfg := identity.Config{
-		Addr: "127.0.0.1:0", MongoURI: mongo.URI, Database: "identity", Kafka: kafkax.Config{Brokers: kafka.Brokers},
-		InternalTokenSecret: secret, PublicURL: p.URL, AppURL: p.URL + "/app", LogLevel: cfg.LogLevel,
+		Addr: "127.0.0.1:0", MongoURI: p.MongoURI, Database: "identity", Kafka: kafkax.Config{Brokers: p.Kafka.Brokers},
+		InternalTokenSecret: p.InternalTokenSecret, PublicURL: p.URL, AppURL: p.URL + "/app", LogLevel: cfg.LogLevel,
 	}
-	id, err := identity.New(ctx, idCfg, log.With("service", "identity"))
+	id, err := identity.New(ctx, idCfg, p.log.With("service", "identity"))
 	if err != nil {
-		_ = gwLn.Close()
-		return nil, fmt.Errorf("identity: %w", err)
+		return err
 	}
 	p.closers = append(p.closers, func() { _ = id.Close(context.Background()) })
 	id.RunBackground(runCtx)
-	idURL, err := p.serve(runCtx, id.Handler(), log.With("service", "identity"))
-	if err != nil {
-		_ = gwLn.Close()
-		return nil, err
-	}
-	p.IdentityURL, p.InternalTokenSecret, p.identity = idURL, secret, id
+	p.identity = id
+	p.IdentityURL, err = p.serve(runCtx, id.Handler(), p.log.With("service", "identity"))
+	return err
+}
 
-	// content, its files' bytes under $DATA_DIR/blobs
+// startContent starts content, its files' bytes under $DATA_DIR/blobs.
+func (p *Platform) startContent(ctx, runCtx context.Context, cfg Config) error {
 	blobDir, err := filepath.Abs(filepath.Join(cfg.DataDir, "blobs"))
 	if err != nil {
-		_ = gwLn.Close()
-		return nil, fmt.Errorf("blob dir: %w", err)
+		return fmt.Errorf("blob dir: %w", err)
 	}
 	var ctCfg content.Config
-	if err := config.LoadMap(ctx, &ctCfg, map[string]string{
-		"BLOB_URL":     "file://" + filepath.ToSlash(blobDir),
-		"CONTENT_ADDR": "127.0.0.1:0", "MONGO_URI": mongo.URI, "KAFKA_BROKERS": strings.Join(kafka.Brokers, ","),
-		"INTERNAL_TOKEN_SECRET": secret, "PUBLIC_URL": p.URL, "APP_URL": p.URL + "/app", "LOG_LEVEL": cfg.LogLevel,
+	if err := config.LoadMap(ctx, &ctCfg, p.env(cfg, map[string]string{
+		"CONTENT_ADDR": "127.0.0.1:0", "BLOB_URL": "file://" + filepath.ToSlash(blobDir),
 		"OUTBOUND_ALLOW_PRIVATE": strconv.FormatBool(cfg.OutboundAllowPrivate),
-	}); err != nil {
-		_ = gwLn.Close()
-		return nil, err
+	})); err != nil {
+		return err
 	}
-	ct, err := content.New(ctx, ctCfg, log.With("service", "content"), content.WithClock(cfg.Now))
+	ct, err := content.New(ctx, ctCfg, p.log.With("service", "content"), content.WithClock(cfg.Now))
 	if err != nil {
-		_ = gwLn.Close()
-		return nil, fmt.Errorf("content: %w", err)
+		return err
 	}
 	p.closers = append(p.closers, func() { _ = ct.Close(context.Background()) })
 	ct.RunBackground(runCtx)
-	ctURL, err := p.serve(runCtx, ct.Handler(), log.With("service", "content"))
-	if err != nil {
-		_ = gwLn.Close()
-		return nil, err
-	}
-	p.ContentURL, p.content = ctURL, ct
+	p.content = ct
+	p.ContentURL, err = p.serve(runCtx, ct.Handler(), p.log.With("service", "content"))
+	return err
+}
 
-	// insights, before sites: sites records readers' views there
+func (p *Platform) startInsights(ctx, runCtx context.Context, cfg Config) error {
 	var inCfg insights.Config
-	if err := config.LoadMap(ctx, &inCfg, map[string]string{
-		"INSIGHTS_ADDR": "127.0.0.1:0", "MONGO_URI": mongo.URI, "KAFKA_BROKERS": strings.Join(kafka.Brokers, ","),
-		"INTERNAL_TOKEN_SECRET": secret, "LOG_LEVEL": cfg.LogLevel,
-	}); err != nil {
-		_ = gwLn.Close()
-		return nil, err
+	if err := config.LoadMap(ctx, &inCfg, p.env(cfg, map[string]string{"INSIGHTS_ADDR": "127.0.0.1:0"})); err != nil {
+		return err
 	}
-	in, err := insights.New(ctx, inCfg, log.With("service", "insights"), insights.WithClock(cfg.Now))
+	in, err := insights.New(ctx, inCfg, p.log.With("service", "insights"), insights.WithClock(cfg.Now))
 	if err != nil {
-		_ = gwLn.Close()
-		return nil, fmt.Errorf("insights: %w", err)
+		return err
 	}
 	p.closers = append(p.closers, func() { _ = in.Close(context.Background()) })
 	in.RunBackground(runCtx)
-	inURL, err := p.serve(runCtx, in.Handler(), log.With("service", "insights"))
-	if err != nil {
-		_ = gwLn.Close()
-		return nil, err
-	}
-	p.InsightsURL, p.insights = inURL, in
+	p.insights = in
+	p.InsightsURL, err = p.serve(runCtx, in.Handler(), p.log.With("service", "insights"))
+	return err
+}
 
-	// sites, on a fixed address so that it can stop and start again behind the gateway
-	if err := config.LoadMap(ctx, &p.sitesCfg, map[string]string{
-		"SITES_ADDR": "127.0.0.1:0", "MONGO_URI": mongo.URI, "KAFKA_BROKERS": strings.Join(kafka.Brokers, ","),
-		"CONTENT_URL": ctURL, "INTERNAL_TOKEN_SECRET": secret, "PUBLIC_URL": p.URL, "APP_URL": p.URL + "/app",
-		"PUBLISHED_URL": p.URL + "/sites", "INSIGHTS_URL": inURL, "LOG_LEVEL": cfg.LogLevel,
-		"HOSTNAME_DNS_SERVER": cfg.HostnameDNSServer,
-	}); err != nil {
-		_ = gwLn.Close()
-		return nil, err
+// startSitesStep starts sites on an address it keeps, so that it can stop
+// and start again behind the gateway.
+func (p *Platform) startSitesStep(ctx, _ context.Context, cfg Config) error {
+	if err := config.LoadMap(ctx, &p.sitesCfg, p.env(cfg, map[string]string{
+		"SITES_ADDR": "127.0.0.1:0", "CONTENT_URL": p.ContentURL, "PUBLISHED_URL": p.URL + "/sites",
+		"INSIGHTS_URL": p.InsightsURL, "HOSTNAME_DNS_SERVER": cfg.HostnameDNSServer,
+	})); err != nil {
+		return err
 	}
 	if cfg.Sites != nil {
 		cfg.Sites(&p.sitesCfg)
 	}
-	p.log = log
 	if err := p.StartSites(); err != nil {
-		_ = gwLn.Close()
-		return nil, err
+		return err
 	}
 	p.closers = append(p.closers, p.StopSites)
 	p.SitesURL = "http://" + p.sitesCfg.Addr
+	return nil
+}
 
-	// integrations, restartable like sites (its jobs resume after a restart)
-	if err := config.LoadMap(ctx, &p.integrationsCfg, map[string]string{
-		"INTEGRATIONS_ADDR": "127.0.0.1:0", "MONGO_URI": mongo.URI, "KAFKA_BROKERS": strings.Join(kafka.Brokers, ","),
-		"CONTENT_URL": ctURL, "INTERNAL_TOKEN_SECRET": secret, "PUBLIC_URL": p.URL, "APP_URL": p.URL + "/app",
-		"OUTBOUND_ALLOW_PRIVATE": strconv.FormatBool(cfg.OutboundAllowPrivate), "LOG_LEVEL": cfg.LogLevel,
-	}); err != nil {
-		_ = gwLn.Close()
-		return nil, err
+// startIntegrationsStep starts integrations, restartable like sites (its
+// jobs resume after a restart). The docs' Git server listens on loopback:
+// with docs to import, private addresses are allowed until they are.
+func (p *Platform) startIntegrationsStep(ctx, _ context.Context, cfg Config) error {
+	if err := config.LoadMap(ctx, &p.integrationsCfg, p.env(cfg, map[string]string{
+		"INTEGRATIONS_ADDR": "127.0.0.1:0", "CONTENT_URL": p.ContentURL,
+		"OUTBOUND_ALLOW_PRIVATE": strconv.FormatBool(cfg.OutboundAllowPrivate || p.docs != nil),
+	})); err != nil {
+		return err
 	}
 	if cfg.Integrations != nil {
 		cfg.Integrations(&p.integrationsCfg)
 	}
 	if err := p.StartIntegrations(); err != nil {
-		_ = gwLn.Close()
-		return nil, err
+		return err
 	}
 	p.closers = append(p.closers, p.StopIntegrations)
 	p.IntegrationsURL = "http://" + p.integrationsCfg.Addr
+	return nil
+}
 
-	// gateway
-	rc := redis.NewClient(&redis.Options{Addr: rds.Addr()})
+// startGateway serves the gateway on gwLn in front of every service.
+func (p *Platform) startGateway(ctx, runCtx context.Context, cfg Config) error {
+	rc := redis.NewClient(&redis.Options{Addr: p.redisAddr})
 	p.closers = append(p.closers, func() { _ = rc.Close() })
+	upstreams := discovery.Static{"identity": p.IdentityURL, "content": p.ContentURL, "sites": p.SitesURL,
+		"insights": p.InsightsURL, "integrations": p.IntegrationsURL}
+	var list []string
+	for _, name := range slices.Sorted(maps.Keys(upstreams)) {
+		list = append(list, name+"="+upstreams[name])
+	}
 	var gwCfg gateway.Config // the gateway's own defaults, with the runner's choices on top
-	if err := config.LoadMap(ctx, &gwCfg, map[string]string{
-		"ADDR": cfg.Addr, "INTERNAL_TOKEN_SECRET": secret, "RATE_LIMIT": strconv.Itoa(cfg.RateLimit), "PUBLIC_URL": p.URL,
-		"UPSTREAMS": "identity=" + idURL + ",content=" + ctURL + ",sites=" + p.SitesURL + ",insights=" + inURL + ",integrations=" + p.IntegrationsURL,
-		"LOG_LEVEL": cfg.LogLevel, "KAFKA_BROKERS": strings.Join(kafka.Brokers, ","),
-	}); err != nil {
-		_ = gwLn.Close()
-		return nil, err
+	if err := config.LoadMap(ctx, &gwCfg, p.env(cfg, map[string]string{
+		"ADDR": cfg.Addr, "RATE_LIMIT": strconv.Itoa(cfg.RateLimit), "UPSTREAMS": strings.Join(list, ","),
+	})); err != nil {
+		return err
 	}
 	if err := gwCfg.Validate(); err != nil {
-		_ = gwLn.Close()
-		return nil, err
+		return err
 	}
-	gw, err := gateway.New(gwCfg, gateway.Deps{Redis: rc, Resolver: discovery.Static{"identity": idURL, "content": ctURL, "sites": p.SitesURL,
-		"insights": inURL, "integrations": p.IntegrationsURL}, Log: log.With("service", "gateway")})
+	gw, err := gateway.New(gwCfg, gateway.Deps{Redis: rc, Resolver: upstreams, Log: p.log.With("service", "gateway")})
 	if err != nil {
-		_ = gwLn.Close()
-		return nil, fmt.Errorf("gateway: %w", err)
+		return err
 	}
 	// The gateway drops cached token resolutions when identity says a token
 	// or member changed, as the gateway command does.
 	gw.RunBackground(runCtx)
 	p.closers = append(p.closers, func() { _ = gw.Close(context.Background()) })
-	p.goRun("gateway", func() error { return httpx.Serve(runCtx, gwLn, gw.Handler(), log.With("service", "gateway")) })
-
-	p.CredsPath = filepath.Join(cfg.DataDir, "credentials.env")
-	p.Credentials, err = seed(ctx, id, p.URL, p.CredsPath)
-	if err != nil {
-		return nil, fmt.Errorf("seed: %w", err)
-	}
-	return p, nil
+	p.goRun("gateway", func() error { return httpx.Serve(runCtx, p.gwLn, gw.Handler(), p.log.With("service", "gateway")) })
+	return nil
 }
 
 // Bootstrap adds a member (and, without an organization id, an
@@ -488,8 +519,9 @@ func seed(ctx context.Context, id *identity.App, url, path string) (Credentials,
 }
 
 func writeCredentials(path string, c Credentials) error {
-	body := fmt.Sprintf("GATEWAY_URL=%s\nDEMO_ORG_ID=%s\nDEMO_ADMIN_TOKEN=%s\nDEMO_READER_TOKEN=%s\nOTHER_ORG_TOKEN=%s\n",
-		c.GatewayURL, c.DemoOrgID, c.DemoAdminToken, c.DemoReaderToken, c.OtherOrgToken)
+	body := fmt.Sprintf("GATEWAY_URL=%s\nDEMO_ORG_ID=%s\nDEMO_ADMIN_TOKEN=%s\nDEMO_READER_TOKEN=%s\nOTHER_ORG_TOKEN=%s\n"+
+		"DOCS_SPACE_ID=%s\nDOCS_SITE_ID=%s\nDOCS_URL=%s\nDOCS_DIGEST=%s\n",
+		c.GatewayURL, c.DemoOrgID, c.DemoAdminToken, c.DemoReaderToken, c.OtherOrgToken, c.DocsSpaceID, c.DocsSiteID, c.DocsURL, c.DocsDigest)
 	return os.WriteFile(path, []byte(body), 0o600)
 }
 
@@ -504,7 +536,8 @@ func readCredentials(path string) (Credentials, error) {
 			kv[k] = v
 		}
 	}
-	c := Credentials{DemoOrgID: kv["DEMO_ORG_ID"], DemoAdminToken: kv["DEMO_ADMIN_TOKEN"], DemoReaderToken: kv["DEMO_READER_TOKEN"], OtherOrgToken: kv["OTHER_ORG_TOKEN"]}
+	c := Credentials{DemoOrgID: kv["DEMO_ORG_ID"], DemoAdminToken: kv["DEMO_ADMIN_TOKEN"], DemoReaderToken: kv["DEMO_READER_TOKEN"], OtherOrgToken: kv["OTHER_ORG_TOKEN"],
+		DocsSpaceID: kv["DOCS_SPACE_ID"], DocsSiteID: kv["DOCS_SITE_ID"], DocsURL: kv["DOCS_URL"], DocsDigest: kv["DOCS_DIGEST"]}
 	if c.DemoOrgID == "" || c.DemoAdminToken == "" || c.DemoReaderToken == "" || c.OtherOrgToken == "" {
 		return Credentials{}, errors.New("incomplete credentials file")
 	}

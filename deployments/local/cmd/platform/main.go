@@ -57,7 +57,11 @@ func run(ctx context.Context) error {
 		return err
 	}
 	defer p.Close()
-	fmt.Fprintf(os.Stderr, "\nplatform ready at %s\ncredentials written to %s\n  set -a; . %s; set +a\n  curl -H \"Authorization: Bearer $DEMO_ADMIN_TOKEN\" $GATEWAY_URL/v1/orgs\n\n",
+	fmt.Fprintf(os.Stderr, "\nplatform ready at %s\n", p.URL)
+	if p.Credentials.DocsURL != "" {
+		fmt.Fprintf(os.Stderr, "its docs, published by the platform: %s\n", p.Credentials.DocsURL)
+	}
+	fmt.Fprintf(os.Stderr, "API reference: %s/v1/docs\ncredentials written to %s\n  set -a; . %s; set +a\n  curl -H \"Authorization: Bearer $DEMO_ADMIN_TOKEN\" $GATEWAY_URL/v1/orgs\n\n",
 		p.URL, p.CredsPath, p.CredsPath)
 	select {
 	case <-ctx.Done():

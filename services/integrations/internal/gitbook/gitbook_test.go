@@ -126,6 +126,11 @@ func TestReadRefusesEscapesAndExcess(t *testing.T) {
 	if _, err := Read(map[string][]byte{".gitbook.yaml": []byte("root: ../../etc\n")}, ""); err == nil {
 		t.Error("a root outside the repository was accepted")
 	}
+	for _, c := range []string{"structure:\n  summary: ../SUMMARY.md\n", "root: docs\nstructure:\n  readme: a/../../README.md\n", "structure:\n  summary: /\n"} {
+		if _, err := Read(map[string][]byte{".gitbook.yaml": []byte(c), "SUMMARY.md": []byte("# T\n")}, ""); err == nil {
+			t.Errorf("%q: a structure file outside the docs root was accepted", c)
+		}
+	}
 	if _, err := Read(nil, "../x"); err == nil {
 		t.Error("a project directory outside the repository was accepted")
 	}

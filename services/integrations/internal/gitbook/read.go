@@ -63,11 +63,12 @@ func Read(files map[string][]byte, projectDir string) (Tree, error) {
 			}
 			r.root = join(dir, root)
 		}
-		if c.Structure.Readme != "" {
-			readme = c.Structure.Readme
+		var err error
+		if readme, err = structureFile("readme", c.Structure.Readme, readme); err != nil {
+			return Tree{}, err
 		}
-		if c.Structure.Summary != "" {
-			summary = c.Structure.Summary
+		if summary, err = structureFile("summary", c.Structure.Summary, summary); err != nil {
+			return Tree{}, err
 		}
 	}
 	if r.root == "." {
@@ -95,6 +96,19 @@ func Read(files map[string][]byte, projectDir string) (Tree, error) {
 	}
 	uniqueSlugs(t.Pages)
 	return t, nil
+}
+
+// structureFile is .gitbook.yaml's structure.<key> (def when unset), a
+// file under the docs root: one that leaves it is refused.
+func structureFile(key, set, def string) (string, error) {
+	if set == "" {
+		return def, nil
+	}
+	file, ok := Clean(set)
+	if !ok || file == "" {
+		return "", layoutErr(".gitbook.yaml: structure.%s leaves the docs root", key)
+	}
+	return file, nil
 }
 
 // page reads the page file at p (a missing file gives an empty page).
