@@ -13,7 +13,6 @@ import (
 	"io/fs"
 	"log/slog"
 	"maps"
-	"net"
 	"net/http"
 	"os"
 	"path"
@@ -175,10 +174,7 @@ func (p *Platform) serveGit(ctx context.Context, st storer.Storer) (string, erro
 		w.Header().Set("Content-Type", "application/x-git-upload-pack-result")
 		_ = res.Encode(w)
 	})
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return "", err
-	}
+	ln := p.docsLn
 	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	p.goRun("docs git server", func() error {
 		go func() { <-ctx.Done(); _ = hs.Close() }()
@@ -327,10 +323,10 @@ func docsDigest(files map[string][]byte) string {
 
 // publishDocs imports changed docs (p.docs) and publishes their site,
 // recording its URL with the credentials. The docs are committed and served
-// over Git on loopback for the time of their import; integrations then
-// starts again with the configured outbound rule. A failure is logged: the
-// platform runs without its docs.
-func (p *Platform) publishDocs(ctx, runCtx context.Context, cfg Config) {
+// over Git on loopback (p.docsLn, the one private address integrations may
+// reach) for the time of their import. A failure is logged: the platform
+// runs without its docs.
+func (p *Platform) publishDocs(ctx, runCtx context.Context) {
 	if p.docs == nil && p.Credentials.DocsSiteID == "" {
 		return
 	}
@@ -363,12 +359,5 @@ func (p *Platform) publishDocs(ctx, runCtx context.Context, cfg Config) {
 		p.log.Error("the docs site was not published", "err", err)
 	} else {
 		p.log.Info("docs published", "site", p.Credentials.DocsURL, "imported", p.docs != nil, "took", time.Since(begin).Round(time.Millisecond).String())
-	}
-	if p.docs != nil && !cfg.OutboundAllowPrivate {
-		p.StopIntegrations()
-		p.integrationsCfg.OutboundAllowPrivate = false
-		if err := p.StartIntegrations(); err != nil {
-			p.errs <- fmt.Errorf("integrations: %w", err)
-		}
 	}
 }

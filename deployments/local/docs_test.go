@@ -1,8 +1,11 @@
 package local
 
 import (
+	"flag"
+	"fmt"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"reflect"
 	"regexp"
@@ -81,27 +84,56 @@ func TestDocsConfigurationListsEveryVariable(t *testing.T) {
 	}
 }
 
-// TestDocsLayoutListsEveryPackage: the layout page names every package of
-// every module.
+var updateLayout = flag.Bool("update-layout", false, "rewrite the layout page's package tables from go list")
+
+// layoutModules are the modules whose packages the layout page lists, in
+// its order.
+var layoutModules = []string{"libs", "gateway", "services/identity", "services/content", "services/sites",
+	"services/insights", "services/integrations", "deployments/local", "deployments/manifests"}
+
+// TestDocsLayoutListsEveryPackage: the layout page's package tables are
+// what go list says of every package (its path and the first sentence of
+// its documentation): a package added, moved, removed or documented anew
+// fails it until `go test -run TestDocsLayoutListsEveryPackage
+// ./deployments/local -update-layout` rewrites them.
 func TestDocsLayoutListsEveryPackage(t *testing.T) {
-	t.Parallel()
-	doc := readDoc(t, "architecture/layout.md")
-	for _, mod := range []string{"libs", "gateway", "services", "deployments/local", "deployments/manifests"} {
-		err := filepath.WalkDir(filepath.Join("../..", mod), func(p string, d fs.DirEntry, err error) error {
-			if err != nil || d.IsDir() || !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") || strings.Contains(p, "testdata") {
-				return err
-			}
-			rel, _ := filepath.Rel("../..", filepath.Dir(p))
-			if !strings.Contains(doc, "`"+filepath.ToSlash(rel)+"`") {
-				t.Errorf("the layout page lacks %s", rel)
-			}
-			return nil
-		})
+	var b strings.Builder
+	b.WriteString(layoutHeading)
+	for _, mod := range layoutModules {
+		cmd := exec.Command("go", "list", "-f", "{{.Dir}}\t{{.Doc}}", "./"+mod+"/...")
+		cmd.Dir = "../.."
+		out, err := cmd.Output()
 		if err != nil {
-			t.Fatal(err)
+			t.Fatalf("go list ./%s/...: %v", mod, err)
+		}
+		fmt.Fprintf(&b, "\n### `%s`\n\n| package | what |\n|---|---|\n", mod)
+		root, _ := filepath.Abs("../..")
+		for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+			dir, doc, _ := strings.Cut(line, "\t")
+			rel, _ := filepath.Rel(root, dir)
+			fmt.Fprintf(&b, "| `%s` | %s |\n", filepath.ToSlash(rel), strings.ReplaceAll(doc, "|", "\\|"))
 		}
 	}
+	path := filepath.Join(docsDir, "architecture/layout.md")
+	page := readDoc(t, "architecture/layout.md")
+	at := strings.Index(page, "## Packages\n")
+	if at < 0 {
+		t.Fatal("the layout page has no section ## Packages")
+	}
+	want := page[:at] + b.String()
+	if *updateLayout {
+		if err := os.WriteFile(path, []byte(want), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	if page != want {
+		t.Errorf("the layout page's package tables are not what go list says; rewrite them with\n\tgo test -run TestDocsLayoutListsEveryPackage ./deployments/local -update-layout")
+	}
 }
+
+// layoutHeading begins the generated part of the layout page.
+const layoutHeading = "## Packages\n\nEvery package of every module, with the first sentence of its documentation (`go list`); a test (`TestDocsLayoutListsEveryPackage`) fails when this list is not what `go list` says.\n"
 
 var mdLink = regexp.MustCompile(`\]\(([^)#\s]+\.md)(#[^)]*)?\)`)
 

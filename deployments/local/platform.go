@@ -91,6 +91,7 @@ type Platform struct {
 	redisAddr string
 	gwLn      net.Listener
 	docs      map[string][]byte // the docs repository's files, nil for none
+	docsLn    net.Listener      // where their Git server listens, with docs
 	identity  *identity.App
 	content   *content.App
 	sites     *appRun
@@ -147,7 +148,7 @@ func Start(ctx context.Context, cfg Config, log *slog.Logger) (_ *Platform, err 
 	if p.Credentials, err = seed(ctx, p.identity, p.URL, p.CredsPath); err != nil {
 		return nil, fmt.Errorf("seed: %w", err)
 	}
-	p.publishDocs(ctx, runCtx, cfg)
+	p.publishDocs(ctx, runCtx)
 	return p, nil
 }
 
@@ -274,12 +275,20 @@ func (p *Platform) startSitesStep(ctx, _ context.Context, cfg Config) error {
 
 // startIntegrationsStep starts integrations, restartable like sites (its
 // jobs resume after a restart). The docs' Git server listens on loopback:
-// with docs to import, private addresses are allowed until they are.
+// with docs to import, integrations may reach that one address (not the
+// rest of loopback) from the start.
 func (p *Platform) startIntegrationsStep(ctx, _ context.Context, cfg Config) error {
-	if err := config.LoadMap(ctx, &p.integrationsCfg, p.env(cfg, map[string]string{
-		"INTEGRATIONS_ADDR": "127.0.0.1:0", "CONTENT_URL": p.ContentURL,
-		"OUTBOUND_ALLOW_PRIVATE": strconv.FormatBool(cfg.OutboundAllowPrivate || p.docs != nil),
-	})); err != nil {
+	env := map[string]string{"INTEGRATIONS_ADDR": "127.0.0.1:0", "CONTENT_URL": p.ContentURL}
+	if p.docs != nil {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return err
+		}
+		p.docsLn = ln
+		p.closers = append(p.closers, func() { _ = ln.Close() })
+		env["OUTBOUND_ALLOW_ADDRS"] = ln.Addr().String()
+	}
+	if err := config.LoadMap(ctx, &p.integrationsCfg, p.env(cfg, env)); err != nil {
 		return err
 	}
 	if cfg.Integrations != nil {

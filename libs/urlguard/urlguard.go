@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"net/netip"
 	"net/url"
+	"strconv"
 	"syscall"
 	"time"
 )
@@ -23,6 +24,10 @@ var ErrBlocked = errors.New("outbound address not allowed")
 type Guard struct {
 	// AllowPrivate lets fetches reach private and loopback addresses (tests, local runs).
 	AllowPrivate bool
+	// Allow are addresses (IP and port) that may be reached although they
+	// are private: one server the operator names (the local runner's Git
+	// server of its own docs), not the network it is in.
+	Allow []netip.AddrPort
 }
 
 // CheckURL validates a URL's scheme and, for literal IP hosts, its address.
@@ -34,7 +39,7 @@ func (g Guard) CheckURL(raw string) (*url.URL, error) {
 	if u.Scheme != "http" && u.Scheme != "https" {
 		return nil, fmt.Errorf("%w: scheme %q", ErrBlocked, u.Scheme)
 	}
-	if ip, err := netip.ParseAddr(u.Hostname()); err == nil && !g.allowed(ip) {
+	if ip, err := netip.ParseAddr(u.Hostname()); err == nil && !g.allowed(netip.AddrPortFrom(ip, urlPort(u))) {
 		return nil, fmt.Errorf("%w: %s", ErrBlocked, ip)
 	}
 	return u, nil
@@ -64,23 +69,35 @@ func (g Guard) Client(timeout time.Duration) *http.Client {
 	}
 }
 
-func (g Guard) control(_, address string, _ syscall.RawConn) error {
-	host, _, err := net.SplitHostPort(address)
-	if err != nil {
-		return fmt.Errorf("%w: %s", ErrBlocked, address)
+// urlPort is the port u connects to: its own, or its scheme's.
+func urlPort(u *url.URL) uint16 {
+	if p, err := strconv.ParseUint(u.Port(), 10, 16); err == nil {
+		return uint16(p)
 	}
-	ip, err := netip.ParseAddr(host)
-	if err != nil || !g.allowed(ip) {
-		return fmt.Errorf("%w: %s", ErrBlocked, host)
+	if u.Scheme == "https" {
+		return 443
+	}
+	return 80
+}
+
+func (g Guard) control(_, address string, _ syscall.RawConn) error {
+	ap, err := netip.ParseAddrPort(address)
+	if err != nil || !g.allowed(ap) {
+		return fmt.Errorf("%w: %s", ErrBlocked, address)
 	}
 	return nil
 }
 
-func (g Guard) allowed(ip netip.Addr) bool {
+func (g Guard) allowed(ap netip.AddrPort) bool {
 	if g.AllowPrivate {
 		return true
 	}
-	ip = ip.Unmap()
+	ip := ap.Addr().Unmap()
+	for _, a := range g.Allow {
+		if a.Addr().Unmap() == ip && a.Port() == ap.Port() {
+			return true
+		}
+	}
 	return !(ip.IsLoopback() || ip.IsPrivate() || ip.IsLinkLocalUnicast() || ip.IsLinkLocalMulticast() ||
 		ip.IsMulticast() || ip.IsUnspecified() || ip.IsInterfaceLocalMulticast() || isSpecial(ip))
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
 	"strings"
 	"testing"
 	"time"
@@ -70,6 +71,9 @@ func TestClientRefusesLoopbackUnlessAllowed(t *testing.T) {
 	}))
 	t.Cleanup(srv.Close)
 	port := srv.URL[strings.LastIndex(srv.URL, ":"):]
+	other := httptest.NewServer(http.NotFoundHandler())
+	t.Cleanup(other.Close)
+	only := urlguard.Guard{Allow: []netip.AddrPort{netip.MustParseAddrPort(srv.Listener.Addr().String())}}
 
 	for _, tc := range []struct {
 		name    string
@@ -82,6 +86,9 @@ func TestClientRefusesLoopbackUnlessAllowed(t *testing.T) {
 		{"allowed literal", urlguard.Guard{AllowPrivate: true}, srv.URL, false},
 		{"allowed name", urlguard.Guard{AllowPrivate: true}, "http://localhost" + port, false},
 		{"redirect to another scheme", urlguard.Guard{AllowPrivate: true}, srv.URL + "/redirect", true},
+		{"the one allowed address", only, srv.URL, false},
+		{"the one allowed address by name", only, "http://localhost" + port, false},
+		{"another port of an allowed address", only, other.URL, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			req, err := http.NewRequest(http.MethodGet, tc.url, nil)

@@ -11,6 +11,7 @@ import (
 	"github.com/docspub/platform/libs/kafkax"
 	"log/slog"
 	"net/http"
+	"net/netip"
 	"strings"
 	"sync"
 	"time"
@@ -63,10 +64,14 @@ type Config struct {
 	AppURL            string `env:"APP_URL, default=http://127.0.0.1:8080/app"`
 	// OutboundAllowPrivate lets OpenAPI fetches and Git remotes reach
 	// private and loopback addresses (tests, trusted local runs).
-	OutboundAllowPrivate bool          `env:"OUTBOUND_ALLOW_PRIVATE, default=false"`
-	FetchTimeout         time.Duration `env:"OPENAPI_FETCH_TIMEOUT, default=30s"`
-	GitTimeout           time.Duration `env:"GIT_TIMEOUT, default=5m"`
-	GitMaxBytes          int64         `env:"GIT_MAX_BYTES, default=268435456"` // received from the remote
+	OutboundAllowPrivate bool `env:"OUTBOUND_ALLOW_PRIVATE, default=false"`
+	// OutboundAllowAddrs are IP:port addresses reachable although private:
+	// one server each, not their network (the local runner's Git server of
+	// its own docs).
+	OutboundAllowAddrs []string      `env:"OUTBOUND_ALLOW_ADDRS"`
+	FetchTimeout       time.Duration `env:"OPENAPI_FETCH_TIMEOUT, default=30s"`
+	GitTimeout         time.Duration `env:"GIT_TIMEOUT, default=5m"`
+	GitMaxBytes        int64         `env:"GIT_MAX_BYTES, default=268435456"` // received from the remote
 	// A clone's objects, uncompressed, counted as the pack streams in:
 	// their bytes, their number and one's size (see the README's Limits).
 	GitMaxInflatedBytes int64 `env:"GIT_MAX_INFLATED_BYTES, default=1073741824"`
@@ -98,6 +103,11 @@ func (c Config) Validate() error {
 	p.HTTPURL("CONTENT_URL", c.ContentURL)
 	p.HTTPURL("PUBLIC_URL", c.PublicURL)
 	p.HTTPURL("APP_URL", c.AppURL)
+	for _, a := range c.OutboundAllowAddrs {
+		if _, err := netip.ParseAddrPort(a); err != nil {
+			p.Addf("OUTBOUND_ALLOW_ADDRS: %q is not an IP:port address", a)
+		}
+	}
 	if c.FetchTimeout < 100*time.Millisecond || c.FetchTimeout > 10*time.Minute {
 		p.Addf("OPENAPI_FETCH_TIMEOUT must be between 100ms and 10m")
 	}
@@ -167,6 +177,9 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 	db, locks, relay := core.DB, core.Locks, core.Relay
 	public, app := strings.TrimRight(cfg.PublicURL, "/"), strings.TrimRight(cfg.AppURL, "/")
 	guard := urlguard.Guard{AllowPrivate: cfg.OutboundAllowPrivate}
+	for _, a := range cfg.OutboundAllowAddrs {
+		guard.Allow = append(guard.Allow, netip.MustParseAddrPort(a)) // checked by Validate
+	}
 	queue := jobs.NewQueue(db, Jobs, locks, jobs.WithLease(cfg.JobLease))
 
 	translationStore := translationmongo.NewStore(db, locks)
