@@ -18,6 +18,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/url"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -33,6 +34,7 @@ import (
 	"github.com/docspub/platform/libs/service"
 	"github.com/gin-gonic/gin"
 	"github.com/go-redis/redis_rate/v10"
+	lru "github.com/hashicorp/golang-lru/v2"
 	"github.com/redis/go-redis/v9"
 	"golang.org/x/sync/singleflight"
 )
@@ -221,7 +223,9 @@ type Gateway struct {
 	// always the same principal (the gateway), minted again once it is
 	// older than readerTokenReuse rather than on every request.
 	readerToken atomic.Pointer[mintedToken]
-	engine      *gin.Engine
+	// targets are the services' base URLs parsed (targetURL).
+	targets *lru.Cache[string, *url.URL]
+	engine  *gin.Engine
 }
 
 // New returns a gateway for a valid configuration.
@@ -268,6 +272,7 @@ func New(cfg Config, deps Deps) (*Gateway, error) {
 		client:    &http.Client{Transport: transport, Timeout: min(cfg.UpstreamTimeout, maxResolveTime)},
 		resolving: quota.New("token resolutions", resolveLimits),
 	}
+	g.targets, _ = lru.New[string, *url.URL](maxTargets)
 	g.proxy = g.newProxy(transport)
 
 	// Ready means able to serve: not Redis, without which the gateway

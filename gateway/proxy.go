@@ -43,7 +43,12 @@ func forwardFrom(ctx context.Context) *forward {
 
 // newTransport returns the transport to services: a short dial timeout so a
 // service that is down answers fast, the response header wait bounded by
-// upstreamTimeout, and client spans with W3C trace context injected.
+// upstreamTimeout, and client spans with W3C trace context injected. It
+// never asks for gzip on its own: the client's Accept-Encoding goes through
+// as it came, and a gzipped answer (sites keeps pages gzipped) reaches the
+// client as it is, rather than being inflated by the gateway for a client
+// that did not ask for it (then streamed without a length, flushed at each
+// write).
 func newTransport(upstreamTimeout time.Duration) http.RoundTripper {
 	base := &http.Transport{
 		Proxy:                 nil,
@@ -54,6 +59,7 @@ func newTransport(upstreamTimeout time.Duration) http.RoundTripper {
 		MaxIdleConns:          512,
 		MaxIdleConnsPerHost:   128,
 		IdleConnTimeout:       90 * time.Second,
+		DisableCompression:    true,
 	}
 	return otelhttp.NewTransport(base, otelhttp.WithPropagators(
 		propagation.NewCompositeTextMapPropagator(propagation.TraceContext{}, propagation.Baggage{})))

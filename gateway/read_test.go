@@ -1,10 +1,17 @@
 package gateway_test
 
 import (
+	"bytes"
+	"compress/gzip"
+	"io"
 	"net/http"
+	"net/http/httptest"
 	"strconv"
+	"strings"
+	"sync/atomic"
 	"testing"
 
+	"github.com/docspub/platform/libs/discovery"
 	"github.com/docspub/platform/libs/internaltoken"
 )
 
@@ -108,4 +115,63 @@ func TestReaderRateLimit(t *testing.T) {
 	}
 	defer r2.Body.Close()
 	wantStatus(t, r2, http.StatusOK)
+}
+
+// TestReaderEncodingPassesThrough: the gateway asks sites for gzip only
+// when the reader does, and passes the answer on as sites wrote it: a
+// reader without Accept-Encoding gets the page uncompressed with its
+// length, one asking for gzip gets sites' gzip bytes and validator.
+func TestReaderEncodingPassesThrough(t *testing.T) {
+	t.Parallel()
+	page := []byte(strings.Repeat("<p>Zebras graze in herds.</p>\n", 200))
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	_, _ = zw.Write(page)
+	_ = zw.Close()
+	var asked atomic.Value
+	sites := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		asked.Store(r.Header.Get("Accept-Encoding"))
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		body, etag := page, `"p1"`
+		if strings.Contains(r.Header.Get("Accept-Encoding"), "gzip") {
+			w.Header().Set("Content-Encoding", "gzip")
+			body, etag = gz.Bytes(), `"p1-gzip"`
+		}
+		w.Header().Set("ETag", etag)
+		w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+		_, _ = w.Write(body)
+	}))
+	t.Cleanup(sites.Close)
+	h := newHarness(t, options{upstreams: discovery.Static{"sites": sites.URL}})
+	client := &http.Client{Transport: &http.Transport{DisableCompression: true}}
+	t.Cleanup(client.CloseIdleConnections)
+	for _, tc := range []struct {
+		accept, wantEncoding, wantETag string
+		want                           []byte
+	}{
+		{"", "", `"p1"`, page},
+		{"gzip", "gzip", `"p1-gzip"`, gz.Bytes()},
+	} {
+		req, _ := http.NewRequest(http.MethodGet, h.srv.URL+"/sites/acme/docs/guide", nil)
+		if tc.accept != "" {
+			req.Header.Set("Accept-Encoding", tc.accept)
+		}
+		resp, err := client.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if got, _ := asked.Load().(string); got != tc.accept {
+			t.Errorf("reader's Accept-Encoding %q: sites was asked for %q", tc.accept, got)
+		}
+		if resp.Header.Get("Content-Encoding") != tc.wantEncoding || resp.Header.Get("ETag") != tc.wantETag ||
+			!bytes.Equal(body, tc.want) {
+			t.Errorf("reader's Accept-Encoding %q: got encoding %q, ETag %s, %d bytes; want %q, %s, %d bytes",
+				tc.accept, resp.Header.Get("Content-Encoding"), resp.Header.Get("ETag"), len(body), tc.wantEncoding, tc.wantETag, len(tc.want))
+		}
+		if resp.ContentLength != int64(len(tc.want)) {
+			t.Errorf("reader's Accept-Encoding %q: Content-Length %d, want %d (sent as sites sent it)", tc.accept, resp.ContentLength, len(tc.want))
+		}
+	}
 }

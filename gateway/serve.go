@@ -88,7 +88,7 @@ func (g *Gateway) forward(c *gin.Context, f *forward, p internaltoken.Principal)
 		httpx.Error(c, unavailable(f.service, err))
 		return
 	}
-	if f.target, err = url.Parse(base); err != nil {
+	if f.target, err = g.targetURL(base); err != nil {
 		httpx.Error(c, unavailable(f.service, err))
 		return
 	}
@@ -124,4 +124,22 @@ func bearerToken(header string) (string, bool) {
 		}
 	}
 	return tok, true
+}
+
+// maxTargets bounds the parsed service URLs kept: far more than the
+// instances discovery names at once.
+const maxTargets = 256
+
+// targetURL is a service's base URL parsed, once per base rather than on
+// every request (the proxy only reads it).
+func (g *Gateway) targetURL(base string) (*url.URL, error) {
+	if u, ok := g.targets.Get(base); ok {
+		return u, nil
+	}
+	u, err := url.Parse(base)
+	if err != nil {
+		return nil, err
+	}
+	g.targets.Add(base, u)
+	return u, nil
 }

@@ -197,7 +197,6 @@ func New(ctx context.Context, cfg Config, log *slog.Logger, opts ...Option) (*Ap
 
 	people := peoplemongo.NewStore(db, urls)
 	commentStore := commentmongo.NewStore(db, locks)
-	commentStore.OnWrite(relay.Notify)
 	revisionStore := revisionmongo.NewStore(db, blobs)
 	revisionStore.SetQuota(cfg.StorageQuota)
 	// Files stored in GridFS before the blob store move once, before any
@@ -214,7 +213,6 @@ func New(ctx context.Context, cfg Config, log *slog.Logger, opts ...Option) (*Ap
 	fields := customfield.New(fieldStore, urls)
 	revisions := revision.New(revisionStore, urls)
 	crStore := changerequestmongo.NewStore(db, locks)
-	crStore.OnWrite(relay.Notify)
 	searchDB := db.Client().Database(cfg.Database + SearchDatabaseSuffix)
 	if err := searchmongo.EnsureIndexes(ctx, searchDB); err != nil {
 		return nil, fmt.Errorf("search indexes: %w", err)
@@ -233,6 +231,10 @@ func New(ctx context.Context, cfg Config, log *slog.Logger, opts ...Option) (*Ap
 		Duplicated:     []func(context.Context, access.Grant, access.Grant) error{fields.CopyValues},
 		ContentChanged: []func(context.Context, string) error{indexer.Reindex},
 	}, o.now)
+	// A comment or change request written changes its space's counters.
+	for _, st := range []interface{ OnWrite(func()) }{commentStore, crStore} {
+		st.OnWrite(func() { relay.Notify(); spaces.CountsChanged() })
+	}
 	queue := jobs.NewQueue(db, Operations, locks, jobs.WithLease(o.lease))
 	spaces.SetOperations(operations{queue: queue, wait: limits.OperationWait})
 	worker := queue.NewWorker(handlers(spaces.Handlers()), limits.OperationWorkers, log)

@@ -55,6 +55,7 @@ type Service struct {
 	hooks  Hooks
 	now    func() time.Time
 	ops    Operations
+	counts *counters
 }
 
 // New returns a service. now is the clock (nil: the real one); tests inject
@@ -63,7 +64,7 @@ func New(store Store, dir people.Directory, urls links.URLs, hooks Hooks, now fu
 	if now == nil {
 		now = time.Now
 	}
-	return &Service{store: store, people: dir, urls: urls, hooks: hooks, now: now}
+	return &Service{store: store, people: dir, urls: urls, hooks: hooks, now: now, counts: newCounters()}
 }
 
 func (s *Service) clock() time.Time { return s.now().UTC().Truncate(time.Millisecond) }
@@ -136,6 +137,14 @@ func (t tree) hidden(role roles.Role) []string {
 // loadSpace loads a space the caller can see, with the caller's level. A
 // space the caller cannot see is not found.
 func (s *Service) loadSpace(ctx context.Context, c access.Caller, id string) (Space, roles.Role, tree, error) {
+	return s.readSpace(ctx, c, id, true)
+}
+
+// readSpace is loadSpace, reading the organization's collections only when
+// withTree asks for them or the space is in a collection: a space at the
+// top has no default levels above its own, and its reader then makes one
+// query (the tree it returns is nil).
+func (s *Service) readSpace(ctx context.Context, c access.Caller, id string, withTree bool) (Space, roles.Role, tree, error) {
 	sp, err := s.store.Space(ctx, id)
 	if errors.Is(err, apierr.ErrNotFound) {
 		return Space{}, "", nil, ErrSpaceNotFound
@@ -147,9 +156,11 @@ func (s *Service) loadSpace(ctx context.Context, c access.Caller, id string) (Sp
 	if !ok {
 		return Space{}, "", nil, ErrSpaceNotFound
 	}
-	t, err := s.tree(ctx, sp.Organization)
-	if err != nil {
-		return Space{}, "", nil, err
+	var t tree
+	if withTree || sp.Parent != "" {
+		if t, err = s.tree(ctx, sp.Organization); err != nil {
+			return Space{}, "", nil, err
+		}
 	}
 	level := t.spaceLevel(role, sp)
 	if !access.Allows(level, access.View) {
@@ -160,7 +171,12 @@ func (s *Service) loadSpace(ctx context.Context, c access.Caller, id string) (Sp
 
 // spaceFor loads a live space and checks that the caller may do a.
 func (s *Service) spaceFor(ctx context.Context, c access.Caller, id string, a access.Action, what string) (Space, roles.Role, tree, error) {
-	sp, level, t, err := s.loadSpace(ctx, c, id)
+	return s.liveSpace(ctx, c, id, a, what, true)
+}
+
+// liveSpace is spaceFor, reading the tree as readSpace does.
+func (s *Service) liveSpace(ctx context.Context, c access.Caller, id string, a access.Action, what string, withTree bool) (Space, roles.Role, tree, error) {
+	sp, level, t, err := s.readSpace(ctx, c, id, withTree)
 	if err != nil {
 		return sp, level, t, err
 	}
@@ -178,7 +194,7 @@ func (s *Service) spaceFor(ctx context.Context, c access.Caller, id string, a ac
 // An invisible space is not found, a deleted one a conflict, a lower level
 // forbidden.
 func (s *Service) Enter(ctx context.Context, c access.Caller, spaceID string, a access.Action) (access.Grant, error) {
-	sp, level, _, err := s.spaceFor(ctx, c, spaceID, a, string(a)+" in this space")
+	sp, level, _, err := s.liveSpace(ctx, c, spaceID, a, string(a)+" in this space", false)
 	if err != nil {
 		return access.Grant{}, err
 	}

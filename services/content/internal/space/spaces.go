@@ -124,7 +124,7 @@ func (s *Service) ListSpaces(ctx context.Context, c access.Caller, org string, p
 
 // GetSpace returns a space the caller can see, deleted ones too (with deletedAt).
 func (s *Service) GetSpace(ctx context.Context, c access.Caller, id string) (SpaceView, error) {
-	sp, level, _, err := s.loadSpace(ctx, c, id)
+	sp, level, _, err := s.readSpace(ctx, c, id, false)
 	if err != nil {
 		return SpaceView{}, err
 	}

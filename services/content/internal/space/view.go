@@ -75,14 +75,20 @@ func (s *Service) spaceView(sp Space, n Counts) SpaceView {
 	}
 }
 
-// renderSpaces renders spaces with their exact counters (one query for all)
-// and, when level is given, the caller's permissions.
+// renderSpaces renders spaces with their counters and, when level is given,
+// the caller's permissions. A caller's view takes the counters cached
+// (cachedCounts: what this instance wrote shows at once); an event's (no
+// level) counts them (one query for all).
 func (s *Service) renderSpaces(ctx context.Context, sps []Space, level func(Space) roles.Role) ([]SpaceView, error) {
 	ids := make([]string, len(sps))
 	for i, sp := range sps {
 		ids[i] = sp.ID
 	}
-	counts, err := s.store.Counts(ctx, ids)
+	count := s.cachedCounts
+	if level == nil {
+		count = s.store.Counts
+	}
+	counts, err := count(ctx, ids)
 	if err != nil {
 		return nil, err
 	}
