@@ -147,8 +147,9 @@ func Start(ctx context.Context, cfg Config, log *slog.Logger) (_ *Platform, err 
 
 	// identity
 	idCfg := identity.Config{
-		Addr: "127.0.0.1:0", MongoURI: mongo.URI, Database: "identity", Kafka: kafkax.Config{Brokers: kafka.Brokers},
-		InternalTokenSecret: secret, PublicURL: p.URL, AppURL: p.URL + "/app", LogLevel: cfg.LogLevel,
+		Base: service.Base{MongoURI: mongo.URI, MongoLockDocuments: true, Kafka: kafkax.Config{Brokers: kafka.Brokers}, InternalTokenSecret: secret, LogLevel: cfg.LogLevel},
+		URLs: service.URLs{PublicURL: p.URL, AppURL: p.URL + "/app"},
+		Addr: "127.0.0.1:0", Database: "identity",
 	}
 	id, err := identity.New(ctx, idCfg, log.With("service", "identity"))
 	if err != nil {
@@ -173,7 +174,7 @@ func Start(ctx context.Context, cfg Config, log *slog.Logger) (_ *Platform, err 
 	var ctCfg content.Config
 	if err := config.LoadMap(ctx, &ctCfg, map[string]string{
 		"BLOB_URL":     "file://" + filepath.ToSlash(blobDir),
-		"CONTENT_ADDR": "127.0.0.1:0", "MONGO_URI": mongo.URI, "KAFKA_BROKERS": strings.Join(kafka.Brokers, ","),
+		"CONTENT_ADDR": "127.0.0.1:0", "MONGO_URI": mongo.URI, "MONGO_LOCK_DOCUMENTS": "true", "KAFKA_BROKERS": strings.Join(kafka.Brokers, ","),
 		"INTERNAL_TOKEN_SECRET": secret, "PUBLIC_URL": p.URL, "APP_URL": p.URL + "/app", "LOG_LEVEL": cfg.LogLevel,
 		"OUTBOUND_ALLOW_PRIVATE": strconv.FormatBool(cfg.OutboundAllowPrivate),
 	}); err != nil {
@@ -197,7 +198,7 @@ func Start(ctx context.Context, cfg Config, log *slog.Logger) (_ *Platform, err 
 	// insights, before sites: sites records readers' views there
 	var inCfg insights.Config
 	if err := config.LoadMap(ctx, &inCfg, map[string]string{
-		"INSIGHTS_ADDR": "127.0.0.1:0", "MONGO_URI": mongo.URI, "KAFKA_BROKERS": strings.Join(kafka.Brokers, ","),
+		"INSIGHTS_ADDR": "127.0.0.1:0", "MONGO_URI": mongo.URI, "MONGO_LOCK_DOCUMENTS": "true", "KAFKA_BROKERS": strings.Join(kafka.Brokers, ","),
 		"INTERNAL_TOKEN_SECRET": secret, "LOG_LEVEL": cfg.LogLevel,
 	}); err != nil {
 		_ = gwLn.Close()
@@ -219,7 +220,7 @@ func Start(ctx context.Context, cfg Config, log *slog.Logger) (_ *Platform, err 
 
 	// sites, on a fixed address so that it can stop and start again behind the gateway
 	if err := config.LoadMap(ctx, &p.sitesCfg, map[string]string{
-		"SITES_ADDR": "127.0.0.1:0", "MONGO_URI": mongo.URI, "KAFKA_BROKERS": strings.Join(kafka.Brokers, ","),
+		"SITES_ADDR": "127.0.0.1:0", "MONGO_URI": mongo.URI, "MONGO_LOCK_DOCUMENTS": "true", "KAFKA_BROKERS": strings.Join(kafka.Brokers, ","),
 		"CONTENT_URL": ctURL, "INTERNAL_TOKEN_SECRET": secret, "PUBLIC_URL": p.URL, "APP_URL": p.URL + "/app",
 		"PUBLISHED_URL": p.URL + "/sites", "INSIGHTS_URL": inURL, "LOG_LEVEL": cfg.LogLevel,
 		"HOSTNAME_DNS_SERVER": cfg.HostnameDNSServer,
@@ -240,7 +241,7 @@ func Start(ctx context.Context, cfg Config, log *slog.Logger) (_ *Platform, err 
 
 	// integrations, restartable like sites (its jobs resume after a restart)
 	if err := config.LoadMap(ctx, &p.integrationsCfg, map[string]string{
-		"INTEGRATIONS_ADDR": "127.0.0.1:0", "MONGO_URI": mongo.URI, "KAFKA_BROKERS": strings.Join(kafka.Brokers, ","),
+		"INTEGRATIONS_ADDR": "127.0.0.1:0", "MONGO_URI": mongo.URI, "MONGO_LOCK_DOCUMENTS": "true", "KAFKA_BROKERS": strings.Join(kafka.Brokers, ","),
 		"CONTENT_URL": ctURL, "INTERNAL_TOKEN_SECRET": secret, "PUBLIC_URL": p.URL, "APP_URL": p.URL + "/app",
 		"OUTBOUND_ALLOW_PRIVATE": strconv.FormatBool(cfg.OutboundAllowPrivate), "LOG_LEVEL": cfg.LogLevel,
 	}); err != nil {

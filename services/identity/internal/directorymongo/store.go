@@ -29,7 +29,7 @@ type Store struct {
 // NewStore returns a store on db. Updates of one document are serialised with
 // locks, which the outbox relay shares (see mongox.DocLocks); nil locks nothing.
 func NewStore(db *mongo.Database, locks *mongox.DocLocks) *Store {
-	return &Store{d: docstore.New(db, locks, map[string]string{
+	return &Store{d: docstore.New(mongox.Locked(db, locks), map[string]string{
 		string(directory.Organizations):   "organization",
 		string(directory.Users):           "user",
 		string(directory.Members):         "member",

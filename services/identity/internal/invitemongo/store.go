@@ -29,7 +29,7 @@ var _ invite.Store = (*Store)(nil)
 // NewStore returns a store on db. Updates of one document are serialised with
 // locks, which the outbox relay shares (see mongox.DocLocks); nil locks nothing.
 func NewStore(db *mongo.Database, locks *mongox.DocLocks) *Store {
-	return &Store{d: docstore.New(db, locks, map[string]string{Collection: "invite"})}
+	return &Store{d: docstore.New(mongox.Locked(db, locks), map[string]string{Collection: "invite"})}
 }
 
 // OnWrite sets a function called after every write that recorded an event

@@ -28,7 +28,7 @@ var _ token.Store = (*Store)(nil)
 // NewStore returns a store on db. Updates of one document are serialised with
 // locks, which the outbox relay shares (see mongox.DocLocks); nil locks nothing.
 func NewStore(db *mongo.Database, locks *mongox.DocLocks) *Store {
-	return &Store{d: docstore.New(db, locks, map[string]string{Collection: "token"})}
+	return &Store{d: docstore.New(mongox.Locked(db, locks), map[string]string{Collection: "token"})}
 }
 
 // OnWrite sets a function called after every write that recorded an event
