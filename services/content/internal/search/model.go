@@ -107,8 +107,9 @@ type Store interface {
 	// Postings returns the postings of terms in org, by term and space;
 	// it reads only those terms' postings.
 	Postings(ctx context.Context, org string, terms []string) (map[string]map[string][]Posting, error)
-	// Pages returns the metadata of the pages that exist among keys.
-	Pages(ctx context.Context, keys []PageKey) (map[PageKey]Page, error)
+	// Pages returns the metadata of the pages that exist among keys, of
+	// spaces of org.
+	Pages(ctx context.Context, org string, keys []PageKey) (map[PageKey]Page, error)
 }
 
 // Titles returns the titles of spaces by id; an unknown id is left out.

@@ -37,6 +37,14 @@
 // to be written added, before any entry is written; a pending record (an
 // interrupted replace) makes the next replace or removal find the space's
 // entries by a query of each recorded shard, so none is left behind.
+//
+// Reads go through a cache of posting lists and pages, bounded in bytes,
+// whose keys hold the organization's generation: a token in search_orgs
+// that every write of an organization's entries replaces once it is done.
+// A query reads the generation (one lookup by _id) and then only what the
+// cache lacks, so repeated and popular terms cost no other query, and a
+// change made by any replica is seen by the next query of every replica:
+// entries cached under an older generation are never read again.
 package searchmongo
 
 import (
@@ -50,7 +58,9 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/docspub/platform/libs/ids"
 	"github.com/docspub/platform/libs/mongox"
+	"github.com/docspub/platform/libs/sizedcache"
 	"github.com/docspub/platform/services/content/internal/search"
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
@@ -67,6 +77,15 @@ const (
 	Pages = "search_pages"
 	// Spaces holds what is indexed of a space (see spaceDoc).
 	Spaces = "search_spaces"
+	// Orgs holds {_id: organization, gen}: the generation of the
+	// organization's entries, replaced after each write of them.
+	Orgs = "search_orgs"
+)
+
+// Bounds of the read cache.
+const (
+	cacheEntries = 200_000
+	cacheBytes   = 32 << 20 // each of the two caches
 )
 
 // Shards is the number of collections postings, and pages, are spread over.
@@ -88,6 +107,18 @@ const concurrency = 16
 type Store struct {
 	db    *mongo.Database
 	locks *mongox.DocLocks
+	// postingCache holds the posting lists of a term in an organization
+	// (by space; none found is kept too), pageCache the pages, each under
+	// the organization's generation (see the package comment).
+	postingCache *sizedcache.Cache[termKey, map[string][]search.Posting]
+	pageCache    *sizedcache.Cache[pageKey, search.Page]
+}
+
+type termKey struct{ org, gen, term string }
+
+type pageKey struct {
+	org, gen string
+	page     search.PageKey
 }
 
 var _ search.Store = (*Store)(nil)
@@ -95,7 +126,42 @@ var _ search.Store = (*Store)(nil)
 // NewStore returns a store on db. Updates of one posting list are serialised
 // with locks (FerretDB v1 applies an update by rewriting the document).
 func NewStore(db *mongo.Database, locks *mongox.DocLocks) *Store {
-	return &Store{db: db, locks: locks}
+	return &Store{db: db, locks: locks,
+		postingCache: sizedcache.New[termKey, map[string][]search.Posting](cacheEntries, cacheBytes).Observe("content.search.postings"),
+		pageCache:    sizedcache.New[pageKey, search.Page](cacheEntries, cacheBytes).Observe("content.search.pages")}
+}
+
+// generation returns the generation of org's entries ("" before the first
+// write).
+func (s *Store) generation(ctx context.Context, org string) (string, error) {
+	var d struct {
+		Gen string `bson:"gen"`
+	}
+	err := s.db.Collection(Orgs).FindOne(ctx, bson.M{"_id": org}).Decode(&d)
+	if errors.Is(err, mongo.ErrNoDocuments) {
+		return "", nil
+	}
+	return d.Gen, mongox.Err(err, "search generation")
+}
+
+// changed gives each of orgs ("" ignored) a new generation: what the
+// caches of every replica hold of them is not read again. Call it after a
+// write of their entries, failed or not.
+func (s *Store) changed(ctx context.Context, orgs ...string) error {
+	var errs []error
+	for _, org := range orgs {
+		if org == "" {
+			continue
+		}
+		unlock := s.locks.Lock(Orgs, org)
+		_, err := s.db.Collection(Orgs).UpdateOne(context.WithoutCancel(ctx), bson.M{"_id": org},
+			bson.M{"$set": bson.M{"gen": ids.New()}}, options.UpdateOne().SetUpsert(true))
+		unlock()
+		if err != nil {
+			errs = append(errs, mongox.Err(err, "search generation"))
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // Indexes are the indexes of the store, on every shard.
@@ -283,6 +349,15 @@ func (s *Store) ReplaceSpace(ctx context.Context, idx search.SpaceIndex) error {
 	if err != nil {
 		return err
 	}
+	from := old.Organization
+	if from == idx.Organization {
+		from = ""
+	}
+	return errors.Join(s.replaceSpace(ctx, idx, old), s.changed(ctx, idx.Organization, from))
+}
+
+// replaceSpace is ReplaceSpace of the space whose record is old.
+func (s *Store) replaceSpace(ctx context.Context, idx search.SpaceIndex, old spaceDoc) error {
 	if old.Organization != "" && (old.Organization != idx.Organization || old.ShardCount != Shards || old.Layout != postingLayout || old.Pending) {
 		// The space moved to another organization, its entries were placed
 		// with another shard count or layout, or a replace was interrupted:
@@ -365,7 +440,7 @@ func (s *Store) ReplaceSpace(ctx context.Context, idx search.SpaceIndex) error {
 		return err
 	}
 	defer s.locks.Lock(Spaces, rec.ID)()
-	_, err = s.db.Collection(Spaces).ReplaceOne(ctx, bson.M{"_id": rec.ID}, rec, options.Replace().SetUpsert(true))
+	_, err := s.db.Collection(Spaces).ReplaceOne(ctx, bson.M{"_id": rec.ID}, rec, options.Replace().SetUpsert(true))
 	return mongox.Err(err, "search space")
 }
 
@@ -413,11 +488,12 @@ func (s *Store) Marks(ctx context.Context, spaces []string) (map[string]search.M
 }
 
 // RemoveSpace drops every entry of a space.
-func (s *Store) RemoveSpace(ctx context.Context, space string) error {
+func (s *Store) RemoveSpace(ctx context.Context, space string) (err error) {
 	old, err := s.space(ctx, space)
 	if err != nil || old.Organization == "" {
 		return err
 	}
+	defer func() { err = errors.Join(err, s.changed(ctx, old.Organization)) }()
 	if err := s.removeEntries(ctx, old); err != nil {
 		return err
 	}
@@ -509,9 +585,52 @@ func idFilter(ids []string) bson.M {
 	return bson.M{"_id": bson.M{"$in": ids}}
 }
 
-// Postings reads the posting lists of terms in org: one query per shard
-// holding some of them, the shards read in parallel.
+// Postings returns the posting lists of terms in org: those the cache holds
+// under org's generation, and the others read, one query per shard holding
+// some of them, the shards read in parallel.
 func (s *Store) Postings(ctx context.Context, org string, terms []string) (map[string]map[string][]search.Posting, error) {
+	gen, err := s.generation(ctx, org)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]map[string][]search.Posting, len(terms))
+	var missing []string
+	for _, t := range terms {
+		if ps, ok := s.postingCache.Get(termKey{org, gen, t}); ok {
+			if len(ps) > 0 {
+				out[t] = ps
+			}
+		} else {
+			missing = append(missing, t)
+		}
+	}
+	if len(missing) == 0 {
+		return out, nil
+	}
+	read, err := s.readPostings(ctx, org, missing)
+	if err != nil {
+		return nil, err
+	}
+	for _, t := range missing {
+		ps := read[t]
+		size := int64(64 + len(t))
+		for space, list := range ps {
+			size += int64(len(space) + 48)
+			for _, p := range list {
+				size += int64(len(p.Page) + len(p.Section) + 40)
+			}
+		}
+		s.postingCache.Add(termKey{org, gen, t}, ps, size)
+		if len(ps) > 0 {
+			out[t] = ps
+		}
+	}
+	return out, nil
+}
+
+// readPostings reads the posting lists of terms in org: one query per shard
+// holding some of them, the shards read in parallel.
+func (s *Store) readPostings(ctx context.Context, org string, terms []string) (map[string]map[string][]search.Posting, error) {
 	found := make([]map[string][]search.Posting, len(terms))
 	groups := byShard(len(terms), func(i int) string { return terms[i] })
 	err := parallel(ctx, len(groups), func(ctx context.Context, g int) error {
@@ -565,9 +684,53 @@ func (s *Store) Postings(ctx context.Context, org string, terms []string) (map[s
 	return out, nil
 }
 
-// Pages reads the pages of keys: one query per shard holding some of them,
-// by _id, the shards read in parallel. Missing pages are left out.
-func (s *Store) Pages(ctx context.Context, keys []search.PageKey) (map[search.PageKey]search.Page, error) {
+// Pages returns the pages of keys, of spaces of org: those the cache holds
+// under org's generation, and the others read, one query per shard holding
+// some of them, by _id, the shards read in parallel. Missing pages are left
+// out.
+func (s *Store) Pages(ctx context.Context, org string, keys []search.PageKey) (map[search.PageKey]search.Page, error) {
+	gen, err := s.generation(ctx, org)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[search.PageKey]search.Page, len(keys))
+	var missing []search.PageKey
+	for _, k := range keys {
+		if p, ok := s.pageCache.Get(pageKey{org, gen, k}); ok {
+			out[k] = p
+		} else {
+			missing = append(missing, k)
+		}
+	}
+	if len(missing) == 0 {
+		return out, nil
+	}
+	read, err := s.readPages(ctx, missing)
+	if err != nil {
+		return nil, err
+	}
+	for k, p := range read {
+		s.pageCache.Add(pageKey{org, gen, k}, p, pageSize(p))
+		out[k] = p
+	}
+	return out, nil
+}
+
+// pageSize is about the bytes p holds.
+func pageSize(p search.Page) int64 {
+	n := 128 + len(p.Organization) + len(p.Space) + len(p.ID) + len(p.Title) + len(p.Description) + len(p.Path) + len(p.Hash)
+	for _, a := range p.Ancestors {
+		n += 16 + len(a)
+	}
+	for _, sec := range p.Sections {
+		n += 48 + len(sec.Anchor) + len(sec.Title) + len(sec.Body)
+	}
+	return int64(n)
+}
+
+// readPages reads the pages of keys: one query per shard holding some of
+// them, by _id, the shards read in parallel. Missing pages are left out.
+func (s *Store) readPages(ctx context.Context, keys []search.PageKey) (map[search.PageKey]search.Page, error) {
 	ids := make([]string, len(keys))
 	for i, k := range keys {
 		ids[i] = pageID(k.Space, k.Page)
@@ -605,7 +768,7 @@ func (s *Store) Pages(ctx context.Context, keys []search.PageKey) (map[search.Pa
 // build of an organization's index, a benchmark): posting lists are built
 // in memory and written with InsertMany, per shard. A space already
 // indexed is a conflict.
-func (s *Store) Load(ctx context.Context, idxs []search.SpaceIndex) error {
+func (s *Store) Load(ctx context.Context, idxs []search.SpaceIndex) (err error) {
 	postingDocs := make([][]any, Shards)
 	pageDocs := make([][]any, Shards)
 	var spaces []any
@@ -637,6 +800,11 @@ func (s *Store) Load(ctx context.Context, idxs []search.SpaceIndex) error {
 		writes = append(writes, write{shardName(Postings, i), postingDocs[i]}, write{shardName(Pages, i), pageDocs[i]})
 	}
 	writes = append(writes, write{Spaces, spaces})
+	orgs := map[string]bool{}
+	for _, idx := range idxs {
+		orgs[idx.Organization] = true
+	}
+	defer func() { err = errors.Join(err, s.changed(ctx, keys(orgs)...)) }()
 	return parallel(ctx, len(writes), func(ctx context.Context, i int) error {
 		w := writes[i]
 		for start := 0; start < len(w.docs); start += 1000 {
@@ -649,7 +817,7 @@ func (s *Store) Load(ctx context.Context, idxs []search.SpaceIndex) error {
 	})
 }
 
-func keys(m map[string]string) []string {
+func keys[V any](m map[string]V) []string {
 	out := make([]string, 0, len(m))
 	for k := range m {
 		out = append(out, k)
