@@ -161,7 +161,7 @@ func (s *Service) Search(ctx context.Context, org string, spaceIDs []string, que
 		return Result{Items: []SpaceResult{}}, nil
 	}
 
-	byTerm, err := s.store.Postings(ctx, org, terms)
+	byTerm, err := s.store.Postings(ctx, org, spaceIDs, terms)
 	if err != nil {
 		return Result{}, fmt.Errorf("search postings: %w", err)
 	}

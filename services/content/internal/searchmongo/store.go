@@ -39,12 +39,14 @@
 // entries by a query of each recorded shard, so none is left behind.
 //
 // Reads go through a cache of posting lists and pages, bounded in bytes,
-// whose keys hold the organization's generation: a token in search_orgs
-// that every write of an organization's entries replaces once it is done.
-// A query reads the generation (one lookup by _id) and then only what the
-// cache lacks, so repeated and popular terms cost no other query, and a
-// change made by any replica is seen by the next query of every replica:
-// entries cached under an older generation are never read again.
+// whose keys hold their space's generation: a token, kept per space in its
+// organization's document of search_orgs, that every write of a space's
+// entries replaces once it is done. A query reads the generations of the
+// organization's spaces (one lookup by _id) and then only what the cache
+// lacks, so repeated and popular terms cost no other query, and a change
+// made by any replica is seen by the next query of every replica: entries
+// cached under an older generation are never read again, and those of the
+// organization's other spaces stay.
 package searchmongo
 
 import (
@@ -77,14 +79,14 @@ const (
 	Pages = "search_pages"
 	// Spaces holds what is indexed of a space (see spaceDoc).
 	Spaces = "search_spaces"
-	// Orgs holds {_id: organization, gen}: the generation of the
-	// organization's entries, replaced after each write of them.
+	// Orgs holds {_id: organization, spaces: {<space>: generation}}: the
+	// generation of each space's entries, replaced after each write of them.
 	Orgs = "search_orgs"
 )
 
 // Bounds of the read cache.
 const (
-	cacheEntries = 200_000
+	cacheEntries = 500_000
 	cacheBytes   = 32 << 20 // each of the two caches
 )
 
@@ -107,14 +109,14 @@ const concurrency = 16
 type Store struct {
 	db    *mongo.Database
 	locks *mongox.DocLocks
-	// postingCache holds the posting lists of a term in an organization
-	// (by space; none found is kept too), pageCache the pages, each under
-	// the organization's generation (see the package comment).
-	postingCache *sizedcache.Cache[termKey, map[string][]search.Posting]
+	// postingCache holds the postings of a term in a space (none found is
+	// kept too), pageCache the pages, each under the space's generation
+	// (see the package comment).
+	postingCache *sizedcache.Cache[termKey, []search.Posting]
 	pageCache    *sizedcache.Cache[pageKey, search.Page]
 }
 
-type termKey struct{ org, gen, term string }
+type termKey struct{ org, space, gen, term string }
 
 type pageKey struct {
 	org, gen string
@@ -127,41 +129,37 @@ var _ search.Store = (*Store)(nil)
 // with locks (FerretDB v1 applies an update by rewriting the document).
 func NewStore(db *mongo.Database, locks *mongox.DocLocks) *Store {
 	return &Store{db: db, locks: locks,
-		postingCache: sizedcache.New[termKey, map[string][]search.Posting](cacheEntries, cacheBytes).Observe("content.search.postings"),
+		postingCache: sizedcache.New[termKey, []search.Posting](cacheEntries, cacheBytes).Observe("content.search.postings"),
 		pageCache:    sizedcache.New[pageKey, search.Page](cacheEntries, cacheBytes).Observe("content.search.pages")}
 }
 
-// generation returns the generation of org's entries ("" before the first
-// write).
-func (s *Store) generation(ctx context.Context, org string) (string, error) {
+// generations returns the generation of the entries of each space of org
+// written since generations were kept.
+func (s *Store) generations(ctx context.Context, org string) (map[string]string, error) {
 	var d struct {
-		Gen string `bson:"gen"`
+		Spaces map[string]string `bson:"spaces"`
 	}
 	err := s.db.Collection(Orgs).FindOne(ctx, bson.M{"_id": org}).Decode(&d)
 	if errors.Is(err, mongo.ErrNoDocuments) {
-		return "", nil
+		return map[string]string{}, nil
 	}
-	return d.Gen, mongox.Err(err, "search generation")
+	return d.Spaces, mongox.Err(err, "search generations")
 }
 
-// changed gives each of orgs ("" ignored) a new generation: what the
-// caches of every replica hold of them is not read again. Call it after a
-// write of their entries, failed or not.
-func (s *Store) changed(ctx context.Context, orgs ...string) error {
-	var errs []error
-	for _, org := range orgs {
-		if org == "" {
-			continue
-		}
-		unlock := s.locks.Lock(Orgs, org)
-		_, err := s.db.Collection(Orgs).UpdateOne(context.WithoutCancel(ctx), bson.M{"_id": org},
-			bson.M{"$set": bson.M{"gen": ids.New()}}, options.UpdateOne().SetUpsert(true))
-		unlock()
-		if err != nil {
-			errs = append(errs, mongox.Err(err, "search generation"))
-		}
+// changed gives the entries of space in org a new generation, or with gone
+// takes space out of org's: what the caches of every replica hold of them
+// is not read again. Call it after a write of the entries, failed or not.
+func (s *Store) changed(ctx context.Context, org, space string, gone bool) error {
+	if org == "" {
+		return nil
 	}
-	return errors.Join(errs...)
+	update := bson.M{"$set": bson.M{spaceField(space): ids.New()}}
+	if gone {
+		update = bson.M{"$unset": bson.M{spaceField(space): ""}}
+	}
+	defer s.locks.Lock(Orgs, org)()
+	_, err := s.db.Collection(Orgs).UpdateOne(context.WithoutCancel(ctx), bson.M{"_id": org}, update, options.UpdateOne().SetUpsert(true))
+	return mongox.Err(err, "search generations")
 }
 
 // Indexes are the indexes of the store, on every shard.
@@ -349,11 +347,11 @@ func (s *Store) ReplaceSpace(ctx context.Context, idx search.SpaceIndex) error {
 	if err != nil {
 		return err
 	}
-	from := old.Organization
-	if from == idx.Organization {
-		from = ""
+	err = s.replaceSpace(ctx, idx, old)
+	if old.Organization != idx.Organization {
+		err = errors.Join(err, s.changed(ctx, old.Organization, idx.Space, true))
 	}
-	return errors.Join(s.replaceSpace(ctx, idx, old), s.changed(ctx, idx.Organization, from))
+	return errors.Join(err, s.changed(ctx, idx.Organization, idx.Space, false))
 }
 
 // replaceSpace is ReplaceSpace of the space whose record is old.
@@ -493,7 +491,7 @@ func (s *Store) RemoveSpace(ctx context.Context, space string) (err error) {
 	if err != nil || old.Organization == "" {
 		return err
 	}
-	defer func() { err = errors.Join(err, s.changed(ctx, old.Organization)) }()
+	defer func() { err = errors.Join(err, s.changed(ctx, old.Organization, space, true)) }()
 	if err := s.removeEntries(ctx, old); err != nil {
 		return err
 	}
@@ -585,23 +583,38 @@ func idFilter(ids []string) bson.M {
 	return bson.M{"_id": bson.M{"$in": ids}}
 }
 
-// Postings returns the posting lists of terms in org: those the cache holds
-// under org's generation, and the others read, one query per shard holding
-// some of them, the shards read in parallel.
-func (s *Store) Postings(ctx context.Context, org string, terms []string) (map[string]map[string][]search.Posting, error) {
-	gen, err := s.generation(ctx, org)
+// Postings returns the posting lists of terms in the spaces of org: those
+// the cache holds under their space's generation, and the others read, one
+// query per shard holding some of the terms, the shards read in parallel.
+func (s *Store) Postings(ctx context.Context, org string, spaces, terms []string) (map[string]map[string][]search.Posting, error) {
+	gens, err := s.generations(ctx, org)
 	if err != nil {
 		return nil, err
 	}
 	out := make(map[string]map[string][]search.Posting, len(terms))
+	add := func(term, space string, ps []search.Posting) {
+		if len(ps) == 0 {
+			return
+		}
+		if out[term] == nil {
+			out[term] = map[string][]search.Posting{}
+		}
+		out[term][space] = ps
+	}
 	var missing []string
 	for _, t := range terms {
-		if ps, ok := s.postingCache.Get(termKey{org, gen, t}); ok {
-			if len(ps) > 0 {
-				out[t] = ps
+		found := make(map[string][]search.Posting, len(spaces))
+		for _, sp := range spaces {
+			ps, ok := s.postingCache.Get(termKey{org, sp, gens[sp], t})
+			if !ok {
+				missing = append(missing, t)
+				found = nil
+				break
 			}
-		} else {
-			missing = append(missing, t)
+			found[sp] = ps
+		}
+		for sp, ps := range found {
+			add(t, sp, ps)
 		}
 	}
 	if len(missing) == 0 {
@@ -612,17 +625,22 @@ func (s *Store) Postings(ctx context.Context, org string, terms []string) (map[s
 		return nil, err
 	}
 	for _, t := range missing {
-		ps := read[t]
-		size := int64(64 + len(t))
-		for space, list := range ps {
-			size += int64(len(space) + 48)
-			for _, p := range list {
+		for sp, ps := range read[t] {
+			if _, ok := gens[sp]; !ok && !slices.Contains(spaces, sp) {
+				continue // not asked for, and generation unknown
+			}
+			size := int64(64 + len(sp) + len(t))
+			for _, p := range ps {
 				size += int64(len(p.Page) + len(p.Section) + 40)
 			}
+			s.postingCache.Add(termKey{org, sp, gens[sp], t}, ps, size)
 		}
-		s.postingCache.Add(termKey{org, gen, t}, ps, size)
-		if len(ps) > 0 {
-			out[t] = ps
+		for _, sp := range spaces {
+			ps, ok := read[t][sp]
+			if !ok {
+				s.postingCache.Add(termKey{org, sp, gens[sp], t}, nil, int64(64+len(sp)+len(t)))
+			}
+			add(t, sp, ps)
 		}
 	}
 	return out, nil
@@ -685,18 +703,18 @@ func (s *Store) readPostings(ctx context.Context, org string, terms []string) (m
 }
 
 // Pages returns the pages of keys, of spaces of org: those the cache holds
-// under org's generation, and the others read, one query per shard holding
+// under their space's generation, and the others read, one query per shard holding
 // some of them, by _id, the shards read in parallel. Missing pages are left
 // out.
 func (s *Store) Pages(ctx context.Context, org string, keys []search.PageKey) (map[search.PageKey]search.Page, error) {
-	gen, err := s.generation(ctx, org)
+	gens, err := s.generations(ctx, org)
 	if err != nil {
 		return nil, err
 	}
 	out := make(map[search.PageKey]search.Page, len(keys))
 	var missing []search.PageKey
 	for _, k := range keys {
-		if p, ok := s.pageCache.Get(pageKey{org, gen, k}); ok {
+		if p, ok := s.pageCache.Get(pageKey{org, gens[k.Space], k}); ok {
 			out[k] = p
 		} else {
 			missing = append(missing, k)
@@ -710,7 +728,9 @@ func (s *Store) Pages(ctx context.Context, org string, keys []search.PageKey) (m
 		return nil, err
 	}
 	for k, p := range read {
-		s.pageCache.Add(pageKey{org, gen, k}, p, pageSize(p))
+		if p.Organization == org {
+			s.pageCache.Add(pageKey{org, gens[k.Space], k}, p, pageSize(p))
+		}
 		out[k] = p
 	}
 	return out, nil
@@ -800,11 +820,11 @@ func (s *Store) Load(ctx context.Context, idxs []search.SpaceIndex) (err error) 
 		writes = append(writes, write{shardName(Postings, i), postingDocs[i]}, write{shardName(Pages, i), pageDocs[i]})
 	}
 	writes = append(writes, write{Spaces, spaces})
-	orgs := map[string]bool{}
-	for _, idx := range idxs {
-		orgs[idx.Organization] = true
-	}
-	defer func() { err = errors.Join(err, s.changed(ctx, keys(orgs)...)) }()
+	defer func() {
+		for _, idx := range idxs {
+			err = errors.Join(err, s.changed(ctx, idx.Organization, idx.Space, false))
+		}
+	}()
 	return parallel(ctx, len(writes), func(ctx context.Context, i int) error {
 		w := writes[i]
 		for start := 0; start < len(w.docs); start += 1000 {
@@ -817,7 +837,7 @@ func (s *Store) Load(ctx context.Context, idxs []search.SpaceIndex) (err error) 
 	})
 }
 
-func keys[V any](m map[string]V) []string {
+func keys(m map[string]string) []string {
 	out := make([]string, 0, len(m))
 	for k := range m {
 		out = append(out, k)

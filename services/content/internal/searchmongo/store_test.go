@@ -206,7 +206,7 @@ func TestRemoveSpace(t *testing.T) {
 	if diff := cmp.Diff(hits(res), []string{"s2/p-s2"}); diff != "" {
 		t.Fatalf("hits (-got +want):\n%s", diff)
 	}
-	ps, err := st.Postings(ctx, "acme", []string{"otter", "missing"})
+	ps, err := st.Postings(ctx, "acme", []string{"s1", "s2"}, []string{"otter", "missing"})
 	if err != nil || len(ps) != 1 || len(ps["otter"]) != 1 {
 		t.Fatalf("postings of otter: %v %v", ps, err)
 	}
@@ -515,6 +515,14 @@ func TestCachedReadsFollowOtherReplicasWrites(t *testing.T) {
 	res := mustSearch(t, a, "acme", []string{"s1"}, "narwhal")
 	if got := hits(res); !cmp.Equal(got, []string{"s1/p1"}) || res.Items[0].Pages[0].Title != "Renamed" {
 		t.Fatalf("narwhal after the reindex: %v %+v", got, res.Items)
+	}
+
+	// Another space changes: found with s1, whose entries a had cached.
+	if err := b.IndexRevision(ctx, "acme", "s2", []revision.Page{doc("q1", "Other", "other", "Narwhal again.\n")}); err != nil {
+		t.Fatal(err)
+	}
+	if got := hits(mustSearch(t, a, "acme", []string{"s1", "s2"}, "narwhal")); !cmp.Equal(got, []string{"s1/p1", "s2/q1"}) {
+		t.Fatalf("narwhal in two spaces: %v", got)
 	}
 
 	// The space moves to another organization: gone from acme's results,
