@@ -625,10 +625,7 @@ func (s *Store) Postings(ctx context.Context, org string, spaces, terms []string
 		return nil, err
 	}
 	for _, t := range missing {
-		for sp, ps := range read[t] {
-			if _, ok := gens[sp]; !ok && !slices.Contains(spaces, sp) {
-				continue // not asked for, and generation unknown
-			}
+		for sp, ps := range read[t] { // every space's, for the next callers
 			size := int64(64 + len(sp) + len(t))
 			for _, p := range ps {
 				size += int64(len(p.Page) + len(p.Section) + 40)
