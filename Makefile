@@ -84,7 +84,7 @@ bench: consul
 	$(GO) test -run '^$$' -bench 'RefChain3MB|Summary4MB|Content2MBYAML' -benchtime 5x -count 1 ./services/integrations/internal/openapi/ ./services/integrations/internal/gitbook/ ./services/integrations/internal/openapihttp/
 	$(GO) test -run '^$$' -bench SpaceListKeyset -benchtime 5x -count 1 -timeout 30m ./services/content/
 	$(GO) test -run '^$$' -bench . -benchtime 20x -count 1 ./services/content/internal/merge/
-	$(GO) test -run '^$$' -bench . -count 1 -timeout 30m ./services/content/internal/searchmongo/
+	$(GO) test -run '^$$' -bench Search10kPages -benchtime 1000x -count 1 -timeout 30m ./services/content/internal/searchmongo/
 	$(GO) test -run '^$$' -bench AggregateYear -benchtime 20x -count 1 -timeout 60m ./services/insights/internal/rollupmongo/
 	$(GO) test -run '^$$' -bench SpacesAccess -benchtime 50x -count 1 ./services/content/internal/spacehttp/
 	$(GO) test -run '^$$' -bench ValidateAdaptiveSchema -count 1 ./services/sites/internal/site/

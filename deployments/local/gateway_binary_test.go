@@ -24,6 +24,7 @@ import (
 	"github.com/docspub/platform/libs/logx"
 	"github.com/docspub/platform/libs/redistest"
 	"github.com/docspub/platform/libs/roles"
+	"github.com/docspub/platform/libs/service"
 	"github.com/docspub/platform/libs/waittest"
 	"github.com/docspub/platform/services/identity"
 	"github.com/docspub/platform/services/sites"
@@ -52,9 +53,9 @@ func TestGatewayBinaryEndsAccessAtOnce(t *testing.T) {
 	rdb := redistest.Client(t)
 	const secret = "binary-test-secret-binary-test-secret-0123"
 
-	id, err := identity.New(ctx, identity.Config{Addr: "127.0.0.1:0", MongoURI: mongo.URI, Database: "identity",
-		Kafka: kafkax.Config{Brokers: kafka.Brokers}, InternalTokenSecret: secret, PublicURL: "http://gw.test", AppURL: "http://gw.test/app",
-		LogLevel: "warn"}, logx.Discard())
+	id, err := identity.New(ctx, identity.Config{Base: service.Base{MongoURI: mongo.URI, MongoLockDocuments: true, Kafka: kafkax.Config{Brokers: kafka.Brokers}, InternalTokenSecret: secret, LogLevel: "warn"},
+		URLs: service.URLs{PublicURL: "http://gw.test", AppURL: "http://gw.test/app"},
+		Addr: "127.0.0.1:0", Database: "identity"}, logx.Discard())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,7 +65,7 @@ func TestGatewayBinaryEndsAccessAtOnce(t *testing.T) {
 
 	var sitesCfg sites.Config
 	if err := config.LoadMap(ctx, &sitesCfg, map[string]string{
-		"SITES_ADDR": "127.0.0.1:0", "MONGO_URI": mongo.URI, "KAFKA_BROKERS": strings.Join(kafka.Brokers, ","),
+		"SITES_ADDR": "127.0.0.1:0", "MONGO_URI": mongo.URI, "MONGO_LOCK_DOCUMENTS": "true", "KAFKA_BROKERS": strings.Join(kafka.Brokers, ","),
 		"CONTENT_URL": "http://127.0.0.1:1", "INTERNAL_TOKEN_SECRET": secret, "LOG_LEVEL": "warn",
 	}); err != nil {
 		t.Fatal(err)

@@ -190,7 +190,7 @@ func (p *Platform) startInfra(_, _ context.Context, cfg Config) (err error) {
 // secret, public URLs, log level) with extra on top.
 func (p *Platform) env(cfg Config, extra map[string]string) map[string]string {
 	m := map[string]string{
-		"MONGO_URI": p.MongoURI, "KAFKA_BROKERS": strings.Join(p.Kafka.Brokers, ","), "INTERNAL_TOKEN_SECRET": p.InternalTokenSecret,
+		"MONGO_URI": p.MongoURI, "MONGO_LOCK_DOCUMENTS": "true", "KAFKA_BROKERS": strings.Join(p.Kafka.Brokers, ","), "INTERNAL_TOKEN_SECRET": p.InternalTokenSecret,
 		"PUBLIC_URL": p.URL, "APP_URL": p.URL + "/app", "LOG_LEVEL": cfg.LogLevel,
 	}
 	maps.Copy(m, extra)
@@ -199,8 +199,10 @@ func (p *Platform) env(cfg Config, extra map[string]string) map[string]string {
 
 func (p *Platform) startIdentity(ctx, runCtx context.Context, cfg Config) error {
 	idCfg := identity.Config{
-		Addr: "127.0.0.1:0", MongoURI: p.MongoURI, Database: "identity", Kafka: kafkax.Config{Brokers: p.Kafka.Brokers},
-		InternalTokenSecret: p.InternalTokenSecret, PublicURL: p.URL, AppURL: p.URL + "/app", LogLevel: cfg.LogLevel,
+		Base: service.Base{MongoURI: p.MongoURI, MongoLockDocuments: true, Kafka: kafkax.Config{Brokers: p.Kafka.Brokers},
+			InternalTokenSecret: p.InternalTokenSecret, LogLevel: cfg.LogLevel},
+		URLs: service.URLs{PublicURL: p.URL, AppURL: p.URL + "/app"},
+		Addr: "127.0.0.1:0", Database: "identity",
 	}
 	id, err := identity.New(ctx, idCfg, p.log.With("service", "identity"))
 	if err != nil {

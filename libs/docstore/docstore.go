@@ -31,21 +31,20 @@ import (
 
 // Store writes and reads documents with their pending events.
 type Store struct {
-	db      *mongo.Database
-	locks   *mongox.DocLocks
+	db      mongox.DB
 	names   map[string]string
 	written func()
 }
 
 // New returns a store on db. names gives the singular resource name of each
 // collection, used in error messages ("space not found"). Updates of one
-// document are serialised with locks; nil locks nothing.
-func New(db *mongo.Database, locks *mongox.DocLocks, names map[string]string) *Store {
-	return &Store{db: db, locks: locks, names: names}
+// document take db's document lock (see mongox.DB).
+func New(db mongox.DB, names map[string]string) *Store {
+	return &Store{db: db, names: names}
 }
 
 // DB returns the database.
-func (s *Store) DB() *mongo.Database { return s.db }
+func (s *Store) DB() mongox.DB { return s.db }
 
 // OnWrite sets a function called after every write that recorded an event
 // (the relay's Notify, so that events leave at once).
@@ -169,7 +168,7 @@ func (s *Store) Update(ctx context.Context, coll, id string, cond, upd bson.M, e
 	f := Live(cond)
 	f["_id"] = id
 	o.Room(f)
-	unlock := s.locks.Lock(coll, id)
+	unlock := s.db.Lock(coll, id)
 	res, err := s.C(coll).UpdateOne(ctx, f, upd)
 	unlock()
 	if err != nil {

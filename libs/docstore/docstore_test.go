@@ -41,7 +41,7 @@ type stored struct {
 // newStore returns a store on a fresh database and a counter of OnWrite calls.
 func newStore(t *testing.T) (*docstore.Store, *int) {
 	t.Helper()
-	s := docstore.New(mongotest.Database(t), mongox.NewDocLocks(), map[string]string{things: "thing"})
+	s := docstore.New(mongotest.DB(t), map[string]string{things: "thing"})
 	writes := new(int)
 	s.OnWrite(func() { *writes++ })
 	return s, writes
@@ -183,7 +183,7 @@ func TestRemoveTombstones(t *testing.T) {
 	ctx := context.Background()
 	s, _ := newStore(t)
 	// A unique key is what a removal's extra fields typically free.
-	if err := mongox.EnsureIndexes(ctx, s.DB(), mongox.Index{Collection: things,
+	if err := mongox.EnsureIndexes(ctx, s.DB().Database, mongox.Index{Collection: things,
 		Model: mongo.IndexModel{Keys: bson.D{{Key: "key", Value: 1}}, Options: options.Index().SetUnique(true)}}); err != nil {
 		t.Fatalf("index: %v", err)
 	}

@@ -14,7 +14,6 @@ import (
 	"github.com/docspub/platform/libs/kafkatest"
 	"github.com/docspub/platform/libs/kafkax"
 	"github.com/docspub/platform/libs/mongotest"
-	"github.com/docspub/platform/libs/mongox"
 	"github.com/docspub/platform/libs/waittest"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
@@ -164,7 +163,7 @@ func TestPendingBytesBoundWhileKafkaIsDown(t *testing.T) {
 // BenchmarkSetWithEvent is one change with its event (a 1 KiB comment),
 // write-time checks included, against the embedded FerretDB.
 func BenchmarkSetWithEvent(b *testing.B) {
-	s := docstore.New(mongotest.Database(b), mongox.NewDocLocks(), map[string]string{things: "thing"})
+	s := docstore.New(mongotest.DB(b), map[string]string{things: "thing"})
 	ctx := context.Background()
 	if err := s.Insert(ctx, things, Thing{ID: "a"}); err != nil {
 		b.Fatal(err)

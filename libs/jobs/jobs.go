@@ -1,38 +1,27 @@
-// Package jobs runs work that must finish even when the process doing it
-// stops: an operation that spans several documents (a tree transfer, a Git
-// import, processing an OpenAPI spec) is first written as a job document,
-// then taken by one worker at a time under a lease, a deadline the worker
-// keeps renewing. When the worker stops cleanly it hands the job back at
-// once; when it dies, the lease lapses and any worker (another replica, or
-// the same service restarted) takes the job again and resumes from the
-// progress the handler recorded. Handlers are therefore idempotent steps.
+// Package jobs is the domain side of a job queue: work that must finish even
+// when the process doing it stops (a tree transfer, a Git import, processing
+// an OpenAPI spec) is first written as a job, then taken by one worker at a
+// time under a lease, a deadline the worker keeps renewing. When the worker
+// stops cleanly it hands the job back at once; when it dies, the lease
+// lapses and any worker takes the job again and resumes from the progress
+// the handler recorded. Handlers are therefore idempotent steps.
 //
-// Every change of a job is a compare-and-set on its owner and state, so a
-// worker that lost its lease can never overwrite the job's new owner: its
-// context is cancelled and its writes fail with ErrLeaseLost. On the
-// embedded FerretDB, which applies an update by reading and rewriting the
-// document, the queue also holds the service's mongox.DocLocks around each
-// write (MongoDB itself is atomic per document).
+// A key (the resource a job works on) has at most one unfinished job:
+// Enqueue of a key that has one returns it instead of starting a second, so
+// that a repeated request joins the running operation.
 //
-// A key (the resource a job works on) has at most one unfinished job: Enqueue
-// of a key that has one returns it instead of starting a second, so that a
-// repeated request joins the running operation.
+// The package holds what the services' domains use: the Job, the Queue they
+// enqueue to, the Run a Handler gets. It imports no database driver; the
+// queue and its workers on MongoDB are jobs/jobsmongo.
 package jobs
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
-	"sync"
 	"time"
 
 	"github.com/docspub/platform/libs/apierr"
-	"github.com/docspub/platform/libs/mongox"
-	"go.mongodb.org/mongo-driver/v2/bson"
-	"go.mongodb.org/mongo-driver/v2/mongo"
-	"go.mongodb.org/mongo-driver/v2/mongo/options"
 )
 
 // States of a job.
@@ -43,40 +32,11 @@ const (
 	Failed  = "failed"
 )
 
-// Job is a stored job.
-type Job struct {
-	ID         string    `bson:"_id"`
-	Kind       string    `bson:"kind"`
-	Key        string    `bson:"key,omitempty"`
-	Tenant     string    `bson:"tenant,omitempty"` // whose job it is (an organization): see claim
-	State      string    `bson:"state"`
-	Payload    bson.Raw  `bson:"payload,omitempty"`
-	Progress   bson.Raw  `bson:"progress,omitempty"`
-	Result     bson.Raw  `bson:"result,omitempty"`
-	Error      string    `bson:"error,omitempty"`
-	Attempts   int       `bson:"attempts"`
-	Owner      string    `bson:"owner,omitempty"`
-	LeaseUntil time.Time `bson:"leaseUntil"`
-	NotBefore  time.Time `bson:"notBefore"`
-	CreatedAt  time.Time `bson:"createdAt"`
-	UpdatedAt  time.Time `bson:"updatedAt"`
-	FinishedAt time.Time `bson:"finishedAt,omitzero"`
-}
-
-// Finished reports whether the job is done or failed.
-func (j Job) Finished() bool { return j.State == Done || j.State == Failed }
-
-// Decode decodes a stored BSON field of a job (Payload, Progress, Result)
-// into v; an empty field leaves v unchanged.
-func Decode(raw bson.Raw, v any) error {
-	if len(raw) == 0 {
-		return nil
-	}
-	if err := bson.Unmarshal(raw, v); err != nil {
-		return fmt.Errorf("decode job data: %w", err)
-	}
-	return nil
-}
+// Defaults of a queue.
+const (
+	DefaultLease       = 30 * time.Second
+	DefaultMaxAttempts = 5
+)
 
 // Errors.
 var (
@@ -89,436 +49,132 @@ var (
 	ErrStarting = apierr.Conflict("another operation on this resource is starting; retry shortly")
 )
 
-// Defaults of a Queue.
-const (
-	DefaultLease       = 30 * time.Second
-	DefaultMaxAttempts = 5
-)
-
-// Queue is the jobs of one MongoDB collection.
-type Queue struct {
-	coll        *mongo.Collection
-	keys        *mongo.Collection
-	locks       *mongox.DocLocks
-	owner       string
-	lease       time.Duration
-	maxAttempts int
-	now         func() time.Time
-
-	mu    sync.Mutex
-	wakes []chan struct{} // one per running worker: Notify wakes them all
+// Job is a stored job.
+type Job struct {
+	ID       string
+	Kind     string
+	Key      string
+	Tenant   string // whose job it is (an organization): workers serve tenants running none first
+	State    string
+	Payload  Data
+	Progress Data
+	Result   Data
+	Error    string
+	Attempts int
+	// Owner is the worker holding the job while it runs.
+	Owner      string
+	LeaseUntil time.Time
+	NotBefore  time.Time
+	CreatedAt  time.Time
+	UpdatedAt  time.Time
+	FinishedAt time.Time
 }
 
-// Option tunes a Queue.
-type Option func(*Queue)
+// Finished reports whether the job is done or failed.
+func (j Job) Finished() bool { return j.State == Done || j.State == Failed }
 
-// WithLease sets how long a worker holds a job without renewing (default
-// DefaultLease); it renews every third of it. A dead worker's job is taken
-// again after at most this long.
-func WithLease(d time.Duration) Option {
-	return func(q *Queue) {
-		if d > 0 {
-			q.lease = d
-		}
-	}
+// Data is a job's payload, progress or result as the queue stored it.
+type Data struct {
+	raw    []byte
+	decode func(raw []byte, v any) error
 }
 
-// WithMaxAttempts sets how many times a failing job is tried before it is
-// failed for good (default DefaultMaxAttempts).
-func WithMaxAttempts(n int) Option {
-	return func(q *Queue) {
-		if n > 0 {
-			q.maxAttempts = n
-		}
-	}
+// NewData is raw, encoded as the queue stores data, decoded by decode.
+func NewData(raw []byte, decode func(raw []byte, v any) error) Data {
+	return Data{raw: raw, decode: decode}
 }
 
-// WithClock sets the queue's clock (tests).
-func WithClock(now func() time.Time) Option { return func(q *Queue) { q.now = now } }
-
-// Indexes are the indexes a queue on collection relies on.
-func Indexes(collection string) []mongox.Index {
-	return []mongox.Index{
-		mongox.Keys(collection, "state", "notBefore"),
-		mongox.Keys(collection, "state", "leaseUntil"),
+// Decode decodes the data into v; empty data leaves v unchanged.
+func (d Data) Decode(v any) error {
+	if len(d.raw) == 0 {
+		return nil
 	}
+	if err := d.decode(d.raw, v); err != nil {
+		return fmt.Errorf("decode job data: %w", err)
+	}
+	return nil
 }
 
-// NewQueue returns the queue of collection in db; its keys live in
-// collection+"_keys". locks are the service's document locks (nil: none).
-func NewQueue(db *mongo.Database, collection string, locks *mongox.DocLocks, opts ...Option) *Queue {
-	q := &Queue{
-		coll:        db.Collection(collection),
-		keys:        db.Collection(collection + "_keys"),
-		locks:       locks,
-		owner:       newID(),
-		lease:       DefaultLease,
-		maxAttempts: DefaultMaxAttempts,
-		now:         time.Now,
-	}
-	for _, o := range opts {
-		o(q)
-	}
-	return q
-}
-
-func (q *Queue) clock() time.Time { return q.now().UTC().Truncate(time.Millisecond) }
+// Bytes is the data as the queue encoded it: two payloads encoded by one
+// queue are the same when their bytes are.
+func (d Data) Bytes() []byte { return d.raw }
 
 // EnqueueOption tunes one Enqueue.
 type EnqueueOption func(*Job)
 
 // Tenant names whose job it is (an organization): workers take the jobs of
 // tenants running none before more of a tenant's, so one tenant's burst of
-// jobs delays its own, not another's (see claim).
+// jobs delays its own, not another's.
 func Tenant(id string) EnqueueOption { return func(j *Job) { j.Tenant = id } }
 
-// Enqueue writes a new pending job of kind with payload and returns it. With
-// a key that already has an unfinished job, it writes nothing and returns
-// that job with created false: the caller joins it (and may compare its
-// payload). Workers are woken at once.
-func (q *Queue) Enqueue(ctx context.Context, kind, key string, payload any, opts ...EnqueueOption) (job Job, created bool, err error) {
-	raw, err := bson.Marshal(payload)
-	if err != nil {
-		return Job{}, false, fmt.Errorf("encode %s payload: %w", kind, err)
-	}
-	now := q.clock()
-	job = Job{ID: newID(), Kind: kind, Key: key, State: Pending, Payload: raw, NotBefore: now, CreatedAt: now, UpdatedAt: now}
-	for _, o := range opts {
-		o(&job)
-	}
-	if key != "" {
-		claimed := false
-		for range 3 {
-			holder, ok, err := q.claimKey(ctx, key, job.ID, now)
-			if err != nil {
-				return Job{}, false, err
-			}
-			if holder != nil {
-				return *holder, false, nil
-			}
-			if claimed = ok; claimed {
-				break
-			}
-		}
-		if !claimed {
-			return Job{}, false, ErrStarting
-		}
-	}
-	if _, err := q.coll.InsertOne(ctx, job); err != nil {
-		return Job{}, false, fmt.Errorf("enqueue %s: %w", kind, err)
-	}
-	q.Notify()
-	return job, true, nil
+// Queue is what a domain needs of a job queue.
+type Queue interface {
+	// Enqueue writes a new pending job of kind with payload and returns it.
+	// With a key that already has an unfinished job, it writes nothing and
+	// returns that job with created false: the caller joins it (and may
+	// compare its payload). ErrStarting when another Enqueue of the key is
+	// under way.
+	Enqueue(ctx context.Context, kind, key string, payload any, opts ...EnqueueOption) (job Job, created bool, err error)
+	// Get returns a job; ErrNotFound when there is none.
+	Get(ctx context.Context, id string) (Job, error)
 }
 
-// staleKey is how long a key may name a job that does not exist (its
-// Enqueue died between claiming the key and writing the job) before another
-// Enqueue takes the key over.
-const staleKey = time.Minute
+// Handler does the work of a job. It returns nil when the job is done (its
+// result set with Run.SetResult), Permanent(err) to fail it for good, or
+// another error to try again later (with backoff, up to the queue's maximum
+// of attempts). It must stop when ctx ends (the worker stops, or the lease
+// was lost) and be idempotent: a job may run again from the progress it
+// last saved.
+type Handler func(ctx context.Context, r *Run) error
 
-// claimKey makes jobID the unfinished job of key. When another unfinished
-// job holds the key it returns that job; a key left by a finished job (its
-// worker died between finishing and freeing the key) or by a job that was
-// never written is taken over.
-func (q *Queue) claimKey(ctx context.Context, key, jobID string, now time.Time) (holder *Job, claimed bool, err error) {
-	_, err = q.keys.InsertOne(ctx, bson.M{"_id": key, "job": jobID, "at": now})
-	if err == nil {
-		return nil, true, nil
-	}
-	if !mongo.IsDuplicateKeyError(err) {
-		return nil, false, fmt.Errorf("claim job key: %w", err)
-	}
-	var k struct {
-		Job string    `bson:"job"`
-		At  time.Time `bson:"at"`
-	}
-	if err := q.keys.FindOne(ctx, bson.M{"_id": key}).Decode(&k); err != nil {
-		if errors.Is(err, mongo.ErrNoDocuments) {
-			return nil, false, nil // freed meanwhile: try again
-		}
-		return nil, false, fmt.Errorf("read job key: %w", err)
-	}
-	j, err := q.Get(ctx, k.Job)
-	switch {
-	case err == nil && !j.Finished():
-		return &j, false, nil
-	case errors.Is(err, ErrNotFound) && now.Sub(k.At) < staleKey:
-		return nil, false, ErrStarting
-	case err != nil && !errors.Is(err, ErrNotFound):
-		return nil, false, err
-	}
-	// A stale key: free it if it still names that job, then try again.
-	unlock := q.locks.Lock(q.keys.Name(), key)
-	_, err = q.keys.DeleteOne(ctx, bson.M{"_id": key, "job": k.Job})
-	unlock()
-	if err != nil {
-		return nil, false, fmt.Errorf("free stale job key: %w", err)
-	}
-	return nil, false, nil
+// Run is one run of a job by a worker.
+type Run struct {
+	Job    Job
+	save   func(ctx context.Context, progress any) (Data, error)
+	result any
 }
 
-// Get returns a job.
-func (q *Queue) Get(ctx context.Context, id string) (Job, error) {
-	var j Job
-	err := q.coll.FindOne(ctx, bson.M{"_id": id}).Decode(&j)
-	if errors.Is(err, mongo.ErrNoDocuments) {
-		return Job{}, ErrNotFound
-	}
-	if err != nil {
-		return Job{}, fmt.Errorf("read job %s: %w", id, err)
-	}
-	return j, nil
+// NewRun is a run of job whose progress is saved by save (the worker's
+// compare-and-set on the job it holds, ErrLeaseLost when it no longer does).
+func NewRun(job Job, save func(ctx context.Context, progress any) (Data, error)) *Run {
+	return &Run{Job: job, save: save}
 }
 
-// Active returns the unfinished job of key, if any.
-func (q *Queue) Active(ctx context.Context, key string) (Job, bool, error) {
-	var k struct {
-		Job string `bson:"job"`
-	}
-	err := q.keys.FindOne(ctx, bson.M{"_id": key}).Decode(&k)
-	if errors.Is(err, mongo.ErrNoDocuments) {
-		return Job{}, false, nil
-	}
-	if err != nil {
-		return Job{}, false, fmt.Errorf("read job key: %w", err)
-	}
-	j, err := q.Get(ctx, k.Job)
-	if errors.Is(err, ErrNotFound) {
-		return Job{}, false, nil
-	}
-	if err != nil || j.Finished() {
-		return Job{}, false, err
-	}
-	return j, true, nil
-}
+// Payload decodes the job's payload into v.
+func (r *Run) Payload(v any) error { return r.Job.Payload.Decode(v) }
 
-// Wait polls the job until it is finished or ctx ends, and returns it.
-func (q *Queue) Wait(ctx context.Context, id string, every time.Duration) (Job, error) {
-	if every <= 0 {
-		every = 50 * time.Millisecond
-	}
-	t := time.NewTicker(every)
-	defer t.Stop()
-	for {
-		j, err := q.Get(ctx, id)
-		if err != nil || j.Finished() {
-			return j, err
-		}
-		select {
-		case <-ctx.Done():
-			return j, ctx.Err()
-		case <-t.C:
-		}
-	}
-}
+// Progress decodes the progress saved by an earlier run into v (unchanged
+// when none was saved).
+func (r *Run) Progress(v any) error { return r.Job.Progress.Decode(v) }
 
-// Notify wakes every worker of the queue (in this process) at once. It
-// never blocks.
-func (q *Queue) Notify() {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	for _, w := range q.wakes {
-		select {
-		case w <- struct{}{}:
-		default:
-		}
-	}
-}
-
-// subscribe returns a channel Notify signals, until cancel is called.
-func (q *Queue) subscribe() (wake <-chan struct{}, cancel func()) {
-	ch := make(chan struct{}, 1)
-	q.mu.Lock()
-	q.wakes = append(q.wakes, ch)
-	q.mu.Unlock()
-	return ch, func() {
-		q.mu.Lock()
-		defer q.mu.Unlock()
-		for i, c := range q.wakes {
-			if c == ch {
-				q.wakes = append(q.wakes[:i], q.wakes[i+1:]...)
-				return
-			}
-		}
-	}
-}
-
-// claim takes one job of kinds that is pending and due, or running under a
-// lapsed lease, oldest first; but first of a tenant running no job of kinds
-// (in any worker), so that a tenant with many jobs queued takes every worker
-// only while no other tenant waits. With perTenant > 0 a tenant already
-// running that many jobs of kinds gets none, even when no other tenant
-// waits. It returns false when there is none.
-func (q *Queue) claim(ctx context.Context, kinds []string, perTenant int) (Job, bool, error) {
-	now := q.clock()
-	running, err := q.runningByTenant(ctx, kinds, now)
-	if err != nil {
-		return Job{}, false, err
-	}
-	var busy, full []string
-	for t, n := range running {
-		busy = append(busy, t)
-		if perTenant > 0 && n >= perTenant {
-			full = append(full, t)
-		}
-	}
-	if len(busy) > 0 {
-		j, ok, err := q.claimDue(ctx, kinds, now, bson.M{"tenant": bson.M{"$nin": busy}})
-		if err != nil || ok {
-			return j, ok, err
-		}
-	}
-	switch {
-	case len(full) == 0:
-		return q.claimDue(ctx, kinds, now, nil)
-	case len(full) < len(busy):
-		return q.claimDue(ctx, kinds, now, bson.M{"tenant": bson.M{"$nin": full}})
-	}
-	return Job{}, false, nil // every busy tenant is at its limit
-}
-
-// runningByTenant counts the jobs of kinds running under a live lease, by
-// tenant.
-func (q *Queue) runningByTenant(ctx context.Context, kinds []string, now time.Time) (map[string]int, error) {
-	cur, err := q.coll.Find(ctx, bson.M{"state": Running, "kind": bson.M{"$in": kinds}, "leaseUntil": bson.M{"$gte": now},
-		"tenant": bson.M{"$gt": ""}}, options.Find().SetProjection(bson.M{"tenant": 1}))
-	if err != nil {
-		return nil, fmt.Errorf("find running jobs: %w", err)
-	}
-	var running []Job
-	if err := cur.All(ctx, &running); err != nil {
-		return nil, fmt.Errorf("read running jobs: %w", err)
-	}
-	out := map[string]int{}
-	for _, j := range running {
-		out[j.Tenant]++
-	}
-	return out, nil
-}
-
-// claimDue takes the oldest due job of kinds that also matches extra.
-func (q *Queue) claimDue(ctx context.Context, kinds []string, now time.Time, extra bson.M) (Job, bool, error) {
-	f := bson.M{"kind": bson.M{"$in": kinds}, "$or": bson.A{
-		bson.M{"state": Pending, "notBefore": bson.M{"$lte": now}},
-		bson.M{"state": Running, "leaseUntil": bson.M{"$lt": now}},
-	}}
-	for k, v := range extra {
-		f[k] = v
-	}
-	cur, err := q.coll.Find(ctx, f, options.Find().SetSort(bson.D{{Key: "createdAt", Value: 1}}).SetLimit(8).
-		SetProjection(bson.M{"payload": 0, "progress": 0, "result": 0}))
-	if err != nil {
-		return Job{}, false, fmt.Errorf("find due jobs: %w", err)
-	}
-	var due []Job
-	if err := cur.All(ctx, &due); err != nil {
-		return Job{}, false, fmt.Errorf("read due jobs: %w", err)
-	}
-	for _, d := range due {
-		// Compare-and-set on what was read: exactly one worker wins the job.
-		cond := bson.M{"_id": d.ID, "state": d.State, "owner": d.Owner, "leaseUntil": d.LeaseUntil}
-		if d.Owner == "" {
-			cond["owner"] = bson.M{"$in": bson.A{"", nil}}
-		}
-		set := bson.M{"state": Running, "owner": q.owner, "leaseUntil": now.Add(q.lease), "updatedAt": now}
-		ok, err := q.cas(ctx, d.ID, cond, bson.M{"$set": set, "$inc": bson.M{"attempts": 1}})
-		if err != nil {
-			return Job{}, false, err
-		}
-		if !ok {
-			continue // another worker was faster
-		}
-		j, err := q.Get(ctx, d.ID)
-		if err != nil {
-			return Job{}, false, err
-		}
-		return j, true, nil
-	}
-	return Job{}, false, nil
-}
-
-// cas applies upd to job id when it matches cond; false when it does not.
-func (q *Queue) cas(ctx context.Context, id string, cond, upd bson.M) (bool, error) {
-	unlock := q.locks.Lock(q.coll.Name(), id)
-	res, err := q.coll.UpdateOne(ctx, cond, upd)
-	unlock()
-	if err != nil {
-		return false, fmt.Errorf("update job %s: %w", id, err)
-	}
-	return res.MatchedCount == 1, nil
-}
-
-// mine is the condition of a job this queue's worker holds.
-func (q *Queue) mine(id string) bson.M {
-	return bson.M{"_id": id, "owner": q.owner, "state": Running}
-}
-
-func (q *Queue) renew(ctx context.Context, id string) error {
-	now := q.clock()
-	ok, err := q.cas(ctx, id, q.mine(id), bson.M{"$set": bson.M{"leaseUntil": now.Add(q.lease), "updatedAt": now}})
-	if err == nil && !ok {
-		err = ErrLeaseLost
-	}
-	return err
-}
-
-// finish ends a job held by this worker: done with result, failed with err,
-// or pending again (retry later, or handed back on shutdown).
-// attempts is added to the job's attempts (-1: the run did not count).
-func (q *Queue) finish(ctx context.Context, j Job, state string, result any, errText string, notBefore time.Time, attempts int) error {
-	now := q.clock()
-	set := bson.M{"state": state, "owner": "", "leaseUntil": time.Time{}, "updatedAt": now, "error": errText}
-	if state == Pending {
-		set["notBefore"] = notBefore
-	} else {
-		set["finishedAt"] = now
-	}
-	if result != nil {
-		doc, err := toDoc(result)
-		if err != nil {
-			return fmt.Errorf("encode %s result: %w", j.Kind, err)
-		}
-		set["result"] = doc
-	}
-	upd := bson.M{"$set": set}
-	if attempts != 0 {
-		upd["$inc"] = bson.M{"attempts": attempts}
-	}
-	ok, err := q.cas(ctx, j.ID, q.mine(j.ID), upd)
+// SaveProgress records how far the job got, so that a later run resumes
+// there; ErrLeaseLost when this worker no longer holds the job.
+func (r *Run) SaveProgress(ctx context.Context, v any) error {
+	d, err := r.save(ctx, v)
 	if err != nil {
 		return err
 	}
-	if !ok {
-		return ErrLeaseLost
-	}
-	// A worker may be waiting for this tenant's job to end.
-	q.Notify()
-	if (state == Done || state == Failed) && j.Key != "" {
-		unlock := q.locks.Lock(q.keys.Name(), j.Key)
-		_, err = q.keys.DeleteOne(ctx, bson.M{"_id": j.Key, "job": j.ID})
-		unlock()
-		if err != nil {
-			// Harmless: the next Enqueue of the key frees a key whose job finished.
-			return fmt.Errorf("free job key %s: %w", j.Key, err)
-		}
-	}
+	r.Job.Progress = d
 	return nil
 }
 
-func newID() string {
-	var b [12]byte
-	_, _ = rand.Read(b[:])
-	return hex.EncodeToString(b[:])
-}
+// SetResult sets what the job stores as its result when the handler returns nil.
+func (r *Run) SetResult(v any) { r.result = v }
 
-// toDoc encodes v as a document to store in a field (a bson.Raw value in an
-// update would be stored as binary).
-func toDoc(v any) (bson.D, error) {
-	raw, err := bson.Marshal(v)
-	if err != nil {
-		return nil, err
-	}
-	var d bson.D
-	err = bson.Unmarshal(raw, &d)
-	return d, err
+// Result is what SetResult set (nil: none).
+func (r *Run) Result() any { return r.result }
+
+// permanent marks an error that retrying cannot cure.
+type permanent struct{ err error }
+
+func (p permanent) Error() string { return p.err.Error() }
+func (p permanent) Unwrap() error { return p.err }
+
+// Permanent wraps err so that the job fails at once, without retries.
+func Permanent(err error) error { return permanent{err: err} }
+
+// IsPermanent reports whether err was made by Permanent.
+func IsPermanent(err error) bool {
+	var p permanent
+	return errors.As(err, &p)
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/docspub/platform/libs/kafkatest"
 	"github.com/docspub/platform/libs/kafkax"
 	"github.com/docspub/platform/libs/mongotest"
+	"github.com/docspub/platform/libs/mongox"
 	"github.com/google/go-cmp/cmp"
 	"github.com/segmentio/kafka-go"
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -152,7 +153,7 @@ func TestSASLOverTLS(t *testing.T) {
 			db := mongotest.Database(t)
 			pub := kafkax.NewPublisher(c)
 			t.Cleanup(func() { _ = pub.Close() })
-			relay := kafkax.NewRelay(db, pub, topic, []string{coll}, nil)
+			relay := kafkax.NewRelay(mongox.NewDB(db, true), pub, topic, []string{coll}, nil)
 			ev := event("thing.created", "a", nil)
 			change(t, db, "a", bson.M{"name": "a"}, ev)
 			if n, err := relay.SweepOnce(ctx); n != 1 || err != nil {

@@ -11,6 +11,7 @@ import (
 	"github.com/docspub/platform/libs/kafkatest"
 	"github.com/docspub/platform/libs/kafkax"
 	"github.com/docspub/platform/libs/mongotest"
+	"github.com/docspub/platform/libs/mongox"
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/segmentio/kafka-go"
@@ -115,7 +116,7 @@ func TestRelayWedgesNothing(t *testing.T) {
 	changeIn(t, db, coll, "c", c)
 	changeIn(t, db, "others", "x", x)
 
-	relay := kafkax.NewRelay(db, newPublisher(t, k.Brokers), topic, []string{coll, "others"}, nil,
+	relay := kafkax.NewRelay(mongox.NewDB(db, true), newPublisher(t, k.Brokers), topic, []string{coll, "others"}, nil,
 		fast(3), kafkax.WithSweepInterval(5*time.Millisecond))
 	run(t, relay.Run)
 
@@ -172,7 +173,7 @@ func TestRelayCountsAttemptsAcrossRestarts(t *testing.T) {
 	changeIn(t, db, coll, "a", huge, next)
 	changeIn(t, db, coll, "b", other)
 
-	first := kafkax.NewRelay(db, pub, topic, []string{coll}, nil, fast(3))
+	first := kafkax.NewRelay(mongox.NewDB(db, true), pub, topic, []string{coll}, nil, fast(3))
 	if n, err := first.SweepOnce(ctx); n != 1 {
 		t.Fatalf("first SweepOnce = %d, %v; want b's event published", n, err)
 	}
@@ -192,7 +193,7 @@ func TestRelayCountsAttemptsAcrossRestarts(t *testing.T) {
 	}
 
 	// A new relay, as after a restart: it goes on from the recorded count.
-	restarted := kafkax.NewRelay(db, pub, topic, []string{coll}, nil, fast(3))
+	restarted := kafkax.NewRelay(mongox.NewDB(db, true), pub, topic, []string{coll}, nil, fast(3))
 	eventually(t, "the second attempt", func() bool {
 		_, _ = restarted.SweepOnce(ctx)
 		return attempts() == 2
@@ -221,7 +222,7 @@ func TestRelayKafkaDownDeadLettersNothing(t *testing.T) {
 	db := mongotest.Database(t)
 	k := kafkatest.StartRestartable(t)
 	pub := newPublisher(t, k.Brokers)
-	relay := kafkax.NewRelay(db, pub, topic, []string{coll, "others"}, nil, fast(2))
+	relay := kafkax.NewRelay(mongox.NewDB(db, true), pub, topic, []string{coll, "others"}, nil, fast(2))
 	ctx := context.Background()
 	warm := event("thing.created", "w", nil)
 	changeIn(t, db, coll, "w", warm)
@@ -270,7 +271,7 @@ func TestRelayKafkaDownDeadLettersNothing(t *testing.T) {
 func TestRelaySweepsPastAFailingCollection(t *testing.T) {
 	db := mongotest.Database(t)
 	k := kafkatest.Start(t)
-	relay := kafkax.NewRelay(db, newPublisher(t, k.Brokers), topic, []string{"bad$name", coll}, nil)
+	relay := kafkax.NewRelay(mongox.NewDB(db, true), newPublisher(t, k.Brokers), topic, []string{"bad$name", coll}, nil)
 	ev := event("thing.created", "a", nil)
 	changeIn(t, db, coll, "a", ev)
 

@@ -11,6 +11,7 @@ import (
 	"github.com/docspub/platform/libs/kafkatest"
 	"github.com/docspub/platform/libs/kafkax"
 	"github.com/docspub/platform/libs/mongotest"
+	"github.com/docspub/platform/libs/mongox"
 	"github.com/docspub/platform/libs/waittest"
 	"github.com/google/go-cmp/cmp"
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -158,7 +159,7 @@ func ids(events []kafkax.Event) []string {
 func TestRelayToConsumer(t *testing.T) {
 	db := mongotest.Database(t)
 	k := kafkatest.Start(t)
-	relay := kafkax.NewRelay(db, newPublisher(t, k.Brokers), topic, []string{coll}, nil,
+	relay := kafkax.NewRelay(mongox.NewDB(db, true), newPublisher(t, k.Brokers), topic, []string{coll}, nil,
 		kafkax.WithSweepInterval(time.Hour)) // only Notify and the first sweep publish
 	rec := &recorder{}
 	startConsumer(t, k.Brokers, "g1", db, rec.handle)
@@ -191,7 +192,7 @@ func TestRelayKafkaDown(t *testing.T) {
 	db := mongotest.Database(t)
 	k := kafkatest.StartRestartable(t)
 	pub := newPublisher(t, k.Brokers)
-	relay := kafkax.NewRelay(db, pub, topic, []string{coll}, nil)
+	relay := kafkax.NewRelay(mongox.NewDB(db, true), pub, topic, []string{coll}, nil)
 	ctx := context.Background()
 
 	// A first event goes through, so the publisher has live connections.
@@ -230,7 +231,7 @@ func TestRelayKafkaDown(t *testing.T) {
 func TestRelayDeletesTombstones(t *testing.T) {
 	db := mongotest.Database(t)
 	k := kafkatest.Start(t)
-	relay := kafkax.NewRelay(db, newPublisher(t, k.Brokers), topic, []string{coll}, nil)
+	relay := kafkax.NewRelay(mongox.NewDB(db, true), newPublisher(t, k.Brokers), topic, []string{coll}, nil)
 	ctx := context.Background()
 
 	created := event("thing.created", "a", nil)
@@ -320,7 +321,7 @@ func TestPerSubjectOrder(t *testing.T) {
 	db := mongotest.Database(t)
 	k := kafkatest.Start(t)
 	kafkatest.CreateTopic(t, k.Brokers, topic, 3)
-	relay := kafkax.NewRelay(db, newPublisher(t, k.Brokers), topic, []string{coll}, nil, kafkax.WithSweepBatch(2))
+	relay := kafkax.NewRelay(mongox.NewDB(db, true), newPublisher(t, k.Brokers), topic, []string{coll}, nil, kafkax.WithSweepBatch(2))
 	ctx := context.Background()
 
 	subjects := []string{"a", "b", "c", "d", "e"}

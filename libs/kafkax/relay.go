@@ -54,14 +54,13 @@ const (
 // down: nothing is counted, everything stays pending and the whole relay
 // backs off.
 type Relay struct {
-	db           *mongo.Database
+	db           mongox.DB // with its document locks: on FerretDB v1 a removal of published events cannot overwrite a concurrent change of the service's stores
 	pub          *Publisher
 	topic        string
 	collections  []string
 	log          *slog.Logger
 	interval     time.Duration
 	batch        int
-	locks        *mongox.DocLocks
 	wake         chan struct{}
 	maxAttempts  int
 	retryMin     time.Duration
@@ -102,13 +101,6 @@ func WithSweepBatch(n int) RelayOption {
 	}
 }
 
-// WithDocLocks makes the relay lock each document (collection, _id) while it
-// removes published events from it, so that on FerretDB v1 the removal cannot
-// overwrite a concurrent change of the service's store sharing locks.
-func WithDocLocks(locks *mongox.DocLocks) RelayOption {
-	return func(r *Relay) { r.locks = locks }
-}
-
 // WithRetries sets how many times an event failing while Kafka is up is
 // tried before it moves to the dead letters (at least 2, so that the last
 // attempt sends it alone), and the bounds of the doubling wait between
@@ -134,7 +126,7 @@ func WithQueryTimeout(d time.Duration) RelayOption {
 
 // NewRelay returns a relay publishing the pending events of the given
 // collections of db to topic.
-func NewRelay(db *mongo.Database, pub *Publisher, topic string, collections []string, log *slog.Logger, opts ...RelayOption) *Relay {
+func NewRelay(db mongox.DB, pub *Publisher, topic string, collections []string, log *slog.Logger, opts ...RelayOption) *Relay {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
@@ -532,7 +524,7 @@ func (r *Relay) settle(ctx context.Context, coll *mongo.Collection, d pendingDoc
 	if n == 0 && !(d.Tombstone && len(d.Outbox) == 0) {
 		return 0, nil
 	}
-	unlock := r.locks.Lock(coll.Name(), lockID(d.ID))
+	unlock := r.db.Lock(coll.Name(), lockID(d.ID))
 	defer unlock()
 	if n > 0 {
 		if err := r.remove(ctx, coll, d, 0, n); err != nil {
@@ -564,7 +556,7 @@ func (r *Relay) fail(ctx context.Context, f failure) error {
 	}
 	rec.RetryAt = now.Add(backoff(rec.Attempts, r.retryMin, r.retryMax))
 	log.WarnContext(ctx, "event not published; the document waits", "retry_at", rec.RetryAt)
-	unlock := r.locks.Lock(f.coll.Name(), lockID(f.doc.ID))
+	unlock := r.db.Lock(f.coll.Name(), lockID(f.doc.ID))
 	defer unlock()
 	ctx, cancel := context.WithTimeout(ctx, r.queryTimeout)
 	defer cancel()
@@ -580,14 +572,14 @@ func (r *Relay) deadLetter(ctx context.Context, f failure, rec outboxFailure, lo
 	ctx, cancel := context.WithTimeout(ctx, r.queryTimeout)
 	defer cancel()
 	id := SourceRelay + ":" + f.coll.Name() + ":" + rec.Event
-	err := bury(ctx, r.db, id, bson.M{
+	err := bury(ctx, r.db.Database, id, bson.M{
 		"source": SourceRelay, "topic": r.topic, "collection": f.coll.Name(), "document": f.doc.ID,
 		"event": f.doc.Outbox[f.at], "error": rec.Error, "attempts": rec.Attempts, "lastFailedAt": rec.Last,
 	}, rec.First)
 	if err != nil {
 		return err
 	}
-	unlock := r.locks.Lock(f.coll.Name(), lockID(f.doc.ID))
+	unlock := r.db.Lock(f.coll.Name(), lockID(f.doc.ID))
 	defer unlock()
 	if err := r.remove(ctx, f.coll, f.doc, f.at, f.at+1); err != nil {
 		return err

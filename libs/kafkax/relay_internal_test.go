@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/docspub/platform/libs/mongotest"
+	"github.com/docspub/platform/libs/mongox"
 	"github.com/google/go-cmp/cmp"
 	"github.com/segmentio/kafka-go"
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -21,7 +22,7 @@ func TestRelayRemovesOnlyWhatItRead(t *testing.T) {
 	db := mongotest.Database(t)
 	coll := db.Collection("things")
 	ctx := context.Background()
-	r := NewRelay(db, nil, "things.events", []string{"things"}, nil)
+	r := NewRelay(mongox.NewDB(db, true), nil, "things.events", []string{"things"}, nil)
 
 	read := NewEvent("thing.deleted", "org1", "a", nil)
 	if _, err := coll.InsertOne(ctx, bson.M{"_id": "a", "name": "a"}); err != nil {

@@ -81,6 +81,14 @@ func Database(t testing.TB) *mongo.Database {
 	return db
 }
 
+// DB returns a fresh database (see Database) with the document locks the
+// embedded server needs (mongox.NewDB with lockDocuments, as services set
+// MONGO_LOCK_DOCUMENTS on it), what stores take.
+func DB(t testing.TB) mongox.DB {
+	t.Helper()
+	return mongox.NewDB(Database(t), true)
+}
+
 // DatabaseName returns a unique database name.
 func DatabaseName() string {
 	var b [6]byte

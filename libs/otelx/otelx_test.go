@@ -12,6 +12,7 @@ import (
 	"github.com/docspub/platform/libs/kafkatest"
 	"github.com/docspub/platform/libs/kafkax"
 	"github.com/docspub/platform/libs/mongotest"
+	"github.com/docspub/platform/libs/mongox"
 	"github.com/docspub/platform/libs/otelx"
 	"github.com/docspub/platform/libs/otlptest"
 	"github.com/google/go-cmp/cmp"
@@ -131,7 +132,7 @@ func TestTraceAcrossKafka(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	relay := kafkax.NewRelay(db, pub, topic, []string{"things"}, nil)
+	relay := kafkax.NewRelay(mongox.NewDB(db, true), pub, topic, []string{"things"}, nil)
 	if n, err := relay.SweepOnce(context.Background()); n != 1 || err != nil {
 		t.Fatalf("SweepOnce = %d, %v; want 1, nil", n, err)
 	}

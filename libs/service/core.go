@@ -20,6 +20,11 @@ type CoreConfig struct {
 	// it and signs the service's own calls to others as coming from it.
 	Service            string
 	MongoURI, Database string
+	// LockDocuments serialises the updates of each document within the
+	// process (mongox.DB): on for the embedded FerretDB, whose updates are
+	// a read and a rewrite of the document, off for MongoDB, atomic per
+	// document (MONGO_LOCK_DOCUMENTS).
+	LockDocuments bool
 	// Kafka is how the service reaches its cluster (KAFKA_*).
 	Kafka               kafkax.Config
 	InternalTokenSecret string
@@ -103,10 +108,10 @@ func Open(ctx context.Context, cc CoreConfig, log *slog.Logger) (*Core, error) {
 		stop()
 		return nil, err
 	}
-	mdb := mongox.NewDB(db, true)
+	mdb := mongox.NewDB(db, cc.LockDocuments)
 	locks := mdb.Locks()
 	pub := kafkax.NewPublisher(cluster)
-	relay := kafkax.NewRelay(db, pub, cc.Topic, cc.EventCollections, log, kafkax.WithDocLocks(locks))
+	relay := kafkax.NewRelay(mdb, pub, cc.Topic, cc.EventCollections, log)
 	return &Core{Log: log, Client: client, DB: db, Locks: locks, Mongo: mdb, Relay: relay, Signer: signer, Kafka: cluster,
 		Discovery: reg, pub: pub, announce: cc.Discovery.Mode == discovery.ModeConsul, advertise: cc.Discovery.Advertise,
 		stop: stop}, nil

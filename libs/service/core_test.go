@@ -17,7 +17,7 @@ func TestMain(m *testing.M) { mongotest.Main(m) }
 func TestOpenEnsuresIndexesAndCloses(t *testing.T) {
 	ctx := context.Background()
 	name := mongotest.DatabaseName()
-	c, err := Open(ctx, CoreConfig{Service: "things", MongoURI: mongotest.URI(t), Database: name, Kafka: kafkax.Config{Brokers: []string{"127.0.0.1:1"}},
+	c, err := Open(ctx, CoreConfig{Service: "things", MongoURI: mongotest.URI(t), LockDocuments: true, Database: name, Kafka: kafkax.Config{Brokers: []string{"127.0.0.1:1"}},
 		InternalTokenSecret: strings.Repeat("s", 32), Topic: "things.events", EventCollections: []string{"things"},
 		Indexes: []mongox.Index{mongox.Unique("things", "key")}}, logx.Discard())
 	if err != nil {

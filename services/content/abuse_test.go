@@ -29,6 +29,7 @@ import (
 	"github.com/docspub/platform/libs/kafkatest"
 	"github.com/docspub/platform/libs/logx"
 	"github.com/docspub/platform/libs/mongotest"
+	libservice "github.com/docspub/platform/libs/service"
 	"github.com/docspub/platform/libs/waittest"
 	"github.com/docspub/platform/services/content"
 	"github.com/docspub/platform/services/content/internal/contenttest"
@@ -78,9 +79,9 @@ func startServiceOn(t *testing.T, purgeEvery time.Duration, blobURL string) *ser
 	t.Helper()
 	k := kafkatest.Start(t)
 	c := &clock{}
-	cfg := content.Config{Addr: "127.0.0.1:0", MongoURI: mongotest.URI(t), Database: mongotest.DatabaseName(),
-		Kafka: kafkax.Config{Brokers: k.Brokers}, InternalTokenSecret: secret, PublicURL: "http://gw.test", AppURL: "http://gw.test/app",
-		PurgeInterval: purgeEvery, OutboundAllowPrivate: true, LogLevel: "error", BlobURL: blobURL}
+	cfg := content.Config{Base: libservice.Base{MongoURI: mongotest.URI(t), MongoLockDocuments: true, Kafka: kafkax.Config{Brokers: k.Brokers}, InternalTokenSecret: secret, LogLevel: "error"},
+		URLs: libservice.URLs{PublicURL: "http://gw.test", AppURL: "http://gw.test/app"},
+		Addr: "127.0.0.1:0", Database: mongotest.DatabaseName(), PurgeInterval: purgeEvery, OutboundAllowPrivate: true, BlobURL: blobURL}
 	if strings.HasPrefix(blobURL, "s3://") {
 		cfg.BlobAccessKeyID, cfg.BlobSecretAccessKey = blobtest.Credentials.AccessKeyID, blobtest.Credentials.SecretAccessKey
 	}

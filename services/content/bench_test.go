@@ -17,6 +17,7 @@ import (
 	"github.com/docspub/platform/libs/internaltoken"
 	"github.com/docspub/platform/libs/logx"
 	"github.com/docspub/platform/libs/mongotest"
+	libservice "github.com/docspub/platform/libs/service"
 	"github.com/docspub/platform/services/content"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
@@ -29,9 +30,9 @@ import (
 func BenchmarkSpaceListKeyset(b *testing.B) {
 	spaces, limit, page := benchSize()
 	ctx := context.Background()
-	cfg := content.Config{Addr: "127.0.0.1:0", MongoURI: mongotest.URI(b), Database: mongotest.DatabaseName(),
-		Kafka: kafkax.Config{Brokers: []string{"127.0.0.1:1"}}, InternalTokenSecret: secret, PublicURL: "http://gw.test",
-		AppURL: "http://gw.test/app", PurgeInterval: time.Hour, LogLevel: "error", BlobURL: blobtest.Dir(b)}
+	cfg := content.Config{Base: libservice.Base{MongoURI: mongotest.URI(b), MongoLockDocuments: true, Kafka: kafkax.Config{Brokers: []string{"127.0.0.1:1"}}, InternalTokenSecret: secret, LogLevel: "error"},
+		URLs: libservice.URLs{PublicURL: "http://gw.test", AppURL: "http://gw.test/app"},
+		Addr: "127.0.0.1:0", Database: mongotest.DatabaseName(), PurgeInterval: time.Hour, BlobURL: blobtest.Dir(b)}
 	app, err := content.New(ctx, cfg, logx.Discard())
 	if err != nil {
 		b.Fatal(err)

@@ -14,10 +14,9 @@ import (
 
 	"github.com/docspub/platform/libs/blob"
 	"github.com/docspub/platform/libs/config"
-	"github.com/docspub/platform/libs/discovery"
 	"github.com/docspub/platform/libs/httpx"
 	"github.com/docspub/platform/libs/internaltoken"
-	"github.com/docspub/platform/libs/jobs"
+	"github.com/docspub/platform/libs/jobs/jobsmongo"
 	"github.com/docspub/platform/libs/kafkax"
 	"github.com/docspub/platform/libs/mongox"
 	"github.com/docspub/platform/libs/quota"
@@ -61,19 +60,14 @@ const ConsumerGroup = "content"
 
 // Config is the service's configuration, from the environment.
 type Config struct {
-	Addr                string        `env:"CONTENT_ADDR, default=127.0.0.1:8082"`
-	MongoURI            string        `env:"MONGO_URI, default=mongodb://127.0.0.1:27017"`
-	Database            string        `env:"CONTENT_DB, default=content"`
-	Kafka               kafkax.Config // KAFKA_BROKERS, KAFKA_TLS*, KAFKA_SASL_*, KAFKA_TOPIC*
-	InternalTokenSecret string        `env:"INTERNAL_TOKEN_SECRET" secret:"true"` // ≥32 bytes; required without INTERNAL_TOKEN_KEYS
-	// InternalTokenKeys is the rotating key set (INTERNAL_TOKEN_KEYS, INTERNAL_TOKEN_KEY_ID).
-	InternalTokenKeys internaltoken.Keys
-	PublicURL         string        `env:"PUBLIC_URL, default=http://127.0.0.1:8080"`  // gateway URL, base of urls.location
-	AppURL            string        `env:"APP_URL, default=http://127.0.0.1:8080/app"` // base of urls.app
-	PurgeInterval     time.Duration `env:"PURGE_INTERVAL, default=1h"`                 // how often deleted spaces past 7 days are purged and unused blobs collected
+	// Base is MONGO_URI, MONGO_LOCK_DOCUMENTS, KAFKA_*, INTERNAL_TOKEN_*, LOG_LEVEL and DISCOVERY (service.Base).
+	service.Base
+	service.URLs                // PUBLIC_URL, APP_URL
+	Addr          string        `env:"CONTENT_ADDR, default=127.0.0.1:8082"`
+	Database      string        `env:"CONTENT_DB, default=content"`
+	PurgeInterval time.Duration `env:"PURGE_INTERVAL, default=1h"` // how often deleted spaces past 7 days are purged and unused blobs collected
 	// OutboundAllowPrivate lets imports fetch private and loopback addresses (tests, trusted local runs).
-	OutboundAllowPrivate bool   `env:"OUTBOUND_ALLOW_PRIVATE, default=false"`
-	LogLevel             string `env:"LOG_LEVEL, default=info"`
+	OutboundAllowPrivate bool `env:"OUTBOUND_ALLOW_PRIVATE, default=false"`
 	// BlobURL is where file bytes live: s3://bucket?endpoint=...&region=...&use_path_style=true
 	// (S3-compatible storage), or file:///dir (a directory, for a local run).
 	BlobURL string `env:"BLOB_URL"`
@@ -88,25 +82,18 @@ type Config struct {
 	// StorageQuota bounds the bytes of files and pages an organization
 	// stores (0: no bound); past it, uploads and edits answer 413.
 	StorageQuota int64 `env:"STORAGE_QUOTA_BYTES, default=0"`
-	// Discovery is DISCOVERY (static|consul), CONSUL_HTTP_ADDR, CONSUL_HTTP_TOKEN
-	// and ADVERTISE_ADDR: with consul the instance registers itself.
-	Discovery discovery.Config
 }
 
 // Validate reports every problem of the configuration at once.
 func (c Config) Validate() error {
 	var p config.Problems
+	c.Base.Check(&p)
+	c.URLs.Check(&p)
 	p.Require("CONTENT_ADDR", c.Addr)
-	p.Require("MONGO_URI", c.MongoURI)
 	p.Require("CONTENT_DB", c.Database)
-	c.Kafka.Check(&p)
-	c.InternalTokenKeys.Check(&p, c.InternalTokenSecret)
-	p.HTTPURL("PUBLIC_URL", c.PublicURL)
-	p.HTTPURL("APP_URL", c.AppURL)
 	if c.PurgeInterval < time.Second {
 		p.Addf("PURGE_INTERVAL must be at least 1s")
 	}
-	p.LogLevel("LOG_LEVEL", c.LogLevel)
 	switch {
 	case c.BlobURL == "":
 		p.Addf("BLOB_URL is required (s3://bucket?... or file:///dir)")
@@ -122,7 +109,6 @@ func (c Config) Validate() error {
 	if c.StorageQuota < 0 {
 		p.Addf("STORAGE_QUOTA_BYTES must be 0 (none) or more")
 	}
-	c.Discovery.Check(&p)
 	return p.Err()
 }
 
@@ -150,7 +136,7 @@ type App struct {
 	identity       *kafkax.Consumer
 	spaces         *space.Service
 	changeRequests *changerequest.Service
-	worker         *jobs.Worker
+	worker         *jobsmongo.Worker
 	revisions      *revisionmongo.Store
 	blobs          *blob.Store
 	now            func() time.Time
@@ -172,7 +158,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger, opts ...Option) (*Ap
 	}
 	var indexes []mongox.Index
 	for _, ix := range [][]mongox.Index{spacemongo.Indexes(), commentmongo.Indexes(), customfieldmongo.Indexes(),
-		peoplemongo.Indexes(), revisionmongo.Indexes(), changerequestmongo.Indexes(), jobs.Indexes(Operations)} {
+		peoplemongo.Indexes(), revisionmongo.Indexes(), changerequestmongo.Indexes(), jobsmongo.Indexes(Operations)} {
 		indexes = append(indexes, ix...)
 	}
 	var eventColls []string
@@ -180,7 +166,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger, opts ...Option) (*Ap
 		changerequestmongo.Collections()} {
 		eventColls = append(eventColls, cs...)
 	}
-	core, err := service.Open(ctx, service.CoreConfig{Service: "content", MongoURI: cfg.MongoURI, Database: cfg.Database,
+	core, err := service.Open(ctx, service.CoreConfig{Service: "content", MongoURI: cfg.MongoURI, LockDocuments: cfg.MongoLockDocuments, Database: cfg.Database,
 		Kafka: cfg.Kafka, InternalTokenSecret: cfg.InternalTokenSecret, InternalTokenKeys: cfg.InternalTokenKeys, Topic: Topic,
 		Topics:           []string{IdentityTopic},
 		EventCollections: eventColls, Indexes: indexes, Discovery: cfg.Discovery}, log)
@@ -235,7 +221,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger, opts ...Option) (*Ap
 	for _, st := range []interface{ OnWrite(func()) }{commentStore, crStore} {
 		st.OnWrite(func() { relay.Notify(); spaces.CountsChanged() })
 	}
-	queue := jobs.NewQueue(db, Operations, locks, jobs.WithLease(o.lease))
+	queue := jobsmongo.NewQueue(core.Mongo, Operations, jobsmongo.WithLease(o.lease))
 	spaces.SetOperations(operations{queue: queue, wait: limits.OperationWait})
 	worker := queue.NewWorker(handlers(spaces.Handlers()), limits.OperationWorkers, log)
 	searcher := search.New(searchStore, spaces.Titles, urls)

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/docspub/platform/libs/mongotest"
+	libservice "github.com/docspub/platform/libs/service"
 	"github.com/docspub/platform/services/content"
 )
 
@@ -19,16 +20,18 @@ func TestConfigValidate(t *testing.T) {
 		cfg  content.Config
 		want []string
 	}{
-		{"valid", content.Config{Addr: ":1", MongoURI: "m", Database: "d", Kafka: kafkax.Config{Brokers: []string{"k"}},
-			InternalTokenSecret: secret, PublicURL: "http://x", AppURL: "http://x/app", PurgeInterval: 60e9, LogLevel: "info", BlobURL: "file:///tmp/blobs"}, nil},
-		{"s3 redirect", content.Config{Addr: ":1", MongoURI: "m", Database: "d", Kafka: kafkax.Config{Brokers: []string{"k"}},
-			InternalTokenSecret: secret, PublicURL: "http://x", AppURL: "http://x/app", PurgeInterval: 60e9, LogLevel: "info",
-			BlobURL: "s3://docs?region=us-east-1", BlobAccessKeyID: "a", BlobSecretAccessKey: "b", BlobRedirect: true}, nil},
-		{"blob store wrong", content.Config{Addr: ":1", MongoURI: "m", Database: "d", Kafka: kafkax.Config{Brokers: []string{"k"}},
-			InternalTokenSecret: secret, PublicURL: "http://x", AppURL: "http://x/app", PurgeInterval: 60e9, LogLevel: "info",
-			BlobURL: "file:///tmp/blobs", BlobAccessKeyID: "a", BlobRedirect: true, StorageQuota: -1},
+		{"valid", content.Config{Base: libservice.Base{MongoURI: "m", Kafka: kafkax.Config{Brokers: []string{"k"}}, InternalTokenSecret: secret, LogLevel: "info"},
+			URLs: libservice.URLs{PublicURL: "http://x", AppURL: "http://x/app"},
+			Addr: ":1", Database: "d", PurgeInterval: 60e9, BlobURL: "file:///tmp/blobs"}, nil},
+		{"s3 redirect", content.Config{Base: libservice.Base{MongoURI: "m", Kafka: kafkax.Config{Brokers: []string{"k"}}, InternalTokenSecret: secret, LogLevel: "info"},
+			URLs: libservice.URLs{PublicURL: "http://x", AppURL: "http://x/app"},
+			Addr: ":1", Database: "d", PurgeInterval: 60e9, BlobURL: "s3://docs?region=us-east-1", BlobAccessKeyID: "a", BlobSecretAccessKey: "b", BlobRedirect: true}, nil},
+		{"blob store wrong", content.Config{Base: libservice.Base{MongoURI: "m", Kafka: kafkax.Config{Brokers: []string{"k"}}, InternalTokenSecret: secret, LogLevel: "info"},
+			URLs: libservice.URLs{PublicURL: "http://x", AppURL: "http://x/app"},
+			Addr: ":1", Database: "d", PurgeInterval: 60e9, BlobURL: "file:///tmp/blobs", BlobAccessKeyID: "a", BlobRedirect: true, StorageQuota: -1},
 			[]string{"BLOB_ACCESS_KEY_ID", "BLOB_REDIRECT", "STORAGE_QUOTA_BYTES"}},
-		{"everything wrong", content.Config{InternalTokenSecret: "short", PublicURL: "nope", LogLevel: "loud"},
+		{"everything wrong", content.Config{Base: libservice.Base{InternalTokenSecret: "short", LogLevel: "loud"},
+			URLs: libservice.URLs{PublicURL: "nope"}},
 			[]string{"CONTENT_ADDR", "MONGO_URI", "CONTENT_DB", "KAFKA_BROKERS", "INTERNAL_TOKEN_SECRET", "PUBLIC_URL", "APP_URL", "PURGE_INTERVAL", "LOG_LEVEL", "BLOB_URL"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

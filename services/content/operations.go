@@ -9,6 +9,7 @@ import (
 
 	"github.com/docspub/platform/libs/apierr"
 	"github.com/docspub/platform/libs/jobs"
+	"github.com/docspub/platform/libs/jobs/jobsmongo"
 	"github.com/docspub/platform/services/content/internal/space"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
@@ -24,7 +25,7 @@ const RecoverEvery = time.Minute
 // operations runs the tree's operations on the queue: Do records the job
 // (or joins the unfinished one of its key) and waits for its end.
 type operations struct {
-	queue *jobs.Queue
+	queue *jobsmongo.Queue
 	wait  time.Duration
 }
 
@@ -48,7 +49,7 @@ func (o operations) Do(ctx context.Context, org, kind, key string, payload any) 
 		if err != nil {
 			return err
 		}
-		if job.Kind != kind || !bytes.Equal(raw, job.Payload) {
+		if job.Kind != kind || !bytes.Equal(raw, job.Payload.Bytes()) {
 			return apierr.Conflict("another operation on this resource is under way; retry when it is done")
 		}
 	}
@@ -66,7 +67,7 @@ func (o operations) Do(ctx context.Context, org, kind, key string, payload any) 
 		return fmt.Errorf("operation %s %s failed: %s", kind, job.ID, done.Error)
 	}
 	var res result
-	if err := jobs.Decode(done.Result, &res); err != nil {
+	if err := done.Result.Decode(&res); err != nil {
 		return err
 	}
 	if res.Status != 0 {

@@ -15,6 +15,7 @@ import (
 	"github.com/docspub/platform/libs/kafkatest"
 	"github.com/docspub/platform/libs/mongotest"
 	"github.com/docspub/platform/libs/mongox"
+	libservice "github.com/docspub/platform/libs/service"
 	"github.com/docspub/platform/libs/waittest"
 	"github.com/docspub/platform/services/content"
 	"github.com/docspub/platform/services/content/internal/searchmongo"
@@ -54,9 +55,9 @@ func searchHits(t *testing.T, c tokenCaller, base, org, query string) map[string
 // the catch-up at the next start.
 func TestGitImportIsSearchable(t *testing.T) {
 	k := kafkatest.Start(t)
-	cfg := content.Config{Addr: "127.0.0.1:0", MongoURI: mongotest.URI(t), Database: mongotest.DatabaseName(),
-		Kafka: kafkax.Config{Brokers: k.Brokers}, InternalTokenSecret: secret, PublicURL: "http://gw.test",
-		AppURL: "http://gw.test/app", PurgeInterval: time.Hour, LogLevel: "error", BlobURL: blobtest.Dir(t)}
+	cfg := content.Config{Base: libservice.Base{MongoURI: mongotest.URI(t), MongoLockDocuments: true, Kafka: kafkax.Config{Brokers: k.Brokers}, InternalTokenSecret: secret, LogLevel: "error"},
+		URLs: libservice.URLs{PublicURL: "http://gw.test", AppURL: "http://gw.test/app"},
+		Addr: "127.0.0.1:0", Database: mongotest.DatabaseName(), PurgeInterval: time.Hour, BlobURL: blobtest.Dir(t)}
 	client := mongotest.Client(t)
 	db := client.Database(cfg.Database)
 	searchDB := client.Database(cfg.Database + content.SearchDatabaseSuffix)

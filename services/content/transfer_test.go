@@ -16,6 +16,7 @@ import (
 	"github.com/docspub/platform/libs/kafkatest"
 	"github.com/docspub/platform/libs/logx"
 	"github.com/docspub/platform/libs/mongotest"
+	libservice "github.com/docspub/platform/libs/service"
 	"github.com/docspub/platform/libs/waittest"
 	"github.com/docspub/platform/services/content"
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -124,9 +125,9 @@ func all(t *testing.T, db *mongo.Database, coll string) []placed {
 // answers 200 and changes nothing.
 func TestTransferResumesAfterCrash(t *testing.T) {
 	k := kafkatest.Start(t)
-	cfg := content.Config{Addr: "127.0.0.1:0", MongoURI: mongotest.URI(t), Database: mongotest.DatabaseName(),
-		Kafka: kafkax.Config{Brokers: k.Brokers}, InternalTokenSecret: secret, PublicURL: "http://gw.test",
-		AppURL: "http://gw.test/app", PurgeInterval: time.Hour, LogLevel: "error", BlobURL: blobtest.Dir(t)}
+	cfg := content.Config{Base: libservice.Base{MongoURI: mongotest.URI(t), MongoLockDocuments: true, Kafka: kafkax.Config{Brokers: k.Brokers}, InternalTokenSecret: secret, LogLevel: "error"},
+		URLs: libservice.URLs{PublicURL: "http://gw.test", AppURL: "http://gw.test/app"},
+		Addr: "127.0.0.1:0", Database: mongotest.DatabaseName(), PurgeInterval: time.Hour, BlobURL: blobtest.Dir(t)}
 	signer, err := internaltoken.NewSigner("gateway", secret, time.Hour)
 	if err != nil {
 		t.Fatal(err)

@@ -7,16 +7,14 @@ package identity
 import (
 	"context"
 	"fmt"
-	"github.com/docspub/platform/libs/internaltoken"
-	"github.com/docspub/platform/libs/kafkax"
 	"log/slog"
 	"net/http"
 	"slices"
 	"strings"
 
 	"github.com/docspub/platform/libs/config"
-	"github.com/docspub/platform/libs/discovery"
 	"github.com/docspub/platform/libs/httpx"
+	"github.com/docspub/platform/libs/internaltoken"
 	"github.com/docspub/platform/libs/mongox"
 	"github.com/docspub/platform/libs/roles"
 	"github.com/docspub/platform/libs/service"
@@ -51,33 +49,20 @@ const Name = "identity"
 
 // Config is the service's configuration, from the environment.
 type Config struct {
-	Addr                string        `env:"IDENTITY_ADDR, default=127.0.0.1:8081"`
-	MongoURI            string        `env:"MONGO_URI, default=mongodb://127.0.0.1:27017"`
-	Database            string        `env:"IDENTITY_DB, default=identity"`
-	Kafka               kafkax.Config // KAFKA_BROKERS, KAFKA_TLS*, KAFKA_SASL_*, KAFKA_TOPIC*
-	InternalTokenSecret string        `env:"INTERNAL_TOKEN_SECRET" secret:"true"` // ≥32 bytes; required without INTERNAL_TOKEN_KEYS
-	// InternalTokenKeys is the rotating key set (INTERNAL_TOKEN_KEYS, INTERNAL_TOKEN_KEY_ID).
-	InternalTokenKeys internaltoken.Keys
-	PublicURL         string `env:"PUBLIC_URL, default=http://127.0.0.1:8080"`  // gateway URL, base of urls.location
-	AppURL            string `env:"APP_URL, default=http://127.0.0.1:8080/app"` // base of urls.app
-	LogLevel          string `env:"LOG_LEVEL, default=info"`
-	// Discovery is DISCOVERY (static|consul), CONSUL_HTTP_ADDR, CONSUL_HTTP_TOKEN
-	// and ADVERTISE_ADDR: with consul the instance registers itself.
-	Discovery discovery.Config
+	// Base is MONGO_URI, MONGO_LOCK_DOCUMENTS, KAFKA_*, INTERNAL_TOKEN_*, LOG_LEVEL and DISCOVERY (service.Base).
+	service.Base
+	service.URLs        // PUBLIC_URL, APP_URL
+	Addr         string `env:"IDENTITY_ADDR, default=127.0.0.1:8081"`
+	Database     string `env:"IDENTITY_DB, default=identity"`
 }
 
 // Validate reports every problem of the configuration at once.
 func (c Config) Validate() error {
 	var p config.Problems
+	c.Base.Check(&p)
+	c.URLs.Check(&p)
 	p.Require("IDENTITY_ADDR", c.Addr)
-	p.Require("MONGO_URI", c.MongoURI)
 	p.Require("IDENTITY_DB", c.Database)
-	c.Kafka.Check(&p)
-	c.InternalTokenKeys.Check(&p, c.InternalTokenSecret)
-	p.HTTPURL("PUBLIC_URL", c.PublicURL)
-	p.HTTPURL("APP_URL", c.AppURL)
-	p.LogLevel("LOG_LEVEL", c.LogLevel)
-	c.Discovery.Check(&p)
 	return p.Err()
 }
 
@@ -99,7 +84,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	core, err := service.Open(ctx, service.CoreConfig{Service: Name, MongoURI: cfg.MongoURI, Database: cfg.Database,
+	core, err := service.Open(ctx, service.CoreConfig{Service: Name, MongoURI: cfg.MongoURI, LockDocuments: cfg.MongoLockDocuments, Database: cfg.Database,
 		Kafka: cfg.Kafka, InternalTokenSecret: cfg.InternalTokenSecret, InternalTokenKeys: cfg.InternalTokenKeys, Topic: Topic,
 		EventCollections: slices.Concat([]string{organizationmongo.Collection}, membermongo.Collections(), teammongo.Collections(),
 			[]string{invitemongo.Collection, samlmongo.Collection, tokenmongo.Collection}),

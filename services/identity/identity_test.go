@@ -15,6 +15,7 @@ import (
 	"github.com/docspub/platform/libs/logx"
 	"github.com/docspub/platform/libs/mongotest"
 	"github.com/docspub/platform/libs/roles"
+	"github.com/docspub/platform/libs/service"
 	"github.com/docspub/platform/services/identity"
 )
 
@@ -28,9 +29,11 @@ func TestConfigValidate(t *testing.T) {
 		cfg  identity.Config
 		want []string
 	}{
-		{"valid", identity.Config{Addr: ":1", MongoURI: "m", Database: "d", Kafka: kafkax.Config{Brokers: []string{"k"}},
-			InternalTokenSecret: secret, PublicURL: "http://x", AppURL: "http://x/app", LogLevel: "info"}, nil},
-		{"everything wrong", identity.Config{InternalTokenSecret: "short", PublicURL: "nope", LogLevel: "loud"},
+		{"valid", identity.Config{Base: service.Base{MongoURI: "m", Kafka: kafkax.Config{Brokers: []string{"k"}}, InternalTokenSecret: secret, LogLevel: "info"},
+			URLs: service.URLs{PublicURL: "http://x", AppURL: "http://x/app"},
+			Addr: ":1", Database: "d"}, nil},
+		{"everything wrong", identity.Config{Base: service.Base{InternalTokenSecret: "short", LogLevel: "loud"},
+			URLs: service.URLs{PublicURL: "nope"}},
 			[]string{"IDENTITY_ADDR", "MONGO_URI", "IDENTITY_DB", "KAFKA_BROKERS", "INTERNAL_TOKEN_SECRET", "PUBLIC_URL", "APP_URL", "LOG_LEVEL"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -51,8 +54,9 @@ func TestConfigValidate(t *testing.T) {
 // Kafka at brokers; the database is dropped at the end.
 func newApp(t *testing.T, brokers []string) *identity.App {
 	t.Helper()
-	cfg := identity.Config{Addr: "127.0.0.1:0", MongoURI: mongotest.URI(t), Database: mongotest.DatabaseName(),
-		Kafka: kafkax.Config{Brokers: brokers}, InternalTokenSecret: secret, PublicURL: "http://gw.test", AppURL: "http://gw.test/app", LogLevel: "info"}
+	cfg := identity.Config{Base: service.Base{MongoURI: mongotest.URI(t), MongoLockDocuments: true, Kafka: kafkax.Config{Brokers: brokers}, InternalTokenSecret: secret, LogLevel: "info"},
+		URLs: service.URLs{PublicURL: "http://gw.test", AppURL: "http://gw.test/app"},
+		Addr: "127.0.0.1:0", Database: mongotest.DatabaseName()}
 	app, err := identity.New(context.Background(), cfg, logx.ForTest(t))
 	if err != nil {
 		t.Fatal(err)

@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"github.com/docspub/platform/libs/config"
-	"github.com/docspub/platform/libs/discovery"
 	"github.com/docspub/platform/libs/httpx"
 	"github.com/docspub/platform/libs/internaltoken"
 	"github.com/docspub/platform/libs/kafkax"
@@ -47,34 +46,23 @@ const (
 
 // Config is the service's configuration, from the environment.
 type Config struct {
-	Addr                string        `env:"INSIGHTS_ADDR, default=127.0.0.1:8084"`
-	MongoURI            string        `env:"MONGO_URI, default=mongodb://127.0.0.1:27017"`
-	Database            string        `env:"INSIGHTS_DB, default=insights"`
-	Kafka               kafkax.Config // KAFKA_BROKERS, KAFKA_TLS*, KAFKA_SASL_*, KAFKA_TOPIC*
-	InternalTokenSecret string        `env:"INTERNAL_TOKEN_SECRET" secret:"true"` // ≥32 bytes; required without INTERNAL_TOKEN_KEYS
-	// InternalTokenKeys is the rotating key set (INTERNAL_TOKEN_KEYS, INTERNAL_TOKEN_KEY_ID).
-	InternalTokenKeys internaltoken.Keys
-	GeoIPDB           string        `env:"GEOIP_DB"` // MaxMind database for visitorGeoCountry; "" for none
-	PublishTimeout    time.Duration `env:"INSIGHTS_PUBLISH_TIMEOUT, default=5s"`
-	LogLevel          string        `env:"LOG_LEVEL, default=info"`
-	// Discovery is DISCOVERY (static|consul), CONSUL_HTTP_ADDR, CONSUL_HTTP_TOKEN
-	// and ADVERTISE_ADDR: with consul the instance registers itself.
-	Discovery discovery.Config
+	// Base is MONGO_URI, MONGO_LOCK_DOCUMENTS, KAFKA_*, INTERNAL_TOKEN_*, LOG_LEVEL and DISCOVERY (service.Base).
+	service.Base
+	Addr           string        `env:"INSIGHTS_ADDR, default=127.0.0.1:8084"`
+	Database       string        `env:"INSIGHTS_DB, default=insights"`
+	GeoIPDB        string        `env:"GEOIP_DB"` // MaxMind database for visitorGeoCountry; "" for none
+	PublishTimeout time.Duration `env:"INSIGHTS_PUBLISH_TIMEOUT, default=5s"`
 }
 
 // Validate reports every problem of the configuration at once.
 func (c Config) Validate() error {
 	var p config.Problems
+	c.Base.Check(&p)
 	p.Require("INSIGHTS_ADDR", c.Addr)
-	p.Require("MONGO_URI", c.MongoURI)
 	p.Require("INSIGHTS_DB", c.Database)
-	c.Kafka.Check(&p)
-	c.InternalTokenKeys.Check(&p, c.InternalTokenSecret)
 	if c.PublishTimeout <= 0 || c.PublishTimeout > time.Minute {
 		p.Addf("INSIGHTS_PUBLISH_TIMEOUT must be between 0 and 1m")
 	}
-	p.LogLevel("LOG_LEVEL", c.LogLevel)
-	c.Discovery.Check(&p)
 	return p.Err()
 }
 
@@ -119,7 +107,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger, opts ...Option) (*Ap
 		}
 		geo = g
 	}
-	core, err := service.Open(ctx, service.CoreConfig{Service: Service, MongoURI: cfg.MongoURI, Database: cfg.Database,
+	core, err := service.Open(ctx, service.CoreConfig{Service: Service, MongoURI: cfg.MongoURI, LockDocuments: cfg.MongoLockDocuments, Database: cfg.Database,
 		Kafka: cfg.Kafka, InternalTokenSecret: cfg.InternalTokenSecret, InternalTokenKeys: cfg.InternalTokenKeys, Topic: Topic,
 		Topics:  []string{visitlog.Topic, siteview.Topic},
 		Indexes: rollupmongo.Indexes(), Discovery: cfg.Discovery}, log)

@@ -8,7 +8,7 @@ package integrations
 import (
 	"context"
 	"fmt"
-	"github.com/docspub/platform/libs/kafkax"
+	"github.com/docspub/platform/libs/jobs/jobsmongo"
 	"log/slog"
 	"net/http"
 	"net/netip"
@@ -52,16 +52,12 @@ const Jobs = "jobs"
 
 // Config is the service's configuration, from the environment.
 type Config struct {
-	Addr                string        `env:"INTEGRATIONS_ADDR, default=127.0.0.1:8085"`
-	MongoURI            string        `env:"MONGO_URI, default=mongodb://127.0.0.1:27017"`
-	Database            string        `env:"INTEGRATIONS_DB, default=integrations"`
-	Kafka               kafkax.Config // KAFKA_BROKERS, KAFKA_TLS*, KAFKA_SASL_*, KAFKA_TOPIC*
-	ContentURL          string        `env:"CONTENT_URL, default=http://127.0.0.1:8082"` // content's internal Git sync API (static discovery; consul finds it by name)
-	InternalTokenSecret string        `env:"INTERNAL_TOKEN_SECRET" secret:"true"`        // ≥32 bytes; required without INTERNAL_TOKEN_KEYS
-	// InternalTokenKeys is the rotating key set (INTERNAL_TOKEN_KEYS, INTERNAL_TOKEN_KEY_ID).
-	InternalTokenKeys internaltoken.Keys
-	PublicURL         string `env:"PUBLIC_URL, default=http://127.0.0.1:8080"`
-	AppURL            string `env:"APP_URL, default=http://127.0.0.1:8080/app"`
+	// Base is MONGO_URI, MONGO_LOCK_DOCUMENTS, KAFKA_*, INTERNAL_TOKEN_*, LOG_LEVEL and DISCOVERY (service.Base).
+	service.Base
+	service.URLs        // PUBLIC_URL, APP_URL
+	Addr         string `env:"INTEGRATIONS_ADDR, default=127.0.0.1:8085"`
+	Database     string `env:"INTEGRATIONS_DB, default=integrations"`
+	ContentURL   string `env:"CONTENT_URL, default=http://127.0.0.1:8082"` // content's internal Git sync API (static discovery; consul finds it by name)
 	// OutboundAllowPrivate lets OpenAPI fetches and Git remotes reach
 	// private and loopback addresses (tests, trusted local runs).
 	OutboundAllowPrivate bool `env:"OUTBOUND_ALLOW_PRIVATE, default=false"`
@@ -86,23 +82,16 @@ type Config struct {
 	TenantJobs   int           `env:"JOB_TENANT_LIMIT, default=1"`
 	ParseTimeout time.Duration `env:"OPENAPI_PARSE_TIMEOUT, default=20s"`
 	JobLease     time.Duration `env:"JOB_LEASE, default=30s"`
-	LogLevel     string        `env:"LOG_LEVEL, default=info"`
-	// Discovery is DISCOVERY (static|consul), CONSUL_HTTP_ADDR, CONSUL_HTTP_TOKEN
-	// and ADVERTISE_ADDR: with consul the instance registers itself.
-	Discovery discovery.Config
 }
 
 // Validate reports every problem of the configuration at once.
 func (c Config) Validate() error {
 	var p config.Problems
+	c.Base.Check(&p)
+	c.URLs.Check(&p)
 	p.Require("INTEGRATIONS_ADDR", c.Addr)
-	p.Require("MONGO_URI", c.MongoURI)
 	p.Require("INTEGRATIONS_DB", c.Database)
-	c.Kafka.Check(&p)
-	c.InternalTokenKeys.Check(&p, c.InternalTokenSecret)
 	p.HTTPURL("CONTENT_URL", c.ContentURL)
-	p.HTTPURL("PUBLIC_URL", c.PublicURL)
-	p.HTTPURL("APP_URL", c.AppURL)
 	for _, a := range c.OutboundAllowAddrs {
 		if _, err := netip.ParseAddrPort(a); err != nil {
 			p.Addf("OUTBOUND_ALLOW_ADDRS: %q is not an IP:port address", a)
@@ -138,8 +127,6 @@ func (c Config) Validate() error {
 	if c.JobLease < time.Second {
 		p.Addf("JOB_LEASE must be at least 1s")
 	}
-	p.LogLevel("LOG_LEVEL", c.LogLevel)
-	c.Discovery.Check(&p)
 	return p.Err()
 }
 
@@ -147,7 +134,7 @@ func (c Config) Validate() error {
 type App struct {
 	cfg     Config
 	core    *service.Core
-	workers []*jobs.Worker
+	workers []*jobsmongo.Worker
 	specs   *openapi.Service
 	handler *gin.Engine
 	stopped chan struct{} // closed when the workers have handed their jobs back
@@ -160,39 +147,39 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 		return nil, err
 	}
 	var indexes []mongox.Index
-	for _, ix := range [][]mongox.Index{translationmongo.Indexes(), openapimongo.Indexes(), gitsyncmongo.Indexes(), jobs.Indexes(Jobs)} {
+	for _, ix := range [][]mongox.Index{translationmongo.Indexes(), openapimongo.Indexes(), gitsyncmongo.Indexes(), jobsmongo.Indexes(Jobs)} {
 		indexes = append(indexes, ix...)
 	}
 	var eventColls []string
 	for _, cs := range [][]string{translationmongo.Collections(), openapimongo.Collections(), gitsyncmongo.Collections()} {
 		eventColls = append(eventColls, cs...)
 	}
-	core, err := service.Open(ctx, service.CoreConfig{Service: Name, MongoURI: cfg.MongoURI, Database: cfg.Database,
+	core, err := service.Open(ctx, service.CoreConfig{Service: Name, MongoURI: cfg.MongoURI, LockDocuments: cfg.MongoLockDocuments, Database: cfg.Database,
 		Kafka: cfg.Kafka, InternalTokenSecret: cfg.InternalTokenSecret, InternalTokenKeys: cfg.InternalTokenKeys, Topic: Topic,
 		EventCollections: eventColls, Indexes: indexes, Discovery: cfg.Discovery,
 		Peers: discovery.Static{contentclient.Service: strings.TrimRight(cfg.ContentURL, "/")}}, log)
 	if err != nil {
 		return nil, err
 	}
-	db, locks, relay := core.DB, core.Locks, core.Relay
+	db, relay := core.Mongo, core.Relay
 	public, app := strings.TrimRight(cfg.PublicURL, "/"), strings.TrimRight(cfg.AppURL, "/")
 	guard := urlguard.Guard{AllowPrivate: cfg.OutboundAllowPrivate}
 	for _, a := range cfg.OutboundAllowAddrs {
 		guard.Allow = append(guard.Allow, netip.MustParseAddrPort(a)) // checked by Validate
 	}
-	queue := jobs.NewQueue(db, Jobs, locks, jobs.WithLease(cfg.JobLease))
+	queue := jobsmongo.NewQueue(db, Jobs, jobsmongo.WithLease(cfg.JobLease))
 
-	translationStore := translationmongo.NewStore(db, locks)
+	translationStore := translationmongo.NewStore(db)
 	translationStore.OnWrite(relay.Notify)
 	translations := translation.New(translationStore, public, nil)
 
-	specStore := openapimongo.NewStore(db, locks)
+	specStore := openapimongo.NewStore(db)
 	specStore.OnWrite(relay.Notify)
 	specs := openapi.New(specStore, queue, openapi.Config{Guard: guard, FetchTimeout: cfg.FetchTimeout,
 		ParseTimeout: cfg.ParseTimeout, Parses: cfg.Workers}, public, app, log)
 
 	content := contentclient.New(core.Discovery, core.Signer)
-	syncStore := gitsyncmongo.NewStore(db, locks)
+	syncStore := gitsyncmongo.NewStore(db)
 	syncStore.OnWrite(relay.Notify)
 	git := gitsync.New(syncStore, content, queue, gitsync.Config{Guard: guard,
 		Limits: gitrepo.Limits{MaxBytes: cfg.GitMaxBytes, MaxInflatedBytes: cfg.GitMaxInflatedBytes, MaxObjects: cfg.GitMaxObjects,
@@ -206,7 +193,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 	for kind, h := range git.Handlers() {
 		pools[kind] = h
 	}
-	var workers []*jobs.Worker
+	var workers []*jobsmongo.Worker
 	for kind, h := range pools {
 		w := queue.NewWorker(map[string]jobs.Handler{kind: h}, cfg.Workers, log)
 		w.SetTenantLimit(cfg.TenantJobs)
@@ -225,7 +212,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 func (a *App) Handler() http.Handler { return a.handler }
 
 // Database returns the service's database.
-func (a *App) Database() *mongo.Database { return a.core.DB }
+func (a *App) Database() *mongo.Database { return a.core.Mongo.Database }
 
 // SweepEvery is how often specs whose processing was never enqueued are.
 const SweepEvery = 10 * time.Second

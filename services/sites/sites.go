@@ -50,19 +50,14 @@ const ConsumerGroup = "sites"
 
 // Config is the service's configuration, from the environment.
 type Config struct {
-	Addr                string        `env:"SITES_ADDR, default=127.0.0.1:8083"`
-	MongoURI            string        `env:"MONGO_URI, default=mongodb://127.0.0.1:27017"`
-	Database            string        `env:"SITES_DB, default=sites"`
-	Kafka               kafkax.Config // KAFKA_BROKERS, KAFKA_TLS*, KAFKA_SASL_*, KAFKA_TOPIC*
-	ContentURL          string        `env:"CONTENT_URL, default=http://127.0.0.1:8082"` // where the content service answers (static discovery; consul finds it by name)
-	InternalTokenSecret string        `env:"INTERNAL_TOKEN_SECRET" secret:"true"`        // ≥32 bytes; required without INTERNAL_TOKEN_KEYS
-	// InternalTokenKeys is the rotating key set (INTERNAL_TOKEN_KEYS, INTERNAL_TOKEN_KEY_ID).
-	InternalTokenKeys internaltoken.Keys
-	PublicURL         string `env:"PUBLIC_URL, default=http://127.0.0.1:8080"`          // gateway URL, base of urls.location
-	AppURL            string `env:"APP_URL, default=http://127.0.0.1:8080/app"`         // base of urls.app
-	PublishedURL      string `env:"PUBLISHED_URL, default=http://127.0.0.1:8080/sites"` // base of published site URLs
-	InsightsURL       string `env:"INSIGHTS_URL, default=http://127.0.0.1:8084"`        // where readers' views are recorded (static discovery; consul finds it by name)
-	LogLevel          string `env:"LOG_LEVEL, default=info"`
+	// Base is MONGO_URI, MONGO_LOCK_DOCUMENTS, KAFKA_*, INTERNAL_TOKEN_*, LOG_LEVEL and DISCOVERY (service.Base).
+	service.Base
+	service.URLs        // PUBLIC_URL, APP_URL
+	Addr         string `env:"SITES_ADDR, default=127.0.0.1:8083"`
+	Database     string `env:"SITES_DB, default=sites"`
+	ContentURL   string `env:"CONTENT_URL, default=http://127.0.0.1:8082"`         // where the content service answers (static discovery; consul finds it by name)
+	PublishedURL string `env:"PUBLISHED_URL, default=http://127.0.0.1:8080/sites"` // base of published site URLs
+	InsightsURL  string `env:"INSIGHTS_URL, default=http://127.0.0.1:8084"`        // where readers' views are recorded (static discovery; consul finds it by name)
 	// Custom hostnames are verified by a DNS TXT record at
 	// _docspub-challenge.<hostname> holding the site's token, looked up
 	// through HOSTNAME_DNS_SERVER (host:port; empty: the system's
@@ -74,25 +69,18 @@ type Config struct {
 	HostnameCheckInterval time.Duration `env:"HOSTNAME_CHECK_INTERVAL, default=1m"`
 	HostnameClaimTTL      time.Duration `env:"HOSTNAME_CLAIM_TTL, default=168h"`
 	ReservedHostnames     []string      `env:"RESERVED_HOSTNAMES"`
-	// Discovery is DISCOVERY (static|consul), CONSUL_HTTP_ADDR, CONSUL_HTTP_TOKEN
-	// and ADVERTISE_ADDR: with consul the instance registers itself.
-	Discovery discovery.Config
 }
 
 // Validate reports every problem of the configuration at once.
 func (c Config) Validate() error {
 	var p config.Problems
+	c.Base.Check(&p)
+	c.URLs.Check(&p)
 	p.Require("SITES_ADDR", c.Addr)
-	p.Require("MONGO_URI", c.MongoURI)
 	p.Require("SITES_DB", c.Database)
-	c.Kafka.Check(&p)
-	c.InternalTokenKeys.Check(&p, c.InternalTokenSecret)
 	p.HTTPURL("CONTENT_URL", c.ContentURL)
-	p.HTTPURL("PUBLIC_URL", c.PublicURL)
-	p.HTTPURL("APP_URL", c.AppURL)
 	p.HTTPURL("PUBLISHED_URL", c.PublishedURL)
 	p.HTTPURL("INSIGHTS_URL", c.InsightsURL)
-	p.LogLevel("LOG_LEVEL", c.LogLevel)
 	if c.HostnameDNSServer != "" {
 		if _, port, err := net.SplitHostPort(c.HostnameDNSServer); err != nil || port == "" {
 			p.Addf("HOSTNAME_DNS_SERVER must be host:port, like 127.0.0.1:53")
@@ -104,7 +92,6 @@ func (c Config) Validate() error {
 	if c.HostnameClaimTTL <= 0 {
 		p.Addf("HOSTNAME_CLAIM_TTL must be positive")
 	}
-	c.Discovery.Check(&p)
 	return p.Err()
 }
 
@@ -133,7 +120,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 	for _, cs := range [][]string{sitemongo.Collections(), sectionmongo.Collections(), sharelinkmongo.Collections()} {
 		eventColls = append(eventColls, cs...)
 	}
-	core, err := service.Open(ctx, service.CoreConfig{Service: "sites", MongoURI: cfg.MongoURI, Database: cfg.Database,
+	core, err := service.Open(ctx, service.CoreConfig{Service: "sites", MongoURI: cfg.MongoURI, LockDocuments: cfg.MongoLockDocuments, Database: cfg.Database,
 		Kafka: cfg.Kafka, InternalTokenSecret: cfg.InternalTokenSecret, InternalTokenKeys: cfg.InternalTokenKeys, Topic: Topic,
 		Topics:           []string{ContentTopic},
 		EventCollections: eventColls, Indexes: indexes, Discovery: cfg.Discovery,

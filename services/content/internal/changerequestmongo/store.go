@@ -33,7 +33,7 @@ var _ changerequest.Store = (*Store)(nil)
 
 // NewStore returns a store on db; locks are shared with the outbox relay.
 func NewStore(db *mongo.Database, locks *mongox.DocLocks) *Store {
-	return &Store{d: docstore.New(db, locks, map[string]string{ChangeRequests: "change request"}), locks: locks}
+	return &Store{d: docstore.New(mongox.Locked(db, locks), map[string]string{ChangeRequests: "change request"}), locks: locks}
 }
 
 // OnWrite sets the function called after each write with an event.

@@ -63,7 +63,7 @@ var _ comment.Store = (*Store)(nil)
 // NewStore returns a store on db. Updates of one document are serialised
 // with locks, which the outbox relay shares.
 func NewStore(db *mongo.Database, locks *mongox.DocLocks) *Store {
-	return &Store{ds: docstore.New(db, locks, map[string]string{Comments: "comment", Replies: "comment reply"})}
+	return &Store{ds: docstore.New(mongox.Locked(db, locks), map[string]string{Comments: "comment", Replies: "comment reply"})}
 }
 
 // OnWrite sets a function called after every write that recorded an event

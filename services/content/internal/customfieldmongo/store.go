@@ -41,7 +41,7 @@ var _ customfield.Store = (*Store)(nil)
 // with locks, which the outbox relay shares (see mongox.DocLocks).
 func NewStore(db *mongo.Database, locks *mongox.DocLocks) *Store {
 	return &Store{
-		ds:    docstore.New(db, locks, map[string]string{Fields: "custom field", SpaceValues: "custom field values"}),
+		ds:    docstore.New(mongox.Locked(db, locks), map[string]string{Fields: "custom field", SpaceValues: "custom field values"}),
 		locks: locks,
 	}
 }

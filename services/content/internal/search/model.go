@@ -104,11 +104,12 @@ type Store interface {
 	// Marks returns the Mark of each of spaces whose index is complete;
 	// a space never indexed, or whose replace was interrupted, is left out.
 	Marks(ctx context.Context, spaces []string) (map[string]Mark, error)
-	// Postings returns the postings of terms in org, by term and space;
-	// it reads only those terms' postings.
-	Postings(ctx context.Context, org string, terms []string) (map[string]map[string][]Posting, error)
-	// Pages returns the metadata of the pages that exist among keys.
-	Pages(ctx context.Context, keys []PageKey) (map[PageKey]Page, error)
+	// Postings returns the postings of terms in spaces of org, by term and
+	// space; it reads only those terms' postings.
+	Postings(ctx context.Context, org string, spaces, terms []string) (map[string]map[string][]Posting, error)
+	// Pages returns the metadata of the pages that exist among keys, of
+	// spaces of org.
+	Pages(ctx context.Context, org string, keys []PageKey) (map[PageKey]Page, error)
 }
 
 // Titles returns the titles of spaces by id; an unknown id is left out.

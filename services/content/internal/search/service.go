@@ -161,7 +161,7 @@ func (s *Service) Search(ctx context.Context, org string, spaceIDs []string, que
 		return Result{Items: []SpaceResult{}}, nil
 	}
 
-	byTerm, err := s.store.Postings(ctx, org, terms)
+	byTerm, err := s.store.Postings(ctx, org, spaceIDs, terms)
 	if err != nil {
 		return Result{}, fmt.Errorf("search postings: %w", err)
 	}
@@ -220,7 +220,7 @@ func (s *Service) Search(ctx context.Context, org string, spaceIDs []string, que
 		last := ranked[limit-1]
 		res.Next = &Cursor{Matched: last.best.matched(), Score: last.best.score, Space: last.id}
 	}
-	items, err := s.view(ctx, ranked)
+	items, err := s.view(ctx, org, ranked)
 	if err != nil {
 		return Result{}, err
 	}
@@ -229,7 +229,7 @@ func (s *Service) Search(ctx context.Context, org string, spaceIDs []string, que
 }
 
 // view loads the metadata of the best pages of each space and shapes the result.
-func (s *Service) view(ctx context.Context, ranked []*spaceHit) ([]SpaceResult, error) {
+func (s *Service) view(ctx context.Context, org string, ranked []*spaceHit) ([]SpaceResult, error) {
 	var keys []PageKey
 	ids := make([]string, len(ranked))
 	for i, sh := range ranked {
@@ -244,7 +244,7 @@ func (s *Service) view(ctx context.Context, ranked []*spaceHit) ([]SpaceResult, 
 			keys = append(keys, ph.key)
 		}
 	}
-	meta, err := s.store.Pages(ctx, keys)
+	meta, err := s.store.Pages(ctx, org, keys)
 	if err != nil {
 		return nil, fmt.Errorf("search pages: %w", err)
 	}

@@ -17,11 +17,15 @@ import (
 	"github.com/docspub/platform/services/content/internal/searchmongo"
 )
 
-// BenchmarkSearch indexes 10,000 pages (10 spaces of 1,000, words drawn
-// from a Zipf distribution over a 5,000-word vocabulary) and measures
-// queries of one to three terms, reporting the median and 99th percentile
-// latency.
-func BenchmarkSearch(b *testing.B) {
+// BenchmarkSearch10kPages indexes 10,000 pages (10 spaces of 1,000, words
+// drawn from a Zipf distribution over a 5,000-word vocabulary) on the
+// embedded server and measures 200 distinct queries of one to three terms,
+// asked in turn, reporting the median and 99th percentile latency of all
+// (ms-p50, ms-p99) and of each query's first run (ms-p50-first: terms
+// and pages not read before, the store's cache cold for them). The index
+// does not change meanwhile: every run after a query's first hits the
+// cache. Run it with -benchtime 1000x (make bench).
+func BenchmarkSearch10kPages(b *testing.B) {
 	ctx := context.Background()
 	db := mongotest.Database(b)
 	if err := searchmongo.EnsureIndexes(ctx, db); err != nil {
@@ -73,21 +77,26 @@ func BenchmarkSearch(b *testing.B) {
 		}
 		queries[i] = strings.Join(ws, " ")
 	}
-	var lat []time.Duration
+	var lat, first []time.Duration
 	i := 0
 	for b.Loop() {
 		q := queries[i%len(queries)]
-		i++
 		t := time.Now()
 		if _, err := svc.Search(ctx, "acme", spaceIDs, q, 0, nil); err != nil {
 			b.Fatal(err)
 		}
-		lat = append(lat, time.Since(t))
+		d := time.Since(t)
+		lat = append(lat, d)
+		if i < len(queries) {
+			first = append(first, d)
+		}
+		i++
 	}
-	slices.Sort(lat)
-	pct := func(p float64) float64 {
+	pct := func(lat []time.Duration, p float64) float64 {
+		slices.Sort(lat)
 		return float64(lat[min(len(lat)-1, int(p*float64(len(lat))))].Microseconds()) / 1000
 	}
-	b.ReportMetric(pct(0.50), "ms-p50")
-	b.ReportMetric(pct(0.99), "ms-p99")
+	b.ReportMetric(pct(lat, 0.50), "ms-p50")
+	b.ReportMetric(pct(lat, 0.99), "ms-p99")
+	b.ReportMetric(pct(first, 0.50), "ms-p50-first")
 }

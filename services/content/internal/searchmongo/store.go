@@ -37,6 +37,16 @@
 // to be written added, before any entry is written; a pending record (an
 // interrupted replace) makes the next replace or removal find the space's
 // entries by a query of each recorded shard, so none is left behind.
+//
+// Reads go through a cache of posting lists and pages, bounded in bytes,
+// whose keys hold their space's generation: a token, kept per space in its
+// organization's document of search_orgs, that every write of a space's
+// entries replaces once it is done. A query reads the generations of the
+// organization's spaces (one lookup by _id) and then only what the cache
+// lacks, so repeated and popular terms cost no other query, and a change
+// made by any replica is seen by the next query of every replica: entries
+// cached under an older generation are never read again, and those of the
+// organization's other spaces stay.
 package searchmongo
 
 import (
@@ -50,7 +60,9 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/docspub/platform/libs/ids"
 	"github.com/docspub/platform/libs/mongox"
+	"github.com/docspub/platform/libs/sizedcache"
 	"github.com/docspub/platform/services/content/internal/search"
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
@@ -67,6 +79,15 @@ const (
 	Pages = "search_pages"
 	// Spaces holds what is indexed of a space (see spaceDoc).
 	Spaces = "search_spaces"
+	// Orgs holds {_id: organization, spaces: {<space>: generation}}: the
+	// generation of each space's entries, replaced after each write of them.
+	Orgs = "search_orgs"
+)
+
+// Bounds of the read cache.
+const (
+	cacheEntries = 500_000
+	cacheBytes   = 32 << 20 // each of the two caches
 )
 
 // Shards is the number of collections postings, and pages, are spread over.
@@ -88,6 +109,18 @@ const concurrency = 16
 type Store struct {
 	db    *mongo.Database
 	locks *mongox.DocLocks
+	// postingCache holds the postings of a term in a space (none found is
+	// kept too), pageCache the pages, each under the space's generation
+	// (see the package comment).
+	postingCache *sizedcache.Cache[termKey, []search.Posting]
+	pageCache    *sizedcache.Cache[pageKey, search.Page]
+}
+
+type termKey struct{ org, space, gen, term string }
+
+type pageKey struct {
+	org, gen string
+	page     search.PageKey
 }
 
 var _ search.Store = (*Store)(nil)
@@ -95,7 +128,38 @@ var _ search.Store = (*Store)(nil)
 // NewStore returns a store on db. Updates of one posting list are serialised
 // with locks (FerretDB v1 applies an update by rewriting the document).
 func NewStore(db *mongo.Database, locks *mongox.DocLocks) *Store {
-	return &Store{db: db, locks: locks}
+	return &Store{db: db, locks: locks,
+		postingCache: sizedcache.New[termKey, []search.Posting](cacheEntries, cacheBytes).Observe("content.search.postings"),
+		pageCache:    sizedcache.New[pageKey, search.Page](cacheEntries, cacheBytes).Observe("content.search.pages")}
+}
+
+// generations returns the generation of the entries of each space of org
+// written since generations were kept.
+func (s *Store) generations(ctx context.Context, org string) (map[string]string, error) {
+	var d struct {
+		Spaces map[string]string `bson:"spaces"`
+	}
+	err := s.db.Collection(Orgs).FindOne(ctx, bson.M{"_id": org}).Decode(&d)
+	if errors.Is(err, mongo.ErrNoDocuments) {
+		return map[string]string{}, nil
+	}
+	return d.Spaces, mongox.Err(err, "search generations")
+}
+
+// changed gives the entries of space in org a new generation, or with gone
+// takes space out of org's: what the caches of every replica hold of them
+// is not read again. Call it after a write of the entries, failed or not.
+func (s *Store) changed(ctx context.Context, org, space string, gone bool) error {
+	if org == "" {
+		return nil
+	}
+	update := bson.M{"$set": bson.M{spaceField(space): ids.New()}}
+	if gone {
+		update = bson.M{"$unset": bson.M{spaceField(space): ""}}
+	}
+	defer s.locks.Lock(Orgs, org)()
+	_, err := s.db.Collection(Orgs).UpdateOne(context.WithoutCancel(ctx), bson.M{"_id": org}, update, options.UpdateOne().SetUpsert(true))
+	return mongox.Err(err, "search generations")
 }
 
 // Indexes are the indexes of the store, on every shard.
@@ -283,6 +347,15 @@ func (s *Store) ReplaceSpace(ctx context.Context, idx search.SpaceIndex) error {
 	if err != nil {
 		return err
 	}
+	err = s.replaceSpace(ctx, idx, old)
+	if old.Organization != idx.Organization {
+		err = errors.Join(err, s.changed(ctx, old.Organization, idx.Space, true))
+	}
+	return errors.Join(err, s.changed(ctx, idx.Organization, idx.Space, false))
+}
+
+// replaceSpace is ReplaceSpace of the space whose record is old.
+func (s *Store) replaceSpace(ctx context.Context, idx search.SpaceIndex, old spaceDoc) error {
 	if old.Organization != "" && (old.Organization != idx.Organization || old.ShardCount != Shards || old.Layout != postingLayout || old.Pending) {
 		// The space moved to another organization, its entries were placed
 		// with another shard count or layout, or a replace was interrupted:
@@ -365,7 +438,7 @@ func (s *Store) ReplaceSpace(ctx context.Context, idx search.SpaceIndex) error {
 		return err
 	}
 	defer s.locks.Lock(Spaces, rec.ID)()
-	_, err = s.db.Collection(Spaces).ReplaceOne(ctx, bson.M{"_id": rec.ID}, rec, options.Replace().SetUpsert(true))
+	_, err := s.db.Collection(Spaces).ReplaceOne(ctx, bson.M{"_id": rec.ID}, rec, options.Replace().SetUpsert(true))
 	return mongox.Err(err, "search space")
 }
 
@@ -413,11 +486,12 @@ func (s *Store) Marks(ctx context.Context, spaces []string) (map[string]search.M
 }
 
 // RemoveSpace drops every entry of a space.
-func (s *Store) RemoveSpace(ctx context.Context, space string) error {
+func (s *Store) RemoveSpace(ctx context.Context, space string) (err error) {
 	old, err := s.space(ctx, space)
 	if err != nil || old.Organization == "" {
 		return err
 	}
+	defer func() { err = errors.Join(err, s.changed(ctx, old.Organization, space, true)) }()
 	if err := s.removeEntries(ctx, old); err != nil {
 		return err
 	}
@@ -509,9 +583,69 @@ func idFilter(ids []string) bson.M {
 	return bson.M{"_id": bson.M{"$in": ids}}
 }
 
-// Postings reads the posting lists of terms in org: one query per shard
+// Postings returns the posting lists of terms in the spaces of org: those
+// the cache holds under their space's generation, and the others read, one
+// query per shard holding some of the terms, the shards read in parallel.
+func (s *Store) Postings(ctx context.Context, org string, spaces, terms []string) (map[string]map[string][]search.Posting, error) {
+	gens, err := s.generations(ctx, org)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]map[string][]search.Posting, len(terms))
+	add := func(term, space string, ps []search.Posting) {
+		if len(ps) == 0 {
+			return
+		}
+		if out[term] == nil {
+			out[term] = map[string][]search.Posting{}
+		}
+		out[term][space] = ps
+	}
+	var missing []string
+	for _, t := range terms {
+		found := make(map[string][]search.Posting, len(spaces))
+		for _, sp := range spaces {
+			ps, ok := s.postingCache.Get(termKey{org, sp, gens[sp], t})
+			if !ok {
+				missing = append(missing, t)
+				found = nil
+				break
+			}
+			found[sp] = ps
+		}
+		for sp, ps := range found {
+			add(t, sp, ps)
+		}
+	}
+	if len(missing) == 0 {
+		return out, nil
+	}
+	read, err := s.readPostings(ctx, org, missing)
+	if err != nil {
+		return nil, err
+	}
+	for _, t := range missing {
+		for sp, ps := range read[t] { // every space's, for the next callers
+			size := int64(64 + len(sp) + len(t))
+			for _, p := range ps {
+				size += int64(len(p.Page) + len(p.Section) + 40)
+			}
+			s.postingCache.Add(termKey{org, sp, gens[sp], t}, ps, size)
+		}
+		for _, sp := range spaces {
+			ps, ok := read[t][sp]
+			if !ok {
+				s.postingCache.Add(termKey{org, sp, gens[sp], t}, nil, int64(64+len(sp)+len(t)))
+			}
+			add(t, sp, ps)
+		}
+	}
+	return out, nil
+}
+
+// readPostings reads the posting lists of terms in org: one query per shard
 // holding some of them, the shards read in parallel.
-func (s *Store) Postings(ctx context.Context, org string, terms []string) (map[string]map[string][]search.Posting, error) {
+func (s *Store) readPostings(ctx context.Context, org string, terms []string) (map[string]map[string][]search.Posting, error) {
 	found := make([]map[string][]search.Posting, len(terms))
 	groups := byShard(len(terms), func(i int) string { return terms[i] })
 	err := parallel(ctx, len(groups), func(ctx context.Context, g int) error {
@@ -565,9 +699,55 @@ func (s *Store) Postings(ctx context.Context, org string, terms []string) (map[s
 	return out, nil
 }
 
-// Pages reads the pages of keys: one query per shard holding some of them,
-// by _id, the shards read in parallel. Missing pages are left out.
-func (s *Store) Pages(ctx context.Context, keys []search.PageKey) (map[search.PageKey]search.Page, error) {
+// Pages returns the pages of keys, of spaces of org: those the cache holds
+// under their space's generation, and the others read, one query per shard holding
+// some of them, by _id, the shards read in parallel. Missing pages are left
+// out.
+func (s *Store) Pages(ctx context.Context, org string, keys []search.PageKey) (map[search.PageKey]search.Page, error) {
+	gens, err := s.generations(ctx, org)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[search.PageKey]search.Page, len(keys))
+	var missing []search.PageKey
+	for _, k := range keys {
+		if p, ok := s.pageCache.Get(pageKey{org, gens[k.Space], k}); ok {
+			out[k] = p
+		} else {
+			missing = append(missing, k)
+		}
+	}
+	if len(missing) == 0 {
+		return out, nil
+	}
+	read, err := s.readPages(ctx, missing)
+	if err != nil {
+		return nil, err
+	}
+	for k, p := range read {
+		if p.Organization == org {
+			s.pageCache.Add(pageKey{org, gens[k.Space], k}, p, pageSize(p))
+		}
+		out[k] = p
+	}
+	return out, nil
+}
+
+// pageSize is about the bytes p holds.
+func pageSize(p search.Page) int64 {
+	n := 128 + len(p.Organization) + len(p.Space) + len(p.ID) + len(p.Title) + len(p.Description) + len(p.Path) + len(p.Hash)
+	for _, a := range p.Ancestors {
+		n += 16 + len(a)
+	}
+	for _, sec := range p.Sections {
+		n += 48 + len(sec.Anchor) + len(sec.Title) + len(sec.Body)
+	}
+	return int64(n)
+}
+
+// readPages reads the pages of keys: one query per shard holding some of
+// them, by _id, the shards read in parallel. Missing pages are left out.
+func (s *Store) readPages(ctx context.Context, keys []search.PageKey) (map[search.PageKey]search.Page, error) {
 	ids := make([]string, len(keys))
 	for i, k := range keys {
 		ids[i] = pageID(k.Space, k.Page)
@@ -605,7 +785,7 @@ func (s *Store) Pages(ctx context.Context, keys []search.PageKey) (map[search.Pa
 // build of an organization's index, a benchmark): posting lists are built
 // in memory and written with InsertMany, per shard. A space already
 // indexed is a conflict.
-func (s *Store) Load(ctx context.Context, idxs []search.SpaceIndex) error {
+func (s *Store) Load(ctx context.Context, idxs []search.SpaceIndex) (err error) {
 	postingDocs := make([][]any, Shards)
 	pageDocs := make([][]any, Shards)
 	var spaces []any
@@ -637,6 +817,11 @@ func (s *Store) Load(ctx context.Context, idxs []search.SpaceIndex) error {
 		writes = append(writes, write{shardName(Postings, i), postingDocs[i]}, write{shardName(Pages, i), pageDocs[i]})
 	}
 	writes = append(writes, write{Spaces, spaces})
+	defer func() {
+		for _, idx := range idxs {
+			err = errors.Join(err, s.changed(ctx, idx.Organization, idx.Space, false))
+		}
+	}()
 	return parallel(ctx, len(writes), func(ctx context.Context, i int) error {
 		w := writes[i]
 		for start := 0; start < len(w.docs); start += 1000 {

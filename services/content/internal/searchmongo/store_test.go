@@ -182,7 +182,7 @@ func TestReindexReplacesOldText(t *testing.T) {
 	if got := hits(mustSearch(t, svc, "acme", []string{"s1"}, "narwhal")); !cmp.Equal(got, []string{"s1/p1"}) {
 		t.Fatalf("new text: %v", got)
 	}
-	p, err := st.Pages(ctx, []search.PageKey{{Space: "s1", Page: "p2"}})
+	p, err := st.Pages(ctx, "acme", []search.PageKey{{Space: "s1", Page: "p2"}})
 	if err != nil || len(p) != 0 {
 		t.Fatalf("removed page's metadata: %v %v", p, err)
 	}
@@ -206,7 +206,7 @@ func TestRemoveSpace(t *testing.T) {
 	if diff := cmp.Diff(hits(res), []string{"s2/p-s2"}); diff != "" {
 		t.Fatalf("hits (-got +want):\n%s", diff)
 	}
-	ps, err := st.Postings(ctx, "acme", []string{"otter", "missing"})
+	ps, err := st.Postings(ctx, "acme", []string{"s1", "s2"}, []string{"otter", "missing"})
 	if err != nil || len(ps) != 1 || len(ps["otter"]) != 1 {
 		t.Fatalf("postings of otter: %v %v", ps, err)
 	}
@@ -355,7 +355,7 @@ func TestShardedReindexAndRemove(t *testing.T) {
 	for i := range 200 {
 		keys = append(keys, search.PageKey{Space: "s1", Page: fmt.Sprintf("p%d", i)})
 	}
-	if ps, err := st.Pages(ctx, append(keys, search.PageKey{Space: "s1", Page: "missing"})); err != nil || len(ps) != 200 {
+	if ps, err := st.Pages(ctx, "acme", append(keys, search.PageKey{Space: "s1", Page: "missing"})); err != nil || len(ps) != 200 {
 		t.Fatalf("pages: %d %v", len(ps), err)
 	}
 
@@ -479,5 +479,67 @@ func TestLayoutZeroListsAreReadAndLeft(t *testing.T) {
 	}
 	if p, _ := spaceEntries(t, db, "s9"); p != 0 {
 		t.Fatalf("s9 still in %d lists", p)
+	}
+}
+
+// Two replicas share the index: what one caches of an organization is not
+// read again once the other has changed the organization's entries (a
+// reindex, a removal, a space moved to another organization).
+func TestCachedReadsFollowOtherReplicasWrites(t *testing.T) {
+	ctx := context.Background()
+	db := mongotest.Database(t)
+	if err := searchmongo.EnsureIndexes(ctx, db); err != nil {
+		t.Fatal(err)
+	}
+	links := links.New("http://gw.test", "http://app.test")
+	a := search.New(searchmongo.NewStore(db, mongox.NewDocLocks()), nil, links)
+	b := search.New(searchmongo.NewStore(db, mongox.NewDocLocks()), nil, links)
+	if err := b.IndexRevision(ctx, "acme", "s1", []revision.Page{doc("p1", "Alpha", "alpha", "Old walrus text.\n")}); err != nil {
+		t.Fatal(err)
+	}
+	for range 2 { // the second from a's cache
+		if got := hits(mustSearch(t, a, "acme", []string{"s1"}, "walrus")); !cmp.Equal(got, []string{"s1/p1"}) {
+			t.Fatalf("walrus: %v", got)
+		}
+	}
+	if got := hits(mustSearch(t, a, "acme", []string{"s1"}, "narwhal")); len(got) != 0 {
+		t.Fatalf("narwhal before it is written: %v", got)
+	}
+
+	if err := b.IndexRevision(ctx, "acme", "s1", []revision.Page{doc("p1", "Renamed", "alpha", "New narwhal text.\n")}); err != nil {
+		t.Fatal(err)
+	}
+	if got := hits(mustSearch(t, a, "acme", []string{"s1"}, "walrus")); len(got) != 0 {
+		t.Fatalf("walrus after the reindex: %v", got)
+	}
+	res := mustSearch(t, a, "acme", []string{"s1"}, "narwhal")
+	if got := hits(res); !cmp.Equal(got, []string{"s1/p1"}) || res.Items[0].Pages[0].Title != "Renamed" {
+		t.Fatalf("narwhal after the reindex: %v %+v", got, res.Items)
+	}
+
+	// Another space changes: found with s1, whose entries a had cached.
+	if err := b.IndexRevision(ctx, "acme", "s2", []revision.Page{doc("q1", "Other", "other", "Narwhal again.\n")}); err != nil {
+		t.Fatal(err)
+	}
+	if got := hits(mustSearch(t, a, "acme", []string{"s1", "s2"}, "narwhal")); !cmp.Equal(got, []string{"s1/p1", "s2/q1"}) {
+		t.Fatalf("narwhal in two spaces: %v", got)
+	}
+
+	// The space moves to another organization: gone from acme's results,
+	// found in globex's.
+	if err := b.IndexRevision(ctx, "globex", "s1", []revision.Page{doc("p1", "Renamed", "alpha", "New narwhal text.\n")}); err != nil {
+		t.Fatal(err)
+	}
+	if got := hits(mustSearch(t, a, "acme", []string{"s1"}, "narwhal")); len(got) != 0 {
+		t.Fatalf("acme still finds the moved space: %v", got)
+	}
+	if got := hits(mustSearch(t, a, "globex", []string{"s1"}, "narwhal")); !cmp.Equal(got, []string{"s1/p1"}) {
+		t.Fatalf("globex: %v", got)
+	}
+	if err := b.RemoveSpace(ctx, "s1"); err != nil {
+		t.Fatal(err)
+	}
+	if got := hits(mustSearch(t, a, "globex", []string{"s1"}, "narwhal")); len(got) != 0 {
+		t.Fatalf("removed space found: %v", got)
 	}
 }

@@ -49,7 +49,7 @@ type Config struct {
 type Service struct {
 	store   Store
 	content Content
-	queue   *jobs.Queue
+	queue   jobs.Queue
 	cfg     Config
 	log     *slog.Logger
 	now     func() time.Time
@@ -59,7 +59,7 @@ type Service struct {
 }
 
 // New returns a service.
-func New(store Store, content Content, queue *jobs.Queue, cfg Config, log *slog.Logger) *Service {
+func New(store Store, content Content, queue jobs.Queue, cfg Config, log *slog.Logger) *Service {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
@@ -228,7 +228,7 @@ func (s *Service) start(ctx context.Context, c access.Caller, spaceID string, in
 	if !created {
 		s.forget(p.SecretRef)
 		var running payload
-		if err := jobs.Decode(job.Payload, &running); err == nil && job.Kind == kind && running.same(p) {
+		if err := job.Payload.Decode(&running); err == nil && job.Kind == kind && running.same(p) {
 			return nil // the same operation is under way: join it
 		}
 		return ErrBusy

@@ -11,7 +11,6 @@ import (
 	"github.com/docspub/platform/libs/mongox"
 	"github.com/docspub/platform/services/integrations/internal/gitsync"
 	"go.mongodb.org/mongo-driver/v2/bson"
-	"go.mongodb.org/mongo-driver/v2/mongo"
 )
 
 // States is the collection of sync states.
@@ -24,9 +23,10 @@ type Store struct {
 
 var _ gitsync.Store = (*Store)(nil)
 
-// NewStore returns a store on db; locks are shared with the outbox relay.
-func NewStore(db *mongo.Database, locks *mongox.DocLocks) *Store {
-	return &Store{ds: docstore.New(db, locks, map[string]string{States: "Git sync"})}
+// NewStore returns a store on db (the service's, whose document locks it
+// shares with the outbox relay).
+func NewStore(db mongox.DB) *Store {
+	return &Store{ds: docstore.New(db, map[string]string{States: "Git sync"})}
 }
 
 // OnWrite sets a function called after every write that recorded an event.

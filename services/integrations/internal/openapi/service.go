@@ -39,7 +39,7 @@ type Config struct {
 // Service carries out the OpenAPI spec operations and processes specs.
 type Service struct {
 	store  Store
-	queue  *jobs.Queue
+	queue  jobs.Queue
 	cfg    Config
 	public string
 	app    string
@@ -50,7 +50,7 @@ type Service struct {
 
 // New returns a service on store whose processing jobs go to queue. public
 // and app are the bases of urls.location and urls.app.
-func New(store Store, queue *jobs.Queue, cfg Config, public, app string, log *slog.Logger) *Service {
+func New(store Store, queue jobs.Queue, cfg Config, public, app string, log *slog.Logger) *Service {
 	if cfg.FetchTimeout <= 0 {
 		cfg.FetchTimeout = 30 * time.Second
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/docspub/platform/libs/httpx"
 	"github.com/docspub/platform/libs/internaltoken"
 	"github.com/docspub/platform/libs/jobs"
+	"github.com/docspub/platform/libs/jobs/jobsmongo"
 	"github.com/docspub/platform/libs/logx"
 	"github.com/docspub/platform/libs/mongotest"
 	"github.com/docspub/platform/libs/mongox"
@@ -62,14 +63,13 @@ func newEnvWorking(t testing.TB, guard urlguard.Guard, fetchTimeout time.Duratio
 // newEnvConfig is newEnvWorking with the service's whole configuration.
 func newEnvConfig(t testing.TB, cfg openapi.Config, work bool) *env {
 	t.Helper()
-	db := mongotest.Database(t)
+	db := mongotest.DB(t)
 	ctx, cancel := context.WithCancel(context.Background())
-	if err := mongox.EnsureIndexes(ctx, db, append(openapimongo.Indexes(), jobs.Indexes("jobs")...)...); err != nil {
+	if err := mongox.EnsureIndexes(ctx, db.Database, append(openapimongo.Indexes(), jobsmongo.Indexes("jobs")...)...); err != nil {
 		t.Fatal(err)
 	}
-	locks := mongox.NewDocLocks()
-	queue := jobs.NewQueue(db, "jobs", locks, jobs.WithLease(5*time.Second))
-	store := openapimongo.NewStore(db, locks)
+	queue := jobsmongo.NewQueue(db, "jobs", jobsmongo.WithLease(5*time.Second))
+	store := openapimongo.NewStore(db)
 	svc := openapi.New(store, queue, cfg, "https://api.test", "https://app.test", logx.ForTest(t))
 	w := queue.NewWorker(map[string]jobs.Handler{openapi.JobKind: svc.Handler}, 2, logx.ForTest(t))
 	w.SetPoll(20 * time.Millisecond)

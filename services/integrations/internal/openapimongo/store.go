@@ -40,10 +40,11 @@ type Store struct {
 
 var _ openapi.Store = (*Store)(nil)
 
-// NewStore returns a store on db; locks are shared with the outbox relay.
-func NewStore(db *mongo.Database, locks *mongox.DocLocks) *Store {
+// NewStore returns a store on db (the service's, whose document locks it
+// shares with the outbox relay).
+func NewStore(db mongox.DB) *Store {
 	return &Store{
-		ds: docstore.New(db, locks, map[string]string{Specs: "OpenAPI spec", Versions: "OpenAPI spec version",
+		ds: docstore.New(db, map[string]string{Specs: "OpenAPI spec", Versions: "OpenAPI spec version",
 			Texts: "OpenAPI spec source"}),
 		bucket: db.GridFSBucket(options.GridFSBucket().SetName(Bucket)),
 	}

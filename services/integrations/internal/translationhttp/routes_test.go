@@ -49,11 +49,11 @@ func checkShape(t *testing.T, b []byte) map[string]any {
 }
 
 func TestTranslationSettings(t *testing.T) {
-	db := mongotest.Database(t)
-	if err := mongox.EnsureIndexes(t.Context(), db, translationmongo.Indexes()...); err != nil {
+	db := mongotest.DB(t)
+	if err := mongox.EnsureIndexes(t.Context(), db.Database, translationmongo.Indexes()...); err != nil {
 		t.Fatal(err)
 	}
-	svc := translation.New(translationmongo.NewStore(db, mongox.NewDocLocks()), "https://api.test", time.Now)
+	svc := translation.New(translationmongo.NewStore(db), "https://api.test", time.Now)
 	signer := apitest.Signer(t)
 	e := httpx.NewEngine(logx.ForTest(t), "integrations")
 	translationhttp.Register(e.Group("/v1", internaltoken.Require(signer)), svc)

@@ -12,7 +12,6 @@ import (
 	"github.com/docspub/platform/libs/mongox"
 	"github.com/docspub/platform/services/integrations/internal/translation"
 	"go.mongodb.org/mongo-driver/v2/bson"
-	"go.mongodb.org/mongo-driver/v2/mongo"
 )
 
 // Settings is the collection of translation settings.
@@ -25,9 +24,10 @@ type Store struct {
 
 var _ translation.Store = (*Store)(nil)
 
-// NewStore returns a store on db; locks are shared with the outbox relay.
-func NewStore(db *mongo.Database, locks *mongox.DocLocks) *Store {
-	return &Store{ds: docstore.New(db, locks, map[string]string{Settings: "translation settings"})}
+// NewStore returns a store on db (the service's, whose document locks it
+// shares with the outbox relay).
+func NewStore(db mongox.DB) *Store {
+	return &Store{ds: docstore.New(db, map[string]string{Settings: "translation settings"})}
 }
 
 // OnWrite sets a function called after every write that recorded an event.

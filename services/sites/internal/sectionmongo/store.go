@@ -34,7 +34,7 @@ var _ section.Store = (*Store)(nil)
 
 // NewStore returns a store on db; locks are shared with the outbox relay.
 func NewStore(db *mongo.Database, locks *mongox.DocLocks) *Store {
-	return &Store{d: docstore.New(db, locks, map[string]string{Sections: "site section", Groups: "site section group"})}
+	return &Store{d: docstore.New(mongox.Locked(db, locks), map[string]string{Sections: "site section", Groups: "site section group"})}
 }
 
 // OnWrite sets the function called after each write with an event.

@@ -43,7 +43,7 @@ var _ site.Store = (*Store)(nil)
 
 // NewStore returns a store on db; locks are shared with the outbox relay.
 func NewStore(db *mongo.Database, locks *mongox.DocLocks) *Store {
-	return &Store{d: docstore.New(db, locks, map[string]string{Sites: "site", SiteSpaces: "site space",
+	return &Store{d: docstore.New(mongox.Locked(db, locks), map[string]string{Sites: "site", SiteSpaces: "site space",
 		Schemas: "adaptive schema", PublishingAuths: "publishing auth", Hostnames: "hostname"})}
 }
 

@@ -1,4 +1,4 @@
-package jobs
+package jobsmongo
 
 import (
 	"context"
@@ -9,70 +9,14 @@ import (
 	"sync"
 	"time"
 
+	"github.com/docspub/platform/libs/jobs"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
-
-// Handler does the work of a job. It returns nil when the job is done (its
-// result set with Run.SetResult), Permanent(err) to fail it for good, or
-// another error to try again later (with backoff, up to the queue's maximum
-// of attempts). It must stop when ctx ends (the worker stops, or the lease
-// was lost) and be idempotent: a job may run again from the progress it
-// last saved.
-type Handler func(ctx context.Context, r *Run) error
-
-// Run is one run of a job by a worker.
-type Run struct {
-	Job    Job
-	q      *Queue
-	result any
-}
-
-// Payload decodes the job's payload into v.
-func (r *Run) Payload(v any) error { return Decode(r.Job.Payload, v) }
-
-// Progress decodes the progress saved by an earlier run into v (unchanged
-// when none was saved).
-func (r *Run) Progress(v any) error { return Decode(r.Job.Progress, v) }
-
-// SaveProgress records how far the job got, so that a later run resumes
-// there; ErrLeaseLost when this worker no longer holds the job.
-func (r *Run) SaveProgress(ctx context.Context, v any) error {
-	raw, err := bson.Marshal(v)
-	if err != nil {
-		return fmt.Errorf("encode %s progress: %w", r.Job.Kind, err)
-	}
-	doc, err := toDoc(v)
-	if err != nil {
-		return fmt.Errorf("encode %s progress: %w", r.Job.Kind, err)
-	}
-	now := r.q.clock()
-	ok, err := r.q.cas(ctx, r.Job.ID, r.q.mine(r.Job.ID), bson.M{"$set": bson.M{"progress": doc, "updatedAt": now}})
-	if err != nil {
-		return err
-	}
-	if !ok {
-		return ErrLeaseLost
-	}
-	r.Job.Progress = raw
-	return nil
-}
-
-// SetResult sets what the job stores as its result when the handler returns nil.
-func (r *Run) SetResult(v any) { r.result = v }
-
-// permanent marks an error that retrying cannot cure.
-type permanent struct{ err error }
-
-func (p permanent) Error() string { return p.err.Error() }
-func (p permanent) Unwrap() error { return p.err }
-
-// Permanent wraps err so that the job fails at once, without retries.
-func Permanent(err error) error { return permanent{err: err} }
 
 // Worker runs the jobs of a queue whose kinds it has handlers for.
 type Worker struct {
 	q           *Queue
-	handlers    map[string]Handler
+	handlers    map[string]jobs.Handler
 	kinds       []string
 	concurrency int
 	perTenant   int
@@ -86,7 +30,7 @@ type Worker struct {
 const DefaultPoll = time.Second
 
 // NewWorker returns a worker running at most concurrency jobs at once.
-func (q *Queue) NewWorker(handlers map[string]Handler, concurrency int, log *slog.Logger) *Worker {
+func (q *Queue) NewWorker(handlers map[string]jobs.Handler, concurrency int, log *slog.Logger) *Worker {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
@@ -171,7 +115,7 @@ func (w *Worker) Run(ctx context.Context) error {
 }
 
 // run runs one claimed job, renewing its lease meanwhile, and records how it ended.
-func (w *Worker) run(ctx context.Context, job Job) {
+func (w *Worker) run(ctx context.Context, job doc) {
 	log := w.log.With("job", job.ID, "kind", job.Kind, "attempt", job.Attempts)
 	jctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -190,7 +134,7 @@ func (w *Worker) run(ctx context.Context, job Job) {
 				return
 			case <-t.C:
 				if err := w.q.renew(jctx, job.ID); err != nil {
-					if errors.Is(err, ErrLeaseLost) {
+					if errors.Is(err, jobs.ErrLeaseLost) {
 						close(lost)
 						cancel()
 						return
@@ -200,7 +144,7 @@ func (w *Worker) run(ctx context.Context, job Job) {
 			}
 		}
 	}()
-	r := &Run{Job: job, q: w.q}
+	r := jobs.NewRun(job.job(), func(ctx context.Context, v any) (jobs.Data, error) { return w.q.saveProgress(ctx, job, v) })
 	err := w.call(jctx, r)
 	close(stopRenew)
 	<-renewed
@@ -210,7 +154,7 @@ func (w *Worker) run(ctx context.Context, job Job) {
 		log.WarnContext(ctx, "job lease lost; another worker has it", "err", err)
 		return
 	default:
-		if errors.Is(err, ErrLeaseLost) {
+		if errors.Is(err, jobs.ErrLeaseLost) {
 			log.WarnContext(ctx, "job lease lost; another worker has it")
 			return
 		}
@@ -218,24 +162,23 @@ func (w *Worker) run(ctx context.Context, job Job) {
 	// Record the end with a context of its own: the worker's may be done.
 	ectx, ecancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer ecancel()
-	var perm permanent
 	var ferr error
 	switch {
 	case err == nil:
-		ferr = w.q.finish(ectx, job, Done, r.result, "", time.Time{}, 0)
+		ferr = w.q.finish(ectx, job, jobs.Done, r.Result(), "", time.Time{}, 0)
 	case ctx.Err() != nil:
 		// Stopping: hand the job back, uncounted, for the next worker.
-		ferr = w.q.finish(ectx, job, Pending, nil, "", w.q.clock(), -1)
-	case errors.As(err, &perm):
+		ferr = w.q.finish(ectx, job, jobs.Pending, nil, "", w.q.clock(), -1)
+	case jobs.IsPermanent(err):
 		log.ErrorContext(ctx, "job failed", "err", err)
-		ferr = w.q.finish(ectx, job, Failed, nil, err.Error(), time.Time{}, 0)
+		ferr = w.q.finish(ectx, job, jobs.Failed, nil, err.Error(), time.Time{}, 0)
 	case job.Attempts >= w.q.maxAttempts:
 		log.ErrorContext(ctx, "job failed after its last attempt", "err", err)
-		ferr = w.q.finish(ectx, job, Failed, nil, err.Error(), time.Time{}, 0)
+		ferr = w.q.finish(ectx, job, jobs.Failed, nil, err.Error(), time.Time{}, 0)
 	default:
 		wait := retryWait(job.Attempts)
 		log.WarnContext(ctx, "job will be retried", "err", err, "retry_in", wait.String())
-		ferr = w.q.finish(ectx, job, Pending, nil, err.Error(), w.q.clock().Add(wait), 0)
+		ferr = w.q.finish(ectx, job, jobs.Pending, nil, err.Error(), w.q.clock().Add(wait), 0)
 	}
 	if ferr != nil {
 		log.ErrorContext(ctx, "record job end", "err", ferr)
@@ -243,12 +186,12 @@ func (w *Worker) run(ctx context.Context, job Job) {
 }
 
 // call runs the handler, turning a panic into a permanent failure.
-func (w *Worker) call(ctx context.Context, r *Run) (err error) {
+func (w *Worker) call(ctx context.Context, r *jobs.Run) (err error) {
 	h := w.handlers[r.Job.Kind]
 	defer func() {
 		if p := recover(); p != nil {
 			w.log.ErrorContext(ctx, "job handler panicked", "job", r.Job.ID, "panic", p, "stack", string(debug.Stack()))
-			err = Permanent(fmt.Errorf("handler panicked: %v", p))
+			err = jobs.Permanent(fmt.Errorf("handler panicked: %v", p))
 		}
 	}()
 	return h(ctx, r)
@@ -261,4 +204,24 @@ func retryWait(n int) time.Duration {
 		d *= 2
 	}
 	return min(d, time.Minute)
+}
+
+// saveProgress records the progress of job, held by this queue's worker.
+func (q *Queue) saveProgress(ctx context.Context, job doc, v any) (jobs.Data, error) {
+	raw, err := bson.Marshal(v)
+	if err != nil {
+		return jobs.Data{}, fmt.Errorf("encode %s progress: %w", job.Kind, err)
+	}
+	d, err := toDoc(v)
+	if err != nil {
+		return jobs.Data{}, fmt.Errorf("encode %s progress: %w", job.Kind, err)
+	}
+	ok, err := q.cas(ctx, job.ID, q.mine(job.ID), bson.M{"$set": bson.M{"progress": d, "updatedAt": q.clock()}})
+	if err != nil {
+		return jobs.Data{}, err
+	}
+	if !ok {
+		return jobs.Data{}, jobs.ErrLeaseLost
+	}
+	return data(raw), nil
 }

@@ -1,4 +1,4 @@
-package jobs
+package jobsmongo
 
 import (
 	"context"
@@ -8,11 +8,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/docspub/platform/libs/jobs"
 	"github.com/docspub/platform/libs/logx"
 	"github.com/docspub/platform/libs/mongotest"
 	"github.com/docspub/platform/libs/mongox"
 	"github.com/docspub/platform/libs/waittest"
-	"go.mongodb.org/mongo-driver/v2/mongo"
 )
 
 func TestMain(m *testing.M) { mongotest.Main(m) }
@@ -25,15 +25,15 @@ type progress struct {
 	Done int `bson:"done"`
 }
 
-func newQueue(t *testing.T, db *mongo.Database, locks *mongox.DocLocks, opts ...Option) *Queue {
+func newQueue(t *testing.T, db mongox.DB, opts ...Option) *Queue {
 	t.Helper()
-	if err := mongox.EnsureIndexes(context.Background(), db, Indexes("jobs")...); err != nil {
+	if err := mongox.EnsureIndexes(context.Background(), db.Database, Indexes("jobs")...); err != nil {
 		t.Fatal(err)
 	}
-	return NewQueue(db, "jobs", locks, opts...)
+	return NewQueue(db, "jobs", opts...)
 }
 
-func startWorker(t *testing.T, q *Queue, h map[string]Handler) (stop func()) {
+func startWorker(t *testing.T, q *Queue, h map[string]jobs.Handler) (stop func()) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	w := q.NewWorker(h, 2, logx.Discard())
@@ -47,10 +47,10 @@ func startWorker(t *testing.T, q *Queue, h map[string]Handler) (stop func()) {
 }
 
 func TestJobRunsDetachedAndKeyJoins(t *testing.T) {
-	db := mongotest.Database(t)
-	q := newQueue(t, db, mongox.NewDocLocks())
+	db := mongox.NewDB(mongotest.Database(t), true)
+	q := newQueue(t, db)
 	release := make(chan struct{})
-	startWorker(t, q, map[string]Handler{"count": func(ctx context.Context, r *Run) error {
+	startWorker(t, q, map[string]jobs.Handler{"count": func(ctx context.Context, r *jobs.Run) error {
 		var p payload
 		if err := r.Payload(&p); err != nil {
 			return err
@@ -80,11 +80,11 @@ func TestJobRunsDetachedAndKeyJoins(t *testing.T) {
 	cancel()
 	close(release)
 	done, err := q.Wait(ctx, j1.ID, 10*time.Millisecond)
-	if err != nil || done.State != Done {
+	if err != nil || done.State != jobs.Done {
 		t.Fatalf("job = %+v, %v; want done", done, err)
 	}
 	var res progress
-	if err := Decode(done.Result, &res); err != nil || res.Done != 7 {
+	if err := done.Result.Decode(&res); err != nil || res.Done != 7 {
 		t.Fatalf("result = %+v, %v", res, err)
 	}
 	// The key is free again: a new job starts.
@@ -97,9 +97,8 @@ func TestJobRunsDetachedAndKeyJoins(t *testing.T) {
 // A worker that dies holding a job (no hand-back, no renewal) loses it when
 // its lease lapses; another takes it and resumes from the saved progress.
 func TestDeadWorkersJobResumes(t *testing.T) {
-	db := mongotest.Database(t)
-	locks := mongox.NewDocLocks()
-	dead := newQueue(t, db, locks, WithLease(200*time.Millisecond))
+	db := mongox.NewDB(mongotest.Database(t), true)
+	dead := newQueue(t, db, WithLease(200*time.Millisecond))
 	ctx := context.Background()
 	job, _, err := dead.Enqueue(ctx, "steps", "", payload{Items: 10})
 	if err != nil {
@@ -109,14 +108,14 @@ func TestDeadWorkersJobResumes(t *testing.T) {
 	if err != nil || !ok || claimed.ID != job.ID {
 		t.Fatalf("claim = %+v %v %v", claimed, ok, err)
 	}
-	if err := (&Run{Job: claimed, q: dead}).SaveProgress(ctx, progress{Done: 4}); err != nil {
+	if err := saveProgress(dead, claimed, progress{Done: 4}); err != nil {
 		t.Fatal(err)
 	}
 	// The dead worker stops here. A live one (another replica) takes over.
-	live := newQueue(t, db, locks, WithLease(200*time.Millisecond))
+	live := newQueue(t, db, WithLease(200*time.Millisecond))
 	var resumedAt atomic.Int64
 	resumedAt.Store(-1)
-	startWorker(t, live, map[string]Handler{"steps": func(ctx context.Context, r *Run) error {
+	startWorker(t, live, map[string]jobs.Handler{"steps": func(ctx context.Context, r *jobs.Run) error {
 		var p progress
 		if err := r.Progress(&p); err != nil {
 			return err
@@ -131,23 +130,22 @@ func TestDeadWorkersJobResumes(t *testing.T) {
 		return nil
 	}})
 	got, err := live.Wait(ctx, job.ID, 20*time.Millisecond)
-	if err != nil || got.State != Done || resumedAt.Load() != 4 || got.Attempts != 2 {
+	if err != nil || got.State != jobs.Done || resumedAt.Load() != 4 || got.Attempts != 2 {
 		t.Fatalf("job = %+v err %v resumed at %d; want done, resumed at 4, 2 attempts", got, err, resumedAt.Load())
 	}
 	// The dead worker, should it wake, can no longer write.
-	if err := (&Run{Job: claimed, q: dead}).SaveProgress(ctx, progress{Done: 0}); !errors.Is(err, ErrLeaseLost) {
-		t.Errorf("late write of the old owner = %v, want ErrLeaseLost", err)
+	if err := saveProgress(dead, claimed, progress{Done: 0}); !errors.Is(err, jobs.ErrLeaseLost) {
+		t.Errorf("late write of the old owner = %v, want jobs.ErrLeaseLost", err)
 	}
 }
 
 // A clean stop hands the job back at once: a restarted worker resumes it
 // without waiting for the lease, and the interrupted run does not count.
 func TestStopHandsBack(t *testing.T) {
-	db := mongotest.Database(t)
-	locks := mongox.NewDocLocks()
-	q := newQueue(t, db, locks, WithLease(time.Hour))
+	db := mongox.NewDB(mongotest.Database(t), true)
+	q := newQueue(t, db, WithLease(time.Hour))
 	started := make(chan struct{}, 1)
-	blocking := map[string]Handler{"long": func(ctx context.Context, r *Run) error {
+	blocking := map[string]jobs.Handler{"long": func(ctx context.Context, r *jobs.Run) error {
 		if err := r.SaveProgress(ctx, progress{Done: 1}); err != nil {
 			return err
 		}
@@ -164,36 +162,36 @@ func TestStopHandsBack(t *testing.T) {
 	<-started
 	stop()
 	back, err := q.Get(ctx, job.ID)
-	if err != nil || back.State != Pending || back.Owner != "" || back.Attempts != 0 {
+	if err != nil || back.State != jobs.Pending || back.Owner != "" || back.Attempts != 0 {
 		t.Fatalf("after stop = %+v %v; want pending, no owner, 0 attempts", back, err)
 	}
-	restarted := newQueue(t, db, locks, WithLease(time.Hour))
-	startWorker(t, restarted, map[string]Handler{"long": func(ctx context.Context, r *Run) error {
+	restarted := newQueue(t, db, WithLease(time.Hour))
+	startWorker(t, restarted, map[string]jobs.Handler{"long": func(ctx context.Context, r *jobs.Run) error {
 		var p progress
 		if err := r.Progress(&p); err != nil || p.Done != 1 {
-			return Permanent(errors.New("progress lost"))
+			return jobs.Permanent(errors.New("progress lost"))
 		}
 		return nil
 	}})
 	within, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
 	got, err := restarted.Wait(within, job.ID, 20*time.Millisecond)
-	if err != nil || got.State != Done {
+	if err != nil || got.State != jobs.Done {
 		t.Fatalf("after restart = %+v %v; want done", got, err)
 	}
 }
 
 func TestRetriesThenFails(t *testing.T) {
-	db := mongotest.Database(t)
+	db := mongox.NewDB(mongotest.Database(t), true)
 	now := time.Now()
 	var clock atomic.Int64
 	clock.Store(now.UnixNano())
-	q := newQueue(t, db, mongox.NewDocLocks(), WithMaxAttempts(3), WithClock(func() time.Time { return time.Unix(0, clock.Load()) }))
+	q := newQueue(t, db, WithMaxAttempts(3), WithClock(func() time.Time { return time.Unix(0, clock.Load()) }))
 	var calls atomic.Int32
-	startWorker(t, q, map[string]Handler{
-		"flaky":  func(context.Context, *Run) error { calls.Add(1); return errors.New("upstream down") },
-		"broken": func(context.Context, *Run) error { return Permanent(errors.New("bad input")) },
-		"panics": func(context.Context, *Run) error { panic("boom") },
+	startWorker(t, q, map[string]jobs.Handler{
+		"flaky":  func(context.Context, *jobs.Run) error { calls.Add(1); return errors.New("upstream down") },
+		"broken": func(context.Context, *jobs.Run) error { return jobs.Permanent(errors.New("bad input")) },
+		"panics": func(context.Context, *jobs.Run) error { panic("boom") },
 	})
 	ctx := context.Background()
 	flaky, _, _ := q.Enqueue(ctx, "flaky", "", payload{})
@@ -203,14 +201,14 @@ func TestRetriesThenFails(t *testing.T) {
 		clock.Add(int64(2 * time.Minute)) // past every retry wait
 		q.Notify()
 		j, err := q.Get(ctx, flaky.ID)
-		return err == nil && j.State == Failed
+		return err == nil && j.State == jobs.Failed
 	})
 	if calls.Load() != 3 {
 		t.Errorf("flaky ran %d times, want 3", calls.Load())
 	}
 	for _, id := range []string{broken.ID, panics.ID} {
 		j, err := q.Wait(ctx, id, 10*time.Millisecond)
-		if err != nil || j.State != Failed || j.Attempts != 1 || j.Error == "" {
+		if err != nil || j.State != jobs.Failed || j.Attempts != 1 || j.Error == "" {
 			t.Errorf("job %s = %+v %v; want failed after one attempt with its error", id, j, err)
 		}
 	}
@@ -219,11 +217,10 @@ func TestRetriesThenFails(t *testing.T) {
 // Many workers (as on several replicas sharing the service's locks) never
 // run one job twice at once.
 func TestConcurrentWorkersRunEachJobOnce(t *testing.T) {
-	db := mongotest.Database(t)
-	locks := mongox.NewDocLocks()
+	db := mongox.NewDB(mongotest.Database(t), true)
 	var runs sync.Map
 	var dup atomic.Bool
-	h := map[string]Handler{"once": func(ctx context.Context, r *Run) error {
+	h := map[string]jobs.Handler{"once": func(ctx context.Context, r *jobs.Run) error {
 		if _, loaded := runs.LoadOrStore(r.Job.ID, true); loaded {
 			dup.Store(true)
 		}
@@ -231,7 +228,7 @@ func TestConcurrentWorkersRunEachJobOnce(t *testing.T) {
 	}}
 	var queues []*Queue
 	for range 3 {
-		q := newQueue(t, db, locks)
+		q := newQueue(t, db)
 		queues = append(queues, q)
 		startWorker(t, q, h)
 	}
@@ -245,7 +242,7 @@ func TestConcurrentWorkersRunEachJobOnce(t *testing.T) {
 		ids = append(ids, j.ID)
 	}
 	for _, id := range ids {
-		if j, err := queues[0].Wait(ctx, id, 10*time.Millisecond); err != nil || j.State != Done || j.Attempts != 1 {
+		if j, err := queues[0].Wait(ctx, id, 10*time.Millisecond); err != nil || j.State != jobs.Done || j.Attempts != 1 {
 			t.Fatalf("job %s = %+v %v", id, j, err)
 		}
 	}
@@ -258,13 +255,13 @@ func TestConcurrentWorkersRunEachJobOnce(t *testing.T) {
 // both workers; another tenant's job, queued after all of them, runs as soon
 // as a worker is free, before the first tenant's next one.
 func TestTenantsRunningNothingGoFirst(t *testing.T) {
-	db := mongotest.Database(t)
-	q := newQueue(t, db, mongox.NewDocLocks())
+	db := mongox.NewDB(mongotest.Database(t), true)
+	q := newQueue(t, db)
 	release := make(chan struct{})
 	var aStarted atomic.Int32
 	bSawA := make(chan int32, 1)
-	startWorker(t, q, map[string]Handler{
-		"a": func(ctx context.Context, r *Run) error {
+	startWorker(t, q, map[string]jobs.Handler{
+		"a": func(ctx context.Context, r *jobs.Run) error {
 			aStarted.Add(1)
 			select {
 			case <-release:
@@ -273,19 +270,19 @@ func TestTenantsRunningNothingGoFirst(t *testing.T) {
 				return ctx.Err()
 			}
 		},
-		"b": func(ctx context.Context, r *Run) error {
+		"b": func(ctx context.Context, r *jobs.Run) error {
 			bSawA <- aStarted.Load()
 			return nil
 		},
 	})
 	ctx := context.Background()
 	for range 10 {
-		if _, _, err := q.Enqueue(ctx, "a", "", payload{}, Tenant("orgA")); err != nil {
+		if _, _, err := q.Enqueue(ctx, "a", "", payload{}, jobs.Tenant("orgA")); err != nil {
 			t.Fatal(err)
 		}
 	}
 	waittest.Until(t, "both workers busy with orgA", 10*time.Second, func() bool { return aStarted.Load() == 2 })
-	if _, _, err := q.Enqueue(ctx, "b", "", payload{}, Tenant("orgB")); err != nil {
+	if _, _, err := q.Enqueue(ctx, "b", "", payload{}, jobs.Tenant("orgB")); err != nil {
 		t.Fatal(err)
 	}
 	release <- struct{}{} // one of orgA's jobs ends: a worker is free
@@ -305,12 +302,12 @@ func TestTenantsRunningNothingGoFirst(t *testing.T) {
 // its job of the other kind runs meanwhile in that kind's worker, and its
 // next job starts as soon as the first ends.
 func TestTenantLimitPerKind(t *testing.T) {
-	db := mongotest.Database(t)
-	q := newQueue(t, db, mongox.NewDocLocks())
+	db := mongox.NewDB(mongotest.Database(t), true)
+	q := newQueue(t, db)
 	release := make(chan struct{})
 	var running, most atomic.Int32
 	var fastDone atomic.Int32
-	slow := func(ctx context.Context, r *Run) error {
+	slow := func(ctx context.Context, r *jobs.Run) error {
 		n := running.Add(1)
 		defer running.Add(-1)
 		for {
@@ -328,9 +325,9 @@ func TestTenantLimitPerKind(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
-	for _, h := range []map[string]Handler{
+	for _, h := range []map[string]jobs.Handler{
 		{"slow": slow},
-		{"fast": func(ctx context.Context, r *Run) error { fastDone.Add(1); return nil }},
+		{"fast": func(ctx context.Context, r *jobs.Run) error { fastDone.Add(1); return nil }},
 	} {
 		w := q.NewWorker(h, 3, logx.Discard())
 		w.SetPoll(time.Hour) // only Notify wakes it: a claim never waits for a poll
@@ -340,16 +337,16 @@ func TestTenantLimitPerKind(t *testing.T) {
 	}
 	t.Cleanup(func() { cancel(); wg.Wait() })
 	for range 3 {
-		if _, _, err := q.Enqueue(ctx, "slow", "", payload{}, Tenant("orgA")); err != nil {
+		if _, _, err := q.Enqueue(ctx, "slow", "", payload{}, jobs.Tenant("orgA")); err != nil {
 			t.Fatal(err)
 		}
 	}
 	waittest.Until(t, "orgA's first slow job running", 10*time.Second, func() bool { return running.Load() == 1 })
-	if _, _, err := q.Enqueue(ctx, "fast", "", payload{}, Tenant("orgA")); err != nil {
+	if _, _, err := q.Enqueue(ctx, "fast", "", payload{}, jobs.Tenant("orgA")); err != nil {
 		t.Fatal(err)
 	}
 	waittest.Until(t, "orgA's fast job done while its slow one runs", 10*time.Second, func() bool { return fastDone.Load() == 1 })
-	if _, _, err := q.Enqueue(ctx, "slow", "", payload{}, Tenant("orgB")); err != nil {
+	if _, _, err := q.Enqueue(ctx, "slow", "", payload{}, jobs.Tenant("orgB")); err != nil {
 		t.Fatal(err)
 	}
 	waittest.Until(t, "orgB's slow job running beside orgA's", 10*time.Second, func() bool { return running.Load() == 2 })
@@ -364,4 +361,10 @@ func TestTenantLimitPerKind(t *testing.T) {
 	if m := most.Load(); m != 2 {
 		t.Fatalf("at most %d slow jobs ran at once, want 2 (one per tenant)", m)
 	}
+}
+
+// saveProgress is the write of the worker of q holding job.
+func saveProgress(q *Queue, job doc, v any) error {
+	_, err := q.saveProgress(context.Background(), job, v)
+	return err
 }

@@ -1,9 +1,10 @@
-package jobs
+package jobsmongo
 
 import (
 	"context"
 	"time"
 
+	"github.com/docspub/platform/libs/jobs"
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
@@ -23,7 +24,7 @@ func (w *Worker) observeDepth() func() {
 	reg, err := meter.RegisterCallback(func(ctx context.Context, o metric.Observer) error {
 		ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 		defer cancel()
-		for _, state := range []string{Pending, Running} {
+		for _, state := range []string{jobs.Pending, jobs.Running} {
 			n, err := w.q.coll.CountDocuments(ctx, bson.M{"state": state})
 			if err != nil {
 				return nil
