@@ -31,18 +31,18 @@ const (
 
 // Store implements customfield.Store.
 type Store struct {
-	ds    *docstore.Store
-	locks *mongox.DocLocks
+	ds *docstore.Store
+	db mongox.DB
 }
 
 var _ customfield.Store = (*Store)(nil)
 
 // NewStore returns a store on db. Updates of one document are serialised
-// with locks, which the outbox relay shares (see mongox.DocLocks).
-func NewStore(db *mongo.Database, locks *mongox.DocLocks) *Store {
+// with db's document locks, which the outbox relay shares (see mongox.DB).
+func NewStore(db mongox.DB) *Store {
 	return &Store{
-		ds:    docstore.New(db, locks, map[string]string{Fields: "custom field", SpaceValues: "custom field values"}),
-		locks: locks,
+		ds: docstore.New(db.Database, db.Locks(), map[string]string{Fields: "custom field", SpaceValues: "custom field values"}),
+		db: db,
 	}
 }
 
@@ -239,7 +239,7 @@ func (s *Store) ClearValues(ctx context.Context, org, name string) error {
 // DeleteSpace removes the space's values without an event (the space's
 // deletion event says they are gone), when a deleted space is purged.
 func (s *Store) DeleteSpace(ctx context.Context, space string) error {
-	unlock := s.locks.Lock(SpaceValues, space)
+	unlock := s.db.Lock(SpaceValues, space)
 	defer unlock()
 	return s.ds.Delete(ctx, SpaceValues, bson.M{"_id": space})
 }
