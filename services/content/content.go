@@ -166,9 +166,12 @@ func New(ctx context.Context, cfg Config, log *slog.Logger, opts ...Option) (_ *
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	o := options{now: time.Now}
+	var o options
 	for _, f := range opts {
 		f(&o)
+	}
+	if o.now == nil {
+		o.now = time.Now
 	}
 	core, err := openCore(ctx, cfg, log)
 	if err != nil {
