@@ -278,14 +278,11 @@ type stores struct {
 // search database has its indexes.
 func openStores(ctx context.Context, cfg Config, core *service.Core, blobs *blob.Store, urls links.URLs, log *slog.Logger) (stores, error) {
 	db := core.Mongo
-	st := stores{people: peoplemongo.NewStore(db.Database, urls), comments: commentmongo.NewStore(db),
-		fields: customfieldmongo.NewStore(db), revisions: revisionmongo.NewStore(db.Database, blobs),
-		changeRequests: changerequestmongo.NewStore(db), spaces: spacemongo.NewStore(db),
-		searchDB: db.Client().Database(cfg.Database + SearchDatabaseSuffix)}
-	for _, s := range []interface{ OnWrite(func()) }{st.comments, st.fields, st.changeRequests, st.spaces} {
-		s.OnWrite(core.Relay.Notify)
-	}
-	st.revisions.SetQuota(cfg.StorageQuota)
+	written := core.Relay.Notify
+	st := stores{people: peoplemongo.NewStore(db.Database, urls), comments: commentmongo.NewStore(db, written),
+		fields: customfieldmongo.NewStore(db, written), changeRequests: changerequestmongo.NewStore(db, written),
+		spaces: spacemongo.NewStore(db, written), searchDB: db.Client().Database(cfg.Database + SearchDatabaseSuffix),
+		revisions: revisionmongo.NewStore(db.Database, blobs, revisionmongo.WithQuota(cfg.StorageQuota))}
 	if n, err := st.revisions.Migrate(ctx, nil); err != nil {
 		return st, fmt.Errorf("move files to the blob store: %w", err)
 	} else if n > 0 {

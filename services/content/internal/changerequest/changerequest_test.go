@@ -78,8 +78,8 @@ func newEnv(t *testing.T) *env {
 	if err := people.Put(ctx, "org1", "ada", "Ada", "ada@acme.test", roles.Admin); err != nil {
 		t.Fatal(err)
 	}
-	crStore := changerequestmongo.NewStore(mdb)
-	spaces := space.New(space.Deps{Store: spacemongo.NewStore(mdb), People: people, URLs: urls})
+	crStore := changerequestmongo.NewStore(mdb, nil)
+	spaces := space.New(space.Deps{Store: spacemongo.NewStore(mdb, nil), People: people, URLs: urls})
 	imp := &pagesImporter{}
 	revs := revisionmongo.NewStore(db, blobtest.Open(t, blobtest.Dir(t)))
 	crs := changerequest.New(changerequest.Deps{Store: crStore, Revisions: revs,

@@ -32,13 +32,13 @@ type Store struct {
 var _ changerequest.Store = (*Store)(nil)
 
 // NewStore returns a store on db (its document locks are shared with the
-// outbox relay).
-func NewStore(db mongox.DB) *Store {
-	return &Store{d: docstore.New(db.Database, db.Locks(), map[string]string{ChangeRequests: "change request"}), db: db}
+// outbox relay); written (nil: none) is called after each write with an
+// event (the relay's Notify).
+func NewStore(db mongox.DB, written func()) *Store {
+	d := docstore.New(db.Database, db.Locks(), map[string]string{ChangeRequests: "change request"})
+	d.OnWrite(written)
+	return &Store{d: d, db: db}
 }
-
-// OnWrite sets the function called after each write with an event.
-func (s *Store) OnWrite(f func()) { s.d.OnWrite(f) }
 
 // Collections are the collections whose documents carry events.
 func Collections() []string { return []string{ChangeRequests} }

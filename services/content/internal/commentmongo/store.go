@@ -60,14 +60,14 @@ type Store struct {
 var _ comment.Store = (*Store)(nil)
 
 // NewStore returns a store on db. Updates of one document are serialised
-// with db's document locks, which the outbox relay shares.
-func NewStore(db mongox.DB) *Store {
-	return &Store{ds: docstore.New(db.Database, db.Locks(), map[string]string{Comments: "comment", Replies: "comment reply"})}
+// with db's document locks, which the outbox relay shares; written (nil:
+// none) is called after every write that recorded an event (the relay's
+// Notify).
+func NewStore(db mongox.DB, written func()) *Store {
+	ds := docstore.New(db.Database, db.Locks(), map[string]string{Comments: "comment", Replies: "comment reply"})
+	ds.OnWrite(written)
+	return &Store{ds: ds}
 }
-
-// OnWrite sets a function called after every write that recorded an event
-// (the relay's Notify).
-func (s *Store) OnWrite(f func()) { s.ds.OnWrite(f) }
 
 type body struct {
 	Markdown string `bson:"markdown"`

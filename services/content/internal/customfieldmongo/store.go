@@ -38,17 +38,14 @@ type Store struct {
 var _ customfield.Store = (*Store)(nil)
 
 // NewStore returns a store on db. Updates of one document are serialised
-// with db's document locks, which the outbox relay shares (see mongox.DB).
-func NewStore(db mongox.DB) *Store {
-	return &Store{
-		ds: docstore.New(db.Database, db.Locks(), map[string]string{Fields: "custom field", SpaceValues: "custom field values"}),
-		db: db,
-	}
-}
-
-// OnWrite sets a function called after every write that recorded an event
+// with db's document locks, which the outbox relay shares (see mongox.DB);
+// written (nil: none) is called after every write that recorded an event
 // (the relay's Notify, so that events leave at once).
-func (s *Store) OnWrite(f func()) { s.ds.OnWrite(f) }
+func NewStore(db mongox.DB, written func()) *Store {
+	ds := docstore.New(db.Database, db.Locks(), map[string]string{Fields: "custom field", SpaceValues: "custom field values"})
+	ds.OnWrite(written)
+	return &Store{ds: ds, db: db}
+}
 
 // Indexes are the indexes the store relies on. The unique key of a
 // definition is freed when it is removed (see RemoveField).

@@ -60,3 +60,17 @@ func TestUpdate(t *testing.T) {
 		})
 	}
 }
+
+// BenchmarkUpdate measures the diff of a small document with
+// one change (what a space update costs on top of its write).
+func BenchmarkUpdate(b *testing.B) {
+	at := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	before := doc{ID: "d1", Title: "A", Tags: []string{"x", "y", "z"}, At: &at, Mark: "m", Version: 3}
+	after := before
+	after.Title = "B"
+	for b.Loop() {
+		if _, err := diffmongo.Update(before, after, "_id", "version"); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

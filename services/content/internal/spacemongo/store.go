@@ -43,15 +43,15 @@ type Store struct {
 var _ space.Store = (*Store)(nil)
 
 // NewStore returns a store on db (its document locks are shared with the
-// outbox relay).
-func NewStore(db mongox.DB) *Store {
-	return &Store{d: docstore.New(db.Database, db.Locks(), map[string]string{
+// outbox relay); written (nil: none) is called after each write with an
+// event (the relay's Notify).
+func NewStore(db mongox.DB, written func()) *Store {
+	d := docstore.New(db.Database, db.Locks(), map[string]string{
 		Spaces: "space", Collections: "collection", Revisions: "revision",
-	}), db: db}
+	})
+	d.OnWrite(written)
+	return &Store{d: d, db: db}
 }
-
-// OnWrite sets the function called after each write with an event.
-func (s *Store) OnWrite(f func()) { s.d.OnWrite(f) }
 
 // EventCollections are the collections whose documents carry events.
 func EventCollections() []string { return []string{Spaces, Collections} }
