@@ -4,8 +4,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"io"
 	"os/exec"
+	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -129,6 +134,8 @@ func TestIsDomain(t *testing.T) {
 		platformPath + "services/identity/internal/organizationmongo": false,
 		platformPath + "services/identity/internal/organization":      true,
 		platformPath + "services/content/internal/changerequestmongo": false,
+		platformPath + "services/content/internal/changerequest":      true,
+		platformPath + "services/content/internal/diffmongo":          false,
 	} {
 		if got := isDomain(path); got != want {
 			t.Errorf("isDomain(%s) = %v, want %v", path, got, want)
@@ -227,3 +234,46 @@ func listPackages(t *testing.T) map[string]goPackage {
 	}
 	return pkgs
 }
+
+// TestContentDomainLayerHoldsNoQueries checks that content's domain packages
+// hand their stores typed values and named operations, never MongoDB
+// operators ("$set", "$exists", ...) to pass through (issue 24, item 1).
+func TestContentDomainLayerHoldsNoQueries(t *testing.T) {
+	dirs, err := filepath.Glob(filepath.Join(root, "services/content/internal/*"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	checked := 0
+	for _, dir := range dirs {
+		if !isDomain(platformPath + "services/content/internal/" + filepath.Base(dir)) {
+			continue
+		}
+		files, err := filepath.Glob(filepath.Join(dir, "*.go"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range files {
+			if strings.HasSuffix(f, "_test.go") {
+				continue
+			}
+			checked++
+			parsed, err := parser.ParseFile(token.NewFileSet(), f, nil, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ast.Inspect(parsed, func(n ast.Node) bool {
+				if lit, ok := n.(*ast.BasicLit); ok && lit.Kind == token.STRING && mongoOperator.MatchString(lit.Value) {
+					rel, _ := filepath.Rel(root, f)
+					t.Errorf("%s: MongoDB operator %s in a domain package: give the store a named operation", rel, lit.Value)
+				}
+				return true
+			})
+		}
+	}
+	if checked < 20 {
+		t.Fatalf("checked %d files of content's domain packages: is the pattern right?", checked)
+	}
+}
+
+// mongoOperator matches a quoted string that is a MongoDB operator.
+var mongoOperator = regexp.MustCompile("^[\"`]\\$[a-zA-Z]+[\"`]$")

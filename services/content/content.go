@@ -148,7 +148,7 @@ type App struct {
 
 // New connects to MongoDB, ensures the indexes, and wires the stores, the
 // Kafka publisher and outbox relay, the identity consumer and the HTTP handler.
-func New(ctx context.Context, cfg Config, log *slog.Logger, opts ...Option) (*App, error) {
+func New(ctx context.Context, cfg Config, log *slog.Logger, opts ...Option) (_ *App, err error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
@@ -156,6 +156,81 @@ func New(ctx context.Context, cfg Config, log *slog.Logger, opts ...Option) (*Ap
 	for _, f := range opts {
 		f(&o)
 	}
+	if o.now == nil {
+		o.now = time.Now
+	}
+	core, err := openCore(ctx, cfg, log)
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if err != nil {
+			_ = core.Close(ctx)
+		}
+	}()
+	blobs, err := blob.Open(ctx, cfg.BlobURL, blob.Options{AccessKeyID: cfg.BlobAccessKeyID, SecretAccessKey: cfg.BlobSecretAccessKey})
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if err != nil {
+			_ = blobs.Close()
+		}
+	}()
+	urls := links.New(cfg.PublicURL, cfg.AppURL)
+	counts := space.NewCounters()
+	st, err := openStores(ctx, cfg, core, blobs, urls, counts, log)
+	if err != nil {
+		return nil, err
+	}
+	// indexer.Reindex is the one operation by which the search index
+	// follows every change of a space's content: Git imports, duplicates
+	// and transfers (space's ContentChanged hooks), merges (changerequest's
+	// Merged hook); CatchUp brings the rest up to date at start.
+	indexer := search.NewIndexer(st.search, searchHeads{spaces: st.spaces, db: core.Mongo.Database}, revisionPages(st.revisions))
+	queue := jobsmongo.NewQueue(core.Mongo, Operations, jobsmongo.WithLease(o.lease))
+	fields := customfield.New(st.fields, urls)
+	spaces := space.New(space.Deps{Store: st.spaces, People: st.people, URLs: urls, Now: o.now, Counts: counts,
+		Operations: operations{queue: queue, wait: limits.OperationWait},
+		Hooks: space.Hooks{
+			Purged: []func(context.Context, string) error{st.comments.DeleteSpace, st.fields.DeleteSpace,
+				st.changeRequests.DeleteSpace, st.revisions.DeleteSpace, st.search.RemoveSpace},
+			Duplicated:     []func(context.Context, access.Grant, access.Grant) error{fields.CopyValues},
+			ContentChanged: []func(context.Context, string) error{indexer.Reindex},
+		}})
+	guard := urlguard.Guard{AllowPrivate: cfg.OutboundAllowPrivate}
+	changeRequests := changerequest.New(changerequest.Deps{Store: st.changeRequests, Revisions: st.revisions, Spaces: spaces,
+		People: st.people, URLs: urls, Now: o.now,
+		Importer: websiteImporter{client: guard.Client(limits.ImportTime), blobs: st.revisions, now: o.now},
+		Printer:  pdfPrinter{blobs: st.revisions},
+		Hooks: changerequest.Hooks{Merged: []func(context.Context, access.Grant, revision.Revision) error{
+			func(ctx context.Context, g access.Grant, _ revision.Revision) error {
+				return indexer.Reindex(ctx, g.Space)
+			},
+		}},
+	})
+	sv := services{spaces: spaces, fields: fields, changeRequests: changeRequests,
+		comments: comment.New(st.comments, st.people, st.revisions, urls),
+		search:   search.New(st.search, spaces.Titles, urls),
+		revisions: revision.New(st.revisions, urls, func(ctx context.Context, g access.Grant, id string) (any, error) {
+			return changeRequests.Get(ctx, g, id)
+		}),
+	}
+	reindex := func(ctx context.Context, _, spaceID, _ string) error { return indexer.Reindex(ctx, spaceID) }
+	return &App{cfg: cfg, core: core, spaces: spaces, changeRequests: changeRequests, revisions: st.revisions, blobs: blobs,
+		identity: kafkax.NewConsumer(core.Kafka, ConsumerGroup, IdentityTopic, core.Mongo.Database, st.people.Handle, log),
+		worker:   queue.NewWorker(handlers(spaces.Handlers()), limits.OperationWorkers, log),
+		now:      o.now, handler: routes(log, core, cfg, st, sv), catchUp: indexer.CatchUp,
+		moveSearch: func(ctx context.Context) (int, error) {
+			return moveSearch(ctx, core.Mongo.Database, st.searchDB, reindex)
+		},
+	}, nil
+}
+
+// openCore opens what content wires like every service (see service.Core):
+// its database with content's indexes, the outbox of its event
+// collections, Kafka and the internal tokens.
+func openCore(ctx context.Context, cfg Config, log *slog.Logger) (*service.Core, error) {
 	var indexes []mongox.Index
 	for _, ix := range [][]mongox.Index{spacemongo.Indexes(), commentmongo.Indexes(), customfieldmongo.Indexes(),
 		peoplemongo.Indexes(), revisionmongo.Indexes(), changerequestmongo.Indexes(), jobsmongo.Indexes(Operations)} {
@@ -166,119 +241,92 @@ func New(ctx context.Context, cfg Config, log *slog.Logger, opts ...Option) (*Ap
 		changerequestmongo.Collections()} {
 		eventColls = append(eventColls, cs...)
 	}
-	core, err := service.Open(ctx, service.CoreConfig{Service: "content", MongoURI: cfg.MongoURI, LockDocuments: cfg.MongoLockDocuments, Database: cfg.Database,
+	return service.Open(ctx, service.CoreConfig{Service: "content", MongoURI: cfg.MongoURI, LockDocuments: cfg.MongoLockDocuments, Database: cfg.Database,
 		Kafka: cfg.Kafka, InternalTokenSecret: cfg.InternalTokenSecret, InternalTokenKeys: cfg.InternalTokenKeys, Topic: Topic,
 		Topics:           []string{IdentityTopic},
 		EventCollections: eventColls, Indexes: indexes, Discovery: cfg.Discovery}, log)
-	if err != nil {
-		return nil, err
-	}
-	db, locks, relay := core.DB, core.Locks, core.Relay
-	blobs, err := blob.Open(ctx, cfg.BlobURL, blob.Options{AccessKeyID: cfg.BlobAccessKeyID, SecretAccessKey: cfg.BlobSecretAccessKey})
-	if err != nil {
-		_ = core.Close(ctx)
-		return nil, err
-	}
-	urls := links.New(cfg.PublicURL, cfg.AppURL)
+}
 
-	people := peoplemongo.NewStore(db, urls)
-	commentStore := commentmongo.NewStore(db, locks)
-	revisionStore := revisionmongo.NewStore(db, blobs)
-	revisionStore.SetQuota(cfg.StorageQuota)
-	// Files stored in GridFS before the blob store move once, before any
-	// request reads them (resumed where a stop left it).
-	if n, err := revisionStore.Migrate(ctx, nil); err != nil {
-		_ = core.Close(ctx)
-		return nil, fmt.Errorf("move files to the blob store: %w", err)
+// stores are content's stores on its database (and its search database).
+type stores struct {
+	people         *peoplemongo.Store
+	comments       *commentmongo.Store
+	fields         *customfieldmongo.Store
+	revisions      *revisionmongo.Store
+	changeRequests *changerequestmongo.Store
+	spaces         *spacemongo.Store
+	search         *searchmongo.Store
+	searchDB       *mongo.Database
+}
+
+// openStores returns the stores, whose writes with events wake the outbox
+// relay, once the files stored in GridFS before the blob store moved
+// (resumed where a stop left it, before any request reads them) and the
+// search database has its indexes.
+func openStores(ctx context.Context, cfg Config, core *service.Core, blobs *blob.Store, urls links.URLs, counts *space.Counters, log *slog.Logger) (stores, error) {
+	db := core.Mongo
+	written := core.Relay.Notify
+	// A comment or change request written changes its space's counters.
+	counted := func() { written(); counts.Changed() }
+	st := stores{people: peoplemongo.NewStore(db.Database, urls), comments: commentmongo.NewStore(db, counted),
+		fields: customfieldmongo.NewStore(db, written), changeRequests: changerequestmongo.NewStore(db, counted),
+		spaces: spacemongo.NewStore(db, written), searchDB: db.Client().Database(cfg.Database + SearchDatabaseSuffix),
+		revisions: revisionmongo.NewStore(db.Database, blobs, revisionmongo.WithQuota(cfg.StorageQuota))}
+	if n, err := st.revisions.Migrate(ctx, nil); err != nil {
+		return st, fmt.Errorf("move files to the blob store: %w", err)
 	} else if n > 0 {
 		log.InfoContext(ctx, "moved files from GridFS to the blob store", "files", n)
 	}
-	comments := comment.New(commentStore, people, revisionStore, urls)
-	fieldStore := customfieldmongo.NewStore(db, locks)
-	fieldStore.OnWrite(relay.Notify)
-	fields := customfield.New(fieldStore, urls)
-	revisions := revision.New(revisionStore, urls)
-	crStore := changerequestmongo.NewStore(db, locks)
-	searchDB := db.Client().Database(cfg.Database + SearchDatabaseSuffix)
-	if err := searchmongo.EnsureIndexes(ctx, searchDB); err != nil {
-		return nil, fmt.Errorf("search indexes: %w", err)
+	if err := searchmongo.EnsureIndexes(ctx, st.searchDB); err != nil {
+		return st, fmt.Errorf("search indexes: %w", err)
 	}
-	searchStore := searchmongo.NewStore(searchDB, locks)
-	spaceStore := spacemongo.NewStore(db, locks)
-	spaceStore.OnWrite(relay.Notify)
-	// indexer.Reindex is the one operation by which the search index
-	// follows every change of a space's content: Git imports, duplicates
-	// and transfers (space's ContentChanged hooks), merges (changerequest's
-	// Merged hook); CatchUp brings the rest up to date at start.
-	indexer := search.NewIndexer(searchStore, searchHeads{spaces: spaceStore, db: db}, revisionPages(revisionStore))
-	spaces := space.New(spaceStore, people, urls, space.Hooks{
-		Purged: []func(context.Context, string) error{commentStore.DeleteSpace, fieldStore.DeleteSpace,
-			crStore.DeleteSpace, revisionStore.DeleteSpace, searchStore.RemoveSpace},
-		Duplicated:     []func(context.Context, access.Grant, access.Grant) error{fields.CopyValues},
-		ContentChanged: []func(context.Context, string) error{indexer.Reindex},
-	}, o.now)
-	// A comment or change request written changes its space's counters.
-	for _, st := range []interface{ OnWrite(func()) }{commentStore, crStore} {
-		st.OnWrite(func() { relay.Notify(); spaces.CountsChanged() })
-	}
-	queue := jobsmongo.NewQueue(core.Mongo, Operations, jobsmongo.WithLease(o.lease))
-	spaces.SetOperations(operations{queue: queue, wait: limits.OperationWait})
-	worker := queue.NewWorker(handlers(spaces.Handlers()), limits.OperationWorkers, log)
-	searcher := search.New(searchStore, spaces.Titles, urls)
-	now := o.now
-	if now == nil {
-		now = time.Now
-	}
-	guard := urlguard.Guard{AllowPrivate: cfg.OutboundAllowPrivate}
-	changeRequests := changerequest.New(changerequest.Deps{Store: crStore, Revisions: revisionStore, Spaces: spaces,
-		People: people, URLs: urls, Now: now,
-		Importer: websiteImporter{client: guard.Client(limits.ImportTime), blobs: revisionStore, now: now},
-		Printer:  pdfPrinter{blobs: revisionStore},
-		Hooks: changerequest.Hooks{Merged: []func(context.Context, access.Grant, revision.Revision) error{
-			func(ctx context.Context, g access.Grant, _ revision.Revision) error {
-				return indexer.Reindex(ctx, g.Space)
-			},
-		}},
-	})
-	revisions.SetMergedFrom(func(ctx context.Context, g access.Grant, id string) (any, error) {
-		return changeRequests.Get(ctx, g, id)
-	})
+	st.search = searchmongo.NewStore(st.searchDB, db.Locks())
+	return st, nil
+}
 
+// services are content's domain services, which the routes serve.
+type services struct {
+	spaces         *space.Service
+	comments       *comment.Service
+	fields         *customfield.Service
+	revisions      *revision.Service
+	changeRequests *changerequest.Service
+	search         *search.Service
+}
+
+// routes is content's HTTP handler: the user API under /v1, and under
+// /internal/v1 the platform's reads and Git sync.
+func routes(log *slog.Logger, core *service.Core, cfg Config, st stores, sv services) *gin.Engine {
 	e := httpx.NewEngine(log, "content", mongox.Ping(core.Client))
 	v1 := e.Group("/v1", internaltoken.Require(core.Signer), internaltoken.RequireUser)
-	spacehttp.Register(v1, spaces)
-	commenthttp.Register(v1, comments, spaces)
-	customfieldhttp.Register(v1, fields, spaces)
+	spacehttp.Register(v1, sv.spaces)
+	commenthttp.Register(v1, sv.comments, sv.spaces)
+	customfieldhttp.Register(v1, sv.fields, sv.spaces)
 	var redirect revisionhttp.Redirect
 	if cfg.BlobRedirect {
 		redirect = func(ctx context.Context, key, contentType, disposition string) (string, error) {
-			return revisionStore.BlobURL(ctx, key, limits.BlobURLTTL, contentType, disposition)
+			return st.revisions.BlobURL(ctx, key, limits.BlobURLTTL, contentType, disposition)
 		}
 	}
-	revisionhttp.RegisterSpace(v1, revisions, spaces, redirect)
-	changerequesthttp.Register(v1, changeRequests, spaces, comments, revisions, changerequesthttp.Quotas{
+	revisionhttp.RegisterSpace(v1, sv.revisions, sv.spaces, redirect)
+	changerequesthttp.Register(v1, sv.changeRequests, sv.spaces, sv.comments, sv.revisions, changerequesthttp.Quotas{
 		Imports: quota.New("imports", limits.ImportQuota),
 		PDFs:    quota.New("PDF renders", limits.PDFQuota),
 	})
-	searchhttp.Register(v1, searcher, spaces)
-	spacehttp.RegisterInternal(e.Group("/internal/v1", internaltoken.Require(core.Signer), internaltoken.RequireUser), spaces)
+	searchhttp.Register(v1, sv.search, sv.spaces)
+	spacehttp.RegisterInternal(e.Group("/internal/v1", internaltoken.Require(core.Signer), internaltoken.RequireUser), sv.spaces)
 	// Git sync for the integrations service (the gateway routes no /internal path).
 	internal := e.Group("/internal/v1", internaltoken.Require(core.Signer))
-	gitsynchttp.Register(internal, spaces, revisionStore, revisions.Whole, people)
-	gitsynchttp.RegisterReads(internal, spaces, searcher, revisionStore.Usage)
-
-	consumer := kafkax.NewConsumer(core.Kafka, ConsumerGroup, IdentityTopic, db, people.Handle, log)
-	reindex := func(ctx context.Context, _, spaceID, _ string) error { return indexer.Reindex(ctx, spaceID) }
-	moveSearch := func(ctx context.Context) (int, error) { return moveSearch(ctx, db, searchDB, reindex) }
-	return &App{cfg: cfg, core: core, identity: consumer, spaces: spaces, changeRequests: changeRequests,
-		worker: worker, revisions: revisionStore, blobs: blobs, now: now, handler: e, moveSearch: moveSearch, catchUp: indexer.CatchUp}, nil
+	gitsynchttp.Register(internal, sv.spaces, st.revisions, sv.revisions.Whole, st.people)
+	gitsynchttp.RegisterReads(internal, sv.spaces, sv.search, st.revisions.Usage)
+	return e
 }
 
 // Handler returns the HTTP handler.
 func (a *App) Handler() http.Handler { return a.handler }
 
 // Database returns the service's database.
-func (a *App) Database() *mongo.Database { return a.core.DB }
+func (a *App) Database() *mongo.Database { return a.core.Mongo.Database }
 
 // Purge removes the spaces deleted more than seven days ago (the background
 // job calls it every PURGE_INTERVAL) and returns how many.

@@ -73,13 +73,13 @@ func newEnv(t *testing.T) *env {
 		t.Fatal(err)
 	}
 	urls := links.New("http://gw.test", "http://gw.test/app")
-	locks := mongox.NewDocLocks()
+	mdb := mongox.NewDB(db, true)
 	people := peoplemongo.NewStore(db, urls)
 	if err := people.Put(ctx, "org1", "ada", "Ada", "ada@acme.test", roles.Admin); err != nil {
 		t.Fatal(err)
 	}
-	spaceStore, crStore := spacemongo.NewStore(db, locks), changerequestmongo.NewStore(db, locks)
-	spaces := space.New(spaceStore, people, urls, space.Hooks{}, nil)
+	crStore := changerequestmongo.NewStore(mdb, nil)
+	spaces := space.New(space.Deps{Store: spacemongo.NewStore(mdb, nil), People: people, URLs: urls})
 	imp := &pagesImporter{}
 	revs := revisionmongo.NewStore(db, blobtest.Open(t, blobtest.Dir(t)))
 	crs := changerequest.New(changerequest.Deps{Store: crStore, Revisions: revs,

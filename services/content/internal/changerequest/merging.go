@@ -113,15 +113,14 @@ func (s *Service) mergeOnce(ctx context.Context, g access.Grant, idOrNumber stri
 	}
 	// 1. Claim the change request as it was merged.
 	until := time.Now().Add(limits.MergeLease).UTC().Truncate(time.Millisecond)
-	claim := Fields{"mergingTo": next.ID, "mergingFrom": ours.ID, "mergingBy": g.User, "mergingUntil": until}
-	cond := unclaimed(Fields{"status": cr.Status, "revision": cr.Revision, "revisionMergedAncestor": cr.RevisionMergedAncestor})
-	if err := s.store.Set(ctx, cr.ID, cond, claim, nil); err != nil {
+	was := cr
+	cr.MergingTo, cr.MergingFrom, cr.MergingBy, cr.MergingUntil = next.ID, ours.ID, g.User, until
+	if err := s.store.Update(ctx, was, cr); err != nil {
 		if errors.Is(err, apierr.ErrNotFound) {
 			return Outcome{}, s.lost(ctx, cr)
 		}
 		return Outcome{}, err
 	}
-	cr.MergingTo, cr.MergingFrom, cr.MergingBy, cr.MergingUntil = next.ID, ours.ID, g.User, until
 	// 2. Advance the space, unless the claim is about to run out.
 	if time.Now().After(until.Add(-mergeMargin)) {
 		s.undo(ctx, cr)
@@ -152,12 +151,10 @@ func (s *Service) mergeOnce(ctx context.Context, g access.Grant, idOrNumber stri
 // clears the space's mark. A claim finished meanwhile is fine.
 func (s *Service) finish(ctx context.Context, g access.Grant, cr ChangeRequest, next revision.Revision) error {
 	now := s.clock()
-	by := cr.MergingBy
-	cr.Status, cr.RevisionMerged, cr.MergedBy, cr.MergedAt, cr.UpdatedAt = StatusMerged, next.ID, by, &now, now
+	was := cr
+	cr.Status, cr.RevisionMerged, cr.MergedBy, cr.MergedAt, cr.UpdatedAt = StatusMerged, next.ID, cr.MergingBy, &now, now
 	cr.MergingTo, cr.MergingFrom, cr.MergingBy, cr.MergingUntil = "", "", "", time.Time{}
-	_, err := s.saveUnset(ctx, g, cr, Fields{"mergingTo": next.ID}, Fields{"status": StatusMerged, "revisionMerged": next.ID,
-		"mergedBy": by, "mergedAt": now, "updatedAt": now}, []string{"mergingTo", "mergingFrom", "mergingBy", "mergingUntil"},
-		"change_request.merged", next)
+	_, err := s.save(ctx, g, was, cr, "change_request.merged", next)
 	// lost tells a claim finished (ErrMerged), taken again (ErrMerging) or
 	// undone meanwhile (ErrConcurrentMod): all leave nothing to finish here.
 	if err != nil && !errors.Is(err, ErrMerged) && !errors.Is(err, ErrMerging) && !errors.Is(err, ErrConcurrentMod) {
@@ -171,7 +168,9 @@ func (s *Service) finish(ctx context.Context, g access.Grant, cr ChangeRequest, 
 func (s *Service) undo(ctx context.Context, cr ChangeRequest) {
 	uctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
-	_ = s.store.Set(uctx, cr.ID, Fields{"mergingTo": cr.MergingTo}, nil, []string{"mergingTo", "mergingFrom", "mergingBy", "mergingUntil"})
+	was := cr
+	cr.MergingTo, cr.MergingFrom, cr.MergingBy, cr.MergingUntil = "", "", "", time.Time{}
+	_ = s.store.Update(uctx, was, cr)
 }
 
 // settle finishes or undoes the unfinished merge that claimed cr: finished
@@ -280,12 +279,9 @@ func (s *Service) UpdateFromSpace(ctx context.Context, g access.Grant, idOrNumbe
 	if err != nil || len(conflicts) > 0 {
 		return Outcome{Revision: cr.Revision, Result: ResultConflicts, Conflicts: conflicts}, err
 	}
-	now := next.CreatedAt
-	from, base := cr.Revision, cr.RevisionMergedAncestor
-	cr.Revision, cr.RevisionMergedAncestor, cr.UpdatedAt = next.ID, g.Revision, now
-	cond := unclaimed(Fields{"revision": from, "status": cr.Status, "revisionMergedAncestor": base})
-	if _, err := s.save(ctx, g, cr, cond, Fields{"revision": next.ID,
-		"revisionMergedAncestor": g.Revision, "updatedAt": now}, "change_request.updated", next); err != nil {
+	was := cr
+	cr.Revision, cr.RevisionMergedAncestor, cr.UpdatedAt = next.ID, g.Revision, next.CreatedAt
+	if _, err := s.save(ctx, g, was, cr, "change_request.updated", next); err != nil {
 		return Outcome{}, err
 	}
 	return Outcome{Revision: next.ID, Result: ResultUpdate}, nil
@@ -364,16 +360,14 @@ func (s *Service) Import(ctx context.Context, g access.Grant, idOrNumber, source
 	if err := s.revisions.Insert(ctx, next); err != nil {
 		return ImportResult{}, err
 	}
-	set := Fields{"revision": next.ID, "updatedAt": now}
+	was := cr
 	cr.Revision, cr.UpdatedAt = next.ID, now
 	if !contains(cr.Contributors, g.User) {
 		cr.Contributors = append(cr.Contributors, g.User)
-		set["contributors"] = cr.Contributors
 	}
 	// Compare-and-set on what the import started from: the revision, the
 	// status (open or draft) and no merge under way.
-	cond := unclaimed(Fields{"revision": base.ID, "status": cr.Status})
-	if _, err := s.save(ctx, g, cr, cond, set, "change_request.updated", next); err != nil {
+	if _, err := s.save(ctx, g, was, cr, "change_request.updated", next); err != nil {
 		return ImportResult{}, err
 	}
 	return ImportResult{Revision: next.ID, ImportedResources: imported, TotalResources: total}, nil

@@ -52,9 +52,6 @@ type ChangeRequest struct {
 	MergingUntil time.Time `bson:"mergingUntil,omitzero"`
 }
 
-// Fields are stored fields to set.
-type Fields map[string]any
-
 // Query selects a page of a space's change requests, newest first.
 type Query struct {
 	Space       string
@@ -70,9 +67,12 @@ type Query struct {
 type Store interface {
 	NextNumber(ctx context.Context, space string) (int, error)
 	Insert(ctx context.Context, cr ChangeRequest, ev envelope.Event) error
-	// Set changes fields of a change request that matches cond (nil: any)
-	// and unsets the unset ones; otherwise it is not found.
-	Set(ctx context.Context, id string, cond, set Fields, unset []string, events ...envelope.Event) error
+	// Update stores what differs from was in now, with the events, provided
+	// the stored change request is still as was in what every change
+	// depends on (a compare-and-set): its status, its revision, the space
+	// revision last merged in and its merge claim (MergingTo). Otherwise it
+	// writes nothing and is not found.
+	Update(ctx context.Context, was, now ChangeRequest, events ...envelope.Event) error
 	// Claimed returns up to limit change requests whose merge claim ended before t.
 	Claimed(ctx context.Context, before time.Time, limit int) ([]ChangeRequest, error)
 	Get(ctx context.Context, space, id string) (ChangeRequest, error)

@@ -30,9 +30,13 @@ func (e *env) claim(cr string, until time.Time) revision.Revision {
 	if err := e.revs.Insert(ctx, next); err != nil {
 		e.t.Fatal(err)
 	}
-	err = e.store.Set(ctx, v.ID, nil, changerequest.Fields{"mergingTo": next.ID, "mergingFrom": head.ID,
-		"mergingBy": "ada", "mergingUntil": until}, nil)
+	was, err := e.store.Get(ctx, e.space, v.ID)
 	if err != nil {
+		e.t.Fatal(err)
+	}
+	now := was
+	now.MergingTo, now.MergingFrom, now.MergingBy, now.MergingUntil = next.ID, head.ID, "ada", until.UTC().Truncate(time.Millisecond)
+	if err := e.store.Update(ctx, was, now); err != nil {
 		e.t.Fatal(err)
 	}
 	return next

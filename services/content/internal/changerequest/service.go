@@ -164,15 +164,13 @@ type Patch struct {
 // archived; merged is reached only by merging). It needs the edit level.
 func (s *Service) Update(ctx context.Context, g access.Grant, idOrNumber string, p Patch) (View, error) {
 	var probs apierr.Problems
-	set := Fields{}
+	var subject string
 	if p.Subject != nil {
-		subj := strings.TrimSpace(*p.Subject)
-		probs.Text("subject", subj, 0, MaxSubject)
-		set["subject"] = subj
+		subject = strings.TrimSpace(*p.Subject)
+		probs.Text("subject", subject, 0, MaxSubject)
 	}
 	if p.Status != nil {
 		probs.OneOf("status", *p.Status, StatusDraft, StatusOpen, StatusArchived)
-		set["status"] = *p.Status
 	}
 	if err := probs.Err(); err != nil {
 		return View{}, err
@@ -190,38 +188,26 @@ func (s *Service) Update(ctx context.Context, g access.Grant, idOrNumber string,
 	if cr.MergingTo != "" {
 		return View{}, ErrMerging
 	}
-	if len(set) == 0 {
+	if p.Subject == nil && p.Status == nil {
 		return s.render(ctx, g, cr)
 	}
-	was := cr.Status
+	was := cr
+	if p.Subject != nil {
+		cr.Subject = subject
+	}
+	if p.Status != nil {
+		cr.Status = *p.Status
+	}
 	cr.UpdatedAt = s.clock()
-	set["updatedAt"] = cr.UpdatedAt
-	if v, ok := set["subject"].(string); ok {
-		cr.Subject = v
-	}
-	if v, ok := set["status"].(string); ok {
-		cr.Status = v
-	}
-	// Compare-and-set on the status that was read, and no merge under way.
-	return s.save(ctx, g, cr, unclaimed(Fields{"status": was}), set, "change_request.updated")
+	return s.save(ctx, g, was, cr, "change_request.updated")
 }
 
-// unclaimed adds to cond that no merge has claimed the change request.
-func unclaimed(cond Fields) Fields {
-	cond["mergingTo"] = map[string]any{"$exists": false}
-	return cond
-}
-
-// save stores changed fields of cr (already applied) with its event, and
-// the events of the revisions the change made (revision.created), recorded
-// in the same write, provided the change request still matches cond (what
-// the change depends on); otherwise it writes nothing and says why: merged,
-// or changed meanwhile.
-func (s *Service) save(ctx context.Context, g access.Grant, cr ChangeRequest, cond, set Fields, typ string, made ...revision.Revision) (View, error) {
-	return s.saveUnset(ctx, g, cr, cond, set, nil, typ, made...)
-}
-
-func (s *Service) saveUnset(ctx context.Context, g access.Grant, cr ChangeRequest, cond, set Fields, unset []string, typ string, made ...revision.Revision) (View, error) {
+// save stores the change of a change request from was to cr with its
+// event, and the events of the revisions the change made
+// (revision.created), recorded in the same write, provided the change
+// request is still as was (see Store.Update); otherwise it writes nothing
+// and says why: merged, being merged, or changed meanwhile.
+func (s *Service) save(ctx context.Context, g access.Grant, was, cr ChangeRequest, typ string, made ...revision.Revision) (View, error) {
 	v, err := s.render(ctx, g, cr)
 	if err != nil {
 		return View{}, err
@@ -232,7 +218,7 @@ func (s *Service) saveUnset(ctx context.Context, g access.Grant, cr ChangeReques
 			ID: r.ID, Space: r.Space, Type: r.Type, Parents: r.Parents, MergedFrom: r.MergedFrom, ChangeRequest: cr.ID,
 			Pages: len(revision.Flatten(r.Pages)), Files: len(r.Files), CreatedAt: r.CreatedAt}))
 	}
-	err = s.store.Set(ctx, cr.ID, cond, set, unset, events...)
+	err = s.store.Update(ctx, was, cr, events...)
 	if errors.Is(err, apierr.ErrNotFound) {
 		return View{}, s.lost(ctx, cr)
 	}

@@ -11,8 +11,8 @@ import (
 	"github.com/docspub/platform/libs/kafkax"
 	"github.com/docspub/platform/libs/mongox"
 	"github.com/docspub/platform/services/content/internal/changerequest"
+	"github.com/docspub/platform/services/content/internal/diffmongo"
 	"go.mongodb.org/mongo-driver/v2/bson"
-	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 )
 
@@ -25,19 +25,20 @@ const (
 
 // Store implements changerequest.Store.
 type Store struct {
-	d     *docstore.Store
-	locks *mongox.DocLocks
+	d  *docstore.Store
+	db mongox.DB
 }
 
 var _ changerequest.Store = (*Store)(nil)
 
-// NewStore returns a store on db; locks are shared with the outbox relay.
-func NewStore(db *mongo.Database, locks *mongox.DocLocks) *Store {
-	return &Store{d: docstore.New(mongox.Locked(db, locks), map[string]string{ChangeRequests: "change request"}), locks: locks}
+// NewStore returns a store on db (its document locks are shared with the
+// outbox relay); written (nil: none) is called after each write with an
+// event (the relay's Notify).
+func NewStore(db mongox.DB, written func()) *Store {
+	d := docstore.New(db, map[string]string{ChangeRequests: "change request"})
+	d.OnWrite(written)
+	return &Store{d: d, db: db}
 }
-
-// OnWrite sets the function called after each write with an event.
-func (s *Store) OnWrite(f func()) { s.d.OnWrite(f) }
 
 // Collections are the collections whose documents carry events.
 func Collections() []string { return []string{ChangeRequests} }
@@ -54,7 +55,7 @@ func Indexes() []mongox.Index {
 // NextNumber hands out the space's next number: an atomic increment of its
 // counter document (serialised in-process too, as FerretDB v1 needs).
 func (s *Store) NextNumber(ctx context.Context, space string) (int, error) {
-	unlock := s.locks.Lock(Numbers, space)
+	unlock := s.db.Lock(Numbers, space)
 	defer unlock()
 	var doc struct {
 		Next int `bson:"next"`
@@ -72,17 +73,19 @@ func (s *Store) Insert(ctx context.Context, cr changerequest.ChangeRequest, ev k
 	return s.d.Insert(ctx, ChangeRequests, cr, ev)
 }
 
-// Set changes fields of a change request matching cond.
-func (s *Store) Set(ctx context.Context, id string, cond, set changerequest.Fields, unset []string, events ...kafkax.Event) error {
-	upd := docstore.Setter(bson.M(set))
-	if len(unset) > 0 {
-		u := bson.M{}
-		for _, f := range unset {
-			u[f] = ""
-		}
-		upd["$unset"] = u
+// Update stores the change of a change request from was to now, provided
+// its status, revision, merged ancestor and merge claim are still was's.
+func (s *Store) Update(ctx context.Context, was, now changerequest.ChangeRequest, events ...kafkax.Event) error {
+	upd, err := diffmongo.Update(was, now, "_id")
+	if err != nil {
+		return err
 	}
-	return s.d.Update(ctx, ChangeRequests, id, bson.M(cond), upd, events...)
+	cond := bson.M{"status": was.Status, "revision": was.Revision, "revisionMergedAncestor": was.RevisionMergedAncestor,
+		"mergingTo": was.MergingTo}
+	if was.MergingTo == "" {
+		cond["mergingTo"] = bson.M{"$exists": false}
+	}
+	return s.d.Update(ctx, ChangeRequests, was.ID, cond, upd, events...)
 }
 
 // Claimed returns up to limit change requests whose merge claim ended before t.

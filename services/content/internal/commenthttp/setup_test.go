@@ -107,7 +107,7 @@ func newEnv(t *testing.T) *env {
 			t.Fatal(err)
 		}
 	}
-	svc := comment.New(commentmongo.NewStore(db, mongox.NewDocLocks()), dir, revs, urls)
+	svc := comment.New(commentmongo.NewStore(mongox.NewDB(db, true), nil), dir, revs, urls)
 	signer := apitest.Signer(t)
 	e := httpx.NewEngine(logx.ForTest(t), "content")
 	v1 := e.Group("/v1", internaltoken.Require(signer))

@@ -1,7 +1,7 @@
 // Package commentmongo stores comments and replies in MongoDB through
 // libs/docstore: every write records its event on the written document in
 // the same update, removals tombstone, reads skip tombstones, and updates of
-// one document go through the shared mongox.DocLocks.
+// one document go through the document locks of mongox.DB.
 //
 // The stored shape is a contract with the space service, which counts a
 // space's open comments for its comments counter with
@@ -29,7 +29,6 @@ import (
 	"github.com/docspub/platform/libs/mongox"
 	"github.com/docspub/platform/services/content/internal/comment"
 	"go.mongodb.org/mongo-driver/v2/bson"
-	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 )
 
@@ -61,14 +60,14 @@ type Store struct {
 var _ comment.Store = (*Store)(nil)
 
 // NewStore returns a store on db. Updates of one document are serialised
-// with locks, which the outbox relay shares.
-func NewStore(db *mongo.Database, locks *mongox.DocLocks) *Store {
-	return &Store{ds: docstore.New(mongox.Locked(db, locks), map[string]string{Comments: "comment", Replies: "comment reply"})}
+// with db's document locks, which the outbox relay shares; written (nil:
+// none) is called after every write that recorded an event (the relay's
+// Notify).
+func NewStore(db mongox.DB, written func()) *Store {
+	ds := docstore.New(db, map[string]string{Comments: "comment", Replies: "comment reply"})
+	ds.OnWrite(written)
+	return &Store{ds: ds}
 }
-
-// OnWrite sets a function called after every write that recorded an event
-// (the relay's Notify).
-func (s *Store) OnWrite(f func()) { s.ds.OnWrite(f) }
 
 type body struct {
 	Markdown string `bson:"markdown"`

@@ -37,7 +37,7 @@ func newStore(t *testing.T) (*commentmongo.Store, *mongo.Database) {
 	if err := mongox.EnsureIndexes(context.Background(), db, commentmongo.Indexes()...); err != nil {
 		t.Fatal(err)
 	}
-	return commentmongo.NewStore(db, mongox.NewDocLocks()), db
+	return commentmongo.NewStore(mongox.NewDB(db, true), nil), db
 }
 
 func ev(typ, subject string) kafkax.Event { return kafkax.NewEvent(typ, "org1", subject, nil) }

@@ -31,24 +31,21 @@ const (
 
 // Store implements customfield.Store.
 type Store struct {
-	ds    *docstore.Store
-	locks *mongox.DocLocks
+	ds *docstore.Store
+	db mongox.DB
 }
 
 var _ customfield.Store = (*Store)(nil)
 
 // NewStore returns a store on db. Updates of one document are serialised
-// with locks, which the outbox relay shares (see mongox.DocLocks).
-func NewStore(db *mongo.Database, locks *mongox.DocLocks) *Store {
-	return &Store{
-		ds:    docstore.New(mongox.Locked(db, locks), map[string]string{Fields: "custom field", SpaceValues: "custom field values"}),
-		locks: locks,
-	}
-}
-
-// OnWrite sets a function called after every write that recorded an event
+// with db's document locks, which the outbox relay shares (see mongox.DB);
+// written (nil: none) is called after every write that recorded an event
 // (the relay's Notify, so that events leave at once).
-func (s *Store) OnWrite(f func()) { s.ds.OnWrite(f) }
+func NewStore(db mongox.DB, written func()) *Store {
+	ds := docstore.New(db, map[string]string{Fields: "custom field", SpaceValues: "custom field values"})
+	ds.OnWrite(written)
+	return &Store{ds: ds, db: db}
+}
 
 // Indexes are the indexes the store relies on. The unique key of a
 // definition is freed when it is removed (see RemoveField).
@@ -239,7 +236,7 @@ func (s *Store) ClearValues(ctx context.Context, org, name string) error {
 // DeleteSpace removes the space's values without an event (the space's
 // deletion event says they are gone), when a deleted space is purged.
 func (s *Store) DeleteSpace(ctx context.Context, space string) error {
-	unlock := s.locks.Lock(SpaceValues, space)
+	unlock := s.db.Lock(SpaceValues, space)
 	defer unlock()
 	return s.ds.Delete(ctx, SpaceValues, bson.M{"_id": space})
 }

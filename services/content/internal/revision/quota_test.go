@@ -68,7 +68,7 @@ var quotaStore = treeStore{
 func TestLargeRevisionReadsTakeATurn(t *testing.T) {
 	ctx := context.Background()
 	store := quotaStore
-	s := New(store, links.URLs{})
+	s := New(store, links.URLs{}, nil)
 	// One turn, taken; no waiting: the next read of org1 is refused at once.
 	s.reads = quota.New("whole revision reads", quota.Limits{PerKey: 1, Total: 2})
 	release, err := s.reads.Acquire(ctx, "org1")
@@ -95,7 +95,7 @@ func TestLargeRevisionReadsTakeATurn(t *testing.T) {
 // once the budget frees it is read, and a small read never waits.
 func TestLargeRevisionReadsShareAMemoryBudget(t *testing.T) {
 	ctx := context.Background()
-	s := New(quotaStore, links.URLs{})
+	s := New(quotaStore, links.URLs{}, nil)
 	s.wait = 50 * time.Millisecond
 	if err := s.budget.Acquire(ctx, limits.RevisionReadBytes); err != nil {
 		t.Fatal(err)

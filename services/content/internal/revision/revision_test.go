@@ -197,7 +197,7 @@ func service(t *testing.T, revs ...revision.Revision) *revision.Service {
 	for _, r := range revs {
 		m[r.ID] = r
 	}
-	return revision.New(m, urls)
+	return revision.New(m, urls, nil)
 }
 
 var grant = access.Grant{Organization: "org1", Space: "sp1", Revision: "rev1", Level: "read", User: "u1"}

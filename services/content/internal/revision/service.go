@@ -54,15 +54,13 @@ type Service struct {
 	wait       time.Duration       // the longest wait for budget
 }
 
-// New returns a service on store; urls build resource URLs.
-func New(store Store, urls links.URLs) *Service {
-	return &Service{store: store, urls: urls, reads: quota.New("whole revision reads", limits.RevisionReadQuota),
+// New returns a service on store; urls build resource URLs, mergedFrom
+// renders a merge revision's change request (nil: a merge revision
+// reports {"object":"change-request","id":...}).
+func New(store Store, urls links.URLs, mergedFrom MergedFromFunc) *Service {
+	return &Service{store: store, urls: urls, mergedFrom: mergedFrom, reads: quota.New("whole revision reads", limits.RevisionReadQuota),
 		budget: semaphore.NewWeighted(limits.RevisionReadBytes), wait: limits.RevisionReadQuota.MaxWait}
 }
-
-// SetMergedFrom sets how a merge revision's change request is rendered.
-// Without it a merge revision reports {"object":"change-request","id":...}.
-func (s *Service) SetMergedFrom(f MergedFromFunc) { s.mergedFrom = f }
 
 // load reads a revision of the granted space with every page's markdown,
 // and returns the function that gives back what it took (call it once

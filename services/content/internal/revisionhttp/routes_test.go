@@ -119,7 +119,7 @@ func newEnvOn(t *testing.T, blobURL string, redirect bool) *env {
 			t.Fatal(err)
 		}
 	}
-	svc := revision.New(store, links.New("http://gw.test", "http://app.test"))
+	svc := revision.New(store, links.New("http://gw.test", "http://app.test"), nil)
 	g := gate{
 		"rex": {Organization: org, Space: space, Revision: rev, Level: roles.Read, User: "rex"},
 		"oz":  {Organization: org, Space: "sp9", Revision: "r9", Level: roles.Read, User: "oz"},

@@ -109,15 +109,22 @@ type Store struct {
 
 var _ revision.Store = (*Store)(nil)
 
-// NewStore returns a store on db keeping file bytes in blobs.
-func NewStore(db *mongo.Database, blobs *blob.Store) *Store {
-	return &Store{db: db, blobs: blobs, now: time.Now,
-		docs: sizedcache.New[string, revisionDoc](limits.RevisionCacheEntries, limits.RevisionCacheBytes).Observe("content.revisions")}
-}
+// Option changes a store.
+type Option func(*Store)
 
-// SetQuota bounds the bytes of files and page bodies an organization
-// stores (0: unbounded): a write past it is a 413.
-func (s *Store) SetQuota(bytes int64) { s.quota = bytes }
+// WithQuota bounds the bytes of files and page bodies an organization
+// stores (0, the default: unbounded): a write past it is a 413.
+func WithQuota(bytes int64) Option { return func(s *Store) { s.quota = bytes } }
+
+// NewStore returns a store on db keeping file bytes in blobs.
+func NewStore(db *mongo.Database, blobs *blob.Store, opts ...Option) *Store {
+	s := &Store{db: db, blobs: blobs, now: time.Now,
+		docs: sizedcache.New[string, revisionDoc](limits.RevisionCacheEntries, limits.RevisionCacheBytes).Observe("content.revisions")}
+	for _, o := range opts {
+		o(s)
+	}
+	return s
+}
 
 func (s *Store) clock() time.Time { return s.now().UTC().Truncate(time.Millisecond) }
 

@@ -23,14 +23,14 @@ import (
 
 func TestMain(m *testing.M) { mongotest.Main(m) }
 
-func newStore(t *testing.T) (*revisionmongo.Store, context.Context) {
+func newStore(t *testing.T, opts ...revisionmongo.Option) (*revisionmongo.Store, context.Context) {
 	t.Helper()
 	ctx := context.Background()
 	db := mongotest.Database(t)
 	if err := mongox.EnsureIndexes(ctx, db, revisionmongo.Indexes()...); err != nil {
 		t.Fatal(err)
 	}
-	return revisionmongo.NewStore(db, blobtest.Open(t, blobtest.Dir(t))), ctx
+	return revisionmongo.NewStore(db, blobtest.Open(t, blobtest.Dir(t)), opts...), ctx
 }
 
 var t0 = time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)
@@ -241,8 +241,7 @@ func TestPutBlobs(t *testing.T) {
 // Past its quota, an organization stores no new file: a 413 that says so.
 func TestQuota(t *testing.T) {
 	t.Parallel()
-	s, ctx := newStore(t)
-	s.SetQuota(100)
+	s, ctx := newStore(t, revisionmongo.WithQuota(100))
 	owner := revision.Owner{Space: "sp1", Organization: "org1"}
 	if _, _, err := s.PutBlob(ctx, owner, "a", "", bytes.NewReader(make([]byte, 60))); err != nil {
 		t.Fatal(err)

@@ -32,13 +32,14 @@ func validTitle(p *apierr.Problems, field, title string) {
 	p.Text(field, title, 0, MaxTitle)
 }
 
-// setTitle checks a title change (trimmed) and records it in set; nil changes nothing.
-func setTitle(p *apierr.Problems, set Fields, title *string) {
-	if title != nil {
-		t := strings.TrimSpace(*title)
-		validTitle(p, "title", t)
-		set["title"] = t
+// newTitle checks a title change and returns it trimmed; nil changes nothing.
+func newTitle(p *apierr.Problems, title *string) *string {
+	if title == nil {
+		return nil
 	}
+	t := strings.TrimSpace(*title)
+	validTitle(p, "title", t)
+	return &t
 }
 
 // CreateCollection creates a collection in org, at the top or under parent.
@@ -107,14 +108,9 @@ type UpdateCollectionInput struct {
 // level) and default level (admin).
 func (s *Service) UpdateCollection(ctx context.Context, c access.Caller, id string, in UpdateCollectionInput) (CollectionView, error) {
 	var p apierr.Problems
-	set := Fields{}
-	setTitle(&p, set, in.Title)
+	title := newTitle(&p, in.Title)
 	if in.Description != nil {
 		p.Length("description", *in.Description, 0, MaxDescription)
-		set["description"] = *in.Description
-	}
-	if in.DefaultLevel.Set {
-		set["defaultLevel"] = in.DefaultLevel.Value // null decodes as NoAccess
 	}
 	if err := p.Err(); err != nil {
 		return CollectionView{}, err
@@ -127,14 +123,21 @@ func (s *Service) UpdateCollection(ctx context.Context, c access.Caller, id stri
 	if err != nil {
 		return CollectionView{}, err
 	}
-	if len(set) == 0 {
+	if title == nil && in.Description == nil && !in.DefaultLevel.Set {
 		return s.collectionView(col, &level), nil
 	}
+	was := col
+	if title != nil {
+		col.Title = *title
+	}
+	if in.Description != nil {
+		col.Description = *in.Description
+	}
+	if in.DefaultLevel.Set {
+		col.DefaultLevel = in.DefaultLevel.Value // null decodes as NoAccess
+	}
 	col.UpdatedAt = s.clock()
-	set["updatedAt"] = col.UpdatedAt
-	applyCollection(&col, set)
-	ev := event("collection.updated", col.Organization, col.ID, s.collectionView(col, nil))
-	if err := s.store.SetCollection(ctx, id, col.Version, set, &ev); err != nil {
+	if err := s.saveCollection(ctx, was, col, "collection.updated"); err != nil {
 		return CollectionView{}, err
 	}
 	t, err := s.tree(ctx, col.Organization)
@@ -146,16 +149,11 @@ func (s *Service) UpdateCollection(ctx context.Context, c access.Caller, id stri
 	return s.collectionView(col, &level), nil
 }
 
-func applyCollection(col *Collection, set Fields) {
-	if v, ok := set["title"].(string); ok {
-		col.Title = v
-	}
-	if v, ok := set["description"].(string); ok {
-		col.Description = v
-	}
-	if v, ok := set["defaultLevel"].(access.DefaultLevel); ok {
-		col.DefaultLevel = v
-	}
+// saveCollection stores the change of a collection from was to now with
+// its event, provided it is still at the version that was read
+// (ErrChanged otherwise).
+func (s *Service) saveCollection(ctx context.Context, was, now Collection, typ string) error {
+	return s.store.UpdateCollection(ctx, was, now, event(typ, now.Organization, now.ID, s.collectionView(now, nil)))
 }
 
 // DeleteCollection deletes an empty collection; admins only. Emptiness is
@@ -317,9 +315,9 @@ func (s *Service) MoveCollection(ctx context.Context, c access.Caller, id string
 		if err != nil {
 			return err
 		}
+		was := col
 		col.Parent, col.Position, col.UpdatedAt = parent, pos, s.clock()
-		ev := event("collection.moved", col.Organization, col.ID, s.collectionView(col, nil))
-		return s.store.SetCollection(ctx, id, col.Version, Fields{"parent": parent, "position": pos, "updatedAt": col.UpdatedAt}, &ev)
+		return s.saveCollection(ctx, was, col, "collection.moved")
 	})
 	if err != nil {
 		return CollectionView{}, err

@@ -26,7 +26,15 @@ var ErrMergePending = apierr.Conflict("another merge into this space is being fi
 // by whoever finds the mark. The grant must allow the action the caller did
 // (merge); it was checked when the grant was made.
 func (s *Service) Advance(ctx context.Context, g access.Grant, from, to, changeRequest string) error {
-	sp, err := s.store.Space(ctx, g.Space)
+	return s.moveHead(ctx, g.Space, from, to, changeRequest)
+}
+
+// moveHead points a live space at the revision to, provided it still
+// points at from and no merge is unfinished on it (compare-and-set on
+// both), marked with the unfinished merge of changeRequest ("" none), and
+// publishes space.updated.
+func (s *Service) moveHead(ctx context.Context, spaceID, from, to, changeRequest string) error {
+	sp, err := s.store.Space(ctx, spaceID)
 	if errors.Is(err, apierr.ErrNotFound) {
 		return ErrSpaceNotFound
 	}
@@ -42,14 +50,13 @@ func (s *Service) Advance(ctx context.Context, g access.Grant, from, to, changeR
 	if sp.Revision != from {
 		return ErrSpaceMovedOn
 	}
-	sp.Revision, sp.UpdatedAt, sp.Merging = to, s.clock(), changeRequest
+	head := Head{Revision: to, Merging: changeRequest, UpdatedAt: s.clock()}
+	sp.Revision, sp.Merging, sp.UpdatedAt = head.Revision, head.Merging, head.UpdatedAt
 	v, err := s.eventView(ctx, sp)
 	if err != nil {
 		return err
 	}
-	ev := event("space.updated", sp.Organization, sp.ID, v)
-	err = s.store.SetSpaceIf(ctx, sp.ID, Fields{"revision": from, "deleted": false, "merging": map[string]any{"$exists": false}},
-		Fields{"revision": to, "updatedAt": sp.UpdatedAt, "merging": changeRequest}, nil, &ev)
+	err = s.store.MoveHead(ctx, sp.ID, from, head, event("space.updated", sp.Organization, sp.ID, v))
 	if errors.Is(err, apierr.ErrNotFound) {
 		return ErrSpaceMovedOn
 	}
@@ -68,7 +75,7 @@ func (s *Service) Head(ctx context.Context, spaceID string) (revision, merging s
 
 // Settled clears the unfinished-merge mark of changeRequest on a space.
 func (s *Service) Settled(ctx context.Context, spaceID, changeRequest string) error {
-	err := s.store.SetSpaceIf(ctx, spaceID, Fields{"merging": changeRequest}, nil, []string{"merging"}, nil)
+	err := s.store.ClearMerging(ctx, spaceID, changeRequest)
 	if errors.Is(err, apierr.ErrNotFound) {
 		return nil // settled already
 	}

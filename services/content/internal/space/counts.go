@@ -18,14 +18,14 @@ const (
 	countsEntries = 10_000
 )
 
-// counters caches spaces' counters (open comments, change requests by
+// Counters caches spaces' counters (open comments, change requests by
 // status), each counted by two aggregations otherwise: every GET of a space
 // and every page of a list would run them. A comment or change request
 // written through this instance drops every cached counter at once
-// (CountsChanged: a new generation), one written through another instance
+// (Changed: a new generation), one written through another instance
 // shows within countsTTL. Counters say nothing about who may read what:
 // access is decided on the space as read for the request.
-type counters struct {
+type Counters struct {
 	gen atomic.Uint64
 	lru *expirable.LRU[string, generationCounts]
 }
@@ -35,13 +35,15 @@ type generationCounts struct {
 	n   Counts
 }
 
-func newCounters() *counters {
-	return &counters{lru: expirable.NewLRU[string, generationCounts](countsEntries, nil, countsTTL)}
+// NewCounters returns an empty cache, for Deps.Counts.
+func NewCounters() *Counters {
+	return &Counters{lru: expirable.NewLRU[string, generationCounts](countsEntries, nil, countsTTL)}
 }
 
-// CountsChanged tells the service that a comment or change request was
-// written: the counters cached before it are not used again.
-func (s *Service) CountsChanged() { s.counts.gen.Add(1) }
+// Changed says that a comment or change request was written: the counters
+// cached before it are not used again. The stores of comments and change
+// requests call it after each write.
+func (c *Counters) Changed() { c.gen.Add(1) }
 
 // cachedCounts returns the spaces' counters: those cached in the current
 // generation, and the others read in one query and cached. The generation

@@ -54,8 +54,9 @@ func (s *Service) SetGitSync(ctx context.Context, spaceID string, gs GitSync) er
 		return ErrSpaceDeleted
 	}
 	gs.UpdatedAt = gs.UpdatedAt.UTC().Truncate(time.Millisecond)
+	was := sp
 	sp.GitSync, sp.UpdatedAt = &gs, s.clock()
-	return s.saveSpace(ctx, sp, Fields{"gitSync": gs, "updatedAt": sp.UpdatedAt}, "space.updated")
+	return s.saveSpace(ctx, was, sp, "space.updated")
 }
 
 // Import points a live space at a revision a Git import wrote, provided it
@@ -63,35 +64,8 @@ func (s *Service) SetGitSync(ctx context.Context, spaceID string, gs GitSync) er
 // Advance, but not a change request's merge: nothing to settle after), then
 // runs the ContentChanged hooks (the search index).
 func (s *Service) Import(ctx context.Context, g access.Grant, from, to string) error {
-	sp, err := s.store.Space(ctx, g.Space)
-	if errors.Is(err, apierr.ErrNotFound) {
-		return ErrSpaceNotFound
-	}
-	if err != nil {
+	if err := s.moveHead(ctx, g.Space, from, to, ""); err != nil {
 		return err
 	}
-	if sp.DeletedAt != nil {
-		return ErrSpaceDeleted
-	}
-	if sp.Merging != "" {
-		return ErrMergePending
-	}
-	if sp.Revision != from {
-		return ErrSpaceMovedOn
-	}
-	sp.Revision, sp.UpdatedAt = to, s.clock()
-	v, err := s.eventView(ctx, sp)
-	if err != nil {
-		return err
-	}
-	ev := event("space.updated", sp.Organization, sp.ID, v)
-	err = s.store.SetSpaceIf(ctx, sp.ID, Fields{"revision": from, "deleted": false, "merging": map[string]any{"$exists": false}},
-		Fields{"revision": to, "updatedAt": sp.UpdatedAt}, nil, &ev)
-	if errors.Is(err, apierr.ErrNotFound) {
-		return ErrSpaceMovedOn
-	}
-	if err != nil {
-		return err
-	}
-	return s.contentChanged(ctx, sp.ID)
+	return s.contentChanged(ctx, g.Space)
 }

@@ -35,10 +35,6 @@ const (
 	OpDuplicateSpace     = "space.duplicate"
 )
 
-// SetOperations sets the queue that runs the tree's operations. Without
-// one, operations run within the request (tests of the tree alone).
-func (s *Service) SetOperations(ops Operations) { s.ops = ops }
-
 // Handlers are the tree's operations by kind, for the queue's worker.
 func (s *Service) Handlers() map[string]func(context.Context, Op) error {
 	return map[string]func(context.Context, Op) error{

@@ -55,16 +55,35 @@ type Service struct {
 	hooks  Hooks
 	now    func() time.Time
 	ops    Operations
-	counts *counters
+	counts *Counters
 }
 
-// New returns a service. now is the clock (nil: the real one); tests inject
-// one to step past the restore window.
-func New(store Store, dir people.Directory, urls links.URLs, hooks Hooks, now func() time.Time) *Service {
-	if now == nil {
-		now = time.Now
+// Deps are the service's collaborators.
+type Deps struct {
+	Store  Store
+	People people.Directory
+	URLs   links.URLs
+	Hooks  Hooks
+	// Operations runs the tree's operations; nil runs them within the
+	// request (tests of the tree alone).
+	Operations Operations
+	// Now is the clock (nil: the real one); tests inject one to step past
+	// the restore window.
+	Now func() time.Time
+	// Counts caches the spaces' counters (nil: a cache of its own, which
+	// only its TTL refreshes).
+	Counts *Counters
+}
+
+// New returns a service.
+func New(d Deps) *Service {
+	if d.Now == nil {
+		d.Now = time.Now
 	}
-	return &Service{store: store, people: dir, urls: urls, hooks: hooks, now: now, counts: newCounters()}
+	if d.Counts == nil {
+		d.Counts = NewCounters()
+	}
+	return &Service{store: d.Store, people: d.People, urls: d.URLs, hooks: d.Hooks, ops: d.Operations, now: d.Now, counts: d.Counts}
 }
 
 func (s *Service) clock() time.Time { return s.now().UTC().Truncate(time.Millisecond) }

@@ -145,24 +145,17 @@ type UpdateSpaceInput struct {
 // refused like any content change.
 func (s *Service) UpdateSpace(ctx context.Context, c access.Caller, id string, in UpdateSpaceInput) (SpaceView, error) {
 	var p apierr.Problems
-	set := Fields{}
-	setTitle(&p, set, in.Title)
+	title := newTitle(&p, in.Title)
 	if in.Emoji != nil {
 		validEmoji(&p, "emoji", *in.Emoji)
-		set["emoji"] = *in.Emoji
 	}
-	admin := false
 	if in.EditMode != nil {
 		p.OneOf("editMode", *in.EditMode, EditLive, EditLocked)
-		set["editMode"], admin = *in.EditMode, true
 	}
 	if in.Visibility != nil {
 		p.OneOf("visibility", *in.Visibility, Visibilities...)
-		set["visibility"], admin = *in.Visibility, true
 	}
-	if in.DefaultLevel.Set {
-		set["defaultLevel"], admin = in.DefaultLevel.Value, true
-	}
+	admin := in.EditMode != nil || in.Visibility != nil || in.DefaultLevel.Set
 	if err := p.Err(); err != nil {
 		return SpaceView{}, err
 	}
@@ -177,51 +170,46 @@ func (s *Service) UpdateSpace(ctx context.Context, c access.Caller, id string, i
 	if in.Visibility != nil && *in.Visibility == VisibilityInCollection && sp.Parent == "" {
 		return SpaceView{}, apierr.Invalid("visibility", "in-collection is only for spaces in a collection")
 	}
-	_, renames := set["title"]
-	_, reicons := set["emoji"]
-	if sp.EditMode == EditLocked && (renames || reicons) && (in.EditMode == nil || *in.EditMode == EditLocked) {
+	renames := title != nil || in.Emoji != nil
+	if sp.EditMode == EditLocked && renames && (in.EditMode == nil || *in.EditMode == EditLocked) {
 		return SpaceView{}, apierr.Forbidden("space is locked; unlock it (editMode live) to change it")
 	}
-	if len(set) == 0 {
+	if !renames && !admin {
 		return s.renderSpace(ctx, sp, level)
 	}
+	was := sp
+	if title != nil {
+		sp.Title = *title
+	}
+	if in.Emoji != nil {
+		sp.Emoji = *in.Emoji
+	}
+	if in.EditMode != nil {
+		sp.EditMode = *in.EditMode
+	}
+	if in.Visibility != nil {
+		sp.Visibility = *in.Visibility
+	}
+	if in.DefaultLevel.Set {
+		sp.DefaultLevel = in.DefaultLevel.Value
+	}
 	sp.UpdatedAt = s.clock()
-	set["updatedAt"] = sp.UpdatedAt
-	applySpace(&sp, set)
-	if err := s.saveSpace(ctx, sp, set, "space.updated"); err != nil {
+	if err := s.saveSpace(ctx, was, sp, "space.updated"); err != nil {
 		return SpaceView{}, err
 	}
 	role, _ := c.Role(sp.Organization)
 	return s.renderSpace(ctx, sp, t.spaceLevel(role, sp))
 }
 
-func applySpace(sp *Space, set Fields) {
-	for k, v := range set {
-		switch k {
-		case "title":
-			sp.Title = v.(string)
-		case "emoji":
-			sp.Emoji = v.(string)
-		case "editMode":
-			sp.EditMode = v.(string)
-		case "visibility":
-			sp.Visibility = v.(string)
-		case "defaultLevel":
-			sp.DefaultLevel = v.(access.DefaultLevel)
-		}
-	}
-}
-
-// saveSpace stores changed fields of sp (already applied to it) with its
-// event, provided the space is still at the version that was read
-// (ErrChanged otherwise).
-func (s *Service) saveSpace(ctx context.Context, sp Space, set Fields, typ string) error {
-	v, err := s.eventView(ctx, sp)
+// saveSpace stores the change of a space from was to now with its event,
+// provided the space is still at the version that was read (ErrChanged
+// otherwise).
+func (s *Service) saveSpace(ctx context.Context, was, now Space, typ string) error {
+	v, err := s.eventView(ctx, now)
 	if err != nil {
 		return err
 	}
-	ev := event(typ, sp.Organization, sp.ID, v)
-	return s.store.SetSpace(ctx, sp.ID, sp.Version, set, nil, &ev)
+	return s.store.UpdateSpace(ctx, was, now, event(typ, now.Organization, now.ID, v))
 }
 
 // DeleteSpace soft-deletes a space: it leaves every list, GET still shows it
@@ -239,8 +227,9 @@ func (s *Service) DeleteSpace(ctx context.Context, c access.Caller, id string) e
 		return nil
 	}
 	now := s.clock()
+	was := sp
 	sp.DeletedAt, sp.Deleted, sp.UpdatedAt = &now, true, now
-	return s.saveSpace(ctx, sp, Fields{"deletedAt": now, "deleted": true, "updatedAt": now}, "space.deleted")
+	return s.saveSpace(ctx, was, sp, "space.deleted")
 }
 
 // RestoreSpace restores a space deleted less than RestoreWindow ago; admins
@@ -269,16 +258,15 @@ func (s *Service) RestoreSpace(ctx context.Context, c access.Caller, id string) 
 		if now.Sub(*sp.DeletedAt) > RestoreWindow {
 			return ErrRestoreExpired
 		}
-		set := Fields{"deletedAt": nil, "deleted": false, "updatedAt": now}
+		was := sp
 		sp.DeletedAt, sp.Deleted, sp.UpdatedAt = nil, false, now
 		if _, ok := t[sp.Parent]; sp.Parent != "" && !ok {
 			sp.Parent, sp.Position = "", s.newPosition()
-			set["parent"], set["position"] = "", sp.Position
 			if sp.Visibility == VisibilityInCollection {
-				sp.Visibility, set["visibility"] = VisibilityPrivate, VisibilityPrivate
+				sp.Visibility = VisibilityPrivate
 			}
 		}
-		if err := s.saveSpace(ctx, sp, set, "space.restored"); err != nil {
+		if err := s.saveSpace(ctx, was, sp, "space.restored"); err != nil {
 			return err
 		}
 		role, _ := c.Role(sp.Organization)
@@ -336,12 +324,12 @@ func (s *Service) MoveSpace(ctx context.Context, c access.Caller, id string, in 
 		if err != nil {
 			return err
 		}
+		was := sp
 		sp.Parent, sp.Position, sp.UpdatedAt = parent, pos, s.clock()
-		set := Fields{"parent": parent, "position": pos, "updatedAt": sp.UpdatedAt}
 		if parent == "" && sp.Visibility == VisibilityInCollection {
-			sp.Visibility, set["visibility"] = VisibilityPrivate, VisibilityPrivate
+			sp.Visibility = VisibilityPrivate
 		}
-		return s.saveSpace(ctx, sp, set, "space.moved")
+		return s.saveSpace(ctx, was, sp, "space.moved")
 	})
 	if err != nil {
 		return SpaceView{}, err

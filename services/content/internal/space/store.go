@@ -7,21 +7,40 @@ import (
 	"github.com/docspub/platform/libs/envelope"
 )
 
-// Fields are stored fields to set, by their stored name.
-type Fields map[string]any
-
-// Store is what the tree needs from storage. Every write records its event
-// with the change (the outbox); reads of one missing item return an apierr
-// not-found error. Writes of a space or collection are compare-and-sets on
-// the version that was read: when the document changed since, they write
-// nothing and return ErrChanged.
+// Store is what the tree needs from storage: its spaces, its collections
+// and the tree's order and lock. Every write records its event with the
+// change (the outbox); reads of one missing item return an apierr
+// not-found error.
 type Store interface {
+	SpaceStore
+	CollectionStore
+	TreeStore
+}
+
+// Head is where a space's content is: the revision it points at, and the
+// change request whose merge moved it there and is not finished ("" none).
+type Head struct {
+	Revision  string
+	Merging   string
+	UpdatedAt time.Time
+}
+
+// SpaceStore keeps spaces.
+type SpaceStore interface {
 	InsertSpace(ctx context.Context, sp Space, rev Revision, ev envelope.Event) error
-	// SetSpace sets fields of the space at version and unsets the unset ones.
-	SetSpace(ctx context.Context, id string, version int64, set Fields, unset []string, ev *envelope.Event) error
-	// SetSpaceIf is SetSpace on the condition cond instead of a version
-	// (the version is incremented all the same); not found when it does not match.
-	SetSpaceIf(ctx context.Context, id string, cond, set Fields, unset []string, ev *envelope.Event) error
+	// UpdateSpace stores what differs from was in now, provided the space
+	// is still at was.Version (a compare-and-set: ErrChanged when it
+	// changed meanwhile), and counts the write in its version.
+	UpdateSpace(ctx context.Context, was, now Space, ev envelope.Event) error
+	// MoveHead points a live space at head, provided it still points at
+	// the revision from with no unfinished merge; not found otherwise.
+	MoveHead(ctx context.Context, id, from string, head Head, ev envelope.Event) error
+	// ClearMerging clears the unfinished merge of changeRequest on a
+	// space; not found when the space is not marked with it.
+	ClearMerging(ctx context.Context, id, changeRequest string) error
+	// ClearPendingIndex clears the pending re-index of a space of org; not
+	// found when it is not pending there.
+	ClearPendingIndex(ctx context.Context, id, org string) error
 	// PurgeSpace removes a deleted space at version for good, with its event.
 	PurgeSpace(ctx context.Context, id string, version int64, ev envelope.Event) error
 	Space(ctx context.Context, id string) (Space, error)
@@ -39,17 +58,24 @@ type Store interface {
 	// CopyRevision stores a copy of a revision as the first revision of
 	// another space (nothing when that revision exists already).
 	CopyRevision(ctx context.Context, from string, to Revision) error
+}
 
+// CollectionStore keeps collections.
+type CollectionStore interface {
 	InsertCollection(ctx context.Context, c Collection, ev envelope.Event) error
-	// SetCollection sets fields of the collection at version.
-	SetCollection(ctx context.Context, id string, version int64, set Fields, ev *envelope.Event) error
+	// UpdateCollection stores what differs from was in now, provided the
+	// collection is still at was.Version (ErrChanged otherwise).
+	UpdateCollection(ctx context.Context, was, now Collection, ev envelope.Event) error
 	// RemoveCollection deletes the collection at version.
 	RemoveCollection(ctx context.Context, id string, version int64, ev envelope.Event) error
 	Collection(ctx context.Context, id string) (Collection, error)
 	// OrgCollections returns every collection of an organization.
 	OrgCollections(ctx context.Context, org string) ([]Collection, error)
 	Collections(ctx context.Context, q CollectionQuery) ([]Collection, int, error)
+}
 
+// TreeStore keeps the order of the tree and its per-organization lock.
+type TreeStore interface {
 	// Siblings returns every sibling under parent in org by position then id.
 	Siblings(ctx context.Context, org, parent string) ([]Node, error)
 	// SetPosition stores a new position without an event (positions are not

@@ -132,9 +132,9 @@ func (s *Service) runCollectionTransfer(ctx context.Context, op Op) error {
 
 // transferCollectionDoc writes a collection into org under parent, with its event.
 func (s *Service) transferCollectionDoc(ctx context.Context, col Collection, org, parent string, pos int64, now time.Time) error {
+	was := col
 	col.Organization, col.Parent, col.Position, col.UpdatedAt = org, parent, pos, now
-	ev := event("collection.transferred", org, col.ID, s.collectionView(col, nil))
-	return s.store.SetCollection(ctx, col.ID, col.Version, Fields{"organization": org, "parent": parent, "position": pos, "updatedAt": now}, &ev)
+	return s.saveCollection(ctx, was, col, "collection.transferred")
 }
 
 // retries is how often an operation's step reads a document again when a
@@ -153,19 +153,17 @@ func (s *Service) transferSpacesUnder(ctx context.Context, from, to, parent stri
 		}
 		next := make([]Space, len(sps))
 		for i, sp := range sps {
-			next[i], _ = transferredTo(sp, to, parent, sp.Position, now)
+			next[i] = transferredTo(sp, to, parent, sp.Position, now)
 		}
 		views, err := s.renderSpaces(ctx, next, nil)
 		if err != nil {
 			return err
 		}
 		for i, sp := range sps {
-			n, set := transferredTo(sp, to, parent, sp.Position, now)
-			ev := event("space.transferred", to, sp.ID, views[i])
-			err := s.store.SetSpace(ctx, sp.ID, sp.Version, set, nil, &ev)
+			err := s.store.UpdateSpace(ctx, sp, next[i], event("space.transferred", to, sp.ID, views[i]))
 			if errors.Is(err, ErrChanged) {
 				// A request changed the space meanwhile: read it again.
-				err = s.transferSpaceDoc(ctx, n, from, to, parent, sp.Position, now)
+				err = s.transferSpaceDoc(ctx, sp, from, to, parent, sp.Position, now)
 			}
 			if err != nil {
 				return err
@@ -182,18 +180,16 @@ func (s *Service) transferSpacesUnder(ctx context.Context, from, to, parent stri
 	}
 }
 
-// transferredTo is sp moved to org under parent at pos, and the fields that change.
-func transferredTo(sp Space, org, parent string, pos int64, now time.Time) (Space, Fields) {
-	from := sp.Organization
+// transferredTo is sp moved to org under parent at pos.
+func transferredTo(sp Space, org, parent string, pos int64, now time.Time) Space {
+	if sp.Organization != org {
+		sp.PendingIndex = true
+	}
 	sp.Organization, sp.Parent, sp.Position, sp.UpdatedAt = org, parent, pos, now
-	set := Fields{"organization": org, "parent": parent, "position": pos, "updatedAt": now}
-	if from != org {
-		sp.PendingIndex, set["pendingIndex"] = true, true
-	}
 	if parent == "" && sp.Visibility == VisibilityInCollection {
-		sp.Visibility, set["visibility"] = VisibilityPrivate, VisibilityPrivate
+		sp.Visibility = VisibilityPrivate
 	}
-	return sp, set
+	return sp
 }
 
 // transferSpaceDoc writes a space of from into org to under parent, with
@@ -210,8 +206,7 @@ func (s *Service) transferSpaceDoc(ctx context.Context, sp Space, from, to, pare
 		if sp.Organization != from {
 			return nil
 		}
-		next, set := transferredTo(sp, to, parent, pos, now)
-		err := s.saveSpace(ctx, next, set, "space.transferred")
+		err := s.saveSpace(ctx, sp, transferredTo(sp, to, parent, pos, now), "space.transferred")
 		if !errors.Is(err, ErrChanged) || attempt == retries {
 			return err
 		}
@@ -230,7 +225,7 @@ func (s *Service) reindexPending(ctx context.Context, org string) error {
 			if err := s.contentChanged(ctx, sp.ID); err != nil {
 				return err
 			}
-			err := s.store.SetSpaceIf(ctx, sp.ID, Fields{"organization": org, "pendingIndex": true}, nil, []string{"pendingIndex"}, nil)
+			err := s.store.ClearPendingIndex(ctx, sp.ID, org)
 			if err != nil && !errors.Is(err, apierr.ErrNotFound) {
 				return err
 			}

@@ -1,6 +1,6 @@
 // Package spacemongo stores content's tree of collections and spaces in
 // MongoDB through libs/docstore: every write carries its event (outbox), and
-// updates of one document are serialised with the shared DocLocks.
+// updates of one document are serialised with mongox.DB's locks.
 package spacemongo
 
 import (
@@ -13,6 +13,7 @@ import (
 	"github.com/docspub/platform/libs/docstore"
 	"github.com/docspub/platform/libs/kafkax"
 	"github.com/docspub/platform/libs/mongox"
+	"github.com/docspub/platform/services/content/internal/diffmongo"
 	"github.com/docspub/platform/services/content/internal/space"
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
@@ -35,21 +36,22 @@ const (
 
 // Store implements space.Store.
 type Store struct {
-	d     *docstore.Store
-	locks *mongox.DocLocks
+	d  *docstore.Store
+	db mongox.DB
 }
 
 var _ space.Store = (*Store)(nil)
 
-// NewStore returns a store on db; locks are shared with the outbox relay.
-func NewStore(db *mongo.Database, locks *mongox.DocLocks) *Store {
-	return &Store{d: docstore.New(mongox.Locked(db, locks), map[string]string{
+// NewStore returns a store on db (its document locks are shared with the
+// outbox relay); written (nil: none) is called after each write with an
+// event (the relay's Notify).
+func NewStore(db mongox.DB, written func()) *Store {
+	d := docstore.New(db, map[string]string{
 		Spaces: "space", Collections: "collection", Revisions: "revision",
-	}), locks: locks}
+	})
+	d.OnWrite(written)
+	return &Store{d: d, db: db}
 }
-
-// OnWrite sets the function called after each write with an event.
-func (s *Store) OnWrite(f func()) { s.d.OnWrite(f) }
 
 // EventCollections are the collections whose documents carry events.
 func EventCollections() []string { return []string{Spaces, Collections} }
@@ -96,21 +98,6 @@ func (s *Store) CopyRevision(ctx context.Context, from string, to space.Revision
 	return mongox.Err(err, "revision")
 }
 
-func setDoc(set space.Fields) bson.M {
-	m := bson.M{}
-	for k, v := range set {
-		m[k] = v
-	}
-	return m
-}
-
-func events(ev *kafkax.Event) []kafkax.Event {
-	if ev == nil {
-		return nil
-	}
-	return []kafkax.Event{*ev}
-}
-
 // at is the condition of a document at version (documents stored before
 // versions existed have none: version 0). No $or: FerretDB would not look
 // the document up by its _id then, but scan the collection.
@@ -121,22 +108,17 @@ func at(version int64) bson.M {
 	return bson.M{"version": version}
 }
 
-// update applies set and unset to the document id of coll matching cond,
-// increments its version and records ev. When nothing matches it says
-// whether the document changed (space.ErrChanged) or is gone (not found).
-func (s *Store) update(ctx context.Context, coll, id string, cond bson.M, set space.Fields, unset []string, ev *kafkax.Event) error {
-	upd := bson.M{"$inc": bson.M{"version": 1}}
-	if len(set) > 0 {
-		upd["$set"] = setDoc(set)
+// update stores what differs from was in now (the document id of coll at
+// version), increments its version and records ev. When the version
+// does not match it says whether the document changed (space.ErrChanged)
+// or is gone (not found).
+func (s *Store) update(ctx context.Context, coll, id string, version int64, was, now any, ev kafkax.Event) error {
+	upd, err := diffmongo.Update(was, now, "_id", "version")
+	if err != nil {
+		return err
 	}
-	if len(unset) > 0 {
-		u := bson.M{}
-		for _, f := range unset {
-			u[f] = ""
-		}
-		upd["$unset"] = u
-	}
-	err := s.d.Update(ctx, coll, id, cond, upd, events(ev)...)
+	upd["$inc"] = bson.M{"version": 1}
+	err = s.d.Update(ctx, coll, id, at(version), upd, ev)
 	if errors.Is(err, apierr.ErrNotFound) {
 		if n, cerr := s.d.Count(ctx, coll, bson.M{"_id": id}); cerr == nil && n > 0 {
 			return space.ErrChanged
@@ -145,18 +127,34 @@ func (s *Store) update(ctx context.Context, coll, id string, cond bson.M, set sp
 	return err
 }
 
-// SetSpace changes fields of a space at version.
-func (s *Store) SetSpace(ctx context.Context, id string, version int64, set space.Fields, unset []string, ev *kafkax.Event) error {
-	return s.update(ctx, Spaces, id, at(version), set, unset, ev)
+// UpdateSpace stores the change of a space from was to now at was.Version.
+func (s *Store) UpdateSpace(ctx context.Context, was, now space.Space, ev kafkax.Event) error {
+	return s.update(ctx, Spaces, was.ID, was.Version, was, now, ev)
 }
 
-// SetSpaceIf changes fields of a space that matches cond; not found otherwise.
-func (s *Store) SetSpaceIf(ctx context.Context, id string, cond, set space.Fields, unset []string, ev *kafkax.Event) error {
-	err := s.update(ctx, Spaces, id, setDoc(cond), set, unset, ev)
-	if errors.Is(err, space.ErrChanged) {
-		return apierr.NotFound("space not found")
+// MoveHead points a live space at revision from with no unfinished merge
+// at head; not found otherwise.
+func (s *Store) MoveHead(ctx context.Context, id, from string, head space.Head, ev kafkax.Event) error {
+	set := bson.M{"revision": head.Revision, "updatedAt": head.UpdatedAt}
+	if head.Merging != "" {
+		set["merging"] = head.Merging
 	}
-	return err
+	return s.d.Update(ctx, Spaces, id, bson.M{"revision": from, "deleted": false, "merging": bson.M{"$exists": false}},
+		bson.M{"$set": set, "$inc": bson.M{"version": 1}}, ev)
+}
+
+// ClearMerging unsets a space's unfinished merge of changeRequest; not
+// found when it is not marked with it.
+func (s *Store) ClearMerging(ctx context.Context, id, changeRequest string) error {
+	return s.d.Update(ctx, Spaces, id, bson.M{"merging": changeRequest},
+		bson.M{"$unset": bson.M{"merging": ""}, "$inc": bson.M{"version": 1}})
+}
+
+// ClearPendingIndex unsets the pending re-index of a space of org; not
+// found when it is not pending there.
+func (s *Store) ClearPendingIndex(ctx context.Context, id, org string) error {
+	return s.d.Update(ctx, Spaces, id, bson.M{"organization": org, "pendingIndex": true},
+		bson.M{"$unset": bson.M{"pendingIndex": ""}, "$inc": bson.M{"version": 1}})
 }
 
 // PurgeSpace tombstones a deleted space at version and deletes its revisions.
@@ -289,9 +287,9 @@ func (s *Store) InsertCollection(ctx context.Context, c space.Collection, ev kaf
 	return s.d.Insert(ctx, Collections, c, ev)
 }
 
-// SetCollection changes fields of a collection at version.
-func (s *Store) SetCollection(ctx context.Context, id string, version int64, set space.Fields, ev *kafkax.Event) error {
-	return s.update(ctx, Collections, id, at(version), set, nil, ev)
+// UpdateCollection stores the change of a collection from was to now at was.Version.
+func (s *Store) UpdateCollection(ctx context.Context, was, now space.Collection, ev kafkax.Event) error {
+	return s.update(ctx, Collections, was.ID, was.Version, was, now, ev)
 }
 
 // RemoveCollection deletes a collection at version.
@@ -403,7 +401,7 @@ type treeLock struct {
 func (s *Store) LockTree(ctx context.Context, org, owner string, lease time.Duration) (bool, error) {
 	now := time.Now().UTC()
 	lock := treeLock{ID: org, Owner: owner, Until: now.Add(lease)}
-	unlock := s.locks.Lock(TreeLocks, org)
+	unlock := s.db.Lock(TreeLocks, org)
 	defer unlock()
 	_, err := s.d.C(TreeLocks).InsertOne(ctx, lock)
 	if err == nil {
@@ -423,7 +421,7 @@ func (s *Store) LockTree(ctx context.Context, org, owner string, lease time.Dura
 
 // UnlockTree frees the tree lock of org if owner holds it.
 func (s *Store) UnlockTree(ctx context.Context, org, owner string) error {
-	unlock := s.locks.Lock(TreeLocks, org)
+	unlock := s.db.Lock(TreeLocks, org)
 	defer unlock()
 	_, err := s.d.C(TreeLocks).DeleteOne(ctx, bson.M{"_id": org, "owner": owner})
 	return mongox.Err(err, "tree lock")
