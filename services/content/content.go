@@ -37,6 +37,7 @@ import (
 	"github.com/docspub/platform/services/content/internal/limits"
 	"github.com/docspub/platform/services/content/internal/links"
 	"github.com/docspub/platform/services/content/internal/peoplemongo"
+	"github.com/docspub/platform/services/content/internal/readerhttp"
 	"github.com/docspub/platform/services/content/internal/revision"
 	"github.com/docspub/platform/services/content/internal/revisionhttp"
 	"github.com/docspub/platform/services/content/internal/revisionmongo"
@@ -274,10 +275,11 @@ func New(ctx context.Context, cfg Config, log *slog.Logger, opts ...Option) (*Ap
 	})
 	searchhttp.Register(v1, searcher, spaces)
 	spacehttp.RegisterInternal(e.Group("/internal/v1", internaltoken.Require(core.Signer), internaltoken.RequireUser), spaces)
-	// Git sync for the integrations service (the gateway routes no /internal path).
+	// Internal APIs (the gateway routes no /internal path): published
+	// sites' reads for the sites service, Git sync for the integrations service.
 	internal := e.Group("/internal/v1", internaltoken.Require(core.Signer))
-	gitsynchttp.Register(internal, spaces, revisionStore, revisions.Whole, people)
-	gitsynchttp.RegisterReads(internal, spaces, searcher, revisionStore.Usage)
+	readerhttp.Register(internal, spaces, revisionStore, revisions.Whole, searcher, revisionStore.Usage)
+	gitsynchttp.Register(internal, spaces, space.NewGitImports(spaces, revisionStore), revisionStore, revisions.Whole, people)
 
 	consumer := kafkax.NewConsumer(core.Kafka, ConsumerGroup, IdentityTopic, db, people.Handle, log)
 	reindex := func(ctx context.Context, _, spaceID, _ string) error { return indexer.Reindex(ctx, spaceID) }
