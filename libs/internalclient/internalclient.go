@@ -199,12 +199,12 @@ func (c *Client) Do(ctx context.Context, r Request, out any, max int64) error {
 		return nil
 	}
 	if res.ContentLength > max {
-		return c.unavailable(fmt.Errorf("%s's answer has %d bytes, more than the %d expected", c.peer, res.ContentLength, max))
+		return c.unavailable(fmt.Errorf("%w: %s's answer has %d bytes, more than the %d read", ErrTooLarge, c.peer, res.ContentLength, max))
 	}
 	lr := &io.LimitedReader{R: res.Body, N: max + 1}
 	if err := json.NewDecoder(lr).Decode(out); err != nil {
 		if lr.N <= 0 {
-			err = fmt.Errorf("more than %d bytes", max)
+			return c.unavailable(fmt.Errorf("%w: %s's answer has more than the %d bytes read", ErrTooLarge, c.peer, max))
 		}
 		if ctx.Err() != nil {
 			return ctx.Err()
@@ -214,8 +214,12 @@ func (c *Client) Do(ctx context.Context, r Request, out any, max int64) error {
 	return nil
 }
 
+// ErrTooLarge is in the chain of an error of Do whose answer is larger
+// than the caller reads (a 503 unless the caller says otherwise).
+var ErrTooLarge = errors.New("answer larger than read")
+
 func (c *Client) unavailable(cause error) error {
-	return &Error{Peer: c.peer, Status: 0, Detail: cause.Error(),
+	return &Error{Peer: c.peer, Status: 0, Detail: cause.Error(), cause: cause,
 		ours: apierr.Unavailable(RetryAfter, "%s service unavailable", c.peer)}
 }
 
@@ -228,6 +232,7 @@ type Error struct {
 	Status int    // the peer's status; 0 when it did not answer
 	Detail string // the peer's message or the failure, never shown to clients
 	ours   *apierr.Error
+	cause  error // the failure when the peer did not answer as it should
 }
 
 func (e *Error) Error() string {
@@ -237,8 +242,13 @@ func (e *Error) Error() string {
 	return fmt.Sprintf("%s (%s answered %d: %s)", e.ours.Message, e.Peer, e.Status, e.Detail)
 }
 
-// Unwrap is our own error.
-func (e *Error) Unwrap() error { return e.ours }
+// Unwrap is our own error, and the failure behind it when there is one.
+func (e *Error) Unwrap() []error {
+	if e.cause != nil {
+		return []error{e.ours, e.cause}
+	}
+	return []error{e.ours}
+}
 
 // StatusOf is the status a peer answered with when err is its *Error, 0
 // otherwise (the peer did not answer, or another failure).

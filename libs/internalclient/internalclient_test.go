@@ -168,7 +168,7 @@ func TestAnswersAreBounded(t *testing.T) {
 		})
 		var out map[string]string
 		err := c.Do(context.Background(), internalclient.Request{Method: "GET", Path: "/x"}, &out, 1024)
-		if apierr.ToBody(err).Error.Code != 503 {
+		if apierr.ToBody(err).Error.Code != 503 || !errors.Is(err, internalclient.ErrTooLarge) {
 			t.Errorf("chunked %v: %v", chunked, err)
 		}
 	}
