@@ -45,26 +45,13 @@ type Client struct {
 	timeout  time.Duration
 }
 
-// Option changes a client.
-type Option func(*Client)
-
-// WithTransport sends through rt (wrapped for trace propagation) instead of
-// the default transport.
-func WithTransport(rt http.RoundTripper) Option {
-	return func(c *Client) { c.http = &http.Client{Transport: otelx.HTTPTransport(rt)} }
-}
-
 // New returns a client of the service named peer (its name in discovery
 // and the audience of the tokens it mints), found through resolver, whose
 // tokens signer mints (the calling service's). timeout bounds a call that
 // names none (Request.Timeout).
-func New(peer string, resolver discovery.Resolver, signer *internaltoken.Signer, timeout time.Duration, opts ...Option) *Client {
-	c := &Client{peer: peer, resolver: resolver, signer: signer, timeout: timeout,
+func New(peer string, resolver discovery.Resolver, signer *internaltoken.Signer, timeout time.Duration) *Client {
+	return &Client{peer: peer, resolver: resolver, signer: signer, timeout: timeout,
 		http: &http.Client{Transport: otelx.HTTPTransport(nil)}}
-	for _, o := range opts {
-		o(c)
-	}
-	return c
 }
 
 // Peer is the name of the service the client calls.
