@@ -32,11 +32,11 @@ type benchAPI struct {
 
 func newBenchAPI(b testing.TB, p *Platform) *benchAPI {
 	b.Helper()
-	signer, err := internaltoken.NewSigner("bench", p.InternalTokenSecret, time.Hour)
+	signer, err := internaltoken.NewSigner("integrations", p.InternalTokenSecret, time.Hour)
 	if err != nil {
 		b.Fatal(err)
 	}
-	tok, err := signer.Mint("content", internaltoken.Principal{Service: "bench"})
+	tok, err := signer.Mint("content", internaltoken.Principal{Service: "integrations"})
 	if err != nil {
 		b.Fatal(err)
 	}

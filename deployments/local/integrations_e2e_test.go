@@ -587,6 +587,21 @@ func TestContentGitSyncInternalAPI(t *testing.T) {
 	if r := call(user, "GET", "/content", nil); r.Status != 403 {
 		t.Errorf("a user's token on a service route: %d %s", r.Status, r.Body)
 	}
+	sites, err := internaltoken.NewSigner("sites", p.InternalTokenSecret, time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, pr := range []internaltoken.Principal{{Service: "sites"}, {Service: "sites", UserID: str(me, "id"), Roles: map[string]string{cr.DemoOrgID: "admin"}}} {
+		tok, err := sites.Mint("content", pr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, path := range []string{"/content", "/current", "/access"} {
+			if r := call(tok, "GET", path, nil); r.Status != 403 {
+				t.Errorf("the sites service's token (user %q) on Git sync's %s: %d %s", pr.UserID, path, r.Status, r.Body)
+			}
+		}
+	}
 	if r := admin.do("GET", "/internal/v1/spaces/"+space+"/git/content", nil); r.Status != 404 {
 		t.Errorf("the gateway routes /internal: %d", r.Status)
 	}

@@ -120,11 +120,11 @@ func publishBenchSite(b testing.TB, p *Platform) string {
 	if err := json.Unmarshal(send("POST", p.URL+org+"/spaces", p.Credentials.DemoAdminToken, false, map[string]any{"title": "Bench"}), &sp); err != nil {
 		b.Fatal(err)
 	}
-	signer, err := internaltoken.NewSigner("bench", p.InternalTokenSecret, time.Hour)
+	signer, err := internaltoken.NewSigner("integrations", p.InternalTokenSecret, time.Hour)
 	if err != nil {
 		b.Fatal(err)
 	}
-	tok, err := signer.Mint("content", internaltoken.Principal{Service: "bench"})
+	tok, err := signer.Mint("content", internaltoken.Principal{Service: "integrations"})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -314,8 +314,17 @@ func TestContentReadsOfPublishedSites(t *testing.T) {
 		return reply{Status: res.StatusCode, Body: b, Header: res.Header}
 	}
 
-	current := "/spaces/" + mine + "/git/current"
-	for tok, want := range map[string]int{"": 401, user: 403} {
+	// The readers' routes answer the sites service alone.
+	integrationsSigner, err := internaltoken.NewSigner("integrations", p.InternalTokenSecret, time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	notSites, err := integrationsSigner.Mint("content", internaltoken.Principal{Service: "integrations"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	current := "/spaces/" + mine + "/current"
+	for tok, want := range map[string]int{"": 401, user: 403, notSites: 403} {
 		if r := call(tok, "GET", current, nil); r.Status != want {
 			t.Errorf("current with token %.10q: %d, want %d", tok, r.Status, want)
 		}
@@ -324,7 +333,13 @@ func TestContentReadsOfPublishedSites(t *testing.T) {
 	if str(cur, "organization") != p.Credentials.DemoOrgID || str(cur, "revision") != str(currentRevision(t, admin, mine), "id") {
 		t.Errorf("current %v", cur)
 	}
-	if r := call(svc, "GET", "/spaces/nope/git/current", nil); r.Status != 404 {
+	if r := call(notSites, "GET", "/spaces/"+mine+"/content", nil); r.Status != 403 {
+		t.Errorf("content with another service's token: %d", r.Status)
+	}
+	if r := call(svc, "GET", "/spaces/"+mine+"/git/current", nil); r.Status != 403 {
+		t.Errorf("Git sync's current with the sites service's token: %d", r.Status)
+	}
+	if r := call(svc, "GET", "/spaces/nope/current", nil); r.Status != 404 {
 		t.Errorf("unknown space: %d", r.Status)
 	}
 
