@@ -107,6 +107,30 @@ func TestGitRoundTripKeepsEveryByte(t *testing.T) {
 		}
 		return b
 	}
+	// A file's bytes as a published site reads them (the readers' route, for sites).
+	sites, err := internaltoken.NewSigner("sites", p.InternalTokenSecret, time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sitesTok, err := sites.Mint("content", internaltoken.Principal{Service: "sites"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	readFile := func(revision, id string) []byte {
+		t.Helper()
+		req, _ := http.NewRequest("GET", p.ContentURL+"/internal/v1/spaces/"+space+"/files/"+revision+"/"+id, nil)
+		req.Header.Set(internaltoken.Header, sitesTok)
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		b, _ := io.ReadAll(res.Body)
+		if res.StatusCode != http.StatusOK {
+			t.Fatalf("GET file %s: %d %s", id, res.StatusCode, b)
+		}
+		return b
+	}
 	var cur struct {
 		Revision string
 		Pages    []map[string]any
@@ -128,7 +152,7 @@ func TestGitRoundTripKeepsEveryByte(t *testing.T) {
 		h.Set("Content-Disposition", mime.FormatMediaType("form-data", map[string]string{"name": "file", "filename": f.Name}))
 		h.Set("Content-Type", f.ContentType)
 		w, _ := mw.CreatePart(h)
-		_, _ = w.Write(call("GET", "/files/"+cur.Revision+"/"+f.ID, "", nil))
+		_, _ = w.Write(readFile(cur.Revision, f.ID))
 	}
 	_ = mw.Close()
 	var stored struct {

@@ -108,12 +108,12 @@ func Register(internal gin.IRouter, spaces Spaces, imports Importer, revisions R
 func requireUserOf(services ...string) gin.HandlerFunc {
 	return func(c *gin.Context) {
 		p := internaltoken.From(c)
-		if p.UserID == "" {
-			httpx.Error(c, apierr.Unauthorized("this operation needs a user"))
-			return
-		}
 		if !slices.Contains(services, p.Service) {
 			httpx.Error(c, apierr.Forbidden("this operation is for the %s service", strings.Join(services, ", ")))
+			return
+		}
+		if p.UserID == "" {
+			httpx.Error(c, apierr.Unauthorized("this operation needs a user"))
 			return
 		}
 		c.Next()
