@@ -10,7 +10,6 @@ import (
 	"net/http"
 	"net/textproto"
 	"testing"
-	"time"
 
 	"github.com/docspub/platform/libs/gittest"
 	"github.com/docspub/platform/libs/internaltoken"
@@ -81,14 +80,7 @@ func TestGitRoundTripKeepsEveryByte(t *testing.T) {
 
 	// One page edited through content's API: the revision integrations
 	// would write, with that page's markdown changed.
-	signer, err := internaltoken.NewSigner("integrations", p.InternalTokenSecret, time.Minute)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tok, err := signer.Mint("content", internaltoken.Principal{Service: "integrations"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	tok := serviceToken(t, p, "integrations", "content", internaltoken.Principal{})
 	call := func(method, path, ct string, body io.Reader) []byte {
 		t.Helper()
 		req, _ := http.NewRequest(method, p.ContentURL+"/internal/v1/spaces/"+space+"/git"+path, body)
@@ -108,14 +100,7 @@ func TestGitRoundTripKeepsEveryByte(t *testing.T) {
 		return b
 	}
 	// A file's bytes as a published site reads them (the readers' route, for sites).
-	sites, err := internaltoken.NewSigner("sites", p.InternalTokenSecret, time.Minute)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sitesTok, err := sites.Mint("content", internaltoken.Principal{Service: "sites"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	sitesTok := serviceToken(t, p, "sites", "content", internaltoken.Principal{})
 	readFile := func(revision, id string) []byte {
 		t.Helper()
 		req, _ := http.NewRequest("GET", p.ContentURL+"/internal/v1/spaces/"+space+"/files/"+revision+"/"+id, nil)

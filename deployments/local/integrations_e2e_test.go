@@ -588,15 +588,8 @@ func TestContentGitSyncInternalAPI(t *testing.T) {
 	if r := call(user, "GET", "/content", nil); r.Status != 403 {
 		t.Errorf("a user's token on a service route: %d %s", r.Status, r.Body)
 	}
-	sites, err := internaltoken.NewSigner("sites", p.InternalTokenSecret, time.Minute)
-	if err != nil {
-		t.Fatal(err)
-	}
 	for _, pr := range []internaltoken.Principal{{Service: "sites"}, {Service: "sites", UserID: str(me, "id"), Roles: map[string]string{cr.DemoOrgID: "admin"}}} {
-		tok, err := sites.Mint("content", pr)
-		if err != nil {
-			t.Fatal(err)
-		}
+		tok := serviceToken(t, p, "sites", "content", pr)
 		for _, path := range []string{"/content", "/current", "/access"} {
 			if r := call(tok, "GET", path, nil); r.Status != 403 {
 				t.Errorf("the sites service's token (user %q) on Git sync's %s: %d %s", pr.UserID, path, r.Status, r.Body)

@@ -315,14 +315,7 @@ func TestContentReadsOfPublishedSites(t *testing.T) {
 	}
 
 	// The readers' routes answer the sites service alone.
-	integrationsSigner, err := internaltoken.NewSigner("integrations", p.InternalTokenSecret, time.Minute)
-	if err != nil {
-		t.Fatal(err)
-	}
-	notSites, err := integrationsSigner.Mint("content", internaltoken.Principal{Service: "integrations"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	notSites := serviceToken(t, p, "integrations", "content", internaltoken.Principal{})
 	current := "/spaces/" + mine + "/current"
 	for tok, want := range map[string]int{"": 401, user: 403, notSites: 403} {
 		if r := call(tok, "GET", current, nil); r.Status != want {

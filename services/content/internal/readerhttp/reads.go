@@ -10,7 +10,6 @@ package readerhttp
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"net/http"
 	"unicode/utf8"
@@ -173,18 +172,7 @@ func (h *reads) search(c *gin.Context) {
 		return
 	}
 	var p apierr.Problems
-	switch {
-	case req.Spaces == nil:
-		p.Add("spaces", "is required")
-	case len(req.Spaces) > spacehttp.MaxAccessSpaces:
-		p.Add("spaces", "must have at most %d items", spacehttp.MaxAccessSpaces)
-	}
-	for i, id := range req.Spaces {
-		if id == "" || len(id) > spacehttp.MaxAccessID {
-			p.Add(fmt.Sprintf("spaces[%d]", i), "must be a space id of 1..%d characters", spacehttp.MaxAccessID)
-			break
-		}
-	}
+	spacehttp.CheckSpaceIDs(&p, req.Spaces)
 	if n := utf8.RuneCountInString(req.Query); n > search.MaxQueryLength {
 		p.Add("query", "must be at most %d characters", search.MaxQueryLength)
 	}

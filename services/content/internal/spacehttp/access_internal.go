@@ -51,22 +51,29 @@ func (h *Handlers) spacesAccess(c *gin.Context) {
 		return
 	}
 	var p apierr.Problems
-	switch {
-	case req.Spaces == nil:
-		p.Add("spaces", "is required")
-	case len(req.Spaces) > MaxAccessSpaces:
-		p.Add("spaces", "must have at most %d items", MaxAccessSpaces)
-	}
-	for i, id := range req.Spaces {
-		if id == "" || len(id) > MaxAccessID {
-			p.Add(fmt.Sprintf("spaces[%d]", i), "must be a space id of 1..%d characters", MaxAccessID)
-			break
-		}
-	}
+	CheckSpaceIDs(&p, req.Spaces)
 	if err := p.Err(); err != nil {
 		httpx.Error(c, err)
 		return
 	}
 	out, err := h.svc.Access(c.Request.Context(), Caller(c), req.Spaces)
 	httpx.Reply(c, http.StatusOK, accessResponse{Spaces: out}, err)
+}
+
+// CheckSpaceIDs records in p what is wrong with the field spaces of an
+// internal request: required, at most MaxAccessSpaces ids of 1..MaxAccessID
+// characters.
+func CheckSpaceIDs(p *apierr.Problems, ids []string) {
+	switch {
+	case ids == nil:
+		p.Add("spaces", "is required")
+	case len(ids) > MaxAccessSpaces:
+		p.Add("spaces", "must have at most %d items", MaxAccessSpaces)
+	}
+	for i, id := range ids {
+		if id == "" || len(id) > MaxAccessID {
+			p.Add(fmt.Sprintf("spaces[%d]", i), "must be a space id of 1..%d characters", MaxAccessID)
+			break
+		}
+	}
 }
