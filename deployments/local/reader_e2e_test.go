@@ -332,6 +332,14 @@ func TestContentReadsOfPublishedSites(t *testing.T) {
 	if r := call(svc, "GET", "/spaces/"+mine+"/git/current", nil); r.Status != 403 {
 		t.Errorf("Git sync's current with the sites service's token: %d", r.Status)
 	}
+	// Members' access: for a user through the sites service only.
+	for pr, want := range map[string]int{"sites": 200, "integrations": 403, "": 403} {
+		tok := serviceToken(t, p, "sites", "content", internaltoken.Principal{UserID: str(me, "id"),
+			Roles: map[string]string{p.Credentials.DemoOrgID: "admin"}, Service: pr})
+		if r := call(tok, "POST", "/spaces/access", map[string]any{"spaces": []string{mine}}); r.Status != want {
+			t.Errorf("spaces/access for a user through %q: %d %s, want %d", pr, r.Status, r.Body, want)
+		}
+	}
 	if r := call(svc, "GET", "/spaces/nope/current", nil); r.Status != 404 {
 		t.Errorf("unknown space: %d", r.Status)
 	}

@@ -2,6 +2,7 @@ package internaltoken
 
 import (
 	"slices"
+	"strings"
 
 	"github.com/docspub/platform/libs/apierr"
 	"github.com/docspub/platform/libs/httpx"
@@ -49,6 +50,25 @@ func RequireService(names ...string) gin.HandlerFunc {
 		p := From(c)
 		if p.Service == "" || p.UserID != "" || (len(names) > 0 && !slices.Contains(names, p.Service)) {
 			httpx.Error(c, apierr.Forbidden("this operation is for platform services"))
+			return
+		}
+		c.Next()
+	}
+}
+
+// RequireUserOf refuses, after Require, calls that do not act for a user
+// through one of the named services (a token a service minted with the
+// user's id and roles): another caller is a 403, a service's token without
+// a user a 401.
+func RequireUserOf(services ...string) gin.HandlerFunc {
+	return func(c *gin.Context) {
+		p := From(c)
+		if !slices.Contains(services, p.Service) {
+			httpx.Error(c, apierr.Forbidden("this operation is for the %s service", strings.Join(services, ", ")))
+			return
+		}
+		if p.UserID == "" {
+			httpx.Error(c, apierr.Unauthorized("this operation needs a user"))
 			return
 		}
 		c.Next()

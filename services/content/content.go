@@ -16,6 +16,7 @@ import (
 	"github.com/docspub/platform/libs/config"
 	"github.com/docspub/platform/libs/discovery"
 	"github.com/docspub/platform/libs/httpx"
+	"github.com/docspub/platform/libs/internalapi/contentapi"
 	"github.com/docspub/platform/libs/internaltoken"
 	"github.com/docspub/platform/libs/jobs"
 	"github.com/docspub/platform/libs/kafkax"
@@ -274,7 +275,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger, opts ...Option) (*Ap
 		PDFs:    quota.New("PDF renders", limits.PDFQuota),
 	})
 	searchhttp.Register(v1, searcher, spaces)
-	spacehttp.RegisterInternal(e.Group("/internal/v1", internaltoken.Require(core.Signer), internaltoken.RequireUser), spaces)
+	spacehttp.RegisterInternal(e.Group("/internal/v1", internaltoken.Require(core.Signer), internaltoken.RequireUserOf(contentapi.Sites)), spaces)
 	// Internal APIs (the gateway routes no /internal path): published
 	// sites' reads for the sites service, Git sync for the integrations service.
 	internal := e.Group("/internal/v1", internaltoken.Require(core.Signer))

@@ -32,7 +32,6 @@ import (
 	"io"
 	"mime"
 	"net/http"
-	"slices"
 	"strings"
 
 	"github.com/docspub/platform/libs/apierr"
@@ -92,7 +91,7 @@ type handlers struct {
 func Register(internal gin.IRouter, spaces Spaces, imports Importer, revisions Revisions, whole readerhttp.WholeFunc, dir people.Directory) {
 	h := &handlers{spaces: spaces, imports: imports, revisions: revisions, people: dir}
 	g := internal.Group("/spaces/:spaceId/git")
-	g.GET("/access", requireUserOf(contentapi.Integrations), h.access)
+	g.GET("/access", internaltoken.RequireUserOf(contentapi.Integrations), h.access)
 	svc := g.Group("", internaltoken.RequireService(contentapi.Integrations))
 	svc.GET("/current", readerhttp.Current(spaces))
 	svc.GET("/content", readerhttp.Content(spaces, whole))
@@ -101,23 +100,6 @@ func Register(internal gin.IRouter, spaces Spaces, imports Importer, revisions R
 	svc.POST("/blobs/batch", h.blobs)
 	svc.POST("/revisions", h.revision)
 	svc.PUT("/sync", h.sync)
-}
-
-// requireUserOf refuses calls that do not act for a user through one of
-// the named services.
-func requireUserOf(services ...string) gin.HandlerFunc {
-	return func(c *gin.Context) {
-		p := internaltoken.From(c)
-		if !slices.Contains(services, p.Service) {
-			httpx.Error(c, apierr.Forbidden("this operation is for the %s service", strings.Join(services, ", ")))
-			return
-		}
-		if p.UserID == "" {
-			httpx.Error(c, apierr.Unauthorized("this operation needs a user"))
-			return
-		}
-		c.Next()
-	}
 }
 
 func (h *handlers) access(c *gin.Context) {

@@ -31,7 +31,8 @@ type accessResponse struct {
 }
 
 // RegisterInternal adds the routes other services call under r, the
-// /internal/v1 group behind the internal token of the acting user:
+// /internal/v1 group behind the internal token of the acting user (through
+// the sites service: internaltoken.RequireUserOf):
 // POST /spaces/access answers, for up to MaxAccessSpaces space ids, what
 // the caller may do on each ({"spaces":{"<id>":{organization, level,
 // deleted}}}), or null for a space the caller cannot view (missing, of an
