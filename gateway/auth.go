@@ -1,25 +1,25 @@
 package gateway
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"time"
 
 	"github.com/docspub/platform/gateway/internal/route"
 	"github.com/docspub/platform/libs/apierr"
+	"github.com/docspub/platform/libs/internalapi/identityapi"
+	"github.com/docspub/platform/libs/internalclient"
 	"github.com/docspub/platform/libs/internaltoken"
 	"github.com/redis/go-redis/v9"
 )
 
 // ResolvePath is identity's internal endpoint that resolves an API token.
-const ResolvePath = "/internal/v1/tokens/resolve"
+const ResolvePath = identityapi.ResolvePath
 
 // Redis keys. A token is only ever stored as its hash.
 const (
@@ -44,13 +44,9 @@ func TokenHash(raw string) string {
 }
 
 // resolution is identity's answer for a known token, and the cached value.
-type resolution struct {
-	UserID  string            `json:"userId"`
-	TokenID string            `json:"tokenId"`
-	Roles   map[string]string `json:"roles"`
-}
+type resolution = identityapi.Resolution
 
-func (r resolution) principal() internaltoken.Principal {
+func principalOf(r resolution) internaltoken.Principal {
 	return internaltoken.Principal{UserID: r.UserID, Roles: r.Roles, TokenID: r.TokenID}
 }
 
@@ -83,7 +79,7 @@ func (g *Gateway) authenticate(ctx context.Context, raw, hash, client string) (i
 	if !known {
 		return internaltoken.Principal{}, errUnknownToken
 	}
-	return res.principal(), nil
+	return principalOf(res), nil
 }
 
 // cached reads the cache. hit is false on a miss or when Redis fails.
@@ -165,40 +161,15 @@ func (g *Gateway) redisTime(ctx context.Context) (int64, error) {
 // askIdentity calls identity's resolve endpoint with a gateway service token.
 // An unknown token yields a zero resolution; a failure is a 503.
 func (g *Gateway) askIdentity(ctx context.Context, raw string) (resolution, error) {
-	base, err := g.resolver.Resolve(ctx, route.Identity)
-	if err != nil {
-		return resolution{}, unavailable(route.Identity, err)
+	var res resolution
+	err := g.identity.Do(ctx, internalclient.Request{Method: http.MethodPost, Path: ResolvePath,
+		JSON: identityapi.ResolveRequest{Token: raw}, What: "token"}, &res, 1<<20)
+	switch internalclient.StatusOf(err) {
+	case http.StatusUnauthorized, http.StatusNotFound:
+		return resolution{}, nil
 	}
-	svcToken, err := g.signer.Mint(route.Identity, internaltoken.Principal{Service: g.signer.Service()})
 	if err != nil {
 		return resolution{}, err
-	}
-	body, err := json.Marshal(map[string]string{"token": raw})
-	if err != nil {
-		return resolution{}, fmt.Errorf("encode resolve request: %w", err)
-	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, base+ResolvePath, bytes.NewReader(body))
-	if err != nil {
-		return resolution{}, unavailable(route.Identity, err)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set(internaltoken.Header, svcToken)
-	resp, err := g.client.Do(req)
-	if err != nil {
-		return resolution{}, unavailable(route.Identity, err)
-	}
-	defer resp.Body.Close()
-	switch resp.StatusCode {
-	case http.StatusOK:
-	case http.StatusUnauthorized, http.StatusNotFound:
-		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<16))
-		return resolution{}, nil
-	default:
-		return resolution{}, unavailable(route.Identity, fmt.Errorf("token resolve answered %s", resp.Status))
-	}
-	var res resolution
-	if err := json.NewDecoder(io.LimitReader(resp.Body, 1<<20)).Decode(&res); err != nil {
-		return resolution{}, unavailable(route.Identity, fmt.Errorf("decode token resolution: %w", err))
 	}
 	if res.UserID == "" {
 		return resolution{}, unavailable(route.Identity, errors.New("token resolution without userId"))

@@ -27,6 +27,7 @@ import (
 	"github.com/docspub/platform/libs/config"
 	"github.com/docspub/platform/libs/discovery"
 	"github.com/docspub/platform/libs/httpx"
+	"github.com/docspub/platform/libs/internalclient"
 	"github.com/docspub/platform/libs/internaltoken"
 	"github.com/docspub/platform/libs/kafkax"
 	"github.com/docspub/platform/libs/logx"
@@ -204,7 +205,7 @@ type Gateway struct {
 	routes   *route.Table
 	signer   *internaltoken.Signer
 	limiter  *redis_rate.Limiter
-	client   *http.Client // calls to identity
+	identity *internalclient.Client // calls to identity
 	proxy    http.Handler
 	resolves singleflight.Group
 	// resolving bounds the resolutions in progress (resolveLimits), by
@@ -269,7 +270,7 @@ func New(cfg Config, deps Deps) (*Gateway, error) {
 		routes:    routes,
 		signer:    signer,
 		limiter:   redis_rate.NewLimiter(deps.Redis),
-		client:    &http.Client{Transport: transport, Timeout: min(cfg.UpstreamTimeout, maxResolveTime)},
+		identity:  internalclient.New(route.Identity, deps.Resolver, signer, min(cfg.UpstreamTimeout, maxResolveTime)),
 		resolving: quota.New("token resolutions", resolveLimits),
 	}
 	g.targets, _ = lru.New[string, *url.URL](maxTargets)

@@ -32,14 +32,7 @@ type benchAPI struct {
 
 func newBenchAPI(b testing.TB, p *Platform) *benchAPI {
 	b.Helper()
-	signer, err := internaltoken.NewSigner("bench", p.InternalTokenSecret, time.Hour)
-	if err != nil {
-		b.Fatal(err)
-	}
-	tok, err := signer.Mint("content", internaltoken.Principal{Service: "bench"})
-	if err != nil {
-		b.Fatal(err)
-	}
+	tok := serviceToken(b, p, "integrations", "content", internaltoken.Principal{})
 	return &benchAPI{b: b, p: p, internal: tok}
 }
 

@@ -10,7 +10,6 @@ import (
 	"net/http"
 	"net/textproto"
 	"testing"
-	"time"
 
 	"github.com/docspub/platform/libs/gittest"
 	"github.com/docspub/platform/libs/internaltoken"
@@ -81,14 +80,7 @@ func TestGitRoundTripKeepsEveryByte(t *testing.T) {
 
 	// One page edited through content's API: the revision integrations
 	// would write, with that page's markdown changed.
-	signer, err := internaltoken.NewSigner("integrations", p.InternalTokenSecret, time.Minute)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tok, err := signer.Mint("content", internaltoken.Principal{Service: "integrations"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	tok := serviceToken(t, p, "integrations", "content", internaltoken.Principal{})
 	call := func(method, path, ct string, body io.Reader) []byte {
 		t.Helper()
 		req, _ := http.NewRequest(method, p.ContentURL+"/internal/v1/spaces/"+space+"/git"+path, body)
@@ -104,6 +96,23 @@ func TestGitRoundTripKeepsEveryByte(t *testing.T) {
 		b, _ := io.ReadAll(res.Body)
 		if res.StatusCode >= 300 {
 			t.Fatalf("%s %s: %d %s", method, path, res.StatusCode, b)
+		}
+		return b
+	}
+	// A file's bytes as a published site reads them (the readers' route, for sites).
+	sitesTok := serviceToken(t, p, "sites", "content", internaltoken.Principal{})
+	readFile := func(revision, id string) []byte {
+		t.Helper()
+		req, _ := http.NewRequest("GET", p.ContentURL+"/internal/v1/spaces/"+space+"/files/"+revision+"/"+id, nil)
+		req.Header.Set(internaltoken.Header, sitesTok)
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		b, _ := io.ReadAll(res.Body)
+		if res.StatusCode != http.StatusOK {
+			t.Fatalf("GET file %s: %d %s", id, res.StatusCode, b)
 		}
 		return b
 	}
@@ -128,7 +137,7 @@ func TestGitRoundTripKeepsEveryByte(t *testing.T) {
 		h.Set("Content-Disposition", mime.FormatMediaType("form-data", map[string]string{"name": "file", "filename": f.Name}))
 		h.Set("Content-Type", f.ContentType)
 		w, _ := mw.CreatePart(h)
-		_, _ = w.Write(call("GET", "/files/"+cur.Revision+"/"+f.ID, "", nil))
+		_, _ = w.Write(readFile(cur.Revision, f.ID))
 	}
 	_ = mw.Close()
 	var stored struct {

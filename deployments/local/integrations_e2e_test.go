@@ -1,6 +1,7 @@
 package local
 
 import (
+	"archive/tar"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -555,7 +556,7 @@ func TestContentGitSyncInternalAPI(t *testing.T) {
 		return tok
 	}
 	svc := mint(internaltoken.Principal{Service: "integrations"})
-	user := mint(internaltoken.Principal{UserID: str(me, "id"), Roles: map[string]string{cr.DemoOrgID: "admin"}})
+	user := mint(internaltoken.Principal{UserID: str(me, "id"), Roles: map[string]string{cr.DemoOrgID: "admin"}, Service: "integrations"})
 	send := func(tok, method, path, ct string, rd io.Reader) reply {
 		t.Helper()
 		req, _ := http.NewRequest(method, p.ContentURL+"/internal/v1/spaces/"+space+"/git"+path, rd)
@@ -586,6 +587,14 @@ func TestContentGitSyncInternalAPI(t *testing.T) {
 	}
 	if r := call(user, "GET", "/content", nil); r.Status != 403 {
 		t.Errorf("a user's token on a service route: %d %s", r.Status, r.Body)
+	}
+	for _, pr := range []internaltoken.Principal{{Service: "sites"}, {Service: "sites", UserID: str(me, "id"), Roles: map[string]string{cr.DemoOrgID: "admin"}}} {
+		tok := serviceToken(t, p, "sites", "content", pr)
+		for _, path := range []string{"/content", "/current", "/access"} {
+			if r := call(tok, "GET", path, nil); r.Status != 403 {
+				t.Errorf("the sites service's token (user %q) on Git sync's %s: %d %s", pr.UserID, path, r.Status, r.Body)
+			}
+		}
 	}
 	if r := admin.do("GET", "/internal/v1/spaces/"+space+"/git/content", nil); r.Status != 404 {
 		t.Errorf("the gateway routes /internal: %d", r.Status)
@@ -656,8 +665,15 @@ func TestContentGitSyncInternalAPI(t *testing.T) {
 	if len(files) != 1 || str(files[0].(map[string]any), "name") != "dir/b.png" {
 		t.Fatalf("files %s", cur.Body)
 	}
-	if f := call(svc, "GET", "/files/"+str(cur.json(t), "revision")+"/"+str(files[0].(map[string]any), "id"), nil); f.Status != 200 || string(f.Body) != "xxx" {
-		t.Errorf("file bytes: %d %q", f.Status, f.Body)
+	fileID := str(files[0].(map[string]any), "id")
+	f := call(svc, "POST", "/files/"+str(cur.json(t), "revision"), map[string]any{"ids": []string{fileID}})
+	tr := tar.NewReader(bytes.NewReader(f.Body))
+	h, err := tr.Next()
+	if f.Status != 200 || err != nil || h.Name != fileID {
+		t.Fatalf("files of the revision: %d %v %v", f.Status, h, err)
+	}
+	if b, _ := io.ReadAll(tr); string(b) != "xxx" {
+		t.Errorf("file bytes %q", b)
 	}
 	many := make([]string, 101)
 	for i := range many {

@@ -120,14 +120,7 @@ func publishBenchSite(b testing.TB, p *Platform) string {
 	if err := json.Unmarshal(send("POST", p.URL+org+"/spaces", p.Credentials.DemoAdminToken, false, map[string]any{"title": "Bench"}), &sp); err != nil {
 		b.Fatal(err)
 	}
-	signer, err := internaltoken.NewSigner("bench", p.InternalTokenSecret, time.Hour)
-	if err != nil {
-		b.Fatal(err)
-	}
-	tok, err := signer.Mint("content", internaltoken.Principal{Service: "bench"})
-	if err != nil {
-		b.Fatal(err)
-	}
+	tok := serviceToken(b, p, "integrations", "content", internaltoken.Principal{})
 	words := strings.TrimSpace(strings.Repeat("lorem ipsum dolor sit amet consectetur adipiscing elit sed do ", 500))
 	long := "## Part one\n\n" + words + "\n\n```go\nfmt.Println(\"bench\")\n```\n\n## Part two\n\n" + words + "\n"
 	pages := make([]map[string]any, 0, 1000)

@@ -314,8 +314,10 @@ func TestContentReadsOfPublishedSites(t *testing.T) {
 		return reply{Status: res.StatusCode, Body: b, Header: res.Header}
 	}
 
-	current := "/spaces/" + mine + "/git/current"
-	for tok, want := range map[string]int{"": 401, user: 403} {
+	// The readers' routes answer the sites service alone.
+	notSites := serviceToken(t, p, "integrations", "content", internaltoken.Principal{})
+	current := "/spaces/" + mine + "/current"
+	for tok, want := range map[string]int{"": 401, user: 403, notSites: 403} {
 		if r := call(tok, "GET", current, nil); r.Status != want {
 			t.Errorf("current with token %.10q: %d, want %d", tok, r.Status, want)
 		}
@@ -324,7 +326,21 @@ func TestContentReadsOfPublishedSites(t *testing.T) {
 	if str(cur, "organization") != p.Credentials.DemoOrgID || str(cur, "revision") != str(currentRevision(t, admin, mine), "id") {
 		t.Errorf("current %v", cur)
 	}
-	if r := call(svc, "GET", "/spaces/nope/git/current", nil); r.Status != 404 {
+	if r := call(notSites, "GET", "/spaces/"+mine+"/content", nil); r.Status != 403 {
+		t.Errorf("content with another service's token: %d", r.Status)
+	}
+	if r := call(svc, "GET", "/spaces/"+mine+"/git/current", nil); r.Status != 403 {
+		t.Errorf("Git sync's current with the sites service's token: %d", r.Status)
+	}
+	// Members' access: for a user through the sites service only.
+	for pr, want := range map[string]int{"sites": 200, "integrations": 403, "": 403} {
+		tok := serviceToken(t, p, "sites", "content", internaltoken.Principal{UserID: str(me, "id"),
+			Roles: map[string]string{p.Credentials.DemoOrgID: "admin"}, Service: pr})
+		if r := call(tok, "POST", "/spaces/access", map[string]any{"spaces": []string{mine}}); r.Status != want {
+			t.Errorf("spaces/access for a user through %q: %d %s, want %d", pr, r.Status, r.Body, want)
+		}
+	}
+	if r := call(svc, "GET", "/spaces/nope/current", nil); r.Status != 404 {
 		t.Errorf("unknown space: %d", r.Status)
 	}
 

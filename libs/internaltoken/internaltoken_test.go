@@ -213,6 +213,7 @@ func TestRequireService(t *testing.T) {
 	e := gin.New()
 	e.GET("/any", Require(s), RequireService(), func(c *gin.Context) { c.String(http.StatusOK, From(c).Service) })
 	e.GET("/gateway", Require(s), RequireService("gateway"), func(c *gin.Context) { c.String(http.StatusOK, "ok") })
+	e.GET("/user-of-sites", Require(s), RequireUserOf("sites"), func(c *gin.Context) { c.String(http.StatusOK, "ok") })
 	for _, tc := range []struct {
 		name, path, token string
 		want              int
@@ -222,6 +223,10 @@ func TestRequireService(t *testing.T) {
 		{"a service for a user", "/any", mint(Principal{UserID: "u1", Service: "sites"}), 403},
 		{"the named service", "/gateway", mint(Principal{Service: "gateway"}), 200},
 		{"another service", "/gateway", mint(Principal{Service: "sites"}), 403},
+		{"a user through the named service", "/user-of-sites", mint(Principal{UserID: "u1", Service: "sites"}), 200},
+		{"a user through another service", "/user-of-sites", mint(Principal{UserID: "u1", Service: "integrations"}), 403},
+		{"a user through no service", "/user-of-sites", mint(Principal{UserID: "u1"}), 403},
+		{"the named service without a user", "/user-of-sites", mint(Principal{Service: "sites"}), 401},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			req := httptest.NewRequest("GET", tc.path, nil)

@@ -3,6 +3,7 @@ package internaltoken
 import (
 	"github.com/docspub/platform/libs/roles"
 	"slices"
+	"strings"
 
 	"github.com/docspub/platform/libs/apierr"
 	"github.com/docspub/platform/libs/httpx"
@@ -60,4 +61,23 @@ func RequireService(names ...string) gin.HandlerFunc {
 func CallerOf(c *gin.Context) roles.Caller {
 	p := From(c)
 	return roles.Caller{UserID: p.UserID, Roles: p.Roles}
+}
+
+// RequireUserOf refuses, after Require, calls that do not act for a user
+// through one of the named services (a token a service minted with the
+// user's id and roles): another caller is a 403, a service's token without
+// a user a 401.
+func RequireUserOf(services ...string) gin.HandlerFunc {
+	return func(c *gin.Context) {
+		p := From(c)
+		if !slices.Contains(services, p.Service) {
+			httpx.Error(c, apierr.Forbidden("this operation is for the %s service", strings.Join(services, ", ")))
+			return
+		}
+		if p.UserID == "" {
+			httpx.Error(c, apierr.Unauthorized("this operation needs a user"))
+			return
+		}
+		c.Next()
+	}
 }

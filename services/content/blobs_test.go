@@ -130,7 +130,16 @@ func TestInternalFiles(t *testing.T) {
 	if f.SHA256 != hex.EncodeToString(sum[:]) {
 		t.Errorf("sha256 of %s = %s", f.Name, f.SHA256)
 	}
-	path := git + "/files/" + created.Revision + "/" + f.ID
+	// (the readers' route, for the sites service)
+	reader, err := s.signer.Mint("content", internaltoken.Principal{Service: "sites"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := "/internal/v1/spaces/" + sp + "/files/" + created.Revision + "/" + f.ID
+	if r := s.raw(t, tok, "GET", path, nil); r.status != 403 {
+		t.Errorf("GET file with the integrations service's token: %d", r.status)
+	}
+	tok = reader
 	one := s.raw(t, tok, "GET", path, nil)
 	if one.status != 200 || one.header.Get("ETag") != `"`+f.SHA256+`"` {
 		t.Fatalf("GET file: %d ETag %q", one.status, one.header.Get("ETag"))

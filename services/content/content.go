@@ -15,6 +15,7 @@ import (
 	"github.com/docspub/platform/libs/blob"
 	"github.com/docspub/platform/libs/config"
 	"github.com/docspub/platform/libs/httpx"
+	"github.com/docspub/platform/libs/internalapi/contentapi"
 	"github.com/docspub/platform/libs/internaltoken"
 	"github.com/docspub/platform/libs/jobs/jobsmongo"
 	"github.com/docspub/platform/libs/kafkax"
@@ -36,6 +37,7 @@ import (
 	"github.com/docspub/platform/services/content/internal/limits"
 	"github.com/docspub/platform/services/content/internal/links"
 	"github.com/docspub/platform/services/content/internal/peoplemongo"
+	"github.com/docspub/platform/services/content/internal/readerhttp"
 	"github.com/docspub/platform/services/content/internal/revision"
 	"github.com/docspub/platform/services/content/internal/revisionhttp"
 	"github.com/docspub/platform/services/content/internal/revisionmongo"
@@ -314,11 +316,12 @@ func routes(log *slog.Logger, core *service.Core, cfg Config, st stores, sv serv
 		PDFs:    quota.New("PDF renders", limits.PDFQuota),
 	})
 	searchhttp.Register(v1, sv.search, sv.spaces)
-	spacehttp.RegisterInternal(e.Group("/internal/v1", internaltoken.Require(core.Signer), internaltoken.RequireUser), sv.spaces)
-	// Git sync for the integrations service (the gateway routes no /internal path).
+	spacehttp.RegisterInternal(e.Group("/internal/v1", internaltoken.Require(core.Signer), internaltoken.RequireUserOf(contentapi.Sites)), sv.spaces)
+	// Internal APIs (the gateway routes no /internal path): published
+	// sites' reads for the sites service, Git sync for the integrations service.
 	internal := e.Group("/internal/v1", internaltoken.Require(core.Signer))
-	gitsynchttp.Register(internal, sv.spaces, st.revisions, sv.revisions.Whole, st.people)
-	gitsynchttp.RegisterReads(internal, sv.spaces, sv.search, st.revisions.Usage)
+	readerhttp.Register(internal, sv.spaces, st.revisions, sv.revisions.Whole, sv.search, st.revisions.Usage)
+	gitsynchttp.Register(internal, sv.spaces, space.NewGitImports(sv.spaces, st.revisions), st.revisions, sv.revisions.Whole, st.people)
 	return e
 }
 

@@ -171,6 +171,8 @@ func TestTokensForIdentityOnly(t *testing.T) {
 		{"resolve, for identity", identity.Name, asGateway, "POST", "/internal/v1/tokens/resolve", resolve, http.StatusOK},
 		{"resolve, for content", "content", asGateway, "POST", "/internal/v1/tokens/resolve", resolve, http.StatusUnauthorized},
 		{"resolve, for sites", "sites", asGateway, "POST", "/internal/v1/tokens/resolve", resolve, http.StatusUnauthorized},
+		{"resolve, from sites", identity.Name, internaltoken.Principal{Service: "sites"}, "POST", "/internal/v1/tokens/resolve", resolve, http.StatusForbidden},
+		{"resolve, for a user", identity.Name, asAdmin, "POST", "/internal/v1/tokens/resolve", resolve, http.StatusForbidden},
 		{"api, for identity", identity.Name, asAdmin, "GET", "/v1/user", "", http.StatusOK},
 		{"api, for content", "content", asAdmin, "GET", "/v1/user", "", http.StatusUnauthorized},
 	} {

@@ -8,15 +8,10 @@ import (
 
 	"github.com/docspub/platform/libs/apierr"
 	"github.com/docspub/platform/libs/httpx"
+	"github.com/docspub/platform/libs/internalapi/contentapi"
 	"github.com/docspub/platform/services/content/internal/revision"
 	"github.com/gin-gonic/gin"
 )
-
-// FilesRequest is the body of POST files/{revisionId}: the ids of the
-// files to read (none: every file of the revision).
-type FilesRequest struct {
-	IDs []string `json:"ids"`
-}
 
 // files streams files of a revision as one tar archive: an entry per
 // file (its name the file's id, its size the file's), read from the blob
@@ -28,7 +23,7 @@ func (h *handlers) files(c *gin.Context) {
 	if !ok {
 		return
 	}
-	var in FilesRequest
+	var in contentapi.FilesRequest
 	c.Request.Body = http.MaxBytesReader(c.Writer, c.Request.Body, int64(MaxFiles)*64+1024)
 	if err := httpx.BindOptionalJSON(c, &in); err != nil {
 		httpx.Error(c, err)

@@ -58,14 +58,3 @@ func (s *Service) SetGitSync(ctx context.Context, spaceID string, gs GitSync) er
 	sp.GitSync, sp.UpdatedAt = &gs, s.clock()
 	return s.saveSpace(ctx, was, sp, "space.updated")
 }
-
-// Import points a live space at a revision a Git import wrote, provided it
-// still points at from and no merge is under way (compare-and-set, like
-// Advance, but not a change request's merge: nothing to settle after), then
-// runs the ContentChanged hooks (the search index).
-func (s *Service) Import(ctx context.Context, g access.Grant, from, to string) error {
-	if err := s.moveHead(ctx, g.Space, from, to, ""); err != nil {
-		return err
-	}
-	return s.contentChanged(ctx, g.Space)
-}

@@ -31,7 +31,8 @@ type accessResponse struct {
 }
 
 // RegisterInternal adds the routes other services call under r, the
-// /internal/v1 group behind the internal token of the acting user:
+// /internal/v1 group behind the internal token of the acting user (through
+// the sites service: internaltoken.RequireUserOf):
 // POST /spaces/access answers, for up to MaxAccessSpaces space ids, what
 // the caller may do on each ({"spaces":{"<id>":{organization, level,
 // deleted}}}), or null for a space the caller cannot view (missing, of an
@@ -51,22 +52,29 @@ func (h *Handlers) spacesAccess(c *gin.Context) {
 		return
 	}
 	var p apierr.Problems
-	switch {
-	case req.Spaces == nil:
-		p.Add("spaces", "is required")
-	case len(req.Spaces) > MaxAccessSpaces:
-		p.Add("spaces", "must have at most %d items", MaxAccessSpaces)
-	}
-	for i, id := range req.Spaces {
-		if id == "" || len(id) > MaxAccessID {
-			p.Add(fmt.Sprintf("spaces[%d]", i), "must be a space id of 1..%d characters", MaxAccessID)
-			break
-		}
-	}
+	CheckSpaceIDs(&p, req.Spaces)
 	if err := p.Err(); err != nil {
 		httpx.Error(c, err)
 		return
 	}
 	out, err := h.svc.Access(c.Request.Context(), Caller(c), req.Spaces)
 	httpx.Reply(c, http.StatusOK, accessResponse{Spaces: out}, err)
+}
+
+// CheckSpaceIDs records in p what is wrong with the field spaces of an
+// internal request: required, at most MaxAccessSpaces ids of 1..MaxAccessID
+// characters.
+func CheckSpaceIDs(p *apierr.Problems, ids []string) {
+	switch {
+	case ids == nil:
+		p.Add("spaces", "is required")
+	case len(ids) > MaxAccessSpaces:
+		p.Add("spaces", "must have at most %d items", MaxAccessSpaces)
+	}
+	for i, id := range ids {
+		if id == "" || len(id) > MaxAccessID {
+			p.Add(fmt.Sprintf("spaces[%d]", i), "must be a space id of 1..%d characters", MaxAccessID)
+			break
+		}
+	}
 }

@@ -188,7 +188,7 @@ func (s *Service) runImport(ctx context.Context, r *jobs.Run) error {
 				return st, err
 			}
 			t2 := time.Now()
-			cur, err := s.content.Content(ctx, p.Space)
+			parent, err := s.content.Current(ctx, p.Space)
 			if err != nil {
 				return st, err
 			}
@@ -201,9 +201,10 @@ func (s *Service) runImport(ctx context.Context, r *jobs.Run) error {
 			if p.CommitURL != "" {
 				g.URL = strings.TrimRight(p.CommitURL, "/") + "/" + co.Commit
 			}
-			rev, err := s.content.CreateRevision(ctx, p.Space, contentclient.Revision{Parent: cur.Revision,
+			sync := syncOf(p, s.clock())
+			rev, err := s.content.CreateRevision(ctx, p.Space, contentclient.Revision{Parent: parent,
 				Standalone: p.Standalone, Pages: toContent(tree.Pages), Files: files, Git: g,
-				ReusableContents: toReusable(tree.Includes)})
+				ReusableContents: toReusable(tree.Includes), GitSync: &sync})
 			if err != nil {
 				return st, err // ErrMoved: tried again, on the space's new revision
 			}
@@ -215,8 +216,9 @@ func (s *Service) runImport(ctx context.Context, r *jobs.Run) error {
 			if err := r.SaveProgress(ctx, progress{Revision: rev, Commit: commit}); err != nil {
 				return st, err
 			}
-		}
-		if err := s.content.SetSync(ctx, p.Space, syncOf(p, s.clock())); err != nil {
+		} else if err := s.content.SetSync(ctx, p.Space, syncOf(p, s.clock())); err != nil {
+			// A job resumed after its revision was written: the sync
+			// state may not be the one it wrote with it.
 			return st, err
 		}
 		st.LastCommit, st.LastTimestamp = commit, later(st.LastTimestamp, p.Timestamp)

@@ -30,6 +30,8 @@ const (
 // Content is what the service needs of the content service.
 type Content interface {
 	Access(ctx context.Context, c access.Caller, spaceID string) (contentclient.Access, error)
+	// Current is the space's current revision: what an import is built over.
+	Current(ctx context.Context, spaceID string) (string, error)
 	Content(ctx context.Context, spaceID string) (contentclient.Content, error)
 	// Files reads files of a revision in one request, calling fn with
 	// each one's bytes in the order of ids.

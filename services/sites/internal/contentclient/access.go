@@ -1,17 +1,13 @@
 package contentclient
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
-	"fmt"
-	"io"
 	"net/http"
 	"slices"
-	"time"
 
 	"github.com/docspub/platform/libs/apierr"
-	"github.com/docspub/platform/libs/internaltoken"
+	"github.com/docspub/platform/libs/internalapi/contentapi"
+	"github.com/docspub/platform/libs/internalclient"
 	"github.com/docspub/platform/libs/roles"
 	"github.com/docspub/platform/services/sites/internal/access"
 	"github.com/docspub/platform/services/sites/internal/limits"
@@ -21,13 +17,13 @@ import (
 // the caller's level there (content's permission table decides it) and
 // whether the space is deleted.
 type Access struct {
-	Organization string     `json:"organization"`
-	Level        roles.Role `json:"level"`
-	Deleted      bool       `json:"deleted"`
+	Organization string
+	Level        roles.Role
+	Deleted      bool
 }
 
 // retryAfter is the Retry-After of a 503 when content does not answer.
-const retryAfter = 5 * time.Second
+const retryAfter = internalclient.RetryAfter
 
 // errUnavailable is the answer when content cannot tell what a caller may
 // see: the caller is shown nothing rather than too much.
@@ -58,47 +54,23 @@ func (c *Client) Access(ctx context.Context, caller access.Caller, spaceIDs []st
 
 // access asks content about one batch of distinct ids and adds the answers to out.
 func (c *Client) access(ctx context.Context, caller access.Caller, ids []string, out map[string]*Access) error {
-	base, err := c.resolver.Resolve(ctx, Service)
-	if err != nil {
-		return errUnavailable()
-	}
-	tok, err := c.token(caller)
-	if err != nil {
-		return err
-	}
-	body, err := json.Marshal(map[string][]string{"spaces": ids})
-	if err != nil {
-		return fmt.Errorf("encode access question: %w", err)
-	}
-	ctx, cancel := context.WithTimeout(ctx, limits.ContentTimeout)
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, base+"/internal/v1/spaces/access", bytes.NewReader(body))
-	if err != nil {
-		return fmt.Errorf("build access question: %w", err)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set(internaltoken.Header, tok)
-	res, err := c.http.Do(req)
-	if err != nil {
-		return errUnavailable()
-	}
-	defer res.Body.Close()
-	if res.StatusCode != http.StatusOK {
-		return errUnavailable()
-	}
-	var answer struct {
-		Spaces map[string]*Access `json:"spaces"`
-	}
+	var answer contentapi.AccessAnswer
 	// Every id answered, at its longest: bounded by the question's size.
-	if err := json.NewDecoder(io.LimitReader(res.Body, int64(len(ids))*256+1024)).Decode(&answer); err != nil {
+	err := c.content.Do(ctx, internalclient.Request{Method: http.MethodPost, Path: "/internal/v1/spaces/access",
+		As: c.as(caller), JSON: contentapi.AccessQuestion{Spaces: ids}, Timeout: limits.ContentTimeout, What: "spaces"},
+		&answer, int64(len(ids))*256+1024)
+	if err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
 		return errUnavailable()
 	}
 	for _, id := range ids {
-		a := answer.Spaces[id]
-		if a != nil && (a.Organization == "" || !roles.Valid(a.Level)) {
-			a = nil // an answer that does not say what the caller may do grants nothing
-		}
-		out[id] = a
+		var got *Access
+		if a := answer.Spaces[id]; a != nil && a.Organization != "" && roles.Valid(roles.Role(a.Level)) {
+			got = &Access{Organization: a.Organization, Level: roles.Role(a.Level), Deleted: a.Deleted}
+		} // an answer that does not say what the caller may do grants nothing
+		out[id] = got
 	}
 	return nil
 }

@@ -1,177 +1,68 @@
 package contentclient
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"net/http"
 	"net/url"
 
 	"github.com/docspub/platform/libs/apierr"
-	"github.com/docspub/platform/libs/internaltoken"
+	"github.com/docspub/platform/libs/internalapi/contentapi"
+	"github.com/docspub/platform/libs/internalclient"
 	"github.com/docspub/platform/services/sites/internal/limits"
 )
 
 // The reads below are the published site's: sites calls them for readers
 // who are not members (no user), with a token that names the sites
-// service alone, on content's internal API for platform services
-// (/internal/v1/spaces/{spaceId}/git/... and the reader's reads beside it).
+// service alone, on content's readers' API (contentapi).
 
 // ErrNoSpace is content's answer about a space it does not have (or no
 // longer has: purged).
 var ErrNoSpace = errors.New("content has no such space")
 
-// Current is a space's current revision as content answers it.
-type Current struct {
-	Space        string `json:"space"`
-	Organization string `json:"organization"`
-	Revision     string `json:"revision"`
-	Deleted      bool   `json:"deleted"`
-}
-
-// Page is a page of a revision's tree (document or group) with its
-// markdown.
-type Page struct {
-	ID          string `json:"id"`
-	Kind        string `json:"kind"`
-	Title       string `json:"title"`
-	Slug        string `json:"slug"`
-	Description string `json:"description"`
-	Emoji       string `json:"emoji"`
-	Hidden      bool   `json:"hidden"`
-	Markdown    string `json:"markdown"`
-	Pages       []Page `json:"pages"`
-}
-
-// File is a file of a revision.
-type File struct {
-	ID          string `json:"id"`
-	Name        string `json:"name"`
-	ContentType string `json:"contentType"`
-	Size        int64  `json:"size"`
-	SHA256      string `json:"sha256"` // hex of the bytes' SHA-256: the file's ETag ("" when content has none)
-}
-
-// Revision is a space's revision with its page tree, markdown and files.
-type Revision struct {
-	Space        string `json:"space"`
-	Organization string `json:"organization"`
-	Revision     string `json:"revision"`
-	Pages        []Page `json:"pages"`
-	Files        []File `json:"files"`
-	// ReusableContents are the blocks pages include ({% include %}).
-	ReusableContents []ReusableContent `json:"reusableContents"`
-}
-
-// ReusableContent is a block of markdown pages include.
-type ReusableContent struct {
-	ID       string `json:"id"`
-	Title    string `json:"title"`
-	Markdown string `json:"markdown"`
-}
-
-// SearchResult is a space with its pages matching a search (content's
-// search result item).
-type SearchResult struct {
-	ID    string `json:"id"`
-	Title string `json:"title"`
-	Pages []struct {
-		ID       string `json:"id"`
-		Title    string `json:"title"`
-		Path     string `json:"path"`
-		Sections []struct {
-			Title string `json:"title"`
-			Path  string `json:"path"`
-			Body  string `json:"body"`
-		} `json:"sections"`
-	} `json:"pages"`
-}
-
-// serviceToken mints the token of a call the sites service makes on its
-// own behalf (a published site's reader is no member): for content only.
-func (c *Client) serviceToken() (string, error) {
-	tok, err := c.signer.Mint(Service, internaltoken.Principal{Service: c.signer.Service()})
-	if err != nil {
-		return "", fmt.Errorf("mint internal token: %w", err)
-	}
-	return tok, nil
-}
+// Content's types, as the reads answer them.
+type (
+	// Current is a space's current revision.
+	Current = contentapi.Current
+	// Page is a page of a revision's tree (document or group) with its markdown.
+	Page = contentapi.Page
+	// File is a file of a revision.
+	File = contentapi.File
+	// Revision is a space's revision with its page tree, markdown and files.
+	Revision = contentapi.Content
+	// ReusableContent is a block of markdown pages include.
+	ReusableContent = contentapi.ReusableContent
+	// SearchResult is a space with its pages matching a search.
+	SearchResult = contentapi.SearchResult
+)
 
 func unavailable(what string) error {
 	return apierr.Unavailable(retryAfter, "content service unavailable: %s", what)
 }
 
-// call sends a request for the sites service itself and returns the
-// response when content answered 200. A 404, 409 or 410 (no such space,
-// deleted, purged) is ErrNoSpace; anything else (content down, another
-// status) a 503. The caller closes the body.
-func (c *Client) call(ctx context.Context, method, path string, body any, what string) (*http.Response, error) {
-	base, err := c.resolver.Resolve(ctx, Service)
-	if err != nil {
-		return nil, unavailable(what)
-	}
-	tok, err := c.serviceToken()
-	if err != nil {
-		return nil, err
-	}
-	var rd io.Reader
-	if body != nil {
-		raw, err := json.Marshal(body)
-		if err != nil {
-			return nil, fmt.Errorf("encode %s: %w", what, err)
-		}
-		rd = bytes.NewReader(raw)
-	}
-	req, err := http.NewRequestWithContext(ctx, method, base+path, rd)
-	if err != nil {
-		return nil, fmt.Errorf("build %s: %w", what, err)
-	}
-	req.Header.Set(internaltoken.Header, tok)
-	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	res, err := c.http.Do(req)
-	if err != nil {
-		return nil, unavailable(what)
-	}
-	switch res.StatusCode {
-	case http.StatusOK:
-		return res, nil
+// read is a read for the sites service itself: content's 404, 409 or 410
+// (no such space, deleted, purged) is ErrNoSpace, anything else than a
+// well-formed answer a 503.
+func (c *Client) read(ctx context.Context, r internalclient.Request, out any, max int64) error {
+	err := c.content.Do(ctx, r, out, max)
+	switch internalclient.StatusOf(err) {
 	case http.StatusNotFound, http.StatusConflict, http.StatusGone:
-		res.Body.Close()
-		return nil, ErrNoSpace
+		return ErrNoSpace
 	}
-	res.Body.Close()
-	return nil, unavailable(what)
-}
-
-// decode reads a JSON answer of at most max bytes.
-func decode(res *http.Response, max int64, v any, what string) error {
-	defer res.Body.Close()
-	if err := json.NewDecoder(io.LimitReader(res.Body, max)).Decode(v); err != nil {
-		return unavailable(what)
+	if err != nil && ctx.Err() == nil && !errors.Is(err, internalclient.ErrTooLarge) {
+		return unavailable(r.What)
 	}
-	return nil
-}
-
-func spacePath(spaceID string) string {
-	return "/internal/v1/spaces/" + url.PathEscape(spaceID)
+	return err
 }
 
 // Current asks content for a space's current revision
-// (GET /internal/v1/spaces/{spaceId}/git/current).
+// (GET /internal/v1/spaces/{spaceId}/current).
 func (c *Client) Current(ctx context.Context, spaceID string) (Current, error) {
-	ctx, cancel := context.WithTimeout(ctx, limits.ContentTimeout)
-	defer cancel()
-	res, err := c.call(ctx, http.MethodGet, spacePath(spaceID)+"/git/current", nil, "current revision")
-	if err != nil {
-		return Current{}, err
-	}
 	var cur Current
-	if err := decode(res, 4096, &cur, "current revision"); err != nil {
+	err := c.read(ctx, internalclient.Request{Method: http.MethodGet, Path: contentapi.SpacePath(spaceID, "/current"),
+		What: "current revision"}, &cur, 4096)
+	if err != nil {
 		return Current{}, err
 	}
 	if cur.Revision == "" || cur.Organization == "" {
@@ -181,25 +72,21 @@ func (c *Client) Current(ctx context.Context, spaceID string) (Current, error) {
 }
 
 // Content reads a space's current revision with its pages' markdown and
-// its files (GET /internal/v1/spaces/{spaceId}/git/content), at most
+// its files (GET /internal/v1/spaces/{spaceId}/content), at most
 // limits.ReaderRevisionBytes of it.
 func (c *Client) Content(ctx context.Context, spaceID string) (Revision, error) {
-	ctx, cancel := context.WithTimeout(ctx, limits.ReaderRevisionTimeout)
-	defer cancel()
-	res, err := c.call(ctx, http.MethodGet, spacePath(spaceID)+"/git/content", nil, "space content")
+	const what = "space content"
+	var rev Revision
+	err := c.read(ctx, internalclient.Request{Method: http.MethodGet, Path: contentapi.SpacePath(spaceID, "/content"),
+		Timeout: limits.ReaderRevisionTimeout, What: what}, &rev, limits.ReaderRevisionBytes)
+	if errors.Is(err, internalclient.ErrTooLarge) {
+		return Revision{}, apierr.TooLarge("the content of space %s is larger than %d bytes", spaceID, limits.ReaderRevisionBytes)
+	}
 	if err != nil {
 		return Revision{}, err
 	}
-	if res.ContentLength > limits.ReaderRevisionBytes {
-		res.Body.Close()
-		return Revision{}, apierr.TooLarge("the content of space %s is larger than %d bytes", spaceID, limits.ReaderRevisionBytes)
-	}
-	var rev Revision
-	if err := decode(res, limits.ReaderRevisionBytes, &rev, "space content"); err != nil {
-		return Revision{}, err
-	}
 	if rev.Revision == "" {
-		return Revision{}, unavailable("space content")
+		return Revision{}, unavailable(what)
 	}
 	return rev, nil
 }
@@ -221,32 +108,23 @@ type FileAnswer struct {
 }
 
 // File streams a file of a space's revision
-// (GET /internal/v1/spaces/{spaceId}/git/files/{revisionId}/{fileId}),
+// (GET /internal/v1/spaces/{spaceId}/files/{revisionId}/{fileId}),
 // with the reader's Range and If-None-Match. The caller closes the body.
 func (c *Client) File(ctx context.Context, spaceID, revisionID, fileID string, ask FileAsk) (FileAnswer, error) {
 	const what = "file"
-	base, err := c.resolver.Resolve(ctx, Service)
-	if err != nil {
-		return FileAnswer{}, unavailable(what)
-	}
-	tok, err := c.serviceToken()
-	if err != nil {
-		return FileAnswer{}, err
-	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet,
-		base+spacePath(spaceID)+"/git/files/"+url.PathEscape(revisionID)+"/"+url.PathEscape(fileID), nil)
-	if err != nil {
-		return FileAnswer{}, fmt.Errorf("build %s: %w", what, err)
-	}
-	req.Header.Set(internaltoken.Header, tok)
+	h := http.Header{}
 	if ask.Range != "" {
-		req.Header.Set("Range", ask.Range)
+		h.Set("Range", ask.Range)
 	}
 	if ask.IfNoneMatch != "" {
-		req.Header.Set("If-None-Match", ask.IfNoneMatch)
+		h.Set("If-None-Match", ask.IfNoneMatch)
 	}
-	res, err := c.http.Do(req)
+	res, err := c.content.Send(ctx, internalclient.Request{Method: http.MethodGet, Header: h, What: what,
+		Path: contentapi.SpacePath(spaceID, "/files/"+url.PathEscape(revisionID)+"/"+url.PathEscape(fileID))})
 	if err != nil {
+		if ctx.Err() != nil {
+			return FileAnswer{}, err
+		}
 		return FileAnswer{}, unavailable(what)
 	}
 	a := FileAnswer{Status: res.StatusCode, Size: res.ContentLength, ETag: res.Header.Get("ETag"),
@@ -258,14 +136,15 @@ func (c *Client) File(ctx context.Context, spaceID, revisionID, fileID string, a
 	case http.StatusNotModified:
 		res.Body.Close()
 		return a, nil
+	}
+	defer res.Body.Close()
+	err = c.content.Problem(res, what)
+	switch internalclient.StatusOf(err) {
 	case http.StatusRequestedRangeNotSatisfiable:
-		res.Body.Close()
-		return FileAnswer{}, apierr.New(http.StatusRequestedRangeNotSatisfiable, "the range is not satisfiable")
+		return FileAnswer{}, err
 	case http.StatusNotFound, http.StatusConflict, http.StatusGone:
-		res.Body.Close()
 		return FileAnswer{}, ErrNoSpace
 	}
-	res.Body.Close()
 	return FileAnswer{}, unavailable(what)
 }
 
@@ -273,21 +152,11 @@ func (c *Client) File(ctx context.Context, spaceID, revisionID, fileID string, a
 // (POST /internal/v1/orgs/{organizationId}/search): at most limit spaces
 // with their best pages.
 func (c *Client) Search(ctx context.Context, org string, spaceIDs []string, query string, limit int) ([]SearchResult, error) {
-	ctx, cancel := context.WithTimeout(ctx, limits.ContentTimeout)
-	defer cancel()
-	res, err := c.call(ctx, http.MethodPost, "/internal/v1/orgs/"+url.PathEscape(org)+"/search",
-		map[string]any{"spaces": spaceIDs, "query": query, "limit": limit}, "search")
+	var out contentapi.SearchAnswer
+	err := c.read(ctx, internalclient.Request{Method: http.MethodPost, Path: contentapi.OrgPath(org, "/search"),
+		JSON: contentapi.SearchRequest{Spaces: spaceIDs, Query: query, Limit: limit}, What: "search"}, &out, 4<<20)
 	if errors.Is(err, ErrNoSpace) {
 		return nil, nil
 	}
-	if err != nil {
-		return nil, err
-	}
-	var out struct {
-		Items []SearchResult `json:"items"`
-	}
-	if err := decode(res, 4<<20, &out, "search"); err != nil {
-		return nil, err
-	}
-	return out.Items, nil
+	return out.Items, err
 }

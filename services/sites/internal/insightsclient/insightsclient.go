@@ -10,11 +10,7 @@
 package insightsclient
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
-	"fmt"
-	"io"
 	"log/slog"
 	"net/http"
 	"net/url"
@@ -22,8 +18,8 @@ import (
 	"time"
 
 	"github.com/docspub/platform/libs/discovery"
+	"github.com/docspub/platform/libs/internalclient"
 	"github.com/docspub/platform/libs/internaltoken"
-	"github.com/docspub/platform/libs/otelx"
 	"github.com/docspub/platform/services/sites/internal/limits"
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/metric"
@@ -40,9 +36,7 @@ type Event struct {
 
 // Recorder queues events and posts them.
 type Recorder struct {
-	resolver discovery.Resolver
-	signer   *internaltoken.Signer
-	http     *http.Client
+	insights *internalclient.Client
 	log      *slog.Logger
 	queue    chan Event
 	dropped  atomic.Int64
@@ -55,8 +49,7 @@ type Recorder struct {
 func New(resolver discovery.Resolver, signer *internaltoken.Signer, log *slog.Logger) *Recorder {
 	counter, _ := otel.Meter("sites").Int64Counter("sites.insights.dropped",
 		metric.WithDescription("reader events dropped: queue full or insights not taking them"))
-	return &Recorder{resolver: resolver, signer: signer, log: log,
-		http:  &http.Client{Timeout: limits.InsightsTimeout, Transport: otelx.HTTPTransport(nil)},
+	return &Recorder{insights: internalclient.New(Service, resolver, signer, limits.InsightsTimeout), log: log,
 		queue: make(chan Event, limits.InsightsQueue), counter: counter}
 }
 
@@ -130,35 +123,7 @@ func (r *Recorder) post(ctx context.Context, k batchKey, evs []any) {
 }
 
 func (r *Recorder) send(ctx context.Context, k batchKey, evs []any) error {
-	base, err := r.resolver.Resolve(ctx, Service)
-	if err != nil {
-		return fmt.Errorf("find insights: %w", err)
-	}
-	tok, err := r.signer.Mint(Service, internaltoken.Principal{Service: r.signer.Service()})
-	if err != nil {
-		return err
-	}
-	body, err := json.Marshal(map[string]any{"events": evs})
-	if err != nil {
-		return fmt.Errorf("encode events: %w", err)
-	}
-	ctx, cancel := context.WithTimeout(ctx, limits.InsightsTimeout)
-	defer cancel()
-	u := base + "/v1/orgs/" + url.PathEscape(k.org) + "/sites/" + url.PathEscape(k.site) + "/insights/events"
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u, bytes.NewReader(body))
-	if err != nil {
-		return fmt.Errorf("build insights request: %w", err)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set(internaltoken.Header, tok)
-	res, err := r.http.Do(req)
-	if err != nil {
-		return fmt.Errorf("post insights events: %w", err)
-	}
-	defer res.Body.Close()
-	if res.StatusCode != http.StatusNoContent {
-		msg, _ := io.ReadAll(io.LimitReader(res.Body, 512))
-		return fmt.Errorf("insights answered %d: %s", res.StatusCode, msg)
-	}
-	return nil
+	return r.insights.Do(ctx, internalclient.Request{Method: http.MethodPost,
+		Path: "/v1/orgs/" + url.PathEscape(k.org) + "/sites/" + url.PathEscape(k.site) + "/insights/events",
+		JSON: map[string]any{"events": evs}, What: "insights events"}, nil, 4096)
 }

@@ -1,11 +1,12 @@
 // Package contenttest stands in for the content service over HTTP in the
 // sites service's tests: the spaces it holds (GET /v1/spaces/{id} for a
 // member of their organization, POST /internal/v1/spaces/access), and the
-// reads published sites make for the sites service alone: a space's
-// current revision (GET …/git/current), its content (GET …/git/content),
-// files (GET …/git/files/{revisionId}/{fileId}) and search (POST
+// reads published sites make for the sites service alone (content's
+// readers' API, contentapi): a space's current revision (GET
+// /internal/v1/spaces/{id}/current), its content (GET …/content), files
+// (GET …/files/{revisionId}/{fileId}) and search (POST
 // /internal/v1/orgs/{org}/search). Every call needs an internal token
-// minted for content. (The real content service answers these in
+// minted for content; the readers' API one of a service alone. (The real content service answers these in
 // deployments/local's tests.)
 package contenttest
 
@@ -197,7 +198,7 @@ func (c *Content) handler(verify *internaltoken.Signer) http.Handler {
 		case r.Method == http.MethodPost && strings.HasPrefix(path, "/internal/v1/orgs/") && strings.HasSuffix(path, "/search"):
 			c.search(w, r, strings.TrimSuffix(strings.TrimPrefix(path, "/internal/v1/orgs/"), "/search"))
 		case r.Method == http.MethodGet && strings.HasPrefix(path, "/internal/v1/spaces/"):
-			c.git(w, r, strings.Split(strings.TrimPrefix(path, "/internal/v1/spaces/"), "/"))
+			c.read(w, r, strings.Split(strings.TrimPrefix(path, "/internal/v1/spaces/"), "/"))
 		default:
 			reply(w, http.StatusNotFound, map[string]any{"error": map[string]any{"code": 404, "message": "no route"}})
 		}
@@ -236,24 +237,24 @@ func (c *Content) access(w http.ResponseWriter, r *http.Request, p internaltoken
 	reply(w, http.StatusOK, map[string]any{"spaces": out})
 }
 
-func (c *Content) git(w http.ResponseWriter, r *http.Request, parts []string) {
+func (c *Content) read(w http.ResponseWriter, r *http.Request, parts []string) {
 	sp, ok := c.spaces[parts[0]]
-	if !ok || len(parts) < 3 || parts[1] != "git" {
+	if !ok || len(parts) < 2 {
 		reply(w, http.StatusNotFound, notFound)
 		return
 	}
 	switch {
-	case parts[2] == "current" && len(parts) == 3:
+	case parts[1] == "current" && len(parts) == 2:
 		c.calls["current"]++
 		reply(w, http.StatusOK, contentclient.Current{Space: parts[0], Organization: sp.org, Revision: sp.current, Deleted: sp.deleted})
 	case sp.deleted:
 		reply(w, http.StatusConflict, map[string]any{"error": map[string]any{"code": 409, "message": "deleted"}})
-	case parts[2] == "content" && len(parts) == 3:
+	case parts[1] == "content" && len(parts) == 2:
 		c.calls["content"]++
 		reply(w, http.StatusOK, sp.revisions[sp.current])
-	case parts[2] == "files" && len(parts) == 5:
+	case parts[1] == "files" && len(parts) == 4:
 		c.calls["file"]++
-		b, ok := sp.files[parts[3]+"/"+parts[4]]
+		b, ok := sp.files[parts[2]+"/"+parts[3]]
 		if !ok {
 			reply(w, http.StatusNotFound, map[string]any{"error": map[string]any{"code": 404, "message": "file not found"}})
 			return

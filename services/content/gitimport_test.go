@@ -1,0 +1,122 @@
+package content_test
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+	"time"
+
+	"github.com/docspub/platform/libs/internalapi/contentapi"
+	"github.com/docspub/platform/libs/internaltoken"
+	"github.com/docspub/platform/libs/kafkatest"
+	"github.com/docspub/platform/libs/waittest"
+	"github.com/docspub/platform/services/content"
+	"go.mongodb.org/mongo-driver/v2/bson"
+)
+
+// A Git import is one operation of content: the space moves to the
+// revision built over the parent the importer read, takes its Git sync
+// state in the same write (one space.updated event), at content's clock;
+// pages keep their ids by path; a stale parent is a 409. Each internal
+// route answers only the service its group names.
+func TestGitImportIsOneChange(t *testing.T) {
+	s := startService(t, time.Hour)
+	s.clock.Add(48 * time.Hour) // content's clock, not the machine's
+	ada := s.as("ada", "org1", "admin")
+	sp := str(t, ada.must(201, "POST", "/v1/orgs/org1/spaces", map[string]any{"title": "Handbook"}).json(t), "id")
+	as := func(service string) *caller {
+		tok, err := s.signer.Mint("content", internaltoken.Principal{Service: service})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return &caller{s: s, org: "org1", tok: tok}
+	}
+	integrations, sites, identity := as("integrations"), as("sites"), as("identity")
+	git, reader := contentapi.SpacePath(sp, "/git"), contentapi.SpacePath(sp, "")
+
+	for _, tc := range []struct {
+		name   string
+		who    *caller
+		path   string
+		status int
+	}{
+		{"integrations on Git sync", integrations, git + "/current", 200},
+		{"sites on Git sync", sites, git + "/current", 403},
+		{"another service on Git sync", identity, git + "/content", 403},
+		{"a user on Git sync", ada, git + "/current", 403},
+		{"sites on the readers' routes", sites, reader + "/current", 200},
+		{"integrations on the readers' routes", integrations, reader + "/content", 403},
+		{"another service on the readers' routes", identity, reader + "/current", 403},
+	} {
+		t.Run(tc.name, func(t *testing.T) { tc.who.must(tc.status, "GET", tc.path, nil) })
+	}
+
+	var cur contentapi.Current
+	if err := json.Unmarshal(integrations.must(200, "GET", git+"/current", nil).body, &cur); err != nil || cur.Revision == "" {
+		t.Fatalf("current %+v: %v", cur, err)
+	}
+	version := func() int64 {
+		var d struct {
+			Version int64 `bson:"version"`
+		}
+		if err := s.db().Collection("spaces").FindOne(context.Background(), bson.M{"_id": sp}).Decode(&d); err != nil {
+			t.Fatal(err)
+		}
+		return d.Version
+	}
+	before := version()
+	page := func(md string) []contentapi.Page {
+		return []contentapi.Page{{Kind: "document", Title: "One", Slug: "one", Markdown: md, Pages: []contentapi.Page{}}}
+	}
+	sync := &contentapi.GitSync{InstallationID: "git", InstallationProvider: "github", InstallationStatus: "active",
+		URL: "https://example.com/r.git", UpdatedAt: s.clock.Now()}
+	var first contentapi.Imported
+	body := integrations.must(201, "POST", git+"/revisions", contentapi.Import{Parent: cur.Revision, Pages: page("Hi\n"),
+		Files: []contentapi.File{}, Git: &contentapi.Git{OID: "0123456789abcdef0123456789abcdef01234567", Message: "import"}, GitSync: sync}).body
+	if err := json.Unmarshal(body, &first); err != nil || first.Revision == "" {
+		t.Fatalf("import: %s", body)
+	}
+	if got := version() - before; got != 1 {
+		t.Errorf("the import wrote the space %d times, want once", got)
+	}
+	integrations.must(409, "POST", git+"/revisions", contentapi.Import{Parent: cur.Revision, Pages: page("stale\n")})
+	integrations.must(400, "POST", git+"/revisions", contentapi.Import{Pages: page("no parent\n")})
+
+	// One space.updated after space.created, with the revision and the Git sync state.
+	waittest.Until(t, "the outbox to drain", 30*time.Second, func() bool {
+		n, err := s.db().Collection("spaces").CountDocuments(context.Background(), bson.M{"_outbox.0": bson.M{"$exists": true}})
+		return err == nil && n == 0
+	})
+	evs := kafkatest.ReadN(t, s.brokers, content.Topic, 2, 30*time.Second)
+	var view struct {
+		Revision  string    `json:"revision"`
+		UpdatedAt time.Time `json:"updatedAt"`
+		GitSync   *struct {
+			URL string `json:"url"`
+		} `json:"gitSync"`
+	}
+	if err := json.Unmarshal(evs[1].Data, &view); err != nil || evs[1].Type != "space.updated" {
+		t.Fatalf("events %s, %s: %v", evs[0].Type, evs[1].Type, err)
+	}
+	if view.Revision != first.Revision || view.GitSync == nil || view.GitSync.URL != sync.URL {
+		t.Errorf("space.updated carries %+v, want revision %s with the Git sync state", view, first.Revision)
+	}
+	if time.Until(view.UpdatedAt) < 47*time.Hour {
+		t.Errorf("updatedAt %s is not content's clock", view.UpdatedAt)
+	}
+
+	// The next import over it keeps the page's id.
+	content := func() contentapi.Content {
+		var c contentapi.Content
+		if err := json.Unmarshal(sites.must(200, "GET", reader+"/content", nil).body, &c); err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	was := content()
+	integrations.must(201, "POST", git+"/revisions", contentapi.Import{Parent: first.Revision, Pages: page("Changed\n")})
+	now := content()
+	if len(was.Pages) != 1 || len(now.Pages) != 1 || now.Pages[0].ID != was.Pages[0].ID || now.Pages[0].Markdown != "Changed\n" {
+		t.Errorf("pages before %+v, after %+v: want the same id, new markdown", was.Pages, now.Pages)
+	}
+}

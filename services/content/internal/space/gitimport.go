@@ -1,0 +1,269 @@
+package space
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/docspub/platform/libs/apierr"
+	"github.com/docspub/platform/libs/ids"
+	"github.com/docspub/platform/services/content/internal/access"
+	"github.com/docspub/platform/services/content/internal/limits"
+	"github.com/docspub/platform/services/content/internal/revision"
+)
+
+// Limits of a revision a Git import builds: content's revision limits, and
+// a depth.
+const (
+	MaxImportPages = limits.RevisionPages
+	MaxImportDepth = 10
+	MaxImportFiles = limits.RevisionFiles
+)
+
+// GitImport is a revision read from a repository, to build over Parent.
+type GitImport struct {
+	// Parent is the revision the importer read: the space must still
+	// point at it (compare-and-set), unless Standalone.
+	Parent string
+	// Standalone stores the revision without moving the space to it.
+	Standalone bool
+	Pages      []ImportPage
+	Files      []ImportFile
+	Git        *revision.Git
+	// ReusableContents are added to the parent's, replacing those of the
+	// same title (a repository's .gitbook/includes); nil keeps the parent's.
+	ReusableContents []ImportReusable
+	// Sync, when set, is the space's Git sync state after the import.
+	Sync *GitSync
+}
+
+// ImportPage is a page of an import: its id is the page's of the same
+// path in the parent revision, or a new one.
+type ImportPage struct {
+	Kind, Title, Slug, Description, Emoji, Icon, Markdown string
+	Hidden                                                bool
+	Pages                                                 []ImportPage
+}
+
+// ImportFile is a file of an import, its bytes stored already (Blob): its
+// id is the parent's file of the same name, or a new one.
+type ImportFile struct {
+	Name, ContentType, Blob string
+	Size                    int64
+}
+
+// ImportReusable is a reusable content of an import.
+type ImportReusable struct {
+	Title, Markdown string
+}
+
+// ImportRevisions is what a Git import needs of the revision store.
+type ImportRevisions interface {
+	Get(ctx context.Context, id string) (revision.Revision, error)
+	Insert(ctx context.Context, r revision.Revision) error
+}
+
+// GitImports builds the revisions Git imports bring and moves spaces to them.
+type GitImports struct {
+	spaces    *Service
+	revisions ImportRevisions
+}
+
+// NewGitImports returns the Git import operation over the space service
+// and the revision store.
+func NewGitImports(spaces *Service, revisions ImportRevisions) *GitImports {
+	return &GitImports{spaces: spaces, revisions: revisions}
+}
+
+// Import stores a revision built from in over its parent and, unless
+// standalone, moves the granted space to it if it still points at the
+// parent and no merge is under way (compare-and-set: ErrSpaceMovedOn
+// otherwise), with in.Sync as its Git sync state, in one write with one
+// space.updated event; then the space's search index follows. A
+// standalone import with Sync records the sync state alone.
+func (gi *GitImports) Import(ctx context.Context, g access.Grant, in GitImport) (string, error) {
+	s := gi.spaces
+	if in.Parent == "" {
+		return "", apierr.Invalid("parent", "is required")
+	}
+	if len(in.Files) > MaxImportFiles {
+		return "", apierr.Invalid("files", "must have at most %d items", MaxImportFiles)
+	}
+	sp, err := s.store.Space(ctx, g.Space)
+	if errors.Is(err, apierr.ErrNotFound) {
+		return "", ErrSpaceNotFound
+	}
+	if err != nil {
+		return "", err
+	}
+	if sp.DeletedAt != nil {
+		return "", ErrSpaceDeleted
+	}
+	if !in.Standalone && sp.Merging != "" {
+		return "", ErrMergePending
+	}
+	if !in.Standalone && sp.Revision != in.Parent {
+		return "", ErrSpaceMovedOn
+	}
+	parent, err := gi.revisions.Get(ctx, in.Parent)
+	if errors.Is(err, apierr.ErrNotFound) || (err == nil && parent.Space != sp.ID) {
+		return "", apierr.Invalid("parent", "is not a revision of this space")
+	}
+	if err != nil {
+		return "", fmt.Errorf("load parent revision %s: %w", in.Parent, err)
+	}
+	now := s.clock()
+	rev, err := buildImport(parent, in, now)
+	if err != nil {
+		return "", err
+	}
+	if err := gi.revisions.Insert(ctx, rev); err != nil {
+		return "", fmt.Errorf("store revision: %w", err)
+	}
+	if in.Standalone {
+		if in.Sync != nil {
+			return rev.ID, s.SetGitSync(ctx, sp.ID, *in.Sync)
+		}
+		return rev.ID, nil
+	}
+	was := sp
+	sp.Revision, sp.UpdatedAt = rev.ID, now
+	if in.Sync != nil {
+		gs := *in.Sync
+		gs.UpdatedAt = gs.UpdatedAt.UTC().Truncate(time.Millisecond)
+		sp.GitSync = &gs
+	}
+	v, err := s.eventView(ctx, sp)
+	if err != nil {
+		return "", err
+	}
+	// A compare-and-set on the version read above, where the space was
+	// live, at the parent and merging nothing.
+	err = s.store.UpdateSpace(ctx, was, sp, event("space.updated", sp.Organization, sp.ID, v))
+	if errors.Is(err, ErrChanged) || errors.Is(err, apierr.ErrNotFound) {
+		return "", ErrSpaceMovedOn
+	}
+	if err != nil {
+		return "", fmt.Errorf("advance space %s: %w", sp.ID, err)
+	}
+	return rev.ID, s.contentChanged(ctx, sp.ID)
+}
+
+// buildImport is the revision an import makes over parent: pages keep the
+// id (and creation time, and update time when unchanged) of the parent's
+// page at the same path, files the id of the parent's file of the same
+// name; reusable contents are added to the parent's.
+func buildImport(parent revision.Revision, in GitImport, now time.Time) (revision.Revision, error) {
+	old := map[string]revision.Page{}
+	for _, f := range revision.Flatten(parent.Pages) {
+		old[f.Path] = *f.Page
+	}
+	count := 0
+	pages, err := importPages(in.Pages, "", 1, old, now, &count)
+	if err != nil {
+		return revision.Revision{}, err
+	}
+	oldFiles := map[string]revision.File{}
+	for _, f := range parent.Files {
+		oldFiles[f.Name] = f
+	}
+	files := make([]revision.File, 0, len(in.Files))
+	for i, f := range in.Files {
+		if f.Blob == "" || f.Name == "" {
+			return revision.Revision{}, apierr.Invalid(fmt.Sprintf("files[%d]", i), "needs a name and a blob")
+		}
+		id := revision.NewFileID()
+		if o, ok := oldFiles[f.Name]; ok {
+			id = o.ID
+		}
+		files = append(files, revision.File{ID: id, Name: f.Name, ContentType: f.ContentType, Size: f.Size, Blob: f.Blob})
+	}
+	rev := revision.Build(parent, revision.TypeEdits, pages, files, now)
+	if in.ReusableContents != nil {
+		if rev.ReusableContents, err = importReusable(parent.ReusableContents, in.ReusableContents); err != nil {
+			return revision.Revision{}, err
+		}
+	}
+	if in.Git != nil {
+		g := *in.Git
+		rev.Git = &g
+	}
+	return rev, nil
+}
+
+// importReusable adds in to the parent's reusable contents: one of the
+// same title keeps its id and takes the new markdown.
+func importReusable(parent []revision.ReusableContent, in []ImportReusable) ([]revision.ReusableContent, error) {
+	if len(in) > MaxImportFiles {
+		return nil, apierr.Invalid("reusableContents", "must have at most %d items", MaxImportFiles)
+	}
+	out := append([]revision.ReusableContent{}, parent...)
+	byTitle := map[string]int{}
+	for i, rc := range out {
+		byTitle[rc.Title] = i
+	}
+	for i, rc := range in {
+		if strings.TrimSpace(rc.Title) == "" {
+			return nil, apierr.Invalid(fmt.Sprintf("reusableContents[%d]", i), "needs a title")
+		}
+		if j, ok := byTitle[rc.Title]; ok {
+			out[j].Markdown = rc.Markdown
+			continue
+		}
+		byTitle[rc.Title] = len(out)
+		out = append(out, revision.ReusableContent{ID: ids.New(), Title: rc.Title, Markdown: rc.Markdown})
+	}
+	return out, nil
+}
+
+func importPages(in []ImportPage, prefix string, depth int, old map[string]revision.Page, now time.Time, count *int) ([]revision.Page, error) {
+	if depth > MaxImportDepth {
+		return nil, apierr.Invalid("pages", "must not be nested deeper than %d levels", MaxImportDepth)
+	}
+	out := make([]revision.Page, 0, len(in))
+	for _, p := range in {
+		if *count++; *count > MaxImportPages {
+			return nil, apierr.Invalid("pages", "must have at most %d pages", MaxImportPages)
+		}
+		s := p.Slug
+		if s == "" || revision.Slugify(s) != s {
+			s = revision.Slugify(p.Title)
+		}
+		if s == "" {
+			s = "page"
+		}
+		path := s
+		if prefix != "" {
+			path = prefix + "/" + s
+		}
+		kind := revision.KindDocument
+		if p.Kind == revision.KindGroup && depth == 1 {
+			kind = revision.KindGroup
+		}
+		title := p.Title
+		if title == "" {
+			title = "Untitled"
+		}
+		rp := revision.Page{ID: revision.NewPageID(), Kind: kind, Title: title, Slug: s, Emoji: p.Emoji,
+			Description: p.Description, Icon: p.Icon, Hidden: p.Hidden, CreatedAt: now, UpdatedAt: now}
+		if kind == revision.KindDocument {
+			rp.Markdown = p.Markdown
+		}
+		if o, ok := old[path]; ok {
+			rp.ID, rp.CreatedAt = o.ID, o.CreatedAt
+			if o.Kind == rp.Kind && o.Title == rp.Title && o.Markdown == rp.Markdown && o.Description == rp.Description &&
+				o.Emoji == rp.Emoji && o.Icon == rp.Icon && o.Hidden == rp.Hidden {
+				rp.UpdatedAt = o.UpdatedAt
+			}
+		}
+		kids, err := importPages(p.Pages, path, depth+1, old, now, count)
+		if err != nil {
+			return nil, err
+		}
+		rp.Pages = kids
+		out = append(out, rp)
+	}
+	return out, nil
+}
