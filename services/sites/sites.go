@@ -34,7 +34,7 @@ import (
 	"github.com/docspub/platform/services/sites/internal/site"
 	"github.com/docspub/platform/services/sites/internal/sitehttp"
 	"github.com/docspub/platform/services/sites/internal/sitemongo"
-	"github.com/docspub/platform/services/sites/internal/spaceview"
+	"github.com/docspub/platform/services/sites/internal/spaceviewmongo"
 	"github.com/gin-gonic/gin"
 	"go.mongodb.org/mongo-driver/v2/mongo"
 )
@@ -126,7 +126,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 		return nil, err
 	}
 	var indexes []mongox.Index
-	for _, ix := range [][]mongox.Index{sitemongo.Indexes(), sectionmongo.Indexes(), sharelinkmongo.Indexes(), spaceview.Indexes()} {
+	for _, ix := range [][]mongox.Index{sitemongo.Indexes(), sectionmongo.Indexes(), sharelinkmongo.Indexes(), spaceviewmongo.Indexes()} {
 		indexes = append(indexes, ix...)
 	}
 	var eventColls []string
@@ -142,19 +142,19 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 	if err != nil {
 		return nil, err
 	}
-	db, locks, relay, signer := core.DB, core.Locks, core.Relay, core.Signer
+	db, relay, signer := core.Mongo, core.Relay, core.Signer
 
-	spaces := spaceview.NewStore(db, locks)
+	spaces := spaceviewmongo.NewStore(db)
 	content := contentclient.New(core.Discovery, signer)
 	public := strings.TrimRight(cfg.PublicURL, "/")
-	siteStore := sitemongo.NewStore(db, locks)
+	siteStore := sitemongo.NewStore(db)
 	sites := site.New(siteStore, spaces, content, site.URLs{Public: public, App: strings.TrimRight(cfg.AppURL, "/"),
 		Published: strings.TrimRight(cfg.PublishedURL, "/")}, nil)
 	sites.SetHostnames(site.HostnameConfig{Reserved: cfg.ReservedHostnames, ClaimTTL: cfg.HostnameClaimTTL,
 		Recheck: cfg.HostnameCheckInterval, Resolver: site.DNSResolver(cfg.HostnameDNSServer)})
-	sectionStore := sectionmongo.NewStore(db, locks)
+	sectionStore := sectionmongo.NewStore(db)
 	sections := section.New(sectionStore, sites, nil)
-	linkStore := sharelinkmongo.NewStore(db, locks)
+	linkStore := sharelinkmongo.NewStore(db)
 	links := sharelink.New(linkStore, sites, sharelink.URLs{Published: strings.TrimRight(cfg.PublishedURL, "/")}, nil)
 	sites.SetSections(sections)
 	sites.SetShareKeys(links)
@@ -182,7 +182,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 	sharelinkhttp.Register(v1, links)
 	readerhttp.Register(e, rd, signer, recorder, log)
 
-	consumer := kafkax.NewConsumer(core.Kafka, ConsumerGroup, ContentTopic, db,
+	consumer := kafkax.NewConsumer(core.Kafka, ConsumerGroup, ContentTopic, core.DB,
 		func(ctx context.Context, ev kafkax.Event) error {
 			err := spaces.Handle(ctx, ev)
 			if err == nil && strings.HasPrefix(ev.Type, "space.") {

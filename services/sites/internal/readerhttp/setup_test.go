@@ -37,7 +37,7 @@ import (
 	"github.com/docspub/platform/services/sites/internal/site"
 	"github.com/docspub/platform/services/sites/internal/sitehttp"
 	"github.com/docspub/platform/services/sites/internal/sitemongo"
-	"github.com/docspub/platform/services/sites/internal/spaceview"
+	"github.com/docspub/platform/services/sites/internal/spaceviewmongo"
 	"go.mongodb.org/mongo-driver/v2/mongo"
 )
 
@@ -56,7 +56,7 @@ type env struct {
 	content  *contenttest.Content
 	insights *insights
 	recorder *insightsclient.Recorder
-	spaces   *spaceview.Store
+	spaces   *spaceviewmongo.Store
 	reader   *reader.Reader
 	db       *mongo.Database
 	// readerLog is what the reader logged.
@@ -124,7 +124,7 @@ func newEnvWith(t *testing.T, opts reader.Deps) *env {
 	db := mongotest.Database(t)
 	ctx := context.Background()
 	var ix []mongox.Index
-	for _, i := range [][]mongox.Index{sitemongo.Indexes(), sectionmongo.Indexes(), sharelinkmongo.Indexes(), spaceview.Indexes()} {
+	for _, i := range [][]mongox.Index{sitemongo.Indexes(), sectionmongo.Indexes(), sharelinkmongo.Indexes(), spaceviewmongo.Indexes()} {
 		ix = append(ix, i...)
 	}
 	if err := mongox.EnsureIndexes(ctx, db, ix...); err != nil {
@@ -132,10 +132,10 @@ func newEnvWith(t *testing.T, opts reader.Deps) *env {
 	}
 	signer := apitest.Signer(t)
 	ct := contenttest.New(t, apitest.Secret)
-	locks := mongox.NewDocLocks()
-	spaces := spaceview.NewStore(db, locks)
+	mdb := mongox.NewDB(db, true)
+	spaces := spaceviewmongo.NewStore(mdb)
 	client := contentclient.New(discovery.Static{contentclient.Service: ct.URL}, signer)
-	siteStore, sectionStore, linkStore := sitemongo.NewStore(db, locks), sectionmongo.NewStore(db, locks), sharelinkmongo.NewStore(db, locks)
+	siteStore, sectionStore, linkStore := sitemongo.NewStore(mdb), sectionmongo.NewStore(mdb), sharelinkmongo.NewStore(mdb)
 	sites := site.New(siteStore, spaces, client, site.URLs{Public: "http://gw.test", App: "http://app.test", Published: published}, nil)
 	dns := dnstest.Start(t)
 	sites.SetHostnames(site.HostnameConfig{Resolver: site.DNSResolver(dns.Addr), Reserved: []string{"docspub.test"}})

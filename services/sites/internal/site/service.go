@@ -2,6 +2,7 @@ package site
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"net/url"
 	"strings"
@@ -46,6 +47,14 @@ type Sections interface {
 	// SetDefault makes a section of the granted site its default section
 	// (a 400 naming defaultSiteSection when the site has no such section).
 	SetDefault(ctx context.Context, g Grant, sectionID string) error
+}
+
+// Spaces is the projection of content's spaces that site spaces embed
+// (spaceviewmongo.Store): read, and told of a space content answered for
+// when a site first embeds it.
+type Spaces interface {
+	spaceview.Reader
+	Put(ctx context.Context, view json.RawMessage, deleted bool, at time.Time) error
 }
 
 // Visitors tells what a site shows a visitor without claims: the reader's
@@ -112,7 +121,7 @@ func SpacePath(prefix string, ss SiteSpace) string {
 // Service carries out the operations on sites and site spaces.
 type Service struct {
 	store     Store
-	spaces    *spaceview.Store
+	spaces    Spaces
 	content   *contentclient.Client
 	urls      URLs
 	now       func() time.Time
@@ -132,7 +141,7 @@ type Service struct {
 // New returns a service. now is the clock (nil: the real one). Set the
 // sections and share keys with SetSections and SetShareKeys once they are
 // built (they need the service themselves).
-func New(store Store, spaces *spaceview.Store, content *contentclient.Client, urls URLs, now func() time.Time) *Service {
+func New(store Store, spaces Spaces, content *contentclient.Client, urls URLs, now func() time.Time) *Service {
 	if now == nil {
 		now = time.Now
 	}

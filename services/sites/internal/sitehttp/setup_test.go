@@ -26,7 +26,7 @@ import (
 	"github.com/docspub/platform/services/sites/internal/site"
 	"github.com/docspub/platform/services/sites/internal/sitehttp"
 	"github.com/docspub/platform/services/sites/internal/sitemongo"
-	"github.com/docspub/platform/services/sites/internal/spaceview"
+	"github.com/docspub/platform/services/sites/internal/spaceviewmongo"
 )
 
 func TestMain(m *testing.M) { mongotest.Main(m) }
@@ -183,7 +183,7 @@ type env struct {
 	t       *testing.T
 	api     *apitest.Client
 	svc     *site.Service
-	spaces  *spaceview.Store
+	spaces  *spaceviewmongo.Store
 	content *content
 	keys    shareKeys
 	db      *mongo.Database
@@ -194,7 +194,7 @@ func newEnv(t *testing.T) *env {
 	t.Helper()
 	db := mongotest.Database(t)
 	ctx := context.Background()
-	if err := mongox.EnsureIndexes(ctx, db, append(sitemongo.Indexes(), spaceview.Indexes()...)...); err != nil {
+	if err := mongox.EnsureIndexes(ctx, db, append(sitemongo.Indexes(), spaceviewmongo.Indexes()...)...); err != nil {
 		t.Fatal(err)
 	}
 	signer := apitest.Signer(t)
@@ -206,16 +206,16 @@ func newEnv(t *testing.T) *env {
 	cs := &content{spaces: map[string]string{}, hidden: map[string]map[string]bool{}}
 	srv := httptest.NewServer(cs.handler(contentSigner))
 	t.Cleanup(srv.Close)
-	locks := mongox.NewDocLocks()
-	spaces := spaceview.NewStore(db, locks)
-	siteStore := sitemongo.NewStore(db, locks)
+	mdb := mongox.NewDB(db, true)
+	spaces := spaceviewmongo.NewStore(mdb)
+	siteStore := sitemongo.NewStore(mdb)
 	client := contentclient.New(discovery.Static{"content": srv.URL}, signer)
 	svc := site.New(siteStore, spaces, client,
 		site.URLs{Public: "http://gw.test/", App: "http://app.test", Published: "http://gw.test/sites"}, nil)
 	keys := shareKeys{}
 	svc.SetShareKeys(keys)
 	// The reader decides what visitors of the published view see.
-	rd, err := reader.New(reader.Deps{Sites: siteStore, Sections: sectionmongo.NewStore(db, locks), Spaces: spaces,
+	rd, err := reader.New(reader.Deps{Sites: siteStore, Sections: sectionmongo.NewStore(mdb), Spaces: spaces,
 		ShareKeys: keys, Content: client, PublishedURL: "http://gw.test/sites"})
 	if err != nil {
 		t.Fatal(err)

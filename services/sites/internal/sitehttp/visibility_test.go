@@ -17,7 +17,7 @@ import (
 	"github.com/docspub/platform/services/sites/internal/site"
 	"github.com/docspub/platform/services/sites/internal/sitehttp"
 	"github.com/docspub/platform/services/sites/internal/sitemongo"
-	"github.com/docspub/platform/services/sites/internal/spaceview"
+	"github.com/docspub/platform/services/sites/internal/spaceviewmongo"
 )
 
 func siteSpacePaths(t *testing.T, e *env, user, path string) []string {
@@ -137,9 +137,9 @@ func TestContentDownFailsClosed(t *testing.T) {
 	closed := "http://" + ln.Addr().String()
 	_ = ln.Close()
 	db := mongotest.Database(t)
-	locks := mongox.NewDocLocks()
+	mdb := mongox.NewDB(db, true)
 	signer := apitest.Signer(t)
-	svc := site.New(sitemongo.NewStore(db, locks), spaceview.NewStore(db, locks),
+	svc := site.New(sitemongo.NewStore(mdb), spaceviewmongo.NewStore(mdb),
 		contentclient.New(discovery.Static{"content": closed}, signer), site.URLs{Public: "http://gw.test"}, nil)
 	eng := httpx.NewEngine(logx.Discard(), "sites")
 	sitehttp.Register(eng.Group("/v1", internaltoken.Require(signer), internaltoken.RequireUser), svc)

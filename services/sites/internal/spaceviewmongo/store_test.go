@@ -1,4 +1,4 @@
-package spaceview_test
+package spaceviewmongo_test
 
 import (
 	"context"
@@ -9,7 +9,7 @@ import (
 	"github.com/docspub/platform/libs/kafkax"
 	"github.com/docspub/platform/libs/mongotest"
 	"github.com/docspub/platform/libs/mongox"
-	"github.com/docspub/platform/services/sites/internal/spaceview"
+	"github.com/docspub/platform/services/sites/internal/spaceviewmongo"
 )
 
 func TestMain(m *testing.M) { mongotest.Main(m) }
@@ -21,7 +21,7 @@ func event(typ, title string, at time.Time) kafkax.Event {
 }
 
 func TestEventsKeepTheNewestView(t *testing.T) {
-	s := spaceview.NewStore(mongotest.Database(t), mongox.NewDocLocks())
+	s := spaceviewmongo.NewStore(mongox.NewDB(mongotest.Database(t), true))
 	ctx := context.Background()
 	t0 := time.Now().UTC().Truncate(time.Millisecond)
 	steps := []struct {
@@ -75,7 +75,7 @@ func view(org, title string, updated time.Time, deleted bool) map[string]any {
 // so an event written before a transfer and delivered after it (or a
 // content answer read before it) never brings the old organization back.
 func TestTransfersWinWhateverTheOrder(t *testing.T) {
-	s := spaceview.NewStore(mongotest.Database(t), mongox.NewDocLocks())
+	s := spaceviewmongo.NewStore(mongox.NewDB(mongotest.Database(t), true))
 	ctx := context.Background()
 	t0 := time.Now().UTC().Truncate(time.Millisecond)
 	put := func(typ string, data map[string]any, occurred time.Time) {
@@ -124,7 +124,7 @@ func mustJSON(t *testing.T, v any) json.RawMessage {
 // TestUnreadableEventIsPermanent: an event whose space cannot be read is
 // dead-lettered by the consumer instead of blocking the events behind it.
 func TestUnreadableEventIsPermanent(t *testing.T) {
-	s := spaceview.NewStore(mongotest.Database(t), mongox.NewDocLocks())
+	s := spaceviewmongo.NewStore(mongox.NewDB(mongotest.Database(t), true))
 	ev := kafkax.NewEvent("space.updated", "org1", "s1", map[string]any{"title": "no id"})
 	if err := s.Handle(context.Background(), ev); !kafkax.IsPermanent(err) {
 		t.Errorf("Handle(event without a space id) = %v, want a permanent error", err)
