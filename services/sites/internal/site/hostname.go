@@ -88,9 +88,9 @@ type HostnameConfig struct {
 	Resolver TXTResolver
 }
 
-// SetHostnames sets how custom hostnames are verified.
-func (s *Service) SetHostnames(c HostnameConfig) {
-	reserved := reservedHosts(s.urls)
+// hostnames is c with its defaults, the hosts of urls reserved.
+func hostnames(c HostnameConfig, urls URLs) HostnameConfig {
+	reserved := reservedHosts(urls)
 	for _, h := range c.Reserved {
 		reserved = append(reserved, strings.TrimSuffix(strings.ToLower(strings.TrimSpace(h)), "."))
 	}
@@ -101,7 +101,7 @@ func (s *Service) SetHostnames(c HostnameConfig) {
 	if c.Recheck <= 0 {
 		c.Recheck = limits.HostnameRecheck
 	}
-	s.hosts = c
+	return c
 }
 
 // hostnameProblem says what is wrong with host as a site's custom hostname

@@ -220,7 +220,7 @@ func (s *Service) UpdateSite(ctx context.Context, c access.Caller, org, siteID s
 		}
 	}
 	if in.DefaultSiteSection != nil {
-		if err := s.sections.SetDefault(ctx, g, *in.DefaultSiteSection); err != nil {
+		if err := s.sections.SetDefault(ctx, g, s, *in.DefaultSiteSection); err != nil {
 			return SiteView{}, err
 		}
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/docspub/platform/libs/paging"
 	"github.com/docspub/platform/services/sites/internal/contentclient"
 	"github.com/docspub/platform/services/sites/internal/site"
+	"github.com/docspub/platform/services/sites/internal/sitecontentclient"
 	"github.com/docspub/platform/services/sites/internal/sitehttp"
 	"github.com/docspub/platform/services/sites/internal/sitemongo"
 	"github.com/docspub/platform/services/sites/internal/spaceviewmongo"
@@ -139,8 +140,8 @@ func TestContentDownFailsClosed(t *testing.T) {
 	db := mongotest.Database(t)
 	mdb := mongox.NewDB(db, true)
 	signer := apitest.Signer(t)
-	svc := site.New(sitemongo.NewStore(mdb), spaceviewmongo.NewStore(mdb),
-		contentclient.New(discovery.Static{"content": closed}, signer), site.URLs{Public: "http://gw.test"}, nil)
+	svc := site.New(site.Deps{Store: sitemongo.NewStore(mdb), Spaces: spaceviewmongo.NewStore(mdb),
+		Content: sitecontentclient.New(contentclient.New(discovery.Static{"content": closed}, signer)), URLs: site.URLs{Public: "http://gw.test"}})
 	eng := httpx.NewEngine(logx.Discard(), "sites")
 	sitehttp.Register(eng.Group("/v1", internaltoken.Require(signer), internaltoken.RequireUser), svc)
 	if r := apitest.New(t, eng, signer).Do(as("ada"), "POST", "/v1/orgs/org1/sites", `{"spaces":["s1"]}`); r.Status != 503 {
