@@ -325,4 +325,20 @@ func TestUpdateSiteIsACompareAndSet(t *testing.T) {
 	if n := len(doc[kafkax.OutboxField].(bson.A)); n != before || doc["proxy"] != nil {
 		t.Errorf("a change of nothing: %d events (%d before), proxy %v", n, before, doc["proxy"])
 	}
+	// A field the change empties (omitempty) is removed from the document.
+	for _, proxy := range []string{"docs.acme.test/help", ""} {
+		if _, err := s.UpdateSite(ctx, "a", func(st *site.Site) (kafkax.Event, error) {
+			st.Proxy = proxy
+			return ev("site.updated", "a"), nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		doc = bson.M{}
+		if err := db.Collection(sitemongo.Sites).FindOne(ctx, bson.M{"_id": "a"}).Decode(&doc); err != nil {
+			t.Fatal(err)
+		}
+		if got, ok := doc["proxy"]; ok != (proxy != "") || (ok && got != proxy) {
+			t.Errorf("proxy set to %q: stored %v", proxy, doc["proxy"])
+		}
+	}
 }
