@@ -32,9 +32,10 @@ import (
 	"github.com/docspub/platform/services/sites/internal/sharelinkhttp"
 	"github.com/docspub/platform/services/sites/internal/sharelinkmongo"
 	"github.com/docspub/platform/services/sites/internal/site"
+	"github.com/docspub/platform/services/sites/internal/sitecontentclient"
 	"github.com/docspub/platform/services/sites/internal/sitehttp"
 	"github.com/docspub/platform/services/sites/internal/sitemongo"
-	"github.com/docspub/platform/services/sites/internal/spaceview"
+	"github.com/docspub/platform/services/sites/internal/spaceviewmongo"
 	"github.com/gin-gonic/gin"
 	"go.mongodb.org/mongo-driver/v2/mongo"
 )
@@ -113,7 +114,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 		return nil, err
 	}
 	var indexes []mongox.Index
-	for _, ix := range [][]mongox.Index{sitemongo.Indexes(), sectionmongo.Indexes(), sharelinkmongo.Indexes(), spaceview.Indexes()} {
+	for _, ix := range [][]mongox.Index{sitemongo.Indexes(), sectionmongo.Indexes(), sharelinkmongo.Indexes(), spaceviewmongo.Indexes()} {
 		indexes = append(indexes, ix...)
 	}
 	var eventColls []string
@@ -129,33 +130,31 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 	if err != nil {
 		return nil, err
 	}
-	db, locks, relay, signer := core.DB, core.Locks, core.Relay, core.Signer
+	db, relay, signer := core.Mongo, core.Relay, core.Signer
 
-	spaces := spaceview.NewStore(db, locks)
+	spaces := spaceviewmongo.NewStore(db)
 	content := contentclient.New(core.Discovery, signer)
-	public := strings.TrimRight(cfg.PublicURL, "/")
-	siteStore := sitemongo.NewStore(db, locks)
-	sites := site.New(siteStore, spaces, content, site.URLs{Public: public, App: strings.TrimRight(cfg.AppURL, "/"),
-		Published: strings.TrimRight(cfg.PublishedURL, "/")}, nil)
-	sites.SetHostnames(site.HostnameConfig{Reserved: cfg.ReservedHostnames, ClaimTTL: cfg.HostnameClaimTTL,
-		Recheck: cfg.HostnameCheckInterval, Resolver: site.DNSResolver(cfg.HostnameDNSServer)})
-	sectionStore := sectionmongo.NewStore(db, locks)
-	sections := section.New(sectionStore, sites, nil)
-	linkStore := sharelinkmongo.NewStore(db, locks)
-	links := sharelink.New(linkStore, sites, sharelink.URLs{Published: strings.TrimRight(cfg.PublishedURL, "/")}, nil)
-	sites.SetSections(sections)
-	sites.SetShareKeys(links)
-	sites.OnDelete(sectionStore.DeleteSite)
-	sites.OnDelete(linkStore.DeleteSite)
-
-	rd, err := reader.New(reader.Deps{Sites: siteStore, Sections: sectionStore, Spaces: spaces, ShareKeys: links,
+	siteStore, sectionStore, linkStore := sitemongo.NewStore(db), sectionmongo.NewStore(db), sharelinkmongo.NewStore(db)
+	keys := sharelink.NewKeys(linkStore)
+	rd, err := reader.New(reader.Deps{Sites: siteStore, Sections: sectionStore, Spaces: spaces, ShareKeys: keys,
 		Content: content, PublishedURL: cfg.PublishedURL, Log: log.With("component", "reader")})
 	if err != nil {
 		_ = core.Close(ctx)
 		return nil, fmt.Errorf("reader: %w", err)
 	}
-	// A non-member's published view shows what the reader shows them.
-	sites.SetVisitors(rd)
+	sites := site.New(site.Deps{Store: siteStore, Spaces: spaces, Content: sitecontentclient.New(content),
+		URLs: site.URLs{Public: strings.TrimRight(cfg.PublicURL, "/"), App: strings.TrimRight(cfg.AppURL, "/"),
+			Published: strings.TrimRight(cfg.PublishedURL, "/")},
+		Hostnames: site.HostnameConfig{Reserved: cfg.ReservedHostnames, ClaimTTL: cfg.HostnameClaimTTL,
+			Recheck: cfg.HostnameCheckInterval, Resolver: site.DNSResolver(cfg.HostnameDNSServer)},
+		Sections:  section.NewOutline(sectionStore, nil),
+		ShareKeys: keys,
+		// A non-member's published view shows what the reader shows them.
+		Visitors: rd,
+		OnDelete: []func(context.Context, string) error{sectionStore.DeleteSite, linkStore.DeleteSite}})
+	sections := section.New(sectionStore, sites, nil)
+	links := sharelink.New(linkStore, sites, sharelink.URLs{Published: strings.TrimRight(cfg.PublishedURL, "/")}, nil)
+
 	// A change made here reaches this instance's readers at once.
 	for _, st := range []interface{ OnWrite(func()) }{siteStore, sectionStore, linkStore} {
 		st.OnWrite(func() { relay.Notify(); rd.Invalidate() })
@@ -169,7 +168,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 	sharelinkhttp.Register(v1, links)
 	readerhttp.Register(e, rd, signer, recorder, log)
 
-	consumer := kafkax.NewConsumer(core.Kafka, ConsumerGroup, ContentTopic, db,
+	consumer := kafkax.NewConsumer(core.Kafka, ConsumerGroup, ContentTopic, core.DB,
 		func(ctx context.Context, ev kafkax.Event) error {
 			err := spaces.Handle(ctx, ev)
 			if err == nil && strings.HasPrefix(ev.Type, "space.") {

@@ -66,11 +66,6 @@ type SectionStore interface {
 	SiteGroups(ctx context.Context, site string) ([]section.Group, error)
 }
 
-// SpaceStore is the projection of content's spaces (spaceview.Store).
-type SpaceStore interface {
-	Get(ctx context.Context, ids []string) (map[string]spaceview.Space, error)
-}
-
 // Content is what the reader asks the content service
 // (contentclient.Client).
 type Content interface {
@@ -84,7 +79,7 @@ type Content interface {
 type Deps struct {
 	Sites     SiteStore
 	Sections  SectionStore
-	Spaces    SpaceStore
+	Spaces    spaceview.Reader // the projection of content's spaces
 	ShareKeys site.ShareKeys
 	Content   Content
 	// PublishedURL is the base of published sites' URLs (PUBLISHED_URL):

@@ -35,9 +35,10 @@ import (
 	"github.com/docspub/platform/services/sites/internal/sharelinkhttp"
 	"github.com/docspub/platform/services/sites/internal/sharelinkmongo"
 	"github.com/docspub/platform/services/sites/internal/site"
+	"github.com/docspub/platform/services/sites/internal/sitecontentclient"
 	"github.com/docspub/platform/services/sites/internal/sitehttp"
 	"github.com/docspub/platform/services/sites/internal/sitemongo"
-	"github.com/docspub/platform/services/sites/internal/spaceview"
+	"github.com/docspub/platform/services/sites/internal/spaceviewmongo"
 	"go.mongodb.org/mongo-driver/v2/mongo"
 )
 
@@ -56,7 +57,7 @@ type env struct {
 	content  *contenttest.Content
 	insights *insights
 	recorder *insightsclient.Recorder
-	spaces   *spaceview.Store
+	spaces   *spaceviewmongo.Store
 	reader   *reader.Reader
 	db       *mongo.Database
 	// readerLog is what the reader logged.
@@ -124,7 +125,7 @@ func newEnvWith(t *testing.T, opts reader.Deps) *env {
 	db := mongotest.Database(t)
 	ctx := context.Background()
 	var ix []mongox.Index
-	for _, i := range [][]mongox.Index{sitemongo.Indexes(), sectionmongo.Indexes(), sharelinkmongo.Indexes(), spaceview.Indexes()} {
+	for _, i := range [][]mongox.Index{sitemongo.Indexes(), sectionmongo.Indexes(), sharelinkmongo.Indexes(), spaceviewmongo.Indexes()} {
 		ix = append(ix, i...)
 	}
 	if err := mongox.EnsureIndexes(ctx, db, ix...); err != nil {
@@ -132,27 +133,26 @@ func newEnvWith(t *testing.T, opts reader.Deps) *env {
 	}
 	signer := apitest.Signer(t)
 	ct := contenttest.New(t, apitest.Secret)
-	locks := mongox.NewDocLocks()
-	spaces := spaceview.NewStore(db, locks)
+	mdb := mongox.NewDB(db, true)
+	spaces := spaceviewmongo.NewStore(mdb)
 	client := contentclient.New(discovery.Static{contentclient.Service: ct.URL}, signer)
-	siteStore, sectionStore, linkStore := sitemongo.NewStore(db, locks), sectionmongo.NewStore(db, locks), sharelinkmongo.NewStore(db, locks)
-	sites := site.New(siteStore, spaces, client, site.URLs{Public: "http://gw.test", App: "http://app.test", Published: published}, nil)
-	dns := dnstest.Start(t)
-	sites.SetHostnames(site.HostnameConfig{Resolver: site.DNSResolver(dns.Addr), Reserved: []string{"docspub.test"}})
-	sections := section.New(sectionStore, sites, nil)
-	links := sharelink.New(linkStore, sites, sharelink.URLs{Published: published}, nil)
-	sites.SetSections(sections)
-	sites.SetShareKeys(links)
-	sites.OnDelete(sectionStore.DeleteSite)
-	sites.OnDelete(linkStore.DeleteSite)
+	siteStore, sectionStore, linkStore := sitemongo.NewStore(mdb), sectionmongo.NewStore(mdb), sharelinkmongo.NewStore(mdb)
+	keys := sharelink.NewKeys(linkStore)
 	readerLog := &syncBuffer{}
-	rd, err := reader.New(reader.Deps{Sites: siteStore, Sections: sectionStore, Spaces: spaces, ShareKeys: links,
+	rd, err := reader.New(reader.Deps{Sites: siteStore, Sections: sectionStore, Spaces: spaces, ShareKeys: keys,
 		Content: client, PublishedURL: published, Log: slog.New(slog.NewTextHandler(readerLog, nil)),
 		CacheEntries: opts.CacheEntries, CacheBytes: opts.CacheBytes})
 	if err != nil {
 		t.Fatal(err)
 	}
-	sites.SetVisitors(rd)
+	dns := dnstest.Start(t)
+	sites := site.New(site.Deps{Store: siteStore, Spaces: spaces, Content: sitecontentclient.New(client),
+		URLs:      site.URLs{Public: "http://gw.test", App: "http://app.test", Published: published},
+		Hostnames: site.HostnameConfig{Resolver: site.DNSResolver(dns.Addr), Reserved: []string{"docspub.test"}},
+		Sections:  section.NewOutline(sectionStore, nil), ShareKeys: keys, Visitors: rd,
+		OnDelete: []func(context.Context, string) error{sectionStore.DeleteSite, linkStore.DeleteSite}})
+	sections := section.New(sectionStore, sites, nil)
+	links := sharelink.New(linkStore, sites, sharelink.URLs{Published: published}, nil)
 	// Content's changes reach the projection and the reader as the
 	// service's consumer of content.events brings them (sites.go).
 	ct.OnChange(func(view json.RawMessage, deleted bool) {

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/docspub/platform/libs/apierr"
+	"github.com/docspub/platform/libs/envelope"
 	"github.com/docspub/platform/libs/ids"
 	"github.com/docspub/platform/libs/nullable"
 	"github.com/docspub/platform/libs/order"
@@ -141,18 +142,11 @@ type UpdateGroupInput struct {
 // UpdateGroup changes a section group's title and icon.
 func (s *Service) UpdateGroup(ctx context.Context, c access.Caller, org, siteID, id string, in UpdateGroupInput) (GroupView, error) {
 	var p apierr.Problems
-	set := Fields{}
 	if in.Title != nil {
-		t := strings.TrimSpace(*in.Title)
-		p.Text("title", t, 1, limits.GroupTitleMax)
-		set["title"] = t
+		p.Text("title", strings.TrimSpace(*in.Title), 1, limits.GroupTitleMax)
 	}
-	if in.Icon.Set {
-		set["icon"] = ""
-		if !in.Icon.Null {
-			p.Text("icon", in.Icon.Value, 0, limits.Icon)
-			set["icon"] = in.Icon.Value
-		}
+	if in.Icon.Set && !in.Icon.Null {
+		p.Text("icon", in.Icon.Value, 0, limits.Icon)
 	}
 	if err := p.Err(); err != nil {
 		return GroupView{}, err
@@ -165,31 +159,36 @@ func (s *Service) UpdateGroup(ctx context.Context, c access.Caller, org, siteID,
 	if err != nil {
 		return GroupView{}, err
 	}
-	if len(set) == 0 {
+	if in.Title == nil && !in.Icon.Set {
 		return s.groupView(ctx, g, grp)
 	}
-	if t, ok := set["title"].(string); ok {
-		grp.Title = t
-	}
-	if i, ok := set["icon"].(string); ok {
-		grp.Icon = i
-	}
-	grp.UpdatedAt = s.clock()
-	set["updatedAt"] = grp.UpdatedAt
-	return s.writeGroup(ctx, g, grp, GroupUpdated, set)
+	return s.writeGroup(ctx, g, grp.ID, GroupUpdated, func(grp *Group) {
+		if in.Title != nil {
+			grp.Title = strings.TrimSpace(*in.Title)
+		}
+		if in.Icon.Set {
+			grp.Icon = ""
+			if !in.Icon.Null {
+				grp.Icon = in.Icon.Value
+			}
+		}
+	})
 }
 
-// writeGroup stores fields of a group with an event carrying its view.
-func (s *Service) writeGroup(ctx context.Context, g site.Grant, grp Group, typ string, set Fields) (GroupView, error) {
-	v, err := s.groupView(ctx, g, grp)
-	if err != nil {
-		return GroupView{}, err
-	}
-	ev := event(typ, g, grp.ID, v)
-	if err := s.store.SetGroup(ctx, g.Site, grp.ID, set, &ev); err != nil {
-		return GroupView{}, err
-	}
-	return v, nil
+// writeGroup stores a change of a group (and its updatedAt) with an event
+// typ carrying its view.
+func (s *Service) writeGroup(ctx context.Context, g site.Grant, id, typ string, change func(*Group)) (GroupView, error) {
+	var v GroupView
+	_, err := s.store.UpdateGroup(ctx, g.Site, id, func(grp *Group) (envelope.Event, error) {
+		change(grp)
+		grp.UpdatedAt = s.clock()
+		var err error
+		if v, err = s.groupView(ctx, g, *grp); err != nil {
+			return envelope.Event{}, err
+		}
+		return event(typ, g, grp.ID, v), nil
+	})
+	return v, err
 }
 
 // MoveGroup places a section group before or after an item of the site's
@@ -219,8 +218,7 @@ func (s *Service) MoveGroup(ctx context.Context, c access.Caller, org, siteID, i
 	if err != nil {
 		return GroupView{}, err
 	}
-	grp.Position, grp.UpdatedAt = p, s.clock()
-	return s.writeGroup(ctx, g, grp, GroupMoved, Fields{"position": p, "updatedAt": grp.UpdatedAt})
+	return s.writeGroup(ctx, g, grp.ID, GroupMoved, func(grp *Group) { grp.Position = p })
 }
 
 // DeleteGroup removes a section group. Its sections stay, ungrouped, where

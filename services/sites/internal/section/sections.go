@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/docspub/platform/libs/apierr"
+	"github.com/docspub/platform/libs/envelope"
 	"github.com/docspub/platform/libs/ids"
 	"github.com/docspub/platform/libs/nullable"
 	"github.com/docspub/platform/services/sites/internal/access"
@@ -246,44 +247,7 @@ type UpdateSectionInput struct {
 // UpdateSection changes a section. A path another section of the site has
 // is a conflict; defaultSiteSpace must be one of the section's site spaces.
 func (s *Service) UpdateSection(ctx context.Context, c access.Caller, org, siteID, id string, in UpdateSectionInput) (SectionView, error) {
-	var p apierr.Problems
-	set := Fields{}
-	if in.Title != nil {
-		t := strings.TrimSpace(*in.Title)
-		p.Text("title", t, limits.SectionTitleMin, limits.SectionTitleMax)
-		set["title"] = t
-	}
-	if in.Path != nil {
-		site.CheckSegment(&p, "path", *in.Path, limits.SectionPath)
-		set["path"] = *in.Path
-	}
-	if in.DefaultSiteSpace != nil {
-		set["defaultSiteSpace"] = *in.DefaultSiteSpace
-	}
-	if in.Condition.Set {
-		set["condition"] = ""
-		if !in.Condition.Null {
-			if err := CheckCondition("condition", in.Condition.Value); err != nil {
-				return SectionView{}, err
-			}
-			set["condition"] = in.Condition.Value
-		}
-	}
-	if in.Icon.Set {
-		set["icon"] = ""
-		if !in.Icon.Null {
-			p.Text("icon", in.Icon.Value, 0, limits.Icon)
-			set["icon"] = in.Icon.Value
-		}
-	}
-	if in.Description.Set {
-		set["description"] = ""
-		if !in.Description.Null {
-			p.Length("description", in.Description.Value, 0, limits.SectionDescription)
-			set["description"] = in.Description.Value
-		}
-	}
-	if err := p.Err(); err != nil {
+	if err := in.check(); err != nil {
 		return SectionView{}, err
 	}
 	g, err := s.enter(ctx, c, org, siteID, access.Edit)
@@ -302,85 +266,131 @@ func (s *Service) UpdateSection(ctx context.Context, c access.Caller, org, siteI
 		return SectionView{}, ErrSectionNotFound
 	}
 	if in.DefaultSiteSpace != nil {
-		ids, err := siteSpaceIDs(views[sec.ID].Shown)
-		if err != nil {
-			return SectionView{}, err
-		}
-		if !slices.Contains(ids, *in.DefaultSiteSpace) {
-			return SectionView{}, apierr.Invalid("defaultSiteSpace", "is not a site space of this section")
-		}
-		// The site space's own default flag decides where it is published.
-		if err := s.sites.MakeDefault(ctx, g, *in.DefaultSiteSpace); err != nil {
-			return SectionView{}, err
-		}
-		if views, err = s.sites.SiteSpaces(ctx, g, []string{sec.ID}); err != nil {
+		if views, err = s.setDefaultSiteSpace(ctx, g, sec, views, *in.DefaultSiteSpace); err != nil {
 			return SectionView{}, err
 		}
 	}
-	if in.GroupID.Set {
-		to := ""
-		if !in.GroupID.Null {
-			to = in.GroupID.Value
-		}
-		if to != sec.Group {
-			l, err := s.layout(ctx, g)
-			if err != nil {
-				return SectionView{}, err
-			}
-			if _, ok := l.parentOf(Ref{Kind: KindGroup, ID: to}); to != "" && !ok {
-				return SectionView{}, apierr.Invalid("siteSectionGroupId", "is not a section group of this site")
-			}
-			pos, err := s.place(ctx, g, l, to, Node{Kind: KindSection, ID: sec.ID, Parent: sec.Group}, Position{})
-			if err != nil {
-				return SectionView{}, err
-			}
-			set["group"], set["position"] = to, pos
-		}
-	}
-	if len(set) == 0 {
-		return render(sec, views[sec.ID])
-	}
-	sec.UpdatedAt = s.clock()
-	set["updatedAt"] = sec.UpdatedAt
-	applySection(&sec, set)
-	v, err := render(sec, views[sec.ID])
+	group, position, moved, err := s.regroup(ctx, g, sec, in.GroupID)
 	if err != nil {
 		return SectionView{}, err
 	}
-	ev := event(SectionUpdated, g, sec.ID, v)
-	if err := s.store.SetSection(ctx, g.Site, sec.ID, set, &ev); err != nil {
-		if errors.Is(err, apierr.ErrConflict) {
-			return SectionView{}, apierr.Conflict("path: %q is the path of another section of this site", sec.Path)
+	if !in.changes() && !moved {
+		return render(sec, views[sec.ID])
+	}
+	var v SectionView
+	_, err = s.store.UpdateSection(ctx, g.Site, sec.ID, func(cur *Section) (envelope.Event, error) {
+		in.apply(cur)
+		if moved {
+			cur.Group, cur.Position = group, position
 		}
+		cur.UpdatedAt = s.clock()
+		var err error
+		if v, err = render(*cur, views[sec.ID]); err != nil {
+			return envelope.Event{}, err
+		}
+		return event(SectionUpdated, g, cur.ID, v), nil
+	})
+	if errors.Is(err, apierr.ErrConflict) && in.Path != nil {
+		return SectionView{}, apierr.Conflict("path: %q is the path of another section of this site", *in.Path)
+	}
+	if err != nil {
 		return SectionView{}, err
 	}
 	return v, nil
 }
 
-// applySection applies stored fields to a section.
-func applySection(sec *Section, set Fields) {
-	for k, v := range set {
-		switch k {
-		case "title":
-			sec.Title = v.(string)
-		case "path":
-			sec.Path = v.(string)
-		case "defaultSiteSpace":
-			sec.DefaultSiteSpace = v.(string)
-		case "condition":
-			sec.Condition = v.(string)
-		case "icon":
-			sec.Icon = v.(string)
-		case "description":
-			sec.Description = v.(string)
-		case "group":
-			sec.Group = v.(string)
-		case "position":
-			sec.Position = v.(int64)
-		case "default":
-			sec.Default = v.(bool)
+// check checks the fields of a section PATCH.
+func (in UpdateSectionInput) check() error {
+	var p apierr.Problems
+	if in.Title != nil {
+		p.Text("title", strings.TrimSpace(*in.Title), limits.SectionTitleMin, limits.SectionTitleMax)
+	}
+	if in.Path != nil {
+		site.CheckSegment(&p, "path", *in.Path, limits.SectionPath)
+	}
+	if in.Condition.Set && !in.Condition.Null {
+		if err := CheckCondition("condition", in.Condition.Value); err != nil {
+			return err
 		}
 	}
+	if in.Icon.Set && !in.Icon.Null {
+		p.Text("icon", in.Icon.Value, 0, limits.Icon)
+	}
+	if in.Description.Set && !in.Description.Null {
+		p.Length("description", in.Description.Value, 0, limits.SectionDescription)
+	}
+	return p.Err()
+}
+
+// changes reports whether the PATCH changes the section's own fields
+// (its group aside).
+func (in UpdateSectionInput) changes() bool {
+	return in.Title != nil || in.Path != nil || in.DefaultSiteSpace != nil || in.Condition.Set || in.Icon.Set ||
+		in.Description.Set
+}
+
+// apply makes the PATCH's own fields of sec (its group aside); null
+// removes a field.
+func (in UpdateSectionInput) apply(sec *Section) {
+	if in.Title != nil {
+		sec.Title = strings.TrimSpace(*in.Title)
+	}
+	if in.Path != nil {
+		sec.Path = *in.Path
+	}
+	if in.DefaultSiteSpace != nil {
+		sec.DefaultSiteSpace = *in.DefaultSiteSpace
+	}
+	for _, f := range []struct {
+		in  nullable.Field[string]
+		out *string
+	}{{in.Condition, &sec.Condition}, {in.Icon, &sec.Icon}, {in.Description, &sec.Description}} {
+		if f.in.Set {
+			*f.out = ""
+			if !f.in.Null {
+				*f.out = f.in.Value
+			}
+		}
+	}
+}
+
+// setDefaultSiteSpace makes one of the section's site spaces (in views)
+// its default and returns the section's site spaces as they now are.
+func (s *Service) setDefaultSiteSpace(ctx context.Context, g site.Grant, sec Section, views map[string]site.Variants, id string) (map[string]site.Variants, error) {
+	ids, err := siteSpaceIDs(views[sec.ID].Shown)
+	if err != nil {
+		return nil, err
+	}
+	if !slices.Contains(ids, id) {
+		return nil, apierr.Invalid("defaultSiteSpace", "is not a site space of this section")
+	}
+	// The site space's own default flag decides where it is published.
+	if err := s.sites.MakeDefault(ctx, g, id); err != nil {
+		return nil, err
+	}
+	return s.sites.SiteSpaces(ctx, g, []string{sec.ID})
+}
+
+// regroup places the section at the end of the group named by groupID
+// (its siteSectionGroupId; null for the top level) and returns its group
+// and position, and whether it moves at all.
+func (s *Service) regroup(ctx context.Context, g site.Grant, sec Section, groupID nullable.Field[string]) (string, int64, bool, error) {
+	to := ""
+	if !groupID.Null {
+		to = groupID.Value
+	}
+	if !groupID.Set || to == sec.Group {
+		return "", 0, false, nil
+	}
+	l, err := s.layout(ctx, g)
+	if err != nil {
+		return "", 0, false, err
+	}
+	if _, ok := l.parentOf(Ref{Kind: KindGroup, ID: to}); to != "" && !ok {
+		return "", 0, false, apierr.Invalid("siteSectionGroupId", "is not a section group of this site")
+	}
+	pos, err := s.place(ctx, g, l, to, Node{Kind: KindSection, ID: sec.ID, Parent: sec.Group}, Position{})
+	return to, pos, err == nil, err
 }
 
 // MoveSection places a section before or after another section; it joins
@@ -423,17 +433,16 @@ func (s *Service) MoveSection(ctx context.Context, c access.Caller, org, siteID,
 
 // moveSection stores a section's new place with its moved event.
 func (s *Service) moveSection(ctx context.Context, g site.Grant, sec Section, group string, position int64) (SectionView, error) {
-	sec.Group, sec.Position, sec.UpdatedAt = group, position, s.clock()
-	v, err := s.view(ctx, g, sec)
-	if err != nil {
-		return SectionView{}, err
-	}
-	ev := event(SectionMoved, g, sec.ID, v)
-	set := Fields{"group": group, "position": position, "updatedAt": sec.UpdatedAt}
-	if err := s.store.SetSection(ctx, g.Site, sec.ID, set, &ev); err != nil {
-		return SectionView{}, err
-	}
-	return v, nil
+	var v SectionView
+	_, err := s.store.UpdateSection(ctx, g.Site, sec.ID, func(cur *Section) (envelope.Event, error) {
+		cur.Group, cur.Position, cur.UpdatedAt = group, position, s.clock()
+		var err error
+		if v, err = s.view(ctx, g, *cur); err != nil {
+			return envelope.Event{}, err
+		}
+		return event(SectionMoved, g, cur.ID, v), nil
+	})
+	return v, err
 }
 
 // DeleteSection removes a section and its site spaces. When it was the
@@ -510,13 +519,12 @@ func (l layout) order() []Section {
 
 // setDefault marks a section as the site's default (or not) with an updated event.
 func (s *Service) setDefault(ctx context.Context, g site.Grant, sec Section, def bool) error {
-	sec.Default, sec.UpdatedAt = def, s.clock()
-	v, err := s.view(ctx, g, sec)
-	if err != nil {
-		return err
-	}
-	ev := event(SectionUpdated, g, sec.ID, v)
-	return s.store.SetSection(ctx, g.Site, sec.ID, Fields{"default": def, "updatedAt": sec.UpdatedAt}, &ev)
+	_, err := s.store.UpdateSection(ctx, g.Site, sec.ID, func(cur *Section) (envelope.Event, error) {
+		cur.Default, cur.UpdatedAt = def, s.clock()
+		v, err := s.view(ctx, g, *cur)
+		return event(SectionUpdated, g, cur.ID, v), err
+	})
+	return err
 }
 
 // Has reports whether the granted site has the section.

@@ -44,10 +44,11 @@ type SiteAccess interface {
 type Service struct {
 	store Store
 	sites SiteAccess
-	now   func() time.Time
+	// spaces lists the site spaces of sections: sites, or what the site
+	// context passes an Outline.
+	spaces site.SiteSpaceLister
+	now    func() time.Time
 }
-
-var _ site.Sections = (*Service)(nil)
 
 // New returns a service. now is the clock (nil: the real one); it also
 // numbers the positions of new items.
@@ -55,7 +56,56 @@ func New(store Store, sites SiteAccess, now func() time.Time) *Service {
 	if now == nil {
 		now = time.Now
 	}
-	return &Service{store: store, sites: sites, now: now}
+	s := &Service{store: store, sites: sites, now: now}
+	if sites != nil {
+		s.spaces = sites
+	}
+	return s
+}
+
+// Outline is sections as the site context reads them (site.Sections),
+// built from the store alone, before the site context's service: what it
+// renders takes the site spaces from the site service that asks.
+type Outline struct {
+	svc *Service
+}
+
+var _ site.Sections = Outline{}
+
+// NewOutline returns the outline of the sections in store; now is the
+// clock (nil: the real one).
+func NewOutline(store Store, now func() time.Time) Outline { return Outline{svc: New(store, nil, now)} }
+
+// with is the service rendering with the site spaces of sites.
+func (o Outline) with(sites site.SiteSpaceLister) *Service {
+	s := *o.svc
+	s.spaces = sites
+	return &s
+}
+
+// Structure is Service.Structure, with the site spaces of sites.
+func (o Outline) Structure(ctx context.Context, g site.Grant, sites site.SiteSpaceLister) ([]any, bool, error) {
+	return o.with(sites).Structure(ctx, g)
+}
+
+// SetDefault is Service.SetDefault, with the site spaces of sites.
+func (o Outline) SetDefault(ctx context.Context, g site.Grant, sites site.SiteSpaceLister, sectionID string) error {
+	return o.with(sites).SetDefault(ctx, g, sectionID)
+}
+
+// Prefixes is Service.Prefixes.
+func (o Outline) Prefixes(ctx context.Context, siteID string) (map[string]string, error) {
+	return o.svc.Prefixes(ctx, siteID)
+}
+
+// DefaultSection is Service.DefaultSection.
+func (o Outline) DefaultSection(ctx context.Context, siteID string) (string, error) {
+	return o.svc.DefaultSection(ctx, siteID)
+}
+
+// Has is Service.Has.
+func (o Outline) Has(ctx context.Context, g site.Grant, sectionID string) (bool, error) {
+	return o.svc.Has(ctx, g, sectionID)
 }
 
 func (s *Service) clock() time.Time { return s.now().UTC().Truncate(time.Millisecond) }

@@ -6,16 +6,19 @@ import (
 	"github.com/docspub/platform/libs/envelope"
 )
 
-// Fields are stored fields to set, by their stored name.
-type Fields map[string]any
-
 // Store is what sections and groups need from storage. Every write records
 // its event with the change (the outbox); reads of one missing item return an
 // apierr not-found error; a path used by another live section of the site is
 // an apierr conflict.
 type Store interface {
 	InsertSection(ctx context.Context, s Section, ev envelope.Event) error
-	SetSection(ctx context.Context, site, id string, set Fields, ev *envelope.Event) error
+	// UpdateSection applies change to the live section id of site and
+	// stores what it changed with the event change returns, as a
+	// compare-and-set: a change that lost a race with another runs again on
+	// the section as it now is, and after a few lost races the update is a
+	// conflict; one that changes nothing writes nothing. It returns the
+	// section as stored.
+	UpdateSection(ctx context.Context, site, id string, change func(*Section) (envelope.Event, error)) (Section, error)
 	RemoveSection(ctx context.Context, site, id string, ev envelope.Event) error
 	Section(ctx context.Context, site, id string) (Section, error)
 	// Sections returns a page of a site's sections by position then id, and
@@ -25,7 +28,8 @@ type Store interface {
 	SiteSections(ctx context.Context, site string) ([]Section, error)
 
 	InsertGroup(ctx context.Context, g Group, ev envelope.Event) error
-	SetGroup(ctx context.Context, site, id string, set Fields, ev *envelope.Event) error
+	// UpdateGroup changes a group as UpdateSection changes a section.
+	UpdateGroup(ctx context.Context, site, id string, change func(*Group) (envelope.Event, error)) (Group, error)
 	RemoveGroup(ctx context.Context, site, id string, ev envelope.Event) error
 	Group(ctx context.Context, site, id string) (Group, error)
 	Groups(ctx context.Context, q Query) ([]Group, int, error)

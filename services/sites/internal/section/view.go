@@ -156,7 +156,7 @@ func (s *Service) views(ctx context.Context, g site.Grant, secs []Section) ([]Se
 	for i, sec := range secs {
 		ids[i] = sec.ID
 	}
-	spaces, err := s.sites.SiteSpaces(ctx, g, ids)
+	spaces, err := s.spaces.SiteSpaces(ctx, g, ids)
 	if err != nil {
 		return nil, err
 	}

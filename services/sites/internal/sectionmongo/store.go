@@ -13,9 +13,9 @@ import (
 	"github.com/docspub/platform/libs/docstore"
 	"github.com/docspub/platform/libs/kafkax"
 	"github.com/docspub/platform/libs/mongox"
+	"github.com/docspub/platform/services/sites/internal/casmongo"
 	"github.com/docspub/platform/services/sites/internal/section"
 	"go.mongodb.org/mongo-driver/v2/bson"
-	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 )
 
@@ -32,9 +32,10 @@ type Store struct {
 
 var _ section.Store = (*Store)(nil)
 
-// NewStore returns a store on db; locks are shared with the outbox relay.
-func NewStore(db *mongo.Database, locks *mongox.DocLocks) *Store {
-	return &Store{d: docstore.New(mongox.Locked(db, locks), map[string]string{Sections: "site section", Groups: "site section group"})}
+// NewStore returns a store on db (its document locks are shared with the
+// outbox relay).
+func NewStore(db mongox.DB) *Store {
+	return &Store{d: docstore.New(db, map[string]string{Sections: "site section", Groups: "site section group"})}
 }
 
 // OnWrite sets the function called after each write with an event.
@@ -53,40 +54,33 @@ func Indexes() []mongox.Index {
 	}
 }
 
-func setDoc(set section.Fields) bson.M {
-	m := bson.M{}
-	for k, v := range set {
-		m[k] = v
-	}
-	return m
-}
-
-func events(ev *kafkax.Event) []kafkax.Event {
-	if ev == nil {
-		return nil
-	}
-	return []kafkax.Event{*ev}
-}
-
 // InsertSection stores a new section; a path another section of the site has is a conflict.
 func (s *Store) InsertSection(ctx context.Context, sec section.Section, ev kafkax.Event) error {
 	return s.d.Insert(ctx, Sections, sec, ev)
 }
 
-// SetSection changes fields of a section of site. A path another live
-// section of the site has is a conflict.
-func (s *Store) SetSection(ctx context.Context, site, id string, set section.Fields, ev *kafkax.Event) error {
-	if path, ok := set["path"]; ok {
-		n, err := s.d.Count(ctx, Sections, bson.M{"site": site, "path": path, "_id": bson.M{"$ne": id}})
-		if err != nil {
-			return err
-		}
-		if n > 0 {
-			return apierr.Conflict("site section path already used")
-		}
+// UpdateSection applies change to a section of site and stores what it
+// changed with its event, as a compare-and-set (casmongo). A path another
+// live section of the site has is a conflict.
+func (s *Store) UpdateSection(ctx context.Context, site, id string, change func(*section.Section) (kafkax.Event, error)) (section.Section, error) {
+	sec, err := casmongo.Update(ctx, s.d, Sections, bson.M{"_id": id, "site": site}, change, s.pathFree)
+	return sec, uniqueErr(err)
+}
+
+// pathFree is a conflict when the change gives the section a path another
+// live section of its site has.
+func (s *Store) pathFree(ctx context.Context, old, sec *section.Section) error {
+	if sec.Path == old.Path {
+		return nil
 	}
-	err := s.d.Update(ctx, Sections, id, bson.M{"site": site}, docstore.Setter(setDoc(set)), events(ev)...)
-	return uniqueErr(err)
+	n, err := s.d.Count(ctx, Sections, bson.M{"site": sec.Site, "path": sec.Path, "_id": bson.M{"$ne": sec.ID}})
+	if err != nil {
+		return err
+	}
+	if n > 0 {
+		return apierr.Conflict("site section path already used")
+	}
+	return nil
 }
 
 // uniqueErr makes a unique index violation on update (a path taken between
@@ -139,9 +133,10 @@ func (s *Store) InsertGroup(ctx context.Context, g section.Group, ev kafkax.Even
 	return s.d.Insert(ctx, Groups, g, ev)
 }
 
-// SetGroup changes fields of a group of site.
-func (s *Store) SetGroup(ctx context.Context, site, id string, set section.Fields, ev *kafkax.Event) error {
-	return s.d.Update(ctx, Groups, id, bson.M{"site": site}, docstore.Setter(setDoc(set)), events(ev)...)
+// UpdateGroup applies change to a group of site and stores what it changed
+// with its event, as a compare-and-set (casmongo).
+func (s *Store) UpdateGroup(ctx context.Context, site, id string, change func(*section.Group) (kafkax.Event, error)) (section.Group, error) {
+	return casmongo.Update(ctx, s.d, Groups, bson.M{"_id": id, "site": site}, change, nil)
 }
 
 // RemoveGroup tombstones a group of site.

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/docspub/platform/libs/apierr"
+	"github.com/docspub/platform/libs/envelope"
 	"github.com/docspub/platform/libs/kafkax"
 	"github.com/docspub/platform/libs/mongotest"
 	"github.com/docspub/platform/libs/mongox"
@@ -23,7 +24,7 @@ func newStore(t *testing.T) (*sectionmongo.Store, *int) {
 	if err := mongox.EnsureIndexes(context.Background(), db, sectionmongo.Indexes()...); err != nil {
 		t.Fatal(err)
 	}
-	s := sectionmongo.NewStore(db, mongox.NewDocLocks())
+	s := sectionmongo.NewStore(mongox.NewDB(db, true))
 	writes := new(int)
 	s.OnWrite(func() { *writes++ })
 	return s, writes
@@ -101,6 +102,13 @@ func TestPathIsUniqueInASite(t *testing.T) {
 	ctx := context.Background()
 	s, _ := newStore(t)
 	insert(t, s, section.Section{ID: "a", Site: "s1", Path: "guide"}, section.Section{ID: "b", Site: "s1", Path: "api"})
+	set := func(id, path, title string) error {
+		_, err := s.UpdateSection(ctx, "s1", id, func(sec *section.Section) (envelope.Event, error) {
+			sec.Path, sec.Title = path, title
+			return envelope.Event{}, nil
+		})
+		return err
+	}
 	for _, tc := range []struct {
 		name string
 		do   func() error
@@ -110,16 +118,16 @@ func TestPathIsUniqueInASite(t *testing.T) {
 			return s.InsertSection(ctx, section.Section{ID: "c", Site: "s1", Path: "guide"}, ev("c"))
 		}, apierr.ErrConflict},
 		{"set a taken path", func() error {
-			return s.SetSection(ctx, "s1", "b", section.Fields{"path": "guide"}, nil)
+			return set("b", "guide", "")
 		}, apierr.ErrConflict},
 		{"set its own path", func() error {
-			return s.SetSection(ctx, "s1", "a", section.Fields{"path": "guide", "title": "Guide"}, nil)
+			return set("a", "guide", "Guide")
 		}, nil},
 		{"removing frees the path", func() error {
 			if err := s.RemoveSection(ctx, "s1", "a", ev("a")); err != nil {
 				return err
 			}
-			return s.SetSection(ctx, "s1", "b", section.Fields{"path": "guide"}, nil)
+			return set("b", "guide", "")
 		}, nil},
 		{"removing through another site", func() error {
 			return s.RemoveSection(ctx, "s2", "b", ev("b"))

@@ -186,10 +186,27 @@ func (s *Service) Delete(ctx context.Context, c access.Caller, org, siteID, id s
 	return nil
 }
 
+// Keys checks share keys against the stored links (site.ShareKeys): built
+// from the store alone, for the site context and the reader, which the
+// share links' service comes after.
+type Keys struct {
+	store Store
+}
+
+var _ site.ShareKeys = Keys{}
+
+// NewKeys returns the share keys of the links in store.
+func NewKeys(store Store) Keys { return Keys{store: store} }
+
+// Active is Keys.Active.
+func (s *Service) Active(ctx context.Context, siteID, key string) (bool, error) {
+	return NewKeys(s.store).Active(ctx, siteID, key)
+}
+
 // Active reports whether key opens site: a live link of that site has that
 // key and is active. It reads the store on every call, so deactivation and
 // deletion take effect at once. An unknown key is false, not an error.
-func (s *Service) Active(ctx context.Context, siteID, key string) (bool, error) {
+func (s Keys) Active(ctx context.Context, siteID, key string) (bool, error) {
 	if key == "" || siteID == "" {
 		return false, nil
 	}

@@ -27,9 +27,9 @@ type Store struct {
 var _ sharelink.Store = (*Store)(nil)
 
 // NewStore returns a store on db. Updates of one document are serialised
-// with locks, which the outbox relay shares (see mongox.DocLocks).
-func NewStore(db *mongo.Database, locks *mongox.DocLocks) *Store {
-	return &Store{ds: docstore.New(mongox.Locked(db, locks), map[string]string{Links: "share link"})}
+// with its document locks, which the outbox relay shares (see mongox.DB).
+func NewStore(db mongox.DB) *Store {
+	return &Store{ds: docstore.New(db, map[string]string{Links: "share link"})}
 }
 
 // OnWrite sets a function called after every write that recorded an event

@@ -25,7 +25,7 @@ func newStore(t *testing.T) (*sharelinkmongo.Store, *mongo.Database, *int) {
 	if err := sharelinkmongo.EnsureIndexes(context.Background(), db); err != nil {
 		t.Fatal(err)
 	}
-	s := sharelinkmongo.NewStore(db, mongox.NewDocLocks())
+	s := sharelinkmongo.NewStore(mongox.NewDB(db, true))
 	writes := new(int)
 	s.OnWrite(func() { *writes++ })
 	return s, db, writes

@@ -88,9 +88,9 @@ type HostnameConfig struct {
 	Resolver TXTResolver
 }
 
-// SetHostnames sets how custom hostnames are verified.
-func (s *Service) SetHostnames(c HostnameConfig) {
-	reserved := reservedHosts(s.urls)
+// hostnames is c with its defaults, the hosts of urls reserved.
+func hostnames(c HostnameConfig, urls URLs) HostnameConfig {
+	reserved := reservedHosts(urls)
 	for _, h := range c.Reserved {
 		reserved = append(reserved, strings.TrimSuffix(strings.ToLower(strings.TrimSpace(h)), "."))
 	}
@@ -101,7 +101,7 @@ func (s *Service) SetHostnames(c HostnameConfig) {
 	if c.Recheck <= 0 {
 		c.Recheck = limits.HostnameRecheck
 	}
-	s.hosts = c
+	return c
 }
 
 // hostnameProblem says what is wrong with host as a site's custom hostname
@@ -134,19 +134,61 @@ func (s *Service) newClaim(st Site, host string) *HostnameClaim {
 	return &HostnameClaim{Token: token, State: HostnamePending, ClaimedAt: now, ExpiresAt: now.Add(s.hosts.ClaimTTL)}
 }
 
-// siteCond is the compare-and-set condition of a change of st's hostname:
-// it still names the hostname it was read with, with the same claim.
-func siteCond(st Site) Fields {
-	if st.Hostname == "" {
-		return Fields{"hostname": map[string]any{"$in": []any{nil, ""}}}
+// sameHostname reports whether cur names the hostname read named, with the
+// same claim: a change of the hostname or its claim is a compare-and-set
+// on them.
+func sameHostname(cur, read Site) bool {
+	if read.Hostname == "" {
+		return cur.Hostname == ""
 	}
-	cond := Fields{"hostname": st.Hostname, "hostnameClaim": nil}
-	if st.HostnameClaim != nil {
-		delete(cond, "hostnameClaim")
-		cond["hostnameClaim.token"] = st.HostnameClaim.Token
-		cond["hostnameClaim.state"] = st.HostnameClaim.State
+	if cur.Hostname != read.Hostname || (cur.HostnameClaim == nil) != (read.HostnameClaim == nil) {
+		return false
 	}
-	return cond
+	return read.HostnameClaim == nil ||
+		(cur.HostnameClaim.Token == read.HostnameClaim.Token && cur.HostnameClaim.State == read.HostnameClaim.State)
+}
+
+// claimFor is the claim of host when the site read names it next, and
+// whether to check it at once: a verified hostname stays verified, setting
+// a pending one again checks it now, and another site's verified hostname
+// is a conflict (claims not verified yet block nobody).
+func (s *Service) claimFor(ctx context.Context, read Site, host string) (*HostnameClaim, bool, error) {
+	switch {
+	case host == "":
+		return nil, false, nil
+	case read.HostnameVerified(host):
+		return read.HostnameClaim, false, nil
+	case read.Hostname == host && read.HostnameClaim != nil && read.HostnameClaim.State == HostnamePending:
+		return read.HostnameClaim, true, nil
+	}
+	holder, err := s.store.HostnameHolder(ctx, host)
+	if err == nil && holder.ID != read.ID {
+		return nil, false, apierr.Conflict("hostname %q is used by another site", host)
+	}
+	if err != nil && !errors.Is(err, apierr.ErrNotFound) {
+		return nil, false, err
+	}
+	return s.newClaim(read, host), true, nil
+}
+
+// setClaim stores claim as the claim of the site read with a compare-and-set
+// on its hostname and claim (a conflict when they changed meanwhile), with
+// a site.updated event when announce; a non-zero at is the site's new
+// updatedAt.
+func (s *Service) setClaim(ctx context.Context, read Site, claim HostnameClaim, announce bool, at time.Time) (Site, error) {
+	return s.store.UpdateSite(ctx, read.ID, func(cur *Site) (envelope.Event, error) {
+		if !sameHostname(*cur, read) {
+			return envelope.Event{}, apierr.Conflict("the site's hostname changed meanwhile; read the site again")
+		}
+		cur.HostnameClaim = &claim
+		if !at.IsZero() {
+			cur.UpdatedAt = at
+		}
+		if !announce {
+			return envelope.Event{}, nil
+		}
+		return s.siteEvent(ctx, "site.updated", *cur)
+	})
 }
 
 // CheckHostnames checks, once, up to limits.HostnameChecksPerRound pending
@@ -193,18 +235,12 @@ func (s *Service) RunHostnameChecks(ctx context.Context, every time.Duration, lo
 // the hostname unless another site did first. The result is stored with a
 // compare-and-set on the claim (a conflict when the site changed meanwhile).
 func (s *Service) checkClaim(ctx context.Context, st Site) (Site, error) {
-	cond := siteCond(st)
 	now := s.clock()
 	if st.HostnameClaim == nil { // named before hostnames were verified
-		st.HostnameClaim = s.newClaim(st, st.Hostname)
-		ev, err := s.hostnameEvent(ctx, st)
-		if err != nil {
+		var err error
+		if st, err = s.setClaim(ctx, st, *s.newClaim(st, st.Hostname), true, time.Time{}); err != nil {
 			return Site{}, err
 		}
-		if err := s.store.UpdateSite(ctx, st.ID, cond, Fields{"hostnameClaim": st.HostnameClaim}, ev); err != nil {
-			return Site{}, err
-		}
-		cond = siteCond(st)
 	}
 	c := *st.HostnameClaim
 	if c.State != HostnamePending || st.Hostname == "" {
@@ -239,20 +275,13 @@ func (s *Service) checkClaim(ctx context.Context, st Site) (Site, error) {
 			c.State, c.Problem, c.VerifiedAt = HostnameVerified, "", &now
 		}
 	}
+	var at time.Time
 	changed := c.State != st.HostnameClaim.State
-	st.HostnameClaim = &c
-	set := Fields{"hostnameClaim": st.HostnameClaim}
-	var evs []envelope.Event
 	if changed {
-		st.UpdatedAt = now
-		set["updatedAt"] = now
-		ev, err := s.hostnameEvent(ctx, st)
-		if err != nil {
-			return Site{}, err
-		}
-		evs = append(evs, ev)
+		at = now
 	}
-	if err := s.store.UpdateSite(ctx, st.ID, cond, set, evs...); err != nil {
+	st, err := s.setClaim(ctx, st, c, changed, at)
+	if err != nil {
 		return Site{}, err
 	}
 	if c.State == HostnameVerified {
@@ -269,15 +298,9 @@ func (s *Service) failOtherClaims(ctx context.Context, st Site) {
 		return
 	}
 	for _, o := range others {
-		cond := siteCond(o)
 		c := *o.HostnameClaim
 		c.State, c.Problem = HostnameFailed, "another site verified this hostname first"
-		o.HostnameClaim, o.UpdatedAt = &c, s.clock()
-		ev, err := s.hostnameEvent(ctx, o)
-		if err != nil {
-			return
-		}
-		_ = s.store.UpdateSite(ctx, o.ID, cond, Fields{"hostnameClaim": o.HostnameClaim, "updatedAt": o.UpdatedAt}, ev)
+		_, _ = s.setClaim(ctx, o, c, true, s.clock())
 	}
 }
 
@@ -299,15 +322,6 @@ func (s *Service) lookup(ctx context.Context, name, token string) (bool, string)
 		}
 	}
 	return false, fmt.Sprintf("the TXT records at %s do not hold this claim's token", name)
-}
-
-// hostnameEvent is the site.updated event of a change of st's hostname claim.
-func (s *Service) hostnameEvent(ctx context.Context, st Site) (envelope.Event, error) {
-	view, err := s.renderSite(ctx, st, nil)
-	if err != nil {
-		return envelope.Event{}, err
-	}
-	return event("site.updated", st.Organization, st.ID, view), nil
 }
 
 // reservedHosts are the hosts of the platform's own URLs (PUBLIC_URL,

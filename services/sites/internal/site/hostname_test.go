@@ -8,9 +8,8 @@ import (
 
 func TestHostnameProblem(t *testing.T) {
 	t.Parallel()
-	s := New(nil, nil, nil, URLs{Public: "https://api.docspub.example", App: "https://App.Docspub.example/app",
-		Published: "https://read.docspub.example/sites"}, nil)
-	s.SetHostnames(HostnameConfig{Reserved: []string{" Docspub.Example. "}})
+	s := New(Deps{URLs: URLs{Public: "https://api.docspub.example", App: "https://App.Docspub.example/app",
+		Published: "https://read.docspub.example/sites"}, Hostnames: HostnameConfig{Reserved: []string{" Docspub.Example. "}}})
 	for _, tc := range []struct {
 		host, want string // want: "" accepted, else in the problem
 	}{
@@ -36,8 +35,7 @@ func TestHostnameProblem(t *testing.T) {
 func TestNewClaimKeepsTheTokenOfTheSameHostname(t *testing.T) {
 	t.Parallel()
 	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
-	s := New(nil, nil, nil, URLs{}, func() time.Time { return now })
-	s.SetHostnames(HostnameConfig{ClaimTTL: time.Hour})
+	s := New(Deps{Hostnames: HostnameConfig{ClaimTTL: time.Hour}, Now: func() time.Time { return now }})
 	first := s.newClaim(Site{}, "docs.acme.com")
 	if first.State != HostnamePending || !first.ExpiresAt.Equal(now.Add(time.Hour)) || !strings.HasPrefix(first.Token, "docspub-verification=") {
 		t.Fatalf("first claim %+v", first)

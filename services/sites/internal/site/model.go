@@ -96,9 +96,6 @@ const (
 	DefaultAgentsContext = AgentsIncluded
 )
 
-// Fields are stored fields to set, by their stored name.
-type Fields map[string]any
-
 // Page selects one keyset page (by position and id, or by id).
 type Page = keyset.Page
 

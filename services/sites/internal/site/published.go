@@ -80,7 +80,7 @@ func (s *Service) Published(ctx context.Context, c access.Caller, org, siteID, s
 	var items []any
 	hasSections := false
 	if s.sections != nil {
-		if items, hasSections, err = s.sections.Structure(ctx, g); err != nil {
+		if items, hasSections, err = s.sections.Structure(ctx, g, s); err != nil {
 			return PublishedView{}, err
 		}
 	}

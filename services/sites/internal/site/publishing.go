@@ -115,23 +115,14 @@ type PublishingAuthInput struct {
 // permission is needed).
 func (s *Service) UpdatePublishingAuth(ctx context.Context, c access.Caller, org, siteID string, in PublishingAuthInput) (PublishingAuthView, error) {
 	var p apierr.Problems
-	set := Fields{}
 	if in.Backend != nil {
 		p.OneOf("backend", *in.Backend, BackendCustom, BackendIntegration)
-		set["backend"] = *in.Backend
 	}
-	for _, f := range []struct {
-		name  string
-		value nullable.Field[string]
-	}{{"fallbackURL", in.FallbackURL}, {"logoutURL", in.LogoutURL}} {
-		if !f.value.Set {
-			continue
-		}
-		set[f.name] = ""
-		if !f.value.Null {
-			p.HTTPURL(f.name, f.value.Value, limits.PublishingURL)
-			set[f.name] = f.value.Value
-		}
+	if in.FallbackURL.Set && !in.FallbackURL.Null {
+		p.HTTPURL("fallbackURL", in.FallbackURL.Value, limits.PublishingURL)
+	}
+	if in.LogoutURL.Set && !in.LogoutURL.Null {
+		p.HTTPURL("logoutURL", in.LogoutURL.Value, limits.PublishingURL)
 	}
 	if err := p.Err(); err != nil {
 		return PublishingAuthView{}, err
@@ -141,31 +132,26 @@ func (s *Service) UpdatePublishingAuth(ctx context.Context, c access.Caller, org
 		return PublishingAuthView{}, err
 	}
 	pa, err := s.publishingAuth(ctx, st)
-	if err != nil || len(set) == 0 {
+	if err != nil || (in.Backend == nil && !in.FallbackURL.Set && !in.LogoutURL.Set) {
 		return publishingView(pa), err
 	}
-	pa.UpdatedAt = s.clock()
-	set["updatedAt"] = pa.UpdatedAt
-	applyPublishing(&pa, set)
-	if err := s.store.SetPublishingAuth(ctx, st.ID, "", set, publishingEvent(org, pa)); err != nil {
+	pa, err = s.store.UpdatePublishingAuth(ctx, st.ID, func(pa *PublishingAuth) (envelope.Event, error) {
+		if in.Backend != nil {
+			pa.Backend = *in.Backend
+		}
+		if in.FallbackURL.Set {
+			pa.FallbackURL = in.FallbackURL.Value // "" when null
+		}
+		if in.LogoutURL.Set {
+			pa.LogoutURL = in.LogoutURL.Value
+		}
+		pa.UpdatedAt = s.clock()
+		return publishingEvent(org, *pa), nil
+	})
+	if err != nil {
 		return PublishingAuthView{}, err
 	}
 	return publishingView(pa), nil
-}
-
-func applyPublishing(pa *PublishingAuth, set Fields) {
-	for k, v := range set {
-		switch k {
-		case "backend":
-			pa.Backend = v.(string)
-		case "fallbackURL":
-			pa.FallbackURL = v.(string)
-		case "logoutURL":
-			pa.LogoutURL = v.(string)
-		case "privateKey":
-			pa.PrivateKey = v.(string)
-		}
-	}
 }
 
 // RegeneratePublishingAuth gives a site a new private key (the manage
@@ -182,12 +168,13 @@ func (s *Service) RegeneratePublishingAuth(ctx context.Context, c access.Caller,
 		return PublishingAuthView{}, err
 	}
 	old := pa.PrivateKey
-	pa.PrivateKey, pa.UpdatedAt = newPrivateKey(), s.clock()
-	err = s.store.SetPublishingAuth(ctx, st.ID, old, Fields{"privateKey": pa.PrivateKey, "updatedAt": pa.UpdatedAt},
-		publishingEvent(org, pa))
-	if errors.Is(err, apierr.ErrNotFound) {
-		return PublishingAuthView{}, apierr.Conflict("the private key was regenerated meanwhile")
-	}
+	pa, err = s.store.UpdatePublishingAuth(ctx, st.ID, func(pa *PublishingAuth) (envelope.Event, error) {
+		if pa.PrivateKey != old {
+			return envelope.Event{}, apierr.Conflict("the private key was regenerated meanwhile")
+		}
+		pa.PrivateKey, pa.UpdatedAt = newPrivateKey(), s.clock()
+		return publishingEvent(org, *pa), nil
+	})
 	if err != nil {
 		return PublishingAuthView{}, err
 	}

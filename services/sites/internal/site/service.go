@@ -2,6 +2,7 @@ package site
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"net/url"
 	"strings"
@@ -13,7 +14,6 @@ import (
 	"github.com/docspub/platform/libs/quota"
 	"github.com/docspub/platform/libs/roles"
 	"github.com/docspub/platform/services/sites/internal/access"
-	"github.com/docspub/platform/services/sites/internal/contentclient"
 	"github.com/docspub/platform/services/sites/internal/spaceview"
 	"github.com/docspub/platform/services/sites/internal/visibility"
 )
@@ -31,11 +31,13 @@ func forbidden(what string) error {
 }
 
 // Sections renders a site's sections and section groups for its published
-// view. It is implemented by the sections part of the service. It must not
-// check g's permissions: the published view has already decided that the
-// caller may read the site (a share-key visitor's grant has the read level).
+// view. It is implemented by the sections part of the service
+// (section.Outline). It must not check g's permissions: the published view
+// has already decided that the caller may read the site (a share-key
+// visitor's grant has the read level). What renders sections takes their
+// site spaces from sites, the service that calls.
 type Sections interface {
-	Structure(ctx context.Context, g Grant) (items []any, hasSections bool, err error)
+	Structure(ctx context.Context, g Grant, sites SiteSpaceLister) (items []any, hasSections bool, err error)
 	// Prefixes returns, for each section of the site, the path its site
 	// spaces are published under (SectionPrefix).
 	Prefixes(ctx context.Context, siteID string) (map[string]string, error)
@@ -45,7 +47,39 @@ type Sections interface {
 	Has(ctx context.Context, g Grant, sectionID string) (bool, error)
 	// SetDefault makes a section of the granted site its default section
 	// (a 400 naming defaultSiteSection when the site has no such section).
-	SetDefault(ctx context.Context, g Grant, sectionID string) error
+	SetDefault(ctx context.Context, g Grant, sites SiteSpaceLister, sectionID string) error
+}
+
+// SiteSpaceLister lists the site spaces of sections (Service.SiteSpaces).
+type SiteSpaceLister interface {
+	SiteSpaces(ctx context.Context, g Grant, sectionIDs []string) (map[string]Variants, error)
+}
+
+// Content is what sites ask content (contentclient, through
+// sitecontentclient).
+type Content interface {
+	// Space returns a space as the caller may read it; one that does not
+	// exist or that they may not see is a 400 naming field.
+	Space(ctx context.Context, caller access.Caller, spaceID, field string) (json.RawMessage, error)
+	// Access says what the caller may do on each space (nil for a space
+	// they cannot view).
+	Access(ctx context.Context, caller access.Caller, spaceIDs []string) (map[string]*SpaceAccess, error)
+}
+
+// SpaceAccess is what content says a caller may do on a space: its
+// organization, the caller's level there and whether the space is deleted.
+type SpaceAccess struct {
+	Organization string
+	Level        roles.Role
+	Deleted      bool
+}
+
+// Spaces is the projection of content's spaces that site spaces embed
+// (spaceviewmongo.Store): read, and told of a space content answered for
+// when a site first embeds it.
+type Spaces interface {
+	spaceview.Reader
+	Put(ctx context.Context, view json.RawMessage, deleted bool, at time.Time) error
 }
 
 // Visitors tells what a site shows a visitor without claims: the reader's
@@ -112,8 +146,8 @@ func SpacePath(prefix string, ss SiteSpace) string {
 // Service carries out the operations on sites and site spaces.
 type Service struct {
 	store     Store
-	spaces    *spaceview.Store
-	content   *contentclient.Client
+	spaces    Spaces
+	content   Content
 	urls      URLs
 	now       func() time.Time
 	sections  Sections
@@ -129,37 +163,42 @@ type Service struct {
 	lastPos int64
 }
 
-// New returns a service. now is the clock (nil: the real one). Set the
-// sections and share keys with SetSections and SetShareKeys once they are
-// built (they need the service themselves).
-func New(store Store, spaces *spaceview.Store, content *contentclient.Client, urls URLs, now func() time.Time) *Service {
-	if now == nil {
-		now = time.Now
+// Deps are what a Service works with.
+type Deps struct {
+	Store   Store
+	Spaces  Spaces
+	Content Content
+	URLs    URLs
+	// Hostnames is how custom hostnames are verified.
+	Hostnames HostnameConfig
+	// Sections renders the sections of published views (nil: none).
+	Sections Sections
+	// ShareKeys checks share keys of share-link sites.
+	ShareKeys ShareKeys
+	// Visitors decides what a site shows its visitors; without it, a
+	// non-member's published view shows no section and no site space.
+	Visitors Visitors
+	// OnDelete remove the rest of a deleted site (its sections, its share
+	// links): run after the site's own removal, without events of their
+	// own (site.deleted says it all).
+	OnDelete []func(ctx context.Context, siteID string) error
+	// Now is the clock (nil: the real one).
+	Now func() time.Time
+}
+
+// New returns a service.
+func New(d Deps) *Service {
+	if d.Now == nil {
+		d.Now = time.Now
 	}
+	urls := d.URLs
 	urls.Public = strings.TrimRight(urls.Public, "/")
 	urls.App = strings.TrimRight(urls.App, "/")
 	urls.Published = strings.TrimRight(urls.Published, "/")
-	s := &Service{store: store, spaces: spaces, content: content, urls: urls, now: now, compiles: compileQuota(), compileFn: compileSchema}
-	s.SetHostnames(HostnameConfig{})
-	return s
+	return &Service{store: d.Store, spaces: d.Spaces, content: d.Content, urls: urls, now: d.Now, sections: d.Sections,
+		shareKeys: d.ShareKeys, visitors: d.Visitors, deleted: d.OnDelete, hosts: hostnames(d.Hostnames, urls),
+		compiles: compileQuota(), compileFn: compileSchema}
 }
-
-// SetSections sets what renders the sections of published views.
-func (s *Service) SetSections(sec Sections) { s.sections = sec }
-
-// OnDelete adds what removes the rest of a deleted site (its sections, its
-// share links): run after the site's own removal, without events of their
-// own (site.deleted says it all).
-func (s *Service) OnDelete(f func(ctx context.Context, siteID string) error) {
-	s.deleted = append(s.deleted, f)
-}
-
-// SetShareKeys sets what checks share keys of share-link sites.
-func (s *Service) SetShareKeys(k ShareKeys) { s.shareKeys = k }
-
-// SetVisitors sets what decides what a site shows its visitors; without
-// it, a non-member's published view shows no section and no site space.
-func (s *Service) SetVisitors(v Visitors) { s.visitors = v }
 
 func (s *Service) clock() time.Time { return s.now().UTC().Truncate(time.Millisecond) }
 

@@ -11,6 +11,7 @@ import (
 	"github.com/docspub/platform/libs/keyset"
 
 	"github.com/docspub/platform/libs/apierr"
+	"github.com/docspub/platform/libs/envelope"
 	"github.com/docspub/platform/libs/ids"
 	"github.com/docspub/platform/libs/nullable"
 	"github.com/docspub/platform/services/sites/internal/access"
@@ -158,132 +159,47 @@ type UpdateInput struct {
 // conflict); defaultSiteSpace must be a site space of the site and becomes
 // the default of its section (or of the site level); defaultSiteSection
 // must be a section of the site and becomes the site's default section.
-// Everything is checked before anything is written.
+// Everything is checked before anything is written. A change of the
+// hostname is a compare-and-set on the hostname and claim it was read with.
 func (s *Service) UpdateSite(ctx context.Context, c access.Caller, org, siteID string, in UpdateInput) (SiteView, error) {
-	st, g, err := s.enter(ctx, c, org, siteID, access.Edit)
+	read, g, err := s.enter(ctx, c, org, siteID, access.Edit)
 	if err != nil {
 		return SiteView{}, err
 	}
-	var p apierr.Problems
-	set := Fields{}
-	if in.Title != nil {
-		st.Title = strings.TrimSpace(*in.Title)
-		p.Text("title", st.Title, limits.SiteTitleMin, limits.SiteTitleMax)
-		set["title"] = st.Title
-	}
-	if in.Visibility != nil {
-		p.OneOf("visibility", *in.Visibility, Visibilities...)
-		st.Visibility = *in.Visibility
-		set["visibility"] = st.Visibility
-	}
-	if in.Basename != nil {
-		st.Basename = strings.TrimSpace(*in.Basename)
-		CheckSegment(&p, "basename", st.Basename, limits.Basename)
-		st.BasenameKey = st.Basename
-		set["basename"], set["basenameKey"] = st.Basename, st.BasenameKey
-	}
-	if in.AdaptiveContent != nil {
-		st.AdaptiveContent = *in.AdaptiveContent
-		set["adaptiveContent"] = st.AdaptiveContent
-	}
-	if in.AgentsContext != nil {
-		p.OneOf("agentsContext", *in.AgentsContext, AgentsExcluded, AgentsIncluded)
-		st.AgentsContext = *in.AgentsContext
-		set["agentsContext"] = st.AgentsContext
-	}
-	if in.DefaultSiteSection != nil {
-		why, err := s.sectionProblem(ctx, g, *in.DefaultSiteSection)
-		if err != nil {
-			return SiteView{}, err
-		}
-		if why != "" {
-			p.Add("defaultSiteSection", "%s", why)
-		}
-	}
-	if in.Proxy.Set {
-		st.Proxy = ""
-		if !in.Proxy.Null {
-			st.Proxy = in.Proxy.Value
-			switch {
-			case len(st.Proxy) > limits.Proxy:
-				p.Add("proxy", "must be at most %d characters", limits.Proxy)
-			case !proxyPattern.MatchString(st.Proxy):
-				p.Add("proxy", "must be a host followed by a path, like docs.example.com/help")
-			}
-		}
-		set["proxy"] = st.Proxy
-	}
-	read := st // as read: hostname changes are a compare-and-set on it
-	if in.Hostname.Set {
-		st.Hostname, st.HostnameClaim = "", nil
-		if !in.Hostname.Null {
-			st.Hostname = in.Hostname.Value
-			if why := s.hostnameProblem(st.Hostname); why != "" {
-				p.Add("hostname", "%s", why)
-			}
-		}
-		set["hostname"], set["hostnameClaim"] = st.Hostname, nil
-	}
-	var newDefault SiteSpace
-	if in.DefaultSiteSpace != nil {
-		newDefault, err = s.siteSpaceOf(ctx, st, *in.DefaultSiteSpace)
-		if err == nil {
-			_, err = s.showOne(ctx, g, newDefault)
-		}
-		if errors.Is(err, apierr.ErrNotFound) {
-			p.Add("defaultSiteSpace", "site space %s is not a site space of this site", *in.DefaultSiteSpace)
-			newDefault = SiteSpace{}
-		} else if err != nil {
-			return SiteView{}, err
-		}
-	}
-	if err := p.Err(); err != nil {
+	newDefault, err := s.checkUpdate(ctx, read, g, in)
+	if err != nil {
 		return SiteView{}, err
 	}
 	if newDefault.ID != "" {
-		if err := s.makeDefault(ctx, st, newDefault); err != nil {
+		if err := s.makeDefault(ctx, read, newDefault); err != nil {
 			return SiteView{}, err
 		}
 	}
+	next := read
+	in.apply(&next)
 	recheck := false
 	if in.Hostname.Set {
-		switch {
-		case st.Hostname == "":
-		case read.HostnameVerified(st.Hostname):
-			st.HostnameClaim = read.HostnameClaim // verified already: nothing changes
-		case read.Hostname == st.Hostname && read.HostnameClaim != nil && read.HostnameClaim.State == HostnamePending:
-			st.HostnameClaim, recheck = read.HostnameClaim, true // set again: check now
-		default:
-			// Another site's verified hostname is refused; claims that
-			// are not verified yet block nobody.
-			holder, err := s.store.HostnameHolder(ctx, st.Hostname)
-			if err == nil && holder.ID != st.ID {
-				return SiteView{}, apierr.Conflict("hostname %q is used by another site", st.Hostname)
-			}
-			if err != nil && !errors.Is(err, apierr.ErrNotFound) {
-				return SiteView{}, err
-			}
-			st.HostnameClaim, recheck = s.newClaim(read, st.Hostname), true
-		}
-		set["hostnameClaim"] = st.HostnameClaim
-	}
-	if len(set) > 0 {
-		st.UpdatedAt = s.clock()
-		set["updatedAt"] = st.UpdatedAt
-		view, err := s.renderSite(ctx, st, nil)
-		if err != nil {
+		if next.HostnameClaim, recheck, err = s.claimFor(ctx, read, next.Hostname); err != nil {
 			return SiteView{}, err
 		}
-		if in.Hostname.Set {
-			err = s.store.UpdateSite(ctx, st.ID, siteCond(read), set, event("site.updated", org, st.ID, view))
-		} else {
-			err = s.store.SetSite(ctx, st.ID, set, event("site.updated", org, st.ID, view))
-		}
-		if errors.Is(err, apierr.ErrConflict) {
-			if _, ok := set["basenameKey"]; ok {
-				return SiteView{}, apierr.Conflict("basename %q is already used by another site of the organization", st.Basename)
+	}
+	st := read
+	if in.changesSite() {
+		moved := false
+		st, err = s.store.UpdateSite(ctx, read.ID, func(cur *Site) (envelope.Event, error) {
+			if in.Hostname.Set && !sameHostname(*cur, read) {
+				moved = true
+				return envelope.Event{}, apierr.Conflict("the site's hostname changed meanwhile; read the site again")
 			}
-			return SiteView{}, apierr.Conflict("the site's hostname changed meanwhile; read the site again")
+			in.apply(cur)
+			if in.Hostname.Set {
+				cur.HostnameClaim = next.HostnameClaim
+			}
+			cur.UpdatedAt = s.clock()
+			return s.siteEvent(ctx, "site.updated", *cur)
+		})
+		if errors.Is(err, apierr.ErrConflict) && !moved && in.Basename != nil {
+			return SiteView{}, apierr.Conflict("basename %q is already used by another site of the organization", next.Basename)
 		}
 		if err != nil {
 			return SiteView{}, err
@@ -304,11 +220,115 @@ func (s *Service) UpdateSite(ctx context.Context, c access.Caller, org, siteID s
 		}
 	}
 	if in.DefaultSiteSection != nil {
-		if err := s.sections.SetDefault(ctx, g, *in.DefaultSiteSection); err != nil {
+		if err := s.sections.SetDefault(ctx, g, s, *in.DefaultSiteSection); err != nil {
 			return SiteView{}, err
 		}
 	}
 	return s.renderSite(ctx, st, &g)
+}
+
+// changesSite reports whether the change writes the site itself.
+func (in UpdateInput) changesSite() bool {
+	return in.Title != nil || in.Visibility != nil || in.Basename != nil || in.AdaptiveContent != nil ||
+		in.AgentsContext != nil || in.Proxy.Set || in.Hostname.Set
+}
+
+// apply makes the change's own fields of st (a new hostname without its
+// claim yet).
+func (in UpdateInput) apply(st *Site) {
+	if in.Title != nil {
+		st.Title = strings.TrimSpace(*in.Title)
+	}
+	if in.Visibility != nil {
+		st.Visibility = *in.Visibility
+	}
+	if in.Basename != nil {
+		st.Basename = strings.TrimSpace(*in.Basename)
+		st.BasenameKey = st.Basename
+	}
+	if in.AdaptiveContent != nil {
+		st.AdaptiveContent = *in.AdaptiveContent
+	}
+	if in.AgentsContext != nil {
+		st.AgentsContext = *in.AgentsContext
+	}
+	if in.Proxy.Set {
+		st.Proxy = ""
+		if !in.Proxy.Null {
+			st.Proxy = in.Proxy.Value
+		}
+	}
+	if in.Hostname.Set {
+		st.Hostname, st.HostnameClaim = "", nil
+		if !in.Hostname.Null {
+			st.Hostname = in.Hostname.Value
+		}
+	}
+}
+
+// checkUpdate checks every field of a change of st and returns the site
+// space that becomes the default (none when the change names none).
+func (s *Service) checkUpdate(ctx context.Context, st Site, g Grant, in UpdateInput) (SiteSpace, error) {
+	var p apierr.Problems
+	next := st
+	in.apply(&next)
+	if in.Title != nil {
+		p.Text("title", next.Title, limits.SiteTitleMin, limits.SiteTitleMax)
+	}
+	if in.Visibility != nil {
+		p.OneOf("visibility", next.Visibility, Visibilities...)
+	}
+	if in.Basename != nil {
+		CheckSegment(&p, "basename", next.Basename, limits.Basename)
+	}
+	if in.AgentsContext != nil {
+		p.OneOf("agentsContext", next.AgentsContext, AgentsExcluded, AgentsIncluded)
+	}
+	if in.DefaultSiteSection != nil {
+		why, err := s.sectionProblem(ctx, g, *in.DefaultSiteSection)
+		if err != nil {
+			return SiteSpace{}, err
+		}
+		if why != "" {
+			p.Add("defaultSiteSection", "%s", why)
+		}
+	}
+	switch {
+	case !in.Proxy.Set || next.Proxy == "":
+	case len(next.Proxy) > limits.Proxy:
+		p.Add("proxy", "must be at most %d characters", limits.Proxy)
+	case !proxyPattern.MatchString(next.Proxy):
+		p.Add("proxy", "must be a host followed by a path, like docs.example.com/help")
+	}
+	if in.Hostname.Set && !in.Hostname.Null {
+		if why := s.hostnameProblem(next.Hostname); why != "" {
+			p.Add("hostname", "%s", why)
+		}
+	}
+	var newDefault SiteSpace
+	if in.DefaultSiteSpace != nil {
+		var err error
+		newDefault, err = s.siteSpaceOf(ctx, st, *in.DefaultSiteSpace)
+		if err == nil {
+			_, err = s.showOne(ctx, g, newDefault)
+		}
+		if errors.Is(err, apierr.ErrNotFound) {
+			p.Add("defaultSiteSpace", "site space %s is not a site space of this site", *in.DefaultSiteSpace)
+			newDefault = SiteSpace{}
+		} else if err != nil {
+			return SiteSpace{}, err
+		}
+	}
+	return newDefault, p.Err()
+}
+
+// siteEvent is the event typ of a change that made st.
+func (s *Service) siteEvent(ctx context.Context, typ string, st Site) (envelope.Event, error) {
+	view, err := s.renderSite(ctx, st, nil)
+	if err != nil {
+		return envelope.Event{}, err
+	}
+	return event(typ, st.Organization, st.ID, view), nil
 }
 
 // sectionProblem says why id is not a section of the granted site, "" when
@@ -364,17 +384,18 @@ func (s *Service) setPublished(ctx context.Context, c access.Caller, org, siteID
 		return SiteView{}, err
 	}
 	if st.Published != published {
-		st.Published, st.UpdatedAt = published, s.clock()
-		view, err := s.renderSite(ctx, st, nil)
-		if err != nil {
-			return SiteView{}, err
-		}
 		typ := "site.unpublished"
 		if published {
 			typ = "site.published"
 		}
-		if err := s.store.SetSite(ctx, st.ID, Fields{"published": published, "updatedAt": st.UpdatedAt},
-			event(typ, org, st.ID, view)); err != nil {
+		st, err = s.store.UpdateSite(ctx, st.ID, func(cur *Site) (envelope.Event, error) {
+			if cur.Published == published {
+				return envelope.Event{}, nil // published meanwhile: nothing changes
+			}
+			cur.Published, cur.UpdatedAt = published, s.clock()
+			return s.siteEvent(ctx, typ, *cur)
+		})
+		if err != nil {
 			return SiteView{}, err
 		}
 	}

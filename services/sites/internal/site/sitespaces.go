@@ -10,6 +10,7 @@ import (
 	"unicode"
 
 	"github.com/docspub/platform/libs/apierr"
+	"github.com/docspub/platform/libs/envelope"
 	"github.com/docspub/platform/libs/ids"
 	"github.com/docspub/platform/libs/keyset"
 	"github.com/docspub/platform/libs/nullable"
@@ -506,31 +507,21 @@ func (s *Service) UpdateSiteSpace(ctx context.Context, c access.Caller, org, sit
 	if err != nil {
 		return SiteSpaceView{}, err
 	}
+	next := ss
+	in.apply(&next)
 	var p apierr.Problems
-	set := Fields{}
 	if in.Path != nil {
-		CheckSegment(&p, "path", *in.Path, limits.SiteSpacePath)
-		ss.Path = *in.Path
-		set["path"] = ss.Path
-	}
-	if in.Hidden != nil {
-		ss.Hidden = *in.Hidden
-		set["hidden"] = ss.Hidden
+		CheckSegment(&p, "path", next.Path, limits.SiteSpacePath)
 	}
 	if in.Default != nil && !*in.Default && ss.Default {
 		p.Add("default", "cannot be unset: make another site space the default instead")
 	}
-	if in.Condition.Set {
-		ss.Condition = ""
-		if !in.Condition.Null {
-			ss.Condition = in.Condition.Value
-			n := p.Len()
-			p.Length("condition", ss.Condition, 1, limits.Condition)
-			if _, err := condition.Compile(ss.Condition); err != nil && p.Len() == n {
-				p.Add("condition", "%s", err)
-			}
+	if in.Condition.Set && !in.Condition.Null {
+		n := p.Len()
+		p.Length("condition", next.Condition, 1, limits.Condition)
+		if _, err := condition.Compile(next.Condition); err != nil && p.Len() == n {
+			p.Add("condition", "%s", err)
 		}
-		set["condition"] = ss.Condition
 	}
 	if err := p.Err(); err != nil {
 		return SiteSpaceView{}, err
@@ -545,8 +536,8 @@ func (s *Service) UpdateSiteSpace(ctx context.Context, c access.Caller, org, sit
 			return SiteSpaceView{}, err
 		}
 		for _, o := range siblings {
-			if o.ID != ss.ID && o.Path == ss.Path {
-				return SiteSpaceView{}, pathTaken(ss.Path)
+			if o.ID != ss.ID && o.Path == next.Path {
+				return SiteSpaceView{}, pathTaken(next.Path)
 			}
 		}
 	}
@@ -556,16 +547,15 @@ func (s *Service) UpdateSiteSpace(ctx context.Context, c access.Caller, org, sit
 		}
 		ss.Default = true
 	}
-	if len(set) > 0 {
-		ss.UpdatedAt = s.clock()
-		set["updatedAt"] = ss.UpdatedAt
-		v, err := s.eventView(ctx, st, ss)
-		if err != nil {
-			return SiteSpaceView{}, err
-		}
-		err = s.store.SetSiteSpace(ctx, ss.ID, set, event("site_space.updated", org, ss.ID, v))
+	if in.Path != nil || in.Hidden != nil || in.Condition.Set {
+		ss, err = s.store.UpdateSiteSpace(ctx, ss.ID, func(cur *SiteSpace) (envelope.Event, error) {
+			in.apply(cur)
+			cur.UpdatedAt = s.clock()
+			v, err := s.eventView(ctx, st, *cur)
+			return event("site_space.updated", org, cur.ID, v), err
+		})
 		if errors.Is(err, apierr.ErrConflict) {
-			return SiteSpaceView{}, pathTaken(ss.Path)
+			return SiteSpaceView{}, pathTaken(next.Path)
 		}
 		if err != nil {
 			return SiteSpaceView{}, err
@@ -576,6 +566,23 @@ func (s *Service) UpdateSiteSpace(ctx context.Context, c access.Caller, org, sit
 		return SiteSpaceView{}, err
 	}
 	return s.siteSpaceView(st, prefixes, ss, sh.space, &sh.perms)
+}
+
+// apply makes the change's fields of ss (not its default flag: see
+// makeDefault).
+func (in UpdateSiteSpaceInput) apply(ss *SiteSpace) {
+	if in.Path != nil {
+		ss.Path = *in.Path
+	}
+	if in.Hidden != nil {
+		ss.Hidden = *in.Hidden
+	}
+	if in.Condition.Set {
+		ss.Condition = ""
+		if !in.Condition.Null {
+			ss.Condition = in.Condition.Value
+		}
+	}
 }
 
 func pathTaken(path string) error {
@@ -630,13 +637,12 @@ func (s *Service) makeDefault(ctx context.Context, st Site, ss SiteSpace) error 
 		if o.Default == want {
 			continue
 		}
-		o.Default, o.UpdatedAt = want, now
-		v, err := s.eventView(ctx, st, o)
+		_, err := s.store.UpdateSiteSpace(ctx, o.ID, func(cur *SiteSpace) (envelope.Event, error) {
+			cur.Default, cur.UpdatedAt = want, now
+			v, err := s.eventView(ctx, st, *cur)
+			return event("site_space.updated", st.Organization, cur.ID, v), err
+		})
 		if err != nil {
-			return err
-		}
-		if err := s.store.SetSiteSpace(ctx, o.ID, Fields{"default": want, "updatedAt": now},
-			event("site_space.updated", st.Organization, o.ID, v)); err != nil {
 			return err
 		}
 	}

@@ -12,7 +12,14 @@ import (
 // not-found error, a taken unique key (basename, site space path) a conflict.
 type Store interface {
 	InsertSite(ctx context.Context, s Site, ev envelope.Event) error
-	SetSite(ctx context.Context, id string, set Fields, ev envelope.Event) error
+	// UpdateSite applies change to the live site id and stores what it
+	// changed with the event change returns (none when its type is empty),
+	// as a compare-and-set: a change that lost a race with another runs
+	// again on the site as it now is, and after a few lost races the update
+	// is a conflict; one that changes nothing writes nothing. A basename
+	// another site of the organization uses is a conflict. It returns the
+	// site as stored.
+	UpdateSite(ctx context.Context, id string, change func(*Site) (envelope.Event, error)) (Site, error)
 	// RemoveSite tombstones a site with its deletion event and deletes its
 	// site spaces (the site's event says they are gone).
 	RemoveSite(ctx context.Context, id string, ev envelope.Event) error
@@ -30,17 +37,13 @@ type Store interface {
 	// InsertPublishingAuth stores a site's first publishing auth; a
 	// conflict when it has one.
 	InsertPublishingAuth(ctx context.Context, pa PublishingAuth, ev envelope.Event) error
-	// SetPublishingAuth changes fields of a site's publishing auth, only
-	// while its private key is key ("" for any): else not found.
-	SetPublishingAuth(ctx context.Context, siteID, key string, set Fields, ev envelope.Event) error
+	// UpdatePublishingAuth changes a site's publishing auth as UpdateSite
+	// changes a site.
+	UpdatePublishingAuth(ctx context.Context, siteID string, change func(*PublishingAuth) (envelope.Event, error)) (PublishingAuth, error)
 
 	// SiteByName returns org's live site whose basename is name, else the
 	// one whose id is name.
 	SiteByName(ctx context.Context, org, name string) (Site, error)
-	// UpdateSite changes fields of a site whose stored fields match cond
-	// (dotted names reach into documents; nil matches a missing field):
-	// when they do not, a conflict.
-	UpdateSite(ctx context.Context, id string, cond, set Fields, evs ...envelope.Event) error
 	// SiteByHostname returns the live site that verified host and still
 	// holds it (HostnameVerified).
 	SiteByHostname(ctx context.Context, host string) (Site, error)
@@ -60,7 +63,9 @@ type Store interface {
 	SitesClaiming(ctx context.Context, host, except string) ([]Site, error)
 
 	InsertSiteSpace(ctx context.Context, ss SiteSpace, ev envelope.Event) error
-	SetSiteSpace(ctx context.Context, id string, set Fields, ev envelope.Event) error
+	// UpdateSiteSpace changes a site space as UpdateSite changes a site; a
+	// path a sibling uses is a conflict.
+	UpdateSiteSpace(ctx context.Context, id string, change func(*SiteSpace) (envelope.Event, error)) (SiteSpace, error)
 	RemoveSiteSpace(ctx context.Context, id string, ev envelope.Event) error
 	SiteSpace(ctx context.Context, id string) (SiteSpace, error)
 	// SiteSpacesIn returns the site spaces of a site in the given sections

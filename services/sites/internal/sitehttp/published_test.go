@@ -69,7 +69,7 @@ func TestPublishedView(t *testing.T) {
 	}
 
 	// A site with sections shows them.
-	e.svc.SetSections(sections{open.ID: []any{}})
+	e.sections[open.ID] = []any{}
 	got = apitest.Decode[publishedBody](t, e.ok("rex", "GET", pub(open.ID), "", 200, "getPublishedContentSite").Body)
 	if got.Structure.Type != "sections" {
 		t.Errorf("structure of a site with sections: %+v", got.Structure)

@@ -24,9 +24,10 @@ import (
 	"github.com/docspub/platform/services/sites/internal/reader"
 	"github.com/docspub/platform/services/sites/internal/sectionmongo"
 	"github.com/docspub/platform/services/sites/internal/site"
+	"github.com/docspub/platform/services/sites/internal/sitecontentclient"
 	"github.com/docspub/platform/services/sites/internal/sitehttp"
 	"github.com/docspub/platform/services/sites/internal/sitemongo"
-	"github.com/docspub/platform/services/sites/internal/spaceview"
+	"github.com/docspub/platform/services/sites/internal/spaceviewmongo"
 )
 
 func TestMain(m *testing.M) { mongotest.Main(m) }
@@ -161,7 +162,7 @@ func (k shareKeys) Active(_ context.Context, siteID, key string) (bool, error) {
 // sections stands in for the sections part: when set for a site, the site has sections.
 type sections map[string][]any
 
-func (s sections) Structure(_ context.Context, g site.Grant) ([]any, bool, error) {
+func (s sections) Structure(_ context.Context, g site.Grant, _ site.SiteSpaceLister) ([]any, bool, error) {
 	items, ok := s[g.Site]
 	return items, ok, nil
 }
@@ -174,7 +175,7 @@ func (s sections) Prefixes(context.Context, string) (map[string]string, error) {
 
 func (s sections) DefaultSection(context.Context, string) (string, error) { return "", nil }
 
-func (s sections) SetDefault(context.Context, site.Grant, string) error {
+func (s sections) SetDefault(context.Context, site.Grant, site.SiteSpaceLister, string) error {
 	return apierr.Invalid("defaultSiteSection", "is not a section of this site")
 }
 
@@ -183,18 +184,20 @@ type env struct {
 	t       *testing.T
 	api     *apitest.Client
 	svc     *site.Service
-	spaces  *spaceview.Store
+	spaces  *spaceviewmongo.Store
 	content *content
 	keys    shareKeys
-	db      *mongo.Database
-	reader  *reader.Reader
+	// sections are the sections of published views, by site.
+	sections sections
+	db       *mongo.Database
+	reader   *reader.Reader
 }
 
 func newEnv(t *testing.T) *env {
 	t.Helper()
 	db := mongotest.Database(t)
 	ctx := context.Background()
-	if err := mongox.EnsureIndexes(ctx, db, append(sitemongo.Indexes(), spaceview.Indexes()...)...); err != nil {
+	if err := mongox.EnsureIndexes(ctx, db, append(sitemongo.Indexes(), spaceviewmongo.Indexes()...)...); err != nil {
 		t.Fatal(err)
 	}
 	signer := apitest.Signer(t)
@@ -206,25 +209,24 @@ func newEnv(t *testing.T) *env {
 	cs := &content{spaces: map[string]string{}, hidden: map[string]map[string]bool{}}
 	srv := httptest.NewServer(cs.handler(contentSigner))
 	t.Cleanup(srv.Close)
-	locks := mongox.NewDocLocks()
-	spaces := spaceview.NewStore(db, locks)
-	siteStore := sitemongo.NewStore(db, locks)
+	mdb := mongox.NewDB(db, true)
+	spaces := spaceviewmongo.NewStore(mdb)
+	siteStore := sitemongo.NewStore(mdb)
 	client := contentclient.New(discovery.Static{"content": srv.URL}, signer)
-	svc := site.New(siteStore, spaces, client,
-		site.URLs{Public: "http://gw.test/", App: "http://app.test", Published: "http://gw.test/sites"}, nil)
-	keys := shareKeys{}
-	svc.SetShareKeys(keys)
+	keys, secs := shareKeys{}, sections{}
 	// The reader decides what visitors of the published view see.
-	rd, err := reader.New(reader.Deps{Sites: siteStore, Sections: sectionmongo.NewStore(db, locks), Spaces: spaces,
+	rd, err := reader.New(reader.Deps{Sites: siteStore, Sections: sectionmongo.NewStore(mdb), Spaces: spaces,
 		ShareKeys: keys, Content: client, PublishedURL: "http://gw.test/sites"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	siteStore.OnWrite(rd.Invalidate)
-	svc.SetVisitors(rd)
+	svc := site.New(site.Deps{Store: siteStore, Spaces: spaces, Content: sitecontentclient.New(client),
+		URLs:     site.URLs{Public: "http://gw.test/", App: "http://app.test", Published: "http://gw.test/sites"},
+		Sections: secs, ShareKeys: keys, Visitors: rd})
 	e := httpx.NewEngine(logx.ForTest(t), "sites")
 	sitehttp.Register(e.Group("/v1", internaltoken.Require(signer), internaltoken.RequireUser), svc)
-	return &env{t: t, api: apitest.New(t, e, signer), svc: svc, spaces: spaces, content: cs, keys: keys, db: db, reader: rd}
+	return &env{t: t, api: apitest.New(t, e, signer), svc: svc, spaces: spaces, content: cs, keys: keys, sections: secs, db: db, reader: rd}
 }
 
 // Callers of the tests: members of org1 by role, a member of org2 only.

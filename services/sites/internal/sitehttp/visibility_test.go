@@ -15,9 +15,10 @@ import (
 	"github.com/docspub/platform/libs/paging"
 	"github.com/docspub/platform/services/sites/internal/contentclient"
 	"github.com/docspub/platform/services/sites/internal/site"
+	"github.com/docspub/platform/services/sites/internal/sitecontentclient"
 	"github.com/docspub/platform/services/sites/internal/sitehttp"
 	"github.com/docspub/platform/services/sites/internal/sitemongo"
-	"github.com/docspub/platform/services/sites/internal/spaceview"
+	"github.com/docspub/platform/services/sites/internal/spaceviewmongo"
 )
 
 func siteSpacePaths(t *testing.T, e *env, user, path string) []string {
@@ -137,10 +138,10 @@ func TestContentDownFailsClosed(t *testing.T) {
 	closed := "http://" + ln.Addr().String()
 	_ = ln.Close()
 	db := mongotest.Database(t)
-	locks := mongox.NewDocLocks()
+	mdb := mongox.NewDB(db, true)
 	signer := apitest.Signer(t)
-	svc := site.New(sitemongo.NewStore(db, locks), spaceview.NewStore(db, locks),
-		contentclient.New(discovery.Static{"content": closed}, signer), site.URLs{Public: "http://gw.test"}, nil)
+	svc := site.New(site.Deps{Store: sitemongo.NewStore(mdb), Spaces: spaceviewmongo.NewStore(mdb),
+		Content: sitecontentclient.New(contentclient.New(discovery.Static{"content": closed}, signer)), URLs: site.URLs{Public: "http://gw.test"}})
 	eng := httpx.NewEngine(logx.Discard(), "sites")
 	sitehttp.Register(eng.Group("/v1", internaltoken.Require(signer), internaltoken.RequireUser), svc)
 	if r := apitest.New(t, eng, signer).Do(as("ada"), "POST", "/v1/orgs/org1/sites", `{"spaces":["s1"]}`); r.Status != 503 {

@@ -7,7 +7,6 @@ import (
 
 	"github.com/docspub/platform/libs/apierr"
 	"github.com/docspub/platform/libs/docstore"
-	"github.com/docspub/platform/libs/kafkax"
 	"github.com/docspub/platform/services/sites/internal/site"
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
@@ -23,22 +22,6 @@ type verifiedHostname struct {
 	Organization string    `bson:"organization"`
 	At           time.Time `bson:"at"`
 	Verified     bool      `bson:"verified"`
-}
-
-// UpdateSite changes fields of a live site whose stored fields match cond
-// (compare-and-set): when they do not, a conflict.
-func (s *Store) UpdateSite(ctx context.Context, id string, cond, set site.Fields, evs ...kafkax.Event) error {
-	if err := s.basenameFree(ctx, id, set); err != nil {
-		return err
-	}
-	err := uniqueErr(s.d.Update(ctx, Sites, id, setDoc(cond), docstore.Setter(setDoc(set)), evs...), "site")
-	if errors.Is(err, apierr.ErrNotFound) {
-		if _, err := s.Site(ctx, id); err != nil {
-			return err
-		}
-		return apierr.Conflict("the site changed meanwhile; read it again")
-	}
-	return err
 }
 
 // SiteByHostname returns the live site that verified host and holds it.

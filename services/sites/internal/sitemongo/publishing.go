@@ -6,6 +6,7 @@ import (
 	"github.com/docspub/platform/libs/apierr"
 	"github.com/docspub/platform/libs/docstore"
 	"github.com/docspub/platform/libs/kafkax"
+	"github.com/docspub/platform/services/sites/internal/casmongo"
 	"github.com/docspub/platform/services/sites/internal/site"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
@@ -20,14 +21,10 @@ func (s *Store) InsertPublishingAuth(ctx context.Context, pa site.PublishingAuth
 	return s.d.Insert(ctx, PublishingAuths, pa, ev)
 }
 
-// SetPublishingAuth changes a site's publishing auth while its key is key
-// ("" for any).
-func (s *Store) SetPublishingAuth(ctx context.Context, siteID, key string, set site.Fields, ev kafkax.Event) error {
-	var cond bson.M
-	if key != "" {
-		cond = bson.M{"privateKey": key}
-	}
-	return s.d.Update(ctx, PublishingAuths, siteID, cond, docstore.Setter(setDoc(set)), ev)
+// UpdatePublishingAuth applies change to a site's publishing auth and
+// stores what it changed with its event, as a compare-and-set (casmongo).
+func (s *Store) UpdatePublishingAuth(ctx context.Context, siteID string, change func(*site.PublishingAuth) (kafkax.Event, error)) (site.PublishingAuth, error) {
+	return casmongo.Update(ctx, s.d, PublishingAuths, bson.M{"_id": siteID}, change, nil)
 }
 
 // SiteByName returns org's live site whose basename is name, else the one

@@ -14,6 +14,7 @@ import (
 	"github.com/docspub/platform/libs/docstore"
 	"github.com/docspub/platform/libs/kafkax"
 	"github.com/docspub/platform/libs/mongox"
+	"github.com/docspub/platform/services/sites/internal/casmongo"
 	"github.com/docspub/platform/services/sites/internal/site"
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
@@ -41,9 +42,10 @@ type Store struct {
 
 var _ site.Store = (*Store)(nil)
 
-// NewStore returns a store on db; locks are shared with the outbox relay.
-func NewStore(db *mongo.Database, locks *mongox.DocLocks) *Store {
-	return &Store{d: docstore.New(mongox.Locked(db, locks), map[string]string{Sites: "site", SiteSpaces: "site space",
+// NewStore returns a store on db (its document locks are shared with the
+// outbox relay).
+func NewStore(db mongox.DB) *Store {
+	return &Store{d: docstore.New(db, map[string]string{Sites: "site", SiteSpaces: "site space",
 		Schemas: "adaptive schema", PublishingAuths: "publishing auth", Hostnames: "hostname"})}
 }
 
@@ -69,40 +71,26 @@ func Indexes() []mongox.Index {
 	}
 }
 
-func setDoc(set site.Fields) bson.M {
-	m := bson.M{}
-	for k, v := range set {
-		m[k] = v
-	}
-	return m
-}
-
 // InsertSite stores a new site.
 func (s *Store) InsertSite(ctx context.Context, st site.Site, ev kafkax.Event) error {
 	return s.d.Insert(ctx, Sites, st, ev)
 }
 
-// SetSite changes fields of a site. A basename another live site of the
-// organization uses is a conflict.
-func (s *Store) SetSite(ctx context.Context, id string, set site.Fields, ev kafkax.Event) error {
-	if err := s.basenameFree(ctx, id, set); err != nil {
-		return err
-	}
-	return uniqueErr(s.d.Set(ctx, Sites, id, setDoc(set), ev), "site")
+// UpdateSite applies change to a live site and stores what it changed with
+// its event, as a compare-and-set (casmongo). A basename another live site
+// of the organization uses is a conflict.
+func (s *Store) UpdateSite(ctx context.Context, id string, change func(*site.Site) (kafkax.Event, error)) (site.Site, error) {
+	st, err := casmongo.Update(ctx, s.d, Sites, bson.M{"_id": id}, change, s.basenameFree)
+	return st, uniqueErr(err, "site")
 }
 
-// basenameFree is a conflict when set gives the site a basename another
-// live site of its organization uses.
-func (s *Store) basenameFree(ctx context.Context, id string, set site.Fields) error {
-	key, ok := set["basenameKey"]
-	if !ok {
+// basenameFree is a conflict when the change gives the site a basename
+// another live site of its organization uses.
+func (s *Store) basenameFree(ctx context.Context, old, st *site.Site) error {
+	if st.BasenameKey == old.BasenameKey {
 		return nil
 	}
-	st, err := s.Site(ctx, id)
-	if err != nil {
-		return err
-	}
-	n, err := s.d.Count(ctx, Sites, bson.M{"organization": st.Organization, "basenameKey": key, "_id": bson.M{"$ne": id}})
+	n, err := s.d.Count(ctx, Sites, bson.M{"organization": st.Organization, "basenameKey": st.BasenameKey, "_id": bson.M{"$ne": st.ID}})
 	if err != nil {
 		return err
 	}
@@ -183,9 +171,12 @@ func (s *Store) InsertSiteSpace(ctx context.Context, ss site.SiteSpace, ev kafka
 	return s.d.Insert(ctx, SiteSpaces, ss, ev)
 }
 
-// SetSiteSpace changes fields of a site space.
-func (s *Store) SetSiteSpace(ctx context.Context, id string, set site.Fields, ev kafkax.Event) error {
-	return uniqueErr(s.d.Set(ctx, SiteSpaces, id, setDoc(set), ev), "site space path")
+// UpdateSiteSpace applies change to a live site space and stores what it
+// changed with its event, as a compare-and-set (casmongo). A path a
+// sibling uses is a conflict.
+func (s *Store) UpdateSiteSpace(ctx context.Context, id string, change func(*site.SiteSpace) (kafkax.Event, error)) (site.SiteSpace, error) {
+	ss, err := casmongo.Update(ctx, s.d, SiteSpaces, bson.M{"_id": id}, change, nil)
+	return ss, uniqueErr(err, "site space path")
 }
 
 // RemoveSiteSpace tombstones a site space and frees its path (live paths

@@ -25,7 +25,7 @@ func newStore(t *testing.T) (*sitemongo.Store, *int, *mongo.Database) {
 	if err := mongox.EnsureIndexes(context.Background(), db, sitemongo.Indexes()...); err != nil {
 		t.Fatal(err)
 	}
-	s := sitemongo.NewStore(db, mongox.NewDocLocks())
+	s := sitemongo.NewStore(mongox.NewDB(db, true))
 	writes := new(int)
 	s.OnWrite(func() { *writes++ })
 	return s, writes, db
@@ -102,21 +102,27 @@ func TestBasenameUniquePerOrganization(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	set := site.Fields{"basename": "docs", "basenameKey": "docs"}
-	if err := s.SetSite(ctx, "a1", set, ev("site.updated", "a1")); err != nil {
+	set := func(id string) error {
+		_, err := s.UpdateSite(ctx, id, func(st *site.Site) (kafkax.Event, error) {
+			st.Basename, st.BasenameKey = "docs", "docs"
+			return ev("site.updated", id), nil
+		})
+		return err
+	}
+	if err := set("a1"); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.SetSite(ctx, "a2", set, ev("site.updated", "a2")); !errors.Is(err, apierr.ErrConflict) {
+	if err := set("a2"); !errors.Is(err, apierr.ErrConflict) {
 		t.Errorf("second site of org1 with basename docs: %v, want a conflict", err)
 	}
-	if err := s.SetSite(ctx, "b1", set, ev("site.updated", "b1")); err != nil {
+	if err := set("b1"); err != nil {
 		t.Errorf("another organization's site with basename docs: %v", err)
 	}
 	// Removing the site frees the basename.
 	if err := s.RemoveSite(ctx, "a1", ev("site.deleted", "a1")); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.SetSite(ctx, "a2", set, ev("site.updated", "a2")); err != nil {
+	if err := set("a2"); err != nil {
 		t.Errorf("basename of a removed site: %v", err)
 	}
 	if _, err := s.Site(ctx, "a1"); !errors.Is(err, apierr.ErrNotFound) {
@@ -259,5 +265,80 @@ func TestAdaptiveSchemaApart(t *testing.T) {
 	}
 	if _, err := s.AdaptiveSchema(ctx, "a1"); !errors.Is(err, apierr.ErrNotFound) {
 		t.Errorf("schema of a removed site: %v", err)
+	}
+}
+
+// TestUpdateSiteIsACompareAndSet: a change that lost a race with another
+// runs again on the site as the other left it (both changes stay); one
+// that keeps losing is a conflict; one that changes nothing writes nothing.
+func TestUpdateSiteIsACompareAndSet(t *testing.T) {
+	s, _, db := newStore(t)
+	ctx := context.Background()
+	if err := s.InsertSite(ctx, newSite("a", "org1", "One", false), ev("site.created", "a")); err != nil {
+		t.Fatal(err)
+	}
+	runs := 0
+	got, err := s.UpdateSite(ctx, "a", func(st *site.Site) (kafkax.Event, error) {
+		runs++
+		if runs == 1 { // another change comes in between this one's read and its write
+			if _, err := s.UpdateSite(ctx, "a", func(st *site.Site) (kafkax.Event, error) {
+				st.Title = "Two"
+				return ev("site.updated", "a"), nil
+			}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		st.Visibility = site.VisibilityUnlisted
+		return ev("site.updated", "a"), nil
+	})
+	if err != nil || runs != 2 || got.Title != "Two" || got.Visibility != site.VisibilityUnlisted {
+		t.Fatalf("after a lost race: %+v, %v (%d runs), want title Two, unlisted, 2 runs", got, err, runs)
+	}
+	stored, err := s.Site(ctx, "a")
+	if err != nil || stored.Title != "Two" || stored.Visibility != site.VisibilityUnlisted {
+		t.Errorf("stored %+v, %v", stored, err)
+	}
+	_, err = s.UpdateSite(ctx, "a", func(st *site.Site) (kafkax.Event, error) {
+		if _, err := s.UpdateSite(ctx, "a", func(st *site.Site) (kafkax.Event, error) {
+			st.Title += "!"
+			return kafkax.Event{}, nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		st.Proxy = "docs.acme.test/help"
+		return ev("site.updated", "a"), nil
+	})
+	if !errors.Is(err, apierr.ErrConflict) {
+		t.Errorf("a change that always loses: %v, want a conflict", err)
+	}
+	var doc bson.M
+	if err := db.Collection(sitemongo.Sites).FindOne(ctx, bson.M{"_id": "a"}).Decode(&doc); err != nil {
+		t.Fatal(err)
+	}
+	before := len(doc[kafkax.OutboxField].(bson.A))
+	if _, err := s.UpdateSite(ctx, "a", func(*site.Site) (kafkax.Event, error) { return ev("site.updated", "a"), nil }); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Collection(sitemongo.Sites).FindOne(ctx, bson.M{"_id": "a"}).Decode(&doc); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(doc[kafkax.OutboxField].(bson.A)); n != before || doc["proxy"] != nil {
+		t.Errorf("a change of nothing: %d events (%d before), proxy %v", n, before, doc["proxy"])
+	}
+	// A field the change empties (omitempty) is removed from the document.
+	for _, proxy := range []string{"docs.acme.test/help", ""} {
+		if _, err := s.UpdateSite(ctx, "a", func(st *site.Site) (kafkax.Event, error) {
+			st.Proxy = proxy
+			return ev("site.updated", "a"), nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		doc = bson.M{}
+		if err := db.Collection(sitemongo.Sites).FindOne(ctx, bson.M{"_id": "a"}).Decode(&doc); err != nil {
+			t.Fatal(err)
+		}
+		if got, ok := doc["proxy"]; ok != (proxy != "") || (ok && got != proxy) {
+			t.Errorf("proxy set to %q: stored %v", proxy, doc["proxy"])
+		}
 	}
 }
