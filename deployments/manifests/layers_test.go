@@ -48,10 +48,6 @@ var layerExceptions = map[string]string{
 	// Projections that are their consumer and their MongoDB store in one
 	// package: split into a domain and a ...mongo store (issue 24, item 1).
 	"insights/internal/siteview": "projection with its store",
-	// The reader takes the types of sites' content client, which depends on
-	// gin through libs/internaltoken: it should take them from
-	// libs/internalapi/contentapi once the client's types are those.
-	"sites/internal/reader": "uses contentclient's types",
 	// The Kafka adapter of the insights.visits topic (writer and reader),
 	// named like a domain: rename to visitkafka or move into visit's
 	// adapters (issue 24, item 1).

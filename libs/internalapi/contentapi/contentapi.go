@@ -29,6 +29,8 @@
 package contentapi
 
 import (
+	"errors"
+	"io"
 	"net/url"
 	"time"
 )
@@ -239,4 +241,24 @@ type SpaceAccess struct {
 	Organization string `json:"organization"`
 	Level        string `json:"level"`
 	Deleted      bool   `json:"deleted"`
+}
+
+// ErrNoSpace is a readers' read of a space content does not have (404) or
+// no longer has live (409).
+var ErrNoSpace = errors.New("content has no such space")
+
+// FileAsk is what a file read asks beyond the file: the reader's Range
+// and If-None-Match, passed on to content ("" for none).
+type FileAsk struct {
+	Range, IfNoneMatch string
+}
+
+// FileAnswer is content's answer to a file read: 200 (whole), 206 (the
+// range ContentRange names) or 304 (no Body).
+type FileAnswer struct {
+	Status       int
+	Body         io.ReadCloser // nil for a 304
+	Size         int64         // bytes of Body, -1 when unknown
+	ETag         string
+	ContentRange string
 }

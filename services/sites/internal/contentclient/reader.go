@@ -3,7 +3,6 @@ package contentclient
 import (
 	"context"
 	"errors"
-	"io"
 	"net/http"
 	"net/url"
 
@@ -19,7 +18,7 @@ import (
 
 // ErrNoSpace is content's answer about a space it does not have (or no
 // longer has: purged).
-var ErrNoSpace = errors.New("content has no such space")
+var ErrNoSpace = contentapi.ErrNoSpace
 
 // Content's types, as the reads answer them.
 type (
@@ -91,21 +90,11 @@ func (c *Client) Content(ctx context.Context, spaceID string) (Revision, error) 
 	return rev, nil
 }
 
-// FileAsk is what a file read asks beyond the file: the reader's Range
-// and If-None-Match, passed on to content ("" for none).
-type FileAsk struct {
-	Range, IfNoneMatch string
-}
+// FileAsk is what a file read asks beyond the file (contentapi.FileAsk).
+type FileAsk = contentapi.FileAsk
 
-// FileAnswer is content's answer to a file read: 200 (whole), 206 (the
-// range ContentRange names) or 304 (no Body).
-type FileAnswer struct {
-	Status       int
-	Body         io.ReadCloser // nil for a 304
-	Size         int64         // bytes of Body, -1 when unknown
-	ETag         string
-	ContentRange string
-}
+// FileAnswer is content's answer to a file read (contentapi.FileAnswer).
+type FileAnswer = contentapi.FileAnswer
 
 // File streams a file of a space's revision
 // (GET /internal/v1/spaces/{spaceId}/files/{revisionId}/{fileId}),

@@ -9,7 +9,7 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/docspub/platform/services/sites/internal/contentclient"
+	"github.com/docspub/platform/libs/internalapi/contentapi"
 	"github.com/docspub/platform/services/sites/internal/limits"
 )
 
@@ -63,7 +63,7 @@ func (r *Reader) file(ctx context.Context, rd *read, siteSpaceID, revID, fileID 
 		return resp
 	}
 	cacheable := size >= 0 && size <= limits.ReaderCachedFileBytes
-	ask := contentclient.FileAsk{IfNoneMatch: rd.req.IfNoneMatch}
+	ask := contentapi.FileAsk{IfNoneMatch: rd.req.IfNoneMatch}
 	if !cacheable {
 		ask.Range = rd.req.Range // a cached file is cut here
 	}

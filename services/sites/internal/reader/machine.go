@@ -7,7 +7,7 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/docspub/platform/services/sites/internal/contentclient"
+	"github.com/docspub/platform/libs/internalapi/contentapi"
 	"github.com/docspub/platform/services/sites/internal/limits"
 )
 
@@ -76,7 +76,7 @@ func (r *Reader) spaceTrees(ctx context.Context, rd *read) (out []spaceTree, mor
 			return out, true, nil
 		}
 		t, err := r.revision(ctx, rd.snap, rd.site.Organization, lv.v.ss.Space)
-		if errors.Is(err, contentclient.ErrNoSpace) {
+		if errors.Is(err, contentapi.ErrNoSpace) {
 			continue
 		}
 		if err != nil {

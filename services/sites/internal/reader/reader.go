@@ -39,10 +39,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/docspub/platform/libs/internalapi/contentapi"
 	"github.com/docspub/platform/libs/quota"
 	"github.com/docspub/platform/libs/sizedcache"
 	"github.com/docspub/platform/services/sites/internal/condition"
-	"github.com/docspub/platform/services/sites/internal/contentclient"
 	"github.com/docspub/platform/services/sites/internal/limits"
 	"github.com/docspub/platform/services/sites/internal/section"
 	"github.com/docspub/platform/services/sites/internal/site"
@@ -67,12 +67,12 @@ type SectionStore interface {
 }
 
 // Content is what the reader asks the content service
-// (contentclient.Client).
+// (sites' contentclient.Client).
 type Content interface {
-	Current(ctx context.Context, spaceID string) (contentclient.Current, error)
-	Content(ctx context.Context, spaceID string) (contentclient.Revision, error)
-	File(ctx context.Context, spaceID, revisionID, fileID string, ask contentclient.FileAsk) (contentclient.FileAnswer, error)
-	Search(ctx context.Context, org string, spaceIDs []string, query string, limit int) ([]contentclient.SearchResult, error)
+	Current(ctx context.Context, spaceID string) (contentapi.Current, error)
+	Content(ctx context.Context, spaceID string) (contentapi.Content, error)
+	File(ctx context.Context, spaceID, revisionID, fileID string, ask contentapi.FileAsk) (contentapi.FileAnswer, error)
+	Search(ctx context.Context, org string, spaceIDs []string, query string, limit int) ([]contentapi.SearchResult, error)
 }
 
 // Deps are the reader's dependencies.

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/docspub/platform/services/sites/internal/contentclient"
+	"github.com/docspub/platform/libs/internalapi/contentapi"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -21,13 +21,13 @@ func TestCurrentsAskAfterArrival(t *testing.T) {
 	revision.Store(1)
 	var asked atomic.Int64
 	release := make(chan struct{})
-	c := newCurrents(func(ctx context.Context, space string) (contentclient.Current, error) {
+	c := newCurrents(func(ctx context.Context, space string) (contentapi.Current, error) {
 		n := asked.Add(1)
 		rev := revision.Load()
 		if n == 1 {
 			<-release // the first question is slow
 		}
-		return contentclient.Current{Space: space, Organization: "o", Revision: fmt.Sprint(rev)}, nil
+		return contentapi.Current{Space: space, Organization: "o", Revision: fmt.Sprint(rev)}, nil
 	}, time.Second)
 
 	first := make(chan string)
@@ -76,11 +76,11 @@ func TestCurrentsAskAfterArrival(t *testing.T) {
 // is used; a space it never answered about is an error.
 func TestCurrentsKeepLastWhenDown(t *testing.T) {
 	down := false
-	c := newCurrents(func(ctx context.Context, space string) (contentclient.Current, error) {
+	c := newCurrents(func(ctx context.Context, space string) (contentapi.Current, error) {
 		if down {
-			return contentclient.Current{}, fmt.Errorf("down")
+			return contentapi.Current{}, fmt.Errorf("down")
 		}
-		return contentclient.Current{Space: space, Organization: "o", Revision: "r1"}, nil
+		return contentapi.Current{Space: space, Organization: "o", Revision: "r1"}, nil
 	}, time.Second)
 	if _, err := c.get(context.Background(), "s"); err != nil {
 		t.Fatal(err)

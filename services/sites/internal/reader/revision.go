@@ -7,7 +7,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/docspub/platform/services/sites/internal/contentclient"
+	"github.com/docspub/platform/libs/internalapi/contentapi"
 	"github.com/docspub/platform/services/sites/internal/limits"
 	lru "github.com/hashicorp/golang-lru/v2"
 )
@@ -21,12 +21,12 @@ import (
 // space is used (pages keep being served; a merge shows once content is
 // back), if it gave one.
 type currents struct {
-	ask     func(ctx context.Context, spaceID string) (contentclient.Current, error)
+	ask     func(ctx context.Context, spaceID string) (contentapi.Current, error)
 	timeout time.Duration
 
 	mu      sync.Mutex
 	flights map[string]*lookup
-	last    *lru.Cache[string, contentclient.Current]
+	last    *lru.Cache[string, contentapi.Current]
 }
 
 type lookup struct {
@@ -35,18 +35,18 @@ type lookup struct {
 
 type flight struct {
 	done    chan struct{}
-	cur     contentclient.Current
+	cur     contentapi.Current
 	err     error
 	waiting int // requests waiting for it (under currents.mu)
 }
 
-func newCurrents(ask func(context.Context, string) (contentclient.Current, error), timeout time.Duration) *currents {
-	last, _ := lru.New[string, contentclient.Current](limits.ReaderCacheEntries)
+func newCurrents(ask func(context.Context, string) (contentapi.Current, error), timeout time.Duration) *currents {
+	last, _ := lru.New[string, contentapi.Current](limits.ReaderCacheEntries)
 	return &currents{ask: ask, timeout: timeout, flights: map[string]*lookup{}, last: last}
 }
 
 // get returns the space's current revision as content says it now.
-func (c *currents) get(ctx context.Context, spaceID string) (contentclient.Current, error) {
+func (c *currents) get(ctx context.Context, spaceID string) (contentapi.Current, error) {
 	c.mu.Lock()
 	l := c.flights[spaceID]
 	if l == nil {
@@ -70,9 +70,9 @@ func (c *currents) get(ctx context.Context, spaceID string) (contentclient.Curre
 	select {
 	case <-f.done:
 	case <-ctx.Done():
-		return contentclient.Current{}, ctx.Err()
+		return contentapi.Current{}, ctx.Err()
 	}
-	if errors.Is(f.err, contentclient.ErrNoSpace) {
+	if errors.Is(f.err, contentapi.ErrNoSpace) {
 		c.last.Remove(spaceID)
 		return f.cur, f.err
 	}
@@ -113,7 +113,7 @@ type tree struct {
 	byID           map[string]*page
 	docs           []*page // the documents readers page through: not hidden
 	first          *page   // the first document: the space's home
-	files          map[string]contentclient.File
+	files          map[string]contentapi.File
 	size           int64
 	// assets are the files' ids by name and slugs the pages by slug, made
 	// when a page first asks (links.go); includes the reusable contents'
@@ -139,11 +139,11 @@ func (p *page) document() bool { return p.kind != "group" }
 
 // newTree indexes a revision content answered. Pages deeper than
 // limits.ReaderTreeDepth are left out.
-func newTree(rev contentclient.Revision) *tree {
+func newTree(rev contentapi.Content) *tree {
 	t := &tree{id: rev.Revision, space: rev.Space, org: rev.Organization, byPath: map[string]*page{},
-		byID: map[string]*page{}, files: map[string]contentclient.File{}}
-	var walk func(ps []contentclient.Page, prefix string, depth int, hidden bool) []*page
-	walk = func(ps []contentclient.Page, prefix string, depth int, hidden bool) []*page {
+		byID: map[string]*page{}, files: map[string]contentapi.File{}}
+	var walk func(ps []contentapi.Page, prefix string, depth int, hidden bool) []*page
+	walk = func(ps []contentapi.Page, prefix string, depth int, hidden bool) []*page {
 		if depth > limits.ReaderTreeDepth {
 			return nil
 		}
@@ -247,7 +247,7 @@ func (r *Reader) revision(ctx context.Context, snap *snapshot, org, spaceID stri
 			return nil, err
 		}
 		if cur.Organization != org || cur.Deleted {
-			return nil, contentclient.ErrNoSpace
+			return nil, contentapi.ErrNoSpace
 		}
 		rev = cur.Revision
 	}
@@ -256,7 +256,7 @@ func (r *Reader) revision(ctx context.Context, snap *snapshot, org, spaceID stri
 		return t.(*tree), nil
 	}
 	v, err, _ := r.loading.Do(key, func() (any, error) {
-		var cr contentclient.Revision
+		var cr contentapi.Content
 		err := r.loads.Do(context.WithoutCancel(ctx), org, func(ctx context.Context) (err error) {
 			cr, err = r.deps.Content.Content(ctx, spaceID)
 			return err
@@ -265,7 +265,7 @@ func (r *Reader) revision(ctx context.Context, snap *snapshot, org, spaceID stri
 			return nil, err
 		}
 		if cr.Organization != org || cr.Space != spaceID {
-			return nil, contentclient.ErrNoSpace
+			return nil, contentapi.ErrNoSpace
 		}
 		t := newTree(cr)
 		r.cache.Add(revKey(org, spaceID, t.id), t, t.size)

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/docspub/platform/services/sites/internal/contentclient"
+	"github.com/docspub/platform/libs/internalapi/contentapi"
 	"github.com/docspub/platform/services/sites/internal/limits"
 )
 
@@ -36,7 +36,7 @@ func (r *Reader) search(ctx context.Context, rd *read) *Response {
 		}
 	}
 	org := rd.site.Organization
-	var hits []contentclient.SearchResult
+	var hits []contentapi.SearchResult
 	err := r.searches.Do(ctx, org, func(ctx context.Context) (err error) {
 		hits, err = r.deps.Content.Search(ctx, org, spaces, q, limits.ReaderSearchResults)
 		return err

@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/docspub/platform/libs/apierr"
-	"github.com/docspub/platform/services/sites/internal/contentclient"
+	"github.com/docspub/platform/libs/internalapi/contentapi"
 	"github.com/docspub/platform/services/sites/internal/site"
 )
 
@@ -221,7 +221,7 @@ func hostnamePattern(host string) bool {
 // page; a 4xx or 503 keeps its status (and Retry-After, in readerhttp);
 // anything else is a 500 whose cause is logged by readerhttp.
 func (r *Reader) failed(rd *read, err error) *Response {
-	if errors.Is(err, contentclient.ErrNoSpace) {
+	if errors.Is(err, contentapi.ErrNoSpace) {
 		return r.notFound(rd, "This page does not exist.")
 	}
 	var e *apierr.Error
