@@ -46,8 +46,7 @@ const AppliedTTL = 7 * 24 * time.Hour
 
 // Store is the MongoDB store of rollups.
 type Store struct {
-	db    *mongo.Database
-	locks *mongox.DocLocks
+	db mongox.DB
 	// server is 0 until asked, then mongoDB or ferretDB (see PutShard).
 	server atomic.Int32
 }
@@ -58,9 +57,10 @@ const (
 	ferretDB = 2
 )
 
-// NewStore returns the store on db; locks serialise writers of one document
-// in this process (FerretDB applies an update by read-modify-write).
-func NewStore(db *mongo.Database, locks *mongox.DocLocks) *Store { return &Store{db: db, locks: locks} }
+// NewStore returns the store on db, whose document locks serialise writers
+// of one document in this process (FerretDB applies an update by
+// read-modify-write).
+func NewStore(db mongox.DB) *Store { return &Store{db: db} }
 
 // Indexes are the store's indexes: buckets are read by _id alone; applied
 // batch ids are pruned by time, and sets documents looked at by time.
@@ -516,7 +516,7 @@ func (s *Store) PutShard(ctx context.Context, b rollup.Bucket) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	unlock := s.locks.Lock(Buckets, b.ID)
+	unlock := s.db.Lock(Buckets, b.ID)
 	defer unlock()
 	var nonce [8]byte
 	_, _ = rand.Read(nonce[:])

@@ -1,9 +1,9 @@
-// Package visitlog is insights' log of accepted visits on Kafka (topic
+// Package visitkafka is insights' log of accepted visits on Kafka (topic
 // insights.visits, keyed by site): Writer appends an ingest batch and
 // returns once every in-sync replica has it; Reader consumes the topic in
 // chunks as a member of a consumer group and hands each chunk to the rollup
 // applier, committing offsets only after the chunk is applied.
-package visitlog
+package visitkafka
 
 import (
 	"context"
@@ -122,7 +122,7 @@ func NewReader(c kafkax.Cluster, group string, apply Applier, log *slog.Logger) 
 			WatchPartitionChanges: true,
 		}),
 		apply: apply,
-		log:   log.With("component", "visitlog.reader", "topic", Topic, "group", group),
+		log:   log.With("component", "visitkafka.reader", "topic", Topic, "group", group),
 	}
 }
 
