@@ -1,6 +1,7 @@
 package rollup
 
 import (
+	"bufio"
 	"bytes"
 	"compress/gzip"
 	"context"
@@ -23,6 +24,9 @@ type Batch struct {
 	Org    string
 	Site   string
 	Visits []visit.Visit
+	// Encoded is Visits as the log holds them (JSON), when known: a chunk
+	// record keeps it as it is instead of encoding Visits again.
+	Encoded json.RawMessage `json:"-"`
 }
 
 // Chunk is a set of batches applied together: its record holds the batch
@@ -116,11 +120,33 @@ func (a *Applier) Apply(ctx context.Context, batches []Batch) error {
 	return a.finish(ctx, c)
 }
 
-// pack encodes batches for a chunk record.
+// pack encodes batches for a chunk record: JSON, as []Batch encodes,
+// with each batch's Encoded visits when it has them.
 func pack(batches []Batch) ([]byte, error) {
 	var buf bytes.Buffer
 	zw, _ := gzip.NewWriterLevel(&buf, gzip.BestSpeed)
-	if err := json.NewEncoder(zw).Encode(batches); err != nil {
+	w := bufio.NewWriter(zw)
+	_ = w.WriteByte('[')
+	for i := range batches {
+		b := &batches[i]
+		if i > 0 {
+			_ = w.WriteByte(',')
+		}
+		head, _ := json.Marshal(struct{ ID, Org, Site string }{b.ID, b.Org, b.Site})
+		_, _ = w.Write(head[:len(head)-1])
+		_, _ = w.WriteString(`,"Visits":`)
+		visits := b.Encoded
+		if visits == nil {
+			var err error
+			if visits, err = json.Marshal(b.Visits); err != nil {
+				return nil, fmt.Errorf("encode chunk: %w", err)
+			}
+		}
+		_, _ = w.Write(visits)
+		_ = w.WriteByte('}')
+	}
+	_ = w.WriteByte(']')
+	if err := w.Flush(); err != nil {
 		return nil, fmt.Errorf("encode chunk: %w", err)
 	}
 	if err := zw.Close(); err != nil {
@@ -320,7 +346,9 @@ func plan(chunk string, d *Delta, shards []Bucket) []Bucket {
 }
 
 // BuildChunk groups the visits of batches into the rows each bucket (hourly,
-// daily, monthly marginals) gains.
+// daily, monthly marginals) gains. Visits of one site with the same
+// dimensions in the same hour are first counted together (visitGroups), so
+// the work per bucket is per distinct row, not per visit.
 func BuildChunk(id string, at time.Time, batches []Batch) Chunk {
 	c := Chunk{ID: id, At: at.UTC()}
 	type key struct {
@@ -329,63 +357,65 @@ func BuildChunk(id string, at time.Time, batches []Batch) Chunk {
 		start int64
 	}
 	deltas := map[key]int{}
-	rows := []map[string]int{}
-	var hour, day, month time.Time
-	marginalKeys := map[string]string{} // of the visit, by column
+	var rows []map[string]int
+	marginalKeys := map[string]string{} // of the group, by column
 	for _, b := range batches {
 		c.Batches = append(c.Batches, b.ID)
-		for i := range b.Visits {
-			v := &b.Visits[i]
-			vh, sh := hashID(b.Site, v.Visitor), hashID(b.Site, v.Session)
-			full := rowKey(&v.Dims) // once per visit: encoding every dimension is the costly part
-			clear(marginalKeys)
-			hour, day, month = Truncate(v.Time, Hourly), Truncate(v.Time, Daily), Truncate(v.Time, monthPrefix)
-			dom, hod := v.Time.UTC().Day()-1, v.Time.UTC().Hour()
-			for gi, gran := range grans {
-				m, isMarginal := marginals[gran]
-				rk, start, on := full, hour, 0
+	}
+	for _, g := range visitGroups(batches) {
+		full := rowKey(g.dims) // once per group: encoding every dimension is the costly part
+		clear(marginalKeys)
+		hour := g.hour
+		day, month := Truncate(hour, Daily), Truncate(hour, monthPrefix)
+		dom, hod := hour.Day()-1, hour.Hour()
+		for gi, gran := range grans {
+			m, isMarginal := marginals[gran]
+			rk, start, on := full, hour, 0
+			if isMarginal {
+				if rk = marginalKeys[m.column]; rk == "" {
+					rk = m.key(g.dims)
+					marginalKeys[m.column] = rk
+				}
+			}
+			switch {
+			case gran == Daily:
+				start = day
+			case perDay(gran):
+				start, on = month, dom
+				rk = inSlot(rk, on)
+			case perHour(gran):
+				start, on = day, hod
+				rk = inSlot(rk, on)
+			case isMarginal:
+				start = month
+			}
+			k := key{g.site, gi, start.Unix()}
+			di, ok := deltas[k]
+			if !ok {
+				di = len(c.Deltas)
+				deltas[k] = di
+				c.Deltas = append(c.Deltas, Delta{Org: g.org, Site: g.site, Gran: gran, Start: start})
+				rows = append(rows, map[string]int{})
+			}
+			d := &c.Deltas[di]
+			ri, ok := rows[di][rk]
+			if !ok {
+				ri = len(d.Rows)
+				rows[di][rk] = ri
+				r := Row{Key: rk, Dims: *g.dims, Slot: on}
 				if isMarginal {
-					if rk = marginalKeys[m.column]; rk == "" {
-						rk = m.key(&v.Dims)
-						marginalKeys[m.column] = rk
-					}
+					r.Dims = visit.Dims{}
+					m.keep(&r.Dims, g.dims)
 				}
-				switch {
-				case gran == Daily:
-					start = day
-				case perDay(gran):
-					start, on = month, dom
-					rk = inSlot(rk, on)
-				case perHour(gran):
-					start, on = day, hod
-					rk = inSlot(rk, on)
-				case isMarginal:
-					start = month
-				}
-				k := key{b.Site, gi, start.Unix()}
-				di, ok := deltas[k]
-				if !ok {
-					di = len(c.Deltas)
-					deltas[k] = di
-					c.Deltas = append(c.Deltas, Delta{Org: b.Org, Site: b.Site, Gran: gran, Start: start})
-					rows = append(rows, map[string]int{})
-				}
-				d := &c.Deltas[di]
-				ri, ok := rows[di][rk]
-				if !ok {
-					ri = len(d.Rows)
-					rows[di][rk] = ri
-					r := Row{Key: rk, Dims: v.Dims, Slot: on}
-					if isMarginal {
-						r.Dims = visit.Dims{}
-						m.keep(&r.Dims, &v.Dims)
-					}
-					d.Rows = append(d.Rows, r)
-				}
-				r := &d.Rows[ri]
-				r.Events++
-				r.Visitors.Add(vh)
-				r.Sessions.Add(sh)
+				d.Rows = append(d.Rows, r)
+			}
+			r := &d.Rows[ri]
+			r.Events += g.events
+			for _, h := range g.visitors {
+				r.Visitors.Add(h)
+			}
+			for _, h := range g.sessions {
+				r.Sessions.Add(h)
 			}
 		}
 	}
@@ -396,6 +426,57 @@ func BuildChunk(id string, at time.Time, batches []Batch) Chunk {
 		}
 	}
 	return c
+}
+
+// visitGroup is the visits of one site with the same dimensions in one
+// hour: their count and their distinct visitor and session hashes.
+type visitGroup struct {
+	org, site          string
+	hour               time.Time
+	dims               *visit.Dims // of the first visit
+	events             int64
+	visitors, sessions []uint64
+}
+
+// visitGroups groups the visits of batches, in the order of each group's
+// first visit (so BuildChunk's rows come in the order of their first visit).
+func visitGroups(batches []Batch) []visitGroup {
+	type key struct {
+		site string
+		hour int64
+		dims visit.Dims
+	}
+	at := map[key]int{}
+	var gs []visitGroup
+	for bi := range batches {
+		b := &batches[bi]
+		for i := range b.Visits {
+			v := &b.Visits[i]
+			hour := Truncate(v.Time, Hourly)
+			k := key{b.Site, hour.Unix(), v.Dims}
+			gi, ok := at[k]
+			if !ok {
+				gi = len(gs)
+				at[k] = gi
+				gs = append(gs, visitGroup{org: b.Org, site: b.Site, hour: hour, dims: &v.Dims})
+			}
+			g := &gs[gi]
+			g.events++
+			g.visitors = append(g.visitors, hashID(b.Site, v.Visitor))
+			g.sessions = append(g.sessions, hashID(b.Site, v.Session))
+		}
+	}
+	for i := range gs {
+		gs[i].visitors = sortedSet(gs[i].visitors)
+		gs[i].sessions = sortedSet(gs[i].sessions)
+	}
+	return gs
+}
+
+// sortedSet sorts hs and drops repeats.
+func sortedSet(hs []uint64) []uint64 {
+	slices.Sort(hs)
+	return slices.Compact(hs)
 }
 
 func newChunkID() string {
