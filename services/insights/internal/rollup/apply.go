@@ -30,15 +30,19 @@ type Batch struct {
 }
 
 // Chunk is a set of batches applied together: its record holds the batch
-// ids and the batches themselves (compressed), written before any bucket is
-// touched, so that a crash half-way is finished later with the same rows
-// (BuildChunk is deterministic).
+// ids and the batches themselves (compressed), written before any batch is
+// claimed or any bucket touched, so that a crash half-way is finished later
+// with the same rows (claims are kept, BuildChunk is deterministic).
 type Chunk struct {
 	ID      string    `bson:"_id"`
 	At      time.Time `bson:"at"`
 	Batches []string  `bson:"batches"`
 	Data    []byte    `bson:"data"` // the batches, JSON, gzip
-	Deltas  []Delta   `bson:"-"`
+	// Claimed says the chunk applies only the batches it claimed (see
+	// Store.Claim); a record without it (written before claims) applies
+	// all its batches, which were checked before it was written.
+	Claimed bool    `bson:"claimed,omitempty"`
+	Deltas  []Delta `bson:"-"`
 }
 
 // Delta is what a chunk adds to one bucket (all its shards).
@@ -52,13 +56,12 @@ type Delta struct {
 
 // Store keeps buckets, chunk records and the ids of applied batches.
 type Store interface {
-	// Known returns the ids among ids that were applied or belong to a
-	// recorded chunk.
-	Known(ctx context.Context, ids []string) (map[string]bool, error)
 	// SaveChunk records a chunk.
 	SaveChunk(ctx context.Context, c Chunk) error
-	// MarkApplied records batch ids as applied (again: no error).
-	MarkApplied(ctx context.Context, ids []string) error
+	// Claim records batch ids as applied by chunk, in one write, and
+	// returns those another chunk claimed before (claiming again for the
+	// same chunk is no error and takes nothing).
+	Claim(ctx context.Context, chunk string, ids []string) (taken map[string]bool, err error)
 	// DropChunk removes a chunk record.
 	DropChunk(ctx context.Context, id string) error
 	// Unfinished returns chunk records written before t.
@@ -84,40 +87,37 @@ func NewApplier(store Store, now func() time.Time) *Applier {
 	return &Applier{store: store, now: now}
 }
 
-// Apply applies the batches not applied before. It returns once every
-// bucket holds them; a failure leaves either nothing recorded or a chunk
-// record that Apply or Recover finishes later.
+// Apply applies the batches not applied before. It records the chunk
+// (every batch, once), claims its batches, and applies those it claimed:
+// a batch already applied, or claimed by a chunk still being applied,
+// costs no lookup but a duplicate claim. It returns once every bucket
+// holds them; a failure leaves either nothing recorded or a chunk record
+// that Recover finishes later.
 func (a *Applier) Apply(ctx context.Context, batches []Batch) error {
-	ids := make([]string, 0, len(batches))
+	seen := make(map[string]bool, len(batches))
+	fresh := make([]Batch, 0, len(batches))
 	for _, b := range batches {
-		ids = append(ids, b.ID)
-	}
-	known, err := a.store.Known(ctx, ids)
-	if err != nil {
-		return err
-	}
-	seen := map[string]bool{}
-	var fresh []Batch
-	for _, b := range batches {
-		if known[b.ID] || seen[b.ID] {
-			continue
+		if !seen[b.ID] {
+			seen[b.ID] = true
+			fresh = append(fresh, b)
 		}
-		seen[b.ID] = true
-		fresh = append(fresh, b)
 	}
 	if len(fresh) == 0 {
 		return nil
 	}
-	c := BuildChunk(newChunkID(), a.now(), fresh)
+	rec := Chunk{ID: newChunkID(), At: a.now().UTC(), Claimed: true}
+	for _, b := range fresh {
+		rec.Batches = append(rec.Batches, b.ID)
+	}
 	data, err := pack(fresh)
 	if err != nil {
 		return err
 	}
-	c.Data = data
-	if err := a.store.SaveChunk(ctx, c); err != nil {
+	rec.Data = data
+	if err := a.store.SaveChunk(ctx, rec); err != nil {
 		return err
 	}
-	return a.finish(ctx, c)
+	return a.finish(ctx, rec, fresh)
 }
 
 // pack encodes batches for a chunk record: JSON, as []Batch encodes,
@@ -180,19 +180,38 @@ func (a *Applier) Recover(ctx context.Context, before time.Time) error {
 		if err != nil {
 			return err
 		}
-		c := BuildChunk(rec.ID, rec.At, batches)
-		if err := a.finish(ctx, c); err != nil {
+		if err := a.finish(ctx, rec, batches); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// finish marks the chunk's batches applied, applies its deltas and drops its record.
-func (a *Applier) finish(ctx context.Context, c Chunk) error {
-	if err := a.store.MarkApplied(ctx, c.Batches); err != nil {
+// finish claims the batches of the chunk recorded as rec, applies those
+// it claimed (all of them for a record from before claims) and drops the
+// record.
+func (a *Applier) finish(ctx context.Context, rec Chunk, batches []Batch) error {
+	ids := make([]string, len(batches))
+	for i, b := range batches {
+		ids[i] = b.ID
+	}
+	taken, err := a.store.Claim(ctx, rec.ID, ids)
+	if err != nil {
 		return err
 	}
+	if rec.Claimed {
+		batches = slices.DeleteFunc(slices.Clone(batches), func(b Batch) bool { return taken[b.ID] })
+	}
+	if len(batches) > 0 {
+		if err := a.apply(ctx, BuildChunk(rec.ID, rec.At, batches)); err != nil {
+			return err
+		}
+	}
+	return a.store.DropChunk(ctx, rec.ID)
+}
+
+// apply applies the deltas of c to their buckets.
+func (a *Applier) apply(ctx context.Context, c Chunk) error {
 	// One read for the shards of every bucket of the chunk, by site.
 	keys := map[string][]Key{}
 	for _, d := range c.Deltas {
@@ -220,10 +239,7 @@ func (a *Applier) finish(ctx context.Context, c Chunk) error {
 		shards := loaded[key{d.Site, d.Gran, d.Start.Unix()}]
 		g.Go(func() error { return a.applyDelta(ctx, c.ID, d, shards) })
 	}
-	if err := g.Wait(); err != nil {
-		return err
-	}
-	return a.store.DropChunk(ctx, c.ID)
+	return g.Wait()
 }
 
 // applyers is how many buckets of a chunk are written at once (each delta

@@ -29,19 +29,14 @@ func (s *timed) note(name string, t0 time.Time) {
 	s.mu.Unlock()
 }
 
-func (s *timed) Known(ctx context.Context, ids []string) (map[string]bool, error) {
-	defer s.note("Known", time.Now())
-	return s.Store.Known(ctx, ids)
+func (s *timed) Claim(ctx context.Context, chunk string, ids []string) (map[string]bool, error) {
+	defer s.note("Claim", time.Now())
+	return s.Store.Claim(ctx, chunk, ids)
 }
 
 func (s *timed) SaveChunk(ctx context.Context, c rollup.Chunk) error {
 	defer s.note("SaveChunk", time.Now())
 	return s.Store.SaveChunk(ctx, c)
-}
-
-func (s *timed) MarkApplied(ctx context.Context, ids []string) error {
-	defer s.note("MarkApplied", time.Now())
-	return s.Store.MarkApplied(ctx, ids)
 }
 
 func (s *timed) DropChunk(ctx context.Context, id string) error {
