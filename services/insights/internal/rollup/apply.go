@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/docspub/platform/services/insights/internal/visit"
+	lru "github.com/hashicorp/golang-lru/v2"
 	"golang.org/x/sync/errgroup"
 )
 
@@ -77,14 +78,68 @@ type Store interface {
 type Applier struct {
 	store Store
 	now   func() time.Time
+	// written keeps the shards of the buckets the applier wrote last, as
+	// written: the next chunk starts from them instead of reading them
+	// again. Another writer's change since makes a write lose its
+	// compare-and-set, and the bucket is then read.
+	written *lru.Cache[bucketKey, []Bucket]
 }
+
+// bucketKey names a bucket (all its shards).
+type bucketKey struct {
+	site, gran string
+	start      int64
+}
+
+// Bounds of the shards an applier keeps: buckets, and the estimated size
+// of one bucket's shards (a bigger bucket is read each time).
+const (
+	keptBuckets     = 256
+	keptBucketBytes = 256 << 10
+)
 
 // NewApplier returns an applier on store; now nil is time.Now.
 func NewApplier(store Store, now func() time.Time) *Applier {
 	if now == nil {
 		now = time.Now
 	}
-	return &Applier{store: store, now: now}
+	written, _ := lru.New[bucketKey, []Bucket](keptBuckets)
+	return &Applier{store: store, now: now, written: written}
+}
+
+// kept returns a copy of the shards of bucket k as last written, which
+// plan may change; false when they are not kept.
+func (a *Applier) kept(k bucketKey) ([]Bucket, bool) {
+	shards, ok := a.written.Get(k)
+	if !ok {
+		return nil, false
+	}
+	out := make([]Bucket, len(shards))
+	for i, b := range shards {
+		b.Rows = slices.Clone(b.Rows)
+		for j := range b.Rows {
+			r := &b.Rows[j]
+			r.Visitors.IDs, r.Sessions.IDs = slices.Clone(r.Visitors.IDs), slices.Clone(r.Sessions.IDs)
+			r.Visitors.Sketch, r.Sessions.Sketch = slices.Clone(r.Visitors.Sketch), slices.Clone(r.Sessions.Sketch)
+		}
+		out[i] = b
+	}
+	return out, true
+}
+
+// keep remembers the shards of bucket k as written, when they are small.
+func (a *Applier) keep(k bucketKey, shards []Bucket) {
+	size := 0
+	for i := range shards {
+		for j := range shards[i].Rows {
+			size += shards[i].Rows[j].size()
+		}
+	}
+	if size > keptBucketBytes {
+		a.written.Remove(k)
+		return
+	}
+	a.written.Add(k, shards)
 }
 
 // Apply applies the batches not applied before. It records the chunk
@@ -212,23 +267,25 @@ func (a *Applier) finish(ctx context.Context, rec Chunk, batches []Batch) error 
 
 // apply applies the deltas of c to their buckets.
 func (a *Applier) apply(ctx context.Context, c Chunk) error {
-	// One read for the shards of every bucket of the chunk, by site.
+	// The buckets written last are kept; one read for the shards of every
+	// other bucket of the chunk, by site.
 	keys := map[string][]Key{}
+	loaded := map[bucketKey][]Bucket{}
 	for _, d := range c.Deltas {
+		k := bucketKey{d.Site, d.Gran, d.Start.Unix()}
+		if shards, ok := a.kept(k); ok {
+			loaded[k] = shards
+			continue
+		}
 		keys[d.Site] = append(keys[d.Site], Key{d.Gran, d.Start})
 	}
-	type key struct {
-		site, gran string
-		start      int64
-	}
-	loaded := map[key][]Bucket{}
 	for site, ks := range keys {
 		shards, err := a.store.Buckets(ctx, site, ks, true)
 		if err != nil {
 			return err
 		}
 		for _, b := range shards {
-			k := key{site, b.Gran, b.Start.Unix()}
+			k := bucketKey{site, b.Gran, b.Start.Unix()}
 			loaded[k] = append(loaded[k], b)
 		}
 	}
@@ -236,7 +293,7 @@ func (a *Applier) apply(ctx context.Context, c Chunk) error {
 	g.SetLimit(applyers)
 	for i := range c.Deltas {
 		d := &c.Deltas[i]
-		shards := loaded[key{d.Site, d.Gran, d.Start.Unix()}]
+		shards := loaded[bucketKey{d.Site, d.Gran, d.Start.Unix()}]
 		g.Go(func() error { return a.applyDelta(ctx, c.ID, d, shards) })
 	}
 	return g.Wait()
@@ -253,6 +310,8 @@ const maxRaces = 50
 // lists the chunk got its part before; a row not yet in the bucket goes to a
 // shard without the chunk that has room, or to a new shard.
 func (a *Applier) applyDelta(ctx context.Context, chunk string, d *Delta, shards []Bucket) error {
+	k := bucketKey{d.Site, d.Gran, d.Start.Unix()}
+	a.written.Remove(k) // until written again
 	for race := range maxRaces {
 		if race > 0 {
 			var err error
@@ -262,7 +321,8 @@ func (a *Applier) applyDelta(ctx context.Context, chunk string, d *Delta, shards
 		}
 		sort.Slice(shards, func(i, j int) bool { return shards[i].Shard < shards[j].Shard })
 		won := true
-		for _, s := range plan(chunk, d, shards) {
+		all, out := plan(chunk, d, shards)
+		for _, s := range out {
 			ok, err := a.store.PutShard(ctx, s)
 			if err != nil {
 				return err
@@ -273,15 +333,17 @@ func (a *Applier) applyDelta(ctx context.Context, chunk string, d *Delta, shards
 			}
 		}
 		if won {
+			a.keep(k, all)
 			return nil
 		}
 	}
 	return fmt.Errorf("apply chunk %s to %s/%s/%s: too many concurrent writers", chunk, d.Site, d.Gran, d.Start)
 }
 
-// plan merges d into shards (adding new shards at the end) and returns the
-// shards to write, each with its version raised and the chunk listed.
-func plan(chunk string, d *Delta, shards []Bucket) []Bucket {
+// plan merges d into shards (adding new shards at the end) and returns
+// every shard of the bucket and the shards to write, each with its version
+// raised and the chunk listed.
+func plan(chunk string, d *Delta, shards []Bucket) (all, out []Bucket) {
 	where := map[string]int{} // row key → shard index
 	rowAt := map[string]int{} // row key → row index in its shard
 	size := make([]int, len(shards))
@@ -341,24 +403,21 @@ func plan(chunk string, d *Delta, shards []Bucket) []Bucket {
 		shards[0].Count = top
 		touched[0] = true
 	}
-	var out []Bucket
 	for i := range shards {
 		if !touched[i] {
 			continue
 		}
-		s := shards[i]
+		s := &shards[i]
 		s.Version++
-		if done(i) {
-			out = append(out, s)
-			continue
+		if !done(i) {
+			s.Chunks = append(slices.Clone(s.Chunks), chunk)
+			if len(s.Chunks) > recentChunks {
+				s.Chunks = s.Chunks[len(s.Chunks)-recentChunks:]
+			}
 		}
-		s.Chunks = append(slices.Clone(s.Chunks), chunk)
-		if len(s.Chunks) > recentChunks {
-			s.Chunks = s.Chunks[len(s.Chunks)-recentChunks:]
-		}
-		out = append(out, s)
+		out = append(out, *s)
 	}
-	return out
+	return shards, out
 }
 
 // BuildChunk groups the visits of batches into the rows each bucket (hourly,

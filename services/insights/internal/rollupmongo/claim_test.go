@@ -81,3 +81,27 @@ func TestRecoverChunkRecordedBeforeClaims(t *testing.T) {
 		t.Errorf("events = %v, want 40", ev)
 	}
 }
+
+// An applier starts a chunk from the shards it wrote last; when another
+// applier wrote them since, its write loses the compare-and-set and it reads
+// them: no count is lost or doubled.
+func TestAppliersTakingTurnsOnOneBucket(t *testing.T) {
+	ctx := context.Background()
+	store := rollupmongo.NewStore(mongox.NewDB(mongotest.Database(t), true))
+	now := time.Now().UTC()
+	at := now.Add(-2 * time.Hour).Truncate(time.Hour)
+	a, b := rollup.NewApplier(store, nil), rollup.NewApplier(store, nil)
+	want := 0
+	for i, ap := range []*rollup.Applier{a, b, a, a, b, a} {
+		n := 10 + i
+		batch := rollup.Batch{ID: fmt.Sprintf("b%d", i), Org: "o", Site: "site",
+			Visits: visits(n, at, func(j int) string { return fmt.Sprintf("/p%d", (i+j)%4) })}
+		if err := ap.Apply(ctx, []rollup.Batch{batch}); err != nil {
+			t.Fatal(err)
+		}
+		want += n
+	}
+	if ev, _, _ := total(t, store, "site", now); ev != float64(want) {
+		t.Errorf("events = %v, want %d", ev, want)
+	}
+}
