@@ -22,14 +22,14 @@ import (
 //
 // A domain package is services/<svc>/internal/<ctx>[/...] where neither
 // <ctx> nor a folder below it ends in one of adapterSuffixes: spacehttp,
-// spacemongo, contentclient and section/sectiontest are adapters and test
-// helpers, space is a domain.
+// spacemongo, visitkafka, contentclient and section/sectiontest are adapters
+// and test helpers, space is a domain.
 
 // platformPath prefixes the import paths of the repository's modules.
 const platformPath = "github.com/docspub/platform/"
 
 // adapterSuffixes end the names of the contexts that are no domain.
-var adapterSuffixes = []string{"http", "mongo", "client", "test"}
+var adapterSuffixes = []string{"http", "mongo", "kafka", "client", "test"}
 
 // layerForbidden are the import path prefixes no domain package may depend on,
 // with what they are.
@@ -45,13 +45,6 @@ var layerForbidden = []struct{ prefix, what string }{
 // an entry that no longer breaks the rule fails the test, so it is removed
 // when its package is fixed.
 var layerExceptions = map[string]string{
-	// Projections that are their consumer and their MongoDB store in one
-	// package: split into a domain and a ...mongo store (issue 24, item 1).
-	"insights/internal/siteview": "projection with its store",
-	// The Kafka adapter of the insights.visits topic (writer and reader),
-	// named like a domain: rename to visitkafka or move into visit's
-	// adapters (issue 24, item 1).
-	"insights/internal/visitlog": "the visits topic's Kafka adapter",
 	// Its Content interface speaks contentclient's types, and contentclient
 	// signs with libs/internaltoken, which holds gin middleware: the domain
 	// should declare the types it needs of content (issue 24, item 1).
@@ -120,6 +113,8 @@ func TestIsDomain(t *testing.T) {
 		platformPath + "services/integrations/internal/translation":   true,
 		platformPath + "services/integrations/internal/openapimongo":  false,
 		platformPath + "services/insights/internal/insightshttp":      false,
+		platformPath + "services/insights/internal/visitkafka":        false,
+		platformPath + "services/insights/internal/siteview":          true,
 		platformPath + "services/sites/internal/reader":               true,
 		platformPath + "services/sites/internal/readerhttp":           false,
 		platformPath + "services/identity/internal/organizationmongo": false,

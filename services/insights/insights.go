@@ -24,8 +24,9 @@ import (
 	"github.com/docspub/platform/services/insights/internal/rollup"
 	"github.com/docspub/platform/services/insights/internal/rollupmongo"
 	"github.com/docspub/platform/services/insights/internal/siteview"
+	"github.com/docspub/platform/services/insights/internal/siteviewmongo"
 	"github.com/docspub/platform/services/insights/internal/visit"
-	"github.com/docspub/platform/services/insights/internal/visitlog"
+	"github.com/docspub/platform/services/insights/internal/visitkafka"
 	"github.com/gin-gonic/gin"
 	"go.mongodb.org/mongo-driver/v2/mongo"
 )
@@ -35,7 +36,7 @@ import (
 const Service = "insights"
 
 // Topic is where insights would publish events of its own; it has none
-// (the visit log, visitlog.Topic, is its write path).
+// (the visit log, visitkafka.Topic, is its write path).
 const Topic = "insights.events"
 
 // Consumer groups of the service.
@@ -81,7 +82,7 @@ type App struct {
 	pub     *kafkax.Publisher
 	geo     *visit.Geo
 	sites   *kafkax.Consumer
-	rollups *visitlog.Reader
+	rollups *visitkafka.Reader
 	store   *rollupmongo.Store
 	handler *gin.Engine
 }
@@ -109,16 +110,16 @@ func New(ctx context.Context, cfg Config, log *slog.Logger, opts ...Option) (*Ap
 	}
 	core, err := service.Open(ctx, service.CoreConfig{Service: Service, MongoURI: cfg.MongoURI, LockDocuments: cfg.MongoLockDocuments, Database: cfg.Database,
 		Kafka: cfg.Kafka, InternalTokenSecret: cfg.InternalTokenSecret, InternalTokenKeys: cfg.InternalTokenKeys, Topic: Topic,
-		Topics:  []string{visitlog.Topic, siteview.Topic},
+		Topics:  []string{visitkafka.Topic, siteview.Topic},
 		Indexes: rollupmongo.Indexes(), Discovery: cfg.Discovery}, log)
 	if err != nil {
 		_ = geo.Close()
 		return nil, err
 	}
-	sites := siteview.NewStore(core.DB, core.Locks)
-	store := rollupmongo.NewStore(core.DB, core.Locks)
+	sites := siteview.New(siteviewmongo.NewStore(core.Mongo))
+	store := rollupmongo.NewStore(core.Mongo)
 	pub := kafkax.NewPublisher(core.Kafka)
-	ingest := visit.New(sites, visitlog.NewWriter(pub, cfg.PublishTimeout), geo, o.now)
+	ingest := visit.New(sites, visitkafka.NewWriter(pub, cfg.PublishTimeout), geo, o.now)
 
 	e := httpx.NewEngine(log, "insights", mongox.Ping(core.Client))
 	v1 := e.Group("/v1", internaltoken.Require(core.Signer))
@@ -126,8 +127,11 @@ func New(ctx context.Context, cfg Config, log *slog.Logger, opts ...Option) (*Ap
 
 	return &App{
 		cfg: cfg, core: core, pub: pub, geo: geo, store: store, handler: e,
-		sites:   kafkax.NewConsumer(core.Kafka, SitesGroup, siteview.Topic, core.DB, sites.Handle, log),
-		rollups: visitlog.NewReader(core.Kafka, RollupGroup, rollup.NewApplier(store, o.now), log),
+		sites: kafkax.NewConsumer(core.Kafka, SitesGroup, siteview.Topic, core.DB,
+			func(ctx context.Context, ev kafkax.Event) error {
+				return sites.Apply(ctx, ev.Type, ev.Organization, ev.Subject, ev.OccurredAt)
+			}, log),
+		rollups: visitkafka.NewReader(core.Kafka, RollupGroup, rollup.NewApplier(store, o.now), log),
 	}, nil
 }
 

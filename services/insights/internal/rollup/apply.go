@@ -1,6 +1,7 @@
 package rollup
 
 import (
+	"bufio"
 	"bytes"
 	"compress/gzip"
 	"context"
@@ -13,6 +14,7 @@ import (
 	"time"
 
 	"github.com/docspub/platform/services/insights/internal/visit"
+	lru "github.com/hashicorp/golang-lru/v2"
 	"golang.org/x/sync/errgroup"
 )
 
@@ -23,18 +25,25 @@ type Batch struct {
 	Org    string
 	Site   string
 	Visits []visit.Visit
+	// Encoded is Visits as the log holds them (JSON), when known: a chunk
+	// record keeps it as it is instead of encoding Visits again.
+	Encoded json.RawMessage `json:"-"`
 }
 
 // Chunk is a set of batches applied together: its record holds the batch
-// ids and the batches themselves (compressed), written before any bucket is
-// touched, so that a crash half-way is finished later with the same rows
-// (BuildChunk is deterministic).
+// ids and the batches themselves (compressed), written before any batch is
+// claimed or any bucket touched, so that a crash half-way is finished later
+// with the same rows (claims are kept, BuildChunk is deterministic).
 type Chunk struct {
 	ID      string    `bson:"_id"`
 	At      time.Time `bson:"at"`
 	Batches []string  `bson:"batches"`
 	Data    []byte    `bson:"data"` // the batches, JSON, gzip
-	Deltas  []Delta   `bson:"-"`
+	// Claimed says the chunk applies only the batches it claimed (see
+	// Store.Claim); a record without it (written before claims) applies
+	// all its batches, which were checked before it was written.
+	Claimed bool    `bson:"claimed,omitempty"`
+	Deltas  []Delta `bson:"-"`
 }
 
 // Delta is what a chunk adds to one bucket (all its shards).
@@ -48,13 +57,12 @@ type Delta struct {
 
 // Store keeps buckets, chunk records and the ids of applied batches.
 type Store interface {
-	// Known returns the ids among ids that were applied or belong to a
-	// recorded chunk.
-	Known(ctx context.Context, ids []string) (map[string]bool, error)
 	// SaveChunk records a chunk.
 	SaveChunk(ctx context.Context, c Chunk) error
-	// MarkApplied records batch ids as applied (again: no error).
-	MarkApplied(ctx context.Context, ids []string) error
+	// Claim records batch ids as applied by chunk, in one write, and
+	// returns those another chunk claimed before (claiming again for the
+	// same chunk is no error and takes nothing).
+	Claim(ctx context.Context, chunk string, ids []string) (taken map[string]bool, err error)
 	// DropChunk removes a chunk record.
 	DropChunk(ctx context.Context, id string) error
 	// Unfinished returns chunk records written before t.
@@ -70,57 +78,130 @@ type Store interface {
 type Applier struct {
 	store Store
 	now   func() time.Time
+	// written keeps the shards of the buckets the applier wrote last, as
+	// written: the next chunk starts from them instead of reading them
+	// again. Another writer's change since makes a write lose its
+	// compare-and-set, and the bucket is then read.
+	written *lru.Cache[bucketKey, []Bucket]
 }
+
+// bucketKey names a bucket (all its shards).
+type bucketKey struct {
+	site, gran string
+	start      int64
+}
+
+// Bounds of the shards an applier keeps: buckets, and the estimated size
+// of one bucket's shards (a bigger bucket is read each time).
+const (
+	keptBuckets     = 256
+	keptBucketBytes = 256 << 10
+)
 
 // NewApplier returns an applier on store; now nil is time.Now.
 func NewApplier(store Store, now func() time.Time) *Applier {
 	if now == nil {
 		now = time.Now
 	}
-	return &Applier{store: store, now: now}
+	written, _ := lru.New[bucketKey, []Bucket](keptBuckets)
+	return &Applier{store: store, now: now, written: written}
 }
 
-// Apply applies the batches not applied before. It returns once every
-// bucket holds them; a failure leaves either nothing recorded or a chunk
-// record that Apply or Recover finishes later.
-func (a *Applier) Apply(ctx context.Context, batches []Batch) error {
-	ids := make([]string, 0, len(batches))
-	for _, b := range batches {
-		ids = append(ids, b.ID)
+// kept returns a copy of the shards of bucket k as last written, which
+// plan may change; false when they are not kept.
+func (a *Applier) kept(k bucketKey) ([]Bucket, bool) {
+	shards, ok := a.written.Get(k)
+	if !ok {
+		return nil, false
 	}
-	known, err := a.store.Known(ctx, ids)
-	if err != nil {
-		return err
-	}
-	seen := map[string]bool{}
-	var fresh []Batch
-	for _, b := range batches {
-		if known[b.ID] || seen[b.ID] {
-			continue
+	out := make([]Bucket, len(shards))
+	for i, b := range shards {
+		b.Rows = slices.Clone(b.Rows)
+		for j := range b.Rows {
+			r := &b.Rows[j]
+			r.Visitors.IDs, r.Sessions.IDs = slices.Clone(r.Visitors.IDs), slices.Clone(r.Sessions.IDs)
+			r.Visitors.Sketch, r.Sessions.Sketch = slices.Clone(r.Visitors.Sketch), slices.Clone(r.Sessions.Sketch)
 		}
-		seen[b.ID] = true
-		fresh = append(fresh, b)
+		out[i] = b
+	}
+	return out, true
+}
+
+// keep remembers the shards of bucket k as written, when they are small.
+func (a *Applier) keep(k bucketKey, shards []Bucket) {
+	size := 0
+	for i := range shards {
+		for j := range shards[i].Rows {
+			size += shards[i].Rows[j].size()
+		}
+	}
+	if size > keptBucketBytes {
+		a.written.Remove(k)
+		return
+	}
+	a.written.Add(k, shards)
+}
+
+// Apply applies the batches not applied before. It records the chunk
+// (every batch, once), claims its batches, and applies those it claimed:
+// a batch already applied, or claimed by a chunk still being applied,
+// costs no lookup but a duplicate claim. It returns once every bucket
+// holds them; a failure leaves either nothing recorded or a chunk record
+// that Recover finishes later.
+func (a *Applier) Apply(ctx context.Context, batches []Batch) error {
+	seen := make(map[string]bool, len(batches))
+	fresh := make([]Batch, 0, len(batches))
+	for _, b := range batches {
+		if !seen[b.ID] {
+			seen[b.ID] = true
+			fresh = append(fresh, b)
+		}
 	}
 	if len(fresh) == 0 {
 		return nil
 	}
-	c := BuildChunk(newChunkID(), a.now(), fresh)
+	rec := Chunk{ID: newChunkID(), At: a.now().UTC(), Claimed: true}
+	for _, b := range fresh {
+		rec.Batches = append(rec.Batches, b.ID)
+	}
 	data, err := pack(fresh)
 	if err != nil {
 		return err
 	}
-	c.Data = data
-	if err := a.store.SaveChunk(ctx, c); err != nil {
+	rec.Data = data
+	if err := a.store.SaveChunk(ctx, rec); err != nil {
 		return err
 	}
-	return a.finish(ctx, c)
+	return a.finish(ctx, rec, fresh)
 }
 
-// pack encodes batches for a chunk record.
+// pack encodes batches for a chunk record: JSON, as []Batch encodes,
+// with each batch's Encoded visits when it has them.
 func pack(batches []Batch) ([]byte, error) {
 	var buf bytes.Buffer
 	zw, _ := gzip.NewWriterLevel(&buf, gzip.BestSpeed)
-	if err := json.NewEncoder(zw).Encode(batches); err != nil {
+	w := bufio.NewWriter(zw)
+	_ = w.WriteByte('[')
+	for i := range batches {
+		b := &batches[i]
+		if i > 0 {
+			_ = w.WriteByte(',')
+		}
+		head, _ := json.Marshal(struct{ ID, Org, Site string }{b.ID, b.Org, b.Site})
+		_, _ = w.Write(head[:len(head)-1])
+		_, _ = w.WriteString(`,"Visits":`)
+		visits := b.Encoded
+		if visits == nil {
+			var err error
+			if visits, err = json.Marshal(b.Visits); err != nil {
+				return nil, fmt.Errorf("encode chunk: %w", err)
+			}
+		}
+		_, _ = w.Write(visits)
+		_ = w.WriteByte('}')
+	}
+	_ = w.WriteByte(']')
+	if err := w.Flush(); err != nil {
 		return nil, fmt.Errorf("encode chunk: %w", err)
 	}
 	if err := zw.Close(); err != nil {
@@ -154,36 +235,57 @@ func (a *Applier) Recover(ctx context.Context, before time.Time) error {
 		if err != nil {
 			return err
 		}
-		c := BuildChunk(rec.ID, rec.At, batches)
-		if err := a.finish(ctx, c); err != nil {
+		if err := a.finish(ctx, rec, batches); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// finish marks the chunk's batches applied, applies its deltas and drops its record.
-func (a *Applier) finish(ctx context.Context, c Chunk) error {
-	if err := a.store.MarkApplied(ctx, c.Batches); err != nil {
+// finish claims the batches of the chunk recorded as rec, applies those
+// it claimed (all of them for a record from before claims) and drops the
+// record.
+func (a *Applier) finish(ctx context.Context, rec Chunk, batches []Batch) error {
+	ids := make([]string, len(batches))
+	for i, b := range batches {
+		ids[i] = b.ID
+	}
+	taken, err := a.store.Claim(ctx, rec.ID, ids)
+	if err != nil {
 		return err
 	}
-	// One read for the shards of every bucket of the chunk, by site.
+	if rec.Claimed {
+		batches = slices.DeleteFunc(slices.Clone(batches), func(b Batch) bool { return taken[b.ID] })
+	}
+	if len(batches) > 0 {
+		if err := a.apply(ctx, BuildChunk(rec.ID, rec.At, batches)); err != nil {
+			return err
+		}
+	}
+	return a.store.DropChunk(ctx, rec.ID)
+}
+
+// apply applies the deltas of c to their buckets.
+func (a *Applier) apply(ctx context.Context, c Chunk) error {
+	// The buckets written last are kept; one read for the shards of every
+	// other bucket of the chunk, by site.
 	keys := map[string][]Key{}
+	loaded := map[bucketKey][]Bucket{}
 	for _, d := range c.Deltas {
+		k := bucketKey{d.Site, d.Gran, d.Start.Unix()}
+		if shards, ok := a.kept(k); ok {
+			loaded[k] = shards
+			continue
+		}
 		keys[d.Site] = append(keys[d.Site], Key{d.Gran, d.Start})
 	}
-	type key struct {
-		site, gran string
-		start      int64
-	}
-	loaded := map[key][]Bucket{}
 	for site, ks := range keys {
 		shards, err := a.store.Buckets(ctx, site, ks, true)
 		if err != nil {
 			return err
 		}
 		for _, b := range shards {
-			k := key{site, b.Gran, b.Start.Unix()}
+			k := bucketKey{site, b.Gran, b.Start.Unix()}
 			loaded[k] = append(loaded[k], b)
 		}
 	}
@@ -191,13 +293,10 @@ func (a *Applier) finish(ctx context.Context, c Chunk) error {
 	g.SetLimit(applyers)
 	for i := range c.Deltas {
 		d := &c.Deltas[i]
-		shards := loaded[key{d.Site, d.Gran, d.Start.Unix()}]
+		shards := loaded[bucketKey{d.Site, d.Gran, d.Start.Unix()}]
 		g.Go(func() error { return a.applyDelta(ctx, c.ID, d, shards) })
 	}
-	if err := g.Wait(); err != nil {
-		return err
-	}
-	return a.store.DropChunk(ctx, c.ID)
+	return g.Wait()
 }
 
 // applyers is how many buckets of a chunk are written at once (each delta
@@ -211,6 +310,8 @@ const maxRaces = 50
 // lists the chunk got its part before; a row not yet in the bucket goes to a
 // shard without the chunk that has room, or to a new shard.
 func (a *Applier) applyDelta(ctx context.Context, chunk string, d *Delta, shards []Bucket) error {
+	k := bucketKey{d.Site, d.Gran, d.Start.Unix()}
+	a.written.Remove(k) // until written again
 	for race := range maxRaces {
 		if race > 0 {
 			var err error
@@ -220,7 +321,8 @@ func (a *Applier) applyDelta(ctx context.Context, chunk string, d *Delta, shards
 		}
 		sort.Slice(shards, func(i, j int) bool { return shards[i].Shard < shards[j].Shard })
 		won := true
-		for _, s := range plan(chunk, d, shards) {
+		all, out := plan(chunk, d, shards)
+		for _, s := range out {
 			ok, err := a.store.PutShard(ctx, s)
 			if err != nil {
 				return err
@@ -231,15 +333,17 @@ func (a *Applier) applyDelta(ctx context.Context, chunk string, d *Delta, shards
 			}
 		}
 		if won {
+			a.keep(k, all)
 			return nil
 		}
 	}
 	return fmt.Errorf("apply chunk %s to %s/%s/%s: too many concurrent writers", chunk, d.Site, d.Gran, d.Start)
 }
 
-// plan merges d into shards (adding new shards at the end) and returns the
-// shards to write, each with its version raised and the chunk listed.
-func plan(chunk string, d *Delta, shards []Bucket) []Bucket {
+// plan merges d into shards (adding new shards at the end) and returns
+// every shard of the bucket and the shards to write, each with its version
+// raised and the chunk listed.
+func plan(chunk string, d *Delta, shards []Bucket) (all, out []Bucket) {
 	where := map[string]int{} // row key → shard index
 	rowAt := map[string]int{} // row key → row index in its shard
 	size := make([]int, len(shards))
@@ -299,28 +403,27 @@ func plan(chunk string, d *Delta, shards []Bucket) []Bucket {
 		shards[0].Count = top
 		touched[0] = true
 	}
-	var out []Bucket
 	for i := range shards {
 		if !touched[i] {
 			continue
 		}
-		s := shards[i]
+		s := &shards[i]
 		s.Version++
-		if done(i) {
-			out = append(out, s)
-			continue
+		if !done(i) {
+			s.Chunks = append(slices.Clone(s.Chunks), chunk)
+			if len(s.Chunks) > recentChunks {
+				s.Chunks = s.Chunks[len(s.Chunks)-recentChunks:]
+			}
 		}
-		s.Chunks = append(slices.Clone(s.Chunks), chunk)
-		if len(s.Chunks) > recentChunks {
-			s.Chunks = s.Chunks[len(s.Chunks)-recentChunks:]
-		}
-		out = append(out, s)
+		out = append(out, *s)
 	}
-	return out
+	return shards, out
 }
 
 // BuildChunk groups the visits of batches into the rows each bucket (hourly,
-// daily, monthly marginals) gains.
+// daily, monthly marginals) gains. Visits of one site with the same
+// dimensions in the same hour are first counted together (visitGroups), so
+// the work per bucket is per distinct row, not per visit.
 func BuildChunk(id string, at time.Time, batches []Batch) Chunk {
 	c := Chunk{ID: id, At: at.UTC()}
 	type key struct {
@@ -329,63 +432,65 @@ func BuildChunk(id string, at time.Time, batches []Batch) Chunk {
 		start int64
 	}
 	deltas := map[key]int{}
-	rows := []map[string]int{}
-	var hour, day, month time.Time
-	marginalKeys := map[string]string{} // of the visit, by column
+	var rows []map[string]int
+	marginalKeys := map[string]string{} // of the group, by column
 	for _, b := range batches {
 		c.Batches = append(c.Batches, b.ID)
-		for i := range b.Visits {
-			v := &b.Visits[i]
-			vh, sh := hashID(b.Site, v.Visitor), hashID(b.Site, v.Session)
-			full := rowKey(&v.Dims) // once per visit: encoding every dimension is the costly part
-			clear(marginalKeys)
-			hour, day, month = Truncate(v.Time, Hourly), Truncate(v.Time, Daily), Truncate(v.Time, monthPrefix)
-			dom, hod := v.Time.UTC().Day()-1, v.Time.UTC().Hour()
-			for gi, gran := range grans {
-				m, isMarginal := marginals[gran]
-				rk, start, on := full, hour, 0
+	}
+	for _, g := range visitGroups(batches) {
+		full := rowKey(g.dims) // once per group: encoding every dimension is the costly part
+		clear(marginalKeys)
+		hour := g.hour
+		day, month := Truncate(hour, Daily), Truncate(hour, monthPrefix)
+		dom, hod := hour.Day()-1, hour.Hour()
+		for gi, gran := range grans {
+			m, isMarginal := marginals[gran]
+			rk, start, on := full, hour, 0
+			if isMarginal {
+				if rk = marginalKeys[m.column]; rk == "" {
+					rk = m.key(g.dims)
+					marginalKeys[m.column] = rk
+				}
+			}
+			switch {
+			case gran == Daily:
+				start = day
+			case perDay(gran):
+				start, on = month, dom
+				rk = inSlot(rk, on)
+			case perHour(gran):
+				start, on = day, hod
+				rk = inSlot(rk, on)
+			case isMarginal:
+				start = month
+			}
+			k := key{g.site, gi, start.Unix()}
+			di, ok := deltas[k]
+			if !ok {
+				di = len(c.Deltas)
+				deltas[k] = di
+				c.Deltas = append(c.Deltas, Delta{Org: g.org, Site: g.site, Gran: gran, Start: start})
+				rows = append(rows, map[string]int{})
+			}
+			d := &c.Deltas[di]
+			ri, ok := rows[di][rk]
+			if !ok {
+				ri = len(d.Rows)
+				rows[di][rk] = ri
+				r := Row{Key: rk, Dims: *g.dims, Slot: on}
 				if isMarginal {
-					if rk = marginalKeys[m.column]; rk == "" {
-						rk = m.key(&v.Dims)
-						marginalKeys[m.column] = rk
-					}
+					r.Dims = visit.Dims{}
+					m.keep(&r.Dims, g.dims)
 				}
-				switch {
-				case gran == Daily:
-					start = day
-				case perDay(gran):
-					start, on = month, dom
-					rk = inSlot(rk, on)
-				case perHour(gran):
-					start, on = day, hod
-					rk = inSlot(rk, on)
-				case isMarginal:
-					start = month
-				}
-				k := key{b.Site, gi, start.Unix()}
-				di, ok := deltas[k]
-				if !ok {
-					di = len(c.Deltas)
-					deltas[k] = di
-					c.Deltas = append(c.Deltas, Delta{Org: b.Org, Site: b.Site, Gran: gran, Start: start})
-					rows = append(rows, map[string]int{})
-				}
-				d := &c.Deltas[di]
-				ri, ok := rows[di][rk]
-				if !ok {
-					ri = len(d.Rows)
-					rows[di][rk] = ri
-					r := Row{Key: rk, Dims: v.Dims, Slot: on}
-					if isMarginal {
-						r.Dims = visit.Dims{}
-						m.keep(&r.Dims, &v.Dims)
-					}
-					d.Rows = append(d.Rows, r)
-				}
-				r := &d.Rows[ri]
-				r.Events++
-				r.Visitors.Add(vh)
-				r.Sessions.Add(sh)
+				d.Rows = append(d.Rows, r)
+			}
+			r := &d.Rows[ri]
+			r.Events += g.events
+			for _, h := range g.visitors {
+				r.Visitors.Add(h)
+			}
+			for _, h := range g.sessions {
+				r.Sessions.Add(h)
 			}
 		}
 	}
@@ -396,6 +501,57 @@ func BuildChunk(id string, at time.Time, batches []Batch) Chunk {
 		}
 	}
 	return c
+}
+
+// visitGroup is the visits of one site with the same dimensions in one
+// hour: their count and their distinct visitor and session hashes.
+type visitGroup struct {
+	org, site          string
+	hour               time.Time
+	dims               *visit.Dims // of the first visit
+	events             int64
+	visitors, sessions []uint64
+}
+
+// visitGroups groups the visits of batches, in the order of each group's
+// first visit (so BuildChunk's rows come in the order of their first visit).
+func visitGroups(batches []Batch) []visitGroup {
+	type key struct {
+		site string
+		hour int64
+		dims visit.Dims
+	}
+	at := map[key]int{}
+	var gs []visitGroup
+	for bi := range batches {
+		b := &batches[bi]
+		for i := range b.Visits {
+			v := &b.Visits[i]
+			hour := Truncate(v.Time, Hourly)
+			k := key{b.Site, hour.Unix(), v.Dims}
+			gi, ok := at[k]
+			if !ok {
+				gi = len(gs)
+				at[k] = gi
+				gs = append(gs, visitGroup{org: b.Org, site: b.Site, hour: hour, dims: &v.Dims})
+			}
+			g := &gs[gi]
+			g.events++
+			g.visitors = append(g.visitors, hashID(b.Site, v.Visitor))
+			g.sessions = append(g.sessions, hashID(b.Site, v.Session))
+		}
+	}
+	for i := range gs {
+		gs[i].visitors = sortedSet(gs[i].visitors)
+		gs[i].sessions = sortedSet(gs[i].sessions)
+	}
+	return gs
+}
+
+// sortedSet sorts hs and drops repeats.
+func sortedSet(hs []uint64) []uint64 {
+	slices.Sort(hs)
+	return slices.Compact(hs)
 }
 
 func newChunkID() string {

@@ -37,7 +37,7 @@ const (
 	MaxShardRows = 2000
 	// MaxChunkBytes bounds the log batches (encoded) applied as one chunk,
 	// and so the size of the chunk's record.
-	MaxChunkBytes = 2 << 20
+	MaxChunkBytes = 8 << 20
 	// recentChunks is how many applied chunk ids a shard remembers.
 	recentChunks = 64
 )
@@ -142,7 +142,15 @@ func itoaU(u uint64) string {
 
 // hashID hashes a visitor or session id for the distinct counts; the ids
 // themselves are not stored.
-func hashID(site, id string) uint64 { return xxhash.Sum64String(site + "\x00" + id) }
+// It hashes site, a zero byte and id, without putting them together.
+func hashID(site, id string) uint64 {
+	var d xxhash.Digest
+	d.Reset()
+	_, _ = d.WriteString(site)
+	_, _ = d.Write([]byte{0})
+	_, _ = d.WriteString(id)
+	return d.Sum64()
+}
 
 // size estimates a row's stored size in bytes.
 func (r *Row) size() int {

@@ -139,6 +139,7 @@ func checkRef(p *apierr.Problems, field string, r *ColumnRef) (column, bool) {
 }
 
 // compile checks a request and plans it; now is the reference of presets.
+// Every problem of the request is reported at once, each naming its field.
 func compile(req *Request, now time.Time) (*query, error) {
 	var p apierr.Problems
 	q := &query{limit: DefaultLimit}
@@ -149,126 +150,23 @@ func compile(req *Request, now time.Time) (*query, error) {
 		}
 		q.limit = *req.Limit
 	}
-	for name, n := range map[string]int{"select": len(req.Select), "groupBy": len(req.GroupBy), "where": len(req.Where)} {
-		if n > MaxColumns {
-			p.Add(name, "must have at most %d entries", MaxColumns)
+	for _, l := range []struct {
+		name string
+		n    int
+	}{{"select", len(req.Select)}, {"where", len(req.Where)}, {"groupBy", len(req.GroupBy)}} {
+		if l.n > MaxColumns {
+			p.Add(l.name, "must have at most %d entries", MaxColumns)
 		}
 	}
 	if p.Len() > 0 {
 		return nil, p.Err()
 	}
-	addGroup := func(r ColumnRef) {
-		for i := range q.group {
-			if q.group[i].same(&r) {
-				return
-			}
-		}
-		q.group = append(q.group, r)
-	}
-	for i := range req.GroupBy {
-		r := req.GroupBy[i]
-		field := fmt.Sprintf("groupBy[%d]", i)
-		c, ok := checkRef(&p, field, &r)
-		if !ok {
-			continue
-		}
-		if c.kind == metricKind {
-			p.Add(field+".column", "%s is a count: select it, order by it or filter on it, but it cannot be grouped by", r.Column)
-			continue
-		}
-		addGroup(r)
-	}
-	for i := range req.Select {
-		r := req.Select[i]
-		c, ok := checkRef(&p, fmt.Sprintf("select[%d]", i), &r)
-		if !ok {
-			continue
-		}
-		if c.kind != metricKind {
-			addGroup(r) // a selected dimension is grouped by
-		}
-		q.out = append(q.out, r)
-	}
-	if len(req.Select) == 0 { // documented: the groupBy columns, then eventsCount
-		q.out = append(slices.Clone(q.group), ColumnRef{Column: "eventsCount"})
-	}
+	q.addGroupBy(&p, req.GroupBy)
+	q.addSelect(&p, req.Select)
 	for i := range req.Where {
-		f := req.Where[i]
-		field := fmt.Sprintf("where[%d]", i)
-		c, ok := checkRef(&p, field, &f.ColumnRef)
-		if !ok {
-			continue
-		}
-		if f.Operator == "" {
-			f.Operator = "in"
-		}
-		if !slices.Contains(Operators, f.Operator) {
-			p.Add(field+".operator", "must be one of %v", Operators)
-			continue
-		}
-		if f.Values == nil {
-			p.Add(field+".values", "is required")
-			continue
-		}
-		if len(f.Values) > MaxValues {
-			p.Add(field+".values", "must have at most %d values", MaxValues)
-			continue
-		}
-		compare := f.Operator != "in" && f.Operator != "notIn"
-		if compare && !c.ordered {
-			p.Add(field+".operator", "%s applies to ordered columns (datetime, dayOfWeek, hourOfDay, counts, eventAskResponseRating), not %s", f.Operator, f.Column)
-			continue
-		}
-		if compare && len(f.Values) != 1 {
-			p.Add(field+".values", "must hold exactly one value with %s", f.Operator)
-			continue
-		}
-		for j, v := range f.Values {
-			if !c.valid(v) {
-				p.Add(fmt.Sprintf("%s.values[%d]", field, j), "must be one of the %s of column %s", c.want, f.Column)
-				break
-			}
-		}
-		if f.Column == "datetime" && f.Interval == nil {
-			hour := "hour" // a filter compares times to the hour, the rollups' precision
-			f.Interval = &hour
-		}
-		if c.kind == metricKind {
-			q.having = append(q.having, f)
-		} else {
-			q.where = append(q.where, f)
-			if f.Column == "datetime" || f.Column == "hourOfDay" {
-				q.hourly = true
-			}
-		}
+		q.addFilter(&p, fmt.Sprintf("where[%d]", i), req.Where[i])
 	}
-	if req.Order != nil {
-		switch {
-		case req.Order.By == nil:
-			p.Add("order.by", "is required")
-		case req.Order.Direction != "asc" && req.Order.Direction != "desc":
-			p.Add("order.direction", "must be one of [asc desc]")
-		default:
-			if c, ok := checkRef(&p, "order.by", req.Order.By); ok {
-				known := c.kind == metricKind
-				for i := range q.group {
-					known = known || q.group[i].same(req.Order.By)
-				}
-				if !known {
-					p.Add("order.by.column", "%s must be selected or grouped by to order by it", req.Order.By.Column)
-				}
-				q.order, q.desc = *req.Order.By, req.Order.Direction == "desc"
-			}
-		}
-	} else {
-		q.order, q.desc = ColumnRef{Column: "eventsCount"}, true
-		for _, g := range q.group {
-			if g.Column == "datetime" {
-				q.order, q.desc = g, false
-				break
-			}
-		}
-	}
+	q.setOrder(&p, req.Order)
 	if err := p.Err(); err != nil {
 		return nil, err
 	}
@@ -278,6 +176,133 @@ func compile(req *Request, now time.Time) (*query, error) {
 		}
 	}
 	return q, nil
+}
+
+// addGroup groups by r unless it already is.
+func (q *query) addGroup(r ColumnRef) {
+	for i := range q.group {
+		if q.group[i].same(&r) {
+			return
+		}
+	}
+	q.group = append(q.group, r)
+}
+
+// addGroupBy checks and adds the groupBy entries: dimensions only.
+func (q *query) addGroupBy(p *apierr.Problems, refs []ColumnRef) {
+	for i := range refs {
+		r := refs[i]
+		field := fmt.Sprintf("groupBy[%d]", i)
+		c, ok := checkRef(p, field, &r)
+		if !ok {
+			continue
+		}
+		if c.kind == metricKind {
+			p.Add(field+".column", "%s is a count: select it, order by it or filter on it, but it cannot be grouped by", r.Column)
+			continue
+		}
+		q.addGroup(r)
+	}
+}
+
+// addSelect checks and adds the answered columns; a selected dimension is
+// grouped by. Without any, the answer is the groupBy columns, then
+// eventsCount (documented).
+func (q *query) addSelect(p *apierr.Problems, refs []ColumnRef) {
+	for i := range refs {
+		r := refs[i]
+		c, ok := checkRef(p, fmt.Sprintf("select[%d]", i), &r)
+		if !ok {
+			continue
+		}
+		if c.kind != metricKind {
+			q.addGroup(r)
+		}
+		q.out = append(q.out, r)
+	}
+	if len(refs) == 0 {
+		q.out = append(slices.Clone(q.group), ColumnRef{Column: "eventsCount"})
+	}
+}
+
+// addFilter checks one where entry and adds it: on rows for a dimension,
+// on groups for a count.
+func (q *query) addFilter(p *apierr.Problems, field string, f Filter) {
+	c, ok := checkRef(p, field, &f.ColumnRef)
+	if !ok {
+		return
+	}
+	if f.Operator == "" {
+		f.Operator = "in"
+	}
+	compare, bad := f.Operator != "in" && f.Operator != "notIn", true
+	switch {
+	case !slices.Contains(Operators, f.Operator):
+		p.Add(field+".operator", "must be one of %v", Operators)
+	case f.Values == nil:
+		p.Add(field+".values", "is required")
+	case len(f.Values) > MaxValues:
+		p.Add(field+".values", "must have at most %d values", MaxValues)
+	case compare && !c.ordered:
+		p.Add(field+".operator", "%s applies to ordered columns (datetime, dayOfWeek, hourOfDay, counts, eventAskResponseRating), not %s", f.Operator, f.Column)
+	case compare && len(f.Values) != 1:
+		p.Add(field+".values", "must hold exactly one value with %s", f.Operator)
+	default:
+		bad = false
+	}
+	if bad {
+		return
+	}
+	for j, v := range f.Values {
+		if !c.valid(v) {
+			p.Add(fmt.Sprintf("%s.values[%d]", field, j), "must be one of the %s of column %s", c.want, f.Column)
+			break
+		}
+	}
+	if f.Column == "datetime" && f.Interval == nil {
+		hour := "hour" // a filter compares times to the hour, the rollups' precision
+		f.Interval = &hour
+	}
+	if c.kind == metricKind {
+		q.having = append(q.having, f)
+		return
+	}
+	q.where = append(q.where, f)
+	q.hourly = q.hourly || f.Column == "datetime" || f.Column == "hourOfDay"
+}
+
+// setOrder checks the order; without one, groups come by datetime when
+// grouped by it, else by eventsCount, descending.
+func (q *query) setOrder(p *apierr.Problems, o *Order) {
+	if o == nil {
+		q.order, q.desc = ColumnRef{Column: "eventsCount"}, true
+		for _, g := range q.group {
+			if g.Column == "datetime" {
+				q.order, q.desc = g, false
+				break
+			}
+		}
+		return
+	}
+	switch {
+	case o.By == nil:
+		p.Add("order.by", "is required")
+	case o.Direction != "asc" && o.Direction != "desc":
+		p.Add("order.direction", "must be one of [asc desc]")
+	default:
+		c, ok := checkRef(p, "order.by", o.By)
+		if !ok {
+			return
+		}
+		known := c.kind == metricKind
+		for i := range q.group {
+			known = known || q.group[i].same(o.By)
+		}
+		if !known {
+			p.Add("order.by.column", "%s must be selected or grouped by to order by it", o.By.Column)
+		}
+		q.order, q.desc = *o.By, o.Direction == "desc"
+	}
 }
 
 // parseRange reads a preset or {from, to}.
@@ -466,99 +491,18 @@ func (q *query) needs(col string) bool {
 }
 
 func (q *query) run(ctx context.Context, buckets []Bucket) (Result, error) {
-	groups := map[string]*group{}
-	var order []*group
-	wantVisitors, wantSessions := q.needs("visitorsCount"), q.needs("sessionsCount")
-	wantFeedback, wantAsk := q.needs("pageFeedbackRating"), q.needs("askResponseRating")
-	claimsNeeded := false
-	for _, r := range append(slices.Clone(q.group), q.where2refs()...) {
-		claimsNeeded = claimsNeeded || r.Column == "visitorClaim" || r.Column == "visitorClaimProperty"
-	}
-	propIdx := -1
-	for i, g := range q.group {
-		if g.Column == "visitorClaimProperty" {
-			propIdx = i
-		}
-	}
-	var key strings.Builder
-	vals := make([]any, len(q.group))
+	a := q.newAggregation()
 	for bi := range buckets {
 		if bi%64 == 0 && ctx.Err() != nil {
 			return Result{}, ctx.Err()
 		}
 		b := &buckets[bi]
 		for ri := range b.Rows {
-			row := &b.Rows[ri]
-			c := cell{dims: &row.Dims, start: rowStart(b, row)}
-			if claimsNeeded && row.Dims.Claims != "" {
-				_ = json.Unmarshal([]byte(row.Dims.Claims), &c.claims)
-			}
-			if !q.match(&c) {
-				continue
-			}
-			props := []string{""}
-			if propIdx >= 0 {
-				props = props[:0]
-				for k := range c.claims {
-					props = append(props, k)
-				}
-			}
-			for _, prop := range props {
-				key.Reset()
-				skip := false
-				for i := range q.group {
-					var v any
-					var ok bool
-					if i == propIdx {
-						v, ok = prop, true
-					} else {
-						v, ok = columns[q.group[i].Column].get(&c, &q.group[i])
-					}
-					if !ok {
-						skip = true
-						break
-					}
-					vals[i] = v
-					key.WriteString(keyOf(v))
-					key.WriteByte(0x1f)
-				}
-				if skip {
-					continue
-				}
-				g := groups[key.String()]
-				if g == nil {
-					g = &group{values: slices.Clone(vals)}
-					groups[key.String()] = g
-					order = append(order, g)
-				}
-				g.events += row.Events
-				if wantVisitors {
-					g.visitors.Merge(&row.Visitors)
-				}
-				if wantSessions {
-					g.sessions.Merge(&row.Sessions)
-				}
-				if wantFeedback && row.Dims.Feedback != "" {
-					if g.feedback == nil {
-						g.feedback = map[string]int64{}
-					}
-					g.feedback[row.Dims.Feedback] += row.Events
-				}
-				if wantAsk && row.Dims.AskRating != 0 {
-					if g.ask == nil {
-						g.ask = map[string]int64{}
-					}
-					if row.Dims.AskRating > 0 {
-						g.ask["positive"] += row.Events
-					} else {
-						g.ask["negative"] += row.Events
-					}
-				}
-			}
+			a.add(b, &b.Rows[ri])
 		}
 	}
-	kept := order[:0]
-	for _, g := range order {
+	kept := a.order[:0]
+	for _, g := range a.order {
 		if q.keep(g) {
 			kept = append(kept, g)
 		}
@@ -576,6 +520,109 @@ func (q *query) run(ctx context.Context, buckets []Bucket) (Result, error) {
 		}
 	}
 	return res, nil
+}
+
+// aggregation gathers the rows of a query's buckets into its groups.
+type aggregation struct {
+	q                                 *query
+	groups                            map[string]*group
+	order                             []*group // in the order first met
+	visitors, sessions, feedback, ask bool     // what the groups count
+	claims                            bool     // rows' claims are decoded
+	propIdx                           int      // of visitorClaimProperty in q.group, or -1
+	key                               strings.Builder
+	vals                              []any
+}
+
+func (q *query) newAggregation() *aggregation {
+	a := &aggregation{q: q, groups: map[string]*group{}, propIdx: -1, vals: make([]any, len(q.group)),
+		visitors: q.needs("visitorsCount"), sessions: q.needs("sessionsCount"),
+		feedback: q.needs("pageFeedbackRating"), ask: q.needs("askResponseRating")}
+	for _, r := range append(slices.Clone(q.group), q.where2refs()...) {
+		a.claims = a.claims || r.Column == "visitorClaim" || r.Column == "visitorClaimProperty"
+	}
+	for i, g := range q.group {
+		if g.Column == "visitorClaimProperty" {
+			a.propIdx = i
+		}
+	}
+	return a
+}
+
+// add counts row of b in its groups (one per claim property when grouped
+// by visitorClaimProperty), unless the row filters drop it.
+func (a *aggregation) add(b *Bucket, row *Row) {
+	c := cell{dims: &row.Dims, start: rowStart(b, row)}
+	if a.claims && row.Dims.Claims != "" {
+		_ = json.Unmarshal([]byte(row.Dims.Claims), &c.claims)
+	}
+	if !a.q.match(&c) {
+		return
+	}
+	if a.propIdx < 0 {
+		if g := a.groupOf(&c, ""); g != nil {
+			a.count(g, row)
+		}
+		return
+	}
+	for prop := range c.claims {
+		if g := a.groupOf(&c, prop); g != nil {
+			a.count(g, row)
+		}
+	}
+}
+
+// groupOf returns the group of cell c (with claim property prop), made
+// when new; nil when c has no value in a grouped column.
+func (a *aggregation) groupOf(c *cell, prop string) *group {
+	q := a.q
+	a.key.Reset()
+	for i := range q.group {
+		v, ok := any(prop), true
+		if i != a.propIdx {
+			v, ok = columns[q.group[i].Column].get(c, &q.group[i])
+		}
+		if !ok {
+			return nil
+		}
+		a.vals[i] = v
+		a.key.WriteString(keyOf(v))
+		a.key.WriteByte(0x1f)
+	}
+	g := a.groups[a.key.String()]
+	if g == nil {
+		g = &group{values: slices.Clone(a.vals)}
+		a.groups[a.key.String()] = g
+		a.order = append(a.order, g)
+	}
+	return g
+}
+
+// count adds row's counts to g.
+func (a *aggregation) count(g *group, row *Row) {
+	g.events += row.Events
+	if a.visitors {
+		g.visitors.Merge(&row.Visitors)
+	}
+	if a.sessions {
+		g.sessions.Merge(&row.Sessions)
+	}
+	if a.feedback && row.Dims.Feedback != "" {
+		if g.feedback == nil {
+			g.feedback = map[string]int64{}
+		}
+		g.feedback[row.Dims.Feedback] += row.Events
+	}
+	if a.ask && row.Dims.AskRating != 0 {
+		if g.ask == nil {
+			g.ask = map[string]int64{}
+		}
+		if row.Dims.AskRating > 0 {
+			g.ask["positive"] += row.Events
+		} else {
+			g.ask["negative"] += row.Events
+		}
+	}
 }
 
 func (q *query) where2refs() []ColumnRef {

@@ -66,7 +66,7 @@ func TestYearReadsBucketsByID(t *testing.T) {
 	name := mongotest.DatabaseName()
 	db, seen := monitored(t, name)
 	t.Cleanup(func() { _ = db.Drop(context.Background()) })
-	store := rollupmongo.NewStore(db, mongox.NewDocLocks())
+	store := rollupmongo.NewStore(mongox.NewDB(db, true))
 	now := time.Date(2026, 11, 24, 9, 40, 0, 0, time.UTC)
 
 	// 400 days of visits on site s, 3 a day at changing hours; as many on
@@ -185,7 +185,7 @@ func TestPutShardComparesVersionsByID(t *testing.T) {
 		}
 	}}
 	db := monitoredDB(t, mon)
-	store := rollupmongo.NewStore(db, mongox.NewDocLocks())
+	store := rollupmongo.NewStore(mongox.NewDB(db, true))
 	at := time.Date(2026, 11, 24, 9, 0, 0, 0, time.UTC)
 	b := rollup.Bucket{ID: rollup.BucketID("s", rollup.Hourly, at, 0), Org: "o", Site: "s", Gran: rollup.Hourly, Start: at, Version: 1,
 		Rows: []rollup.Row{{Key: "a", Dims: visit.Dims{EventType: "page_view"}, Events: 1}}}
@@ -232,7 +232,7 @@ func TestSetsLiveApartFromTheirShard(t *testing.T) {
 		}
 	}}
 	db := monitoredDB(t, mon)
-	store := rollupmongo.NewStore(db, mongox.NewDocLocks())
+	store := rollupmongo.NewStore(mongox.NewDB(db, true))
 	at := time.Date(2026, 11, 24, 9, 0, 0, 0, time.UTC)
 	key := []rollup.Key{{Gran: rollup.Hourly, Start: at}}
 	put := func(version int64, visitors []int64, want bool) {
@@ -297,7 +297,7 @@ func monitoredDB(t *testing.T, mon *event.CommandMonitor) *mongo.Database {
 func TestCollectSets(t *testing.T) {
 	ctx := context.Background()
 	db := mongotest.Database(t)
-	store := rollupmongo.NewStore(db, mongox.NewDocLocks())
+	store := rollupmongo.NewStore(mongox.NewDB(db, true))
 	at := time.Date(2026, 11, 24, 9, 0, 0, 0, time.UTC)
 	id := rollup.BucketID("s", rollup.Hourly, at, 0)
 	b := rollup.Bucket{ID: id, Org: "o", Site: "s", Gran: rollup.Hourly, Start: at, Version: 1,

@@ -46,8 +46,7 @@ const AppliedTTL = 7 * 24 * time.Hour
 
 // Store is the MongoDB store of rollups.
 type Store struct {
-	db    *mongo.Database
-	locks *mongox.DocLocks
+	db mongox.DB
 	// server is 0 until asked, then mongoDB or ferretDB (see PutShard).
 	server atomic.Int32
 }
@@ -58,58 +57,15 @@ const (
 	ferretDB = 2
 )
 
-// NewStore returns the store on db; locks serialise writers of one document
-// in this process (FerretDB applies an update by read-modify-write).
-func NewStore(db *mongo.Database, locks *mongox.DocLocks) *Store { return &Store{db: db, locks: locks} }
+// NewStore returns the store on db, whose document locks serialise writers
+// of one document in this process (FerretDB applies an update by
+// read-modify-write).
+func NewStore(db mongox.DB) *Store { return &Store{db: db} }
 
 // Indexes are the store's indexes: buckets are read by _id alone; applied
 // batch ids are pruned by time, and sets documents looked at by time.
 func Indexes() []mongox.Index {
 	return []mongox.Index{mongox.Keys(Applied, "at"), mongox.Keys(Sets, "at")}
-}
-
-// Known implements rollup.Store. Applied ids are looked up one by one by
-// _id (an index hit) rather than with $in, which the embedded FerretDB
-// answers by scanning every applied id of the last AppliedTTL.
-func (s *Store) Known(ctx context.Context, ids []string) (map[string]bool, error) {
-	known := map[string]bool{}
-	var mu sync.Mutex
-	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(readers)
-	opts := options.FindOne().SetProjection(bson.M{"_id": 1})
-	for _, id := range ids {
-		g.Go(func() error {
-			err := s.db.Collection(Applied).FindOne(gctx, bson.M{"_id": id}, opts).Err()
-			if errors.Is(err, mongo.ErrNoDocuments) {
-				return nil
-			}
-			if err != nil {
-				return fmt.Errorf("look up applied batches: %w", err)
-			}
-			mu.Lock()
-			known[id] = true
-			mu.Unlock()
-			return nil
-		})
-	}
-	if err := g.Wait(); err != nil {
-		return nil, err
-	}
-	// Batches of a recorded chunk are being applied (or will be by Recover).
-	cur, err := s.db.Collection(Chunks).Find(ctx, bson.M{}, options.Find().SetProjection(bson.M{"batches": 1}))
-	if err != nil {
-		return nil, fmt.Errorf("list chunks: %w", err)
-	}
-	var cs []rollup.Chunk
-	if err := cur.All(ctx, &cs); err != nil {
-		return nil, fmt.Errorf("list chunks: %w", err)
-	}
-	for _, c := range cs {
-		for _, id := range c.Batches {
-			known[id] = true
-		}
-	}
-	return known, nil
 }
 
 // SaveChunk implements rollup.Store.
@@ -120,30 +76,46 @@ func (s *Store) SaveChunk(ctx context.Context, c rollup.Chunk) error {
 	return nil
 }
 
-// MarkApplied implements rollup.Store.
-func (s *Store) MarkApplied(ctx context.Context, ids []string) error {
+// Claim implements rollup.Store: one unordered insert of the ids, under
+// their chunk; an id already there is looked up by _id (an index hit) to
+// tell its chunk. Ids marked before claims carry no chunk: they are taken.
+func (s *Store) Claim(ctx context.Context, chunk string, ids []string) (map[string]bool, error) {
 	if len(ids) == 0 {
-		return nil
+		return nil, nil
 	}
 	now := time.Now().UTC()
 	docs := make([]any, len(ids))
 	for i, id := range ids {
-		docs[i] = bson.M{"_id": id, "at": now}
+		docs[i] = bson.M{"_id": id, "at": now, "chunk": chunk}
 	}
 	_, err := s.db.Collection(Applied).InsertMany(ctx, docs, options.InsertMany().SetOrdered(false))
+	var dups []string
 	var bw mongo.BulkWriteException
-	if errors.As(err, &bw) {
+	switch {
+	case errors.As(err, &bw):
 		for _, we := range bw.WriteErrors {
-			if !mongo.IsDuplicateKeyError(we) {
-				return fmt.Errorf("mark batches applied: %w", err)
+			if !mongo.IsDuplicateKeyError(we) || we.Index < 0 || we.Index >= len(ids) {
+				return nil, fmt.Errorf("claim batches: %w", err)
 			}
+			dups = append(dups, ids[we.Index])
 		}
-		return nil
+	case err != nil:
+		return nil, fmt.Errorf("claim batches: %w", err)
 	}
-	if err != nil && !mongo.IsDuplicateKeyError(err) {
-		return fmt.Errorf("mark batches applied: %w", err)
+	taken := map[string]bool{}
+	for _, id := range dups {
+		var d struct {
+			Chunk string `bson:"chunk"`
+		}
+		err := s.db.Collection(Applied).FindOne(ctx, bson.M{"_id": id}).Decode(&d)
+		if err != nil && !errors.Is(err, mongo.ErrNoDocuments) {
+			return nil, fmt.Errorf("read claim of batch %s: %w", id, err)
+		}
+		if d.Chunk != chunk {
+			taken[id] = true
+		}
 	}
-	return nil
+	return taken, nil
 }
 
 // DropChunk implements rollup.Store.
@@ -516,7 +488,7 @@ func (s *Store) PutShard(ctx context.Context, b rollup.Bucket) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	unlock := s.locks.Lock(Buckets, b.ID)
+	unlock := s.db.Lock(Buckets, b.ID)
 	defer unlock()
 	var nonce [8]byte
 	_, _ = rand.Read(nonce[:])

@@ -70,7 +70,7 @@ func toInt(v any) int64 {
 // delivered again are skipped: every visit counts once.
 func TestChunkAppliedOnceAfterCrash(t *testing.T) {
 	ctx := context.Background()
-	store := rollupmongo.NewStore(mongotest.Database(t), mongox.NewDocLocks())
+	store := rollupmongo.NewStore(mongox.NewDB(mongotest.Database(t), true))
 	now := time.Now().UTC()
 	at := now.Add(-3 * time.Hour).Truncate(time.Hour)
 	batches := []rollup.Batch{
@@ -105,7 +105,7 @@ func TestChunkAppliedOnceAfterCrash(t *testing.T) {
 // and queries merge them.
 func TestBucketSplitsIntoShards(t *testing.T) {
 	ctx := context.Background()
-	store := rollupmongo.NewStore(mongotest.Database(t), mongox.NewDocLocks())
+	store := rollupmongo.NewStore(mongox.NewDB(mongotest.Database(t), true))
 	now := time.Now().UTC()
 	at := now.Add(-2 * time.Hour).Truncate(time.Hour)
 	n := rollup.MaxShardRows + 500

@@ -1,26 +1,17 @@
 // Package siteview is insights' projection of the sites service's sites,
 // kept from sites.events: site.created, site.updated, site.published and
-// site.unpublished record the site in its organization, site.deleted
-// removes it. Events carry their time; an older event never overwrites a
-// newer record, so redelivery and replays are harmless. Ingest asks it
-// whether a site exists in an organization.
+// site.unpublished record the site in its organization, site.deleted marks
+// it deleted. Events carry their time; an older event never overwrites a
+// newer record (the Store's rule), so redelivery and replays are harmless.
+// Ingest asks it whether a site exists in an organization.
 package siteview
 
 import (
 	"context"
-	"errors"
 	"time"
 
-	"github.com/docspub/platform/libs/kafkax"
-	"github.com/docspub/platform/libs/mongox"
 	"github.com/hashicorp/golang-lru/v2/expirable"
-	"go.mongodb.org/mongo-driver/v2/bson"
-	"go.mongodb.org/mongo-driver/v2/mongo"
-	"go.mongodb.org/mongo-driver/v2/mongo/options"
 )
-
-// Collection holds the projection.
-const Collection = "site_views"
 
 // Topic feeds the projection.
 const Topic = "sites.events"
@@ -33,6 +24,14 @@ type Site struct {
 	At           time.Time `bson:"at"` // occurredAt of the event that wrote it
 }
 
+// Store keeps the projected sites.
+type Store interface {
+	// Get returns the site id; false when none is recorded.
+	Get(ctx context.Context, id string) (Site, bool, error)
+	// Put records st unless a record newer than st.At is stored.
+	Put(ctx context.Context, st Site) error
+}
+
 // Remembering live sites: ingest asks for every batch, and a live site
 // stays live for a while; a deletion drops the answer at once in the
 // process that applies it, and after cacheTTL in others.
@@ -41,62 +40,45 @@ const (
 	cacheTTL  = 10 * time.Second
 )
 
-// Store is the projection.
-type Store struct {
-	db    *mongo.Database
-	locks *mongox.DocLocks
+// View answers from the projection and applies sites events to it.
+type View struct {
+	store Store
 	live  *expirable.LRU[string, string] // site → organization, for live sites
 }
 
-// NewStore returns the projection on db.
-func NewStore(db *mongo.Database, locks *mongox.DocLocks) *Store {
-	return &Store{db: db, locks: locks, live: expirable.NewLRU[string, string](cacheSize, nil, cacheTTL)}
+// New returns the projection kept in store.
+func New(store Store) *View {
+	return &View{store: store, live: expirable.NewLRU[string, string](cacheSize, nil, cacheTTL)}
 }
 
 // Exists reports whether site is a live site of org.
-func (s *Store) Exists(ctx context.Context, org, site string) (bool, error) {
-	if o, ok := s.live.Get(site); ok {
+func (v *View) Exists(ctx context.Context, org, site string) (bool, error) {
+	if o, ok := v.live.Get(site); ok {
 		return o == org, nil
 	}
-	var st Site
-	err := s.db.Collection(Collection).FindOne(ctx, bson.M{"_id": site}).Decode(&st)
-	if errors.Is(err, mongo.ErrNoDocuments) {
-		return false, nil
-	}
-	if err != nil {
-		return false, mongox.Err(err, "site")
+	st, ok, err := v.store.Get(ctx, site)
+	if err != nil || !ok {
+		return false, err
 	}
 	if !st.Deleted {
-		s.live.Add(site, st.Organization)
+		v.live.Add(site, st.Organization)
 	}
 	return st.Organization == org && !st.Deleted, nil
 }
 
-// Put records a site as of at unless a newer record is stored.
-func (s *Store) Put(ctx context.Context, st Site) error {
-	unlock := s.locks.Lock(Collection, st.ID)
-	defer unlock()
-	s.live.Remove(st.ID)
-	var cur Site
-	err := s.db.Collection(Collection).FindOne(ctx, bson.M{"_id": st.ID}).Decode(&cur)
-	if err == nil && cur.At.After(st.At) {
-		return nil
-	}
-	if err != nil && !errors.Is(err, mongo.ErrNoDocuments) {
-		return mongox.Err(err, "site")
-	}
-	_, err = s.db.Collection(Collection).ReplaceOne(ctx, bson.M{"_id": st.ID}, st, options.Replace().SetUpsert(true))
-	return mongox.Err(err, "site")
-}
-
-// Handle applies one sites event; other events are ignored.
-func (s *Store) Handle(ctx context.Context, ev kafkax.Event) error {
-	switch ev.Type {
+// Apply applies one sites event, of type typ about site of org at its
+// time at; other events are ignored.
+func (v *View) Apply(ctx context.Context, typ, org, site string, at time.Time) error {
+	st := Site{ID: site, Organization: org, At: at}
+	switch typ {
 	case "site.created", "site.updated", "site.published", "site.unpublished":
-		return s.Put(ctx, Site{ID: ev.Subject, Organization: ev.Organization, At: ev.OccurredAt})
 	case "site.deleted":
 		// Kept as deleted (not removed), so that a late site.updated cannot bring it back.
-		return s.Put(ctx, Site{ID: ev.Subject, Organization: ev.Organization, Deleted: true, At: ev.OccurredAt})
+		st.Deleted = true
+	default:
+		return nil
 	}
-	return nil
+	v.live.Remove(site)
+	defer v.live.Remove(site) // an Exists in between may have cached the old record
+	return v.store.Put(ctx, st)
 }

@@ -1,9 +1,9 @@
-// Package visitlog is insights' log of accepted visits on Kafka (topic
+// Package visitkafka is insights' log of accepted visits on Kafka (topic
 // insights.visits, keyed by site): Writer appends an ingest batch and
 // returns once every in-sync replica has it; Reader consumes the topic in
 // chunks as a member of a consumer group and hands each chunk to the rollup
 // applier, committing offsets only after the chunk is applied.
-package visitlog
+package visitkafka
 
 import (
 	"context"
@@ -19,6 +19,7 @@ import (
 	"github.com/docspub/platform/libs/kafkax"
 	"github.com/docspub/platform/services/insights/internal/rollup"
 	"github.com/docspub/platform/services/insights/internal/visit"
+	gojson "github.com/goccy/go-json"
 	"github.com/segmentio/kafka-go"
 )
 
@@ -55,7 +56,7 @@ func (w *Writer) Append(ctx context.Context, org, site string, visits []visit.Vi
 	}
 	// One encoding of the whole batch, which is the usual case; a batch
 	// over maxMessageBytes is encoded visit by visit and split.
-	all, err := json.Marshal(visits)
+	all, err := gojson.Marshal(visits) // a third of encoding/json's cost on this hot path
 	if err != nil {
 		return fmt.Errorf("encode visits: %w", err)
 	}
@@ -101,7 +102,8 @@ const (
 	recoverAfter  = 30 * time.Second      // age of a chunk record deemed left behind
 	minRetry      = 100 * time.Millisecond
 	maxRetry      = 5 * time.Second
-	maxChunkBatch = 500 // messages of one chunk
+	maxChunkBatch = 2000    // messages of one chunk
+	maxFetchBytes = 4 << 20 // of one fetch from a broker
 )
 
 // Reader consumes the log into the rollups.
@@ -116,85 +118,121 @@ func NewReader(c kafkax.Cluster, group string, apply Applier, log *slog.Logger) 
 	return &Reader{
 		r: kafka.NewReader(kafka.ReaderConfig{
 			Brokers: c.Brokers, Dialer: c.Dialer(), GroupID: group, Topic: Topic, StartOffset: kafka.FirstOffset,
-			MinBytes: 1, MaxBytes: 1 << 20, MaxWait: 200 * time.Millisecond, CommitInterval: 0,
+			MinBytes: 1, MaxBytes: maxFetchBytes, MaxWait: 200 * time.Millisecond, CommitInterval: 0,
 			HeartbeatInterval: time.Second, SessionTimeout: 10 * time.Second, RebalanceTimeout: 10 * time.Second,
 			JoinGroupBackoff: 250 * time.Millisecond, ReadBackoffMin: 50 * time.Millisecond, ReadBackoffMax: time.Second,
 			WatchPartitionChanges: true,
 		}),
 		apply: apply,
-		log:   log.With("component", "visitlog.reader", "topic", Topic, "group", group),
+		log:   log.With("component", "visitkafka.reader", "topic", Topic, "group", group),
 	}
 }
 
 // Close leaves the group; Run returns.
 func (r *Reader) Close() error { return r.r.Close() }
 
+// chunk is the messages of one chunk and their batches.
+type chunk struct {
+	msgs    []kafka.Message
+	batches []rollup.Batch
+}
+
 // Run consumes until ctx is done: it gathers a chunk (up to maxChunkBatch
 // messages or rollup.MaxChunkBytes, waiting at most chunkWait after the
-// first), applies it (retrying until it is applied) and commits its offsets.
+// first), applies it (retrying until it is applied) and commits its
+// offsets. The next chunk is fetched and decoded while one is applied.
+// Every recoverEvery it finishes the chunks a stopped consumer left.
 func (r *Reader) Run(ctx context.Context) error {
+	ctx, cancel := context.WithCancel(ctx)
+	chunks := make(chan chunk, 1)
+	read := make(chan struct{})
+	go func() {
+		defer close(read)
+		r.read(ctx, chunks)
+	}()
+	defer func() {
+		cancel()
+		<-read
+	}()
 	r.recover(ctx)
-	lastRecover := time.Now()
+	tick := time.NewTicker(recoverEvery)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-tick.C:
+			r.recover(ctx)
+		case c, ok := <-chunks:
+			if !ok || !r.applyChunk(ctx, c) {
+				return nil
+			}
+		}
+	}
+}
+
+// read fetches and decodes chunks into out until ctx is done or the
+// reader is closed; it closes out.
+func (r *Reader) read(ctx context.Context, out chan<- chunk) {
+	defer close(out)
 	for ctx.Err() == nil {
 		msgs, err := r.fetch(ctx)
 		if err != nil {
 			if ctx.Err() != nil || errors.Is(err, io.EOF) {
-				return nil
+				return
 			}
 			r.log.WarnContext(ctx, "fetch visits", "err", err)
 			if !sleep(ctx, minRetry) {
-				return nil
+				return
 			}
 			continue
 		}
-		if time.Since(lastRecover) > recoverEvery {
-			r.recover(ctx)
-			lastRecover = time.Now()
-		}
-		if len(msgs) == 0 {
-			continue
-		}
-		batches := make([]rollup.Batch, 0, len(msgs))
+		c := chunk{msgs: msgs, batches: make([]rollup.Batch, 0, len(msgs))}
 		for _, m := range msgs {
 			b, err := decode(m)
 			if err != nil {
 				r.log.ErrorContext(ctx, "skip message that is not a batch of visits", "err", err, "partition", m.Partition, "offset", m.Offset)
 				continue
 			}
-			batches = append(batches, b)
+			c.batches = append(c.batches, b)
 		}
-		for attempt := 1; ; attempt++ {
-			err := r.apply.Apply(ctx, batches)
-			if err == nil {
-				break
-			}
-			if ctx.Err() != nil {
-				return nil
-			}
-			wait := min(maxRetry, minRetry<<min(attempt, 6))
-			r.log.ErrorContext(ctx, "apply visits", "err", err, "attempt", attempt, "retry_in", wait.String())
-			if !sleep(ctx, wait) {
-				return nil
-			}
-		}
-		if err := r.r.CommitMessages(ctx, msgs...); err != nil && ctx.Err() == nil {
-			// Applied batches are recorded: a redelivery is skipped.
-			r.log.WarnContext(ctx, "commit visits", "err", err)
+		select {
+		case out <- c:
+		case <-ctx.Done():
+			return
 		}
 	}
-	return nil
 }
 
-// fetch gathers one chunk; it waits for the first message until ctx is
-// done or recoverEvery passed (then it returns none).
-func (r *Reader) fetch(ctx context.Context) ([]kafka.Message, error) {
-	first, cancel := context.WithTimeout(ctx, recoverEvery)
-	m, err := r.r.FetchMessage(first)
-	cancel()
-	if err != nil {
-		if errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
-			return nil, nil
+// applyChunk applies c, retrying until it is applied, and commits its
+// offsets; false when ctx is done first.
+func (r *Reader) applyChunk(ctx context.Context, c chunk) bool {
+	for attempt := 1; ; attempt++ {
+		err := r.apply.Apply(ctx, c.batches)
+		if err == nil {
+			break
 		}
+		if ctx.Err() != nil {
+			return false
+		}
+		wait := min(maxRetry, minRetry<<min(attempt, 6))
+		r.log.ErrorContext(ctx, "apply visits", "err", err, "attempt", attempt, "retry_in", wait.String())
+		if !sleep(ctx, wait) {
+			return false
+		}
+	}
+	if err := r.r.CommitMessages(ctx, c.msgs...); err != nil && ctx.Err() == nil {
+		// Applied batches are recorded: a redelivery is skipped.
+		r.log.WarnContext(ctx, "commit visits", "err", err)
+	}
+	return true
+}
+
+// fetch gathers one chunk: it waits for a first message, then takes what
+// comes within chunkWait.
+func (r *Reader) fetch(ctx context.Context) ([]kafka.Message, error) {
+	m, err := r.r.FetchMessage(ctx)
+	if err != nil {
 		return nil, err
 	}
 	msgs, size := []kafka.Message{m}, len(m.Value)
@@ -222,10 +260,10 @@ func decode(m kafka.Message) (rollup.Batch, error) {
 		return rollup.Batch{}, err
 	}
 	var visits []visit.Visit
-	if err := json.Unmarshal(ev.Data, &visits); err != nil {
+	if err := gojson.Unmarshal(ev.Data, &visits); err != nil { // as Writer: goccy/go-json, the hot path
 		return rollup.Batch{}, fmt.Errorf("decode visits: %w", err)
 	}
-	return rollup.Batch{ID: ev.ID, Org: ev.Organization, Site: ev.Subject, Visits: visits}, nil
+	return rollup.Batch{ID: ev.ID, Org: ev.Organization, Site: ev.Subject, Visits: visits, Encoded: ev.Data}, nil
 }
 
 func sleep(ctx context.Context, d time.Duration) bool {

@@ -1,0 +1,163 @@
+package rollup
+
+import (
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	"github.com/cespare/xxhash/v2"
+	"github.com/docspub/platform/services/insights/internal/visit"
+	"github.com/google/go-cmp/cmp"
+)
+
+// buildChunkPerVisit is BuildChunk as it was before visits were grouped:
+// every visit added to every bucket on its own. It is the oracle of
+// TestBuildChunkGroupsVisits.
+func buildChunkPerVisit(id string, at time.Time, batches []Batch) Chunk {
+	c := Chunk{ID: id, At: at.UTC()}
+	type key struct {
+		site  string
+		gran  int
+		start int64
+	}
+	deltas := map[key]int{}
+	rows := []map[string]int{}
+	for _, b := range batches {
+		c.Batches = append(c.Batches, b.ID)
+		for i := range b.Visits {
+			v := &b.Visits[i]
+			hour, day, month := Truncate(v.Time, Hourly), Truncate(v.Time, Daily), Truncate(v.Time, monthPrefix)
+			dom, hod := v.Time.UTC().Day()-1, v.Time.UTC().Hour()
+			for gi, gran := range grans {
+				m, isMarginal := marginals[gran]
+				rk, start, on := rowKey(&v.Dims), hour, 0
+				if isMarginal {
+					rk = m.key(&v.Dims)
+				}
+				switch {
+				case gran == Daily:
+					start = day
+				case perDay(gran):
+					start, on = month, dom
+					rk = inSlot(rk, on)
+				case perHour(gran):
+					start, on = day, hod
+					rk = inSlot(rk, on)
+				case isMarginal:
+					start = month
+				}
+				k := key{b.Site, gi, start.Unix()}
+				di, ok := deltas[k]
+				if !ok {
+					di = len(c.Deltas)
+					deltas[k] = di
+					c.Deltas = append(c.Deltas, Delta{Org: b.Org, Site: b.Site, Gran: gran, Start: start})
+					rows = append(rows, map[string]int{})
+				}
+				d := &c.Deltas[di]
+				ri, ok := rows[di][rk]
+				if !ok {
+					ri = len(d.Rows)
+					rows[di][rk] = ri
+					r := Row{Key: rk, Dims: v.Dims, Slot: on}
+					if isMarginal {
+						r.Dims = visit.Dims{}
+						m.keep(&r.Dims, &v.Dims)
+					}
+					d.Rows = append(d.Rows, r)
+				}
+				r := &d.Rows[ri]
+				r.Events++
+				r.Visitors.Add(xxhashOf(b.Site, v.Visitor))
+				r.Sessions.Add(xxhashOf(b.Site, v.Session))
+			}
+		}
+	}
+	for i := range c.Deltas {
+		for j := range c.Deltas[i].Rows {
+			c.Deltas[i].Rows[j].Visitors.Seal()
+			c.Deltas[i].Rows[j].Sessions.Seal()
+		}
+	}
+	return c
+}
+
+func TestBuildChunkGroupsVisits(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(1, 2))
+	t0 := time.Date(2026, 1, 31, 22, 10, 0, 0, time.UTC) // the hours cross a day and a month
+	var batches []Batch
+	for bi := range 40 {
+		b := Batch{ID: fmt.Sprintf("b%d", bi), Org: "org", Site: []string{"s1", "s2"}[bi%2]}
+		for range 100 {
+			b.Visits = append(b.Visits, visit.Visit{
+				Time:    t0.Add(time.Duration(rng.IntN(3*3600)) * time.Second),
+				Visitor: fmt.Sprintf("v%d", rng.IntN(300)), // rows past ExactBound keep sketches
+				Session: fmt.Sprintf("s%d", rng.IntN(30)),
+				Dims: visit.Dims{EventType: "page_view", URLPath: fmt.Sprintf("/p%d", rng.IntN(4)),
+					Browser: []string{"chrome", "firefox"}[rng.IntN(2)], GeoCountry: []string{"FR", "DE", ""}[rng.IntN(3)]},
+			})
+		}
+		batches = append(batches, b)
+	}
+	at := time.Date(2026, 2, 1, 0, 0, 0, 0, time.UTC)
+	got, want := BuildChunk("c", at, batches), buildChunkPerVisit("c", at, batches)
+	// A sketch's encoding may depend on the order of its inserts: compare
+	// what it counts.
+	count := cmp.Transformer("count", func(d Distinct) any {
+		if d.Sketch == nil {
+			return d.IDs
+		}
+		return decode(d.Sketch).Estimate()
+	})
+	if diff := cmp.Diff(got, want, count); diff != "" {
+		t.Errorf("BuildChunk (-got +want):\n%s", diff)
+	}
+	sketches := 0
+	for _, d := range got.Deltas {
+		for _, r := range d.Rows {
+			if r.Visitors.Sketch != nil {
+				sketches++
+			}
+		}
+	}
+	if sketches == 0 {
+		t.Error("no row kept a sketch: the test does not cover them")
+	}
+}
+
+// xxhashOf is how visitor and session ids were always hashed (stored
+// sets hold these hashes).
+func xxhashOf(site, id string) uint64 { return xxhash.Sum64String(site + "\x00" + id) }
+
+// TestPackKeepsEncodedVisits: a chunk record holds the batches whether
+// their visits came encoded (from the log) or not, and reads back as they
+// were.
+func TestPackKeepsEncodedVisits(t *testing.T) {
+	t.Parallel()
+	t0 := time.Date(2026, 3, 1, 10, 0, 0, 123, time.UTC)
+	visits := []visit.Visit{{Time: t0, Visitor: "v", Session: "s", Dims: visit.Dims{EventType: "page_view", URLPath: "/a"}},
+		{Time: t0.Add(time.Second), Visitor: "w", Session: "t", Dims: visit.Dims{EventType: "link_click", AskRating: -1}}}
+	encoded, err := json.Marshal(visits)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := []Batch{{ID: "a", Org: "o", Site: `s"1`, Visits: visits, Encoded: encoded}, {ID: "b", Org: "o", Site: "s2", Visits: visits[1:]},
+		{ID: "c", Org: "o", Site: "s3"}}
+	data, err := pack(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := unpack(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range in {
+		in[i].Encoded = nil
+	}
+	if diff := cmp.Diff(got, in); diff != "" {
+		t.Errorf("unpacked batches (-got +want):\n%s", diff)
+	}
+}

@@ -1,0 +1,108 @@
+package rollupmongo_test
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/docspub/platform/libs/mongotest"
+	"github.com/docspub/platform/libs/mongox"
+	"github.com/docspub/platform/services/insights/internal/rollup"
+	"github.com/docspub/platform/services/insights/internal/rollupmongo"
+	"github.com/docspub/platform/services/insights/internal/visit"
+)
+
+// timed is the store with the time spent in each of its methods.
+type timed struct {
+	*rollupmongo.Store
+	mu    sync.Mutex
+	spent map[string]time.Duration
+}
+
+func (s *timed) note(name string, t0 time.Time) {
+	s.mu.Lock()
+	s.spent[name] += time.Since(t0)
+	s.mu.Unlock()
+}
+
+func (s *timed) Claim(ctx context.Context, chunk string, ids []string) (map[string]bool, error) {
+	defer s.note("Claim", time.Now())
+	return s.Store.Claim(ctx, chunk, ids)
+}
+
+func (s *timed) SaveChunk(ctx context.Context, c rollup.Chunk) error {
+	defer s.note("SaveChunk", time.Now())
+	return s.Store.SaveChunk(ctx, c)
+}
+
+func (s *timed) DropChunk(ctx context.Context, id string) error {
+	defer s.note("DropChunk", time.Now())
+	return s.Store.DropChunk(ctx, id)
+}
+
+func (s *timed) Buckets(ctx context.Context, site string, keys []rollup.Key, sets bool) ([]rollup.Bucket, error) {
+	defer s.note("Buckets", time.Now())
+	return s.Store.Buckets(ctx, site, keys, sets)
+}
+
+func (s *timed) PutShard(ctx context.Context, b rollup.Bucket) (bool, error) {
+	defer s.note("PutShard", time.Now())
+	return s.Store.PutShard(ctx, b)
+}
+
+// BenchmarkApplyChunks applies chunks of batches shaped like the ingest
+// benchmark's (deployments/local BenchmarkInsightsIngest: 100 events a
+// batch over 25 paths, 3 browsers, 40 visitors, 60 sessions) to the
+// embedded database and reports the events applied per second and the
+// share of the time in each store method (their calls may overlap).
+// b.N is the number of chunks; BATCHES sets the batches of a chunk.
+//
+//	go test -run '^$' -bench ApplyChunks -benchtime 10x ./services/insights/internal/rollupmongo/
+func BenchmarkApplyChunks(b *testing.B) {
+	ctx := context.Background()
+	const perChunk = 300
+	store := &timed{Store: rollupmongo.NewStore(mongox.NewDB(mongotest.Database(b), true)), spent: map[string]time.Duration{}}
+	a := rollup.NewApplier(store, nil)
+	now := time.Now().UTC()
+	browsers := []string{"chrome", "firefox", "safari"}
+	chunk := func(n int) []rollup.Batch {
+		bs := make([]rollup.Batch, perChunk)
+		for i := range bs {
+			bs[i] = rollup.Batch{ID: fmt.Sprintf("c%d-b%d", n, i), Org: "org", Site: "site"}
+			for j := range 100 {
+				bs[i].Visits = append(bs[i].Visits, visit.Visit{Time: now, Visitor: fmt.Sprintf("v%d", j%40), Session: fmt.Sprintf("s%d", j%60),
+					Dims: visit.Dims{EventType: "page_view", URLPath: fmt.Sprintf("/guides/%d", j%25), Browser: browsers[j%3],
+						URL: fmt.Sprintf("https://docs.example.com/guides/%d", j%25), Device: "desktop", OS: "linux"}})
+			}
+		}
+		return bs
+	}
+	var applying time.Duration
+	b.ResetTimer()
+	for n := range b.N {
+		b.StopTimer()
+		bs := chunk(n)
+		b.StartTimer()
+		t0 := time.Now()
+		if err := a.Apply(ctx, bs); err != nil {
+			b.Fatal(err)
+		}
+		applying += time.Since(t0)
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(b.N*perChunk*100)/applying.Seconds(), "events/s")
+	var names []string
+	for name := range store.spent {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	var parts []string
+	for _, name := range names {
+		parts = append(parts, fmt.Sprintf("%s %.0f%%", name, 100*store.spent[name].Seconds()/applying.Seconds()))
+	}
+	b.Log(strings.Join(parts, ", "))
+}
