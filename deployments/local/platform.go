@@ -280,7 +280,8 @@ func (p *Platform) startSitesStep(ctx, _ context.Context, cfg Config) error {
 // with docs to import, integrations may reach that one address (not the
 // rest of loopback) from the start.
 func (p *Platform) startIntegrationsStep(ctx, _ context.Context, cfg Config) error {
-	env := map[string]string{"INTEGRATIONS_ADDR": "127.0.0.1:0", "CONTENT_URL": p.ContentURL}
+	env := map[string]string{"INTEGRATIONS_ADDR": "127.0.0.1:0", "CONTENT_URL": p.ContentURL,
+		"OUTBOUND_ALLOW_PRIVATE": strconv.FormatBool(cfg.OutboundAllowPrivate)}
 	if p.docs != nil {
 		ln, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {

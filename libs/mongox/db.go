@@ -29,9 +29,3 @@ func (d DB) Lock(collection string, id any) (unlock func()) { return d.locks.Loc
 // Locks is the set of document locks, nil when writes are not serialised;
 // for the writers that are not a store (the outbox relay, job queues).
 func (d DB) Locks() *DocLocks { return d.locks }
-
-// Locked is db with locks (nil: none), for the stores that still get a
-// database and the service's locks apart.
-//
-// Deprecated: take a DB (Core.Mongo); this goes once every store does.
-func Locked(db *mongo.Database, locks *DocLocks) DB { return DB{Database: db, locks: locks} }

@@ -55,9 +55,9 @@ type CoreConfig struct {
 type Core struct {
 	Log    *slog.Logger
 	Client *mongo.Client
-	DB     *mongo.Database
-	Locks  *mongox.DocLocks
-	// Mongo is DB with Locks, what stores take (see mongox.DB).
+	// Mongo is the service's database with the document locks its stores
+	// share with the outbox relay when the embedded server needs them
+	// (see mongox.DB).
 	Mongo  mongox.DB
 	Relay  *kafkax.Relay
 	Signer *internaltoken.Signer
@@ -109,10 +109,9 @@ func Open(ctx context.Context, cc CoreConfig, log *slog.Logger) (*Core, error) {
 		return nil, err
 	}
 	mdb := mongox.NewDB(db, cc.LockDocuments)
-	locks := mdb.Locks()
 	pub := kafkax.NewPublisher(cluster)
 	relay := kafkax.NewRelay(mdb, pub, cc.Topic, cc.EventCollections, log)
-	return &Core{Log: log, Client: client, DB: db, Locks: locks, Mongo: mdb, Relay: relay, Signer: signer, Kafka: cluster,
+	return &Core{Log: log, Client: client, Mongo: mdb, Relay: relay, Signer: signer, Kafka: cluster,
 		Discovery: reg, pub: pub, announce: cc.Discovery.Mode == discovery.ModeConsul, advertise: cc.Discovery.Advertise,
 		stop: stop}, nil
 }

@@ -23,14 +23,14 @@ func TestOpenEnsuresIndexesAndCloses(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = c.DB.Drop(context.Background()) })
-	if c.DB.Name() != name || c.Locks == nil || c.Relay == nil || c.Signer == nil || c.Signer.Service() != "things" {
+	t.Cleanup(func() { _ = c.Mongo.Drop(context.Background()) })
+	if c.Mongo.Name() != name || c.Mongo.Locks() == nil || c.Relay == nil || c.Signer == nil || c.Signer.Service() != "things" {
 		t.Errorf("core %+v", c)
 	}
-	if _, err := c.DB.Collection("things").InsertOne(ctx, map[string]any{"key": "k"}); err != nil {
+	if _, err := c.Mongo.Collection("things").InsertOne(ctx, map[string]any{"key": "k"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.DB.Collection("things").InsertOne(ctx, map[string]any{"key": "k"}); err == nil {
+	if _, err := c.Mongo.Collection("things").InsertOne(ctx, map[string]any{"key": "k"}); err == nil {
 		t.Error("the unique index was not created")
 	}
 	boom := errors.New("consumer close failed")

@@ -85,7 +85,7 @@ func TestCloseStopsRelayThenWorkersThenConnections(t *testing.T) {
 	c.Go(ctx, "worker", stopping("worker", 10*time.Millisecond)) // started first, stopped after the relay
 	c.relay.run(ctx, c.logged("relay", stopping("relay", 30*time.Millisecond)))
 	c.RunRelay(ctx) // the real relay stops with them
-	if err := c.DB.Drop(ctx); err != nil {
+	if err := c.Mongo.Drop(ctx); err != nil {
 		t.Fatal(err)
 	}
 	if err := c.Close(ctx, func() error { record("consumer closed"); return nil }); err != nil {

@@ -159,7 +159,7 @@ func indexes() []mongox.Index {
 func (a *App) Handler() http.Handler { return a.handler }
 
 // Database returns the service's database.
-func (a *App) Database() *mongo.Database { return a.core.DB }
+func (a *App) Database() *mongo.Database { return a.core.Mongo.Database }
 
 // RevokeToken revokes an API token by id, as the identity-admin command
 // does, through the running service: its relay publishes token.revoked at once.

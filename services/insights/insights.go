@@ -127,7 +127,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger, opts ...Option) (*Ap
 
 	return &App{
 		cfg: cfg, core: core, pub: pub, geo: geo, store: store, handler: e,
-		sites: kafkax.NewConsumer(core.Kafka, SitesGroup, siteview.Topic, core.DB,
+		sites: kafkax.NewConsumer(core.Kafka, SitesGroup, siteview.Topic, core.Mongo.Database,
 			func(ctx context.Context, ev kafkax.Event) error {
 				return sites.Apply(ctx, ev.Type, ev.Organization, ev.Subject, ev.OccurredAt)
 			}, log),
@@ -139,7 +139,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger, opts ...Option) (*Ap
 func (a *App) Handler() http.Handler { return a.handler }
 
 // Database returns the service's database.
-func (a *App) Database() *mongo.Database { return a.core.DB }
+func (a *App) Database() *mongo.Database { return a.core.Mongo.Database }
 
 // RunBackground starts the sites.events consumer, the rollup consumer and,
 // every hour, the pruning of old applied batch ids and the collection of

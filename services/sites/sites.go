@@ -168,7 +168,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 	sharelinkhttp.Register(v1, links)
 	readerhttp.Register(e, rd, signer, recorder, log)
 
-	consumer := kafkax.NewConsumer(core.Kafka, ConsumerGroup, ContentTopic, core.DB,
+	consumer := kafkax.NewConsumer(core.Kafka, ConsumerGroup, ContentTopic, core.Mongo.Database,
 		func(ctx context.Context, ev kafkax.Event) error {
 			err := spaces.Handle(ctx, ev)
 			if err == nil && strings.HasPrefix(ev.Type, "space.") {
@@ -183,7 +183,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 func (a *App) Handler() http.Handler { return a.handler }
 
 // Database returns the service's database.
-func (a *App) Database() *mongo.Database { return a.core.DB }
+func (a *App) Database() *mongo.Database { return a.core.Mongo.Database }
 
 // RunBackground starts the outbox relay, the content.events consumer, the
 // recorder of readers' views and the checker of custom hostnames; they stop
