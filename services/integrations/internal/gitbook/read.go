@@ -174,13 +174,7 @@ func (r *reader) summary(src []byte, dir string) ([]Page, error) {
 		}
 	}
 	if !seenReadme {
-		if _, ok := r.files[r.readme]; ok {
-			p, err := r.page(r.readme, "", 1)
-			if err != nil {
-				return nil, err
-			}
-			out = append([]Page{p}, out...)
-		}
+		return r.withReadme(out)
 	}
 	return out, nil
 }
@@ -373,6 +367,12 @@ func (r *reader) walk() ([]Page, error) {
 	if err != nil {
 		return nil, err
 	}
+	return r.withReadme(out)
+}
+
+// withReadme puts the root's README.md, when there is one, before the
+// top-level pages out.
+func (r *reader) withReadme(out []Page) ([]Page, error) {
 	if _, ok := r.files[r.readme]; ok {
 		p, err := r.page(r.readme, "", 1)
 		if err != nil {
