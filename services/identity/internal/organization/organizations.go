@@ -94,23 +94,7 @@ func (p Patch) apply(o *Organization) (Change, error) {
 		}
 	}
 	if p.EmailDomains.Set {
-		domains := []string{}
-		if len(p.EmailDomains.Value) > MaxEmailDomains {
-			pr.Add("emailDomains", "must list at most %d domains", MaxEmailDomains)
-		}
-		for i, d := range p.EmailDomains.Value {
-			if i == MaxEmailDomains {
-				break
-			}
-			d = strings.ToLower(strings.TrimSpace(d))
-			if len(d) > MaxEmailDomain || !emailDomainPattern.MatchString(d) {
-				pr.Add(Field("emailDomains", i), "must be a domain name like example.com")
-				continue
-			}
-			if !slices.Contains(domains, d) {
-				domains = append(domains, d)
-			}
-		}
+		domains := cleanEmailDomains(&pr, p.EmailDomains.Value)
 		o.EmailDomains = domains
 		ch.EmailDomains = &domains
 	}
@@ -156,6 +140,37 @@ func (p Patch) apply(o *Organization) (Change, error) {
 		}
 		ch.Logo = &o.Logo
 	}
+	p.applySwitches(&pr, o, &ch)
+	return ch, pr.Err()
+}
+
+// cleanEmailDomains checks the email domains of a patch (at most
+// MaxEmailDomains of them, the rest unread) and returns them lower-cased,
+// trimmed, without repeats, the invalid ones left out.
+func cleanEmailDomains(pr *apierr.Problems, in []string) []string {
+	domains := []string{}
+	if len(in) > MaxEmailDomains {
+		pr.Add("emailDomains", "must list at most %d domains", MaxEmailDomains)
+	}
+	for i, d := range in {
+		if i == MaxEmailDomains {
+			break
+		}
+		d = strings.ToLower(strings.TrimSpace(d))
+		if len(d) > MaxEmailDomain || !emailDomainPattern.MatchString(d) {
+			pr.Add(Field("emailDomains", i), "must be a domain name like example.com")
+			continue
+		}
+		if !slices.Contains(domains, d) {
+			domains = append(domains, d)
+		}
+	}
+	return domains
+}
+
+// applySwitches applies the patch's on/off settings (sso, ai,
+// inviteLinks) to o and records them in ch; null is refused.
+func (p Patch) applySwitches(pr *apierr.Problems, o *Organization, ch *Change) {
 	for _, b := range []struct {
 		name string
 		f    nullable.Field[bool]
@@ -172,7 +187,6 @@ func (p Patch) apply(o *Organization) (Change, error) {
 		*b.dst = b.f.Value
 		*b.set = b.dst
 	}
-	return ch, pr.Err()
 }
 
 // UpdateOrganization changes an organization; admins only.

@@ -362,26 +362,51 @@ func (s *Service) UpdateTeamMembers(ctx context.Context, userID, orgID, teamID s
 		}
 		pr.Add("", "%s", err.Error())
 	}
+	setRole, err := s.resolveRoles(ctx, &pr, c.Org.ID, in.Memberships)
+	if err != nil {
+		return err
+	}
+	if err := pr.Err(); err != nil {
+		return err
+	}
+	want, removed := memberChanges(add, remove, setRole)
+	changed, err := s.changeMembers(ctx, t, want, removed)
+	if err != nil {
+		return err
+	}
+	return s.teamSizeChanged(ctx, t, changed)
+}
+
+// resolveRoles resolves the users of memberships (member reference →
+// team role) in organization org and returns their roles by user. A role
+// other than owner or member, or a reference to no member, is a problem
+// added to pr; a failed look-up is the error returned.
+func (s *Service) resolveRoles(ctx context.Context, pr *apierr.Problems, org string, memberships map[string]RoleView) (map[string]string, error) {
 	setRole := map[string]string{}
-	for ref, tr := range in.Memberships {
+	for ref, tr := range memberships {
 		name := "memberships." + ref
 		if tr.Role != RoleOwner && tr.Role != RoleMember {
 			pr.Add(name+".role", "must be one of [owner member]")
 			continue
 		}
-		m, err := s.resolveMember(ctx, c.Org.ID, ref)
+		m, err := s.resolveMember(ctx, org, ref)
 		if errors.Is(err, apierr.ErrNotFound) {
 			pr.Add(name, "%q is not a member of the organization", ref)
 			continue
 		}
 		if err != nil {
-			return err
+			return nil, err
 		}
 		setRole[m.User] = tr.Role
 	}
-	if err := pr.Err(); err != nil {
-		return err
-	}
+	return setRole, nil
+}
+
+// memberChanges is what an update of a team's members does: the users to
+// make members with their role ("": a new member's default, an existing
+// one's unchanged) and the users to remove. A user both added and removed
+// is removed.
+func memberChanges(add, remove []member.Member, setRole map[string]string) (map[string]string, map[string]bool) {
 	removed := map[string]bool{}
 	for _, m := range remove {
 		removed[m.User] = true
@@ -397,11 +422,18 @@ func (s *Service) UpdateTeamMembers(ctx context.Context, userID, orgID, teamID s
 			want[u] = role
 		}
 	}
+	return want, removed
+}
+
+// changeMembers puts the memberships of want (user → role) in team t, then
+// removes those of the users removed that have one, and reports whether
+// anything changed.
+func (s *Service) changeMembers(ctx context.Context, t Team, want map[string]string, removed map[string]bool) (bool, error) {
 	changed := false
 	for u, role := range want {
 		did, err := s.putMembership(ctx, t, u, role)
 		if err != nil {
-			return err
+			return false, err
 		}
 		changed = changed || did
 	}
@@ -411,14 +443,14 @@ func (s *Service) UpdateTeamMembers(ctx context.Context, userID, orgID, teamID s
 			continue
 		}
 		if err != nil {
-			return err
+			return false, err
 		}
 		if err := s.removeMembership(ctx, tm); err != nil {
-			return err
+			return false, err
 		}
 		changed = true
 	}
-	return s.teamSizeChanged(ctx, t, changed)
+	return changed, nil
 }
 
 // teamSizeChanged publishes team.updated after its members changed.

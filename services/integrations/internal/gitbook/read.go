@@ -174,13 +174,7 @@ func (r *reader) summary(src []byte, dir string) ([]Page, error) {
 		}
 	}
 	if !seenReadme {
-		if _, ok := r.files[r.readme]; ok {
-			p, err := r.page(r.readme, "", 1)
-			if err != nil {
-				return nil, err
-			}
-			out = append([]Page{p}, out...)
-		}
+		return r.withReadme(out)
 	}
 	return out, nil
 }
@@ -364,22 +358,56 @@ var unescape = regexp.MustCompile(`\\([!-/:-@\[-` + "`" + `{-~])`)
 // then files and directories by name; a directory is a page (its README.md
 // gives its content), a group at the top when it has no README.md.
 func (r *reader) walk() ([]Page, error) {
-	type dirEntry struct {
-		files []string
-		dirs  map[string]bool
-	}
-	dirs := map[string]*dirEntry{}
-	get := func(d string) *dirEntry {
-		if dirs[d] == nil {
-			dirs[d] = &dirEntry{dirs: map[string]bool{}}
-		}
-		return dirs[d]
-	}
 	prefix := ""
 	if r.root != "" {
 		prefix = r.root + "/"
 	}
-	for p := range r.files {
+	dirs := markdownDirs(r.files, prefix)
+	out, err := r.walkDir(dirs, prefix, "", 1)
+	if err != nil {
+		return nil, err
+	}
+	return r.withReadme(out)
+}
+
+// withReadme puts the root's README.md, when there is one, before the
+// top-level pages out.
+func (r *reader) withReadme(out []Page) ([]Page, error) {
+	if _, ok := r.files[r.readme]; ok {
+		p, err := r.page(r.readme, "", 1)
+		if err != nil {
+			return nil, err
+		}
+		out = append([]Page{p}, out...)
+	}
+	return out, nil
+}
+
+// mdDir is a directory of markdown files: its files and its
+// sub-directories (paths relative to the root).
+type mdDir struct {
+	files []string
+	dirs  map[string]bool
+}
+
+// mdDirs are the directories of markdown files by path relative to the
+// root ("" for the root).
+type mdDirs map[string]*mdDir
+
+// get is directory d, added empty when it is not there yet.
+func (ds mdDirs) get(d string) *mdDir {
+	if ds[d] == nil {
+		ds[d] = &mdDir{dirs: map[string]bool{}}
+	}
+	return ds[d]
+}
+
+// markdownDirs lists the markdown files under prefix (but those of
+// .gitbook/ and SUMMARY.md) by directory, each directory listed in its
+// parent's up to the root.
+func markdownDirs(files map[string][]byte, prefix string) mdDirs {
+	dirs := mdDirs{}
+	for p := range files {
 		if !isMarkdown(p) || !strings.HasPrefix(p, prefix) {
 			continue
 		}
@@ -391,72 +419,70 @@ func (r *reader) walk() ([]Page, error) {
 		if d == "." {
 			d = ""
 		}
-		get(d).files = append(get(d).files, rel)
+		dirs.get(d).files = append(dirs.get(d).files, rel)
 		for d != "" {
 			parent := path.Dir(d)
 			if parent == "." {
 				parent = ""
 			}
-			get(parent).dirs[d] = true
+			dirs.get(parent).dirs[d] = true
 			d = parent
 		}
 	}
-	var build func(d string, depth int) ([]Page, error)
-	build = func(d string, depth int) ([]Page, error) {
-		e := get(d)
-		sort.Strings(e.files)
-		var out []Page
-		for _, f := range e.files {
-			if strings.EqualFold(path.Base(f), "README.md") {
-				continue
-			}
-			p, err := r.page(prefix+f, "", depth)
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, p)
+	return dirs
+}
+
+// walkDir reads the pages of directory d, depth deep: its files but
+// README.md by name, then its sub-directories by name, each a page with
+// its own pages as children.
+func (r *reader) walkDir(dirs mdDirs, prefix, d string, depth int) ([]Page, error) {
+	e := dirs.get(d)
+	sort.Strings(e.files)
+	var out []Page
+	for _, f := range e.files {
+		if strings.EqualFold(path.Base(f), "README.md") {
+			continue
 		}
-		var subs []string
-		for s := range e.dirs {
-			subs = append(subs, s)
-		}
-		sort.Strings(subs)
-		for _, s := range subs {
-			kids, err := build(s, depth+1)
-			if err != nil {
-				return nil, err
-			}
-			readme := prefix + s + "/README.md"
-			var p Page
-			if _, ok := r.files[readme]; ok {
-				if p, err = r.page(readme, "", depth); err != nil {
-					return nil, err
-				}
-			} else {
-				kind := KindDocument
-				if depth == 1 {
-					kind = KindGroup
-				}
-				r.pages++
-				p = Page{Kind: kind, Title: titleOf(s), Slug: Slugify(path.Base(s)), Pages: []Page{}}
-			}
-			p.Pages = append(p.Pages, kids...)
-			out = append(out, p)
-		}
-		return out, nil
-	}
-	out, err := build("", 1)
-	if err != nil {
-		return nil, err
-	}
-	if _, ok := r.files[r.readme]; ok {
-		p, err := r.page(r.readme, "", 1)
+		p, err := r.page(prefix+f, "", depth)
 		if err != nil {
 			return nil, err
 		}
-		out = append([]Page{p}, out...)
+		out = append(out, p)
+	}
+	var subs []string
+	for s := range e.dirs {
+		subs = append(subs, s)
+	}
+	sort.Strings(subs)
+	for _, s := range subs {
+		kids, err := r.walkDir(dirs, prefix, s, depth+1)
+		if err != nil {
+			return nil, err
+		}
+		p, err := r.dirPage(prefix, s, depth)
+		if err != nil {
+			return nil, err
+		}
+		p.Pages = append(p.Pages, kids...)
+		out = append(out, p)
 	}
 	return out, nil
+}
+
+// dirPage is the page of directory s, depth deep: its README.md, or
+// without one an empty page titled after the directory (a group at the
+// top).
+func (r *reader) dirPage(prefix, s string, depth int) (Page, error) {
+	readme := prefix + s + "/README.md"
+	if _, ok := r.files[readme]; ok {
+		return r.page(readme, "", depth)
+	}
+	kind := KindDocument
+	if depth == 1 {
+		kind = KindGroup
+	}
+	r.pages++
+	return Page{Kind: kind, Title: titleOf(s), Slug: Slugify(path.Base(s)), Pages: []Page{}}, nil
 }
 
 // assets lists the files under the root's .gitbook/assets/.

@@ -65,102 +65,29 @@ func WriteOver(pages []Page, files []string, projectDir string, prev *Previous) 
 		return Output{}, layoutErr("repoProjectDirectory leaves the repository")
 	}
 	out := Output{Text: map[string][]byte{}, Files: map[string]string{}}
-	w := &writer{dir: dir, taken: map[string]bool{}, old: map[string]Page{}, out: &out}
+	w := &writer{dir: dir, taken: map[string]bool{}, old: map[string]Page{}, out: &out, first: true}
 	if prev != nil {
 		w.text = prev.Text
 		indexPages(prev.Tree.Pages, "", w.old)
 		// The files of matched pages are theirs: new pages go elsewhere.
-		var claim func(ps []Page, prefix string)
-		claim = func(ps []Page, prefix string) {
-			for _, p := range ps {
-				key := slugPath(prefix, p.Slug)
-				if o, ok := w.old[key]; ok && o.Path != "" && o.Kind == p.Kind {
-					if rel, ok := w.rel(o.Path); ok {
-						w.taken[rel] = true
-					}
-				}
-				claim(p.Pages, key)
-			}
-		}
-		claim(pages, "")
+		w.claim(pages, "")
 	}
-	var sum strings.Builder
-	sum.WriteString("# Table of contents\n\n")
-	var entries []entry
-	first := true
-	inGroup := false
-	var write func(p Page, folder, prefix string, depth int)
-	write = func(p Page, folder, prefix string, depth int) {
-		key := slugPath(prefix, p.Slug)
-		file, matched := w.file(p, key)
-		if !matched {
-			switch {
-			case first && depth == 0 && !w.taken["README.md"]:
-				file = "README.md"
-			case len(p.Pages) > 0:
-				file = uniquePath(w.taken, join(folder, p.Slug), "/README.md")
-			default:
-				file = uniquePath(w.taken, join(folder, p.Slug), ".md")
-			}
-			w.taken[file] = true
-			out.Text[join(dir, file)] = pageFile(p)
-		}
-		first = false
-		entries = append(entries, entry{depth: depth, kind: p.Kind, title: p.Title, file: join(dir, file)})
-		fmt.Fprintf(&sum, "%s* [%s](%s)\n", strings.Repeat("  ", depth), escapeTitle(p.Title), escapeLink(file))
-		sub := strings.TrimSuffix(strings.TrimSuffix(file, "/README.md"), ".md")
-		if file == "README.md" {
-			sub = folder
-		}
-		for _, c := range p.Pages {
-			write(c, sub, key, depth+1)
-		}
-	}
+	w.sum.WriteString("# Table of contents\n\n")
 	for _, p := range pages {
 		if p.Kind == KindGroup {
-			if !inGroup && !first {
-				sum.WriteString("\n")
-			}
-			fmt.Fprintf(&sum, "\n## %s\n\n", oneLine(p.Title))
-			entries = append(entries, entry{kind: KindGroup, title: p.Title})
-			inGroup = true
-			folder := uniquePath(w.taken, p.Slug, "")
-			w.taken[folder] = true
-			for _, c := range p.Pages {
-				write(c, folder, p.Slug, 0)
-			}
+			w.group(p)
 			continue
 		}
-		write(p, "", "", 0)
+		w.page(p, "", "", 0)
 	}
-	summary := join(dir, "SUMMARY.md")
-	if prev == nil || !sameEntries(entries, entriesOf(prev.Tree.Pages, 0)) {
-		if prev != nil && prev.Tree.Summary != "" {
-			summary = prev.Tree.Summary
-		}
-		out.Text[summary] = []byte(sum.String())
-	} else if prev.Tree.Summary != "" {
-		summary = prev.Tree.Summary
-	}
+	summary := w.summary(prev)
 	names := append([]string(nil), files...)
 	sort.Strings(names)
 	for _, n := range names {
 		out.Files[n] = join(dir, AssetsDir+"/"+n)
 	}
 	if prev != nil && prev.Tree.Summary != "" { // a repository without a SUMMARY.md loses nothing
-		keep := map[string]bool{summary: true}
-		for _, e := range entries {
-			keep[e.file] = true
-		}
-		for _, p := range out.Files {
-			keep[p] = true
-		}
-		for _, p := range prev.Tree.Paths() {
-			if !keep[p] {
-				out.Remove = append(out.Remove, p)
-			}
-		}
-		sort.Strings(out.Remove)
+		out.Remove = w.removed(prev, summary)
 	}
 	return out, nil
 }
@@ -172,6 +99,106 @@ type writer struct {
 	old   map[string]Page   // the previous pages by path of slugs
 	text  map[string][]byte // the previous text files
 	out   *Output
+	// The SUMMARY.md written and its lines.
+	sum     strings.Builder
+	entries []entry
+	first   bool // no page written yet
+	inGroup bool // a group written
+}
+
+// claim takes the files of the pages ps (under the path of slugs prefix)
+// found in the previous layout, so that new pages go elsewhere.
+func (w *writer) claim(ps []Page, prefix string) {
+	for _, p := range ps {
+		key := slugPath(prefix, p.Slug)
+		if o, ok := w.old[key]; ok && o.Path != "" && o.Kind == p.Kind {
+			if rel, ok := w.rel(o.Path); ok {
+				w.taken[rel] = true
+			}
+		}
+		w.claim(p.Pages, key)
+	}
+}
+
+// group writes a group's heading in SUMMARY.md and its pages under a
+// folder of the group's slug.
+func (w *writer) group(p Page) {
+	if !w.inGroup && !w.first {
+		w.sum.WriteString("\n")
+	}
+	fmt.Fprintf(&w.sum, "\n## %s\n\n", oneLine(p.Title))
+	w.entries = append(w.entries, entry{kind: KindGroup, title: p.Title})
+	w.inGroup = true
+	folder := uniquePath(w.taken, p.Slug, "")
+	w.taken[folder] = true
+	for _, c := range p.Pages {
+		w.page(c, folder, p.Slug, 0)
+	}
+}
+
+// page writes page p (at the path of slugs prefix, depth deep in
+// SUMMARY.md) and its children: in its file of the previous layout, or a
+// new one under folder, and its line in SUMMARY.md.
+func (w *writer) page(p Page, folder, prefix string, depth int) {
+	key := slugPath(prefix, p.Slug)
+	file, matched := w.file(p, key)
+	if !matched {
+		switch {
+		case w.first && depth == 0 && !w.taken["README.md"]:
+			file = "README.md"
+		case len(p.Pages) > 0:
+			file = uniquePath(w.taken, join(folder, p.Slug), "/README.md")
+		default:
+			file = uniquePath(w.taken, join(folder, p.Slug), ".md")
+		}
+		w.taken[file] = true
+		w.out.Text[join(w.dir, file)] = pageFile(p)
+	}
+	w.first = false
+	w.entries = append(w.entries, entry{depth: depth, kind: p.Kind, title: p.Title, file: join(w.dir, file)})
+	fmt.Fprintf(&w.sum, "%s* [%s](%s)\n", strings.Repeat("  ", depth), escapeTitle(p.Title), escapeLink(file))
+	sub := strings.TrimSuffix(strings.TrimSuffix(file, "/README.md"), ".md")
+	if file == "README.md" {
+		sub = folder
+	}
+	for _, c := range p.Pages {
+		w.page(c, sub, key, depth+1)
+	}
+}
+
+// summary returns the path of SUMMARY.md (the previous layout's, when it
+// has one) and writes it unless its entries are the previous layout's.
+func (w *writer) summary(prev *Previous) string {
+	summary := join(w.dir, "SUMMARY.md")
+	if prev == nil || !sameEntries(w.entries, entriesOf(prev.Tree.Pages, 0)) {
+		if prev != nil && prev.Tree.Summary != "" {
+			summary = prev.Tree.Summary
+		}
+		w.out.Text[summary] = []byte(w.sum.String())
+	} else if prev.Tree.Summary != "" {
+		summary = prev.Tree.Summary
+	}
+	return summary
+}
+
+// removed lists, sorted, the paths of the previous layout that the one
+// written (its summary, pages and files) no longer has.
+func (w *writer) removed(prev *Previous, summary string) []string {
+	var remove []string
+	keep := map[string]bool{summary: true}
+	for _, e := range w.entries {
+		keep[e.file] = true
+	}
+	for _, p := range w.out.Files {
+		keep[p] = true
+	}
+	for _, p := range prev.Tree.Paths() {
+		if !keep[p] {
+			remove = append(remove, p)
+		}
+	}
+	sort.Strings(remove)
+	return remove
 }
 
 // rel is a repository path relative to the layout's directory.

@@ -71,119 +71,203 @@ func Push(ctx context.Context, guard urlguard.Guard, r Remote, c Commit, lim Lim
 		return "", fmt.Errorf("make the clone's directory: %w", err)
 	}
 	defer os.RemoveAll(dir)
-	ref := plumbing.ReferenceName(c.Ref)
-	var st storage
-	defer func() {
-		if st.Storage != nil {
-			_ = st.Close()
-		}
-	}()
-	// clone clones from (its head commit, checked out) into dir, afresh.
-	clone := func(from plumbing.ReferenceName) (*git.Repository, error) {
-		if st.Storage != nil {
-			_ = st.Close()
-		}
-		if err := os.RemoveAll(dir); err != nil {
-			return nil, err
-		}
-		if err := os.MkdirAll(dir, 0o700); err != nil {
-			return nil, err
-		}
-		var q *quota
-		st, q = newStorage(filepath.Join(dir, ".git"), lim)
-		repo, err := git.CloneContext(ctx, st, osfs.New(dir, osfs.WithBoundOS()), &git.CloneOptions{
-			URL: r.URL, Auth: auth(r), ReferenceName: from, SingleBranch: true, Depth: 1, Tags: git.NoTags,
-		})
-		if qerr := q.Err(); qerr != nil {
-			return nil, qerr
-		}
-		return repo, err
+	x := &exportClone{ctx: ctx, remote: r, lim: lim, op: o, dir: dir, ref: plumbing.ReferenceName(c.Ref)}
+	defer x.close()
+	if err := x.open(c); err != nil {
+		return "", err
 	}
-	repo, err := clone(ref)
-	fresh, created := false, false
-	if err != nil && (errors.Is(err, transport.ErrEmptyRemoteRepository) || isNoRef(err)) && c.From != "" && c.From != c.Ref {
+	wt, err := x.reopen()
+	if err != nil {
+		return "", err
+	}
+	var head plumbing.Hash
+	if !x.fresh {
+		if head, err = x.head(c); err != nil {
+			return "", err
+		}
+	}
+	hash, err := writeAndCommit(wt, c)
+	if err != nil {
+		return "", err
+	}
+	if !x.fresh && sameTree(x.repo, hash, head) {
+		if !x.created {
+			return head.String(), nil // nothing to export
+		}
+		// A new branch with the files of the one it starts from: it is that
+		// branch's head.
+		hash = head
+		if err := x.repo.Storer.SetReference(plumbing.NewHashReference(x.ref, head)); err != nil {
+			return "", err
+		}
+	}
+	return x.push(hash, head, c.Force)
+}
+
+// exportClone is the temporary clone an export writes, commits and pushes
+// from.
+type exportClone struct {
+	ctx    context.Context
+	remote Remote
+	lim    Limits
+	op     *op
+	dir    string
+	ref    plumbing.ReferenceName
+	st     storage
+	repo   *git.Repository
+	// fresh: the remote had neither the branch nor the one it starts from;
+	// the clone is a repository started empty.
+	fresh bool
+	// created: the branch is new and starts from the head of Commit.From.
+	created bool
+}
+
+// close closes the clone's storage, if it has one.
+func (x *exportClone) close() {
+	if x.st.Storage != nil {
+		_ = x.st.Close()
+	}
+}
+
+// clone clones from (its head commit, checked out) into the clone's
+// directory, afresh.
+func (x *exportClone) clone(from plumbing.ReferenceName) (*git.Repository, error) {
+	x.close()
+	if err := os.RemoveAll(x.dir); err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(x.dir, 0o700); err != nil {
+		return nil, err
+	}
+	var q *quota
+	x.st, q = newStorage(filepath.Join(x.dir, ".git"), x.lim)
+	repo, err := git.CloneContext(x.ctx, x.st, osfs.New(x.dir, osfs.WithBoundOS()), &git.CloneOptions{
+		URL: x.remote.URL, Auth: auth(x.remote), ReferenceName: from, SingleBranch: true, Depth: 1, Tags: git.NoTags,
+	})
+	if qerr := q.Err(); qerr != nil {
+		return nil, qerr
+	}
+	return repo, err
+}
+
+// open clones the branch; when the remote does not have it, it clones the
+// head of c.From and starts the branch there (created); when the remote
+// has neither, it starts an empty repository (fresh).
+func (x *exportClone) open(c Commit) error {
+	repo, err := x.clone(x.ref)
+	if err != nil && missing(err) && c.From != "" && c.From != c.Ref {
 		// A new branch: it starts from the head of c.From.
-		if repo, err = clone(plumbing.ReferenceName(c.From)); err == nil {
-			created = true
-			h, err := repo.Head()
-			if err != nil {
-				return "", err
-			}
-			if err := repo.Storer.SetReference(plumbing.NewHashReference(ref, h.Hash())); err != nil {
-				return "", err
-			}
-			if err := repo.Storer.SetReference(plumbing.NewSymbolicReference(plumbing.HEAD, ref)); err != nil {
-				return "", err
+		if repo, err = x.clone(plumbing.ReferenceName(c.From)); err == nil {
+			x.created = true
+			if err := x.startBranch(repo); err != nil {
+				return err
 			}
 		}
 	}
 	var le *limitError
 	if errors.As(err, &le) {
-		return "", le
+		return le
 	}
 	if err != nil {
-		if !errors.Is(err, transport.ErrEmptyRemoteRepository) && !isNoRef(err) {
-			return "", explain(ctx, r, "clone", o.cause(err))
+		if !missing(err) {
+			return explain(x.ctx, x.remote, "clone", x.op.cause(err))
 		}
 		// An empty repository, or one without this branch: start it.
-		fresh = true
-		if err := os.RemoveAll(dir); err != nil {
-			return "", err
-		}
-		if err := os.MkdirAll(dir, 0o700); err != nil {
-			return "", err
-		}
-		_ = st.Close()
-		st, _ = newStorage(filepath.Join(dir, ".git"), lim)
-		if repo, err = git.Init(st, osfs.New(dir, osfs.WithBoundOS())); err != nil {
-			return "", err
-		}
-		if _, err := repo.CreateRemote(&config.RemoteConfig{Name: "origin", URLs: []string{r.URL}}); err != nil {
-			return "", err
-		}
-		if err := repo.Storer.SetReference(plumbing.NewSymbolicReference(plumbing.HEAD, ref)); err != nil {
-			return "", err
-		}
+		x.fresh = true
+		return x.initEmpty()
 	}
-	// The blobs the export stages are kept as plain files (see rawBlobs).
-	raw, err := newRawBlobs(st, filepath.Join(dir, ".git", "export-blobs"))
+	x.repo = repo
+	return nil
+}
+
+// missing reports whether a clone failed because the remote is empty or
+// does not have the branch.
+func missing(err error) bool {
+	return errors.Is(err, transport.ErrEmptyRemoteRepository) || isNoRef(err)
+}
+
+// startBranch points the branch at the head of repo, just cloned from the
+// branch it starts from, and checks it out.
+func (x *exportClone) startBranch(repo *git.Repository) error {
+	h, err := repo.Head()
 	if err != nil {
-		return "", err
+		return err
 	}
-	if repo, err = git.Open(raw, osfs.New(dir, osfs.WithBoundOS())); err != nil {
-		return "", err
+	if err := repo.Storer.SetReference(plumbing.NewHashReference(x.ref, h.Hash())); err != nil {
+		return err
+	}
+	return repo.Storer.SetReference(plumbing.NewSymbolicReference(plumbing.HEAD, x.ref))
+}
+
+// initEmpty starts an empty repository in the clone's directory, afresh,
+// whose origin is the remote and whose HEAD is the branch.
+func (x *exportClone) initEmpty() error {
+	if err := os.RemoveAll(x.dir); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(x.dir, 0o700); err != nil {
+		return err
+	}
+	_ = x.st.Close()
+	x.st, _ = newStorage(filepath.Join(x.dir, ".git"), x.lim)
+	repo, err := git.Init(x.st, osfs.New(x.dir, osfs.WithBoundOS()))
+	if err != nil {
+		return err
+	}
+	x.repo = repo
+	if _, err := repo.CreateRemote(&config.RemoteConfig{Name: "origin", URLs: []string{x.remote.URL}}); err != nil {
+		return err
+	}
+	return repo.Storer.SetReference(plumbing.NewSymbolicReference(plumbing.HEAD, x.ref))
+}
+
+// reopen reopens the clone for the export, its staged blobs kept as plain
+// files (see rawBlobs) and its pack not searched for deltas, and returns
+// its worktree.
+func (x *exportClone) reopen() (*git.Worktree, error) {
+	raw, err := newRawBlobs(x.st, filepath.Join(x.dir, ".git", "export-blobs"))
+	if err != nil {
+		return nil, err
+	}
+	if x.repo, err = git.Open(raw, osfs.New(x.dir, osfs.WithBoundOS())); err != nil {
+		return nil, err
 	}
 	// The pack pushed is not searched for deltas: that search holds a
 	// window of objects in memory and costs far more than the bytes it
 	// saves on images, which are most of a space's bytes.
-	cfg, err := repo.Config()
+	cfg, err := x.repo.Config()
 	if err != nil {
-		return "", err
+		return nil, err
 	}
 	cfg.Pack.Window = 0
-	if err := repo.SetConfig(cfg); err != nil {
-		return "", err
+	if err := x.repo.SetConfig(cfg); err != nil {
+		return nil, err
 	}
-	wt, err := repo.Worktree()
+	return x.repo.Worktree()
+}
+
+// head returns the clone's head commit: ErrDiverged when it is not c.Base
+// and c is not forced.
+func (x *exportClone) head(c Commit) (plumbing.Hash, error) {
+	h, err := x.repo.Head()
 	if err != nil {
-		return "", err
+		return plumbing.ZeroHash, err
 	}
-	var head plumbing.Hash
-	if !fresh {
-		h, err := repo.Head()
-		if err != nil {
-			return "", err
-		}
-		head = h.Hash()
-		if c.Base != "" && head.String() != c.Base && !c.Force {
-			return "", ErrDiverged
-		}
+	head := h.Hash()
+	if c.Base != "" && head.String() != c.Base && !c.Force {
+		return plumbing.ZeroHash, ErrDiverged
 	}
+	return head, nil
+}
+
+// writeAndCommit lets c.Write change the worktree's files, stages them all and
+// commits them (an empty commit when nothing changed).
+func writeAndCommit(wt *git.Worktree, c Commit) (plumbing.Hash, error) {
 	if err := c.Write(worktree{fs: wt.Filesystem}); err != nil {
-		return "", err
+		return plumbing.ZeroHash, err
 	}
 	if err := wt.AddWithOptions(&git.AddOptions{All: true}); err != nil {
-		return "", fmt.Errorf("stage files: %w", err)
+		return plumbing.ZeroHash, fmt.Errorf("stage files: %w", err)
 	}
 	author := c.Author
 	if author.When.IsZero() {
@@ -191,45 +275,40 @@ func Push(ctx context.Context, guard urlguard.Guard, r Remote, c Commit, lim Lim
 	}
 	hash, err := wt.Commit(c.Message, &git.CommitOptions{Author: &author, AllowEmptyCommits: true})
 	if err != nil {
-		return "", fmt.Errorf("commit: %w", err)
+		return plumbing.ZeroHash, fmt.Errorf("commit: %w", err)
 	}
-	if !fresh && sameTree(repo, hash, head) {
-		if !created {
-			return head.String(), nil // nothing to export
-		}
-		// A new branch with the files of the one it starts from: it is that
-		// branch's head.
-		hash = head
-		if err := repo.Storer.SetReference(plumbing.NewHashReference(ref, head)); err != nil {
-			return "", err
-		}
-	}
-	// The pack sent: the objects of the commit that the remote does not
-	// have, as go-git finds them (its own pack is used when they differ).
-	haves, err := repo.Storer.Shallow()
+	return hash, nil
+}
+
+// push pushes commit hash to the branch (forced when force) and returns it.
+// The pack sent holds the objects of the commit that the remote does not
+// have (it has head, unless the clone is fresh), as go-git finds them (its
+// own pack is used when they differ).
+func (x *exportClone) push(hash, head plumbing.Hash, force bool) (string, error) {
+	haves, err := x.repo.Storer.Shallow()
 	if err != nil {
 		return "", err
 	}
-	if !fresh {
+	if !x.fresh {
 		haves = append(haves, head)
 	}
-	hashes, err := revlist.Objects(repo.Storer, []plumbing.Hash{hash}, haves)
+	hashes, err := revlist.Objects(x.repo.Storer, []plumbing.Hash{hash}, haves)
 	if err != nil {
 		return "", err
 	}
-	o.pack = &pack{store: repo.Storer, hashes: hashes}
-	spec := config.RefSpec(fmt.Sprintf("%s:%s", ref, ref))
-	if c.Force {
+	x.op.pack = &pack{store: x.repo.Storer, hashes: hashes}
+	spec := config.RefSpec(fmt.Sprintf("%s:%s", x.ref, x.ref))
+	if force {
 		spec = "+" + spec
 	}
-	err = repo.PushContext(ctx, &git.PushOptions{RemoteName: "origin", Auth: auth(r), RefSpecs: []config.RefSpec{spec}, Force: c.Force})
+	err = x.repo.PushContext(x.ctx, &git.PushOptions{RemoteName: "origin", Auth: auth(x.remote), RefSpecs: []config.RefSpec{spec}, Force: force})
 	switch {
 	case err == nil || errors.Is(err, git.NoErrAlreadyUpToDate):
 		return hash.String(), nil
 	case strings.Contains(err.Error(), "non-fast-forward"):
 		return "", ErrDiverged
 	}
-	return "", explain(ctx, r, "push", o.cause(err))
+	return "", explain(x.ctx, x.remote, "push", x.op.cause(err))
 }
 
 // sameTree reports whether commits a and b have the same tree.

@@ -42,6 +42,8 @@ type diskSession struct {
 	http *http.Client
 }
 
+// ReceivePack writes the push's request to a temporary file, posts it
+// with its length and reads the remote's report.
 func (s *diskSession) ReceivePack(ctx context.Context, req *packp.ReferenceUpdateRequest) (*packp.ReportStatus, error) {
 	dir := ""
 	var own *pack
@@ -54,34 +56,7 @@ func (s *diskSession) ReceivePack(ctx context.Context, req *packp.ReferenceUpdat
 	}
 	defer os.Remove(f.Name())
 	defer f.Close()
-	if own != nil && req.Packfile != nil {
-		// The operation's own pack replaces go-git's when go-git's has as
-		// many objects: go-git's encoder stops at its first write after its
-		// header (the pipe closed), which it takes for the end of its work.
-		theirs := req.Packfile
-		var head [12]byte
-		if _, err := io.ReadFull(theirs, head[:]); err != nil {
-			theirs.Close()
-			return nil, err
-		}
-		req.Packfile = nil
-		err := req.Encode(f)
-		if err == nil {
-			if binary.BigEndian.Uint32(head[8:]) == uint32(len(own.hashes)) {
-				theirs.Close()
-				err = own.write(f)
-			} else if _, err = f.Write(head[:]); err == nil {
-				_, err = io.Copy(f, theirs)
-				if cerr := theirs.Close(); err == nil {
-					err = cerr
-				}
-			}
-		}
-		if err != nil {
-			theirs.Close()
-			return nil, err
-		}
-	} else if err := req.Encode(f); err != nil {
+	if err := writeRequest(f, req, own); err != nil {
 		return nil, err
 	}
 	size, err := f.Seek(0, io.SeekCurrent)
@@ -91,7 +66,55 @@ func (s *diskSession) ReceivePack(ctx context.Context, req *packp.ReferenceUpdat
 	if _, err := f.Seek(0, io.SeekStart); err != nil {
 		return nil, err
 	}
-	hr, err := http.NewRequestWithContext(ctx, http.MethodPost, s.ep.String()+"/"+transport.ReceivePackServiceName, io.NopCloser(f))
+	res, err := s.post(ctx, f, size)
+	if err != nil {
+		return nil, err
+	}
+	defer res.Body.Close()
+	if res.StatusCode >= 300 {
+		return nil, fmt.Errorf("the remote answered %s to the push", res.Status)
+	}
+	return readReport(res.Body, req)
+}
+
+// writeRequest writes a push's request to w: its commands, then its pack.
+// The operation's own pack (own, when set) replaces go-git's when go-git's
+// has as many objects: go-git's encoder stops at its first write after its
+// header (the pipe closed), which it takes for the end of its work.
+func writeRequest(w io.Writer, req *packp.ReferenceUpdateRequest, own *pack) error {
+	if own == nil || req.Packfile == nil {
+		return req.Encode(w)
+	}
+	theirs := req.Packfile
+	var head [12]byte
+	if _, err := io.ReadFull(theirs, head[:]); err != nil {
+		theirs.Close()
+		return err
+	}
+	req.Packfile = nil
+	err := req.Encode(w)
+	if err == nil {
+		if binary.BigEndian.Uint32(head[8:]) == uint32(len(own.hashes)) {
+			theirs.Close()
+			err = own.write(w)
+		} else if _, err = w.Write(head[:]); err == nil {
+			_, err = io.Copy(w, theirs)
+			if cerr := theirs.Close(); err == nil {
+				err = cerr
+			}
+		}
+	}
+	if err != nil {
+		theirs.Close()
+		return err
+	}
+	return nil
+}
+
+// post sends the request in body, size bytes long, to the remote's
+// receive-pack service.
+func (s *diskSession) post(ctx context.Context, body io.Reader, size int64) (*http.Response, error) {
+	hr, err := http.NewRequestWithContext(ctx, http.MethodPost, s.ep.String()+"/"+transport.ReceivePackServiceName, io.NopCloser(body))
 	if err != nil {
 		return nil, err
 	}
@@ -102,15 +125,13 @@ func (s *diskSession) ReceivePack(ctx context.Context, req *packp.ReferenceUpdat
 	if a, ok := s.auth.(*githttp.BasicAuth); ok && a != nil {
 		a.SetAuth(hr)
 	}
-	res, err := s.http.Do(hr)
-	if err != nil {
-		return nil, err
-	}
-	defer res.Body.Close()
-	if res.StatusCode >= 300 {
-		return nil, fmt.Errorf("the remote answered %s to the push", res.Status)
-	}
-	r, err := ioutil.NonEmptyReader(res.Body)
+	return s.http.Do(hr)
+}
+
+// readReport reads the remote's report on a push from body (none when
+// body is empty), demultiplexed when the request asked for a side band.
+func readReport(body io.Reader, req *packp.ReferenceUpdateRequest) (*packp.ReportStatus, error) {
+	r, err := ioutil.NonEmptyReader(body)
 	if errors.Is(err, ioutil.ErrEmptyReader) {
 		return nil, nil
 	}

@@ -253,101 +253,15 @@ func (s *Service) runExport(ctx context.Context, r *jobs.Run) error {
 		if err != nil {
 			return st, err
 		}
-		names := make([]string, 0, len(cur.Files))
-		byName := map[string]contentclient.File{}
-		var total int64
-		for _, f := range cur.Files {
-			if _, dup := byName[f.Name]; dup {
-				continue
-			}
-			byName[f.Name] = f
-			names = append(names, f.Name)
-			total += f.Size
-		}
-		if total > s.cfg.Limits.MaxBytes {
+		e := newExport(s, p, cur)
+		if e.total > s.cfg.Limits.MaxBytes {
 			return st, gitrepo.ErrTooLarge
 		}
 		base := ""
 		if st.URL == p.URL && st.Ref == p.Ref {
 			base = st.LastCommit
 		}
-		write := func(fs gitrepo.Files) error {
-			// The base commit's layout, when it has one: the export writes
-			// over it (where its SUMMARY.md is, a .gitbook.yaml root
-			// included), unchanged pages keep their files byte for byte, and
-			// the files it was read from that the space no longer has go.
-			// Every other file of the repository stays. Its markdown is read
-			// whole, its files only listed.
-			existing, err := fs.List()
-			if err != nil {
-				return err
-			}
-			old := map[string][]byte{}
-			var text int64
-			for _, path := range existing {
-				if !gitbook.Wanted(path, p.ProjectDir) {
-					continue
-				}
-				if isAsset(path) {
-					old[path] = nil
-					continue
-				}
-				if old[path], err = fs.Read(path); err != nil {
-					return err
-				}
-				if text += int64(len(old[path])); text > MaxText {
-					return fmt.Errorf("%w: the markdown files are more than %d bytes", gitbook.ErrLayout, MaxText)
-				}
-			}
-			dir := p.ProjectDir
-			var prev *gitbook.Previous
-			if t, err := gitbook.Read(old, p.ProjectDir); err == nil && len(t.Pages) > 0 {
-				prev = &gitbook.Previous{Tree: t, Text: old}
-				if t.Summary != "" {
-					if dir = pathpkg.Dir(t.Summary); dir == "." {
-						dir = ""
-					}
-				}
-			}
-			out, err := gitbook.WriteOver(fromContent(cur.Pages), names, dir, prev)
-			if err != nil {
-				return err
-			}
-			for _, path := range out.Remove {
-				if err := fs.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
-					return err
-				}
-			}
-			for path, b := range out.Text {
-				if err := fs.Write(path, b); err != nil {
-					return err
-				}
-			}
-			// The files in a few streams from content (up to exportBatchBytes
-			// each, within the client's timeout), written as they come.
-			ids := make([]string, 0, len(out.Files))
-			paths := map[string]string{}
-			sizes := map[string]int64{}
-			for name, path := range out.Files {
-				f := byName[name]
-				ids = append(ids, f.ID)
-				paths[f.ID], sizes[f.ID] = path, f.Size
-			}
-			slices.Sort(ids)
-			put := func(id string, b []byte) error { return fs.Write(paths[id], b) }
-			for len(ids) > 0 {
-				n, size := 0, int64(0)
-				for n < len(ids) && (n == 0 || size+sizes[ids[n]] <= exportBatchBytes) {
-					size += sizes[ids[n]]
-					n++
-				}
-				if err := s.content.Files(ctx, p.Space, cur.Revision, ids[:n], s.cfg.Limits.MaxBytes, put); err != nil {
-					return err
-				}
-				ids = ids[n:]
-			}
-			return nil
-		}
+		write := func(fs gitrepo.Files) error { return e.write(ctx, fs) }
 		oid, err := gitrepo.Push(ctx, s.cfg.Guard, remote, gitrepo.Commit{Ref: p.Ref, Base: base, Message: p.Message,
 			Author: object.Signature{Name: p.AuthorName, Email: p.AuthorEmail, When: s.now()}, Force: p.Force, From: p.FromRef, Write: write},
 			s.cfg.Limits)
@@ -363,6 +277,125 @@ func (s *Service) runExport(ctx context.Context, r *jobs.Run) error {
 		st.LastCommit, st.LastTimestamp = oid, later(st.LastTimestamp, p.Timestamp)
 		return st, nil
 	})
+}
+
+// export is one export's content: the space's current revision and its
+// files by name (the first of each name).
+type export struct {
+	s      *Service
+	p      payload
+	cur    contentclient.Content
+	names  []string
+	byName map[string]contentclient.File
+	total  int64 // the bytes of the files
+}
+
+// newExport is the export of cur, the space's current revision.
+func newExport(s *Service, p payload, cur contentclient.Content) *export {
+	e := &export{s: s, p: p, cur: cur, names: make([]string, 0, len(cur.Files)), byName: map[string]contentclient.File{}}
+	for _, f := range cur.Files {
+		if _, dup := e.byName[f.Name]; dup {
+			continue
+		}
+		e.byName[f.Name] = f
+		e.names = append(e.names, f.Name)
+		e.total += f.Size
+	}
+	return e
+}
+
+// write writes the space in the layout into the worktree fs. The base
+// commit's layout, when it has one: the export writes over it (where its
+// SUMMARY.md is, a .gitbook.yaml root included), unchanged pages keep
+// their files byte for byte, and the files it was read from that the space
+// no longer has go. Every other file of the repository stays.
+func (e *export) write(ctx context.Context, fs gitrepo.Files) error {
+	dir, prev, err := previousLayout(fs, e.p.ProjectDir)
+	if err != nil {
+		return err
+	}
+	out, err := gitbook.WriteOver(fromContent(e.cur.Pages), e.names, dir, prev)
+	if err != nil {
+		return err
+	}
+	for _, path := range out.Remove {
+		if err := fs.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return err
+		}
+	}
+	for path, b := range out.Text {
+		if err := fs.Write(path, b); err != nil {
+			return err
+		}
+	}
+	return e.writeFiles(ctx, fs, out.Files)
+}
+
+// previousLayout reads the layout of the worktree fs under projectDir: the
+// folder to write in (its SUMMARY.md's, when it has one) and the layout
+// to write over (nil when it has no pages). Its markdown is read whole
+// (at most MaxText bytes), its files only listed.
+func previousLayout(fs gitrepo.Files, projectDir string) (string, *gitbook.Previous, error) {
+	existing, err := fs.List()
+	if err != nil {
+		return "", nil, err
+	}
+	old := map[string][]byte{}
+	var text int64
+	for _, path := range existing {
+		if !gitbook.Wanted(path, projectDir) {
+			continue
+		}
+		if isAsset(path) {
+			old[path] = nil
+			continue
+		}
+		if old[path], err = fs.Read(path); err != nil {
+			return "", nil, err
+		}
+		if text += int64(len(old[path])); text > MaxText {
+			return "", nil, fmt.Errorf("%w: the markdown files are more than %d bytes", gitbook.ErrLayout, MaxText)
+		}
+	}
+	dir := projectDir
+	var prev *gitbook.Previous
+	if t, err := gitbook.Read(old, projectDir); err == nil && len(t.Pages) > 0 {
+		prev = &gitbook.Previous{Tree: t, Text: old}
+		if t.Summary != "" {
+			if dir = pathpkg.Dir(t.Summary); dir == "." {
+				dir = ""
+			}
+		}
+	}
+	return dir, prev, nil
+}
+
+// writeFiles writes the space's files at their paths (by name) into the
+// worktree fs, in a few streams from content (up to exportBatchBytes
+// each, within the client's timeout), written as they come.
+func (e *export) writeFiles(ctx context.Context, fs gitrepo.Files, files map[string]string) error {
+	ids := make([]string, 0, len(files))
+	paths := map[string]string{}
+	sizes := map[string]int64{}
+	for name, path := range files {
+		f := e.byName[name]
+		ids = append(ids, f.ID)
+		paths[f.ID], sizes[f.ID] = path, f.Size
+	}
+	slices.Sort(ids)
+	put := func(id string, b []byte) error { return fs.Write(paths[id], b) }
+	for len(ids) > 0 {
+		n, size := 0, int64(0)
+		for n < len(ids) && (n == 0 || size+sizes[ids[n]] <= exportBatchBytes) {
+			size += sizes[ids[n]]
+			n++
+		}
+		if err := e.s.content.Files(ctx, e.p.Space, e.cur.Revision, ids[:n], e.s.cfg.Limits.MaxBytes, put); err != nil {
+			return err
+		}
+		ids = ids[n:]
+	}
+	return nil
 }
 
 func later(a, b *time.Time) *time.Time {
