@@ -48,13 +48,14 @@ $(CONSUL_BIN):
 	  $(GO) build -trimpath -o $@.tmp github.com/hashicorp/consul
 	mv $@.tmp $@
 
-# Container images, where Docker exists: docspub/<component>:latest.
+# Container images, where Docker exists: docspub/<component>:latest, from
+# deployments/docker/Dockerfile with the build arguments compose.yaml gives.
 images:
 	@command -v docker >/dev/null || { echo "make images needs Docker"; exit 1; }
-	set -e; for c in $(COMPONENTS); do docker build -f $$(case $$c in gateway) echo gateway/Dockerfile;; *) echo services/$$c/Dockerfile;; esac) -t docspub/$$c .; done
+	$(COMPOSE) build $(COMPONENTS)
 
 # The real stack (MongoDB replica set, Kafka, Redis, Consul, OTel collector,
-# Jaeger) and every component, built from their Dockerfiles.
+# Jaeger) and every component, built from deployments/docker/Dockerfile.
 compose-up:
 	$(COMPOSE) up --build --detach --wait
 

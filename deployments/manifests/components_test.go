@@ -1,9 +1,13 @@
 package manifests
 
 import (
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -14,14 +18,27 @@ const root = "../.."
 // deployment files are checked already.
 var announced = []string{"insights", "integrations"}
 
+// dockerfile builds every component's image, told which by build arguments
+// (component.buildArgs); from the root.
+const dockerfile = "deployments/docker/Dockerfile"
+
 // component is one deployable part of the platform.
 type component struct {
-	name       string
-	dir        string // its module's directory, from the root
-	dockerfile string // from the root
-	port       int
-	addrVar    string // the environment variable of its listen address
-	module     bool   // its module is on this branch
+	name    string
+	dir     string // its module's directory, from the root
+	port    int
+	addrVar string   // the environment variable of its listen address
+	tools   []string // its further commands' packages (./dir/cmd/x), which its image carries
+	module  bool     // its module is on this branch
+}
+
+// buildArgs are the arguments that build c's image from the Dockerfile.
+func (c component) buildArgs() map[string]string {
+	args := map[string]string{"COMPONENT": c.name, "DIR": c.dir, "ADDR_ENV": c.addrVar, "PORT": strconv.Itoa(c.port)}
+	if len(c.tools) > 0 {
+		args["TOOLS"] = strings.Join(c.tools, " ")
+	}
+	return args
 }
 
 // ports are the components' listen ports, as their configurations default.
@@ -32,7 +49,7 @@ var ports = map[string]int{"gateway": 8080, "identity": 8081, "content": 8082, "
 // without its deployment files fails these tests.
 func components(t *testing.T) []component {
 	t.Helper()
-	cs := []component{{name: "gateway", dir: "gateway", dockerfile: "gateway/Dockerfile", addrVar: "ADDR", module: true}}
+	cs := []component{{name: "gateway", dir: "gateway", addrVar: "ADDR", module: true}}
 	entries, err := os.ReadDir(filepath.Join(root, "services"))
 	if err != nil {
 		t.Fatal(err)
@@ -47,9 +64,10 @@ func components(t *testing.T) []component {
 	for _, n := range names {
 		dir := "services/" + n
 		_, err := os.Stat(filepath.Join(root, dir, "go.mod"))
-		cs = append(cs, component{name: n, dir: dir, dockerfile: dir + "/Dockerfile", addrVar: upper(n) + "_ADDR", module: err == nil})
+		cs = append(cs, component{name: n, dir: dir, addrVar: upper(n) + "_ADDR", module: err == nil})
 	}
 	for i := range cs {
+		cs[i].tools = tools(t, cs[i])
 		p, ok := ports[cs[i].name]
 		if !ok {
 			t.Errorf("component %s has no port in this test's table: add it", cs[i].name)
@@ -57,6 +75,25 @@ func components(t *testing.T) []component {
 		cs[i].port = p
 	}
 	return cs
+}
+
+// tools returns the packages of c's commands other than c itself: every
+// directory under its cmd/ (identity-admin beside identity).
+func tools(t *testing.T, c component) []string {
+	t.Helper()
+	entries, err := os.ReadDir(filepath.Join(root, c.dir, "cmd"))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	var pkgs []string
+	for _, e := range entries {
+		if e.IsDir() && e.Name() != c.name {
+			pkgs = append(pkgs, "./"+c.dir+"/cmd/"+e.Name())
+		}
+	}
+	return pkgs
 }
 
 func upper(s string) string {

@@ -39,7 +39,7 @@ func TestComposeLoaderRefusesUnknownFields(t *testing.T) {
 }
 
 // The compose stack runs the real infrastructure and every component built
-// from its Dockerfile, each with a healthcheck, waiting for what it needs.
+// from the Dockerfile with its build arguments, each with a healthcheck, waiting for what it needs.
 func TestComposeRunsTheWholeStack(t *testing.T) {
 	p, err := loadCompose(t, filepath.Join(root, "deployments/compose/compose.yaml"))
 	if err != nil {
@@ -86,9 +86,10 @@ func TestComposeRunsTheWholeStack(t *testing.T) {
 			if err != nil {
 				t.Fatalf("no compose service %s", c.name)
 			}
-			if s.Build == nil || s.Build.Context != repo || s.Build.Dockerfile != c.dockerfile {
-				t.Errorf("build %+v, want context %s and dockerfile %s", s.Build, repo, c.dockerfile)
+			if s.Build == nil || s.Build.Context != repo || s.Build.Dockerfile != dockerfile {
+				t.Fatalf("build %+v, want context %s and dockerfile %s", s.Build, repo, dockerfile)
 			}
+			checkBuildArgs(t, s.Build.Args, c)
 			want := []string{"CMD", "/probe", "http://127.0.0.1:" + strconv.Itoa(c.port) + "/readyz"}
 			if s.HealthCheck == nil || !slices.Equal(s.HealthCheck.Test, want) {
 				t.Errorf("healthcheck %+v, want %v", s.HealthCheck, want)

@@ -7,7 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/moby/buildkit/frontend/dockerfile/instructions"
 	"golang.org/x/mod/modfile"
 )
 
@@ -29,25 +28,23 @@ func workspaceModules(t *testing.T) []string {
 	return dirs
 }
 
-// checkContext: the build stage copies every workspace module's go.mod and
-// go.sum (go.work needs them), and of the sources only libs and the
-// component's own directory, so that a change of another component does
-// not rebuild this image.
-func checkContext(t *testing.T, c component, build instructions.Stage) {
+// checkContext: the build stage's COPY instructions (their sources, with
+// the component's build arguments substituted) copy every workspace
+// module's go.mod and go.sum (go.work needs them), and of the sources only
+// libs and the component's own directory, so that a change of another
+// component does not rebuild this image.
+func checkContext(t *testing.T, c component, copied map[string][]string) {
 	t.Helper()
 	var sources []string
 	manifests := map[string]bool{}
-	for _, cmd := range build.Commands {
-		switch cmd := cmd.(type) {
-		case *instructions.CopyCommand:
-			for _, src := range cmd.SourcePaths {
-				switch {
-				case src == "go.work" || src == "go.work.sum":
-				case strings.HasSuffix(src, "/go.mod") || strings.HasSuffix(src, "/go.sum"):
-					manifests[src] = true
-				default:
-					sources = append(sources, strings.TrimSuffix(src, "/"))
-				}
+	for _, srcs := range copied {
+		for _, src := range srcs {
+			switch {
+			case src == "go.work" || src == "go.work.sum":
+			case strings.HasSuffix(src, "/go.mod") || strings.HasSuffix(src, "/go.sum"):
+				manifests[src] = true
+			default:
+				sources = append(sources, strings.TrimSuffix(src, "/"))
 			}
 		}
 	}

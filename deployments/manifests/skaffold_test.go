@@ -61,7 +61,7 @@ func TestSkaffoldStrictDecodingRefusesUnknownFields(t *testing.T) {
 }
 
 // Every component has a config of its name that builds its image from the
-// root with its Dockerfile and deploys its overlay, per profile; "all"
+// root with the Dockerfile and its build arguments, and deploys its overlay, per profile; "all"
 // requires them all, passing the profile on.
 func TestSkaffoldHasAConfigPerComponent(t *testing.T) {
 	configs, _ := skaffoldConfigs(t)
@@ -101,9 +101,10 @@ func TestSkaffoldHasAConfigPerComponent(t *testing.T) {
 			}
 			arts := cfg.Build.Artifacts
 			if len(arts) != 1 || arts[0].ImageName != "docspub/"+c.name || arts[0].Workspace != "." ||
-				arts[0].DockerArtifact == nil || arts[0].DockerArtifact.DockerfilePath != c.dockerfile {
-				t.Fatalf("artifacts %+v, want docspub/%s built from the root with %s", arts, c.name, c.dockerfile)
+				arts[0].DockerArtifact == nil || arts[0].DockerArtifact.DockerfilePath != dockerfile {
+				t.Fatalf("artifacts %+v, want docspub/%s built from the root with %s", arts, c.name, dockerfile)
 			}
+			checkBuildArgs(t, arts[0].DockerArtifact.BuildArgs, c)
 			checkKustomize(t, cfg.Render, "k8s/overlays/dev/"+c.name)
 			profiles := map[string]latest.Profile{}
 			for _, p := range cfg.Profiles {
