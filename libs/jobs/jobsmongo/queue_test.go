@@ -186,7 +186,9 @@ func TestRetriesThenFails(t *testing.T) {
 	now := time.Now()
 	var clock atomic.Int64
 	clock.Store(now.UnixNano())
-	q := newQueue(t, db, WithMaxAttempts(3), WithClock(func() time.Time { return time.Unix(0, clock.Load()) }))
+	// The lease outlasts every step of the clock below: a step during an
+	// attempt must not expire it and let a second worker loop take the job.
+	q := newQueue(t, db, WithMaxAttempts(3), WithLease(24*time.Hour), WithClock(func() time.Time { return time.Unix(0, clock.Load()) }))
 	var calls atomic.Int32
 	startWorker(t, q, map[string]jobs.Handler{
 		"flaky":  func(context.Context, *jobs.Run) error { calls.Add(1); return errors.New("upstream down") },
