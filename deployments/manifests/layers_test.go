@@ -44,12 +44,7 @@ var layerForbidden = []struct{ prefix, what string }{
 // break the rule, each with why and the issue that removes it. Keep it short:
 // an entry that no longer breaks the rule fails the test, so it is removed
 // when its package is fixed.
-var layerExceptions = map[string]string{
-	// Its Content interface speaks contentclient's types, and contentclient
-	// signs with libs/internaltoken, which holds gin middleware: the domain
-	// should declare the types it needs of content (issue 24, item 1).
-	"integrations/internal/gitsync": "uses contentclient, which imports gin through internaltoken",
-}
+var layerExceptions = map[string]string{}
 
 // goPackage is what `go list -json` says of a package.
 type goPackage struct {

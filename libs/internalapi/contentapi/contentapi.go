@@ -262,3 +262,21 @@ type FileAnswer struct {
 	ETag         string
 	ContentRange string
 }
+
+// Upload is one file's bytes a Git import stores (a part of POST
+// git/blobs/batch).
+type Upload struct {
+	Name        string
+	ContentType string
+	Data        []byte
+}
+
+// Limits of one POST git/blobs/batch as a caller sends it: content's
+// (files and bytes of a batch), the bytes with room for the multipart
+// framing; and of the answer of GET git/content (a space's page tree with
+// its markdown).
+const (
+	MaxUploadFiles  = 100
+	MaxUploadBytes  = 15 << 20
+	MaxContentBytes = 64 << 20
+)

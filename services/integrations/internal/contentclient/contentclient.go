@@ -32,7 +32,7 @@ import (
 const Service = contentapi.Service
 
 // MaxContentBytes bounds the answer of Content (a space's page tree with its markdown).
-const MaxContentBytes = 64 << 20
+const MaxContentBytes = contentapi.MaxContentBytes
 
 // timeout bounds one call (a revision's content, a batch of files).
 const timeout = 2 * time.Minute
@@ -108,17 +108,12 @@ func (c *Client) Content(ctx context.Context, spaceID string) (Content, error) {
 }
 
 // Blob is a file's bytes to store.
-type Blob struct {
-	Name        string
-	ContentType string
-	Data        []byte
-}
+type Blob = contentapi.Upload
 
-// Limits of one PutBlobs: content's (MaxBatchFiles, MaxBatchBytes of its
-// POST blobs/batch), the bytes with room for the multipart framing.
+// Limits of one PutBlobs (see contentapi.MaxUploadFiles).
 const (
-	MaxBatchFiles = 100
-	MaxBatchBytes = 15 << 20
+	MaxBatchFiles = contentapi.MaxUploadFiles
+	MaxBatchBytes = contentapi.MaxUploadBytes
 )
 
 // PutBlobs stores several files' bytes in one request (at most

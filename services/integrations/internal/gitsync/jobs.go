@@ -13,8 +13,8 @@ import (
 
 	"github.com/docspub/platform/libs/apierr"
 	"github.com/docspub/platform/libs/envelope"
+	"github.com/docspub/platform/libs/internalapi/contentapi"
 	"github.com/docspub/platform/libs/jobs"
-	"github.com/docspub/platform/services/integrations/internal/contentclient"
 	"github.com/docspub/platform/services/integrations/internal/gitbook"
 	"github.com/docspub/platform/services/integrations/internal/gitrepo"
 	"github.com/go-git/go-git/v5/plumbing/object"
@@ -197,12 +197,12 @@ func (s *Service) runImport(ctx context.Context, r *jobs.Run) error {
 				return st, err
 			}
 			t3 := time.Now()
-			g := &contentclient.Git{OID: co.Commit, Message: strings.TrimSpace(co.Message), Ref: p.Ref}
+			g := &contentapi.Git{OID: co.Commit, Message: strings.TrimSpace(co.Message), Ref: p.Ref}
 			if p.CommitURL != "" {
 				g.URL = strings.TrimRight(p.CommitURL, "/") + "/" + co.Commit
 			}
 			sync := syncOf(p, s.clock())
-			rev, err := s.content.CreateRevision(ctx, p.Space, contentclient.Revision{Parent: parent,
+			rev, err := s.content.CreateRevision(ctx, p.Space, contentapi.Import{Parent: parent,
 				Standalone: p.Standalone, Pages: toContent(tree.Pages), Files: files, Git: g,
 				ReusableContents: toReusable(tree.Includes), GitSync: &sync})
 			if err != nil {
@@ -284,15 +284,15 @@ func (s *Service) runExport(ctx context.Context, r *jobs.Run) error {
 type export struct {
 	s      *Service
 	p      payload
-	cur    contentclient.Content
+	cur    contentapi.Content
 	names  []string
-	byName map[string]contentclient.File
+	byName map[string]contentapi.File
 	total  int64 // the bytes of the files
 }
 
 // newExport is the export of cur, the space's current revision.
-func newExport(s *Service, p payload, cur contentclient.Content) *export {
-	e := &export{s: s, p: p, cur: cur, names: make([]string, 0, len(cur.Files)), byName: map[string]contentclient.File{}}
+func newExport(s *Service, p payload, cur contentapi.Content) *export {
+	e := &export{s: s, p: p, cur: cur, names: make([]string, 0, len(cur.Files)), byName: map[string]contentapi.File{}}
 	for _, f := range cur.Files {
 		if _, dup := e.byName[f.Name]; dup {
 			continue
@@ -405,31 +405,31 @@ func later(a, b *time.Time) *time.Time {
 	return b
 }
 
-func syncOf(p payload, now time.Time) contentclient.Sync {
-	return contentclient.Sync{RepoName: repoName(p.URL), InstallationID: InstallationID, InstallationProvider: p.Provider,
+func syncOf(p payload, now time.Time) contentapi.GitSync {
+	return contentapi.GitSync{RepoName: repoName(p.URL), InstallationID: InstallationID, InstallationProvider: p.Provider,
 		InstallationStatus: InstallationActive, Integration: Integration, URL: p.URL, UpdatedAt: now}
 }
 
 // toReusable makes the repository's includes reusable contents, titled
 // by their file's base name (as pages include them).
-func toReusable(in []gitbook.Include) []contentclient.ReusableContent {
-	out := make([]contentclient.ReusableContent, 0, len(in))
+func toReusable(in []gitbook.Include) []contentapi.ReusableContent {
+	out := make([]contentapi.ReusableContent, 0, len(in))
 	for _, i := range in {
-		out = append(out, contentclient.ReusableContent{Title: i.Name, Markdown: i.Markdown})
+		out = append(out, contentapi.ReusableContent{Title: i.Name, Markdown: i.Markdown})
 	}
 	return out
 }
 
-func toContent(ps []gitbook.Page) []contentclient.Page {
-	out := make([]contentclient.Page, len(ps))
+func toContent(ps []gitbook.Page) []contentapi.Page {
+	out := make([]contentapi.Page, len(ps))
 	for i, p := range ps {
-		out[i] = contentclient.Page{Kind: p.Kind, Title: p.Title, Slug: p.Slug, Description: p.Description,
+		out[i] = contentapi.Page{Kind: p.Kind, Title: p.Title, Slug: p.Slug, Description: p.Description,
 			Emoji: p.Emoji, Icon: p.Icon, Hidden: p.Hidden, Markdown: p.Markdown, Pages: toContent(p.Pages)}
 	}
 	return out
 }
 
-func fromContent(ps []contentclient.Page) []gitbook.Page {
+func fromContent(ps []contentapi.Page) []gitbook.Page {
 	out := make([]gitbook.Page, len(ps))
 	for i, p := range ps {
 		out[i] = gitbook.Page{Kind: p.Kind, Title: p.Title, Slug: p.Slug, Description: p.Description,
@@ -443,7 +443,7 @@ const Uploads = 2
 
 // MaxText bounds the text files (markdown, .gitbook.yaml) an import reads
 // whole: what content accepts of a revision's markdown.
-const MaxText = contentclient.MaxContentBytes
+const MaxText = contentapi.MaxContentBytes
 
 // repoFiles is what an import reads of a clone: its text files whole, the
 // others (files under .gitbook/assets) only listed, read from disk when
@@ -490,11 +490,11 @@ func (r *repoFiles) read(path string) ([]byte, error) {
 }
 
 // upload stores the files' bytes in content, in batches of at most
-// contentclient.MaxBatchFiles files and MaxBatchBytes (a file alone in its
+// contentapi.MaxUploadFiles files and MaxBatchBytes (a file alone in its
 // batch when larger), Uploads batches at a time, each read from the clone
 // when it goes: at most Uploads batches of bytes are in memory. It returns
 // the files in order.
-func (s *Service) upload(ctx context.Context, space string, files []gitbook.File, repo *repoFiles) ([]contentclient.File, error) {
+func (s *Service) upload(ctx context.Context, space string, files []gitbook.File, repo *repoFiles) ([]contentapi.File, error) {
 	var batches [][]int // indexes into files
 	var size int64
 	for i, f := range files {
@@ -502,14 +502,14 @@ func (s *Service) upload(ctx context.Context, space string, files []gitbook.File
 		if n > gitbook.MaxFileBytes {
 			return nil, fmt.Errorf("%w: %s is larger than %d bytes", gitbook.ErrLayout, f.Path, gitbook.MaxFileBytes)
 		}
-		if last := len(batches) - 1; last < 0 || len(batches[last]) == contentclient.MaxBatchFiles ||
-			(len(batches[last]) > 0 && size+n > contentclient.MaxBatchBytes) {
+		if last := len(batches) - 1; last < 0 || len(batches[last]) == contentapi.MaxUploadFiles ||
+			(len(batches[last]) > 0 && size+n > contentapi.MaxUploadBytes) {
 			batches, size = append(batches, nil), 0
 		}
 		batches[len(batches)-1] = append(batches[len(batches)-1], i)
 		size += n
 	}
-	out := make([]contentclient.File, len(files))
+	out := make([]contentapi.File, len(files))
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	g := make(chan struct{}, Uploads)
@@ -526,7 +526,7 @@ func (s *Service) upload(ctx context.Context, space string, files []gitbook.File
 		go func() {
 			defer wg.Done()
 			defer func() { <-g }()
-			blobs := make([]contentclient.Blob, len(batch))
+			blobs := make([]contentapi.Upload, len(batch))
 			for j, i := range batch {
 				data, err := repo.read(files[i].Path)
 				if err != nil {
@@ -534,7 +534,7 @@ func (s *Service) upload(ctx context.Context, space string, files []gitbook.File
 					cancel()
 					return
 				}
-				blobs[j] = contentclient.Blob{Name: files[i].Name, ContentType: files[i].ContentType, Data: data}
+				blobs[j] = contentapi.Upload{Name: files[i].Name, ContentType: files[i].ContentType, Data: data}
 			}
 			stored, err := s.content.PutBlobs(ctx, space, blobs)
 			if err != nil {

@@ -13,10 +13,10 @@ import (
 
 	"github.com/docspub/platform/libs/apierr"
 	"github.com/docspub/platform/libs/envelope"
+	"github.com/docspub/platform/libs/internalapi/contentapi"
 	"github.com/docspub/platform/libs/jobs"
 	"github.com/docspub/platform/libs/urlguard"
 	"github.com/docspub/platform/services/integrations/internal/access"
-	"github.com/docspub/platform/services/integrations/internal/contentclient"
 	"github.com/docspub/platform/services/integrations/internal/gitbook"
 	"github.com/docspub/platform/services/integrations/internal/gitrepo"
 )
@@ -29,16 +29,16 @@ const (
 
 // Content is what the service needs of the content service.
 type Content interface {
-	Access(ctx context.Context, c access.Caller, spaceID string) (contentclient.Access, error)
+	Access(ctx context.Context, c access.Caller, spaceID string) (contentapi.GitAccess, error)
 	// Current is the space's current revision: what an import is built over.
 	Current(ctx context.Context, spaceID string) (string, error)
-	Content(ctx context.Context, spaceID string) (contentclient.Content, error)
+	Content(ctx context.Context, spaceID string) (contentapi.Content, error)
 	// Files reads files of a revision in one request, calling fn with
 	// each one's bytes in the order of ids.
 	Files(ctx context.Context, spaceID, revisionID string, ids []string, max int64, fn func(id string, data []byte) error) error
-	PutBlobs(ctx context.Context, spaceID string, blobs []contentclient.Blob) ([]contentclient.File, error)
-	CreateRevision(ctx context.Context, spaceID string, r contentclient.Revision) (string, error)
-	SetSync(ctx context.Context, spaceID string, s contentclient.Sync) error
+	PutBlobs(ctx context.Context, spaceID string, blobs []contentapi.Upload) ([]contentapi.File, error)
+	CreateRevision(ctx context.Context, spaceID string, r contentapi.Import) (string, error)
+	SetSync(ctx context.Context, spaceID string, s contentapi.GitSync) error
 }
 
 // Config tunes Git operations.
@@ -239,7 +239,7 @@ func (s *Service) start(ctx context.Context, c access.Caller, spaceID string, in
 }
 
 // started records the operation as running on the space's state.
-func (s *Service) started(ctx context.Context, a contentclient.Access, p payload, jobID, kind string) error {
+func (s *Service) started(ctx context.Context, a contentapi.GitAccess, p payload, jobID, kind string) error {
 	now := s.clock()
 	st, err := s.store.Get(ctx, a.Space)
 	if err != nil && !errors.Is(err, apierr.ErrNotFound) {
