@@ -17,29 +17,7 @@ import (
 // Each line's leading quote and list markers are cut to limits.PDFNesting
 // first (nesting).
 func pieces(md string, max int) []string {
-	var out []string
-	var cur, block strings.Builder
-	fence := "" // the opening line of the fenced block we are in, if any
-	flush := func() {
-		if cur.Len() > 0 {
-			out = append(out, cur.String())
-			cur.Reset()
-		}
-	}
-	// add appends a finished block to the current piece, or starts a new one.
-	add := func() {
-		if block.Len() == 0 {
-			return
-		}
-		if cur.Len() > 0 && cur.Len()+block.Len() > max {
-			flush()
-		}
-		cur.WriteString(block.String())
-		block.Reset()
-		if cur.Len() >= max {
-			flush()
-		}
-	}
+	pc := &piecer{max: max}
 	for len(md) > 0 {
 		line := md
 		if i := strings.IndexByte(md, '\n'); i >= 0 {
@@ -47,57 +25,103 @@ func pieces(md string, max int) []string {
 		} else {
 			md = ""
 		}
-		if fence == "" {
-			line = nesting(line, limits.PDFNesting)
+		pc.line(line)
+	}
+	pc.add()
+	pc.flush()
+	return pc.out
+}
+
+// piecer is the state of pieces: the pieces cut so far, the current
+// piece, the block being read, and the opening line of the fenced block
+// we are in, if any.
+type piecer struct {
+	max        int
+	out        []string
+	cur, block strings.Builder
+	fence      string
+}
+
+// flush ends the current piece.
+func (pc *piecer) flush() {
+	if pc.cur.Len() > 0 {
+		pc.out = append(pc.out, pc.cur.String())
+		pc.cur.Reset()
+	}
+}
+
+// add appends a finished block to the current piece, or starts a new one.
+func (pc *piecer) add() {
+	if pc.block.Len() == 0 {
+		return
+	}
+	if pc.cur.Len() > 0 && pc.cur.Len()+pc.block.Len() > pc.max {
+		pc.flush()
+	}
+	pc.cur.WriteString(pc.block.String())
+	pc.block.Reset()
+	if pc.cur.Len() >= pc.max {
+		pc.flush()
+	}
+}
+
+// line takes the next line of the markdown (with its line end).
+func (pc *piecer) line(line string) {
+	if pc.fence == "" {
+		line = nesting(line, limits.PDFNesting)
+	}
+	if len(line) > pc.max {
+		// A line longer than a piece: pieces of its own.
+		pc.add()
+		pc.flush()
+		pc.out = append(pc.out, cutLine(line, pc.max)...)
+		return
+	}
+	if pc.block.Len()+len(line) > pc.max {
+		// The block alone is longer than a piece: cut it here.
+		if pc.fence != "" {
+			pc.block.WriteString(fenceMarker(pc.fence) + "\n")
 		}
-		if len(line) > max {
-			// A line longer than a piece: pieces of its own.
-			add()
-			flush()
-			for len(line) > 0 {
-				cut := min(len(line), max)
-				if cut < len(line) {
-					if sp := strings.LastIndexByte(line[:cut], ' '); sp > max/2 {
-						cut = sp + 1 // between words, where the text allows
-					}
-					for cut > 0 && !utf8.RuneStart(line[cut]) {
-						cut--
-					}
-					if cut == 0 {
-						cut = max
-					}
-				}
-				out = append(out, line[:cut])
-				line = line[cut:]
-			}
-			continue
-		}
-		if block.Len()+len(line) > max {
-			// The block alone is longer than a piece: cut it here.
-			if fence != "" {
-				block.WriteString(fenceMarker(fence) + "\n")
-			}
-			add()
-			flush()
-			if fence != "" {
-				block.WriteString(fence + "\n")
-			}
-		}
-		block.WriteString(line)
-		if marker := fenceMarker(line); marker != "" {
-			switch {
-			case fence == "":
-				fence = strings.TrimRight(line, "\r\n")
-			case strings.HasPrefix(marker, fenceMarker(fence)):
-				fence = ""
-			}
-		}
-		if fence == "" && strings.TrimSpace(line) == "" {
-			add()
+		pc.add()
+		pc.flush()
+		if pc.fence != "" {
+			pc.block.WriteString(pc.fence + "\n")
 		}
 	}
-	add()
-	flush()
+	pc.block.WriteString(line)
+	if marker := fenceMarker(line); marker != "" {
+		switch {
+		case pc.fence == "":
+			pc.fence = strings.TrimRight(line, "\r\n")
+		case strings.HasPrefix(marker, fenceMarker(pc.fence)):
+			pc.fence = ""
+		}
+	}
+	if pc.fence == "" && strings.TrimSpace(line) == "" {
+		pc.add()
+	}
+}
+
+// cutLine cuts a line longer than max into pieces of at most max bytes,
+// between words where the text allows, never inside a character.
+func cutLine(line string, max int) []string {
+	var out []string
+	for len(line) > 0 {
+		cut := min(len(line), max)
+		if cut < len(line) {
+			if sp := strings.LastIndexByte(line[:cut], ' '); sp > max/2 {
+				cut = sp + 1 // between words, where the text allows
+			}
+			for cut > 0 && !utf8.RuneStart(line[cut]) {
+				cut--
+			}
+			if cut == 0 {
+				cut = max
+			}
+		}
+		out = append(out, line[:cut])
+		line = line[cut:]
+	}
 	return out
 }
 

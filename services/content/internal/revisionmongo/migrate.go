@@ -132,18 +132,20 @@ func (m *migration) pending(id bson.ObjectID) bool {
 	return ok && m.keys[id.Hex()] == ""
 }
 
+// gridChunk is one chunk of a GridFS file.
+type gridChunk struct {
+	FilesID bson.ObjectID `bson:"files_id"`
+	N       int32         `bson:"n"`
+	Data    []byte        `bson:"data"`
+}
+
+// run moves every pending file: the empty ones first, then the others
+// from one pass over all chunks, then those the pass could not assemble,
+// each read on its own.
 func (m *migration) run(ctx context.Context) error {
-	var left []bson.ObjectID
-	for id, f := range m.files {
-		if m.pending(id) {
-			if f.Length == 0 { // an empty file has no chunk
-				if err := m.put(ctx, f, bytes.NewReader(nil)); err != nil {
-					return err
-				}
-				continue
-			}
-			left = append(left, id)
-		}
+	left, err := m.putEmpty(ctx)
+	if err != nil {
+		return err
 	}
 	if len(left) == 0 {
 		return nil
@@ -153,80 +155,116 @@ func (m *migration) run(ctx context.Context) error {
 		return err
 	}
 	defer os.RemoveAll(dir)
-	spools := map[bson.ObjectID]*spool{}
-	defer func() {
-		for _, sp := range spools {
-			_ = sp.f.Close()
-		}
-	}()
-	broken := map[bson.ObjectID]bool{} // chunks out of order: read alone afterwards
+	p := &chunkPass{m: m, dir: dir, spools: map[bson.ObjectID]*spool{}, broken: map[bson.ObjectID]bool{}}
+	defer p.close()
 	cur, err := m.s.db.Collection(Chunks).Find(ctx, bson.M{}, options.Find().SetSort(bson.D{{Key: "_id", Value: 1}}).SetBatchSize(64))
 	if err != nil {
 		return fmt.Errorf("read GridFS chunks: %w", err)
 	}
 	defer cur.Close(ctx)
 	for cur.Next(ctx) {
-		var c struct {
-			FilesID bson.ObjectID `bson:"files_id"`
-			N       int32         `bson:"n"`
-			Data    []byte        `bson:"data"`
-		}
+		var c gridChunk
 		if err := cur.Decode(&c); err != nil {
 			return fmt.Errorf("decode GridFS chunk: %w", err)
 		}
-		if !m.pending(c.FilesID) || broken[c.FilesID] {
-			continue
-		}
-		f := m.files[c.FilesID]
-		sp := spools[c.FilesID]
-		if sp == nil {
-			if c.N != 0 {
-				broken[c.FilesID] = true
-				continue
-			}
-			if int64(len(c.Data)) == f.Length { // one chunk: no spool
-				if err := m.put(ctx, f, bytes.NewReader(c.Data)); err != nil {
-					return err
-				}
-				continue
-			}
-			tmp, err := os.CreateTemp(dir, "file-")
-			if err != nil {
-				return err
-			}
-			sp = &spool{f: tmp}
-			spools[c.FilesID] = sp
-		}
-		if c.N != sp.next {
-			broken[c.FilesID] = true
-			_ = sp.f.Close()
-			delete(spools, c.FilesID)
-			continue
-		}
-		if _, err := sp.f.Write(c.Data); err != nil {
-			return err
-		}
-		sp.next++
-		sp.size += int64(len(c.Data))
-		if sp.size < f.Length {
-			continue
-		}
-		if _, err := sp.f.Seek(0, io.SeekStart); err != nil {
-			return err
-		}
-		err := m.put(ctx, f, io.LimitReader(sp.f, f.Length))
-		_ = sp.f.Close()
-		_ = os.Remove(sp.f.Name())
-		delete(spools, c.FilesID)
-		if err != nil {
+		if err := p.add(ctx, c); err != nil {
 			return err
 		}
 	}
 	if err := cur.Err(); err != nil {
 		return fmt.Errorf("read GridFS chunks: %w", err)
 	}
-	// Files whose chunks came out of order, or never whole: read alone
-	// (a file missing chunks stays behind, and goes with the bucket).
+	return m.readAlone(ctx, left)
+}
+
+// putEmpty moves the pending files that are empty (they have no chunk)
+// and returns the other pending ones.
+func (m *migration) putEmpty(ctx context.Context) ([]bson.ObjectID, error) {
+	var left []bson.ObjectID
+	for id, f := range m.files {
+		if m.pending(id) {
+			if f.Length == 0 {
+				if err := m.put(ctx, f, bytes.NewReader(nil)); err != nil {
+					return nil, err
+				}
+				continue
+			}
+			left = append(left, id)
+		}
+	}
+	return left, nil
+}
+
+// chunkPass is the one pass over all chunks in _id order: the files being
+// spooled in dir, and those whose chunks came out of order (read alone
+// afterwards).
+type chunkPass struct {
+	m      *migration
+	dir    string
+	spools map[bson.ObjectID]*spool
+	broken map[bson.ObjectID]bool
+}
+
+// close closes the spools of files never whole.
+func (p *chunkPass) close() {
+	for _, sp := range p.spools {
+		_ = sp.f.Close()
+	}
+}
+
+// add takes the next chunk: a file of one chunk is moved at once, a
+// longer one spooled until whole, then moved; a chunk out of order marks
+// its file broken.
+func (p *chunkPass) add(ctx context.Context, c gridChunk) error {
+	m := p.m
+	if !m.pending(c.FilesID) || p.broken[c.FilesID] {
+		return nil
+	}
+	f := m.files[c.FilesID]
+	sp := p.spools[c.FilesID]
+	if sp == nil {
+		if c.N != 0 {
+			p.broken[c.FilesID] = true
+			return nil
+		}
+		if int64(len(c.Data)) == f.Length { // one chunk: no spool
+			return m.put(ctx, f, bytes.NewReader(c.Data))
+		}
+		tmp, err := os.CreateTemp(p.dir, "file-")
+		if err != nil {
+			return err
+		}
+		sp = &spool{f: tmp}
+		p.spools[c.FilesID] = sp
+	}
+	if c.N != sp.next {
+		p.broken[c.FilesID] = true
+		_ = sp.f.Close()
+		delete(p.spools, c.FilesID)
+		return nil
+	}
+	if _, err := sp.f.Write(c.Data); err != nil {
+		return err
+	}
+	sp.next++
+	sp.size += int64(len(c.Data))
+	if sp.size < f.Length {
+		return nil
+	}
+	if _, err := sp.f.Seek(0, io.SeekStart); err != nil {
+		return err
+	}
+	err := m.put(ctx, f, io.LimitReader(sp.f, f.Length))
+	_ = sp.f.Close()
+	_ = os.Remove(sp.f.Name())
+	delete(p.spools, c.FilesID)
+	return err
+}
+
+// readAlone moves the files whose chunks came out of order, or never
+// whole, each read on its own (a file missing chunks stays behind, and
+// goes with the bucket).
+func (m *migration) readAlone(ctx context.Context, left []bson.ObjectID) error {
 	bucket := m.s.db.GridFSBucket(options.GridFSBucket().SetName(Bucket))
 	for _, id := range left {
 		if !m.pending(id) {

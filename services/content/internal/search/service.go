@@ -139,18 +139,9 @@ func rank(am, bm int, as, bs float64, aid, bid string) int {
 // top). Hits rank by how many of the query's terms they have, then by the
 // sum of the terms' weights (a term in a title weighs more than in a body).
 func (s *Service) Search(ctx context.Context, org string, spaceIDs []string, query string, limit int, after *Cursor) (Result, error) {
-	query = strings.TrimSpace(query)
-	switch n := utf8.RuneCountInString(query); {
-	case n == 0:
-		return Result{}, apierr.Invalid("query", "is required")
-	case n > MaxQueryLength:
-		return Result{}, apierr.Invalid("query", "must be at most %d characters", MaxQueryLength)
-	}
-	switch {
-	case limit == 0:
-		limit = DefaultLimit
-	case limit < 0 || limit > MaxLimit:
-		return Result{}, apierr.Invalid("limit", "must be from 1 to %d", MaxLimit)
+	query, limit, err := checkSearch(query, limit)
+	if err != nil {
+		return Result{}, err
 	}
 	terms := Terms(query, MaxQueryTerms)
 	readable := map[string]bool{}
@@ -165,7 +156,45 @@ func (s *Service) Search(ctx context.Context, org string, spaceIDs []string, que
 	if err != nil {
 		return Result{}, fmt.Errorf("search postings: %w", err)
 	}
+	spaces := spaceHits(pageHits(terms, byTerm, readable))
+	ranked := rankSpaces(spaces, after)
+	res := Result{Count: len(spaces)}
+	if len(ranked) > limit {
+		ranked = ranked[:limit]
+		last := ranked[limit-1]
+		res.Next = &Cursor{Matched: last.best.matched(), Score: last.best.score, Space: last.id}
+	}
+	items, err := s.view(ctx, org, ranked)
+	if err != nil {
+		return Result{}, err
+	}
+	res.Items = items
+	return res, nil
+}
 
+// checkSearch checks a search's query and limit and returns them
+// trimmed and defaulted.
+func checkSearch(query string, limit int) (string, int, error) {
+	query = strings.TrimSpace(query)
+	switch n := utf8.RuneCountInString(query); {
+	case n == 0:
+		return "", 0, apierr.Invalid("query", "is required")
+	case n > MaxQueryLength:
+		return "", 0, apierr.Invalid("query", "must be at most %d characters", MaxQueryLength)
+	}
+	switch {
+	case limit == 0:
+		limit = DefaultLimit
+	case limit < 0 || limit > MaxLimit:
+		return "", 0, apierr.Invalid("limit", "must be from 1 to %d", MaxLimit)
+	}
+	return query, limit, nil
+}
+
+// pageHits gathers the postings of the readable spaces by page and
+// section: which of the terms each has (bit i for terms[i]) and the sum
+// of their weights.
+func pageHits(terms []string, byTerm map[string]map[string][]Posting, readable map[string]bool) map[PageKey]*pageHit {
 	pages := map[PageKey]*pageHit{}
 	for i, term := range terms {
 		for space, ps := range byTerm[term] {
@@ -191,7 +220,11 @@ func (s *Service) Search(ctx context.Context, org string, spaceIDs []string, que
 			}
 		}
 	}
+	return pages
+}
 
+// spaceHits groups page hits by space, each space with its best page.
+func spaceHits(pages map[PageKey]*pageHit) map[string]*spaceHit {
 	spaces := map[string]*spaceHit{}
 	for _, ph := range pages {
 		sh := spaces[ph.key.Space]
@@ -204,6 +237,12 @@ func (s *Service) Search(ctx context.Context, org string, spaceIDs []string, que
 			sh.best = ph
 		}
 	}
+	return spaces
+}
+
+// rankSpaces orders the spaces by their best pages, leaving out those up
+// to the cursor.
+func rankSpaces(spaces map[string]*spaceHit, after *Cursor) []*spaceHit {
 	ranked := make([]*spaceHit, 0, len(spaces))
 	for _, sh := range spaces {
 		if after != nil && rank(sh.best.matched(), after.Matched, sh.best.score, after.Score, sh.id, after.Space) <= 0 {
@@ -214,18 +253,7 @@ func (s *Service) Search(ctx context.Context, org string, spaceIDs []string, que
 	slices.SortFunc(ranked, func(a, b *spaceHit) int {
 		return rank(a.best.matched(), b.best.matched(), a.best.score, b.best.score, a.id, b.id)
 	})
-	res := Result{Count: len(spaces)}
-	if len(ranked) > limit {
-		ranked = ranked[:limit]
-		last := ranked[limit-1]
-		res.Next = &Cursor{Matched: last.best.matched(), Score: last.best.score, Space: last.id}
-	}
-	items, err := s.view(ctx, org, ranked)
-	if err != nil {
-		return Result{}, err
-	}
-	res.Items = items
-	return res, nil
+	return ranked
 }
 
 // view loads the metadata of the best pages of each space and shapes the result.

@@ -365,29 +365,7 @@ func (s *Store) replaceSpace(ctx context.Context, idx search.SpaceIndex, old spa
 		}
 		old = spaceDoc{ID: idx.Space}
 	}
-	rec := spaceDoc{ID: idx.Space, Organization: idx.Organization, Revision: idx.Revision, Pages: map[string]string{}, Terms: map[string]string{},
-		ShardCount: Shards, Layout: postingLayout}
-
-	var pages []search.Page
-	var pageKeys []string
-	for _, p := range idx.Pages {
-		rec.Pages[p.ID] = p.Hash
-		pageKeys = append(pageKeys, pageID(idx.Space, p.ID))
-		if old.Pages[p.ID] != p.Hash {
-			pages = append(pages, p)
-		}
-	}
-	var changed []string
-	for term, ps := range idx.Terms {
-		h := search.TermHash(ps)
-		rec.Terms[term] = h
-		if old.Terms[term] != h {
-			changed = append(changed, term)
-		}
-	}
-	rec.PostingShards = shardsOf(keys(rec.Terms), Shards)
-	rec.PageShards = shardsOf(pageKeys, Shards)
-
+	rec, pages, changed := newSpaceDoc(idx, old)
 	if len(pages)+len(changed) > 0 {
 		// Record the shards about to be written first, so that an
 		// interrupted replace leaves no entry outside the record.
@@ -399,7 +377,45 @@ func (s *Store) replaceSpace(ctx context.Context, idx search.SpaceIndex, old spa
 			return err
 		}
 	}
+	if err := s.writeEntries(ctx, idx, pages, changed); err != nil {
+		return err
+	}
+	if err := s.dropStale(ctx, idx, old, rec); err != nil {
+		return err
+	}
+	defer s.locks.Lock(Spaces, rec.ID)()
+	_, err := s.db.Collection(Spaces).ReplaceOne(ctx, bson.M{"_id": rec.ID}, rec, options.Replace().SetUpsert(true))
+	return mongox.Err(err, "search space")
+}
 
+// newSpaceDoc is the record of idx, with the pages and terms that differ
+// from the old record's.
+func newSpaceDoc(idx search.SpaceIndex, old spaceDoc) (rec spaceDoc, pages []search.Page, changed []string) {
+	rec = spaceDoc{ID: idx.Space, Organization: idx.Organization, Revision: idx.Revision, Pages: map[string]string{}, Terms: map[string]string{},
+		ShardCount: Shards, Layout: postingLayout}
+	var pageKeys []string
+	for _, p := range idx.Pages {
+		rec.Pages[p.ID] = p.Hash
+		pageKeys = append(pageKeys, pageID(idx.Space, p.ID))
+		if old.Pages[p.ID] != p.Hash {
+			pages = append(pages, p)
+		}
+	}
+	for term, ps := range idx.Terms {
+		h := search.TermHash(ps)
+		rec.Terms[term] = h
+		if old.Terms[term] != h {
+			changed = append(changed, term)
+		}
+	}
+	rec.PostingShards = shardsOf(keys(rec.Terms), Shards)
+	rec.PageShards = shardsOf(pageKeys, Shards)
+	return rec, pages, changed
+}
+
+// writeEntries writes the space's changed pages, then its changed
+// posting lists.
+func (s *Store) writeEntries(ctx context.Context, idx search.SpaceIndex, pages []search.Page, changed []string) error {
 	if err := parallel(ctx, len(pages), func(ctx context.Context, i int) error {
 		d := newPageDoc(pages[i])
 		_, err := s.pages(shardOf(d.ID, Shards)).ReplaceOne(ctx, bson.M{"_id": d.ID}, d, options.Replace().SetUpsert(true))
@@ -407,15 +423,17 @@ func (s *Store) replaceSpace(ctx context.Context, idx search.SpaceIndex, old spa
 	}); err != nil {
 		return err
 	}
-	if err := parallel(ctx, len(changed), func(ctx context.Context, i int) error {
+	return parallel(ctx, len(changed), func(ctx context.Context, i int) error {
 		term := changed[i]
 		d := newPostingList(idx.Organization, term, idx.Space, idx.Terms[term])
 		_, err := s.postings(shardOf(term, Shards)).ReplaceOne(ctx, bson.M{"_id": d.ID}, d, options.Replace().SetUpsert(true))
 		return mongox.Err(err, "search postings")
-	}); err != nil {
-		return err
-	}
+	})
+}
 
+// dropStale deletes the posting lists of the terms and the pages the old
+// record has and the new one does not.
+func (s *Store) dropStale(ctx context.Context, idx search.SpaceIndex, old, rec spaceDoc) error {
 	var gone []string
 	for term := range old.Terms {
 		if _, ok := rec.Terms[term]; !ok {
@@ -434,12 +452,7 @@ func (s *Store) replaceSpace(ctx context.Context, idx search.SpaceIndex, old spa
 			removed = append(removed, pageID(idx.Space, p))
 		}
 	}
-	if err := s.deletePages(ctx, removed); err != nil {
-		return err
-	}
-	defer s.locks.Lock(Spaces, rec.ID)()
-	_, err := s.db.Collection(Spaces).ReplaceOne(ctx, bson.M{"_id": rec.ID}, rec, options.Replace().SetUpsert(true))
-	return mongox.Err(err, "search space")
+	return s.deletePages(ctx, removed)
 }
 
 // reserve marks the record of idx's space pending and adds to its shards

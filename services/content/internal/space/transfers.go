@@ -88,32 +88,9 @@ func (s *Service) runCollectionTransfer(ctx context.Context, op Op) error {
 		}
 	}
 	now := s.clock()
-	moved := map[string]bool{root.ID: true}
-	for _, id := range prog.Collections {
-		sub, err := s.store.Collection(ctx, id)
-		if errors.Is(err, apierr.ErrNotFound) {
-			continue // deleted before the transfer took the locks
-		}
-		if err != nil {
-			return err
-		}
-		if !moved[sub.Parent] {
-			continue // moved out of the tree before the transfer took the locks
-		}
-		if sub.Organization == p.From {
-			if err := s.transferCollectionDoc(ctx, sub, p.To, sub.Parent, sub.Position, now); err != nil {
-				return err
-			}
-		}
-		if sub.Organization == p.From || sub.Organization == p.To {
-			moved[sub.ID] = true
-		}
-	}
-	parents := []string{root.ID}
-	for _, id := range prog.Collections {
-		if moved[id] {
-			parents = append(parents, id)
-		}
+	parents, err := s.transferSubCollections(ctx, p, root.ID, prog.Collections, now)
+	if err != nil {
+		return err
 	}
 	for _, parent := range parents {
 		err := s.transferSpacesUnder(ctx, p.From, p.To, parent, now, func(n int) error {
@@ -128,6 +105,41 @@ func (s *Service) runCollectionTransfer(ctx context.Context, op Op) error {
 		return err
 	}
 	return s.transferCollectionDoc(ctx, root, p.To, "", s.newPosition(), now)
+}
+
+// transferSubCollections moves the sub-collections of root (ids, parents
+// first) still in the tree and still in the source organization, and
+// returns the collections whose spaces move: root and every
+// sub-collection now in the target.
+func (s *Service) transferSubCollections(ctx context.Context, p collectionTransfer, root string, ids []string, now time.Time) ([]string, error) {
+	moved := map[string]bool{root: true}
+	for _, id := range ids {
+		sub, err := s.store.Collection(ctx, id)
+		if errors.Is(err, apierr.ErrNotFound) {
+			continue // deleted before the transfer took the locks
+		}
+		if err != nil {
+			return nil, err
+		}
+		if !moved[sub.Parent] {
+			continue // moved out of the tree before the transfer took the locks
+		}
+		if sub.Organization == p.From {
+			if err := s.transferCollectionDoc(ctx, sub, p.To, sub.Parent, sub.Position, now); err != nil {
+				return nil, err
+			}
+		}
+		if sub.Organization == p.From || sub.Organization == p.To {
+			moved[sub.ID] = true
+		}
+	}
+	parents := []string{root}
+	for _, id := range ids {
+		if moved[id] {
+			parents = append(parents, id)
+		}
+	}
+	return parents, nil
 }
 
 // transferCollectionDoc writes a collection into org under parent, with its event.

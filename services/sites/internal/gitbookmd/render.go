@@ -28,155 +28,233 @@ var hintStyles = map[string]string{"info": "Info", "success": "Success", "warnin
 
 func esc(s string) string { return string(util.EscapeHTML([]byte(s))) }
 
+// blockTags writes one block's tags: the opening ones when the walk
+// enters the block, the closing ones when it leaves.
+type blockTags struct {
+	w        util.BufWriter
+	entering bool
+}
+
+// open writes an opening tag (a format and its arguments) on entering.
+func (t blockTags) open(format string, args ...any) {
+	if t.entering {
+		fmt.Fprintf(t.w, format, args...)
+	}
+}
+
+// shut writes a closing tag on leaving.
+func (t blockTags) shut(s string) {
+	if !t.entering {
+		_, _ = t.w.WriteString(s)
+	}
+}
+
+// blockKind writes one kind of block and tells the walk what to do next.
+type blockKind func(r *nodeRenderer, t blockTags, b *Block) ast.WalkStatus
+
+// blockKinds are the writers of the blocks by name; a name not here is a
+// plain <div class="block">.
+var blockKinds = map[string]blockKind{
+	"":            func(*nodeRenderer, blockTags, *Block) ast.WalkStatus { return ast.WalkSkipChildren },
+	"hint":        hintBlock,
+	"tabs":        tabsBlock,
+	"tab":         tabBlock,
+	"stepper":     wrapBlock(`<ol class="stepper" role="list">`+"\n", "</ol>\n"),
+	"step":        wrapBlock(`<li class="step" role="listitem"><div class="step-body">`+"\n", "</div></li>\n"),
+	"code":        codeBlock,
+	"content-ref": contentRefBlock,
+	"embed":       embedBlock,
+	"file":        fileBlock,
+	"columns":     wrapBlock(`<div class="columns">`+"\n", "</div>\n"),
+	"column":      columnBlock,
+	"updates":     wrapBlock(`<div class="updates">`+"\n", "</div>\n"),
+	"update":      updateBlock,
+	"prompt":      promptBlock,
+	// Shown: the transformer removed it otherwise.
+	"if":      func(*nodeRenderer, blockTags, *Block) ast.WalkStatus { return ast.WalkContinue },
+	"include": includeBlock,
+}
+
+// block writes a Block by its name (blockKinds).
 func (r *nodeRenderer) block(w util.BufWriter, src []byte, n ast.Node, entering bool) (ast.WalkStatus, error) {
 	b := n.(*Block)
-	open := func(format string, args ...any) {
-		if entering {
-			fmt.Fprintf(w, format, args...)
-		}
+	t := blockTags{w: w, entering: entering}
+	if kind, ok := blockKinds[b.Name]; ok {
+		return kind(r, t, b), nil
 	}
-	shut := func(s string) {
-		if !entering {
-			_, _ = w.WriteString(s)
-		}
-	}
-	switch b.Name {
-	case "":
-		return ast.WalkSkipChildren, nil
-	case "hint":
-		style := b.Attr("style")
-		label, ok := hintStyles[style]
-		if !ok {
-			style, label = "info", "Info"
-		}
-		open(`<div class="hint hint-%s" role="note" aria-label="%s"><span class="hint-icon" aria-hidden="true"></span><div class="hint-body">`+"\n", style, label)
-		shut("</div></div>\n")
-	case "tabs":
-		if entering {
-			// Radio inputs first, then the tab list of their labels, then
-			// the panels: CSS shows the panel of the checked input.
-			var tabs []*Block
-			for c := b.FirstChild(); c != nil; c = c.NextSibling() {
-				if t, ok := c.(*Block); ok && t.Name == "tab" && t.index < MaxTabs {
-					tabs = append(tabs, t)
-				}
-			}
-			_, _ = w.WriteString(`<div class="tabs">`)
-			for _, t := range tabs {
-				checked := ""
-				if t.index == 0 {
-					checked = " checked"
-				}
-				fmt.Fprintf(w, `<input type="radio" class="tab-input" name="tabs-%d" id="tabs-%d-%d"%s>`, b.group, b.group, t.index, checked)
-			}
-			_, _ = w.WriteString(`<div class="tab-list" role="tablist">`)
-			for _, t := range tabs {
-				fmt.Fprintf(w, `<label class="tab" for="tabs-%d-%d" role="tab">%s</label>`, b.group, t.index, esc(tabTitle(t)))
-			}
-			_, _ = w.WriteString("</div>\n")
-		}
-		shut("</div>\n")
-	case "tab":
-		if b.index >= MaxTabs {
-			// Past the tabs CSS can switch: shown as a section of its own.
-			open(`<section class="tab-extra"><p class="tab-extra-title">%s</p>`+"\n", esc(tabTitle(b)))
-			shut("</section>\n")
-			break
-		}
-		open(`<div class="tab-panel" role="tabpanel" aria-label="%s">`+"\n", esc(tabTitle(b)))
-		shut("</div>\n")
-	case "stepper":
-		open(`<ol class="stepper" role="list">` + "\n")
-		shut("</ol>\n")
-	case "step":
-		open(`<li class="step" role="listitem"><div class="step-body">` + "\n")
-		shut("</div></li>\n")
-	case "code":
-		cls := "code-block"
-		if b.Attr("overflow") == "wrap" {
-			cls += " wrap"
-		}
-		open(`<figure class="%s">`, cls)
-		if t := b.Attr("title"); t != "" {
-			open(`<figcaption class="code-title">%s</figcaption>`, esc(t))
-		}
-		open("\n")
-		shut("</figure>\n")
-	case "content-ref":
-		if b.title != "" {
-			// A card of the page it leads to, in place of its link.
-			if entering {
-				fmt.Fprintf(w, `<div class="content-ref card"><a class="content-ref-link" href="%s">%s</a></div>`+"\n", esc(b.Attr("url")), esc(b.title))
-			}
-			return ast.WalkSkipChildren, nil
-		}
-		open(`<div class="content-ref card">` + "\n")
-		shut("</div>\n")
-	case "embed":
-		if entering {
-			r.embed(w, b)
-		}
-		if b.leaf {
-			return ast.WalkSkipChildren, nil
-		}
-		shut("</figcaption></figure>\n")
-	case "file":
-		if entering {
-			src := b.Attr("src")
-			name := path.Base(src)
-			if u, err := url.PathUnescape(name); err == nil {
-				name = u
-			}
-			fmt.Fprintf(w, `<div class="file card"><a class="file-link" href="%s" download>%s</a><div class="file-caption">`+"\n",
-				esc(src), esc(name))
-		}
-		if b.leaf {
-			_, _ = w.WriteString("</div></div>\n")
-			return ast.WalkSkipChildren, nil
-		}
-		shut("</div></div>\n")
-	case "columns":
-		open(`<div class="columns">` + "\n")
-		shut("</div>\n")
-	case "column":
-		width := ""
-		if v := b.Attr("width"); widthValue.MatchString(v) {
-			width = fmt.Sprintf(` data-width="%s"`, v)
-		}
-		open(`<div class="column"%s>`+"\n", width)
-		shut("</div>\n")
-	case "updates":
-		open(`<div class="updates">` + "\n")
-		shut("</div>\n")
-	case "update":
-		if entering {
-			_, _ = w.WriteString(`<section class="update">`)
-			if d := b.Attr("date"); d != "" {
-				fmt.Fprintf(w, `<time class="update-date" datetime="%s">%s</time>`, esc(d), esc(d))
-			}
-			_, _ = w.WriteString("\n")
-		}
-		shut("</section>\n")
-	case "prompt":
-		open(`<div class="prompt card">`)
-		if d := b.Attr("description"); d != "" {
-			open(`<p class="prompt-description">%s</p>`, esc(d))
-		}
-		open("\n")
-		shut("</div>\n")
-	case "if":
-		// Shown: the transformer removed it otherwise.
-		return ast.WalkContinue, nil
-	case "include":
-		if entering {
-			_, _ = w.WriteString(b.html)
-		}
-		return ast.WalkSkipChildren, nil
-	default:
-		open(`<div class="block" data-block="%s">`+"\n", esc(b.Name))
-		shut("</div>\n")
-	}
+	t.open(`<div class="block" data-block="%s">`+"\n", esc(b.Name))
+	t.shut("</div>\n")
 	return ast.WalkContinue, nil
+}
+
+// wrapBlock is the writer of a block that is its opening and closing tags
+// around its children.
+func wrapBlock(opening, closing string) blockKind {
+	return func(_ *nodeRenderer, t blockTags, _ *Block) ast.WalkStatus {
+		if t.entering {
+			_, _ = t.w.WriteString(opening)
+		}
+		t.shut(closing)
+		return ast.WalkContinue
+	}
+}
+
+// hintBlock writes a hint of one of hintStyles (info otherwise).
+func hintBlock(_ *nodeRenderer, t blockTags, b *Block) ast.WalkStatus {
+	style := b.Attr("style")
+	label, ok := hintStyles[style]
+	if !ok {
+		style, label = "info", "Info"
+	}
+	t.open(`<div class="hint hint-%s" role="note" aria-label="%s"><span class="hint-icon" aria-hidden="true"></span><div class="hint-body">`+"\n", style, label)
+	t.shut("</div></div>\n")
+	return ast.WalkContinue
+}
+
+// tabsBlock writes a tabs block: radio inputs first, then the tab list of
+// their labels, then the panels (its children): CSS shows the panel of
+// the checked input.
+func tabsBlock(_ *nodeRenderer, t blockTags, b *Block) ast.WalkStatus {
+	if t.entering {
+		var tabs []*Block
+		for c := b.FirstChild(); c != nil; c = c.NextSibling() {
+			if tab, ok := c.(*Block); ok && tab.Name == "tab" && tab.index < MaxTabs {
+				tabs = append(tabs, tab)
+			}
+		}
+		w := t.w
+		_, _ = w.WriteString(`<div class="tabs">`)
+		for _, tab := range tabs {
+			checked := ""
+			if tab.index == 0 {
+				checked = " checked"
+			}
+			fmt.Fprintf(w, `<input type="radio" class="tab-input" name="tabs-%d" id="tabs-%d-%d"%s>`, b.group, b.group, tab.index, checked)
+		}
+		_, _ = w.WriteString(`<div class="tab-list" role="tablist">`)
+		for _, tab := range tabs {
+			fmt.Fprintf(w, `<label class="tab" for="tabs-%d-%d" role="tab">%s</label>`, b.group, tab.index, esc(tabTitle(tab)))
+		}
+		_, _ = w.WriteString("</div>\n")
+	}
+	t.shut("</div>\n")
+	return ast.WalkContinue
+}
+
+// tabBlock writes a tab's panel; past the tabs CSS can switch, a section
+// of its own.
+func tabBlock(_ *nodeRenderer, t blockTags, b *Block) ast.WalkStatus {
+	if b.index >= MaxTabs {
+		t.open(`<section class="tab-extra"><p class="tab-extra-title">%s</p>`+"\n", esc(tabTitle(b)))
+		t.shut("</section>\n")
+		return ast.WalkContinue
+	}
+	t.open(`<div class="tab-panel" role="tabpanel" aria-label="%s">`+"\n", esc(tabTitle(b)))
+	t.shut("</div>\n")
+	return ast.WalkContinue
+}
+
+// codeBlock writes the figure around a code block, with its title.
+func codeBlock(_ *nodeRenderer, t blockTags, b *Block) ast.WalkStatus {
+	cls := "code-block"
+	if b.Attr("overflow") == "wrap" {
+		cls += " wrap"
+	}
+	t.open(`<figure class="%s">`, cls)
+	if title := b.Attr("title"); title != "" {
+		t.open(`<figcaption class="code-title">%s</figcaption>`, esc(title))
+	}
+	t.open("\n")
+	t.shut("</figure>\n")
+	return ast.WalkContinue
+}
+
+// contentRefBlock writes a content-ref: a card of the page it leads to
+// in place of its link when the page's title is known.
+func contentRefBlock(_ *nodeRenderer, t blockTags, b *Block) ast.WalkStatus {
+	if b.title != "" {
+		if t.entering {
+			fmt.Fprintf(t.w, `<div class="content-ref card"><a class="content-ref-link" href="%s">%s</a></div>`+"\n", esc(b.Attr("url")), esc(b.title))
+		}
+		return ast.WalkSkipChildren
+	}
+	t.open(`<div class="content-ref card">` + "\n")
+	t.shut("</div>\n")
+	return ast.WalkContinue
+}
+
+// embedBlock writes an embed (see embed), its children as its caption.
+func embedBlock(r *nodeRenderer, t blockTags, b *Block) ast.WalkStatus {
+	if t.entering {
+		r.embed(t.w, b)
+	}
+	if b.leaf {
+		return ast.WalkSkipChildren
+	}
+	t.shut("</figcaption></figure>\n")
+	return ast.WalkContinue
+}
+
+// fileBlock writes a file's download card, its children as its caption.
+func fileBlock(_ *nodeRenderer, t blockTags, b *Block) ast.WalkStatus {
+	if t.entering {
+		src := b.Attr("src")
+		name := path.Base(src)
+		if u, err := url.PathUnescape(name); err == nil {
+			name = u
+		}
+		fmt.Fprintf(t.w, `<div class="file card"><a class="file-link" href="%s" download>%s</a><div class="file-caption">`+"\n",
+			esc(src), esc(name))
+	}
+	if b.leaf {
+		_, _ = t.w.WriteString("</div></div>\n")
+		return ast.WalkSkipChildren
+	}
+	t.shut("</div></div>\n")
+	return ast.WalkContinue
+}
+
+// columnBlock writes a column, with its width when it is a percentage.
+func columnBlock(_ *nodeRenderer, t blockTags, b *Block) ast.WalkStatus {
+	width := ""
+	if v := b.Attr("width"); widthValue.MatchString(v) {
+		width = fmt.Sprintf(` data-width="%s"`, v)
+	}
+	t.open(`<div class="column"%s>`+"\n", width)
+	t.shut("</div>\n")
+	return ast.WalkContinue
+}
+
+// updateBlock writes an update's section, with its date.
+func updateBlock(_ *nodeRenderer, t blockTags, b *Block) ast.WalkStatus {
+	if t.entering {
+		_, _ = t.w.WriteString(`<section class="update">`)
+		if d := b.Attr("date"); d != "" {
+			fmt.Fprintf(t.w, `<time class="update-date" datetime="%s">%s</time>`, esc(d), esc(d))
+		}
+		_, _ = t.w.WriteString("\n")
+	}
+	t.shut("</section>\n")
+	return ast.WalkContinue
+}
+
+// promptBlock writes a prompt's card, with its description.
+func promptBlock(_ *nodeRenderer, t blockTags, b *Block) ast.WalkStatus {
+	t.open(`<div class="prompt card">`)
+	if d := b.Attr("description"); d != "" {
+		t.open(`<p class="prompt-description">%s</p>`, esc(d))
+	}
+	t.open("\n")
+	t.shut("</div>\n")
+	return ast.WalkContinue
+}
+
+// includeBlock writes the HTML the transformer rendered for an include.
+func includeBlock(_ *nodeRenderer, t blockTags, b *Block) ast.WalkStatus {
+	if t.entering {
+		_, _ = t.w.WriteString(b.html)
+	}
+	return ast.WalkSkipChildren
 }
 
 func tabTitle(t *Block) string {

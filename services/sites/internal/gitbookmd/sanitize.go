@@ -65,125 +65,159 @@ type cardTable struct {
 	col  int
 }
 
+// rewriter is the state of one rewrite: the body written so far, the
+// open anchors and tables, whether a cover cell's link is being written
+// as an image.
+type rewriter struct {
+	b       strings.Builder
+	links   Links
+	anchors []bool // per open <a>: its tags are dropped
+	tables  []*cardTable
+	inCover bool // inside a cover cell's link, written as an image
+}
+
 // rewrite resolves every a[href], img[src] and srcset through links (a
 // link to a page or file that is not published becomes its text, such an
 // image is left out) and gives the cells of card tables the class of
 // their column ("card-cover" cells show their file as an image).
 func rewrite(body string, links Links) string {
 	z := html.NewTokenizer(strings.NewReader(body))
-	var b strings.Builder
-	b.Grow(len(body) + len(body)/8)
-	var anchors []bool // per open <a>: its tags are dropped
-	var tables []*cardTable
-	inCover := false // inside a cover cell's link, written as an image
-	resolve := func(u string) (string, bool) {
-		if links == nil {
-			return u, true
-		}
-		return links.Resolve(u)
-	}
+	rw := &rewriter{links: links}
+	rw.b.Grow(len(body) + len(body)/8)
 	for {
 		tt := z.Next()
 		switch tt {
 		case html.ErrorToken:
-			return b.String()
+			return rw.b.String()
 		case html.StartTagToken, html.SelfClosingTagToken:
 			t := z.Token()
-			switch t.Data {
-			case "a":
-				drop := false
-				for i, a := range t.Attr {
-					if a.Key == "href" {
-						u, ok := resolve(a.Val)
-						t.Attr[i].Val, drop = u, !ok
-					}
-				}
-				if tt == html.StartTagToken {
-					anchors = append(anchors, drop)
-				}
-				if ct := top(tables); ct != nil && ct.kind() == "card-cover" && !drop && tt == html.StartTagToken {
-					if href := attr(t, "href"); href != "" {
-						b.WriteString((&html.Token{Type: html.StartTagToken, Data: "img",
-							Attr: []html.Attribute{{Key: "src", Val: href}, {Key: "alt", Val: ""}}}).String())
-						inCover = true
-						continue
-					}
-				}
-				if drop {
-					continue
-				}
-			case "img", "source":
-				keep := true
-				for i, a := range t.Attr {
-					switch a.Key {
-					case "src":
-						u, ok := resolve(a.Val)
-						t.Attr[i].Val, keep = u, keep && ok
-					case "srcset":
-						t.Attr[i].Val = resolveSrcset(a.Val, resolve)
-					}
-				}
-				if !keep {
-					continue
-				}
-			case "table":
-				if tt == html.StartTagToken {
-					if attr(t, "data-view") == "cards" {
-						tables = append(tables, &cardTable{})
-					} else {
-						tables = append(tables, nil)
-					}
-				}
-			case "tr":
-				if ct := top(tables); ct != nil {
-					ct.col = 0
-				}
-			case "th":
-				if ct := top(tables); ct != nil {
-					ct.cols = append(ct.cols, columnKind(t))
-				}
-			case "td":
-				if ct := top(tables); ct != nil {
-					if k := ct.kind(); k != "" {
-						t.Attr = append(t.Attr, html.Attribute{Key: "class", Val: k})
-					}
-				}
+			if rw.startTag(tt, &t) {
+				rw.b.WriteString(t.String())
 			}
-			b.WriteString(t.String())
 		case html.EndTagToken:
 			name, _ := z.TagName()
-			switch string(name) {
-			case "a":
-				if n := len(anchors); n > 0 {
-					drop := anchors[n-1]
-					anchors = anchors[:n-1]
-					if inCover {
-						inCover = false
-						continue
-					}
-					if drop {
-						continue
-					}
-				}
-			case "table":
-				if n := len(tables); n > 0 {
-					tables = tables[:n-1]
-				}
-			case "td":
-				if ct := top(tables); ct != nil {
-					ct.col++
-				}
+			if rw.endTag(string(name)) {
+				rw.b.Write(z.Raw())
 			}
-			b.Write(z.Raw())
 		case html.TextToken:
-			if inCover {
-				continue
+			if !rw.inCover {
+				rw.b.Write(z.Raw())
 			}
-			b.Write(z.Raw())
 		default:
-			b.Write(z.Raw())
+			rw.b.Write(z.Raw())
 		}
 	}
+}
+
+// resolve resolves a URL through the links (any URL without them).
+func (rw *rewriter) resolve(u string) (string, bool) {
+	if rw.links == nil {
+		return u, true
+	}
+	return rw.links.Resolve(u)
+}
+
+// startTag rewrites a start (or self-closing) tag in place and tells
+// whether to write it.
+func (rw *rewriter) startTag(tt html.TokenType, t *html.Token) bool {
+	switch t.Data {
+	case "a":
+		return rw.anchor(tt, t)
+	case "img", "source":
+		return rw.image(t)
+	case "table":
+		if tt == html.StartTagToken {
+			if attr(*t, "data-view") == "cards" {
+				rw.tables = append(rw.tables, &cardTable{})
+			} else {
+				rw.tables = append(rw.tables, nil)
+			}
+		}
+	case "tr":
+		if ct := top(rw.tables); ct != nil {
+			ct.col = 0
+		}
+	case "th":
+		if ct := top(rw.tables); ct != nil {
+			ct.cols = append(ct.cols, columnKind(*t))
+		}
+	case "td":
+		if ct := top(rw.tables); ct != nil {
+			if k := ct.kind(); k != "" {
+				t.Attr = append(t.Attr, html.Attribute{Key: "class", Val: k})
+			}
+		}
+	}
+	return true
+}
+
+// anchor resolves an <a>'s href and tells whether to write the tag: not
+// when its target is not published, nor in a cover cell, where the link
+// is written as an image of its target instead.
+func (rw *rewriter) anchor(tt html.TokenType, t *html.Token) bool {
+	drop := false
+	for i, a := range t.Attr {
+		if a.Key == "href" {
+			u, ok := rw.resolve(a.Val)
+			t.Attr[i].Val, drop = u, !ok
+		}
+	}
+	if tt == html.StartTagToken {
+		rw.anchors = append(rw.anchors, drop)
+	}
+	if ct := top(rw.tables); ct != nil && ct.kind() == "card-cover" && !drop && tt == html.StartTagToken {
+		if href := attr(*t, "href"); href != "" {
+			rw.b.WriteString((&html.Token{Type: html.StartTagToken, Data: "img",
+				Attr: []html.Attribute{{Key: "src", Val: href}, {Key: "alt", Val: ""}}}).String())
+			rw.inCover = true
+			return false
+		}
+	}
+	return !drop
+}
+
+// image resolves an <img>'s or <source>'s src and srcset and tells
+// whether to write the tag: not when its src is not published.
+func (rw *rewriter) image(t *html.Token) bool {
+	keep := true
+	for i, a := range t.Attr {
+		switch a.Key {
+		case "src":
+			u, ok := rw.resolve(a.Val)
+			t.Attr[i].Val, keep = u, keep && ok
+		case "srcset":
+			t.Attr[i].Val = resolveSrcset(a.Val, rw.resolve)
+		}
+	}
+	return keep
+}
+
+// endTag closes what startTag opened and tells whether to write the end
+// tag: not the end of a dropped anchor or of a cover cell's link.
+func (rw *rewriter) endTag(name string) bool {
+	switch name {
+	case "a":
+		if n := len(rw.anchors); n > 0 {
+			drop := rw.anchors[n-1]
+			rw.anchors = rw.anchors[:n-1]
+			if rw.inCover {
+				rw.inCover = false
+				return false
+			}
+			if drop {
+				return false
+			}
+		}
+	case "table":
+		if n := len(rw.tables); n > 0 {
+			rw.tables = rw.tables[:n-1]
+		}
+	case "td":
+		if ct := top(rw.tables); ct != nil {
+			ct.col++
+		}
+	}
+	return true
 }
 
 func top(tables []*cardTable) *cardTable {

@@ -71,8 +71,32 @@ var pagePolicy = reader.PagePolicy
 
 const filePolicy = "sandbox; default-src 'none'; img-src 'self' data:; style-src 'unsafe-inline'"
 
+// serve answers a reader's request: the reader's answer with the headers
+// a published page or file needs, its read recorded in insights.
 func (h *handlers) serve(c *gin.Context) {
 	r := c.Request
+	req := readerRequest(r)
+	resp := h.reader.Serve(r.Context(), req)
+	if resp.Err != nil && resp.Status >= 500 {
+		h.log.ErrorContext(r.Context(), "reader request failed", "err", resp.Err, "path", req.Path,
+			"request_id", c.GetString("request_id"))
+	}
+	if d := apierr.RetryAfterOf(resp.Err); d > 0 {
+		c.Header("Retry-After", strconv.Itoa(int(max(time.Second, d).Seconds())))
+	}
+	setHeaders(c, resp)
+	hd := c.Writer.Header()
+	if resp.View != nil && resp.Status == http.StatusOK && r.Method == http.MethodGet {
+		if h.record(c, resp) && !resp.Immutable && strings.HasPrefix(hd.Get("Cache-Control"), "public") {
+			// A cookie of this reader's own: no shared cache keeps it.
+			hd.Set("Cache-Control", "private, no-cache")
+		}
+	}
+	writeAnswer(c, resp)
+}
+
+// readerRequest is the reader's view of a request the gateway forwarded.
+func readerRequest(r *http.Request) reader.Request {
 	host := r.Header.Get("X-Forwarded-Host")
 	if host == "" {
 		host = r.Host
@@ -84,14 +108,13 @@ func (h *handlers) serve(c *gin.Context) {
 			req.Cookies[name] = ck.Value
 		}
 	}
-	resp := h.reader.Serve(r.Context(), req)
-	if resp.Err != nil && resp.Status >= 500 {
-		h.log.ErrorContext(r.Context(), "reader request failed", "err", resp.Err, "path", req.Path,
-			"request_id", c.GetString("request_id"))
-	}
-	if d := apierr.RetryAfterOf(resp.Err); d > 0 {
-		c.Header("Retry-After", strconv.Itoa(int(max(time.Second, d).Seconds())))
-	}
+	return req
+}
+
+// setHeaders sets the headers of every answer: content sniffing,
+// referrer, robots, the policy and caching of a file or a page, the
+// reader's cookies.
+func setHeaders(c *gin.Context, resp *reader.Response) {
 	hd := c.Writer.Header()
 	hd.Set("X-Content-Type-Options", "nosniff")
 	hd.Set("Referrer-Policy", "same-origin")
@@ -118,17 +141,17 @@ func (h *handlers) serve(c *gin.Context) {
 		http.SetCookie(c.Writer, &http.Cookie{Name: ck.Name, Value: ck.Value, Path: ck.Path, MaxAge: ck.MaxAge,
 			HttpOnly: true, Secure: resp.Secure, SameSite: http.SameSiteLaxMode})
 	}
-	if resp.View != nil && resp.Status == http.StatusOK && r.Method == http.MethodGet {
-		if h.record(c, resp) && !resp.Immutable && strings.HasPrefix(hd.Get("Cache-Control"), "public") {
-			// A cookie of this reader's own: no shared cache keeps it.
-			hd.Set("Cache-Control", "private, no-cache")
-		}
-	}
+}
+
+// writeAnswer writes the answer's status and body: a redirect, a file
+// not modified, a file streamed or at hand, or a page.
+func writeAnswer(c *gin.Context, resp *reader.Response) {
+	r := c.Request
+	hd := c.Writer.Header()
 	if resp.Location != "" {
 		c.Redirect(resp.Status, resp.Location)
 		return
 	}
-	head := r.Method == http.MethodHead
 	if resp.Immutable && resp.Status == http.StatusNotModified {
 		c.Status(http.StatusNotModified)
 		c.Writer.WriteHeaderNow()
@@ -140,7 +163,7 @@ func (h *handlers) serve(c *gin.Context) {
 			hd.Set("Content-Range", resp.ContentRange)
 		}
 		hd.Set("Accept-Ranges", "bytes")
-		if head {
+		if r.Method == http.MethodHead {
 			writeHead(c, resp.Status, resp.Type, resp.Size)
 			return
 		}
@@ -154,6 +177,14 @@ func (h *handlers) serve(c *gin.Context) {
 		httpx.ServeFile(c.Writer, r, "", bytes.NewReader(resp.Body))
 		return
 	}
+	writePage(c, resp)
+}
+
+// writePage writes a page, gzipped when the reader takes it, with its
+// validator; not modified when the reader has it.
+func writePage(c *gin.Context, resp *reader.Response) {
+	r := c.Request
+	hd := c.Writer.Header()
 	hd.Add("Vary", "Accept-Encoding")
 	body := resp.Body
 	gz := resp.Gzip != nil && acceptsGzip(r.Header.Get("Accept-Encoding"))
@@ -178,7 +209,7 @@ func (h *handlers) serve(c *gin.Context) {
 			return
 		}
 	}
-	if head {
+	if r.Method == http.MethodHead {
 		writeHead(c, resp.Status, resp.Type, int64(len(body)))
 		return
 	}
