@@ -227,18 +227,7 @@ func (e *Event) checkExtra(p *apierr.Problems, f func(string) string) {
 			requiredText(p, f("result.pageId"), r.PageID, MaxShort)
 		}
 	case "page_post_feedback", "page_post_feedback_comment":
-		if e.Feedback == nil {
-			p.Add(f("feedback"), "is required")
-			return
-		}
-		if e.Feedback.Rating == nil {
-			p.Add(f("feedback.rating"), "is required")
-		} else {
-			p.OneOf(f("feedback.rating"), *e.Feedback.Rating, FeedbackRatings...)
-		}
-		if e.Type == "page_post_feedback_comment" {
-			requiredText(p, f("feedback.comment"), e.Feedback.Comment, MaxText)
-		}
+		e.checkFeedback(p, f)
 	case "ask_question":
 		requiredText(p, f("query"), e.Query, MaxText)
 		optionalText(p, f("goal"), e.Goal, MaxText)
@@ -251,18 +240,7 @@ func (e *Event) checkExtra(p *apierr.Problems, f func(string) string) {
 			p.Add(f("rating"), "must be 1 or -1")
 		}
 	case "link_click":
-		if e.Link == nil {
-			p.Add(f("link"), "is required")
-			return
-		}
-		if e.Link.Position == nil {
-			p.Add(f("link.position"), "is required")
-		} else {
-			p.OneOf(f("link.position"), *e.Link.Position, LinkPositions...)
-		}
-		if _, _, err := linkTarget(e.Link.Target); err != nil {
-			p.Add(f("link.target"), "%s", err.Error())
-		}
+		e.checkLink(p, f)
 	case "api_client_open", "api_client_request":
 		if e.Operation == nil {
 			p.Add(f("operation"), "is required")
@@ -277,23 +255,60 @@ func (e *Event) checkExtra(p *apierr.Problems, f func(string) string) {
 			p.OneOf(f("placement"), *e.Placement, TrademarkPlacements...)
 		}
 	case "ad_click", "ad_display":
-		if e.Ad == nil {
-			p.Add(f("ad"), "is required")
-			return
-		}
-		requiredText(p, f("ad.domain"), e.Ad.Domain, MaxShort)
-		requiredText(p, f("ad.zoneId"), e.Ad.ZoneID, MaxShort)
-		if e.Ad.Placement == nil {
-			p.Add(f("ad.placement"), "is required")
-		} else {
-			p.OneOf(f("ad.placement"), *e.Ad.Placement, AdPlacements...)
-		}
+		e.checkAd(p, f)
 	case "llms_request":
 		if e.LLMS == nil {
 			p.Add(f("llmsVariant"), "is required")
 		} else {
 			p.OneOf(f("llmsVariant"), *e.LLMS, LLMSVariants...)
 		}
+	}
+}
+
+// checkFeedback checks a page feedback event's rating (and comment).
+func (e *Event) checkFeedback(p *apierr.Problems, f func(string) string) {
+	if e.Feedback == nil {
+		p.Add(f("feedback"), "is required")
+		return
+	}
+	if e.Feedback.Rating == nil {
+		p.Add(f("feedback.rating"), "is required")
+	} else {
+		p.OneOf(f("feedback.rating"), *e.Feedback.Rating, FeedbackRatings...)
+	}
+	if e.Type == "page_post_feedback_comment" {
+		requiredText(p, f("feedback.comment"), e.Feedback.Comment, MaxText)
+	}
+}
+
+// checkLink checks a link click's position and target.
+func (e *Event) checkLink(p *apierr.Problems, f func(string) string) {
+	if e.Link == nil {
+		p.Add(f("link"), "is required")
+		return
+	}
+	if e.Link.Position == nil {
+		p.Add(f("link.position"), "is required")
+	} else {
+		p.OneOf(f("link.position"), *e.Link.Position, LinkPositions...)
+	}
+	if _, _, err := linkTarget(e.Link.Target); err != nil {
+		p.Add(f("link.target"), "%s", err.Error())
+	}
+}
+
+// checkAd checks an ad event's domain, zone and placement.
+func (e *Event) checkAd(p *apierr.Problems, f func(string) string) {
+	if e.Ad == nil {
+		p.Add(f("ad"), "is required")
+		return
+	}
+	requiredText(p, f("ad.domain"), e.Ad.Domain, MaxShort)
+	requiredText(p, f("ad.zoneId"), e.Ad.ZoneID, MaxShort)
+	if e.Ad.Placement == nil {
+		p.Add(f("ad.placement"), "is required")
+	} else {
+		p.OneOf(f("ad.placement"), *e.Ad.Placement, AdPlacements...)
 	}
 }
 
