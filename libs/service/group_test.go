@@ -3,13 +3,13 @@ package service
 import (
 	"context"
 	"errors"
-	"github.com/docspub/platform/libs/kafkax"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/docspub/platform/libs/kafkax"
 	"github.com/docspub/platform/libs/logx"
 	"github.com/docspub/platform/libs/mongotest"
 	"github.com/google/go-cmp/cmp"
@@ -19,14 +19,27 @@ func TestGroupStopWaitsForEveryGoroutine(t *testing.T) {
 	t.Parallel()
 	var g group
 	var done atomic.Int32
+	cleaning, release := make(chan struct{}, 3), make(chan struct{})
 	for range 3 {
 		g.run(context.Background(), func(ctx context.Context) {
 			<-ctx.Done()
-			time.Sleep(20 * time.Millisecond) // cleaning up after the cancel
+			cleaning <- struct{}{}
+			<-release // cleaning up after the cancel, until the test lets it end
 			done.Add(1)
 		})
 	}
-	if err := g.stop(context.Background(), "workers"); err != nil {
+	stopped := make(chan error, 1)
+	go func() { stopped <- g.stop(context.Background(), "workers") }()
+	for range 3 {
+		<-cleaning
+	}
+	select {
+	case err := <-stopped:
+		t.Fatalf("stop returned (%v) while its goroutines were still cleaning up", err)
+	default:
+	}
+	close(release)
+	if err := <-stopped; err != nil {
 		t.Fatalf("stop = %v", err)
 	}
 	if got := done.Load(); got != 3 {
@@ -72,7 +85,8 @@ func TestCloseStopsRelayThenWorkersThenConnections(t *testing.T) {
 		defer mu.Unlock()
 		order = append(order, s)
 	}
-	// Each stops a while after its cancel, so an order that did not wait
+	// Each stops a while after its cancel (a pause standing for its
+	// cleanup, not a wait for something), so an order that did not wait
 	// would show.
 	stopping := func(name string, after time.Duration) func(context.Context) error {
 		return func(ctx context.Context) error {
