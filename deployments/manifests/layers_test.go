@@ -116,7 +116,6 @@ func TestIsDomain(t *testing.T) {
 		platformPath + "services/identity/internal/organization":      true,
 		platformPath + "services/content/internal/changerequestmongo": false,
 		platformPath + "services/content/internal/changerequest":      true,
-		platformPath + "services/content/internal/diffmongo":          false,
 	} {
 		if got := isDomain(path); got != want {
 			t.Errorf("isDomain(%s) = %v, want %v", path, got, want)

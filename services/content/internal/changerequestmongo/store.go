@@ -11,7 +11,6 @@ import (
 	"github.com/docspub/platform/libs/kafkax"
 	"github.com/docspub/platform/libs/mongox"
 	"github.com/docspub/platform/services/content/internal/changerequest"
-	"github.com/docspub/platform/services/content/internal/diffmongo"
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 )
@@ -76,7 +75,7 @@ func (s *Store) Insert(ctx context.Context, cr changerequest.ChangeRequest, ev k
 // Update stores the change of a change request from was to now, provided
 // its status, revision, merged ancestor and merge claim are still was's.
 func (s *Store) Update(ctx context.Context, was, now changerequest.ChangeRequest, events ...kafkax.Event) error {
-	upd, err := diffmongo.Update(was, now, "_id")
+	upd, err := mongox.Diff(was, now, "_id")
 	if err != nil {
 		return err
 	}

@@ -13,7 +13,6 @@ import (
 	"github.com/docspub/platform/libs/docstore"
 	"github.com/docspub/platform/libs/kafkax"
 	"github.com/docspub/platform/libs/mongox"
-	"github.com/docspub/platform/services/content/internal/diffmongo"
 	"github.com/docspub/platform/services/content/internal/space"
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
@@ -113,7 +112,7 @@ func at(version int64) bson.M {
 // does not match it says whether the document changed (space.ErrChanged)
 // or is gone (not found).
 func (s *Store) update(ctx context.Context, coll, id string, version int64, was, now any, ev kafkax.Event) error {
-	upd, err := diffmongo.Update(was, now, "_id", "version")
+	upd, err := mongox.Diff(was, now, "_id", "version")
 	if err != nil {
 		return err
 	}

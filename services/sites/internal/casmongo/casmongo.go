@@ -14,6 +14,7 @@ import (
 	"github.com/docspub/platform/libs/apierr"
 	"github.com/docspub/platform/libs/docstore"
 	"github.com/docspub/platform/libs/kafkax"
+	"github.com/docspub/platform/libs/mongox"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
@@ -60,7 +61,7 @@ func Update[T any](ctx context.Context, d *docstore.Store, coll string, filter b
 		if err != nil {
 			return doc, err
 		}
-		upd, err := diff(cur.Doc, doc)
+		upd, err := mongox.Diff(cur.Doc, doc)
 		if err != nil || len(upd) == 0 {
 			return doc, err
 		}
@@ -95,44 +96,4 @@ func at(cond bson.M, version int64) bson.M {
 		out[k] = v
 	}
 	return out
-}
-
-// diff is the update that turns the stored old into doc: the fields that
-// differ are set, those doc leaves out (empty, omitempty) are unset.
-func diff[T any](old, doc T) (bson.M, error) {
-	before, err := bson.Marshal(old)
-	if err != nil {
-		return nil, err
-	}
-	after, err := bson.Marshal(doc)
-	if err != nil {
-		return nil, err
-	}
-	elems, err := bson.Raw(after).Elements()
-	if err != nil {
-		return nil, err
-	}
-	set, unset := bson.M{}, bson.M{}
-	for _, e := range elems {
-		if v, err := bson.Raw(before).LookupErr(e.Key()); err != nil || !v.Equal(e.Value()) {
-			set[e.Key()] = e.Value()
-		}
-	}
-	olds, err := bson.Raw(before).Elements()
-	if err != nil {
-		return nil, err
-	}
-	for _, e := range olds {
-		if _, err := bson.Raw(after).LookupErr(e.Key()); err != nil {
-			unset[e.Key()] = ""
-		}
-	}
-	upd := bson.M{}
-	if len(set) > 0 {
-		upd["$set"] = set
-	}
-	if len(unset) > 0 {
-		upd["$unset"] = unset
-	}
-	return upd, nil
 }

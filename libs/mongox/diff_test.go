@@ -1,10 +1,10 @@
-package diffmongo_test
+package mongox_test
 
 import (
 	"testing"
 	"time"
 
-	"github.com/docspub/platform/services/content/internal/diffmongo"
+	"github.com/docspub/platform/libs/mongox"
 	"github.com/google/go-cmp/cmp"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
@@ -18,7 +18,7 @@ type doc struct {
 	Version int64      `bson:"version"`
 }
 
-func TestUpdate(t *testing.T) {
+func TestDiff(t *testing.T) {
 	t.Parallel()
 	at := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	base := doc{ID: "d1", Title: "A", Tags: []string{"x"}, At: &at, Version: 3}
@@ -38,7 +38,7 @@ func TestUpdate(t *testing.T) {
 			t.Parallel()
 			after := base
 			tc.change(&after)
-			upd, err := diffmongo.Update(base, after, "_id", "version")
+			upd, err := mongox.Diff(base, after, "_id", "version")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -69,7 +69,7 @@ func BenchmarkUpdate(b *testing.B) {
 	after := before
 	after.Title = "B"
 	for b.Loop() {
-		if _, err := diffmongo.Update(before, after, "_id", "version"); err != nil {
+		if _, err := mongox.Diff(before, after, "_id", "version"); err != nil {
 			b.Fatal(err)
 		}
 	}

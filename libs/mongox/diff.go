@@ -1,8 +1,4 @@
-// Package diffmongo turns a change of a stored document, given as its
-// value before and after, into the MongoDB update that makes it: the
-// stores of content's domain types write what changed and nothing else, so
-// the domain changes a value once, on its own type.
-package diffmongo
+package mongox
 
 import (
 	"fmt"
@@ -10,16 +6,16 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
-// Update returns the update document ($set and $unset) that turns the
+// Diff returns the update document ($set and $unset) that turns the
 // stored form of before into that of after, top-level field by field; the
 // fields named in keep (the id, a version the store counts) are left out.
 // It is empty when nothing changed.
-func Update(before, after any, keep ...string) (bson.M, error) {
-	was, err := fields(before)
+func Diff(before, after any, keep ...string) (bson.M, error) {
+	was, err := topFields(before)
 	if err != nil {
 		return nil, err
 	}
-	now, err := fields(after)
+	now, err := topFields(after)
 	if err != nil {
 		return nil, err
 	}
@@ -48,7 +44,7 @@ func Update(before, after any, keep ...string) (bson.M, error) {
 	return upd, nil
 }
 
-func fields(doc any) (map[string]bson.RawValue, error) {
+func topFields(doc any) (map[string]bson.RawValue, error) {
 	raw, err := bson.Marshal(doc)
 	if err != nil {
 		return nil, fmt.Errorf("marshal %T: %w", doc, err)
