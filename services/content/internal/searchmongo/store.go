@@ -376,6 +376,14 @@ func (s *Store) replaceSpace(ctx context.Context, idx search.SpaceIndex, old spa
 		if err := s.reserve(ctx, idx, shardsOf(changed, Shards), shardsOf(changedPages, Shards)); err != nil {
 			return err
 		}
+		// A new generation before the writes as well as after them: what a
+		// query caches while they run is what the database held then, and
+		// a process that dies halfway leaves no replica reading the entries
+		// of before from its cache (the pending record has the next
+		// replace finish the job).
+		if err := s.changed(ctx, idx.Organization, idx.Space, false); err != nil {
+			return err
+		}
 	}
 	if err := s.writeEntries(ctx, idx, pages, changed); err != nil {
 		return err
