@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"strings"
 	"sync"
 	"syscall"
@@ -35,7 +36,8 @@ import (
 //
 // BENCH_HTTP_SECONDS sets each target's duration (default 3);
 // BENCH_HTTP_ONLY keeps the targets whose name contains it (and the
-// baseline), to profile one.
+// baseline), to profile one; BENCH_HTTP_PROFILE=<folder> writes a CPU
+// profile of each target's load there (target-<i>.cpu).
 func BenchmarkHTTPTable(b *testing.B) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	p, err := Start(ctx, Config{Addr: "127.0.0.1:0", DataDir: b.TempDir(), LogLevel: "error", RateLimit: 0,
@@ -107,8 +109,10 @@ func BenchmarkHTTPTable(b *testing.B) {
 			continue
 		}
 		fetch(b, hc, tg.url, tg.auth) // warm (and check: 200)
+		stopProfile := profileTarget(b, i)
 		cpu0 := cpuTime()
 		rps, p50, p99 := load(b, tg.url, tg.auth, 32, time.Duration(seconds)*time.Second)
+		stopProfile()
 		perRequest := (cpuTime() - cpu0) / time.Duration(max(1, rps*float64(seconds)))
 		note := ""
 		if i == 0 {
@@ -121,6 +125,27 @@ func BenchmarkHTTPTable(b *testing.B) {
 	}
 	b.StopTimer()
 	fmt.Print(out.String())
+}
+
+// profileTarget starts a CPU profile of target i's load in
+// $BENCH_HTTP_PROFILE/target-<i>.cpu when that variable names a folder;
+// the function it returns stops it.
+func profileTarget(b *testing.B, i int) func() {
+	dir := os.Getenv("BENCH_HTTP_PROFILE")
+	if dir == "" {
+		return func() {}
+	}
+	f, err := os.Create(filepath.Join(dir, fmt.Sprintf("target-%d.cpu", i)))
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		b.Fatal(err)
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		_ = f.Close()
+	}
 }
 
 // cpuTime is the CPU time the process used so far (user and system): a
