@@ -64,8 +64,12 @@ func (s *Store) Name(coll string) string {
 	return coll
 }
 
-// C returns a collection.
+// C returns a collection to write to.
 func (s *Store) C(coll string) *mongo.Collection { return s.db.Collection(coll) }
+
+// R returns a collection to read from (mongox.DB.Reads): it sees every
+// write acknowledged before the read is sent, and is never written to.
+func (s *Store) R(coll string) *mongo.Collection { return s.db.Reads().Collection(coll) }
 
 // Live adds the not-a-tombstone condition to a filter (a copy; f is unchanged).
 func Live(f bson.M) bson.M {
@@ -224,7 +228,7 @@ func (s *Store) Delete(ctx context.Context, coll string, f bson.M) error {
 
 // Count counts the live documents matching f.
 func (s *Store) Count(ctx context.Context, coll string, f bson.M) (int, error) {
-	n, err := s.C(coll).CountDocuments(ctx, Live(f))
+	n, err := s.R(coll).CountDocuments(ctx, Live(f))
 	if err != nil {
 		return 0, mongox.Err(err, s.Name(coll))
 	}
@@ -238,7 +242,7 @@ func FindOne[T any](ctx context.Context, s *Store, coll string, f bson.M) (T, er
 		// By _id alone, the tombstone checked here: FerretDB's SQLite
 		// backend looks a document up by _id only when _id is the filter's
 		// one condition, and scans the whole collection otherwise.
-		raw, err := s.C(coll).FindOne(ctx, f).Raw()
+		raw, err := s.R(coll).FindOne(ctx, f).Raw()
 		if err == nil {
 			if t, ok := raw.Lookup(kafkax.TombstoneField).BooleanOK(); ok && t {
 				err = mongo.ErrNoDocuments
@@ -248,13 +252,13 @@ func FindOne[T any](ctx context.Context, s *Store, coll string, f bson.M) (T, er
 		}
 		return v, mongox.Err(err, s.Name(coll))
 	}
-	err := s.C(coll).FindOne(ctx, Live(f)).Decode(&v)
+	err := s.R(coll).FindOne(ctx, Live(f)).Decode(&v)
 	return v, mongox.Err(err, s.Name(coll))
 }
 
 // Find decodes every live document matching f.
 func Find[T any](ctx context.Context, s *Store, coll string, f bson.M, opts ...options.Lister[options.FindOptions]) ([]T, error) {
-	cur, err := s.C(coll).Find(ctx, Live(f), opts...)
+	cur, err := s.R(coll).Find(ctx, Live(f), opts...)
 	if err != nil {
 		return nil, mongox.Err(err, s.Name(coll))
 	}
