@@ -19,6 +19,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"github.com/docspub/platform/libs/apierr"
@@ -34,6 +35,11 @@ type Store struct {
 	db      mongox.DB
 	names   map[string]string
 	written func()
+	// writes counts the writes through Insert, Update and Delete, each
+	// once it returned; byID caches documents read by _id under that count
+	// (see CacheByID).
+	writes atomic.Uint64
+	byID   map[string]*idCache
 }
 
 // New returns a store on db. names gives the singular resource name of each
@@ -130,6 +136,7 @@ func (s *Store) Insert(ctx context.Context, coll string, doc any, events ...kafk
 		return fmt.Errorf("marshal %s: %w", s.Name(coll), err)
 	}
 	m = append(m, o.Fields()...)
+	defer s.writes.Add(1)
 	if _, err = s.C(coll).InsertOne(ctx, m); err != nil {
 		return mongox.Err(err, s.Name(coll))
 	}
@@ -175,6 +182,7 @@ func (s *Store) Update(ctx context.Context, coll, id string, cond, upd bson.M, e
 	unlock := s.db.Lock(coll, id)
 	res, err := s.C(coll).UpdateOne(ctx, f, upd)
 	unlock()
+	s.writes.Add(1)
 	if err != nil {
 		return mongox.Err(err, s.Name(coll))
 	}
@@ -220,6 +228,7 @@ func (s *Store) Remove(ctx context.Context, coll, id string, set bson.M, ev kafk
 // Delete removes the live documents matching f at once, without events
 // (for data whose owner's deletion event already says it is gone).
 func (s *Store) Delete(ctx context.Context, coll string, f bson.M) error {
+	defer s.writes.Add(1)
 	if _, err := s.C(coll).DeleteMany(ctx, Live(f)); err != nil {
 		return mongox.Err(err, s.Name(coll))
 	}
