@@ -7,8 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/docspub/platform/libs/embedded"
-	"github.com/docspub/platform/libs/mongox"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
@@ -16,19 +14,10 @@ import (
 // outbox contract (a change and its event in one update, the relay pulling
 // published events) depends on it.
 func TestMongoConcurrentUpdatesOfOneDocument(t *testing.T) {
-	srv, err := embedded.StartMongo("", "", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(srv.Close)
+	srv := startServer(t, "")
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	client, err := mongox.Connect(ctx, srv.URI)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = client.Disconnect(context.Background()) })
-	coll := client.Database("race").Collection("docs")
+	coll := connect(t, srv.URI).Database("race").Collection("docs")
 
 	if _, err := coll.InsertOne(ctx, bson.M{"_id": "a", "n": 0}); err != nil {
 		t.Fatal(err)
@@ -72,25 +61,11 @@ func TestMongoConcurrentUpdatesOfOneDocument(t *testing.T) {
 // no update, and a read sent after a write was acknowledged sees it: what a
 // store reading through mongox.DB.Reads depends on.
 func TestMongoReadPoolNextToSerializedWrites(t *testing.T) {
-	srv, err := embedded.StartMongo("", "", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(srv.Close)
+	srv := startServer(t, "")
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	writer, err := mongox.Connect(ctx, srv.URI)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = writer.Disconnect(context.Background()) })
-	reader, err := mongox.Connect(ctx, srv.ReadURI)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = reader.Disconnect(context.Background()) })
-	wc := writer.Database("pool").Collection("docs")
-	rc := reader.Database("pool").Collection("docs")
+	wc := connect(t, srv.URI).Database("pool").Collection("docs")
+	rc := connect(t, srv.ReadURI).Database("pool").Collection("docs")
 	if _, err := wc.InsertOne(ctx, bson.M{"_id": "a", "n": 0}); err != nil {
 		t.Fatal(err)
 	}
