@@ -35,7 +35,7 @@ const (
 	// is full is dropped and counted.
 	Queue = 10000
 	// Batch is the most events of one POST (insights takes 1000).
-	Batch = 200
+	Batch = 1000
 	// Flush is how long an event waits for its batch to fill.
 	Flush = time.Second
 	// Timeout bounds one POST; a batch that fails is dropped and counted.
