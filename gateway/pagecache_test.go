@@ -38,6 +38,7 @@ func newReaderSite(t *testing.T) *readerSite {
 			return
 		}
 		rs.hits.Add(1)
+		w.Header().Set("X-Request-Id", r.Header.Get("X-Request-Id")) // as every service does
 		rs.mu.Lock()
 		text, public := rs.text, rs.public
 		rs.mu.Unlock()
@@ -145,8 +146,10 @@ func TestReaderPagesFromCache(t *testing.T) {
 	}
 	cookies := "docspub_vid=" + first.Cookies()[0].Value + "; docspub_sid=" + first.Cookies()[1].Value
 	hits := rs.hits.Load()
+	ids := map[string]bool{first.Header.Get("X-Request-Id"): true}
 	for range 5 {
 		resp, body := h.read(t, http.MethodGet, "/sites/o1/s1/page", map[string]string{"Cookie": cookies})
+		ids[resp.Header.Get("X-Request-Id")] = true
 		if resp.StatusCode != 200 || body != "<p>First words.</p>" || len(resp.Cookies()) != 0 ||
 			resp.Header.Get("Cache-Control") != "public, max-age=60, stale-while-revalidate=300" || resp.Header.Get("ETag") != `"First"` {
 			t.Fatalf("returning reader: %d %q cookies %v, headers %v", resp.StatusCode, body, resp.Cookies(), resp.Header)
@@ -154,6 +157,9 @@ func TestReaderPagesFromCache(t *testing.T) {
 	}
 	if n := rs.hits.Load() - hits; n != 0 {
 		t.Errorf("5 cached reads reached sites %d times", n)
+	}
+	if len(ids) != 6 || ids[""] {
+		t.Errorf("request ids of 6 reads: %v", ids)
 	}
 	// A first visit from the cache gets cookies of its own too.
 	if resp, _ := h.read(t, http.MethodGet, "/sites/o1/s1/page", nil); len(resp.Cookies()) != 2 ||

@@ -136,22 +136,23 @@ func platformOnly(name string) bool {
 	return false
 }
 
-// modifyResponse records a reader's read and keeps a public answer
-// (readerAnswer), purges the page cache after a write (purgeAfter), and
-// drops headers the gateway sets itself or that must not leave the
-// platform.
+// modifyResponse drops headers the gateway sets itself or that must not
+// leave the platform, then keeps a public answer to a reader and records
+// its read (readerAnswer), or purges the page cache after a write
+// (purgeAfter).
 func (g *Gateway) modifyResponse(resp *http.Response) error {
-	if f := forwardFrom(resp.Request.Context()); f != nil && f.reader {
-		if err := g.readerAnswer(f, resp); err != nil {
-			return err
-		}
-	} else if f != nil {
-		g.purgeAfter(f, resp)
-	}
+	f := forwardFrom(resp.Request.Context())
+	view, tags := resp.Header.Get(readerapi.ViewHeader), resp.Header.Get(readerapi.TagsHeader)
 	for name := range resp.Header {
 		if strings.HasPrefix(name, "X-Internal-") || strings.HasPrefix(name, "X-Ratelimit-") || name == httpx.RequestIDHeader {
 			resp.Header.Del(name)
 		}
+	}
+	switch {
+	case f != nil && f.reader:
+		return g.readerAnswer(f, resp, view, tags)
+	case f != nil:
+		g.purgeAfter(f, resp)
 	}
 	return nil
 }
@@ -198,11 +199,12 @@ func isTimeout(err error) bool {
 }
 
 // readerAnswer keeps sites' answer to a reader in the page cache when it
-// is the same for every reader, then records the read it is (setting the
-// reader's insights cookies, which the kept copy has not).
-func (g *Gateway) readerAnswer(f *forward, resp *http.Response) error {
-	view, isView := readerapi.ParseView(resp.Header.Get(readerapi.ViewHeader))
-	if tags, ok := pagecache.Keepable(resp); ok && f.fill != nil && g.pages.Fits(resp.ContentLength) {
+// is the same for every reader (tags: its readerapi.TagsHeader), then
+// records the read it is (its readerapi.ViewHeader), setting the reader's
+// insights cookies, which the kept copy has not.
+func (g *Gateway) readerAnswer(f *forward, resp *http.Response, viewHeader, tagsHeader string) error {
+	view, isView := readerapi.ParseView(viewHeader)
+	if tags, ok := pagecache.Keepable(resp, tagsHeader); ok && f.fill != nil && g.pages.Fits(resp.ContentLength) {
 		body, err := io.ReadAll(io.LimitReader(resp.Body, resp.ContentLength))
 		_ = resp.Body.Close()
 		if err != nil {

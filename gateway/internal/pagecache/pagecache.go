@@ -94,9 +94,9 @@ func Eligible(r *http.Request) bool {
 	return true
 }
 
-// Keepable tells whether resp (sites' answer, its internal headers still
-// there) may be kept for every reader, and under which tags.
-func Keepable(resp *http.Response) ([]string, bool) {
+// Keepable tells whether resp (sites' answer) may be kept for every
+// reader, and under which tags (tagsHeader: its readerapi.TagsHeader).
+func Keepable(resp *http.Response, tagsHeader string) ([]string, bool) {
 	h := resp.Header
 	if resp.StatusCode != http.StatusOK || !strings.HasPrefix(h.Get("Cache-Control"), "public") ||
 		len(h.Values("Set-Cookie")) > 0 || resp.ContentLength < 0 {
@@ -109,7 +109,7 @@ func Keepable(resp *http.Response) ([]string, bool) {
 			}
 		}
 	}
-	tags := readerapi.SplitTags(h.Get(readerapi.TagsHeader))
+	tags := readerapi.SplitTags(tagsHeader)
 	return tags, len(tags) > 0
 }
 
@@ -123,7 +123,7 @@ func (c *Cache) Keep(k Key, mark int64, status int, header http.Header, body []b
 	if c.purges.Load() != mark || !c.Fits(int64(len(body))) {
 		return
 	}
-	for _, name := range []string{"Set-Cookie", "Date"} {
+	for _, name := range []string{"Set-Cookie", "Date", "X-Request-Id"} {
 		header.Del(name)
 	}
 	for name := range header {
