@@ -58,7 +58,7 @@ type Cache struct {
 // New returns a cache of maxBytes bytes whose answers live ttl.
 func New(maxBytes int64, ttl time.Duration) *Cache {
 	return &Cache{entries: sizedcache.New[Key, *Entry](100_000, maxBytes).Observe("gateway.pages"),
-		ttl: ttl, maxEntry: min(maxBytes/8, 4<<20), now: time.Now}
+		ttl: ttl, maxEntry: min(maxBytes/64, 1<<20), now: time.Now}
 }
 
 // Lookup tells whether r may be answered from the cache and, if so, its
