@@ -112,8 +112,5 @@ type Store interface {
 	Pages(ctx context.Context, org string, keys []PageKey) (map[PageKey]Page, error)
 }
 
-// Titles returns the titles of spaces by id; an unknown id is left out.
-type Titles func(ctx context.Context, ids []string) map[string]string
-
 // ErrQuery reports a missing or over-long query.
 var ErrQuery = errors.New("invalid query")

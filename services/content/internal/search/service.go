@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"maps"
 	"math/bits"
 	"slices"
 	"strings"
@@ -16,14 +17,13 @@ import (
 
 // Service indexes spaces and answers searches.
 type Service struct {
-	store  Store
-	titles Titles
-	urls   links.URLs
+	store Store
+	urls  links.URLs
 }
 
-// New returns a service over store; titles names the spaces of results.
-func New(store Store, titles Titles, urls links.URLs) *Service {
-	return &Service{store: store, titles: titles, urls: urls}
+// New returns a service over store.
+func New(store Store, urls links.URLs) *Service {
+	return &Service{store: store, urls: urls}
 }
 
 // IndexRevision makes pages the space's indexed content, replacing what was
@@ -135,36 +135,32 @@ func rank(am, bm int, as, bs float64, aid, bid string) int {
 }
 
 // Search finds query in the spaces of org that the caller can read
-// (spaceIDs) and answers up to limit spaces after the cursor (nil: from the
-// top). Hits rank by how many of the query's terms they have, then by the
+// (spaces: their titles by id) and answers up to limit spaces after the
+// cursor (nil: from the top). Hits rank by how many of the query's terms they have, then by the
 // sum of the terms' weights (a term in a title weighs more than in a body).
-func (s *Service) Search(ctx context.Context, org string, spaceIDs []string, query string, limit int, after *Cursor) (Result, error) {
+func (s *Service) Search(ctx context.Context, org string, spaces map[string]string, query string, limit int, after *Cursor) (Result, error) {
 	query, limit, err := checkSearch(query, limit)
 	if err != nil {
 		return Result{}, err
 	}
 	terms := Terms(query, MaxQueryTerms)
-	readable := map[string]bool{}
-	for _, id := range spaceIDs {
-		readable[id] = true
-	}
-	if len(terms) == 0 || len(readable) == 0 {
+	if len(terms) == 0 || len(spaces) == 0 {
 		return Result{Items: []SpaceResult{}}, nil
 	}
 
-	byTerm, err := s.store.Postings(ctx, org, spaceIDs, terms)
+	byTerm, err := s.store.Postings(ctx, org, slices.Sorted(maps.Keys(spaces)), terms)
 	if err != nil {
 		return Result{}, fmt.Errorf("search postings: %w", err)
 	}
-	spaces := spaceHits(pageHits(terms, byTerm, readable))
-	ranked := rankSpaces(spaces, after)
-	res := Result{Count: len(spaces)}
+	hits := spaceHits(pageHits(terms, byTerm, spaces))
+	ranked := rankSpaces(hits, after)
+	res := Result{Count: len(hits)}
 	if len(ranked) > limit {
 		ranked = ranked[:limit]
 		last := ranked[limit-1]
 		res.Next = &Cursor{Matched: last.best.matched(), Score: last.best.score, Space: last.id}
 	}
-	items, err := s.view(ctx, org, ranked)
+	items, err := s.view(ctx, org, ranked, spaces)
 	if err != nil {
 		return Result{}, err
 	}
@@ -194,11 +190,11 @@ func checkSearch(query string, limit int) (string, int, error) {
 // pageHits gathers the postings of the readable spaces by page and
 // section: which of the terms each has (bit i for terms[i]) and the sum
 // of their weights.
-func pageHits(terms []string, byTerm map[string]map[string][]Posting, readable map[string]bool) map[PageKey]*pageHit {
+func pageHits(terms []string, byTerm map[string]map[string][]Posting, readable map[string]string) map[PageKey]*pageHit {
 	pages := map[PageKey]*pageHit{}
 	for i, term := range terms {
 		for space, ps := range byTerm[term] {
-			if !readable[space] {
+			if _, ok := readable[space]; !ok {
 				continue
 			}
 			for _, p := range ps {
@@ -256,12 +252,11 @@ func rankSpaces(spaces map[string]*spaceHit, after *Cursor) []*spaceHit {
 	return ranked
 }
 
-// view loads the metadata of the best pages of each space and shapes the result.
-func (s *Service) view(ctx context.Context, org string, ranked []*spaceHit) ([]SpaceResult, error) {
+// view loads the metadata of the best pages of each space and shapes the
+// result, each space named by its title in titles.
+func (s *Service) view(ctx context.Context, org string, ranked []*spaceHit, titles map[string]string) ([]SpaceResult, error) {
 	var keys []PageKey
-	ids := make([]string, len(ranked))
-	for i, sh := range ranked {
-		ids[i] = sh.id
+	for _, sh := range ranked {
 		slices.SortFunc(sh.pages, func(a, b *pageHit) int {
 			return rank(a.matched(), b.matched(), a.score, b.score, a.key.Page, b.key.Page)
 		})
@@ -275,10 +270,6 @@ func (s *Service) view(ctx context.Context, org string, ranked []*spaceHit) ([]S
 	meta, err := s.store.Pages(ctx, org, keys)
 	if err != nil {
 		return nil, fmt.Errorf("search pages: %w", err)
-	}
-	titles := map[string]string{}
-	if s.titles != nil && len(ids) > 0 {
-		titles = s.titles(ctx, ids)
 	}
 	items := make([]SpaceResult, 0, len(ranked))
 	for _, sh := range ranked {
