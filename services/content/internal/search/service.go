@@ -112,7 +112,7 @@ type pageHit struct {
 	key      PageKey
 	mask     uint32
 	score    float64
-	sections map[string]*sectionHit
+	sections []sectionHit // a page has few sections: a slice searched in turn beats a map
 }
 
 type spaceHit struct {
@@ -148,7 +148,11 @@ func (s *Service) Search(ctx context.Context, org string, spaces map[string]stri
 		return Result{Items: []SpaceResult{}}, nil
 	}
 
-	byTerm, err := s.store.Postings(ctx, org, slices.Sorted(maps.Keys(spaces)), terms)
+	r, err := s.store.Reader(ctx, org)
+	if err != nil {
+		return Result{}, fmt.Errorf("search: %w", err)
+	}
+	byTerm, err := r.Postings(ctx, slices.Sorted(maps.Keys(spaces)), terms)
 	if err != nil {
 		return Result{}, fmt.Errorf("search postings: %w", err)
 	}
@@ -160,7 +164,7 @@ func (s *Service) Search(ctx context.Context, org string, spaces map[string]stri
 		last := ranked[limit-1]
 		res.Next = &Cursor{Matched: last.best.matched(), Score: last.best.score, Space: last.id}
 	}
-	items, err := s.view(ctx, org, ranked, spaces)
+	items, err := s.view(ctx, r, ranked, spaces)
 	if err != nil {
 		return Result{}, err
 	}
@@ -191,7 +195,13 @@ func checkSearch(query string, limit int) (string, int, error) {
 // section: which of the terms each has (bit i for terms[i]) and the sum
 // of their weights.
 func pageHits(terms []string, byTerm map[string]map[string][]Posting, readable map[string]string) map[PageKey]*pageHit {
-	pages := map[PageKey]*pageHit{}
+	n := 0
+	for _, term := range terms {
+		for _, ps := range byTerm[term] {
+			n += len(ps)
+		}
+	}
+	pages := make(map[PageKey]*pageHit, n)
 	for i, term := range terms {
 		for space, ps := range byTerm[term] {
 			if _, ok := readable[space]; !ok {
@@ -201,14 +211,15 @@ func pageHits(terms []string, byTerm map[string]map[string][]Posting, readable m
 				k := PageKey{Space: space, Page: p.Page}
 				ph := pages[k]
 				if ph == nil {
-					ph = &pageHit{key: k, sections: map[string]*sectionHit{}}
+					ph = &pageHit{key: k}
 					pages[k] = ph
 				}
-				sh := ph.sections[p.Section]
-				if sh == nil {
-					sh = &sectionHit{anchor: p.Section}
-					ph.sections[p.Section] = sh
+				j := slices.IndexFunc(ph.sections, func(h sectionHit) bool { return h.anchor == p.Section })
+				if j < 0 {
+					j = len(ph.sections)
+					ph.sections = append(ph.sections, sectionHit{anchor: p.Section})
 				}
+				sh := &ph.sections[j]
 				ph.mask |= 1 << i
 				sh.mask |= 1 << i
 				ph.score += p.Weight
@@ -254,20 +265,17 @@ func rankSpaces(spaces map[string]*spaceHit, after *Cursor) []*spaceHit {
 
 // view loads the metadata of the best pages of each space and shapes the
 // result, each space named by its title in titles.
-func (s *Service) view(ctx context.Context, org string, ranked []*spaceHit, titles map[string]string) ([]SpaceResult, error) {
+func (s *Service) view(ctx context.Context, r Reader, ranked []*spaceHit, titles map[string]string) ([]SpaceResult, error) {
 	var keys []PageKey
 	for _, sh := range ranked {
-		slices.SortFunc(sh.pages, func(a, b *pageHit) int {
+		sh.pages = first(sh.pages, MaxPagesPerSpace, func(a, b *pageHit) int {
 			return rank(a.matched(), b.matched(), a.score, b.score, a.key.Page, b.key.Page)
 		})
-		if len(sh.pages) > MaxPagesPerSpace {
-			sh.pages = sh.pages[:MaxPagesPerSpace]
-		}
 		for _, ph := range sh.pages {
 			keys = append(keys, ph.key)
 		}
 	}
-	meta, err := s.store.Pages(ctx, org, keys)
+	meta, err := r.Pages(ctx, keys)
 	if err != nil {
 		return nil, fmt.Errorf("search pages: %w", err)
 	}
@@ -295,13 +303,11 @@ func (s *Service) pageResult(space string, pg Page, ph *pageHit, rank int) PageR
 	for _, a := range pg.Ancestors {
 		out.Ancestors = append(out.Ancestors, Ancestor{Title: a})
 	}
-	hits := make([]*sectionHit, 0, len(ph.sections))
-	for _, h := range ph.sections {
-		hits = append(hits, h)
+	hits := make([]*sectionHit, len(ph.sections))
+	for i := range ph.sections {
+		hits[i] = &ph.sections[i]
 	}
-	slices.SortFunc(hits, func(a, b *sectionHit) int {
-		return rank2(a, b)
-	})
+	slices.SortFunc(hits, rank2)
 	for _, h := range hits {
 		if len(out.Sections) == MaxSectionsPerPage {
 			break
@@ -324,4 +330,25 @@ func (s *Service) pageResult(space string, pg Page, ph *pageHit, rank int) PageR
 
 func rank2(a, b *sectionHit) int {
 	return rank(bits.OnesCount32(a.mask), bits.OnesCount32(b.mask), a.score, b.score, a.anchor, b.anchor)
+}
+
+// first returns the n first of items in cmp's order, in that order,
+// without sorting all of them: a space's hundreds of pages for its ten best.
+func first[T any](items []T, n int, cmp func(a, b T) int) []T {
+	if len(items) <= n {
+		slices.SortFunc(items, cmp)
+		return items
+	}
+	top := make([]T, 0, n+1)
+	for _, it := range items {
+		if len(top) == n && cmp(it, top[n-1]) >= 0 {
+			continue
+		}
+		i, _ := slices.BinarySearchFunc(top, it, cmp)
+		top = slices.Insert(top, i, it)
+		if len(top) > n {
+			top = top[:n]
+		}
+	}
+	return top
 }
