@@ -87,6 +87,7 @@ func TestSearchFollowsAccessAtOnce(t *testing.T) {
 	check("the admin, the space closed", ada, both)
 	ada.must(base, "PATCH", "/v1/collections/"+col, `{"defaultLevel":null}`, http.StatusOK)
 	check("a reader, the collection closed too", rex, nil)
+	check("the admin, both closed", ada, both)
 	ada.must(base, "PATCH", "/v1/spaces/"+open, `{"defaultLevel":"read"}`, http.StatusOK)
 	ada.must(base, "PATCH", "/v1/collections/"+col, `{"defaultLevel":"read"}`, http.StatusOK)
 	check("a reader, both reopened", rex, both)

@@ -97,8 +97,9 @@ func (s *Service) Titles(ctx context.Context, ids []string) (map[string]string, 
 }
 
 // Readable returns the titles, by id, of the live spaces of org the caller
-// can view (for search), up to limit of them: one read of the
-// organization's collections and one of its spaces' names.
+// can view (for search), up to limit of them: one read of its spaces'
+// names, after one of its collections unless the caller is an admin (who
+// reads every space, whatever the default levels).
 func (s *Service) Readable(ctx context.Context, c access.Caller, org string, limit int) (map[string]string, error) {
 	role, err := member(c, org)
 	if err != nil {
@@ -107,12 +108,12 @@ func (s *Service) Readable(ctx context.Context, c access.Caller, org string, lim
 	if !roles.Valid(role) {
 		return map[string]string{}, nil
 	}
-	t, err := s.tree(ctx, org)
-	if err != nil {
-		return nil, err
-	}
 	q := SpaceQuery{Organization: org, Limit: limit}
+	var t tree
 	if role != roles.Admin {
+		if t, err = s.tree(ctx, org); err != nil {
+			return nil, err
+		}
 		q.HideNoAccess, q.HiddenCollections = true, t.hidden(role)
 	}
 	sps, err := s.store.SpaceNames(ctx, q)
