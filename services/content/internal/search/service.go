@@ -194,14 +194,15 @@ func checkSearch(query string, limit int) (string, int, error) {
 // pageHits gathers the postings of the readable spaces by page and
 // section: which of the terms each has (bit i for terms[i]) and the sum
 // of their weights.
-func pageHits(terms []string, byTerm map[string]map[string][]Posting, readable map[string]string) map[PageKey]*pageHit {
+func pageHits(terms []string, byTerm map[string]map[string][]Posting, readable map[string]string) []pageHit {
 	n := 0
 	for _, term := range terms {
 		for _, ps := range byTerm[term] {
 			n += len(ps)
 		}
 	}
-	pages := make(map[PageKey]*pageHit, n)
+	pages := make([]pageHit, 0, n) // one allocation for all, found by index
+	index := make(map[PageKey]int, n)
 	for i, term := range terms {
 		for space, ps := range byTerm[term] {
 			if _, ok := readable[space]; !ok {
@@ -209,11 +210,13 @@ func pageHits(terms []string, byTerm map[string]map[string][]Posting, readable m
 			}
 			for _, p := range ps {
 				k := PageKey{Space: space, Page: p.Page}
-				ph := pages[k]
-				if ph == nil {
-					ph = &pageHit{key: k}
-					pages[k] = ph
+				at, ok := index[k]
+				if !ok {
+					at = len(pages)
+					index[k] = at
+					pages = append(pages, pageHit{key: k})
 				}
+				ph := &pages[at]
 				j := slices.IndexFunc(ph.sections, func(h sectionHit) bool { return h.anchor == p.Section })
 				if j < 0 {
 					j = len(ph.sections)
@@ -231,9 +234,10 @@ func pageHits(terms []string, byTerm map[string]map[string][]Posting, readable m
 }
 
 // spaceHits groups page hits by space, each space with its best page.
-func spaceHits(pages map[PageKey]*pageHit) map[string]*spaceHit {
+func spaceHits(pages []pageHit) map[string]*spaceHit {
 	spaces := map[string]*spaceHit{}
-	for _, ph := range pages {
+	for i := range pages {
+		ph := &pages[i]
 		sh := spaces[ph.key.Space]
 		if sh == nil {
 			sh = &spaceHit{id: ph.key.Space}
