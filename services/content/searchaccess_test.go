@@ -1,20 +1,13 @@
 package content_test
 
 import (
-	"context"
 	"encoding/json"
 	"net/http"
 	"slices"
 	"testing"
 	"time"
 
-	"github.com/docspub/platform/libs/blob/blobtest"
 	"github.com/docspub/platform/libs/internaltoken"
-	"github.com/docspub/platform/libs/kafkatest"
-	"github.com/docspub/platform/libs/kafkax"
-	"github.com/docspub/platform/libs/mongotest"
-	libservice "github.com/docspub/platform/libs/service"
-	"github.com/docspub/platform/services/content"
 )
 
 // Search answers from the spaces the caller can read as they are at the
@@ -23,15 +16,7 @@ import (
 // brings it back, a rename shows at once, and a member of another
 // organization finds nothing of it.
 func TestSearchFollowsAccessAtOnce(t *testing.T) {
-	k := kafkatest.Start(t)
-	cfg := content.Config{Base: libservice.Base{MongoURI: mongotest.URI(t), MongoLockDocuments: true, Kafka: kafkax.Config{Brokers: k.Brokers}, InternalTokenSecret: secret, LogLevel: "error"},
-		URLs: libservice.URLs{PublicURL: "http://gw.test", AppURL: "http://gw.test/app"},
-		Addr: "127.0.0.1:0", Database: mongotest.DatabaseName(), PurgeInterval: time.Hour, BlobURL: blobtest.Dir(t)}
-	client := mongotest.Client(t)
-	t.Cleanup(func() {
-		_ = client.Database(cfg.Database).Drop(context.Background())
-		_ = client.Database(cfg.Database + content.SearchDatabaseSuffix).Drop(context.Background())
-	})
+	cfg, _, _ := searchConfig(t)
 	signer, err := internaltoken.NewSigner("gateway", secret, time.Hour)
 	if err != nil {
 		t.Fatal(err)
