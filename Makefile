@@ -68,8 +68,9 @@ vet:
 fmt:
 	gofmt -l -w $(MODULES)
 
-# bench-http: the local platform in-process, a ~190-page GitBook space, and
-# requests/s and p50 at 32 connections for each target, in one table.
+# bench-http: the local platform in-process, a ~190-page GitBook space (and
+# 10,000 pages in another organization for search), and requests/s, p50, p99
+# and CPU per request for each target, in one table.
 bench-http:
 	$(GO) test -run '^$$' -bench '^BenchmarkHTTPTable$$' -benchtime 1x -count 1 -timeout 20m ./deployments/local/
 

@@ -23,7 +23,9 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/docspub/platform/gateway/internal/pagecache"
 	"github.com/docspub/platform/gateway/internal/route"
+	"github.com/docspub/platform/gateway/internal/views"
 	"github.com/docspub/platform/libs/config"
 	"github.com/docspub/platform/libs/discovery"
 	"github.com/docspub/platform/libs/httpx"
@@ -81,6 +83,13 @@ type Config struct {
 	UpstreamTimeout time.Duration `env:"UPSTREAM_TIMEOUT, default=30s"`
 	// MaxBodyBytes bounds a request body.
 	MaxBodyBytes int64 `env:"MAX_BODY_BYTES, default=10485760"`
+	// ReaderCacheBytes bounds the cache of published sites' public answers
+	// the gateway answers readers from (pagecache); 0 turns it off.
+	ReaderCacheBytes int64 `env:"READER_CACHE_BYTES, default=67108864"`
+	// ReaderCacheTTL is how long a cached answer is served: the most a
+	// change that does not pass through this gateway (a merge's event, a
+	// Git sync, another replica's write) waits to show.
+	ReaderCacheTTL time.Duration `env:"READER_CACHE_TTL, default=250ms"`
 	// LogLevel is debug, info, warn or error.
 	LogLevel string `env:"LOG_LEVEL, default=info"`
 	// Discovery is DISCOVERY (static: UPSTREAMS; consul: healthy instances
@@ -106,6 +115,12 @@ func (c Config) Validate() error {
 	c.InternalTokenKeys.Check(&p, c.InternalTokenSecret)
 	if c.AuthCacheTTL <= 0 {
 		p.Addf("AUTH_CACHE_TTL: must be positive")
+	}
+	if c.ReaderCacheBytes < 0 {
+		p.Addf("READER_CACHE_BYTES: must be 0 (off) or positive")
+	}
+	if c.ReaderCacheTTL <= 0 || c.ReaderCacheTTL > time.Minute {
+		p.Addf("READER_CACHE_TTL: must be positive and at most 1m")
 	}
 	if c.RateLimit < 0 {
 		p.Addf("RATE_LIMIT: must be 0 (off) or positive")
@@ -224,6 +239,11 @@ type Gateway struct {
 	// always the same principal (the gateway), minted again once it is
 	// older than readerTokenReuse rather than on every request.
 	readerToken atomic.Pointer[mintedToken]
+	// pages are published sites' public answers, served to readers
+	// without a hop to sites (nil: off).
+	pages *pagecache.Cache
+	// views records readers' reads in insights.
+	views *views.Recorder
 	// targets are the services' base URLs parsed (targetURL).
 	targets *lru.Cache[string, *url.URL]
 	engine  *gin.Engine
@@ -273,6 +293,10 @@ func New(cfg Config, deps Deps) (*Gateway, error) {
 		identity:  internalclient.New(route.Identity, deps.Resolver, signer, min(cfg.UpstreamTimeout, maxResolveTime)),
 		resolving: quota.New("token resolutions", resolveLimits),
 	}
+	if cfg.ReaderCacheBytes > 0 {
+		g.pages = pagecache.New(cfg.ReaderCacheBytes, cfg.ReaderCacheTTL)
+	}
+	g.views = views.New(deps.Resolver, signer, g.log.With("component", "insights recorder"))
 	g.targets, _ = lru.New[string, *url.URL](maxTargets)
 	g.proxy = g.newProxy(transport)
 
@@ -302,9 +326,10 @@ func (g *Gateway) Handler() http.Handler { return g.engine }
 
 // RunBackground starts consuming identity.events (KAFKA_BROKERS, consumer
 // group ConsumerGroup), so that revoked tokens and changed members leave the
-// cache at once (HandleIdentityEvent); it stops when ctx is done. Call it at
-// most once, and Close after it.
+// cache at once (HandleIdentityEvent), and the recorder of readers' reads;
+// they stop when ctx is done. Call it at most once, and Close after it.
 func (g *Gateway) RunBackground(ctx context.Context) {
+	go func() { _ = g.views.Run(ctx) }()
 	g.events = kafkax.NewConsumer(g.kafka, ConsumerGroup, IdentityTopic, nil, g.onIdentityEvent, g.log)
 	go func() {
 		if err := g.events.Run(ctx); err != nil && ctx.Err() == nil {

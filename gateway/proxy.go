@@ -1,9 +1,11 @@
 package gateway
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -13,8 +15,10 @@ import (
 	"sync"
 	"time"
 
+	"github.com/docspub/platform/gateway/internal/pagecache"
 	"github.com/docspub/platform/libs/apierr"
 	"github.com/docspub/platform/libs/httpx"
+	"github.com/docspub/platform/libs/internalapi/readerapi"
 	"github.com/docspub/platform/libs/internaltoken"
 	"github.com/gin-gonic/gin"
 	"go.opentelemetry.io/contrib/instrumentation/net/http/otelhttp"
@@ -32,6 +36,8 @@ type forward struct {
 	// ReaderPrefix, and client is their address.
 	reader bool
 	client string
+	// fill is set when the reader's answer may be kept (pagecache).
+	fill *fill
 }
 
 type forwardKey struct{}
@@ -69,7 +75,7 @@ func (g *Gateway) newProxy(transport http.RoundTripper) *httputil.ReverseProxy {
 	return &httputil.ReverseProxy{
 		Rewrite:        rewrite,
 		Transport:      transport,
-		ModifyResponse: modifyResponse,
+		ModifyResponse: g.modifyResponse,
 		ErrorHandler:   g.proxyError,
 		ErrorLog:       slog.NewLogLogger(g.log.Handler(), slog.LevelWarn),
 		BufferPool:     copyBuffers{},
@@ -130,13 +136,23 @@ func platformOnly(name string) bool {
 	return false
 }
 
-// modifyResponse drops headers the gateway sets itself or that must not leave
-// the platform.
-func modifyResponse(resp *http.Response) error {
+// modifyResponse drops headers the gateway sets itself or that must not
+// leave the platform, then keeps a public answer to a reader and records
+// its read (readerAnswer), or purges the page cache after a write
+// (purgeAfter).
+func (g *Gateway) modifyResponse(resp *http.Response) error {
+	f := forwardFrom(resp.Request.Context())
+	view, tags := resp.Header.Get(readerapi.ViewHeader), resp.Header.Get(readerapi.TagsHeader)
 	for name := range resp.Header {
 		if strings.HasPrefix(name, "X-Internal-") || strings.HasPrefix(name, "X-Ratelimit-") || name == httpx.RequestIDHeader {
 			resp.Header.Del(name)
 		}
+	}
+	switch {
+	case f != nil && f.reader:
+		return g.readerAnswer(f, resp, view, tags)
+	case f != nil:
+		g.purgeAfter(f, resp)
 	}
 	return nil
 }
@@ -180,4 +196,41 @@ func isDial(err error) bool {
 func isTimeout(err error) bool {
 	var ne net.Error
 	return errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout())
+}
+
+// readerAnswer keeps sites' answer to a reader in the page cache when it
+// is the same for every reader (tags: its readerapi.TagsHeader), then
+// records the read it is (its readerapi.ViewHeader), setting the reader's
+// insights cookies, which the kept copy has not.
+func (g *Gateway) readerAnswer(f *forward, resp *http.Response, viewHeader, tagsHeader string) error {
+	view, isView := readerapi.ParseView(viewHeader)
+	if tags, ok := pagecache.Keepable(resp, tagsHeader); ok && f.fill != nil && g.pages.Fits(resp.ContentLength) {
+		body, err := io.ReadAll(io.LimitReader(resp.Body, resp.ContentLength))
+		_ = resp.Body.Close()
+		if err != nil {
+			return err
+		}
+		resp.Body = io.NopCloser(bytes.NewReader(body))
+		if int64(len(body)) == resp.ContentLength {
+			var v *readerapi.View
+			if isView {
+				v = &view
+			}
+			g.pages.Keep(f.fill.key, f.fill.mark, resp.StatusCode, resp.Header.Clone(), body, v, tags)
+		}
+	}
+	if isView && resp.StatusCode == http.StatusOK && f.c.Request.Method == http.MethodGet {
+		g.recordView(resp.Header, f.c.Request, f.client, view)
+	}
+	return nil
+}
+
+// purgeAfter drops the cached answers a successful write changed (its
+// organization's or space's) before the writer has its answer.
+func (g *Gateway) purgeAfter(f *forward, resp *http.Response) {
+	switch m := resp.Request.Method; {
+	case m == http.MethodGet || m == http.MethodHead || m == http.MethodOptions, resp.StatusCode >= 400:
+		return
+	}
+	g.pages.Purge(pagecache.WriteTags(f.c.Request.URL.Path)...)
 }

@@ -2,11 +2,15 @@ package gateway
 
 import (
 	"net/http"
+	"strconv"
+	"strings"
 	"time"
 
+	"github.com/docspub/platform/gateway/internal/pagecache"
 	"github.com/docspub/platform/gateway/internal/route"
 	"github.com/docspub/platform/libs/apierr"
 	"github.com/docspub/platform/libs/httpx"
+	"github.com/docspub/platform/libs/internalapi/readerapi"
 	"github.com/docspub/platform/libs/internaltoken"
 	"github.com/gin-gonic/gin"
 	"go.opentelemetry.io/otel/attribute"
@@ -49,7 +53,67 @@ func (g *Gateway) read(c *gin.Context) {
 	if g.cfg.RateLimit > 0 && !g.allow(c, "reader:"+client) {
 		return
 	}
-	g.forward(c, &forward{service: route.Sites, reader: true, client: client}, internaltoken.Principal{Service: Service})
+	f := &forward{service: route.Sites, reader: true, client: client}
+	if k, mark, e, ok := g.pages.Lookup(r); e != nil {
+		g.serveKept(c, e, client)
+		return
+	} else if ok {
+		f.fill = &fill{key: k, mark: mark}
+	}
+	g.forward(c, f, internaltoken.Principal{Service: Service})
+}
+
+// fill is a reader's answer that may be kept in the page cache.
+type fill struct {
+	key  pagecache.Key
+	mark int64
+}
+
+// serveKept answers a reader from the page cache: 304 when they hold the
+// answer (no body), else the answer, its read recorded.
+func (g *Gateway) serveKept(c *gin.Context, e *pagecache.Entry, client string) {
+	r, w := c.Request, c.Writer
+	h := w.Header()
+	for name, v := range e.Header {
+		h[name] = v[:len(v):len(v)] // shared: an Add copies
+	}
+	if etag := e.Header.Get("ETag"); etag != "" && noneMatch(r.Header.Get("If-None-Match"), etag) {
+		h.Del("Content-Type")
+		h.Del("Content-Length")
+		w.WriteHeader(http.StatusNotModified)
+		return
+	}
+	if e.View != nil && r.Method == http.MethodGet {
+		g.recordView(h, r, client, *e.View)
+	}
+	h.Set("Content-Length", strconv.Itoa(len(e.Body)))
+	w.WriteHeader(e.Status)
+	if r.Method != http.MethodHead {
+		_, _ = w.Write(e.Body)
+	}
+}
+
+// recordView records a reader's read; an answer that sets the reader's
+// own cookies is kept by no shared cache.
+func (g *Gateway) recordView(h http.Header, r *http.Request, client string, v readerapi.View) {
+	if g.views.View(h, r, client, v) && strings.HasPrefix(h.Get("Cache-Control"), "public") {
+		h.Set("Cache-Control", "private, no-cache")
+	}
+}
+
+// noneMatch tells whether an If-None-Match header names etag (quoted) or
+// is "*".
+func noneMatch(header, etag string) bool {
+	if header == "" {
+		return false
+	}
+	for _, tag := range strings.Split(header, ",") {
+		tag = strings.TrimPrefix(strings.TrimSpace(tag), "W/")
+		if tag == "*" || tag == etag {
+			return true
+		}
+	}
+	return false
 }
 
 // readerServiceAttr names the service of readers' spans (precomputed).

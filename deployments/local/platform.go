@@ -262,7 +262,7 @@ func (p *Platform) startInsights(ctx, runCtx context.Context, cfg Config) error 
 func (p *Platform) startSitesStep(ctx, _ context.Context, cfg Config) error {
 	if err := config.LoadMap(ctx, &p.sitesCfg, p.env(cfg, map[string]string{
 		"SITES_ADDR": "127.0.0.1:0", "CONTENT_URL": p.ContentURL, "PUBLISHED_URL": p.URL + "/sites",
-		"INSIGHTS_URL": p.InsightsURL, "HOSTNAME_DNS_SERVER": cfg.HostnameDNSServer,
+		"HOSTNAME_DNS_SERVER": cfg.HostnameDNSServer,
 	})); err != nil {
 		return err
 	}

@@ -111,3 +111,10 @@ func (c *Cache[K, V]) Bytes() int64 {
 
 // Len is the number of values kept.
 func (c *Cache[K, V]) Len() int { return c.lru.Len() }
+
+// Remove drops the value under key, if kept.
+func (c *Cache[K, V]) Remove(key K) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.lru.Remove(key)
+}

@@ -213,7 +213,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger, opts ...Option) (_ *
 	})
 	sv := services{spaces: spaces, fields: fields, changeRequests: changeRequests,
 		comments: comment.New(st.comments, st.people, st.revisions, urls),
-		search:   search.New(st.search, spaces.Titles, urls),
+		search:   search.New(st.search, urls),
 		revisions: revision.New(st.revisions, urls, func(ctx context.Context, g access.Grant, id string) (any, error) {
 			return changeRequests.Get(ctx, g, id)
 		}),

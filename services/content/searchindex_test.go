@@ -20,6 +20,7 @@ import (
 	"github.com/docspub/platform/services/content"
 	"github.com/docspub/platform/services/content/internal/searchmongo"
 	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
 )
 
 // searchHits asks GET /v1/orgs/{org}/search for query and returns the ids
@@ -48,23 +49,30 @@ func searchHits(t *testing.T, c tokenCaller, base, org, query string) map[string
 	return out
 }
 
+// searchConfig configures a content service on databases of its own, its
+// database and its search database, both dropped after the test.
+func searchConfig(t *testing.T) (cfg content.Config, db, searchDB *mongo.Database) {
+	k := kafkatest.Start(t)
+	cfg = content.Config{Base: libservice.Base{MongoURI: mongotest.URI(t), MongoLockDocuments: true, Kafka: kafkax.Config{Brokers: k.Brokers}, InternalTokenSecret: secret, LogLevel: "error"},
+		URLs: libservice.URLs{PublicURL: "http://gw.test", AppURL: "http://gw.test/app"},
+		Addr: "127.0.0.1:0", Database: mongotest.DatabaseName(), PurgeInterval: time.Hour, BlobURL: blobtest.Dir(t)}
+	client := mongotest.Client(t)
+	db = client.Database(cfg.Database)
+	searchDB = client.Database(cfg.Database + content.SearchDatabaseSuffix)
+	t.Cleanup(func() {
+		_ = db.Drop(context.Background())
+		_ = searchDB.Drop(context.Background())
+	})
+	return cfg, db, searchDB
+}
+
 // Content that arrives through Git sync is found by the API search: the
 // import indexes the space (and a duplicate of it its copy) through the
 // one reindex operation; and a space whose index went missing (an
 // installation that synced it before imports were indexed) is reindexed by
 // the catch-up at the next start.
 func TestGitImportIsSearchable(t *testing.T) {
-	k := kafkatest.Start(t)
-	cfg := content.Config{Base: libservice.Base{MongoURI: mongotest.URI(t), MongoLockDocuments: true, Kafka: kafkax.Config{Brokers: k.Brokers}, InternalTokenSecret: secret, LogLevel: "error"},
-		URLs: libservice.URLs{PublicURL: "http://gw.test", AppURL: "http://gw.test/app"},
-		Addr: "127.0.0.1:0", Database: mongotest.DatabaseName(), PurgeInterval: time.Hour, BlobURL: blobtest.Dir(t)}
-	client := mongotest.Client(t)
-	db := client.Database(cfg.Database)
-	searchDB := client.Database(cfg.Database + content.SearchDatabaseSuffix)
-	t.Cleanup(func() {
-		_ = db.Drop(context.Background())
-		_ = searchDB.Drop(context.Background())
-	})
+	cfg, db, searchDB := searchConfig(t)
 	signer, err := internaltoken.NewSigner("gateway", secret, time.Hour)
 	if err != nil {
 		t.Fatal(err)

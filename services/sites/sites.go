@@ -22,7 +22,6 @@ import (
 	"github.com/docspub/platform/libs/mongox"
 	"github.com/docspub/platform/libs/service"
 	"github.com/docspub/platform/services/sites/internal/contentclient"
-	"github.com/docspub/platform/services/sites/internal/insightsclient"
 	"github.com/docspub/platform/services/sites/internal/reader"
 	"github.com/docspub/platform/services/sites/internal/readerhttp"
 	"github.com/docspub/platform/services/sites/internal/section"
@@ -58,7 +57,6 @@ type Config struct {
 	Database     string `env:"SITES_DB, default=sites"`
 	ContentURL   string `env:"CONTENT_URL, default=http://127.0.0.1:8082"`         // where the content service answers (static discovery; consul finds it by name)
 	PublishedURL string `env:"PUBLISHED_URL, default=http://127.0.0.1:8080/sites"` // base of published site URLs
-	InsightsURL  string `env:"INSIGHTS_URL, default=http://127.0.0.1:8084"`        // where readers' views are recorded (static discovery; consul finds it by name)
 	// Custom hostnames are verified by a DNS TXT record at
 	// _docspub-challenge.<hostname> holding the site's token, looked up
 	// through HOSTNAME_DNS_SERVER (host:port; empty: the system's
@@ -81,7 +79,6 @@ func (c Config) Validate() error {
 	p.Require("SITES_DB", c.Database)
 	p.HTTPURL("CONTENT_URL", c.ContentURL)
 	p.HTTPURL("PUBLISHED_URL", c.PublishedURL)
-	p.HTTPURL("INSIGHTS_URL", c.InsightsURL)
 	if c.HostnameDNSServer != "" {
 		if _, port, err := net.SplitHostPort(c.HostnameDNSServer); err != nil || port == "" {
 			p.Addf("HOSTNAME_DNS_SERVER must be host:port, like 127.0.0.1:53")
@@ -103,7 +100,6 @@ type App struct {
 	core     *service.Core
 	sites    *site.Service
 	contents *kafkax.Consumer
-	insights *insightsclient.Recorder
 	handler  *gin.Engine
 }
 
@@ -125,8 +121,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 		Kafka: cfg.Kafka, InternalTokenSecret: cfg.InternalTokenSecret, InternalTokenKeys: cfg.InternalTokenKeys, Topic: Topic,
 		Topics:           []string{ContentTopic},
 		EventCollections: eventColls, Indexes: indexes, Discovery: cfg.Discovery,
-		Peers: discovery.Static{contentclient.Service: strings.TrimRight(cfg.ContentURL, "/"),
-			insightsclient.Service: strings.TrimRight(cfg.InsightsURL, "/")}}, log)
+		Peers: discovery.Static{contentclient.Service: strings.TrimRight(cfg.ContentURL, "/")}}, log)
 	if err != nil {
 		return nil, err
 	}
@@ -159,14 +154,13 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 	for _, st := range []interface{ OnWrite(func()) }{siteStore, sectionStore, linkStore} {
 		st.OnWrite(func() { relay.Notify(); rd.Invalidate() })
 	}
-	recorder := insightsclient.New(core.Discovery, signer, log.With("component", "insights recorder"))
 
 	e := httpx.NewEngine(log, "sites", mongox.Ping(core.Client))
 	v1 := e.Group("/v1", internaltoken.Require(signer), internaltoken.RequireUser)
 	sitehttp.Register(v1, sites)
 	sectionhttp.Register(v1, sections)
 	sharelinkhttp.Register(v1, links)
-	readerhttp.Register(e, rd, signer, recorder, log)
+	readerhttp.Register(e, rd, signer, log)
 
 	consumer := kafkax.NewConsumer(core.Kafka, ConsumerGroup, ContentTopic, core.Mongo.Database,
 		func(ctx context.Context, ev kafkax.Event) error {
@@ -176,7 +170,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 			}
 			return err
 		}, log)
-	return &App{cfg: cfg, log: log, core: core, sites: sites, contents: consumer, insights: recorder, handler: e}, nil
+	return &App{cfg: cfg, log: log, core: core, sites: sites, contents: consumer, handler: e}, nil
 }
 
 // Handler returns the HTTP handler.
@@ -185,21 +179,15 @@ func (a *App) Handler() http.Handler { return a.handler }
 // Database returns the service's database.
 func (a *App) Database() *mongo.Database { return a.core.Mongo.Database }
 
-// RunBackground starts the outbox relay, the content.events consumer, the
-// recorder of readers' views and the checker of custom hostnames; they stop
-// when ctx is done.
+// RunBackground starts the outbox relay, the content.events consumer and
+// the checker of custom hostnames; they stop when ctx is done.
 func (a *App) RunBackground(ctx context.Context) {
 	a.core.RunRelay(ctx)
 	a.core.Go(ctx, "hostname checks", func(ctx context.Context) error {
 		return a.sites.RunHostnameChecks(ctx, a.cfg.HostnameCheckInterval, a.log.With("component", "hostname checks"))
 	})
 	a.core.Go(ctx, "content consumer", a.contents.Run)
-	a.core.Go(ctx, "insights recorder", a.insights.Run)
 }
-
-// InsightsDropped is how many readers' views were not recorded (queue
-// full, insights down).
-func (a *App) InsightsDropped() int64 { return a.insights.Dropped() }
 
 // Close closes the Kafka publisher and consumer and the MongoDB connection.
 func (a *App) Close(ctx context.Context) error {

@@ -30,6 +30,15 @@ type Spaces interface {
 	ServiceGrant(ctx context.Context, spaceID string) (access.Grant, error)
 }
 
+// SpaceReads is what Register needs of the space service: Spaces and the
+// titles of the spaces searched.
+type SpaceReads interface {
+	Spaces
+	// Titles returns the titles of the spaces with the ids, by id; unknown
+	// ids are left out.
+	Titles(ctx context.Context, ids []string) (map[string]string, error)
+}
+
 // Files is what the routes need of the revision store.
 type Files interface {
 	Tree(ctx context.Context, id string) (revision.Revision, error)
@@ -38,7 +47,7 @@ type Files interface {
 
 // Searcher is content's search (search.Service).
 type Searcher interface {
-	Search(ctx context.Context, org string, spaceIDs []string, query string, limit int, after *search.Cursor) (search.Result, error)
+	Search(ctx context.Context, org string, spaces map[string]string, query string, limit int, after *search.Cursor) (search.Result, error)
 }
 
 // WholeFunc reads a revision with every page's markdown within the bounds
@@ -54,7 +63,7 @@ type UsageFunc func(ctx context.Context, org string) (revision.Usage, error)
 const maxSearchBody = spacehttp.MaxAccessSpaces*(spacehttp.MaxAccessID+3) + 4*search.MaxQueryLength + 256
 
 type reads struct {
-	spaces   Spaces
+	spaces   SpaceReads
 	files    Files
 	whole    WholeFunc
 	searcher Searcher
@@ -64,7 +73,7 @@ type reads struct {
 // Register adds the readers' routes to internal, the /internal/v1 group
 // behind internaltoken.Require, for the sites service alone, and an
 // organization's storage for the sites and integrations services.
-func Register(internal gin.IRouter, spaces Spaces, files Files, whole WholeFunc, searcher Searcher, usage UsageFunc) {
+func Register(internal gin.IRouter, spaces SpaceReads, files Files, whole WholeFunc, searcher Searcher, usage UsageFunc) {
 	h := &reads{spaces: spaces, files: files, whole: whole, searcher: searcher, usage: usage}
 	r := internal.Group("", internaltoken.RequireService(contentapi.Sites))
 	r.GET("/spaces/:spaceId/current", Current(spaces))
@@ -180,7 +189,12 @@ func (h *reads) search(c *gin.Context) {
 		httpx.Error(c, err)
 		return
 	}
-	res, err := h.searcher.Search(c.Request.Context(), c.Param("organizationId"), req.Spaces, req.Query, req.Limit, nil)
+	spaces, err := h.spaces.Titles(c.Request.Context(), req.Spaces)
+	if err != nil {
+		httpx.Error(c, err)
+		return
+	}
+	res, err := h.searcher.Search(c.Request.Context(), c.Param("organizationId"), spaces, req.Query, req.Limit, nil)
 	if err != nil {
 		httpx.Error(c, err)
 		return

@@ -104,16 +104,19 @@ type Store interface {
 	// Marks returns the Mark of each of spaces whose index is complete;
 	// a space never indexed, or whose replace was interrupted, is left out.
 	Marks(ctx context.Context, spaces []string) (map[string]Mark, error)
-	// Postings returns the postings of terms in spaces of org, by term and
-	// space; it reads only those terms' postings.
-	Postings(ctx context.Context, org string, spaces, terms []string) (map[string]map[string][]Posting, error)
-	// Pages returns the metadata of the pages that exist among keys, of
-	// spaces of org.
-	Pages(ctx context.Context, org string, keys []PageKey) (map[PageKey]Page, error)
+	// Reader returns a reader of the entries of org's spaces as they are
+	// now: one query's reads, which see one version of each space.
+	Reader(ctx context.Context, org string) (Reader, error)
 }
 
-// Titles returns the titles of spaces by id; an unknown id is left out.
-type Titles func(ctx context.Context, ids []string) map[string]string
+// Reader reads the entries of one organization's spaces.
+type Reader interface {
+	// Postings returns the postings of terms in spaces, by term and space;
+	// it reads only those terms' postings.
+	Postings(ctx context.Context, spaces, terms []string) (map[string]map[string][]Posting, error)
+	// Pages returns the metadata of the pages that exist among keys.
+	Pages(ctx context.Context, keys []PageKey) (map[PageKey]Page, error)
+}
 
 // ErrQuery reports a missing or over-long query.
 var ErrQuery = errors.New("invalid query")

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"maps"
 	"math/bits"
 	"slices"
 	"strings"
@@ -16,14 +17,13 @@ import (
 
 // Service indexes spaces and answers searches.
 type Service struct {
-	store  Store
-	titles Titles
-	urls   links.URLs
+	store Store
+	urls  links.URLs
 }
 
-// New returns a service over store; titles names the spaces of results.
-func New(store Store, titles Titles, urls links.URLs) *Service {
-	return &Service{store: store, titles: titles, urls: urls}
+// New returns a service over store.
+func New(store Store, urls links.URLs) *Service {
+	return &Service{store: store, urls: urls}
 }
 
 // IndexRevision makes pages the space's indexed content, replacing what was
@@ -112,7 +112,7 @@ type pageHit struct {
 	key      PageKey
 	mask     uint32
 	score    float64
-	sections map[string]*sectionHit
+	sections []sectionHit // a page has few sections: a slice searched in turn beats a map
 }
 
 type spaceHit struct {
@@ -135,36 +135,36 @@ func rank(am, bm int, as, bs float64, aid, bid string) int {
 }
 
 // Search finds query in the spaces of org that the caller can read
-// (spaceIDs) and answers up to limit spaces after the cursor (nil: from the
-// top). Hits rank by how many of the query's terms they have, then by the
+// (spaces: their titles by id) and answers up to limit spaces after the
+// cursor (nil: from the top). Hits rank by how many of the query's terms they have, then by the
 // sum of the terms' weights (a term in a title weighs more than in a body).
-func (s *Service) Search(ctx context.Context, org string, spaceIDs []string, query string, limit int, after *Cursor) (Result, error) {
+func (s *Service) Search(ctx context.Context, org string, spaces map[string]string, query string, limit int, after *Cursor) (Result, error) {
 	query, limit, err := checkSearch(query, limit)
 	if err != nil {
 		return Result{}, err
 	}
 	terms := Terms(query, MaxQueryTerms)
-	readable := map[string]bool{}
-	for _, id := range spaceIDs {
-		readable[id] = true
-	}
-	if len(terms) == 0 || len(readable) == 0 {
+	if len(terms) == 0 || len(spaces) == 0 {
 		return Result{Items: []SpaceResult{}}, nil
 	}
 
-	byTerm, err := s.store.Postings(ctx, org, spaceIDs, terms)
+	r, err := s.store.Reader(ctx, org)
+	if err != nil {
+		return Result{}, fmt.Errorf("search: %w", err)
+	}
+	byTerm, err := r.Postings(ctx, slices.Sorted(maps.Keys(spaces)), terms)
 	if err != nil {
 		return Result{}, fmt.Errorf("search postings: %w", err)
 	}
-	spaces := spaceHits(pageHits(terms, byTerm, readable))
-	ranked := rankSpaces(spaces, after)
-	res := Result{Count: len(spaces)}
+	hits := spaceHits(pageHits(terms, byTerm, spaces))
+	ranked := rankSpaces(hits, after)
+	res := Result{Count: len(hits)}
 	if len(ranked) > limit {
 		ranked = ranked[:limit]
 		last := ranked[limit-1]
 		res.Next = &Cursor{Matched: last.best.matched(), Score: last.best.score, Space: last.id}
 	}
-	items, err := s.view(ctx, org, ranked)
+	items, err := s.view(ctx, r, ranked, spaces)
 	if err != nil {
 		return Result{}, err
 	}
@@ -194,25 +194,35 @@ func checkSearch(query string, limit int) (string, int, error) {
 // pageHits gathers the postings of the readable spaces by page and
 // section: which of the terms each has (bit i for terms[i]) and the sum
 // of their weights.
-func pageHits(terms []string, byTerm map[string]map[string][]Posting, readable map[string]bool) map[PageKey]*pageHit {
-	pages := map[PageKey]*pageHit{}
+func pageHits(terms []string, byTerm map[string]map[string][]Posting, readable map[string]string) []pageHit {
+	n := 0
+	for _, term := range terms {
+		for _, ps := range byTerm[term] {
+			n += len(ps)
+		}
+	}
+	pages := make([]pageHit, 0, n) // one allocation for all, found by index
+	index := make(map[PageKey]int, n)
 	for i, term := range terms {
 		for space, ps := range byTerm[term] {
-			if !readable[space] {
+			if _, ok := readable[space]; !ok {
 				continue
 			}
 			for _, p := range ps {
 				k := PageKey{Space: space, Page: p.Page}
-				ph := pages[k]
-				if ph == nil {
-					ph = &pageHit{key: k, sections: map[string]*sectionHit{}}
-					pages[k] = ph
+				at, ok := index[k]
+				if !ok {
+					at = len(pages)
+					index[k] = at
+					pages = append(pages, pageHit{key: k})
 				}
-				sh := ph.sections[p.Section]
-				if sh == nil {
-					sh = &sectionHit{anchor: p.Section}
-					ph.sections[p.Section] = sh
+				ph := &pages[at]
+				j := slices.IndexFunc(ph.sections, func(h sectionHit) bool { return h.anchor == p.Section })
+				if j < 0 {
+					j = len(ph.sections)
+					ph.sections = append(ph.sections, sectionHit{anchor: p.Section})
 				}
+				sh := &ph.sections[j]
 				ph.mask |= 1 << i
 				sh.mask |= 1 << i
 				ph.score += p.Weight
@@ -224,9 +234,10 @@ func pageHits(terms []string, byTerm map[string]map[string][]Posting, readable m
 }
 
 // spaceHits groups page hits by space, each space with its best page.
-func spaceHits(pages map[PageKey]*pageHit) map[string]*spaceHit {
+func spaceHits(pages []pageHit) map[string]*spaceHit {
 	spaces := map[string]*spaceHit{}
-	for _, ph := range pages {
+	for i := range pages {
+		ph := &pages[i]
 		sh := spaces[ph.key.Space]
 		if sh == nil {
 			sh = &spaceHit{id: ph.key.Space}
@@ -256,29 +267,21 @@ func rankSpaces(spaces map[string]*spaceHit, after *Cursor) []*spaceHit {
 	return ranked
 }
 
-// view loads the metadata of the best pages of each space and shapes the result.
-func (s *Service) view(ctx context.Context, org string, ranked []*spaceHit) ([]SpaceResult, error) {
+// view loads the metadata of the best pages of each space and shapes the
+// result, each space named by its title in titles.
+func (s *Service) view(ctx context.Context, r Reader, ranked []*spaceHit, titles map[string]string) ([]SpaceResult, error) {
 	var keys []PageKey
-	ids := make([]string, len(ranked))
-	for i, sh := range ranked {
-		ids[i] = sh.id
-		slices.SortFunc(sh.pages, func(a, b *pageHit) int {
+	for _, sh := range ranked {
+		sh.pages = first(sh.pages, MaxPagesPerSpace, func(a, b *pageHit) int {
 			return rank(a.matched(), b.matched(), a.score, b.score, a.key.Page, b.key.Page)
 		})
-		if len(sh.pages) > MaxPagesPerSpace {
-			sh.pages = sh.pages[:MaxPagesPerSpace]
-		}
 		for _, ph := range sh.pages {
 			keys = append(keys, ph.key)
 		}
 	}
-	meta, err := s.store.Pages(ctx, org, keys)
+	meta, err := r.Pages(ctx, keys)
 	if err != nil {
 		return nil, fmt.Errorf("search pages: %w", err)
-	}
-	titles := map[string]string{}
-	if s.titles != nil && len(ids) > 0 {
-		titles = s.titles(ctx, ids)
 	}
 	items := make([]SpaceResult, 0, len(ranked))
 	for _, sh := range ranked {
@@ -304,13 +307,11 @@ func (s *Service) pageResult(space string, pg Page, ph *pageHit, rank int) PageR
 	for _, a := range pg.Ancestors {
 		out.Ancestors = append(out.Ancestors, Ancestor{Title: a})
 	}
-	hits := make([]*sectionHit, 0, len(ph.sections))
-	for _, h := range ph.sections {
-		hits = append(hits, h)
+	hits := make([]*sectionHit, len(ph.sections))
+	for i := range ph.sections {
+		hits[i] = &ph.sections[i]
 	}
-	slices.SortFunc(hits, func(a, b *sectionHit) int {
-		return rank2(a, b)
-	})
+	slices.SortFunc(hits, rank2)
 	for _, h := range hits {
 		if len(out.Sections) == MaxSectionsPerPage {
 			break
@@ -333,4 +334,25 @@ func (s *Service) pageResult(space string, pg Page, ph *pageHit, rank int) PageR
 
 func rank2(a, b *sectionHit) int {
 	return rank(bits.OnesCount32(a.mask), bits.OnesCount32(b.mask), a.score, b.score, a.anchor, b.anchor)
+}
+
+// first returns the n first of items in cmp's order, in that order,
+// without sorting all of them: a space's hundreds of pages for its ten best.
+func first[T any](items []T, n int, cmp func(a, b T) int) []T {
+	if len(items) <= n {
+		slices.SortFunc(items, cmp)
+		return items
+	}
+	top := make([]T, 0, n+1)
+	for _, it := range items {
+		if len(top) == n && cmp(it, top[n-1]) >= 0 {
+			continue
+		}
+		i, _ := slices.BinarySearchFunc(top, it, cmp)
+		top = slices.Insert(top, i, it)
+		if len(top) > n {
+			top = top[:n]
+		}
+	}
+	return top
 }

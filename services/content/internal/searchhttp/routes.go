@@ -15,11 +15,11 @@ import (
 // MaxSpaces is how many of the spaces a caller can read are searched.
 const MaxSpaces = 10000
 
-// Readable lists the ids of the spaces of org the caller may view (up to
-// limit); for a caller who is not a member it returns a not-found error.
-// space.Service implements it.
+// Readable returns the titles, by id, of the spaces of org the caller may
+// view (up to limit); for a caller who is not a member it returns a
+// not-found error. space.Service implements it.
 type Readable interface {
-	Readable(ctx context.Context, c access.Caller, org string, limit int) ([]string, error)
+	Readable(ctx context.Context, c access.Caller, org string, limit int) (map[string]string, error)
 }
 
 type handlers struct {
@@ -45,12 +45,12 @@ func (h *handlers) search(c *gin.Context) {
 		return
 	}
 	org := c.Param("organizationId")
-	ids, err := h.spaces.Readable(c.Request.Context(), spacehttp.Caller(c), org, MaxSpaces)
+	spaces, err := h.spaces.Readable(c.Request.Context(), spacehttp.Caller(c), org, MaxSpaces)
 	if err != nil {
 		httpx.Error(c, err)
 		return
 	}
-	res, err := h.svc.Search(c.Request.Context(), org, ids, c.Query("query"), p.Limit, after)
+	res, err := h.svc.Search(c.Request.Context(), org, spaces, c.Query("query"), p.Limit, after)
 	if err != nil {
 		httpx.Error(c, err)
 		return

@@ -2,6 +2,7 @@ package searchhttp_test
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
@@ -24,15 +25,18 @@ import (
 
 func TestMain(m *testing.M) { mongotest.Main(m) }
 
-// readable lets members of an organization read its listed spaces.
-type readable map[string][]string
+// readable lets members of an organization read its listed spaces (their
+// titles by id).
+type readable map[string]map[string]string
 
-func (r readable) Readable(_ context.Context, c access.Caller, org string, limit int) ([]string, error) {
+func (r readable) Readable(_ context.Context, c access.Caller, org string, limit int) (map[string]string, error) {
 	if _, ok := c.Role(org); !ok {
 		return nil, apierr.NotFound("organization not found")
 	}
-	ids := r[org]
-	return ids[:min(limit, len(ids))], nil
+	if len(r[org]) > limit {
+		return nil, fmt.Errorf("%d spaces, over the limit %d", len(r[org]), limit)
+	}
+	return r[org], nil
 }
 
 func TestSearchHandler(t *testing.T) {
@@ -41,10 +45,7 @@ func TestSearchHandler(t *testing.T) {
 	if err := searchmongo.EnsureIndexes(ctx, db); err != nil {
 		t.Fatal(err)
 	}
-	titles := func(_ context.Context, ids []string) map[string]string {
-		return map[string]string{"s1": "Handbook", "s2": "Private"}
-	}
-	svc := search.New(searchmongo.NewStore(db, mongox.NewDocLocks()), titles, links.New("http://gw.test", "http://app.test"))
+	svc := search.New(searchmongo.NewStore(db, mongox.NewDocLocks()), links.New("http://gw.test", "http://app.test"))
 	for _, sp := range []string{"s1", "s2"} {
 		pages := []revision.Page{{ID: "p1", Kind: revision.KindDocument, Title: "Onboarding", Slug: "onboarding",
 			Markdown: "Welcome aboard.\n\n## Laptop\n\nPick up your laptop on day one.\n"}}
@@ -54,7 +55,7 @@ func TestSearchHandler(t *testing.T) {
 	}
 	signer := apitest.Signer(t)
 	e := httpx.NewEngine(logx.ForTest(t), "content")
-	searchhttp.Register(e.Group("/v1", internaltoken.Require(signer), internaltoken.RequireUser), svc, readable{"acme": {"s1"}})
+	searchhttp.Register(e.Group("/v1", internaltoken.Require(signer), internaltoken.RequireUser), svc, readable{"acme": {"s1": "Handbook"}})
 	api := apitest.New(t, e, signer)
 	as := func(user string) internaltoken.Principal {
 		if user == "ann" {

@@ -32,7 +32,7 @@ func BenchmarkSearch10kPages(b *testing.B) {
 		b.Fatal(err)
 	}
 	st := searchmongo.NewStore(db, mongox.NewDocLocks())
-	svc := search.New(st, nil, links.New("http://gw.test", "http://app.test"))
+	svc := search.New(st, links.New("http://gw.test", "http://app.test"))
 
 	rng := rand.New(rand.NewPCG(1, 2))
 	vocab := make([]string, 5000)
@@ -49,11 +49,11 @@ func BenchmarkSearch10kPages(b *testing.B) {
 	}
 	const spaces, perSpace = 10, 1000
 	var idxs []search.SpaceIndex
-	var spaceIDs []string
+	spaceIDs := map[string]string{}
 	start := time.Now()
 	for s := range spaces {
 		id := fmt.Sprintf("space%02d", s)
-		spaceIDs = append(spaceIDs, id)
+		spaceIDs[id] = "Space " + id
 		pages := make([]revision.Page, perSpace)
 		for p := range pages {
 			md := words(40) + "\n\n## " + words(3) + "\n\n" + words(40) + "\n\n## " + words(2) + "\n\n" + words(30) + "\n"

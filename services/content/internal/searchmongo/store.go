@@ -604,14 +604,47 @@ func idFilter(ids []string) bson.M {
 	return bson.M{"_id": bson.M{"$in": ids}}
 }
 
-// Postings returns the posting lists of terms in the spaces of org: those
-// the cache holds under their space's generation, and the others read, one
-// query per shard holding some of the terms, the shards read in parallel.
-func (s *Store) Postings(ctx context.Context, org string, spaces, terms []string) (map[string]map[string][]search.Posting, error) {
+// reader reads the entries of org's spaces at the generations it read
+// once, for all its reads.
+type reader struct {
+	s    *Store
+	org  string
+	gens map[string]string
+}
+
+// Reader reads the generations of org's spaces (one lookup) for the reads
+// of one query.
+func (s *Store) Reader(ctx context.Context, org string) (search.Reader, error) {
 	gens, err := s.generations(ctx, org)
 	if err != nil {
 		return nil, err
 	}
+	return reader{s: s, org: org, gens: gens}, nil
+}
+
+// Postings is Reader(org) then its Postings.
+func (s *Store) Postings(ctx context.Context, org string, spaces, terms []string) (map[string]map[string][]search.Posting, error) {
+	r, err := s.Reader(ctx, org)
+	if err != nil {
+		return nil, err
+	}
+	return r.Postings(ctx, spaces, terms)
+}
+
+// Pages is Reader(org) then its Pages.
+func (s *Store) Pages(ctx context.Context, org string, keys []search.PageKey) (map[search.PageKey]search.Page, error) {
+	r, err := s.Reader(ctx, org)
+	if err != nil {
+		return nil, err
+	}
+	return r.Pages(ctx, keys)
+}
+
+// Postings returns the posting lists of terms in the spaces: those the
+// cache holds under their space's generation, and the others read, one
+// query per shard holding some of the terms, the shards read in parallel.
+func (r reader) Postings(ctx context.Context, spaces, terms []string) (map[string]map[string][]search.Posting, error) {
+	s, org, gens := r.s, r.org, r.gens
 	out := make(map[string]map[string][]search.Posting, len(terms))
 	add := func(term, space string, ps []search.Posting) {
 		if len(ps) == 0 {
@@ -720,15 +753,12 @@ func (s *Store) readPostings(ctx context.Context, org string, terms []string) (m
 	return out, nil
 }
 
-// Pages returns the pages of keys, of spaces of org: those the cache holds
-// under their space's generation, and the others read, one query per shard holding
-// some of them, by _id, the shards read in parallel. Missing pages are left
-// out.
-func (s *Store) Pages(ctx context.Context, org string, keys []search.PageKey) (map[search.PageKey]search.Page, error) {
-	gens, err := s.generations(ctx, org)
-	if err != nil {
-		return nil, err
-	}
+// Pages returns the pages of keys, of spaces of the organization: those
+// the cache holds under their space's generation, and the others read, one
+// query per shard holding some of them, by _id, the shards read in
+// parallel. Missing pages are left out.
+func (r reader) Pages(ctx context.Context, keys []search.PageKey) (map[search.PageKey]search.Page, error) {
+	s, org, gens := r.s, r.org, r.gens
 	out := make(map[search.PageKey]search.Page, len(keys))
 	var missing []search.PageKey
 	for _, k := range keys {

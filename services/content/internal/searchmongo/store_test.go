@@ -28,14 +28,17 @@ func newService(t *testing.T) (*search.Service, *searchmongo.Store) {
 		t.Fatal(err)
 	}
 	st := searchmongo.NewStore(db, mongox.NewDocLocks())
-	titles := func(_ context.Context, ids []string) map[string]string {
-		out := map[string]string{}
-		for _, id := range ids {
-			out[id] = "Space " + id
-		}
-		return out
+	return search.New(st, links.New("http://gw.test", "http://app.test")), st
+}
+
+// named gives each of the spaces the title "Space <id>", as a caller's
+// readable spaces are given to Search.
+func named(spaces []string) map[string]string {
+	out := map[string]string{}
+	for _, id := range spaces {
+		out[id] = "Space " + id
 	}
-	return search.New(st, titles, links.New("http://gw.test", "http://app.test")), st
+	return out
 }
 
 func doc(id, title, slug, md string, children ...revision.Page) revision.Page {
@@ -57,7 +60,7 @@ func hits(res search.Result) []string {
 
 func mustSearch(t *testing.T, svc *search.Service, org string, spaces []string, q string) search.Result {
 	t.Helper()
-	res, err := svc.Search(context.Background(), org, spaces, q, 0, nil)
+	res, err := svc.Search(context.Background(), org, named(spaces), q, 0, nil)
 	if err != nil {
 		t.Fatalf("search %q: %v", q, err)
 	}
@@ -149,7 +152,7 @@ func TestSearchQueryValidation(t *testing.T) {
 		long[i] = 'a'
 	}
 	for _, q := range []string{"", "   ", string(long)} {
-		_, err := svc.Search(context.Background(), "acme", []string{"s1"}, q, 0, nil)
+		_, err := svc.Search(context.Background(), "acme", named([]string{"s1"}), q, 0, nil)
 		var ae *apierr.Error
 		if !apierr.IsInvalid(err) || !asField(err, &ae, "query") {
 			t.Errorf("query of %d chars: err %v, want 400 naming query", len(q), err)
@@ -228,7 +231,7 @@ func TestPagingOverSpaces(t *testing.T) {
 	var got []string
 	var after *search.Cursor
 	for range 3 {
-		res, err := svc.Search(ctx, "acme", spaces, "heron", 2, after)
+		res, err := svc.Search(ctx, "acme", named(spaces), "heron", 2, after)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -254,7 +257,7 @@ func TestPostingListIsOneDocumentPerTermAndSpace(t *testing.T) {
 	ctx := context.Background()
 	db := mongotest.Database(t)
 	st := searchmongo.NewStore(db, mongox.NewDocLocks())
-	svc := search.New(st, nil, links.New("", ""))
+	svc := search.New(st, links.New("", ""))
 	for _, sp := range []string{"s1", "s2"} {
 		if err := svc.IndexRevision(ctx, "acme", sp, []revision.Page{doc("p", "Lynx", "lynx", "")}); err != nil {
 			t.Fatal(err)
@@ -321,7 +324,7 @@ func TestShardedReindexAndRemove(t *testing.T) {
 	ctx := context.Background()
 	db := mongotest.Database(t)
 	st := searchmongo.NewStore(db, mongox.NewDocLocks())
-	svc := search.New(st, nil, links.New("", ""))
+	svc := search.New(st, links.New("", ""))
 	if err := svc.IndexRevision(ctx, "acme", "s1", manyPages(200)); err != nil {
 		t.Fatal(err)
 	}
@@ -383,7 +386,7 @@ func TestInterruptedReplaceLeavesNothingBehind(t *testing.T) {
 	ctx := context.Background()
 	db := mongotest.Database(t)
 	st := searchmongo.NewStore(db, mongox.NewDocLocks())
-	svc := search.New(st, nil, links.New("", ""))
+	svc := search.New(st, links.New("", ""))
 	for _, remove := range []bool{false, true} {
 		if err := svc.IndexRevision(ctx, "acme", "s1", manyPages(5)); err != nil {
 			t.Fatal(err)
@@ -433,7 +436,7 @@ func TestLayoutZeroListsAreReadAndLeft(t *testing.T) {
 	ctx := context.Background()
 	db := mongotest.Database(t)
 	st := searchmongo.NewStore(db, mongox.NewDocLocks())
-	svc := search.New(st, nil, links.New("", ""))
+	svc := search.New(st, links.New("", ""))
 	// Index s1 and s9, then rewrite what was stored as layout 0 would have
 	// been: one list per term holding both, records without a layout.
 	for _, sp := range []string{"s1", "s9"} {
@@ -492,8 +495,8 @@ func TestCachedReadsFollowOtherReplicasWrites(t *testing.T) {
 		t.Fatal(err)
 	}
 	links := links.New("http://gw.test", "http://app.test")
-	a := search.New(searchmongo.NewStore(db, mongox.NewDocLocks()), nil, links)
-	b := search.New(searchmongo.NewStore(db, mongox.NewDocLocks()), nil, links)
+	a := search.New(searchmongo.NewStore(db, mongox.NewDocLocks()), links)
+	b := search.New(searchmongo.NewStore(db, mongox.NewDocLocks()), links)
 	if err := b.IndexRevision(ctx, "acme", "s1", []revision.Page{doc("p1", "Alpha", "alpha", "Old walrus text.\n")}); err != nil {
 		t.Fatal(err)
 	}

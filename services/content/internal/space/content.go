@@ -82,45 +82,49 @@ func (s *Service) Settled(ctx context.Context, spaceID, changeRequest string) er
 	return err
 }
 
-// Readable lists the ids of the live spaces of org the caller can view (for
-// search), up to limit.
-func (s *Service) Readable(ctx context.Context, c access.Caller, org string, limit int) ([]string, error) {
-	role, err := member(c, org)
+// Titles returns the titles of the spaces with the ids, by id, in one
+// read (for search results); unknown ids are left out.
+func (s *Service) Titles(ctx context.Context, ids []string) (map[string]string, error) {
+	sps, err := s.store.SpacesByID(ctx, ids)
 	if err != nil {
 		return nil, err
 	}
-	t, err := s.tree(ctx, org)
-	if err != nil {
-		return nil, err
-	}
-	q := SpaceQuery{Organization: org, Sort: ByID, Limit: limit}
-	if role != roles.Admin {
-		q.HideNoAccess, q.HiddenCollections = true, t.hidden(role)
-	}
-	if !roles.Valid(role) {
-		return []string{}, nil
-	}
-	sps, _, err := s.store.Spaces(ctx, q)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]string, 0, len(sps))
+	out := make(map[string]string, len(sps))
 	for _, sp := range sps {
-		if access.Allows(t.spaceLevel(role, sp), access.View) {
-			out = append(out, sp.ID)
-		}
+		out[sp.ID] = sp.Title
 	}
 	return out, nil
 }
 
-// Titles returns the titles of the spaces with the ids (for search results);
-// unknown ids are left out.
-func (s *Service) Titles(ctx context.Context, ids []string) map[string]string {
-	out := map[string]string{}
-	for _, id := range ids {
-		if sp, err := s.store.Space(ctx, id); err == nil {
-			out[id] = sp.Title
+// Readable returns the titles, by id, of the live spaces of org the caller
+// can view (for search), up to limit of them: one read of its spaces'
+// names, after one of its collections unless the caller is an admin (who
+// reads every space, whatever the default levels).
+func (s *Service) Readable(ctx context.Context, c access.Caller, org string, limit int) (map[string]string, error) {
+	role, err := member(c, org)
+	if err != nil {
+		return nil, err
+	}
+	if !roles.Valid(role) {
+		return map[string]string{}, nil
+	}
+	q := SpaceQuery{Organization: org, Limit: limit}
+	var t tree
+	if role != roles.Admin {
+		if t, err = s.tree(ctx, org); err != nil {
+			return nil, err
+		}
+		q.HideNoAccess, q.HiddenCollections = true, t.hidden(role)
+	}
+	sps, err := s.store.SpaceNames(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]string, len(sps))
+	for _, sp := range sps {
+		if access.Allows(t.spaceLevel(role, sp), access.View) {
+			out[sp.ID] = sp.Title
 		}
 	}
-	return out
+	return out, nil
 }

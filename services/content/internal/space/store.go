@@ -53,6 +53,10 @@ type SpaceStore interface {
 	// too; unknown ids are left out).
 	SpacesByID(ctx context.Context, ids []string) ([]Space, error)
 	Spaces(ctx context.Context, q SpaceQuery) ([]Space, int, error)
+	// SpaceNames returns up to q.Limit spaces of q by id (q's sort and
+	// page aside), uncounted, each with only its ID, Organization, Title,
+	// Parent and DefaultLevel: a list of names and who may read them.
+	SpaceNames(ctx context.Context, q SpaceQuery) ([]Space, error)
 	// CountSpaces counts the spaces of org (deleted ones too) under the parents.
 	CountSpaces(ctx context.Context, org string, parents []string) (int, error)
 	// PendingIndex returns up to limit spaces of org whose index must follow a transfer.

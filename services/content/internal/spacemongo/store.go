@@ -206,6 +206,26 @@ func (s *Store) CachedSpace(ctx context.Context, id string) (space.Space, error)
 
 // Spaces returns a page of spaces and the count of all matching.
 func (s *Store) Spaces(ctx context.Context, q space.SpaceQuery) ([]space.Space, int, error) {
+	k := docstore.Keyset{Field: q.Sort, Desc: q.Desc, AfterID: q.AfterID, Limit: q.Limit}
+	if q.Sort == space.ByPosition {
+		k.AfterValue = q.AfterPosition
+	}
+	return docstore.Page[space.Space](ctx, s.d, Spaces, spaceFilter(q), k)
+}
+
+// SpaceNames returns up to q.Limit spaces of q by id, uncounted, each
+// with only its id, organization, title, parent and default level.
+func (s *Store) SpaceNames(ctx context.Context, q space.SpaceQuery) ([]space.Space, error) {
+	opts := options.Find().SetSort(bson.D{{Key: "_id", Value: 1}}).
+		SetProjection(bson.M{"organization": 1, "title": 1, "parent": 1, "defaultLevel": 1})
+	if q.Limit > 0 {
+		opts.SetLimit(int64(q.Limit))
+	}
+	return docstore.Find[space.Space](ctx, s.d, Spaces, spaceFilter(q), opts)
+}
+
+// spaceFilter selects the spaces of q (its sort and page aside).
+func spaceFilter(q space.SpaceQuery) bson.M {
 	f := bson.M{"organization": q.Organization}
 	if !q.IncludeDeleted {
 		f["deleted"] = false
@@ -220,11 +240,7 @@ func (s *Store) Spaces(ctx context.Context, q space.SpaceQuery) ([]space.Space, 
 		}
 		f["$nor"] = nor
 	}
-	k := docstore.Keyset{Field: q.Sort, Desc: q.Desc, AfterID: q.AfterID, Limit: q.Limit}
-	if q.Sort == space.ByPosition {
-		k.AfterValue = q.AfterPosition
-	}
-	return docstore.Page[space.Space](ctx, s.d, Spaces, f, k)
+	return f
 }
 
 // CountSpaces counts the spaces of org (deleted ones too) under the parents.

@@ -13,7 +13,7 @@ import (
 const (
 	callerEntries = 10_000
 	callerBytes   = 8 << 20
-	callerTTL     = 5 * time.Second
+	callerTTL     = time.Second
 )
 
 // callers caches what Enter reads for every request: the organization and

@@ -97,9 +97,9 @@ type Applier interface {
 
 // Chunking of the reader.
 const (
-	chunkWait     = 50 * time.Millisecond // how long a chunk waits for more messages
-	recoverEvery  = 10 * time.Second      // how often chunks left by a stopped consumer are looked for
-	recoverAfter  = 30 * time.Second      // age of a chunk record deemed left behind
+	chunkWait     = 250 * time.Millisecond // how long a chunk waits for more messages
+	recoverEvery  = 10 * time.Second       // how often chunks left by a stopped consumer are looked for
+	recoverAfter  = 30 * time.Second       // age of a chunk record deemed left behind
 	minRetry      = 100 * time.Millisecond
 	maxRetry      = 5 * time.Second
 	maxChunkBatch = 2000    // messages of one chunk

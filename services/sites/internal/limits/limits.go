@@ -200,20 +200,6 @@ const (
 	ReaderBlockLookahead = 64 << 10
 )
 
-// Insights recording of readers' views (internal/insightsclient).
-const (
-	// InsightsQueue is how many events wait to be sent; a view recorded
-	// while it is full is dropped and counted.
-	InsightsQueue = 10000
-	// InsightsBatch is the most events of one POST (insights takes 1000).
-	InsightsBatch = 200
-	// InsightsFlush is how long an event waits for its batch to fill.
-	InsightsFlush = time.Second
-	// InsightsTimeout bounds one POST; a batch that fails is dropped and
-	// counted.
-	InsightsTimeout = 5 * time.Second
-)
-
 // ReaderLLMSSpaces is the most site spaces llms.txt, llms-full.txt and
 // sitemap.xml read (each is a revision to read); the rest is left out with
 // a note.

@@ -71,6 +71,9 @@ type Response struct {
 	Secure bool
 	// View is what to record in the site's insights, nil for nothing.
 	View *View
+	// Tags are what a shared cache keeps a public answer under (organization,
+	// site, the site's spaces): a change of any drops it.
+	Tags []string
 	// Err is the failure behind an error answer: logged when it is a 5xx,
 	// its Retry-After sent.
 	Err error

@@ -10,6 +10,7 @@ import (
 
 	"github.com/docspub/platform/libs/apierr"
 	"github.com/docspub/platform/libs/internalapi/contentapi"
+	"github.com/docspub/platform/libs/internalapi/readerapi"
 	"github.com/docspub/platform/services/sites/internal/site"
 )
 
@@ -49,10 +50,30 @@ func (r *Reader) Serve(ctx context.Context, req Request) *Response {
 	rd.resp.Varies = rd.site.AdaptiveContent
 	for _, rt := range routes {
 		if rt.match(rest) {
-			return rt.serve(r, ctx, rd, rest)
+			resp := rt.serve(r, ctx, rd, rest)
+			if resp.Public {
+				resp.Tags = rd.tags()
+			}
+			return resp
 		}
 	}
 	return r.notFound(rd, "This page does not exist.") // (the page route takes every path)
+}
+
+// tags are what a cached answer of the site is kept under: its
+// organization, the site and every space it shows, so that a change of
+// any of them drops the answer.
+func (rd *read) tags() []string {
+	tags := []string{readerapi.OrgTag(rd.site.Organization), readerapi.SiteTag(rd.site.ID)}
+	if rd.st == nil {
+		return tags
+	}
+	for _, sec := range rd.st.all {
+		for _, v := range sec.variants {
+			tags = append(tags, readerapi.SpaceTag(v.ss.Space))
+		}
+	}
+	return tags
 }
 
 // Route is an address form of a published site, under the site's URL:

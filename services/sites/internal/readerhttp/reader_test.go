@@ -4,9 +4,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/docspub/platform/libs/waittest"
+	"github.com/docspub/platform/libs/internalapi/readerapi"
 	"github.com/docspub/platform/services/sites/internal/contentclient"
 	"github.com/docspub/platform/services/sites/internal/contentclient/contenttest"
 )
@@ -151,54 +150,48 @@ func TestPublicSite(t *testing.T) {
 	e.want(base+"/llms.txt", 404)
 }
 
-// TestInsightsRecorded: each page view, markdown and llms request is an
-// insights event (displayContext server) of the site; with insights down
-// they are dropped and counted, and pages are served as before.
-func TestInsightsRecorded(t *testing.T) {
+// TestViewsHandedToTheGateway: each page view, markdown and llms answer
+// names the read to record in insights (readerapi.ViewHeader) for the
+// gateway, which records it and sets the reader's cookies: sites sets no
+// insights cookie. A public page's answer carries its cache tags; an
+// error carries no view.
+func TestViewsHandedToTheGateway(t *testing.T) {
 	e := newEnv(t)
 	e.content.AddSpace("sp1", "acme", "Handbook", contenttest.Doc("p1", "Welcome", "welcome", "Hi."))
 	id, url := e.site(`{"title":"Docs","spaces":["sp1"]}`)
-	e.want(url, 200)
-	e.want(url+"/welcome.md", 200)
-	e.want(url+"/llms.txt", 200)
-	var got []map[string]any
-	waittest.Until(t, "three events in insights", 10*time.Second, func() bool {
-		got = e.insights.recorded()
-		return len(got) == 3
-	})
-	types := map[string]map[string]any{}
-	for _, ev := range got {
-		types[ev["type"].(string)] = ev
-		if ev["_path"] != "/v1/orgs/acme/sites/"+id+"/insights/events" {
-			t.Errorf("posted to %v", ev["_path"])
+	types := map[string]readerapi.View{}
+	for _, u := range []string{url, url + "/welcome.md", url + "/llms.txt"} {
+		p := e.want(u, 200)
+		v, ok := readerapi.ParseView(p.header.Get(readerapi.ViewHeader))
+		if !ok {
+			t.Fatalf("%s: view header %q", u, p.header.Get(readerapi.ViewHeader))
 		}
-		loc := ev["location"].(map[string]any)
-		if loc["displayContext"] != "server" || !strings.HasPrefix(loc["url"].(string), "http://gw.test/sites/acme/") {
-			t.Errorf("location %v", loc)
+		if v.Organization != "acme" || v.Site != id || !strings.HasPrefix(v.URL, "http://gw.test/sites/acme/") ||
+			v.CookiePath != "/sites/acme/"+id {
+			t.Errorf("%s: view %+v", u, v)
 		}
-		s := ev["session"].(map[string]any)
-		if s["ip"] != "203.0.113.7" || s["userAgent"] != "reader-test" || s["visitorId"] == "" || s["sessionId"] == "" {
-			t.Errorf("session %v", s)
+		if len(p.header.Values("Set-Cookie")) > 0 {
+			t.Errorf("%s: sites set cookies %q", u, p.header.Values("Set-Cookie"))
 		}
+		types[v.Type] = v
 	}
-	if v := types["page_view"]; v == nil || v["location"].(map[string]any)["page"] != "p1" ||
-		v["location"].(map[string]any)["revision"] != "sp1-r1" {
-		t.Errorf("page_view %v", v)
+	if v := types["page_view"]; v.Page != "p1" || v.Revision != "sp1-r1" || v.Space != "sp1" {
+		t.Errorf("page_view %+v", v)
 	}
-	if v := types["page_markdown_request"]; v == nil {
+	if _, ok := types["page_markdown_request"]; !ok {
 		t.Error("no page_markdown_request")
 	}
-	if v := types["llms_request"]; v == nil || v["llmsVariant"] != "standard" {
-		t.Errorf("llms_request %v", v)
+	if v := types["llms_request"]; v.LLMS != "standard" {
+		t.Errorf("llms_request %+v", v)
 	}
-
-	e.insights.setDown(true)
-	start := time.Now()
-	for range 5 {
-		e.want(url, 200)
+	page := e.want(url, 200)
+	tags := readerapi.SplitTags(page.header.Get(readerapi.TagsHeader))
+	want := []string{readerapi.OrgTag("acme"), readerapi.SiteTag(id), readerapi.SpaceTag("sp1")}
+	if !slices.Equal(tags, want) {
+		t.Errorf("tags %q, want %q", tags, want)
 	}
-	if took := time.Since(start); took > 2*time.Second {
-		t.Errorf("5 pages took %s with insights down", took)
+	if p := e.read(url+"/nope", returning...); p.status != 404 || p.header.Get(readerapi.ViewHeader) != "" ||
+		p.header.Get(readerapi.TagsHeader) != "" {
+		t.Errorf("a missing page: %d, view %q, tags %q", p.status, p.header.Get(readerapi.ViewHeader), p.header.Get(readerapi.TagsHeader))
 	}
-	waittest.Until(t, "the views dropped and counted", 10*time.Second, func() bool { return e.recorder.Dropped() == 5 })
 }

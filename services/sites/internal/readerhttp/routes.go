@@ -5,26 +5,24 @@
 // It turns the request into a reader.Request, writes the reader's answer
 // with the headers a published page needs (X-Robots-Tag, a
 // Content-Security-Policy that runs no script of content's, caching, cookies scoped to
-// the site's path), and records each read in insights without waiting.
+// the site's path). A read to record in insights and the tags of a public
+// answer go back to the gateway in internal headers (readerapi): the
+// gateway records reads, sets readers' insights cookies and caches public
+// pages.
 package readerhttp
 
 import (
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
 	"log/slog"
 	"net/http"
-	"net/url"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/docspub/platform/libs/apierr"
 	"github.com/docspub/platform/libs/httpx"
-	"github.com/docspub/platform/libs/ids"
+	"github.com/docspub/platform/libs/internalapi/readerapi"
 	"github.com/docspub/platform/libs/internaltoken"
-	"github.com/docspub/platform/services/sites/internal/insightsclient"
 	"github.com/docspub/platform/services/sites/internal/reader"
 	"github.com/gin-gonic/gin"
 )
@@ -32,37 +30,19 @@ import (
 // Prefix is where the gateway sends readers' requests.
 const Prefix = "/reader"
 
-// Recorder records reads (insightsclient.Recorder).
-type Recorder interface {
-	Record(ev insightsclient.Event)
-}
-
 type handlers struct {
-	reader   *reader.Reader
-	recorder Recorder
-	log      *slog.Logger
+	reader *reader.Reader
+	log    *slog.Logger
 }
 
 // Register adds the reader's routes to e: GET and HEAD of any path under
 // Prefix, for the gateway only (an internal token naming it).
-func Register(e gin.IRouter, rd *reader.Reader, signer *internaltoken.Signer, rec Recorder, log *slog.Logger) {
-	h := &handlers{reader: rd, recorder: rec, log: log}
+func Register(e gin.IRouter, rd *reader.Reader, signer *internaltoken.Signer, log *slog.Logger) {
+	h := &handlers{reader: rd, log: log}
 	g := e.Group(Prefix, internaltoken.Require(signer), internaltoken.RequireService("gateway"))
 	g.GET("/*path", h.serve)
 	g.HEAD("/*path", h.serve)
 }
-
-// Bounds of insights events (the insights service's).
-const (
-	maxClaimsBytes = 4096
-	maxURL         = 2048
-)
-
-// Insights cookies: who reads, across visits and within one.
-const (
-	cookieVisitorID = "docspub_vid"
-	cookieSessionID = "docspub_sid"
-)
 
 // Headers of every answer. Pages load nothing but their own styles,
 // images, the reader's one script (by its hash) and frames of the embed
@@ -85,14 +65,22 @@ func (h *handlers) serve(c *gin.Context) {
 		c.Header("Retry-After", strconv.Itoa(int(max(time.Second, d).Seconds())))
 	}
 	setHeaders(c, resp)
-	hd := c.Writer.Header()
-	if resp.View != nil && resp.Status == http.StatusOK && r.Method == http.MethodGet {
-		if h.record(c, resp) && !resp.Immutable && strings.HasPrefix(hd.Get("Cache-Control"), "public") {
-			// A cookie of this reader's own: no shared cache keeps it.
-			hd.Set("Cache-Control", "private, no-cache")
-		}
-	}
+	setInternal(c.Writer.Header(), resp)
 	writeAnswer(c, resp)
+}
+
+// setInternal tells the gateway, in headers it drops before answering,
+// the read to record in insights (a 200 that is a view) and the tags of
+// an answer any cache may keep.
+func setInternal(hd http.Header, resp *reader.Response) {
+	if v := resp.View; v != nil && resp.Status == http.StatusOK {
+		hd.Set(readerapi.ViewHeader, readerapi.View{Type: v.Type, LLMS: v.LLMS, Organization: v.Organization,
+			Site: v.Site, SiteSection: v.SiteSection, SiteSpace: v.SiteSpace, Space: v.Space, Revision: v.Revision,
+			Page: v.Page, URL: v.URL, Claims: v.Claims, CookiePath: resp.CookiePath, Secure: resp.Secure}.Encode())
+	}
+	if len(resp.Tags) > 0 && resp.Status == http.StatusOK && strings.HasPrefix(hd.Get("Cache-Control"), "public") {
+		hd.Set(readerapi.TagsHeader, readerapi.JoinTags(resp.Tags))
+	}
 }
 
 // readerRequest is the reader's view of a request the gateway forwarded.
@@ -271,95 +259,4 @@ func safeName(r rune) rune {
 		return '_'
 	}
 	return r
-}
-
-// record queues the read's insights event (displayContext server). The
-// reader's visitor and session ids are cookies a page view sets; without
-// them (robots, agents) they derive from the address and user agent.
-func (h *handlers) record(c *gin.Context, resp *reader.Response) (setCookies bool) {
-	v := resp.View
-	r := c.Request
-	ip := strings.TrimSpace(strings.Split(r.Header.Get("X-Forwarded-For"), ",")[0])
-	ua := r.UserAgent()
-	if len(ua) > 1024 {
-		ua = ua[:1024]
-	}
-	visitorID, sessionID := cookie(r, cookieVisitorID), cookie(r, cookieSessionID)
-	if visitorID == "" || sessionID == "" {
-		sum := sha256.Sum256([]byte(ip + "\x00" + ua))
-		derived := hex.EncodeToString(sum[:12])
-		if v.Type == "page_view" {
-			derived = ids.New()
-			path := resp.CookiePath
-			if visitorID == "" {
-				visitorID, setCookies = derived, true
-				http.SetCookie(c.Writer, &http.Cookie{Name: cookieVisitorID, Value: visitorID, Path: path,
-					MaxAge: 365 * 24 * 3600, HttpOnly: true, Secure: resp.Secure, SameSite: http.SameSiteLaxMode})
-			}
-			if sessionID == "" {
-				sessionID, setCookies = derived, true
-				http.SetCookie(c.Writer, &http.Cookie{Name: cookieSessionID, Value: sessionID, Path: path,
-					HttpOnly: true, Secure: resp.Secure, SameSite: http.SameSiteLaxMode})
-			}
-		}
-		if visitorID == "" {
-			visitorID = derived
-		}
-		if sessionID == "" {
-			sessionID = derived
-		}
-	}
-	session := map[string]any{"visitorId": visitorID, "sessionId": sessionID, "ip": ip, "userAgent": ua}
-	if lang := language(r.Header.Get("Accept-Language")); lang != "" {
-		session["language"] = lang
-	}
-	if ref := r.Referer(); ref != "" && len(ref) <= 2048 {
-		if u, err := url.Parse(ref); err == nil && u.IsAbs() && u.Host != "" {
-			session["referrer"] = ref
-		}
-	}
-	// Insights refuses a whole batch for one event it cannot take: claims
-	// or a URL over its bounds are left out here.
-	if raw, err := json.Marshal(v.Claims); err == nil && len(v.Claims) > 0 && len(raw) <= maxClaimsBytes {
-		session["visitorAuthClaims"] = v.Claims
-	}
-	if len(v.URL) > maxURL {
-		return setCookies
-	}
-	location := map[string]any{"url": v.URL, "displayContext": "server"}
-	for k, val := range map[string]string{"siteSection": v.SiteSection, "siteSpace": v.SiteSpace, "space": v.Space,
-		"revision": v.Revision, "page": v.Page} {
-		if val != "" {
-			location[k] = val
-		}
-	}
-	ev := map[string]any{"type": v.Type, "session": session, "location": location,
-		"timestamp": time.Now().UTC().Format(time.RFC3339Nano)}
-	if v.LLMS != "" {
-		ev["llmsVariant"] = v.LLMS
-	}
-	h.recorder.Record(insightsclient.Event{Organization: v.Organization, Site: v.Site, Body: ev})
-	return setCookies
-}
-
-func cookie(r *http.Request, name string) string {
-	if ck, err := r.Cookie(name); err == nil && len(ck.Value) <= 64 {
-		return ck.Value
-	}
-	return ""
-}
-
-// language is the first language of an Accept-Language header, when it
-// looks like a language tag.
-func language(header string) string {
-	tag := strings.TrimSpace(strings.Split(strings.Split(header, ",")[0], ";")[0])
-	if tag == "" || tag == "*" || len(tag) > 35 {
-		return ""
-	}
-	for _, r := range tag {
-		if !(r == '-' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9') {
-			return ""
-		}
-	}
-	return tag
 }

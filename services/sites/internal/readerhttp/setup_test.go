@@ -25,7 +25,6 @@ import (
 	"github.com/docspub/platform/services/sites/dnstest"
 	"github.com/docspub/platform/services/sites/internal/contentclient"
 	"github.com/docspub/platform/services/sites/internal/contentclient/contenttest"
-	"github.com/docspub/platform/services/sites/internal/insightsclient"
 	"github.com/docspub/platform/services/sites/internal/reader"
 	"github.com/docspub/platform/services/sites/internal/readerhttp"
 	"github.com/docspub/platform/services/sites/internal/section"
@@ -48,15 +47,13 @@ func TestMain(m *testing.M) { mongotest.Main(m) }
 const published = "http://gw.test/sites"
 
 // env is the sites service's real engine (API and reader) over the real
-// stores on a fresh database, content and insights stood in over HTTP.
+// stores on a fresh database, content stood in over HTTP.
 type env struct {
 	t        *testing.T
 	api      *apitest.Client
 	signer   *internaltoken.Signer
 	engine   http.Handler
 	content  *contenttest.Content
-	insights *insights
-	recorder *insightsclient.Recorder
 	spaces   *spaceviewmongo.Store
 	reader   *reader.Reader
 	db       *mongo.Database
@@ -65,52 +62,6 @@ type env struct {
 	// dns serves the TXT records that verify custom hostnames.
 	dns   *dnstest.Server
 	sites *site.Service
-}
-
-// insights stands in for the insights service: it records the events of
-// each site, or answers 503 while down.
-type insights struct {
-	mu     sync.Mutex
-	events []map[string]any
-	down   bool
-	url    string
-}
-
-func (in *insights) handler(verify *internaltoken.Signer) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		p, err := verify.Verify(r.Header.Get(internaltoken.Header))
-		in.mu.Lock()
-		defer in.mu.Unlock()
-		if err != nil || p.Service != "apitest" || in.down || r.Method != http.MethodPost ||
-			!strings.HasSuffix(r.URL.Path, "/insights/events") {
-			w.WriteHeader(http.StatusServiceUnavailable)
-			return
-		}
-		var body struct {
-			Events []map[string]any `json:"events"`
-		}
-		if err := json.NewDecoder(r.Body).Decode(&body); err != nil {
-			w.WriteHeader(http.StatusBadRequest)
-			return
-		}
-		for _, ev := range body.Events {
-			ev["_path"] = r.URL.Path
-			in.events = append(in.events, ev)
-		}
-		w.WriteHeader(http.StatusNoContent)
-	})
-}
-
-func (in *insights) recorded() []map[string]any {
-	in.mu.Lock()
-	defer in.mu.Unlock()
-	return append([]map[string]any(nil), in.events...)
-}
-
-func (in *insights) setDown(down bool) {
-	in.mu.Lock()
-	defer in.mu.Unlock()
-	in.down = down
 }
 
 func newEnv(t *testing.T) *env {
@@ -167,28 +118,14 @@ func newEnvWith(t *testing.T, opts reader.Deps) *env {
 	sectionStore.OnWrite(rd.Invalidate)
 	linkStore.OnWrite(rd.Invalidate)
 
-	insightsSigner, err := internaltoken.NewSigner(insightsclient.Service, apitest.Secret, time.Minute)
-	if err != nil {
-		t.Fatal(err)
-	}
-	in := &insights{}
-	srv := httptest.NewServer(in.handler(insightsSigner))
-	t.Cleanup(srv.Close)
-	in.url = srv.URL
-	rec := insightsclient.New(discovery.Static{insightsclient.Service: srv.URL}, signer, logx.Discard())
-	runCtx, cancel := context.WithCancel(ctx)
-	done := make(chan struct{})
-	go func() { defer close(done); _ = rec.Run(runCtx) }()
-	t.Cleanup(func() { cancel(); <-done })
-
 	e := httpx.NewEngine(logx.ForTest(t), "sites")
 	v1 := e.Group("/v1", internaltoken.Require(signer), internaltoken.RequireUser)
 	sitehttp.Register(v1, sites)
 	sectionhttp.Register(v1, sections)
 	sharelinkhttp.Register(v1, links)
-	readerhttp.Register(e, rd, signer, rec, logx.ForTest(t))
-	return &env{t: t, api: apitest.New(t, e, signer), signer: signer, engine: e, content: ct, insights: in,
-		recorder: rec, spaces: spaces, db: db, reader: rd, readerLog: readerLog, dns: dns, sites: sites}
+	readerhttp.Register(e, rd, signer, logx.ForTest(t))
+	return &env{t: t, api: apitest.New(t, e, signer), signer: signer, engine: e, content: ct,
+		spaces: spaces, db: db, reader: rd, readerLog: readerLog, dns: dns, sites: sites}
 }
 
 // syncBuffer is a buffer written by several goroutines (the reader's log).

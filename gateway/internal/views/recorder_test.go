@@ -1,4 +1,4 @@
-package insightsclient_test
+package views_test
 
 import (
 	"context"
@@ -9,12 +9,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/docspub/platform/gateway/internal/views"
 	"github.com/docspub/platform/libs/discovery"
 	"github.com/docspub/platform/libs/internaltoken"
 	"github.com/docspub/platform/libs/logx"
 	"github.com/docspub/platform/libs/waittest"
-	"github.com/docspub/platform/services/sites/internal/insightsclient"
-	"github.com/docspub/platform/services/sites/internal/limits"
 )
 
 const secret = "0123456789abcdef0123456789abcdef-insights"
@@ -28,15 +27,15 @@ func signer(t *testing.T, service string) *internaltoken.Signer {
 	return s
 }
 
-// TestBatchesPerSite: events go in batches of at most limits.InsightsBatch,
-// each to its site's path, with a token for insights naming sites.
+// TestBatchesPerSite: events go in batches of at most views.Batch,
+// each to its site's path, with a token for insights naming the gateway.
 func TestBatchesPerSite(t *testing.T) {
-	verify := signer(t, insightsclient.Service)
+	verify := signer(t, views.Service)
 	var mu sync.Mutex
 	batches := map[string][]int{}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		p, err := verify.Verify(r.Header.Get(internaltoken.Header))
-		if err != nil || p.Service != "sites" || p.UserID != "" {
+		if err != nil || p.Service != "gateway" || p.UserID != "" {
 			w.WriteHeader(http.StatusUnauthorized)
 			return
 		}
@@ -50,13 +49,13 @@ func TestBatchesPerSite(t *testing.T) {
 		w.WriteHeader(http.StatusNoContent)
 	}))
 	defer srv.Close()
-	rec := insightsclient.New(discovery.Static{insightsclient.Service: srv.URL}, signer(t, "sites"), logx.Discard())
-	n := 2*limits.InsightsBatch + 50
+	rec := views.New(discovery.Static{views.Service: srv.URL}, signer(t, "gateway"), logx.Discard())
+	n := 2*views.Batch + 50
 	for range n {
-		rec.Record(insightsclient.Event{Organization: "o1", Site: "s1", Body: map[string]any{"type": "page_view"}})
+		rec.Record(views.Event{Organization: "o1", Site: "s1", Body: map[string]any{"type": "page_view"}})
 	}
 	for range 3 {
-		rec.Record(insightsclient.Event{Organization: "o1", Site: "s2", Body: map[string]any{"type": "page_view"}})
+		rec.Record(views.Event{Organization: "o1", Site: "s2", Body: map[string]any{"type": "page_view"}})
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
@@ -76,7 +75,7 @@ func TestBatchesPerSite(t *testing.T) {
 		b, _ := total("/v1/orgs/o1/sites/s2/insights/events")
 		return a == n && b == 3
 	})
-	if _, most := total("/v1/orgs/o1/sites/s1/insights/events"); most > limits.InsightsBatch {
+	if _, most := total("/v1/orgs/o1/sites/s1/insights/events"); most > views.Batch {
 		t.Errorf("a batch of %d events", most)
 	}
 	if d := rec.Dropped(); d != 0 {
@@ -87,10 +86,10 @@ func TestBatchesPerSite(t *testing.T) {
 // TestFullQueueDrops: Record never waits; past the queue's bound, events
 // are dropped and counted.
 func TestFullQueueDrops(t *testing.T) {
-	rec := insightsclient.New(discovery.Static{}, signer(t, "sites"), logx.Discard()) // not running: nothing drains
+	rec := views.New(discovery.Static{}, signer(t, "gateway"), logx.Discard()) // not running: nothing drains
 	start := time.Now()
-	for range limits.InsightsQueue + 25 {
-		rec.Record(insightsclient.Event{Organization: "o1", Site: "s1", Body: map[string]any{}})
+	for range views.Queue + 25 {
+		rec.Record(views.Event{Organization: "o1", Site: "s1", Body: map[string]any{}})
 	}
 	if took := time.Since(start); took > time.Second {
 		t.Errorf("recording took %s", took)

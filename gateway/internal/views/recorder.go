@@ -1,13 +1,15 @@
-// Package insightsclient records what readers read of published sites as
-// insights events (POST /v1/orgs/{org}/sites/{siteId}/insights/events on
-// the insights service, with an internal token minted for insights that
-// names the sites service). Recording never slows a reader: Record puts
+// Package views records what readers read of published sites as insights
+// events (POST /v1/orgs/{org}/sites/{siteId}/insights/events on the
+// insights service, with an internal token minted for insights that names
+// the gateway): each answer sites marks as a view (readerapi.ViewHeader),
+// and each answer of it from the gateway's page cache. Recording never
+// slows a reader: Record puts
 // the event in a bounded queue and returns; a worker posts the queue in
 // batches per site. An event that finds the queue full, or whose batch
 // insights refuses or does not take in time (insights down), is dropped
 // and counted (Dropped, and the OpenTelemetry counter
-// sites.insights.dropped).
-package insightsclient
+// gateway.insights.dropped).
+package views
 
 import (
 	"context"
@@ -20,13 +22,25 @@ import (
 	"github.com/docspub/platform/libs/discovery"
 	"github.com/docspub/platform/libs/internalclient"
 	"github.com/docspub/platform/libs/internaltoken"
-	"github.com/docspub/platform/services/sites/internal/limits"
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/metric"
 )
 
 // Service is the insights service's name in discovery and token audience.
 const Service = "insights"
+
+// Bounds of recording.
+const (
+	// Queue is how many events wait to be sent; a view recorded while it
+	// is full is dropped and counted.
+	Queue = 10000
+	// Batch is the most events of one POST (insights takes 1000).
+	Batch = 1000
+	// Flush is how long an event waits for its batch to fill.
+	Flush = time.Second
+	// Timeout bounds one POST; a batch that fails is dropped and counted.
+	Timeout = 5 * time.Second
+)
 
 // Event is one insights event (SiteInsightsEvent) of a site.
 type Event struct {
@@ -45,12 +59,12 @@ type Recorder struct {
 }
 
 // New returns a recorder that finds insights through resolver and signs
-// with signer (the sites service's).
+// with signer (the gateway's).
 func New(resolver discovery.Resolver, signer *internaltoken.Signer, log *slog.Logger) *Recorder {
-	counter, _ := otel.Meter("sites").Int64Counter("sites.insights.dropped",
+	counter, _ := otel.Meter("gateway").Int64Counter("gateway.insights.dropped",
 		metric.WithDescription("reader events dropped: queue full or insights not taking them"))
-	return &Recorder{insights: internalclient.New(Service, resolver, signer, limits.InsightsTimeout), log: log,
-		queue: make(chan Event, limits.InsightsQueue), counter: counter}
+	return &Recorder{insights: internalclient.New(Service, resolver, signer, Timeout), log: log,
+		queue: make(chan Event, Queue), counter: counter}
 }
 
 // Record queues an event; when the queue is full it is dropped.
@@ -78,10 +92,10 @@ func (r *Recorder) drop(n int, why string) {
 type batchKey struct{ org, site string }
 
 // Run posts the queued events until ctx is done: a site's events go in one
-// batch once limits.InsightsBatch of them wait or limits.InsightsFlush
+// batch once Batch of them wait or Flush
 // passed. What waits when ctx ends is posted once more, briefly.
 func (r *Recorder) Run(ctx context.Context) error {
-	tick := time.NewTicker(limits.InsightsFlush)
+	tick := time.NewTicker(Flush)
 	defer tick.Stop()
 	batches := map[batchKey][]any{}
 	flush := func(ctx context.Context) {
@@ -95,14 +109,14 @@ func (r *Recorder) Run(ctx context.Context) error {
 		case ev := <-r.queue:
 			k := batchKey{ev.Organization, ev.Site}
 			batches[k] = append(batches[k], ev.Body)
-			if len(batches[k]) >= limits.InsightsBatch {
+			if len(batches[k]) >= Batch {
 				r.post(ctx, k, batches[k])
 				delete(batches, k)
 			}
 		case <-tick.C:
 			flush(ctx)
 		case <-ctx.Done():
-			last, cancel := context.WithTimeout(context.WithoutCancel(ctx), limits.InsightsTimeout)
+			last, cancel := context.WithTimeout(context.WithoutCancel(ctx), Timeout)
 			defer cancel()
 			for len(r.queue) > 0 {
 				ev := <-r.queue

@@ -1,0 +1,144 @@
+package views
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/docspub/platform/libs/ids"
+	"github.com/docspub/platform/libs/internalapi/readerapi"
+)
+
+// Insights cookies: who reads, across visits and within one.
+const (
+	CookieVisitorID = "docspub_vid"
+	CookieSessionID = "docspub_sid"
+)
+
+// Bounds of insights events (the insights service's): claims or a URL
+// over them are left out, since insights refuses a whole batch for one
+// event it cannot take.
+const (
+	maxClaimsBytes = 4096
+	maxURL         = 2048
+	maxUserAgent   = 1024
+	maxCookie      = 64
+)
+
+// View queues the event of view v read by r from client (its address),
+// displayContext server. The reader's visitor and session ids are cookies
+// a page view sets (in out, the answer's headers: it reports whether it
+// set them); without them (robots, agents) they derive from the address
+// and user agent.
+func (rec *Recorder) View(out http.Header, r *http.Request, client string, v readerapi.View) (setCookies bool) {
+	ua := r.UserAgent()
+	if len(ua) > maxUserAgent {
+		ua = ua[:maxUserAgent]
+	}
+	visitorID, sessionID := cookie(r, CookieVisitorID), cookie(r, CookieSessionID)
+	if visitorID == "" || sessionID == "" {
+		visitorID, sessionID, setCookies = identify(out, v, client, ua, visitorID, sessionID)
+	}
+	if len(v.URL) > maxURL {
+		return setCookies
+	}
+	rec.Record(Event{Organization: v.Organization, Site: v.Site,
+		Body: event(v, session(r, client, ua, visitorID, sessionID, v.Claims))})
+	return setCookies
+}
+
+// identify fills the visitor and session ids a reader has no cookie of:
+// a page view sets them as cookies of the site's path, other reads derive
+// them from the address and user agent.
+func identify(out http.Header, v readerapi.View, client, ua, visitorID, sessionID string) (string, string, bool) {
+	sum := sha256.Sum256([]byte(client + "\x00" + ua))
+	derived := hex.EncodeToString(sum[:12])
+	set := false
+	if v.Type == "page_view" {
+		derived = ids.New()
+		if visitorID == "" {
+			visitorID, set = derived, true
+			setCookie(out, &http.Cookie{Name: CookieVisitorID, Value: visitorID, Path: v.CookiePath,
+				MaxAge: 365 * 24 * 3600, HttpOnly: true, Secure: v.Secure, SameSite: http.SameSiteLaxMode})
+		}
+		if sessionID == "" {
+			sessionID, set = derived, true
+			setCookie(out, &http.Cookie{Name: CookieSessionID, Value: sessionID, Path: v.CookiePath,
+				HttpOnly: true, Secure: v.Secure, SameSite: http.SameSiteLaxMode})
+		}
+	}
+	if visitorID == "" {
+		visitorID = derived
+	}
+	if sessionID == "" {
+		sessionID = derived
+	}
+	return visitorID, sessionID, set
+}
+
+func setCookie(h http.Header, c *http.Cookie) {
+	if s := c.String(); s != "" {
+		h.Add("Set-Cookie", s)
+	}
+}
+
+// session is an event's session: who reads, from where, in which language,
+// coming from which page, with which claims.
+func session(r *http.Request, client, ua, visitorID, sessionID string, claims map[string]any) map[string]any {
+	s := map[string]any{"visitorId": visitorID, "sessionId": sessionID, "ip": client, "userAgent": ua}
+	if lang := language(r.Header.Get("Accept-Language")); lang != "" {
+		s["language"] = lang
+	}
+	if ref := r.Referer(); ref != "" && len(ref) <= maxURL {
+		if u, err := url.Parse(ref); err == nil && u.IsAbs() && u.Host != "" {
+			s["referrer"] = ref
+		}
+	}
+	if raw, err := json.Marshal(claims); err == nil && len(claims) > 0 && len(raw) <= maxClaimsBytes {
+		s["visitorAuthClaims"] = claims
+	}
+	return s
+}
+
+// event is the insights event of view v with its session.
+func event(v readerapi.View, session map[string]any) map[string]any {
+	location := map[string]any{"url": v.URL, "displayContext": "server"}
+	for k, val := range map[string]string{"siteSection": v.SiteSection, "siteSpace": v.SiteSpace, "space": v.Space,
+		"revision": v.Revision, "page": v.Page} {
+		if val != "" {
+			location[k] = val
+		}
+	}
+	ev := map[string]any{"type": v.Type, "session": session, "location": location,
+		"timestamp": time.Now().UTC().Format(time.RFC3339Nano)}
+	if v.LLMS != "" {
+		ev["llmsVariant"] = v.LLMS
+	}
+	return ev
+}
+
+func cookie(r *http.Request, name string) string {
+	if ck, err := r.Cookie(name); err == nil && len(ck.Value) <= maxCookie {
+		return ck.Value
+	}
+	return ""
+}
+
+// language is the first language of an Accept-Language header, when it
+// looks like a language tag.
+func language(header string) string {
+	tag := strings.TrimSpace(strings.Split(strings.Split(header, ",")[0], ";")[0])
+	if tag == "" || tag == "*" || len(tag) > 35 {
+		return ""
+	}
+	for _, r := range tag {
+		if !(r == '-' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9') {
+			return ""
+		}
+	}
+	return tag
+}

@@ -1,0 +1,270 @@
+package gateway_test
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/docspub/platform/libs/internalapi/readerapi"
+	"github.com/docspub/platform/libs/internaltoken"
+	"github.com/docspub/platform/libs/kafkatest"
+	"github.com/docspub/platform/libs/waittest"
+)
+
+// readerSite stands in for sites' reader: one public page (cached by
+// anyone, tagged, a view) whose text and visibility a test changes, and a
+// page of a restricted site.
+type readerSite struct {
+	srv    *httptest.Server
+	hits   atomic.Int64
+	mu     sync.Mutex
+	text   string
+	public bool
+}
+
+func newReaderSite(t *testing.T) *readerSite {
+	rs := &readerSite{text: "First words.", public: true}
+	rs.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasPrefix(r.URL.Path, "/v1/") { // the sites API: any write succeeds
+			w.Header().Set("Content-Type", "application/json")
+			_, _ = io.WriteString(w, "{}")
+			return
+		}
+		rs.hits.Add(1)
+		w.Header().Set("X-Request-Id", r.Header.Get("X-Request-Id")) // as every service does
+		rs.mu.Lock()
+		text, public := rs.text, rs.public
+		rs.mu.Unlock()
+		h := w.Header()
+		if !public || r.URL.Path != "/reader/sites/o1/s1/page" {
+			h.Set("Cache-Control", "private, no-cache")
+			w.WriteHeader(http.StatusNotFound)
+			_, _ = io.WriteString(w, "no page here")
+			return
+		}
+		h.Set("Content-Type", "text/html; charset=utf-8")
+		h.Set("Cache-Control", "public, max-age=60, stale-while-revalidate=300")
+		h.Set("ETag", `"`+text[:5]+`"`)
+		h.Set("Vary", "Accept-Encoding")
+		h.Set(readerapi.TagsHeader, readerapi.JoinTags([]string{readerapi.OrgTag("o1"), readerapi.SiteTag("s1"), readerapi.SpaceTag("sp1")}))
+		h.Set(readerapi.ViewHeader, readerapi.View{Type: "page_view", Organization: "o1", Site: "s1", Space: "sp1",
+			URL: "http://gw/sites/o1/s1/page", CookiePath: "/sites/o1/s1"}.Encode())
+		_, _ = io.WriteString(w, "<p>"+text+"</p>")
+	}))
+	t.Cleanup(rs.srv.Close)
+	return rs
+}
+
+func (rs *readerSite) set(text string, public bool) {
+	rs.mu.Lock()
+	rs.text, rs.public = text, public
+	rs.mu.Unlock()
+}
+
+// insightsEvents stands in for insights' event intake: it keeps the events
+// posted with a token minted for insights that names the gateway.
+type insightsEvents struct {
+	srv    *httptest.Server
+	mu     sync.Mutex
+	events []map[string]any
+}
+
+func newInsightsEvents(t *testing.T) *insightsEvents {
+	verify, err := internaltoken.NewSigner("insights", secret, time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := &insightsEvents{}
+	in.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		p, err := verify.Verify(r.Header.Get(internaltoken.Header))
+		if err != nil || p.Service != "gateway" || r.URL.Path != "/v1/orgs/o1/sites/s1/insights/events" {
+			w.WriteHeader(http.StatusForbidden)
+			return
+		}
+		var body struct{ Events []map[string]any }
+		_ = json.NewDecoder(r.Body).Decode(&body)
+		in.mu.Lock()
+		in.events = append(in.events, body.Events...)
+		in.mu.Unlock()
+		w.WriteHeader(http.StatusNoContent)
+	}))
+	t.Cleanup(in.srv.Close)
+	return in
+}
+
+func (in *insightsEvents) recorded() []map[string]any {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	return append([]map[string]any(nil), in.events...)
+}
+
+// read GETs (or HEADs) a reader's path through the gateway.
+func (h *harness) read(t *testing.T, method, path string, header map[string]string) (*http.Response, string) {
+	t.Helper()
+	hd := http.Header{}
+	for k, v := range header {
+		hd.Set(k, v)
+	}
+	resp := h.do(t, method, path, "", nil, hd)
+	b, _ := io.ReadAll(resp.Body)
+	return resp, string(b)
+}
+
+// TestReaderPagesFromCache: a public page is answered from the gateway's
+// cache after its first read (no hop to sites), each GET still recorded in
+// insights with the reader's session; a first visit gets its insights
+// cookies and a private Cache-Control, a returning reader the public one;
+// If-None-Match answers 304 with no body, HEAD no body; a request with a
+// query or a cookie of access, and an answer that is not public, always
+// reach sites.
+func TestReaderPagesFromCache(t *testing.T) {
+	t.Parallel()
+	rs, in := newReaderSite(t), newInsightsEvents(t)
+	k := kafkatest.Start(t)
+	h := newHarness(t, options{env: map[string]string{"KAFKA_BROKERS": strings.Join(k.Brokers, ","), "READER_CACHE_TTL": "1m"},
+		upstreams: map[string]string{"sites": rs.srv.URL, "insights": in.srv.URL}})
+	bg, stop := context.WithCancel(context.Background())
+	h.gw.RunBackground(bg)
+	t.Cleanup(func() { stop(); _ = h.gw.Close(context.Background()) })
+
+	first, body := h.read(t, http.MethodGet, "/sites/o1/s1/page", map[string]string{"User-Agent": "ua-test"})
+	if first.StatusCode != 200 || body != "<p>First words.</p>" || len(first.Cookies()) != 2 ||
+		first.Header.Get("Cache-Control") != "private, no-cache" {
+		t.Fatalf("first visit: %d %q cookies %v, Cache-Control %q", first.StatusCode, body, first.Cookies(), first.Header.Get("Cache-Control"))
+	}
+	for _, name := range []string{readerapi.ViewHeader, readerapi.TagsHeader} {
+		if first.Header.Get(name) != "" {
+			t.Errorf("%s reached the reader", name)
+		}
+	}
+	cookies := "docspub_vid=" + first.Cookies()[0].Value + "; docspub_sid=" + first.Cookies()[1].Value
+	hits := rs.hits.Load()
+	ids := map[string]bool{first.Header.Get("X-Request-Id"): true}
+	for range 5 {
+		resp, body := h.read(t, http.MethodGet, "/sites/o1/s1/page", map[string]string{"Cookie": cookies})
+		ids[resp.Header.Get("X-Request-Id")] = true
+		if resp.StatusCode != 200 || body != "<p>First words.</p>" || len(resp.Cookies()) != 0 ||
+			resp.Header.Get("Cache-Control") != "public, max-age=60, stale-while-revalidate=300" || resp.Header.Get("ETag") != `"First"` {
+			t.Fatalf("returning reader: %d %q cookies %v, headers %v", resp.StatusCode, body, resp.Cookies(), resp.Header)
+		}
+	}
+	if n := rs.hits.Load() - hits; n != 0 {
+		t.Errorf("5 cached reads reached sites %d times", n)
+	}
+	if len(ids) != 6 || ids[""] {
+		t.Errorf("request ids of 6 reads: %v", ids)
+	}
+	// A first visit from the cache gets cookies of its own too.
+	if resp, _ := h.read(t, http.MethodGet, "/sites/o1/s1/page", nil); len(resp.Cookies()) != 2 ||
+		resp.Header.Get("Cache-Control") != "private, no-cache" || resp.Cookies()[0].Path != "/sites/o1/s1" {
+		t.Errorf("first visit from the cache: cookies %v, Cache-Control %q", resp.Cookies(), resp.Header.Get("Cache-Control"))
+	}
+	nm, body := h.read(t, http.MethodGet, "/sites/o1/s1/page", map[string]string{"If-None-Match": `"First"`})
+	if nm.StatusCode != http.StatusNotModified || body != "" || nm.Header.Get("ETag") != `"First"` {
+		t.Errorf("If-None-Match: %d, %d bytes, ETag %q", nm.StatusCode, len(body), nm.Header.Get("ETag"))
+	}
+	// (Go's client asks for gzip on a GET, not on a HEAD: one key each.)
+	head, body := h.read(t, http.MethodHead, "/sites/o1/s1/page", map[string]string{"Accept-Encoding": "gzip"})
+	if head.StatusCode != 200 || body != "" || head.Header.Get("Content-Length") != "19" {
+		t.Errorf("HEAD: %d, %d bytes, Content-Length %q", head.StatusCode, len(body), head.Header.Get("Content-Length"))
+	}
+	if n := rs.hits.Load() - hits; n != 0 {
+		t.Errorf("cached reads reached sites %d times", n)
+	}
+	for _, header := range []map[string]string{{"Cookie": "docspub_share=k1"}, {"Range": "bytes=0-3"}} {
+		before := rs.hits.Load()
+		h.read(t, http.MethodGet, "/sites/o1/s1/page", header)
+		if rs.hits.Load() == before {
+			t.Errorf("a read with %v was answered from the cache", header)
+		}
+	}
+	before := rs.hits.Load()
+	h.read(t, http.MethodGet, "/sites/o1/s1/page?shareKey=k1", nil)
+	h.read(t, http.MethodGet, "/sites/o1/s1/other", nil)
+	h.read(t, http.MethodGet, "/sites/o1/s1/other", nil)
+	if n := rs.hits.Load() - before; n != 3 {
+		t.Errorf("a query and a page that is not public reached sites %d times of 3", n)
+	}
+
+	// Every GET of the page is a view: 1 + 5 + 1 from the cache, + 2 that
+	// reached sites (share cookie, range) + the query's.
+	waittest.Until(t, "the views recorded", 10*time.Second, func() bool { return len(in.recorded()) >= 10 })
+	ev := in.recorded()[1]
+	s, _ := ev["session"].(map[string]any)
+	if ev["type"] != "page_view" || s["visitorId"] != first.Cookies()[0].Value || s["ip"] != "127.0.0.1" {
+		t.Errorf("a returning reader's view: %v", ev)
+	}
+}
+
+// TestWritePurgesReaderCache: a successful write through the gateway drops
+// the cached answers of its organization or space before the writer has
+// its answer, so a site made restricted is never served from the cache
+// after that; a failed write, or one of another organization, drops
+// nothing.
+func TestWritePurgesReaderCache(t *testing.T) {
+	t.Parallel()
+	rs := newReaderSite(t)
+	h := newHarness(t, options{env: map[string]string{"READER_CACHE_TTL": "1m"},
+		upstreams: map[string]string{"sites": rs.srv.URL}})
+	token, _ := h.identity.add(randomID("user"), map[string]string{"o1": "admin", "o2": "admin"})
+	cached := func() bool {
+		before := rs.hits.Load()
+		h.read(t, http.MethodGet, "/sites/o1/s1/page", nil)
+		return rs.hits.Load() == before
+	}
+	h.read(t, http.MethodGet, "/sites/o1/s1/page", nil)
+	if !cached() {
+		t.Fatal("the page is not cached")
+	}
+	wantStatus(t, h.do(t, http.MethodPatch, "/v1/orgs/o2/sites/s9", token, strings.NewReader(`{}`), nil), 200)
+	if !cached() {
+		t.Error("a write of another organization dropped the page")
+	}
+	wantStatus(t, h.do(t, http.MethodGet, "/v1/orgs/o1/sites/s1", token, nil, nil), 200)
+	if !cached() {
+		t.Error("a read dropped the page")
+	}
+
+	rs.set("First words.", false) // the site is made restricted...
+	wantStatus(t, h.do(t, http.MethodPatch, "/v1/orgs/o1/sites/s1", token, strings.NewReader(`{"visibility":"share-link"}`), nil), 200)
+	if resp, body := h.read(t, http.MethodGet, "/sites/o1/s1/page", nil); resp.StatusCode != 404 || strings.Contains(body, "First") {
+		t.Errorf("right after the write: %d %q", resp.StatusCode, body)
+	}
+
+	rs.set("Second words.", true)
+	h.read(t, http.MethodGet, "/sites/o1/s1/page", nil)
+	if !cached() {
+		t.Fatal("the page is not cached again")
+	}
+	rs.set("Third words.", true)
+	wantStatus(t, h.do(t, http.MethodPost, "/v1/spaces/sp1/change-requests/cr1/merge", token, nil, nil), 200)
+	if _, body := h.read(t, http.MethodGet, "/sites/o1/s1/page", nil); body != "<p>Third words.</p>" {
+		t.Errorf("after a write to the site's space: %q", body)
+	}
+}
+
+// TestReaderCacheTTL: a change that does not pass through the gateway
+// shows once the cached answer's TTL is over.
+func TestReaderCacheTTL(t *testing.T) {
+	t.Parallel()
+	rs := newReaderSite(t)
+	h := newHarness(t, options{env: map[string]string{"READER_CACHE_TTL": "200ms"},
+		upstreams: map[string]string{"sites": rs.srv.URL}})
+	h.read(t, http.MethodGet, "/sites/o1/s1/page", nil)
+	rs.set("Later words.", true)
+	start := time.Now()
+	waittest.Until(t, "the change shown", 5*time.Second, func() bool {
+		_, body := h.read(t, http.MethodGet, "/sites/o1/s1/page", nil)
+		return body == "<p>Later words.</p>"
+	})
+	if took := time.Since(start); took > time.Second {
+		t.Errorf("the change showed after %s", took)
+	}
+}

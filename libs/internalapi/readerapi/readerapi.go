@@ -1,0 +1,82 @@
+// Package readerapi is the contract between the gateway and the sites
+// service's reader (GET and HEAD of /reader/<path>, a published site's
+// readers' requests the gateway forwards): two response headers that never
+// leave the platform (the gateway drops every X-Internal- header before
+// answering the reader).
+//
+//   - ViewHeader: the answer is a read to record in the site's insights
+//     (a View, as JSON). The gateway records it, and every later answer of
+//     the same page from its cache, and sets the reader's visitor and
+//     session cookies: sites sets no cookie of insights.
+//   - TagsHeader: the answer is the same for every reader without cookies
+//     of access (a public site's, Cache-Control public) and may be kept by
+//     the gateway's page cache under the tags it lists (space-separated
+//     Tag values), which a write through the gateway purges.
+package readerapi
+
+import (
+	"encoding/json"
+	"strings"
+)
+
+// Headers of a reader's answer, internal to the platform.
+const (
+	ViewHeader = "X-Internal-Reader-View"
+	TagsHeader = "X-Internal-Reader-Tags"
+)
+
+// MaxViewHeader bounds the view header the gateway reads (claims included).
+const MaxViewHeader = 8 << 10
+
+// View is a read to record as an insights event of the site: what was
+// read and where (never a share key or a token), and where the reader's
+// cookies apply.
+type View struct {
+	// Type is the insights event type: page_view, page_markdown_request
+	// or llms_request (with LLMS standard or full).
+	Type         string `json:"type"`
+	LLMS         string `json:"llms,omitempty"`
+	Organization string `json:"organization"`
+	Site         string `json:"site"`
+	SiteSection  string `json:"siteSection,omitempty"`
+	SiteSpace    string `json:"siteSpace,omitempty"`
+	Space        string `json:"space,omitempty"`
+	Revision     string `json:"revision,omitempty"`
+	Page         string `json:"page,omitempty"`
+	// URL is the absolute URL read.
+	URL string `json:"url"`
+	// Claims are the visitor's signed claims, if any.
+	Claims map[string]any `json:"claims,omitempty"`
+	// CookiePath is the site's path, where the reader's cookies apply;
+	// Secure says the site is published over https.
+	CookiePath string `json:"cookiePath"`
+	Secure     bool   `json:"secure,omitempty"`
+}
+
+// Encode is v as the header's value.
+func (v View) Encode() string {
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+// ParseView reads a view header's value: false when it is empty, too
+// long or not a view of a site.
+func ParseView(s string) (View, bool) {
+	var v View
+	if s == "" || len(s) > MaxViewHeader || json.Unmarshal([]byte(s), &v) != nil ||
+		v.Type == "" || v.Organization == "" || v.Site == "" {
+		return View{}, false
+	}
+	return v, true
+}
+
+// Tags of a cached answer: what a write purges it by.
+func OrgTag(id string) string   { return "org:" + id }
+func SiteTag(id string) string  { return "site:" + id }
+func SpaceTag(id string) string { return "space:" + id }
+
+// JoinTags is tags as the header's value.
+func JoinTags(tags []string) string { return strings.Join(tags, " ") }
+
+// SplitTags reads the header's value.
+func SplitTags(s string) []string { return strings.Fields(s) }
