@@ -86,6 +86,8 @@ type Platform struct {
 	InternalTokenSecret string
 	// MongoURI is the embedded MongoDB's address (tests read every stored document).
 	MongoURI string
+	// mongoReadURI is its address for the services' reads (embedded.Mongo.ReadURI).
+	mongoReadURI string
 
 	kafkaPort int
 	redisAddr string
@@ -160,7 +162,7 @@ func (p *Platform) startInfra(_, _ context.Context, cfg Config) (err error) {
 		return err
 	}
 	p.closers = append(p.closers, mongo.Close)
-	p.MongoURI = mongo.URI
+	p.MongoURI, p.mongoReadURI = mongo.URI, mongo.ReadURI
 	if p.Kafka, err = embedded.StartKafka(0); err != nil {
 		return err
 	}
@@ -190,7 +192,7 @@ func (p *Platform) startInfra(_, _ context.Context, cfg Config) (err error) {
 // secret, public URLs, log level) with extra on top.
 func (p *Platform) env(cfg Config, extra map[string]string) map[string]string {
 	m := map[string]string{
-		"MONGO_URI": p.MongoURI, "MONGO_LOCK_DOCUMENTS": "true", "KAFKA_BROKERS": strings.Join(p.Kafka.Brokers, ","), "INTERNAL_TOKEN_SECRET": p.InternalTokenSecret,
+		"MONGO_URI": p.MongoURI, "MONGO_READ_URI": p.mongoReadURI, "MONGO_LOCK_DOCUMENTS": "true", "KAFKA_BROKERS": strings.Join(p.Kafka.Brokers, ","), "INTERNAL_TOKEN_SECRET": p.InternalTokenSecret,
 		"PUBLIC_URL": p.URL, "APP_URL": p.URL + "/app", "LOG_LEVEL": cfg.LogLevel,
 	}
 	maps.Copy(m, extra)
@@ -199,7 +201,7 @@ func (p *Platform) env(cfg Config, extra map[string]string) map[string]string {
 
 func (p *Platform) startIdentity(ctx, runCtx context.Context, cfg Config) error {
 	idCfg := identity.Config{
-		Base: service.Base{MongoURI: p.MongoURI, MongoLockDocuments: true, Kafka: kafkax.Config{Brokers: p.Kafka.Brokers},
+		Base: service.Base{MongoURI: p.MongoURI, MongoReadURI: p.mongoReadURI, MongoLockDocuments: true, Kafka: kafkax.Config{Brokers: p.Kafka.Brokers},
 			InternalTokenSecret: p.InternalTokenSecret, LogLevel: cfg.LogLevel},
 		URLs: service.URLs{PublicURL: p.URL, AppURL: p.URL + "/app"},
 		Addr: "127.0.0.1:0", Database: "identity",

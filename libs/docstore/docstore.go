@@ -19,6 +19,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"github.com/docspub/platform/libs/apierr"
@@ -34,6 +35,11 @@ type Store struct {
 	db      mongox.DB
 	names   map[string]string
 	written func()
+	// writes counts the writes through Insert, Update and Delete, each
+	// once it returned; byID caches documents read by _id under that count
+	// (see CacheByID).
+	writes atomic.Uint64
+	byID   map[string]*idCache
 }
 
 // New returns a store on db. names gives the singular resource name of each
@@ -64,8 +70,12 @@ func (s *Store) Name(coll string) string {
 	return coll
 }
 
-// C returns a collection.
+// C returns a collection to write to.
 func (s *Store) C(coll string) *mongo.Collection { return s.db.Collection(coll) }
+
+// R returns a collection to read from (mongox.DB.Reads): it sees every
+// write acknowledged before the read is sent, and is never written to.
+func (s *Store) R(coll string) *mongo.Collection { return s.db.Reads().Collection(coll) }
 
 // Live adds the not-a-tombstone condition to a filter (a copy; f is unchanged).
 func Live(f bson.M) bson.M {
@@ -126,6 +136,7 @@ func (s *Store) Insert(ctx context.Context, coll string, doc any, events ...kafk
 		return fmt.Errorf("marshal %s: %w", s.Name(coll), err)
 	}
 	m = append(m, o.Fields()...)
+	defer s.writes.Add(1)
 	if _, err = s.C(coll).InsertOne(ctx, m); err != nil {
 		return mongox.Err(err, s.Name(coll))
 	}
@@ -171,6 +182,7 @@ func (s *Store) Update(ctx context.Context, coll, id string, cond, upd bson.M, e
 	unlock := s.db.Lock(coll, id)
 	res, err := s.C(coll).UpdateOne(ctx, f, upd)
 	unlock()
+	s.writes.Add(1)
 	if err != nil {
 		return mongox.Err(err, s.Name(coll))
 	}
@@ -216,6 +228,7 @@ func (s *Store) Remove(ctx context.Context, coll, id string, set bson.M, ev kafk
 // Delete removes the live documents matching f at once, without events
 // (for data whose owner's deletion event already says it is gone).
 func (s *Store) Delete(ctx context.Context, coll string, f bson.M) error {
+	defer s.writes.Add(1)
 	if _, err := s.C(coll).DeleteMany(ctx, Live(f)); err != nil {
 		return mongox.Err(err, s.Name(coll))
 	}
@@ -224,7 +237,7 @@ func (s *Store) Delete(ctx context.Context, coll string, f bson.M) error {
 
 // Count counts the live documents matching f.
 func (s *Store) Count(ctx context.Context, coll string, f bson.M) (int, error) {
-	n, err := s.C(coll).CountDocuments(ctx, Live(f))
+	n, err := s.R(coll).CountDocuments(ctx, Live(f))
 	if err != nil {
 		return 0, mongox.Err(err, s.Name(coll))
 	}
@@ -238,7 +251,7 @@ func FindOne[T any](ctx context.Context, s *Store, coll string, f bson.M) (T, er
 		// By _id alone, the tombstone checked here: FerretDB's SQLite
 		// backend looks a document up by _id only when _id is the filter's
 		// one condition, and scans the whole collection otherwise.
-		raw, err := s.C(coll).FindOne(ctx, f).Raw()
+		raw, err := s.R(coll).FindOne(ctx, f).Raw()
 		if err == nil {
 			if t, ok := raw.Lookup(kafkax.TombstoneField).BooleanOK(); ok && t {
 				err = mongo.ErrNoDocuments
@@ -248,13 +261,13 @@ func FindOne[T any](ctx context.Context, s *Store, coll string, f bson.M) (T, er
 		}
 		return v, mongox.Err(err, s.Name(coll))
 	}
-	err := s.C(coll).FindOne(ctx, Live(f)).Decode(&v)
+	err := s.R(coll).FindOne(ctx, Live(f)).Decode(&v)
 	return v, mongox.Err(err, s.Name(coll))
 }
 
 // Find decodes every live document matching f.
 func Find[T any](ctx context.Context, s *Store, coll string, f bson.M, opts ...options.Lister[options.FindOptions]) ([]T, error) {
-	cur, err := s.C(coll).Find(ctx, Live(f), opts...)
+	cur, err := s.R(coll).Find(ctx, Live(f), opts...)
 	if err != nil {
 		return nil, mongox.Err(err, s.Name(coll))
 	}

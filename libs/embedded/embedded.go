@@ -23,10 +23,19 @@ import (
 
 // Mongo is a running embedded FerretDB.
 type Mongo struct {
-	URI    string
-	cancel context.CancelFunc
-	done   chan struct{}
-	tmp    string
+	// URI is for writers: each client of it has one connection (see
+	// poolSize).
+	URI string
+	// ReadURI is for reads only (find, count, aggregate without $out): its
+	// clients have a pool of readPoolSize connections, so that a process's
+	// reads run side by side instead of queueing behind its writes. FerretDB
+	// commits a write before it answers and its SQLite files are in WAL
+	// mode, so a read sent after a write was acknowledged, on any
+	// connection, sees it.
+	ReadURI string
+	cancel  context.CancelFunc
+	done    chan struct{}
+	tmp     string
 }
 
 // StartMongo starts FerretDB with its SQLite files in dir ("" for a temporary
@@ -69,23 +78,30 @@ func StartMongo(dir, addr string, log *slog.Logger) (*Mongo, error) {
 		f.Run(ctx)
 	}()
 	go indexIDs(ctx, abs, log.With("component", "ferretdb-indexes"))
-	m.URI = serialized(f.MongoDBURI())
+	m.URI = poolSize(f.MongoDBURI(), 1)
+	m.ReadURI = poolSize(f.MongoDBURI(), readPoolSize)
 	return m, nil
 }
 
-// serialized limits clients of uri to one connection. FerretDB v1 applies an
-// update as a read followed by a write of the whole document, outside any
-// transaction, so two updates of one document on two connections can lose
-// one of them (a service's change racing the outbox relay's removal of
-// published events). One connection per client serializes the operations of
-// a process, which makes every single-document update atomic again, as on MongoDB.
-func serialized(uri string) string {
+// readPoolSize is the connections of a client of ReadURI: enough to keep
+// both cores of a small machine busy with one service's reads.
+const readPoolSize = 8
+
+// poolSize limits clients of uri to n connections. URI has one, which
+// serializes the writes: FerretDB v1 applies an update as a read followed
+// by a write of the whole document, outside any transaction, so two
+// updates of one document on two connections can lose one of them (a
+// service's change racing the outbox relay's removal of published events).
+// One connection per client serializes the operations of a process, which
+// makes every single-document update atomic again, as on MongoDB. Reads
+// change no document and need no such order.
+func poolSize(uri string, n int) string {
 	u, err := url.Parse(uri)
 	if err != nil {
 		return uri
 	}
 	q := u.Query()
-	q.Set("maxPoolSize", "1")
+	q.Set("maxPoolSize", strconv.Itoa(n))
 	u.RawQuery = q.Encode()
 	return u.String()
 }

@@ -2,12 +2,11 @@ package embedded_test
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"testing"
 	"time"
 
-	"github.com/docspub/platform/libs/embedded"
-	"github.com/docspub/platform/libs/mongox"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
@@ -15,19 +14,10 @@ import (
 // outbox contract (a change and its event in one update, the relay pulling
 // published events) depends on it.
 func TestMongoConcurrentUpdatesOfOneDocument(t *testing.T) {
-	srv, err := embedded.StartMongo("", "", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(srv.Close)
+	srv := startServer(t, "")
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	client, err := mongox.Connect(ctx, srv.URI)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = client.Disconnect(context.Background()) })
-	coll := client.Database("race").Collection("docs")
+	coll := connect(t, srv.URI).Database("race").Collection("docs")
 
 	if _, err := coll.InsertOne(ctx, bson.M{"_id": "a", "n": 0}); err != nil {
 		t.Fatal(err)
@@ -64,5 +54,88 @@ func TestMongoConcurrentUpdatesOfOneDocument(t *testing.T) {
 	if got.N != workers*updates || len(got.Log) != workers*updates {
 		t.Errorf("after %d concurrent updates: n = %d, log has %d entries; want %d each",
 			workers*updates, got.N, len(got.Log), workers*updates)
+	}
+}
+
+// Reads through ReadURI's pool next to the writes serialized on URI lose
+// no update, and a read sent after a write was acknowledged sees it: what a
+// store reading through mongox.DB.Reads depends on.
+func TestMongoReadPoolNextToSerializedWrites(t *testing.T) {
+	srv := startServer(t, "")
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	wc := connect(t, srv.URI).Database("pool").Collection("docs")
+	rc := connect(t, srv.ReadURI).Database("pool").Collection("docs")
+	if _, err := wc.InsertOne(ctx, bson.M{"_id": "a", "n": 0}); err != nil {
+		t.Fatal(err)
+	}
+
+	type doc struct {
+		N   int      `bson:"n"`
+		Log []string `bson:"log"`
+	}
+	const writers, updates, readers = 4, 25, 8
+	var wg sync.WaitGroup
+	errs := make(chan error, writers+readers)
+	stop := make(chan struct{})
+	for range readers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			last := -1
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				var d doc
+				if err := rc.FindOne(ctx, bson.M{"_id": "a"}).Decode(&d); err != nil {
+					errs <- err
+					return
+				}
+				if d.N < last || d.N != len(d.Log) {
+					errs <- fmt.Errorf("a reader saw n = %d with %d log entries after n = %d", d.N, len(d.Log), last)
+					return
+				}
+				last = d.N
+			}
+		}()
+	}
+	var ww sync.WaitGroup
+	for w := range writers {
+		ww.Add(1)
+		go func() {
+			defer ww.Done()
+			for i := range updates {
+				entry := fmt.Sprintf("%d/%d", w, i)
+				if _, err := wc.UpdateOne(ctx, bson.M{"_id": "a"},
+					bson.M{"$inc": bson.M{"n": 1}, "$push": bson.M{"log": entry}}); err != nil {
+					errs <- err
+					return
+				}
+				// Read your write: the pool sees the acknowledged update.
+				var d doc
+				if err := rc.FindOne(ctx, bson.M{"_id": "a", "log": entry}).Decode(&d); err != nil {
+					errs <- fmt.Errorf("writer %d's update %d not read back through the pool: %w", w, i, err)
+					return
+				}
+			}
+		}()
+	}
+	ww.Wait()
+	close(stop)
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	var got doc
+	if err := rc.FindOne(ctx, bson.M{"_id": "a"}).Decode(&got); err != nil {
+		t.Fatal(err)
+	}
+	if got.N != writers*updates || len(got.Log) != writers*updates {
+		t.Errorf("after %d updates beside the readers: n = %d, log has %d entries; want %d each",
+			writers*updates, got.N, len(got.Log), writers*updates)
 	}
 }

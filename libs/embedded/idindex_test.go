@@ -174,15 +174,28 @@ func idIndexes(t *testing.T, file string) int {
 func startMongo(t *testing.T) (dir string, client *mongo.Client) {
 	t.Helper()
 	dir = t.TempDir()
+	return dir, connect(t, startServer(t, dir).URI)
+}
+
+// startServer starts an embedded server of its own for a test, with its
+// files in dir ("": a temporary one); it stops with the test.
+func startServer(t *testing.T, dir string) *embedded.Mongo {
+	t.Helper()
 	srv, err := embedded.StartMongo(dir, "", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(srv.Close)
-	client, err = mongox.Connect(context.Background(), srv.URI)
+	return srv
+}
+
+// connect returns a client of uri, disconnected when the test ends.
+func connect(t *testing.T, uri string) *mongo.Client {
+	t.Helper()
+	client, err := mongox.Connect(context.Background(), uri)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = client.Disconnect(context.Background()) })
-	return dir, client
+	return client
 }

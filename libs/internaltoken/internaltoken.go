@@ -12,6 +12,9 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"slices"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/golang-jwt/jwt/v5"
@@ -60,6 +63,16 @@ type Signer struct {
 	// verified remembers the tokens Verify accepted, by their exact text,
 	// until they expire (see Verify).
 	verified *lru.Cache[string, verifiedToken]
+	// minted remembers the tokens Mint made, by audience and principal,
+	// for the second they were made in (see Mint).
+	minted *lru.Cache[string, mintedToken]
+}
+
+// mintedToken is a token Mint made and the whole seconds of its issue and
+// expiry times.
+type mintedToken struct {
+	token    string
+	iat, exp int64
 }
 
 // verifiedToken is a token Verify accepted: its principal and its expiry.
@@ -96,7 +109,12 @@ func NewSigner(service, secret string, ttl time.Duration) (*Signer, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Signer{service: service, secret: []byte(secret), accept: map[string][]byte{"": []byte(secret)}, ttl: ttl, now: time.Now, verified: verified}, nil
+	minted, err := lru.New[string, mintedToken](verifiedTokens)
+	if err != nil {
+		return nil, err
+	}
+	return &Signer{service: service, secret: []byte(secret), accept: map[string][]byte{"": []byte(secret)}, ttl: ttl, now: time.Now,
+		verified: verified, minted: minted}, nil
 }
 
 // Service returns the name of the signer's own service: the audience its
@@ -105,18 +123,28 @@ func (s *Signer) Service() string { return s.service }
 
 // Mint returns a signed token for p that only the service named audience
 // accepts, valid for the signer's TTL.
+//
+// A token's times are whole seconds, so the tokens minted for one audience
+// and principal within one second are the same text: the first is
+// remembered and handed out again within its second instead of being
+// signed anew (the gateway mints one for every request it forwards).
 func (s *Signer) Mint(audience string, p Principal) (string, error) {
 	if audience == "" {
 		return "", errors.New("mint internal token: no audience")
 	}
 	now := s.now()
+	iat, exp := jwt.NewNumericDate(now), jwt.NewNumericDate(now.Add(s.ttl))
+	key := mintKey(audience, p)
+	if t, ok := s.minted.Get(key); ok && t.iat == iat.Unix() && t.exp == exp.Unix() {
+		return t.token, nil
+	}
 	c := claims{
 		RegisteredClaims: jwt.RegisteredClaims{
 			Issuer:    issuer,
 			Subject:   p.UserID,
 			Audience:  jwt.ClaimStrings{audience},
-			IssuedAt:  jwt.NewNumericDate(now),
-			ExpiresAt: jwt.NewNumericDate(now.Add(s.ttl)),
+			IssuedAt:  iat,
+			ExpiresAt: exp,
 		},
 		Service: p.Service,
 		Roles:   p.Roles,
@@ -130,7 +158,29 @@ func (s *Signer) Mint(audience string, p Principal) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("sign internal token: %w", err)
 	}
+	s.minted.Add(key, mintedToken{token: tok, iat: iat.Unix(), exp: exp.Unix()})
 	return tok, nil
+}
+
+// mintKey is what a minted token's text depends on besides its times and
+// the signer: the audience and every field of the principal, each
+// length-prefixed (no two principals share a key), roles in order.
+func mintKey(audience string, p Principal) string {
+	var b strings.Builder
+	field := func(v string) {
+		b.WriteString(strconv.Itoa(len(v)))
+		b.WriteByte(':')
+		b.WriteString(v)
+	}
+	field(audience)
+	field(p.UserID)
+	field(p.Service)
+	field(p.TokenID)
+	for _, org := range slices.Sorted(maps.Keys(p.Roles)) {
+		field(org)
+		field(p.Roles[org])
+	}
+	return b.String()
 }
 
 // ErrInvalid is returned for a missing, malformed, forged or expired token,

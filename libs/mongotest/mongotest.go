@@ -22,6 +22,10 @@ import (
 var (
 	uri    string
 	client *mongo.Client
+	// reads is the client DB reads through: one of the server's ReadURI,
+	// as services on the embedded server have, or client itself with
+	// MONGOTEST_URI.
+	reads *mongo.Client
 )
 
 // Main starts the package's server, runs the tests and stops it. Call it from
@@ -32,6 +36,7 @@ var (
 // package: in-process, the detector would slow the database tenfold).
 func Main(m *testing.M) {
 	stop := func() {}
+	var readURI string
 	if u := os.Getenv("MONGOTEST_URI"); u != "" {
 		uri = u
 	} else {
@@ -40,11 +45,15 @@ func Main(m *testing.M) {
 			fmt.Fprintln(os.Stderr, "mongotest:", err)
 			os.Exit(1)
 		}
-		uri, stop = srv.URI, srv.Close
+		uri, readURI, stop = srv.URI, srv.ReadURI, srv.Close
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	var err error
 	client, err = mongox.Connect(ctx, uri)
+	reads = client
+	if err == nil && readURI != "" {
+		reads, err = mongox.Connect(ctx, readURI)
+	}
 	cancel()
 	if err != nil {
 		stop()
@@ -53,6 +62,9 @@ func Main(m *testing.M) {
 	}
 	code := m.Run()
 	_ = client.Disconnect(context.Background())
+	if reads != client {
+		_ = reads.Disconnect(context.Background())
+	}
 	stop()
 	os.Exit(code)
 }
@@ -83,10 +95,12 @@ func Database(t testing.TB) *mongo.Database {
 
 // DB returns a fresh database (see Database) with the document locks the
 // embedded server needs (mongox.NewDB with lockDocuments, as services set
-// MONGO_LOCK_DOCUMENTS on it), what stores take.
+// MONGO_LOCK_DOCUMENTS on it) and its reads through the server's read pool
+// (mongox.DB.WithReads, as services set MONGO_READ_URI), what stores take.
 func DB(t testing.TB) mongox.DB {
 	t.Helper()
-	return mongox.NewDB(Database(t), true)
+	db := Database(t)
+	return mongox.NewDB(db, true).WithReads(reads.Database(db.Name()))
 }
 
 // DatabaseName returns a unique database name.

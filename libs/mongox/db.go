@@ -7,8 +7,17 @@ import "go.mongodb.org/mongo-driver/v2/mongo"
 // document are serialised within the process; on MongoDB they are not, as
 // it is atomic per document. Stores take one DB instead of a database and
 // a set of locks.
+//
+// Its reads may go through a second client (WithReads): the embedded
+// server's writers share one connection per process (see
+// embedded.Mongo.URI), which would queue every read of a service behind
+// the others. A read sent after a write was acknowledged sees it on either
+// client, as the server commits before it answers, so a store may read
+// through Reads and write through Database, including the read of a
+// read-then-write under Lock. On MongoDB one client serves both.
 type DB struct {
 	*mongo.Database
+	reads *mongo.Database
 	locks *DocLocks
 }
 
@@ -20,6 +29,23 @@ func NewDB(db *mongo.Database, lockDocuments bool) DB {
 		d.locks = NewDocLocks()
 	}
 	return d
+}
+
+// WithReads returns d reading through reads, the same database on a
+// client of its own; nil reads through d's database.
+func (d DB) WithReads(reads *mongo.Database) DB {
+	d.reads = reads
+	return d
+}
+
+// Reads is the database to read from: the one of WithReads, or d's own.
+// Writes (and the commands that write, such as findAndModify) go through
+// d.Database.
+func (d DB) Reads() *mongo.Database {
+	if d.reads != nil {
+		return d.reads
+	}
+	return d.Database
 }
 
 // Lock locks the document id of collection until the returned function is

@@ -11,6 +11,11 @@ import (
 // variables: each service's Config embeds it, and its Validate calls Check.
 type Base struct {
 	MongoURI string `env:"MONGO_URI, default=mongodb://127.0.0.1:27017"`
+	// MongoReadURI, when set, is a second client's for the stores' reads
+	// (see mongox.DB.Reads): the embedded server's read URI, whose pool is
+	// not limited to one connection as MONGO_URI's is. Unset, one client of
+	// MONGO_URI serves reads and writes, as it should on MongoDB.
+	MongoReadURI string `env:"MONGO_READ_URI"`
 	// MongoLockDocuments serialises the updates of each document within
 	// the process (see mongox.DB): set it on the embedded FerretDB, which
 	// applies an update by reading and rewriting the document; leave it off

@@ -20,6 +20,9 @@ type CoreConfig struct {
 	// it and signs the service's own calls to others as coming from it.
 	Service            string
 	MongoURI, Database string
+	// MongoReadURI, when set, connects a second client that the stores
+	// read through (mongox.DB.Reads; MONGO_READ_URI).
+	MongoReadURI string
 	// LockDocuments serialises the updates of each document within the
 	// process (mongox.DB): on for the embedded FerretDB, whose updates are
 	// a read and a rewrite of the document, off for MongoDB, atomic per
@@ -55,6 +58,8 @@ type CoreConfig struct {
 type Core struct {
 	Log    *slog.Logger
 	Client *mongo.Client
+	// reads is the client of CoreConfig.MongoReadURI, nil without one.
+	reads *mongo.Client
 	// Mongo is the service's database with the document locks its stores
 	// share with the outbox relay when the embedded server needs them
 	// (see mongox.DB).
@@ -101,17 +106,32 @@ func Open(ctx context.Context, cc CoreConfig, log *slog.Logger) (*Core, error) {
 		stop()
 		return nil, err
 	}
+	var reads *mongo.Client
+	if cc.MongoReadURI != "" {
+		if reads, err = mongox.Connect(ctx, cc.MongoReadURI); err != nil {
+			_ = client.Disconnect(context.Background())
+			reg.Close()
+			stop()
+			return nil, err
+		}
+	}
 	db := client.Database(cc.Database)
 	if err := mongox.EnsureIndexes(ctx, db, cc.Indexes...); err != nil {
 		_ = client.Disconnect(context.Background())
+		if reads != nil {
+			_ = reads.Disconnect(context.Background())
+		}
 		reg.Close()
 		stop()
 		return nil, err
 	}
 	mdb := mongox.NewDB(db, cc.LockDocuments)
+	if reads != nil {
+		mdb = mdb.WithReads(reads.Database(cc.Database))
+	}
 	pub := kafkax.NewPublisher(cluster)
 	relay := kafkax.NewRelay(mdb, pub, cc.Topic, cc.EventCollections, log)
-	return &Core{Log: log, Client: client, Mongo: mdb, Relay: relay, Signer: signer, Kafka: cluster,
+	return &Core{Log: log, Client: client, reads: reads, Mongo: mdb, Relay: relay, Signer: signer, Kafka: cluster,
 		Discovery: reg, pub: pub, announce: cc.Discovery.Mode == discovery.ModeConsul, advertise: cc.Discovery.Advertise,
 		stop: stop}, nil
 }
@@ -156,5 +176,9 @@ func (c *Core) Close(ctx context.Context, first ...func() error) error {
 	}
 	c.stop()
 	c.Discovery.Close()
-	return errors.Join(append(errs, c.pub.Close(), c.Client.Disconnect(ctx))...)
+	errs = append(errs, c.pub.Close(), c.Client.Disconnect(ctx))
+	if c.reads != nil {
+		errs = append(errs, c.reads.Disconnect(ctx))
+	}
+	return errors.Join(errs...)
 }

@@ -62,7 +62,7 @@ const ConsumerGroup = "content"
 
 // Config is the service's configuration, from the environment.
 type Config struct {
-	// Base is MONGO_URI, MONGO_LOCK_DOCUMENTS, KAFKA_*, INTERNAL_TOKEN_*, LOG_LEVEL and DISCOVERY (service.Base).
+	// Base is MONGO_URI, MONGO_READ_URI, MONGO_LOCK_DOCUMENTS, KAFKA_*, INTERNAL_TOKEN_*, LOG_LEVEL and DISCOVERY (service.Base).
 	service.Base
 	service.URLs                // PUBLIC_URL, APP_URL
 	Addr          string        `env:"CONTENT_ADDR, default=127.0.0.1:8082"`
@@ -243,7 +243,7 @@ func openCore(ctx context.Context, cfg Config, log *slog.Logger) (*service.Core,
 		changerequestmongo.Collections()} {
 		eventColls = append(eventColls, cs...)
 	}
-	return service.Open(ctx, service.CoreConfig{Service: "content", MongoURI: cfg.MongoURI, LockDocuments: cfg.MongoLockDocuments, Database: cfg.Database,
+	return service.Open(ctx, service.CoreConfig{Service: "content", MongoURI: cfg.MongoURI, MongoReadURI: cfg.MongoReadURI, LockDocuments: cfg.MongoLockDocuments, Database: cfg.Database,
 		Kafka: cfg.Kafka, InternalTokenSecret: cfg.InternalTokenSecret, InternalTokenKeys: cfg.InternalTokenKeys, Topic: Topic,
 		Topics:           []string{IdentityTopic},
 		EventCollections: eventColls, Indexes: indexes, Discovery: cfg.Discovery}, log)

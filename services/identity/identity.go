@@ -49,7 +49,7 @@ const Name = "identity"
 
 // Config is the service's configuration, from the environment.
 type Config struct {
-	// Base is MONGO_URI, MONGO_LOCK_DOCUMENTS, KAFKA_*, INTERNAL_TOKEN_*, LOG_LEVEL and DISCOVERY (service.Base).
+	// Base is MONGO_URI, MONGO_READ_URI, MONGO_LOCK_DOCUMENTS, KAFKA_*, INTERNAL_TOKEN_*, LOG_LEVEL and DISCOVERY (service.Base).
 	service.Base
 	service.URLs        // PUBLIC_URL, APP_URL
 	Addr         string `env:"IDENTITY_ADDR, default=127.0.0.1:8081"`
@@ -84,7 +84,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	core, err := service.Open(ctx, service.CoreConfig{Service: Name, MongoURI: cfg.MongoURI, LockDocuments: cfg.MongoLockDocuments, Database: cfg.Database,
+	core, err := service.Open(ctx, service.CoreConfig{Service: Name, MongoURI: cfg.MongoURI, MongoReadURI: cfg.MongoReadURI, LockDocuments: cfg.MongoLockDocuments, Database: cfg.Database,
 		Kafka: cfg.Kafka, InternalTokenSecret: cfg.InternalTokenSecret, InternalTokenKeys: cfg.InternalTokenKeys, Topic: Topic,
 		EventCollections: slices.Concat([]string{organizationmongo.Collection}, membermongo.Collections(), teammongo.Collections(),
 			[]string{invitemongo.Collection, samlmongo.Collection, tokenmongo.Collection}),

@@ -47,7 +47,7 @@ const (
 
 // Config is the service's configuration, from the environment.
 type Config struct {
-	// Base is MONGO_URI, MONGO_LOCK_DOCUMENTS, KAFKA_*, INTERNAL_TOKEN_*, LOG_LEVEL and DISCOVERY (service.Base).
+	// Base is MONGO_URI, MONGO_READ_URI, MONGO_LOCK_DOCUMENTS, KAFKA_*, INTERNAL_TOKEN_*, LOG_LEVEL and DISCOVERY (service.Base).
 	service.Base
 	Addr           string        `env:"INSIGHTS_ADDR, default=127.0.0.1:8084"`
 	Database       string        `env:"INSIGHTS_DB, default=insights"`
@@ -108,7 +108,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger, opts ...Option) (*Ap
 		}
 		geo = g
 	}
-	core, err := service.Open(ctx, service.CoreConfig{Service: Service, MongoURI: cfg.MongoURI, LockDocuments: cfg.MongoLockDocuments, Database: cfg.Database,
+	core, err := service.Open(ctx, service.CoreConfig{Service: Service, MongoURI: cfg.MongoURI, MongoReadURI: cfg.MongoReadURI, LockDocuments: cfg.MongoLockDocuments, Database: cfg.Database,
 		Kafka: cfg.Kafka, InternalTokenSecret: cfg.InternalTokenSecret, InternalTokenKeys: cfg.InternalTokenKeys, Topic: Topic,
 		Topics:  []string{visitkafka.Topic, siteview.Topic},
 		Indexes: rollupmongo.Indexes(), Discovery: cfg.Discovery}, log)

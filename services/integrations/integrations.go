@@ -52,7 +52,7 @@ const Jobs = "jobs"
 
 // Config is the service's configuration, from the environment.
 type Config struct {
-	// Base is MONGO_URI, MONGO_LOCK_DOCUMENTS, KAFKA_*, INTERNAL_TOKEN_*, LOG_LEVEL and DISCOVERY (service.Base).
+	// Base is MONGO_URI, MONGO_READ_URI, MONGO_LOCK_DOCUMENTS, KAFKA_*, INTERNAL_TOKEN_*, LOG_LEVEL and DISCOVERY (service.Base).
 	service.Base
 	service.URLs        // PUBLIC_URL, APP_URL
 	Addr         string `env:"INTEGRATIONS_ADDR, default=127.0.0.1:8085"`
@@ -154,7 +154,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 	for _, cs := range [][]string{translationmongo.Collections(), openapimongo.Collections(), gitsyncmongo.Collections()} {
 		eventColls = append(eventColls, cs...)
 	}
-	core, err := service.Open(ctx, service.CoreConfig{Service: Name, MongoURI: cfg.MongoURI, LockDocuments: cfg.MongoLockDocuments, Database: cfg.Database,
+	core, err := service.Open(ctx, service.CoreConfig{Service: Name, MongoURI: cfg.MongoURI, MongoReadURI: cfg.MongoReadURI, LockDocuments: cfg.MongoLockDocuments, Database: cfg.Database,
 		Kafka: cfg.Kafka, InternalTokenSecret: cfg.InternalTokenSecret, InternalTokenKeys: cfg.InternalTokenKeys, Topic: Topic,
 		EventCollections: eventColls, Indexes: indexes, Discovery: cfg.Discovery,
 		Peers: discovery.Static{contentclient.Service: strings.TrimRight(cfg.ContentURL, "/")}}, log)

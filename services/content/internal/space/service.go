@@ -165,6 +165,12 @@ func (s *Service) loadSpace(ctx context.Context, c access.Caller, id string) (Sp
 // query (the tree it returns is nil).
 func (s *Service) readSpace(ctx context.Context, c access.Caller, id string, withTree bool) (Space, roles.Role, tree, error) {
 	sp, err := s.store.Space(ctx, id)
+	return s.visible(ctx, c, sp, err, withTree)
+}
+
+// visible checks that the caller may see sp, as read with err, and
+// returns it with their level (and its organization's tree, when asked).
+func (s *Service) visible(ctx context.Context, c access.Caller, sp Space, err error, withTree bool) (Space, roles.Role, tree, error) {
 	if errors.Is(err, apierr.ErrNotFound) {
 		return Space{}, "", nil, ErrSpaceNotFound
 	}

@@ -122,9 +122,11 @@ func (s *Service) ListSpaces(ctx context.Context, c access.Caller, org string, p
 		AfterPosition: pg.AfterPosition, AfterID: pg.AfterID}, pg.Limit)
 }
 
-// GetSpace returns a space the caller can see, deleted ones too (with deletedAt).
+// GetSpace returns a space the caller can see, deleted ones too (with
+// deletedAt), read through the store's cache (CachedSpace).
 func (s *Service) GetSpace(ctx context.Context, c access.Caller, id string) (SpaceView, error) {
-	sp, level, _, err := s.readSpace(ctx, c, id, false)
+	sp, err := s.store.CachedSpace(ctx, id)
+	sp, level, _, err := s.visible(ctx, c, sp, err, false)
 	if err != nil {
 		return SpaceView{}, err
 	}

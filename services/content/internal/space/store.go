@@ -44,6 +44,11 @@ type SpaceStore interface {
 	// PurgeSpace removes a deleted space at version for good, with its event.
 	PurgeSpace(ctx context.Context, id string, version int64, ev envelope.Event) error
 	Space(ctx context.Context, id string) (Space, error)
+	// CachedSpace is Space for a read that answers with the space and
+	// nothing else: it may be kept from an earlier read, never across a
+	// write through this process, at most a second across a write through
+	// another instance. A read that a write depends on uses Space.
+	CachedSpace(ctx context.Context, id string) (Space, error)
 	// SpacesByID returns the spaces with the ids in one read (deleted ones
 	// too; unknown ids are left out).
 	SpacesByID(ctx context.Context, ids []string) ([]Space, error)

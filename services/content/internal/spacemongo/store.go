@@ -41,14 +41,27 @@ type Store struct {
 
 var _ space.Store = (*Store)(nil)
 
+// Bounds of the cache of spaces read by id (docstore.CacheByID): every
+// request about a space reads it first.
+const (
+	// spaceTTL is how long a space read is reused: the most a change of
+	// it written through another instance of content takes to show here
+	// (a change through this store shows at once).
+	spaceTTL     = time.Second
+	spaceEntries = 10_000
+	spaceBytes   = 16 << 20
+)
+
 // NewStore returns a store on db (its document locks are shared with the
 // outbox relay); written (nil: none) is called after each write with an
-// event (the relay's Notify).
+// event (the relay's Notify). CachedSpace reads through a cache (see
+// spaceTTL): a process writes spaces through one Store only.
 func NewStore(db mongox.DB, written func()) *Store {
 	d := docstore.New(db, map[string]string{
 		Spaces: "space", Collections: "collection", Revisions: "revision",
 	})
 	d.OnWrite(written)
+	d.CacheByID(Spaces, spaceEntries, spaceBytes, spaceTTL)
 	return &Store{d: d, db: db}
 }
 
@@ -183,6 +196,12 @@ func (s *Store) PurgeSpace(ctx context.Context, id string, version int64, ev kaf
 // Space returns a space, deleted or not.
 func (s *Store) Space(ctx context.Context, id string) (space.Space, error) {
 	return docstore.FindOne[space.Space](ctx, s.d, Spaces, bson.M{"_id": id})
+}
+
+// CachedSpace returns a space, read again after every write through this
+// store and at least every spaceTTL.
+func (s *Store) CachedSpace(ctx context.Context, id string) (space.Space, error) {
+	return docstore.FindCached[space.Space](ctx, s.d, Spaces, id)
 }
 
 // Spaces returns a page of spaces and the count of all matching.

@@ -12,6 +12,7 @@ import (
 	"github.com/docspub/platform/libs/mongox"
 	"github.com/docspub/platform/services/content/internal/space"
 	"github.com/docspub/platform/services/content/internal/spacemongo"
+	"github.com/google/go-cmp/cmp"
 )
 
 func TestMain(m *testing.M) { mongotest.Main(m) }
@@ -34,14 +35,24 @@ func newSpace(t *testing.T, id string) (*spacemongo.Store, space.Space) {
 	if err := s.InsertSpace(context.Background(), sp, rev, ev(id)); err != nil {
 		t.Fatal(err)
 	}
+	load(t, s, id) // cached from here on
 	return s, sp
 }
 
+// load reads a space and checks that CachedSpace reads the same: a test's
+// writes through the store leave no cached read behind.
 func load(t *testing.T, s *spacemongo.Store, id string) space.Space {
 	t.Helper()
 	sp, err := s.Space(context.Background(), id)
 	if err != nil {
 		t.Fatal(err)
+	}
+	cached, err := s.CachedSpace(context.Background(), id)
+	if err != nil {
+		t.Fatalf("cached read: %v", err)
+	}
+	if diff := cmp.Diff(cached, sp); diff != "" {
+		t.Fatalf("the cached read of %s differs from the store's (-cached +stored):\n%s", id, diff)
 	}
 	return sp
 }

@@ -1,0 +1,76 @@
+package docstore
+
+import (
+	"context"
+	"slices"
+	"time"
+
+	"github.com/docspub/platform/libs/kafkax"
+	"github.com/docspub/platform/libs/mongox"
+	"github.com/docspub/platform/libs/sizedcache"
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+)
+
+// idCache keeps documents of one collection read by _id, as read.
+type idCache struct {
+	docs *sizedcache.Cache[idKey, bson.Raw]
+	ttl  time.Duration
+}
+
+// idKey names a document as read: its id, the store's write count before
+// the read and the period of ttl the read started in. Lookups only ever
+// name the current count and period, so a kept document is never stale,
+// only unused until the cache drops it.
+type idKey struct {
+	id     string
+	writes uint64
+	period int64
+}
+
+// CacheByID keeps the documents of coll that FindCached reads, at most
+// entries of them and maxBytes in all, for a collection read far more
+// often than written (a space on every request about it). Call it before
+// the store is shared.
+//
+// A kept document is never served after a write through this store (any
+// Insert, Update or Delete of any of its collections, in this process):
+// each is kept under the store's write count read before the document
+// was, and served only while the count is the same. Nor is it served
+// after the period of ttl its read started in, so a write through anything
+// else, another instance of the service above all, shows within ttl: the
+// collection must be written through this store alone in the process,
+// and a staleness of at most ttl across instances be acceptable (a change
+// of who may read the document included). Documents not found are not
+// kept.
+func (s *Store) CacheByID(coll string, entries int, maxBytes int64, ttl time.Duration) {
+	if s.byID == nil {
+		s.byID = map[string]*idCache{}
+	}
+	s.byID[coll] = &idCache{docs: sizedcache.New[idKey, bson.Raw](entries, maxBytes).Observe("docstore." + coll), ttl: ttl}
+}
+
+// FindCached is FindOne by _id through coll's cache (CacheByID; without
+// one it is FindOne): for reads that answer with the document, never for
+// one that a write depends on, which reads with FindOne.
+func FindCached[T any](ctx context.Context, s *Store, coll, id string) (T, error) {
+	c := s.byID[coll]
+	if c == nil {
+		return FindOne[T](ctx, s, coll, bson.M{"_id": id})
+	}
+	var v T
+	key := idKey{id: id, writes: s.writes.Load(), period: time.Now().UnixNano() / int64(c.ttl)}
+	raw, ok := c.docs.Get(key)
+	if !ok {
+		var err error
+		if raw, err = s.R(coll).FindOne(ctx, bson.M{"_id": id}).Raw(); err != nil {
+			return v, mongox.Err(err, s.Name(coll))
+		}
+		c.docs.Add(key, raw, int64(len(raw)))
+	}
+	if t, ok := raw.Lookup(kafkax.TombstoneField).BooleanOK(); ok && t {
+		return v, mongox.Err(mongo.ErrNoDocuments, s.Name(coll))
+	}
+	// Decoded from a copy: what the caller gets is its own.
+	return v, mongox.Err(bson.Unmarshal(slices.Clone(raw), &v), s.Name(coll))
+}
