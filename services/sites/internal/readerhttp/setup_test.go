@@ -49,14 +49,14 @@ const published = "http://gw.test/sites"
 // env is the sites service's real engine (API and reader) over the real
 // stores on a fresh database, content stood in over HTTP.
 type env struct {
-	t        *testing.T
-	api      *apitest.Client
-	signer   *internaltoken.Signer
-	engine   http.Handler
-	content  *contenttest.Content
-	spaces   *spaceviewmongo.Store
-	reader   *reader.Reader
-	db       *mongo.Database
+	t       *testing.T
+	api     *apitest.Client
+	signer  *internaltoken.Signer
+	engine  http.Handler
+	content *contenttest.Content
+	spaces  *spaceviewmongo.Store
+	reader  *reader.Reader
+	db      *mongo.Database
 	// readerLog is what the reader logged.
 	readerLog *syncBuffer
 	// dns serves the TXT records that verify custom hostnames.
