@@ -282,7 +282,8 @@ func openStores(ctx context.Context, cfg Config, core *service.Core, blobs *blob
 	if err := searchmongo.EnsureIndexes(ctx, st.searchDB); err != nil {
 		return st, fmt.Errorf("search indexes: %w", err)
 	}
-	st.search = searchmongo.NewStore(st.searchDB, db.Locks())
+	st.search = searchmongo.NewStore(st.searchDB, db.Locks()).
+		ReadingFrom(db.Reads().Client().Database(st.searchDB.Name()))
 	return st, nil
 }
 

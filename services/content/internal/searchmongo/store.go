@@ -107,7 +107,9 @@ const concurrency = 16
 
 // Store implements search.Store.
 type Store struct {
-	db    *mongo.Database
+	db *mongo.Database
+	// reads is db on the client of reads (ReadingFrom), else db.
+	reads *mongo.Database
 	locks *mongox.DocLocks
 	// postingCache holds the postings of a term in a space (none found is
 	// kept too), pageCache the pages, each under the space's generation
@@ -128,9 +130,18 @@ var _ search.Store = (*Store)(nil)
 // NewStore returns a store on db. Updates of one posting list are serialised
 // with locks (FerretDB v1 applies an update by rewriting the document).
 func NewStore(db *mongo.Database, locks *mongox.DocLocks) *Store {
-	return &Store{db: db, locks: locks,
+	return &Store{db: db, reads: db, locks: locks,
 		postingCache: sizedcache.New[termKey, []search.Posting](cacheEntries, cacheBytes).Observe("content.search.postings"),
 		pageCache:    sizedcache.New[pageKey, search.Page](cacheEntries, cacheBytes).Observe("content.search.pages")}
+}
+
+// ReadingFrom makes s read generations, postings and pages through reads:
+// the search database on the client of reads (mongox.DB.Reads), whose
+// connections do not queue behind writes. A read sent after a write was
+// acknowledged sees it there too.
+func (s *Store) ReadingFrom(reads *mongo.Database) *Store {
+	s.reads = reads
+	return s
 }
 
 // generations returns the generation of the entries of each space of org
@@ -139,7 +150,7 @@ func (s *Store) generations(ctx context.Context, org string) (map[string]string,
 	var d struct {
 		Spaces map[string]string `bson:"spaces"`
 	}
-	err := s.db.Collection(Orgs).FindOne(ctx, bson.M{"_id": org}).Decode(&d)
+	err := s.reads.Collection(Orgs).FindOne(ctx, bson.M{"_id": org}).Decode(&d)
 	if errors.Is(err, mongo.ErrNoDocuments) {
 		return map[string]string{}, nil
 	}
@@ -713,7 +724,7 @@ func (s *Store) readPostings(ctx context.Context, org string, terms []string) (m
 		if len(in) == 1 {
 			filter["term"] = in[0]
 		}
-		cur, err := s.postings(shardOf(in[0], Shards)).Find(ctx, filter)
+		cur, err := s.reads.Collection(shardName(Postings, shardOf(in[0], Shards))).Find(ctx, filter)
 		if err != nil {
 			return mongox.Err(err, "search postings")
 		}
@@ -810,7 +821,7 @@ func (s *Store) readPages(ctx context.Context, keys []search.PageKey) (map[searc
 		for _, i := range groups[g] {
 			in = append(in, ids[i])
 		}
-		cur, err := s.pages(shardOf(in[0], Shards)).Find(ctx, idFilter(in))
+		cur, err := s.reads.Collection(shardName(Pages, shardOf(in[0], Shards))).Find(ctx, idFilter(in))
 		if err != nil {
 			return mongox.Err(err, "search pages")
 		}
