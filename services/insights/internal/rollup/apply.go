@@ -69,9 +69,11 @@ type Store interface {
 	Unfinished(ctx context.Context, before time.Time) ([]Chunk, error)
 	// Reader reads the shards of buckets by their ids.
 	Reader
-	// PutShard writes b when the stored shard's version is b.Version-1 (or,
-	// for version 1, when there is none); false when another writer won.
-	PutShard(ctx context.Context, b Bucket) (bool, error)
+	// PutShards writes each shard of bs when the stored shard's version is
+	// its Version-1 (or, for version 1, when there is none): a
+	// compare-and-set per shard, while what they have in common is written
+	// at once. won[i] is false when another writer won bs[i].
+	PutShards(ctx context.Context, bs []Bucket) (won []bool, err error)
 }
 
 // Applier applies chunks of batches to the buckets, exactly once each.
@@ -160,15 +162,27 @@ func (a *Applier) Apply(ctx context.Context, batches []Batch) error {
 	if len(fresh) == 0 {
 		return nil
 	}
-	rec := Chunk{ID: newChunkID(), At: a.now().UTC(), Claimed: true}
-	for _, b := range fresh {
-		rec.Batches = append(rec.Batches, b.ID)
-	}
+	return a.applyFresh(ctx, fresh)
+}
+
+// applyFresh records batches (distinct ids) as one chunk, or as two
+// halves when their record would be over MaxRecordBytes, and applies them.
+func (a *Applier) applyFresh(ctx context.Context, fresh []Batch) error {
 	data, err := pack(fresh)
 	if err != nil {
 		return err
 	}
-	rec.Data = data
+	if len(data) > MaxRecordBytes && len(fresh) > 1 {
+		half := len(fresh) / 2
+		if err := a.applyFresh(ctx, fresh[:half]); err != nil {
+			return err
+		}
+		return a.applyFresh(ctx, fresh[half:])
+	}
+	rec := Chunk{ID: newChunkID(), At: a.now().UTC(), Claimed: true, Data: data}
+	for _, b := range fresh {
+		rec.Batches = append(rec.Batches, b.ID)
+	}
 	if err := a.store.SaveChunk(ctx, rec); err != nil {
 		return err
 	}
@@ -289,50 +303,67 @@ func (a *Applier) apply(ctx context.Context, c Chunk) error {
 			loaded[k] = append(loaded[k], b)
 		}
 	}
-	var g errgroup.Group // one bucket failing does not stop the others
-	g.SetLimit(applyers)
+	// Every bucket's shards are written in one PutShards; the buckets of
+	// the shards that lost their compare-and-set are read and written
+	// again, each on its own.
+	var writes []Bucket
+	alls := make([][]Bucket, len(c.Deltas))
+	outs := make([]int, len(c.Deltas)) // shards of each delta in writes
 	for i := range c.Deltas {
 		d := &c.Deltas[i]
-		shards := loaded[bucketKey{d.Site, d.Gran, d.Start.Unix()}]
-		g.Go(func() error { return a.applyDelta(ctx, c.ID, d, shards) })
+		k := bucketKey{d.Site, d.Gran, d.Start.Unix()}
+		a.written.Remove(k) // until written again
+		shards := loaded[k]
+		sort.Slice(shards, func(i, j int) bool { return shards[i].Shard < shards[j].Shard })
+		all, out := plan(c.ID, d, shards)
+		alls[i], outs[i] = all, len(out)
+		writes = append(writes, out...)
+	}
+	won, err := a.store.PutShards(ctx, writes)
+	if err != nil {
+		return err
+	}
+	var g errgroup.Group // one bucket failing does not stop the others
+	g.SetLimit(applyers)
+	next := 0
+	for i := range c.Deltas {
+		d := &c.Deltas[i]
+		ok := !slices.Contains(won[next:next+outs[i]], false)
+		next += outs[i]
+		if ok {
+			a.keep(bucketKey{d.Site, d.Gran, d.Start.Unix()}, alls[i])
+			continue
+		}
+		g.Go(func() error { return a.applyDelta(ctx, c.ID, d) })
 	}
 	return g.Wait()
 }
 
-// applyers is how many buckets of a chunk are written at once (each delta
-// is a different bucket).
+// applyers is how many buckets of a chunk are written again at once
+// (each delta is a different bucket).
 const applyers = 4
 
 // maxRaces bounds the retries of a bucket whose shards other writers change.
 const maxRaces = 50
 
-// applyDelta adds d's rows to the shards of its bucket. A shard that already
-// lists the chunk got its part before; a row not yet in the bucket goes to a
-// shard without the chunk that has room, or to a new shard.
-func (a *Applier) applyDelta(ctx context.Context, chunk string, d *Delta, shards []Bucket) error {
+// applyDelta adds d's rows to the shards of its bucket, read again (a
+// write of them lost its compare-and-set). A shard that already lists the
+// chunk got its part before; a row not yet in the bucket goes to a shard
+// without the chunk that has room, or to a new shard.
+func (a *Applier) applyDelta(ctx context.Context, chunk string, d *Delta) error {
 	k := bucketKey{d.Site, d.Gran, d.Start.Unix()}
-	a.written.Remove(k) // until written again
-	for race := range maxRaces {
-		if race > 0 {
-			var err error
-			if shards, err = a.store.Buckets(ctx, d.Site, []Key{{d.Gran, d.Start}}, true); err != nil {
-				return err
-			}
+	for range maxRaces {
+		shards, err := a.store.Buckets(ctx, d.Site, []Key{{d.Gran, d.Start}}, true)
+		if err != nil {
+			return err
 		}
 		sort.Slice(shards, func(i, j int) bool { return shards[i].Shard < shards[j].Shard })
-		won := true
 		all, out := plan(chunk, d, shards)
-		for _, s := range out {
-			ok, err := a.store.PutShard(ctx, s)
-			if err != nil {
-				return err
-			}
-			if !ok {
-				won = false
-				break
-			}
+		won, err := a.store.PutShards(ctx, out)
+		if err != nil {
+			return err
 		}
-		if won {
+		if !slices.Contains(won, false) {
 			a.keep(k, all)
 			return nil
 		}
