@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"sync"
 	"time"
 
 	"github.com/docspub/platform/services/insights/internal/visit"
@@ -151,6 +152,31 @@ func (a *Applier) keep(k bucketKey, shards []Bucket) {
 // holds them; a failure leaves either nothing recorded or a chunk record
 // that Recover finishes later.
 func (a *Applier) Apply(ctx context.Context, batches []Batch) error {
+	p, err := a.Prepare(batches)
+	if err != nil {
+		return err
+	}
+	return a.ApplyPrepared(ctx, p)
+}
+
+// Prepared is batches made ready to apply without the store: their chunk
+// records and rows, which a reader builds while the previous chunk is
+// written.
+type Prepared struct {
+	parts []preparedChunk
+}
+
+type preparedChunk struct {
+	rec     Chunk
+	batches []Batch
+	rows    Chunk // BuildChunk of all batches, used when none was taken
+}
+
+// Prepare drops repeated batch ids, packs the batches into chunk records
+// (two halves when their record would be over MaxRecordBytes, and so on)
+// and builds their rows. ApplyPrepared applies the result once: a retry
+// prepares again (the records' ids are new).
+func (a *Applier) Prepare(batches []Batch) (*Prepared, error) {
 	seen := make(map[string]bool, len(batches))
 	fresh := make([]Batch, 0, len(batches))
 	for _, b := range batches {
@@ -159,34 +185,44 @@ func (a *Applier) Apply(ctx context.Context, batches []Batch) error {
 			fresh = append(fresh, b)
 		}
 	}
+	p := &Prepared{}
 	if len(fresh) == 0 {
-		return nil
+		return p, nil
 	}
-	return a.applyFresh(ctx, fresh)
+	return p, a.prepare(p, fresh)
 }
 
-// applyFresh records batches (distinct ids) as one chunk, or as two
-// halves when their record would be over MaxRecordBytes, and applies them.
-func (a *Applier) applyFresh(ctx context.Context, fresh []Batch) error {
+func (a *Applier) prepare(p *Prepared, fresh []Batch) error {
 	data, err := pack(fresh)
 	if err != nil {
 		return err
 	}
 	if len(data) > MaxRecordBytes && len(fresh) > 1 {
 		half := len(fresh) / 2
-		if err := a.applyFresh(ctx, fresh[:half]); err != nil {
+		if err := a.prepare(p, fresh[:half]); err != nil {
 			return err
 		}
-		return a.applyFresh(ctx, fresh[half:])
+		return a.prepare(p, fresh[half:])
 	}
 	rec := Chunk{ID: newChunkID(), At: a.now().UTC(), Claimed: true, Data: data}
 	for _, b := range fresh {
 		rec.Batches = append(rec.Batches, b.ID)
 	}
-	if err := a.store.SaveChunk(ctx, rec); err != nil {
-		return err
+	p.parts = append(p.parts, preparedChunk{rec: rec, batches: fresh, rows: BuildChunk(rec.ID, rec.At, fresh)})
+	return nil
+}
+
+// ApplyPrepared records, claims and applies what Prepare made, as Apply.
+func (a *Applier) ApplyPrepared(ctx context.Context, p *Prepared) error {
+	for _, c := range p.parts {
+		if err := a.store.SaveChunk(ctx, c.rec); err != nil {
+			return err
+		}
+		if err := a.finish(ctx, c.rec, c.batches, &c.rows); err != nil {
+			return err
+		}
 	}
-	return a.finish(ctx, rec, fresh)
+	return nil
 }
 
 // pack encodes batches for a chunk record: JSON, as []Batch encodes,
@@ -249,7 +285,7 @@ func (a *Applier) Recover(ctx context.Context, before time.Time) error {
 		if err != nil {
 			return err
 		}
-		if err := a.finish(ctx, rec, batches); err != nil {
+		if err := a.finish(ctx, rec, batches, nil); err != nil {
 			return err
 		}
 	}
@@ -258,8 +294,8 @@ func (a *Applier) Recover(ctx context.Context, before time.Time) error {
 
 // finish claims the batches of the chunk recorded as rec, applies those
 // it claimed (all of them for a record from before claims) and drops the
-// record.
-func (a *Applier) finish(ctx context.Context, rec Chunk, batches []Batch) error {
+// record. rows, when known, is BuildChunk of all the batches.
+func (a *Applier) finish(ctx context.Context, rec Chunk, batches []Batch, rows *Chunk) error {
 	ids := make([]string, len(batches))
 	for i, b := range batches {
 		ids[i] = b.ID
@@ -268,11 +304,16 @@ func (a *Applier) finish(ctx context.Context, rec Chunk, batches []Batch) error 
 	if err != nil {
 		return err
 	}
-	if rec.Claimed {
+	if rec.Claimed && len(taken) > 0 {
 		batches = slices.DeleteFunc(slices.Clone(batches), func(b Batch) bool { return taken[b.ID] })
+		rows = nil // built with batches now left out
 	}
 	if len(batches) > 0 {
-		if err := a.apply(ctx, BuildChunk(rec.ID, rec.At, batches)); err != nil {
+		if rows == nil {
+			built := BuildChunk(rec.ID, rec.At, batches)
+			rows = &built
+		}
+		if err := a.apply(ctx, *rows); err != nil {
 			return err
 		}
 	}
@@ -451,10 +492,40 @@ func plan(chunk string, d *Delta, shards []Bucket) (all, out []Bucket) {
 	return shards, out
 }
 
+// sourceGrans says, for each granularity of grans, the one whose rows of
+// one hour hold the same visits (-1: none): a daily row is its hourly
+// rows' union, a marginal's month and month-by-day rows its day-by-hour
+// rows' union (computed once grans are complete).
+var sourceGrans = sync.OnceValue(func() []int {
+	at := map[string]int{}
+	for i, g := range grans {
+		at[g] = i
+	}
+	out := make([]int, len(grans))
+	for i, g := range grans {
+		m, isMarginal := marginals[g]
+		switch {
+		case g == Daily:
+			out[i] = at[Hourly]
+		case isMarginal && !perHour(g):
+			out[i] = at[hourPrefix+m.column]
+		default:
+			out[i] = -1
+		}
+	}
+	return out
+})
+
+// rowRef is a row of a chunk: its delta and its index there.
+type rowRef struct{ delta, row int }
+
 // BuildChunk groups the visits of batches into the rows each bucket (hourly,
 // daily, monthly marginals) gains. Visits of one site with the same
 // dimensions in the same hour are first counted together (visitGroups), so
-// the work per bucket is per distinct row, not per visit.
+// the work per bucket is per distinct row, not per visit. Only hourly rows
+// (full and marginal) count the visitors and sessions of the visits; the
+// other rows merge their hourly rows' counts once sealed (a third of the
+// work: each visit's ids went to every granularity).
 func BuildChunk(id string, at time.Time, batches []Batch) Chunk {
 	c := Chunk{ID: id, At: at.UTC()}
 	type key struct {
@@ -465,9 +536,13 @@ func BuildChunk(id string, at time.Time, batches []Batch) Chunk {
 	deltas := map[key]int{}
 	var rows []map[string]int
 	marginalKeys := map[string]string{} // of the group, by column
+	refs := make([]rowRef, len(grans))  // of the group's rows, by granularity
+	from := map[rowRef][]rowRef{}       // the source rows of derived rows
+	linked := map[[2]rowRef]bool{}
 	for _, b := range batches {
 		c.Batches = append(c.Batches, b.ID)
 	}
+	sources := sourceGrans()
 	for _, g := range visitGroups(batches) {
 		full := rowKey(g.dims) // once per group: encoding every dimension is the costly part
 		clear(marginalKeys)
@@ -515,8 +590,18 @@ func BuildChunk(id string, at time.Time, batches []Batch) Chunk {
 				}
 				d.Rows = append(d.Rows, r)
 			}
-			r := &d.Rows[ri]
-			r.Events += g.events
+			d.Rows[ri].Events += g.events
+			refs[gi] = rowRef{di, ri}
+		}
+		for gi, ref := range refs {
+			if src := sources[gi]; src >= 0 {
+				if link := [2]rowRef{ref, refs[src]}; !linked[link] {
+					linked[link] = true
+					from[ref] = append(from[ref], refs[src])
+				}
+				continue
+			}
+			r := &c.Deltas[ref.delta].Rows[ref.row]
 			for _, h := range g.visitors {
 				r.Visitors.Add(h)
 			}
@@ -529,6 +614,14 @@ func BuildChunk(id string, at time.Time, batches []Batch) Chunk {
 		for j := range c.Deltas[i].Rows {
 			c.Deltas[i].Rows[j].Visitors.Seal()
 			c.Deltas[i].Rows[j].Sessions.Seal()
+		}
+	}
+	for ref, srcs := range from {
+		r := &c.Deltas[ref.delta].Rows[ref.row]
+		for _, src := range srcs {
+			s := &c.Deltas[src.delta].Rows[src.row]
+			r.Visitors.Merge(s.Visitors)
+			r.Sessions.Merge(s.Sessions)
 		}
 	}
 	return c

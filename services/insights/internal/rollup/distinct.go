@@ -108,6 +108,10 @@ func (d *Distinct) Seal() {
 
 // Merge adds the ids of o.
 func (d *Distinct) Merge(o Distinct) {
+	if d.IDs == nil && d.Sketch == nil && d.more == nil { // empty: a copy
+		d.IDs, d.Sketch = slices.Clone(o.IDs), slices.Clone(o.Sketch)
+		return
+	}
 	if d.Sketch == nil && o.Sketch == nil {
 		for _, h := range o.IDs {
 			if i, found := slices.BinarySearch(d.IDs, h); !found {

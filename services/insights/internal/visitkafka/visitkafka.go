@@ -89,9 +89,11 @@ func (w *Writer) Append(ctx context.Context, org, site string, visits []visit.Vi
 	return nil
 }
 
-// Applier applies chunks of batches.
+// Applier applies chunks of batches (rollup.Applier).
 type Applier interface {
 	Apply(ctx context.Context, batches []rollup.Batch) error
+	Prepare(batches []rollup.Batch) (*rollup.Prepared, error)
+	ApplyPrepared(ctx context.Context, p *rollup.Prepared) error
 	Recover(ctx context.Context, before time.Time) error
 }
 
@@ -131,16 +133,19 @@ func NewReader(c kafkax.Cluster, group string, apply Applier, log *slog.Logger) 
 // Close leaves the group; Run returns.
 func (r *Reader) Close() error { return r.r.Close() }
 
-// chunk is the messages of one chunk and their batches.
+// chunk is the messages of one chunk, their batches and, unless that
+// failed, the batches prepared.
 type chunk struct {
-	msgs    []kafka.Message
-	batches []rollup.Batch
+	msgs     []kafka.Message
+	batches  []rollup.Batch
+	prepared *rollup.Prepared
 }
 
 // Run consumes until ctx is done: it gathers a chunk (up to maxChunkBatch
 // messages or rollup.MaxChunkBytes, waiting at most chunkWait after the
 // first), applies it (retrying until it is applied) and commits its
-// offsets. The next chunk is fetched and decoded while one is applied.
+// offsets. The next chunk is fetched, decoded and prepared (its rows
+// built) while one is applied.
 // Every recoverEvery it finishes the chunks a stopped consumer left.
 func (r *Reader) Run(ctx context.Context) error {
 	ctx, cancel := context.WithCancel(ctx)
@@ -196,6 +201,11 @@ func (r *Reader) read(ctx context.Context, out chan<- chunk) {
 			}
 			c.batches = append(c.batches, b)
 		}
+		if p, err := r.apply.Prepare(c.batches); err == nil {
+			c.prepared = p
+		} else {
+			r.log.WarnContext(ctx, "prepare visits", "err", err)
+		}
 		select {
 		case out <- c:
 		case <-ctx.Done():
@@ -208,7 +218,12 @@ func (r *Reader) read(ctx context.Context, out chan<- chunk) {
 // offsets; false when ctx is done first.
 func (r *Reader) applyChunk(ctx context.Context, c chunk) bool {
 	for attempt := 1; ; attempt++ {
-		err := r.apply.Apply(ctx, c.batches)
+		var err error
+		if attempt == 1 && c.prepared != nil {
+			err = r.apply.ApplyPrepared(ctx, c.prepared)
+		} else {
+			err = r.apply.Apply(ctx, c.batches) // prepared again: new chunk records
+		}
 		if err == nil {
 			break
 		}
