@@ -166,10 +166,12 @@ type Prepared struct {
 	parts []preparedChunk
 }
 
+// preparedChunk is a chunk record and its rows (BuildChunk of all its
+// batches, used when none was taken): the visits themselves are dropped,
+// the record holds them.
 type preparedChunk struct {
-	rec     Chunk
-	batches []Batch
-	rows    Chunk // BuildChunk of all batches, used when none was taken
+	rec  Chunk
+	rows Chunk
 }
 
 // Prepare drops repeated batch ids, packs the batches into chunk records
@@ -208,8 +210,21 @@ func (a *Applier) prepare(p *Prepared, fresh []Batch) error {
 	for _, b := range fresh {
 		rec.Batches = append(rec.Batches, b.ID)
 	}
-	p.parts = append(p.parts, preparedChunk{rec: rec, batches: fresh, rows: BuildChunk(rec.ID, rec.At, fresh)})
+	p.parts = append(p.parts, preparedChunk{rec: rec, rows: BuildChunk(rec.ID, rec.At, fresh)})
 	return nil
+}
+
+// Batches returns the batches p holds (from its records).
+func (p *Prepared) Batches() ([]Batch, error) {
+	var out []Batch
+	for _, c := range p.parts {
+		bs, err := unpack(c.rec.Data)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, bs...)
+	}
+	return out, nil
 }
 
 // ApplyPrepared records, claims and applies what Prepare made, as Apply.
@@ -218,7 +233,7 @@ func (a *Applier) ApplyPrepared(ctx context.Context, p *Prepared) error {
 		if err := a.store.SaveChunk(ctx, c.rec); err != nil {
 			return err
 		}
-		if err := a.finish(ctx, c.rec, c.batches, &c.rows); err != nil {
+		if err := a.finish(ctx, c.rec, nil, &c.rows); err != nil {
 			return err
 		}
 	}
@@ -294,25 +309,36 @@ func (a *Applier) Recover(ctx context.Context, before time.Time) error {
 
 // finish claims the batches of the chunk recorded as rec, applies those
 // it claimed (all of them for a record from before claims) and drops the
-// record. rows, when known, is BuildChunk of all the batches.
+// record. batches are the record's (nil: unpacked from it when needed);
+// rows, when known, is BuildChunk of all of them.
 func (a *Applier) finish(ctx context.Context, rec Chunk, batches []Batch, rows *Chunk) error {
-	ids := make([]string, len(batches))
-	for i, b := range batches {
-		ids[i] = b.ID
+	ids := rec.Batches
+	if batches != nil {
+		ids = make([]string, len(batches))
+		for i, b := range batches {
+			ids[i] = b.ID
+		}
 	}
 	taken, err := a.store.Claim(ctx, rec.ID, ids)
 	if err != nil {
 		return err
 	}
-	if rec.Claimed && len(taken) > 0 {
-		batches = slices.DeleteFunc(slices.Clone(batches), func(b Batch) bool { return taken[b.ID] })
+	if rows == nil || rec.Claimed && len(taken) > 0 {
+		if batches == nil {
+			if batches, err = unpack(rec.Data); err != nil {
+				return err
+			}
+		}
+		if rec.Claimed {
+			batches = slices.DeleteFunc(slices.Clone(batches), func(b Batch) bool { return taken[b.ID] })
+		}
 		rows = nil // built with batches now left out
-	}
-	if len(batches) > 0 {
-		if rows == nil {
+		if len(batches) > 0 {
 			built := BuildChunk(rec.ID, rec.At, batches)
 			rows = &built
 		}
+	}
+	if rows != nil {
 		if err := a.apply(ctx, *rows); err != nil {
 			return err
 		}

@@ -133,8 +133,8 @@ func NewReader(c kafkax.Cluster, group string, apply Applier, log *slog.Logger) 
 // Close leaves the group; Run returns.
 func (r *Reader) Close() error { return r.r.Close() }
 
-// chunk is the messages of one chunk, their batches and, unless that
-// failed, the batches prepared.
+// chunk is the messages of one chunk and their batches prepared (or, when
+// that failed, the batches).
 type chunk struct {
 	msgs     []kafka.Message
 	batches  []rollup.Batch
@@ -149,7 +149,7 @@ type chunk struct {
 // Every recoverEvery it finishes the chunks a stopped consumer left.
 func (r *Reader) Run(ctx context.Context) error {
 	ctx, cancel := context.WithCancel(ctx)
-	chunks := make(chan chunk, 1)
+	chunks := make(chan chunk) // one applied, one prepared and waiting
 	read := make(chan struct{})
 	go func() {
 		defer close(read)
@@ -202,7 +202,7 @@ func (r *Reader) read(ctx context.Context, out chan<- chunk) {
 			c.batches = append(c.batches, b)
 		}
 		if p, err := r.apply.Prepare(c.batches); err == nil {
-			c.prepared = p
+			c.prepared, c.batches = p, nil // the visits are in p's records
 		} else {
 			r.log.WarnContext(ctx, "prepare visits", "err", err)
 		}
@@ -219,10 +219,15 @@ func (r *Reader) read(ctx context.Context, out chan<- chunk) {
 func (r *Reader) applyChunk(ctx context.Context, c chunk) bool {
 	for attempt := 1; ; attempt++ {
 		var err error
-		if attempt == 1 && c.prepared != nil {
+		switch {
+		case attempt == 1 && c.prepared != nil:
 			err = r.apply.ApplyPrepared(ctx, c.prepared)
-		} else {
-			err = r.apply.Apply(ctx, c.batches) // prepared again: new chunk records
+		case c.batches == nil:
+			if c.batches, err = c.prepared.Batches(); err == nil {
+				err = r.apply.Apply(ctx, c.batches) // prepared again: new chunk records
+			}
+		default:
+			err = r.apply.Apply(ctx, c.batches)
 		}
 		if err == nil {
 			break
