@@ -37,7 +37,10 @@ import (
 // sustained): that many events per second, all distinct, for
 // INSIGHTS_BENCH_SECONDS (default 60), and b.N is ignored:
 //
-//	INSIGHTS_BENCH_RATE=100000 INSIGHTS_BENCH_SECONDS=60 go test -run '^$' -bench InsightsIngest -benchtime 1x -timeout 30m ./deployments/local/
+//	MEMGUARD_BYTES=7516192768 INSIGHTS_BENCH_RATE=100000 INSIGHTS_BENCH_SECONDS=60 go test -run '^$' -bench InsightsIngest -benchtime 1x -timeout 30m ./deployments/local/
+//
+// (kfake keeps the log in memory: 6,000,000 events take the heap over
+// the 3 GiB guard of TestMain.)
 //
 // INSIGHTS_BENCH_PROFILE names a file for a CPU profile of the whole
 // process (gateway, insights, rollups, embedded database) from the start
@@ -232,9 +235,9 @@ func profile(b *testing.B) func() {
 // agents) at rate events per second for d, paced (batch i is sent at
 // i/(rate/100) s, by workers clients; a batch due while every client waits
 // for an answer is sent late, so accepted/s shows when ingest falls
-// behind). Then it waits until eventsCount (by count) equals the
-// events accepted, warm being those accepted before, and reports the
-// accepted and rolled-up rates and the lag after the last 204.
+// behind). Then it waits until count's eventsCount equals the events
+// accepted (warm of them before) and reports the accepted and rolled-up
+// rates and the lag after the last 204.
 func sustained(b *testing.B, rate int, d time.Duration, warm, workers int,
 	post func([]byte) (int, []byte), count func() (int, []byte)) {
 	const perBatch = 100
