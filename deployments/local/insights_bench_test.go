@@ -35,7 +35,9 @@ import (
 //
 // With INSIGHTS_BENCH_RATE set it runs issue 22's shape instead (see
 // sustained): that many events per second, all distinct, for
-// INSIGHTS_BENCH_SECONDS (default 60), and b.N is ignored:
+// INSIGHTS_BENCH_SECONDS (default 60), while INSIGHTS_BENCH_READERS
+// (default 2) readers read a published page of the platform's docs in a
+// loop, and b.N is ignored:
 //
 //	MEMGUARD_BYTES=7516192768 INSIGHTS_BENCH_RATE=100000 INSIGHTS_BENCH_SECONDS=60 go test -run '^$' -bench InsightsIngest -benchtime 1x -timeout 30m ./deployments/local/
 //
@@ -48,7 +50,11 @@ import (
 func BenchmarkInsightsIngest(b *testing.B) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
 	defer cancel()
-	p, err := Start(ctx, Config{Addr: "127.0.0.1:0", DataDir: b.TempDir(), RateLimit: 0, LogLevel: "error"}, logx.Discard())
+	cfg := Config{Addr: "127.0.0.1:0", DataDir: b.TempDir(), RateLimit: 0, LogLevel: "error"}
+	if os.Getenv("INSIGHTS_BENCH_RATE") != "" {
+		cfg.DocsRepo = "../.." // the platform's docs, published: the pages read during the flood
+	}
+	p, err := Start(ctx, cfg, logx.Discard())
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -133,9 +139,25 @@ func BenchmarkInsightsIngest(b *testing.B) {
 		if seconds <= 0 {
 			seconds = 60
 		}
-		sustained(b, rate, time.Duration(seconds)*time.Second, 50*perBatch, workers,
+		readers, err := strconv.Atoi(os.Getenv("INSIGHTS_BENCH_READERS"))
+		if err != nil {
+			readers = 2
+		}
+		page := func() bool {
+			res, err := http.Get(p.Credentials.DocsURL + "/operations/configuration")
+			if err != nil {
+				return false
+			}
+			defer res.Body.Close()
+			_, _ = io.Copy(io.Discard, res.Body)
+			return res.StatusCode == 200
+		}
+		if p.Credentials.DocsURL == "" {
+			b.Fatal("the docs were not published: no page to read")
+		}
+		sustained(b, rate, time.Duration(seconds)*time.Second, 50*perBatch, workers, readers,
 			func(body []byte) (int, []byte) { return post(site+"/insights/events", body) },
-			func() (int, []byte) { return post(site+"/insights/events/aggregate", total) })
+			func() (int, []byte) { return post(site+"/insights/events/aggregate", total) }, page)
 		return
 	}
 
@@ -235,11 +257,12 @@ func profile(b *testing.B) func() {
 // agents) at rate events per second for d, paced (batch i is sent at
 // i/(rate/100) s, by workers clients; a batch due while every client waits
 // for an answer is sent late, so accepted/s shows when ingest falls
-// behind). Then it waits until count's eventsCount equals the events
+// behind), while readers each read a page (page: true when served) in
+// a loop. Then it waits until count's eventsCount equals the events
 // accepted (warm of them before) and reports the accepted and rolled-up
-// rates and the lag after the last 204.
-func sustained(b *testing.B, rate int, d time.Duration, warm, workers int,
-	post func([]byte) (int, []byte), count func() (int, []byte)) {
+// rates, the lag after the last 204 and the pages served meanwhile.
+func sustained(b *testing.B, rate int, d time.Duration, warm, workers, readers int,
+	post func([]byte) (int, []byte), count func() (int, []byte), page func() bool) {
 	const perBatch = 100
 	batches := int(int64(rate) * int64(d) / int64(time.Second) / perBatch)
 	every := time.Second * perBatch / time.Duration(rate)
@@ -282,6 +305,32 @@ func sustained(b *testing.B, rate int, d time.Duration, warm, workers int,
 			}
 		}()
 	}
+	stopReading := make(chan struct{})
+	var reading sync.WaitGroup
+	var pages []time.Duration
+	var pageFailures int
+	for range readers {
+		reading.Add(1)
+		go func() {
+			defer reading.Done()
+			for {
+				select {
+				case <-stopReading:
+					return
+				default:
+				}
+				t := time.Now()
+				ok := page()
+				mu.Lock()
+				if ok {
+					pages = append(pages, time.Since(t))
+				} else {
+					pageFailures++
+				}
+				mu.Unlock()
+			}
+		}()
+	}
 	b.ResetTimer()
 	start := time.Now()
 	late := 0
@@ -296,6 +345,8 @@ func sustained(b *testing.B, rate int, d time.Duration, warm, workers int,
 	}
 	close(jobs)
 	wg.Wait()
+	close(stopReading)
+	reading.Wait()
 	b.StopTimer()
 	if failure != nil {
 		b.Fatal(failure)
@@ -316,4 +367,12 @@ func sustained(b *testing.B, rate int, d time.Duration, warm, workers int,
 	b.ReportMetric(float64(accepted)/caught.Sub(start).Seconds(), "rolled-up-events/s")
 	b.ReportMetric(float64(caught.Sub(lastAck).Milliseconds()), "rollup-lag-ms")
 	b.ReportMetric(float64(late), "batches-sent-over-1s-late")
+	if len(pages) > 0 {
+		b.ReportMetric(float64(len(pages))/sent.Seconds(), "pages/s")
+		b.ReportMetric(float64(percentile(pages, 50).Milliseconds()), "page-p50-ms")
+		b.ReportMetric(float64(percentile(pages, 95).Milliseconds()), "page-p95-ms")
+	}
+	if pageFailures > 0 {
+		b.Errorf("%d page reads failed during the flood", pageFailures)
+	}
 }
