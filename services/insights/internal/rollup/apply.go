@@ -563,8 +563,7 @@ func BuildChunk(id string, at time.Time, batches []Batch) Chunk {
 	var rows []map[string]int
 	marginalKeys := map[string]string{} // of the group, by column
 	refs := make([]rowRef, len(grans))  // of the group's rows, by granularity
-	from := map[rowRef][]rowRef{}       // the source rows of derived rows
-	linked := map[[2]rowRef]bool{}
+	derived := derivedRows{from: map[rowRef][]rowRef{}, linked: map[[2]rowRef]bool{}}
 	for _, b := range batches {
 		c.Batches = append(c.Batches, b.ID)
 	}
@@ -619,30 +618,50 @@ func BuildChunk(id string, at time.Time, batches []Batch) Chunk {
 			d.Rows[ri].Events += g.events
 			refs[gi] = rowRef{di, ri}
 		}
-		for gi, ref := range refs {
-			if src := sources[gi]; src >= 0 {
-				if link := [2]rowRef{ref, refs[src]}; !linked[link] {
-					linked[link] = true
-					from[ref] = append(from[ref], refs[src])
-				}
-				continue
+		derived.count(&c, &g, refs, sources)
+	}
+	derived.seal(&c)
+	return c
+}
+
+// derivedRows are the rows of a chunk that merge other rows' distinct
+// counts (see sourceGrans): from lists each one's source rows, once each.
+type derivedRows struct {
+	from   map[rowRef][]rowRef
+	linked map[[2]rowRef]bool
+}
+
+// count adds the ids of group g to its rows (refs, by granularity) that
+// count them, and links the others to their source rows.
+func (dr *derivedRows) count(c *Chunk, g *visitGroup, refs []rowRef, sources []int) {
+	for gi, ref := range refs {
+		if src := sources[gi]; src >= 0 {
+			if link := [2]rowRef{ref, refs[src]}; !dr.linked[link] {
+				dr.linked[link] = true
+				dr.from[ref] = append(dr.from[ref], refs[src])
 			}
-			r := &c.Deltas[ref.delta].Rows[ref.row]
-			for _, h := range g.visitors {
-				r.Visitors.Add(h)
-			}
-			for _, h := range g.sessions {
-				r.Sessions.Add(h)
-			}
+			continue
+		}
+		r := &c.Deltas[ref.delta].Rows[ref.row]
+		for _, h := range g.visitors {
+			r.Visitors.Add(h)
+		}
+		for _, h := range g.sessions {
+			r.Sessions.Add(h)
 		}
 	}
+}
+
+// seal seals the distinct counts of the rows of c that counted ids, then
+// merges them into the rows derived from them.
+func (dr *derivedRows) seal(c *Chunk) {
 	for i := range c.Deltas {
 		for j := range c.Deltas[i].Rows {
 			c.Deltas[i].Rows[j].Visitors.Seal()
 			c.Deltas[i].Rows[j].Sessions.Seal()
 		}
 	}
-	for ref, srcs := range from {
+	for ref, srcs := range dr.from {
 		r := &c.Deltas[ref.delta].Rows[ref.row]
 		for _, src := range srcs {
 			s := &c.Deltas[src.delta].Rows[src.row]
@@ -650,7 +669,6 @@ func BuildChunk(id string, at time.Time, batches []Batch) Chunk {
 			r.Sessions.Merge(s.Sessions)
 		}
 	}
-	return c
 }
 
 // visitGroup is the visits of one site with the same dimensions in one
