@@ -7,6 +7,9 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
+	"runtime/pprof"
+	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -29,10 +32,29 @@ import (
 // with the flood). b.N is the number of batches.
 //
 //	go test -run '^$' -bench InsightsIngest -benchtime 3000x -count 3 ./deployments/local/
+//
+// With INSIGHTS_BENCH_RATE set it runs issue 22's shape instead (see
+// sustained): that many events per second, all distinct, for
+// INSIGHTS_BENCH_SECONDS (default 60), while INSIGHTS_BENCH_READERS
+// (default 2) readers read a published page of the platform's docs in a
+// loop, and b.N is ignored:
+//
+//	MEMGUARD_BYTES=7516192768 INSIGHTS_BENCH_RATE=100000 INSIGHTS_BENCH_SECONDS=60 go test -run '^$' -bench InsightsIngest -benchtime 1x -timeout 30m ./deployments/local/
+//
+// (kfake keeps the log in memory: 6,000,000 events take the heap over
+// the 3 GiB guard of TestMain.)
+//
+// INSIGHTS_BENCH_PROFILE names a file for a CPU profile of the whole
+// process (gateway, insights, rollups, embedded database) from the start
+// of the flood until eventsCount caught up.
 func BenchmarkInsightsIngest(b *testing.B) {
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
 	defer cancel()
-	p, err := Start(ctx, Config{Addr: "127.0.0.1:0", DataDir: b.TempDir(), RateLimit: 0, LogLevel: "error"}, logx.Discard())
+	cfg := Config{Addr: "127.0.0.1:0", DataDir: b.TempDir(), RateLimit: 0, LogLevel: "error"}
+	if os.Getenv("INSIGHTS_BENCH_RATE") != "" {
+		cfg.DocsRepo = "../.." // the platform's docs, published: the pages read during the flood
+	}
+	p, err := Start(ctx, cfg, logx.Discard())
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -108,6 +130,37 @@ func BenchmarkInsightsIngest(b *testing.B) {
 		post(site+"/insights/events", body)
 	}
 
+	total, _ := json.Marshal(map[string]any{"range": "last24Hours", "select": []any{map[string]any{"column": "eventsCount"}}})
+	if stop := profile(b); stop != nil {
+		defer stop()
+	}
+	if rate, _ := strconv.Atoi(os.Getenv("INSIGHTS_BENCH_RATE")); rate > 0 {
+		seconds, _ := strconv.Atoi(os.Getenv("INSIGHTS_BENCH_SECONDS"))
+		if seconds <= 0 {
+			seconds = 60
+		}
+		readers, err := strconv.Atoi(os.Getenv("INSIGHTS_BENCH_READERS"))
+		if err != nil {
+			readers = 2
+		}
+		page := func() bool {
+			res, err := http.Get(p.Credentials.DocsURL + "/operations/configuration")
+			if err != nil {
+				return false
+			}
+			defer res.Body.Close()
+			_, _ = io.Copy(io.Discard, res.Body)
+			return res.StatusCode == 200
+		}
+		if p.Credentials.DocsURL == "" {
+			b.Fatal("the docs were not published: no page to read")
+		}
+		sustained(b, rate, time.Duration(seconds)*time.Second, 50*perBatch, workers, readers,
+			func(body []byte) (int, []byte) { return post(site+"/insights/events", body) },
+			func() (int, []byte) { return post(site+"/insights/events/aggregate", total) }, page)
+		return
+	}
+
 	b.ResetTimer()
 	flood := time.Now()
 	gw := run(b.N, func() error {
@@ -122,7 +175,6 @@ func BenchmarkInsightsIngest(b *testing.B) {
 	// eventsCount equals every event accepted, and the rate the rollups
 	// took them in over the whole flood.
 	accepted := (50 + b.N) * perBatch
-	total, _ := json.Marshal(map[string]any{"range": "last24Hours", "select": []any{map[string]any{"column": "eventsCount"}}})
 	want := []byte(fmt.Sprintf(`"values":[%d]`, accepted))
 	lastAck := flood.Add(gw)
 	waittest.Until(b, "eventsCount to reach the accepted events", 3*time.Minute, func() bool {
@@ -132,6 +184,9 @@ func BenchmarkInsightsIngest(b *testing.B) {
 	caught := time.Now()
 	b.ReportMetric(float64(caught.Sub(lastAck).Milliseconds()), "rollup-lag-ms")
 	b.ReportMetric(float64(b.N*perBatch)/caught.Sub(flood).Seconds(), "rolled-up-events/s")
+	if stopProfile != nil {
+		stopProfile()
+	}
 
 	w := &kafka.Writer{Addr: kafka.TCP(p.Kafka.Brokers...), Topic: "insights.bench", Balancer: &kafka.Hash{},
 		RequiredAcks: kafka.RequireAll, AllowAutoTopicCreation: true, BatchTimeout: 5 * time.Millisecond}
@@ -168,4 +223,156 @@ func BenchmarkInsightsIngest(b *testing.B) {
 	}
 	b.ReportMetric(float64(percentile(lat, 50).Milliseconds()), "visible-p50-ms")
 	b.ReportMetric(float64(percentile(lat, 95).Milliseconds()), "visible-p95-ms")
+}
+
+// stopProfile ends the CPU profile profile started, once.
+var stopProfile func()
+
+// profile starts a CPU profile into INSIGHTS_BENCH_PROFILE when it is set
+// and returns what stops it (nil when not profiling).
+func profile(b *testing.B) func() {
+	path := os.Getenv("INSIGHTS_BENCH_PROFILE")
+	if path == "" {
+		return nil
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		b.Fatal(err)
+	}
+	var once sync.Once
+	stopProfile = func() {
+		once.Do(func() {
+			pprof.StopCPUProfile()
+			_ = f.Close()
+		})
+	}
+	return stopProfile
+}
+
+// sustained posts batches of 100 distinct events (each visitor has 4
+// events, each session 2, timestamps a microsecond apart, 25 paths, 3 user
+// agents) at rate events per second for d, paced (batch i is sent at
+// i/(rate/100) s, by workers clients; a batch due while every client waits
+// for an answer is sent late, so accepted/s shows when ingest falls
+// behind), while readers each read a page (page: true when served) in
+// a loop. Then it waits until count's eventsCount equals the events
+// accepted (warm of them before) and reports the accepted and rolled-up
+// rates, the lag after the last 204 and the pages served meanwhile.
+func sustained(b *testing.B, rate int, d time.Duration, warm, workers, readers int,
+	post func([]byte) (int, []byte), count func() (int, []byte), page func() bool) {
+	const perBatch = 100
+	batches := int(int64(rate) * int64(d) / int64(time.Second) / perBatch)
+	every := time.Second * perBatch / time.Duration(rate)
+	uas := []string{chromeWindows, firefoxLinux, safariIPhone}
+	body := func(n int, at time.Time) []byte {
+		out := make([]byte, 0, perBatch*520)
+		out = append(out, `{"events":[`...)
+		for i := range perBatch {
+			seq := n*perBatch + i
+			if i > 0 {
+				out = append(out, ',')
+			}
+			out = fmt.Appendf(out, `{"type":"page_view","timestamp":%q,"session":{"visitorId":"v%d","sessionId":"s%d",`+
+				`"cookies":{},"userAgent":%q,"language":"en","referrer":"https://www.example.com/blog?x=1","ip":"203.0.113.9"},`+
+				`"location":{"url":"https://docs.example.com/guides/%d?utm_source=news","siteSection":null,"siteSpace":null,`+
+				`"siteShareKey":null,"space":null,"revision":null,"page":null}}`,
+				at.Add(time.Duration(i)*time.Microsecond).UTC().Format(time.RFC3339Nano), seq/4, seq/2, uas[seq%3], seq%25)
+		}
+		return append(out, "]}"...)
+	}
+
+	jobs := make(chan int, workers)
+	var wg sync.WaitGroup
+	var failed sync.Once
+	var failure error
+	var lastAck time.Time
+	var mu sync.Mutex
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for n := range jobs {
+				if status, out := post(body(n, time.Now())); status != 204 {
+					failed.Do(func() { failure = fmt.Errorf("ingest: %d %s", status, out) })
+					continue
+				}
+				mu.Lock()
+				lastAck = time.Now()
+				mu.Unlock()
+			}
+		}()
+	}
+	stopReading := make(chan struct{})
+	var reading sync.WaitGroup
+	var pages []time.Duration
+	var pageFailures int
+	for range readers {
+		reading.Add(1)
+		go func() {
+			defer reading.Done()
+			for {
+				select {
+				case <-stopReading:
+					return
+				default:
+				}
+				t := time.Now()
+				ok := page()
+				mu.Lock()
+				if ok {
+					pages = append(pages, time.Since(t))
+				} else {
+					pageFailures++
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	b.ResetTimer()
+	start := time.Now()
+	late := 0
+	for n := range batches {
+		due := start.Add(time.Duration(n) * every)
+		if wait := time.Until(due); wait > 0 {
+			time.Sleep(wait) // pacing the load, not waiting for a result
+		} else if -wait > time.Second {
+			late++
+		}
+		jobs <- n
+	}
+	close(jobs)
+	wg.Wait()
+	close(stopReading)
+	reading.Wait()
+	b.StopTimer()
+	if failure != nil {
+		b.Fatal(failure)
+	}
+	sent := lastAck.Sub(start)
+	accepted := batches * perBatch
+	want := []byte(fmt.Sprintf(`"values":[%d]`, warm+accepted))
+	waittest.Until(b, "eventsCount to reach the accepted events", 20*time.Minute, func() bool {
+		status, out := count()
+		return status == 200 && bytes.Contains(out, want)
+	})
+	caught := time.Now()
+	if stopProfile != nil {
+		stopProfile()
+	}
+	b.ReportMetric(float64(accepted), "events")
+	b.ReportMetric(float64(accepted)/sent.Seconds(), "accepted-events/s")
+	b.ReportMetric(float64(accepted)/caught.Sub(start).Seconds(), "rolled-up-events/s")
+	b.ReportMetric(float64(caught.Sub(lastAck).Milliseconds()), "rollup-lag-ms")
+	b.ReportMetric(float64(late), "batches-sent-over-1s-late")
+	if len(pages) > 0 {
+		b.ReportMetric(float64(len(pages))/sent.Seconds(), "pages/s")
+		b.ReportMetric(float64(percentile(pages, 50).Milliseconds()), "page-p50-ms")
+		b.ReportMetric(float64(percentile(pages, 95).Milliseconds()), "page-p95-ms")
+	}
+	if pageFailures > 0 {
+		b.Errorf("%d page reads failed during the flood", pageFailures)
+	}
 }

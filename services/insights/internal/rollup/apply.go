@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"sync"
 	"time"
 
 	"github.com/docspub/platform/services/insights/internal/visit"
@@ -69,9 +70,11 @@ type Store interface {
 	Unfinished(ctx context.Context, before time.Time) ([]Chunk, error)
 	// Reader reads the shards of buckets by their ids.
 	Reader
-	// PutShard writes b when the stored shard's version is b.Version-1 (or,
-	// for version 1, when there is none); false when another writer won.
-	PutShard(ctx context.Context, b Bucket) (bool, error)
+	// PutShards writes each shard of bs when the stored shard's version is
+	// its Version-1 (or, for version 1, when there is none): a
+	// compare-and-set per shard, while what they have in common is written
+	// at once. won[i] is false when another writer won bs[i].
+	PutShards(ctx context.Context, bs []Bucket) (won []bool, err error)
 }
 
 // Applier applies chunks of batches to the buckets, exactly once each.
@@ -149,6 +152,33 @@ func (a *Applier) keep(k bucketKey, shards []Bucket) {
 // holds them; a failure leaves either nothing recorded or a chunk record
 // that Recover finishes later.
 func (a *Applier) Apply(ctx context.Context, batches []Batch) error {
+	p, err := a.Prepare(batches)
+	if err != nil {
+		return err
+	}
+	return a.ApplyPrepared(ctx, p)
+}
+
+// Prepared is batches made ready to apply without the store: their chunk
+// records and rows, which a reader builds while the previous chunk is
+// written.
+type Prepared struct {
+	parts []preparedChunk
+}
+
+// preparedChunk is a chunk record and its rows (BuildChunk of all its
+// batches, used when none was taken): the visits themselves are dropped,
+// the record holds them.
+type preparedChunk struct {
+	rec  Chunk
+	rows Chunk
+}
+
+// Prepare drops repeated batch ids, packs the batches into chunk records
+// (two halves when their record would be over MaxRecordBytes, and so on)
+// and builds their rows. ApplyPrepared applies the result once: a retry
+// prepares again (the records' ids are new).
+func (a *Applier) Prepare(batches []Batch) (*Prepared, error) {
 	seen := make(map[string]bool, len(batches))
 	fresh := make([]Batch, 0, len(batches))
 	for _, b := range batches {
@@ -157,22 +187,57 @@ func (a *Applier) Apply(ctx context.Context, batches []Batch) error {
 			fresh = append(fresh, b)
 		}
 	}
+	p := &Prepared{}
 	if len(fresh) == 0 {
-		return nil
+		return p, nil
 	}
-	rec := Chunk{ID: newChunkID(), At: a.now().UTC(), Claimed: true}
-	for _, b := range fresh {
-		rec.Batches = append(rec.Batches, b.ID)
-	}
+	return p, a.prepare(p, fresh)
+}
+
+func (a *Applier) prepare(p *Prepared, fresh []Batch) error {
 	data, err := pack(fresh)
 	if err != nil {
 		return err
 	}
-	rec.Data = data
-	if err := a.store.SaveChunk(ctx, rec); err != nil {
-		return err
+	if len(data) > MaxRecordBytes && len(fresh) > 1 {
+		half := len(fresh) / 2
+		if err := a.prepare(p, fresh[:half]); err != nil {
+			return err
+		}
+		return a.prepare(p, fresh[half:])
 	}
-	return a.finish(ctx, rec, fresh)
+	rec := Chunk{ID: newChunkID(), At: a.now().UTC(), Claimed: true, Data: data}
+	for _, b := range fresh {
+		rec.Batches = append(rec.Batches, b.ID)
+	}
+	p.parts = append(p.parts, preparedChunk{rec: rec, rows: BuildChunk(rec.ID, rec.At, fresh)})
+	return nil
+}
+
+// Batches returns the batches p holds (from its records).
+func (p *Prepared) Batches() ([]Batch, error) {
+	var out []Batch
+	for _, c := range p.parts {
+		bs, err := unpack(c.rec.Data)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, bs...)
+	}
+	return out, nil
+}
+
+// ApplyPrepared records, claims and applies what Prepare made, as Apply.
+func (a *Applier) ApplyPrepared(ctx context.Context, p *Prepared) error {
+	for _, c := range p.parts {
+		if err := a.store.SaveChunk(ctx, c.rec); err != nil {
+			return err
+		}
+		if err := a.finish(ctx, c.rec, nil, &c.rows); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // pack encodes batches for a chunk record: JSON, as []Batch encodes,
@@ -235,7 +300,7 @@ func (a *Applier) Recover(ctx context.Context, before time.Time) error {
 		if err != nil {
 			return err
 		}
-		if err := a.finish(ctx, rec, batches); err != nil {
+		if err := a.finish(ctx, rec, batches, nil); err != nil {
 			return err
 		}
 	}
@@ -244,21 +309,37 @@ func (a *Applier) Recover(ctx context.Context, before time.Time) error {
 
 // finish claims the batches of the chunk recorded as rec, applies those
 // it claimed (all of them for a record from before claims) and drops the
-// record.
-func (a *Applier) finish(ctx context.Context, rec Chunk, batches []Batch) error {
-	ids := make([]string, len(batches))
-	for i, b := range batches {
-		ids[i] = b.ID
+// record. batches are the record's (nil: unpacked from it when needed);
+// rows, when known, is BuildChunk of all of them.
+func (a *Applier) finish(ctx context.Context, rec Chunk, batches []Batch, rows *Chunk) error {
+	ids := rec.Batches
+	if batches != nil {
+		ids = make([]string, len(batches))
+		for i, b := range batches {
+			ids[i] = b.ID
+		}
 	}
 	taken, err := a.store.Claim(ctx, rec.ID, ids)
 	if err != nil {
 		return err
 	}
-	if rec.Claimed {
-		batches = slices.DeleteFunc(slices.Clone(batches), func(b Batch) bool { return taken[b.ID] })
+	if rows == nil || rec.Claimed && len(taken) > 0 {
+		if batches == nil {
+			if batches, err = unpack(rec.Data); err != nil {
+				return err
+			}
+		}
+		if rec.Claimed {
+			batches = slices.DeleteFunc(slices.Clone(batches), func(b Batch) bool { return taken[b.ID] })
+		}
+		rows = nil // built with batches now left out
+		if len(batches) > 0 {
+			built := BuildChunk(rec.ID, rec.At, batches)
+			rows = &built
+		}
 	}
-	if len(batches) > 0 {
-		if err := a.apply(ctx, BuildChunk(rec.ID, rec.At, batches)); err != nil {
+	if rows != nil {
+		if err := a.apply(ctx, *rows); err != nil {
 			return err
 		}
 	}
@@ -289,50 +370,67 @@ func (a *Applier) apply(ctx context.Context, c Chunk) error {
 			loaded[k] = append(loaded[k], b)
 		}
 	}
-	var g errgroup.Group // one bucket failing does not stop the others
-	g.SetLimit(applyers)
+	// Every bucket's shards are written in one PutShards; the buckets of
+	// the shards that lost their compare-and-set are read and written
+	// again, each on its own.
+	var writes []Bucket
+	alls := make([][]Bucket, len(c.Deltas))
+	outs := make([]int, len(c.Deltas)) // shards of each delta in writes
 	for i := range c.Deltas {
 		d := &c.Deltas[i]
-		shards := loaded[bucketKey{d.Site, d.Gran, d.Start.Unix()}]
-		g.Go(func() error { return a.applyDelta(ctx, c.ID, d, shards) })
+		k := bucketKey{d.Site, d.Gran, d.Start.Unix()}
+		a.written.Remove(k) // until written again
+		shards := loaded[k]
+		sort.Slice(shards, func(i, j int) bool { return shards[i].Shard < shards[j].Shard })
+		all, out := plan(c.ID, d, shards)
+		alls[i], outs[i] = all, len(out)
+		writes = append(writes, out...)
+	}
+	won, err := a.store.PutShards(ctx, writes)
+	if err != nil {
+		return err
+	}
+	var g errgroup.Group // one bucket failing does not stop the others
+	g.SetLimit(applyers)
+	next := 0
+	for i := range c.Deltas {
+		d := &c.Deltas[i]
+		ok := !slices.Contains(won[next:next+outs[i]], false)
+		next += outs[i]
+		if ok {
+			a.keep(bucketKey{d.Site, d.Gran, d.Start.Unix()}, alls[i])
+			continue
+		}
+		g.Go(func() error { return a.applyDelta(ctx, c.ID, d) })
 	}
 	return g.Wait()
 }
 
-// applyers is how many buckets of a chunk are written at once (each delta
-// is a different bucket).
+// applyers is how many buckets of a chunk are written again at once
+// (each delta is a different bucket).
 const applyers = 4
 
 // maxRaces bounds the retries of a bucket whose shards other writers change.
 const maxRaces = 50
 
-// applyDelta adds d's rows to the shards of its bucket. A shard that already
-// lists the chunk got its part before; a row not yet in the bucket goes to a
-// shard without the chunk that has room, or to a new shard.
-func (a *Applier) applyDelta(ctx context.Context, chunk string, d *Delta, shards []Bucket) error {
+// applyDelta adds d's rows to the shards of its bucket, read again (a
+// write of them lost its compare-and-set). A shard that already lists the
+// chunk got its part before; a row not yet in the bucket goes to a shard
+// without the chunk that has room, or to a new shard.
+func (a *Applier) applyDelta(ctx context.Context, chunk string, d *Delta) error {
 	k := bucketKey{d.Site, d.Gran, d.Start.Unix()}
-	a.written.Remove(k) // until written again
-	for race := range maxRaces {
-		if race > 0 {
-			var err error
-			if shards, err = a.store.Buckets(ctx, d.Site, []Key{{d.Gran, d.Start}}, true); err != nil {
-				return err
-			}
+	for range maxRaces {
+		shards, err := a.store.Buckets(ctx, d.Site, []Key{{d.Gran, d.Start}}, true)
+		if err != nil {
+			return err
 		}
 		sort.Slice(shards, func(i, j int) bool { return shards[i].Shard < shards[j].Shard })
-		won := true
 		all, out := plan(chunk, d, shards)
-		for _, s := range out {
-			ok, err := a.store.PutShard(ctx, s)
-			if err != nil {
-				return err
-			}
-			if !ok {
-				won = false
-				break
-			}
+		won, err := a.store.PutShards(ctx, out)
+		if err != nil {
+			return err
 		}
-		if won {
+		if !slices.Contains(won, false) {
 			a.keep(k, all)
 			return nil
 		}
@@ -420,10 +518,40 @@ func plan(chunk string, d *Delta, shards []Bucket) (all, out []Bucket) {
 	return shards, out
 }
 
+// sourceGrans says, for each granularity of grans, the one whose rows of
+// one hour hold the same visits (-1: none): a daily row is its hourly
+// rows' union, a marginal's month and month-by-day rows its day-by-hour
+// rows' union (computed once grans are complete).
+var sourceGrans = sync.OnceValue(func() []int {
+	at := map[string]int{}
+	for i, g := range grans {
+		at[g] = i
+	}
+	out := make([]int, len(grans))
+	for i, g := range grans {
+		m, isMarginal := marginals[g]
+		switch {
+		case g == Daily:
+			out[i] = at[Hourly]
+		case isMarginal && !perHour(g):
+			out[i] = at[hourPrefix+m.column]
+		default:
+			out[i] = -1
+		}
+	}
+	return out
+})
+
+// rowRef is a row of a chunk: its delta and its index there.
+type rowRef struct{ delta, row int }
+
 // BuildChunk groups the visits of batches into the rows each bucket (hourly,
 // daily, monthly marginals) gains. Visits of one site with the same
 // dimensions in the same hour are first counted together (visitGroups), so
-// the work per bucket is per distinct row, not per visit.
+// the work per bucket is per distinct row, not per visit. Only hourly rows
+// (full and marginal) count the visitors and sessions of the visits; the
+// other rows merge their hourly rows' counts once sealed (a third of the
+// work: each visit's ids went to every granularity).
 func BuildChunk(id string, at time.Time, batches []Batch) Chunk {
 	c := Chunk{ID: id, At: at.UTC()}
 	type key struct {
@@ -434,9 +562,12 @@ func BuildChunk(id string, at time.Time, batches []Batch) Chunk {
 	deltas := map[key]int{}
 	var rows []map[string]int
 	marginalKeys := map[string]string{} // of the group, by column
+	refs := make([]rowRef, len(grans))  // of the group's rows, by granularity
+	derived := derivedRows{from: map[rowRef][]rowRef{}, linked: map[[2]rowRef]bool{}}
 	for _, b := range batches {
 		c.Batches = append(c.Batches, b.ID)
 	}
+	sources := sourceGrans()
 	for _, g := range visitGroups(batches) {
 		full := rowKey(g.dims) // once per group: encoding every dimension is the costly part
 		clear(marginalKeys)
@@ -484,23 +615,60 @@ func BuildChunk(id string, at time.Time, batches []Batch) Chunk {
 				}
 				d.Rows = append(d.Rows, r)
 			}
-			r := &d.Rows[ri]
-			r.Events += g.events
-			for _, h := range g.visitors {
-				r.Visitors.Add(h)
+			d.Rows[ri].Events += g.events
+			refs[gi] = rowRef{di, ri}
+		}
+		derived.count(&c, &g, refs, sources)
+	}
+	derived.seal(&c)
+	return c
+}
+
+// derivedRows are the rows of a chunk that merge other rows' distinct
+// counts (see sourceGrans): from lists each one's source rows, once each.
+type derivedRows struct {
+	from   map[rowRef][]rowRef
+	linked map[[2]rowRef]bool
+}
+
+// count adds the ids of group g to its rows (refs, by granularity) that
+// count them, and links the others to their source rows.
+func (dr *derivedRows) count(c *Chunk, g *visitGroup, refs []rowRef, sources []int) {
+	for gi, ref := range refs {
+		if src := sources[gi]; src >= 0 {
+			if link := [2]rowRef{ref, refs[src]}; !dr.linked[link] {
+				dr.linked[link] = true
+				dr.from[ref] = append(dr.from[ref], refs[src])
 			}
-			for _, h := range g.sessions {
-				r.Sessions.Add(h)
-			}
+			continue
+		}
+		r := &c.Deltas[ref.delta].Rows[ref.row]
+		for _, h := range g.visitors {
+			r.Visitors.Add(h)
+		}
+		for _, h := range g.sessions {
+			r.Sessions.Add(h)
 		}
 	}
+}
+
+// seal seals the distinct counts of the rows of c that counted ids, then
+// merges them into the rows derived from them.
+func (dr *derivedRows) seal(c *Chunk) {
 	for i := range c.Deltas {
 		for j := range c.Deltas[i].Rows {
 			c.Deltas[i].Rows[j].Visitors.Seal()
 			c.Deltas[i].Rows[j].Sessions.Seal()
 		}
 	}
-	return c
+	for ref, srcs := range dr.from {
+		r := &c.Deltas[ref.delta].Rows[ref.row]
+		for _, src := range srcs {
+			s := &c.Deltas[src.delta].Rows[src.row]
+			r.Visitors.Merge(s.Visitors)
+			r.Sessions.Merge(s.Sessions)
+		}
+	}
 }
 
 // visitGroup is the visits of one site with the same dimensions in one

@@ -161,3 +161,49 @@ func TestPackKeepsEncodedVisits(t *testing.T) {
 		t.Errorf("unpacked batches (-got +want):\n%s", diff)
 	}
 }
+
+// TestPrepareSplitsBigRecords: batches whose chunk record would be over
+// MaxRecordBytes compressed are prepared as several chunks, each under it,
+// holding every batch once.
+func TestPrepareSplitsBigRecords(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(3, 4))
+	t0 := time.Date(2026, 1, 31, 22, 10, 0, 0, time.UTC)
+	var batches []Batch
+	for bi := range 80 {
+		noise := make([]byte, 300<<10) // barely compressible
+		for i := range noise {
+			noise[i] = byte('a' + rng.IntN(26))
+		}
+		batches = append(batches, Batch{ID: fmt.Sprintf("b%d", bi), Org: "org", Site: "s",
+			Visits: []visit.Visit{{Time: t0, Visitor: "v", Session: "s", Dims: visit.Dims{EventType: "page_view", URL: string(noise)}}}})
+	}
+	p, err := NewApplier(nil, nil).Prepare(append(batches, batches[0])) // a repeated batch is taken once
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.parts) < 2 {
+		t.Fatalf("%d chunk records, want at least 2", len(p.parts))
+	}
+	var ids []string
+	for _, c := range p.parts {
+		if len(c.rec.Data) > MaxRecordBytes {
+			t.Errorf("record %s holds %d bytes, over %d", c.rec.ID, len(c.rec.Data), MaxRecordBytes)
+		}
+		ids = append(ids, c.rec.Batches...)
+		events := int64(0)
+		for _, d := range c.rows.Deltas {
+			for _, r := range d.Rows {
+				if d.Gran == Hourly {
+					events += r.Events
+				}
+			}
+		}
+		if events != int64(len(c.rec.Batches)) {
+			t.Errorf("record %s: rows count %d events, want %d", c.rec.ID, events, len(c.rec.Batches))
+		}
+	}
+	if len(ids) != len(batches) || ids[0] != "b0" || ids[len(ids)-1] != "b79" {
+		t.Errorf("records hold %d batches (%v … %v), want the 80 once, in order", len(ids), ids[0], ids[len(ids)-1])
+	}
+}

@@ -35,9 +35,13 @@ const (
 	MaxShardBytes = 4 << 20
 	// MaxShardRows bounds the rows of one bucket shard.
 	MaxShardRows = 2000
-	// MaxChunkBytes bounds the log batches (encoded) applied as one chunk,
-	// and so the size of the chunk's record.
-	MaxChunkBytes = 8 << 20
+	// MaxChunkBytes bounds the log batches (encoded) read as one chunk: a
+	// bigger chunk rewrites each bucket it touches once for more visits.
+	MaxChunkBytes = 64 << 20
+	// MaxRecordBytes bounds a chunk record's compressed batches (MongoDB
+	// refuses documents over 16 MiB): a chunk whose batches compress to more
+	// is applied as two chunks, each half of its batches.
+	MaxRecordBytes = 12 << 20
 	// recentChunks is how many applied chunk ids a shard remembers.
 	recentChunks = 64
 )

@@ -49,9 +49,9 @@ func (s *timed) Buckets(ctx context.Context, site string, keys []rollup.Key, set
 	return s.Store.Buckets(ctx, site, keys, sets)
 }
 
-func (s *timed) PutShard(ctx context.Context, b rollup.Bucket) (bool, error) {
-	defer s.note("PutShard", time.Now())
-	return s.Store.PutShard(ctx, b)
+func (s *timed) PutShards(ctx context.Context, bs []rollup.Bucket) ([]bool, error) {
+	defer s.note("PutShards", time.Now())
+	return s.Store.PutShards(ctx, bs)
 }
 
 // BenchmarkApplyChunks applies chunks of batches shaped like the ingest

@@ -47,11 +47,11 @@ const AppliedTTL = 7 * 24 * time.Hour
 // Store is the MongoDB store of rollups.
 type Store struct {
 	db mongox.DB
-	// server is 0 until asked, then mongoDB or ferretDB (see PutShard).
+	// server is 0 until asked, then mongoDB or ferretDB (see swap).
 	server atomic.Int32
 }
 
-// Servers PutShard tells apart.
+// Servers swap tells apart.
 const (
 	mongoDB  = 1
 	ferretDB = 2
@@ -482,32 +482,82 @@ func (s *Store) get(ctx context.Context, ids []string, sets bool) ([]rollup.Buck
 	return out, nil
 }
 
-// PutShard implements rollup.Store: a compare-and-set on the version.
+// PutShard writes b when the stored shard's version is b.Version-1 (see
+// PutShards); false when another writer won.
 func (s *Store) PutShard(ctx context.Context, b rollup.Bucket) (bool, error) {
-	d, err := toDoc(b)
-	if err != nil {
-		return false, err
+	won, err := s.PutShards(ctx, []rollup.Bucket{b})
+	return err == nil && won[0], err
+}
+
+// writers is how many shards PutShards encodes, or swaps, at once.
+const writers = 4
+
+// PutShards implements rollup.Store: the new sets of every shard in one
+// insert (one write of the embedded server instead of one a shard), then a
+// compare-and-set on each shard's version, then the removal of the sets
+// each replaced (or its own, when it lost).
+func (s *Store) PutShards(ctx context.Context, bs []rollup.Bucket) ([]bool, error) {
+	won := make([]bool, len(bs))
+	if len(bs) == 0 {
+		return won, nil
 	}
-	unlock := s.db.Lock(Buckets, b.ID)
-	defer unlock()
-	var nonce [8]byte
-	_, _ = rand.Read(nonce[:])
-	d.SetsRef = fmt.Sprintf("%s/%d/%s", b.ID, b.Version, hex.EncodeToString(nonce[:]))
-	sets := s.db.Collection(Sets)
-	if _, err := sets.InsertOne(ctx, setsDoc{ID: d.SetsRef, Sets: d.Sets, At: time.Now().UTC()}); err != nil {
-		return false, fmt.Errorf("write bucket sets: %w", err)
+	docs := make([]doc, len(bs))
+	sets := make([]any, len(bs))
+	now := time.Now().UTC()
+	var g errgroup.Group
+	g.SetLimit(writers)
+	for i, b := range bs {
+		g.Go(func() error {
+			d, err := toDoc(b)
+			if err != nil {
+				return err
+			}
+			var nonce [8]byte
+			_, _ = rand.Read(nonce[:])
+			d.SetsRef = fmt.Sprintf("%s/%d/%s", b.ID, b.Version, hex.EncodeToString(nonce[:]))
+			sets[i] = setsDoc{ID: d.SetsRef, Sets: d.Sets, At: now}
+			d.Sets = nil
+			docs[i] = d
+			return nil
+		})
 	}
-	d.Sets = nil
-	old, ok, err := s.swap(ctx, b, d)
-	drop := old
-	if !ok || err != nil {
-		drop = d.SetsRef // lost or failed: the new sets are nobody's
+	if err := g.Wait(); err != nil {
+		return won, err
 	}
-	if drop != "" {
-		// Best effort: an unreferenced sets document is never read.
-		_, _ = sets.DeleteOne(context.WithoutCancel(ctx), bson.M{"_id": drop})
+	coll := s.db.Collection(Sets)
+	if _, err := coll.InsertMany(ctx, sets); err != nil {
+		return won, fmt.Errorf("write bucket sets: %w", err)
 	}
-	return ok, err
+	drop := make([]string, len(bs))
+	swaps, swapCtx := errgroup.WithContext(ctx)
+	swaps.SetLimit(writers)
+	for i, b := range bs {
+		swaps.Go(func() error {
+			unlock := s.db.Lock(Buckets, b.ID)
+			old, ok, err := s.swap(swapCtx, b, docs[i])
+			unlock()
+			won[i], drop[i] = ok, old
+			if !ok || err != nil {
+				drop[i] = docs[i].SetsRef // lost or failed: the new sets are nobody's
+			}
+			return err
+		})
+	}
+	err := swaps.Wait()
+	// Best effort: an unreferenced sets document is never read (and
+	// CollectSets removes what is left).
+	var del errgroup.Group
+	del.SetLimit(writers)
+	for _, ref := range drop {
+		if ref != "" {
+			del.Go(func() error {
+				_, _ = coll.DeleteOne(context.WithoutCancel(ctx), bson.M{"_id": ref})
+				return nil
+			})
+		}
+	}
+	_ = del.Wait()
+	return won, err
 }
 
 // swap writes d over version b.Version-1 of its shard (or inserts it when

@@ -26,11 +26,18 @@ type crashing struct {
 
 var errCrash = errors.New("crash")
 
-func (c *crashing) PutShard(ctx context.Context, b rollup.Bucket) (bool, error) {
-	if b.Gran == c.gran && b.Start.Equal(c.start) {
-		return false, errCrash
+func (c *crashing) PutShards(ctx context.Context, bs []rollup.Bucket) ([]bool, error) {
+	var others []rollup.Bucket
+	for _, b := range bs {
+		if !(b.Gran == c.gran && b.Start.Equal(c.start)) {
+			others = append(others, b)
+		}
 	}
-	return c.Store.PutShard(ctx, b)
+	if len(others) < len(bs) {
+		_, _ = c.Store.PutShards(ctx, others)
+		return make([]bool, len(bs)), errCrash
+	}
+	return c.Store.PutShards(ctx, bs)
 }
 
 func visits(n int, at time.Time, path func(i int) string) []visit.Visit {
