@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/binary"
 	"math/big"
+	"math/bits"
 	"time"
 )
 
@@ -35,6 +36,9 @@ func Random(n, width int) string {
 
 // Base62 encodes b in width base62 characters.
 func Base62(b []byte, width int) string {
+	if len(b) <= 16 {
+		return base62Small(b, width)
+	}
 	n := new(big.Int).SetBytes(b)
 	out := make([]byte, width)
 	base := big.NewInt(62)
@@ -42,6 +46,22 @@ func Base62(b []byte, width int) string {
 	for i := width - 1; i >= 0; i-- {
 		n.DivMod(n, base, mod)
 		out[i] = alphabet[mod.Int64()]
+	}
+	return string(out)
+}
+
+// base62Small is Base62 of at most 16 bytes, as a 128-bit number divided
+// in two words (every id New makes; big.Int costs several times more).
+func base62Small(b []byte, width int) string {
+	var buf [16]byte
+	copy(buf[16-len(b):], b)
+	hi, lo := binary.BigEndian.Uint64(buf[:8]), binary.BigEndian.Uint64(buf[8:])
+	out := make([]byte, width)
+	for i := width - 1; i >= 0; i-- {
+		var r uint64
+		hi, r = bits.Div64(0, hi, 62)
+		lo, r = bits.Div64(r, lo, 62)
+		out[i] = alphabet[r]
 	}
 	return string(out)
 }

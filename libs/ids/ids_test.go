@@ -1,6 +1,8 @@
 package ids
 
 import (
+	"crypto/rand"
+	"math/big"
 	"regexp"
 	"testing"
 	"time"
@@ -34,4 +36,33 @@ func TestBase62(t *testing.T) {
 	if got := len(Random(32, 43)); got != 43 {
 		t.Errorf("len(Random) = %d, want 43", got)
 	}
+}
+
+// TestBase62SmallMatchesBigInt: the two-word encoding of up to 16 bytes is
+// the big.Int one, digit for digit.
+func TestBase62SmallMatchesBigInt(t *testing.T) {
+	for i := range 2000 {
+		b := make([]byte, 1+i%16)
+		_, _ = rand.Read(b)
+		if i%7 == 0 {
+			for j := range b {
+				b[j] = 0xff
+			}
+		}
+		width := 22
+		if got, want := base62Small(b, width), base62Big(b, width); got != want {
+			t.Fatalf("%x: %s, want %s", b, got, want)
+		}
+	}
+}
+
+func base62Big(b []byte, width int) string {
+	n := new(big.Int).SetBytes(b)
+	out := make([]byte, width)
+	mod := new(big.Int)
+	for i := width - 1; i >= 0; i-- {
+		n.DivMod(n, big.NewInt(62), mod)
+		out[i] = alphabet[mod.Int64()]
+	}
+	return string(out)
 }

@@ -47,7 +47,7 @@ func (rec *Recorder) View(out http.Header, r *http.Request, client string, v rea
 		return setCookies
 	}
 	rec.Record(Event{Organization: v.Organization, Site: v.Site,
-		Body: event(v, session(r, client, ua, visitorID, sessionID, v.Claims))})
+		Body: event(v, newSession(r, client, ua, visitorID, sessionID, v.Claims))})
 	return setCookies
 }
 
@@ -86,39 +86,61 @@ func setCookie(h http.Header, c *http.Cookie) {
 	}
 }
 
-// session is an event's session: who reads, from where, in which language,
-// coming from which page, with which claims.
-func session(r *http.Request, client, ua, visitorID, sessionID string, claims map[string]any) map[string]any {
-	s := map[string]any{"visitorId": visitorID, "sessionId": sessionID, "ip": client, "userAgent": ua}
-	if lang := language(r.Header.Get("Accept-Language")); lang != "" {
-		s["language"] = lang
-	}
+// session is an event's session: who reads, from where, in which
+// language, coming from which page, with which claims.
+type session struct {
+	VisitorID         string         `json:"visitorId"`
+	SessionID         string         `json:"sessionId"`
+	IP                string         `json:"ip"`
+	UserAgent         string         `json:"userAgent"`
+	Language          string         `json:"language,omitempty"`
+	Referrer          string         `json:"referrer,omitempty"`
+	VisitorAuthClaims map[string]any `json:"visitorAuthClaims,omitempty"`
+}
+
+// location is where a read happened.
+type location struct {
+	URL            string `json:"url"`
+	DisplayContext string `json:"displayContext"`
+	SiteSection    string `json:"siteSection,omitempty"`
+	SiteSpace      string `json:"siteSpace,omitempty"`
+	Space          string `json:"space,omitempty"`
+	Revision       string `json:"revision,omitempty"`
+	Page           string `json:"page,omitempty"`
+}
+
+// eventBody is an insights event (SiteInsightsEvent) of a read.
+type eventBody struct {
+	Type        string   `json:"type"`
+	Session     session  `json:"session"`
+	Location    location `json:"location"`
+	Timestamp   string   `json:"timestamp"`
+	LLMSVariant string   `json:"llmsVariant,omitempty"`
+}
+
+// newSession is the session of a read by r from client.
+func newSession(r *http.Request, client, ua, visitorID, sessionID string, claims map[string]any) session {
+	s := session{VisitorID: visitorID, SessionID: sessionID, IP: client, UserAgent: ua,
+		Language: language(r.Header.Get("Accept-Language"))}
 	if ref := r.Referer(); ref != "" && len(ref) <= maxURL {
 		if u, err := url.Parse(ref); err == nil && u.IsAbs() && u.Host != "" {
-			s["referrer"] = ref
+			s.Referrer = ref
 		}
 	}
-	if raw, err := json.Marshal(claims); err == nil && len(claims) > 0 && len(raw) <= maxClaimsBytes {
-		s["visitorAuthClaims"] = claims
+	if len(claims) > 0 {
+		if raw, err := json.Marshal(claims); err == nil && len(raw) <= maxClaimsBytes {
+			s.VisitorAuthClaims = claims
+		}
 	}
 	return s
 }
 
 // event is the insights event of view v with its session.
-func event(v readerapi.View, session map[string]any) map[string]any {
-	location := map[string]any{"url": v.URL, "displayContext": "server"}
-	for k, val := range map[string]string{"siteSection": v.SiteSection, "siteSpace": v.SiteSpace, "space": v.Space,
-		"revision": v.Revision, "page": v.Page} {
-		if val != "" {
-			location[k] = val
-		}
-	}
-	ev := map[string]any{"type": v.Type, "session": session, "location": location,
-		"timestamp": time.Now().UTC().Format(time.RFC3339Nano)}
-	if v.LLMS != "" {
-		ev["llmsVariant"] = v.LLMS
-	}
-	return ev
+func event(v readerapi.View, s session) eventBody {
+	return eventBody{Type: v.Type, Session: s, LLMSVariant: v.LLMS,
+		Location: location{URL: v.URL, DisplayContext: "server", SiteSection: v.SiteSection, SiteSpace: v.SiteSpace,
+			Space: v.Space, Revision: v.Revision, Page: v.Page},
+		Timestamp: time.Now().UTC().Format(time.RFC3339Nano)}
 }
 
 func cookie(r *http.Request, name string) string {
