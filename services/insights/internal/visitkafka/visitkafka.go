@@ -100,7 +100,8 @@ type Applier interface {
 
 // Chunking of the reader.
 const (
-	chunkWait     = 250 * time.Millisecond // how long a chunk waits for more messages
+	chunkWait     = time.Second            // how long a chunk gathers messages at most
+	chunkIdle     = 200 * time.Millisecond // a chunk closes once no message came for this long
 	recoverEvery  = 10 * time.Second       // how often chunks left by a stopped consumer are looked for
 	recoverAfter  = 30 * time.Second       // age of a chunk record deemed left behind
 	minRetry      = 100 * time.Millisecond
@@ -144,8 +145,8 @@ type chunk struct {
 }
 
 // Run consumes until ctx is done: it gathers a chunk (up to maxChunkBatch
-// messages or rollup.MaxChunkBytes, waiting at most chunkWait after the
-// first), applies it (retrying until it is applied) and commits its
+// messages or rollup.MaxChunkBytes, for at most chunkWait after the first
+// and while messages keep coming within chunkIdle), applies it (retrying until it is applied) and commits its
 // offsets. The next chunk is fetched, decoded and prepared (its rows
 // built) while one is applied.
 // Every recoverEvery it finishes the chunks a stopped consumer left.
@@ -262,17 +263,25 @@ func (r *Reader) applyChunk(ctx context.Context, c chunk) bool {
 }
 
 // fetch gathers one chunk: it waits for a first message, then takes what
-// comes within chunkWait.
+// comes within chunkWait, unless none came for chunkIdle. Under a steady
+// flow a chunk gathers a second of it (each chunk rewrites its rows'
+// shards and distinct sets, so fewer chunks cost less per event); when the
+// flow stops or is sparse, it is applied at once.
 func (r *Reader) fetch(ctx context.Context) ([]kafka.Message, error) {
 	m, err := r.r.FetchMessage(ctx)
 	if err != nil {
 		return nil, err
 	}
 	msgs, size := []kafka.Message{m}, len(m.Value)
-	more, cancel := context.WithTimeout(ctx, chunkWait)
-	defer cancel()
+	deadline := time.Now().Add(chunkWait)
 	for len(msgs) < maxChunkBatch && size < rollup.MaxChunkBytes {
+		wait := min(chunkIdle, time.Until(deadline))
+		if wait <= 0 {
+			break
+		}
+		more, cancel := context.WithTimeout(ctx, wait)
 		m, err := r.r.FetchMessage(more)
+		cancel()
 		if err != nil {
 			break
 		}
