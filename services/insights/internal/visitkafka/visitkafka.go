@@ -100,13 +100,13 @@ type Applier interface {
 
 // Chunking of the reader.
 const (
-	chunkWait     = time.Second            // how long a chunk gathers messages at most
+	chunkWait     = 3 * time.Second        // how long a chunk gathers messages at most
 	chunkIdle     = 200 * time.Millisecond // a chunk closes once no message came for this long
 	recoverEvery  = 10 * time.Second       // how often chunks left by a stopped consumer are looked for
 	recoverAfter  = 30 * time.Second       // age of a chunk record deemed left behind
 	minRetry      = 100 * time.Millisecond
 	maxRetry      = 5 * time.Second
-	maxChunkBatch = 2000    // messages of one chunk
+	maxChunkBatch = 4000    // messages of one chunk
 	maxFetchBytes = 4 << 20 // of one fetch from a broker
 	decoders      = 2       // messages of a chunk decoded at once
 )
@@ -264,7 +264,7 @@ func (r *Reader) applyChunk(ctx context.Context, c chunk) bool {
 
 // fetch gathers one chunk: it waits for a first message, then takes what
 // comes within chunkWait, unless none came for chunkIdle. Under a steady
-// flow a chunk gathers a second of it (each chunk rewrites its rows'
+// flow a chunk gathers up to 3 s of it (each chunk rewrites its rows'
 // shards and distinct sets, so fewer chunks cost less per event); when the
 // flow stops or is sparse, it is applied at once.
 func (r *Reader) fetch(ctx context.Context) ([]kafka.Message, error) {
