@@ -12,7 +12,9 @@
 package views
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"log/slog"
 	"net/http"
 	"net/url"
@@ -91,53 +93,101 @@ func (r *Recorder) drop(n int, why string) {
 
 type batchKey struct{ org, site string }
 
+// MaxBatchBytes bounds one POST's body, under insights' 1 MiB: a batch
+// of Batch events with long URLs and claims would be refused whole.
+const MaxBatchBytes = 768 << 10
+
+// batch is a site's events waiting, encoded: the body of one POST in the
+// making.
+type batch struct {
+	body bytes.Buffer // `{"events":[` and the events so far, comma-separated
+	n    int
+}
+
+// batches are the events waiting, by site, and how many in all.
+type batches struct {
+	r       *Recorder
+	by      map[batchKey]*batch
+	pending int
+}
+
+// add encodes ev into its site's batch, posting the batch first when ev
+// would take it over MaxBatchBytes, and after when it holds Batch events;
+// past Queue events waiting in all, every batch is posted.
+func (bs *batches) add(ctx context.Context, ev Event) {
+	raw, err := json.Marshal(ev.Body)
+	if err != nil || len(raw) > MaxBatchBytes-64 {
+		bs.r.drop(1, "event not encodable or too large")
+		return
+	}
+	k := batchKey{ev.Organization, ev.Site}
+	b := bs.by[k]
+	if b != nil && b.body.Len()+len(raw)+2 > MaxBatchBytes {
+		bs.post(ctx, k, b)
+		b = nil
+	}
+	if b == nil {
+		b = &batch{}
+		b.body.WriteString(`{"events":[`)
+		bs.by[k] = b
+	} else {
+		b.body.WriteByte(',')
+	}
+	b.body.Write(raw)
+	b.n++
+	bs.pending++
+	switch {
+	case b.n >= Batch:
+		bs.post(ctx, k, b)
+	case bs.pending >= Queue:
+		bs.flush(ctx)
+	}
+}
+
+func (bs *batches) post(ctx context.Context, k batchKey, b *batch) {
+	b.body.WriteString("]}")
+	bs.r.post(ctx, k, b)
+	bs.pending -= b.n
+	delete(bs.by, k)
+}
+
+func (bs *batches) flush(ctx context.Context) {
+	for k, b := range bs.by {
+		bs.post(ctx, k, b)
+	}
+}
+
 // Run posts the queued events until ctx is done: a site's events go in one
-// batch once Batch of them wait or Flush
+// batch once Batch of them wait, MaxBatchBytes would be passed or Flush
 // passed. What waits when ctx ends is posted once more, briefly.
 func (r *Recorder) Run(ctx context.Context) error {
 	tick := time.NewTicker(Flush)
 	defer tick.Stop()
-	batches := map[batchKey][]any{}
-	flush := func(ctx context.Context) {
-		for k, evs := range batches {
-			r.post(ctx, k, evs)
-		}
-		clear(batches)
-	}
+	bs := &batches{r: r, by: map[batchKey]*batch{}}
 	for {
 		select {
 		case ev := <-r.queue:
-			k := batchKey{ev.Organization, ev.Site}
-			batches[k] = append(batches[k], ev.Body)
-			if len(batches[k]) >= Batch {
-				r.post(ctx, k, batches[k])
-				delete(batches, k)
-			}
+			bs.add(ctx, ev)
 		case <-tick.C:
-			flush(ctx)
+			bs.flush(ctx)
 		case <-ctx.Done():
 			last, cancel := context.WithTimeout(context.WithoutCancel(ctx), Timeout)
 			defer cancel()
 			for len(r.queue) > 0 {
-				ev := <-r.queue
-				k := batchKey{ev.Organization, ev.Site}
-				batches[k] = append(batches[k], ev.Body)
+				bs.add(last, <-r.queue)
 			}
-			flush(last)
+			bs.flush(last)
 			return nil
 		}
 	}
 }
 
 // post sends one batch; a failure drops it.
-func (r *Recorder) post(ctx context.Context, k batchKey, evs []any) {
-	if err := r.send(ctx, k, evs); err != nil {
-		r.drop(len(evs), err.Error())
-	}
-}
-
-func (r *Recorder) send(ctx context.Context, k batchKey, evs []any) error {
-	return r.insights.Do(ctx, internalclient.Request{Method: http.MethodPost,
+func (r *Recorder) post(ctx context.Context, k batchKey, b *batch) {
+	err := r.insights.Do(ctx, internalclient.Request{Method: http.MethodPost,
 		Path: "/v1/orgs/" + url.PathEscape(k.org) + "/sites/" + url.PathEscape(k.site) + "/insights/events",
-		JSON: map[string]any{"events": evs}, What: "insights events"}, nil, 4096)
+		Body: bytes.NewReader(b.body.Bytes()), ContentType: "application/json", What: "insights events"}, nil, 4096)
+	if err != nil {
+		r.drop(b.n, err.Error())
+	}
 }

@@ -3,8 +3,11 @@ package views_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -96,5 +99,55 @@ func TestFullQueueDrops(t *testing.T) {
 	}
 	if d := rec.Dropped(); d != 25 {
 		t.Errorf("dropped %d, want 25", d)
+	}
+}
+
+// TestBatchesUnderTheBodyLimit: large events (long URLs, claims) go in
+// more batches, none over views.MaxBatchBytes (insights refuses a body
+// over 1 MiB whole), every event posted once.
+func TestBatchesUnderTheBodyLimit(t *testing.T) {
+	var mu sync.Mutex
+	var sizes []int
+	got := 0
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		raw, _ := io.ReadAll(r.Body)
+		var body struct {
+			Events []json.RawMessage `json:"events"`
+		}
+		if err := json.Unmarshal(raw, &body); err != nil {
+			w.WriteHeader(http.StatusBadRequest)
+			return
+		}
+		mu.Lock()
+		sizes, got = append(sizes, len(raw)), got+len(body.Events)
+		mu.Unlock()
+		w.WriteHeader(http.StatusNoContent)
+	}))
+	defer srv.Close()
+	rec := views.New(discovery.Static{views.Service: srv.URL}, signer(t, "gateway"), logx.Discard())
+	claims := map[string]any{"team": strings.Repeat("c", 4000)}
+	const n = 600 // about 3.7 MB in all
+	for i := range n {
+		rec.Record(views.Event{Organization: "o1", Site: "s1", Body: map[string]any{"type": "page_view",
+			"url": fmt.Sprintf("https://docs.example.com/%d/%s", i, strings.Repeat("p", 2000)), "claims": claims}})
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); _ = rec.Run(ctx) }()
+	defer func() { cancel(); <-done }()
+	waittest.Until(t, "every event posted", 10*time.Second, func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return got == n
+	})
+	mu.Lock()
+	defer mu.Unlock()
+	for _, s := range sizes {
+		if s > views.MaxBatchBytes {
+			t.Errorf("a batch of %d bytes", s)
+		}
+	}
+	if len(sizes) < 4 || rec.Dropped() != 0 {
+		t.Errorf("%d batches, %d dropped", len(sizes), rec.Dropped())
 	}
 }
