@@ -55,9 +55,13 @@ type Cache struct {
 	now    func() time.Time
 }
 
+// maxEntries bounds the answers kept, and so the work of a purge, which
+// looks at each (a write through the gateway purges).
+const maxEntries = 10_000
+
 // New returns a cache of maxBytes bytes whose answers live ttl.
 func New(maxBytes int64, ttl time.Duration) *Cache {
-	return &Cache{entries: sizedcache.New[Key, *Entry](100_000, maxBytes).Observe("gateway.pages"),
+	return &Cache{entries: sizedcache.New[Key, *Entry](maxEntries, maxBytes).Observe("gateway.pages"),
 		ttl: ttl, maxEntry: min(maxBytes/64, 1<<20), now: time.Now}
 }
 
