@@ -77,7 +77,7 @@ func (g *Gateway) serveKept(c *gin.Context, e *pagecache.Entry, client string) {
 	for name, v := range e.Header {
 		h[name] = v[:len(v):len(v)] // shared: an Add copies
 	}
-	if etag := e.Header.Get("ETag"); etag != "" && noneMatch(r.Header.Get("If-None-Match"), etag) {
+	if etag := e.Header.Get("ETag"); etag != "" && httpx.ETagMatches(r.Header.Get("If-None-Match"), etag) {
 		h.Del("Content-Type")
 		h.Del("Content-Length")
 		w.WriteHeader(http.StatusNotModified)
@@ -99,21 +99,6 @@ func (g *Gateway) recordView(h http.Header, r *http.Request, client string, v re
 	if g.views.View(h, r, client, v) && strings.HasPrefix(h.Get("Cache-Control"), "public") {
 		h.Set("Cache-Control", "private, no-cache")
 	}
-}
-
-// noneMatch tells whether an If-None-Match header names etag (quoted) or
-// is "*".
-func noneMatch(header, etag string) bool {
-	if header == "" {
-		return false
-	}
-	for _, tag := range strings.Split(header, ",") {
-		tag = strings.TrimPrefix(strings.TrimSpace(tag), "W/")
-		if tag == "*" || tag == etag {
-			return true
-		}
-	}
-	return false
 }
 
 // readerServiceAttr names the service of readers' spans (precomputed).

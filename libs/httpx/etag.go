@@ -149,7 +149,7 @@ func (w *etagWriter) finish(r *http.Request) {
 	etag := `"` + hex.EncodeToString(sum[:16]) + `"`
 	h := w.Header()
 	h.Set("ETag", etag)
-	if etagMatches(r.Header.Get("If-None-Match"), etag) {
+	if ETagMatches(r.Header.Get("If-None-Match"), etag) {
 		h.Del("Content-Type")
 		h.Del("Content-Length")
 		w.ResponseWriter.WriteHeader(http.StatusNotModified)
@@ -164,9 +164,9 @@ func (w *etagWriter) finish(r *http.Request) {
 	_, _ = w.ResponseWriter.Write(w.buf.Bytes())
 }
 
-// etagMatches tells whether an If-None-Match header names etag (weak
-// comparison, as RFC 9110 asks for If-None-Match) or is "*".
-func etagMatches(header, etag string) bool {
+// ETagMatches tells whether an If-None-Match header names etag (quoted;
+// weak comparison, as RFC 9110 asks for If-None-Match) or is "*".
+func ETagMatches(header, etag string) bool {
 	if header == "" {
 		return false
 	}
@@ -174,6 +174,17 @@ func etagMatches(header, etag string) bool {
 		tag = strings.TrimPrefix(strings.TrimSpace(tag), "W/")
 		if tag == "*" || tag == etag {
 			return true
+		}
+	}
+	return false
+}
+
+// AcceptsGzip tells whether an Accept-Encoding header takes gzip.
+func AcceptsGzip(header string) bool {
+	for _, part := range strings.Split(header, ",") {
+		name, q, _ := strings.Cut(strings.TrimSpace(part), ";")
+		if strings.EqualFold(strings.TrimSpace(name), "gzip") {
+			return strings.TrimSpace(strings.ReplaceAll(q, " ", "")) != "q=0"
 		}
 	}
 	return false

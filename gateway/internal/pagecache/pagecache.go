@@ -22,6 +22,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/docspub/platform/libs/httpx"
 	"github.com/docspub/platform/libs/internalapi/readerapi"
 	"github.com/docspub/platform/libs/sizedcache"
 )
@@ -72,7 +73,7 @@ func (c *Cache) Lookup(r *http.Request) (k Key, mark int64, e *Entry, ok bool) {
 	if c == nil || !Eligible(r) {
 		return Key{}, 0, nil, false
 	}
-	k = Key{host: strings.ToLower(r.Host), path: r.URL.EscapedPath(), gzip: acceptsGzip(r.Header.Get("Accept-Encoding"))}
+	k = Key{host: strings.ToLower(r.Host), path: r.URL.EscapedPath(), gzip: httpx.AcceptsGzip(r.Header.Get("Accept-Encoding"))}
 	mark = c.purges.Load()
 	if e, found := c.entries.Get(k); found && c.now().Sub(e.at) < c.ttl {
 		return k, mark, e, true
@@ -185,15 +186,4 @@ func WriteTags(path string) []string {
 		return []string{readerapi.SpaceTag(id)}
 	}
 	return nil
-}
-
-// acceptsGzip tells whether an Accept-Encoding header takes gzip.
-func acceptsGzip(header string) bool {
-	for _, part := range strings.Split(header, ",") {
-		name, q, _ := strings.Cut(strings.TrimSpace(part), ";")
-		if strings.EqualFold(strings.TrimSpace(name), "gzip") {
-			return strings.TrimSpace(strings.ReplaceAll(q, " ", "")) != "q=0"
-		}
-	}
-	return false
 }

@@ -175,7 +175,7 @@ func writePage(c *gin.Context, resp *reader.Response) {
 	hd := c.Writer.Header()
 	hd.Add("Vary", "Accept-Encoding")
 	body := resp.Body
-	gz := resp.Gzip != nil && acceptsGzip(r.Header.Get("Accept-Encoding"))
+	gz := resp.Gzip != nil && httpx.AcceptsGzip(r.Header.Get("Accept-Encoding"))
 	if gz {
 		hd.Set("Content-Encoding", "gzip")
 		body = resp.Gzip
@@ -223,13 +223,7 @@ func pageCaching(resp *reader.Response) string {
 // noneMatch tells whether an If-None-Match header names the page's
 // validator (in either encoding) or is "*".
 func noneMatch(header, etag string) bool {
-	for _, tag := range strings.Split(header, ",") {
-		tag = strings.TrimPrefix(strings.TrimSpace(tag), "W/")
-		if tag == "*" || tag == `"`+etag+`"` || tag == `"`+etag+`-gzip"` {
-			return true
-		}
-	}
-	return false
+	return httpx.ETagMatches(header, `"`+etag+`"`) || httpx.ETagMatches(header, `"`+etag+`-gzip"`)
 }
 
 // writeHead answers a HEAD: the headers a GET would have, no body.
@@ -240,17 +234,6 @@ func writeHead(c *gin.Context, status int, contentType string, size int64) {
 	}
 	c.Status(status)
 	c.Writer.WriteHeaderNow()
-}
-
-// acceptsGzip tells whether an Accept-Encoding header takes gzip.
-func acceptsGzip(header string) bool {
-	for _, part := range strings.Split(header, ",") {
-		name, q, _ := strings.Cut(strings.TrimSpace(part), ";")
-		if strings.EqualFold(strings.TrimSpace(name), "gzip") {
-			return strings.TrimSpace(strings.ReplaceAll(q, " ", "")) != "q=0"
-		}
-	}
-	return false
 }
 
 // safeName keeps a file name to characters a header quotes safely.
