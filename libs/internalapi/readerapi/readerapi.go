@@ -70,6 +70,10 @@ func ParseView(s string) (View, bool) {
 	return v, true
 }
 
+// MaxSpaceTags is the most space tags an answer carries: a site showing
+// more spaces is tagged by organization and site alone.
+const MaxSpaceTags = 64
+
 // Tags of a cached answer: what a write purges it by.
 func OrgTag(id string) string   { return "org:" + id }
 func SiteTag(id string) string  { return "site:" + id }

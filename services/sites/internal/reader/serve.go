@@ -61,19 +61,26 @@ func (r *Reader) Serve(ctx context.Context, req Request) *Response {
 }
 
 // tags are what a cached answer of the site is kept under: its
-// organization, the site and every space it shows, so that a change of
-// any of them drops the answer.
+// organization, the site and the spaces it shows, so that a change of
+// any of them drops the answer. A site of more than readerapi.MaxSpaceTags
+// spaces is tagged by organization and site alone (a change of one of its
+// spaces shows when the cached answer expires), which bounds the header
+// and what a purge compares.
 func (rd *read) tags() []string {
 	tags := []string{readerapi.OrgTag(rd.site.Organization), readerapi.SiteTag(rd.site.ID)}
 	if rd.st == nil {
 		return tags
 	}
+	spaces := make([]string, 0, readerapi.MaxSpaceTags)
 	for _, sec := range rd.st.all {
 		for _, v := range sec.variants {
-			tags = append(tags, readerapi.SpaceTag(v.ss.Space))
+			if len(spaces) == readerapi.MaxSpaceTags {
+				return tags
+			}
+			spaces = append(spaces, readerapi.SpaceTag(v.ss.Space))
 		}
 	}
-	return tags
+	return append(tags, spaces...)
 }
 
 // Route is an address form of a published site, under the site's URL:
