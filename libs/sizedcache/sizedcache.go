@@ -91,6 +91,26 @@ func (c *Cache[K, V]) Add(key K, v V, size int64) {
 	}
 }
 
+// Set keeps v (of about size bytes) under key, replacing what is there
+// (for values that expire: an entry past its time is still there until
+// replaced), then drops the least recently used values over the budget.
+func (c *Cache[K, V]) Set(key K, v V, size int64) {
+	if size > c.max {
+		c.Remove(key)
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.lru.Remove(key)
+	c.lru.Add(key, entry[V]{v: v, size: size})
+	c.bytes += size
+	for c.bytes > c.max {
+		if _, _, ok := c.lru.RemoveOldest(); !ok {
+			break
+		}
+	}
+}
+
 // RemoveIf drops every value for which drop is true.
 func (c *Cache[K, V]) RemoveIf(drop func(K, V) bool) {
 	c.mu.Lock()

@@ -69,3 +69,22 @@ func TestConcurrentUseKeepsTheCount(t *testing.T) {
 		t.Errorf("%d bytes for %d values of 7", c.Bytes(), c.Len())
 	}
 }
+
+// TestSetReplaces: Set replaces a kept value and counts its new size
+// alone; a value over the budget is not kept and removes the old one.
+func TestSetReplaces(t *testing.T) {
+	c := sizedcache.New[string, int](3, 100)
+	c.Add("a", 1, 40)
+	c.Set("a", 2, 30)
+	if v, _ := c.Get("a"); v != 2 || c.Bytes() != 30 || c.Len() != 1 {
+		t.Errorf("after Set: %d, %d bytes in %d values", v, c.Bytes(), c.Len())
+	}
+	c.Set("b", 3, 80) // 110 bytes: a goes
+	if _, ok := c.Get("a"); ok || c.Bytes() != 80 {
+		t.Errorf("over the budget: a kept, %d bytes", c.Bytes())
+	}
+	c.Set("b", 4, 101)
+	if _, ok := c.Get("b"); ok || c.Bytes() != 0 {
+		t.Errorf("a value over the budget: b kept, %d bytes", c.Bytes())
+	}
+}

@@ -137,8 +137,7 @@ func (c *Cache) Keep(k Key, mark int64, status int, header http.Header, body []b
 		}
 	}
 	e := &Entry{Status: status, Header: header, Body: body, View: view, tags: tags, at: c.now()}
-	c.entries.Remove(k)
-	c.entries.Add(k, e, int64(len(body))+512)
+	c.entries.Set(k, e, int64(len(body))+512)
 	// A purge between the check and the add: drop what was added.
 	if c.purges.Load() != mark {
 		c.entries.Remove(k)

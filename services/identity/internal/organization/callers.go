@@ -56,10 +56,8 @@ func (c *callers) add(org, user string, gen uint64, o Organization, role roles.R
 	if gen != c.gen.Load() {
 		return
 	}
-	// An entry past its TTL is still there: Add keeps what is there.
-	k := callerKey(org, user)
-	c.cache.Remove(k)
-	c.cache.Add(k, entered{org: o, role: role, gen: gen, at: c.now()}, 2048)
+	// Set: an entry past its TTL is still there, and Add would keep it.
+	c.cache.Set(callerKey(org, user), entered{org: o, role: role, gen: gen, at: c.now()}, 2048)
 }
 
 // forget drops every entry.
