@@ -90,13 +90,24 @@ func (s *Service) ended(ctx context.Context, r *jobs.Run, p payload, remote gitr
 	defer s.forget(p.SecretRef)
 	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
+	var out error
+	if perr := retryMoved(func() (e error) { out, e = s.recordEnd(wctx, r, p, remote, err, after...); return e }); perr != nil {
+		return perr
+	}
+	return out
+}
+
+// recordEnd writes the end of the job on the space's state (a
+// compare-and-set: the request that started it may be writing meanwhile)
+// and returns what the job returns, or the write's failure.
+func (s *Service) recordEnd(wctx context.Context, r *jobs.Run, p payload, remote gitrepo.Remote, err error, after ...State) (out, perr error) {
 	st, gerr := s.store.Get(wctx, p.Space)
 	if gerr != nil {
 		if errors.Is(gerr, apierr.ErrNotFound) {
 			st = State{ID: p.Space, Organization: p.Organization, URL: p.URL, Ref: p.Ref, RepoName: repoName(p.URL),
 				Provider: p.Provider, CreatedAt: s.clock()}
 		} else {
-			return gerr
+			return nil, gerr
 		}
 	}
 	if len(after) > 0 && err == nil {
@@ -111,7 +122,6 @@ func (s *Service) ended(ctx context.Context, r *jobs.Run, p payload, remote gitr
 	if op.Direction == DirExport {
 		typ = EventExported
 	}
-	var out error
 	switch {
 	case errors.Is(err, errSkipped):
 		op.Error = errSkipped.Error()
@@ -127,10 +137,7 @@ func (s *Service) ended(ctx context.Context, r *jobs.Run, p payload, remote gitr
 	}
 	st.UpdatedAt = now
 	ev := envelope.New(typ, st.Organization, st.ID, infoOf(st))
-	if perr := s.store.Put(wctx, st, &ev); perr != nil {
-		return perr
-	}
-	return out
+	return out, s.store.Put(wctx, st, &ev)
 }
 
 // permanentCause reports failures that another attempt cannot fix.

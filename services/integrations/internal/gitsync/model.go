@@ -10,6 +10,7 @@ package gitsync
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/docspub/platform/libs/apierr"
@@ -78,13 +79,33 @@ type State struct {
 	Operation     *Operation `bson:"operation,omitempty"`
 	CreatedAt     time.Time  `bson:"createdAt"`
 	UpdatedAt     time.Time  `bson:"updatedAt"`
+	// Version counts the state's writes: Put is a compare-and-set on it.
+	Version int64 `bson:"version"`
+}
+
+// ErrStateMoved is a Put of a state written by another since it was read.
+var ErrStateMoved = errors.New("git sync state written meanwhile")
+
+// casAttempts bounds the read-change-write rounds of a state that others
+// keep writing.
+const casAttempts = 8
+
+// retryMoved runs a read-change-write of a state again while another
+// write came between its read and its write, casAttempts times at most.
+func retryMoved(f func() error) error {
+	err := f()
+	for i := 1; i < casAttempts && errors.Is(err, ErrStateMoved); i++ {
+		err = f()
+	}
+	return err
 }
 
 // Store keeps the spaces' sync states. Reads of a missing state are apierr
 // not-found errors.
 type Store interface {
 	Get(ctx context.Context, space string) (State, error)
-	// Put writes a state whole (insert or replace) with its event.
+	// Put writes a state whole (insert or replace) with its event, as a
+	// compare-and-set on the Version it was read at (ErrStateMoved).
 	Put(ctx context.Context, s State, ev *envelope.Event) error
 	// Running counts org's states whose operation is running.
 	Running(ctx context.Context, org string) (int, error)

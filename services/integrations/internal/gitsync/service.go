@@ -238,8 +238,13 @@ func (s *Service) start(ctx context.Context, c access.Caller, spaceID string, in
 	return s.started(ctx, a, p, job.ID, kind)
 }
 
-// started records the operation as running on the space's state.
+// started records the operation as running on the space's state (a
+// compare-and-set: the job may be ending meanwhile).
 func (s *Service) started(ctx context.Context, a contentapi.GitAccess, p payload, jobID, kind string) error {
+	return retryMoved(func() error { return s.startedOnce(ctx, a, p, jobID, kind) })
+}
+
+func (s *Service) startedOnce(ctx context.Context, a contentapi.GitAccess, p payload, jobID, kind string) error {
 	now := s.clock()
 	st, err := s.store.Get(ctx, a.Space)
 	if err != nil && !errors.Is(err, apierr.ErrNotFound) {

@@ -5,7 +5,9 @@ package gitsyncmongo
 
 import (
 	"context"
+	"errors"
 
+	"github.com/docspub/platform/libs/apierr"
 	"github.com/docspub/platform/libs/docstore"
 	"github.com/docspub/platform/libs/kafkax"
 	"github.com/docspub/platform/libs/mongox"
@@ -45,8 +47,13 @@ func (s *Store) Get(ctx context.Context, space string) (gitsync.State, error) {
 	return docstore.FindOne[gitsync.State](ctx, s.ds, States, bson.M{"_id": space})
 }
 
-// Put writes a state whole, keeping the events not yet relayed.
+// Put writes a state whole, keeping the events not yet relayed, as a
+// compare-and-set on the version it was read at (0: not stored yet, or
+// stored before states had versions); it stores the next version.
+// Another write since is gitsync.ErrStateMoved.
 func (s *Store) Put(ctx context.Context, st gitsync.State, ev *kafkax.Event) error {
+	was := st.Version
+	st.Version++
 	raw, err := bson.Marshal(st)
 	if err != nil {
 		return err
@@ -70,17 +77,25 @@ func (s *Store) Put(ctx context.Context, st gitsync.State, ev *kafkax.Event) err
 	if ev != nil {
 		events = append(events, *ev)
 	}
-	err = s.ds.Update(ctx, States, st.ID, nil, upd, events...)
-	if err == nil {
-		return nil
+	cond := bson.M{"version": was}
+	if was == 0 {
+		cond = bson.M{"version": bson.M{"$in": bson.A{int64(0), nil}}}
 	}
-	if _, gerr := s.Get(ctx, st.ID); gerr == nil {
+	err = s.ds.Update(ctx, States, st.ID, cond, upd, events...)
+	if !errors.Is(err, apierr.ErrNotFound) {
 		return err
 	}
-	err = s.ds.Insert(ctx, States, st, events...)
-	if err != nil {
-		// Inserted meanwhile by another writer: write over it.
-		return s.ds.Update(ctx, States, st.ID, nil, upd, events...)
+	if _, gerr := s.Get(ctx, st.ID); gerr == nil {
+		return gitsync.ErrStateMoved // stored, at another version
+	}
+	if was != 0 {
+		return gitsync.ErrStateMoved // removed since
+	}
+	if err := s.ds.Insert(ctx, States, st, events...); err != nil {
+		if _, gerr := s.Get(ctx, st.ID); gerr == nil {
+			return gitsync.ErrStateMoved // inserted meanwhile by another writer
+		}
+		return err
 	}
 	return nil
 }
