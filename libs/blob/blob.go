@@ -50,6 +50,9 @@ var (
 	ErrUnsupported = errors.New("not supported by this blob backend")
 	// ErrTooLarge is a Put past its limit.
 	ErrTooLarge = errors.New("blob too large")
+	// ErrMismatch is bytes that are not the ones their SHA-256 names:
+	// damaged in storage or on their way.
+	ErrMismatch = errors.New("the bytes are not the ones their SHA-256 names")
 )
 
 // TmpPrefix is where Put writes bytes before it knows their hash. What a
@@ -159,6 +162,16 @@ func Sum(key string) string {
 		return ""
 	}
 	return sum
+}
+
+// Verify checks that data's SHA-256 is sum (hex); ErrMismatch otherwise,
+// and for no sum (nothing to check against).
+func Verify(data []byte, sum string) error {
+	got := sha256.Sum256(data)
+	if sum == "" || hex.EncodeToString(got[:]) != sum {
+		return fmt.Errorf("%w: SHA-256 %x, want %q", ErrMismatch, got, sum)
+	}
+	return nil
 }
 
 // Object is a stored blob.

@@ -105,7 +105,7 @@ func newStorage(dir string, lim Limits) (storage, *quota) {
 	q := &quota{lim: lim}
 	fs := filesystem.NewStorageWithOptions(osfs.New(dir), cache.NewObjectLRU(objectCache),
 		filesystem.Options{ExclusiveAccess: true, LargeObjectThreshold: largeObject})
-	return storage{Storage: fs, q: q}, q
+	return storage{Storage: fs, q: q, resolved: cache.NewObjectLRU(objectCache)}, q
 }
 
 // Files lists the commit's files for which want is true (symbolic links
@@ -149,7 +149,8 @@ func (c *Checkout) Open(e Entry) (io.ReadCloser, error) {
 	return obj.Reader()
 }
 
-// ReadFile reads a file's bytes whole: at most max of them.
+// ReadFile reads a file's bytes whole (at most max of them), checked
+// against the blob the commit names.
 func (c *Checkout) ReadFile(e Entry, max int64) ([]byte, error) {
 	if e.Size > max {
 		return nil, tooLarge("%s is %s, more than the %s it may have", e.Path, size(e.Size), size(max))
@@ -165,6 +166,10 @@ func (c *Checkout) ReadFile(e Entry, max int64) ([]byte, error) {
 	}
 	if n, _ := rc.Read(make([]byte, 1)); n > 0 {
 		return nil, fmt.Errorf("read %s: larger than its size", e.Path)
+	}
+	// The bytes are the blob's the commit names, or the import stops.
+	if got := plumbing.ComputeHash(plumbing.BlobObject, b); got != e.hash {
+		return nil, fmt.Errorf("%w: %s reads as blob %s, the commit names %s", ErrCorrupt, e.Path, got, e.hash)
 	}
 	return b, nil
 }

@@ -41,7 +41,7 @@ func fetch(ctx context.Context, guard urlguard.Guard, r Remote, ref string, lim 
 	}
 	out := map[string][]byte{}
 	for _, e := range entries {
-		if out[e.Path], err = c.ReadFile(e, 1<<20); err != nil {
+		if out[e.Path], err = c.ReadFile(e, 2<<20); err != nil {
 			return "", nil, err
 		}
 	}

@@ -183,7 +183,7 @@ func TestPushStreamsFromDisk(t *testing.T) {
 	write := func(fs Files) error {
 		for i := range files {
 			_, _ = rand.Read(noise)
-			if err := fs.WriteFrom(fmt.Sprintf("assets/%d.bin", i), bytes.NewReader(noise)); err != nil {
+			if err := fs.Write(fmt.Sprintf("assets/%d.bin", i), noise); err != nil {
 				return err
 			}
 		}

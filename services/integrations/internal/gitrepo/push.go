@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path"
 	"path/filepath"
@@ -50,9 +49,12 @@ type Files interface {
 	Read(path string) ([]byte, error)
 	Remove(path string) error
 	Write(path string, data []byte) error
-	// WriteFrom writes the bytes of r to path, streamed.
-	WriteFrom(path string, r io.Reader) error
 }
+
+// ErrCorrupt is a file whose bytes are not the ones Git names: read from
+// a clone (the import stops), or changed between the bytes an export
+// wrote (or its clone's) and the objects it would push (nothing is pushed).
+var ErrCorrupt = errors.New("a file's bytes are not the ones Git names")
 
 // Push clones ref (its head commit only; for a new branch, c.From's) to a
 // temporary directory, lets
@@ -86,7 +88,11 @@ func Push(ctx context.Context, guard urlguard.Guard, r Remote, c Commit, lim Lim
 			return "", err
 		}
 	}
-	hash, err := writeAndCommit(wt, c)
+	written, err := writeAndCommit(wt, c)
+	if err != nil {
+		return "", err
+	}
+	hash, err := x.verify(written, head)
 	if err != nil {
 		return "", err
 	}
@@ -101,7 +107,7 @@ func Push(ctx context.Context, guard urlguard.Guard, r Remote, c Commit, lim Lim
 			return "", err
 		}
 	}
-	return x.push(hash, head, c.Force)
+	return x.push(hash, head, c.Force, written.names())
 }
 
 // exportClone is the temporary clone an export writes, commits and pushes
@@ -261,13 +267,15 @@ func (x *exportClone) head(c Commit) (plumbing.Hash, error) {
 }
 
 // writeAndCommit lets c.Write change the worktree's files, stages them all and
-// commits them (an empty commit when nothing changed).
-func writeAndCommit(wt *git.Worktree, c Commit) (plumbing.Hash, error) {
-	if err := c.Write(worktree{fs: wt.Filesystem}); err != nil {
-		return plumbing.ZeroHash, err
+// commits them (an empty commit when nothing changed). It returns what the
+// export wrote and removed, and the commit.
+func writeAndCommit(wt *git.Worktree, c Commit) (*worktree, error) {
+	w := &worktree{fs: wt.Filesystem, written: map[string]plumbing.Hash{}, removed: map[string]bool{}}
+	if err := c.Write(w); err != nil {
+		return nil, err
 	}
 	if err := wt.AddWithOptions(&git.AddOptions{All: true}); err != nil {
-		return plumbing.ZeroHash, fmt.Errorf("stage files: %w", err)
+		return nil, fmt.Errorf("stage files: %w", err)
 	}
 	author := c.Author
 	if author.When.IsZero() {
@@ -275,16 +283,17 @@ func writeAndCommit(wt *git.Worktree, c Commit) (plumbing.Hash, error) {
 	}
 	hash, err := wt.Commit(c.Message, &git.CommitOptions{Author: &author, AllowEmptyCommits: true})
 	if err != nil {
-		return plumbing.ZeroHash, fmt.Errorf("commit: %w", err)
+		return nil, fmt.Errorf("commit: %w", err)
 	}
-	return hash, nil
+	w.commit = hash
+	return w, nil
 }
 
 // push pushes commit hash to the branch (forced when force) and returns it.
 // The pack sent holds the objects of the commit that the remote does not
 // have (it has head, unless the clone is fresh), as go-git finds them (its
 // own pack is used when they differ).
-func (x *exportClone) push(hash, head plumbing.Hash, force bool) (string, error) {
+func (x *exportClone) push(hash, head plumbing.Hash, force bool, names map[plumbing.Hash]string) (string, error) {
 	haves, err := x.repo.Storer.Shallow()
 	if err != nil {
 		return "", err
@@ -296,7 +305,7 @@ func (x *exportClone) push(hash, head plumbing.Hash, force bool) (string, error)
 	if err != nil {
 		return "", err
 	}
-	x.op.pack = &pack{store: x.repo.Storer, hashes: hashes}
+	x.op.pack = &pack{store: x.repo.Storer, hashes: hashes, names: names}
 	spec := config.RefSpec(fmt.Sprintf("%s:%s", x.ref, x.ref))
 	if force {
 		spec = "+" + spec
@@ -325,9 +334,16 @@ func isNoRef(err error) bool {
 	return errors.Is(err, plumbing.ErrReferenceNotFound) || strings.Contains(err.Error(), "couldn't find remote ref")
 }
 
-type worktree struct{ fs billy.Filesystem }
+// worktree is the clone's worktree as an export writes it: what it
+// wrote (each path with the Git name of its bytes) and removed.
+type worktree struct {
+	fs      billy.Filesystem
+	written map[string]plumbing.Hash
+	removed map[string]bool
+	commit  plumbing.Hash
+}
 
-func (w worktree) List() ([]string, error) {
+func (w *worktree) List() ([]string, error) {
 	var out []string
 	var walk func(dir string) error
 	walk = func(dir string) error {
@@ -352,28 +368,33 @@ func (w worktree) List() ([]string, error) {
 	return out, walk("")
 }
 
-func (w worktree) Remove(p string) error { return w.fs.Remove(p) }
-
-func (w worktree) Read(p string) ([]byte, error) { return util.ReadFile(w.fs, p) }
-
-func (w worktree) Write(p string, data []byte) error {
-	if err := w.fs.MkdirAll(path.Dir(p), 0o755); err != nil {
-		return err
-	}
-	return util.WriteFile(w.fs, p, data, 0o644)
+func (w *worktree) Remove(p string) error {
+	p = path.Clean(p)
+	delete(w.written, p)
+	w.removed[p] = true
+	return w.fs.Remove(p)
 }
 
-func (w worktree) WriteFrom(p string, r io.Reader) error {
+func (w *worktree) Read(p string) ([]byte, error) { return util.ReadFile(w.fs, p) }
+
+func (w *worktree) Write(p string, data []byte) error {
+	p = path.Clean(p)
 	if err := w.fs.MkdirAll(path.Dir(p), 0o755); err != nil {
 		return err
 	}
-	f, err := w.fs.OpenFile(p, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o644)
-	if err != nil {
+	if err := util.WriteFile(w.fs, p, data, 0o644); err != nil {
 		return err
 	}
-	if _, err := io.Copy(f, r); err != nil {
-		f.Close()
-		return err
+	delete(w.removed, p)
+	w.written[p] = plumbing.ComputeHash(plumbing.BlobObject, data)
+	return nil
+}
+
+// names names the blobs the export wrote by a path of theirs.
+func (w *worktree) names() map[plumbing.Hash]string {
+	out := make(map[plumbing.Hash]string, len(w.written))
+	for p, h := range w.written {
+		out[h] = p
 	}
-	return f.Close()
+	return out
 }

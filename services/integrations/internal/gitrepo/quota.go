@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/cache"
 	"github.com/go-git/go-git/v5/plumbing/format/packfile"
 	"github.com/go-git/go-git/v5/storage/filesystem"
 )
@@ -94,6 +95,8 @@ func (q *quota) addObject(n int64) error {
 type storage struct {
 	*filesystem.Storage
 	q *quota
+	// resolved keeps the objects EncodedObject resolved from deltas.
+	resolved cache.Object
 }
 
 // PackfileWriter returns the storage's pack writer behind the quota.

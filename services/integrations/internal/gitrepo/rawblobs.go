@@ -144,6 +144,7 @@ func (b *rawBlob) Writer() (io.WriteCloser, error) {
 type pack struct {
 	store  storer.EncodedObjectStorer
 	hashes []plumbing.Hash
+	names  map[plumbing.Hash]string // the paths of the files an export wrote, for errors
 }
 
 // sniffBytes is how much of an object the pack deflates to tell whether
@@ -197,10 +198,14 @@ func (p *pack) write(w io.Writer) error {
 				zw = stored
 			}
 		}
+		// Every object is hashed as it goes: the pack holds the bytes its
+		// names say, or nothing is pushed.
+		sum := plumbing.NewHasher(o.Type(), o.Size())
 		zw.Reset(bw)
-		_, err = zw.Write(buf[:n])
+		out := io.MultiWriter(zw, sum)
+		_, err = out.Write(buf[:n])
 		if err == nil {
-			_, err = io.Copy(zw, r)
+			_, err = io.Copy(out, r)
 		}
 		r.Close()
 		if err == nil {
@@ -209,12 +214,24 @@ func (p *pack) write(w io.Writer) error {
 		if err != nil {
 			return err
 		}
+		if got := sum.Sum(); got != h {
+			return p.corrupt(h, got)
+		}
 	}
 	if err := bw.Flush(); err != nil {
 		return err
 	}
 	_, err := w.Write(sum.Sum(nil))
 	return err
+}
+
+// corrupt is the error of an object whose bytes are not its name's.
+func (p *pack) corrupt(want, got plumbing.Hash) error {
+	what := "object " + want.String()
+	if name, ok := p.names[want]; ok {
+		what = name
+	}
+	return fmt.Errorf("%w: %s was staged as %s, and reads as %s", ErrCorrupt, what, want, got)
 }
 
 type countWriter struct{ n int64 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/docspub/platform/libs/apierr"
+	"github.com/docspub/platform/libs/blob"
 	"github.com/docspub/platform/libs/envelope"
 	"github.com/docspub/platform/libs/internalapi/contentapi"
 	"github.com/docspub/platform/libs/jobs"
@@ -145,7 +146,8 @@ func permanentCause(err error) bool {
 	var ae *apierr.Error
 	switch {
 	case errors.Is(err, gitrepo.ErrDiverged), errors.Is(err, gitrepo.ErrTooLarge), errors.Is(err, gitrepo.ErrBlocked),
-		errors.Is(err, gitrepo.ErrTimeout), errors.Is(err, gitbook.ErrLayout), errors.Is(err, errCredentialsLost):
+		errors.Is(err, gitrepo.ErrTimeout), errors.Is(err, gitbook.ErrLayout), errors.Is(err, errCredentialsLost),
+		errors.Is(err, errDamaged), errors.Is(err, gitrepo.ErrCorrupt):
 		return true
 	case errors.As(err, &ae):
 		return ae.Status >= 400 && ae.Status < 500 && ae.Status != 409 && ae.Status != 429
@@ -379,22 +381,30 @@ func previousLayout(fs gitrepo.Files, projectDir string) (string, *gitbook.Previ
 
 // writeFiles writes the space's files at their paths (by name) into the
 // worktree fs, in a few streams from content (up to exportBatchBytes
-// each, within the client's timeout), written as they come.
+// each, within the client's timeout), written as they come. Each file's
+// bytes are checked against the SHA-256 content records for it (its
+// blob's key) before they are written: a file damaged in storage, or on
+// its way, fails the export naming it, and nothing is pushed.
 func (e *export) writeFiles(ctx context.Context, fs gitrepo.Files, files map[string]string) error {
 	ids := make([]string, 0, len(files))
+	byID := map[string]contentapi.File{}
 	paths := map[string]string{}
-	sizes := map[string]int64{}
 	for name, path := range files {
 		f := e.byName[name]
 		ids = append(ids, f.ID)
-		paths[f.ID], sizes[f.ID] = path, f.Size
+		byID[f.ID], paths[f.ID] = f, path
 	}
 	slices.Sort(ids)
-	put := func(id string, b []byte) error { return fs.Write(paths[id], b) }
+	put := func(id string, b []byte) error {
+		if err := blob.Verify(b, byID[id].SHA256); err != nil {
+			return fmt.Errorf("%w: %s (file %s of revision %s): %w", errDamaged, paths[id], id, e.cur.Revision, err)
+		}
+		return fs.Write(paths[id], b)
+	}
 	for len(ids) > 0 {
 		n, size := 0, int64(0)
-		for n < len(ids) && (n == 0 || size+sizes[ids[n]] <= exportBatchBytes) {
-			size += sizes[ids[n]]
+		for n < len(ids) && (n == 0 || size+byID[ids[n]].Size <= exportBatchBytes) {
+			size += byID[ids[n]].Size
 			n++
 		}
 		if err := e.s.content.Files(ctx, e.p.Space, e.cur.Revision, ids[:n], e.s.cfg.Limits.MaxBytes, put); err != nil {
@@ -404,6 +414,10 @@ func (e *export) writeFiles(ctx context.Context, fs gitrepo.Files, files map[str
 	}
 	return nil
 }
+
+// errDamaged is a file whose bytes are not the ones the platform stored
+// (an export pushes nothing) or read (an import writes no revision).
+var errDamaged = errors.New("a file's stored bytes are damaged")
 
 func later(a, b *time.Time) *time.Time {
 	if b == nil || (a != nil && a.After(*b)) {
@@ -550,6 +564,12 @@ func (s *Service) upload(ctx context.Context, space string, files []gitbook.File
 				return
 			}
 			for j, i := range batch {
+				// The bytes content stored are the ones read (its key is their SHA-256).
+				if err := blob.Verify(blobs[j].Data, blob.Sum(stored[j].Blob)); err != nil {
+					errs[bi] = fmt.Errorf("%w: %s stored as %s: %w", errDamaged, files[i].Path, stored[j].Blob, err)
+					cancel()
+					return
+				}
 				out[i] = stored[j]
 			}
 		}()
