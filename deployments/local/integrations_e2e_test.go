@@ -110,8 +110,14 @@ func files(t *testing.T, c client, rev map[string]any) map[string][]byte {
 // gitDone waits for the space's last Git operation to end and returns the info.
 func gitDone(t *testing.T, c client, space string) map[string]any {
 	t.Helper()
+	return gitDoneWithin(t, c, space, 60*time.Second)
+}
+
+// gitDoneWithin is gitDone with a deadline of its own.
+func gitDoneWithin(t *testing.T, c client, space string, d time.Duration) map[string]any {
+	t.Helper()
 	var info map[string]any
-	waittest.Until(t, "git operation of "+space, 60*time.Second, func() bool {
+	waittest.Until(t, "git operation of "+space, d, func() bool {
 		r := c.do("GET", "/v1/spaces/"+space+"/git/info", nil)
 		if r.Status != 200 {
 			return false
