@@ -256,7 +256,30 @@ func (s *Store) putStream(ctx context.Context, org, contentType string, r io.Rea
 	if err := s.b.Copy(ctx, o.Key, tmp, nil); err != nil {
 		return Object{}, fmt.Errorf("copy blob to %s: %w", o.Key, err)
 	}
+	// The copy is the backend's: its bytes are read back and checked
+	// against the key (PutBytes writes the very bytes it hashed).
+	if err := s.check(ctx, o); err != nil {
+		return Object{}, err
+	}
 	return o, nil
+}
+
+// check reads a stored blob back and checks its size and SHA-256 against o.
+func (s *Store) check(ctx context.Context, o Object) error {
+	r, err := s.NewRangeReader(ctx, o.Key, 0, -1)
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	h := sha256.New()
+	n, err := io.Copy(h, io.LimitReader(r, o.Size+1))
+	if err != nil {
+		return fmt.Errorf("read back blob %s: %w", o.Key, err)
+	}
+	if got := hex.EncodeToString(h.Sum(nil)); n != o.Size || got != o.SHA256 {
+		return fmt.Errorf("%w: blob %s reads back as %d bytes of SHA-256 %s", ErrMismatch, o.Key, n, got)
+	}
+	return nil
 }
 
 // Attributes are a stored blob's size, type and time.

@@ -267,3 +267,21 @@ func TestCleanTmp(t *testing.T) {
 		t.Errorf("CleanTmp with nothing = %d, %v", n, err)
 	}
 }
+
+func TestVerify(t *testing.T) {
+	data := []byte("openapi: 3.0.0\n")
+	sum := sha256.Sum256(data)
+	if err := blob.Verify(data, hex.EncodeToString(sum[:])); err != nil {
+		t.Fatalf("intact bytes: %v", err)
+	}
+	damaged := append([]byte(nil), data...)
+	damaged[3] ^= 1
+	for name, err := range map[string]error{
+		"damaged": blob.Verify(damaged, hex.EncodeToString(sum[:])),
+		"no sum":  blob.Verify(data, ""),
+	} {
+		if !errors.Is(err, blob.ErrMismatch) {
+			t.Errorf("%s: %v, want ErrMismatch", name, err)
+		}
+	}
+}
