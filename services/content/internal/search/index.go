@@ -33,7 +33,7 @@ func Build(org, space string, pages []revision.Page) SpaceIndex {
 		}
 		md := ""
 		if p.Kind != revision.KindGroup {
-			md = p.Markdown
+			md = withoutConditions(p.Markdown)
 		}
 		for i, rs := range splitSections(md) {
 			text := plain(rs.Text)

@@ -86,6 +86,46 @@ var (
 	spaces     = regexp.MustCompile(`\s+`)
 )
 
+// ifTags match the tags of GitBook's {% if %} blocks, also in quotes and
+// list items.
+var (
+	ifOpen  = regexp.MustCompile(`^[\s>]*\{%-?\s*if\s`)
+	ifClose = regexp.MustCompile(`^[\s>]*\{%-?\s*endif\s*-?%\}`)
+)
+
+// withoutConditions leaves out of markdown the lines of its {% if %}
+// blocks, every branch of them (outside code fences): the index is shared
+// by every reader, and what a block shows depends on the reader's claims
+// (the sites reader searches such pages in their text as it shows them to
+// each reader). A block without its end leaves out the rest.
+func withoutConditions(markdown string) string {
+	if !strings.Contains(markdown, "{%") {
+		return markdown
+	}
+	var b strings.Builder
+	depth, inFence := 0, ""
+	for line := range strings.Lines(markdown) {
+		if m := fence.FindStringSubmatch(strings.TrimLeft(line, "> ")); m != nil {
+			switch inFence {
+			case "":
+				inFence = m[1]
+			case m[1]:
+				inFence = ""
+			}
+		} else if inFence == "" && ifOpen.MatchString(line) {
+			depth++
+			continue
+		} else if inFence == "" && depth > 0 && ifClose.MatchString(line) {
+			depth--
+			continue
+		}
+		if depth == 0 {
+			b.WriteString(line)
+		}
+	}
+	return b.String()
+}
+
 // rawSection is a part of a page's markdown: the text before the first
 // heading (Heading "") or a heading and the text up to the next one.
 type rawSection struct {

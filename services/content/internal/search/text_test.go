@@ -42,3 +42,21 @@ func TestSplitSections(t *testing.T) {
 		t.Errorf("section text %q", plain(got[1].Text))
 	}
 }
+
+func TestWithoutConditions(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ name, in, want string }{
+		{"every branch", "Open.\n{% if visitor.claims.a %}\nSecret.\n{% elif visitor.claims.b %}\nB.\n{% else %}\nElse.\n{% endif %}\nAfter.\n", "Open.\nAfter.\n"},
+		{"nested", "{% if a %}\n{% if b %}\nX.\n{% endif %}\nY.\n{% endif %}\nZ.\n", "Z.\n"},
+		{"in a quote", "> {% if a %}\n> Secret.\n> {% endif %}\n> Shown.\n", "> Shown.\n"},
+		{"code is code", "```\n{% if a %}\n```\nShown.\n", "```\n{% if a %}\n```\nShown.\n"},
+		{"no end", "Shown.\n{% if a %}\nSecret.\n\nMore secret.\n", "Shown.\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			if got := withoutConditions(tc.in); got != tc.want {
+				t.Errorf("withoutConditions:\n%q\nwant\n%q", got, tc.want)
+			}
+		})
+	}
+}

@@ -18,6 +18,12 @@
 // library's compiler makes of an allowed tree, a program that could loop
 // is never run.
 //
+// GitBook writes conditions in JavaScript: === and !== are read as == and
+// != (outside string literals), and a claim the visitor does not have is
+// undefined, so falsy: it reads as nil, and as false where a boolean is
+// wanted (!, &&, ||), so that !visitor.claims.beta holds for a visitor
+// without the claim, as on GitBook.
+//
 // Conditions are checked when written (Validate: a 400 naming the field)
 // and again when the reader compiles them (Cache: a stored condition that
 // fails the check is logged and matches nobody, it is never run).
@@ -56,40 +62,48 @@ func refuse(format string, args ...any) error {
 // Check parses cond and walks its tree with the allow-list. Its error says,
 // in one line, what is wrong (errors.Is ErrRefused).
 func Check(cond string) error {
+	_, err := check(cond)
+	return err
+}
+
+// check is Check, returning the condition as expr reads it (normalized).
+func check(cond string) (string, error) {
 	if len(cond) > limits.Condition {
-		return refuse("must be at most %d characters", limits.Condition)
+		return "", refuse("must be at most %d characters", limits.Condition)
 	}
 	if strings.TrimSpace(cond) == "" {
-		return refuse("must not be blank")
+		return "", refuse("must not be blank")
 	}
+	cond = normalize(cond)
 	cfg := conf.CreateNew()
 	cfg.MaxNodes = limits.ConditionNodes
 	tree, err := parser.ParseWithConfig(cond, cfg)
 	if err != nil {
 		if strings.Contains(err.Error(), "maximum allowed nodes") {
-			return refuse("has more than %d nodes, the most a condition may have", limits.ConditionNodes)
+			return "", refuse("has more than %d nodes, the most a condition may have", limits.ConditionNodes)
 		}
-		return refuse("does not compile: %s", oneLine(err.Error()))
+		return "", refuse("does not compile: %s", oneLine(err.Error()))
 	}
 	w := walker{}
 	if err := w.node(tree.Node); err != nil {
-		return err
+		return "", err
 	}
 	if w.nodes > limits.ConditionNodes {
-		return refuse("has more than %d nodes, the most a condition may have", limits.ConditionNodes)
+		return "", refuse("has more than %d nodes, the most a condition may have", limits.ConditionNodes)
 	}
-	return nil
+	return cond, nil
 }
 
 // Compile checks cond (Check) and compiles it to a program that gives a
 // boolean and only jumps forward, of at most limits.ConditionOps
 // instructions.
 func Compile(cond string) (*vm.Program, error) {
-	if err := Check(cond); err != nil {
+	cond, err := check(cond)
+	if err != nil {
 		return nil, err
 	}
 	p, err := expr.Compile(cond, expr.AsBool(), expr.AllowUndefinedVariables(), expr.DisableAllBuiltins(),
-		expr.MaxNodes(limits.ConditionNodes))
+		expr.MaxNodes(limits.ConditionNodes), expr.Patch(undefinedFalsy{}))
 	if err != nil {
 		return nil, refuse("does not compile: %s", oneLine(err.Error()))
 	}

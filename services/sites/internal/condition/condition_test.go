@@ -35,6 +35,7 @@ func TestCheck(t *testing.T) {
 		{name: "claims compared", cond: `visitor.claims.a == visitor.claims.b`},
 		{name: "nil", cond: `visitor.claims.a != nil`},
 		{name: "numbers compared", cond: `visitor.claims.seats >= 10`},
+		{name: "JavaScript's strict comparisons", cond: `visitor.claims.a === true && visitor.claims.b !== "x"`},
 
 		{name: "blank", cond: `   `, wantText: "must not be blank"},
 		{name: "too long", cond: strings.Repeat("a", limits.Condition+1), wantText: "at most 1024"},
@@ -137,6 +138,19 @@ func TestMatch(t *testing.T) {
 		{"too costly", "all(1..100000000, {# > 0})", map[string]any{}, false},
 		{"the issue's reproduction", issueRepro, map[string]any{"beta": true}, false},
 		{"nested loops", "all(1..1000, {all(1..1000, {all(1..1000, {true})})})", map[string]any{}, false},
+		// GitBook's JavaScript: === and !==, and an undefined claim is falsy.
+		{"strict equal", `visitor.claims.unsigned.plan === "pro"`, map[string]any{"unsigned": map[string]any{"plan": "pro"}}, true},
+		{"strict not equal, missing claim", `visitor.claims.unsigned.persona !== "partner"`, map[string]any{}, true},
+		{"strict not equal, same value", `visitor.claims.unsigned.persona !== "partner"`, map[string]any{"unsigned": map[string]any{"persona": "partner"}}, false},
+		{"=== inside a string is text", `visitor.claims.s == "a===b"`, map[string]any{"s": "a===b"}, true},
+		{"negated missing claim", "!visitor.claims.beta", map[string]any{}, true},
+		{"negated missing claim, no claims at all", "!visitor.claims.beta", nil, true},
+		{"negated missing group", "!visitor.claims.unsigned.bucket.beta", map[string]any{}, true},
+		{"negated true claim", "!visitor.claims.beta", map[string]any{"beta": true}, false},
+		{"missing claim in and", "!visitor.claims.a && !visitor.claims.b", map[string]any{}, true},
+		{"missing claim in or", "visitor.claims.a || visitor.claims.b", map[string]any{"b": true}, true},
+		{"words", "not visitor.claims.a and not visitor.claims.b", map[string]any{}, true},
+		{"unknown syntax fails closed", "!visitor.claims.a ~~ true", map[string]any{}, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

@@ -29,6 +29,14 @@ type Block struct {
 	open  bool
 	// marker is "else" or "elif" for those tags (Name "").
 	marker string
+	// at is where the opening tag's "{%" is in the source, end where the
+	// end tag's is (-1: no end tag was found).
+	at, end int
+	// refused is an {% if %} past limits.ReaderBlockDepth or
+	// limits.ReaderBlocks: it shows no branch; the tags within it are not
+	// parsed, nest counts the {% if %} lines within it to find its end.
+	refused bool
+	nest    int
 	// Set while transforming.
 	html  string // an include's rendering
 	title string // a content-ref's page title
@@ -84,14 +92,14 @@ type blockParser struct{}
 func (blockParser) Trigger() []byte { return []byte{'{'} }
 
 func (blockParser) Open(parent ast.Node, reader text.Reader, pc parser.Context) (ast.Node, parser.State) {
-	line, _ := reader.PeekLine()
+	line, seg := reader.PeekLine()
 	name, args, ok := tag(line)
-	if !ok {
+	if !ok || inRefused(parent) {
 		return nil, parser.NoChildren
 	}
+	b := &Block{Name: name, Args: args, Attrs: parseAttrs(args), at: tagAt(reader.Source(), seg.Start), end: -1}
 	reader.AdvanceToEOL()
 	st := stateOf(pc)
-	b := &Block{Name: name, Args: args, Attrs: parseAttrs(args)}
 	depth := 0
 	for p := parent; p != nil; p = p.Parent() {
 		if _, in := p.(*Block); in {
@@ -100,6 +108,9 @@ func (blockParser) Open(parent ast.Node, reader text.Reader, pc parser.Context) 
 	}
 	st.blocks++
 	switch {
+	case name == "if" && (depth >= limits.ReaderBlockDepth || st.blocks > limits.ReaderBlocks):
+		// Too deep or too many: no branch is shown (fail closed).
+		b.refused = true
 	case name == "else" || name == "elif":
 		// A branch of the {% if %} it is in (else nothing).
 		b.Name, b.marker, b.leaf = "", name, true
@@ -154,12 +165,42 @@ func (blockParser) Continue(node ast.Node, reader text.Reader, pc parser.Context
 	if b.leaf {
 		return parser.Close
 	}
-	line, _ := reader.PeekLine()
-	if name, _, ok := tag(line); ok && name == "end"+b.Name && !innerOpen(b, pc) {
+	line, seg := reader.PeekLine()
+	name, _, ok := tag(line)
+	if !ok || innerOpen(b, pc) {
+		return parser.Continue | parser.HasChildren
+	}
+	if b.refused && name == "if" {
+		b.nest++
+	}
+	if name == "end"+b.Name {
+		if b.refused && b.nest > 0 {
+			b.nest--
+			return parser.Continue | parser.HasChildren
+		}
+		b.end = tagAt(reader.Source(), seg.Start)
 		reader.AdvanceToEOL()
 		return parser.Close
 	}
 	return parser.Continue | parser.HasChildren
+}
+
+// inRefused tells whether n is within a refused {% if %}.
+func inRefused(n ast.Node) bool {
+	for ; n != nil; n = n.Parent() {
+		if b, ok := n.(*Block); ok && b.refused {
+			return true
+		}
+	}
+	return false
+}
+
+// tagAt is where the tag of the line starting at from begins (its "{").
+func tagAt(src []byte, from int) int {
+	if i := bytes.IndexByte(src[min(from, len(src)):], '{'); i >= 0 {
+		return from + i
+	}
+	return -1
 }
 
 // innerOpen tells whether a block opened inside b is still open and may

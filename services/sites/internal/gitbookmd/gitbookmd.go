@@ -45,7 +45,7 @@ type Options struct {
 	// sanitized).
 	Links Links
 	// Cond tells whether an {% if %} block's condition holds for the
-	// reader; nil, or an error, hides the block.
+	// reader (Evaluate); nil, or an error, hides the branch.
 	Cond func(expr string) bool
 	// PageTitle names the page a link leads to ({% content-ref %} cards
 	// show it); false when dest is no page (nil: cards show their link).
@@ -111,6 +111,9 @@ type state struct {
 	blocks      int
 	tabs        *int // tab groups of the page, includes' too
 	ids         *headingIDs
+	// evaluating: the parse only settles {% if %} blocks (Evaluate), the
+	// transformer leaves the tree as parsed.
+	evaluating bool
 }
 
 var stateKey = parser.NewContextKey()
@@ -126,9 +129,11 @@ func (r *Renderer) Render(src string, opts Options) Result {
 	return Result{HTML: sanitize(body, opts.Links), Headings: st.headings, Conditional: st.conditional}
 }
 
-// render renders markdown to unsanitized HTML (includes render through it).
+// render renders markdown to unsanitized HTML (includes render through
+// it), its {% if %} blocks settled first (Evaluate).
 func (r *Renderer) render(src string, st *state) string {
-	src = stripFrontMatter(src)
+	src, conditional := r.evaluate(stripFrontMatter(src), st.opts)
+	st.conditional = st.conditional || conditional
 	ctx := parser.NewContext()
 	ctx.Set(stateKey, st)
 	var b bytes.Buffer

@@ -13,13 +13,17 @@ import (
 	"golang.org/x/net/html"
 )
 
-// transformer settles what the page shows before it renders: {% if %}
-// blocks whose condition fails are removed, includes are rendered, tabs
-// numbered, headings given ids made of their text and an anchor link.
+// transformer settles what the page shows before it renders: includes are
+// rendered, tabs numbered, headings given ids made of their text and an
+// anchor link. {% if %} blocks were settled before the parse (Evaluate):
+// one left is removed.
 type transformer struct{}
 
 func (transformer) Transform(doc *ast.Document, reader text.Reader, pc parser.Context) {
 	st := stateOf(pc)
+	if st.evaluating {
+		return
+	}
 	src := reader.Source()
 	if h, ok := doc.FirstChild().(*ast.Heading); ok && h.Level == 1 && st.opts.Title != "" &&
 		strings.TrimSpace(plainText(h, src)) == strings.TrimSpace(st.opts.Title) {
@@ -36,10 +40,8 @@ func (transformer) Transform(doc *ast.Document, reader text.Reader, pc parser.Co
 			switch n.Name {
 			case "if":
 				st.conditional = true
-				if !branch(n, st) {
-					remove = append(remove, n)
-					return ast.WalkSkipChildren, nil
-				}
+				remove = append(remove, n)
+				return ast.WalkSkipChildren, nil
 			case "include":
 				n.html, _ = st.r.include(includePath(n.Args), st)
 			case "content-ref":
@@ -88,48 +90,6 @@ func (transformer) Transform(doc *ast.Document, reader text.Reader, pc parser.Co
 		a.AppendChild(a, ast.NewString([]byte("#")))
 		h.AppendChild(h, a)
 	}
-}
-
-// branch keeps, of an {% if %} block's children, those of its first
-// branch whose condition holds ({% if %}, {% elif cond %}, {% else %}),
-// in order; false when none does. A condition that fails is false.
-func branch(n *Block, st *state) bool {
-	type arm struct {
-		cond   string
-		always bool
-		nodes  []ast.Node
-	}
-	arms := []*arm{{cond: strings.TrimSpace(n.Args)}}
-	var all []ast.Node
-	for c := n.FirstChild(); c != nil; c = c.NextSibling() {
-		all = append(all, c)
-		if m, ok := c.(*Block); ok && m.marker != "" {
-			arms = append(arms, &arm{cond: strings.TrimSpace(m.Args), always: m.marker == "else"})
-			continue
-		}
-		a := arms[len(arms)-1]
-		a.nodes = append(a.nodes, c)
-	}
-	var chosen *arm
-	for _, a := range arms {
-		if a.always || (st.opts.Cond != nil && st.opts.Cond(a.cond)) {
-			chosen = a
-			break
-		}
-	}
-	if chosen == nil {
-		return false
-	}
-	keep := map[ast.Node]bool{}
-	for _, c := range chosen.nodes {
-		keep[c] = true
-	}
-	for _, c := range all {
-		if !keep[c] {
-			n.RemoveChild(n, c)
-		}
-	}
-	return true
 }
 
 // explicitID finds the anchor GitBook writes in a heading,

@@ -158,6 +158,10 @@ const (
 	ReaderSearchQueue    = 16
 	ReaderSearches       = 16
 	ReaderSearchWait     = 5 * time.Second
+	// ReaderSearchConditionalPages bounds the pages holding {% if %} blocks
+	// one search reads in their rendered text (content's index leaves their
+	// conditional text out); pages past it are not found by that text.
+	ReaderSearchConditionalPages = 200
 	// ReaderHostname bounds a custom hostname (SiteHostname).
 	ReaderHostname = 512
 	// PublishingURL bounds a publishing auth fallbackURL or logoutURL.

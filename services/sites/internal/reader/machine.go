@@ -37,14 +37,15 @@ func (r *Reader) text(rd *read, typ, body string) *Response {
 }
 
 // pageMarkdown answers a page's markdown (<page>.md): its title as a
-// heading, its description, then its markdown as written.
+// heading, its description, then its markdown as written, {% if %} blocks
+// settled for the reader (evaluated).
 func (r *Reader) pageMarkdown(rd *read, sec *vsection, v *variant, t *tree, p *page) *Response {
 	var b strings.Builder
 	b.WriteString("# " + p.title + "\n\n")
 	if p.description != "" {
 		b.WriteString(p.description + "\n\n")
 	}
-	b.WriteString(p.markdown)
+	b.WriteString(r.evaluated(rd, p))
 	rd.resp.View = rd.view("page_markdown_request", sec, v, t, p)
 	return r.text(rd, "text/markdown; charset=utf-8", b.String())
 }
@@ -121,8 +122,8 @@ func (r *Reader) sitemap(ctx context.Context, rd *read) *Response {
 }
 
 // llms answers llms.txt (the site's title and, per site space, its pages
-// linked as markdown) or llms-full.txt (every page's markdown, at most
-// limits.ReaderLLMSFullBytes).
+// linked as markdown) or llms-full.txt (every page's markdown as the
+// reader may read it (evaluated), at most limits.ReaderLLMSFullBytes).
 func (r *Reader) llms(ctx context.Context, rd *read, full bool) *Response {
 	trees, more, err := r.spaceTrees(ctx, rd)
 	if err != nil {
@@ -146,12 +147,13 @@ func (r *Reader) llms(ctx context.Context, rd *read, full bool) *Response {
 				b.WriteString("\n")
 				continue
 			}
-			if b.Len()+len(p.markdown) > limits.ReaderLLMSFullBytes {
+			md := r.evaluated(rd, p)
+			if b.Len()+len(md) > limits.ReaderLLMSFullBytes {
 				cut = true
 				break
 			}
 			b.WriteString("# " + p.title + "\n\nSource: " + rd.origin + rd.pageURL(st.v, st.t, p) + "\n\n")
-			b.WriteString(strings.TrimSpace(p.markdown) + "\n\n")
+			b.WriteString(strings.TrimSpace(md) + "\n\n")
 		}
 		if cut {
 			break

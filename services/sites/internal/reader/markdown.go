@@ -3,6 +3,7 @@ package reader
 import (
 	"encoding/json"
 	"path"
+	"regexp"
 	"strings"
 
 	"github.com/docspub/platform/services/sites/internal/gitbookmd"
@@ -24,14 +25,37 @@ func newMarkdown() *markdown {
 // render renders a page's markdown. Past limits.ReaderPageBytes the
 // markdown is cut at a line end and cut says so.
 func (m *markdown) render(src string, opts gitbookmd.Options) (res gitbookmd.Result, cut bool) {
-	if len(src) > limits.ReaderPageBytes {
-		src = src[:limits.ReaderPageBytes]
-		if i := strings.LastIndexByte(src, '\n'); i > 0 {
-			src = src[:i]
-		}
-		cut = true
-	}
+	src, cut = bounded(src)
 	return m.r.Render(src, opts), cut
+}
+
+// bounded is src cut at a line end past limits.ReaderPageBytes.
+func bounded(src string) (string, bool) {
+	if len(src) <= limits.ReaderPageBytes {
+		return src, false
+	}
+	src = src[:limits.ReaderPageBytes]
+	if i := strings.LastIndexByte(src, '\n'); i > 0 {
+		src = src[:i]
+	}
+	return src, true
+}
+
+// ifTag finds an {% if %} tag: a page without one reads the same to
+// every reader.
+var ifTag = regexp.MustCompile(`\{%-?\s*if\s`)
+
+// evaluated is a page's markdown as the reader may read it: its {% if %}
+// blocks settled on their claims by the evaluation its HTML has
+// (gitbookmd.Evaluate), bounded as its HTML is. Every output of a page
+// but its HTML (<page>.md, llms-full.txt, search) reads it.
+func (r *Reader) evaluated(rd *read, p *page) string {
+	if !p.conditional {
+		return p.markdown
+	}
+	src, _ := bounded(p.markdown)
+	out, _ := r.markdown.r.Evaluate(src, r.condition(rd.visitor.claims))
+	return out
 }
 
 // rendered is a page's rendering as cached. varies is true when it

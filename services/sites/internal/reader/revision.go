@@ -129,8 +129,10 @@ type page struct {
 	id, kind, title, slug, path, description, emoji string
 	hidden                                          bool
 	markdown                                        string
-	depth                                           int
-	children                                        []*page
+	// conditional: the markdown holds {% if %} blocks (gitbookmd.Evaluate).
+	conditional bool
+	depth       int
+	children    []*page
 	// index is the page's place among tree.docs; -1 when it is not one.
 	index int
 }
@@ -150,7 +152,8 @@ func newTree(rev contentapi.Content) *tree {
 		var out []*page
 		for _, cp := range ps {
 			p := &page{id: cp.ID, kind: cp.Kind, title: cp.Title, slug: cp.Slug, description: cp.Description,
-				emoji: cp.Emoji, hidden: hidden || cp.Hidden, markdown: cp.Markdown, depth: depth, index: -1}
+				emoji: cp.Emoji, hidden: hidden || cp.Hidden, markdown: cp.Markdown, depth: depth, index: -1,
+				conditional: ifTag.MatchString(cp.Markdown)}
 			p.path = cp.Slug
 			if prefix != "" {
 				p.path = prefix + "/" + cp.Slug

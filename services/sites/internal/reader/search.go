@@ -13,7 +13,10 @@ import (
 // search answers <site>/~search?q=: content's search over the spaces of
 // the site spaces listed to the reader (structure.listed), in a turn of the organization's quota
 // of searches; each hit links to its page in the first site space of its
-// space.
+// space. Content's index leaves the text of {% if %} blocks out, and a
+// page that holds them is searched here instead, in its text as rendered
+// for the reader (conditionalResults): no hit, rank or snippet comes of a
+// branch the reader's claims exclude.
 func (r *Reader) search(ctx context.Context, rd *read) *Response {
 	q := strings.TrimSpace(rd.req.Query.Get("q"))
 	d := r.frame(rd, nil, nil)
@@ -37,7 +40,11 @@ func (r *Reader) search(ctx context.Context, rd *read) *Response {
 	}
 	org := rd.site.Organization
 	var hits []contentapi.SearchResult
+	var trees map[string]*tree
 	err := r.searches.Do(ctx, org, func(ctx context.Context) (err error) {
+		if trees, err = r.spaceTreesBySpace(ctx, rd); err != nil {
+			return err
+		}
 		hits, err = r.deps.Content.Search(ctx, org, spaces, q, limits.ReaderSearchResults)
 		return err
 	})
@@ -57,6 +64,11 @@ func (r *Reader) search(ctx context.Context, rd *read) *Response {
 			continue
 		}
 		for _, p := range h.Pages {
+			if t := trees[h.ID]; t == nil || t.byID[p.ID] == nil || t.byID[p.ID].conditional {
+				// A page of {% if %} blocks is searched as the reader
+				// reads it (conditionalResults), never in the shared index.
+				continue
+			}
 			res := result{Title: p.Title, URL: rd.base + v.path + "/" + p.Path, Space: v.title}
 			if len(p.Sections) > 0 {
 				res.Snippet = p.Sections[0].Body
@@ -64,6 +76,7 @@ func (r *Reader) search(ctx context.Context, rd *read) *Response {
 			d.Results = append(d.Results, res)
 		}
 	}
+	d.Results = append(d.Results, r.conditionalResults(rd, byspace, spaces, trees, q)...)
 	if len(d.Results) == 0 {
 		d.Lead = "Nothing matches your search."
 	}
