@@ -32,7 +32,8 @@ func TestCheckCondition(t *testing.T) {
 		{name: "not a boolean", cond: `1 + 2`, wantErr: true, wantText: `operator "+"`},
 		{name: "issue 19's loops", cond: `let r = 1..1000; visitor.claims.a && all(r, {all(r, {all(r, {true})})})`, wantErr: true, wantText: "conditions allow"},
 		{name: "string literal", cond: `"yes"`, wantErr: true, wantText: "does not compile"},
-		{name: "unknown operator", cond: `visitor.claims.a === 1`, wantErr: true, wantText: "does not compile"},
+		{name: "strict equality, as GitBook writes it", cond: `visitor.claims.a === 1 && visitor.claims.b !== "x"`},
+		{name: "unknown operator", cond: `visitor.claims.a <=> 1`, wantErr: true, wantText: "does not compile"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
