@@ -181,11 +181,12 @@ func applyMemoryLimit(limit int64) int64 {
 }
 
 // Admin serves handler's metrics at /metrics on addr until ctx is done. It
-// returns once it listens; the error says why it cannot.
-func Admin(ctx context.Context, addr string, metrics http.Handler, log *slog.Logger) error {
+// returns the address it listens on once it listens; the error says why it
+// cannot.
+func Admin(ctx context.Context, addr string, metrics http.Handler, log *slog.Logger) (string, error) {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
-		return fmt.Errorf("ADMIN_ADDR: listen %s: %w", addr, err)
+		return "", fmt.Errorf("ADMIN_ADDR: listen %s: %w", addr, err)
 	}
 	mux := http.NewServeMux()
 	mux.Handle("GET /metrics", metrics)
@@ -195,7 +196,7 @@ func Admin(ctx context.Context, addr string, metrics http.Handler, log *slog.Log
 		}
 	}()
 	log.Info("metrics served", "addr", ln.Addr().String()+"/metrics")
-	return nil
+	return ln.Addr().String(), nil
 }
 
 // start is Main without the process: the configuration comes from env and
@@ -235,7 +236,7 @@ func start[C Config](ctx context.Context, name string, env envconfig.Lookuper, n
 	if tel.AdminAddr != "" {
 		actx, cancel := context.WithCancel(ctx)
 		defer cancel()
-		if err := Admin(actx, tel.AdminAddr, metrics, log); err != nil {
+		if _, err := Admin(actx, tel.AdminAddr, metrics, log); err != nil {
 			return err
 		}
 	}

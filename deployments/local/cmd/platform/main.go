@@ -4,7 +4,11 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
 	"os"
 	"os/signal"
 	"syscall"
@@ -32,10 +36,14 @@ func run(ctx context.Context) error {
 	}
 	log := logx.New("platform", cfg.LogLevel)
 	// OTEL_TRACES_*: none or stdout, for every in-process service; metrics
-	// of every component (told apart by server_address) on ADMIN_ADDR.
-	tel := service.Telemetry{AdminAddr: "127.0.0.1:9090"}
+	// of every component (told apart by server_address) on ADMIN_ADDR
+	// (defaultAdminAddr when unset, none when set empty).
+	var tel service.Telemetry
 	if err := config.Load(ctx, &tel); err != nil {
 		return err
+	}
+	if _, set := os.LookupEnv("ADMIN_ADDR"); !set {
+		tel.AdminAddr = defaultAdminAddr
 	}
 	shutdown, err := otelx.Setup(ctx, "platform", tel.Config)
 	if err != nil {
@@ -48,7 +56,7 @@ func run(ctx context.Context) error {
 	}
 	defer func() { _ = stopMetrics(context.Background()) }()
 	if tel.AdminAddr != "" {
-		if err := service.Admin(ctx, tel.AdminAddr, metrics, log); err != nil {
+		if _, err := serveMetrics(ctx, tel.AdminAddr, metrics, log); err != nil {
 			return err
 		}
 	}
@@ -70,4 +78,20 @@ func run(ctx context.Context) error {
 	case err := <-p.Errors():
 		return err
 	}
+}
+
+// defaultAdminAddr is where make run serves metrics unless ADMIN_ADDR says.
+const defaultAdminAddr = "127.0.0.1:9090"
+
+// serveMetrics serves metrics on addr or, when that address is taken
+// (Prometheus's own port, another platform), on another port of its host,
+// which it reports; it returns the address served.
+func serveMetrics(ctx context.Context, addr string, metrics http.Handler, log *slog.Logger) (string, error) {
+	got, err := service.Admin(ctx, addr, metrics, log)
+	if !errors.Is(err, syscall.EADDRINUSE) {
+		return got, err
+	}
+	host, _, _ := net.SplitHostPort(addr)
+	log.Warn("the metrics address is taken: serving metrics on another port", "addr", addr)
+	return service.Admin(ctx, net.JoinHostPort(host, "0"), metrics, log)
 }
