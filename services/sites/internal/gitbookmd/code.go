@@ -3,6 +3,7 @@ package gitbookmd
 import (
 	"bytes"
 	"fmt"
+	"regexp"
 	"strings"
 
 	"github.com/alecthomas/chroma/v2"
@@ -82,11 +83,31 @@ func highlight(code, lang string, numbers bool) (string, bool) {
 
 // CodeCSS is the stylesheet of highlighted code: GitHub's colours, and
 // GitHub dark's when the reader prefers a dark scheme.
+// Chroma writes a style's rule for a class only where it differs from the
+// style's text, so a class GitHub's light style colours and its dark
+// style leaves as text would keep its light colour (near-black on the dark
+// background): the dark section gives such classes the dark text colour.
 var CodeCSS = func() string {
-	var b bytes.Buffer
-	_ = plainFormatter.WriteCSS(&b, styles.Get("github"))
-	b.WriteString("@media (prefers-color-scheme: dark){")
-	_ = plainFormatter.WriteCSS(&b, styles.Get("github-dark"))
-	b.WriteString("}")
-	return b.String()
+	var light, dark bytes.Buffer
+	_ = plainFormatter.WriteCSS(&light, styles.Get("github"))
+	darkStyle := styles.Get("github-dark")
+	_ = plainFormatter.WriteCSS(&dark, darkStyle)
+	coloured := map[string]bool{}
+	for _, m := range cssRule.FindAllStringSubmatch(dark.String(), -1) {
+		coloured[m[1]] = textColour.MatchString(m[2])
+	}
+	text := darkStyle.Get(chroma.Text).Colour.String()
+	for _, m := range cssRule.FindAllStringSubmatch(light.String(), -1) {
+		if !coloured[m[1]] && textColour.MatchString(m[2]) {
+			fmt.Fprintf(&dark, ".chroma .%s { color: %s }\n", m[1], text)
+		}
+	}
+	return light.String() + "@media (prefers-color-scheme: dark){" + dark.String() + "}"
 }()
+
+// cssRule is a rule of chroma's stylesheet for a class of .chroma: the
+// class and the declarations.
+var (
+	cssRule    = regexp.MustCompile(`\.chroma \.([A-Za-z0-9_-]+) \{([^}]*)\}`)
+	textColour = regexp.MustCompile(`(^|[^-])color: #`)
+)
