@@ -70,8 +70,9 @@ func (h *handlers) serve(c *gin.Context) {
 }
 
 // setInternal tells the gateway, in headers it drops before answering,
-// the read to record in insights (a 200 that is a view) and the tags of
-// an answer any cache may keep.
+// the read to record in insights (a 200 that is a view), the tags of an
+// answer any cache may keep and whether it was built from nothing of the
+// reader's (impersonal: the gateway's page cache keeps only those).
 func setInternal(hd http.Header, resp *reader.Response) {
 	if v := resp.View; v != nil && resp.Status == http.StatusOK {
 		hd.Set(readerapi.ViewHeader, readerapi.View{Type: v.Type, LLMS: v.LLMS, Organization: v.Organization,
@@ -80,6 +81,9 @@ func setInternal(hd http.Header, resp *reader.Response) {
 	}
 	if len(resp.Tags) > 0 && resp.Status == http.StatusOK && strings.HasPrefix(hd.Get("Cache-Control"), "public") {
 		hd.Set(readerapi.TagsHeader, readerapi.JoinTags(resp.Tags))
+		if resp.Impersonal && len(hd.Values("Set-Cookie")) == 0 {
+			hd.Set(readerapi.ImpersonalHeader, readerapi.Impersonal)
+		}
 	}
 }
 
