@@ -52,7 +52,7 @@ func newReaderSite(t *testing.T) *readerSite {
 			return
 		}
 		h.Set("Content-Type", "text/html; charset=utf-8")
-		h.Set("Cache-Control", "public, max-age=60, stale-while-revalidate=300")
+		h.Set("Cache-Control", "public, max-age=60, stale-while-revalidate=30")
 		h.Set("ETag", `"`+text[:5]+`"`)
 		h.Set("Vary", "Accept-Encoding")
 		h.Set(readerapi.TagsHeader, readerapi.JoinTags([]string{readerapi.OrgTag("o1"), readerapi.SiteTag("s1"), readerapi.SpaceTag("sp1")}))
@@ -166,7 +166,7 @@ func TestReaderPagesFromCache(t *testing.T) {
 		resp, body := h.read(t, http.MethodGet, "/sites/o1/s1/page", map[string]string{"Cookie": cookies})
 		ids[resp.Header.Get("X-Request-Id")] = true
 		if resp.StatusCode != 200 || body != "<p>First words.</p>" || len(resp.Cookies()) != 0 ||
-			resp.Header.Get("Cache-Control") != "public, max-age=60, stale-while-revalidate=300" || resp.Header.Get("ETag") != `"First"` {
+			resp.Header.Get("Cache-Control") != "public, max-age=60, stale-while-revalidate=30" || resp.Header.Get("ETag") != `"First"` {
 			t.Fatalf("returning reader: %d %q cookies %v, headers %v", resp.StatusCode, body, resp.Cookies(), resp.Header)
 		}
 	}

@@ -2,6 +2,7 @@ package readerhttp_test
 
 import (
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -28,7 +29,7 @@ func TestPageValidators(t *testing.T) {
 	// Sites sets no insights cookie (the gateway does): a first visit's
 	// answer is the same as anyone's.
 	first := e.want(url+"/guide", 200)
-	if cc := first.header.Get("Cache-Control"); cc != "public, max-age=60, stale-while-revalidate=300" {
+	if cc := first.header.Get("Cache-Control"); cc != "public, max-age=60, stale-while-revalidate=30" {
 		t.Errorf("a first visit is cached as %q", cc)
 	}
 	p := e.want(url+"/guide", 200, returning...)
@@ -42,8 +43,12 @@ func TestPageValidators(t *testing.T) {
 	if p.header.Get("Last-Modified") == "" {
 		t.Error("no Last-Modified")
 	}
-	if cc := p.header.Get("Cache-Control"); cc != "public, max-age=60, stale-while-revalidate=300" {
+	if cc := p.header.Get("Cache-Control"); cc != "public, max-age=60, stale-while-revalidate=30" {
 		t.Errorf("Cache-Control %q", cc)
+	}
+	// A CDN serves a page of a site made restricted for at most 90 s.
+	if stale := staleSeconds(t, p.header.Get("Cache-Control")); stale > 30 {
+		t.Errorf("Cache-Control %q lets a cache serve a page stale %d s", p.header.Get("Cache-Control"), stale)
 	}
 	if v := p.header.Values("Vary"); len(v) != 1 || v[0] != "Accept-Encoding" {
 		t.Errorf("Vary %q", v)
@@ -68,6 +73,25 @@ func TestPageValidators(t *testing.T) {
 	if home := e.want(url, 200, returning...); home.header.Get("ETag") == etag {
 		t.Error("two pages share an ETag")
 	}
+}
+
+// staleSeconds is the longest a Cache-Control lets a cache serve an
+// answer stale (stale-while-revalidate, stale-if-error).
+func staleSeconds(t *testing.T, cc string) int {
+	t.Helper()
+	most := 0
+	for _, d := range strings.Split(cc, ",") {
+		name, v, _ := strings.Cut(strings.TrimSpace(d), "=")
+		if name != "stale-while-revalidate" && name != "stale-if-error" {
+			continue
+		}
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			t.Fatalf("Cache-Control %q: %s", cc, d)
+		}
+		most = max(most, n)
+	}
+	return most
 }
 
 // TestMergeShowsThroughTheProjection: a merge reaches the page through the

@@ -208,17 +208,22 @@ func writePage(c *gin.Context, resp *reader.Response) {
 	c.Data(resp.Status, resp.Type, body)
 }
 
+// PublicPageCaching is the Cache-Control of a public site's page, the
+// same for every reader: any cache may keep it a minute and serve it
+// stale 30 s more while it revalidates (no stale-if-error is granted).
+// A site made restricted is so served by a CDN for at most 90 s.
+const PublicPageCaching = "public, max-age=60, stale-while-revalidate=30"
+
 // pageCaching is the Cache-Control of an answer that is not a file: a
-// public site's, the same for every reader, may be kept by any cache for a
-// minute and served stale while revalidated; a site for some readers only
-// is stored by none; anything else (unlisted, adaptive content, errors)
+// public site's is PublicPageCaching; a site for some readers only is
+// stored by no cache; anything else (unlisted, adaptive content, errors)
 // only by the reader's own cache, revalidated on each use.
 func pageCaching(resp *reader.Response) string {
 	switch {
 	case resp.Restricted:
 		return "private, no-store"
 	case resp.Public && !resp.Varies && resp.Status == http.StatusOK && len(resp.Cookies) == 0:
-		return "public, max-age=60, stale-while-revalidate=300"
+		return PublicPageCaching
 	default:
 		return "private, no-cache"
 	}
