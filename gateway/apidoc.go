@@ -2,14 +2,15 @@ package gateway
 
 import (
 	"bytes"
+	"crypto/rand"
 	"crypto/sha256"
+	"encoding/base64"
 	"encoding/hex"
 	"fmt"
 	"io/fs"
 	"net/http"
 	"path"
 	"strings"
-	"time"
 
 	"github.com/docspub/platform/libs/apidoc"
 	"github.com/docspub/platform/libs/apierr"
@@ -24,10 +25,15 @@ const (
 	DocsPath     = "/v1/docs"
 )
 
-// docsCSP lets the reference page load its script, stylesheet and the
-// document from the gateway itself, and nothing else.
-const docsCSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; " +
+// pageCSP is the reference page's policy, %s its nonce: it runs only the
+// scripts it names, each carrying the answer's nonce, never a script by
+// its origin ('self'), which also serves tenants' files (a published
+// site's); it loads its stylesheet and the document from the gateway.
+const pageCSP = "default-src 'none'; script-src 'nonce-%s'; style-src 'self'; img-src 'self'; " +
 	"connect-src 'self'; font-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+
+// filesCSP is the policy of the page's other files, which are no pages.
+const filesCSP = "default-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
 
 // docsCacheControl: clients and proxies may keep the files a few minutes and
 // then revalidate them by ETag (they change with a new gateway version).
@@ -38,6 +44,8 @@ type docFile struct {
 	body        []byte
 	contentType string
 	etag        string
+	// page: the reference page, whose scripts get a nonce per answer.
+	page bool
 }
 
 // apiDocs holds the API document, with servers set to the gateway's public
@@ -68,10 +76,11 @@ func newAPIDocs(publicURL string) (apiDocs, error) {
 			return nil, fmt.Errorf("reference page: %w", err)
 		}
 		p := DocsPath + "/" + name
+		f := newDocFile(b, ct)
 		if name == "index.html" {
-			p = DocsPath
+			p, f.page, f.etag = DocsPath, true, ""
 		}
-		d[p] = newDocFile(b, ct)
+		d[p] = f
 	}
 	return d, nil
 }
@@ -87,7 +96,8 @@ func (d apiDocs) owns(p string) bool {
 }
 
 // serve answers GET and HEAD of the document and the reference page without
-// a token, with an ETag (If-None-Match gets a 304) and Cache-Control.
+// a token: the files with an ETag (If-None-Match gets a 304) and
+// Cache-Control, the page (servePage) kept by no cache.
 func (d apiDocs) serve(c *gin.Context) {
 	r := c.Request
 	f, ok := d[path.Clean(r.URL.Path)]
@@ -102,11 +112,32 @@ func (d apiDocs) serve(c *gin.Context) {
 	}
 	h := c.Writer.Header()
 	h.Set("Content-Type", f.contentType)
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Referrer-Policy", "no-referrer")
+	if f.page {
+		servePage(c, f)
+		return
+	}
 	h.Set("ETag", f.etag)
 	h.Set("Cache-Control", docsCacheControl)
-	h.Set("X-Content-Type-Options", "nosniff")
-	h.Set("Content-Security-Policy", docsCSP)
-	h.Set("Referrer-Policy", "no-referrer")
-	// ServeContent answers If-None-Match (304), HEAD and ranges.
-	http.ServeContent(c.Writer, r, "", time.Time{}, bytes.NewReader(f.body))
+	h.Set("Content-Security-Policy", filesCSP)
+	// ServeFile answers If-None-Match (304), HEAD and ranges.
+	httpx.ServeFile(c.Writer, r, "", bytes.NewReader(f.body))
+}
+
+// servePage answers the reference page with a nonce of its own: on each
+// of its scripts and in its policy, the only scripts it runs. It is kept
+// by no cache (a nonce is for one answer).
+func servePage(c *gin.Context, f docFile) {
+	var n [18]byte
+	if _, err := rand.Read(n[:]); err != nil {
+		httpx.Error(c, fmt.Errorf("reference page nonce: %w", err))
+		return
+	}
+	nonce := base64.StdEncoding.EncodeToString(n[:])
+	h := c.Writer.Header()
+	h.Set("Cache-Control", "no-store")
+	h.Set("Content-Security-Policy", fmt.Sprintf(pageCSP, nonce))
+	body := bytes.ReplaceAll(f.body, []byte("<script "), []byte(`<script nonce="`+nonce+`" `))
+	httpx.ServeFile(c.Writer, c.Request, "", bytes.NewReader(body))
 }

@@ -95,6 +95,32 @@ func TestAPIDocumentDefaultServer(t *testing.T) {
 
 var assetRef = regexp.MustCompile(`(?:src|href)="([^"]+)"`)
 
+// scriptTag is a script element of the page, with its nonce.
+var scriptTag = regexp.MustCompile(`<script(?: nonce="([^"]*)")?[^>]*>`)
+
+// scriptNonce is the one source of a policy's script-src: a nonce, never
+// 'self' nor anything else.
+func scriptNonce(t *testing.T, csp string) string {
+	t.Helper()
+	for _, d := range strings.Split(csp, ";") {
+		src, ok := strings.CutPrefix(strings.TrimSpace(d), "script-src ")
+		if !ok {
+			continue
+		}
+		nonce, ok := strings.CutPrefix(strings.TrimSpace(src), "'nonce-")
+		if nonce, found := strings.CutSuffix(nonce, "'"); ok && found && len(nonce) >= 16 && !strings.ContainsAny(nonce, " '") {
+			return nonce
+		}
+		t.Fatalf("script-src %q: not a nonce alone", src)
+	}
+	t.Fatalf("Content-Security-Policy %q has no script-src", csp)
+	return ""
+}
+
+// TestAPIReferencePage: the reference page loads its files from the
+// gateway, relative to itself; its policy runs scripts by a nonce of each
+// answer's (never by the origin, which serves tenants' files too), which
+// each of its scripts carries, and no cache keeps it.
 func TestAPIReferencePage(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t, options{})
@@ -110,7 +136,7 @@ func TestAPIReferencePage(t *testing.T) {
 		t.Errorf("Content-Type = %q", ct)
 	}
 	csp := resp.Header.Get("Content-Security-Policy")
-	for _, want := range []string{"default-src 'none'", "script-src 'self'", "style-src 'self'", "connect-src 'self'"} {
+	for _, want := range []string{"default-src 'none'", "style-src 'self'", "connect-src 'self'"} {
 		if !strings.Contains(csp, want) {
 			t.Errorf("Content-Security-Policy %q lacks %q", csp, want)
 		}
@@ -118,8 +144,25 @@ func TestAPIReferencePage(t *testing.T) {
 	if strings.Contains(csp, "unsafe") || strings.Contains(csp, "http") {
 		t.Errorf("Content-Security-Policy %q allows more than 'self'", csp)
 	}
-	if resp.Header.Get("ETag") == "" || resp.Header.Get("Cache-Control") == "" {
-		t.Error("the page is not cacheable")
+	// Scripts run by nonce only: the gateway's origin also serves
+	// tenants' files, which must not run as the page's scripts.
+	nonce := scriptNonce(t, csp)
+	scripts := scriptTag.FindAllStringSubmatch(string(page), -1)
+	if len(scripts) < 2 {
+		t.Fatalf("the page has %d scripts", len(scripts))
+	}
+	for _, m := range scripts {
+		if m[1] != nonce {
+			t.Errorf("script %s has nonce %q, the policy %q", m[0], m[1], nonce)
+		}
+	}
+	// Each answer has a nonce of its own, and no cache keeps one.
+	again := h.do(t, http.MethodGet, gateway.DocsPath, "", nil, nil)
+	if other := scriptNonce(t, again.Header.Get("Content-Security-Policy")); other == nonce {
+		t.Errorf("two answers share the nonce %q", nonce)
+	}
+	if cc := resp.Header.Get("Cache-Control"); cc != "no-store" || resp.Header.Get("ETag") != "" {
+		t.Errorf("the page is kept: Cache-Control %q, ETag %q", cc, resp.Header.Get("ETag"))
 	}
 
 	// Every file the page loads comes from the gateway, relative to the page.
@@ -144,6 +187,9 @@ func TestAPIReferencePage(t *testing.T) {
 		ext := p[strings.LastIndex(p, "."):]
 		if ct := resp.Header.Get("Content-Type"); !strings.HasPrefix(ct, wantType[ext]) {
 			t.Errorf("GET %s: Content-Type %q, want %s", p, ct, wantType[ext])
+		}
+		if resp.Header.Get("ETag") == "" || resp.Header.Get("Cache-Control") == "" {
+			t.Errorf("GET %s is not cacheable", p)
 		}
 	}
 	for _, p := range []string{gateway.DocsPath + "/LICENSE", gateway.DocsPath + "/init.js"} {

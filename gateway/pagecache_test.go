@@ -20,7 +20,9 @@ import (
 
 // readerSite stands in for sites' reader: one public page (cached by
 // anyone, tagged, a view) whose text and visibility a test changes, and a
-// page of a restricted site.
+// page of a restricted site. As sites does, it reads the reader's cookies
+// on every Cookie line: a visitor's token puts its claims in the view, and
+// only an answer built from no cookie of access is marked impersonal.
 type readerSite struct {
 	srv    *httptest.Server
 	hits   atomic.Int64
@@ -50,12 +52,25 @@ func newReaderSite(t *testing.T) *readerSite {
 			return
 		}
 		h.Set("Content-Type", "text/html; charset=utf-8")
-		h.Set("Cache-Control", "public, max-age=60, stale-while-revalidate=300")
+		h.Set("Cache-Control", "public, max-age=60, stale-while-revalidate=30")
 		h.Set("ETag", `"`+text[:5]+`"`)
 		h.Set("Vary", "Accept-Encoding")
 		h.Set(readerapi.TagsHeader, readerapi.JoinTags([]string{readerapi.OrgTag("o1"), readerapi.SiteTag("s1"), readerapi.SpaceTag("sp1")}))
-		h.Set(readerapi.ViewHeader, readerapi.View{Type: "page_view", Organization: "o1", Site: "s1", Space: "sp1",
-			URL: "http://gw/sites/o1/s1/page", CookiePath: "/sites/o1/s1"}.Encode())
+		view := readerapi.View{Type: "page_view", Organization: "o1", Site: "s1", Space: "sp1",
+			URL: "http://gw/sites/o1/s1/page", CookiePath: "/sites/o1/s1"}
+		personal := false
+		for _, name := range []string{"docspub_share", "docspub_visitor", "docspub_unsigned"} {
+			if ck, err := r.Cookie(name); err == nil {
+				personal = true
+				if name == "docspub_visitor" {
+					view.Claims = map[string]any{"sub": ck.Value}
+				}
+			}
+		}
+		if !personal {
+			h.Set(readerapi.ImpersonalHeader, readerapi.Impersonal)
+		}
+		h.Set(readerapi.ViewHeader, view.Encode())
 		_, _ = io.WriteString(w, "<p>"+text+"</p>")
 	}))
 	t.Cleanup(rs.srv.Close)
@@ -151,7 +166,7 @@ func TestReaderPagesFromCache(t *testing.T) {
 		resp, body := h.read(t, http.MethodGet, "/sites/o1/s1/page", map[string]string{"Cookie": cookies})
 		ids[resp.Header.Get("X-Request-Id")] = true
 		if resp.StatusCode != 200 || body != "<p>First words.</p>" || len(resp.Cookies()) != 0 ||
-			resp.Header.Get("Cache-Control") != "public, max-age=60, stale-while-revalidate=300" || resp.Header.Get("ETag") != `"First"` {
+			resp.Header.Get("Cache-Control") != "public, max-age=60, stale-while-revalidate=30" || resp.Header.Get("ETag") != `"First"` {
 			t.Fatalf("returning reader: %d %q cookies %v, headers %v", resp.StatusCode, body, resp.Cookies(), resp.Header)
 		}
 	}
@@ -200,6 +215,66 @@ func TestReaderPagesFromCache(t *testing.T) {
 	s, _ := ev["session"].(map[string]any)
 	if ev["type"] != "page_view" || s["visitorId"] != first.Cookies()[0].Value || s["ip"] != "127.0.0.1" {
 		t.Errorf("a returning reader's view: %v", ev)
+	}
+}
+
+// TestSplitCookieNeverKept: a request whose first Cookie line is empty
+// and whose second carries a visitor's token is not answered from the
+// cache nor kept in it (sites reads every line, and builds the answer
+// with the visitor's claims); other readers' answers, kept or not, never
+// carry those claims, and their reads are recorded under none. A forged
+// impersonal mark from a client changes nothing.
+func TestSplitCookieNeverKept(t *testing.T) {
+	t.Parallel()
+	rs, in := newReaderSite(t), newInsightsEvents(t)
+	k := kafkatest.Start(t)
+	h := newHarness(t, options{env: map[string]string{"KAFKA_BROKERS": strings.Join(k.Brokers, ","), "READER_CACHE_TTL": "1m"},
+		upstreams: map[string]string{"sites": rs.srv.URL, "insights": in.srv.URL}})
+	bg, stop := context.WithCancel(context.Background())
+	h.gw.RunBackground(bg)
+	t.Cleanup(func() { stop(); _ = h.gw.Close(context.Background()) })
+
+	split := http.Header{"Cookie": {"", "docspub_visitor=attacker-jwt"}, readerapi.ImpersonalHeader: {readerapi.Impersonal}}
+	for range 2 {
+		before := rs.hits.Load()
+		resp := h.do(t, http.MethodGet, "/sites/o1/s1/page", "", nil, split)
+		if resp.StatusCode != 200 || rs.hits.Load() == before || resp.Header.Get(readerapi.ImpersonalHeader) != "" {
+			t.Fatalf("a split-Cookie read: %d, reached sites %v, headers %v", resp.StatusCode, rs.hits.Load() != before, resp.Header)
+		}
+	}
+	// The next reader without cookies still reaches sites: nothing was kept.
+	before := rs.hits.Load()
+	h.read(t, http.MethodGet, "/sites/o1/s1/page", nil)
+	if rs.hits.Load() == before {
+		t.Fatal("a split-Cookie read filled the page cache")
+	}
+	// Kept now (impersonal): the following readers are answered from it.
+	for range 3 {
+		h.read(t, http.MethodGet, "/sites/o1/s1/page", nil)
+	}
+	if n := rs.hits.Load() - before; n != 1 {
+		t.Errorf("4 cookieless reads reached sites %d times, want 1", n)
+	}
+	// A split-Cookie read is not answered from the cache either.
+	before = rs.hits.Load()
+	h.do(t, http.MethodGet, "/sites/o1/s1/page", "", nil, split)
+	if rs.hits.Load() == before {
+		t.Error("a split-Cookie read was answered from the cache")
+	}
+
+	waittest.Until(t, "the views recorded", 10*time.Second, func() bool { return len(in.recorded()) >= 7 })
+	stamped := 0
+	for _, ev := range in.recorded() {
+		s, _ := ev["session"].(map[string]any)
+		if claims, ok := s["visitorAuthClaims"].(map[string]any); ok {
+			if claims["sub"] != "attacker-jwt" {
+				t.Errorf("claims %v", claims)
+			}
+			stamped++
+		}
+	}
+	if stamped != 3 {
+		t.Errorf("%d views carry the visitor's claims, want the 3 split-Cookie reads' own", stamped)
 	}
 }
 

@@ -143,6 +143,7 @@ func platformOnly(name string) bool {
 func (g *Gateway) modifyResponse(resp *http.Response) error {
 	f := forwardFrom(resp.Request.Context())
 	view, tags := resp.Header.Get(readerapi.ViewHeader), resp.Header.Get(readerapi.TagsHeader)
+	impersonal := resp.Header.Get(readerapi.ImpersonalHeader)
 	for name := range resp.Header {
 		if strings.HasPrefix(name, "X-Internal-") || strings.HasPrefix(name, "X-Ratelimit-") || name == httpx.RequestIDHeader {
 			resp.Header.Del(name)
@@ -150,7 +151,7 @@ func (g *Gateway) modifyResponse(resp *http.Response) error {
 	}
 	switch {
 	case f != nil && f.reader:
-		return g.readerAnswer(f, resp, view, tags)
+		return g.readerAnswer(f, resp, view, tags, impersonal)
 	case f != nil:
 		g.purgeAfter(f, resp)
 	}
@@ -199,12 +200,13 @@ func isTimeout(err error) bool {
 }
 
 // readerAnswer keeps sites' answer to a reader in the page cache when it
-// is the same for every reader (tags: its readerapi.TagsHeader), then
-// records the read it is (its readerapi.ViewHeader), setting the reader's
-// insights cookies, which the kept copy has not.
-func (g *Gateway) readerAnswer(f *forward, resp *http.Response, viewHeader, tagsHeader string) error {
+// is the same for every reader (tags: its readerapi.TagsHeader;
+// impersonal: its readerapi.ImpersonalHeader), then records the read it
+// is (its readerapi.ViewHeader), setting the reader's insights cookies,
+// which the kept copy has not.
+func (g *Gateway) readerAnswer(f *forward, resp *http.Response, viewHeader, tagsHeader, impersonal string) error {
 	view, isView := readerapi.ParseView(viewHeader)
-	if tags, ok := pagecache.Keepable(resp, tagsHeader); ok && f.fill != nil && g.pages.Fits(resp.ContentLength) {
+	if tags, ok := pagecache.Keepable(resp, tagsHeader, impersonal); ok && f.fill != nil && g.pages.Fits(resp.ContentLength) {
 		body, err := io.ReadAll(io.LimitReader(resp.Body, resp.ContentLength))
 		_ = resp.Body.Close()
 		if err != nil {

@@ -12,8 +12,9 @@ import (
 )
 
 // TestAPIReferenceInBrowser opens the gateway's API reference page in
-// Chromium: under its 'self'-only Content-Security-Policy the vendored
-// Swagger UI loads, fetches /v1/openapi.json and draws the operations.
+// Chromium: under its Content-Security-Policy (scripts by nonce, the rest
+// 'self' only) the vendored Swagger UI loads, fetches /v1/openapi.json and
+// draws the operations.
 func TestAPIReferenceInBrowser(t *testing.T) {
 	exe := chromium(t)
 	p := startPlatform(t)

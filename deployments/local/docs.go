@@ -177,6 +177,9 @@ func (p *Platform) serveGit(ctx context.Context, st storer.Storer) (string, erro
 	ln := p.docsLn
 	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	p.goRun("docs git server", func() error {
+		if p.endDocsAllow != nil {
+			defer p.endDocsAllow() // integrations may no longer reach its address
+		}
 		go func() { <-ctx.Done(); _ = hs.Close() }()
 		if err := hs.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
 			return err
@@ -324,8 +327,8 @@ func docsDigest(files map[string][]byte) string {
 // publishDocs imports changed docs (p.docs) and publishes their site,
 // recording its URL with the credentials. The docs are committed and served
 // over Git on loopback (p.docsLn, the one private address integrations may
-// reach) for the time of their import. A failure is logged: the platform
-// runs without its docs.
+// reach, until the server closes) for the time of their import. A failure
+// is logged: the platform runs without its docs.
 func (p *Platform) publishDocs(ctx, runCtx context.Context) {
 	if p.docs == nil && p.Credentials.DocsSiteID == "" {
 		return
@@ -335,6 +338,9 @@ func (p *Platform) publishDocs(ctx, runCtx context.Context) {
 	defer cancel()
 	err := func() error {
 		if p.docs != nil {
+			if p.endDocsAllow != nil {
+				defer p.endDocsAllow() // after the server's stop: runs second
+			}
 			gitCtx, stop := context.WithCancel(runCtx)
 			defer stop()
 			st, err := commitDocs(p.docs)

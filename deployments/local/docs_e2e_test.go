@@ -49,7 +49,8 @@ var (
 // through Git sync and publishes them; the configuration reference reads
 // through the gateway without a token, with its headings and a link that
 // resolves to another page, and the architecture image is served. Integrations
-// refuses loopback remotes again afterwards, and a restart with unchanged
+// refuses loopback remotes again afterwards, the docs' Git server's address
+// too once that server closed, and a restart with unchanged
 // docs imports nothing and serves the same site.
 func TestDocsSitePublishedOnStart(t *testing.T) {
 	dataDir := t.TempDir()
@@ -111,11 +112,14 @@ func TestDocsSitePublishedOnStart(t *testing.T) {
 		t.Errorf("GET %s = %d %s", img[1], r.Status, r.Header.Get("Content-Type"))
 	}
 
-	// the Git remotes of users may not reach loopback again
+	// the Git remotes of users may not reach loopback again, nor the docs'
+	// Git server's address once that server closed (another may listen there)
 	admin := client{t, p.URL, c.DemoAdminToken}
 	space := newSpace(t, admin, c.DemoOrgID, "Loopback")
-	if r := admin.do("POST", "/v1/spaces/"+space+"/git/import", map[string]any{"url": "http://127.0.0.1:1/x.git", "ref": "refs/heads/main"}); r.Status != 400 {
-		t.Errorf("a loopback Git remote after start = %d %s", r.Status, r.Body)
+	for _, remote := range []string{"http://127.0.0.1:1/x.git", "http://" + p.docsLn.Addr().String() + "/docs.git"} {
+		if r := admin.do("POST", "/v1/spaces/"+space+"/git/import", map[string]any{"url": remote, "ref": "refs/heads/main"}); r.Status != 400 {
+			t.Errorf("the Git remote %s after start = %d %s", remote, r.Status, r.Body)
+		}
 	}
 
 	gateway := p.URL

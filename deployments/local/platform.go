@@ -98,6 +98,9 @@ type Platform struct {
 	content   *content.App
 	sites     *appRun
 	sitesCfg  sites.Config
+	// endDocsAllow ends integrations' allowance of docsLn's address (its
+	// server closed); nil without docs.
+	endDocsAllow func()
 
 	insights        *insights.App
 	integrations    *appRun
@@ -280,21 +283,29 @@ func (p *Platform) startSitesStep(ctx, _ context.Context, cfg Config) error {
 // startIntegrationsStep starts integrations, restartable like sites (its
 // jobs resume after a restart). The docs' Git server listens on loopback:
 // with docs to import, integrations may reach that one address (not the
-// rest of loopback) from the start.
+// rest of loopback) from the start until that server closes.
 func (p *Platform) startIntegrationsStep(ctx, _ context.Context, cfg Config) error {
 	env := map[string]string{"INTEGRATIONS_ADDR": "127.0.0.1:0", "CONTENT_URL": p.ContentURL,
 		"OUTBOUND_ALLOW_PRIVATE": strconv.FormatBool(cfg.OutboundAllowPrivate)}
+	var served chan struct{}
 	if p.docs != nil {
 		ln, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {
 			return err
 		}
-		p.docsLn = ln
-		p.closers = append(p.closers, func() { _ = ln.Close() })
+		// The address is allowed while the docs' Git server serves: once it
+		// closes, another may listen there.
+		served = make(chan struct{})
+		var once sync.Once
+		p.docsLn, p.endDocsAllow = ln, func() { once.Do(func() { close(served) }) }
+		p.closers = append(p.closers, func() { p.endDocsAllow(); _ = ln.Close() })
 		env["OUTBOUND_ALLOW_ADDRS"] = ln.Addr().String()
 	}
 	if err := config.LoadMap(ctx, &p.integrationsCfg, p.env(cfg, env)); err != nil {
 		return err
+	}
+	if served != nil {
+		p.integrationsCfg.OutboundAllowUntil = served
 	}
 	if cfg.Integrations != nil {
 		cfg.Integrations(&p.integrationsCfg)

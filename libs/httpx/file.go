@@ -18,12 +18,14 @@ func Immutable(public bool) string {
 
 // ServeFile answers a GET or HEAD of a file's bytes like a static file
 // server: strong ETag "<sha256>" (none when sha256 is ""), 304 to a
-// matching If-None-Match, 206 to a Range, streamed from content (read
-// and seeked only as far as the answer needs). The caller sets
-// Content-Type, Cache-Control and Content-Disposition before.
+// matching If-None-Match, 206 to a Range of at most MaxRanges ordered
+// ranges that do not overlap (any other Range gets the whole file),
+// streamed from content (read and seeked only as far as the answer
+// needs). The caller sets Content-Type, Cache-Control and
+// Content-Disposition before.
 func ServeFile(w http.ResponseWriter, r *http.Request, sha256 string, content io.ReadSeeker) {
 	if sha256 != "" {
 		w.Header().Set("ETag", `"`+sha256+`"`)
 	}
-	http.ServeContent(w, r, "", time.Time{}, content)
+	http.ServeContent(w, boundRanges(r, content), "", time.Time{}, content)
 }

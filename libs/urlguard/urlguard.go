@@ -28,6 +28,10 @@ type Guard struct {
 	// are private: one server the operator names (the local runner's Git
 	// server of its own docs), not the network it is in.
 	Allow []netip.AddrPort
+	// AllowUntil, when set, ends Allow once it is closed: the server Allow
+	// names has closed, and whatever listens at its address next is
+	// guarded like any other.
+	AllowUntil <-chan struct{}
 }
 
 // CheckURL validates a URL's scheme and, for literal IP hosts, its address.
@@ -94,12 +98,25 @@ func (g Guard) allowed(ap netip.AddrPort) bool {
 	}
 	ip := ap.Addr().Unmap()
 	for _, a := range g.Allow {
-		if a.Addr().Unmap() == ip && a.Port() == ap.Port() {
+		if a.Addr().Unmap() == ip && a.Port() == ap.Port() && !g.allowEnded() {
 			return true
 		}
 	}
 	return !(ip.IsLoopback() || ip.IsPrivate() || ip.IsLinkLocalUnicast() || ip.IsLinkLocalMulticast() ||
 		ip.IsMulticast() || ip.IsUnspecified() || ip.IsInterfaceLocalMulticast() || isSpecial(ip))
+}
+
+// allowEnded tells whether AllowUntil is closed.
+func (g Guard) allowEnded() bool {
+	if g.AllowUntil == nil {
+		return false
+	}
+	select {
+	case <-g.AllowUntil:
+		return true
+	default:
+		return false
+	}
 }
 
 var special = []netip.Prefix{

@@ -128,3 +128,38 @@ func TestFetch(t *testing.T) {
 		t.Errorf("allowed Fetch status = %d, want 204", res.StatusCode)
 	}
 }
+
+// TestAllowanceEndsWithItsServer: an address allowed until a channel
+// closes is reached while it is open, and guarded like any other once it
+// is closed (whatever listens there next), by URL and at dial time.
+func TestAllowanceEndsWithItsServer(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusTeapot)
+	}))
+	t.Cleanup(srv.Close)
+	open := make(chan struct{})
+	g := urlguard.Guard{Allow: []netip.AddrPort{netip.MustParseAddrPort(srv.Listener.Addr().String())}, AllowUntil: open}
+	port := srv.URL[strings.LastIndex(srv.URL, ":"):]
+	get := func(url string) error {
+		t.Helper()
+		if _, err := g.CheckURL(url); err != nil {
+			return err
+		}
+		res, err := g.Client(5 * time.Second).Get(url)
+		if err == nil {
+			res.Body.Close()
+		}
+		return err
+	}
+	for _, url := range []string{srv.URL, "http://localhost" + port} {
+		if err := get(url); err != nil {
+			t.Fatalf("GET %s while allowed: %v", url, err)
+		}
+	}
+	close(open)
+	for _, url := range []string{srv.URL, "http://localhost" + port} {
+		if err := get(url); !errors.Is(err, urlguard.ErrBlocked) {
+			t.Errorf("GET %s after the allowance ended = %v, want blocked", url, err)
+		}
+	}
+}

@@ -64,7 +64,11 @@ type Config struct {
 	// OutboundAllowAddrs are IP:port addresses reachable although private:
 	// one server each, not their network (the local runner's Git server of
 	// its own docs).
-	OutboundAllowAddrs []string      `env:"OUTBOUND_ALLOW_ADDRS"`
+	OutboundAllowAddrs []string `env:"OUTBOUND_ALLOW_ADDRS"`
+	// OutboundAllowUntil, when set (by an in-process runner, not the
+	// environment), ends OutboundAllowAddrs once it is closed: the server
+	// they name has closed, and another may listen there next.
+	OutboundAllowUntil <-chan struct{}
 	FetchTimeout       time.Duration `env:"OPENAPI_FETCH_TIMEOUT, default=30s"`
 	GitTimeout         time.Duration `env:"GIT_TIMEOUT, default=5m"`
 	GitMaxBytes        int64         `env:"GIT_MAX_BYTES, default=268435456"` // received from the remote
@@ -163,7 +167,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 	}
 	db, relay := core.Mongo, core.Relay
 	public, app := strings.TrimRight(cfg.PublicURL, "/"), strings.TrimRight(cfg.AppURL, "/")
-	guard := urlguard.Guard{AllowPrivate: cfg.OutboundAllowPrivate}
+	guard := urlguard.Guard{AllowPrivate: cfg.OutboundAllowPrivate, AllowUntil: cfg.OutboundAllowUntil}
 	for _, a := range cfg.OutboundAllowAddrs {
 		guard.Allow = append(guard.Allow, netip.MustParseAddrPort(a)) // checked by Validate
 	}

@@ -1,13 +1,16 @@
 // Package pagecache is the gateway's cache of published sites' public
-// answers: what sites answers every reader without cookies of access the
-// same way (readerapi.TagsHeader, Cache-Control public) is kept for a short
-// time (TTL) and answered by the gateway itself, with no hop to sites.
+// answers: what sites built from nothing of the reader's and answers every
+// reader the same way (readerapi.ImpersonalHeader and TagsHeader,
+// Cache-Control public) is kept for a short time (TTL) and answered by the gateway itself, with no hop to sites.
 //
 // What it may serve is decided before it is kept: only a GET or HEAD
-// without a query, a Range or a cookie other than insights' is looked up
-// (a share key, a visitor's token or claims always reach sites), and only
-// a 200 whose headers say it is public, set no cookie and vary by nothing
-// but Accept-Encoding is kept, under its host, path and encoding. A write
+// without a query, a Range or a cookie other than insights' (on any of
+// its Cookie lines) is looked up (a share key, a visitor's token or claims
+// always reach sites), and only a 200 sites marks impersonal
+// (readerapi.ImpersonalHeader: built from no cookie, claim, share key or
+// token) whose headers say it is public, set no cookie and vary by
+// nothing but Accept-Encoding is kept, under its host, path and encoding,
+// without the claims of its read. A write
 // through the gateway purges the answers tagged with what it changed (its
 // organization or space) before the writer has its answer, so a site made
 // restricted is never served from here once the change is acknowledged; a
@@ -84,26 +87,36 @@ func (c *Cache) Lookup(r *http.Request) (k Key, mark int64, e *Entry, ok bool) {
 // Eligible tells whether the answer to r is the same for every reader
 // sending it: a GET or HEAD without a query, a range or cookies but
 // insights' visitor and session ids.
+//
+// Every Cookie line is read, as sites reads them (an empty first line
+// hides none of the others), and every name on them, whether or not it
+// parses as a cookie.
 func Eligible(r *http.Request) bool {
-	if (r.Method != http.MethodGet && r.Method != http.MethodHead) || r.URL.RawQuery != "" || r.Header.Get("Range") != "" {
+	if (r.Method != http.MethodGet && r.Method != http.MethodHead) || r.URL.RawQuery != "" || len(r.Header.Values("Range")) > 0 {
 		return false
 	}
-	if r.Header.Get("Cookie") == "" {
-		return true
-	}
-	for _, ck := range r.Cookies() {
-		if ck.Name != "docspub_vid" && ck.Name != "docspub_sid" {
-			return false
+	for _, line := range r.Header.Values("Cookie") {
+		for _, part := range strings.Split(line, ";") {
+			part = strings.TrimSpace(part)
+			if part == "" {
+				continue
+			}
+			name, _, _ := strings.Cut(part, "=")
+			if name = strings.TrimSpace(name); name != "docspub_vid" && name != "docspub_sid" {
+				return false
+			}
 		}
 	}
 	return true
 }
 
 // Keepable tells whether resp (sites' answer) may be kept for every
-// reader, and under which tags (tagsHeader: its readerapi.TagsHeader).
-func Keepable(resp *http.Response, tagsHeader string) ([]string, bool) {
+// reader, and under which tags (tagsHeader: its readerapi.TagsHeader;
+// impersonal: its readerapi.ImpersonalHeader).
+func Keepable(resp *http.Response, tagsHeader, impersonal string) ([]string, bool) {
 	h := resp.Header
-	if resp.StatusCode != http.StatusOK || !strings.HasPrefix(h.Get("Cache-Control"), "public") ||
+	if impersonal != readerapi.Impersonal ||
+		resp.StatusCode != http.StatusOK || !strings.HasPrefix(h.Get("Cache-Control"), "public") ||
 		len(h.Values("Set-Cookie")) > 0 || resp.ContentLength < 0 {
 		return nil, false
 	}
@@ -123,10 +136,16 @@ func (c *Cache) Fits(n int64) bool { return n >= 0 && n <= c.maxEntry }
 
 // Keep stores an answer under k, unless a purge came after mark (the
 // answer may predate it). header is kept as given: the caller passes a
-// copy it no longer changes.
+// copy it no longer changes. The read kept is view without claims: every
+// reader answered from here is recorded as themselves.
 func (c *Cache) Keep(k Key, mark int64, status int, header http.Header, body []byte, view *readerapi.View, tags []string) {
 	if c.purges.Load() != mark || !c.Fits(int64(len(body))) {
 		return
+	}
+	if view != nil {
+		v := *view
+		v.Claims = nil
+		view = &v
 	}
 	for _, name := range []string{"Set-Cookie", "Date", "X-Request-Id"} {
 		header.Del(name)

@@ -54,21 +54,31 @@ func TestFillBeforePurgeNotKept(t *testing.T) {
 func TestEligible(t *testing.T) {
 	for _, tc := range []struct {
 		method, target string
-		header         map[string]string
+		header         http.Header
 		want           bool
 	}{
 		{"GET", "/sites/o/s/p", nil, true},
 		{"HEAD", "/sites/o/s/p", nil, true},
-		{"GET", "/sites/o/s/p", map[string]string{"Cookie": "docspub_vid=1; docspub_sid=2"}, true},
+		{"GET", "/sites/o/s/p", http.Header{"Cookie": {"docspub_vid=1; docspub_sid=2"}}, true},
+		{"GET", "/sites/o/s/p", http.Header{"Cookie": {"docspub_vid=1", "", "docspub_sid=2;"}}, true},
 		{"GET", "/sites/o/s/p?shareKey=k", nil, false},
-		{"GET", "/sites/o/s/p", map[string]string{"Cookie": "docspub_share=k"}, false},
-		{"GET", "/sites/o/s/p", map[string]string{"Cookie": "docspub_vid=1; docspub_visitor=jwt"}, false},
-		{"GET", "/sites/o/s/p", map[string]string{"Range": "bytes=0-1"}, false},
+		{"GET", "/sites/o/s/p", http.Header{"Cookie": {"docspub_share=k"}}, false},
+		{"GET", "/sites/o/s/p", http.Header{"Cookie": {"docspub_vid=1; docspub_visitor=jwt"}}, false},
+		// Every Cookie line counts: an empty first line hides nothing.
+		{"GET", "/sites/o/s/p", http.Header{"Cookie": {"", "docspub_visitor=jwt"}}, false},
+		{"GET", "/sites/o/s/p", http.Header{"Cookie": {" ; ", "docspub_vid=1", "docspub_unsigned=x"}}, false},
+		// A name that does not parse as a cookie is not insights' either.
+		{"GET", "/sites/o/s/p", http.Header{"Cookie": {"docspub_visitor"}}, false},
+		{"GET", "/sites/o/s/p", http.Header{"Cookie": {"docspub_vid=1; bad name=x"}}, false},
+		{"GET", "/sites/o/s/p", http.Header{"Range": {"bytes=0-1"}}, false},
+		{"GET", "/sites/o/s/p", http.Header{"Range": {"", "bytes=0-1"}}, false},
 		{"POST", "/sites/o/s/p", nil, false},
 	} {
 		r := httptest.NewRequest(tc.method, tc.target, nil)
-		for k, v := range tc.header {
-			r.Header.Set(k, v)
+		for k, vs := range tc.header {
+			for _, v := range vs {
+				r.Header.Add(k, v)
+			}
 		}
 		if got := Eligible(r); got != tc.want {
 			t.Errorf("%s %s %v: %v, want %v", tc.method, tc.target, tc.header, got, tc.want)
@@ -81,9 +91,12 @@ func TestEligible(t *testing.T) {
 func TestKeepable(t *testing.T) {
 	ok := func() *http.Response {
 		return &http.Response{StatusCode: 200, ContentLength: 10, Header: http.Header{
-			"Cache-Control": {"public, max-age=60"}, "Vary": {"Accept-Encoding"}, readerapi.TagsHeader: {"org:o1 site:s1"}}}
+			"Cache-Control": {"public, max-age=60"}, "Vary": {"Accept-Encoding"}, readerapi.TagsHeader: {"org:o1 site:s1"},
+			readerapi.ImpersonalHeader: {readerapi.Impersonal}}}
 	}
-	keepable := func(r *http.Response) ([]string, bool) { return Keepable(r, r.Header.Get(readerapi.TagsHeader)) }
+	keepable := func(r *http.Response) ([]string, bool) {
+		return Keepable(r, r.Header.Get(readerapi.TagsHeader), r.Header.Get(readerapi.ImpersonalHeader))
+	}
 	if tags, keep := keepable(ok()); !keep || !slices.Equal(tags, []string{"org:o1", "site:s1"}) {
 		t.Fatalf("a public page: %v %v", tags, keep)
 	}
@@ -95,6 +108,9 @@ func TestKeepable(t *testing.T) {
 		"no length":  func(r *http.Response) { r.ContentLength = -1 },
 		"no tags":    func(r *http.Response) { r.Header.Del(readerapi.TagsHeader) },
 		"blank tags": func(r *http.Response) { r.Header.Set(readerapi.TagsHeader, " ") },
+		// sites built it from something of the reader's (a cookie, claims).
+		"personal":       func(r *http.Response) { r.Header.Del(readerapi.ImpersonalHeader) },
+		"not impersonal": func(r *http.Response) { r.Header.Set(readerapi.ImpersonalHeader, "0") },
 	} {
 		r := ok()
 		change(r)
@@ -117,5 +133,22 @@ func TestWriteTags(t *testing.T) {
 		if got := WriteTags(path); !slices.Equal(got, want) {
 			t.Errorf("%s: %v, want %v", path, got, want)
 		}
+	}
+}
+
+// TestKeptViewHasNoClaims: the read kept with an answer carries no
+// claims, whatever the answer that filled it had: every reader answered
+// from the cache is recorded as themselves.
+func TestKeptViewHasNoClaims(t *testing.T) {
+	c := New(1<<20, time.Minute)
+	k, mark, _, _ := c.Lookup(page(t, "http://gw/sites/o1/s1/p", nil))
+	v := &readerapi.View{Type: "page_view", Organization: "o1", Site: "s1", Claims: map[string]any{"sub": "someone"}}
+	c.Keep(k, mark, 200, http.Header{}, []byte("page"), v, []string{readerapi.OrgTag("o1")})
+	_, _, e, _ := c.Lookup(page(t, "http://gw/sites/o1/s1/p", nil))
+	if e == nil || e.View == nil || e.View.Claims != nil || e.View.Type != "page_view" {
+		t.Fatalf("kept view: %+v", e)
+	}
+	if v.Claims == nil {
+		t.Error("Keep changed the caller's view")
 	}
 }

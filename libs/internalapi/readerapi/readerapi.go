@@ -12,6 +12,11 @@
 //     of access (a public site's, Cache-Control public) and may be kept by
 //     the gateway's page cache under the tags it lists (space-separated
 //     Tag values), which a write through the gateway purges.
+//   - ImpersonalHeader (value Impersonal): sites built the answer from
+//     nothing of the reader's: no cookie, claim, share key or token. The
+//     gateway's page cache keeps only answers so marked (and tagged); it
+//     reads the header from sites' answers only, never from a client's
+//     request (it drops every X-Internal- header a client sends).
 package readerapi
 
 import (
@@ -21,9 +26,13 @@ import (
 
 // Headers of a reader's answer, internal to the platform.
 const (
-	ViewHeader = "X-Internal-Reader-View"
-	TagsHeader = "X-Internal-Reader-Tags"
+	ViewHeader       = "X-Internal-Reader-View"
+	TagsHeader       = "X-Internal-Reader-Tags"
+	ImpersonalHeader = "X-Internal-Reader-Impersonal"
 )
+
+// Impersonal is ImpersonalHeader's one value.
+const Impersonal = "1"
 
 // MaxViewHeader bounds the view header the gateway reads (claims included).
 const MaxViewHeader = 8 << 10

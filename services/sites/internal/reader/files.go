@@ -25,8 +25,8 @@ var inlineTypes = map[string]bool{"image/png": true, "image/jpeg": true, "image/
 // through another's site space. A file never changes: with its
 // SHA-256 known (from the cached revision, or content's answer) it is
 // answered like a static file: a matching If-None-Match is a 304 without
-// asking content, a Range a 206 (readerhttp cuts a cached file; content
-// cuts the others).
+// asking content, a Range a 206 (readerhttp cuts a cached file in at most
+// httpx.MaxRanges ranges; content cuts the others in one).
 func (r *Reader) file(ctx context.Context, rd *read, siteSpaceID, revID, fileID string) *Response {
 	_, v := rd.st.siteSpace(siteSpaceID)
 	if v == nil {
@@ -64,8 +64,11 @@ func (r *Reader) file(ctx context.Context, rd *read, siteSpaceID, revID, fileID 
 	}
 	cacheable := size >= 0 && size <= limits.ReaderCachedFileBytes
 	ask := contentapi.FileAsk{IfNoneMatch: rd.req.IfNoneMatch}
-	if !cacheable {
-		ask.Range = rd.req.Range // a cached file is cut here
+	if !cacheable && !strings.Contains(rd.req.Range, ",") {
+		// A cached file is cut by readerhttp; content cuts the others in
+		// one range (its multipart answer's type would not reach the
+		// reader): several get the whole file.
+		ask.Range = rd.req.Range
 	}
 	a, err := r.deps.Content.File(ctx, v.ss.Space, revID, fileID, ask)
 	if err != nil {

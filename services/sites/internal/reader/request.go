@@ -74,6 +74,10 @@ type Response struct {
 	// Tags are what a shared cache keeps a public answer under (organization,
 	// site, the site's spaces): a change of any drops it.
 	Tags []string
+	// Impersonal says a public answer was built from nothing of the
+	// reader's (no cookie, claim, share key or token): a shared cache may
+	// keep it for every reader.
+	Impersonal bool
 	// Err is the failure behind an error answer: logged when it is a 5xx,
 	// its Retry-After sent.
 	Err error

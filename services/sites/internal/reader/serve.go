@@ -52,12 +52,27 @@ func (r *Reader) Serve(ctx context.Context, req Request) *Response {
 		if rt.match(rest) {
 			resp := rt.serve(r, ctx, rd, rest)
 			if resp.Public {
-				resp.Tags = rd.tags()
+				resp.Tags, resp.Impersonal = rd.tags(), rd.impersonal()
 			}
 			return resp
 		}
 	}
 	return r.notFound(rd, "This page does not exist.") // (the page route takes every path)
+}
+
+// impersonal tells whether the answer was built from nothing of the
+// reader's: no cookie sites reads (even an empty one), no share key,
+// token or claims in the query, no claims, no cookie set.
+func (rd *read) impersonal() bool {
+	if len(rd.req.Cookies) > 0 || len(rd.resp.Cookies) > 0 || rd.visitor.signed != nil || rd.visitor.claims != nil {
+		return false
+	}
+	for key := range rd.req.Query {
+		if key == "shareKey" || key == "jwt_token" || strings.HasPrefix(key, "visitor.") {
+			return false
+		}
+	}
+	return true
 }
 
 // tags are what a cached answer of the site is kept under: its

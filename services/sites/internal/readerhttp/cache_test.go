@@ -2,10 +2,14 @@ package readerhttp_test
 
 import (
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/docspub/platform/libs/internalapi/readerapi"
 	"github.com/docspub/platform/services/sites/internal/contentclient/contenttest"
+	"github.com/golang-jwt/jwt/v5"
 )
 
 // returning is a reader who has visited before: their insights cookies
@@ -25,7 +29,7 @@ func TestPageValidators(t *testing.T) {
 	// Sites sets no insights cookie (the gateway does): a first visit's
 	// answer is the same as anyone's.
 	first := e.want(url+"/guide", 200)
-	if cc := first.header.Get("Cache-Control"); cc != "public, max-age=60, stale-while-revalidate=300" {
+	if cc := first.header.Get("Cache-Control"); cc != "public, max-age=60, stale-while-revalidate=30" {
 		t.Errorf("a first visit is cached as %q", cc)
 	}
 	p := e.want(url+"/guide", 200, returning...)
@@ -39,8 +43,12 @@ func TestPageValidators(t *testing.T) {
 	if p.header.Get("Last-Modified") == "" {
 		t.Error("no Last-Modified")
 	}
-	if cc := p.header.Get("Cache-Control"); cc != "public, max-age=60, stale-while-revalidate=300" {
+	if cc := p.header.Get("Cache-Control"); cc != "public, max-age=60, stale-while-revalidate=30" {
 		t.Errorf("Cache-Control %q", cc)
+	}
+	// A CDN serves a page of a site made restricted for at most 90 s.
+	if stale := staleSeconds(t, p.header.Get("Cache-Control")); stale > 30 {
+		t.Errorf("Cache-Control %q lets a cache serve a page stale %d s", p.header.Get("Cache-Control"), stale)
 	}
 	if v := p.header.Values("Vary"); len(v) != 1 || v[0] != "Accept-Encoding" {
 		t.Errorf("Vary %q", v)
@@ -65,6 +73,25 @@ func TestPageValidators(t *testing.T) {
 	if home := e.want(url, 200, returning...); home.header.Get("ETag") == etag {
 		t.Error("two pages share an ETag")
 	}
+}
+
+// staleSeconds is the longest a Cache-Control lets a cache serve an
+// answer stale (stale-while-revalidate, stale-if-error).
+func staleSeconds(t *testing.T, cc string) int {
+	t.Helper()
+	most := 0
+	for _, d := range strings.Split(cc, ",") {
+		name, v, _ := strings.Cut(strings.TrimSpace(d), "=")
+		if name != "stale-while-revalidate" && name != "stale-if-error" {
+			continue
+		}
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			t.Fatalf("Cache-Control %q: %s", cc, d)
+		}
+		most = max(most, n)
+	}
+	return most
 }
 
 // TestMergeShowsThroughTheProjection: a merge reaches the page through the
@@ -148,5 +175,49 @@ func TestProjectionWithoutRevisionAsksContent(t *testing.T) {
 	}
 	if e.content.Calls("current") == asked {
 		t.Error("content was not asked which revision is current")
+	}
+}
+
+// TestImpersonalMark: only a public answer built from nothing of the
+// reader's is marked impersonal (readerapi.ImpersonalHeader), the one
+// mark the gateway's page cache keeps an answer by. A visitor's token,
+// read from any Cookie line (an empty first line hides nothing) or the
+// query, an empty cookie of access, a share key or unsigned claims each
+// take the mark away; the answer still carries its tags.
+func TestImpersonalMark(t *testing.T) {
+	e := newEnv(t)
+	e.content.AddSpace("sp1", "acme", "Handbook", contenttest.Doc("p1", "Welcome", "welcome", "Hello."))
+	id, url := e.site(`{"title":"Docs","spaces":["sp1"]}`)
+	key := str(e.call("ada", "GET", "/v1/orgs/acme/sites/"+id+"/publishing/auth", "", 200), "privateKey")
+	tok := visitorToken(t, key, time.Now().Add(time.Hour), jwt.MapClaims{"sub": "visitor-1"})
+
+	plain := e.want(url, 200, returning...)
+	if plain.header.Get(readerapi.ImpersonalHeader) != readerapi.Impersonal || plain.header.Get(readerapi.TagsHeader) == "" {
+		t.Fatalf("a page read without cookies: impersonal %q, tags %q", plain.header.Get(readerapi.ImpersonalHeader),
+			plain.header.Get(readerapi.TagsHeader))
+	}
+	for name, hd := range map[string]http.Header{
+		"split Cookie lines":  {"Cookie": {"", "docspub_visitor=" + tok}},
+		"visitor cookie":      {"Cookie": {"docspub_vid=v1; docspub_visitor=" + tok}},
+		"empty visitor":       {"Cookie": {"docspub_visitor="}},
+		"share key cookie":    {"Cookie": {"docspub_share=k"}},
+		"unsigned claims":     {"Cookie": {"docspub_unsigned=%7B%7D"}},
+		"a forged mark alone": {"Cookie": {"docspub_visitor=" + tok}, readerapi.ImpersonalHeader: {readerapi.Impersonal}},
+	} {
+		p := e.readLines(http.MethodGet, url, hd)
+		if p.status != 200 || p.header.Get(readerapi.ImpersonalHeader) != "" {
+			t.Errorf("%s: %d, impersonal %q", name, p.status, p.header.Get(readerapi.ImpersonalHeader))
+		}
+		if name == "split Cookie lines" {
+			v, _ := readerapi.ParseView(p.header.Get(readerapi.ViewHeader))
+			if v.Claims["sub"] != "visitor-1" {
+				t.Errorf("%s: sites did not read the second line (view %+v)", name, v)
+			}
+		}
+	}
+	for _, q := range []string{"?jwt_token=" + tok, "?shareKey=k", "?visitor.beta=true"} {
+		if p := e.read(url+q, returning...); p.header.Get(readerapi.ImpersonalHeader) != "" {
+			t.Errorf("%s: %d, impersonal %q", q, p.status, p.header.Get(readerapi.ImpersonalHeader))
+		}
 	}
 }

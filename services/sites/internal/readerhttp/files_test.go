@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"regexp"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/docspub/platform/services/sites/internal/contentclient"
@@ -64,6 +65,21 @@ func TestFilesLikeStaticFiles(t *testing.T) {
 			}
 			if got, want := part.header.Get("Content-Range"), "bytes 5-14/"+strconv.Itoa(len(tc.data)); got != want {
 				t.Errorf("Content-Range = %q, want %q", got, want)
+			}
+			// Thousands of ranges, overlapping or unordered ones: the whole
+			// file, never more.
+			for _, rg := range []string{"bytes=" + strings.Repeat("0-0,", 2999) + "0-0", "bytes=0-9,5-14", "bytes=20-29,0-9"} {
+				p := e.readWith(http.MethodGet, tc.url, map[string]string{"Range": rg})
+				if p.status != 200 || p.body != string(tc.data) {
+					t.Errorf("Range of %d bytes = %d with %d bytes, want 200 with the file's %d", len(rg), p.status, len(p.body), len(tc.data))
+				}
+			}
+			if tc.name == "kept" {
+				two := e.readWith(http.MethodGet, tc.url, map[string]string{"Range": "bytes=0-3,10-13"})
+				if two.status != http.StatusPartialContent || !strings.HasPrefix(two.header.Get("Content-Type"), "multipart/byteranges") ||
+					!strings.Contains(two.body, string(tc.data[10:14])) || len(two.body) > len(tc.data)+2*200 {
+					t.Errorf("2 ordered ranges = %d %q, %d bytes", two.status, two.header.Get("Content-Type"), len(two.body))
+				}
 			}
 			if other := e.readWith(http.MethodGet, tc.url, map[string]string{"If-None-Match": `"stale"`}); other.status != 200 || len(other.body) != len(tc.data) {
 				t.Errorf("another ETag = %d with %d bytes", other.status, len(other.body))

@@ -70,8 +70,9 @@ func (h *handlers) serve(c *gin.Context) {
 }
 
 // setInternal tells the gateway, in headers it drops before answering,
-// the read to record in insights (a 200 that is a view) and the tags of
-// an answer any cache may keep.
+// the read to record in insights (a 200 that is a view), the tags of an
+// answer any cache may keep and whether it was built from nothing of the
+// reader's (impersonal: the gateway's page cache keeps only those).
 func setInternal(hd http.Header, resp *reader.Response) {
 	if v := resp.View; v != nil && resp.Status == http.StatusOK {
 		hd.Set(readerapi.ViewHeader, readerapi.View{Type: v.Type, LLMS: v.LLMS, Organization: v.Organization,
@@ -80,6 +81,9 @@ func setInternal(hd http.Header, resp *reader.Response) {
 	}
 	if len(resp.Tags) > 0 && resp.Status == http.StatusOK && strings.HasPrefix(hd.Get("Cache-Control"), "public") {
 		hd.Set(readerapi.TagsHeader, readerapi.JoinTags(resp.Tags))
+		if resp.Impersonal && len(hd.Values("Set-Cookie")) == 0 {
+			hd.Set(readerapi.ImpersonalHeader, readerapi.Impersonal)
+		}
 	}
 }
 
@@ -204,17 +208,22 @@ func writePage(c *gin.Context, resp *reader.Response) {
 	c.Data(resp.Status, resp.Type, body)
 }
 
+// PublicPageCaching is the Cache-Control of a public site's page, the
+// same for every reader: any cache may keep it a minute and serve it
+// stale 30 s more while it revalidates (no stale-if-error is granted).
+// A site made restricted is so served by a CDN for at most 90 s.
+const PublicPageCaching = "public, max-age=60, stale-while-revalidate=30"
+
 // pageCaching is the Cache-Control of an answer that is not a file: a
-// public site's, the same for every reader, may be kept by any cache for a
-// minute and served stale while revalidated; a site for some readers only
-// is stored by none; anything else (unlisted, adaptive content, errors)
+// public site's is PublicPageCaching; a site for some readers only is
+// stored by no cache; anything else (unlisted, adaptive content, errors)
 // only by the reader's own cache, revalidated on each use.
 func pageCaching(resp *reader.Response) string {
 	switch {
 	case resp.Restricted:
 		return "private, no-store"
 	case resp.Public && !resp.Varies && resp.Status == http.StatusOK && len(resp.Cookies) == 0:
-		return "public, max-age=60, stale-while-revalidate=300"
+		return PublicPageCaching
 	default:
 		return "private, no-cache"
 	}

@@ -209,6 +209,16 @@ func (e *env) readMethod(method, rawURL string, cookies ...*http.Cookie) page {
 // readWith is readMethod with the reader's own headers.
 func (e *env) readWith(method, rawURL string, headers map[string]string, cookies ...*http.Cookie) page {
 	e.t.Helper()
+	hd := http.Header{}
+	for k, v := range headers {
+		hd.Set(k, v)
+	}
+	return e.readLines(method, rawURL, hd, cookies...)
+}
+
+// readLines is readWith with headers of many lines each (as sent).
+func (e *env) readLines(method, rawURL string, headers http.Header, cookies ...*http.Cookie) page {
+	e.t.Helper()
 	host, path := "gw.test", rawURL
 	if rest, ok := strings.CutPrefix(rawURL, "http://"); ok {
 		host, path, _ = strings.Cut(rest, "/")
@@ -223,8 +233,11 @@ func (e *env) readWith(method, rawURL string, headers map[string]string, cookies
 	req.Header.Set("X-Forwarded-Host", host)
 	req.Header.Set("X-Forwarded-For", "203.0.113.7")
 	req.Header.Set("User-Agent", "reader-test")
-	for k, v := range headers {
-		req.Header.Set(k, v)
+	for k, vs := range headers {
+		req.Header.Del(k)
+		for _, v := range vs {
+			req.Header.Add(k, v)
+		}
 	}
 	for _, c := range cookies {
 		req.AddCookie(c)
