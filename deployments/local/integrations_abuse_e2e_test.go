@@ -149,9 +149,28 @@ func TestIntegrationsAbuseIsBounded(t *testing.T) {
 	if slowest > 30*time.Second || bomb > 30*time.Second {
 		t.Errorf("a slow spec took %s to fail, the SUMMARY.md bomb %s", slowest, bomb)
 	}
-	if d > 2*q {
-		t.Errorf("their import took %s during the abuse, more than twice its quiet %s", d, q)
+	// Each import during the abuse against the quiet ones next to it (the
+	// one before and the one after): the machine's other load drifts over
+	// the test's seconds (the CI runs other packages beside it), and only
+	// the neighbours share it.
+	if r := ratioToNeighbours(during, quiet); r > 2 {
+		t.Errorf("their import took %.1f times as long during the abuse as next to it (p50 %s during, %s quiet)", r, d, q)
 	}
+}
+
+// ratioToNeighbours is the median of during[i] over the mean of the quiet
+// imports next to it, quiet[i-1] and quiet[i] (the first has only the one
+// after it): the rounds alternate during[0], quiet[0], during[1], ….
+func ratioToNeighbours(during, quiet []time.Duration) float64 {
+	ratios := make([]time.Duration, len(during))
+	for i, d := range during {
+		near := quiet[i]
+		if i > 0 {
+			near = (quiet[i-1] + quiet[i]) / 2
+		}
+		ratios[i] = time.Duration(float64(d) / float64(near) * float64(time.Second))
+	}
+	return median(ratios).Seconds()
 }
 
 // since is the time from m's field from to its field to (RFC 3339).
