@@ -1,6 +1,7 @@
 package search
 
 import (
+	"github.com/docspub/platform/libs/slug"
 	"regexp"
 	"strconv"
 	"strings"
@@ -55,25 +56,6 @@ func Terms(query string, max int) []string {
 		}
 	}
 	return out
-}
-
-// Slug is the anchor of a heading: lower-case letters and digits, other runs
-// of characters as one "-".
-func Slug(s string) string {
-	var b strings.Builder
-	dash := false
-	for _, r := range strings.ToLower(s) {
-		if unicode.IsLetter(r) || unicode.IsDigit(r) {
-			if dash && b.Len() > 0 {
-				b.WriteByte('-')
-			}
-			dash = false
-			b.WriteRune(r)
-			continue
-		}
-		dash = true
-	}
-	return b.String()
 }
 
 var (
@@ -155,7 +137,7 @@ func splitSections(markdown string) []rawSection {
 			if m := atxHeading.FindStringSubmatch(line); m != nil {
 				flush()
 				h := plain(m[2])
-				a := Slug(h)
+				a := anchor(m[2], h)
 				if a == "" {
 					a = "section"
 				}
@@ -174,6 +156,18 @@ func splitSections(markdown string) []rawSection {
 	flush()
 	return secs
 }
+
+// anchor is a heading's id as the reader gives it: the id of the anchor
+// GitBook writes in it (<a href="#x" id="x"></a>), else slug.Heading of
+// its text.
+func anchor(raw, text string) string {
+	if m := explicitID.FindStringSubmatch(raw); m != nil {
+		return m[1]
+	}
+	return slug.Heading(text)
+}
+
+var explicitID = regexp.MustCompile(`<a\s[^>]*\bid="([A-Za-z][A-Za-z0-9_.:-]{0,127})"[^>]*>\s*</a>`)
 
 // plain strips markdown syntax and link targets from text, leaving words.
 func plain(md string) string {

@@ -60,3 +60,17 @@ func TestWithoutConditions(t *testing.T) {
 		})
 	}
 }
+
+// Sections are anchored as the reader anchors headings: GitBook's ids,
+// or the id of the anchor GitBook writes in a heading.
+func TestSectionAnchors(t *testing.T) {
+	secs := splitSections("intro\n\n## 1. Install\n\nx\n\n## Math & TeX\n\n## Setup <a href=\"#custom\" id=\"custom\"></a>\n\n## Math & TeX\n")
+	var got []string
+	for _, s := range secs[1:] {
+		got = append(got, s.Anchor)
+	}
+	want := []string{"id-1.-install", "math-and-tex", "custom", "math-and-tex-1"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Fatalf("anchors (-want +got):\n%s", diff)
+	}
+}

@@ -167,6 +167,12 @@ func TestBlocks(t *testing.T) {
 			notWant: []string{"a-href", `id="custom"></a>`},
 		},
 		{
+			name: "heading ids as GitBook computes them",
+			src:  "## 1. Create a new application in Auth0\n\n## Math & TeX\n\n## Set syntax…\n\n## Change your site’s settings\n",
+			want: []string{`<h2 id="id-1.-create-a-new-application-in-auth0">`, `<h2 id="math-and-tex">`, `<h2 id="set-syntax...">`,
+				`<h2 id="change-your-site-s-settings">`},
+		},
+		{
 			name:    "front matter left out",
 			src:     "---\ndescription: hello\nicon: rocket\n---\n\n# Title\n\nBody\n",
 			want:    []string{"<p>Body</p>"},

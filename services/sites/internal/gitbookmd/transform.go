@@ -2,10 +2,10 @@ package gitbookmd
 
 import (
 	"bytes"
+	"github.com/docspub/platform/libs/slug"
 	"regexp"
 	"strconv"
 	"strings"
-	"unicode"
 
 	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/parser"
@@ -113,7 +113,7 @@ func explicitID(h *ast.Heading, src []byte) (string, bool) {
 			continue
 		}
 		for _, a := range t.Attr {
-			if a.Key == "id" && slug(a.Val) != "" && idValue.MatchString(a.Val) {
+			if a.Key == "id" && slug.Heading(a.Val) != "" && idValue.MatchString(a.Val) {
 				h.RemoveChild(h, raw)
 				h.RemoveChild(h, end)
 				return a.Val, true
@@ -183,7 +183,7 @@ func newHeadingIDs() *headingIDs {
 }
 
 func (h *headingIDs) make(text string) string {
-	base := slug(text)
+	base := slug.Heading(text)
 	if base == "" {
 		base = "section"
 	}
@@ -199,26 +199,4 @@ func (h *headingIDs) make(text string) string {
 	h.next[base] = n + 1
 	h.used[id] = true
 	return id
-}
-
-// slug is a heading's text as an id: lower case letters and digits, runs
-// of anything else one dash.
-func slug(s string) string {
-	var b strings.Builder
-	dash := false
-	for _, r := range strings.ToLower(s) {
-		if unicode.IsLetter(r) || unicode.IsDigit(r) {
-			if dash && b.Len() > 0 {
-				b.WriteByte('-')
-			}
-			dash = false
-			b.WriteRune(r)
-			if b.Len() >= 100 {
-				break
-			}
-			continue
-		}
-		dash = true
-	}
-	return b.String()
 }
