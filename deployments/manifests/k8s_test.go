@@ -336,6 +336,37 @@ func checkExposure(t *testing.T, ix objects, overlay string) {
 			}
 		}
 	}
+	checkEdgeLimits(t, ix, ing)
+}
+
+// checkEdgeLimits: the Ingress controller takes the bodies the gateway
+// takes (ingress-nginx's default is 1 MiB, the API's 10 MiB) and waits at
+// least the gateway's upstream timeout.
+func checkEdgeLimits(t *testing.T, ix objects, ing *networkingv1.Ingress) {
+	var gw *corev1.ConfigMap
+	for _, d := range of[*appsv1.Deployment](ix) {
+		if d.Name == "gateway" {
+			gw = configMap(t, ix, d.Spec.Template.Spec.Containers[0])
+		}
+	}
+	if gw == nil {
+		t.Fatal("no gateway Deployment")
+	}
+	body := ing.Annotations["nginx.ingress.kubernetes.io/proxy-body-size"]
+	n, err := strconv.ParseInt(strings.TrimSuffix(body, "m"), 10, 64)
+	if err != nil || !strings.HasSuffix(body, "m") || strconv.FormatInt(n<<20, 10) != gw.Data["MAX_BODY_BYTES"] {
+		t.Errorf("the Ingress's proxy-body-size is %q, the gateway's MAX_BODY_BYTES %s: want the same size", body, gw.Data["MAX_BODY_BYTES"])
+	}
+	upstream, err := time.ParseDuration(gw.Data["UPSTREAM_TIMEOUT"])
+	if err != nil {
+		t.Fatalf("the gateway's UPSTREAM_TIMEOUT %q: %v", gw.Data["UPSTREAM_TIMEOUT"], err)
+	}
+	for _, a := range []string{"proxy-read-timeout", "proxy-send-timeout"} {
+		s, err := strconv.Atoi(ing.Annotations["nginx.ingress.kubernetes.io/"+a])
+		if err != nil || time.Duration(s)*time.Second < upstream {
+			t.Errorf("the Ingress's %s is %q, want at least the gateway's UPSTREAM_TIMEOUT %s", a, ing.Annotations["nginx.ingress.kubernetes.io/"+a], upstream)
+		}
+	}
 }
 
 // infrastructure are dev's in-cluster workloads; prod has none of them.
