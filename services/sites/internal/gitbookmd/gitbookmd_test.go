@@ -215,6 +215,22 @@ func TestContentRefTitles(t *testing.T) {
 	}
 }
 
+// A mention is titled with its page, as GitBook shows it.
+func TestMentionTitles(t *testing.T) {
+	r := New()
+	src := "See [concepts.md](../reference/concepts.md \"mention\") and [gone.md](gone.md \"mention\") and [plain](../reference/concepts.md \"a title\").\n"
+	title := func(dest string) (string, bool) { return "Concepts <&>", dest == "../reference/concepts.md" }
+	got := r.Render(src, Options{Links: links, PageTitle: title}).HTML
+	for _, want := range []string{`<a href="/s/reference/concepts">Concepts &lt;&amp;&gt;</a>`, "gone.md", `title="a title">plain</a>`} {
+		if !strings.Contains(got, want) {
+			t.Errorf("lacks %q in:\n%s", want, got)
+		}
+	}
+	if strings.Contains(got, "concepts.md") || strings.Contains(got, `"mention"`) {
+		t.Errorf("shows the file name or the mention title:\n%s", got)
+	}
+}
+
 func TestConditions(t *testing.T) {
 	r := New()
 	src := "{% if visitor.claims.beta %}\nBeta **only**.\n{% endif %}\n\n{% if !visitor.claims.beta %}\nEveryone else.\n{% endif %}\n"

@@ -63,6 +63,8 @@ func (transformer) Transform(doc *ast.Document, reader text.Reader, pc parser.Co
 			}
 		case *ast.Heading:
 			headings = append(headings, n)
+		case *ast.Link:
+			mention(n, st)
 		}
 		return ast.WalkContinue, nil
 	})
@@ -90,6 +92,29 @@ func (transformer) Transform(doc *ast.Document, reader text.Reader, pc parser.Co
 		a.AppendChild(a, ast.NewString([]byte("#")))
 		h.AppendChild(h, a)
 	}
+}
+
+// mention shows a GitBook mention, [file.md](file.md "mention"), as
+// GitBook does: titled with the page it leads to (PageTitle). A mention of
+// no page keeps its text; the "mention" title is never shown.
+func mention(n *ast.Link, st *state) {
+	if string(n.Title) != "mention" {
+		return
+	}
+	n.Title = nil
+	if st.opts.PageTitle == nil {
+		return
+	}
+	title, ok := st.opts.PageTitle(string(n.Destination))
+	if !ok || strings.TrimSpace(title) == "" {
+		return
+	}
+	for c := n.FirstChild(); c != nil; {
+		next := c.NextSibling()
+		n.RemoveChild(n, c)
+		c = next
+	}
+	n.AppendChild(n, ast.NewString([]byte(title)))
 }
 
 // explicitID finds the anchor GitBook writes in a heading,
