@@ -140,8 +140,8 @@ func Start(ctx context.Context, cfg Config, log *slog.Logger) (_ *Platform, err 
 		{"infrastructure", p.startInfra},
 		{"identity", p.startIdentity},
 		{"content", p.startContent},
-		{"insights", p.startInsights}, // before sites: sites records readers' views there
 		{"sites", p.startSitesStep},
+		{"insights", p.startInsights}, // after sites: it asks sites about sites it does not know yet
 		{"integrations", p.startIntegrationsStep},
 		{"gateway", p.startGateway},
 	}
@@ -246,7 +246,7 @@ func (p *Platform) startContent(ctx, runCtx context.Context, cfg Config) error {
 
 func (p *Platform) startInsights(ctx, runCtx context.Context, cfg Config) error {
 	var inCfg insights.Config
-	if err := config.LoadMap(ctx, &inCfg, p.env(cfg, map[string]string{"INSIGHTS_ADDR": "127.0.0.1:0"})); err != nil {
+	if err := config.LoadMap(ctx, &inCfg, p.env(cfg, map[string]string{"INSIGHTS_ADDR": "127.0.0.1:0", "SITES_URL": p.SitesURL})); err != nil {
 		return err
 	}
 	in, err := insights.New(ctx, inCfg, p.log.With("service", "insights"), insights.WithClock(cfg.Now))

@@ -3,7 +3,9 @@
 // the 204), keeps pre-aggregated hourly and daily rollups of them in
 // MongoDB from a consumer group of that log, and answers aggregate queries
 // and visitor segments from the rollups. Sites come from a projection of
-// sites.events. It exposes its wiring (New, Run) so that the local runner
+// sites.events; a site it does not know yet is asked of the sites service
+// (its internal API), so that events for a site created a moment ago are
+// accepted. It exposes its wiring (New, Run) so that the local runner
 // and tests start it in-process.
 package insights
 
@@ -12,9 +14,11 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/docspub/platform/libs/config"
+	"github.com/docspub/platform/libs/discovery"
 	"github.com/docspub/platform/libs/httpx"
 	"github.com/docspub/platform/libs/internaltoken"
 	"github.com/docspub/platform/libs/kafkax"
@@ -23,6 +27,7 @@ import (
 	"github.com/docspub/platform/services/insights/internal/insightshttp"
 	"github.com/docspub/platform/services/insights/internal/rollup"
 	"github.com/docspub/platform/services/insights/internal/rollupmongo"
+	"github.com/docspub/platform/services/insights/internal/sitesclient"
 	"github.com/docspub/platform/services/insights/internal/siteview"
 	"github.com/docspub/platform/services/insights/internal/siteviewmongo"
 	"github.com/docspub/platform/services/insights/internal/visit"
@@ -53,6 +58,7 @@ type Config struct {
 	Database       string        `env:"INSIGHTS_DB, default=insights"`
 	GeoIPDB        string        `env:"GEOIP_DB"` // MaxMind database for visitorGeoCountry; "" for none
 	PublishTimeout time.Duration `env:"INSIGHTS_PUBLISH_TIMEOUT, default=5s"`
+	SitesURL       string        `env:"SITES_URL, default=http://127.0.0.1:8083"` // sites' internal site lookup (static discovery; consul finds it by name)
 }
 
 // Validate reports every problem of the configuration at once.
@@ -61,6 +67,7 @@ func (c Config) Validate() error {
 	c.Base.Check(&p)
 	p.Require("INSIGHTS_ADDR", c.Addr)
 	p.Require("INSIGHTS_DB", c.Database)
+	p.HTTPURL("SITES_URL", c.SitesURL)
 	if c.PublishTimeout <= 0 || c.PublishTimeout > time.Minute {
 		p.Addf("INSIGHTS_PUBLISH_TIMEOUT must be between 0 and 1m")
 	}
@@ -111,12 +118,14 @@ func New(ctx context.Context, cfg Config, log *slog.Logger, opts ...Option) (*Ap
 	core, err := service.Open(ctx, service.CoreConfig{Service: Service, MongoURI: cfg.MongoURI, MongoReadURI: cfg.MongoReadURI, LockDocuments: cfg.MongoLockDocuments, Database: cfg.Database,
 		Kafka: cfg.Kafka, InternalTokenSecret: cfg.InternalTokenSecret, InternalTokenKeys: cfg.InternalTokenKeys, Topic: Topic,
 		Topics:  []string{visitkafka.Topic, siteview.Topic},
-		Indexes: rollupmongo.Indexes(), Discovery: cfg.Discovery}, log)
+		Indexes: rollupmongo.Indexes(), Discovery: cfg.Discovery,
+		Peers: discovery.Static{sitesclient.Service: strings.TrimRight(cfg.SitesURL, "/")}}, log)
 	if err != nil {
 		_ = geo.Close()
 		return nil, err
 	}
-	sites := siteview.New(siteviewmongo.NewStore(core.Mongo))
+	// A site the projection does not know yet is asked of sites.
+	sites := siteview.New(siteviewmongo.NewStore(core.Mongo), sitesclient.New(core.Discovery, core.Signer))
 	store := rollupmongo.NewStore(core.Mongo)
 	pub := kafkax.NewPublisher(core.Kafka)
 	ingest := visit.New(sites, visitkafka.NewWriter(pub, cfg.PublishTimeout), geo, o.now)

@@ -17,6 +17,7 @@ import (
 	"github.com/docspub/platform/libs/config"
 	"github.com/docspub/platform/libs/discovery"
 	"github.com/docspub/platform/libs/httpx"
+	"github.com/docspub/platform/libs/internalapi/sitesapi"
 	"github.com/docspub/platform/libs/internaltoken"
 	"github.com/docspub/platform/libs/kafkax"
 	"github.com/docspub/platform/libs/mongox"
@@ -161,6 +162,9 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 	sectionhttp.Register(v1, sections)
 	sharelinkhttp.Register(v1, links)
 	readerhttp.Register(e, rd, signer, log)
+	// Internal API (the gateway routes no /internal path): insights asks
+	// for a site its projection does not know yet.
+	sitehttp.RegisterInternal(e.Group("/internal/v1", internaltoken.Require(signer), internaltoken.RequireService(sitesapi.Insights)), sites)
 
 	consumer := kafkax.NewConsumer(core.Kafka, ConsumerGroup, ContentTopic, core.Mongo.Database,
 		func(ctx context.Context, ev kafkax.Event) error {

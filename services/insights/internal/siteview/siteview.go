@@ -4,13 +4,25 @@
 // it deleted. Events carry their time; an older event never overwrites a
 // newer record (the Store's rule), so redelivery and replays are harmless.
 // Ingest asks it whether a site exists in an organization.
+//
+// Read-your-writes: a site the projection does not know yet (created a
+// moment ago, its site.created not consumed) is asked of its owner, the
+// sites service, once per miss and within lookupTimeout; a live site it
+// answers is recorded in the projection as the weakest record (any event
+// of the site overwrites it), so the next request needs no call, and an
+// unknown one is remembered for missTTL, so that a flood of events for
+// unknown sites asks sites about each at most once in that time. Sites not
+// answering is its error (a 503 with Retry-After): a site we cannot check
+// is not said not to exist.
 package siteview
 
 import (
 	"context"
 	"time"
 
+	"github.com/docspub/platform/libs/apierr"
 	"github.com/hashicorp/golang-lru/v2/expirable"
+	"golang.org/x/sync/singleflight"
 )
 
 // Topic feeds the projection.
@@ -40,15 +52,47 @@ const (
 	cacheTTL  = 10 * time.Second
 )
 
+// Owner answers for a site the projection does not know: the sites
+// service, which owns sites.
+type Owner interface {
+	// Site returns the live site id (ID and Organization); false when
+	// there is none.
+	Site(ctx context.Context, id string) (Site, bool, error)
+}
+
+// Asking the owner about sites the projection misses.
+const (
+	// MissSize bounds the sites remembered as unknown (least recently
+	// used first out), missTTL how long each is.
+	MissSize = 10000
+	missTTL  = 5 * time.Second
+	// lookupTimeout bounds one question to the owner.
+	lookupTimeout = 2 * time.Second
+	// maxLookups bounds the questions in flight at once (one per site:
+	// concurrent misses of a site share one); a miss beyond it is a 503.
+	maxLookups = 16
+)
+
+// errBusy is a miss while maxLookups questions are in flight.
+var errBusy = apierr.Unavailable(time.Second, "insights cannot check the site right now; send the batch again")
+
 // View answers from the projection and applies sites events to it.
 type View struct {
 	store Store
 	live  *expirable.LRU[string, string] // site → organization, for live sites
+
+	owner   Owner                            // nil: the projection alone answers
+	missing *expirable.LRU[string, struct{}] // sites the owner said do not exist
+	calls   singleflight.Group               // one question per site at once
+	slots   chan struct{}                    // questions in flight
 }
 
-// New returns the projection kept in store.
-func New(store Store) *View {
-	return &View{store: store, live: expirable.NewLRU[string, string](cacheSize, nil, cacheTTL)}
+// New returns the projection kept in store; owner, when not nil, answers
+// for sites the projection does not know yet.
+func New(store Store, owner Owner) *View {
+	return &View{store: store, live: expirable.NewLRU[string, string](cacheSize, nil, cacheTTL),
+		owner: owner, missing: expirable.NewLRU[string, struct{}](MissSize, nil, missTTL),
+		slots: make(chan struct{}, maxLookups)}
 }
 
 // Exists reports whether site is a live site of org.
@@ -57,6 +101,9 @@ func (v *View) Exists(ctx context.Context, org, site string) (bool, error) {
 		return o == org, nil
 	}
 	st, ok, err := v.store.Get(ctx, site)
+	if err == nil && !ok {
+		st, ok, err = v.ask(ctx, site)
+	}
 	if err != nil || !ok {
 		return false, err
 	}
@@ -79,6 +126,54 @@ func (v *View) Apply(ctx context.Context, typ, org, site string, at time.Time) e
 		return nil
 	}
 	v.live.Remove(site)
+	v.missing.Remove(site)
 	defer v.live.Remove(site) // an Exists in between may have cached the old record
 	return v.store.Put(ctx, st)
+}
+
+// ask asks the owner about a site the projection does not know and
+// returns the projection's record after the answer; false when the owner
+// knows none (remembered for missTTL) or there is no owner. Concurrent
+// misses of one site share one question, bounded by lookupTimeout
+// whichever caller gives up.
+func (v *View) ask(ctx context.Context, site string) (Site, bool, error) {
+	if v.owner == nil {
+		return Site{}, false, nil
+	}
+	if _, ok := v.missing.Get(site); ok {
+		return Site{}, false, nil
+	}
+	ch := v.calls.DoChan(site, func() (any, error) {
+		select {
+		case v.slots <- struct{}{}:
+			defer func() { <-v.slots }()
+		default:
+			return nil, errBusy
+		}
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), lookupTimeout)
+		defer cancel()
+		st, ok, err := v.owner.Site(ctx, site)
+		if err != nil {
+			return nil, err
+		}
+		if !ok || st.ID != site {
+			v.missing.Add(site, struct{}{})
+			return false, nil
+		}
+		// The weakest record (the zero time): the site's events, consumed
+		// before or after, win over it; a deletion already recorded stays.
+		if err := v.store.Put(ctx, Site{ID: site, Organization: st.Organization}); err != nil {
+			return nil, err
+		}
+		return true, nil
+	})
+	select {
+	case <-ctx.Done():
+		return Site{}, false, ctx.Err()
+	case r := <-ch:
+		if r.Err != nil || !r.Val.(bool) {
+			return Site{}, false, r.Err
+		}
+	}
+	return v.store.Get(ctx, site)
 }

@@ -141,6 +141,17 @@ func (s *Service) GetSite(ctx context.Context, c access.Caller, org, siteID stri
 	return s.renderSite(ctx, st, &g)
 }
 
+// Owner returns the live site siteID whoever owns it, for a platform
+// service (the caller is checked at the route: sitesapi's internal API);
+// ErrSiteNotFound when there is none.
+func (s *Service) Owner(ctx context.Context, siteID string) (Site, error) {
+	st, err := s.store.Site(ctx, siteID)
+	if errors.Is(err, apierr.ErrNotFound) {
+		return Site{}, ErrSiteNotFound
+	}
+	return st, err
+}
+
 // UpdateInput is the body of a site change; nil fields stay as they are.
 type UpdateInput struct {
 	Title              *string

@@ -16,6 +16,7 @@ import (
 	"github.com/docspub/platform/libs/apitest"
 	"github.com/docspub/platform/libs/discovery"
 	"github.com/docspub/platform/libs/httpx"
+	"github.com/docspub/platform/libs/internalapi/sitesapi"
 	"github.com/docspub/platform/libs/internaltoken"
 	"github.com/docspub/platform/libs/logx"
 	"github.com/docspub/platform/libs/mongotest"
@@ -226,6 +227,7 @@ func newEnv(t *testing.T) *env {
 		Sections: secs, ShareKeys: keys, Visitors: rd})
 	e := httpx.NewEngine(logx.ForTest(t), "sites")
 	sitehttp.Register(e.Group("/v1", internaltoken.Require(signer), internaltoken.RequireUser), svc)
+	sitehttp.RegisterInternal(e.Group("/internal/v1", internaltoken.Require(signer), internaltoken.RequireService(sitesapi.Insights)), svc)
 	return &env{t: t, api: apitest.New(t, e, signer), svc: svc, spaces: spaces, content: cs, keys: keys, sections: secs, db: db, reader: rd}
 }
 

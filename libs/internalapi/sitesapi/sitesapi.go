@@ -1,0 +1,30 @@
+// Package sitesapi is the contract of the sites service's internal API,
+// shared by sites (the provider) and its callers:
+//
+//	GET /internal/v1/sites/{siteId}   Site, for the insights service alone
+//	                                  (404: no such live site)
+//
+// Insights asks it when its projection of sites.events does not know a
+// site yet (a site created a moment ago), so that a client may post
+// events for a site at once after creating it.
+package sitesapi
+
+import "net/url"
+
+// Service is sites' name in discovery and the audience of its tokens.
+const Service = "sites"
+
+// Insights is the one caller of the site lookup.
+const Insights = "insights"
+
+// MaxSiteBytes bounds the answer of the site lookup.
+const MaxSiteBytes = 1 << 10
+
+// SitePath is the lookup of the site id.
+func SitePath(id string) string { return "/internal/v1/sites/" + url.PathEscape(id) }
+
+// Site is a live site: its id and its organization.
+type Site struct {
+	ID           string `json:"id"`
+	Organization string `json:"organizationId"`
+}
