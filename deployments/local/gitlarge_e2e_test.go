@@ -48,38 +48,13 @@ func largeRepoFiles() map[string][]byte {
 	for i, size := range []int{10 << 20, 10<<20 - 1, 10<<20 - 4096, 9 << 20, 10 << 20, 10<<20 - 1, 8 << 20, 10 << 20, 10<<20 - 1, 10 << 20, 9<<20 + 12345, 10 << 20} {
 		files[fmt.Sprintf(".gitbook/assets/big-%02d.png", i)] = noise(size)
 	}
-	for p, b := range similarSpecs(rng, 40, 85<<10) {
+	for p, b := range gittest.SimilarSpecs(35, 40, 85<<10) {
 		files[p] = b
 	}
 	for i := range 560 {
 		files[fmt.Sprintf(".gitbook/assets/screens/shot-%03d.png", i)] = noise(4<<10 + rng.IntN(116<<10))
 	}
 	return files
-}
-
-// similarSpecs are n OpenAPI specs of about size bytes, each the same
-// paragraphs in sections of another order.
-func similarSpecs(rng *rand.Rand, n, size int) map[string][]byte {
-	var paras [][]byte
-	for total := 0; total < size; {
-		p := fmt.Appendf(nil, "  /things/%d:\n    get:\n      summary: read thing %d\n      description: the property description of thing %d, %x\n",
-			len(paras), len(paras), len(paras), rng.Uint64())
-		paras = append(paras, p)
-		total += len(p)
-	}
-	out := map[string][]byte{}
-	for i := range n {
-		var b bytes.Buffer
-		fmt.Fprintf(&b, "openapi: 3.0.0\ninfo:\n  title: spec %d\npaths:\n", i)
-		for _, s := range rng.Perm((len(paras) + 39) / 40) {
-			fmt.Fprintf(&b, "  # section %d of spec %d\n", s, i)
-			for _, p := range paras[s*40 : min(len(paras), (s+1)*40)] {
-				b.Write(p)
-			}
-		}
-		out[fmt.Sprintf(".gitbook/assets/spec-%02d.yaml", i)] = b.Bytes()
-	}
-	return out
 }
 
 // TestGitRoundTripLargeRepository imports a repository larger than two

@@ -5,42 +5,10 @@ import (
 	"context"
 	crand "crypto/rand"
 	"fmt"
-	"math/rand/v2"
 	"testing"
 
 	"github.com/docspub/platform/libs/gittest"
 )
-
-// similarSpecs are n OpenAPI-like YAML files of about size bytes each,
-// made of the same paragraphs in other orders with a few edits: what a
-// repository of many specs holds, and what Git stores as deltas of one
-// another, whose copies read the base out of order.
-func similarSpecs(seed uint64, n, size int) map[string][]byte {
-	rng := rand.New(rand.NewPCG(seed, 1))
-	var paras [][]byte
-	for total := 0; total < size; {
-		p := fmt.Appendf(nil, "  /things/%d:\n    get:\n      summary: read thing %d\n      description: the property description of thing %d, %x\n",
-			len(paras), len(paras), len(paras), rng.Uint64())
-		paras = append(paras, p)
-		total += len(p)
-	}
-	out := map[string][]byte{}
-	for i := range n {
-		// Sections of 40 paragraphs in another order, as an editor moves
-		// whole operations around.
-		sections := rng.Perm((len(paras) + 39) / 40)
-		var b bytes.Buffer
-		fmt.Fprintf(&b, "openapi: 3.0.0\ninfo:\n  title: spec %d\npaths:\n", i)
-		for _, s := range sections {
-			fmt.Fprintf(&b, "  # section %d of spec %d\n", s, i)
-			for _, p := range paras[s*40 : min(len(paras), (s+1)*40)] {
-				b.Write(p)
-			}
-		}
-		out[fmt.Sprintf(".gitbook/assets/spec-%02d.yaml", i)] = b.Bytes()
-	}
-	return out
-}
 
 // TestCloneReadsLargeDeltasExactly: files above the threshold past which
 // a clone streams objects, stored as deltas of one another, read back
@@ -50,7 +18,7 @@ func similarSpecs(seed uint64, n, size int) map[string][]byte {
 func TestCloneReadsLargeDeltasExactly(t *testing.T) {
 	t.Parallel()
 	srv := gittest.NewServer(t, "", "")
-	files := similarSpecs(7, 12, 90<<10)
+	files := gittest.SimilarSpecs(7, 12, 90<<10)
 	// Images after them, more than a clone's cache of decoded objects:
 	// the specs are read from the pack, not from that cache.
 	for i := range 12 {
@@ -76,7 +44,7 @@ func TestCloneReadsLargeDeltasExactly(t *testing.T) {
 func TestExportKeepsLargeDeltasExactly(t *testing.T) {
 	t.Parallel()
 	srv := gittest.NewServer(t, "", "")
-	files := similarSpecs(7, 12, 90<<10)
+	files := gittest.SimilarSpecs(7, 12, 90<<10)
 	for i := range 12 {
 		img := make([]byte, 1<<20)
 		_, _ = crand.Read(img)
