@@ -10,6 +10,19 @@ import (
 	"github.com/docspub/platform/libs/gittest"
 )
 
+// deltaRepo is 12 specs of 90 KB that Git stores as deltas of one
+// another, then 12 MiB of images: more than a clone's cache of decoded
+// objects, so the specs are read from the pack, not from that cache.
+func deltaRepo() map[string][]byte {
+	files := gittest.SimilarSpecs(7, 12, 90<<10)
+	for i := range 12 {
+		img := make([]byte, 1<<20)
+		_, _ = crand.Read(img)
+		files[fmt.Sprintf(".gitbook/assets/zz-image-%02d.png", i)] = img
+	}
+	return files
+}
+
 // TestCloneReadsLargeDeltasExactly: files above the threshold past which
 // a clone streams objects, stored as deltas of one another, read back
 // byte for byte (go-git's streamed delta reader loses its place in the
@@ -18,14 +31,7 @@ import (
 func TestCloneReadsLargeDeltasExactly(t *testing.T) {
 	t.Parallel()
 	srv := gittest.NewServer(t, "", "")
-	files := gittest.SimilarSpecs(7, 12, 90<<10)
-	// Images after them, more than a clone's cache of decoded objects:
-	// the specs are read from the pack, not from that cache.
-	for i := range 12 {
-		img := make([]byte, 1<<20)
-		_, _ = crand.Read(img)
-		files[fmt.Sprintf(".gitbook/assets/zz-image-%02d.png", i)] = img
-	}
+	files := deltaRepo()
 	srv.NewRepo(t, "specs", "main", files)
 	_, got, err := fetch(context.Background(), open, remote(t, srv.RepoURL("specs")), "refs/heads/main", lim, all)
 	if err != nil {
@@ -44,12 +50,7 @@ func TestCloneReadsLargeDeltasExactly(t *testing.T) {
 func TestExportKeepsLargeDeltasExactly(t *testing.T) {
 	t.Parallel()
 	srv := gittest.NewServer(t, "", "")
-	files := gittest.SimilarSpecs(7, 12, 90<<10)
-	for i := range 12 {
-		img := make([]byte, 1<<20)
-		_, _ = crand.Read(img)
-		files[fmt.Sprintf(".gitbook/assets/zz-image-%02d.png", i)] = img
-	}
+	files := deltaRepo()
 	srv.NewRepo(t, "specs", "main", files)
 	write := func(fs Files) error { return fs.Write("README.md", []byte("# Specs\n")) }
 	_, err := Push(context.Background(), open, remote(t, srv.RepoURL("specs")), Commit{Ref: "refs/heads/export",
