@@ -2,6 +2,13 @@
 // runner: FerretDB v1 on SQLite for MongoDB, franz-go kfake for Kafka and
 // miniredis for Redis. Each listens on a loopback port and speaks the real
 // protocol, so code under test uses the real clients.
+//
+// FerretDB is v1.24.2 with a patch of ours (ferretdb/PATCH.md): its SQLite
+// backend pushes a query's equalities on _id and on the fields that lead the
+// collection's indexes down to SQLite, so that a query by organization,
+// space or site reads that tenant's rows through the index the store
+// declared (mongox.EnsureIndexes, the same declaration MongoDB uses), not
+// every tenant's documents.
 package embedded
 
 import (
@@ -76,7 +83,6 @@ func StartMongo(dir, addr string, log *slog.Logger) (*Mongo, error) {
 		defer close(m.done)
 		f.Run(ctx)
 	}()
-	go indexIDs(ctx, abs, log.With("component", "ferretdb-indexes"))
 	m.URI = poolSize(f.MongoDBURI(), 1)
 	m.ReadURI = poolSize(f.MongoDBURI(), readPoolSize)
 	return m, nil

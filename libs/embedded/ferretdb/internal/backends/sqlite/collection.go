@@ -67,19 +67,9 @@ func (c *collection) Query(ctx context.Context, params *backends.QueryParams) (*
 
 	q := prepareSelectClause(meta.TableName, params.Comment, meta.Capped(), params.OnlyRecordIDs)
 
-	var whereClause string
-	var args []any
-
-	// that logic should exist in one place
-	// TODO https://github.com/FerretDB/FerretDB/issues/3235
-	if params.Filter.Len() == 1 {
-		v, _ := params.Filter.Get("_id")
-		switch v.(type) {
-		case string, types.ObjectID:
-			whereClause = fmt.Sprintf(` WHERE %s = ?`, metadata.IDColumn)
-			args = []any{string(must.NotFail(sjson.MarshalSingleValue(v)))}
-		}
-	}
+	// docspub patch: the filter's equalities on _id and on indexed fields
+	// are pushed down (see pushdown.go).
+	whereClause, args := prepareWhereClause(params.Filter, meta.Settings.Indexes)
 
 	q += whereClause
 	q += prepareOrderByClause(params.Sort)
@@ -269,21 +259,9 @@ func (c *collection) Explain(ctx context.Context, params *backends.ExplainParams
 
 	selectClause := prepareSelectClause(meta.TableName, "", meta.Capped(), false)
 
-	var filterPushdown bool
-	var whereClause string
-	var args []any
-
-	// that logic should exist in one place
-	// TODO https://github.com/FerretDB/FerretDB/issues/3235
-	if params.Filter.Len() == 1 {
-		v, _ := params.Filter.Get("_id")
-		switch v.(type) {
-		case string, types.ObjectID:
-			filterPushdown = true
-			whereClause = fmt.Sprintf(` WHERE %s = ?`, metadata.IDColumn)
-			args = []any{string(must.NotFail(sjson.MarshalSingleValue(v)))}
-		}
-	}
+	// docspub patch: as Query does.
+	whereClause, args := prepareWhereClause(params.Filter, meta.Settings.Indexes)
+	filterPushdown := whereClause != ""
 
 	orderByClause := prepareOrderByClause(params.Sort)
 	sortPushdown := orderByClause != ""

@@ -27,7 +27,12 @@ const (
 	DefaultColumn = backends.ReservedPrefix + "sjson"
 
 	// IDColumn is a SQLite path expression for _id field.
-	IDColumn = DefaultColumn + "->'$._id'"
+	//
+	// docspub patch: the expression of the _id_ index indexesCreate makes
+	// (DefaultColumn->"_id"), so that SQLite finds, updates and deletes by
+	// _id through that index instead of scanning the table (upstream's
+	// ->'$._id' selects the same value but is not the indexed expression).
+	IDColumn = DefaultColumn + `->"_id"`
 
 	// RecordIDColumn is a name for RecordID column to store capped collection record id.
 	RecordIDColumn = backends.ReservedPrefix + "record_id"
