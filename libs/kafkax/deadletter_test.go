@@ -53,8 +53,19 @@ func createTopic(t *testing.T, brokers []string, topic string, maxMessageBytes i
 // changeIn is change for any collection.
 func changeIn(t *testing.T, db *mongo.Database, collection, id string, events ...kafkax.Event) {
 	t.Helper()
-	_, err := db.Collection(collection).UpdateOne(context.Background(), bson.M{"_id": id},
-		bson.M{"$set": bson.M{"name": id}, "$push": kafkax.Push(events...)}, options.UpdateOne().SetUpsert(true))
+	// Recorded as a writer records them, unchecked: some tests store what
+	// NewOutbox would refuse, as written before events were checked.
+	var size int
+	for _, ev := range events {
+		raw, err := bson.Marshal(ev)
+		if err != nil {
+			t.Fatal(err)
+		}
+		size += len(raw)
+	}
+	update := bson.M{"$set": bson.M{"name": id},
+		"$push": bson.M{kafkax.OutboxField: bson.M{"$each": events}}, "$inc": bson.M{kafkax.OutboxBytesField: size}}
+	_, err := db.Collection(collection).UpdateOne(context.Background(), bson.M{"_id": id}, update, options.UpdateOne().SetUpsert(true))
 	if err != nil {
 		t.Fatalf("change %s/%s: %v", collection, id, err)
 	}

@@ -76,18 +76,6 @@ func marshalJSON(v any) ([]byte, error) { return envelope.Marshal(v) }
 // NewID returns a random event id.
 func NewID() string { return envelope.NewID() }
 
-// Push returns the update operator that appends events to a document's
-// pending list; merge it into the update of the change:
-//
-//	bson.M{"$set": bson.M{"role": r}, "$push": kafkax.Push(ev)}
-//
-// Push checks nothing and counts no pending bytes: writers use NewOutbox,
-// which refuses events over MaxEventBytes and bounds the document's pending
-// events.
-func Push(events ...Event) bson.M {
-	return bson.M{OutboxField: bson.M{"$each": events}}
-}
-
 // Pending is embedded (inline) in stored documents to carry their pending events.
 type Pending struct {
 	Outbox    []Event `bson:"_outbox,omitempty"`
@@ -96,8 +84,16 @@ type Pending struct {
 
 // Tombstone returns the update that marks a document deleted and records the
 // deletion event; the relay removes the document once the event is published.
+// Its bytes are counted as NewOutbox counts them, so that the relay's
+// sweep (pendingFilter) finds the document.
 func Tombstone(ev Event) bson.M {
-	return bson.M{"$set": bson.M{TombstoneField: true}, "$push": Push(ev)}
+	u := bson.M{"$set": bson.M{TombstoneField: true}}
+	o := Outbox{events: []Event{ev}}
+	if raw, err := bson.Marshal(ev); err == nil {
+		o.bytes = int64(len(raw))
+	}
+	o.AddTo(u)
+	return u
 }
 
 // Live is the filter that skips tombstoned documents; add it to every read.

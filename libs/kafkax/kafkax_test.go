@@ -41,12 +41,23 @@ func event(typ, subject string, data any) kafkax.Event {
 
 // change applies a single-document update that sets fields and pushes
 // events, the way services record a change with its events.
+// outbox is the events as a writer records them.
+func outbox(t *testing.T, events ...kafkax.Event) kafkax.Outbox {
+	t.Helper()
+	o, err := kafkax.NewOutbox(events...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return o
+}
+
 func change(t *testing.T, db *mongo.Database, id string, set bson.M, events ...kafkax.Event) {
 	t.Helper()
-	update := bson.M{"$push": kafkax.Push(events...)}
+	update := bson.M{}
 	if len(set) > 0 {
 		update["$set"] = set
 	}
+	outbox(t, events...).AddTo(update)
 	_, err := db.Collection(coll).UpdateOne(context.Background(), bson.M{"_id": id}, update, options.UpdateOne().SetUpsert(true))
 	if err != nil {
 		t.Fatalf("change %s: %v", id, err)

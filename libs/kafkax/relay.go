@@ -308,15 +308,28 @@ func (d pendingDoc) failing() bool {
 
 // pendingFilter finds documents with events to publish, and tombstones left
 // without events (their deletion failed after the publication), except those
-// whose failed event waits until after now.
+// whose failed event waits until after now. Its first $or is what
+// OutboxIndexes serve (a document with events counts their bytes), so that
+// a sweep reads the documents with something pending, not the collection;
+// the second is exact.
 func pendingFilter(now time.Time) bson.M {
 	return bson.M{
-		"$or": bson.A{
-			bson.M{OutboxField + ".0": bson.M{"$exists": true}},
-			bson.M{TombstoneField: true},
+		"$and": bson.A{
+			bson.M{"$or": bson.A{bson.M{OutboxBytesField: bson.M{"$exists": true}}, bson.M{TombstoneField: true}}},
+			bson.M{"$or": bson.A{bson.M{OutboxField + ".0": bson.M{"$exists": true}}, bson.M{TombstoneField: true}}},
 		},
 		OutboxFailureField + ".retryAt": bson.M{"$not": bson.M{"$gt": now.UTC()}},
 	}
+}
+
+// OutboxIndexes are the indexes the relay's sweeps read through, on each
+// collection whose documents carry events.
+func OutboxIndexes(collections ...string) []mongox.Index {
+	var out []mongox.Index
+	for _, c := range collections {
+		out = append(out, mongox.Keys(c, OutboxBytesField), mongox.Keys(c, TombstoneField))
+	}
+	return out
 }
 
 // failure is an event that failed in a sweep: event at of doc (the events

@@ -37,7 +37,7 @@ func TestRelayRemovesOnlyWhatItRead(t *testing.T) {
 	}
 
 	late := NewEvent("thing.deleted", "org1", "a", nil)
-	if _, err := coll.UpdateOne(ctx, bson.M{"_id": "a"}, bson.M{"$push": Push(late)}); err != nil {
+	if _, err := coll.UpdateOne(ctx, bson.M{"_id": "a"}, lateUpdate(t, late)); err != nil {
 		t.Fatal(err)
 	}
 	if err := r.remove(ctx, coll, d, 0, 1); err != nil {
@@ -152,5 +152,51 @@ func BenchmarkNewOutbox(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// lateUpdate records ev as a writer does.
+func lateUpdate(t *testing.T, ev Event) bson.M {
+	t.Helper()
+	o, err := NewOutbox(ev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u := bson.M{}
+	o.AddTo(u)
+	return u
+}
+
+// A sweep reads the documents with something pending through
+// OutboxIndexes, not every document of the collection: on MongoDB the
+// indexes serve its first $or; on the embedded server (whose explain gives
+// SQLite's plan) the plan searches them and scans nothing.
+func TestSweepReadsThroughTheOutboxIndexes(t *testing.T) {
+	db := mongotest.Database(t)
+	ctx := context.Background()
+	if err := mongox.EnsureIndexes(ctx, db, OutboxIndexes("things")...); err != nil {
+		t.Fatal(err)
+	}
+	var docs []any
+	for i := range 500 {
+		docs = append(docs, bson.M{"_id": fmt.Sprint("quiet-", i), "name": "x"})
+	}
+	if _, err := db.Collection("things").InsertMany(ctx, docs); err != nil {
+		t.Fatal(err)
+	}
+	var out bson.M
+	cmd := bson.D{{Key: "explain", Value: bson.D{{Key: "find", Value: "things"}, {Key: "filter", Value: pendingFilter(time.Now())}}}}
+	if err := db.RunCommand(ctx, cmd).Decode(&out); err != nil {
+		t.Fatal(err)
+	}
+	plan := fmt.Sprint(out["queryPlanner"])
+	if !strings.Contains(plan, `"Plan"`) {
+		if !strings.Contains(plan, "IXSCAN") {
+			t.Errorf("MongoDB's plan of a sweep = %s; want index scans", plan)
+		}
+		return
+	}
+	if !strings.Contains(plan, OutboxBytesField) || !strings.Contains(plan, TombstoneField) || strings.Contains(plan, "SCAN things") {
+		t.Errorf("the embedded server's plan of a sweep = %s; want searches of both outbox indexes, no scan", plan)
 	}
 }

@@ -126,7 +126,11 @@ func TestTraceAcrossKafka(t *testing.T) {
 	}
 	ctx, request := otel.Tracer("test").Start(baggage.ContextWithBaggage(context.Background(), bag), "PATCH /things/a")
 	ev := kafkax.NewEvent("thing.updated", "org1", "a", nil).WithTrace(ctx)
-	_, err = db.Collection("things").InsertOne(ctx, bson.M{"_id": "a", kafkax.OutboxField: bson.A{ev}})
+	o, err := kafkax.NewOutbox(ev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = db.Collection("things").InsertOne(ctx, append(bson.D{{Key: "_id", Value: "a"}}, o.Fields()...))
 	request.End()
 	if err != nil {
 		t.Fatal(err)

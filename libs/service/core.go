@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"slices"
 	"time"
 
 	"github.com/docspub/platform/libs/discovery"
@@ -116,7 +117,7 @@ func Open(ctx context.Context, cc CoreConfig, log *slog.Logger) (*Core, error) {
 		}
 	}
 	db := client.Database(cc.Database)
-	if err := mongox.EnsureIndexes(ctx, db, cc.Indexes...); err != nil {
+	if err := mongox.EnsureIndexes(ctx, db, slices.Concat(cc.Indexes, kafkax.OutboxIndexes(cc.EventCollections...))...); err != nil {
 		_ = client.Disconnect(context.Background())
 		if reads != nil {
 			_ = reads.Disconnect(context.Background())
