@@ -234,3 +234,41 @@ func wantRaw(t *testing.T, addr string, from net.IP, header *proxyproto.Header, 
 		t.Fatalf("read from %s: status %d, want %d", from, resp.StatusCode, status)
 	}
 }
+
+// TestServicesGetTheClientAddress: behind a trusted proxy, an API request
+// reaches its service with the client's address as the one X-Forwarded-For
+// entry (not the proxy's), and without the headers CDNs and proxies name a
+// client in, whoever sent them.
+func TestServicesGetTheClientAddress(t *testing.T) {
+	t.Parallel()
+	proxyIP := randomLoopback()
+	h := newHarness(t, options{env: map[string]string{"TRUSTED_PROXIES": proxyIP.String()}})
+	hop := newProxyHop(t, h.srv.URL, proxyIP)
+	token, _ := h.identity.add(randomID("user"), nil)
+	req, err := http.NewRequest(http.MethodGet, hop.URL+"/v1/spaces/s1", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+token)
+	claimed := []string{"True-Client-IP", "CF-Connecting-IP", "Fastly-Client-IP", "X-Cluster-Client-IP", "X-Original-Forwarded-For", "X-Client-IP"}
+	for _, name := range claimed {
+		req.Header.Set(name, randomClientIP())
+	}
+	client := randomLoopback()
+	c := &http.Client{Transport: &http.Transport{DialContext: (&net.Dialer{LocalAddr: &net.TCPAddr{IP: client}}).DialContext}}
+	resp, err := c.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	wantStatus(t, resp, http.StatusOK)
+	got := h.content.last(t)
+	if v := got.header.Values("X-Forwarded-For"); len(v) != 1 || v[0] != client.String() {
+		t.Errorf("content got X-Forwarded-For %q, want the client %s alone", v, client)
+	}
+	for _, name := range claimed {
+		if v := got.header.Get(name); v != "" {
+			t.Errorf("content got %s: %q", name, v)
+		}
+	}
+}
