@@ -341,6 +341,13 @@ func TestAccessLog(t *testing.T) {
 		}
 	}
 
+	svc, svcLogs := newEngine(t)
+	svc.GET("/teapot", func(c *gin.Context) { c.String(http.StatusTeapot, "short and stout") })
+	svc.ServeHTTP(httptest.NewRecorder(), apitest.NewRequest("GET", "/teapot", ""))
+	if strings.Contains(svcLogs.String(), `"client"`) {
+		t.Errorf("a line without a client address names one:\n%s", svcLogs)
+	}
+
 	quiet := &syncBuffer{}
 	q := httpx.NewEngine(logx.NewTo(quiet, "test", "warn"), "test")
 	q.GET("/teapot", func(c *gin.Context) { c.String(http.StatusTeapot, "short and stout") })
