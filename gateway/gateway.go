@@ -16,13 +16,14 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"time"
 
+	"github.com/docspub/platform/gateway/internal/clientip"
 	"github.com/docspub/platform/gateway/internal/pagecache"
 	"github.com/docspub/platform/gateway/internal/route"
 	"github.com/docspub/platform/gateway/internal/views"
@@ -73,8 +74,18 @@ type Config struct {
 	// TrustedProxies lists the addresses (CIDR or single IP) of the proxies
 	// in front of the gateway whose X-Forwarded-For (or X-Real-IP) names the
 	// client: the client address is the right-most one that is not a trusted
-	// proxy. Empty: the connection's peer is the client.
+	// proxy. With ProxyProtocol, they are the peers whose PROXY header is
+	// believed. Empty: the connection's peer is the client (clientip).
 	TrustedProxies []string `env:"TRUSTED_PROXIES"`
+	// TrustedHops is, instead of TrustedProxies, the number of proxies in
+	// front of the gateway whose addresses are not known (a CDN): the
+	// client is the TrustedHops-th X-Forwarded-For entry from the right.
+	// 0: none.
+	TrustedHops int `env:"TRUSTED_HOPS, default=0"`
+	// ProxyProtocol makes the listener read a PROXY protocol header (v1 or
+	// v2) from TrustedProxies, which it then requires: the load balancers
+	// that send one. A PROXY header from anyone else closes the connection.
+	ProxyProtocol bool `env:"PROXY_PROTOCOL, default=false"`
 	// Kafka is the cluster of identity.events, whose token and member
 	// events drop cached token resolutions (KAFKA_BROKERS, KAFKA_TLS*,
 	// KAFKA_SASL_*, KAFKA_TOPIC*).
@@ -128,11 +139,7 @@ func (c Config) Validate() error {
 	if c.FailedAuthLimit < 0 {
 		p.Addf("FAILED_AUTH_LIMIT: must be 0 (off) or positive")
 	}
-	for _, s := range c.trustedProxies() {
-		if err := checkTrustedProxy(s); err != nil {
-			p.Addf("TRUSTED_PROXIES: %v", err)
-		}
-	}
+	c.checkClientAddress(&p)
 	c.Kafka.Check(&p)
 	if c.UpstreamTimeout <= 0 {
 		p.Addf("UPSTREAM_TIMEOUT: must be positive")
@@ -149,32 +156,16 @@ func (c Config) Validate() error {
 	return p.Err()
 }
 
-// trustedProxies is TrustedProxies without blanks.
-func (c Config) trustedProxies() []string {
-	var out []string
-	for _, s := range c.TrustedProxies {
-		if s = strings.TrimSpace(s); s != "" {
-			out = append(out, s)
-		}
+// checkClientAddress records the problems of the settings that decide
+// client addresses: TRUSTED_PROXIES or TRUSTED_HOPS, and PROXY_PROTOCOL,
+// which needs TRUSTED_PROXIES.
+func (c Config) checkClientAddress(p *config.Problems) {
+	for _, err := range clientip.Check(c.TrustedProxies, c.TrustedHops) {
+		p.Addf("%v", err)
 	}
-	return out
-}
-
-// checkTrustedProxy checks one TRUSTED_PROXIES entry: an IP address or a
-// CIDR range that is not the whole address space (trusting every peer would
-// let any client choose its address).
-func checkTrustedProxy(s string) error {
-	if net.ParseIP(s) != nil {
-		return nil
+	if c.ProxyProtocol && !slices.ContainsFunc(c.TrustedProxies, func(s string) bool { return strings.TrimSpace(s) != "" }) {
+		p.Addf("PROXY_PROTOCOL: needs TRUSTED_PROXIES, the load balancers' addresses: only they may send a PROXY header")
 	}
-	_, n, err := net.ParseCIDR(s)
-	if err != nil {
-		return fmt.Errorf("%q is neither an IP address nor a CIDR range", s)
-	}
-	if ones, _ := n.Mask.Size(); ones == 0 {
-		return fmt.Errorf("%q trusts every address: any client could choose its own", s)
-	}
-	return nil
 }
 
 // Deps are the clients the gateway works with.
@@ -244,6 +235,11 @@ type Gateway struct {
 	pages *pagecache.Cache
 	// views records readers' reads in insights.
 	views *views.Recorder
+	// clients derives client addresses (clientOf) and wraps the listener
+	// for the PROXY protocol (Listener).
+	clients *clientip.Resolver
+	// throttled logs a rate-limited key once per window (ratelimit.go).
+	throttled *throttleLog
 	// targets are the services' base URLs parsed (targetURL).
 	targets *lru.Cache[string, *url.URL]
 	engine  *gin.Engine
@@ -279,8 +275,14 @@ func New(cfg Config, deps Deps) (*Gateway, error) {
 	if err != nil {
 		return nil, fmt.Errorf("API document: %w", err)
 	}
+	clients, err := clientip.New(cfg.TrustedProxies, cfg.TrustedHops)
+	if err != nil {
+		return nil, err
+	}
 	transport := newTransport(cfg.UpstreamTimeout)
 	g := &Gateway{
+		clients:   clients,
+		throttled: newThrottleLog(deps.Log),
 		docs:      docs,
 		cfg:       cfg,
 		kafka:     cluster,
@@ -306,13 +308,12 @@ func New(cfg Config, deps Deps) (*Gateway, error) {
 	e := httpx.NewEngine(g.log, "gateway")
 	// A JSON API answers a stray slash with 404, not an HTML redirect.
 	e.RedirectTrailingSlash = false
-	// c.ClientIP() is the peer, or the right-most X-Forwarded-For (else
-	// X-Real-IP) address that is not a trusted proxy when the peer is one.
-	e.ForwardedByClientIP = true
-	e.RemoteIPHeaders = []string{"X-Forwarded-For", "X-Real-IP"}
-	if err := e.SetTrustedProxies(cfg.trustedProxies()); err != nil {
-		return nil, fmt.Errorf("TRUSTED_PROXIES: %w", err)
+	// The client address is clientip's alone (clientOf), not gin's.
+	e.ForwardedByClientIP = false
+	if err := e.SetTrustedProxies(nil); err != nil {
+		return nil, err
 	}
+	e.Use(g.identifyClient)
 	e.Any("/v1/*path", g.serve)
 	// Everything else is a published site's page, for sites to serve.
 	e.NoRoute(g.read)
@@ -385,7 +386,7 @@ func Run(ctx context.Context, cfg Config, log *slog.Logger) error {
 	if err := g.kafka.Provision(ctx, log, IdentityTopic); err != nil {
 		return err
 	}
-	return service.Run(ctx, Service, cfg.Addr, g, log)
+	return service.Run(ctx, Service, cfg.Addr, g, log, service.WrapListener(g.Listener))
 }
 
 // redisOptions parses the Redis URL and, where the URL leaves them unset,

@@ -534,6 +534,27 @@ func TestConfigValidate(t *testing.T) {
 			t.Errorf("TRUSTED_PROXIES %q accepted = %v, want %v (%v)", tc.proxies, got, tc.ok, err)
 		}
 	}
+
+	for _, tc := range []struct {
+		cfg  gateway.Config
+		name string // the variable the error names; "" accepted
+	}{
+		{gateway.Config{TrustedHops: 2}, ""},
+		{gateway.Config{TrustedHops: -1}, "TRUSTED_HOPS"},
+		{gateway.Config{TrustedHops: 11}, "TRUSTED_HOPS"},
+		{gateway.Config{TrustedHops: 1, TrustedProxies: []string{"10.0.0.0/8"}}, "TRUSTED_HOPS"},
+		{gateway.Config{ProxyProtocol: true, TrustedProxies: []string{"10.0.0.0/8"}}, ""},
+		{gateway.Config{ProxyProtocol: true, TrustedProxies: []string{" "}}, "PROXY_PROTOCOL"},
+		{gateway.Config{ProxyProtocol: true, TrustedHops: 1}, "PROXY_PROTOCOL"},
+	} {
+		err := tc.cfg.Validate()
+		for _, name := range []string{"TRUSTED_HOPS", "PROXY_PROTOCOL"} {
+			if named := err != nil && strings.Contains(err.Error(), name+":"); named != (name == tc.name) {
+				t.Errorf("Validate(hops %d, proxies %q, PROXY %v) = %v; names %s: %v, want %v",
+					tc.cfg.TrustedHops, tc.cfg.TrustedProxies, tc.cfg.ProxyProtocol, err, name, named, name == tc.name)
+			}
+		}
+	}
 }
 
 func ExampleTokenHash() {

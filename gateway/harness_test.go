@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -253,6 +254,8 @@ type options struct {
 	identityAPI http.Handler
 	// holdResolutions makes identity hold each resolution (identity.hold).
 	holdResolutions bool
+	// log receives the gateway's log; nil discards it.
+	log *slog.Logger
 }
 
 func newHarness(t testing.TB, o options) *harness {
@@ -278,7 +281,11 @@ func newHarness(t testing.TB, o options) *harness {
 	if err := config.LoadMap(context.Background(), &cfg, env); err != nil {
 		t.Fatal(err)
 	}
-	gw, err := gateway.New(cfg, gateway.Deps{Redis: h.rdb, Resolver: ups, Log: logx.Discard()})
+	log := o.log
+	if log == nil {
+		log = logx.Discard()
+	}
+	gw, err := gateway.New(cfg, gateway.Deps{Redis: h.rdb, Resolver: ups, Log: log})
 	if err != nil {
 		t.Fatalf("gateway.New: %v", err)
 	}

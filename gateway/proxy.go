@@ -33,8 +33,10 @@ type forward struct {
 	token     string
 	requestID string
 	// reader marks a published site's reader: the path goes below
-	// ReaderPrefix, and client is their address.
+	// ReaderPrefix.
 	reader bool
+	// client is the client's address (clientOf), the X-Forwarded-For
+	// services receive.
 	client string
 	// fill is set when the reader's answer may be kept (pagecache).
 	fill *fill
@@ -93,7 +95,8 @@ func (copyBuffers) Put(b []byte) { copyBufferPool.Put(&b) }
 
 // rewrite sends the request to the owning service with the path and query
 // unchanged, without the headers only the platform may set, and with the
-// internal token and the request id.
+// internal token, the request id and the client's address as the one
+// X-Forwarded-For entry (whatever the client or its proxies sent).
 func rewrite(pr *httputil.ProxyRequest) {
 	f := forwardFrom(pr.In.Context())
 	for name := range pr.Out.Header {
@@ -105,13 +108,13 @@ func rewrite(pr *httputil.ProxyRequest) {
 	pr.SetXForwarded()
 	pr.Out.Header.Set(internaltoken.Header, f.token)
 	pr.Out.Header.Set(httpx.RequestIDHeader, f.requestID)
+	pr.Out.Header.Set("X-Forwarded-For", f.client)
 	if f.reader {
 		pr.Out.URL.Path = singleJoin(f.target.Path, ReaderPrefix+pr.In.URL.Path)
 		pr.Out.URL.RawPath = ""
 		if pr.In.URL.RawPath != "" {
 			pr.Out.URL.RawPath = singleJoin(f.target.EscapedPath(), ReaderPrefix+pr.In.URL.RawPath)
 		}
-		pr.Out.Header.Set("X-Forwarded-For", f.client)
 	}
 }
 
@@ -123,9 +126,12 @@ func singleJoin(base, path string) string {
 // platformOnly reports whether a request header (canonical name) may only be
 // set inside the platform; such headers are dropped from client requests. The
 // client's Authorization is dropped too: services trust the internal token only.
+// So are the headers proxies and CDNs name a client address in: services
+// learn it from the gateway's X-Forwarded-For alone.
 func platformOnly(name string) bool {
 	switch name {
-	case "Authorization", "Forwarded", "X-Real-Ip", "X-Client-Ip", "X-User", "X-User-Id", "X-Principal", "X-Roles":
+	case "Authorization", "Forwarded", "X-Real-Ip", "X-Client-Ip", "X-User", "X-User-Id", "X-Principal", "X-Roles",
+		"True-Client-Ip", "Cf-Connecting-Ip", "Fastly-Client-Ip", "X-Cluster-Client-Ip", "X-Original-Forwarded-For":
 		return true
 	}
 	for _, prefix := range []string{"X-Internal-", "X-Forwarded-", "X-Gateway-", "X-Auth-", "X-User-"} {

@@ -21,16 +21,27 @@ const (
 	headerReset = "X-RateLimit-Reset"
 )
 
-// allow applies the per-token rate limit. Over the limit it answers 429 with
-// Retry-After and returns false. When Redis fails the request goes through.
-func (g *Gateway) allow(c *gin.Context, hash string) bool {
+// A rate limit: its name (in the refusals' log lines and metric) and the
+// prefix of its keys in Redis (redis_rate prefixes them with "rate:").
+type rateLimit struct{ name, prefix string }
+
+var (
+	// tokenLimit is RATE_LIMIT per token (keyed by its hash).
+	tokenLimit = rateLimit{"token", "gateway:"}
+	// readerLimit is RATE_LIMIT per client address of readers.
+	readerLimit = rateLimit{"reader", "gateway:reader:"}
+)
+
+// allow applies the rate limit l to key (RATE_LIMIT per minute). Over the
+// limit it answers 429 with Retry-After, notes the refusal (throttleLog)
+// and returns false. When Redis fails the request goes through.
+func (g *Gateway) allow(c *gin.Context, l rateLimit, key string) bool {
 	if g.cfg.RateLimit == 0 {
 		return true
 	}
 	ctx := c.Request.Context()
 	limit := redis_rate.PerMinute(g.cfg.RateLimit)
-	// redis_rate prefixes its keys with "rate:".
-	res, err := g.limiter.Allow(ctx, "gateway:"+hash, limit)
+	res, err := g.limiter.Allow(ctx, l.prefix+key, limit)
 	if err != nil {
 		g.redisFailed(ctx, "rate limit", err)
 		return true
@@ -47,6 +58,7 @@ func (g *Gateway) allow(c *gin.Context, hash string) bool {
 		retry = "1"
 	}
 	h.Set("Retry-After", retry)
+	g.throttled.refused(ctx, l.name, key, clientOf(c), limit.Rate)
 	httpx.Error(c, apierr.New(http.StatusTooManyRequests,
 		"rate limit of %d requests per minute exceeded; retry in %s s", limit.Rate, retry))
 	return false
@@ -80,6 +92,7 @@ func (g *Gateway) authFailed(ctx context.Context, client string) error {
 	if res.Allowed > 0 {
 		return errUnknownToken
 	}
+	g.throttled.refused(ctx, "failed_auth", client, client, g.cfg.FailedAuthLimit)
 	retry := max(res.RetryAfter, time.Second)
 	return apierr.TooMany(retry, "too many unknown tokens from your address; retry in %s s", ceilSeconds(retry))
 }

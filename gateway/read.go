@@ -28,7 +28,7 @@ const ReaderPrefix = "/reader"
 // platform may set are dropped as for the API; the per-client-address
 // rate limit (RATE_LIMIT per minute) applies; sites gets an internal token
 // naming the gateway, the reader's host (X-Forwarded-Host) and address
-// (X-Forwarded-For, as TRUSTED_PROXIES decide it).
+// (X-Forwarded-For: clientOf, as TRUSTED_PROXIES or TRUSTED_HOPS decide it).
 func (g *Gateway) read(c *gin.Context) {
 	r := c.Request
 	if r.URL.Path == "/v1" {
@@ -49,8 +49,8 @@ func (g *Gateway) read(c *gin.Context) {
 		span.SetName(name)
 		span.SetAttributes(readerServiceAttr)
 	}
-	client := c.ClientIP()
-	if g.cfg.RateLimit > 0 && !g.allow(c, "reader:"+client) {
+	client := clientOf(c)
+	if g.cfg.RateLimit > 0 && !g.allow(c, readerLimit, client) {
 		return
 	}
 	f := &forward{service: route.Sites, reader: true, client: client}

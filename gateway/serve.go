@@ -49,8 +49,8 @@ func (g *Gateway) serve(c *gin.Context) {
 	}
 	hash := TokenHash(raw)
 	// The client's address: the peer, or what trusted proxies say it is
-	// (TRUSTED_PROXIES, see New).
-	client := c.ClientIP()
+	// (TRUSTED_PROXIES or TRUSTED_HOPS, see clientOf).
+	client := clientOf(c)
 	p, err := g.authenticate(ctx, raw, hash, client)
 	if errors.Is(err, errUnknownToken) {
 		// Too many unknown tokens from this address make a 429: guessing
@@ -64,7 +64,7 @@ func (g *Gateway) serve(c *gin.Context) {
 		httpx.Error(c, err)
 		return
 	}
-	if !g.allow(c, hash) {
+	if !g.allow(c, tokenLimit, hash) {
 		return
 	}
 
@@ -76,7 +76,7 @@ func (g *Gateway) serve(c *gin.Context) {
 		r.Body = http.MaxBytesReader(c.Writer, r.Body, g.cfg.MaxBodyBytes)
 	}
 
-	g.forward(c, &forward{service: rt.Service}, p)
+	g.forward(c, &forward{service: rt.Service, client: client}, p)
 }
 
 // forward sends the request to f.service with an internal token for p

@@ -345,7 +345,9 @@ func (p *Platform) startGateway(ctx, runCtx context.Context, cfg Config) error {
 	// or member changed, as the gateway command does.
 	gw.RunBackground(runCtx)
 	p.closers = append(p.closers, func() { _ = gw.Close(context.Background()) })
-	p.goRun("gateway", func() error { return httpx.Serve(runCtx, p.gwLn, gw.Handler(), p.log.With("service", "gateway")) })
+	p.goRun("gateway", func() error {
+		return httpx.Serve(runCtx, gw.Listener(p.gwLn), gw.Handler(), p.log.With("service", "gateway"))
+	})
 	return nil
 }
 

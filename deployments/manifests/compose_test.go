@@ -17,6 +17,13 @@ import (
 // compose itself uses: schema validation, interpolation, path resolution.
 func loadCompose(t *testing.T, file string) (*types.Project, error) {
 	t.Helper()
+	return loadComposeWith(t, file, types.Mapping{})
+}
+
+// loadComposeWith loads the compose file as loadCompose does, with env as
+// the shell's environment.
+func loadComposeWith(t *testing.T, file string, env types.Mapping) (*types.Project, error) {
+	t.Helper()
 	abs, err := filepath.Abs(file)
 	if err != nil {
 		t.Fatal(err)
@@ -24,7 +31,7 @@ func loadCompose(t *testing.T, file string) (*types.Project, error) {
 	return loader.LoadWithContext(context.Background(), types.ConfigDetails{
 		WorkingDir:  filepath.Dir(abs),
 		ConfigFiles: []types.ConfigFile{{Filename: abs}},
-		Environment: types.Mapping{},
+		Environment: env,
 	}, func(o *loader.Options) { o.SetProjectName("docspub", true) })
 }
 

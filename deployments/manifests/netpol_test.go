@@ -3,10 +3,8 @@ package manifests
 import (
 	"net/netip"
 	"slices"
-	"strings"
 	"testing"
 
-	appsv1 "k8s.io/api/apps/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
@@ -179,23 +177,4 @@ func lower(s string) string {
 		}
 	}
 	return string(b)
-}
-
-// TestTrustedProxiesNarrow: prod trusts X-Forwarded-For only from a range
-// narrower than a /8 (the Ingress controller's pods).
-func TestTrustedProxiesNarrow(t *testing.T) {
-	ix := index(build(t, "k8s/overlays/prod"))
-	d, ok := ix["Deployment/gateway"].(*appsv1.Deployment)
-	if !ok {
-		t.Fatal("no gateway Deployment")
-	}
-	proxies := configMap(t, ix, d.Spec.Template.Spec.Containers[0]).Data["TRUSTED_PROXIES"]
-	if proxies == "" {
-		t.Fatal("prod gateway has no TRUSTED_PROXIES")
-	}
-	for _, s := range strings.Split(proxies, ",") {
-		if pfx, err := netip.ParsePrefix(strings.TrimSpace(s)); err == nil && pfx.Bits() <= 8 {
-			t.Errorf("TRUSTED_PROXIES trusts %s: every pod could claim a client address", s)
-		}
-	}
 }

@@ -23,6 +23,10 @@ import (
 // RequestIDHeader carries the request id from the gateway to services and back.
 const RequestIDHeader = "X-Request-Id"
 
+// ClientKey is the gin context key of the request's client address, when
+// the handler derived one (the gateway); the access log line names it.
+const ClientKey = "client"
+
 // Check is a readiness probe: nil when the dependency is usable.
 type Check func(ctx context.Context) error
 
@@ -160,10 +164,16 @@ func accessLog(log *slog.Logger) gin.HandlerFunc {
 		if !log.Enabled(ctx, slog.LevelInfo) {
 			return
 		}
-		log.LogAttrs(ctx, slog.LevelInfo, "request",
+		attrs := [...]slog.Attr{
 			slog.String("method", c.Request.Method), slog.String("path", c.Request.URL.Path), slog.Int("status", c.Writer.Status()),
 			slog.Float64("duration_ms", float64(time.Since(start).Microseconds())/1000),
-			slog.String("request_id", c.GetString("request_id")), slog.String("trace_id", traceID(ctx)))
+			slog.String("request_id", c.GetString("request_id")), slog.String("trace_id", traceID(ctx)),
+			slog.String("client", c.GetString(ClientKey))}
+		n := len(attrs)
+		if attrs[n-1].Value.String() == "" {
+			n-- // a service's line: only the gateway names clients
+		}
+		log.LogAttrs(ctx, slog.LevelInfo, "request", attrs[:n]...)
 	}
 }
 

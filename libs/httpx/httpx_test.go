@@ -313,7 +313,10 @@ func TestAbandonedRequestIsNoError(t *testing.T) {
 // warnings gets no line.
 func TestAccessLog(t *testing.T) {
 	e, logs := newEngine(t)
-	e.GET("/teapot", func(c *gin.Context) { c.String(http.StatusTeapot, "short and stout") })
+	e.GET("/teapot", func(c *gin.Context) {
+		c.Set(httpx.ClientKey, "198.51.100.7")
+		c.String(http.StatusTeapot, "short and stout")
+	})
 	req := apitest.NewRequest("GET", "/teapot", "")
 	req.Header.Set(httpx.RequestIDHeader, "req-1")
 	e.ServeHTTP(httptest.NewRecorder(), req)
@@ -330,11 +333,19 @@ func TestAccessLog(t *testing.T) {
 	if _, ok := line["duration_ms"].(float64); !ok {
 		t.Errorf("duration_ms %v is not a number", line["duration_ms"])
 	}
-	want := map[string]any{"level": "INFO", "method": "GET", "path": "/teapot", "status": float64(418), "request_id": "req-1", "trace_id": ""}
+	want := map[string]any{"level": "INFO", "method": "GET", "path": "/teapot", "status": float64(418), "request_id": "req-1", "trace_id": "",
+		"client": "198.51.100.7"}
 	for k, v := range want {
 		if line[k] != v {
 			t.Errorf("%s = %#v, want %#v (line %v)", k, line[k], v, line)
 		}
+	}
+
+	svc, svcLogs := newEngine(t)
+	svc.GET("/teapot", func(c *gin.Context) { c.String(http.StatusTeapot, "short and stout") })
+	svc.ServeHTTP(httptest.NewRecorder(), apitest.NewRequest("GET", "/teapot", ""))
+	if strings.Contains(svcLogs.String(), `"client"`) {
+		t.Errorf("a line without a client address names one:\n%s", svcLogs)
 	}
 
 	quiet := &syncBuffer{}

@@ -54,6 +54,13 @@ type Option func(*runOptions)
 type runOptions struct {
 	registry  discovery.Registry
 	advertise string
+	wrap      func(net.Listener) net.Listener
+}
+
+// WrapListener makes Run serve on wrap(the listener) rather than the
+// listener itself (the gateway's PROXY protocol).
+func WrapListener(wrap func(net.Listener) net.Listener) Option {
+	return func(o *runOptions) { o.wrap = wrap }
 }
 
 // Announce makes Run register the instance in reg (with a health check on
@@ -88,6 +95,9 @@ func Run(ctx context.Context, name, addr string, app App, log *slog.Logger, opts
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return fmt.Errorf("listen %s: %w", addr, err)
+	}
+	if o.wrap != nil {
+		ln = o.wrap(ln)
 	}
 	if o.registry == nil {
 		return httpx.Serve(ctx, ln, app.Handler(), log)

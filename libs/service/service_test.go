@@ -88,6 +88,64 @@ func TestRunServesUntilCancelledThenCloses(t *testing.T) {
 	}
 }
 
+// wrappedListener's connections claim a peer address of their own, as a
+// wrapper of the listener can (the gateway's PROXY protocol).
+type wrappedConn struct{ net.Conn }
+
+func (c wrappedConn) RemoteAddr() net.Addr { return &net.TCPAddr{IP: net.IPv4(192, 0, 2, 7), Port: 1} }
+
+type wrappedListener struct{ net.Listener }
+
+func (l wrappedListener) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if err != nil {
+		return nil, err
+	}
+	return wrappedConn{c}, nil
+}
+
+// TestRunWrapsTheListener: with WrapListener, Run serves the wrapped
+// listener's connections.
+func TestRunWrapsTheListener(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	addrs := make(chan string, 1)
+	wrap := func(ln net.Listener) net.Listener {
+		addrs <- ln.Addr().String()
+		return wrappedListener{ln}
+	}
+	app := &peerApp{}
+	done := make(chan error, 1)
+	go func() { done <- Run(ctx, "svc", "127.0.0.1:0", app, logx.Discard(), WrapListener(wrap)) }()
+	var addr string
+	select {
+	case addr = <-addrs:
+	case err := <-done:
+		t.Fatalf("Run returned %v before listening", err)
+	}
+	resp, err := http.Get("http://" + addr + "/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if string(b) != "192.0.2.7:1" {
+		t.Errorf("the handler saw the peer %q, want the wrapped connection's 192.0.2.7:1", b)
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatalf("Run after cancel = %v, want nil", err)
+	}
+}
+
+// peerApp answers every request with its peer address.
+type peerApp struct{ fakeApp }
+
+func (*peerApp) Handler() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { _, _ = io.WriteString(w, r.RemoteAddr) })
+}
+
 func TestRunClosesWhenListenFails(t *testing.T) {
 	t.Parallel()
 	var buf bytes.Buffer

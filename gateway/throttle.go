@@ -1,0 +1,100 @@
+package gateway
+
+import (
+	"context"
+	"log/slog"
+	"sync"
+	"time"
+
+	lru "github.com/hashicorp/golang-lru/v2"
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/metric"
+)
+
+// The bounds of the refusals' log (throttleLog).
+const (
+	// throttleWindow is the rate limits' window: a key refused again
+	// within it is not logged again.
+	throttleWindow = time.Minute
+	// maxThrottleLines bounds the refusals logged in a window, whatever
+	// the number of keys refused (a flood from many addresses); the
+	// others are counted in one line after the window.
+	maxThrottleLines = 100
+	// maxThrottleKeys bounds the keys remembered as logged.
+	maxThrottleKeys = 1024
+)
+
+// throttleLog makes rate limit refusals visible without a line per
+// request: every refusal counts in the gateway.rate_limited metric (by
+// limit), and the first refusal of a key in a window is logged as a
+// warning with the client address, at most maxThrottleLines a window.
+type throttleLog struct {
+	log     *slog.Logger
+	counter metric.Int64Counter
+
+	mu sync.Mutex
+	// logged is when each limit and key was last logged.
+	logged *lru.Cache[string, time.Time]
+	// since is when the current window of lines began; lines were logged
+	// in it, and unlogged refusals were not for want of lines.
+	since    time.Time
+	lines    int
+	unlogged int
+}
+
+func newThrottleLog(log *slog.Logger) *throttleLog {
+	counter, _ := otel.Meter("gateway").Int64Counter("gateway.rate_limited",
+		metric.WithDescription("requests refused with 429 by a rate limit (limit: reader, token, failed_auth)"))
+	logged, _ := lru.New[string, time.Time](maxThrottleKeys)
+	return &throttleLog{log: log, counter: counter, logged: logged}
+}
+
+// limitAttrs are the metric's attribute sets, by limit (precomputed).
+var limitAttrs = map[string]metric.AddOption{}
+
+func init() {
+	for _, name := range []string{tokenLimit.name, readerLimit.name, "failed_auth"} {
+		limitAttrs[name] = metric.WithAttributeSet(attribute.NewSet(attribute.String("limit", name)))
+	}
+}
+
+// refused notes that limit (of rate per minute) refused key, a request
+// of client: counted always, logged once per key and window.
+func (t *throttleLog) refused(ctx context.Context, limit, key, client string, rate int) {
+	t.counter.Add(ctx, 1, limitAttrs[limit])
+	log, unlogged := t.shouldLog(limit+"\x00"+key, time.Now())
+	if unlogged > 0 {
+		t.log.WarnContext(ctx, "rate limits refused more clients than were logged in the last window",
+			"unlogged_refusals", unlogged, "window", throttleWindow.String())
+	}
+	if !log {
+		return
+	}
+	attrs := []any{"limit", limit, "client", client, "rate_per_minute", rate, "window", throttleWindow.String()}
+	if limit == tokenLimit.name {
+		attrs = append(attrs, "token_hash", key[:min(len(key), 12)])
+	}
+	t.log.WarnContext(ctx, "rate limit exceeded; further refusals of this key in the window are not logged", attrs...)
+}
+
+// shouldLog reports whether the refusal of k at now is to be logged, and,
+// when a window has just ended with refusals left unlogged, how many.
+func (t *throttleLog) shouldLog(k string, now time.Time) (log bool, unloggedBefore int) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if now.Sub(t.since) >= throttleWindow {
+		unloggedBefore = t.unlogged
+		t.since, t.lines, t.unlogged = now, 0, 0
+	}
+	if at, ok := t.logged.Get(k); ok && now.Sub(at) < throttleWindow {
+		return false, unloggedBefore
+	}
+	if t.lines >= maxThrottleLines {
+		t.unlogged++
+		return false, unloggedBefore
+	}
+	t.logged.Add(k, now)
+	t.lines++
+	return true, unloggedBefore
+}
