@@ -52,6 +52,13 @@ func (c *Cache[K, V]) Get(key K) (V, bool) {
 	return e.v, ok
 }
 
+// Peek returns the value under key, if kept, without making it the most
+// recent or counting a lookup.
+func (c *Cache[K, V]) Peek(key K) (V, bool) {
+	e, ok := c.lru.Peek(key)
+	return e.v, ok
+}
+
 // Observe names the cache in the metric sizedcache.lookups (by result,
 // hit or miss, so that the hit rate is hits over lookups) and returns it.
 // Call it before the cache is shared.
