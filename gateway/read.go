@@ -52,11 +52,13 @@ func (g *Gateway) read(c *gin.Context) {
 	if g.cfg.RateLimit > 0 && !g.allow(c, "reader:"+client) {
 		return
 	}
-	f := &forward{service: route.Sites, reader: true, client: client}
-	if k, mark, e, ok := g.pages.Lookup(r); e != nil {
+	k, mark, e, ok := g.pages.Lookup(r)
+	if e != nil {
 		g.serveKept(c, e, client)
 		return
-	} else if ok {
+	}
+	f := &forward{service: route.Sites, reader: true, client: client}
+	if ok {
 		f.fill = &fill{key: k, mark: mark}
 	}
 	g.forward(c, f, internaltoken.Principal{Service: Service})

@@ -136,7 +136,9 @@ func Eligible(r *http.Request) bool {
 		return false
 	}
 	for _, line := range r.Header.Values("Cookie") {
-		for _, part := range strings.Split(line, ";") {
+		for line != "" {
+			var part string
+			part, line, _ = strings.Cut(line, ";")
 			part = strings.TrimSpace(part)
 			if part == "" {
 				continue
