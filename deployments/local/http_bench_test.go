@@ -25,12 +25,19 @@ import (
 // in-process, imports a GitBook-like repository of about 190 pages (the
 // GitBook fixture and generated pages), publishes it, and loads each
 // target with 32 connections for a few seconds, one after the other, in
-// one run: Go's http.FileServer serving the published page's HTML as a
-// file (the static baseline), the gateway's /healthz, the published page
-// without a token, and API reads with a bearer token. It prints
-// requests/s, the median and 99th percentile latency of each, and the
-// process's CPU time per request (cpuTime: comparable between runs on a
-// busy machine, where requests/s are not). Last, search over an
+// one run: the static baselines, nginx serving the published page's HTML
+// as a file and its .gz copy through gzip_static (when an nginx binary is
+// in PATH; without one these rows are left out, and the log says so) and
+// Go's http.FileServer serving the same file, then the gateway's /healthz,
+// the published page without a token (no Accept-Encoding, gzip, and
+// "gzip, br": answered from the gateway's page cache in that coding), and
+// API reads with a bearer token. It prints requests/s (and their share of
+// nginx's plain row, or of its gzip row for a coded answer), the median
+// and 99th percentile latency of each, and this process's CPU time per
+// request (cpuTime: comparable between runs on a busy machine, where
+// requests/s are not; nginx's own CPU is not in it). The load comes from
+// Go clients in this process, which share the two cores: wrk from outside
+// measures higher rates for nginx (see deployments/docs/benchmarks/http.md). Last, search over an
 // organization of 10,000 pages (five Git imports of 2,000, about 30 s of
 // setup) at 32 connections and at 1.
 //
@@ -38,7 +45,7 @@ import (
 //
 // BENCH_HTTP_SECONDS sets each target's duration (default 3);
 // BENCH_HTTP_ONLY keeps the targets whose name contains it (and the
-// baseline), to profile one; BENCH_HTTP_PROFILE=<folder> writes a CPU
+// baselines), to profile one; BENCH_HTTP_PROFILE=<folder> writes a CPU
 // profile of each target's load there (target-<i>.cpu).
 func BenchmarkHTTPTable(b *testing.B) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)

@@ -9,8 +9,11 @@
 // always reach sites), and only a 200 sites marks impersonal
 // (readerapi.ImpersonalHeader: built from no cookie, claim, share key or
 // token) whose headers say it is public, set no cookie and vary by
-// nothing but Accept-Encoding is kept, under its host, path and encoding,
-// without the claims of its read. A write
+// nothing but Accept-Encoding is kept, under its host and path, without
+// the claims of its read. A page (an answer that varies by
+// Accept-Encoding) is kept as is, gzipped and in brotli, coded once when
+// kept, and each reader gets the encoding their Accept-Encoding prefers
+// (Entry.Choose), with header values made once (Entry.SetHeader). A write
 // through the gateway purges the answers tagged with what it changed (its
 // organization or space) before the writer has its answer, so a site made
 // restricted is never served from here once the change is acknowledged; a
