@@ -3,6 +3,7 @@ module github.com/docspub/platform/gateway
 go 1.26.7
 
 require (
+	github.com/andybalholm/brotli v1.3.0
 	github.com/docspub/platform/libs v0.0.0
 	github.com/getkin/kin-openapi v0.153.0
 	github.com/gin-gonic/gin v1.12.0

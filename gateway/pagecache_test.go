@@ -1,6 +1,8 @@
 package gateway_test
 
 import (
+	"bytes"
+	"compress/gzip"
 	"context"
 	"encoding/json"
 	"io"
@@ -12,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/andybalholm/brotli"
 	"github.com/docspub/platform/libs/internalapi/readerapi"
 	"github.com/docspub/platform/libs/internaltoken"
 	"github.com/docspub/platform/libs/kafkatest"
@@ -341,5 +344,99 @@ func TestReaderCacheTTL(t *testing.T) {
 	})
 	if took := time.Since(start); took > time.Second {
 		t.Errorf("the change showed after %s", took)
+	}
+}
+
+// TestReaderCacheEncodings: a page kept in the gateway's cache is answered
+// in brotli to a client that takes it, gzipped to one that takes gzip
+// only, and as is to one that sends no Accept-Encoding (or refuses both
+// with q=0), each with Vary: Accept-Encoding, its own length and
+// validator, whichever encoding filled the cache, and without reaching
+// sites; the brotli validator answers 304; a Range still reaches sites.
+func TestReaderCacheEncodings(t *testing.T) {
+	t.Parallel()
+	page := []byte("<!doctype html><title>Guide</title>" + strings.Repeat("<p>Zebras graze in herds.</p>\n", 400))
+	var gz bytes.Buffer
+	zw, _ := gzip.NewWriterLevel(&gz, gzip.BestSpeed)
+	_, _ = zw.Write(page)
+	_ = zw.Close()
+	var hits atomic.Int64
+	sites := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
+		h := w.Header()
+		h.Set("Content-Type", "text/html; charset=utf-8")
+		h.Set("Cache-Control", "public, max-age=60, stale-while-revalidate=30")
+		h.Set("Vary", "Accept-Encoding")
+		h.Set(readerapi.TagsHeader, readerapi.OrgTag("o1"))
+		h.Set(readerapi.ImpersonalHeader, readerapi.Impersonal)
+		body, etag := page, `"d1"`
+		if strings.Contains(r.Header.Get("Accept-Encoding"), "gzip") {
+			h.Set("Content-Encoding", "gzip")
+			body, etag = gz.Bytes(), `"d1-gzip"`
+		}
+		h.Set("ETag", etag)
+		_, _ = w.Write(body)
+	}))
+	t.Cleanup(sites.Close)
+	h := newHarness(t, options{env: map[string]string{"READER_CACHE_TTL": "1m"}, upstreams: map[string]string{"sites": sites.URL}})
+	client := &http.Client{Transport: &http.Transport{DisableCompression: true}}
+	t.Cleanup(client.CloseIdleConnections)
+	get := func(header map[string]string) (*http.Response, []byte) {
+		t.Helper()
+		req, _ := http.NewRequest(http.MethodGet, h.srv.URL+"/sites/o1/s1/page", nil)
+		for k, v := range header {
+			req.Header.Set(k, v)
+		}
+		resp, err := client.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, err := io.ReadAll(resp.Body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp, b
+	}
+
+	get(map[string]string{"Accept-Encoding": "gzip"}) // fills the cache from sites' gzip
+	before := hits.Load()
+	for _, tc := range []struct{ accept, coding, etag string }{
+		{"br", "br", `"d1-br"`},
+		{"gzip, deflate, br, zstd", "br", `"d1-br"`},
+		{"gzip", "gzip", `"d1-gzip"`},
+		{"br;q=0, gzip", "gzip", `"d1-gzip"`},
+		{"", "", `"d1"`},
+		{"gzip;q=0, br;q=0", "", `"d1"`},
+	} {
+		resp, body := get(map[string]string{"Accept-Encoding": tc.accept})
+		var plain []byte
+		switch tc.coding {
+		case "br":
+			plain, _ = io.ReadAll(brotli.NewReader(bytes.NewReader(body)))
+		case "gzip":
+			zr, err := gzip.NewReader(bytes.NewReader(body))
+			if err != nil {
+				t.Fatalf("%q: %v", tc.accept, err)
+			}
+			plain, _ = io.ReadAll(zr)
+		default:
+			plain = body
+		}
+		if resp.StatusCode != 200 || resp.Header.Get("Content-Encoding") != tc.coding || !bytes.Equal(plain, page) ||
+			resp.Header.Get("Vary") != "Accept-Encoding" || resp.ContentLength != int64(len(body)) || resp.Header.Get("ETag") != tc.etag {
+			t.Errorf("Accept-Encoding %q: %d, Content-Encoding %q, %d bytes (%d as is), headers %v",
+				tc.accept, resp.StatusCode, resp.Header.Get("Content-Encoding"), len(body), len(plain), resp.Header)
+		}
+	}
+	if nm, body := get(map[string]string{"Accept-Encoding": "br", "If-None-Match": `"d1-br"`}); nm.StatusCode != http.StatusNotModified ||
+		len(body) != 0 || nm.Header.Get("ETag") != `"d1-br"` {
+		t.Errorf("If-None-Match of the brotli body: %d, %d bytes, ETag %q", nm.StatusCode, len(body), nm.Header.Get("ETag"))
+	}
+	if n := hits.Load() - before; n != 0 {
+		t.Errorf("cached reads reached sites %d times", n)
+	}
+	if resp, _ := get(map[string]string{"Accept-Encoding": "br", "Range": "bytes=0-9"}); hits.Load() == before || resp.Header.Get("Content-Encoding") == "br" {
+		t.Errorf("a Range was answered from the cache: %v", resp.Header)
 	}
 }

@@ -2,7 +2,6 @@ package gateway
 
 import (
 	"net/http"
-	"strconv"
 	"strings"
 	"time"
 
@@ -53,11 +52,13 @@ func (g *Gateway) read(c *gin.Context) {
 	if g.cfg.RateLimit > 0 && !g.allow(c, readerLimit, client) {
 		return
 	}
-	f := &forward{service: route.Sites, reader: true, client: client}
-	if k, mark, e, ok := g.pages.Lookup(r); e != nil {
+	k, mark, e, ok := g.pages.Lookup(r)
+	if e != nil {
 		g.serveKept(c, e, client)
 		return
-	} else if ok {
+	}
+	f := &forward{service: route.Sites, reader: true, client: client}
+	if ok {
 		f.fill = &fill{key: k, mark: mark}
 	}
 	g.forward(c, f, internaltoken.Principal{Service: Service})
@@ -69,27 +70,26 @@ type fill struct {
 	mark int64
 }
 
-// serveKept answers a reader from the page cache: 304 when they hold the
-// answer (no body), else the answer, its read recorded.
+// serveKept answers a reader from the page cache, in the encoding they
+// take best of those kept: 304 when they hold the answer (no body), else
+// the answer, its read recorded. Every header value is the entry's own,
+// assigned, not copied.
 func (g *Gateway) serveKept(c *gin.Context, e *pagecache.Entry, client string) {
 	r, w := c.Request, c.Writer
 	h := w.Header()
-	for name, v := range e.Header {
-		h[name] = v[:len(v):len(v)] // shared: an Add copies
-	}
-	if etag := e.Header.Get("ETag"); etag != "" && httpx.ETagMatches(r.Header.Get("If-None-Match"), etag) {
-		h.Del("Content-Type")
-		h.Del("Content-Length")
+	v := e.Choose(r.Header.Get("Accept-Encoding"))
+	if v.ETag != "" && httpx.ETagMatches(r.Header.Get("If-None-Match"), v.ETag) {
+		e.SetHeader(h, v, true)
 		w.WriteHeader(http.StatusNotModified)
 		return
 	}
+	e.SetHeader(h, v, false)
 	if e.View != nil && r.Method == http.MethodGet {
 		g.recordView(h, r, client, *e.View)
 	}
-	h.Set("Content-Length", strconv.Itoa(len(e.Body)))
 	w.WriteHeader(e.Status)
 	if r.Method != http.MethodHead {
-		_, _ = w.Write(e.Body)
+		_, _ = w.Write(v.Body)
 	}
 }
 

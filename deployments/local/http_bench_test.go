@@ -25,12 +25,19 @@ import (
 // in-process, imports a GitBook-like repository of about 190 pages (the
 // GitBook fixture and generated pages), publishes it, and loads each
 // target with 32 connections for a few seconds, one after the other, in
-// one run: Go's http.FileServer serving the published page's HTML as a
-// file (the static baseline), the gateway's /healthz, the published page
-// without a token, and API reads with a bearer token. It prints
-// requests/s, the median and 99th percentile latency of each, and the
-// process's CPU time per request (cpuTime: comparable between runs on a
-// busy machine, where requests/s are not). Last, search over an
+// one run: the static baselines, nginx serving the published page's HTML
+// as a file and its .gz copy through gzip_static (when an nginx binary is
+// in PATH; without one these rows are left out, and the log says so) and
+// Go's http.FileServer serving the same file, then the gateway's /healthz,
+// the published page without a token (no Accept-Encoding, gzip, and
+// "gzip, br": answered from the gateway's page cache in that coding), and
+// API reads with a bearer token. It prints requests/s (and their share of
+// nginx's plain row, or of its gzip row for a coded answer), the median
+// and 99th percentile latency of each, and this process's CPU time per
+// request (cpuTime: comparable between runs on a busy machine, where
+// requests/s are not; nginx's own CPU is not in it). The load comes from
+// Go clients in this process, which share the two cores: wrk from outside
+// measures higher rates for nginx (see deployments/docs/benchmarks/http.md). Last, search over an
 // organization of 10,000 pages (five Git imports of 2,000, about 30 s of
 // setup) at 32 connections and at 1.
 //
@@ -38,7 +45,7 @@ import (
 //
 // BENCH_HTTP_SECONDS sets each target's duration (default 3);
 // BENCH_HTTP_ONLY keeps the targets whose name contains it (and the
-// baseline), to profile one; BENCH_HTTP_PROFILE=<folder> writes a CPU
+// baselines), to profile one; BENCH_HTTP_PROFILE=<folder> writes a CPU
 // profile of each target's load there (target-<i>.cpu).
 func BenchmarkHTTPTable(b *testing.B) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
@@ -76,9 +83,11 @@ func BenchmarkHTTPTable(b *testing.B) {
 	}
 	page := site.URLs.Published + "/getting-started/quickstart"
 
-	// The static baseline: the same page's HTML as a file.
+	// The static baselines: the same page's HTML as a file, from nginx
+	// (as is, and its .gz copy through gzip_static) when there is one, and
+	// from Go's http.FileServer.
 	hc := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64, DisableCompression: true}}
-	html := fetch(b, hc, page, "")
+	html := fetch(b, hc, target{url: page})
 	dir := b.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "page.html"), html, 0o644); err != nil {
 		b.Fatal(err)
@@ -87,22 +96,31 @@ func BenchmarkHTTPTable(b *testing.B) {
 	b.Cleanup(static.Close)
 
 	bearer := "Bearer " + p.Credentials.DemoAdminToken
-	targets := []struct{ name, url, auth string }{
-		{"Go http.FileServer, the page's HTML as a file", static.URL + "/page.html", ""},
-		{"gateway /healthz", p.URL + "/healthz", ""},
-		{"published page, no token", page, ""},
-		{"GET /v1/orgs/{id}", p.URL + org, bearer},
-		{"GET /v1/spaces/{id}", p.URL + "/v1/spaces/" + space, bearer},
-		{"GET /v1/orgs/{id}/spaces", p.URL + org + "/spaces", bearer},
-		{"GET /v1/orgs/{id}/search?query=zebra", p.URL + org + "/search?query=zebra", bearer},
+	var targets []target
+	nginx, skipped := startNginx(b, html)
+	if skipped != "" {
+		b.Log(skipped)
+	} else {
+		targets = append(targets,
+			target{name: "nginx, the page's HTML as a file", url: nginx, base: true},
+			target{name: "nginx gzip_static, its .gz (Accept-Encoding: gzip)", url: nginx, accept: "gzip", coding: "gzip", base: true})
 	}
-	single := map[string]bool{} // the targets loaded from 1 connection
+	targets = append(targets,
+		target{name: "Go http.FileServer, the page's HTML as a file", url: static.URL + "/page.html", base: true},
+		target{name: "gateway /healthz", url: p.URL + "/healthz"},
+		target{name: "published page, no token", url: page},
+		target{name: "published page, no token, Accept-Encoding: gzip", url: page, accept: "gzip", coding: "gzip"},
+		target{name: "published page, no token, Accept-Encoding: gzip, br", url: page, accept: "gzip, br", coding: "br"},
+		target{name: "GET /v1/orgs/{id}", url: p.URL + org, auth: bearer},
+		target{name: "GET /v1/spaces/{id}", url: p.URL + "/v1/spaces/" + space, auth: bearer},
+		target{name: "GET /v1/orgs/{id}/spaces", url: p.URL + org + "/spaces", auth: bearer},
+		target{name: "GET /v1/orgs/{id}/search?query=zebra", url: p.URL + org + "/search?query=zebra", auth: bearer},
+	)
 	only := os.Getenv("BENCH_HTTP_ONLY")
 	if name := "GET /v1/orgs/{id}/search?query=zebra over 10,000 pages"; strings.Contains(name+", 1 connection", only) {
 		other, url := search10k(b, p, srv)
-		targets = append(targets, struct{ name, url, auth string }{name, url, other},
-			struct{ name, url, auth string }{name + ", 1 connection", url, other})
-		single[name+", 1 connection"] = true
+		targets = append(targets, target{name: name, url: url, auth: other},
+			target{name: name + ", 1 connection", url: url, auth: other, conns: 1})
 	}
 	seconds := 3
 	if s := os.Getenv("BENCH_HTTP_SECONDS"); s != "" {
@@ -112,26 +130,39 @@ func BenchmarkHTTPTable(b *testing.B) {
 	var out strings.Builder
 	fmt.Fprintf(&out, "\n%d pages (%d generated), %d-byte page, 32 connections, %d s each\n\n", pages, n, len(html), seconds)
 	fmt.Fprintf(&out, "| target | requests/s | p50 | p99 | CPU per request |\n|---|---|---|---|---|\n")
-	var base float64
+	// Each row's share is of the first baseline that sends what it sends:
+	// a plain answer of the first baseline's, a coded one of the first
+	// baseline coded (nginx's gzip_static; Go's FileServer codes nothing).
+	var plainBase, codedBase float64
 	for i, tg := range targets {
-		if i > 0 && only != "" && !strings.Contains(tg.name, only) {
+		if !tg.base && only != "" && !strings.Contains(tg.name, only) {
 			continue
 		}
-		fetch(b, hc, tg.url, tg.auth) // warm (and check: 200)
+		fetch(b, hc, tg) // warm (and check: 200, in the coding asked for)
 		stopProfile := profileTarget(b, i)
 		cpu0 := cpuTime()
 		conns := 32
-		if single[tg.name] {
-			conns = 1
+		if tg.conns > 0 {
+			conns = tg.conns
 		}
-		rps, p50, p99 := load(b, tg.url, tg.auth, conns, time.Duration(seconds)*time.Second)
+		rps, p50, p99 := load(b, tg, conns, time.Duration(seconds)*time.Second)
 		stopProfile()
 		perRequest := (cpuTime() - cpu0) / time.Duration(max(1, rps*float64(seconds)))
-		note := ""
-		if i == 0 {
-			base = rps
-		} else if base > 0 {
-			note = fmt.Sprintf(" (%.0f%% of the file)", 100*rps/base)
+		note, base := "", &plainBase
+		if tg.coding != "" {
+			base = &codedBase
+		}
+		switch {
+		case tg.base && *base == 0:
+			*base = rps
+		case *base > 0:
+			of := "the file"
+			if targets[0].base && strings.HasPrefix(targets[0].name, "nginx") {
+				of = "nginx"
+			}
+			note = fmt.Sprintf(" (%.0f%% of %s)", 100*rps/(*base), of)
+		case plainBase > 0:
+			note = fmt.Sprintf(" (%.0f%% of the plain file)", 100*rps/plainBase)
 		}
 		fmt.Fprintf(&out, "| %s | %.0f%s | %.2f ms | %.2f ms | %d µs |\n", tg.name, rps, note,
 			float64(p50.Microseconds())/1000, float64(p99.Microseconds())/1000, perRequest.Microseconds())
@@ -230,29 +261,51 @@ func handbookRepo(extra int) (map[string][]byte, int) {
 	return files, extra
 }
 
-// fetch GETs url (with an Authorization header when auth is set) and
-// fails unless it answers 200.
-func fetch(b *testing.B, hc *http.Client, url, auth string) []byte {
-	b.Helper()
-	req, _ := http.NewRequest(http.MethodGet, url, nil)
-	if auth != "" {
-		req.Header.Set("Authorization", auth)
+// target is a row of the table: what is loaded, with which
+// Authorization and Accept-Encoding (none when empty), the
+// Content-Encoding its answers must have, from how many connections (32
+// when 0), and whether it is a baseline (kept whatever BENCH_HTTP_ONLY
+// says).
+type target struct {
+	name, url, auth, accept, coding string
+	conns                           int
+	base                            bool
+}
+
+// request is a GET of tg.
+func (tg target) request() *http.Request {
+	req, _ := http.NewRequest(http.MethodGet, tg.url, nil)
+	if tg.auth != "" {
+		req.Header.Set("Authorization", tg.auth)
 	}
-	res, err := hc.Do(req)
+	if tg.accept != "" {
+		req.Header.Set("Accept-Encoding", tg.accept)
+	}
+	return req
+}
+
+// fetch GETs tg and fails unless it answers 200 in the coding tg asks
+// for.
+func fetch(b *testing.B, hc *http.Client, tg target) []byte {
+	b.Helper()
+	res, err := hc.Do(tg.request())
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer res.Body.Close()
 	body, _ := io.ReadAll(res.Body)
 	if res.StatusCode != 200 {
-		b.Fatalf("GET %s: %d %.300s", url, res.StatusCode, body)
+		b.Fatalf("GET %s: %d %.300s", tg.url, res.StatusCode, body)
+	}
+	if got := res.Header.Get("Content-Encoding"); got != tg.coding {
+		b.Fatalf("GET %s, Accept-Encoding %q: Content-Encoding %q, want %q", tg.url, tg.accept, got, tg.coding)
 	}
 	return body
 }
 
-// load sends GETs to url from conns connections for d and returns the
+// load sends GETs of tg from conns connections for d and returns the
 // requests/s answered 200 and the median and 99th percentile latency.
-func load(b *testing.B, url, auth string, conns int, d time.Duration) (rps float64, p50, p99 time.Duration) {
+func load(b *testing.B, tg target, conns int, d time.Duration) (rps float64, p50, p99 time.Duration) {
 	b.Helper()
 	hc := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: conns, MaxConnsPerHost: conns, DisableCompression: true}}
 	defer hc.CloseIdleConnections()
@@ -270,10 +323,7 @@ func load(b *testing.B, url, auth string, conns int, d time.Duration) (rps float
 			defer wg.Done()
 			lat := make([]time.Duration, 0, 4096)
 			bad := 0
-			req, _ := http.NewRequest(http.MethodGet, url, nil)
-			if auth != "" {
-				req.Header.Set("Authorization", auth)
-			}
+			req := tg.request()
 			for time.Now().Before(deadline) {
 				t0 := time.Now()
 				res, err := hc.Do(req)
@@ -297,10 +347,10 @@ func load(b *testing.B, url, auth string, conns int, d time.Duration) (rps float
 	wg.Wait()
 	elapsed := time.Since(start)
 	if failed > 0 {
-		b.Logf("GET %s: %d requests failed", url, failed)
+		b.Logf("GET %s: %d requests failed", tg.url, failed)
 	}
 	if len(all) == 0 {
-		b.Fatalf("GET %s: no request answered", url)
+		b.Fatalf("GET %s: no request answered", tg.url)
 	}
 	return float64(len(all)) / elapsed.Seconds(), percentile(all, 50), percentile(all, 99)
 }

@@ -23,8 +23,9 @@ type Cache[K comparable, V any] struct {
 	lru   *lru.Cache[K, entry[V]]
 	bytes int64
 	max   int64
-	// hit and miss count lookups once Observe named the cache.
-	hit, miss metric.AddOption
+	// hit and miss count lookups once Observe named the cache (each one
+	// option, as a slice passed on as it is: no slice made per lookup).
+	hit, miss []metric.AddOption
 }
 
 type entry[V any] struct {
@@ -45,10 +46,17 @@ func (c *Cache[K, V]) Get(key K) (V, bool) {
 	switch {
 	case c.hit == nil:
 	case ok:
-		lookups().Add(context.Background(), 1, c.hit)
+		lookups().Add(context.Background(), 1, c.hit...)
 	default:
-		lookups().Add(context.Background(), 1, c.miss)
+		lookups().Add(context.Background(), 1, c.miss...)
 	}
+	return e.v, ok
+}
+
+// Peek returns the value under key, if kept, without making it the most
+// recent or counting a lookup.
+func (c *Cache[K, V]) Peek(key K) (V, bool) {
+	e, ok := c.lru.Peek(key)
 	return e.v, ok
 }
 
@@ -57,8 +65,8 @@ func (c *Cache[K, V]) Get(key K) (V, bool) {
 // Call it before the cache is shared.
 func (c *Cache[K, V]) Observe(name string) *Cache[K, V] {
 	cache := attribute.String("cache.name", name)
-	c.hit = metric.WithAttributes(cache, attribute.String("cache.result", "hit"))
-	c.miss = metric.WithAttributes(cache, attribute.String("cache.result", "miss"))
+	c.hit = []metric.AddOption{metric.WithAttributes(cache, attribute.String("cache.result", "hit"))}
+	c.miss = []metric.AddOption{metric.WithAttributes(cache, attribute.String("cache.result", "miss"))}
 	return c
 }
 

@@ -9,8 +9,11 @@
 // always reach sites), and only a 200 sites marks impersonal
 // (readerapi.ImpersonalHeader: built from no cookie, claim, share key or
 // token) whose headers say it is public, set no cookie and vary by
-// nothing but Accept-Encoding is kept, under its host, path and encoding,
-// without the claims of its read. A write
+// nothing but Accept-Encoding is kept, under its host and path, without
+// the claims of its read. A page (an answer that varies by
+// Accept-Encoding) is kept as is, gzipped and in brotli, coded once when
+// kept, and each reader gets the encoding their Accept-Encoding prefers
+// (Entry.Choose), with header values made once (Entry.SetHeader). A write
 // through the gateway purges the answers tagged with what it changed (its
 // organization or space) before the writer has its answer, so a site made
 // restricted is never served from here once the change is acknowledged; a
@@ -20,32 +23,72 @@
 package pagecache
 
 import (
+	"bytes"
+	"compress/gzip"
+	"errors"
+	"io"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
 
-	"github.com/docspub/platform/libs/httpx"
+	"github.com/andybalholm/brotli"
 	"github.com/docspub/platform/libs/internalapi/readerapi"
 	"github.com/docspub/platform/libs/sizedcache"
 )
 
-// Entry is an answer kept: its status, headers (without cookies, Date or
-// internal headers) and body, the read it records, and its tags.
+// Entry is an answer kept: its status, headers (without cookies, Date,
+// internal headers, or the ones each encoding has its own: Content-Length,
+// Content-Encoding, ETag, Vary), its body in each encoding it is served
+// in, the read it records, and its tags.
 type Entry struct {
 	Status int
+	// Header is what every encoding of the answer shares.
 	Header http.Header
-	Body   []byte
+	// Body is the body as is (no content coding).
+	Body []byte
 	// View is the read each answer of it records (nil: none).
 	View *readerapi.View
-	tags []string
-	at   time.Time
+	// fields are Header as a list, to write on every answer without
+	// ranging over a map.
+	fields []field
+	// plain, gzip and br are the body in each encoding (gzip and br nil
+	// when the answer does not vary by encoding or coding makes it no
+	// smaller).
+	plain, gzip, br *Variant
+	// varies says the answer varies by Accept-Encoding (a page; a file
+	// does not).
+	varies bool
+	tags   []string
+	at     time.Time
 }
 
-// Key names an answer: host, path and whether it is gzipped.
+// field is a header kept: its canonical name and values (shared by every
+// answer: an Add to them copies, since their capacity is their length).
+type field struct {
+	name   string
+	values []string
+}
+
+// Variant is one encoding of a kept body, with the header values that
+// answer with it prebuilt (set by direct assignment, so a hit copies no
+// header and formats no length).
+type Variant struct {
+	// Encoding is its content coding: "" (none), "gzip" or "br".
+	Encoding string
+	Body     []byte
+	// ETag is its validator, quoted ("" when the answer had none).
+	ETag                     string
+	etag, length, contentEnc []string
+}
+
+// varyEncoding is the Vary of every answer that varies by encoding.
+var varyEncoding = []string{"Accept-Encoding"}
+
+// Key names an answer: its host and path.
 type Key struct {
 	host, path string
-	gzip       bool
 }
 
 // Cache keeps answers; it is safe for concurrent use.
@@ -76,7 +119,7 @@ func (c *Cache) Lookup(r *http.Request) (k Key, mark int64, e *Entry, ok bool) {
 	if c == nil || !Eligible(r) {
 		return Key{}, 0, nil, false
 	}
-	k = Key{host: strings.ToLower(r.Host), path: r.URL.EscapedPath(), gzip: httpx.AcceptsGzip(r.Header.Get("Accept-Encoding"))}
+	k = Key{host: strings.ToLower(r.Host), path: r.URL.EscapedPath()}
 	mark = c.purges.Load()
 	if e, found := c.entries.Get(k); found && c.now().Sub(e.at) < c.ttl {
 		return k, mark, e, true
@@ -96,7 +139,9 @@ func Eligible(r *http.Request) bool {
 		return false
 	}
 	for _, line := range r.Header.Values("Cookie") {
-		for _, part := range strings.Split(line, ";") {
+		for line != "" {
+			var part string
+			part, line, _ = strings.Cut(line, ";")
 			part = strings.TrimSpace(part)
 			if part == "" {
 				continue
@@ -138,6 +183,14 @@ func (c *Cache) Fits(n int64) bool { return n >= 0 && n <= c.maxEntry }
 // answer may predate it). header is kept as given: the caller passes a
 // copy it no longer changes. The read kept is view without claims: every
 // reader answered from here is recorded as themselves.
+//
+// An answer that varies by Accept-Encoding (a page) is kept in each
+// encoding it is served in, made here once: as is, gzipped and in
+// brotli, whichever encoding sites sent it in (a gzipped body is
+// inflated once). An answer that does not vary (a file) is kept and
+// served as it came. A body equal to the one kept before under k reuses
+// its encodings rather than coding it again (a page kept again after its
+// TTL).
 func (c *Cache) Keep(k Key, mark int64, status int, header http.Header, body []byte, view *readerapi.View, tags []string) {
 	if c.purges.Load() != mark || !c.Fits(int64(len(body))) {
 		return
@@ -155,12 +208,307 @@ func (c *Cache) Keep(k Key, mark int64, status int, header http.Header, body []b
 			header.Del(name)
 		}
 	}
-	e := &Entry{Status: status, Header: header, Body: body, View: view, tags: tags, at: c.now()}
-	c.entries.Set(k, e, int64(len(body))+512)
+	prev, _ := c.entries.Peek(k)
+	e, ok := c.entry(status, header, body, prev)
+	if !ok {
+		return
+	}
+	e.View, e.tags, e.at = view, tags, c.now()
+	c.entries.Set(k, e, e.size())
 	// A purge between the check and the add: drop what was added.
 	if c.purges.Load() != mark {
 		c.entries.Remove(k)
 	}
+}
+
+// entry makes the entry of an answer (header without the internal ones),
+// reusing the encodings of prev when its body is the same. It is false
+// for an answer it cannot keep: in a content coding other than gzip, or
+// one whose body does not inflate within the size an entry may have.
+func (c *Cache) entry(status int, header http.Header, body []byte, prev *Entry) (*Entry, bool) {
+	coding := header.Values("Content-Encoding")
+	etag := header.Get("ETag")
+	varies := variesByEncoding(header)
+	for _, name := range []string{"Content-Length", "Content-Encoding", "ETag", "Vary"} {
+		header.Del(name)
+	}
+	e := &Entry{Status: status, Header: header, varies: varies}
+	for name, values := range header {
+		e.fields = append(e.fields, field{name: name, values: values[:len(values):len(values)]})
+	}
+	switch {
+	case len(coding) == 0 && !varies:
+		// A file: the same bytes for every reader, as they came.
+		e.plain = newVariant("", body, etag)
+	case len(coding) == 0:
+		e.plain = newVariant("", body, etag)
+		c.encode(e, prev, etag, nil)
+	case len(coding) == 1 && strings.EqualFold(coding[0], "gzip") && varies:
+		// Sites' own gzip: kept as it came, with its validator; the body
+		// as is inflated once (or taken from prev when it had the same).
+		gz := newVariant("gzip", body, etag)
+		base := plainETag(etag)
+		if prev != nil && prev.gzip != nil && bytes.Equal(prev.gzip.Body, body) {
+			e.plain = newVariant("", prev.Body, base)
+		} else {
+			plain, err := c.inflate(body)
+			if err != nil {
+				return nil, false
+			}
+			e.plain = newVariant("", plain, base)
+		}
+		c.encode(e, prev, base, gz)
+	default:
+		return nil, false
+	}
+	e.Body = e.plain.Body
+	return e, true
+}
+
+// encode sets e's gzip (gz when sites sent it, else made here) and brotli
+// bodies from its plain one, or takes them from prev when its plain body
+// is the same. An encoding that makes the body no smaller is not kept.
+func (c *Cache) encode(e *Entry, prev *Entry, base string, gz *Variant) {
+	same := prev != nil && bytes.Equal(prev.Body, e.plain.Body)
+	if gz == nil {
+		if same && prev.gzip != nil {
+			gz = newVariant("gzip", prev.gzip.Body, codedETag(base, "gzip"))
+		} else if b, err := gzipped(e.plain.Body); err == nil {
+			gz = newVariant("gzip", b, codedETag(base, "gzip"))
+		}
+	}
+	if gz != nil && len(gz.Body) < len(e.plain.Body) {
+		e.gzip = gz
+	}
+	var br []byte
+	if same && prev.br != nil {
+		br = prev.br.Body
+	} else if b, err := brotlied(e.plain.Body); err == nil {
+		br = b
+	}
+	if br != nil && len(br) < len(e.plain.Body) {
+		e.br = newVariant("br", br, codedETag(base, "br"))
+	}
+}
+
+// inflate is a gzipped body as is, if it is no larger than an entry may
+// be.
+func (c *Cache) inflate(body []byte) ([]byte, error) {
+	zr, err := gzip.NewReader(bytes.NewReader(body))
+	if err != nil {
+		return nil, err
+	}
+	plain, err := io.ReadAll(io.LimitReader(zr, c.maxEntry+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(plain)) > c.maxEntry {
+		return nil, errors.New("pagecache: inflated body too large")
+	}
+	return plain, nil
+}
+
+// BrotliQuality is the brotli quality of the bodies kept: a 48 KB page
+// takes about 5 ms, once per page kept (11, the best, takes over 100 ms
+// for a few percent less).
+const BrotliQuality = 5
+
+// gzipped is b gzipped as sites gzips its pages (gzip.BestSpeed, no
+// name or time in the header), so that the same page gzipped here or by
+// sites is the same bytes under the same validator.
+func gzipped(b []byte) ([]byte, error) {
+	var buf bytes.Buffer
+	zw, _ := gzip.NewWriterLevel(&buf, gzip.BestSpeed)
+	if _, err := zw.Write(b); err != nil {
+		return nil, err
+	}
+	if err := zw.Close(); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// brotlied is b in brotli, at BrotliQuality.
+func brotlied(b []byte) ([]byte, error) {
+	var buf bytes.Buffer
+	bw := brotli.NewWriterLevel(&buf, BrotliQuality)
+	if _, err := bw.Write(b); err != nil {
+		return nil, err
+	}
+	if err := bw.Close(); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// plainETag is the validator of the body as is, from the validator sites
+// gave its gzipped body ("<digest>-gzip", quoted: readerhttp's), or ""
+// when it is not of that form.
+func plainETag(gzipETag string) string {
+	if base, ok := strings.CutSuffix(gzipETag, `-gzip"`); ok && strings.HasPrefix(base, `"`) && len(base) > 1 {
+		return base + `"`
+	}
+	return ""
+}
+
+// codedETag is the validator of a body in coding, from the validator of
+// the body as is: "<digest>-<coding>", as sites names its gzipped pages;
+// "" when there is none (or it is weak).
+func codedETag(base, coding string) string {
+	if len(base) < 2 || !strings.HasPrefix(base, `"`) || !strings.HasSuffix(base, `"`) {
+		return ""
+	}
+	return base[:len(base)-1] + "-" + coding + `"`
+}
+
+// variesByEncoding tells whether an answer's Vary names Accept-Encoding.
+func variesByEncoding(h http.Header) bool {
+	for _, v := range h.Values("Vary") {
+		for _, name := range strings.Split(v, ",") {
+			if strings.EqualFold(strings.TrimSpace(name), "Accept-Encoding") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func newVariant(coding string, body []byte, etag string) *Variant {
+	v := &Variant{Encoding: coding, Body: body, ETag: etag, length: []string{strconv.Itoa(len(body))}}
+	if etag != "" {
+		v.etag = []string{etag}
+	}
+	if coding != "" {
+		v.contentEnc = []string{coding}
+	}
+	return v
+}
+
+// size is about the bytes e takes.
+func (e *Entry) size() int64 {
+	n := int64(len(e.plain.Body)) + 512
+	for _, v := range []*Variant{e.gzip, e.br} {
+		if v != nil {
+			n += int64(len(v.Body))
+		}
+	}
+	return n
+}
+
+// Choose is the variant to answer a request with acceptEncoding (its
+// Accept-Encoding header) with: of the encodings kept that the client
+// takes (a q of 0 refuses one), the one it prefers most, brotli before
+// gzip when it takes both alike; else the body as is.
+func (e *Entry) Choose(acceptEncoding string) *Variant {
+	if acceptEncoding == "" || (e.gzip == nil && e.br == nil) {
+		return e.plain
+	}
+	br, gz := AcceptedCodings(acceptEncoding)
+	if e.br == nil {
+		br = 0
+	}
+	if e.gzip == nil {
+		gz = 0
+	}
+	switch {
+	case br > 0 && br >= gz:
+		return e.br
+	case gz > 0:
+		return e.gzip
+	}
+	return e.plain
+}
+
+// SetHeader sets the header of answering with v (a variant of e) into h,
+// each value by direct assignment of the kept one: what every encoding
+// shares, then v's Content-Length, Content-Encoding and ETag, and Vary:
+// Accept-Encoding when e varies by encoding (whichever v is). For a 304
+// (notModified), neither Content-Type nor Content-Length.
+func (e *Entry) SetHeader(h http.Header, v *Variant, notModified bool) {
+	for _, f := range e.fields {
+		h[f.name] = f.values
+	}
+	if e.varies {
+		h["Vary"] = varyEncoding
+	}
+	if v.contentEnc != nil {
+		h["Content-Encoding"] = v.contentEnc
+	}
+	if v.etag != nil {
+		h["Etag"] = v.etag
+	}
+	if notModified {
+		delete(h, "Content-Type")
+		return
+	}
+	h["Content-Length"] = v.length
+}
+
+// AcceptedCodings is how much an Accept-Encoding header takes brotli and
+// gzip, each a q-value in thousandths (1000: q=1; 0: refused or not
+// named). A coding not named takes the q of "*" when there is one.
+// A malformed q counts as 1, as one absent.
+func AcceptedCodings(header string) (br, gz int) {
+	br, gz, star := -1, -1, -1
+	for header != "" {
+		var part string
+		part, header, _ = strings.Cut(header, ",")
+		name, params, _ := strings.Cut(part, ";")
+		name = strings.TrimSpace(name)
+		var q *int
+		switch {
+		case strings.EqualFold(name, "br"):
+			q = &br
+		case strings.EqualFold(name, "gzip"):
+			q = &gz
+		case name == "*":
+			q = &star
+		default:
+			continue
+		}
+		*q = qValue(params)
+	}
+	if br < 0 {
+		br = max(star, 0)
+	}
+	if gz < 0 {
+		gz = max(star, 0)
+	}
+	return br, gz
+}
+
+// qValue is the q of an Accept-Encoding element's parameters, in
+// thousandths; 1000 when absent or malformed.
+func qValue(params string) int {
+	for params != "" {
+		var p string
+		p, params, _ = strings.Cut(params, ";")
+		key, val, ok := strings.Cut(strings.TrimSpace(p), "=")
+		if !ok || !strings.EqualFold(strings.TrimSpace(key), "q") {
+			continue
+		}
+		val = strings.TrimSpace(val)
+		// qvalue = ( "0" [ "." 0*3DIGIT ] ) / ( "1" [ "." 0*3("0") ] )
+		if val == "" || (val[0] != '0' && val[0] != '1') {
+			return 1000
+		}
+		n := int(val[0]-'0') * 1000
+		if len(val) > 1 {
+			if val[1] != '.' || len(val) > 5 {
+				return 1000
+			}
+			scale := 100
+			for i := 2; i < len(val); i++ {
+				if val[i] < '0' || val[i] > '9' {
+					return 1000
+				}
+				n += int(val[i]-'0') * scale
+				scale /= 10
+			}
+		}
+		return min(n, 1000)
+	}
+	return 1000
 }
 
 // Purge drops every answer tagged with one of tags, and every fill under

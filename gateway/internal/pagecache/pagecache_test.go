@@ -1,12 +1,18 @@
 package pagecache
 
 import (
+	"bytes"
+	"compress/gzip"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"slices"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/andybalholm/brotli"
 	"github.com/docspub/platform/libs/internalapi/readerapi"
 )
 
@@ -37,7 +43,7 @@ func TestFillBeforePurgeNotKept(t *testing.T) {
 	c.Keep(k, mark, 200, http.Header{"Set-Cookie": {"a=b"}, "X-Internal-Reader-Tags": {"org:o1"}, "Etag": {`"x"`}}, []byte("new"), nil, tags)
 	_, _, e, _ = c.Lookup(page(t, "http://gw/sites/o1/s1/p", nil))
 	if e == nil || string(e.Body) != "new" || e.Header.Get("Set-Cookie") != "" || e.Header.Get("X-Internal-Reader-Tags") != "" ||
-		e.Header.Get("ETag") != `"x"` {
+		e.Choose("").ETag != `"x"` {
 		t.Fatalf("kept: %+v", e)
 	}
 	c.Purge(readerapi.SpaceTag("sp9"))
@@ -150,5 +156,200 @@ func TestKeptViewHasNoClaims(t *testing.T) {
 	}
 	if v.Claims == nil {
 		t.Error("Keep changed the caller's view")
+	}
+}
+
+// TestAcceptedCodings: q-values in thousandths, q=0 refuses, "*" stands
+// for the codings not named, a malformed q counts as 1.
+func TestAcceptedCodings(t *testing.T) {
+	for _, tc := range []struct {
+		header string
+		br, gz int
+	}{
+		{"", 0, 0},
+		{"gzip", 0, 1000},
+		{"br", 1000, 0},
+		{"gzip, deflate, br, zstd", 1000, 1000},
+		{"GZIP;Q=0.5 , Br ; q=0.25", 250, 500},
+		{"gzip;q=0, br", 1000, 0},
+		{"gzip;q=0.000,br;q=0.", 0, 0},
+		{"br;q=0.001", 1, 0},
+		{"identity", 0, 0},
+		{"*", 1000, 1000},
+		{"*;q=0.3, gzip", 300, 1000},
+		{"br;q=0, *", 0, 1000},
+		{"gzip;q=x", 0, 1000},
+		{"gzip;q=1.0", 0, 1000},
+		{"gzip;level=1;q=0", 0, 0},
+		{"x-gzip, brotli", 0, 0},
+	} {
+		if br, gz := AcceptedCodings(tc.header); br != tc.br || gz != tc.gz {
+			t.Errorf("%q: br %d gzip %d, want %d %d", tc.header, br, gz, tc.br, tc.gz)
+		}
+	}
+}
+
+// testPage is a page that codes well.
+var testPage = []byte("<!doctype html><title>Guide</title>" + strings.Repeat("<p>Zebras graze in herds.</p>\n", 400))
+
+func gzipBytes(t *testing.T, b []byte) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	zw, _ := gzip.NewWriterLevel(&buf, gzip.BestSpeed)
+	_, _ = zw.Write(b)
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+// decode is body in coding as is.
+func decode(t *testing.T, coding string, body []byte) []byte {
+	t.Helper()
+	var r io.Reader
+	switch coding {
+	case "":
+		return body
+	case "gzip":
+		zr, err := gzip.NewReader(bytes.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		r = zr
+	case "br":
+		r = brotli.NewReader(bytes.NewReader(body))
+	default:
+		t.Fatalf("coding %q", coding)
+	}
+	b, err := io.ReadAll(r)
+	if err != nil {
+		t.Fatalf("%s: %v", coding, err)
+	}
+	return b
+}
+
+// keep keeps an answer of sites for path and returns the entry kept.
+func keep(t *testing.T, c *Cache, path string, header http.Header, body []byte) *Entry {
+	t.Helper()
+	k, mark, _, ok := c.Lookup(page(t, "http://gw"+path, nil))
+	if !ok {
+		t.Fatal("not eligible")
+	}
+	c.Keep(k, mark, 200, header, body, nil, []string{readerapi.OrgTag("o1")})
+	_, _, e, _ := c.Lookup(page(t, "http://gw"+path, nil))
+	return e
+}
+
+func pageHeader(etag string, coding string) http.Header {
+	h := http.Header{"Content-Type": {"text/html; charset=utf-8"}, "Cache-Control": {"public, max-age=60"},
+		"Vary": {"Accept-Encoding"}, "Etag": {etag}, "Content-Length": {"1"}}
+	if coding != "" {
+		h.Set("Content-Encoding", coding)
+	}
+	return h
+}
+
+// TestEncodings: a page is kept as is, gzipped and in brotli, whichever
+// encoding sites sent it in; each decodes to the same bytes and has its
+// own validator; the encoding a client gets follows its Accept-Encoding
+// (brotli first, gzip, as is; q=0 refuses), and every answer of it says
+// Vary: Accept-Encoding with its own length.
+func TestEncodings(t *testing.T) {
+	c := New(16<<20, time.Minute)
+	for name, e := range map[string]*Entry{
+		"from the page as is": keep(t, c, "/sites/o1/s1/plain", pageHeader(`"d1"`, ""), testPage),
+		"from sites' gzip":    keep(t, c, "/sites/o1/s1/gzipped", pageHeader(`"d1-gzip"`, "gzip"), gzipBytes(t, testPage)),
+	} {
+		if e == nil || !bytes.Equal(e.Body, testPage) {
+			t.Fatalf("%s: kept %+v", name, e)
+		}
+		for _, tc := range []struct{ accept, coding string }{
+			{"", ""},
+			{"identity", ""},
+			{"gzip", "gzip"},
+			{"br", "br"},
+			{"gzip, deflate, br, zstd", "br"},
+			{"br;q=0.5, gzip", "gzip"},
+			{"br;q=0, gzip", "gzip"},
+			{"br, gzip;q=0", "br"},
+			{"gzip;q=0", ""},
+			{"br;q=0, gzip;q=0", ""},
+			{"*", "br"},
+			{"deflate", ""},
+		} {
+			v := e.Choose(tc.accept)
+			if v.Encoding != tc.coding {
+				t.Errorf("%s, Accept-Encoding %q: %q, want %q", name, tc.accept, v.Encoding, tc.coding)
+				continue
+			}
+			if got := decode(t, v.Encoding, v.Body); !bytes.Equal(got, testPage) {
+				t.Errorf("%s, %q: decodes to %d bytes, not the page", name, tc.coding, len(got))
+			}
+			want := map[string]string{"": `"d1"`, "gzip": `"d1-gzip"`, "br": `"d1-br"`}[tc.coding]
+			h := http.Header{}
+			e.SetHeader(h, v, false)
+			if v.ETag != want || h.Get("ETag") != want || h.Get("Vary") != "Accept-Encoding" ||
+				h.Get("Content-Encoding") != tc.coding || h.Get("Content-Length") != strconv.Itoa(len(v.Body)) ||
+				h.Get("Content-Type") != "text/html; charset=utf-8" || h.Get("Cache-Control") != "public, max-age=60" {
+				t.Errorf("%s, %q: header %v", name, tc.coding, h)
+			}
+			if tc.coding != "" && len(v.Body) >= len(testPage) {
+				t.Errorf("%s, %q: %d bytes, not smaller than the page", name, tc.coding, len(v.Body))
+			}
+			nm := http.Header{}
+			e.SetHeader(nm, v, true)
+			if nm.Get("Content-Type") != "" || nm.Get("Content-Length") != "" || nm.Get("ETag") != want {
+				t.Errorf("%s, %q: 304 header %v", name, tc.coding, nm)
+			}
+		}
+	}
+	// Gzipped here, the page is the same bytes as sites gzips it.
+	if e := keep(t, c, "/sites/o1/s1/plain", pageHeader(`"d1"`, ""), testPage); !bytes.Equal(e.Choose("gzip").Body, gzipBytes(t, testPage)) {
+		t.Error("the gzipped page differs from sites' gzip of it")
+	}
+}
+
+// TestEncodingsReusedAndBounded: a page kept again with the same body
+// reuses the encodings kept before (no coding per fill); a different body
+// is coded anew; a file (no Vary) is served as it came to everyone; a body
+// that codes no smaller is served as is, still with Vary; a gzipped body
+// that inflates past an entry's bound, or another coding, is not kept.
+func TestEncodingsReusedAndBounded(t *testing.T) {
+	c := New(16<<20, time.Minute)
+	first := keep(t, c, "/p", pageHeader(`"d1"`, ""), testPage)
+	again := keep(t, c, "/p", pageHeader(`"d1-gzip"`, "gzip"), first.Choose("gzip").Body)
+	if again == first || &again.Choose("br").Body[0] != &first.Choose("br").Body[0] || &again.Body[0] != &first.Body[0] {
+		t.Error("the same page kept again was coded again")
+	}
+	other := append([]byte("<!-- changed -->"), testPage...)
+	changed := keep(t, c, "/p", pageHeader(`"d2"`, ""), other)
+	if !bytes.Equal(decode(t, "br", changed.Choose("br").Body), other) || changed.Choose("br").ETag != `"d2-br"` {
+		t.Error("a changed page kept the old encodings")
+	}
+
+	file := keep(t, c, "/f.png", http.Header{"Content-Type": {"image/png"}, "Cache-Control": {"public, immutable"}, "Etag": {`"f"`}}, testPage)
+	for _, accept := range []string{"", "gzip", "br"} {
+		v := file.Choose(accept)
+		h := http.Header{}
+		file.SetHeader(h, v, false)
+		if v.Encoding != "" || h.Get("Vary") != "" || h.Get("ETag") != `"f"` || h.Get("Content-Encoding") != "" {
+			t.Errorf("a file, Accept-Encoding %q: %q, header %v", accept, v.Encoding, h)
+		}
+	}
+
+	tiny := keep(t, c, "/tiny", pageHeader(`"t"`, ""), []byte("<p>"))
+	h := http.Header{}
+	v := tiny.Choose("br, gzip")
+	tiny.SetHeader(h, v, false)
+	if v.Encoding != "" || h.Get("Vary") != "Accept-Encoding" || h.Get("Content-Length") != "3" {
+		t.Errorf("a body that codes no smaller: %q, header %v", v.Encoding, h)
+	}
+
+	small := New(64*1024, time.Minute) // entries of at most 1 KiB
+	if e := keep(t, small, "/big", pageHeader(`"b-gzip"`, "gzip"), gzipBytes(t, testPage)); e != nil {
+		t.Error("a gzipped body that inflates past the bound was kept")
+	}
+	if e := keep(t, c, "/deflated", pageHeader(`"b"`, "deflate"), testPage); e != nil {
+		t.Error("a deflated body was kept")
 	}
 }
