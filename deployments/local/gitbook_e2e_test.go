@@ -41,6 +41,7 @@ var (
 	hrefRe     = regexp.MustCompile(`<a [^>]*href="([^"#][^"]*)"`)
 	imgSrcRe   = regexp.MustCompile(`<(?:img|source) [^>]*(?:src|srcset)="([^"]+)"`)
 	tagClassRe = regexp.MustCompile(`<(div|ol|li|label)[^>]*\bclass="([^"]*)"[^>]*\brole="([^"]+)"`)
+	shortcode  = regexp.MustCompile(`>[^<]*:[a-z][a-z0-9]*(-[a-z0-9]+)*:`)
 )
 
 // TestGitBookRepositoryPublished: a GitBook repository synced through Git
@@ -54,8 +55,13 @@ func TestGitBookRepositoryPublished(t *testing.T) {
 	rd := newReader(t)
 	home := rd.want(200, url)
 	pages := tocLinks(home)
-	if len(pages) != 8 {
+	if len(pages) != 8 { // the SUMMARY's anchor and URL entries are no pages
 		t.Fatalf("navigation %v", pages)
+	}
+	for _, pg := range pages {
+		if strings.Contains(pg, "#") || strings.Contains(pg, "example.com") || strings.Contains(pg, "install-step") || strings.Contains(pg, "zebra-website") {
+			t.Errorf("a SUMMARY link entry is a page: %s", pg)
+		}
 	}
 	checked := map[string]bool{}
 	for _, pg := range pages {
@@ -66,10 +72,13 @@ func TestGitBookRepositoryPublished(t *testing.T) {
 		body := string(rep.Body)
 		article := articleRe.FindString(body)
 		outside := codeOrPre.ReplaceAllString(article, "")
-		for _, bad := range []string{"{%", "raw HTML omitted", ".gitbook/", ".md\"", "javascript:"} {
+		for _, bad := range []string{"{%", "raw HTML omitted", ".gitbook/", ".md\"", "javascript:", "/broken/"} {
 			if strings.Contains(outside, bad) {
 				t.Errorf("%s shows %q outside code", pg, bad)
 			}
+		}
+		if m := shortcode.FindString(outside); m != "" {
+			t.Errorf("%s shows the icon shortcode %q", pg, m)
 		}
 		for _, m := range hrefRe.FindAllStringSubmatch(article, -1) {
 			link := strings.ReplaceAll(m[1], "&amp;", "&")
@@ -118,7 +127,12 @@ func TestGitBookRepositoryPublished(t *testing.T) {
 		`<pre class="mermaid">`, `class="math math-display"`, `<details>`, `<table data-view="cards">`, `<td class="card-cover"><img src="` + base + `/~files/`,
 		`<div class="content-ref card"><a class="content-ref-link" href="` + base + `/getting-started/quickstart">Quickstart</a></div>`, `<iframe src="https://www.youtube-nocookie.com/embed/dQw4w9WgXcQ"`, `<a class="embed-card card" href="https://github.com/zebra/herd"`,
 		`<a class="file-link" href="` + base + `/~files/`, `<div class="columns">`, `<section class="update">`, `<div class="prompt card">`,
-		"<kbd>Ctrl</kbd>", "<mark>highlighted</mark>", `<i class="fa-horse">`, `<a href="` + base + `/getting-started/quickstart#install">install section</a>`,
+		"<kbd>Ctrl</kbd>", "<mark>highlighted</mark>", `an icon <svg class="icon icon-github" `, "</svg>, one Font Awesome Free lacks .</p>",
+		`<td class="card-target"><a href="` + base + `/reference/concepts" class="card-link" aria-label="Concepts">`,
+		`<td class="card-cover"><picture><source srcset="` + base + `/~files/`, `<th data-hidden="" class="col-hidden">Secret</th>`,
+		`<label class="tab" for="tabs-1-0" role="tab"><svg class="icon icon-code" `, `June 1, 2025</time> <span class="update-tag" data-tag="new-releases">New releases</span>`,
+		`<figure class="code-block"><figcaption class="code-title">herd.yaml</figcaption>`, `<span class="line hl">`,
+		`<details class="code-expandable"><summary>Show code: long.yaml (2 lines)</summary>`, ", a page GitBook lost, ", `<a href="` + base + `/getting-started/quickstart#install">install section</a>`,
 		`<a href="` + base + `/reference/git-sync">git sync folder</a>`, `<a href="` + base + `">home</a>`, "an unpublished page.",
 		`<h2 id="hints">Hints`, `<aside class="outline">`, `<nav class="breadcrumbs"`,
 		"<p>This note is shared between pages.</p>",

@@ -37,7 +37,8 @@ func gitbookRepo() map[string][]byte {
 	files := map[string][]byte{
 		".gitbook.yaml": []byte("root: ./\n\nstructure:\n  readme: README.md\n  summary: SUMMARY.md\n"),
 		"SUMMARY.md": []byte("# Table of contents\n\n* [Welcome](README.md)\n* [Getting started](getting-started/README.md)\n" +
-			"  * [Quickstart](getting-started/quickstart.md)\n  * [Blocks tour](getting-started/blocks.md)\n* [Heavy page](heavy.md)\n\n" +
+			"  * [Quickstart](getting-started/quickstart.md)\n  * [Blocks tour](getting-started/blocks.md)\n  * [Install step](getting-started/quickstart.md#install)\n* [Heavy page](heavy.md)\n" +
+			"* [Zebra website](https://example.com/zebras)\n\n" +
 			"## Reference\n\n* [Concepts](reference/concepts.md)\n* [Git sync](reference/git-sync/README.md)\n  * [Setup](reference/git-sync/setup.md)\n"),
 		"README.md": []byte("---\ndescription: The zebra handbook, published from Git.\n---\n\n# Welcome\n\n" +
 			"Welcome to the zebra handbook. Start with the [blocks tour](getting-started/blocks.md) or read the [concepts](reference/concepts.md).\n\n" +
@@ -55,6 +56,7 @@ func gitbookRepo() map[string][]byte {
 		".gitbook/assets/logo.png":         pngImage(0),
 		".gitbook/assets/screen shot.png":  pngImage(1),
 		".gitbook/assets/cover.png":        pngImage(2),
+		".gitbook/assets/cover-dark.png":   pngImage(40),
 		".gitbook/assets/guide.pdf":        []byte("%PDF-1.4\n% zebra guide\n"),
 	}
 	files["getting-started/blocks.md"] = []byte(blocksPage)
@@ -90,7 +92,7 @@ const blocksPage = "---\ndescription: A tour of every block.\n---\n\n# Blocks to
 	"{% hint style=\"warning\" %}\nMind the hooves.\n{% endhint %}\n\n" +
 	"{% hint style=\"danger\" %}\nNever feed after midnight.\n{% endhint %}\n\n" +
 	"## Tabs\n\n" +
-	"{% tabs %}\n{% tab title=\"Go\" %}\n```go\nfmt.Println(\"hello zebra\")\n```\n{% endtab %}\n\n" +
+	"{% tabs %}\n{% tab title=\"Go\" icon=\"code\" %}\n```go\nfmt.Println(\"hello zebra\")\n```\n{% endtab %}\n\n" +
 	"{% tab title=\"Shell\" %}\nRun the shell variant: see [Git sync](../reference/git-sync/).\n\n```bash\nzebra run\n```\n{% endtab %}\n{% endtabs %}\n\n" +
 	"## Stepper\n\n" +
 	"{% stepper %}\n{% step %}\n### Install the herd\n{% tabs %}\n{% tab title=\"Linux\" %}\n{% hint style=\"warning\" %}\nNested: a hint in a tab in a step.\n{% endhint %}\n{% endtab %}\n\n" +
@@ -102,9 +104,10 @@ const blocksPage = "---\ndescription: A tour of every block.\n---\n\n# Blocks to
 	"$$\nf(x) = x^2\n$$\n\n" +
 	"## Expandable\n\n<details>\n\n<summary>More about stripes</summary>\n\nEach stripe pattern is unique.\n\n</details>\n\n" +
 	"## Cards\n\n" +
-	"<table data-view=\"cards\"><thead><tr><th></th><th></th><th data-hidden data-card-target data-type=\"content-ref\"></th><th data-hidden data-card-cover data-type=\"files\"></th></tr></thead>" +
-	"<tbody><tr><td><strong>Concepts</strong></td><td>What zebras are made of.</td><td><a href=\"../reference/concepts.md\">concepts.md</a></td><td><a href=\".gitbook/assets/cover.png\">cover.png</a></td></tr>" +
-	"<tr><td><strong>Quickstart</strong></td><td>Run a zebra.</td><td><a href=\"quickstart.md\">quickstart.md</a></td><td><a href=\"../.gitbook/assets/cover.png\">cover.png</a></td></tr></tbody></table>\n\n" +
+	"<table data-view=\"cards\"><thead><tr><th></th><th></th><th data-hidden data-card-target data-type=\"content-ref\"></th><th data-hidden data-card-cover data-type=\"files\"></th><th data-hidden data-card-cover-dark data-type=\"files\"></th></tr></thead>" +
+	"<tbody><tr><td><strong>Concepts</strong></td><td>What zebras are made of.</td><td><a href=\"../reference/concepts.md\">concepts.md</a></td><td><a href=\".gitbook/assets/cover.png\">cover.png</a></td><td><a href=\"../.gitbook/assets/cover-dark.png\">cover-dark.png</a></td></tr>" +
+	"<tr><td><strong>Quickstart</strong></td><td>Run a zebra.</td><td><a href=\"quickstart.md\">quickstart.md</a></td><td><a href=\"../.gitbook/assets/cover.png\">cover.png</a></td><td></td></tr></tbody></table>\n\n" +
+	"<table><thead><tr><th>Herd</th><th data-hidden>Secret</th></tr></thead><tbody><tr><td>Plains</td><td>hidden column</td></tr></tbody></table>\n\n" +
 	"## References and embeds\n\n" +
 	"{% content-ref url=\"quickstart.md\" %}\n[quickstart.md](quickstart.md)\n{% endcontent-ref %}\n\n" +
 	"{% embed url=\"https://www.youtube.com/watch?v=dQw4w9WgXcQ\" %}\nA zebra video.\n{% endembed %}\n\n" +
@@ -112,13 +115,15 @@ const blocksPage = "---\ndescription: A tour of every block.\n---\n\n# Blocks to
 	"{% file src=\"../.gitbook/assets/guide.pdf\" %}\nThe printable guide.\n{% endfile %}\n\n" +
 	"## Layout\n\n" +
 	"{% columns %}\n{% column width=\"50%\" %}\nLeft column text.\n{% endcolumn %}\n\n{% column %}\n<figure><img src=\"../.gitbook/assets/screen%20shot.png\" alt=\"A screen shot\"><figcaption><p>A screen shot</p></figcaption></figure>\n{% endcolumn %}\n{% endcolumns %}\n\n" +
-	"{% updates format=\"full\" %}\n{% update date=\"2025-06-01\" %}\n### Stripes 2.0\nNew stripes shipped.\n{% endupdate %}\n{% endupdates %}\n\n" +
+	"{% updates format=\"full\" %}\n{% update date=\"2025-06-01\" tags=\"new-releases\" %}\n### Stripes 2.0\nNew stripes shipped.\n{% endupdate %}\n{% endupdates %}\n\n" +
 	"{% prompt description=\"Ask about zebras\" icon=\"sparkles\" %}\n```markdown\nExplain zebra stripes in one paragraph.\n```\n{% endprompt %}\n\n" +
 	"{% include \"../.gitbook/includes/shared-note.md\" %}\n\n" +
 	"{% if visitor.claims.unsigned.preview %}\nPreview readers see the zebra preview.\n{% endif %}\n\n" +
 	"## Inline\n\n" +
-	"Press <kbd>Ctrl</kbd> + <kbd>C</kbd>, <mark>highlighted</mark>, H<sub>2</sub>O, x<sup>2</sup>, an icon <i class=\"fa-horse\">:horse:</i>.\n\n" +
+	"Press <kbd>Ctrl</kbd> + <kbd>C</kbd>, <mark>highlighted</mark>, H<sub>2</sub>O, x<sup>2</sup>, an icon <i class=\"fa-github\">:github:</i>, one Font Awesome Free lacks <i class=\"fa-gitbook-assistant\">:gitbook-assistant:</i>.\n\n" +
+	"<pre class=\"language-yaml\" data-title=\"herd.yaml\"><code class=\"lang-yaml\">herd:\n<strong>  size: 12\n</strong></code></pre>\n\n" +
+	"{% code title=\"long.yaml\" expandable=\"true\" %}\n```yaml\na: 1\nb: 2\n```\n{% endcode %}\n\n" +
 	"![A screen shot](<../.gitbook/assets/screen shot.png>)\n\n" +
 	"Links: [quickstart](quickstart.md), [install section](quickstart.md#install), [concepts](../reference/concepts.md), " +
-	"[git sync folder](../reference/git-sync/), [setup](../reference/git-sync/setup.md), [home](../README.md), " +
+	"[git sync folder](../reference/git-sync/), [setup](../reference/git-sync/setup.md), [home](../README.md), [a page GitBook lost](/broken/pages/gEJCes43tXugzashxJNV), " +
 	"<a href=\"../reference/concepts.md#objects\">objects</a>, [an unpublished page](../drafts/secret.md).\n"

@@ -287,6 +287,12 @@ func (r *reader) list(l *ast.List, src []byte, dir string, depth int, seenReadme
 				}
 			}
 		}
+		if link != nil && linkEntry(string(link.Destination)) {
+			// A link in the table of contents (an anchor of a page, a
+			// URL), not a page: its children stay, one level up.
+			out = append(out, children...)
+			continue
+		}
 		var p Page
 		var err error
 		if link != nil {
@@ -321,6 +327,17 @@ func (r *reader) list(l *ast.List, src []byte, dir string, depth int, seenReadme
 		out = append(out, p)
 	}
 	return out, nil
+}
+
+// linkEntry tells whether a SUMMARY.md entry's destination is a link
+// GitBook keeps in the table of contents rather than a page: an anchor of
+// a page ("page.md#anchor") or a URL ("https://…", "mailto:…").
+func linkEntry(dest string) bool {
+	u, err := url.Parse(strings.TrimSpace(dest))
+	if err != nil {
+		return strings.Contains(dest, "#") || strings.Contains(dest, "://")
+	}
+	return u.Scheme != "" || u.Host != "" || u.Fragment != "" || strings.HasSuffix(dest, "#")
 }
 
 // inline is the plain text of a node's inline children.

@@ -136,3 +136,42 @@ func BenchmarkSummary4MB(b *testing.B) {
 		})
 	}
 }
+
+// TestSummaryLinkEntries: the entries of a SUMMARY.md that are links (an
+// anchor of a page, a URL) are not pages: no page repeats the one an
+// anchor is of, none is an empty page named after a URL. The entries are
+// GitbookIO/public-docs' documentation/SUMMARY.md.
+func TestSummaryLinkEntries(t *testing.T) {
+	t.Parallel()
+	summary := "# Table of contents\n\n* [GitBook documentation](README.md)\n\n## Create content\n\n" +
+		"* [Format content](create-content/formatting/README.md)\n  * [Inline content](create-content/formatting/inline.md)\n" +
+		"* [Blocks](create-content/blocks/README.md)\n  * [Columns](create-content/blocks/columns.md)\n" +
+		"  * [Buttons](create-content/formatting/inline.md#buttons)\n  * [Icons](create-content/formatting/inline.md#icons)\n" +
+		"  * [Custom blocks](https://app.gitbook.com/s/2SyQSbIa1iYS7z6Dx5di/integrations/quickstart)\n" +
+		"* [Reusable content](create-content/reusable-content.md)\n"
+	files := map[string][]byte{"SUMMARY.md": []byte(summary), "README.md": []byte("# GitBook documentation\n")}
+	for _, p := range []string{"create-content/formatting/README.md", "create-content/formatting/inline.md",
+		"create-content/blocks/README.md", "create-content/blocks/columns.md", "create-content/reusable-content.md"} {
+		files[p] = []byte("# Page\n\n## Buttons\n\n## Icons\n")
+	}
+	tree, err := Read(files, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	var walk func(ps []Page, indent string)
+	walk = func(ps []Page, indent string) {
+		for _, p := range ps {
+			got = append(got, indent+p.Title+" "+p.Path)
+			walk(p.Pages, indent+"  ")
+		}
+	}
+	walk(tree.Pages, "")
+	want := []string{"GitBook documentation README.md", "Create content ",
+		"  Format content create-content/formatting/README.md", "    Inline content create-content/formatting/inline.md",
+		"  Blocks create-content/blocks/README.md", "    Columns create-content/blocks/columns.md",
+		"  Reusable content create-content/reusable-content.md"}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("pages:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}

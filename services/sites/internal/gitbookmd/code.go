@@ -59,7 +59,9 @@ var (
 	numbersFormatter = chromahtml.New(chromahtml.WithClasses(true), chromahtml.TabWidth(4), chromahtml.WithLineNumbers(true))
 )
 
-func highlight(code, lang string, numbers bool) (string, bool) {
+// highlight highlights code in lang, with line numbers, marking the
+// lines of marked (from 1).
+func highlight(code, lang string, numbers bool, marked ...[2]int) (string, bool) {
 	lexer := lexers.Get(lang)
 	if lexer == nil {
 		lexer = lexers.Fallback
@@ -70,7 +72,11 @@ func highlight(code, lang string, numbers bool) (string, bool) {
 		return "", false
 	}
 	f := plainFormatter
-	if numbers {
+	switch {
+	case len(marked) > 0:
+		f = chromahtml.New(chromahtml.WithClasses(true), chromahtml.TabWidth(4), chromahtml.WithLineNumbers(numbers),
+			chromahtml.HighlightLines(marked))
+	case numbers:
 		f = numbersFormatter
 	}
 	var b strings.Builder

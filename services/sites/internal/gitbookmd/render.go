@@ -6,7 +6,11 @@ import (
 	"path"
 	"regexp"
 	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
 
+	"github.com/docspub/platform/services/sites/internal/icons"
 	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/renderer"
 	"github.com/yuin/goldmark/util"
@@ -19,6 +23,7 @@ func (r *nodeRenderer) RegisterFuncs(reg renderer.NodeRendererFuncRegisterer) {
 	reg.Register(KindBlock, r.block)
 	reg.Register(ast.KindFencedCodeBlock, r.code)
 	reg.Register(ast.KindCodeBlock, r.code)
+	reg.Register(ast.KindHTMLBlock, r.htmlBlock)
 	reg.Register(kindMathBlock, r.mathBlock)
 	reg.Register(kindMathInline, r.mathInline)
 }
@@ -106,7 +111,12 @@ func hintBlock(_ *nodeRenderer, t blockTags, b *Block) ast.WalkStatus {
 	if !ok {
 		style, label = "info", "Info"
 	}
-	t.open(`<div class="hint hint-%s" role="note" aria-label="%s"><span class="hint-icon" aria-hidden="true"></span><div class="hint-body">`+"\n", style, label)
+	icon, mark := "", ""
+	if name := icons.Lookup(b.Attr("icon")); name != "" {
+		icon, mark = IconPlaceholder(name), " has-icon"
+	}
+	t.open(`<div class="hint hint-%s" role="note" aria-label="%s"><span class="hint-icon%s" aria-hidden="true">%s</span><div class="hint-body">`+"\n",
+		style, label, mark, icon)
 	t.shut("</div></div>\n")
 	return ast.WalkContinue
 }
@@ -133,7 +143,8 @@ func tabsBlock(_ *nodeRenderer, t blockTags, b *Block) ast.WalkStatus {
 		}
 		_, _ = w.WriteString(`<div class="tab-list" role="tablist">`)
 		for _, tab := range tabs {
-			fmt.Fprintf(w, `<label class="tab" for="tabs-%d-%d" role="tab">%s</label>`, b.group, tab.index, esc(tabTitle(tab)))
+			fmt.Fprintf(w, `<label class="tab" for="tabs-%d-%d" role="tab">%s%s</label>`, b.group, tab.index,
+				IconPlaceholder(tab.Attr("icon")), esc(tabTitle(tab)))
 		}
 		_, _ = w.WriteString("</div>\n")
 	}
@@ -154,8 +165,17 @@ func tabBlock(_ *nodeRenderer, t blockTags, b *Block) ast.WalkStatus {
 	return ast.WalkContinue
 }
 
-// codeBlock writes the figure around a code block, with its title.
+// codeBlock writes the figure around a code block, with its title; an
+// expandable one is folded in a <details>.
 func codeBlock(_ *nodeRenderer, t blockTags, b *Block) ast.WalkStatus {
+	expandable := b.Attr("expandable") == "true"
+	if expandable {
+		lines := 0
+		if c, ok := b.FirstChild().(*ast.FencedCodeBlock); ok {
+			lines = c.Lines().Len()
+		}
+		t.open(`<details class="code-expandable"><summary>%s</summary>`, esc(expandSummary(b.Attr("title"), lines)))
+	}
 	cls := "code-block"
 	if b.Attr("overflow") == "wrap" {
 		cls += " wrap"
@@ -166,7 +186,22 @@ func codeBlock(_ *nodeRenderer, t blockTags, b *Block) ast.WalkStatus {
 	}
 	t.open("\n")
 	t.shut("</figure>\n")
+	if expandable {
+		t.shut("</details>\n")
+	}
 	return ast.WalkContinue
+}
+
+// expandSummary is the summary of an expandable code block.
+func expandSummary(title string, lines int) string {
+	s := "Show code"
+	if title != "" {
+		s += ": " + title
+	}
+	if lines > 1 {
+		s += fmt.Sprintf(" (%d lines)", lines)
+	}
+	return s
 }
 
 // contentRefBlock writes a content-ref: a card of the page it leads to
@@ -225,12 +260,22 @@ func columnBlock(_ *nodeRenderer, t blockTags, b *Block) ast.WalkStatus {
 	return ast.WalkContinue
 }
 
-// updateBlock writes an update's section, with its date.
+// updateBlock writes an update's section, with its date and tags.
 func updateBlock(_ *nodeRenderer, t blockTags, b *Block) ast.WalkStatus {
 	if t.entering {
 		_, _ = t.w.WriteString(`<section class="update">`)
-		if d := b.Attr("date"); d != "" {
-			fmt.Fprintf(t.w, `<time class="update-date" datetime="%s">%s</time>`, esc(d), esc(d))
+		date, tags := b.Attr("date"), updateTags(b.Attr("tags"))
+		if date != "" || len(tags) > 0 {
+			_, _ = t.w.WriteString(`<div class="update-meta">`)
+			if d, err := time.Parse("2006-01-02", date); err == nil {
+				fmt.Fprintf(t.w, `<time class="update-date" datetime="%s">%s</time>`, d.Format("2006-01-02"), d.Format("January 2, 2006"))
+			} else if date != "" {
+				fmt.Fprintf(t.w, `<span class="update-date">%s</span>`, esc(date))
+			}
+			for _, tag := range tags {
+				fmt.Fprintf(t.w, ` <span class="update-tag" data-tag="%s">%s</span>`, esc(tag), esc(tagLabel(tag)))
+			}
+			_, _ = t.w.WriteString(`</div>`)
 		}
 		_, _ = t.w.WriteString("\n")
 	}
@@ -238,11 +283,30 @@ func updateBlock(_ *nodeRenderer, t blockTags, b *Block) ast.WalkStatus {
 	return ast.WalkContinue
 }
 
+// updateTags are an update's tags ("new-releases,fixes"), at most 10.
+func updateTags(s string) []string {
+	var out []string
+	for _, tag := range strings.Split(s, ",") {
+		if tag = strings.TrimSpace(tag); tag != "" && len(tag) <= 60 && len(out) < 10 {
+			out = append(out, tag)
+		}
+	}
+	return out
+}
+
+// tagLabel names a tag by its id, as the space's .gitbook/tags.yaml is
+// not imported: "new-releases" is "New releases".
+func tagLabel(tag string) string {
+	s := strings.NewReplacer("-", " ", "_", " ").Replace(tag)
+	r, size := utf8.DecodeRuneInString(s)
+	return string(unicode.ToUpper(r)) + s[size:]
+}
+
 // promptBlock writes a prompt's card, with its description.
 func promptBlock(_ *nodeRenderer, t blockTags, b *Block) ast.WalkStatus {
 	t.open(`<div class="prompt card">`)
 	if d := b.Attr("description"); d != "" {
-		t.open(`<p class="prompt-description">%s</p>`, esc(d))
+		t.open(`<p class="prompt-description">%s%s</p>`, IconPlaceholder(b.Attr("icon")), esc(d))
 	}
 	t.open("\n")
 	t.shut("</div>\n")

@@ -1,10 +1,12 @@
 package gitbookmd
 
 import (
+	"bytes"
 	"net/url"
 	"regexp"
 	"strings"
 
+	"github.com/docspub/platform/services/sites/internal/icons"
 	"github.com/microcosm-cc/bluemonday"
 	"golang.org/x/net/html"
 )
@@ -52,47 +54,61 @@ var policy = func() *bluemonday.Policy {
 	return p
 }()
 
-// sanitize resolves the body's links and images, marks the columns of
-// card tables, then runs the allow-list.
+// sanitize resolves the body's links and images, lays out card tables,
+// marks hidden table columns and icons, runs the allow-list, then draws
+// the icons.
 func sanitize(body string, links Links) string {
-	return policy.Sanitize(rewrite(body, links))
-}
-
-// cardTable is a <table data-view="cards"> being rewritten: what each
-// column holds, from its header's data attributes.
-type cardTable struct {
-	cols []string
-	col  int
+	return drawIcons(policy.Sanitize(rewrite(body, links)))
 }
 
 // rewriter is the state of one rewrite: the body written so far, the
-// open anchors and tables, whether a cover cell's link is being written
-// as an image.
+// open anchors and tables, and the tokens being left out.
 type rewriter struct {
-	b       strings.Builder
+	b       bytes.Buffer
 	links   Links
-	anchors []bool // per open <a>: its tags are dropped
-	tables  []*cardTable
-	inCover bool // inside a cover cell's link, written as an image
+	anchors []anchorState // per open <a>
+	tables  []*table
+	// skipText: inside a cover cell's link, written as an image, or a
+	// dark cover's, kept for the cover's <picture>.
+	skipText bool
+	// icon counts the <i> elements open within an icon's <i>, whose
+	// content (its :name: shortcode) is left out.
+	icon int
 }
+
+// anchorState is how an open <a>'s end tag is written.
+type anchorState int
+
+const (
+	anchorKept    anchorState = iota
+	anchorDropped             // its target is not published: its text only
+	anchorCover               // a cover's link, written as an image
+)
 
 // rewrite resolves every a[href], img[src] and srcset through links (a
 // link to a page or file that is not published becomes its text, such an
-// image is left out) and gives the cells of card tables the class of
-// their column ("card-cover" cells show their file as an image).
+// image is left out), lays out card tables (tables.go), hides the hidden
+// columns of tables and writes icons (<i class="fa-…">, data-icon) as
+// placeholders drawIcons draws.
 func rewrite(body string, links Links) string {
 	z := html.NewTokenizer(strings.NewReader(body))
 	rw := &rewriter{links: links}
 	rw.b.Grow(len(body) + len(body)/8)
 	for {
 		tt := z.Next()
-		switch tt {
-		case html.ErrorToken:
+		if tt == html.ErrorToken {
 			return rw.b.String()
+		}
+		if rw.icon > 0 {
+			rw.inIcon(tt, z)
+			continue
+		}
+		switch tt {
 		case html.StartTagToken, html.SelfClosingTagToken:
 			t := z.Token()
 			if rw.startTag(tt, &t) {
 				rw.b.WriteString(t.String())
+				rw.afterStart(&t)
 			}
 		case html.EndTagToken:
 			name, _ := z.TagName()
@@ -100,13 +116,35 @@ func rewrite(body string, links Links) string {
 				rw.b.Write(z.Raw())
 			}
 		case html.TextToken:
-			if !rw.inCover {
-				rw.b.Write(z.Raw())
-			}
+			rw.text(z.Raw())
 		default:
 			rw.b.Write(z.Raw())
 		}
 	}
+}
+
+// inIcon leaves out a token of an icon's <i>, counting the <i> elements
+// open in it.
+func (rw *rewriter) inIcon(tt html.TokenType, z *html.Tokenizer) {
+	name, _ := z.TagName()
+	switch {
+	case tt == html.StartTagToken && string(name) == "i":
+		rw.icon++
+	case tt == html.EndTagToken && string(name) == "i":
+		rw.icon--
+	}
+}
+
+// text writes a text token, but in a cover cell's link; a card's title
+// is read from it.
+func (rw *rewriter) text(raw []byte) {
+	if rw.skipText {
+		return
+	}
+	if tb := top(rw.tables); tb != nil {
+		tb.readTitle(raw)
+	}
+	rw.b.Write(raw)
 }
 
 // resolve resolves a URL through the links (any URL without them).
@@ -125,55 +163,93 @@ func (rw *rewriter) startTag(tt html.TokenType, t *html.Token) bool {
 		return rw.anchor(tt, t)
 	case "img", "source":
 		return rw.image(t)
-	case "table":
-		if tt == html.StartTagToken {
-			if attr(*t, "data-view") == "cards" {
-				rw.tables = append(rw.tables, &cardTable{})
-			} else {
-				rw.tables = append(rw.tables, nil)
-			}
-		}
-	case "tr":
-		if ct := top(rw.tables); ct != nil {
-			ct.col = 0
-		}
-	case "th":
-		if ct := top(rw.tables); ct != nil {
-			ct.cols = append(ct.cols, columnKind(*t))
-		}
-	case "td":
-		if ct := top(rw.tables); ct != nil {
-			if k := ct.kind(); k != "" {
-				t.Attr = append(t.Attr, html.Attribute{Key: "class", Val: k})
-			}
-		}
+	case "i":
+		return rw.iconTag(tt, t)
+	case "table", "tr", "th", "td":
+		rw.tableTag(tt, t)
 	}
 	return true
+}
+
+// afterStart writes what follows a start tag written: a button's icon.
+func (rw *rewriter) afterStart(t *html.Token) {
+	if t.Data == "a" && t.Type == html.StartTagToken {
+		if name := attr(*t, "data-icon"); name != "" {
+			rw.b.WriteString(IconPlaceholder(name))
+		}
+	}
+}
+
+// iconTag writes an icon's <i class="fa-…"> as its placeholder and leaves
+// out its content; any other <i> is written.
+func (rw *rewriter) iconTag(tt html.TokenType, t *html.Token) bool {
+	name := ""
+	for _, c := range strings.Fields(attr(*t, "class")) {
+		if n, ok := strings.CutPrefix(c, "fa-"); ok && n != "" && name == "" && !faStyles[n] {
+			name = n
+		}
+	}
+	if name == "" {
+		return true
+	}
+	rw.b.WriteString(IconPlaceholder(name))
+	if tt == html.StartTagToken {
+		rw.icon = 1
+	}
+	return false
+}
+
+// faStyles are Font Awesome's style classes, which name no icon.
+var faStyles = map[string]bool{"solid": true, "regular": true, "brands": true, "light": true, "thin": true,
+	"duotone": true, "sharp": true, "fw": true}
+
+// IconPlaceholder is what stands for icon name in the HTML until
+// drawIcons draws it: an empty span the allow-list keeps.
+func IconPlaceholder(name string) string {
+	name = strings.ToLower(strings.TrimSpace(name))
+	if !icons.Name.MatchString(name) {
+		return ""
+	}
+	return `<span class="icon" data-icon="` + name + `"></span>`
+}
+
+var iconPlaceholder = regexp.MustCompile(`<span class="icon" data-icon="([a-z0-9-]{1,80})"></span>`)
+
+// drawIcons replaces the icons' placeholders of sanitized HTML with their
+// inline SVG, or nothing for an icon that is not drawn.
+func drawIcons(s string) string {
+	if !strings.Contains(s, `data-icon="`) {
+		return s
+	}
+	return iconPlaceholder.ReplaceAllStringFunc(s, func(m string) string {
+		svg, _ := icons.SVG(iconPlaceholder.FindStringSubmatch(m)[1])
+		return svg
+	})
 }
 
 // anchor resolves an <a>'s href and tells whether to write the tag: not
 // when its target is not published, nor in a cover cell, where the link
 // is written as an image of its target instead.
 func (rw *rewriter) anchor(tt html.TokenType, t *html.Token) bool {
-	drop := false
+	state := anchorKept
 	for i, a := range t.Attr {
 		if a.Key == "href" {
 			u, ok := rw.resolve(a.Val)
-			t.Attr[i].Val, drop = u, !ok
+			t.Attr[i].Val = u
+			if !ok {
+				state = anchorDropped
+			}
+		}
+	}
+	if tb := top(rw.tables); tb != nil && tb.cards && tt == html.StartTagToken {
+		if rw.cardAnchor(tb, t, state == anchorKept) {
+			state = anchorCover
 		}
 	}
 	if tt == html.StartTagToken {
-		rw.anchors = append(rw.anchors, drop)
+		rw.anchors = append(rw.anchors, state)
 	}
-	if ct := top(rw.tables); ct != nil && ct.kind() == "card-cover" && !drop && tt == html.StartTagToken {
-		if href := attr(*t, "href"); href != "" {
-			rw.b.WriteString((&html.Token{Type: html.StartTagToken, Data: "img",
-				Attr: []html.Attribute{{Key: "src", Val: href}, {Key: "alt", Val: ""}}}).String())
-			rw.inCover = true
-			return false
-		}
-	}
-	return !drop
+	return state == anchorKept
 }
 
 // image resolves an <img>'s or <source>'s src and srcset and tells
@@ -198,61 +274,17 @@ func (rw *rewriter) endTag(name string) bool {
 	switch name {
 	case "a":
 		if n := len(rw.anchors); n > 0 {
-			drop := rw.anchors[n-1]
+			state := rw.anchors[n-1]
 			rw.anchors = rw.anchors[:n-1]
-			if rw.inCover {
-				rw.inCover = false
-				return false
+			if state == anchorCover {
+				rw.skipText = false
 			}
-			if drop {
-				return false
-			}
+			return state == anchorKept
 		}
-	case "table":
-		if n := len(rw.tables); n > 0 {
-			rw.tables = rw.tables[:n-1]
-		}
-	case "td":
-		if ct := top(rw.tables); ct != nil {
-			ct.col++
-		}
+	case "table", "tr", "td", "th":
+		rw.endTableTag(name)
 	}
 	return true
-}
-
-func top(tables []*cardTable) *cardTable {
-	if len(tables) == 0 {
-		return nil
-	}
-	return tables[len(tables)-1]
-}
-
-// kind is the class of the current cell's column.
-func (ct *cardTable) kind() string {
-	if ct.col < len(ct.cols) {
-		return ct.cols[ct.col]
-	}
-	return ""
-}
-
-func columnKind(t html.Token) string {
-	has := func(k string) bool {
-		for _, a := range t.Attr {
-			if a.Key == k {
-				return true
-			}
-		}
-		return false
-	}
-	switch {
-	case has("data-card-cover"):
-		return "card-cover"
-	case has("data-card-cover-dark"), has("data-hidden") && !has("data-card-target"):
-		return "card-hidden"
-	case has("data-card-target"):
-		return "card-target"
-	}
-	return ""
 }
 
 func attr(t html.Token, key string) string {

@@ -54,6 +54,11 @@ func (l *pageLinks) Resolve(dest string) (string, bool) {
 			return dest, true // the sanitizer drops what does not parse
 		}
 	}
+	if u.Scheme == "" && u.Host == "" && strings.HasPrefix(u.Path, "/broken/") {
+		// GitBook's export of a link to a page or space it no longer
+		// has ("/broken/pages/<id>"): text, never a dead link.
+		return "", false
+	}
 	if u.Scheme != "" || u.Host != "" || strings.HasPrefix(dest, "/") {
 		return dest, true // external, or a path on this host: as written
 	}
