@@ -15,7 +15,7 @@ export CONSUL_BIN
 COMPONENTS := gateway $(notdir $(patsubst %/go.mod,%,$(wildcard services/*/go.mod)))
 COMPOSE    := docker compose -f deployments/compose/compose.yaml
 
-.PHONY: run test race vet fmt bench bench-http tidy fuzz consul images compose-up compose-down
+.PHONY: run test race vet fmt bench bench-http bench-tenants tidy fuzz consul images compose-up compose-down
 
 run:
 	$(GO) run ./deployments/local/cmd/platform
@@ -73,6 +73,12 @@ fmt:
 # and CPU per request for each target, in one table.
 bench-http:
 	$(GO) test -run '^$$' -bench '^BenchmarkHTTPTable$$' -benchtime 1x -count 1 -timeout 20m ./deployments/local/
+
+# bench-tenants: another organization's list and search before and after one
+# organization grows to 10,000 spaces and 100,000 pages (BENCH_TENANT_SPACES,
+# BENCH_TENANT_PAGES), in one run (about 15 minutes on 2 cores).
+bench-tenants:
+	$(GO) test -run '^$$' -bench '^BenchmarkCrossTenant$$' -benchtime 1x -count 1 -timeout 60m ./deployments/local/
 
 bench: consul
 	$(GO) test -run '^$$' -bench . -benchtime 2000x -count 1 ./gateway/...
