@@ -80,7 +80,7 @@ func TestCatalogueCheck(t *testing.T) {
 // topic) reads as version 1, and is written back without one.
 func TestEnvelopeWithoutVersion(t *testing.T) {
 	t.Parallel()
-	stored := `{"id":"e1","type":"space.updated","occurredAt":"2026-01-02T03:04:05Z","organization":"o1","subject":"s1","data":{"id":"s1"}}`
+	stored := `{"id":"e1","type":"thing.updated","occurredAt":"2026-01-02T03:04:05Z","organization":"o1","subject":"s1","data":{"id":"s1"}}`
 	var ev envelope.Event
 	if err := json.Unmarshal([]byte(stored), &ev); err != nil {
 		t.Fatal(err)
@@ -92,7 +92,7 @@ func TestEnvelopeWithoutVersion(t *testing.T) {
 	if err != nil || string(b) != stored {
 		t.Errorf("re-encoded %s (%v), want %s", b, err, stored)
 	}
-	if v := envelope.New("space.updated", "o1", "s1", nil); v.Version != 1 {
+	if v := envelope.New("thing.updated", "o1", "s1", nil); v.Version != 1 {
 		t.Errorf("New's version = %d, want 1", v.Version)
 	}
 }

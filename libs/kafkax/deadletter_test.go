@@ -303,7 +303,7 @@ func TestEventsKeepMarkupOneBytePerCharacter(t *testing.T) {
 	k := kafkatest.Start(t)
 	pub := newPublisher(t, k.Brokers)
 	markup := strings.Repeat("<", 160_000) + "&>"
-	ev := event("site.updated", "s", map[string]string{"schema": markup})
+	ev := event("thing.edited", "s", map[string]string{"schema": markup})
 	if want := `{"schema":"` + markup + `"}`; string(ev.Data) != want {
 		t.Fatalf("event data is %d bytes, want the %d bytes of the unescaped JSON", len(ev.Data), len(want))
 	}
