@@ -68,9 +68,9 @@ func BenchmarkCrossTenant(b *testing.B) {
 	measure := func(round int) []figure {
 		var out []figure
 		for i, tg := range targets {
-			fetch(b, http.DefaultClient, tg.url, smallAuth)
+			fetch(b, http.DefaultClient, target{url: tg.url, auth: smallAuth})
 			stop := profileTarget(b, 10*round+i)
-			rps, p50, p99 := load(b, tg.url, smallAuth, 32, seconds)
+			rps, p50, p99 := load(b, target{url: tg.url, auth: smallAuth}, 32, seconds)
 			stop()
 			out = append(out, figure{rps, p50, p99})
 		}
@@ -95,9 +95,9 @@ func BenchmarkCrossTenant(b *testing.B) {
 	after := measure(1)
 	bigAuth := "Bearer " + p.Credentials.DemoAdminToken
 	ownURL := p.URL + "/v1/orgs/" + bigOrg + "/spaces"
-	fetch(b, http.DefaultClient, ownURL, bigAuth)
+	fetch(b, http.DefaultClient, target{url: ownURL, auth: bigAuth})
 	stopProfile := profileTarget(b, 20)
-	ownRPS, ownP50, ownP99 := load(b, ownURL, bigAuth, 32, seconds)
+	ownRPS, ownP50, ownP99 := load(b, target{url: ownURL, auth: bigAuth}, 32, seconds)
 	stopProfile()
 	b.StopTimer()
 
