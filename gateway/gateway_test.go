@@ -18,6 +18,7 @@ import (
 	"github.com/docspub/platform/gateway"
 	"github.com/docspub/platform/libs/discovery"
 	"github.com/docspub/platform/libs/internalapi/contentapi"
+	"github.com/docspub/platform/libs/internalapi/eventtest"
 	"github.com/docspub/platform/libs/internalapi/identityapi"
 	"github.com/docspub/platform/libs/internaltoken"
 	"github.com/google/go-cmp/cmp"
@@ -178,6 +179,11 @@ func TestHandleIdentityEvent(t *testing.T) {
 		}
 	}
 	get(5)
+	for _, ev := range eventtest.Goldens(t, identityapi.Goldens()) { // every type and version identity wrote
+		if err := h.gw.HandleIdentityEvent(ctx, ev); err != nil {
+			t.Errorf("%s: %v", eventtest.Name(ev), err)
+		}
+	}
 	for _, bad := range []struct{ typ, data string }{
 		{identityapi.TokenRevoked, `{}`},
 		{identityapi.TokenRevoked, `not json`},
