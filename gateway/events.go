@@ -2,16 +2,17 @@ package gateway
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 
+	"github.com/docspub/platform/libs/envelope"
+	"github.com/docspub/platform/libs/internalapi/identityapi"
 	"github.com/docspub/platform/libs/kafkax"
 )
 
 // IdentityTopic is where identity publishes the events that drop cached
 // token resolutions.
-const IdentityTopic = "identity.events"
+const IdentityTopic = identityapi.Topic
 
 // ConsumerGroup is the gateway's consumer group of IdentityTopic. Every
 // replica of a deployment joins it: they share the Redis cache, so one of
@@ -23,9 +24,11 @@ var errBadEvent = errors.New("bad identity event")
 
 // onIdentityEvent is the consumer's handler: a Redis failure is retried, an
 // unusable event refused for good (kafkax.Permanent: logged and counted as a
-// dead letter), so that it does not hold up the events after it.
+// dead letter), so that it does not hold up the events after it; an event
+// identity does not declare, or of a newer version than the gateway reads,
+// is ignored (envelope.ErrUnknown: logged and counted by the consumer).
 func (g *Gateway) onIdentityEvent(ctx context.Context, ev kafkax.Event) error {
-	err := g.HandleIdentityEvent(ctx, ev.Type, ev.Data)
+	err := g.HandleIdentityEvent(ctx, ev)
 	if errors.Is(err, errBadEvent) {
 		return kafkax.Permanent(err)
 	}
@@ -33,21 +36,22 @@ func (g *Gateway) onIdentityEvent(ctx context.Context, ev kafkax.Event) error {
 }
 
 // HandleIdentityEvent keeps the token cache true to identity's events (topic
-// identity.events): "token.revoked" drops the revoked token, and
-// "member.created", "member.updated" and "member.deleted" drop every cached
-// token of the member's user, whose roles changed. Other types are ignored.
+// identity.events): token.revoked drops the revoked token, and
+// member.created, member.updated and member.deleted drop every cached token
+// of the member's user, whose roles changed. identity's other types are
+// ignored; a type identity does not declare, or a newer version than the
+// gateway reads, is an error wrapping envelope.ErrUnknown.
 //
 // The hash of a token.revoked event must be TokenHash of the raw token.
-func (g *Gateway) HandleIdentityEvent(ctx context.Context, typ string, data json.RawMessage) error {
-	switch typ {
-	case "token.revoked":
-		var t struct {
-			ID   string `json:"id"`
-			User string `json:"user"`
-			Hash string `json:"hash"`
-		}
-		if err := json.Unmarshal(data, &t); err != nil {
-			return fmt.Errorf("%w: decode %s data: %v", errBadEvent, typ, err)
+func (g *Gateway) HandleIdentityEvent(ctx context.Context, ev kafkax.Event) error {
+	if err := identityapi.Events.Check(ev); err != nil {
+		return err
+	}
+	switch ev.Type {
+	case identityapi.TokenRevoked:
+		t, err := identityapi.TokenSchema.Decode(ev)
+		if err != nil {
+			return bad(err)
 		}
 		switch {
 		case t.Hash != "":
@@ -55,20 +59,24 @@ func (g *Gateway) HandleIdentityEvent(ctx context.Context, typ string, data json
 		case t.User != "":
 			return g.ForgetUser(ctx, t.User)
 		}
-		return fmt.Errorf("%w: token.revoked data has neither hash nor user", errBadEvent)
-	case "member.created", "member.updated", "member.deleted":
-		var m struct {
-			User struct {
-				ID string `json:"id"`
-			} `json:"user"`
-		}
-		if err := json.Unmarshal(data, &m); err != nil {
-			return fmt.Errorf("%w: decode %s data: %v", errBadEvent, typ, err)
+		return fmt.Errorf("%w: %s data has neither hash nor user", errBadEvent, ev.Type)
+	case identityapi.MemberCreated, identityapi.MemberUpdated, identityapi.MemberDeleted:
+		m, err := identityapi.MemberSchema.Decode(ev)
+		if err != nil {
+			return bad(err)
 		}
 		if m.User.ID == "" {
-			return fmt.Errorf("%w: %s data has no user.id", errBadEvent, typ)
+			return fmt.Errorf("%w: %s data has no user.id", errBadEvent, ev.Type)
 		}
 		return g.ForgetUser(ctx, m.User.ID)
 	}
 	return nil
+}
+
+// bad is a decoding error: an unknown version as it is (ignored), else errBadEvent.
+func bad(err error) error {
+	if errors.Is(err, envelope.ErrUnknown) {
+		return err
+	}
+	return fmt.Errorf("%w: %v", errBadEvent, err)
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/docspub/platform/gateway"
+	"github.com/docspub/platform/libs/internalapi/identityapi"
 	"github.com/docspub/platform/libs/kafkatest"
 	"github.com/docspub/platform/libs/kafkax"
 	"github.com/docspub/platform/libs/waittest"
@@ -49,8 +50,8 @@ func TestRunBackgroundConsumesIdentityEvents(t *testing.T) {
 	pub := kafkax.NewPublisher(kafkax.Plain(k.Brokers))
 	t.Cleanup(func() { _ = pub.Close() })
 	err := pub.Publish(ctx, gateway.IdentityTopic,
-		kafkax.NewEvent("token.revoked", "", res.TokenID, map[string]string{"id": res.TokenID}), // neither hash nor user
-		kafkax.NewEvent("token.revoked", "", res.TokenID, map[string]string{"id": res.TokenID, "user": user, "hash": gateway.TokenHash(token)}))
+		kafkax.NewEvent(identityapi.TokenRevoked, "", res.TokenID, map[string]string{"id": res.TokenID}), // neither hash nor user
+		kafkax.NewEvent(identityapi.TokenRevoked, "", res.TokenID, map[string]string{"id": res.TokenID, "user": user, "hash": gateway.TokenHash(token)}))
 	if err != nil {
 		t.Fatal(err)
 	}

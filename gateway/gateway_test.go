@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"github.com/docspub/platform/libs/envelope"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -15,6 +17,9 @@ import (
 
 	"github.com/docspub/platform/gateway"
 	"github.com/docspub/platform/libs/discovery"
+	"github.com/docspub/platform/libs/internalapi/contentapi"
+	"github.com/docspub/platform/libs/internalapi/eventtest"
+	"github.com/docspub/platform/libs/internalapi/identityapi"
 	"github.com/docspub/platform/libs/internaltoken"
 	"github.com/google/go-cmp/cmp"
 	"github.com/redis/go-redis/v9"
@@ -146,30 +151,46 @@ func TestHandleIdentityEvent(t *testing.T) {
 	}
 	get(1)
 
-	revoked, _ := json.Marshal(map[string]string{"id": res.TokenID, "user": user, "hash": gateway.TokenHash(token)})
-	if err := h.gw.HandleIdentityEvent(ctx, "token.revoked", revoked); err != nil {
+	revoked := identityapi.NewTokenRevoked(identityapi.Token{ID: res.TokenID, User: user, Hash: gateway.TokenHash(token)})
+	if err := h.gw.HandleIdentityEvent(ctx, revoked); err != nil {
 		t.Fatal(err)
 	}
 	get(2)
 
-	member, _ := json.Marshal(map[string]any{"object": "member", "role": "reader", "user": map[string]string{"id": user}})
-	for i, typ := range []string{"member.created", "member.updated", "member.deleted"} {
-		if err := h.gw.HandleIdentityEvent(ctx, typ, member); err != nil {
+	member := identityapi.Member{Object: "member", ID: user, User: identityapi.User{Object: "user", ID: user}}
+	for i, newEvent := range []func(string, identityapi.Member) envelope.Event{
+		identityapi.NewMemberCreated, identityapi.NewMemberUpdated, identityapi.NewMemberDeleted,
+	} {
+		if err := h.gw.HandleIdentityEvent(ctx, newEvent("org1", member)); err != nil {
 			t.Fatal(err)
 		}
 		get(int64(3 + i))
 	}
 
-	if err := h.gw.HandleIdentityEvent(ctx, "space.created", json.RawMessage(`{}`)); err != nil {
+	if err := h.gw.HandleIdentityEvent(ctx, identityapi.NewTeamCreated("org1", identityapi.Team{ID: "t1"})); err != nil {
 		t.Errorf("unrelated event: %v, want nil", err)
 	}
-	get(5)
-	for _, bad := range []struct{ typ, data string }{
-		{"token.revoked", `{}`},
-		{"token.revoked", `not json`},
-		{"member.updated", `{"user":{}}`},
+	for _, unknown := range []envelope.Event{
+		{ID: "e1", Type: contentapi.SpaceCreated, Data: json.RawMessage(`{}`)},
+		envelope.NewVersion(identityapi.TokenRevoked, identityapi.TokenVersion+1, "", "t1", map[string]string{"hash": "x"}),
 	} {
-		if err := h.gw.HandleIdentityEvent(ctx, bad.typ, json.RawMessage(bad.data)); err == nil {
+		if err := h.gw.HandleIdentityEvent(ctx, unknown); !errors.Is(err, envelope.ErrUnknown) {
+			t.Errorf("%s version %d: %v, want envelope.ErrUnknown", unknown.Type, unknown.SchemaVersion(), err)
+		}
+	}
+	get(5)
+	for _, ev := range eventtest.Goldens(t, identityapi.Goldens()) { // every type and version identity wrote
+		if err := h.gw.HandleIdentityEvent(ctx, ev); err != nil {
+			t.Errorf("%s: %v", eventtest.Name(ev), err)
+		}
+	}
+	for _, bad := range []struct{ typ, data string }{
+		{identityapi.TokenRevoked, `{}`},
+		{identityapi.TokenRevoked, `not json`},
+		{identityapi.MemberUpdated, `{"user":{}}`},
+	} {
+		ev := envelope.Event{ID: "e1", Type: bad.typ, Data: json.RawMessage(bad.data)}
+		if err := h.gw.HandleIdentityEvent(ctx, ev); err == nil || errors.Is(err, envelope.ErrUnknown) {
 			t.Errorf("HandleIdentityEvent(%s, %s) = nil, want an error", bad.typ, bad.data)
 		}
 	}

@@ -2,6 +2,7 @@ package local
 
 import (
 	"fmt"
+	"github.com/docspub/platform/libs/internalapi/contentapi"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -274,8 +275,8 @@ func TestChangeRequestsThroughGateway(t *testing.T) {
 	}
 
 	// The review flow's events reach content.events.
-	waitForEvents(t, p, "content.events", map[string]string{"change_request.created": "", "change_request.updated": "",
-		"change_request.merged": "", "revision.created": "", "comment.created": str(cm, "id"), "space.updated": ""})
+	waitForEvents(t, p, "content.events", map[string]string{contentapi.ChangeRequestCreated: "", contentapi.ChangeRequestUpdated: "",
+		contentapi.ChangeRequestMerged: "", contentapi.RevisionCreated: "", contentapi.CommentCreated: str(cm, "id"), contentapi.SpaceUpdated: ""})
 }
 
 // flattenPages lists the pages of a {pages:[...]} body, children included.

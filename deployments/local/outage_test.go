@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/docspub/platform/libs/internalapi/contentapi"
+	"github.com/docspub/platform/libs/internalapi/identityapi"
 	"github.com/segmentio/kafka-go"
 )
 
@@ -52,7 +54,7 @@ func TestMemberEventDeliveredAfterKafkaOutage(t *testing.T) {
 				} `json:"user"`
 			} `json:"data"`
 		}
-		if json.Unmarshal(m.Value, &ev) == nil && ev.Type == "member.updated" && ev.Data.User.ID == readerID && ev.Data.Role == "edit" {
+		if json.Unmarshal(m.Value, &ev) == nil && ev.Type == identityapi.MemberUpdated && ev.Data.User.ID == readerID && ev.Data.Role == "edit" {
 			return
 		}
 	}
@@ -75,7 +77,7 @@ func TestContentEventsDeliveredAfterKafkaOutage(t *testing.T) {
 		t.Fatalf("resume kafka: %v", err)
 	}
 
-	want := map[string]string{"collection.created": col, "space.created": sp, "space.deleted": sp, "space.restored": sp, "comment.created": cm}
+	want := map[string]string{contentapi.CollectionCreated: col, contentapi.SpaceCreated: sp, contentapi.SpaceDeleted: sp, contentapi.SpaceRestored: sp, contentapi.CommentCreated: cm}
 	waitForEvents(t, p, "content.events", want)
 }
 

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/docspub/platform/libs/internalapi/sitesapi"
 	"github.com/docspub/platform/libs/waittest"
 )
 
@@ -127,9 +128,9 @@ func TestSitesThroughGateway(t *testing.T) {
 	admin.op("deleteSiteById", "DELETE", site, nil)
 	admin.status(404, "GET", site, nil)
 
-	waitForEvents(t, p, "sites.events", map[string]string{"site.created": str(s, "id"), "site.published": str(s, "id"),
-		"site.deleted": str(s, "id"), "site_section.created": str(a, "id"), "site_section_group.created": str(g, "id"),
-		"share_link.created": str(link, "id"), "site_space.created": ""})
+	waitForEvents(t, p, "sites.events", map[string]string{sitesapi.SiteCreated: str(s, "id"), sitesapi.SitePublished: str(s, "id"),
+		sitesapi.SiteDeleted: str(s, "id"), sitesapi.SiteSectionCreated: str(a, "id"), sitesapi.SiteSectionGroupCreated: str(g, "id"),
+		sitesapi.ShareLinkCreated: str(link, "id"), sitesapi.SiteSpaceCreated: ""})
 }
 
 // With the sites service stopped while a space changes, it catches up after restart.

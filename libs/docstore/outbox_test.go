@@ -42,11 +42,11 @@ func TestWriteRefusesAnEventTooLargeForKafka(t *testing.T) {
 			return s.Insert(ctx, things, Thing{ID: "new", Rank: 9}, dataEvent("thing.created", "new", huge))
 		}},
 		{"set", func(ctx context.Context, s *docstore.Store) error {
-			return s.Set(ctx, things, "a", bson.M{"rank": 9}, dataEvent("thing.updated", "a", huge))
+			return s.Set(ctx, things, "a", bson.M{"rank": 9}, dataEvent("thing.edited", "a", huge))
 		}},
 		{"update", func(ctx context.Context, s *docstore.Store) error {
 			return s.Update(ctx, things, "a", bson.M{"rank": 1}, docstore.Setter(bson.M{"rank": 9}),
-				event("thing.updated", "a"), dataEvent("thing.updated", "a", huge))
+				event("thing.updated", "a"), dataEvent("thing.edited", "a", huge))
 		}},
 		{"remove", func(ctx context.Context, s *docstore.Store) error {
 			return s.Remove(ctx, things, "a", nil, dataEvent("thing.deleted", "a", huge))
@@ -83,7 +83,7 @@ func TestWriteAcceptsMarkupHeavyEvents(t *testing.T) {
 	s, _ := newStore(t)
 	insert(t, s, Thing{ID: "a", Rank: 1})
 	schema := map[string]string{"schema": strings.Repeat("<", 160_000)}
-	if err := s.Set(context.Background(), things, "a", bson.M{"rank": 2}, dataEvent("site.updated", "a", schema)); err != nil {
+	if err := s.Set(context.Background(), things, "a", bson.M{"rank": 2}, dataEvent("thing.edited", "a", schema)); err != nil {
 		t.Fatalf("Set with a 160 KB schema of '<': %v", err)
 	}
 }
@@ -106,7 +106,7 @@ func TestPendingBytesBoundWhileKafkaIsDown(t *testing.T) {
 	big := map[string]string{"blob": strings.Repeat("x", 800<<10)}
 	accepted := 0
 	for ; accepted < 10; accepted++ {
-		err := s.Set(ctx, things, "a", bson.M{"rank": accepted + 1}, dataEvent("thing.updated", "a", big))
+		err := s.Set(ctx, things, "a", bson.M{"rank": accepted + 1}, dataEvent("thing.edited", "a", big))
 		if err != nil {
 			if status(err) != http.StatusServiceUnavailable || apierr.RetryAfterOf(err) != docstore.RetryFull ||
 				!strings.Contains(err.Error(), "thing") {
@@ -138,7 +138,7 @@ func TestPendingBytesBoundWhileKafkaIsDown(t *testing.T) {
 	if _, err := docstore.FindOne[Thing](ctx, s, things, bson.M{"_id": "a"}); err != nil {
 		t.Errorf("read of a: %v", err)
 	}
-	if err := s.Set(ctx, things, "b", bson.M{"rank": 1}, dataEvent("thing.updated", "b", big)); err != nil {
+	if err := s.Set(ctx, things, "b", bson.M{"rank": 1}, dataEvent("thing.edited", "b", big)); err != nil {
 		t.Errorf("change of another document: %v", err)
 	}
 
@@ -155,7 +155,7 @@ func TestPendingBytesBoundWhileKafkaIsDown(t *testing.T) {
 		_, counted := d[kafkax.OutboxBytesField]
 		return len(d[kafkax.OutboxField].(bson.A)) == 0 && !counted
 	})
-	if err := s.Set(ctx, things, "a", bson.M{"rank": 99}, dataEvent("thing.updated", "a", big)); err != nil {
+	if err := s.Set(ctx, things, "a", bson.M{"rank": 99}, dataEvent("thing.edited", "a", big)); err != nil {
 		t.Errorf("change of a once its events left: %v", err)
 	}
 }
@@ -172,7 +172,7 @@ func BenchmarkSetWithEvent(b *testing.B) {
 	i := 0
 	for b.Loop() {
 		i++
-		if err := s.Set(ctx, things, "a", bson.M{"rank": i}, dataEvent("thing.updated", "a", data)); err != nil {
+		if err := s.Set(ctx, things, "a", bson.M{"rank": i}, dataEvent("thing.edited", "a", data)); err != nil {
 			b.Fatal(err)
 		}
 		if _, err := s.C(things).UpdateOne(ctx, bson.M{"_id": "a"}, bson.M{"$set": bson.M{kafkax.OutboxField: bson.A{}}, "$unset": bson.M{kafkax.OutboxBytesField: ""}}); err != nil {

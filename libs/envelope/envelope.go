@@ -19,8 +19,11 @@ import (
 
 // Event is the one envelope of every topic.
 type Event struct {
-	ID           string    `json:"id" bson:"id"`
-	Type         string    `json:"type" bson:"type"` // e.g. "member.updated"
+	ID   string `json:"id" bson:"id"`
+	Type string `json:"type" bson:"type"` // e.g. "member.updated"
+	// Version is the schema version of Data for Type (see SchemaVersion):
+	// 0 (absent) in events written before events carried one, read as 1.
+	Version      int       `json:"version,omitempty" bson:"version,omitempty"`
 	OccurredAt   time.Time `json:"occurredAt" bson:"occurredAt"`
 	Organization string    `json:"organization,omitempty" bson:"organization,omitempty"`
 	Subject      string    `json:"subject" bson:"subject"` // the aggregate id; the Kafka key
@@ -30,15 +33,33 @@ type Event struct {
 	Trace map[string]string `json:"-" bson:"trace,omitempty"`
 }
 
-// New builds an event with a fresh id and the current time. data is
-// marshalled to JSON without HTML escaping (so '<', '>' and '&' stay one
-// byte each); a value that cannot be marshalled yields no data.
+// New builds an event of type typ at schema version 1 with a fresh id and
+// the current time (NewVersion). Producers build their events with the
+// constructors of their libs/internalapi package, which name the version.
 func New(typ, organization, subject string, data any) Event {
+	return NewVersion(typ, 1, organization, subject, data)
+}
+
+// NewVersion builds an event of type typ whose data is of schema version
+// version, with a fresh id and the current time. data is marshalled to
+// JSON without HTML escaping (so '<', '>' and '&' stay one byte each); a
+// value that cannot be marshalled yields no data.
+func NewVersion(typ string, version int, organization, subject string, data any) Event {
 	var raw json.RawMessage
 	if data != nil {
 		raw, _ = Marshal(data)
 	}
-	return Event{ID: NewID(), Type: typ, OccurredAt: time.Now().UTC(), Organization: organization, Subject: subject, Data: raw}
+	return Event{ID: NewID(), Type: typ, Version: version, OccurredAt: time.Now().UTC(),
+		Organization: organization, Subject: subject, Data: raw}
+}
+
+// SchemaVersion is the schema version of ev's data: Version, or 1 for an
+// event stored or published before events carried a version.
+func (ev Event) SchemaVersion() int {
+	if ev.Version <= 0 {
+		return 1
+	}
+	return ev.Version
 }
 
 // Marshal is json.Marshal without HTML escaping: json.Marshal writes each

@@ -14,8 +14,8 @@ import (
 
 func TestNew(t *testing.T) {
 	t.Parallel()
-	a := envelope.New("space.updated", "o1", "s1", map[string]string{"title": "<a & b>"})
-	b := envelope.New("space.updated", "o1", "s1", nil)
+	a := envelope.New("thing.updated", "o1", "s1", map[string]string{"title": "<a & b>"})
+	b := envelope.New("thing.updated", "o1", "s1", nil)
 	if a.ID == "" || a.ID == b.ID || len(a.ID) != 32 {
 		t.Errorf("ids %q and %q: want two distinct 32-character ids", a.ID, b.ID)
 	}
@@ -23,7 +23,7 @@ func TestNew(t *testing.T) {
 		t.Errorf("occurredAt %v: want now, in UTC", a.OccurredAt)
 	}
 	got := struct{ Type, Organization, Subject, Data string }{a.Type, a.Organization, a.Subject, string(a.Data)}
-	want := struct{ Type, Organization, Subject, Data string }{"space.updated", "o1", "s1", `{"title":"<a & b>"}`}
+	want := struct{ Type, Organization, Subject, Data string }{"thing.updated", "o1", "s1", `{"title":"<a & b>"}`}
 	if diff := cmp.Diff(got, want); diff != "" {
 		t.Errorf("New (-got +want):\n%s", diff)
 	}
@@ -34,7 +34,7 @@ func TestNew(t *testing.T) {
 
 func TestEnvelopeJSON(t *testing.T) {
 	t.Parallel()
-	ev := envelope.New("member.updated", "", "m1", nil)
+	ev := envelope.New("thing.updated", "", "m1", nil)
 	ev.Trace = map[string]string{"traceparent": "x"}
 	b, err := envelope.Marshal(ev)
 	if err != nil {
@@ -54,7 +54,7 @@ func TestEnvelopeJSON(t *testing.T) {
 func TestWithTrace(t *testing.T) { // not parallel: sets the global propagator
 	otel.SetTextMapPropagator(propagation.TraceContext{})
 	t.Cleanup(func() { otel.SetTextMapPropagator(propagation.NewCompositeTextMapPropagator()) })
-	ev := envelope.New("space.updated", "o1", "s1", nil)
+	ev := envelope.New("thing.updated", "o1", "s1", nil)
 	if got := ev.WithTrace(context.Background()).Trace; got != nil {
 		t.Errorf("trace without a span = %v, want none", got)
 	}

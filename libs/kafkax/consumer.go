@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/docspub/platform/libs/envelope"
 	"github.com/segmentio/kafka-go"
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
@@ -120,7 +121,9 @@ func NewConsumer(c Cluster, group, topic string, db *mongo.Database, handle Hand
 // Permanent(err): the event is then dead-lettered (DeadLetterCollection of
 // the consumer's database, with the group; only logged and counted without
 // a database) and the partition moves on. A message that is not an event
-// envelope is logged and skipped.
+// envelope is logged and skipped; so is an event the handler does not know
+// (it returned an error wrapping envelope.ErrUnknown: a newer schema
+// version or an undeclared type), counted by kafkax.ignored_events.
 func (c *Consumer) Run(ctx context.Context) error {
 	pctx, stop := context.WithCancel(ctx)
 	defer stop()
@@ -191,6 +194,10 @@ func (c *Consumer) process(ctx context.Context, m kafka.Message) bool {
 		if refusal == nil {
 			tries++
 			err = c.once(ctx, ev, &handled)
+			if IsUnknown(err) {
+				c.ignore(ctx, log, err)
+				return true
+			}
 			if IsPermanent(err) {
 				refusal = err
 				span.RecordError(err)
@@ -218,6 +225,19 @@ func (c *Consumer) process(ctx context.Context, m kafka.Message) bool {
 			return false
 		}
 	}
+}
+
+// IsUnknown reports whether err, a handler's, says the event is unknown to
+// its consumer (envelope.ErrUnknown: a type its producer does not declare,
+// or a newer schema version than the consumer reads).
+func IsUnknown(err error) bool { return errors.Is(err, envelope.ErrUnknown) }
+
+// ignore logs and counts an event the handler does not know (IsUnknown):
+// the partition goes on, as it does past a message that is not an event.
+func (c *Consumer) ignore(ctx context.Context, log *slog.Logger, err error) {
+	log.WarnContext(ctx, "ignore an event this consumer does not know", "err", err)
+	countIgnored(ctx, attribute.String("messaging.destination.name", c.topic),
+		attribute.String("messaging.consumer.group.name", c.group))
 }
 
 // deadLetter records ev, which the handler refused, in the group's dead

@@ -112,3 +112,18 @@ var deadLetters = sync.OnceValue(func() metric.Int64Counter {
 func countDeadLetter(ctx context.Context, attrs ...attribute.KeyValue) {
 	deadLetters().Add(ctx, 1, metric.WithAttributes(attrs...))
 }
+
+// ignored counts the events consumers ignored as unknown (IsUnknown).
+var ignored = sync.OnceValue(func() metric.Int64Counter {
+	c, err := otel.Meter(tracerName).Int64Counter("kafkax.ignored_events",
+		metric.WithUnit("{event}"),
+		metric.WithDescription("Events a consumer skipped as unknown to it: an undeclared type or a newer schema version."))
+	if err != nil {
+		return noop.Int64Counter{}
+	}
+	return c
+})
+
+func countIgnored(ctx context.Context, attrs ...attribute.KeyValue) {
+	ignored().Add(ctx, 1, metric.WithAttributes(attrs...))
+}

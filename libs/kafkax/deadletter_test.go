@@ -3,6 +3,7 @@ package kafkax_test
 import (
 	"context"
 	"errors"
+	"github.com/docspub/platform/libs/envelope"
 	"strconv"
 	"strings"
 	"testing"
@@ -302,7 +303,7 @@ func TestEventsKeepMarkupOneBytePerCharacter(t *testing.T) {
 	k := kafkatest.Start(t)
 	pub := newPublisher(t, k.Brokers)
 	markup := strings.Repeat("<", 160_000) + "&>"
-	ev := event("site.updated", "s", map[string]string{"schema": markup})
+	ev := event("thing.edited", "s", map[string]string{"schema": markup})
 	if want := `{"schema":"` + markup + `"}`; string(ev.Data) != want {
 		t.Fatalf("event data is %d bytes, want the %d bytes of the unescaped JSON", len(ev.Data), len(want))
 	}
@@ -369,12 +370,54 @@ func TestConsumerDeadLettersPermanentFailures(t *testing.T) {
 	}
 }
 
+// An event its handler does not know (envelope.ErrUnknown: a newer schema
+// version, an undeclared type) is logged, counted and skipped: neither
+// retried nor dead-lettered, and the partition goes on.
+func TestConsumerIgnoresUnknownEvents(t *testing.T) {
+	db := mongotest.Database(t)
+	k := kafkatest.Start(t)
+	pub := newPublisher(t, k.Brokers)
+	group := attribute.String("messaging.consumer.group.name", "g-unknown")
+	before := counterSum(t, "kafkax.ignored_events", group)
+
+	newer := envelope.NewVersion("thing.updated", 2, "", "a", nil)
+	last := event("thing.updated", "a", nil)
+	if err := pub.Publish(context.Background(), topic, newer, last); err != nil {
+		t.Fatal(err)
+	}
+	catalogue := envelope.Catalogue{"thing.updated": 1}
+	rec := &recorder{}
+	startConsumer(t, k.Brokers, "g-unknown", db, func(ctx context.Context, ev kafkax.Event) error {
+		if err := catalogue.Check(ev); err != nil {
+			return err
+		}
+		return rec.handle(ctx, ev)
+	})
+	eventually(t, "the last event", func() bool { return rec.has(last.ID) })
+	if diff := cmp.Diff(ids(rec.handled()), []string{last.ID}); diff != "" {
+		t.Errorf("handled (-got +want):\n%s", diff)
+	}
+	if dls := deadLetters(t, db); len(dls) != 0 {
+		t.Errorf("dead letters = %+v, want none", dls)
+	}
+	if n := counterSum(t, "kafkax.ignored_events", group); n != before+1 {
+		t.Errorf("kafkax.ignored_events = %d, want %d", n, before+1)
+	}
+}
+
 // metrics reads what the package's instruments recorded (see TestMain).
 var metrics = sdkmetric.NewManualReader()
 
 // deadLetterCount sums the kafkax.dead_letters counter over the data points
 // carrying every attribute of want.
 func deadLetterCount(t *testing.T, want ...attribute.KeyValue) int64 {
+	t.Helper()
+	return counterSum(t, "kafkax.dead_letters", want...)
+}
+
+// counterSum sums the counter name over the data points carrying every
+// attribute of want.
+func counterSum(t *testing.T, name string, want ...attribute.KeyValue) int64 {
 	t.Helper()
 	var rm metricdata.ResourceMetrics
 	if err := metrics.Collect(context.Background(), &rm); err != nil {
@@ -384,7 +427,7 @@ func deadLetterCount(t *testing.T, want ...attribute.KeyValue) int64 {
 	for _, sm := range rm.ScopeMetrics {
 		for _, m := range sm.Metrics {
 			sum, ok := m.Data.(metricdata.Sum[int64])
-			if m.Name != "kafkax.dead_letters" || !ok {
+			if m.Name != name || !ok {
 				continue
 			}
 			for _, dp := range sum.DataPoints {

@@ -16,6 +16,7 @@ import (
 	"github.com/docspub/platform/libs/config"
 	"github.com/docspub/platform/libs/httpx"
 	"github.com/docspub/platform/libs/internalapi/contentapi"
+	"github.com/docspub/platform/libs/internalapi/identityapi"
 	"github.com/docspub/platform/libs/internaltoken"
 	"github.com/docspub/platform/libs/jobs/jobsmongo"
 	"github.com/docspub/platform/libs/kafkax"
@@ -52,10 +53,10 @@ import (
 )
 
 // Topic is where content publishes its events.
-const Topic = "content.events"
+const Topic = contentapi.Topic
 
 // IdentityTopic is identity's topic, which feeds content's users and members.
-const IdentityTopic = "identity.events"
+const IdentityTopic = identityapi.Topic
 
 // ConsumerGroup is content's consumer group on other services' topics.
 const ConsumerGroup = "content"

@@ -95,7 +95,7 @@ func TestGitImportIsOneChange(t *testing.T) {
 			URL string `json:"url"`
 		} `json:"gitSync"`
 	}
-	if err := json.Unmarshal(evs[1].Data, &view); err != nil || evs[1].Type != "space.updated" {
+	if err := json.Unmarshal(evs[1].Data, &view); err != nil || evs[1].Type != contentapi.SpaceUpdated {
 		t.Fatalf("events %s, %s: %v", evs[0].Type, evs[1].Type, err)
 	}
 	if view.Revision != first.Revision || view.GitSync == nil || view.GitSync.URL != sync.URL {

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/docspub/platform/libs/apitest"
+	"github.com/docspub/platform/libs/internalapi/identityapi"
 	"github.com/docspub/platform/libs/internaltoken"
 	"github.com/docspub/platform/libs/roles"
 	"github.com/docspub/platform/services/identity/internal/token"
@@ -96,7 +97,7 @@ func TestTokens(t *testing.T) {
 	}
 	raw2, _ := bson.Marshal(tok)
 	_ = bson.Unmarshal(raw2, &pending)
-	if n := len(pending.Outbox); n == 0 || pending.Outbox[n-1].Type != "token.revoked" {
+	if n := len(pending.Outbox); n == 0 || pending.Outbox[n-1].Type != identityapi.TokenRevoked {
 		t.Errorf("revocation event not pending on the token: %+v", pending)
 	}
 }

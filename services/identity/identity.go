@@ -14,6 +14,7 @@ import (
 
 	"github.com/docspub/platform/libs/config"
 	"github.com/docspub/platform/libs/httpx"
+	"github.com/docspub/platform/libs/internalapi/identityapi"
 	"github.com/docspub/platform/libs/internaltoken"
 	"github.com/docspub/platform/libs/mongox"
 	"github.com/docspub/platform/libs/roles"
@@ -41,7 +42,7 @@ import (
 )
 
 // Topic is where identity publishes its events.
-const Topic = "identity.events"
+const Topic = identityapi.Topic
 
 // Name is the service's name in discovery: the audience of the internal
 // tokens it accepts.

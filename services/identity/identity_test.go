@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/docspub/platform/libs/internalapi/identityapi"
 	"github.com/docspub/platform/libs/internaltoken"
 	"github.com/docspub/platform/libs/kafkatest"
 	"github.com/docspub/platform/libs/logx"
@@ -108,7 +109,7 @@ func TestRelayDeliversMemberUpdated(t *testing.T) {
 	events := kafkatest.ReadN(t, k.Brokers, identity.Topic, 8, 20*time.Second)
 	var found bool
 	for _, ev := range events {
-		if ev.Type != "member.updated" {
+		if ev.Type != identityapi.MemberUpdated {
 			continue
 		}
 		var m struct {

@@ -136,10 +136,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger, opts ...Option) (*Ap
 
 	return &App{
 		cfg: cfg, core: core, pub: pub, geo: geo, store: store, handler: e,
-		sites: kafkax.NewConsumer(core.Kafka, SitesGroup, siteview.Topic, core.Mongo.Database,
-			func(ctx context.Context, ev kafkax.Event) error {
-				return sites.Apply(ctx, ev.Type, ev.Organization, ev.Subject, ev.OccurredAt)
-			}, log),
+		sites:   kafkax.NewConsumer(core.Kafka, SitesGroup, siteview.Topic, core.Mongo.Database, sites.Handle, log),
 		rollups: visitkafka.NewReader(core.Kafka, RollupGroup, rollup.NewApplier(store, o.now), log),
 	}, nil
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/docspub/platform/libs/config"
 	"github.com/docspub/platform/libs/discovery"
 	"github.com/docspub/platform/libs/httpx"
+	"github.com/docspub/platform/libs/internalapi/integrationsapi"
 	"github.com/docspub/platform/libs/internaltoken"
 	"github.com/docspub/platform/libs/jobs"
 	"github.com/docspub/platform/libs/mongox"
@@ -44,7 +45,7 @@ import (
 const Name = "integrations"
 
 // Topic is where integrations publishes its events.
-const Topic = "integrations.events"
+const Topic = integrationsapi.Topic
 
 // Jobs is the collection of the service's jobs (OpenAPI processing, Git
 // imports and exports).

@@ -17,6 +17,7 @@ import (
 	"github.com/docspub/platform/libs/config"
 	"github.com/docspub/platform/libs/discovery"
 	"github.com/docspub/platform/libs/httpx"
+	"github.com/docspub/platform/libs/internalapi/contentapi"
 	"github.com/docspub/platform/libs/internalapi/sitesapi"
 	"github.com/docspub/platform/libs/internaltoken"
 	"github.com/docspub/platform/libs/kafkax"
@@ -41,10 +42,10 @@ import (
 )
 
 // Topic is where sites publishes its events.
-const Topic = "sites.events"
+const Topic = sitesapi.Topic
 
 // ContentTopic feeds the projection of the spaces site spaces embed.
-const ContentTopic = "content.events"
+const ContentTopic = contentapi.Topic
 
 // ConsumerGroup is the sites service's consumer group.
 const ConsumerGroup = "sites"

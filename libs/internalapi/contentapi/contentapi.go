@@ -1,6 +1,7 @@
 // Package contentapi is the contract of the content service's internal
 // API, under /internal/v1: the types content answers and accepts, shared
-// by content (the provider) and its callers, and the paths. Two groups,
+// by content (the provider) and its callers, and the paths; and of its
+// events (events.go: types, versions, payloads, constructors). Two groups,
 // each for the services named:
 //
 // Readers (the sites service serving a published site's readers, who

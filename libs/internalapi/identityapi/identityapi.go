@@ -1,5 +1,6 @@
 // Package identityapi is the contract of the identity service's internal
-// API, shared by identity (the provider) and its callers:
+// API and of its events (events.go), shared by identity (the provider) and
+// its callers:
 //
 //	POST /internal/v1/tokens/resolve   ResolveRequest → Resolution, for the gateway alone
 //	                                   (401 or 404: no such token, or revoked)

@@ -1,5 +1,6 @@
-// Package sitesapi is the contract of the sites service's internal API,
-// shared by sites (the provider) and its callers:
+// Package sitesapi is the contract of the sites service's internal API
+// and of its events (events.go), shared by sites (the provider) and its
+// callers:
 //
 //	GET /internal/v1/sites/{siteId}   Site, for the insights service alone
 //	                                  (404: no such live site)

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/docspub/platform/libs/internalapi/contentapi"
 	"github.com/docspub/platform/libs/roles"
 )
 
@@ -139,19 +140,9 @@ func lower(a, b roles.Role) roles.Role {
 	return a
 }
 
-// SpacePermissions is a space's permissions object for one caller.
-type SpacePermissions struct {
-	View               bool `json:"view"`
-	Access             bool `json:"access"`
-	Admin              bool `json:"admin"`
-	ViewInviteLinks    bool `json:"viewInviteLinks"`
-	Edit               bool `json:"edit"`
-	TriggerGitSync     bool `json:"triggerGitSync"`
-	Comment            bool `json:"comment"`
-	Merge              bool `json:"merge"`
-	Review             bool `json:"review"`
-	InstallIntegration bool `json:"installIntegration"`
-}
+// SpacePermissions is a space's permissions object for one caller (the
+// wire type is contentapi's: sites renders it on the spaces it embeds).
+type SpacePermissions = contentapi.SpacePermissions
 
 // ForSpace is the permissions object of a space on which the caller has
 // level. A locked space allows no content edits.

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/docspub/platform/libs/apierr"
+	"github.com/docspub/platform/libs/internalapi/contentapi"
 	"github.com/docspub/platform/services/content/internal/access"
 	"github.com/docspub/platform/services/content/internal/limits"
 	"github.com/docspub/platform/services/content/internal/merge"
@@ -154,7 +155,7 @@ func (s *Service) finish(ctx context.Context, g access.Grant, cr ChangeRequest, 
 	was := cr
 	cr.Status, cr.RevisionMerged, cr.MergedBy, cr.MergedAt, cr.UpdatedAt = StatusMerged, next.ID, cr.MergingBy, &now, now
 	cr.MergingTo, cr.MergingFrom, cr.MergingBy, cr.MergingUntil = "", "", "", time.Time{}
-	_, err := s.save(ctx, g, was, cr, "change_request.merged", next)
+	_, err := s.save(ctx, g, was, cr, contentapi.NewChangeRequestMerged, next)
 	// lost tells a claim finished (ErrMerged), taken again (ErrMerging) or
 	// undone meanwhile (ErrConcurrentMod): all leave nothing to finish here.
 	if err != nil && !errors.Is(err, ErrMerged) && !errors.Is(err, ErrMerging) && !errors.Is(err, ErrConcurrentMod) {
@@ -281,7 +282,7 @@ func (s *Service) UpdateFromSpace(ctx context.Context, g access.Grant, idOrNumbe
 	}
 	was := cr
 	cr.Revision, cr.RevisionMergedAncestor, cr.UpdatedAt = next.ID, g.Revision, next.CreatedAt
-	if _, err := s.save(ctx, g, was, cr, "change_request.updated", next); err != nil {
+	if _, err := s.save(ctx, g, was, cr, contentapi.NewChangeRequestUpdated, next); err != nil {
 		return Outcome{}, err
 	}
 	return Outcome{Revision: next.ID, Result: ResultUpdate}, nil
@@ -367,7 +368,7 @@ func (s *Service) Import(ctx context.Context, g access.Grant, idOrNumber, source
 	}
 	// Compare-and-set on what the import started from: the revision, the
 	// status (open or draft) and no merge under way.
-	if _, err := s.save(ctx, g, was, cr, "change_request.updated", next); err != nil {
+	if _, err := s.save(ctx, g, was, cr, contentapi.NewChangeRequestUpdated, next); err != nil {
 		return ImportResult{}, err
 	}
 	return ImportResult{Revision: next.ID, ImportedResources: imported, TotalResources: total}, nil

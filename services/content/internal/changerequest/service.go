@@ -10,6 +10,7 @@ import (
 	"github.com/docspub/platform/libs/apierr"
 	"github.com/docspub/platform/libs/envelope"
 	"github.com/docspub/platform/libs/ids"
+	"github.com/docspub/platform/libs/internalapi/contentapi"
 	"github.com/docspub/platform/services/content/internal/access"
 	"github.com/docspub/platform/services/content/internal/links"
 	"github.com/docspub/platform/services/content/internal/people"
@@ -148,7 +149,7 @@ func (s *Service) Create(ctx context.Context, g access.Grant, subject string) (V
 	if err != nil {
 		return View{}, err
 	}
-	if err := s.store.Insert(ctx, cr, s.event("change_request.created", cr, v)); err != nil {
+	if err := s.store.Insert(ctx, cr, contentapi.NewChangeRequestCreated(cr.Organization, v)); err != nil {
 		return View{}, err
 	}
 	return v, nil
@@ -199,7 +200,7 @@ func (s *Service) Update(ctx context.Context, g access.Grant, idOrNumber string,
 		cr.Status = *p.Status
 	}
 	cr.UpdatedAt = s.clock()
-	return s.save(ctx, g, was, cr, "change_request.updated")
+	return s.save(ctx, g, was, cr, contentapi.NewChangeRequestUpdated)
 }
 
 // save stores the change of a change request from was to cr with its
@@ -207,14 +208,14 @@ func (s *Service) Update(ctx context.Context, g access.Grant, idOrNumber string,
 // (revision.created), recorded in the same write, provided the change
 // request is still as was (see Store.Update); otherwise it writes nothing
 // and says why: merged, being merged, or changed meanwhile.
-func (s *Service) save(ctx context.Context, g access.Grant, was, cr ChangeRequest, typ string, made ...revision.Revision) (View, error) {
+func (s *Service) save(ctx context.Context, g access.Grant, was, cr ChangeRequest, newEvent func(string, View) envelope.Event, made ...revision.Revision) (View, error) {
 	v, err := s.render(ctx, g, cr)
 	if err != nil {
 		return View{}, err
 	}
-	events := []envelope.Event{s.event(typ, cr, v)}
+	events := []envelope.Event{newEvent(cr.Organization, v)}
 	for _, r := range made {
-		events = append(events, envelope.New("revision.created", r.Organization, r.ID, revisionEvent{
+		events = append(events, contentapi.NewRevisionCreated(r.Organization, contentapi.Revision{
 			ID: r.ID, Space: r.Space, Type: r.Type, Parents: r.Parents, MergedFrom: r.MergedFrom, ChangeRequest: cr.ID,
 			Pages: len(revision.Flatten(r.Pages)), Files: len(r.Files), CreatedAt: r.CreatedAt}))
 	}
@@ -239,24 +240,6 @@ func (s *Service) lost(ctx context.Context, cr ChangeRequest) error {
 		return ErrMerging
 	}
 	return ErrConcurrentMod
-}
-
-func (s *Service) event(typ string, cr ChangeRequest, v View) envelope.Event {
-	return envelope.New(typ, cr.Organization, cr.ID, v)
-}
-
-// revisionEvent is the data of revision.created: the revision's identity,
-// lineage and size (its content is read through the API).
-type revisionEvent struct {
-	ID            string    `json:"id"`
-	Space         string    `json:"space"`
-	Type          string    `json:"type"`
-	Parents       []string  `json:"parents"`
-	MergedFrom    string    `json:"mergedFrom,omitempty"`
-	ChangeRequest string    `json:"changeRequest"`
-	Pages         int       `json:"pages"`
-	Files         int       `json:"files"`
-	CreatedAt     time.Time `json:"createdAt"`
 }
 
 func contains(xs []string, x string) bool {

@@ -2,39 +2,17 @@ package changerequest
 
 import (
 	"context"
-	"time"
 
+	"github.com/docspub/platform/libs/internalapi/contentapi"
 	"github.com/docspub/platform/services/content/internal/access"
-	"github.com/docspub/platform/services/content/internal/people"
 )
 
-// View is a change request as the API returns it.
-type View struct {
-	Object                 string       `json:"object"`
-	ID                     string       `json:"id"`
-	Number                 int          `json:"number"`
-	Status                 string       `json:"status"`
-	Subject                string       `json:"subject"`
-	CreatedBy              people.User  `json:"createdBy"`
-	CreatedAt              time.Time    `json:"createdAt"`
-	UpdatedAt              time.Time    `json:"updatedAt"`
-	MergedBy               *people.User `json:"mergedBy,omitempty"`
-	MergedAt               *time.Time   `json:"mergedAt,omitempty"`
-	Space                  string       `json:"space"`
-	Revision               string       `json:"revision"`
-	RevisionInitial        string       `json:"revisionInitial"`
-	RevisionMergedAncestor string       `json:"revisionMergedAncestor,omitempty"`
-	RevisionMerged         string       `json:"revisionMerged,omitempty"`
-	Comments               int          `json:"comments"`
-	Outdated               bool         `json:"outdated"`
-	URLs                   URLs         `json:"urls"`
-}
+// View is a change request as the API returns it, and as the
+// change_request.* events carry it (contentapi.ChangeRequest).
+type View = contentapi.ChangeRequest
 
 // URLs are a change request's URLs.
-type URLs struct {
-	App      string `json:"app"`
-	Location string `json:"location"`
-}
+type URLs = contentapi.ChangeRequestURLs
 
 // List is one page of change requests; Next is the id after which the next page starts.
 type List struct {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/docspub/platform/libs/apierr"
+	"github.com/docspub/platform/libs/internalapi/contentapi"
 	"github.com/docspub/platform/libs/kafkax"
 	"github.com/docspub/platform/libs/mongotest"
 	"github.com/docspub/platform/libs/mongox"
@@ -18,7 +19,9 @@ func TestMain(m *testing.M) { mongotest.Main(m) }
 
 var t0 = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 
-func ev(id string) kafkax.Event { return kafkax.NewEvent("change_request.updated", "org1", id, nil) }
+func ev(id string) kafkax.Event {
+	return kafkax.NewEvent(contentapi.ChangeRequestUpdated, "org1", id, nil)
+}
 
 // Update writes what changed while the change request's status, revision,
 // merged ancestor and claim are still those that were read.

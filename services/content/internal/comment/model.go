@@ -42,15 +42,6 @@ const (
 	StatusResolved Status = "resolved"
 )
 
-// Event types.
-const (
-	EventCreated      = "comment.created"
-	EventUpdated      = "comment.updated"
-	EventDeleted      = "comment.deleted"
-	EventReplyCreated = "comment_reply.created"
-	EventReplyUpdated = "comment_reply.updated"
-)
-
 // Comment is a stored comment.
 type Comment struct {
 	ID       string

@@ -4,8 +4,8 @@ import (
 	"context"
 	"errors"
 
-	"github.com/docspub/platform/libs/envelope"
 	"github.com/docspub/platform/libs/ids"
+	"github.com/docspub/platform/libs/internalapi/contentapi"
 	"github.com/docspub/platform/services/content/internal/access"
 )
 
@@ -63,7 +63,7 @@ func (s *Service) PostReply(ctx context.Context, g access.Grant, t Thread, comme
 	if err != nil {
 		return ReplyView{}, err
 	}
-	if err := s.store.InsertReply(ctx, r, envelope.New(EventReplyCreated, g.Organization, r.ID, replyEventData(r, v))); err != nil {
+	if err := s.store.InsertReply(ctx, r, contentapi.NewCommentReplyCreated(g.Organization, replyEventData(r, v))); err != nil {
 		return ReplyView{}, err
 	}
 	return v, nil
@@ -97,7 +97,7 @@ func (s *Service) UpdateReply(ctx context.Context, g access.Grant, t Thread, com
 		if err != nil || !changed {
 			return v, err
 		}
-		err = s.store.UpdateReply(ctx, r, from, envelope.New(EventReplyUpdated, g.Organization, r.ID, replyEventData(r, v)))
+		err = s.store.UpdateReply(ctx, r, from, contentapi.NewCommentReplyUpdated(g.Organization, replyEventData(r, v)))
 		if errors.Is(err, ErrChanged) && attempt < maxAttempts {
 			continue
 		}

@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/docspub/platform/libs/apierr"
-	"github.com/docspub/platform/libs/envelope"
 	"github.com/docspub/platform/libs/ids"
+	"github.com/docspub/platform/libs/internalapi/contentapi"
 	"github.com/docspub/platform/services/content/internal/access"
 	"github.com/docspub/platform/services/content/internal/links"
 	"github.com/docspub/platform/services/content/internal/people"
@@ -125,7 +125,7 @@ func (s *Service) Post(ctx context.Context, g access.Grant, t Thread, in PostInp
 	if err != nil {
 		return View{}, err
 	}
-	if err := s.store.InsertComment(ctx, c, envelope.New(EventCreated, g.Organization, c.ID, eventData(c, v))); err != nil {
+	if err := s.store.InsertComment(ctx, c, contentapi.NewCommentCreated(g.Organization, eventData(c, v))); err != nil {
 		return View{}, err
 	}
 	return v, nil
@@ -154,7 +154,7 @@ func (s *Service) Update(ctx context.Context, g access.Grant, t Thread, id strin
 		if err != nil || !changed {
 			return v, err
 		}
-		err = s.store.UpdateComment(ctx, next, c.Version, envelope.New(EventUpdated, g.Organization, c.ID, eventData(next, v)))
+		err = s.store.UpdateComment(ctx, next, c.Version, contentapi.NewCommentUpdated(g.Organization, eventData(next, v)))
 		if errors.Is(err, ErrChanged) && attempt < maxAttempts {
 			continue
 		}
@@ -233,7 +233,7 @@ func (s *Service) Delete(ctx context.Context, g access.Grant, t Thread, id strin
 	if err != nil {
 		return err
 	}
-	return s.store.RemoveComment(ctx, c, envelope.New(EventDeleted, g.Organization, c.ID, eventData(c, v)))
+	return s.store.RemoveComment(ctx, c, contentapi.NewCommentDeleted(g.Organization, eventData(c, v)))
 }
 
 func deref(s *string) string {

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/docspub/platform/libs/internalapi/contentapi"
 	"github.com/docspub/platform/libs/roles"
 	"github.com/docspub/platform/services/content/internal/access"
 	"github.com/docspub/platform/services/content/internal/people"
@@ -63,9 +64,7 @@ type Ref struct {
 }
 
 // URLs is a comment's or reply's urls object.
-type URLs struct {
-	Location string `json:"location"`
-}
+type URLs = contentapi.LocationURLs
 
 // ReactionView is the users who reacted with one emoji.
 type ReactionView struct {

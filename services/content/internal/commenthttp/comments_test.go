@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/docspub/platform/libs/apitest"
+	"github.com/docspub/platform/libs/internalapi/contentapi"
 	"github.com/docspub/platform/libs/paging"
 	"github.com/docspub/platform/services/content/internal/access"
 	"github.com/docspub/platform/services/content/internal/comment"
@@ -85,7 +86,7 @@ func TestCommentLifecycle(t *testing.T) {
 
 	// Every change recorded one event, on the comment, with its ids and counts.
 	evs := e.events(commentmongo.Comments, c.ID)
-	if diff := cmp.Diff(eventTypes(evs), []string{comment.EventCreated, comment.EventUpdated, comment.EventDeleted}); diff != "" {
+	if diff := cmp.Diff(eventTypes(evs), []string{contentapi.CommentCreated, contentapi.CommentUpdated, contentapi.CommentDeleted}); diff != "" {
 		t.Errorf("events (-got +want):\n%s", diff)
 	}
 	for _, ev := range evs {

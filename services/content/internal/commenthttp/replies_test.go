@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/docspub/platform/libs/apitest"
+	"github.com/docspub/platform/libs/internalapi/contentapi"
 	"github.com/docspub/platform/libs/paging"
 	"github.com/docspub/platform/services/content/internal/access"
 	"github.com/docspub/platform/services/content/internal/comment"
@@ -113,7 +114,7 @@ func TestReplies(t *testing.T) {
 		t.Errorf("reply reactions after removal = %+v", unreacted.Reactions)
 	}
 	if diff := cmp.Diff(eventTypes(e.events(commentmongo.Replies, r1.ID)),
-		[]string{comment.EventReplyCreated, comment.EventReplyUpdated, comment.EventReplyUpdated, comment.EventReplyUpdated, comment.EventReplyUpdated}); diff != "" {
+		[]string{contentapi.CommentReplyCreated, contentapi.CommentReplyUpdated, contentapi.CommentReplyUpdated, contentapi.CommentReplyUpdated, contentapi.CommentReplyUpdated}); diff != "" {
 		t.Errorf("reply events (-got +want):\n%s", diff)
 	}
 	if ev := e.events(commentmongo.Replies, r1.ID)[0]; ev.Subject != r1.ID || ev.Organization != org || !strings.Contains(string(ev.Data), `"comment-reply"`) {

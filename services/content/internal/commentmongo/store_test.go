@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/docspub/platform/libs/apierr"
+	"github.com/docspub/platform/libs/internalapi/contentapi"
 	"github.com/docspub/platform/libs/kafkax"
 	"github.com/docspub/platform/libs/mongotest"
 	"github.com/docspub/platform/libs/mongox"
@@ -53,7 +54,7 @@ func newComment(th comment.Thread, id, user string, minute int) comment.Comment 
 func insert(t *testing.T, s *commentmongo.Store, cs ...comment.Comment) {
 	t.Helper()
 	for _, c := range cs {
-		if err := s.InsertComment(context.Background(), c, ev(comment.EventCreated, c.ID)); err != nil {
+		if err := s.InsertComment(context.Background(), c, ev(contentapi.CommentCreated, c.ID)); err != nil {
 			t.Fatalf("insert %s: %v", c.ID, err)
 		}
 	}
@@ -91,7 +92,7 @@ func TestCommentRoundTrip(t *testing.T) {
 	if diff := cmp.Diff(got, c, cmpopts.EquateEmpty()); diff != "" {
 		t.Errorf("read back (-got +want):\n%s", diff)
 	}
-	if got := outbox(t, db, commentmongo.Comments, "c1"); !slices.Equal(got, []string{comment.EventCreated}) {
+	if got := outbox(t, db, commentmongo.Comments, "c1"); !slices.Equal(got, []string{contentapi.CommentCreated}) {
 		t.Errorf("outbox = %v", got)
 	}
 	// A comment is found only in its own thread.
@@ -112,7 +113,7 @@ func TestUpdateComment(t *testing.T) {
 	resolved := c
 	resolved.Status, resolved.ResolvedAt, resolved.ResolvedBy, resolved.Version = comment.StatusResolved, t0.Add(time.Hour), "u2", 2
 	resolved.Markdown, resolved.EditedAt = "edited", t0.Add(time.Hour)
-	if err := s.UpdateComment(ctx, resolved, 1, ev(comment.EventUpdated, "c1")); err != nil {
+	if err := s.UpdateComment(ctx, resolved, 1, ev(contentapi.CommentUpdated, "c1")); err != nil {
 		t.Fatal(err)
 	}
 	got, err := s.Comment(ctx, space, "c1")
@@ -126,14 +127,14 @@ func TestUpdateComment(t *testing.T) {
 	// An update computed from an older version loses.
 	stale := c
 	stale.Version = 2
-	if err := s.UpdateComment(ctx, stale, 1, ev(comment.EventUpdated, "c1")); !errors.Is(err, comment.ErrChanged) {
+	if err := s.UpdateComment(ctx, stale, 1, ev(contentapi.CommentUpdated, "c1")); !errors.Is(err, comment.ErrChanged) {
 		t.Errorf("stale update: err %v, want ErrChanged", err)
 	}
 
 	// Reopening clears the resolution fields.
 	reopened := resolved
 	reopened.Status, reopened.ResolvedAt, reopened.ResolvedBy, reopened.Version = comment.StatusOpen, time.Time{}, "", 3
-	if err := s.UpdateComment(ctx, reopened, 2, ev(comment.EventUpdated, "c1")); err != nil {
+	if err := s.UpdateComment(ctx, reopened, 2, ev(contentapi.CommentUpdated, "c1")); err != nil {
 		t.Fatal(err)
 	}
 	var raw bson.M
@@ -145,12 +146,12 @@ func TestUpdateComment(t *testing.T) {
 			t.Errorf("field %s kept after reopening: %v", f, raw)
 		}
 	}
-	if got := outbox(t, db, commentmongo.Comments, "c1"); !slices.Equal(got, []string{comment.EventCreated, comment.EventUpdated, comment.EventUpdated}) {
+	if got := outbox(t, db, commentmongo.Comments, "c1"); !slices.Equal(got, []string{contentapi.CommentCreated, contentapi.CommentUpdated, contentapi.CommentUpdated}) {
 		t.Errorf("outbox = %v", got)
 	}
 
 	missing := newComment(space, "nope", "u1", 0)
-	if err := s.UpdateComment(ctx, missing, 1, ev(comment.EventUpdated, "nope")); !errors.Is(err, apierr.ErrNotFound) {
+	if err := s.UpdateComment(ctx, missing, 1, ev(contentapi.CommentUpdated, "nope")); !errors.Is(err, apierr.ErrNotFound) {
 		t.Errorf("update of a missing comment: err %v, want not found", err)
 	}
 }
@@ -172,7 +173,7 @@ func TestUpdateCommentRace(t *testing.T) {
 			c := newComment(space, "c1", "u1", 0)
 			c.Version = 2
 			c.Reactions = []comment.Reaction{{Emoji: fmt.Sprint(i), User: "u1", ReactedAt: t0}}
-			errs[i] = s.UpdateComment(ctx, c, 1, ev(comment.EventUpdated, "c1"))
+			errs[i] = s.UpdateComment(ctx, c, 1, ev(contentapi.CommentUpdated, "c1"))
 		}()
 	}
 	wg.Wait()
@@ -303,7 +304,7 @@ func TestRepliesAndStats(t *testing.T) {
 	for _, r := range []comment.Reply{
 		reply("r1", "c1", "u2", 1), reply("r2", "c1", "u3", 2), reply("r3", "c1", "u2", 5), reply("r4", "c2", "u2", 3),
 	} {
-		if err := s.InsertReply(ctx, r, ev(comment.EventReplyCreated, r.ID)); err != nil {
+		if err := s.InsertReply(ctx, r, ev(contentapi.CommentReplyCreated, r.ID)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -341,13 +342,13 @@ func TestRepliesAndStats(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := s.RemoveComment(ctx, c1, ev(comment.EventDeleted, "c1")); err != nil {
+	if err := s.RemoveComment(ctx, c1, ev(contentapi.CommentDeleted, "c1")); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := s.Comment(ctx, space, "c1"); !errors.Is(err, apierr.ErrNotFound) {
 		t.Errorf("removed comment: err %v, want not found", err)
 	}
-	if got := outbox(t, db, commentmongo.Comments, "c1"); !slices.Equal(got, []string{comment.EventCreated, comment.EventDeleted}) {
+	if got := outbox(t, db, commentmongo.Comments, "c1"); !slices.Equal(got, []string{contentapi.CommentCreated, contentapi.CommentDeleted}) {
 		t.Errorf("outbox of removed comment = %v", got)
 	}
 	if n, err := db.Collection(commentmongo.Replies).CountDocuments(ctx, bson.M{"comment": "c1"}); err != nil || n != 0 {
@@ -364,16 +365,16 @@ func TestUpdateReply(t *testing.T) {
 	ctx := context.Background()
 	insert(t, s, newComment(space, "c1", "u1", 0))
 	r := comment.Reply{ID: "r1", Comment: "c1", Thread: space, PostedBy: "u2", PostedAt: t0, Markdown: "re", Version: 1}
-	if err := s.InsertReply(ctx, r, ev(comment.EventReplyCreated, "r1")); err != nil {
+	if err := s.InsertReply(ctx, r, ev(contentapi.CommentReplyCreated, "r1")); err != nil {
 		t.Fatal(err)
 	}
 	edited := r
 	edited.Markdown, edited.EditedAt, edited.Version = "re, edited", t0.Add(time.Minute), 2
 	edited.Reactions = []comment.Reaction{{Emoji: "🎉", User: "u1", ReactedAt: t0.Add(time.Minute)}}
-	if err := s.UpdateReply(ctx, edited, 1, ev(comment.EventReplyUpdated, "r1")); err != nil {
+	if err := s.UpdateReply(ctx, edited, 1, ev(contentapi.CommentReplyUpdated, "r1")); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.UpdateReply(ctx, edited, 1, ev(comment.EventReplyUpdated, "r1")); !errors.Is(err, comment.ErrChanged) {
+	if err := s.UpdateReply(ctx, edited, 1, ev(contentapi.CommentReplyUpdated, "r1")); !errors.Is(err, comment.ErrChanged) {
 		t.Errorf("stale reply update: err %v, want ErrChanged", err)
 	}
 	got, err := s.Reply(ctx, "c1", "r1")
@@ -383,7 +384,7 @@ func TestUpdateReply(t *testing.T) {
 	if diff := cmp.Diff(got, edited); diff != "" {
 		t.Errorf("reply (-got +want):\n%s", diff)
 	}
-	if got := outbox(t, db, commentmongo.Replies, "r1"); !slices.Equal(got, []string{comment.EventReplyCreated, comment.EventReplyUpdated}) {
+	if got := outbox(t, db, commentmongo.Replies, "r1"); !slices.Equal(got, []string{contentapi.CommentReplyCreated, contentapi.CommentReplyUpdated}) {
 		t.Errorf("outbox = %v", got)
 	}
 }
@@ -399,7 +400,7 @@ func TestOpenCommentsCounterContract(t *testing.T) {
 	gone := newComment(space, "gone", "u1", 2)
 	insert(t, s, newComment(space, "a", "u1", 0), newComment(space, "b", "u1", 0), resolved, gone,
 		newComment(cr, "x", "u1", 0), newComment(other, "y", "u1", 0))
-	if err := s.RemoveComment(ctx, gone, ev(comment.EventDeleted, "gone")); err != nil {
+	if err := s.RemoveComment(ctx, gone, ev(contentapi.CommentDeleted, "gone")); err != nil {
 		t.Fatal(err)
 	}
 
@@ -431,7 +432,7 @@ func TestDeleteSpace(t *testing.T) {
 		{ID: "rb", Comment: "b", Thread: cr, PostedBy: "u1", PostedAt: t0, Markdown: "re", Version: 1},
 		{ID: "rc", Comment: "c", Thread: other, PostedBy: "u1", PostedAt: t0, Markdown: "re", Version: 1},
 	} {
-		if err := s.InsertReply(ctx, r, ev(comment.EventReplyCreated, r.ID)); err != nil {
+		if err := s.InsertReply(ctx, r, ev(contentapi.CommentReplyCreated, r.ID)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -500,7 +501,7 @@ func TestReactionsPacked(t *testing.T) {
 	}
 	got.Reactions = append(got.Reactions, comment.Reaction{Emoji: "🎉", User: "bob", ReactedAt: t0})
 	got.Version = 2
-	if err := s.UpdateComment(ctx, got, 1, ev(comment.EventUpdated, "c2")); err != nil {
+	if err := s.UpdateComment(ctx, got, 1, ev(contentapi.CommentUpdated, "c2")); err != nil {
 		t.Fatal(err)
 	}
 	raw = nil

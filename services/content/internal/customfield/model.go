@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/docspub/platform/libs/apierr"
+	"github.com/docspub/platform/libs/internalapi/contentapi"
 	"github.com/docspub/platform/libs/nullable"
 	"github.com/docspub/platform/libs/roles"
 	"github.com/docspub/platform/services/content/internal/access"
@@ -69,33 +70,17 @@ type Field struct {
 	Version int64 `bson:"version"`
 }
 
-// View is a custom field as the API renders it.
-type View struct {
-	ID          string      `json:"id"`
-	Name        string      `json:"name"`
-	Title       string      `json:"title"`
-	Description string      `json:"description"`
-	Type        Type        `json:"type"`
-	Placeholder string      `json:"placeholder"`
-	Options     []string    `json:"options,omitempty"`
-	CreatedAt   time.Time   `json:"createdAt"`
-	UpdatedAt   time.Time   `json:"updatedAt"`
-	URLs        URLs        `json:"urls"`
-	Permissions Permissions `json:"permissions"`
-}
+// View is a custom field as the API renders it, and as the custom_field.*
+// events carry it (contentapi.CustomField).
+type View = contentapi.CustomField
 
 // URLs is a custom field's urls object.
-type URLs struct {
-	Location string `json:"location"`
-}
+type URLs = contentapi.LocationURLs
 
 // Permissions is a custom field's permissions object: view is whether the
 // caller may read the organization's definitions (any member with a role),
 // edit whether they may change them (access.Configure, admins).
-type Permissions struct {
-	View bool `json:"view"`
-	Edit bool `json:"edit"`
-}
+type Permissions = contentapi.CustomFieldPermissions
 
 // PermissionsFor is the permissions object of a caller with level.
 func PermissionsFor(level roles.Role) Permissions {
@@ -105,7 +90,7 @@ func PermissionsFor(level roles.Role) Permissions {
 // Render renders a definition for a caller with level.
 func Render(u links.URLs, f Field, level roles.Role) View {
 	return View{
-		ID: f.ID, Name: f.Name, Title: f.Title, Description: f.Description, Type: f.Type,
+		ID: f.ID, Name: f.Name, Title: f.Title, Description: f.Description, Type: string(f.Type),
 		Placeholder: f.Placeholder, Options: f.Options, CreatedAt: f.CreatedAt, UpdatedAt: f.UpdatedAt,
 		URLs:        URLs{Location: u.Location("/orgs/" + f.Organization + "/custom-fields/" + f.Name)},
 		Permissions: PermissionsFor(level),

@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/docspub/platform/libs/apierr"
-	"github.com/docspub/platform/libs/envelope"
 	"github.com/docspub/platform/libs/ids"
+	"github.com/docspub/platform/libs/internalapi/contentapi"
 	"github.com/docspub/platform/libs/roles"
 	"github.com/docspub/platform/services/content/internal/access"
 	"github.com/docspub/platform/services/content/internal/links"
@@ -18,14 +18,6 @@ import (
 var (
 	ErrOrganizationNotFound = apierr.NotFound("organization not found")
 	ErrFieldNotFound        = apierr.NotFound("custom field not found")
-)
-
-// Event types.
-const (
-	EventCreated       = "custom_field.created"
-	EventUpdated       = "custom_field.updated"
-	EventDeleted       = "custom_field.deleted"
-	EventValuesUpdated = "custom_field_values.updated"
 )
 
 // Service carries out the custom field operations for a caller.
@@ -132,7 +124,7 @@ func (s *Service) Create(ctx context.Context, c access.Caller, org string, in Ne
 		return View{}, fmt.Errorf("clear values of custom field %s: %w", f.Name, err)
 	}
 	v := Render(s.urls, f, role)
-	err = s.store.InsertField(ctx, f, envelope.New(EventCreated, org, f.ID, v))
+	err = s.store.InsertField(ctx, f, contentapi.NewCustomFieldCreated(org, v))
 	if errors.Is(err, apierr.ErrConflict) {
 		return View{}, conflict(f.Name)
 	}
@@ -159,7 +151,7 @@ func (s *Service) Update(ctx context.Context, c access.Caller, org, name string,
 	}
 	f.UpdatedAt = s.now()
 	v := Render(s.urls, f, role)
-	err = s.store.UpdateField(ctx, f, envelope.New(EventUpdated, org, f.ID, v))
+	err = s.store.UpdateField(ctx, f, contentapi.NewCustomFieldUpdated(org, v))
 	if errors.Is(err, apierr.ErrNotFound) {
 		return View{}, ErrFieldNotFound
 	}
@@ -182,7 +174,7 @@ func (s *Service) Delete(ctx context.Context, c access.Caller, org, name string)
 	if err != nil {
 		return err
 	}
-	err = s.store.RemoveField(ctx, f, envelope.New(EventDeleted, org, f.ID, Render(s.urls, f, role)))
+	err = s.store.RemoveField(ctx, f, contentapi.NewCustomFieldDeleted(org, Render(s.urls, f, role)))
 	if errors.Is(err, apierr.ErrNotFound) {
 		return ErrFieldNotFound
 	}
@@ -283,7 +275,7 @@ func (s *Service) write(ctx context.Context, g access.Grant, defs []Field, ch Ch
 	for _, k := range ch.Clear {
 		delete(after, k)
 	}
-	ev := envelope.New(EventValuesUpdated, g.Organization, g.Space, s.render(defs, after, role))
+	ev := contentapi.NewCustomFieldValuesUpdated(g.Organization, g.Space, s.render(defs, after, role))
 	err = s.store.SetSpaceValues(ctx, g.Organization, sv, ch.Set, ch.Clear, ev)
 	if errors.Is(err, ErrChanged) {
 		return ErrChanged

@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/docspub/platform/libs/apierr"
+	"github.com/docspub/platform/libs/internalapi/contentapi"
 )
 
 // Values are a space's custom field values by field name. A value is a
@@ -18,10 +19,7 @@ type Values map[string]any
 
 // FieldValue is one item of CustomFieldValues: a definition and, when the
 // space has one, its value.
-type FieldValue struct {
-	CustomField View `json:"customField"`
-	Value       any  `json:"value,omitempty"`
-}
+type FieldValue = contentapi.CustomFieldValue
 
 // ValuesPatch is the body of PATCH SPACE/custom-fields: values maps a field
 // name to {value}; {value: null} or {} clears the field's value. It stays raw

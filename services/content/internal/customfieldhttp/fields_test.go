@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/docspub/platform/libs/apitest"
+	"github.com/docspub/platform/libs/internalapi/contentapi"
 	"github.com/docspub/platform/libs/kafkax"
 	"github.com/docspub/platform/services/content/internal/customfieldmongo"
 	"github.com/google/go-cmp/cmp"
@@ -75,7 +76,7 @@ func TestFieldLifecycle(t *testing.T) {
 	if err := e.db.Collection(customfieldmongo.Fields).FindOne(context.Background(), bson.M{"_id": created.ID}).Decode(&doc); err != nil {
 		t.Fatal(err)
 	}
-	if len(doc.Outbox) != 1 || doc.Outbox[0].Type != "custom_field.created" || doc.Outbox[0].Organization != "o1" ||
+	if len(doc.Outbox) != 1 || doc.Outbox[0].Type != contentapi.CustomFieldCreated || doc.Outbox[0].Organization != "o1" ||
 		doc.Outbox[0].Subject != created.ID || !cmp.Equal(apitest.Decode[fieldBody](t, doc.Outbox[0].Data), created) {
 		t.Errorf("outbox %+v", doc.Outbox)
 	}

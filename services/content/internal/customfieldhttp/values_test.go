@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/docspub/platform/libs/apitest"
+	"github.com/docspub/platform/libs/internalapi/contentapi"
 	"github.com/docspub/platform/libs/kafkax"
 	"github.com/docspub/platform/libs/roles"
 	"github.com/docspub/platform/services/content/internal/access"
@@ -77,7 +78,7 @@ func TestSpaceValues(t *testing.T) {
 	if err := e.db.Collection(customfieldmongo.SpaceValues).FindOne(context.Background(), bson.M{"_id": "s1"}).Decode(&doc); err != nil {
 		t.Fatal(err)
 	}
-	if len(doc.Outbox) != 1 || doc.Outbox[0].Type != "custom_field_values.updated" || doc.Outbox[0].Subject != "s1" ||
+	if len(doc.Outbox) != 1 || doc.Outbox[0].Type != contentapi.CustomFieldValuesUpdated || doc.Outbox[0].Subject != "s1" ||
 		doc.Outbox[0].Organization != "o1" || doc.Organization != "o1" {
 		t.Fatalf("stored %+v", doc)
 	}

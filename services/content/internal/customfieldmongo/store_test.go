@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/docspub/platform/libs/apierr"
+	"github.com/docspub/platform/libs/internalapi/contentapi"
 	"github.com/docspub/platform/libs/kafkax"
 	"github.com/docspub/platform/libs/mongotest"
 	"github.com/docspub/platform/libs/mongox"
@@ -54,34 +55,34 @@ func outbox(t *testing.T, db *mongo.Database, coll, id string) []string {
 func TestFieldsUniqueByOrganizationAndName(t *testing.T) {
 	ctx := context.Background()
 	s, db := newStore(t)
-	if err := s.InsertField(ctx, field("o1", "f1", "audience"), ev("custom_field.created")); err != nil {
+	if err := s.InsertField(ctx, field("o1", "f1", "audience"), ev(contentapi.CustomFieldCreated)); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.InsertField(ctx, field("o2", "f2", "audience"), ev("custom_field.created")); err != nil {
+	if err := s.InsertField(ctx, field("o2", "f2", "audience"), ev(contentapi.CustomFieldCreated)); err != nil {
 		t.Fatalf("same name in another organization: %v", err)
 	}
-	if err := s.InsertField(ctx, field("o1", "f3", "audience"), ev("custom_field.created")); !errors.Is(err, apierr.ErrConflict) {
+	if err := s.InsertField(ctx, field("o1", "f3", "audience"), ev(contentapi.CustomFieldCreated)); !errors.Is(err, apierr.ErrConflict) {
 		t.Fatalf("duplicate name: %v, want a conflict", err)
 	}
 	f, err := s.Field(ctx, "o1", "audience")
 	if err != nil || f.ID != "f1" {
 		t.Fatalf("Field = %+v, %v", f, err)
 	}
-	if got, want := outbox(t, db, customfieldmongo.Fields, "f1"), []string{"custom_field.created"}; !cmp.Equal(got, want) {
+	if got, want := outbox(t, db, customfieldmongo.Fields, "f1"), []string{contentapi.CustomFieldCreated}; !cmp.Equal(got, want) {
 		t.Errorf("outbox %v, want %v", got, want)
 	}
 
 	// Removing frees the name; the removed definition is not readable.
-	if err := s.RemoveField(ctx, f, ev("custom_field.deleted")); err != nil {
+	if err := s.RemoveField(ctx, f, ev(contentapi.CustomFieldDeleted)); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := s.Field(ctx, "o1", "audience"); !errors.Is(err, apierr.ErrNotFound) {
 		t.Fatalf("removed field: %v, want not found", err)
 	}
-	if got, want := outbox(t, db, customfieldmongo.Fields, "f1"), []string{"custom_field.created", "custom_field.deleted"}; !cmp.Equal(got, want) {
+	if got, want := outbox(t, db, customfieldmongo.Fields, "f1"), []string{contentapi.CustomFieldCreated, contentapi.CustomFieldDeleted}; !cmp.Equal(got, want) {
 		t.Errorf("outbox %v, want %v", got, want)
 	}
-	if err := s.InsertField(ctx, field("o1", "f4", "audience"), ev("custom_field.created")); err != nil {
+	if err := s.InsertField(ctx, field("o1", "f4", "audience"), ev(contentapi.CustomFieldCreated)); err != nil {
 		t.Fatalf("reuse a removed name: %v", err)
 	}
 }
@@ -90,11 +91,11 @@ func TestFieldsPageByName(t *testing.T) {
 	ctx := context.Background()
 	s, _ := newStore(t)
 	for i, name := range []string{"delta", "alpha", "charlie", "bravo"} {
-		if err := s.InsertField(ctx, field("o1", string(rune('a'+i)), name), ev("custom_field.created")); err != nil {
+		if err := s.InsertField(ctx, field("o1", string(rune('a'+i)), name), ev(contentapi.CustomFieldCreated)); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if err := s.InsertField(ctx, field("o2", "x", "aaa"), ev("custom_field.created")); err != nil {
+	if err := s.InsertField(ctx, field("o2", "x", "aaa"), ev(contentapi.CustomFieldCreated)); err != nil {
 		t.Fatal(err)
 	}
 	names := func(fs []customfield.Field) []string {
@@ -127,11 +128,11 @@ func TestUpdateField(t *testing.T) {
 	f := field("o1", "f1", "tier")
 	f.Type = customfield.Select
 	f.Options = []string{"a", "b"}
-	if err := s.InsertField(ctx, f, ev("custom_field.created")); err != nil {
+	if err := s.InsertField(ctx, f, ev(contentapi.CustomFieldCreated)); err != nil {
 		t.Fatal(err)
 	}
 	f.Title, f.Options, f.UpdatedAt = "Tier", []string{"b", "c"}, f.UpdatedAt.Add(time.Hour)
-	if err := s.UpdateField(ctx, f, ev("custom_field.updated")); err != nil {
+	if err := s.UpdateField(ctx, f, ev(contentapi.CustomFieldUpdated)); err != nil {
 		t.Fatal(err)
 	}
 	got, err := s.Field(ctx, "o1", "tier")
@@ -144,7 +145,7 @@ func TestUpdateField(t *testing.T) {
 	}
 	// A write from a read before that update loses.
 	f.Version, f.Title = 0, "Stale"
-	if err := s.UpdateField(ctx, f, ev("custom_field.updated")); !errors.Is(err, customfield.ErrChanged) {
+	if err := s.UpdateField(ctx, f, ev(contentapi.CustomFieldUpdated)); !errors.Is(err, customfield.ErrChanged) {
 		t.Errorf("stale update = %v, want ErrChanged", err)
 	}
 }
@@ -163,18 +164,18 @@ func TestSpaceValuesCompareAndSet(t *testing.T) {
 	ctx := context.Background()
 	s, _ := newStore(t)
 	first, _ := s.SpaceValues(ctx, "s1")
-	if err := s.SetSpaceValues(ctx, "o1", first, customfield.Values{"a": "1"}, nil, ev("custom_field_values.updated")); err != nil {
+	if err := s.SetSpaceValues(ctx, "o1", first, customfield.Values{"a": "1"}, nil, ev(contentapi.CustomFieldValuesUpdated)); err != nil {
 		t.Fatal(err)
 	}
 	// A writer that read before that write loses, whether it creates or updates.
-	if err := s.SetSpaceValues(ctx, "o1", first, customfield.Values{"b": "2"}, nil, ev("custom_field_values.updated")); !errors.Is(err, customfield.ErrChanged) {
+	if err := s.SetSpaceValues(ctx, "o1", first, customfield.Values{"b": "2"}, nil, ev(contentapi.CustomFieldValuesUpdated)); !errors.Is(err, customfield.ErrChanged) {
 		t.Errorf("creating again = %v, want ErrChanged", err)
 	}
 	read, _ := s.SpaceValues(ctx, "s1")
-	if err := s.SetSpaceValues(ctx, "o1", read, customfield.Values{"b": "2"}, nil, ev("custom_field_values.updated")); err != nil {
+	if err := s.SetSpaceValues(ctx, "o1", read, customfield.Values{"b": "2"}, nil, ev(contentapi.CustomFieldValuesUpdated)); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.SetSpaceValues(ctx, "o1", read, customfield.Values{"c": "3"}, nil, ev("custom_field_values.updated")); !errors.Is(err, customfield.ErrChanged) {
+	if err := s.SetSpaceValues(ctx, "o1", read, customfield.Values{"c": "3"}, nil, ev(contentapi.CustomFieldValuesUpdated)); !errors.Is(err, customfield.ErrChanged) {
 		t.Errorf("updating from a stale read = %v, want ErrChanged", err)
 	}
 }
@@ -189,10 +190,10 @@ func TestSpaceValues(t *testing.T) {
 	}
 
 	set := customfield.Values{"t": "hello", "n": 4.5, "b": false, "m": []string{"x", "y"}, "sel": "x"}
-	if err := setValues(ctx, s, "o1", "s1", set, nil, ev("custom_field_values.updated")); err != nil {
+	if err := setValues(ctx, s, "o1", "s1", set, nil, ev(contentapi.CustomFieldValuesUpdated)); err != nil {
 		t.Fatal(err)
 	}
-	if err := setValues(ctx, s, "o1", "s1", customfield.Values{"n": 7.0}, []string{"sel", "b"}, ev("custom_field_values.updated")); err != nil {
+	if err := setValues(ctx, s, "o1", "s1", customfield.Values{"n": 7.0}, []string{"sel", "b"}, ev(contentapi.CustomFieldValuesUpdated)); err != nil {
 		t.Fatal(err)
 	}
 	got, err := s.SpaceValues(ctx, "s1")
@@ -204,12 +205,12 @@ func TestSpaceValues(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("values (-want +got):\n%s", diff)
 	}
-	if got, want := outbox(t, db, customfieldmongo.SpaceValues, "s1"), []string{"custom_field_values.updated", "custom_field_values.updated"}; !cmp.Equal(got, want) {
+	if got, want := outbox(t, db, customfieldmongo.SpaceValues, "s1"), []string{contentapi.CustomFieldValuesUpdated, contentapi.CustomFieldValuesUpdated}; !cmp.Equal(got, want) {
 		t.Errorf("outbox %v, want %v", got, want)
 	}
 
 	// Values written in another organization are replaced, not merged.
-	if err := setValues(ctx, s, "o2", "s1", customfield.Values{"z": "new"}, nil, ev("custom_field_values.updated")); err != nil {
+	if err := setValues(ctx, s, "o2", "s1", customfield.Values{"z": "new"}, nil, ev(contentapi.CustomFieldValuesUpdated)); err != nil {
 		t.Fatal(err)
 	}
 	got, err = s.SpaceValues(ctx, "s1")
@@ -233,7 +234,7 @@ func TestClearValues(t *testing.T) {
 	ctx := context.Background()
 	s, _ := newStore(t)
 	for _, w := range []struct{ org, space string }{{"o1", "s1"}, {"o1", "s2"}, {"o2", "s3"}} {
-		if err := setValues(ctx, s, w.org, w.space, customfield.Values{"gone": "x", "kept": "y"}, nil, ev("custom_field_values.updated")); err != nil {
+		if err := setValues(ctx, s, w.org, w.space, customfield.Values{"gone": "x", "kept": "y"}, nil, ev(contentapi.CustomFieldValuesUpdated)); err != nil {
 			t.Fatal(err)
 		}
 	}

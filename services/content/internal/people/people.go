@@ -7,24 +7,17 @@ package people
 import (
 	"context"
 
+	"github.com/docspub/platform/libs/internalapi/contentapi"
 	"github.com/docspub/platform/libs/roles"
 	"github.com/docspub/platform/services/content/internal/links"
 )
 
-// User is a user as the API renders it.
-type User struct {
-	Object      string  `json:"object"`
-	ID          string  `json:"id"`
-	DisplayName string  `json:"displayName"`
-	Email       string  `json:"email,omitempty"`
-	PhotoURL    string  `json:"photoURL,omitempty"`
-	URLs        UserURL `json:"urls"`
-}
+// User is a user as the API renders it (contentapi.User: change request
+// events carry it).
+type User = contentapi.User
 
 // UserURL is a user's urls object.
-type UserURL struct {
-	Location string `json:"location"`
-}
+type UserURL = contentapi.LocationURLs
 
 // Profile is what the projection knows of a user.
 type Profile struct {

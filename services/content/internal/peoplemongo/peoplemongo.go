@@ -5,10 +5,11 @@ package peoplemongo
 
 import (
 	"context"
-	"encoding/json"
-	"fmt"
+	"errors"
+	"github.com/docspub/platform/libs/envelope"
 	"time"
 
+	"github.com/docspub/platform/libs/internalapi/identityapi"
 	"github.com/docspub/platform/libs/kafkax"
 	"github.com/docspub/platform/libs/mongox"
 	"github.com/docspub/platform/libs/roles"
@@ -86,53 +87,59 @@ func (s *Store) Role(ctx context.Context, org, user string) (roles.Role, bool, e
 	return roles.Role(m.Role), true, nil
 }
 
-// userEvent is the data of user.* events and the user of member.* events.
-type userEvent struct {
-	ID          string `json:"id"`
-	DisplayName string `json:"displayName"`
-	Email       string `json:"email"`
-	PhotoURL    string `json:"photoURL"`
-}
-
-type memberEvent struct {
-	Role *string   `json:"role"`
-	User userEvent `json:"user"`
-}
-
-// Handle applies one identity event; other events are ignored. It is
-// idempotent (upserts and deletes by key), so redelivery is harmless.
+// Handle applies one identity event (identityapi.Events); identity's
+// other events are ignored. It is idempotent (upserts and deletes by key),
+// so redelivery is harmless. An event identity does not declare, or of a
+// newer version than this projection reads, is envelope.ErrUnknown: the
+// consumer logs, counts and skips it; unreadable data is kafkax.Permanent.
 func (s *Store) Handle(ctx context.Context, ev kafkax.Event) error {
+	if err := identityapi.Events.Check(ev); err != nil {
+		return err
+	}
 	switch ev.Type {
-	case "user.created", "user.updated":
-		var u userEvent
-		if err := json.Unmarshal(ev.Data, &u); err != nil {
-			return kafkax.Permanent(fmt.Errorf("decode %s: %w", ev.Type, err))
+	case identityapi.UserCreated:
+		u, err := identityapi.UserSchema.Decode(ev)
+		if err != nil {
+			return refuse(err)
 		}
 		return s.putUser(ctx, u)
-	case "member.created", "member.updated":
-		var m memberEvent
-		if err := json.Unmarshal(ev.Data, &m); err != nil {
-			return kafkax.Permanent(fmt.Errorf("decode %s: %w", ev.Type, err))
+	case identityapi.MemberCreated, identityapi.MemberUpdated:
+		m, err := identityapi.MemberSchema.Decode(ev)
+		if err != nil {
+			return refuse(err)
 		}
-		if err := s.putUser(ctx, m.User); err != nil {
-			return err
-		}
-		role := ""
-		if m.Role != nil {
-			role = *m.Role
-		}
-		_, err := s.db.Collection(Members).ReplaceOne(ctx, bson.M{"_id": ev.Organization + "/" + m.User.ID},
-			member{ID: ev.Organization + "/" + m.User.ID, Organization: ev.Organization, User: m.User.ID, Role: role},
-			options.Replace().SetUpsert(true))
-		return mongox.Err(err, "member")
-	case "member.deleted":
+		return s.putMember(ctx, ev.Organization, m)
+	case identityapi.MemberDeleted:
 		_, err := s.db.Collection(Members).DeleteOne(ctx, bson.M{"_id": ev.Organization + "/" + ev.Subject})
 		return mongox.Err(err, "member")
 	}
 	return nil
 }
 
-func (s *Store) putUser(ctx context.Context, u userEvent) error {
+// refuse is a decoding error as the consumer takes it: an unknown version
+// is ignored, unreadable data dead-lettered.
+func refuse(err error) error {
+	if errors.Is(err, envelope.ErrUnknown) {
+		return err
+	}
+	return kafkax.Permanent(err)
+}
+
+func (s *Store) putMember(ctx context.Context, org string, m identityapi.Member) error {
+	if err := s.putUser(ctx, m.User); err != nil {
+		return err
+	}
+	role := ""
+	if m.Role != nil {
+		role = string(*m.Role)
+	}
+	_, err := s.db.Collection(Members).ReplaceOne(ctx, bson.M{"_id": org + "/" + m.User.ID},
+		member{ID: org + "/" + m.User.ID, Organization: org, User: m.User.ID, Role: role},
+		options.Replace().SetUpsert(true))
+	return mongox.Err(err, "member")
+}
+
+func (s *Store) putUser(ctx context.Context, u identityapi.User) error {
 	if u.ID == "" {
 		return nil
 	}
@@ -145,8 +152,7 @@ func (s *Store) putUser(ctx context.Context, u userEvent) error {
 // Put records a user and their membership directly, as the events would (for
 // seeding and tests that do not run identity).
 func (s *Store) Put(ctx context.Context, org, userID, displayName, email string, role roles.Role) error {
-	ev := kafkax.NewEvent("member.updated", org, userID, map[string]any{
-		"role": string(role), "user": userEvent{ID: userID, DisplayName: displayName, Email: email},
-	})
+	ev := identityapi.NewMemberUpdated(org, identityapi.Member{Object: "member", ID: userID, Role: &role,
+		User: identityapi.User{Object: "user", ID: userID, DisplayName: displayName, Email: email}})
 	return s.Handle(ctx, ev)
 }

@@ -2,10 +2,12 @@ package space
 
 import (
 	"context"
+	"github.com/docspub/platform/libs/envelope"
 	"strings"
 
 	"github.com/docspub/platform/libs/apierr"
 	"github.com/docspub/platform/libs/ids"
+	"github.com/docspub/platform/libs/internalapi/contentapi"
 	"github.com/docspub/platform/libs/keyset"
 	"github.com/docspub/platform/libs/nullable"
 	"github.com/docspub/platform/libs/roles"
@@ -73,7 +75,7 @@ func (s *Service) CreateCollection(ctx context.Context, c access.Caller, org str
 		if !access.Allows(level, access.Create) {
 			return forbidden("create collections here")
 		}
-		return s.store.InsertCollection(ctx, col, event("collection.created", org, col.ID, s.collectionView(col, nil)))
+		return s.store.InsertCollection(ctx, col, contentapi.NewCollectionCreated(s.collectionView(col, nil).Collection))
 	}
 	if in.Parent != "" {
 		// Under the tree lock: the parent is not deleted (nor moved out of
@@ -137,7 +139,7 @@ func (s *Service) UpdateCollection(ctx context.Context, c access.Caller, id stri
 		col.DefaultLevel = in.DefaultLevel.Value // null decodes as NoAccess
 	}
 	col.UpdatedAt = s.clock()
-	if err := s.saveCollection(ctx, was, col, "collection.updated"); err != nil {
+	if err := s.saveCollection(ctx, was, col, contentapi.NewCollectionUpdated); err != nil {
 		return CollectionView{}, err
 	}
 	t, err := s.tree(ctx, col.Organization)
@@ -152,8 +154,8 @@ func (s *Service) UpdateCollection(ctx context.Context, c access.Caller, id stri
 // saveCollection stores the change of a collection from was to now with
 // its event, provided it is still at the version that was read
 // (ErrChanged otherwise).
-func (s *Service) saveCollection(ctx context.Context, was, now Collection, typ string) error {
-	return s.store.UpdateCollection(ctx, was, now, event(typ, now.Organization, now.ID, s.collectionView(now, nil)))
+func (s *Service) saveCollection(ctx context.Context, was, now Collection, newEvent func(contentapi.Collection) envelope.Event) error {
+	return s.store.UpdateCollection(ctx, was, now, newEvent(s.collectionView(now, nil).Collection))
 }
 
 // DeleteCollection deletes an empty collection; admins only. Emptiness is
@@ -176,7 +178,7 @@ func (s *Service) DeleteCollection(ctx context.Context, c access.Caller, id stri
 		if busy {
 			return ErrCollectionNotEmpty
 		}
-		return s.store.RemoveCollection(ctx, id, col.Version, event("collection.deleted", col.Organization, col.ID, s.collectionView(col, nil)))
+		return s.store.RemoveCollection(ctx, id, col.Version, contentapi.NewCollectionDeleted(s.collectionView(col, nil).Collection))
 	})
 }
 
@@ -317,7 +319,7 @@ func (s *Service) MoveCollection(ctx context.Context, c access.Caller, id string
 		}
 		was := col
 		col.Parent, col.Position, col.UpdatedAt = parent, pos, s.clock()
-		return s.saveCollection(ctx, was, col, "collection.moved")
+		return s.saveCollection(ctx, was, col, contentapi.NewCollectionMoved)
 	})
 	if err != nil {
 		return CollectionView{}, err

@@ -5,6 +5,7 @@ import (
 	"errors"
 
 	"github.com/docspub/platform/libs/apierr"
+	"github.com/docspub/platform/libs/internalapi/contentapi"
 	"github.com/docspub/platform/libs/roles"
 	"github.com/docspub/platform/services/content/internal/access"
 )
@@ -56,7 +57,7 @@ func (s *Service) moveHead(ctx context.Context, spaceID, from, to, changeRequest
 	if err != nil {
 		return err
 	}
-	err = s.store.MoveHead(ctx, sp.ID, from, head, event("space.updated", sp.Organization, sp.ID, v))
+	err = s.store.MoveHead(ctx, sp.ID, from, head, contentapi.NewSpaceUpdated(v.Space))
 	if errors.Is(err, apierr.ErrNotFound) {
 		return ErrSpaceMovedOn
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/docspub/platform/libs/apierr"
 	"github.com/docspub/platform/libs/ids"
+	"github.com/docspub/platform/libs/internalapi/contentapi"
 	"github.com/docspub/platform/services/content/internal/access"
 	"github.com/docspub/platform/services/content/internal/limits"
 	"github.com/docspub/platform/services/content/internal/revision"
@@ -141,7 +142,7 @@ func (gi *GitImports) Import(ctx context.Context, g access.Grant, in GitImport) 
 	}
 	// A compare-and-set on the version read above, where the space was
 	// live, at the parent and merging nothing.
-	err = s.store.UpdateSpace(ctx, was, sp, event("space.updated", sp.Organization, sp.ID, v))
+	err = s.store.UpdateSpace(ctx, was, sp, contentapi.NewSpaceUpdated(v.Space))
 	if errors.Is(err, ErrChanged) || errors.Is(err, apierr.ErrNotFound) {
 		return "", ErrSpaceMovedOn
 	}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/docspub/platform/libs/apierr"
+	"github.com/docspub/platform/libs/internalapi/contentapi"
 	"github.com/docspub/platform/libs/roles"
 	"github.com/docspub/platform/services/content/internal/access"
 )
@@ -56,5 +57,5 @@ func (s *Service) SetGitSync(ctx context.Context, spaceID string, gs GitSync) er
 	gs.UpdatedAt = gs.UpdatedAt.UTC().Truncate(time.Millisecond)
 	was := sp
 	sp.GitSync, sp.UpdatedAt = &gs, s.clock()
-	return s.saveSpace(ctx, was, sp, "space.updated")
+	return s.saveSpace(ctx, was, sp, contentapi.NewSpaceUpdated)
 }

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/docspub/platform/libs/apierr"
-	"github.com/docspub/platform/libs/envelope"
 	"github.com/docspub/platform/libs/order"
 	"github.com/docspub/platform/libs/roles"
 	"github.com/docspub/platform/services/content/internal/access"
@@ -271,8 +270,4 @@ func (s *Service) contentChanged(ctx context.Context, spaceID string) error {
 		}
 	}
 	return nil
-}
-
-func event(typ, org, subject string, data any) envelope.Event {
-	return envelope.New(typ, org, subject, data)
 }

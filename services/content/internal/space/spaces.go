@@ -3,12 +3,14 @@ package space
 import (
 	"context"
 	"errors"
+	"github.com/docspub/platform/libs/envelope"
 	"strings"
 	"unicode"
 	"unicode/utf8"
 
 	"github.com/docspub/platform/libs/apierr"
 	"github.com/docspub/platform/libs/ids"
+	"github.com/docspub/platform/libs/internalapi/contentapi"
 	"github.com/docspub/platform/libs/keyset"
 	"github.com/docspub/platform/libs/nullable"
 	"github.com/docspub/platform/libs/roles"
@@ -81,7 +83,7 @@ func (s *Service) CreateSpace(ctx context.Context, c access.Caller, org string, 
 		}
 		sp = s.newSpace(org, in.Parent, title, emoji, mode)
 		rev := Revision{ID: sp.Revision, Space: sp.ID, Organization: org, Type: "edits", Parents: []string{}, CreatedAt: sp.CreatedAt}
-		return s.insertSpace(ctx, sp, rev, "space.created")
+		return s.insertSpace(ctx, sp, rev, contentapi.NewSpaceCreated)
 	}
 	if in.Parent != "" {
 		// Under the tree lock: the collection cannot be deleted between
@@ -103,9 +105,9 @@ func (s *Service) newSpace(org, parent, title, emoji, mode string) Space {
 		Revision: ids.New(), CreatedAt: now, UpdatedAt: now}
 }
 
-func (s *Service) insertSpace(ctx context.Context, sp Space, rev Revision, typ string) error {
+func (s *Service) insertSpace(ctx context.Context, sp Space, rev Revision, newEvent func(contentapi.Space) envelope.Event) error {
 	v := s.spaceView(sp, Counts{})
-	return s.store.InsertSpace(ctx, sp, rev, event(typ, sp.Organization, sp.ID, v))
+	return s.store.InsertSpace(ctx, sp, rev, newEvent(v.Space))
 }
 
 // ListSpaces lists the live spaces of org the caller can see, by position.
@@ -196,7 +198,7 @@ func (s *Service) UpdateSpace(ctx context.Context, c access.Caller, id string, i
 		sp.DefaultLevel = in.DefaultLevel.Value
 	}
 	sp.UpdatedAt = s.clock()
-	if err := s.saveSpace(ctx, was, sp, "space.updated"); err != nil {
+	if err := s.saveSpace(ctx, was, sp, contentapi.NewSpaceUpdated); err != nil {
 		return SpaceView{}, err
 	}
 	role, _ := c.Role(sp.Organization)
@@ -206,12 +208,12 @@ func (s *Service) UpdateSpace(ctx context.Context, c access.Caller, id string, i
 // saveSpace stores the change of a space from was to now with its event,
 // provided the space is still at the version that was read (ErrChanged
 // otherwise).
-func (s *Service) saveSpace(ctx context.Context, was, now Space, typ string) error {
+func (s *Service) saveSpace(ctx context.Context, was, now Space, newEvent func(contentapi.Space) envelope.Event) error {
 	v, err := s.eventView(ctx, now)
 	if err != nil {
 		return err
 	}
-	return s.store.UpdateSpace(ctx, was, now, event(typ, now.Organization, now.ID, v))
+	return s.store.UpdateSpace(ctx, was, now, newEvent(v.Space))
 }
 
 // DeleteSpace soft-deletes a space: it leaves every list, GET still shows it
@@ -231,7 +233,7 @@ func (s *Service) DeleteSpace(ctx context.Context, c access.Caller, id string) e
 	now := s.clock()
 	was := sp
 	sp.DeletedAt, sp.Deleted, sp.UpdatedAt = &now, true, now
-	return s.saveSpace(ctx, was, sp, "space.deleted")
+	return s.saveSpace(ctx, was, sp, contentapi.NewSpaceDeleted)
 }
 
 // RestoreSpace restores a space deleted less than RestoreWindow ago; admins
@@ -268,7 +270,7 @@ func (s *Service) RestoreSpace(ctx context.Context, c access.Caller, id string) 
 				sp.Visibility = VisibilityPrivate
 			}
 		}
-		if err := s.saveSpace(ctx, was, sp, "space.restored"); err != nil {
+		if err := s.saveSpace(ctx, was, sp, contentapi.NewSpaceRestored); err != nil {
 			return err
 		}
 		role, _ := c.Role(sp.Organization)
@@ -297,7 +299,7 @@ func (s *Service) Purge(ctx context.Context) (int, error) {
 					return n, err
 				}
 			}
-			err := s.store.PurgeSpace(ctx, sp.ID, sp.Version, event("space.purged", sp.Organization, sp.ID, s.spaceView(sp, Counts{})))
+			err := s.store.PurgeSpace(ctx, sp.ID, sp.Version, contentapi.NewSpacePurged(s.spaceView(sp, Counts{}).Space))
 			if err != nil && !errors.Is(err, apierr.ErrNotFound) && !errors.Is(err, ErrChanged) {
 				return n, err
 			}
@@ -331,7 +333,7 @@ func (s *Service) MoveSpace(ctx context.Context, c access.Caller, id string, in 
 		if parent == "" && sp.Visibility == VisibilityInCollection {
 			sp.Visibility = VisibilityPrivate
 		}
-		return s.saveSpace(ctx, was, sp, "space.moved")
+		return s.saveSpace(ctx, was, sp, contentapi.NewSpaceMoved)
 	})
 	if err != nil {
 		return SpaceView{}, err
@@ -511,7 +513,7 @@ func (s *Service) MemberSpaces(ctx context.Context, c access.Caller, org, user s
 	items := make([]MemberSpace, len(l.Items))
 	for i, v := range l.Items {
 		// Permissions in the items are the listed member's, not the caller's.
-		sp := Space{DefaultLevel: v.DefaultLevel, Parent: v.Parent}
+		sp := Space{DefaultLevel: access.DefaultLevel(v.DefaultLevel), Parent: v.Parent}
 		items[i] = MemberSpace{Permission: t.spaceLevel(theirs, sp), Space: v}
 	}
 	return keyset.With(l, items), nil

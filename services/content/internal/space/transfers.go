@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/docspub/platform/libs/apierr"
+	"github.com/docspub/platform/libs/internalapi/contentapi"
 	"github.com/docspub/platform/services/content/internal/access"
 )
 
@@ -146,7 +147,7 @@ func (s *Service) transferSubCollections(ctx context.Context, p collectionTransf
 func (s *Service) transferCollectionDoc(ctx context.Context, col Collection, org, parent string, pos int64, now time.Time) error {
 	was := col
 	col.Organization, col.Parent, col.Position, col.UpdatedAt = org, parent, pos, now
-	return s.saveCollection(ctx, was, col, "collection.transferred")
+	return s.saveCollection(ctx, was, col, contentapi.NewCollectionTransferred)
 }
 
 // retries is how often an operation's step reads a document again when a
@@ -172,7 +173,7 @@ func (s *Service) transferSpacesUnder(ctx context.Context, from, to, parent stri
 			return err
 		}
 		for i, sp := range sps {
-			err := s.store.UpdateSpace(ctx, sp, next[i], event("space.transferred", to, sp.ID, views[i]))
+			err := s.store.UpdateSpace(ctx, sp, next[i], contentapi.NewSpaceTransferred(views[i].Space))
 			if errors.Is(err, ErrChanged) {
 				// A request changed the space meanwhile: read it again.
 				err = s.transferSpaceDoc(ctx, sp, from, to, parent, sp.Position, now)
@@ -218,7 +219,7 @@ func (s *Service) transferSpaceDoc(ctx context.Context, sp Space, from, to, pare
 		if sp.Organization != from {
 			return nil
 		}
-		err := s.saveSpace(ctx, sp, transferredTo(sp, to, parent, pos, now), "space.transferred")
+		err := s.saveSpace(ctx, sp, transferredTo(sp, to, parent, pos, now), contentapi.NewSpaceTransferred)
 		if !errors.Is(err, ErrChanged) || attempt == retries {
 			return err
 		}
@@ -308,7 +309,7 @@ func (s *Service) runDuplicate(ctx context.Context, op Op) error {
 				return apierr.Conflict("the space's collection was deleted meanwhile")
 			}
 		}
-		err := s.insertSpace(ctx, cp, rev, "space.created")
+		err := s.insertSpace(ctx, cp, rev, contentapi.NewSpaceCreated)
 		if errors.Is(err, apierr.ErrConflict) {
 			return nil // a resumed run: the copy exists
 		}

@@ -2,8 +2,8 @@ package space
 
 import (
 	"context"
-	"time"
 
+	"github.com/docspub/platform/libs/internalapi/contentapi"
 	"github.com/docspub/platform/libs/roles"
 	"github.com/docspub/platform/services/content/internal/access"
 )
@@ -11,51 +11,20 @@ import (
 // SpaceView is a space as the API returns it. Permissions are those of the
 // caller; events carry the view without them.
 type SpaceView struct {
-	Object              string                   `json:"object"`
-	ID                  string                   `json:"id"`
-	Title               string                   `json:"title"`
-	Emoji               string                   `json:"emoji"`
-	Visibility          string                   `json:"visibility"`
-	CreatedAt           time.Time                `json:"createdAt"`
-	UpdatedAt           time.Time                `json:"updatedAt"`
-	DeletedAt           *time.Time               `json:"deletedAt,omitempty"`
-	EditMode            string                   `json:"editMode"`
-	Organization        string                   `json:"organization"`
-	Parent              string                   `json:"parent,omitempty"`
-	Revision            string                   `json:"revision"`
-	DefaultLevel        access.DefaultLevel      `json:"defaultLevel"`
-	Comments            int                      `json:"comments"`
-	ChangeRequests      int                      `json:"changeRequests"`
-	ChangeRequestsOpen  int                      `json:"changeRequestsOpen"`
-	ChangeRequestsDraft int                      `json:"changeRequestsDraft"`
-	MergeRules          MergeRules               `json:"mergeRules"`
-	GitSync             *GitSync                 `json:"gitSync,omitempty"`
-	URLs                SpaceURLs                `json:"urls"`
-	Permissions         *access.SpacePermissions `json:"permissions,omitempty"`
+	contentapi.Space                          // what the space.* events carry
+	Permissions      *access.SpacePermissions `json:"permissions,omitempty"`
 }
 
 // MergeRules are a space's merge rules: inherited from the organization.
-type MergeRules struct {
-	Type string `json:"type"`
-}
+type MergeRules = contentapi.MergeRules
 
 // SpaceURLs are a space's URLs.
-type SpaceURLs struct {
-	Location string `json:"location"`
-	App      string `json:"app"`
-}
+type SpaceURLs = contentapi.SpaceURLs
 
 // CollectionView is a collection as the API returns it.
 type CollectionView struct {
-	Object       string                        `json:"object"`
-	ID           string                        `json:"id"`
-	Title        string                        `json:"title"`
-	Description  string                        `json:"description,omitempty"`
-	Organization string                        `json:"organization"`
-	Parent       string                        `json:"parent,omitempty"`
-	DefaultLevel access.DefaultLevel           `json:"defaultLevel"`
-	URLs         SpaceURLs                     `json:"urls"`
-	Permissions  *access.CollectionPermissions `json:"permissions,omitempty"`
+	contentapi.Collection                               // what the collection.* events carry
+	Permissions           *access.CollectionPermissions `json:"permissions,omitempty"`
 }
 
 // MemberSpace is an item of a member's space list.
@@ -65,14 +34,14 @@ type MemberSpace struct {
 }
 
 func (s *Service) spaceView(sp Space, n Counts) SpaceView {
-	return SpaceView{
+	return SpaceView{Space: contentapi.Space{
 		Object: "space", ID: sp.ID, Title: sp.Title, Emoji: sp.Emoji, Visibility: sp.Visibility,
 		CreatedAt: sp.CreatedAt, UpdatedAt: sp.UpdatedAt, DeletedAt: sp.DeletedAt, EditMode: sp.EditMode,
-		Organization: sp.Organization, Parent: sp.Parent, Revision: sp.Revision, DefaultLevel: sp.DefaultLevel,
+		Organization: sp.Organization, Parent: sp.Parent, Revision: sp.Revision, DefaultLevel: contentapi.DefaultLevel(sp.DefaultLevel),
 		Comments: n.Comments, ChangeRequests: n.ChangeRequests, ChangeRequestsOpen: n.ChangeRequestsOpen,
-		ChangeRequestsDraft: n.ChangeRequestsDraft, MergeRules: MergeRules{Type: "inherit"}, GitSync: sp.GitSync,
+		ChangeRequestsDraft: n.ChangeRequestsDraft, MergeRules: MergeRules{Type: "inherit"}, GitSync: (*contentapi.GitSync)(sp.GitSync),
 		URLs: SpaceURLs{Location: s.urls.Location("/spaces/" + sp.ID), App: s.urls.InApp("/s/" + sp.ID)},
-	}
+	}}
 }
 
 // renderSpaces renders spaces with their counters and, when level is given,
@@ -121,11 +90,11 @@ func (s *Service) eventView(ctx context.Context, sp Space) (SpaceView, error) {
 }
 
 func (s *Service) collectionView(c Collection, level *roles.Role) CollectionView {
-	v := CollectionView{
+	v := CollectionView{Collection: contentapi.Collection{
 		Object: "collection", ID: c.ID, Title: c.Title, Description: c.Description, Organization: c.Organization,
-		Parent: c.Parent, DefaultLevel: c.DefaultLevel,
+		Parent: c.Parent, DefaultLevel: contentapi.DefaultLevel(c.DefaultLevel),
 		URLs: SpaceURLs{Location: s.urls.Location("/collections/" + c.ID), App: s.urls.InApp("/collections/" + c.ID)},
-	}
+	}}
 	if level != nil {
 		p := access.ForCollection(*level)
 		v.Permissions = &p

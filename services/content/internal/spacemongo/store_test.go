@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/docspub/platform/libs/apierr"
+	"github.com/docspub/platform/libs/internalapi/contentapi"
 	"github.com/docspub/platform/libs/kafkax"
 	"github.com/docspub/platform/libs/mongotest"
 	"github.com/docspub/platform/libs/mongox"
@@ -19,7 +20,9 @@ func TestMain(m *testing.M) { mongotest.Main(m) }
 
 var t0 = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 
-func ev(subject string) kafkax.Event { return kafkax.NewEvent("space.updated", "org1", subject, nil) }
+func ev(subject string) kafkax.Event {
+	return kafkax.NewEvent(contentapi.SpaceUpdated, "org1", subject, nil)
+}
 
 // newSpace stores a space of org1 at revision r1 and returns the store and it.
 func newSpace(t *testing.T, id string) (*spacemongo.Store, space.Space) {

@@ -13,6 +13,7 @@ import (
 	"github.com/docspub/platform/libs/apierr"
 	"github.com/docspub/platform/libs/envelope"
 	"github.com/docspub/platform/libs/ids"
+	"github.com/docspub/platform/libs/internalapi/identityapi"
 	"github.com/docspub/platform/libs/keyset"
 	"github.com/docspub/platform/libs/nullable"
 	"github.com/docspub/platform/libs/roles"
@@ -36,14 +37,7 @@ type Invite struct {
 }
 
 // View is InviteLinkToOrganization as the API returns it.
-type View struct {
-	Object    string                    `json:"object"`
-	ID        string                    `json:"id"`
-	Role      *roles.Role               `json:"role"`
-	Redundant bool                      `json:"redundant"`
-	CreatedAt time.Time                 `json:"createdAt"`
-	URLs      organization.LocationURLs `json:"urls"`
-}
+type View = identityapi.Invite
 
 func render(u organization.URLs, i Invite) View {
 	return View{Object: "invite", ID: i.ID, Role: organization.RoleJSON(i.Role), CreatedAt: i.CreatedAt,
@@ -108,8 +102,8 @@ func New(store Store, orgs Organizations, members Members, urls organization.URL
 
 const manage = "manage invites"
 
-func (s *Service) event(typ string, i Invite, v View) envelope.Event {
-	return envelope.New(typ, i.Organization, i.ID, v)
+func (s *Service) event(newEvent func(string, View) envelope.Event, i Invite, v View) envelope.Event {
+	return newEvent(i.Organization, v)
 }
 
 // List lists an organization's invite links, by id; admins only.
@@ -142,7 +136,7 @@ func (s *Service) Create(ctx context.Context, userID, orgID string, in Input) (V
 	}
 	inv := Invite{ID: ids.New(), Organization: e.Org.ID, Role: r, CreatedAt: s.now(), CreatedBy: userID}
 	v := render(s.urls, inv)
-	if err := s.store.Insert(ctx, inv, s.event("invite.created", inv, v)); err != nil {
+	if err := s.store.Insert(ctx, inv, s.event(identityapi.NewInviteCreated, inv, v)); err != nil {
 		return View{}, err
 	}
 	return v, nil
@@ -186,7 +180,7 @@ func (s *Service) Update(ctx context.Context, userID, orgID, id string, in Input
 	}
 	inv.Role = r
 	v := render(s.urls, inv)
-	if err := s.store.SetRole(ctx, inv.ID, r, s.event("invite.updated", inv, v)); err != nil {
+	if err := s.store.SetRole(ctx, inv.ID, r, s.event(identityapi.NewInviteUpdated, inv, v)); err != nil {
 		return View{}, err
 	}
 	return v, nil
@@ -198,7 +192,7 @@ func (s *Service) Delete(ctx context.Context, userID, orgID, id string) error {
 	if err != nil {
 		return err
 	}
-	return s.store.Remove(ctx, inv.ID, s.event("invite.deleted", inv, render(s.urls, inv)))
+	return s.store.Remove(ctx, inv.ID, s.event(identityapi.NewInviteDeleted, inv, render(s.urls, inv)))
 }
 
 // Join makes the caller a member with the invite's role. Anyone holding the

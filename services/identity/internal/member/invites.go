@@ -8,8 +8,8 @@ import (
 	"strings"
 
 	"github.com/docspub/platform/libs/apierr"
-	"github.com/docspub/platform/libs/envelope"
 	"github.com/docspub/platform/libs/ids"
+	"github.com/docspub/platform/libs/internalapi/identityapi"
 	"github.com/docspub/platform/libs/nullable"
 	"github.com/docspub/platform/libs/roles"
 	"github.com/docspub/platform/services/identity/internal/access"
@@ -21,7 +21,7 @@ func (s *Service) addMember(ctx context.Context, org string, u User, r roles.Rol
 	m := Member{ID: ids.New(), Key: Key(org, u.ID), Organization: org, User: u.ID, Role: r, JoinedAt: s.now(),
 		SSO: sso, Name: strings.ToLower(u.DisplayName), Email: strings.ToLower(u.Email)}
 	v := NewView(s.urls, m, u, 0)
-	if err := s.store.Insert(ctx, m, envelope.New("member.created", org, u.ID, v)); err != nil {
+	if err := s.store.Insert(ctx, m, identityapi.NewMemberCreated(org, v)); err != nil {
 		return Member{}, err
 	}
 	return m, nil
@@ -146,7 +146,7 @@ func (s *Service) findOrCreateUser(ctx context.Context, email, displayName strin
 		displayName, _, _ = strings.Cut(email, "@")
 	}
 	u = User{ID: ids.New(), DisplayName: displayName, Email: email, EmailKey: strings.ToLower(email), CreatedAt: s.now()}
-	err = s.store.InsertUser(ctx, u, envelope.New("user.created", "", u.ID, NewUserView(s.urls, u)))
+	err = s.store.InsertUser(ctx, u, identityapi.NewUserCreated(NewUserView(s.urls, u)))
 	if errors.Is(err, apierr.ErrConflict) {
 		return s.store.UserByEmail(ctx, email)
 	}

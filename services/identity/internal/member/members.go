@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/docspub/platform/libs/apierr"
-	"github.com/docspub/platform/libs/envelope"
+	"github.com/docspub/platform/libs/internalapi/identityapi"
 	"github.com/docspub/platform/libs/keyset"
 	"github.com/docspub/platform/libs/nullable"
 	"github.com/docspub/platform/libs/roles"
@@ -190,7 +190,7 @@ func (s *Service) saveMember(ctx context.Context, m Member, ch Change) (View, er
 	if err != nil {
 		return View{}, err
 	}
-	if err := s.store.Update(ctx, m.ID, ch, envelope.New("member.updated", m.Organization, m.User, v)); err != nil {
+	if err := s.store.Update(ctx, m.ID, ch, identityapi.NewMemberUpdated(m.Organization, v)); err != nil {
 		return View{}, err
 	}
 	return v, nil
@@ -224,7 +224,7 @@ func (s *Service) RemoveMember(ctx context.Context, userID, orgID, target string
 	if err != nil {
 		return err
 	}
-	return s.store.Remove(ctx, m.ID, envelope.New("member.deleted", m.Organization, m.User, v))
+	return s.store.Remove(ctx, m.ID, identityapi.NewMemberDeleted(m.Organization, v))
 }
 
 // SetSSOMember marks a member as an SSO member; admins only.

@@ -2,21 +2,13 @@ package member
 
 import (
 	"context"
-	"time"
 
-	"github.com/docspub/platform/libs/roles"
+	"github.com/docspub/platform/libs/internalapi/identityapi"
 	"github.com/docspub/platform/services/identity/internal/organization"
 )
 
-// UserView is User as the API returns it.
-type UserView struct {
-	Object      string                    `json:"object"`
-	ID          string                    `json:"id"`
-	DisplayName string                    `json:"displayName"`
-	Email       string                    `json:"email,omitempty"`
-	PhotoURL    string                    `json:"photoURL,omitempty"`
-	URLs        organization.LocationURLs `json:"urls"`
-}
+// UserView is User as the API returns it, and as user.created carries it.
+type UserView = identityapi.User
 
 // NewUserView renders a user.
 func NewUserView(u organization.URLs, x User) UserView {
@@ -24,20 +16,9 @@ func NewUserView(u organization.URLs, x User) UserView {
 		URLs: organization.LocationURLs{Location: u.Location("/users/" + x.ID)}}
 }
 
-// View is OrganizationMember as the API returns it. Its id is the user's id.
-type View struct {
-	Object     string      `json:"object"`
-	ID         string      `json:"id"`
-	Role       *roles.Role `json:"role"`
-	User       UserView    `json:"user"`
-	Disabled   bool        `json:"disabled"`
-	JoinedAt   time.Time   `json:"joinedAt"`
-	LastSeenAt *time.Time  `json:"lastSeenAt,omitempty"`
-	SSO        bool        `json:"sso"`
-	Spaces     int         `json:"spaces"`
-	Teams      int         `json:"teams"`
-	Sites      int         `json:"sites"`
-}
+// View is OrganizationMember as the API returns it, and as the member.*
+// events carry it. Its id is the user's id.
+type View = identityapi.Member
 
 // NewView renders a member of teams teams; user is m's user (the copies
 // of its name and e-mail on m stand in when it is missing). Spaces and

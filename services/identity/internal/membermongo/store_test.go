@@ -8,6 +8,7 @@ import (
 
 	"github.com/docspub/platform/libs/apierr"
 	"github.com/docspub/platform/libs/envelope"
+	"github.com/docspub/platform/libs/internalapi/identityapi"
 	"github.com/docspub/platform/libs/mongotest"
 	"github.com/docspub/platform/libs/mongox"
 	"github.com/docspub/platform/libs/roles"
@@ -42,15 +43,15 @@ func TestMembershipWrites(t *testing.T) {
 	ctx := context.Background()
 	s := newStore(t)
 	m := newMember("m1", "u1", "ada", 0)
-	if err := s.Insert(ctx, m, ev("member.created", "u1")); err != nil {
+	if err := s.Insert(ctx, m, ev(identityapi.MemberCreated, "u1")); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Insert(ctx, newMember("m2", "u1", "ada", 1), ev("member.created", "u1")); !errors.Is(err, apierr.ErrConflict) {
+	if err := s.Insert(ctx, newMember("m2", "u1", "ada", 1), ev(identityapi.MemberCreated, "u1")); !errors.Is(err, apierr.ErrConflict) {
 		t.Fatalf("second membership: %v, want a conflict", err)
 	}
 	seen, admin := t0.Add(time.Hour), roles.Admin
 	for _, ch := range []member.Change{{Role: &admin}, {LastSeenAt: &seen}, {SSO: new(bool)}} {
-		if err := s.Update(ctx, m.ID, ch, ev("member.updated", "u1")); err != nil {
+		if err := s.Update(ctx, m.ID, ch, ev(identityapi.MemberUpdated, "u1")); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -62,13 +63,13 @@ func TestMembershipWrites(t *testing.T) {
 	if diff := cmp.Diff(m, got); diff != "" {
 		t.Errorf("member after the changes (-want +got):\n%s", diff)
 	}
-	if err := s.Remove(ctx, m.ID, ev("member.deleted", "u1")); err != nil {
+	if err := s.Remove(ctx, m.ID, ev(identityapi.MemberDeleted, "u1")); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := s.Member(ctx, "o1", "u1"); !errors.Is(err, apierr.ErrNotFound) {
 		t.Errorf("removed member: %v, want not found", err)
 	}
-	if err := s.Insert(ctx, newMember("m2", "u1", "ada", 1), ev("member.created", "u1")); err != nil {
+	if err := s.Insert(ctx, newMember("m2", "u1", "ada", 1), ev(identityapi.MemberCreated, "u1")); err != nil {
 		t.Errorf("membership after the removal: %v", err)
 	}
 }
@@ -78,12 +79,12 @@ func TestMembersSortedBy(t *testing.T) {
 	ctx := context.Background()
 	s := newStore(t)
 	for _, m := range []member.Member{newMember("m1", "u1", "cy", 2), newMember("m2", "u2", "ada", 1), newMember("m3", "u3", "bo", 0)} {
-		if err := s.Insert(ctx, m, ev("member.created", m.User)); err != nil {
+		if err := s.Insert(ctx, m, ev(identityapi.MemberCreated, m.User)); err != nil {
 			t.Fatal(err)
 		}
 	}
 	seen := t0.Add(time.Hour)
-	if err := s.Update(ctx, "m3", member.Change{LastSeenAt: &seen}, ev("member.updated", "u3")); err != nil {
+	if err := s.Update(ctx, "m3", member.Change{LastSeenAt: &seen}, ev(identityapi.MemberUpdated, "u3")); err != nil {
 		t.Fatal(err)
 	}
 	for _, tc := range []struct {

@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/docspub/platform/libs/apierr"
-	"github.com/docspub/platform/libs/envelope"
+	"github.com/docspub/platform/libs/internalapi/identityapi"
 	"github.com/docspub/platform/libs/keyset"
 	"github.com/docspub/platform/libs/nullable"
 	"github.com/docspub/platform/libs/roles"
@@ -210,7 +210,7 @@ func (s *Service) UpdateOrganization(ctx context.Context, userID, orgID string, 
 		}
 	}
 	if !ch.Empty() {
-		ev := envelope.New("organization.updated", org.ID, org.ID, s.urls.OrganizationView(org, nil))
+		ev := identityapi.NewOrganizationUpdated(org.ID, s.urls.OrganizationView(org, nil))
 		if err := s.store.Update(ctx, org.ID, ch, ev); err != nil {
 			return OrganizationView{}, err
 		}

@@ -6,8 +6,8 @@ import (
 	"time"
 
 	"github.com/docspub/platform/libs/apierr"
-	"github.com/docspub/platform/libs/envelope"
 	"github.com/docspub/platform/libs/ids"
+	"github.com/docspub/platform/libs/internalapi/identityapi"
 	"github.com/docspub/platform/libs/roles"
 	"github.com/docspub/platform/services/identity/internal/access"
 )
@@ -104,7 +104,7 @@ func (s *Service) Organization(ctx context.Context, id string) (Organization, er
 func (s *Service) Create(ctx context.Context, title string) (Organization, error) {
 	o := Organization{ID: ids.New(), Title: title, CreatedAt: s.now(), EmailDomains: []string{},
 		Type: DefaultOrganizationType, Plan: DefaultPlan, DefaultRole: roles.Read, InviteLinks: true}
-	ev := envelope.New("organization.created", o.ID, o.ID, s.urls.OrganizationView(o, nil))
+	ev := identityapi.NewOrganizationCreated(o.ID, s.urls.OrganizationView(o, nil))
 	if err := s.store.Insert(ctx, o, ev); err != nil {
 		return Organization{}, err
 	}

@@ -3,6 +3,7 @@ package organization
 import (
 	"time"
 
+	"github.com/docspub/platform/libs/internalapi/identityapi"
 	"github.com/docspub/platform/libs/roles"
 	"github.com/docspub/platform/services/identity/internal/access"
 )
@@ -86,6 +87,4 @@ func (u URLs) OrganizationView(o Organization, perms *access.OrganizationPermiss
 }
 
 // LocationURLs is a urls object with only location.
-type LocationURLs struct {
-	Location string `json:"location"`
-}
+type LocationURLs = identityapi.LocationURLs

@@ -9,6 +9,7 @@ import (
 
 	"github.com/docspub/platform/libs/apierr"
 	"github.com/docspub/platform/libs/envelope"
+	"github.com/docspub/platform/libs/internalapi/identityapi"
 	"github.com/docspub/platform/libs/mongotest"
 	"github.com/docspub/platform/libs/mongox"
 	"github.com/docspub/platform/libs/roles"
@@ -28,7 +29,7 @@ func newStore(t *testing.T) *organizationmongo.Store {
 	return organizationmongo.NewStore(mongox.NewDB(db, true))
 }
 
-func ev(id string) envelope.Event { return envelope.New("organization.updated", id, id, nil) }
+func ev(id string) envelope.Event { return envelope.New(identityapi.OrganizationUpdated, id, id, nil) }
 
 func ptr[T any](v T) *T { return &v }
 
@@ -41,7 +42,7 @@ func TestUpdateSetsOnlyItsChange(t *testing.T) {
 	o := organization.Organization{ID: "o1", Title: "Acme", CreatedAt: time.Date(2025, 3, 1, 0, 0, 0, 0, time.UTC),
 		EmailDomains: []string{}, Hostname: "acme", Type: organization.DefaultOrganizationType, Plan: organization.DefaultPlan,
 		DefaultRole: roles.Read, DefaultContent: &organization.DefaultContent{Type: "site", Site: "s1"}, Logo: "https://x.test/l.png", InviteLinks: true}
-	if err := s.Insert(ctx, o, envelope.New("organization.created", o.ID, o.ID, nil)); err != nil {
+	if err := s.Insert(ctx, o, envelope.New(identityapi.OrganizationCreated, o.ID, o.ID, nil)); err != nil {
 		t.Fatal(err)
 	}
 	changes := []organization.Change{

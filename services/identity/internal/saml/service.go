@@ -8,6 +8,7 @@ import (
 	"github.com/docspub/platform/libs/apierr"
 	"github.com/docspub/platform/libs/envelope"
 	"github.com/docspub/platform/libs/ids"
+	"github.com/docspub/platform/libs/internalapi/identityapi"
 	"github.com/docspub/platform/libs/keyset"
 	"github.com/docspub/platform/libs/nullable"
 	"github.com/docspub/platform/libs/roles"
@@ -136,12 +137,12 @@ func (s *Service) view(ctx context.Context, e *organization.Caller, p Provider) 
 	return render(s.urls, p, team), nil
 }
 
-func (s *Service) event(ctx context.Context, typ string, p Provider) (envelope.Event, error) {
+func (s *Service) event(ctx context.Context, newEvent func(org, id string, data any) envelope.Event, p Provider) (envelope.Event, error) {
 	v, err := s.view(ctx, nil, p)
 	if err != nil {
 		return envelope.Event{}, err
 	}
-	return envelope.New(typ, p.Organization, p.ID, v), nil
+	return newEvent(p.Organization, p.ID, v), nil
 }
 
 // List lists an organization's SAML providers, by id; admins only.
@@ -174,7 +175,7 @@ func (s *Service) Create(ctx context.Context, userID, orgID string, in Input) (P
 	if _, err := s.apply(ctx, in, &p, true); err != nil {
 		return ProviderView{}, err
 	}
-	ev, err := s.event(ctx, "saml_provider.created", p)
+	ev, err := s.event(ctx, identityapi.NewSAMLProviderCreated, p)
 	if err != nil {
 		return ProviderView{}, err
 	}
@@ -217,7 +218,7 @@ func (s *Service) Update(ctx context.Context, userID, orgID, id string, in Input
 		return ProviderView{}, err
 	}
 	if changed {
-		ev, err := s.event(ctx, "saml_provider.updated", p)
+		ev, err := s.event(ctx, identityapi.NewSAMLProviderUpdated, p)
 		if err != nil {
 			return ProviderView{}, err
 		}
@@ -234,7 +235,7 @@ func (s *Service) Delete(ctx context.Context, userID, orgID, id string) error {
 	if err != nil {
 		return err
 	}
-	ev, err := s.event(ctx, "saml_provider.deleted", p)
+	ev, err := s.event(ctx, identityapi.NewSAMLProviderDeleted, p)
 	if err != nil {
 		return err
 	}

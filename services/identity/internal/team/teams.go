@@ -6,8 +6,8 @@ import (
 	"strings"
 
 	"github.com/docspub/platform/libs/apierr"
-	"github.com/docspub/platform/libs/envelope"
 	"github.com/docspub/platform/libs/ids"
+	"github.com/docspub/platform/libs/internalapi/identityapi"
 	"github.com/docspub/platform/libs/keyset"
 	"github.com/docspub/platform/services/identity/internal/access"
 	"github.com/docspub/platform/services/identity/internal/member"
@@ -158,7 +158,7 @@ func (s *Service) CreateTeam(ctx context.Context, userID, orgID string, in Input
 		return View{}, err
 	}
 	t := Team{ID: ids.New(), Organization: c.Org.ID, Title: *in.Title, CreatedAt: s.now()}
-	if err := s.store.Insert(ctx, t, envelope.New("team.created", t.Organization, t.ID, render(s.urls, t, 0, nil))); err != nil {
+	if err := s.store.Insert(ctx, t, identityapi.NewTeamCreated(t.Organization, render(s.urls, t, 0, nil).Team)); err != nil {
 		return View{}, err
 	}
 	for _, m := range members {
@@ -171,7 +171,7 @@ func (s *Service) CreateTeam(ctx context.Context, userID, orgID string, in Input
 		if err != nil {
 			return View{}, err
 		}
-		if err := s.store.Record(ctx, t.ID, envelope.New("team.updated", t.Organization, t.ID, v)); err != nil {
+		if err := s.store.Record(ctx, t.ID, identityapi.NewTeamUpdated(t.Organization, v.Team)); err != nil {
 			return View{}, err
 		}
 	}
@@ -262,7 +262,7 @@ func (s *Service) UpdateTeam(ctx context.Context, userID, orgID, teamID string, 
 	if err != nil {
 		return View{}, err
 	}
-	if err := s.store.Rename(ctx, t.ID, t.Title, envelope.New("team.updated", t.Organization, t.ID, v)); err != nil {
+	if err := s.store.Rename(ctx, t.ID, t.Title, identityapi.NewTeamUpdated(t.Organization, v.Team)); err != nil {
 		return View{}, err
 	}
 	return s.teamView(ctx, c, t)
@@ -283,7 +283,7 @@ func (s *Service) DeleteTeam(ctx context.Context, userID, orgID, teamID string) 
 			return err
 		}
 	}
-	return s.store.Remove(ctx, t.ID, envelope.New("team.deleted", t.Organization, t.ID, render(s.urls, t, 0, nil)))
+	return s.store.Remove(ctx, t.ID, identityapi.NewTeamDeleted(t.Organization, render(s.urls, t, 0, nil).Team))
 }
 
 // ListTeamMembers lists a team's members, by membership id.
@@ -462,7 +462,7 @@ func (s *Service) teamSizeChanged(ctx context.Context, t Team, changed bool) err
 	if err != nil {
 		return err
 	}
-	return s.store.Record(ctx, t.ID, envelope.New("team.updated", t.Organization, t.ID, v))
+	return s.store.Record(ctx, t.ID, identityapi.NewTeamUpdated(t.Organization, v.Team))
 }
 
 // putMembership adds user to the team with role (RoleMember when empty),
@@ -484,17 +484,17 @@ func (s *Service) putMembership(ctx context.Context, t Team, user, role string) 
 	}
 	tm.Role = role
 	return true, s.store.SetMembershipRole(ctx, tm.ID, role,
-		envelope.New("team_member.updated", tm.Organization, tm.Team, membershipEvent(tm)))
+		identityapi.NewTeamMemberUpdated(membershipEvent(tm)))
 }
 
 func (s *Service) addMembership(ctx context.Context, t Team, user, role string) error {
 	tm := Membership{ID: ids.New(), Key: MembershipKey(t.ID, user), Organization: t.Organization,
 		Team: t.ID, User: user, Role: role, AddedAt: s.now()}
-	return s.store.InsertMembership(ctx, tm, envelope.New("team_member.created", tm.Organization, tm.Team, membershipEvent(tm)))
+	return s.store.InsertMembership(ctx, tm, identityapi.NewTeamMemberCreated(membershipEvent(tm)))
 }
 
 func (s *Service) removeMembership(ctx context.Context, tm Membership) error {
-	return s.store.RemoveMembership(ctx, tm.ID, envelope.New("team_member.deleted", tm.Organization, tm.Team, membershipEvent(tm)))
+	return s.store.RemoveMembership(ctx, tm.ID, identityapi.NewTeamMemberDeleted(membershipEvent(tm)))
 }
 
 // PutTeamMember adds a member to a team or changes their team role.

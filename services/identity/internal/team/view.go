@@ -1,29 +1,24 @@
 package team
 
 import (
-	"time"
+	"github.com/docspub/platform/libs/internalapi/identityapi"
 
 	"github.com/docspub/platform/services/identity/internal/access"
 	"github.com/docspub/platform/services/identity/internal/member"
 	"github.com/docspub/platform/services/identity/internal/organization"
 )
 
-// View is OrganizationTeam as the API returns it.
+// View is OrganizationTeam as the API returns it: the team the team.*
+// events carry, with the caller's permissions.
 type View struct {
-	Object      string                    `json:"object"`
-	ID          string                    `json:"id"`
-	Title       string                    `json:"title"`
-	Members     int                       `json:"members"`
-	Spaces      int                       `json:"spaces"`
-	CreatedAt   time.Time                 `json:"createdAt"`
-	URLs        organization.LocationURLs `json:"urls"`
-	Permissions *access.TeamPermissions   `json:"permissions,omitempty"`
+	identityapi.Team
+	Permissions *access.TeamPermissions `json:"permissions,omitempty"`
 }
 
 // render renders a team; perms nil omits permissions (event data).
 func render(u organization.URLs, t Team, members int, perms *access.TeamPermissions) View {
-	return View{Object: "team", ID: t.ID, Title: t.Title, Members: members, CreatedAt: t.CreatedAt,
-		URLs:        organization.LocationURLs{Location: u.Location("/orgs/" + t.Organization + "/teams/" + t.ID)},
+	return View{Team: identityapi.Team{Object: "team", ID: t.ID, Title: t.Title, Members: members, CreatedAt: t.CreatedAt,
+		URLs: organization.LocationURLs{Location: u.Location("/orgs/" + t.Organization + "/teams/" + t.ID)}},
 		Permissions: perms}
 }
 
@@ -51,14 +46,7 @@ type MemberTeamView struct {
 }
 
 // MembershipEvent is the data of team_member.* events.
-type MembershipEvent struct {
-	Object       string    `json:"object"`
-	Organization string    `json:"organization"`
-	Team         string    `json:"team"`
-	User         string    `json:"user"`
-	Role         string    `json:"role"`
-	AddedAt      time.Time `json:"addedAt"`
-}
+type MembershipEvent = identityapi.TeamMember
 
 func membershipEvent(tm Membership) MembershipEvent {
 	return MembershipEvent{Object: "team-member", Organization: tm.Organization, Team: tm.Team, User: tm.User, Role: tm.Role, AddedAt: tm.AddedAt}

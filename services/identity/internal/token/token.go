@@ -14,6 +14,7 @@ import (
 	"github.com/docspub/platform/libs/apierr"
 	"github.com/docspub/platform/libs/envelope"
 	"github.com/docspub/platform/libs/ids"
+	"github.com/docspub/platform/libs/internalapi/identityapi"
 )
 
 // Errors of tokens.
@@ -45,13 +46,7 @@ type Token struct {
 
 // Event is the data of token.* events. Hash lets the gateway drop the
 // cache entry of a revoked token; the raw token is never published.
-type Event struct {
-	ID        string     `json:"id"`
-	User      string     `json:"user"`
-	Hash      string     `json:"hash"`
-	CreatedAt time.Time  `json:"createdAt"`
-	RevokedAt *time.Time `json:"revokedAt,omitempty"`
-}
+type Event = identityapi.Token
 
 func eventOf(t Token) Event {
 	return Event{ID: t.ID, User: t.User, Hash: t.Hash, CreatedAt: t.CreatedAt, RevokedAt: t.RevokedAt}
@@ -119,7 +114,7 @@ func (s *Service) Resolve(ctx context.Context, raw string) (Resolved, error) {
 func (s *Service) Create(ctx context.Context, userID string) (Token, string, error) {
 	raw := NewRaw()
 	t := Token{ID: ids.New(), User: userID, Hash: Hash(raw), CreatedAt: s.now()}
-	if err := s.store.Insert(ctx, t, envelope.New("token.created", "", t.ID, eventOf(t))); err != nil {
+	if err := s.store.Insert(ctx, t, identityapi.NewTokenCreated(eventOf(t))); err != nil {
 		return Token{}, "", err
 	}
 	return t, raw, nil
@@ -139,5 +134,5 @@ func (s *Service) Revoke(ctx context.Context, id string) error {
 	}
 	at := s.now()
 	t.RevokedAt = &at
-	return s.store.Revoke(ctx, t.ID, at, envelope.New("token.revoked", "", t.ID, eventOf(t)))
+	return s.store.Revoke(ctx, t.ID, at, identityapi.NewTokenRevoked(eventOf(t)))
 }

@@ -18,15 +18,17 @@ package siteview
 
 import (
 	"context"
+	"github.com/docspub/platform/libs/envelope"
 	"time"
 
 	"github.com/docspub/platform/libs/apierr"
+	"github.com/docspub/platform/libs/internalapi/sitesapi"
 	"github.com/hashicorp/golang-lru/v2/expirable"
 	"golang.org/x/sync/singleflight"
 )
 
 // Topic feeds the projection.
-const Topic = "sites.events"
+const Topic = sitesapi.Topic
 
 // Site is a projected site.
 type Site struct {
@@ -113,13 +115,24 @@ func (v *View) Exists(ctx context.Context, org, site string) (bool, error) {
 	return st.Organization == org && !st.Deleted, nil
 }
 
+// Handle applies one event of sites.events (sitesapi.Events) with Apply.
+// An event sites does not declare, or of a newer version than insights
+// reads, is an error wrapping envelope.ErrUnknown: the consumer logs,
+// counts and skips it. Apply reads no data, only the envelope.
+func (v *View) Handle(ctx context.Context, ev envelope.Event) error {
+	if err := sitesapi.Events.Check(ev); err != nil {
+		return err
+	}
+	return v.Apply(ctx, ev.Type, ev.Organization, ev.Subject, ev.OccurredAt)
+}
+
 // Apply applies one sites event, of type typ about site of org at its
 // time at; other events are ignored.
 func (v *View) Apply(ctx context.Context, typ, org, site string, at time.Time) error {
 	st := Site{ID: site, Organization: org, At: at}
 	switch typ {
-	case "site.created", "site.updated", "site.published", "site.unpublished":
-	case "site.deleted":
+	case sitesapi.SiteCreated, sitesapi.SiteUpdated, sitesapi.SitePublished, sitesapi.SiteUnpublished:
+	case sitesapi.SiteDeleted:
 		// Kept as deleted (not removed), so that a late site.updated cannot bring it back.
 		st.Deleted = true
 	default:

@@ -10,6 +10,9 @@ import (
 	"time"
 
 	"github.com/docspub/platform/libs/apierr"
+	"github.com/docspub/platform/libs/envelope"
+	"github.com/docspub/platform/libs/internalapi/eventtest"
+	"github.com/docspub/platform/libs/internalapi/sitesapi"
 	"github.com/docspub/platform/services/insights/internal/siteview"
 )
 
@@ -98,14 +101,14 @@ func TestMissAsksOwnerOnce(t *testing.T) {
 		t.Errorf("owner asked %d times, want 1", got)
 	}
 	at := time.Now()
-	if err := v.Apply(context.Background(), "site.created", "org1", "new", at); err != nil {
+	if err := v.Apply(context.Background(), sitesapi.SiteCreated, "org1", "new", at); err != nil {
 		t.Fatal(err)
 	}
 	if st, _, _ := store.Get(context.Background(), "new"); !st.At.Equal(at) {
 		t.Errorf("site.created did not overwrite the looked-up record: %+v", st)
 	}
 	// A deletion recorded stays: no question, no resurrection.
-	if err := v.Apply(context.Background(), "site.deleted", "org1", "new", at.Add(time.Second)); err != nil {
+	if err := v.Apply(context.Background(), sitesapi.SiteDeleted, "org1", "new", at.Add(time.Second)); err != nil {
 		t.Fatal(err)
 	}
 	if exists(t, v, "org1", "new") || o.calls("new") != 1 {
@@ -137,7 +140,7 @@ func TestUnknownSitesRemembered(t *testing.T) {
 	if got := o.calls("flood1"); got != 1 {
 		t.Errorf("owner asked %d times about flood1, want 1", got)
 	}
-	if err := v.Apply(context.Background(), "site.created", "org1", "ghost", time.Now()); err != nil {
+	if err := v.Apply(context.Background(), sitesapi.SiteCreated, "org1", "ghost", time.Now()); err != nil {
 		t.Fatal(err)
 	}
 	if !exists(t, v, "org1", "ghost") {
@@ -168,5 +171,26 @@ func TestNoOwner(t *testing.T) {
 	v := siteview.New(&memStore{sites: map[string]siteview.Site{}}, nil)
 	if exists(t, v, "org1", "new") {
 		t.Error("a site unknown to the projection exists")
+	}
+}
+
+// Every event sites declares, of every version whose golden is kept,
+// applies; one of a newer version or an undeclared type is unknown: the
+// consumer skips it.
+func TestHandleSitesGoldens(t *testing.T) {
+	t.Parallel()
+	v, _, _ := newView(t)
+	ctx := context.Background()
+	for _, ev := range eventtest.Goldens(t, sitesapi.Goldens()) {
+		if err := v.Handle(ctx, ev); err != nil {
+			t.Errorf("%s: %v", eventtest.Name(ev), err)
+		}
+	}
+	newer := sitesapi.NewSiteCreated("o1", "w2", nil)
+	newer.Version = sitesapi.SiteVersion + 1
+	for _, ev := range []envelope.Event{newer, {ID: "e1", Type: "site.archived"}} {
+		if err := v.Handle(ctx, ev); !errors.Is(err, envelope.ErrUnknown) {
+			t.Errorf("%s v%d: %v, want envelope.ErrUnknown", ev.Type, ev.SchemaVersion(), err)
+		}
 	}
 }

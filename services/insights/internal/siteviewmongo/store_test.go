@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/docspub/platform/libs/internalapi/sitesapi"
 	"github.com/docspub/platform/libs/mongotest"
 	"github.com/docspub/platform/libs/mongox"
 	"github.com/docspub/platform/services/insights/internal/siteview"
@@ -34,7 +35,7 @@ func TestProjectionFollowsSiteEvents(t *testing.T) {
 	if exists("org") {
 		t.Fatal("an unknown site exists")
 	}
-	for _, e := range []event{ev("site.created", t0), ev("site.published", t0.Add(time.Second))} {
+	for _, e := range []event{ev(sitesapi.SiteCreated, t0), ev(sitesapi.SitePublished, t0.Add(time.Second))} {
 		if err := apply(e); err != nil {
 			t.Fatal(err)
 		}
@@ -42,14 +43,14 @@ func TestProjectionFollowsSiteEvents(t *testing.T) {
 	if !exists("org") || exists("other") {
 		t.Fatalf("after site.created: in org %v, in another %v; want true, false", exists("org"), exists("other"))
 	}
-	if err := apply(ev("site.deleted", t0.Add(2*time.Second))); err != nil {
+	if err := apply(ev(sitesapi.SiteDeleted, t0.Add(2*time.Second))); err != nil {
 		t.Fatal(err)
 	}
 	if exists("org") {
 		t.Error("a deleted site exists")
 	}
 	// A late, older event does not bring the site back.
-	if err := apply(ev("site.updated", t0.Add(time.Second))); err != nil {
+	if err := apply(ev(sitesapi.SiteUpdated, t0.Add(time.Second))); err != nil {
 		t.Fatal(err)
 	}
 	if exists("org") {

@@ -13,8 +13,8 @@ import (
 
 	"github.com/docspub/platform/libs/apierr"
 	"github.com/docspub/platform/libs/blob"
-	"github.com/docspub/platform/libs/envelope"
 	"github.com/docspub/platform/libs/internalapi/contentapi"
+	"github.com/docspub/platform/libs/internalapi/integrationsapi"
 	"github.com/docspub/platform/libs/jobs"
 	"github.com/docspub/platform/services/integrations/internal/gitbook"
 	"github.com/docspub/platform/services/integrations/internal/gitrepo"
@@ -119,15 +119,15 @@ func (s *Service) recordEnd(wctx context.Context, r *jobs.Run, p payload, remote
 	if st.Operation != nil && st.Operation.Job == r.Job.ID {
 		op.StartedAt = st.Operation.StartedAt
 	}
-	typ := EventImported
+	newEvent := integrationsapi.NewGitSyncImported
 	if op.Direction == DirExport {
-		typ = EventExported
+		newEvent = integrationsapi.NewGitSyncExported
 	}
 	switch {
 	case errors.Is(err, errSkipped):
 		op.Error = errSkipped.Error()
 	case err != nil:
-		op.State, op.Error, typ = OpFailure, remote.Redact(message(err)), EventFailed
+		op.State, op.Error, newEvent = OpFailure, remote.Redact(message(err)), integrationsapi.NewGitSyncFailed
 		if errors.Is(err, gitrepo.ErrTimeout) {
 			op.State = OpTimeout
 		}
@@ -137,7 +137,7 @@ func (s *Service) recordEnd(wctx context.Context, r *jobs.Run, p payload, remote
 		st.Operation = &op
 	}
 	st.UpdatedAt = now
-	ev := envelope.New(typ, st.Organization, st.ID, infoOf(st))
+	ev := newEvent(st.Organization, st.ID, infoOf(st))
 	return out, s.store.Put(wctx, st, &ev)
 }
 

@@ -28,14 +28,6 @@ const (
 	OpTimeout = "timeout"
 )
 
-// Event types.
-const (
-	EventImported = "git_sync.imported"
-	EventExported = "git_sync.exported"
-	EventFailed   = "git_sync.failed"
-	EventStarted  = "git_sync.started"
-)
-
 // Limits of a request.
 const (
 	MaxURL           = 2048

@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"github.com/docspub/platform/libs/apierr"
-	"github.com/docspub/platform/libs/envelope"
 	"github.com/docspub/platform/libs/internalapi/contentapi"
+	"github.com/docspub/platform/libs/internalapi/integrationsapi"
 	"github.com/docspub/platform/libs/jobs"
 	"github.com/docspub/platform/libs/urlguard"
 	"github.com/docspub/platform/services/integrations/internal/access"
@@ -261,7 +261,7 @@ func (s *Service) startedOnce(ctx context.Context, a contentapi.GitAccess, p pay
 	if st.Operation == nil || st.Operation.Job != jobID { // the job may already have ended
 		st.Operation = &Operation{Job: jobID, State: OpRunning, Direction: direction(kind), StartedAt: now}
 	}
-	ev := envelope.New(EventStarted, st.Organization, st.ID, infoOf(st))
+	ev := integrationsapi.NewGitSyncStarted(st.Organization, st.ID, infoOf(st))
 	return s.store.Put(ctx, st, &ev)
 }
 

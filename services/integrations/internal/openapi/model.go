@@ -35,14 +35,6 @@ const (
 	VisibilityPublic  = "public"
 )
 
-// Event types.
-const (
-	EventCreated   = "openapi_spec.created"
-	EventUpdated   = "openapi_spec.updated"
-	EventDeleted   = "openapi_spec.deleted"
-	EventProcessed = "openapi_spec.processed"
-)
-
 // Limits.
 const (
 	MaxSlug      = 100

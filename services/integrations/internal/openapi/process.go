@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/docspub/platform/libs/apierr"
-	"github.com/docspub/platform/libs/envelope"
+	"github.com/docspub/platform/libs/internalapi/integrationsapi"
 	"github.com/docspub/platform/libs/jobs"
 	"github.com/docspub/platform/services/integrations/internal/access"
 	"github.com/pb33f/libopenapi"
@@ -65,7 +65,7 @@ func (s *Service) Process(ctx context.Context, id string) error {
 		if res.Version != nil {
 			final.LastVersion, final.LastDigest = res.Version.ID, res.Digest
 		}
-		err = s.store.Finish(ctx, sp.ID, res, envelope.New(EventProcessed, sp.Organization, sp.ID, s.view(final, access.Caller{})))
+		err = s.store.Finish(ctx, sp.ID, res, integrationsapi.NewOpenAPISpecProcessed(sp.Organization, sp.ID, s.view(final, access.Caller{})))
 		if errors.Is(err, apierr.ErrNotFound) {
 			continue // replaced or deleted meanwhile: look again
 		}

@@ -14,6 +14,7 @@ import (
 	"github.com/docspub/platform/libs/apierr"
 	"github.com/docspub/platform/libs/envelope"
 	"github.com/docspub/platform/libs/ids"
+	"github.com/docspub/platform/libs/internalapi/integrationsapi"
 	"github.com/docspub/platform/libs/jobs"
 	"github.com/docspub/platform/libs/keyset"
 	"github.com/docspub/platform/libs/urlguard"
@@ -207,7 +208,7 @@ func (s *Service) create(ctx context.Context, c access.Caller, org, slug, u stri
 	now := s.clock()
 	sp := Spec{ID: ids.New(), Organization: org, Slug: slug, SlugKey: org + "/" + slug, SourceURL: u,
 		Visibility: VisibilityPrivate, State: StatePending, Generation: 1, CreatedAt: now, UpdatedAt: now}
-	err := s.store.Insert(ctx, sp, text, s.event(EventCreated, sp))
+	err := s.store.Insert(ctx, sp, text, s.event(integrationsapi.NewOpenAPISpecCreated, sp))
 	if errors.Is(err, apierr.ErrConflict) {
 		return View{}, ErrSlugTaken
 	}
@@ -246,7 +247,7 @@ func (s *Service) Replace(ctx context.Context, c access.Caller, org, slug string
 	}
 	sp.Generation++
 	sp.SourceURL, sp.State, sp.UpdatedAt = u, StatePending, s.clock()
-	if err := s.store.SetSource(ctx, sp, text, s.event(EventUpdated, sp)); err != nil {
+	if err := s.store.SetSource(ctx, sp, text, s.event(integrationsapi.NewOpenAPISpecUpdated, sp)); err != nil {
 		if errors.Is(err, apierr.ErrNotFound) {
 			return View{}, ErrChanged
 		}
@@ -277,7 +278,7 @@ func (s *Service) Update(ctx context.Context, c access.Caller, org, slug string,
 		return View{}, err
 	}
 	sp.Visibility, sp.UpdatedAt = *in.Visibility, s.clock()
-	if err := s.store.SetVisibility(ctx, sp, s.event(EventUpdated, sp)); err != nil {
+	if err := s.store.SetVisibility(ctx, sp, s.event(integrationsapi.NewOpenAPISpecUpdated, sp)); err != nil {
 		if errors.Is(err, apierr.ErrNotFound) {
 			return View{}, ErrNotFound
 		}
@@ -292,7 +293,7 @@ func (s *Service) Delete(ctx context.Context, c access.Caller, org, slug string)
 	if err != nil {
 		return err
 	}
-	err = s.store.Remove(ctx, sp, s.event(EventDeleted, sp))
+	err = s.store.Remove(ctx, sp, s.event(integrationsapi.NewOpenAPISpecDeleted, sp))
 	if errors.Is(err, apierr.ErrNotFound) {
 		return ErrNotFound
 	}
@@ -399,8 +400,8 @@ func (s *Service) Raw(ctx context.Context, c access.Caller, org, slug, id string
 	return RawView{Text: string(raw), Format: v.Format}, nil
 }
 
-func (s *Service) event(typ string, sp Spec) envelope.Event {
-	return envelope.New(typ, sp.Organization, sp.ID, s.view(sp, access.Caller{}))
+func (s *Service) event(newEvent func(org, subject string, data any) envelope.Event, sp Spec) envelope.Event {
+	return newEvent(sp.Organization, sp.ID, s.view(sp, access.Caller{}))
 }
 
 // enqueue starts processing sp. A failure to enqueue is logged, not

@@ -13,6 +13,7 @@ import (
 	"github.com/docspub/platform/libs/apierr"
 	"github.com/docspub/platform/libs/envelope"
 	"github.com/docspub/platform/libs/ids"
+	"github.com/docspub/platform/libs/internalapi/integrationsapi"
 	"github.com/docspub/platform/libs/keyset"
 	"github.com/docspub/platform/services/integrations/internal/access"
 )
@@ -27,13 +28,6 @@ const (
 var Languages = []string{"en", "fr", "de", "es", "it", "pt", "pt-br", "ru", "ja", "zh", "zh-tw", "yue", "ko",
 	"ar", "hi", "nl", "pl", "tr", "sv", "no", "da", "fi", "el", "cs", "hu", "ro", "th", "vi", "id", "ms", "he",
 	"uk", "sk", "bg", "hr", "lt", "lv", "et", "sl"}
-
-// Event types.
-const (
-	EventCreated = "translation_settings.created"
-	EventUpdated = "translation_settings.updated"
-	EventDeleted = "translation_settings.deleted"
-)
 
 // ErrNotFound answers for settings that do not exist or belong to another organization.
 var ErrNotFound = apierr.NotFound("translation settings not found")
@@ -196,7 +190,7 @@ func (s *Service) Create(ctx context.Context, c access.Caller, org string, in In
 		st.Languages = []string{}
 	}
 	v := s.view(st, c)
-	if err := s.store.Insert(ctx, st, s.event(EventCreated, st)); err != nil {
+	if err := s.store.Insert(ctx, st, s.event(integrationsapi.NewTranslationSettingsCreated, st)); err != nil {
 		return View{}, err
 	}
 	return v, nil
@@ -218,7 +212,7 @@ func (s *Service) Replace(ctx context.Context, c access.Caller, org, id string, 
 	if in.Languages != nil {
 		st.Languages = in.Languages
 	}
-	if err := s.store.Replace(ctx, st, s.event(EventUpdated, st)); err != nil {
+	if err := s.store.Replace(ctx, st, s.event(integrationsapi.NewTranslationSettingsUpdated, st)); err != nil {
 		if errors.Is(err, apierr.ErrNotFound) {
 			return View{}, ErrNotFound
 		}
@@ -236,7 +230,7 @@ func (s *Service) Delete(ctx context.Context, c access.Caller, org, id string) e
 	if err != nil {
 		return err
 	}
-	err = s.store.Remove(ctx, org, id, s.event(EventDeleted, st))
+	err = s.store.Remove(ctx, org, id, s.event(integrationsapi.NewTranslationSettingsDeleted, st))
 	if errors.Is(err, apierr.ErrNotFound) {
 		return ErrNotFound
 	}
@@ -244,7 +238,7 @@ func (s *Service) Delete(ctx context.Context, c access.Caller, org, id string) e
 }
 
 // event is the event of a change of st: the settings without a caller's permissions.
-func (s *Service) event(typ string, st Settings) envelope.Event {
+func (s *Service) event(newEvent func(org, subject string, data any) envelope.Event, st Settings) envelope.Event {
 	v := s.view(st, access.Caller{})
-	return envelope.New(typ, st.Organization, st.ID, v)
+	return newEvent(st.Organization, st.ID, v)
 }

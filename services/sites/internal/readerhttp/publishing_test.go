@@ -6,6 +6,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/docspub/platform/libs/internalapi/sitesapi"
 	"github.com/docspub/platform/libs/kafkax"
 	"github.com/docspub/platform/services/sites/internal/sitemongo"
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -71,7 +72,7 @@ func TestPublishingAuthRows(t *testing.T) {
 		t.Fatal("no events")
 	}
 	for _, ev := range doc.Outbox {
-		if ev.Type != "site_publishing_auth.updated" || strings.Contains(string(ev.Data), keys[0]) || strings.Contains(string(ev.Data), next) {
+		if ev.Type != sitesapi.SitePublishingAuthUpdated || strings.Contains(string(ev.Data), keys[0]) || strings.Contains(string(ev.Data), next) {
 			t.Errorf("event %s carries a key: %s", ev.Type, ev.Data)
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/docspub/platform/libs/apierr"
 	"github.com/docspub/platform/libs/envelope"
 	"github.com/docspub/platform/libs/ids"
+	"github.com/docspub/platform/libs/internalapi/sitesapi"
 	"github.com/docspub/platform/libs/nullable"
 	"github.com/docspub/platform/libs/order"
 	"github.com/docspub/platform/services/sites/internal/access"
@@ -100,13 +101,13 @@ func (s *Service) CreateGroup(ctx context.Context, c access.Caller, org, siteID 
 	if grp.Position, err = s.place(ctx, g, l, "", Node{Kind: KindGroup, ID: grp.ID}, Position{}); err != nil {
 		return GroupView{}, err
 	}
-	if err := s.store.InsertGroup(ctx, grp, event(GroupCreated, g, grp.ID, renderGroup(grp, nil))); err != nil {
+	if err := s.store.InsertGroup(ctx, grp, event(sitesapi.NewSiteSectionGroupCreated, g, grp.ID, renderGroup(grp, nil))); err != nil {
 		return GroupView{}, err
 	}
 	// Counted again once stored (see keepWithinBound): a site over its
 	// bound takes the group back before any section moves into it.
 	if grps, err := s.store.SiteGroups(ctx, g.Site); err != nil || len(grps) > limits.GroupsPerSite {
-		if rerr := s.store.RemoveGroup(ctx, g.Site, grp.ID, event(GroupDeleted, g, grp.ID, renderGroup(grp, nil))); rerr != nil {
+		if rerr := s.store.RemoveGroup(ctx, g.Site, grp.ID, event(sitesapi.NewSiteSectionGroupDeleted, g, grp.ID, renderGroup(grp, nil))); rerr != nil {
 			return GroupView{}, fmt.Errorf("take back section group %s of site %s: %w", grp.ID, g.Site, rerr)
 		}
 		if err != nil {
@@ -162,7 +163,7 @@ func (s *Service) UpdateGroup(ctx context.Context, c access.Caller, org, siteID,
 	if in.Title == nil && !in.Icon.Set {
 		return s.groupView(ctx, g, grp)
 	}
-	return s.writeGroup(ctx, g, grp.ID, GroupUpdated, func(grp *Group) {
+	return s.writeGroup(ctx, g, grp.ID, sitesapi.NewSiteSectionGroupUpdated, func(grp *Group) {
 		if in.Title != nil {
 			grp.Title = strings.TrimSpace(*in.Title)
 		}
@@ -176,8 +177,8 @@ func (s *Service) UpdateGroup(ctx context.Context, c access.Caller, org, siteID,
 }
 
 // writeGroup stores a change of a group (and its updatedAt) with an event
-// typ carrying its view.
-func (s *Service) writeGroup(ctx context.Context, g site.Grant, id, typ string, change func(*Group)) (GroupView, error) {
+// newEvent carrying its view.
+func (s *Service) writeGroup(ctx context.Context, g site.Grant, id string, newEvent NewEvent, change func(*Group)) (GroupView, error) {
 	var v GroupView
 	_, err := s.store.UpdateGroup(ctx, g.Site, id, func(grp *Group) (envelope.Event, error) {
 		change(grp)
@@ -186,7 +187,7 @@ func (s *Service) writeGroup(ctx context.Context, g site.Grant, id, typ string, 
 		if v, err = s.groupView(ctx, g, *grp); err != nil {
 			return envelope.Event{}, err
 		}
-		return event(typ, g, grp.ID, v), nil
+		return event(newEvent, g, grp.ID, v), nil
 	})
 	return v, err
 }
@@ -218,7 +219,7 @@ func (s *Service) MoveGroup(ctx context.Context, c access.Caller, org, siteID, i
 	if err != nil {
 		return GroupView{}, err
 	}
-	return s.writeGroup(ctx, g, grp.ID, GroupMoved, func(grp *Group) { grp.Position = p })
+	return s.writeGroup(ctx, g, grp.ID, sitesapi.NewSiteSectionGroupMoved, func(grp *Group) { grp.Position = p })
 }
 
 // DeleteGroup removes a section group. Its sections stay, ungrouped, where
@@ -241,7 +242,7 @@ func (s *Service) DeleteGroup(ctx context.Context, c access.Caller, org, siteID,
 			return err
 		}
 	}
-	return s.store.RemoveGroup(ctx, g.Site, grp.ID, event(GroupDeleted, g, grp.ID, v))
+	return s.store.RemoveGroup(ctx, g.Site, grp.ID, event(sitesapi.NewSiteSectionGroupDeleted, g, grp.ID, v))
 }
 
 // ungroup takes a section out of grp to the top level, right before the

@@ -11,6 +11,7 @@ import (
 	"github.com/docspub/platform/libs/apierr"
 	"github.com/docspub/platform/libs/envelope"
 	"github.com/docspub/platform/libs/ids"
+	"github.com/docspub/platform/libs/internalapi/sitesapi"
 	"github.com/docspub/platform/libs/nullable"
 	"github.com/docspub/platform/services/sites/internal/access"
 	"github.com/docspub/platform/services/sites/internal/limits"
@@ -192,7 +193,7 @@ func (s *Service) keepWithinBound(ctx context.Context, g site.Grant, sec Section
 		return nil
 	}
 	if rerr := errors.Join(s.sites.RemoveSiteSpaces(ctx, g, sec.ID),
-		s.store.RemoveSection(ctx, g.Site, sec.ID, event(SectionDeleted, g, sec.ID, v))); rerr != nil {
+		s.store.RemoveSection(ctx, g.Site, sec.ID, event(sitesapi.NewSiteSectionDeleted, g, sec.ID, v))); rerr != nil {
 		return fmt.Errorf("take back section %s of site %s: %w", sec.ID, g.Site, rerr)
 	}
 	if err != nil {
@@ -225,7 +226,7 @@ func (s *Service) insert(ctx context.Context, g site.Grant, l layout, sec *Secti
 	for tries := 0; ; tries++ {
 		sec.Path = freePath(base, used)
 		v.Path = sec.Path
-		err := s.store.InsertSection(ctx, *sec, event(SectionCreated, g, sec.ID, v))
+		err := s.store.InsertSection(ctx, *sec, event(sitesapi.NewSiteSectionCreated, g, sec.ID, v))
 		if !errors.Is(err, apierr.ErrConflict) || tries == 5 {
 			return err
 		}
@@ -288,7 +289,7 @@ func (s *Service) UpdateSection(ctx context.Context, c access.Caller, org, siteI
 		if v, err = render(*cur, views[sec.ID]); err != nil {
 			return envelope.Event{}, err
 		}
-		return event(SectionUpdated, g, cur.ID, v), nil
+		return event(sitesapi.NewSiteSectionUpdated, g, cur.ID, v), nil
 	})
 	if errors.Is(err, apierr.ErrConflict) && in.Path != nil {
 		return SectionView{}, apierr.Conflict("path: %q is the path of another section of this site", *in.Path)
@@ -440,7 +441,7 @@ func (s *Service) moveSection(ctx context.Context, g site.Grant, sec Section, gr
 		if v, err = s.view(ctx, g, *cur); err != nil {
 			return envelope.Event{}, err
 		}
-		return event(SectionMoved, g, cur.ID, v), nil
+		return event(sitesapi.NewSiteSectionMoved, g, cur.ID, v), nil
 	})
 	return v, err
 }
@@ -472,7 +473,7 @@ func (s *Service) DeleteSection(ctx context.Context, c access.Caller, org, siteI
 	if err := s.sites.RemoveSiteSpaces(ctx, g, sec.ID); err != nil {
 		return err
 	}
-	if err := s.store.RemoveSection(ctx, g.Site, sec.ID, event(SectionDeleted, g, sec.ID, v)); err != nil {
+	if err := s.store.RemoveSection(ctx, g.Site, sec.ID, event(sitesapi.NewSiteSectionDeleted, g, sec.ID, v)); err != nil {
 		return err
 	}
 	if next == nil {
@@ -522,7 +523,7 @@ func (s *Service) setDefault(ctx context.Context, g site.Grant, sec Section, def
 	_, err := s.store.UpdateSection(ctx, g.Site, sec.ID, func(cur *Section) (envelope.Event, error) {
 		cur.Default, cur.UpdatedAt = def, s.clock()
 		v, err := s.view(ctx, g, *cur)
-		return event(SectionUpdated, g, cur.ID, v), err
+		return event(sitesapi.NewSiteSectionUpdated, g, cur.ID, v), err
 	})
 	return err
 }

@@ -144,20 +144,11 @@ func (s *Service) group(ctx context.Context, g site.Grant, id string) (Group, er
 	return grp, err
 }
 
-// Event types.
-const (
-	SectionCreated = "site_section.created"
-	SectionUpdated = "site_section.updated"
-	SectionMoved   = "site_section.moved"
-	SectionDeleted = "site_section.deleted"
-	GroupCreated   = "site_section_group.created"
-	GroupUpdated   = "site_section_group.updated"
-	GroupMoved     = "site_section_group.moved"
-	GroupDeleted   = "site_section_group.deleted"
-)
+// NewEvent is an event constructor of sitesapi (NewSiteSectionCreated...).
+type NewEvent = func(org, subject string, data any) envelope.Event
 
-func event(typ string, g site.Grant, subject string, data any) envelope.Event {
-	return envelope.New(typ, g.Organization, subject, data)
+func event(newEvent NewEvent, g site.Grant, subject string, data any) envelope.Event {
+	return newEvent(g.Organization, subject, data)
 }
 
 // Page asks for a page of a list (keyset over position and id).

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/docspub/platform/libs/apierr"
+	"github.com/docspub/platform/libs/internalapi/sitesapi"
 	"github.com/docspub/platform/libs/kafkax"
 	"github.com/docspub/platform/libs/mongotest"
 	"github.com/docspub/platform/libs/mongox"
@@ -510,9 +511,9 @@ func TestEvents(t *testing.T) {
 		coll, id string
 		want     []string
 	}{
-		{sectionmongo.Sections, a.ID, []string{section.SectionCreated, section.SectionUpdated, section.SectionMoved}},
-		{sectionmongo.Sections, b.ID, []string{section.SectionCreated, section.SectionDeleted}},
-		{sectionmongo.Groups, g.ID, []string{section.GroupCreated, section.GroupUpdated, section.GroupMoved, section.GroupDeleted}},
+		{sectionmongo.Sections, a.ID, []string{sitesapi.SiteSectionCreated, sitesapi.SiteSectionUpdated, sitesapi.SiteSectionMoved}},
+		{sectionmongo.Sections, b.ID, []string{sitesapi.SiteSectionCreated, sitesapi.SiteSectionDeleted}},
+		{sectionmongo.Groups, g.ID, []string{sitesapi.SiteSectionGroupCreated, sitesapi.SiteSectionGroupUpdated, sitesapi.SiteSectionGroupMoved, sitesapi.SiteSectionGroupDeleted}},
 	} {
 		var doc kafkax.Pending
 		if err := e.db.Collection(tc.coll).FindOne(e.ctx, bson.M{"_id": tc.id}).Decode(&doc); err != nil {

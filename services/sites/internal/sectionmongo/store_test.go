@@ -8,6 +8,7 @@ import (
 
 	"github.com/docspub/platform/libs/apierr"
 	"github.com/docspub/platform/libs/envelope"
+	"github.com/docspub/platform/libs/internalapi/sitesapi"
 	"github.com/docspub/platform/libs/kafkax"
 	"github.com/docspub/platform/libs/mongotest"
 	"github.com/docspub/platform/libs/mongox"
@@ -32,7 +33,7 @@ func newStore(t *testing.T) (*sectionmongo.Store, *int) {
 
 var at = time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC)
 
-func ev(id string) kafkax.Event { return kafkax.NewEvent("site_section.created", "acme", id, nil) }
+func ev(id string) kafkax.Event { return kafkax.NewEvent(sitesapi.SiteSectionCreated, "acme", id, nil) }
 
 func insert(t *testing.T, s *sectionmongo.Store, secs ...section.Section) {
 	t.Helper()

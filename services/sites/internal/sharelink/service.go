@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/docspub/platform/libs/apierr"
-	"github.com/docspub/platform/libs/envelope"
 	"github.com/docspub/platform/libs/ids"
+	"github.com/docspub/platform/libs/internalapi/sitesapi"
 	"github.com/docspub/platform/services/sites/internal/access"
 	"github.com/docspub/platform/services/sites/internal/limits"
 	"github.com/docspub/platform/services/sites/internal/site"
@@ -17,13 +17,6 @@ import (
 
 // ErrNotFound is the answer about a share link the site does not have.
 var ErrNotFound = apierr.NotFound("share link not found")
-
-// Event types.
-const (
-	EventCreated = "share_link.created"
-	EventUpdated = "share_link.updated"
-	EventDeleted = "share_link.deleted"
-)
 
 // SiteAccess lets a caller into a site of an organization: it answers the
 // caller's grant when the site exists in org and the caller may see it
@@ -119,7 +112,7 @@ func (s *Service) Create(ctx context.Context, c access.Caller, org, siteID strin
 		ID: ids.New(), Organization: g.Organization, Site: g.Site, Name: in.Name.Value, Active: true,
 		Key: key, KeyHash: HashKey(key), CreatedAt: t, UpdatedAt: t,
 	}
-	if err := s.store.Insert(ctx, l, envelope.New(EventCreated, l.Organization, l.ID, eventData(l))); err != nil {
+	if err := s.store.Insert(ctx, l, sitesapi.NewShareLinkCreated(l.Organization, l.ID, eventData(l))); err != nil {
 		return View{}, fmt.Errorf("create share link of site %s: %w", g.Site, err)
 	}
 	// The count above was read before the insert: concurrent creations
@@ -127,7 +120,7 @@ func (s *Service) Create(ctx context.Context, c access.Caller, org, siteID strin
 	// its bound takes this link back, so the bound holds whatever the
 	// interleaving (the last of two racing inserts always sees both).
 	if _, n, err := s.store.Links(ctx, g.Site, Page{Limit: 1}); err != nil || n > limits.ShareLinksPerSite {
-		if rerr := s.store.Remove(ctx, g.Site, l.ID, envelope.New(EventDeleted, l.Organization, l.ID, eventData(l))); rerr != nil {
+		if rerr := s.store.Remove(ctx, g.Site, l.ID, sitesapi.NewShareLinkDeleted(l.Organization, l.ID, eventData(l))); rerr != nil {
 			return View{}, fmt.Errorf("take back share link %s of site %s: %w", l.ID, g.Site, rerr)
 		}
 		if err != nil {
@@ -155,7 +148,7 @@ func (s *Service) Update(ctx context.Context, c access.Caller, org, siteID, id s
 	}
 	ch.UpdatedAt = s.clock()
 	l.UpdatedAt = ch.UpdatedAt
-	err = s.store.Update(ctx, g.Site, id, ch, envelope.New(EventUpdated, l.Organization, l.ID, eventData(l)))
+	err = s.store.Update(ctx, g.Site, id, ch, sitesapi.NewShareLinkUpdated(l.Organization, l.ID, eventData(l)))
 	if errors.Is(err, apierr.ErrNotFound) {
 		return View{}, ErrNotFound
 	}
@@ -176,7 +169,7 @@ func (s *Service) Delete(ctx context.Context, c access.Caller, org, siteID, id s
 	if err != nil {
 		return err
 	}
-	err = s.store.Remove(ctx, g.Site, id, envelope.New(EventDeleted, l.Organization, l.ID, eventData(l)))
+	err = s.store.Remove(ctx, g.Site, id, sitesapi.NewShareLinkDeleted(l.Organization, l.ID, eventData(l)))
 	if errors.Is(err, apierr.ErrNotFound) {
 		return ErrNotFound
 	}

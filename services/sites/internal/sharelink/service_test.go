@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/docspub/platform/libs/apierr"
+	"github.com/docspub/platform/libs/internalapi/sitesapi"
 	"github.com/docspub/platform/libs/kafkax"
 	"github.com/docspub/platform/libs/mongotest"
 	"github.com/docspub/platform/libs/mongox"
@@ -255,7 +256,7 @@ func TestEventsNeverCarryTheKey(t *testing.T) {
 			t.Errorf("%s envelope organization %q subject %q", ev.Type, ev.Organization, ev.Subject)
 		}
 	}
-	if diff := cmp.Diff([]string{"share_link.created", "share_link.updated", "share_link.deleted"}, types); diff != "" {
+	if diff := cmp.Diff([]string{sitesapi.ShareLinkCreated, sitesapi.ShareLinkUpdated, sitesapi.ShareLinkDeleted}, types); diff != "" {
 		t.Errorf("events (-want +got):\n%s", diff)
 	}
 	if want := `"name":"renamed"`; !strings.Contains(string(d.Outbox[1].Data), want) {

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/docspub/platform/libs/apitest"
+	"github.com/docspub/platform/libs/internalapi/sitesapi"
 	"github.com/docspub/platform/libs/kafkax"
 	"github.com/docspub/platform/services/sites/internal/sharelinkmongo"
 	"github.com/google/go-cmp/cmp"
@@ -124,7 +125,7 @@ func TestShareLinkLifecycle(t *testing.T) {
 			t.Errorf("%s carries the key: %s", ev.Type, ev.Data)
 		}
 	}
-	want := []string{"share_link.created", "share_link.updated", "share_link.updated", "share_link.updated"}
+	want := []string{sitesapi.ShareLinkCreated, sitesapi.ShareLinkUpdated, sitesapi.ShareLinkUpdated, sitesapi.ShareLinkUpdated}
 	if diff := cmp.Diff(want, types); diff != "" {
 		t.Errorf("events (-want +got):\n%s", diff)
 	}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/docspub/platform/libs/apierr"
+	"github.com/docspub/platform/libs/internalapi/sitesapi"
 	"github.com/docspub/platform/libs/kafkax"
 	"github.com/docspub/platform/libs/mongotest"
 	"github.com/docspub/platform/libs/mongox"
@@ -43,7 +44,7 @@ func ev(typ string) kafkax.Event { return kafkax.NewEvent(typ, "o1", "l", nil) }
 func insert(t *testing.T, s *sharelinkmongo.Store, ls ...sharelink.Link) {
 	t.Helper()
 	for _, l := range ls {
-		if err := s.Insert(context.Background(), l, ev(sharelink.EventCreated)); err != nil {
+		if err := s.Insert(context.Background(), l, ev(sitesapi.ShareLinkCreated)); err != nil {
 			t.Fatalf("insert %s: %v", l.ID, err)
 		}
 	}
@@ -108,7 +109,7 @@ func TestInsertAndRead(t *testing.T) {
 			}
 		})
 	}
-	if diff := cmp.Diff([]string{sharelink.EventCreated}, outbox(raw(t, db, "l1"))); diff != "" {
+	if diff := cmp.Diff([]string{sitesapi.ShareLinkCreated}, outbox(raw(t, db, "l1"))); diff != "" {
 		t.Errorf("outbox (-want +got):\n%s", diff)
 	}
 }
@@ -116,7 +117,7 @@ func TestInsertAndRead(t *testing.T) {
 func TestKeyHashUnique(t *testing.T) {
 	s, _, _ := newStore(t)
 	insert(t, s, link("s1", "l1", "same"))
-	err := s.Insert(context.Background(), link("s2", "l2", "same"), ev(sharelink.EventCreated))
+	err := s.Insert(context.Background(), link("s2", "l2", "same"), ev(sitesapi.ShareLinkCreated))
 	if !errors.Is(err, apierr.ErrConflict) {
 		t.Fatalf("second link with the same key: %v, want a conflict", err)
 	}
@@ -126,7 +127,7 @@ func TestLinksPageInCreationOrder(t *testing.T) {
 	ctx := context.Background()
 	s, _, _ := newStore(t)
 	insert(t, s, link("s1", "c", "k3"), link("s1", "a", "k1"), link("s2", "b", "k2"), link("s1", "d", "k4"), link("s1", "e", "k5"))
-	if err := s.Remove(ctx, "s1", "d", ev(sharelink.EventDeleted)); err != nil {
+	if err := s.Remove(ctx, "s1", "d", ev(sitesapi.ShareLinkDeleted)); err != nil {
 		t.Fatal(err)
 	}
 	ids := func(ls []sharelink.Link) []string {
@@ -179,7 +180,7 @@ func TestUpdateWritesOnlyTheChange(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			s, db, _ := newStore(t)
 			insert(t, s, link("s1", "l1", "k"))
-			err := s.Update(ctx, tc.site, "l1", tc.ch, ev(sharelink.EventUpdated))
+			err := s.Update(ctx, tc.site, "l1", tc.ch, ev(sitesapi.ShareLinkUpdated))
 			if !errors.Is(err, tc.wantErr) {
 				t.Fatalf("err = %v, want %v", err, tc.wantErr)
 			}
@@ -187,9 +188,9 @@ func TestUpdateWritesOnlyTheChange(t *testing.T) {
 			if diff := cmp.Diff(tc.want, d.Link); diff != "" {
 				t.Errorf("stored (-want +got):\n%s", diff)
 			}
-			want := []string{sharelink.EventCreated}
+			want := []string{sitesapi.ShareLinkCreated}
 			if tc.wantErr == nil {
-				want = append(want, sharelink.EventUpdated)
+				want = append(want, sitesapi.ShareLinkUpdated)
 			}
 			if diff := cmp.Diff(want, outbox(d)); diff != "" {
 				t.Errorf("outbox (-want +got):\n%s", diff)
@@ -202,26 +203,26 @@ func TestRemoveErasesTheKey(t *testing.T) {
 	ctx := context.Background()
 	s, db, _ := newStore(t)
 	insert(t, s, link("s1", "l1", "k1"))
-	if err := s.Remove(ctx, "s2", "l1", ev(sharelink.EventDeleted)); !errors.Is(err, apierr.ErrNotFound) {
+	if err := s.Remove(ctx, "s2", "l1", ev(sitesapi.ShareLinkDeleted)); !errors.Is(err, apierr.ErrNotFound) {
 		t.Fatalf("remove from another site: %v, want not found", err)
 	}
-	if err := s.Remove(ctx, "s1", "l1", ev(sharelink.EventDeleted)); err != nil {
+	if err := s.Remove(ctx, "s1", "l1", ev(sitesapi.ShareLinkDeleted)); err != nil {
 		t.Fatal(err)
 	}
 	d := raw(t, db, "l1")
 	if !d.Tombstone || d.Key != "" || d.KeyHash == sharelink.HashKey("k1") || d.Active {
 		t.Errorf("removed link stored as %+v, tombstone %v", d.Link, d.Tombstone)
 	}
-	if diff := cmp.Diff([]string{sharelink.EventCreated, sharelink.EventDeleted}, outbox(d)); diff != "" {
+	if diff := cmp.Diff([]string{sitesapi.ShareLinkCreated, sitesapi.ShareLinkDeleted}, outbox(d)); diff != "" {
 		t.Errorf("outbox (-want +got):\n%s", diff)
 	}
 	for name, read := range map[string]func() error{
 		"by id":       func() error { _, err := s.Link(ctx, "s1", "l1"); return err },
 		"by key hash": func() error { _, err := s.ByKeyHash(ctx, sharelink.HashKey("k1")); return err },
 		"update": func() error {
-			return s.Update(ctx, "s1", "l1", sharelink.Change{UpdatedAt: at}, ev(sharelink.EventUpdated))
+			return s.Update(ctx, "s1", "l1", sharelink.Change{UpdatedAt: at}, ev(sitesapi.ShareLinkUpdated))
 		},
-		"remove": func() error { return s.Remove(ctx, "s1", "l1", ev(sharelink.EventDeleted)) },
+		"remove": func() error { return s.Remove(ctx, "s1", "l1", ev(sitesapi.ShareLinkDeleted)) },
 	} {
 		if err := read(); !errors.Is(err, apierr.ErrNotFound) {
 			t.Errorf("%s after removal: %v, want not found", name, err)

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/docspub/platform/libs/apierr"
+	"github.com/docspub/platform/libs/internalapi/sitesapi"
 	"github.com/docspub/platform/libs/quota"
 	"github.com/docspub/platform/services/sites/internal/access"
 	"github.com/docspub/platform/services/sites/internal/limits"
@@ -78,7 +79,7 @@ func (s *Service) SetAdaptiveSchema(ctx context.Context, c access.Caller, org, s
 	}
 	sc := AdaptiveSchema{Site: st.ID, Organization: org, JSON: string(norm), UpdatedAt: s.clock()}
 	v := adaptiveView(sc.JSON, sc.UpdatedAt)
-	if err := s.store.SetAdaptiveSchema(ctx, sc, event("site_adaptive_schema.updated", org, st.ID, v)); err != nil {
+	if err := s.store.SetAdaptiveSchema(ctx, sc, sitesapi.NewSiteAdaptiveSchemaUpdated(org, st.ID, v)); err != nil {
 		return AdaptiveSchemaView{}, err
 	}
 	return v, nil

@@ -13,6 +13,7 @@ import (
 	"github.com/docspub/platform/libs/apierr"
 	"github.com/docspub/platform/libs/envelope"
 	"github.com/docspub/platform/libs/ids"
+	"github.com/docspub/platform/libs/internalapi/sitesapi"
 	"github.com/docspub/platform/services/sites/internal/limits"
 	"golang.org/x/sync/errgroup"
 )
@@ -187,7 +188,7 @@ func (s *Service) setClaim(ctx context.Context, read Site, claim HostnameClaim, 
 		if !announce {
 			return envelope.Event{}, nil
 		}
-		return s.siteEvent(ctx, "site.updated", *cur)
+		return s.siteEvent(ctx, sitesapi.NewSiteUpdated, *cur)
 	})
 }
 

@@ -8,6 +8,7 @@ import (
 	"github.com/docspub/platform/libs/apierr"
 	"github.com/docspub/platform/libs/envelope"
 	"github.com/docspub/platform/libs/ids"
+	"github.com/docspub/platform/libs/internalapi/sitesapi"
 	"github.com/docspub/platform/libs/nullable"
 	"github.com/docspub/platform/services/sites/internal/access"
 	"github.com/docspub/platform/services/sites/internal/limits"
@@ -70,7 +71,7 @@ func publishingView(pa PublishingAuth) PublishingAuthView {
 func publishingEvent(org string, pa PublishingAuth) envelope.Event {
 	v := publishingView(pa)
 	v.PrivateKey = ""
-	return event("site_publishing_auth.updated", org, pa.Site,
+	return sitesapi.NewSitePublishingAuthUpdated(org, pa.Site,
 		PublishingAuthEvent{PublishingAuthView: v, Site: pa.Site, UpdatedAt: pa.UpdatedAt})
 }
 

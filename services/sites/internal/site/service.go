@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/docspub/platform/libs/apierr"
-	"github.com/docspub/platform/libs/envelope"
 	"github.com/docspub/platform/libs/quota"
 	"github.com/docspub/platform/libs/roles"
 	"github.com/docspub/platform/services/sites/internal/access"
@@ -287,8 +286,4 @@ func member(c access.Caller, org string) (roles.Role, error) {
 		return roles.Guest, ErrOrganizationNotFound
 	}
 	return r, nil
-}
-
-func event(typ, org, subject string, data any) envelope.Event {
-	return envelope.New(typ, org, subject, data)
 }

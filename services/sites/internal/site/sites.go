@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/docspub/platform/libs/internalapi/sitesapi"
 	"github.com/docspub/platform/libs/keyset"
 
 	"github.com/docspub/platform/libs/apierr"
@@ -121,7 +122,7 @@ func (s *Service) CreateSite(ctx context.Context, c access.Caller, org string, i
 		AgentsContext: DefaultAgentsContext, CreatedAt: now, UpdatedAt: now}
 	st.BasenameKey = st.ID
 	g := Grant{Organization: org, Site: st.ID, User: c.UserID, Level: role, Caller: c}
-	if err := s.store.InsertSite(ctx, st, event("site.created", org, st.ID, s.siteView(st, 0, nil))); err != nil {
+	if err := s.store.InsertSite(ctx, st, sitesapi.NewSiteCreated(org, st.ID, s.siteView(st, 0, nil))); err != nil {
 		return SiteView{}, err
 	}
 	for _, sp := range spaces {
@@ -207,7 +208,7 @@ func (s *Service) UpdateSite(ctx context.Context, c access.Caller, org, siteID s
 				cur.HostnameClaim = next.HostnameClaim
 			}
 			cur.UpdatedAt = s.clock()
-			return s.siteEvent(ctx, "site.updated", *cur)
+			return s.siteEvent(ctx, sitesapi.NewSiteUpdated, *cur)
 		})
 		if errors.Is(err, apierr.ErrConflict) && !moved && in.Basename != nil {
 			return SiteView{}, apierr.Conflict("basename %q is already used by another site of the organization", next.Basename)
@@ -334,12 +335,12 @@ func (s *Service) checkUpdate(ctx context.Context, st Site, g Grant, in UpdateIn
 }
 
 // siteEvent is the event typ of a change that made st.
-func (s *Service) siteEvent(ctx context.Context, typ string, st Site) (envelope.Event, error) {
+func (s *Service) siteEvent(ctx context.Context, newEvent func(org, subject string, data any) envelope.Event, st Site) (envelope.Event, error) {
 	view, err := s.renderSite(ctx, st, nil)
 	if err != nil {
 		return envelope.Event{}, err
 	}
-	return event(typ, st.Organization, st.ID, view), nil
+	return newEvent(st.Organization, st.ID, view), nil
 }
 
 // sectionProblem says why id is not a section of the granted site, "" when
@@ -368,7 +369,7 @@ func (s *Service) DeleteSite(ctx context.Context, c access.Caller, org, siteID s
 	if err != nil {
 		return err
 	}
-	if err := s.store.RemoveSite(ctx, st.ID, event("site.deleted", org, st.ID, view)); err != nil {
+	if err := s.store.RemoveSite(ctx, st.ID, sitesapi.NewSiteDeleted(org, st.ID, view)); err != nil {
 		return err
 	}
 	for _, f := range s.deleted {
@@ -395,16 +396,16 @@ func (s *Service) setPublished(ctx context.Context, c access.Caller, org, siteID
 		return SiteView{}, err
 	}
 	if st.Published != published {
-		typ := "site.unpublished"
+		newEvent := sitesapi.NewSiteUnpublished
 		if published {
-			typ = "site.published"
+			newEvent = sitesapi.NewSitePublished
 		}
 		st, err = s.store.UpdateSite(ctx, st.ID, func(cur *Site) (envelope.Event, error) {
 			if cur.Published == published {
 				return envelope.Event{}, nil // published meanwhile: nothing changes
 			}
 			cur.Published, cur.UpdatedAt = published, s.clock()
-			return s.siteEvent(ctx, typ, *cur)
+			return s.siteEvent(ctx, newEvent, *cur)
 		})
 		if err != nil {
 			return SiteView{}, err

@@ -12,6 +12,7 @@ import (
 	"github.com/docspub/platform/libs/apierr"
 	"github.com/docspub/platform/libs/envelope"
 	"github.com/docspub/platform/libs/ids"
+	"github.com/docspub/platform/libs/internalapi/sitesapi"
 	"github.com/docspub/platform/libs/keyset"
 	"github.com/docspub/platform/libs/nullable"
 	"github.com/docspub/platform/libs/roles"
@@ -164,7 +165,7 @@ func (s *Service) addSiteSpace(ctx context.Context, st Site, g Grant, section st
 		if err != nil {
 			return SiteSpaceView{}, err
 		}
-		err = s.store.InsertSiteSpace(ctx, ss, event("site_space.created", st.Organization, ss.ID, ev))
+		err = s.store.InsertSiteSpace(ctx, ss, sitesapi.NewSiteSpaceCreated(st.Organization, ss.ID, ev))
 		if errors.Is(err, apierr.ErrConflict) && try < attempts {
 			continue
 		}
@@ -188,7 +189,7 @@ func (s *Service) keepWithinBound(ctx context.Context, st Site, ss SiteSpace, ev
 	if err == nil && counts[st.ID] <= limits.SiteSpacesPerSite {
 		return nil
 	}
-	if rerr := s.store.RemoveSiteSpace(ctx, ss.ID, event("site_space.deleted", st.Organization, ss.ID, ev)); rerr != nil {
+	if rerr := s.store.RemoveSiteSpace(ctx, ss.ID, sitesapi.NewSiteSpaceDeleted(st.Organization, ss.ID, ev)); rerr != nil {
 		return fmt.Errorf("take back site space %s of site %s: %w", ss.ID, st.ID, rerr)
 	}
 	if err != nil {
@@ -394,7 +395,7 @@ func (s *Service) RemoveSiteSpaces(ctx context.Context, g Grant, sectionID strin
 		if err != nil {
 			return err
 		}
-		err = s.store.RemoveSiteSpace(ctx, ss.ID, event("site_space.deleted", st.Organization, ss.ID, v))
+		err = s.store.RemoveSiteSpace(ctx, ss.ID, sitesapi.NewSiteSpaceDeleted(st.Organization, ss.ID, v))
 		if err != nil && !errors.Is(err, apierr.ErrNotFound) {
 			return err
 		}
@@ -552,7 +553,7 @@ func (s *Service) UpdateSiteSpace(ctx context.Context, c access.Caller, org, sit
 			in.apply(cur)
 			cur.UpdatedAt = s.clock()
 			v, err := s.eventView(ctx, st, *cur)
-			return event("site_space.updated", org, cur.ID, v), err
+			return sitesapi.NewSiteSpaceUpdated(org, cur.ID, v), err
 		})
 		if errors.Is(err, apierr.ErrConflict) {
 			return SiteSpaceView{}, pathTaken(next.Path)
@@ -608,7 +609,7 @@ func (s *Service) DeleteSiteSpace(ctx context.Context, c access.Caller, org, sit
 	if err != nil {
 		return err
 	}
-	if err := s.store.RemoveSiteSpace(ctx, ss.ID, event("site_space.deleted", org, ss.ID, v)); err != nil {
+	if err := s.store.RemoveSiteSpace(ctx, ss.ID, sitesapi.NewSiteSpaceDeleted(org, ss.ID, v)); err != nil {
 		return err
 	}
 	if !ss.Default {
@@ -640,7 +641,7 @@ func (s *Service) makeDefault(ctx context.Context, st Site, ss SiteSpace) error 
 		_, err := s.store.UpdateSiteSpace(ctx, o.ID, func(cur *SiteSpace) (envelope.Event, error) {
 			cur.Default, cur.UpdatedAt = want, now
 			v, err := s.eventView(ctx, st, *cur)
-			return event("site_space.updated", st.Organization, cur.ID, v), err
+			return sitesapi.NewSiteSpaceUpdated(st.Organization, cur.ID, v), err
 		})
 		if err != nil {
 			return err

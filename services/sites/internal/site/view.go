@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/docspub/platform/libs/internalapi/contentapi"
 	"github.com/docspub/platform/libs/roles"
 	"github.com/docspub/platform/services/sites/internal/access"
 	"github.com/docspub/platform/services/sites/internal/spaceview"
@@ -211,18 +212,7 @@ type SiteSpaceURLs struct {
 // viewer: content's level for the member (content's permission table
 // decides it: see showable), read-only for a visitor of a published site;
 // a locked space allows no edits.
-type spacePermissions struct {
-	View               bool `json:"view"`
-	Access             bool `json:"access"`
-	Admin              bool `json:"admin"`
-	ViewInviteLinks    bool `json:"viewInviteLinks"`
-	Edit               bool `json:"edit"`
-	TriggerGitSync     bool `json:"triggerGitSync"`
-	Comment            bool `json:"comment"`
-	Merge              bool `json:"merge"`
-	Review             bool `json:"review"`
-	InstallIntegration bool `json:"installIntegration"`
-}
+type spacePermissions = contentapi.SpacePermissions
 
 func permissionsFor(level roles.Role, locked bool) spacePermissions {
 	edit := level.AtLeast(roles.Edit) && !locked

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/docspub/platform/libs/apierr"
+	"github.com/docspub/platform/libs/internalapi/sitesapi"
 	"github.com/docspub/platform/libs/kafkax"
 	"github.com/docspub/platform/services/sites/internal/site"
 	"github.com/docspub/platform/services/sites/internal/sitemongo"
@@ -27,13 +28,13 @@ func TestVerifiedHostnames(t *testing.T) {
 		claim := &site.HostnameClaim{Token: "t-" + id, State: state, ClaimedAt: time.Now().UTC()}
 		if _, err := s.UpdateSite(ctx, id, func(st *site.Site) (kafkax.Event, error) {
 			st.Hostname, st.HostnameClaim = host, claim
-			return ev("site.updated", id), nil
+			return ev(sitesapi.SiteUpdated, id), nil
 		}); err != nil {
 			t.Fatal(err)
 		}
 	}
 	for _, id := range []string{"a", "b", "c"} {
-		if err := s.InsertSite(ctx, newSite(id, "org1", "Site "+id, true), ev("site.created", id)); err != nil {
+		if err := s.InsertSite(ctx, newSite(id, "org1", "Site "+id, true), ev(sitesapi.SiteCreated, id)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -79,7 +80,7 @@ func TestVerifiedHostnames(t *testing.T) {
 	if err := s.VerifyHostname(ctx, host, "org2", "b"); err != nil {
 		t.Fatalf("taking over a record whose site no longer holds it: %v", err)
 	}
-	if err := s.RemoveSite(ctx, "b", ev("site.deleted", "b")); err != nil {
+	if err := s.RemoveSite(ctx, "b", ev(sitesapi.SiteDeleted, "b")); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := s.SiteByHostname(ctx, host); !errors.Is(err, apierr.ErrNotFound) {
@@ -108,7 +109,7 @@ func TestSiteByName(t *testing.T) {
 	named := newSite("s1", "org1", "Named", true)
 	named.Basename, named.BasenameKey = "docs", "docs"
 	for _, st := range []site.Site{named, newSite("s2", "org1", "Plain", true)} {
-		if err := s.InsertSite(ctx, st, ev("site.created", st.ID)); err != nil {
+		if err := s.InsertSite(ctx, st, ev(sitesapi.SiteCreated, st.ID)); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/docspub/platform/libs/apierr"
+	"github.com/docspub/platform/libs/internalapi/sitesapi"
 	"github.com/docspub/platform/libs/kafkax"
 	"github.com/docspub/platform/libs/mongotest"
 	"github.com/docspub/platform/libs/mongox"
@@ -58,7 +59,7 @@ func TestSitesQueries(t *testing.T) {
 		newSite("a3", "org1", "API docs", false),
 		newSite("b1", "org2", "Docs", true),
 	} {
-		if err := s.InsertSite(ctx, st, ev("site.created", st.ID)); err != nil {
+		if err := s.InsertSite(ctx, st, ev(sitesapi.SiteCreated, st.ID)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -98,14 +99,14 @@ func TestBasenameUniquePerOrganization(t *testing.T) {
 	s, _, _ := newStore(t)
 	ctx := context.Background()
 	for _, st := range []site.Site{newSite("a1", "org1", "One", false), newSite("a2", "org1", "Two", false), newSite("b1", "org2", "Three", false)} {
-		if err := s.InsertSite(ctx, st, ev("site.created", st.ID)); err != nil {
+		if err := s.InsertSite(ctx, st, ev(sitesapi.SiteCreated, st.ID)); err != nil {
 			t.Fatal(err)
 		}
 	}
 	set := func(id string) error {
 		_, err := s.UpdateSite(ctx, id, func(st *site.Site) (kafkax.Event, error) {
 			st.Basename, st.BasenameKey = "docs", "docs"
-			return ev("site.updated", id), nil
+			return ev(sitesapi.SiteUpdated, id), nil
 		})
 		return err
 	}
@@ -119,7 +120,7 @@ func TestBasenameUniquePerOrganization(t *testing.T) {
 		t.Errorf("another organization's site with basename docs: %v", err)
 	}
 	// Removing the site frees the basename.
-	if err := s.RemoveSite(ctx, "a1", ev("site.deleted", "a1")); err != nil {
+	if err := s.RemoveSite(ctx, "a1", ev(sitesapi.SiteDeleted, "a1")); err != nil {
 		t.Fatal(err)
 	}
 	if err := set("a2"); err != nil {
@@ -133,12 +134,12 @@ func TestBasenameUniquePerOrganization(t *testing.T) {
 func TestSiteSpaces(t *testing.T) {
 	s, _, db := newStore(t)
 	ctx := context.Background()
-	if err := s.InsertSite(ctx, newSite("a1", "org1", "One", false), ev("site.created", "a1")); err != nil {
+	if err := s.InsertSite(ctx, newSite("a1", "org1", "One", false), ev(sitesapi.SiteCreated, "a1")); err != nil {
 		t.Fatal(err)
 	}
 	add := func(id, section, space, path string, pos int64, def bool) error {
 		return s.InsertSiteSpace(ctx, site.SiteSpace{ID: id, Organization: "org1", Site: "a1", Section: section,
-			Space: space, Path: path, Position: pos, Default: def}, ev("site_space.created", id))
+			Space: space, Path: path, Position: pos, Default: def}, ev(sitesapi.SiteSpaceCreated, id))
 	}
 	for _, r := range []struct {
 		id, section, space, path string
@@ -197,7 +198,7 @@ func TestSiteSpaces(t *testing.T) {
 	}
 
 	// Removal frees the path and hides the site space; the tombstone keeps the event.
-	if err := s.RemoveSiteSpace(ctx, "x1", ev("site_space.deleted", "x1")); err != nil {
+	if err := s.RemoveSiteSpace(ctx, "x1", ev(sitesapi.SiteSpaceDeleted, "x1")); err != nil {
 		t.Fatal(err)
 	}
 	if err := add("x5", "", "s4", "api", 5, false); err != nil {
@@ -215,7 +216,7 @@ func TestSiteSpaces(t *testing.T) {
 	}
 
 	// A removed site takes its site spaces along.
-	if err := s.RemoveSite(ctx, "a1", ev("site.deleted", "a1")); err != nil {
+	if err := s.RemoveSite(ctx, "a1", ev(sitesapi.SiteDeleted, "a1")); err != nil {
 		t.Fatal(err)
 	}
 	if in, err := s.SiteSpacesIn(ctx, "a1", []string{"", "sec1"}); err != nil || len(in) != 0 {
@@ -230,7 +231,7 @@ func TestSiteSpaces(t *testing.T) {
 func TestAdaptiveSchemaApart(t *testing.T) {
 	s, _, db := newStore(t)
 	ctx := context.Background()
-	if err := s.InsertSite(ctx, newSite("a1", "org1", "Docs", false), ev("site.created", "a1")); err != nil {
+	if err := s.InsertSite(ctx, newSite("a1", "org1", "Docs", false), ev(sitesapi.SiteCreated, "a1")); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := s.AdaptiveSchema(ctx, "a1"); !errors.Is(err, apierr.ErrNotFound) {
@@ -239,7 +240,7 @@ func TestAdaptiveSchemaApart(t *testing.T) {
 	at := time.Now().UTC().Truncate(time.Millisecond)
 	for i, schema := range []string{`{"a":1}`, `{"b":2}`} {
 		sc := site.AdaptiveSchema{Site: "a1", Organization: "org1", JSON: schema, UpdatedAt: at.Add(time.Duration(i) * time.Second)}
-		if err := s.SetAdaptiveSchema(ctx, sc, ev("site_adaptive_schema.updated", "a1")); err != nil {
+		if err := s.SetAdaptiveSchema(ctx, sc, ev(sitesapi.SiteAdaptiveSchemaUpdated, "a1")); err != nil {
 			t.Fatal(err)
 		}
 		got, err := s.AdaptiveSchema(ctx, "a1")
@@ -260,7 +261,7 @@ func TestAdaptiveSchemaApart(t *testing.T) {
 	if evs, _ := siteDoc[kafkax.OutboxField].(bson.A); len(evs) != 1 || siteDoc["adaptiveSchema"] != nil {
 		t.Errorf("the site document holds schema data: %v", siteDoc)
 	}
-	if err := s.RemoveSite(ctx, "a1", ev("site.deleted", "a1")); err != nil {
+	if err := s.RemoveSite(ctx, "a1", ev(sitesapi.SiteDeleted, "a1")); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := s.AdaptiveSchema(ctx, "a1"); !errors.Is(err, apierr.ErrNotFound) {
@@ -274,7 +275,7 @@ func TestAdaptiveSchemaApart(t *testing.T) {
 func TestUpdateSiteIsACompareAndSet(t *testing.T) {
 	s, _, db := newStore(t)
 	ctx := context.Background()
-	if err := s.InsertSite(ctx, newSite("a", "org1", "One", false), ev("site.created", "a")); err != nil {
+	if err := s.InsertSite(ctx, newSite("a", "org1", "One", false), ev(sitesapi.SiteCreated, "a")); err != nil {
 		t.Fatal(err)
 	}
 	runs := 0
@@ -283,13 +284,13 @@ func TestUpdateSiteIsACompareAndSet(t *testing.T) {
 		if runs == 1 { // another change comes in between this one's read and its write
 			if _, err := s.UpdateSite(ctx, "a", func(st *site.Site) (kafkax.Event, error) {
 				st.Title = "Two"
-				return ev("site.updated", "a"), nil
+				return ev(sitesapi.SiteUpdated, "a"), nil
 			}); err != nil {
 				t.Fatal(err)
 			}
 		}
 		st.Visibility = site.VisibilityUnlisted
-		return ev("site.updated", "a"), nil
+		return ev(sitesapi.SiteUpdated, "a"), nil
 	})
 	if err != nil || runs != 2 || got.Title != "Two" || got.Visibility != site.VisibilityUnlisted {
 		t.Fatalf("after a lost race: %+v, %v (%d runs), want title Two, unlisted, 2 runs", got, err, runs)
@@ -306,7 +307,7 @@ func TestUpdateSiteIsACompareAndSet(t *testing.T) {
 			t.Fatal(err)
 		}
 		st.Proxy = "docs.acme.test/help"
-		return ev("site.updated", "a"), nil
+		return ev(sitesapi.SiteUpdated, "a"), nil
 	})
 	if !errors.Is(err, apierr.ErrConflict) {
 		t.Errorf("a change that always loses: %v, want a conflict", err)
@@ -316,7 +317,7 @@ func TestUpdateSiteIsACompareAndSet(t *testing.T) {
 		t.Fatal(err)
 	}
 	before := len(doc[kafkax.OutboxField].(bson.A))
-	if _, err := s.UpdateSite(ctx, "a", func(*site.Site) (kafkax.Event, error) { return ev("site.updated", "a"), nil }); err != nil {
+	if _, err := s.UpdateSite(ctx, "a", func(*site.Site) (kafkax.Event, error) { return ev(sitesapi.SiteUpdated, "a"), nil }); err != nil {
 		t.Fatal(err)
 	}
 	if err := db.Collection(sitemongo.Sites).FindOne(ctx, bson.M{"_id": "a"}).Decode(&doc); err != nil {
@@ -329,7 +330,7 @@ func TestUpdateSiteIsACompareAndSet(t *testing.T) {
 	for _, proxy := range []string{"docs.acme.test/help", ""} {
 		if _, err := s.UpdateSite(ctx, "a", func(st *site.Site) (kafkax.Event, error) {
 			st.Proxy = proxy
-			return ev("site.updated", "a"), nil
+			return ev(sitesapi.SiteUpdated, "a"), nil
 		}); err != nil {
 			t.Fatal(err)
 		}

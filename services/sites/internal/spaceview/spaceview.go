@@ -21,6 +21,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/docspub/platform/libs/internalapi/contentapi"
 )
 
 // Space is a projected space.
@@ -47,22 +49,24 @@ type Reader interface {
 // ErrBadView is a space view that cannot be read (no id, not JSON).
 var ErrBadView = errors.New("space view without an id")
 
-// Parse reads a space view (from an event, or from content's answer when a
-// site first embeds the space) as it is projected: its version is its
-// updatedAt, else at; deleted (or a deletedAt in the view) hides it.
+// Parse reads a space view (from content's answer when a site first
+// embeds the space) as it is projected (see Project).
 func Parse(view json.RawMessage, deleted bool, at time.Time) (Space, error) {
-	var v struct {
-		ID           string     `json:"id"`
-		Organization string     `json:"organization"`
-		Title        string     `json:"title"`
-		Revision     string     `json:"revision"`
-		UpdatedAt    *time.Time `json:"updatedAt"`
-		DeletedAt    *time.Time `json:"deletedAt"`
-	}
-	if err := json.Unmarshal(view, &v); err != nil || v.ID == "" {
+	var v contentapi.Space
+	if err := json.Unmarshal(view, &v); err != nil {
 		return Space{}, fmt.Errorf("%w: %v", ErrBadView, err)
 	}
-	if v.UpdatedAt != nil {
+	return Project(v, view, deleted, at)
+}
+
+// Project is the projection of space v, whose JSON is view (kept as it
+// came, for the site spaces that embed it): its version is its updatedAt,
+// else at; deleted (or a deletedAt in the view) hides it.
+func Project(v contentapi.Space, view json.RawMessage, deleted bool, at time.Time) (Space, error) {
+	if v.ID == "" {
+		return Space{}, fmt.Errorf("%w: no id", ErrBadView)
+	}
+	if !v.UpdatedAt.IsZero() {
 		at = v.UpdatedAt.UTC()
 	}
 	return Space{ID: v.ID, Organization: v.Organization, Title: v.Title, Deleted: deleted || v.DeletedAt != nil,

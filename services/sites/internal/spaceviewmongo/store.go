@@ -8,6 +8,8 @@ import (
 	"errors"
 	"time"
 
+	"github.com/docspub/platform/libs/envelope"
+	"github.com/docspub/platform/libs/internalapi/contentapi"
 	"github.com/docspub/platform/libs/kafkax"
 	"github.com/docspub/platform/libs/mongox"
 	"github.com/docspub/platform/services/sites/internal/spaceview"
@@ -58,10 +60,15 @@ func (s *Store) Put(ctx context.Context, view json.RawMessage, deleted bool, at 
 	if err != nil {
 		return err
 	}
+	return s.put(ctx, sp)
+}
+
+// put records sp unless a newer view of the space is stored.
+func (s *Store) put(ctx context.Context, sp spaceview.Space) error {
 	unlock := s.db.Lock(Collection, sp.ID)
 	defer unlock()
 	var cur spaceview.Space
-	err = s.db.Collection(Collection).FindOne(ctx, bson.M{"_id": sp.ID}).Decode(&cur)
+	err := s.db.Collection(Collection).FindOne(ctx, bson.M{"_id": sp.ID}).Decode(&cur)
 	if err == nil && cur.At.After(sp.At) {
 		return nil // a newer view is already here
 	}
@@ -72,19 +79,42 @@ func (s *Store) Put(ctx context.Context, view json.RawMessage, deleted bool, at 
 	return mongox.Err(err, "space")
 }
 
-// Handle applies one content event; other events are ignored. An event
-// whose space cannot be read is kafkax.Permanent: it is dead-lettered
-// rather than retried forever in front of the others.
+// Handle applies one content event (contentapi.Events); content's other
+// events are ignored. An event content does not declare, or of a newer
+// version than this projection reads, is envelope.ErrUnknown: the
+// consumer logs, counts and skips it. An event whose space cannot be read
+// is kafkax.Permanent: it is dead-lettered rather than retried forever in
+// front of the others.
 func (s *Store) Handle(ctx context.Context, ev kafkax.Event) error {
-	var err error
-	switch ev.Type {
-	case "space.created", "space.updated", "space.moved", "space.transferred", "space.restored":
-		err = s.Put(ctx, ev.Data, false, ev.OccurredAt)
-	case "space.deleted", "space.purged":
-		err = s.Put(ctx, ev.Data, true, ev.OccurredAt)
+	if err := contentapi.Events.Check(ev); err != nil {
+		return err
 	}
-	if errors.Is(err, spaceview.ErrBadView) {
+	deleted := false
+	switch ev.Type {
+	case contentapi.SpaceCreated, contentapi.SpaceUpdated, contentapi.SpaceMoved, contentapi.SpaceTransferred, contentapi.SpaceRestored:
+	case contentapi.SpaceDeleted, contentapi.SpacePurged:
+		deleted = true
+	default:
+		return nil
+	}
+	v, err := contentapi.DecodeSpace(ev)
+	if err != nil {
+		if errors.Is(err, envelope.ErrUnknown) {
+			return err
+		}
 		return kafkax.Permanent(err)
 	}
-	return err
+	view := ev.Data
+	if ev.SchemaVersion() != contentapi.SpaceVersion {
+		// An older version's data, read into the current payload: the
+		// site spaces embed the space as content renders it now.
+		if view, err = envelope.Marshal(v); err != nil {
+			return kafkax.Permanent(err)
+		}
+	}
+	sp, err := spaceview.Project(v, view, deleted, ev.OccurredAt)
+	if err != nil {
+		return kafkax.Permanent(err)
+	}
+	return s.put(ctx, sp)
 }

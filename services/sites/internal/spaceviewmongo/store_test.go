@@ -3,9 +3,13 @@ package spaceviewmongo_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"testing"
 	"time"
 
+	"github.com/docspub/platform/libs/envelope"
+	"github.com/docspub/platform/libs/internalapi/contentapi"
+	"github.com/docspub/platform/libs/internalapi/eventtest"
 	"github.com/docspub/platform/libs/kafkax"
 	"github.com/docspub/platform/libs/mongotest"
 	"github.com/docspub/platform/libs/mongox"
@@ -31,14 +35,14 @@ func TestEventsKeepTheNewestView(t *testing.T) {
 		wantDeleted bool
 		wantFound   bool
 	}{
-		{"created", event("space.created", "Docs", t0), "Docs", false, true},
-		{"renamed", event("space.updated", "Handbook", t0.Add(time.Second)), "Handbook", false, true},
-		{"an older event redelivered changes nothing", event("space.updated", "Docs", t0), "Handbook", false, true},
-		{"deleted", event("space.deleted", "Handbook", t0.Add(2*time.Second)), "Handbook", true, true},
-		{"restored", event("space.restored", "Handbook", t0.Add(3*time.Second)), "Handbook", false, true},
-		{"other events are ignored", event("comment.created", "x", t0.Add(4*time.Second)), "Handbook", false, true},
-		{"purged: a deleted tombstone", event("space.purged", "Handbook", t0.Add(5*time.Second)), "Handbook", true, true},
-		{"an older event after the purge does not bring it back", event("space.restored", "Docs", t0.Add(3*time.Second)), "Handbook", true, true},
+		{"created", event(contentapi.SpaceCreated, "Docs", t0), "Docs", false, true},
+		{"renamed", event(contentapi.SpaceUpdated, "Handbook", t0.Add(time.Second)), "Handbook", false, true},
+		{"an older event redelivered changes nothing", event(contentapi.SpaceUpdated, "Docs", t0), "Handbook", false, true},
+		{"deleted", event(contentapi.SpaceDeleted, "Handbook", t0.Add(2*time.Second)), "Handbook", true, true},
+		{"restored", event(contentapi.SpaceRestored, "Handbook", t0.Add(3*time.Second)), "Handbook", false, true},
+		{"other events are ignored", event(contentapi.CommentCreated, "x", t0.Add(4*time.Second)), "Handbook", false, true},
+		{"purged: a deleted tombstone", event(contentapi.SpacePurged, "Handbook", t0.Add(5*time.Second)), "Handbook", true, true},
+		{"an older event after the purge does not bring it back", event(contentapi.SpaceRestored, "Docs", t0.Add(3*time.Second)), "Handbook", true, true},
 	}
 	for _, st := range steps {
 		if err := s.Handle(ctx, st.ev); err != nil {
@@ -96,10 +100,10 @@ func TestTransfersWinWhateverTheOrder(t *testing.T) {
 			t.Errorf("%s: %+v, want organization %s deleted %v", when, sp, wantOrg, wantDeleted)
 		}
 	}
-	put("space.transferred", view("orgB", "Moved", t0.Add(2*time.Second), false), t0.Add(2*time.Second))
+	put(contentapi.SpaceTransferred, view("orgB", "Moved", t0.Add(2*time.Second), false), t0.Add(2*time.Second))
 	// An update from before the transfer, delivered late (its event written
 	// even later than the transfer's: only the space's updatedAt orders them).
-	put("space.updated", view("orgA", "Old", t0.Add(time.Second), false), t0.Add(3*time.Second))
+	put(contentapi.SpaceUpdated, view("orgA", "Old", t0.Add(time.Second), false), t0.Add(3*time.Second))
 	check("a late update from before the transfer", "orgB", false)
 	// content's answer read before the transfer, recorded after it.
 	if err := s.Put(ctx, mustJSON(t, view("orgA", "Old", t0, false)), false, time.Now()); err != nil {
@@ -107,8 +111,8 @@ func TestTransfersWinWhateverTheOrder(t *testing.T) {
 	}
 	check("an old answer of content", "orgB", false)
 	// A transfer of a deleted space (with its collection) keeps it deleted.
-	put("space.deleted", view("orgB", "Moved", t0.Add(4*time.Second), true), t0.Add(4*time.Second))
-	put("space.transferred", view("orgC", "Moved", t0.Add(5*time.Second), true), t0.Add(5*time.Second))
+	put(contentapi.SpaceDeleted, view("orgB", "Moved", t0.Add(4*time.Second), true), t0.Add(4*time.Second))
+	put(contentapi.SpaceTransferred, view("orgC", "Moved", t0.Add(5*time.Second), true), t0.Add(5*time.Second))
 	check("a deleted space transferred", "orgC", true)
 }
 
@@ -125,8 +129,32 @@ func mustJSON(t *testing.T, v any) json.RawMessage {
 // dead-lettered by the consumer instead of blocking the events behind it.
 func TestUnreadableEventIsPermanent(t *testing.T) {
 	s := spaceviewmongo.NewStore(mongox.NewDB(mongotest.Database(t), true))
-	ev := kafkax.NewEvent("space.updated", "org1", "s1", map[string]any{"title": "no id"})
+	ev := kafkax.NewEvent(contentapi.SpaceUpdated, "org1", "s1", map[string]any{"title": "no id"})
 	if err := s.Handle(context.Background(), ev); !kafkax.IsPermanent(err) {
 		t.Errorf("Handle(event without a space id) = %v, want a permanent error", err)
+	}
+}
+
+// Every event content declares, of every version whose golden is kept,
+// applies (the space events project their space); one of a newer version
+// or an undeclared type is unknown: the consumer skips it.
+func TestHandleContentGoldens(t *testing.T) {
+	s := spaceviewmongo.NewStore(mongox.NewDB(mongotest.Database(t), true))
+	ctx := context.Background()
+	for _, ev := range eventtest.Goldens(t, contentapi.Goldens()) {
+		if err := s.Handle(ctx, ev); err != nil {
+			t.Errorf("%s: %v", eventtest.Name(ev), err)
+		}
+	}
+	got, err := s.Get(ctx, []string{"s1"})
+	if err != nil || got["s1"].Title == "" || got["s1"].Revision == "" {
+		t.Errorf("projected s1 = %+v (%v), want the goldens' space", got["s1"], err)
+	}
+	newer := contentapi.NewSpaceUpdated(contentapi.Space{ID: "s2"})
+	newer.Version = contentapi.SpaceVersion + 1
+	for _, ev := range []kafkax.Event{newer, {ID: "e1", Type: "space.archived"}} {
+		if err := s.Handle(ctx, ev); !errors.Is(err, envelope.ErrUnknown) {
+			t.Errorf("%s v%d: %v, want envelope.ErrUnknown", ev.Type, ev.SchemaVersion(), err)
+		}
 	}
 }
