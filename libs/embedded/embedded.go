@@ -44,7 +44,11 @@ type Mongo struct {
 	tmp     string
 }
 
-// StartMongo starts FerretDB with its SQLite files in dir ("" for a temporary
+// StartMongo starts FerretDB with its SQLite files in dir (write-ahead
+// log, synchronous=NORMAL: a commit does not wait for the disk, so a killed
+// process loses no acknowledged write, and only a power loss or an
+// operating system crash may undo the last ones; the embedded server is for
+// tests and laptops, production runs on MongoDB) ("" for a temporary
 // directory removed on Close), listening on addr ("" for a free loopback port).
 func StartMongo(dir, addr string, log *slog.Logger) (*Mongo, error) {
 	m := &Mongo{done: make(chan struct{})}
@@ -71,7 +75,7 @@ func StartMongo(dir, addr string, log *slog.Logger) (*Mongo, error) {
 	f, err := ferretdb.New(&ferretdb.Config{
 		Listener:  ferretdb.ListenerConfig{TCP: addr},
 		Handler:   "sqlite",
-		SQLiteURL: "file:" + abs + "/",
+		SQLiteURL: "file:" + abs + "/?_pragma=synchronous(normal)",
 		Logger:    log.With("component", "ferretdb"),
 	})
 	if err != nil {
