@@ -113,7 +113,7 @@ func TestPlatformOnConsulRollsOneServiceAlone(t *testing.T) {
 
 	quiet := func(name string) *slog.Logger { return log.With("service", name) }
 	// As the init container does before content's replicas serve.
-	if _, err := content.Migrate(context.Background(), ctCfg, quiet("content migrate"), false); err != nil {
+	if _, err := content.Migrate(context.Background(), ctCfg.Migration(), quiet("content migrate"), false); err != nil {
 		t.Fatal(err)
 	}
 	startRun(t, func(ctx context.Context) error { return identity.Run(ctx, idCfg, quiet("identity")) })

@@ -97,15 +97,7 @@ func (c Config) Validate() error {
 	if c.PurgeInterval < time.Second {
 		p.Addf("PURGE_INTERVAL must be at least 1s")
 	}
-	switch {
-	case c.BlobURL == "":
-		p.Addf("BLOB_URL is required (s3://bucket?... or file:///dir)")
-	case !strings.HasPrefix(c.BlobURL, "s3://") && !strings.HasPrefix(c.BlobURL, "file:///"):
-		p.Addf("BLOB_URL must be s3://bucket?... or file:///dir")
-	}
-	if (c.BlobAccessKeyID == "") != (c.BlobSecretAccessKey == "") {
-		p.Addf("BLOB_ACCESS_KEY_ID and BLOB_SECRET_ACCESS_KEY go together")
-	}
+	checkBlob(&p, c.BlobURL, c.BlobAccessKeyID, c.BlobSecretAccessKey)
 	if c.BlobRedirect && !strings.HasPrefix(c.BlobURL, "s3://") {
 		p.Addf("BLOB_REDIRECT needs an s3:// BLOB_URL")
 	}
@@ -113,6 +105,19 @@ func (c Config) Validate() error {
 		p.Addf("STORAGE_QUOTA_BYTES must be 0 (none) or more")
 	}
 	return p.Err()
+}
+
+// checkBlob records the problems of the blob store's settings in p.
+func checkBlob(p *config.Problems, url, keyID, secret string) {
+	switch {
+	case url == "":
+		p.Addf("BLOB_URL is required (s3://bucket?... or file:///dir)")
+	case !strings.HasPrefix(url, "s3://") && !strings.HasPrefix(url, "file:///"):
+		p.Addf("BLOB_URL must be s3://bucket?... or file:///dir")
+	}
+	if (keyID == "") != (secret == "") {
+		p.Addf("BLOB_ACCESS_KEY_ID and BLOB_SECRET_ACCESS_KEY go together")
+	}
 }
 
 // Option changes how New wires the service.

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 
 	"github.com/docspub/platform/libs/blob"
+	"github.com/docspub/platform/libs/config"
 	"github.com/docspub/platform/libs/migrate"
 	"github.com/docspub/platform/libs/mongox"
 	"github.com/docspub/platform/services/content/internal/revisionmongo"
@@ -52,12 +53,41 @@ func Migrations(revisions *revisionmongo.Store, searchDB *mongo.Database, reinde
 	}
 }
 
+// MigrateConfig is what `content migrate` reads from the environment:
+// the database and the blob store, no Kafka nor internal tokens (the init
+// container that runs it gets only these).
+type MigrateConfig struct {
+	MongoURI            string `env:"MONGO_URI, default=mongodb://127.0.0.1:27017"`
+	MongoLockDocuments  bool   `env:"MONGO_LOCK_DOCUMENTS, default=false"`
+	Database            string `env:"CONTENT_DB, default=content"`
+	BlobURL             string `env:"BLOB_URL"`
+	BlobAccessKeyID     string `env:"BLOB_ACCESS_KEY_ID" secret:"true"`
+	BlobSecretAccessKey string `env:"BLOB_SECRET_ACCESS_KEY" secret:"true"`
+	LogLevel            string `env:"LOG_LEVEL, default=info"`
+}
+
+// Validate reports every problem of the configuration at once.
+func (c MigrateConfig) Validate() error {
+	var p config.Problems
+	p.Require("MONGO_URI", c.MongoURI)
+	p.Require("CONTENT_DB", c.Database)
+	p.LogLevel("LOG_LEVEL", c.LogLevel)
+	checkBlob(&p, c.BlobURL, c.BlobAccessKeyID, c.BlobSecretAccessKey)
+	return p.Err()
+}
+
+// Migration is the part of the service's configuration that migrating reads.
+func (c Config) Migration() MigrateConfig {
+	return MigrateConfig{MongoURI: c.MongoURI, MongoLockDocuments: c.MongoLockDocuments, Database: c.Database,
+		BlobURL: c.BlobURL, BlobAccessKeyID: c.BlobAccessKeyID, BlobSecretAccessKey: c.BlobSecretAccessKey, LogLevel: c.LogLevel}
+}
+
 // Migrate applies content's pending migration steps (the one-shot
 // `content migrate`; destructive adds the destructive ones) and returns
 // the versions it applied. Runners started together apply each step once
 // (libs/migrate's lease). It wires only what the steps use: the database
 // with content's indexes, the blob store and the search index.
-func Migrate(ctx context.Context, cfg Config, log *slog.Logger, destructive bool) ([]int, error) {
+func Migrate(ctx context.Context, cfg MigrateConfig, log *slog.Logger, destructive bool) ([]int, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
@@ -79,7 +109,7 @@ func Migrate(ctx context.Context, cfg Config, log *slog.Logger, destructive bool
 		return nil, err
 	}
 	defer func() { _ = blobs.Close() }()
-	revisions := revisionmongo.NewStore(db.Database, blobs, revisionmongo.WithQuota(cfg.StorageQuota))
+	revisions := revisionmongo.NewStore(db.Database, blobs)
 	indexer := search.NewIndexer(searchmongo.NewStore(searchDB, db.Locks()),
 		searchHeads{spaces: spacemongo.NewStore(db, func() {}), db: db.Database}, revisionPages(revisions))
 	reindex := func(ctx context.Context, _, space, _ string) error { return indexer.Reindex(ctx, space) }

@@ -69,7 +69,7 @@ func TestMigrateCommand(t *testing.T) {
 	if _, err := content.New(ctx, cfg, logx.ForTest(t)); err == nil || !strings.Contains(err.Error(), "run `content migrate` first") {
 		t.Fatalf("New on the old layout: %v; want refused until migrated", err)
 	}
-	applied, err := content.Migrate(ctx, cfg, logx.ForTest(t), false)
+	applied, err := content.Migrate(ctx, cfg.Migration(), logx.ForTest(t), false)
 	if err != nil || !slices.Equal(applied, []int{content.StepCopyGridFS, content.StepRebuildSearch}) {
 		t.Fatalf("migrate = %v, %v", applied, err)
 	}
@@ -89,10 +89,10 @@ func TestMigrateCommand(t *testing.T) {
 			t.Errorf("%s dropped by a step that is not destructive", c)
 		}
 	}
-	if applied, err := content.Migrate(ctx, cfg, logx.ForTest(t), false); err != nil || len(applied) != 0 {
+	if applied, err := content.Migrate(ctx, cfg.Migration(), logx.ForTest(t), false); err != nil || len(applied) != 0 {
 		t.Fatalf("second migrate = %v, %v; want nothing done", applied, err)
 	}
-	if applied, err := content.Migrate(ctx, cfg, logx.ForTest(t), true); err != nil ||
+	if applied, err := content.Migrate(ctx, cfg.Migration(), logx.ForTest(t), true); err != nil ||
 		!slices.Equal(applied, []int{content.StepDropGridFS, content.StepDropOldSearch}) {
 		t.Fatalf("migrate --destructive = %v, %v", applied, err)
 	}
@@ -101,7 +101,7 @@ func TestMigrateCommand(t *testing.T) {
 			t.Errorf("%s left after the destructive steps", c)
 		}
 	}
-	if applied, err := content.Migrate(ctx, cfg, logx.ForTest(t), true); err != nil || len(applied) != 0 {
+	if applied, err := content.Migrate(ctx, cfg.Migration(), logx.ForTest(t), true); err != nil || len(applied) != 0 {
 		t.Fatalf("third migrate = %v, %v; want nothing done", applied, err)
 	}
 }
@@ -110,7 +110,7 @@ func TestMigrateCommand(t *testing.T) {
 func TestNewRefusesNewerSchema(t *testing.T) {
 	ctx := context.Background()
 	cfg := migrateConfig(t)
-	if _, err := content.Migrate(ctx, cfg, logx.ForTest(t), false); err != nil {
+	if _, err := content.Migrate(ctx, cfg.Migration(), logx.ForTest(t), false); err != nil {
 		t.Fatal(err)
 	}
 	db := mongotest.Client(t).Database(cfg.Database)

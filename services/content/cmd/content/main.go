@@ -23,13 +23,13 @@ func main() {
 		fs := flag.NewFlagSet("content migrate", flag.ExitOnError)
 		destructive := fs.Bool("destructive", false, "also apply the destructive steps (once no replica of the previous release runs)")
 		_ = fs.Parse(os.Args[2:])
-		service.Main("content", func(ctx context.Context, cfg content.Config, log *slog.Logger) error {
+		service.Main("content", func(ctx context.Context, cfg content.MigrateConfig, log *slog.Logger) error {
 			applied, err := content.Migrate(ctx, cfg, log, *destructive)
 			if err == nil {
 				fmt.Fprintf(os.Stdout, "content migrate: applied %v\n", applied)
 			}
 			return err
-		}, level)
+		}, func(c content.MigrateConfig) string { return c.LogLevel })
 		return
 	}
 	service.Main("content", content.Run, level)
