@@ -23,6 +23,9 @@ func main() {
 		fs := flag.NewFlagSet("content migrate", flag.ExitOnError)
 		destructive := fs.Bool("destructive", false, "also apply the destructive steps (once no replica of the previous release runs)")
 		_ = fs.Parse(os.Args[2:])
+		// A one-shot serves no metrics (run beside the service, as by
+		// `kubectl exec`, its port is taken).
+		_ = os.Unsetenv("ADMIN_ADDR")
 		service.Main("content", func(ctx context.Context, cfg content.MigrateConfig, log *slog.Logger) error {
 			applied, err := content.Migrate(ctx, cfg, log, *destructive)
 			if err == nil {
