@@ -180,6 +180,20 @@ func Check(ctx context.Context, db *mongo.Database, service string, steps []Step
 	return nil
 }
 
+// CheckNewer is the part of Check every serving process asks, steps or
+// not (service.Open): a *NewerError when db holds a step above known, the
+// binary's highest version, that is neither compatible nor destructive.
+func CheckNewer(ctx context.Context, db *mongo.Database, known int) error {
+	records, err := Records(ctx, db)
+	if err != nil {
+		return err
+	}
+	if n := newest(records, known); n > 0 {
+		return &NewerError{Recorded: n, Known: known}
+	}
+	return nil
+}
+
 // IsNewer reports whether err is (or wraps) a *NewerError.
 func IsNewer(err error) bool {
 	var n *NewerError

@@ -257,7 +257,7 @@ func openCore(ctx context.Context, cfg Config, log *slog.Logger) (*service.Core,
 	return service.Open(ctx, service.CoreConfig{Service: "content", MongoURI: cfg.MongoURI, MongoReadURI: cfg.MongoReadURI, LockDocuments: cfg.MongoLockDocuments, Database: cfg.Database,
 		Kafka: cfg.Kafka, InternalTokenSecret: cfg.InternalTokenSecret, InternalTokenKeys: cfg.InternalTokenKeys, Topic: Topic,
 		Topics:           []string{IdentityTopic},
-		EventCollections: eventColls, Indexes: indexes(), Discovery: cfg.Discovery}, log)
+		EventCollections: eventColls, Indexes: indexes(), SchemaVersion: SchemaVersion, Discovery: cfg.Discovery}, log)
 }
 
 // indexes are the indexes of content's database.

@@ -26,6 +26,10 @@ const (
 	StepRebuildSearch = 2 // the search index rebuilt in CONTENT_DB_search
 	StepDropGridFS    = 3 // destructive: the GridFS bucket and its moves
 	StepDropOldSearch = 4 // destructive: the old search shards in CONTENT_DB
+
+	// SchemaVersion is the highest step: service.Open refuses a database
+	// a newer binary migrated past it.
+	SchemaVersion = StepDropOldSearch
 )
 
 // reindexFunc indexes one space at a revision.

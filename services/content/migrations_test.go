@@ -108,6 +108,9 @@ func TestMigrateCommand(t *testing.T) {
 
 // A serving process refuses a database a newer binary migrated.
 func TestNewRefusesNewerSchema(t *testing.T) {
+	if got := migrate.Highest(content.Migrations(nil, nil, nil)); got != content.SchemaVersion {
+		t.Fatalf("SchemaVersion %d, the highest step %d", content.SchemaVersion, got)
+	}
 	ctx := context.Background()
 	cfg := migrateConfig(t)
 	if _, err := content.Migrate(ctx, cfg.Migration(), logx.ForTest(t), false); err != nil {
