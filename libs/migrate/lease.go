@@ -2,6 +2,7 @@ package migrate
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -41,7 +42,7 @@ func (l *lease) acquire(ctx context.Context, wait time.Duration) error {
 		var cur leaseDoc
 		err = l.coll.FindOne(ctx, bson.M{"_id": leaseID}).Decode(&cur)
 		switch {
-		case err == mongo.ErrNoDocuments:
+		case errors.Is(err, mongo.ErrNoDocuments):
 			continue
 		case err != nil:
 			return fmt.Errorf("migrate: read the lease: %w", err)
