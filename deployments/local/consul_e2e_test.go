@@ -112,6 +112,10 @@ func TestPlatformOnConsulRollsOneServiceAlone(t *testing.T) {
 		"UPSTREAMS", "identity=http://127.0.0.1:1,content=http://127.0.0.1:1,sites=http://127.0.0.1:1"))
 
 	quiet := func(name string) *slog.Logger { return log.With("service", name) }
+	// As the init container does before content's replicas serve.
+	if _, err := content.Migrate(context.Background(), ctCfg.Migration(), quiet("content migrate"), false); err != nil {
+		t.Fatal(err)
+	}
 	startRun(t, func(ctx context.Context) error { return identity.Run(ctx, idCfg, quiet("identity")) })
 	content1 := startRun(t, func(ctx context.Context) error { return content.Run(ctx, ctCfg, quiet("content")) })
 	startRun(t, func(ctx context.Context) error { return content.Run(ctx, ctCfg, quiet("content")) })

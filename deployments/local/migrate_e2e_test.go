@@ -19,9 +19,10 @@ import (
 )
 
 // A data directory written before the blob store keeps file bytes in
-// MongoDB's GridFS: the next start moves them to $DATA_DIR/blobs, drops
-// the GridFS collections, and the file downloads as before (now with its
-// SHA-256 as ETag).
+// MongoDB's GridFS: the next start (its migration steps in-process, the
+// destructive ones too with MIGRATE_DESTRUCTIVE) moves them to
+// $DATA_DIR/blobs, drops the GridFS collections, and the file downloads
+// as before (now with its SHA-256 as ETag).
 func TestGridFSFilesMoveAtStart(t *testing.T) {
 	dir := t.TempDir()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
@@ -46,6 +47,10 @@ func TestGridFSFilesMoveAtStart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// A data directory of a release before the migration steps recorded none.
+	if err := db.Collection("_migrations").Drop(ctx); err != nil {
+		t.Fatal(err)
+	}
 	_ = client.Disconnect(ctx)
 	// A revision that refers to it by its GridFS id, as revisions did.
 	git := p.ContentURL + "/internal/v1/spaces/" + sp + "/git"
@@ -57,7 +62,7 @@ func TestGridFSFilesMoveAtStart(t *testing.T) {
 	}
 	p.Close()
 
-	p, err = Start(ctx, Config{Addr: "127.0.0.1:0", DataDir: dir, LogLevel: "warn"}, logx.ForTest(t))
+	p, err = Start(ctx, Config{Addr: "127.0.0.1:0", DataDir: dir, LogLevel: "warn", MigrateDestructive: true}, logx.ForTest(t))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -56,6 +56,11 @@ type Config struct {
 	// DocsRepo is the repository whose .gitbook.yaml names the docs the
 	// demo organization publishes (empty, or without .gitbook.yaml: none).
 	DocsRepo string `env:"DOCS_REPO, default=."`
+	// MigrateDestructive makes content apply its destructive migration
+	// steps too at start (what `content migrate --destructive` does):
+	// without it, data a previous release read stays, so that release
+	// still runs on DATA_DIR.
+	MigrateDestructive bool `env:"MIGRATE_DESTRUCTIVE, default=false"`
 	// Now is the services' clock (nil: the real one); tests step it forward.
 	Now func() time.Time
 	// Integrations, when set, adjusts the integrations service's
@@ -220,7 +225,10 @@ func (p *Platform) startIdentity(ctx, runCtx context.Context, cfg Config) error 
 	return err
 }
 
-// startContent starts content, its files' bytes under $DATA_DIR/blobs.
+// startContent starts content, its files' bytes under $DATA_DIR/blobs,
+// once it applied its pending migration steps in-process (the local
+// runner is one process: no other replica nor release shares DATA_DIR
+// while it runs; the destructive steps only with MIGRATE_DESTRUCTIVE).
 func (p *Platform) startContent(ctx, runCtx context.Context, cfg Config) error {
 	blobDir, err := filepath.Abs(filepath.Join(cfg.DataDir, "blobs"))
 	if err != nil {
@@ -233,7 +241,8 @@ func (p *Platform) startContent(ctx, runCtx context.Context, cfg Config) error {
 	})); err != nil {
 		return err
 	}
-	ct, err := content.New(ctx, ctCfg, p.log.With("service", "content"), content.WithClock(cfg.Now))
+	ct, err := content.New(ctx, ctCfg, p.log.With("service", "content"), content.WithClock(cfg.Now),
+		content.WithMigrations(cfg.MigrateDestructive))
 	if err != nil {
 		return err
 	}

@@ -130,9 +130,8 @@ const podIP = "pod-ip.test"
 // its variables with $(VAR) expanded, the downward API, and the Secret
 // references filled from secrets (Secret name → key → value). A
 // reference to a key the fixture lacks is an error unless optional.
-func renderEnv(t *testing.T, ix objects, d *appsv1.Deployment, secrets map[string]map[string]string) map[string]string {
+func renderEnv(t *testing.T, ix objects, d *appsv1.Deployment, ctr corev1.Container, secrets map[string]map[string]string) map[string]string {
 	t.Helper()
-	ctr := d.Spec.Template.Spec.Containers[0]
 	env := map[string]string{}
 	for k, v := range configMap(t, ix, ctr).Data {
 		env[k] = v
@@ -283,7 +282,7 @@ func startOverlay(t *testing.T, overlay string) {
 		if !ok {
 			t.Fatalf("no Deployment %s", c.name)
 		}
-		env := renderEnv(t, ix, d, secrets)
+		env := renderEnv(t, ix, d, d.Spec.Template.Spec.Containers[0], secrets)
 		checkComplete(t, overlay, c.name, starters[c.name].cfg, env, configMap(t, ix, d.Spec.Template.Spec.Containers[0]).Data)
 		envs[c.name] = env
 	}
@@ -309,6 +308,7 @@ func startOverlay(t *testing.T, overlay string) {
 			t.Logf("components' logs:\n%s", logs.String())
 		}
 	})
+	migrateOverlay(t, ix, overlay, cs, secrets, rewrite)
 	for _, c := range cs {
 		env := map[string]string{}
 		for k, v := range envs[c.name] {

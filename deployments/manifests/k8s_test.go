@@ -154,6 +154,7 @@ func checkComponent(t *testing.T, ix objects, overlay string, c component, secre
 		}
 	}
 	checkScheduling(t, d)
+	checkMigrate(t, c, d)
 	if hasHPA {
 		// Every replica's consumer gets a partition of the topics it provisions.
 		cm := configMap(t, ix, d.Spec.Template.Spec.Containers[0])

@@ -10,6 +10,7 @@ import (
 	"github.com/docspub/platform/libs/discovery"
 	"github.com/docspub/platform/libs/internaltoken"
 	"github.com/docspub/platform/libs/kafkax"
+	"github.com/docspub/platform/libs/migrate"
 	"github.com/docspub/platform/libs/mongox"
 	"go.mongodb.org/mongo-driver/v2/mongo"
 )
@@ -41,6 +42,11 @@ type CoreConfig struct {
 	Topics           []string
 	EventCollections []string
 	Indexes          []mongox.Index
+	// SchemaVersion is the highest migration step the binary knows
+	// (libs/migrate; 0 for a service without steps): Open refuses a
+	// database a newer binary migrated (migrate.CheckNewer), so that an
+	// older image rolled back says so instead of misreading the data.
+	SchemaVersion int
 	// Discovery chooses how the service finds the services it calls and
 	// whether it announces itself (DISCOVERY=static|consul).
 	Discovery discovery.Config
@@ -117,7 +123,11 @@ func Open(ctx context.Context, cc CoreConfig, log *slog.Logger) (*Core, error) {
 		}
 	}
 	db := client.Database(cc.Database)
-	if err := mongox.EnsureIndexes(ctx, db, slices.Concat(cc.Indexes, kafkax.OutboxIndexes(cc.EventCollections...))...); err != nil {
+	err = migrate.CheckNewer(ctx, db, cc.SchemaVersion)
+	if err == nil {
+		err = mongox.EnsureIndexes(ctx, db, slices.Concat(cc.Indexes, kafkax.OutboxIndexes(cc.EventCollections...))...)
+	}
+	if err != nil {
 		_ = client.Disconnect(context.Background())
 		if reads != nil {
 			_ = reads.Disconnect(context.Background())

@@ -5,9 +5,11 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/docspub/platform/libs/kafkax"
 	"github.com/docspub/platform/libs/logx"
+	"github.com/docspub/platform/libs/migrate"
 	"github.com/docspub/platform/libs/mongotest"
 	"github.com/docspub/platform/libs/mongox"
 )
@@ -51,4 +53,27 @@ func TestOpenNeedsTheServiceName(t *testing.T) {
 	if _, err := Open(context.Background(), CoreConfig{InternalTokenSecret: strings.Repeat("s", 32)}, logx.Discard()); err == nil {
 		t.Error("Open accepted a configuration without the service name")
 	}
+}
+
+// Every service, with migration steps or none yet, refuses a database a
+// newer binary migrated (an older image rolled back onto it).
+func TestOpenRefusesANewerSchema(t *testing.T) {
+	ctx := context.Background()
+	db := mongotest.Database(t)
+	if _, err := db.Collection(migrate.Collection).InsertOne(ctx, map[string]any{"_id": 1, "name": "from a newer release",
+		"startedAt": time.Now(), "finishedAt": time.Now(), "by": "newer"}); err != nil {
+		t.Fatal(err)
+	}
+	cc := CoreConfig{Service: "things", MongoURI: mongotest.URI(t), LockDocuments: true, Database: db.Name(),
+		Kafka: kafkax.Config{Brokers: []string{"127.0.0.1:1"}}, InternalTokenSecret: strings.Repeat("s", 32), Topic: "things.events"}
+	_, err := Open(ctx, cc, logx.Discard())
+	if want := "database schema version 1 is newer than this binary's 0: roll forward, or restore"; err == nil || err.Error() != want {
+		t.Fatalf("Open = %v; want %q", err, want)
+	}
+	cc.SchemaVersion = 1
+	c, err := Open(ctx, cc, logx.Discard())
+	if err != nil {
+		t.Fatalf("Open of a binary that knows the step: %v", err)
+	}
+	_ = c.Close(ctx)
 }

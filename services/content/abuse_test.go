@@ -86,7 +86,7 @@ func startServiceOn(t *testing.T, purgeEvery time.Duration, blobURL string) *ser
 		cfg.BlobAccessKeyID, cfg.BlobSecretAccessKey = blobtest.Credentials.AccessKeyID, blobtest.Credentials.SecretAccessKey
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	app, err := content.New(ctx, cfg, logx.ForTest(t), content.WithClock(c.Now))
+	app, err := content.New(ctx, cfg, logx.ForTest(t), content.WithClock(c.Now), content.WithMigrations(false))
 	if err != nil {
 		t.Fatal(err)
 	}

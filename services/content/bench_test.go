@@ -33,7 +33,7 @@ func BenchmarkSpaceListKeyset(b *testing.B) {
 	cfg := content.Config{Base: libservice.Base{MongoURI: mongotest.URI(b), MongoLockDocuments: true, Kafka: kafkax.Config{Brokers: []string{"127.0.0.1:1"}}, InternalTokenSecret: secret, LogLevel: "error"},
 		URLs: libservice.URLs{PublicURL: "http://gw.test", AppURL: "http://gw.test/app"},
 		Addr: "127.0.0.1:0", Database: mongotest.DatabaseName(), PurgeInterval: time.Hour, BlobURL: blobtest.Dir(b)}
-	app, err := content.New(ctx, cfg, logx.Discard())
+	app, err := content.New(ctx, cfg, logx.Discard(), content.WithMigrations(false))
 	if err != nil {
 		b.Fatal(err)
 	}

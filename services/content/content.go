@@ -97,15 +97,7 @@ func (c Config) Validate() error {
 	if c.PurgeInterval < time.Second {
 		p.Addf("PURGE_INTERVAL must be at least 1s")
 	}
-	switch {
-	case c.BlobURL == "":
-		p.Addf("BLOB_URL is required (s3://bucket?... or file:///dir)")
-	case !strings.HasPrefix(c.BlobURL, "s3://") && !strings.HasPrefix(c.BlobURL, "file:///"):
-		p.Addf("BLOB_URL must be s3://bucket?... or file:///dir")
-	}
-	if (c.BlobAccessKeyID == "") != (c.BlobSecretAccessKey == "") {
-		p.Addf("BLOB_ACCESS_KEY_ID and BLOB_SECRET_ACCESS_KEY go together")
-	}
+	checkBlob(&p, c.BlobURL, c.BlobAccessKeyID, c.BlobSecretAccessKey)
 	if c.BlobRedirect && !strings.HasPrefix(c.BlobURL, "s3://") {
 		p.Addf("BLOB_REDIRECT needs an s3:// BLOB_URL")
 	}
@@ -115,12 +107,26 @@ func (c Config) Validate() error {
 	return p.Err()
 }
 
+// checkBlob records the problems of the blob store's settings in p.
+func checkBlob(p *config.Problems, url, keyID, secret string) {
+	switch {
+	case url == "":
+		p.Addf("BLOB_URL is required (s3://bucket?... or file:///dir)")
+	case !strings.HasPrefix(url, "s3://") && !strings.HasPrefix(url, "file:///"):
+		p.Addf("BLOB_URL must be s3://bucket?... or file:///dir")
+	}
+	if (keyID == "") != (secret == "") {
+		p.Addf("BLOB_ACCESS_KEY_ID and BLOB_SECRET_ACCESS_KEY go together")
+	}
+}
+
 // Option changes how New wires the service.
 type Option func(*options)
 
 type options struct {
-	now   func() time.Time
-	lease time.Duration
+	now                  func() time.Time
+	lease                time.Duration
+	migrate, destructive bool
 }
 
 // WithClock sets the clock of deletion, restore and purge (tests step it past
@@ -131,6 +137,14 @@ func WithClock(now func() time.Time) Option { return func(o *options) { o.now = 
 // jobs.DefaultLease): how soon another replica or a restart takes over the
 // operation of one that died (tests shorten it).
 func WithOperationLease(d time.Duration) Option { return func(o *options) { o.lease = d } }
+
+// WithMigrations makes New apply the pending migration steps before it
+// wires the rest (the destructive ones too with destructive), what
+// `content migrate` does apart: for the local runner's one process and
+// tests. Without it, New refuses a database with a step it needs pending.
+func WithMigrations(destructive bool) Option {
+	return func(o *options) { o.migrate, o.destructive = true, destructive }
+}
 
 // App is a wired content service.
 type App struct {
@@ -144,12 +158,13 @@ type App struct {
 	blobs          *blob.Store
 	now            func() time.Time
 	handler        *gin.Engine
-	moveSearch     func(context.Context) (int, error)
 	catchUp        func(context.Context) (int, error)
 	collections    atomic.Int64 // runs of the purge job's collector
 }
 
-// New connects to MongoDB, ensures the indexes, and wires the stores, the
+// New connects to MongoDB, ensures the indexes, checks the database's
+// schema (see Migrations and WithMigrations: it refuses one newer than
+// the binary, or with a step it needs pending), and wires the stores, the
 // Kafka publisher and outbox relay, the identity consumer and the HTTP handler.
 func New(ctx context.Context, cfg Config, log *slog.Logger, opts ...Option) (_ *App, err error) {
 	if err := cfg.Validate(); err != nil {
@@ -220,13 +235,13 @@ func New(ctx context.Context, cfg Config, log *slog.Logger, opts ...Option) (_ *
 		}),
 	}
 	reindex := func(ctx context.Context, _, spaceID, _ string) error { return indexer.Reindex(ctx, spaceID) }
+	if err := schema(ctx, core.Mongo.Database, log, o, Migrations(st.revisions, st.searchDB, reindex)); err != nil {
+		return nil, err
+	}
 	return &App{cfg: cfg, core: core, spaces: spaces, changeRequests: changeRequests, revisions: st.revisions, blobs: blobs,
 		identity: kafkax.NewConsumer(core.Kafka, ConsumerGroup, IdentityTopic, core.Mongo.Database, st.people.Handle, log),
 		worker:   queue.NewWorker(handlers(spaces.Handlers()), limits.OperationWorkers, log),
 		now:      o.now, handler: routes(log, core, cfg, st, sv), catchUp: indexer.CatchUp,
-		moveSearch: func(ctx context.Context) (int, error) {
-			return moveSearch(ctx, core.Mongo.Database, st.searchDB, reindex)
-		},
 	}, nil
 }
 
@@ -234,11 +249,6 @@ func New(ctx context.Context, cfg Config, log *slog.Logger, opts ...Option) (_ *
 // its database with content's indexes, the outbox of its event
 // collections, Kafka and the internal tokens.
 func openCore(ctx context.Context, cfg Config, log *slog.Logger) (*service.Core, error) {
-	var indexes []mongox.Index
-	for _, ix := range [][]mongox.Index{spacemongo.Indexes(), commentmongo.Indexes(), customfieldmongo.Indexes(),
-		peoplemongo.Indexes(), revisionmongo.Indexes(), changerequestmongo.Indexes(), jobsmongo.Indexes(Operations)} {
-		indexes = append(indexes, ix...)
-	}
 	var eventColls []string
 	for _, cs := range [][]string{spacemongo.EventCollections(), commentmongo.Collections(), customfieldmongo.Collections(),
 		changerequestmongo.Collections()} {
@@ -247,7 +257,17 @@ func openCore(ctx context.Context, cfg Config, log *slog.Logger) (*service.Core,
 	return service.Open(ctx, service.CoreConfig{Service: "content", MongoURI: cfg.MongoURI, MongoReadURI: cfg.MongoReadURI, LockDocuments: cfg.MongoLockDocuments, Database: cfg.Database,
 		Kafka: cfg.Kafka, InternalTokenSecret: cfg.InternalTokenSecret, InternalTokenKeys: cfg.InternalTokenKeys, Topic: Topic,
 		Topics:           []string{IdentityTopic},
-		EventCollections: eventColls, Indexes: indexes, Discovery: cfg.Discovery}, log)
+		EventCollections: eventColls, Indexes: indexes(), SchemaVersion: SchemaVersion, Discovery: cfg.Discovery}, log)
+}
+
+// indexes are the indexes of content's database.
+func indexes() []mongox.Index {
+	var out []mongox.Index
+	for _, ix := range [][]mongox.Index{spacemongo.Indexes(), commentmongo.Indexes(), customfieldmongo.Indexes(),
+		peoplemongo.Indexes(), revisionmongo.Indexes(), changerequestmongo.Indexes(), jobsmongo.Indexes(Operations)} {
+		out = append(out, ix...)
+	}
+	return out
 }
 
 // stores are content's stores on its database (and its search database).
@@ -263,9 +283,9 @@ type stores struct {
 }
 
 // openStores returns the stores, whose writes with events wake the outbox
-// relay, once the files stored in GridFS before the blob store moved
-// (resumed where a stop left it, before any request reads them) and the
-// search database has its indexes.
+// relay, once the search database has its indexes. (The files stored in
+// GridFS before the blob store are moved by a migration step: see
+// Migrations.)
 func openStores(ctx context.Context, cfg Config, core *service.Core, blobs *blob.Store, urls links.URLs, counts *space.Counters, log *slog.Logger) (stores, error) {
 	db := core.Mongo
 	written := core.Relay.Notify
@@ -275,11 +295,6 @@ func openStores(ctx context.Context, cfg Config, core *service.Core, blobs *blob
 		fields: customfieldmongo.NewStore(db, written), changeRequests: changerequestmongo.NewStore(db, counted),
 		spaces: spacemongo.NewStore(db, written), searchDB: db.Client().Database(cfg.Database + SearchDatabaseSuffix),
 		revisions: revisionmongo.NewStore(db.Database, blobs, revisionmongo.WithQuota(cfg.StorageQuota))}
-	if n, err := st.revisions.Migrate(ctx, nil); err != nil {
-		return st, fmt.Errorf("move files to the blob store: %w", err)
-	} else if n > 0 {
-		log.InfoContext(ctx, "moved files from GridFS to the blob store", "files", n)
-	}
 	if err := searchmongo.EnsureIndexes(ctx, st.searchDB); err != nil {
 		return st, fmt.Errorf("search indexes: %w", err)
 	}
@@ -357,18 +372,12 @@ func (a *App) RunBackground(ctx context.Context) {
 	a.core.Go(ctx, "purge job", a.purgeEvery)
 	a.core.Go(ctx, "operations worker", a.worker.Run)
 	a.core.Go(ctx, "merge recovery", a.every(RecoverEvery, "recover unfinished merges", "settled unfinished merges", a.changeRequests.Recover))
-	a.core.Go(ctx, "search move and catch-up", func(ctx context.Context) error {
-		n, err := a.moveSearch(ctx)
-		if n > 0 {
-			a.core.Log.InfoContext(ctx, "search index rebuilt in its own database", "spaces", n)
-		}
-		if err != nil {
-			return err
-		}
+	a.core.Go(ctx, "search catch-up", func(ctx context.Context) error {
 		// Spaces whose index is missing or behind (indexed before the index
-		// recorded revisions, Git-synced before imports were indexed, or a
-		// reindex that failed): reindexed once, resumed after a restart.
-		n, err = a.catchUp(ctx)
+		// recorded revisions, Git-synced before imports were indexed, a
+		// reindex that failed, or the search rebuild step still pending):
+		// reindexed once, resumed after a restart.
+		n, err := a.catchUp(ctx)
 		if n > 0 {
 			a.core.Log.InfoContext(ctx, "search index caught up", "spaces", n)
 		}

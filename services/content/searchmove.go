@@ -21,15 +21,17 @@ import (
 const SearchDatabaseSuffix = "_search"
 
 // searchMoved marks, in the search database, that the index of the spaces
-// stored before it existed has been rebuilt there and the old shards left.
+// stored before it existed has been rebuilt there (the release before the
+// migration steps set it after dropping the old shards too).
 const searchMoved = "moved"
 
 // moveSearch rebuilds in the search database the index of every space
 // content holds (an installation from before it had its index in its own
-// database), then drops the old shards from content's database and marks
-// the move done. A restart midway rebuilds again (a rebuild is idempotent);
-// a fresh installation has nothing to rebuild. Until it is done, search
-// finds the spaces not rebuilt yet only after their next merge.
+// database) and marks the move done; dropOldSearch, a release later,
+// drops the old shards from content's database. A restart midway
+// rebuilds again (a rebuild is idempotent); a fresh installation has
+// nothing to rebuild. Until it is done, search finds the spaces not
+// rebuilt yet only after their next merge.
 func moveSearch(ctx context.Context, db, searchDB *mongo.Database, reindex func(ctx context.Context, org, space, rev string) error) (int, error) {
 	meta := searchDB.Collection("search_meta")
 	if n, err := meta.CountDocuments(ctx, bson.M{"_id": searchMoved}); err != nil || n > 0 {
@@ -59,20 +61,27 @@ func moveSearch(ctx context.Context, db, searchDB *mongo.Database, reindex func(
 	if err := cur.Err(); err != nil {
 		return rebuilt, mongox.Err(err, "search move: spaces")
 	}
+	_, err = meta.UpdateOne(ctx, bson.M{"_id": searchMoved}, bson.M{"$set": bson.M{"spaces": rebuilt}}, mongooptions.UpdateOne().SetUpsert(true))
+	return rebuilt, mongox.Err(err, "search move")
+}
+
+// dropOldSearch drops the search index's old shards (search_*) from
+// content's database, where the release before moveSearch kept them.
+// Dropping what is gone does nothing.
+func dropOldSearch(ctx context.Context, db *mongo.Database) error {
 	names, err := db.ListCollectionNames(ctx, bson.M{"name": bson.M{"$regex": "^search_"}})
 	if err != nil {
-		return rebuilt, mongox.Err(err, "search move: list old shards")
+		return mongox.Err(err, "search move: list old shards")
 	}
 	for _, name := range names {
 		if !strings.HasPrefix(name, "search_") {
 			continue
 		}
 		if err := db.Collection(name).Drop(ctx); err != nil {
-			return rebuilt, mongox.Err(err, "search move: drop "+name)
+			return mongox.Err(err, "search move: drop "+name)
 		}
 	}
-	_, err = meta.UpdateOne(ctx, bson.M{"_id": searchMoved}, bson.M{"$set": bson.M{"spaces": rebuilt}}, mongooptions.UpdateOne().SetUpsert(true))
-	return rebuilt, mongox.Err(err, "search move")
+	return nil
 }
 
 // moveSpace indexes a space in the search database unless a merge did

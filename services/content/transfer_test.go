@@ -33,7 +33,7 @@ type running struct {
 
 func start(t *testing.T, cfg content.Config) *running {
 	t.Helper()
-	app, err := content.New(context.Background(), cfg, logx.ForTest(t), content.WithOperationLease(time.Second))
+	app, err := content.New(context.Background(), cfg, logx.ForTest(t), content.WithOperationLease(time.Second), content.WithMigrations(false))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,7 +17,7 @@ import (
 
 // Moves records, per GridFS file moved to the blob store, its new key
 // (_id the GridFS id's hex): what a migration stopped half way resumes
-// from. It is dropped once the GridFS bucket is.
+// from. DropGridFS drops it with the GridFS bucket.
 const Moves = "blob_moves"
 
 type moveDoc struct {
@@ -36,8 +36,9 @@ type gridFile struct {
 
 // Migrate moves the files stored in GridFS before the blob store into it,
 // once: each file's bytes under its content address (Moves records it),
-// then every revision's file references to the new keys, then it drops
-// the GridFS bucket and Moves. Stopped anywhere, the next run resumes:
+// then every revision's file references to the new keys; it leaves the
+// GridFS bucket and Moves (DropGridFS drops them, a release later).
+// Stopped anywhere, the next run resumes:
 // files already moved are not stored again, and rewriting a revision's
 // references twice writes the same. moved, when not nil, is called with
 // the count after each file moved. It returns how many files this run
@@ -68,15 +69,20 @@ func (s *Store) Migrate(ctx context.Context, moved func(n int)) (int, error) {
 	if err := m.run(ctx); err != nil {
 		return m.count, err
 	}
-	if err := s.rewriteRevisions(ctx, m.keys); err != nil {
-		return m.count, err
-	}
+	return m.count, s.rewriteRevisions(ctx, m.keys)
+}
+
+// DropGridFS drops the GridFS bucket and Moves once Migrate moved them:
+// a step of its own, one release after Migrate's (the release before
+// still finds the bucket, should it be rolled back to). Dropping what is
+// gone does nothing.
+func (s *Store) DropGridFS(ctx context.Context) error {
 	for _, c := range []string{Files, Chunks, Moves} {
 		if err := s.db.Collection(c).Drop(ctx); err != nil {
-			return m.count, fmt.Errorf("drop %s: %w", c, err)
+			return fmt.Errorf("drop %s: %w", c, err)
 		}
 	}
-	return m.count, nil
+	return nil
 }
 
 func (s *Store) moves(ctx context.Context) (map[string]string, error) {

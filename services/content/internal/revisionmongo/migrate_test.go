@@ -19,7 +19,7 @@ import (
 
 // The GridFS files of a data directory written before the blob store move
 // to it once; a migration stopped half way resumes where it stopped, and
-// the old collections go at the end.
+// DropGridFS, a later step, drops the old collections.
 func TestMigrate(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -101,9 +101,17 @@ func TestMigrate(t *testing.T) {
 	if err != nil || n != len(ids)-2 {
 		t.Fatalf("resumed migration = %d, %v; want the %d files left", n, err, len(ids)-2)
 	}
+	if got := collections(t, db); !slices.Contains(got, revisionmongo.Files) || !slices.Contains(got, revisionmongo.Chunks) {
+		t.Fatalf("after the copy, collections %v: the bucket stays for the release before", got)
+	}
+	for range 2 { // dropping twice does nothing more
+		if err := s.DropGridFS(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
 	for _, c := range collections(t, db) {
 		if c == revisionmongo.Files || c == revisionmongo.Chunks || c == revisionmongo.Moves {
-			t.Errorf("collection %s left after the migration", c)
+			t.Errorf("collection %s left after DropGridFS", c)
 		}
 	}
 	// Every revision reads its files from the blob store.

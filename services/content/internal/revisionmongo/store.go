@@ -28,8 +28,8 @@
 // while the collector removes it); see blobs.go. Collection "org_storage"
 // counts the bytes each organization stores (blobs and page bodies); see
 // usage.go. Files written before the blob store lived in the GridFS
-// bucket "files" (files.files, files.chunks); Migrate moves them once
-// (migrate.go).
+// bucket "files" (files.files, files.chunks); Migrate moves them once and
+// DropGridFS drops the bucket (migrate.go; content's migration steps).
 //
 // Collect removes bodies and files that no revision refers to once they are
 // older than a cutoff; see collect.go.
