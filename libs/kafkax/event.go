@@ -82,19 +82,5 @@ type Pending struct {
 	Tombstone bool    `bson:"_tombstone,omitempty"`
 }
 
-// Tombstone returns the update that marks a document deleted and records the
-// deletion event; the relay removes the document once the event is published.
-// Its bytes are counted as NewOutbox counts them, so that the relay's
-// sweep (pendingFilter) finds the document.
-func Tombstone(ev Event) bson.M {
-	u := bson.M{"$set": bson.M{TombstoneField: true}}
-	o := Outbox{events: []Event{ev}}
-	if raw, err := bson.Marshal(ev); err == nil {
-		o.bytes = int64(len(raw))
-	}
-	o.AddTo(u)
-	return u
-}
-
 // Live is the filter that skips tombstoned documents; add it to every read.
 func Live() bson.M { return bson.M{TombstoneField: bson.M{"$ne": true}} }

@@ -248,7 +248,7 @@ func TestRelayDeletesTombstones(t *testing.T) {
 	created := event("thing.created", "a", nil)
 	change(t, db, "a", bson.M{"name": "a"}, created)
 	deleted := event("thing.deleted", "a", nil)
-	if _, err := db.Collection(coll).UpdateOne(ctx, bson.M{"_id": "a"}, kafkax.Tombstone(deleted)); err != nil {
+	if _, err := db.Collection(coll).UpdateOne(ctx, bson.M{"_id": "a"}, outbox(t, deleted).Tombstone()); err != nil {
 		t.Fatal(err)
 	}
 	// A tombstone whose event went out but whose deletion did not happen.

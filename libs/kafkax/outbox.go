@@ -89,6 +89,15 @@ func (o Outbox) AddTo(update bson.M) {
 	merge(update, "$inc", OutboxBytesField, o.bytes)
 }
 
+// Tombstone returns the update that marks a document deleted and records
+// the events (its deletion's); the relay removes the document once they are
+// published.
+func (o Outbox) Tombstone() bson.M {
+	u := bson.M{"$set": bson.M{TombstoneField: true}}
+	o.AddTo(u)
+	return u
+}
+
 // Room adds to the filter f the condition that the document's pending events
 // leave room for these under MaxPendingBytes (a document without the count
 // has room). Without events f is unchanged.
