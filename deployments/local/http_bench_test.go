@@ -179,32 +179,11 @@ func BenchmarkHTTPTable(b *testing.B) {
 // organization, and logs how long the imports took.
 func search10k(b *testing.B, p *Platform, srv *gittest.Server) (auth, url string) {
 	other := client{base: p.URL, token: p.Credentials.OtherOrgToken}
-	var orgs struct{ Items []struct{ ID string } }
-	if r := other.raw("GET", "/v1/orgs", nil); json.Unmarshal(r.Body, &orgs) != nil || len(orgs.Items) == 0 {
-		b.Fatalf("the other user's organizations: %d %s", r.Status, r.Body)
-	}
-	org := orgs.Items[0].ID
+	org := firstOrg(b, other)
 	repo, _ := handbookRepo(1990)
 	srv.NewRepo(b, "handbook-2000", "main", repo)
 	start := time.Now()
-	spaces := make([]string, 5)
-	for i := range spaces {
-		spaces[i] = benchSpace(b, other, org, fmt.Sprintf("Handbook %d", i+1))
-		if r := other.raw("POST", "/v1/spaces/"+spaces[i]+"/git/import", map[string]any{"url": srv.RepoURL("handbook-2000"), "ref": "refs/heads/main"}); r.Status != 204 {
-			b.Fatalf("import: %d %s", r.Status, r.Body)
-		}
-	}
-	pages := 0
-	for _, sp := range spaces {
-		waittest.Until(b, "the import done", 10*time.Minute, func() bool {
-			info := other.raw("GET", "/v1/spaces/"+sp+"/git/info", nil)
-			if info.Status == 200 && strings.Contains(string(info.Body), `"failure"`) {
-				b.Fatalf("import: %s", info.Body)
-			}
-			return info.Status == 200 && strings.Contains(string(info.Body), `"success"`)
-		})
-		pages += countPages(other, sp)
-	}
+	pages := importSpaces(b, other, org, srv.RepoURL("handbook-2000"), 5)
 	b.Logf("imported %d documents in 5 spaces in %s", pages, time.Since(start).Round(time.Second))
 	return "Bearer " + p.Credentials.OtherOrgToken, p.URL + "/v1/orgs/" + org + "/search?query=zebra"
 }

@@ -47,14 +47,11 @@ func BenchmarkCrossTenant(b *testing.B) {
 
 	// The small tenant: one space of the GitBook fixture.
 	small := client{base: p.URL, token: p.Credentials.OtherOrgToken}
-	var orgs struct{ Items []struct{ ID string } }
-	if r := small.raw("GET", "/v1/orgs", nil); json.Unmarshal(r.Body, &orgs) != nil || len(orgs.Items) == 0 {
-		b.Fatalf("the other user's organizations: %d %s", r.Status, r.Body)
-	}
-	smallOrg := "/v1/orgs/" + orgs.Items[0].ID
+	smallID := firstOrg(b, small)
+	smallOrg := "/v1/orgs/" + smallID
 	repo, _ := handbookRepo(10)
 	srv.NewRepo(b, "small", "main", repo)
-	importSpaces(b, small, orgs.Items[0].ID, srv.RepoURL("small"), 1)
+	importSpaces(b, small, smallID, srv.RepoURL("small"), 1)
 
 	smallAuth := "Bearer " + p.Credentials.OtherOrgToken
 	targets := []target{
@@ -218,6 +215,16 @@ func waitQuiet(limit time.Duration) (bool, float64) {
 		}
 	}
 	return false, used
+}
+
+// firstOrg is the id of the first organization c's user belongs to.
+func firstOrg(b *testing.B, c client) string {
+	b.Helper()
+	var orgs struct{ Items []struct{ ID string } }
+	if r := c.raw("GET", "/v1/orgs", nil); json.Unmarshal(r.Body, &orgs) != nil || len(orgs.Items) == 0 {
+		b.Fatalf("the user's organizations: %d %s", r.Status, r.Body)
+	}
+	return orgs.Items[0].ID
 }
 
 // ms formats a duration in milliseconds with two decimals.
