@@ -82,6 +82,7 @@ func TestPushdownAnswersAsAScanDid(t *testing.T) {
 		{"$or of indexed fields", bson.M{"$or": bson.A{bson.M{"organization": "emoji-🙂"}, bson.M{"flag": true}}}, []string{"array", "one-emoji-🙂", "one-small"}},
 		{"$or with a branch no index serves", bson.M{"$or": bson.A{bson.M{"organization": "emoji-🙂"}, bson.M{"position": 3}}}, []string{"big-0003", "number", "one-emoji-🙂"}},
 		{"a tenant and a flag", bson.M{"organization": "small", "flag": false}, []string{"array"}},
+		{"nested deeper than pushed down", deepAnd(12, bson.M{"organization": "small", "flag": true}), []string{"array", "one-small"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got := findIDs(t, ctx, coll, tc.filter)
@@ -141,6 +142,46 @@ func TestPushdownUsesTheIndexes(t *testing.T) {
 	if plan := explainPlan(t, ctx, coll, bson.M{"position": 3}); !strings.Contains(plan, "SCAN") {
 		t.Errorf("plan of an unindexed field = %s; want a scan", plan)
 	}
+}
+
+// An $or wider than SQLite's expression depth (1,000) is filtered by the
+// server alone, not pushed down as SQL SQLite refuses.
+func TestPushdownBoundsItsSQL(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	db := connect(t, startServer(t, "").URI).Database("bounds")
+	if err := mongox.EnsureIndexes(ctx, db, mongox.Keys("spaces", "organization")); err != nil {
+		t.Fatal(err)
+	}
+	coll := db.Collection("spaces")
+	if _, err := coll.InsertMany(ctx, []any{bson.M{"_id": "a", "organization": "x"}, bson.M{"_id": "b", "organization": "y"}}); err != nil {
+		t.Fatal(err)
+	}
+	f := bson.M{"$or": wideOr(1500, bson.M{"organization": "y"})}
+	if got := findIDs(t, ctx, coll, f); !slices.Equal(got, []string{"b"}) {
+		t.Errorf("find of a 1,501-branch $or = %q, want [b]", got)
+	}
+}
+
+// wideOr is n branches that match nothing, then last.
+func wideOr(n int, last bson.M) bson.A {
+	var or bson.A
+	for i := range n {
+		or = append(or, bson.M{"organization": fmt.Sprint("nobody-", i)})
+	}
+	return append(or, last)
+}
+
+// deepAnd nests f in n levels of $and and $or.
+func deepAnd(n int, f bson.M) bson.M {
+	for i := range n {
+		if i%2 == 0 {
+			f = bson.M{"$and": bson.A{f}}
+		} else {
+			f = bson.M{"$or": bson.A{f}}
+		}
+	}
+	return f
 }
 
 // findIDs returns the sorted ids of the documents filter finds.

@@ -27,9 +27,16 @@ import (
 	"github.com/FerretDB/FerretDB/internal/util/must"
 )
 
-// maxPushdownIn bounds the values of one pushed-down $in (SQLite's
-// variables are bounded too); a longer $in is filtered by the handler only.
-const maxPushdownIn = 1000
+// Bounds of what is pushed down; past them the handler alone filters (or a
+// part of an AND is left out, which still gives a superset). SQLite bounds
+// its variables and the depth of an expression (1,000): an $or of n
+// branches nests n deep.
+const (
+	maxPushdownIn    = 1000 // values of one $in
+	maxPushdownOr    = 64   // branches of one $or
+	maxPushdownAnd   = 16   // conditions joined by AND at one level
+	maxPushdownDepth = 4    // nesting of $and and $or
+)
 
 // prepareWhereClause returns a WHERE clause (with its leading space, or "")
 // and its arguments that narrow the rows a query reads to a superset of those
@@ -104,7 +111,7 @@ func chooseConditions(filter *types.Document, leading map[string]bool, depth int
 			return conds[0], true
 		}
 
-		return join(conds, " AND "), true
+		return join(conds[:min(len(conds), maxPushdownAnd)], " AND "), true
 	}
 
 	return condition{}, false
@@ -113,7 +120,7 @@ func chooseConditions(filter *types.Document, leading map[string]bool, depth int
 // collectConditions adds to found the conditions of filter's top level and
 // of its $and and $or, by kind.
 func collectConditions(filter *types.Document, leading map[string]bool, depth int, found *[kinds][]condition) {
-	if depth > 8 {
+	if depth > maxPushdownDepth {
 		return
 	}
 
@@ -128,12 +135,18 @@ func collectConditions(filter *types.Document, leading map[string]bool, depth in
 
 		switch {
 		case k == "$and":
-			for _, d := range subfilters(v) {
+			ds, _ := subfilters(v)
+			for _, d := range ds {
 				collectConditions(d, leading, depth+1, found)
 			}
 
 		case k == "$or":
-			if c, ok := anyOf(subfilters(v), leading, depth+1); ok {
+			ds, ok := subfilters(v)
+			if !ok || len(ds) > maxPushdownOr {
+				continue
+			}
+
+			if c, ok := anyOf(ds, leading, depth+1); ok {
 				found[byOther] = append(found[byOther], c)
 			}
 
@@ -198,22 +211,27 @@ func join(conds []condition, op string) condition {
 	return out
 }
 
-// subfilters returns the documents of an $and's or an $or's array.
-func subfilters(v any) []*types.Document {
+// subfilters returns the documents of an $and's or an $or's array; ok is
+// false when it is no array or holds something else (an $or missing a
+// branch would give fewer rows, not more).
+func subfilters(v any) ([]*types.Document, bool) {
 	arr, ok := v.(*types.Array)
 	if !ok {
-		return nil
+		return nil, false
 	}
 
 	out := make([]*types.Document, 0, arr.Len())
 
 	for i := 0; i < arr.Len(); i++ {
-		if d, ok := must.NotFail(arr.Get(i)).(*types.Document); ok {
-			out = append(out, d)
+		d, ok := must.NotFail(arr.Get(i)).(*types.Document)
+		if !ok {
+			return out, false
 		}
+
+		out = append(out, d)
 	}
 
-	return out
+	return out, true
 }
 
 // exists reports whether v is {$exists: true}.
