@@ -295,8 +295,11 @@ func TestGitSyncWithRealRepositories(t *testing.T) {
 		"url": repoURL, "ref": "refs/heads/main", "timestamp": now.Format(time.RFC3339)})
 	gitDone(t, admin, c)
 	before := str(currentRevision(t, admin, c), "id")
-	admin.op("importGitRepository", "POST", "/v1/spaces/"+c+"/git/import", map[string]any{
-		"url": repoURL, "ref": "refs/heads/main", "timestamp": now.Add(-time.Hour).Format(time.RFC3339)})
+	// Started at once after the last one's end was read: accepted, not "running".
+	if r := admin.op("importGitRepository", "POST", "/v1/spaces/"+c+"/git/import", map[string]any{
+		"url": repoURL, "ref": "refs/heads/main", "timestamp": now.Add(-time.Hour).Format(time.RFC3339)}); r.Status != 204 {
+		t.Fatalf("an import right after the last one ended: %d %s", r.Status, r.Body)
+	}
 	if st, e := opState(gitDone(t, admin, c)); st != "success" || !strings.Contains(e, "skipped") {
 		t.Fatalf("older import ended %s: %q", st, e)
 	}

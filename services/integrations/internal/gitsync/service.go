@@ -222,7 +222,7 @@ func (s *Service) start(ctx context.Context, c access.Caller, spaceID string, in
 	if remote.HasCredentials() {
 		p.SecretRef = s.keep(*in.URL)
 	}
-	job, created, err := s.queue.Enqueue(ctx, kind, jobKey(a.Space), p, jobs.Tenant(a.Organization))
+	job, created, err := s.enqueue(ctx, kind, p)
 	if err != nil {
 		s.forget(p.SecretRef)
 		return err
@@ -236,6 +236,41 @@ func (s *Service) start(ctx context.Context, c access.Caller, spaceID string, in
 		return ErrBusy
 	}
 	return s.started(ctx, a, p, job.ID, kind)
+}
+
+// enqueue queues the operation's job. A worker records a job's end on the
+// space's state before the queue marks the job finished, so a client that
+// read the end on git/info and at once starts another operation may find
+// the ended job still holding the space's key: that job is waited for
+// (endingWait at most), rather than answering that an operation is running.
+func (s *Service) enqueue(ctx context.Context, kind string, p payload) (jobs.Job, bool, error) {
+	wait := time.NewTimer(endingWait)
+	defer wait.Stop()
+	poll := time.NewTicker(20 * time.Millisecond)
+	defer poll.Stop()
+	for {
+		job, created, err := s.queue.Enqueue(ctx, kind, jobKey(p.Space), p, jobs.Tenant(p.Organization))
+		if err != nil || created || !s.endRecorded(ctx, p.Space, job.ID) {
+			return job, created, err
+		}
+		select {
+		case <-ctx.Done():
+			return jobs.Job{}, false, ctx.Err()
+		case <-wait.C:
+			return job, created, nil
+		case <-poll.C:
+		}
+	}
+}
+
+// endingWait bounds how long a request waits for an ended job to leave the
+// queue (it takes one write).
+const endingWait = 5 * time.Second
+
+// endRecorded reports whether the space's state records the end of job.
+func (s *Service) endRecorded(ctx context.Context, space, job string) bool {
+	st, err := s.store.Get(ctx, space)
+	return err == nil && st.Operation != nil && st.Operation.Job == job && st.Operation.State != OpRunning
 }
 
 // started records the operation as running on the space's state (a
