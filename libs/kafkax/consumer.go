@@ -171,6 +171,9 @@ func (c *Consumer) process(ctx context.Context, m kafka.Message) bool {
 			"partition", m.Partition, "offset", m.Offset)
 		return true
 	}
+	if g := replayFor(m); g != "" && g != c.group {
+		return true // a dead letter of another group replayed: handled here the first time
+	}
 	ctx, span := otel.Tracer(tracerName).Start(ContextFromHeaders(ctx, m.Headers), c.topic+" process",
 		trace.WithSpanKind(trace.SpanKindConsumer),
 		trace.WithAttributes(

@@ -6,6 +6,7 @@ import (
 	"github.com/docspub/platform/libs/envelope"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -443,4 +444,78 @@ func counterSum(t *testing.T, name string, want ...attribute.KeyValue) int64 {
 		}
 	}
 	return n
+}
+
+// A dead letter is listed, shown, replayed once its cause is mended and
+// then gone; the replay reaches the group that refused the event and no
+// other (their processed records pruned, the other group would handle it a
+// second time without the replay's group header); a dropped letter is gone.
+func TestDeadLettersReplayAndDrop(t *testing.T) {
+	db := mongotest.Database(t)
+	k := kafkatest.Start(t)
+	pub := newPublisher(t, k.Brokers)
+	bad := event("thing.created", "a", nil)
+	doomed := event("thing.created", "a", nil)
+	if err := pub.Publish(context.Background(), topic, bad, doomed); err != nil {
+		t.Fatal(err)
+	}
+	var mended atomic.Bool
+	refusing := &recorder{}
+	startConsumer(t, k.Brokers, "g-refuses", db, func(ctx context.Context, ev kafkax.Event) error {
+		if ev.ID == doomed.ID || (ev.ID == bad.ID && !mended.Load()) {
+			return kafkax.Permanent(errors.New("cannot read it"))
+		}
+		return refusing.handle(ctx, ev)
+	})
+	other := &recorder{}
+	startConsumer(t, k.Brokers, "g-other", db, other.handle)
+	eventually(t, "two dead letters and the other group's events", func() bool {
+		return len(deadLetters(t, db)) == 2 && other.has(doomed.ID)
+	})
+
+	dls := kafkax.NewDeadLetters(db, pub)
+	ctx := t.Context()
+	list, err := dls.List(ctx, "", 1)
+	if err != nil || len(list) != 1 || list[0].Event != nil {
+		t.Fatalf("first page of one: %+v %v (without its event)", list, err)
+	}
+	rest, err := dls.List(ctx, list[0].ID, 10)
+	if err != nil || len(rest) != 1 || rest[0].ID == list[0].ID {
+		t.Fatalf("the page after %s: %+v %v", list[0].ID, rest, err)
+	}
+	badID, doomedID := "consumer:g-refuses:"+bad.ID, "consumer:g-refuses:"+doomed.ID
+	if dl, err := dls.Get(ctx, badID); err != nil || eventOf(t, dl).ID != bad.ID || dl.Error != "cannot read it" {
+		t.Fatalf("show %s: %+v %v", badID, dl, err)
+	}
+
+	if _, err := kafkax.PruneProcessed(ctx, db, time.Now().Add(time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	mended.Store(true)
+	if err := dls.Replay(ctx, badID); err != nil {
+		t.Fatal(err)
+	}
+	if err := dls.Drop(ctx, doomedID); err != nil {
+		t.Fatal(err)
+	}
+	marker := event("thing.updated", "a", nil) // same subject: after the replay on its partition
+	if err := pub.Publish(ctx, topic, marker); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "the marker in both groups", func() bool { return refusing.has(marker.ID) && other.has(marker.ID) })
+	if diff := cmp.Diff(ids(refusing.handled()), []string{bad.ID, marker.ID}); diff != "" {
+		t.Errorf("the refusing group handled (-got +want):\n%s", diff)
+	}
+	if diff := cmp.Diff(ids(other.handled()), []string{bad.ID, doomed.ID, marker.ID}); diff != "" {
+		t.Errorf("the other group handled (-got +want):\n%s", diff)
+	}
+	if left := deadLetters(t, db); len(left) != 0 {
+		t.Errorf("dead letters after replay and drop: %+v", left)
+	}
+	if err := dls.Drop(ctx, doomedID); !errors.Is(err, kafkax.ErrNoDeadLetter) {
+		t.Errorf("dropping it again: %v", err)
+	}
+	if err := dls.Replay(ctx, doomedID); !errors.Is(err, kafkax.ErrNoDeadLetter) {
+		t.Errorf("replaying a dropped letter: %v", err)
+	}
 }

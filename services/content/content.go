@@ -6,6 +6,7 @@ package content
 import (
 	"context"
 	"fmt"
+	"github.com/docspub/platform/libs/ops"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -60,6 +61,10 @@ const IdentityTopic = identityapi.Topic
 
 // ConsumerGroup is content's consumer group on other services' topics.
 const ConsumerGroup = "content"
+
+// Ops names content's database and its blob store for the operator's commands
+// (libs/ops: dead letters, backup, restore, check).
+var Ops = ops.Service{Name: "content", DatabaseVar: "CONTENT_DB", DatabaseDefault: "content", Blobs: true}
 
 // Config is the service's configuration, from the environment.
 type Config struct {

@@ -7,6 +7,7 @@ package identity
 import (
 	"context"
 	"fmt"
+	"github.com/docspub/platform/libs/ops"
 	"log/slog"
 	"net/http"
 	"slices"
@@ -47,6 +48,10 @@ const Topic = identityapi.Topic
 // Name is the service's name in discovery: the audience of the internal
 // tokens it accepts.
 const Name = "identity"
+
+// Ops names identity's database for the operator's commands
+// (libs/ops: dead letters, backup, restore, check).
+var Ops = ops.Service{Name: "identity", DatabaseVar: "IDENTITY_DB", DatabaseDefault: "identity"}
 
 // Config is the service's configuration, from the environment.
 type Config struct {

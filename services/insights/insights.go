@@ -12,6 +12,7 @@ package insights
 import (
 	"context"
 	"fmt"
+	"github.com/docspub/platform/libs/ops"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -49,6 +50,10 @@ const (
 	SitesGroup  = "insights"        // sites.events → the site projection
 	RollupGroup = "insights-rollup" // insights.visits → the rollups
 )
+
+// Ops names insights's database for the operator's commands
+// (libs/ops: dead letters, backup, restore, check).
+var Ops = ops.Service{Name: "insights", DatabaseVar: "INSIGHTS_DB", DatabaseDefault: "insights"}
 
 // Config is the service's configuration, from the environment.
 type Config struct {

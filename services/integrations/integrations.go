@@ -9,6 +9,7 @@ import (
 	"context"
 	"fmt"
 	"github.com/docspub/platform/libs/jobs/jobsmongo"
+	"github.com/docspub/platform/libs/ops"
 	"log/slog"
 	"net/http"
 	"net/netip"
@@ -50,6 +51,10 @@ const Topic = integrationsapi.Topic
 // Jobs is the collection of the service's jobs (OpenAPI processing, Git
 // imports and exports).
 const Jobs = "jobs"
+
+// Ops names integrations's database for the operator's commands
+// (libs/ops: dead letters, backup, restore, check).
+var Ops = ops.Service{Name: "integrations", DatabaseVar: "INTEGRATIONS_DB", DatabaseDefault: "integrations"}
 
 // Config is the service's configuration, from the environment.
 type Config struct {

@@ -8,6 +8,7 @@ package sites
 import (
 	"context"
 	"fmt"
+	"github.com/docspub/platform/libs/ops"
 	"log/slog"
 	"net"
 	"net/http"
@@ -49,6 +50,10 @@ const ContentTopic = contentapi.Topic
 
 // ConsumerGroup is the sites service's consumer group.
 const ConsumerGroup = "sites"
+
+// Ops names sites's database for the operator's commands
+// (libs/ops: dead letters, backup, restore, check).
+var Ops = ops.Service{Name: "sites", DatabaseVar: "SITES_DB", DatabaseDefault: "sites"}
 
 // Config is the service's configuration, from the environment.
 type Config struct {

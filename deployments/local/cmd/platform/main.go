@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 
 	local "github.com/docspub/platform/deployments/local"
@@ -69,6 +70,9 @@ func run(ctx context.Context) error {
 	if p.Credentials.DocsURL != "" {
 		fmt.Fprintf(os.Stderr, "its docs, published by the platform: %s\n", p.Credentials.DocsURL)
 	}
+	// The operator's commands (deployments/docs/operations/day-two.md) reach the embedded servers here.
+	fmt.Fprintf(os.Stderr, "embedded servers, for the services' commands:\n  MONGO_URI=%s KAFKA_BROKERS=%s\n",
+		p.MongoURI, strings.Join(p.Kafka.Brokers, ","))
 	fmt.Fprintf(os.Stderr, "API reference: %s/v1/docs\ncredentials written to %s\n  set -a; . %s; set +a\n  curl -H \"Authorization: Bearer $DEMO_ADMIN_TOKEN\" $GATEWAY_URL/v1/orgs\n\n",
 		p.URL, p.CredsPath, p.CredsPath)
 	select {

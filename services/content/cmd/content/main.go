@@ -4,12 +4,17 @@
 // init container in Kubernetes, a one-shot service in compose); the
 // destructive ones only with --destructive, one release after the steps
 // that copied their data.
+//
+// The operator's commands (libs/ops, deployments/docs/operations/day-two.md):
+// `content deadletters list|show|replay|drop`, `content backup DIR`,
+// `content restore DIR [--replace]` and `content check DIR`.
 package main
 
 import (
 	"context"
 	"flag"
 	"fmt"
+	"github.com/docspub/platform/libs/ops"
 	"log/slog"
 	"os"
 
@@ -18,6 +23,7 @@ import (
 )
 
 func main() {
+	ops.Main(content.Ops)
 	level := func(c content.Config) string { return c.LogLevel }
 	if len(os.Args) > 1 && os.Args[1] == "migrate" {
 		fs := flag.NewFlagSet("content migrate", flag.ExitOnError)
