@@ -37,9 +37,8 @@ func (g *Gateway) serve(c *gin.Context) {
 		httpx.Error(c, apierr.NotFound("no route for %s %s", r.Method, r.URL.Path))
 		return
 	}
-	span := trace.SpanFromContext(ctx)
-	span.SetName(rt.Method + " " + rt.Pattern)
-	span.SetAttributes(attribute.String("http.route", rt.Pattern), attribute.String("docspub.service", rt.Service))
+	httpx.SetRoute(c, rt.Pattern)
+	trace.SpanFromContext(ctx).SetAttributes(attribute.String("docspub.service", rt.Service))
 
 	raw, ok := bearerToken(r.Header.Get("Authorization"))
 	if !ok {

@@ -17,6 +17,8 @@ import (
 	"github.com/docspub/platform/libs/apierr"
 	"github.com/gin-gonic/gin"
 	"go.opentelemetry.io/contrib/instrumentation/github.com/gin-gonic/gin/otelgin"
+	"go.opentelemetry.io/otel/attribute"
+	semconv "go.opentelemetry.io/otel/semconv/v1.43.0"
 	"go.opentelemetry.io/otel/trace"
 )
 
@@ -42,7 +44,7 @@ func NewEngine(log *slog.Logger, service string, ready ...Check) *gin.Engine {
 	e.Use(requestID(), recovery(log), accessLog(log))
 	e.Use(otelgin.Middleware(service, otelgin.WithFilter(func(r *http.Request) bool {
 		return r.URL.Path != "/healthz" && r.URL.Path != "/readyz"
-	})))
+	}), otelgin.WithGinMetricAttributeFn(routeAttribute)))
 	e.Use(ETag())
 	e.NoRoute(func(c *gin.Context) {
 		Error(c, apierr.NotFound("no route for %s %s", c.Request.Method, c.Request.URL.Path))
@@ -183,4 +185,28 @@ func traceID(ctx context.Context) string {
 		return ""
 	}
 	return sc.TraceID().String()
+}
+
+// routeKey holds a request's route template set by SetRoute.
+const routeKey = "httpx.route"
+
+// SetRoute names the route template a request matched ("/v1/spaces/{spaceId}")
+// where gin's own is a catch-all (the gateway's "/v1/*path"): its span is
+// named "METHOD template" and its request metrics
+// (http.server.request.duration) are labelled http.route=template. Templates
+// come from a fixed table, never from the path, so the labels stay few.
+func SetRoute(c *gin.Context, template string) {
+	c.Set(routeKey, template)
+	span := trace.SpanFromContext(c.Request.Context())
+	span.SetName(c.Request.Method + " " + template)
+	span.SetAttributes(semconv.HTTPRoute(template))
+}
+
+// routeAttribute overrides the metrics' http.route with SetRoute's template
+// (the last value of a key wins in an attribute set).
+func routeAttribute(c *gin.Context) []attribute.KeyValue {
+	if t := c.GetString(routeKey); t != "" {
+		return []attribute.KeyValue{semconv.HTTPRoute(t)}
+	}
+	return nil
 }

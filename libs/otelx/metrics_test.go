@@ -7,8 +7,11 @@ import (
 	"net/http/httptest"
 	"regexp"
 	"strconv"
+	"strings"
 	"testing"
 
+	"github.com/docspub/platform/libs/httpx"
+	"github.com/docspub/platform/libs/logx"
 	"github.com/docspub/platform/libs/otelx"
 	"github.com/gin-gonic/gin"
 	"go.opentelemetry.io/contrib/instrumentation/github.com/gin-gonic/gin/otelgin"
@@ -99,5 +102,32 @@ func TestSampler(t *testing.T) {
 				t.Errorf("child of a sampled caller sampled = %v; want %v", got, tc.wantChild)
 			}
 		})
+	}
+}
+
+// A catch-all route that names the template it matched (the gateway's
+// "/v1/*path" with its route table) is counted by that template, not by
+// gin's catch-all nor by the raw path.
+func TestMetricsCountACatchAllByTheTemplateItMatched(t *testing.T) {
+	metrics, shutdown, err := otelx.Metrics("gw")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = shutdown(context.Background()) })
+	e := httpx.NewEngine(logx.Discard(), "gw")
+	e.Any("/v1/*path", func(c *gin.Context) {
+		if strings.HasPrefix(c.Param("path"), "/sites/") {
+			httpx.SetRoute(c, "/v1/sites/{siteId}")
+		}
+		c.Status(http.StatusNoContent)
+	})
+	for _, path := range []string{"/v1/sites/a", "/v1/sites/b", "/v1/unknown"} {
+		e.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest(http.MethodGet, path, nil))
+	}
+	if got := requests(t, metrics, "/v1/sites/{siteId}"); got != 2 {
+		t.Errorf("requests of /v1/sites/{siteId} = %d, want 2", got)
+	}
+	if got := requests(t, metrics, "/v1/*path"); got != 1 {
+		t.Errorf("requests of /v1/*path = %d, want the one unmatched", got)
 	}
 }
