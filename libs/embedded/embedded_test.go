@@ -3,11 +3,13 @@ package embedded_test
 import (
 	"context"
 	"fmt"
+	"net/url"
 	"sync"
 	"testing"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
 )
 
 // Concurrent updates of one document must all apply, as on MongoDB: the
@@ -137,5 +139,69 @@ func TestMongoReadPoolNextToSerializedWrites(t *testing.T) {
 	if got.N != writers*updates || len(got.Log) != writers*updates {
 		t.Errorf("after %d updates beside the readers: n = %d, log has %d entries; want %d each",
 			writers*updates, got.N, len(got.Log), writers*updates)
+	}
+}
+
+// Updates from many connections and clients (as from several processes)
+// are atomic per document, as on MongoDB: concurrent $inc lose nothing,
+// and of concurrent compare-and-sets on one version exactly one passes
+// (without the server's write lock, both read the version and both
+// write).
+func TestMongoUpdatesAreAtomicAcrossConnections(t *testing.T) {
+	srv := startServer(t, "")
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	uri, err := url.Parse(srv.URI)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := uri.Query()
+	q.Set("maxPoolSize", "16")
+	uri.RawQuery = q.Encode()
+	a := connect(t, uri.String()).Database("atomic").Collection("docs")
+	b := connect(t, uri.String()).Database("atomic").Collection("docs")
+	if _, err := a.InsertOne(ctx, bson.M{"_id": "d", "v": 0, "n": 0}); err != nil {
+		t.Fatal(err)
+	}
+	const workers, tries = 16, 30
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	passed := 0
+	errs := make(chan error, workers)
+	for w := range workers {
+		coll := []*mongo.Collection{a, b}[w%2]
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range tries {
+				var d struct {
+					V int `bson:"v"`
+				}
+				if err := coll.FindOne(ctx, bson.M{"_id": "d"}).Decode(&d); err != nil {
+					errs <- err
+					return
+				}
+				res, err := coll.UpdateOne(ctx, bson.M{"_id": "d", "v": d.V}, bson.M{"$set": bson.M{"v": d.V + 1}, "$inc": bson.M{"n": 1}})
+				if err != nil {
+					errs <- err
+					return
+				}
+				mu.Lock()
+				passed += int(res.ModifiedCount)
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	var got struct{ V, N int }
+	if err := a.FindOne(ctx, bson.M{"_id": "d"}).Decode(&got); err != nil {
+		t.Fatal(err)
+	}
+	if got.V != passed || got.N != passed {
+		t.Errorf("%d compare-and-sets passed, the document has version %d and %d increments: want both %d", passed, got.V, got.N, passed)
 	}
 }

@@ -17,6 +17,10 @@ var patched = []string{
 	"internal/backends/sqlite/collection.go",
 	"internal/backends/sqlite/metadata/metadata.go",
 	"internal/backends/sqlite/pushdown.go",
+	"internal/handler/msg_delete.go",
+	"internal/handler/msg_findandmodify.go",
+	"internal/handler/msg_update.go",
+	"internal/handler/writelock.go",
 }
 
 // The copy of FerretDB in ferretdb/ is upstream's v1.24.2 but for the

@@ -70,7 +70,9 @@ func (h *Handler) MsgDelete(connCtx context.Context, msg *wire.OpMsg) (*wire.OpM
 
 	for i, p := range params.Deletes {
 		var d int32
+		unlock := h.lockWrites(params.DB, params.Collection) // docspub's patch (writelock.go)
 		d, err = h.execDelete(connCtx, c, &p)
+		unlock()
 
 		deleted += d
 

@@ -117,6 +117,9 @@ func (h *Handler) findAndModifyDocument(ctx context.Context, params *common.Find
 		return nil, lazyerrors.Error(err)
 	}
 
+	// docspub's patch (writelock.go): the read and the write under the collection's write lock.
+	defer h.lockWrites(params.DB, params.Collection)()
+
 	cancel := func() {}
 	if params.MaxTimeMS != 0 {
 		// TODO https://github.com/FerretDB/FerretDB/issues/2168

@@ -107,30 +107,9 @@ func (h *Handler) updateDocument(ctx context.Context, params *common.UpdateParam
 			return 0, 0, nil, lazyerrors.Error(err)
 		}
 
-		var qp backends.QueryParams
-		if !h.DisablePushdown {
-			qp.Filter = u.Filter
-		}
-
-		res, err := c.Query(ctx, &qp)
+		result, err := h.updateOne(ctx, c, params, &u)
 		if err != nil {
-			return 0, 0, nil, lazyerrors.Error(err)
-		}
-
-		closer := iterator.NewMultiCloser()
-		defer closer.Close()
-
-		closer.Add(res.Iter)
-
-		iter := common.FilterIterator(res.Iter, closer, u.Filter)
-
-		if !u.Multi {
-			iter = common.LimitIterator(iter, closer, 1)
-		}
-
-		result, err := common.UpdateDocument(ctx, c, "update", iter, &u)
-		if err != nil {
-			return 0, 0, nil, lazyerrors.Error(err)
+			return 0, 0, nil, err
 		}
 
 		matched += result.Matched.Count
@@ -149,4 +128,38 @@ func (h *Handler) updateDocument(ctx context.Context, params *common.UpdateParam
 	}
 
 	return matched, modified, &upserted, nil
+}
+
+// updateOne applies one update of params, its read and its writes under
+// the collection's write lock (writelock.go, docspub's patch).
+func (h *Handler) updateOne(ctx context.Context, c backends.Collection, params *common.UpdateParams, u *common.Update) (*common.UpdateResult, error) {
+	defer h.lockWrites(params.DB, params.Collection)()
+
+	var qp backends.QueryParams
+	if !h.DisablePushdown {
+		qp.Filter = u.Filter
+	}
+
+	res, err := c.Query(ctx, &qp)
+	if err != nil {
+		return nil, lazyerrors.Error(err)
+	}
+
+	closer := iterator.NewMultiCloser()
+	defer closer.Close()
+
+	closer.Add(res.Iter)
+
+	iter := common.FilterIterator(res.Iter, closer, u.Filter)
+
+	if !u.Multi {
+		iter = common.LimitIterator(iter, closer, 1)
+	}
+
+	result, err := common.UpdateDocument(ctx, c, "update", iter, u)
+	if err != nil {
+		return nil, lazyerrors.Error(err)
+	}
+
+	return result, nil
 }
