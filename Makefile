@@ -15,15 +15,25 @@ export CONSUL_BIN
 COMPONENTS := gateway $(notdir $(patsubst %/go.mod,%,$(wildcard services/*/go.mod)))
 COMPOSE    := docker compose -f deployments/compose/compose.yaml
 
-.PHONY: run test race vet fmt bench bench-http bench-tenants tidy fuzz consul images compose-up compose-down
+.PHONY: run test test-long race vet fmt bench bench-http bench-tenants tidy fuzz consul images compose-up compose-down
 
 run:
 	$(GO) run ./deployments/local/cmd/platform
 
 # A plain `go test ./...` at the root does not reach the workspace's modules.
-test: consul
+# `make test` is what a newcomer waits for: vet and every module's tests;
+# the tests that run a Consul agent skip when none is built (consultest).
+# `make test-long` is the rest CI runs after it: the Consul agent built
+# (about 10 minutes on a fresh machine) and its tests required, then the
+# race suites.
+test:
 	$(GO) vet $(PKGS)
 	$(GO) test -count=1 -timeout 25m $(PKGS)
+
+CONSUL_PKGS := ./libs/discovery/... ./libs/service/... ./deployments/manifests/...
+test-long: consul
+	CONSUL_REQUIRED=1 $(GO) test -count=1 -timeout 10m -run '^(TestConsul.*|TestRunAnnouncesThenWithdrawsBeforeDraining|TestOverlayConfigurationStartsEveryComponent)$$' $(CONSUL_PKGS)
+	CONSUL_REQUIRED=1 $(GO) test -count=1 -timeout 10m -run '^TestPlatformOnConsul' ./deployments/local/
 	$(MAKE) race
 
 # The race suites: tests named TestRace… run two conflicting requests at once

@@ -30,20 +30,25 @@ type Agent struct {
 	stop   func()
 }
 
-// Binary returns the Consul binary to run, skipping (or, in CI, failing) t
-// when there is none.
+// Binary returns the Consul binary to run: $CONSUL_BIN when that file
+// exists (the Makefile names ~/.cache/docspub/consul-<version>/consul,
+// built by `make consul`), else consul on the PATH. Without one it skips
+// t, or fails it when CONSUL_REQUIRED is set (`make test-long`, which CI
+// runs after building the agent).
 func Binary(t testing.TB) string {
 	t.Helper()
 	if bin := os.Getenv("CONSUL_BIN"); bin != "" {
-		return bin
+		if _, err := os.Stat(bin); err == nil {
+			return bin
+		}
 	}
 	if bin, err := exec.LookPath("consul"); err == nil {
 		return bin
 	}
-	if os.Getenv("CI") != "" {
-		t.Fatal("no Consul binary: set CONSUL_BIN (make test builds one with `make consul`)")
+	if os.Getenv("CONSUL_REQUIRED") != "" {
+		t.Fatal("no Consul binary: set CONSUL_BIN (`make consul` builds one)")
 	}
-	t.Skip("no Consul binary: set CONSUL_BIN or run `make consul`")
+	t.Skip("no Consul binary: `make consul` builds one (`make test-long` runs these tests with it)")
 	return ""
 }
 
