@@ -21,7 +21,9 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	kjson "k8s.io/apimachinery/pkg/runtime/serializer/json"
 	"sigs.k8s.io/kustomize/api/krusty"
+	"sigs.k8s.io/kustomize/api/resmap"
 	"sigs.k8s.io/kustomize/kyaml/filesys"
+	"sigs.k8s.io/yaml"
 )
 
 // decoder decodes YAML strictly into the Kubernetes API types: an unknown
@@ -46,12 +48,27 @@ func build(t *testing.T, dir string) []runtime.Object {
 	if err != nil {
 		t.Fatalf("kustomize build %s: %v", dir, err)
 	}
+	return decodeAll(t, dir, m)
+}
+
+// decodeAll decodes every object of m strictly: the Kubernetes API's kinds
+// into their types, the custom resources (crds) into this package's.
+func decodeAll(t *testing.T, dir string, m resmap.ResMap) []runtime.Object {
+	t.Helper()
 	dec := decoder(t)
 	var objs []runtime.Object
 	for _, r := range m.Resources() {
 		y, err := r.AsYAML()
 		if err != nil {
 			t.Fatal(err)
+		}
+		if newCR, ok := crds[r.GetApiVersion()+"/"+r.GetKind()]; ok {
+			obj := newCR()
+			if err := yaml.UnmarshalStrict(y, obj); err != nil {
+				t.Fatalf("%s: %s/%s does not decode strictly: %v", dir, r.GetKind(), r.GetName(), err)
+			}
+			objs = append(objs, obj)
+			continue
 		}
 		obj, _, err := dec.Decode(y, nil, nil)
 		if err != nil {

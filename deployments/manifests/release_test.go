@@ -11,9 +11,13 @@ import (
 
 	"github.com/docspub/platform/deployments/manifests/release"
 	appsv1 "k8s.io/api/apps/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/kustomize/api/krusty"
 	"sigs.k8s.io/kustomize/kyaml/filesys"
 )
+
+// releaseComponent is the file make release writes.
+const releaseComponent = "k8s/components/release/kustomization.yaml"
 
 // sampleDigests is a digest list as make release gathers it, one line per
 // component.
@@ -27,10 +31,20 @@ func sampleDigests(t *testing.T) string {
 	return b.String()
 }
 
-// buildWithRelease renders overlay from an in-memory copy of k8s/ whose
-// release component is the one written from digests (no file on disk
-// changes).
-func buildWithRelease(t *testing.T, overlay string, component []byte) []*appsv1.Deployment {
+// releaseDigests is the release component written from sampleDigests for
+// ghcr.io/acme.
+func releaseDigests(t *testing.T) ([]byte, error) {
+	t.Helper()
+	digests, err := release.ParseDigests(strings.NewReader(sampleDigests(t)))
+	if err != nil {
+		return nil, err
+	}
+	return release.Kustomization("ghcr.io/acme", "1.2.3", digests)
+}
+
+// buildInMemory renders overlay from an in-memory copy of k8s/ with the
+// files of edits (by path from the root) replaced; no file on disk changes.
+func buildInMemory(t *testing.T, overlay string, edits map[string][]byte) []runtime.Object {
 	t.Helper()
 	mem := filesys.MakeFsInMemory()
 	err := filepath.WalkDir(filepath.Join(root, "k8s"), func(path string, d fs.DirEntry, err error) error {
@@ -47,29 +61,16 @@ func buildWithRelease(t *testing.T, overlay string, component []byte) []*appsv1.
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := mem.WriteFile("/k8s/components/release/kustomization.yaml", component); err != nil {
-		t.Fatal(err)
+	for path, b := range edits {
+		if err := mem.WriteFile("/"+path, b); err != nil {
+			t.Fatal(err)
+		}
 	}
 	m, err := krusty.MakeKustomizer(krusty.MakeDefaultOptions()).Run(mem, "/"+overlay)
 	if err != nil {
-		t.Fatalf("kustomize build %s with the release: %v", overlay, err)
+		t.Fatalf("kustomize build %s with %d files changed: %v", overlay, len(edits), err)
 	}
-	dec := decoder(t)
-	var out []*appsv1.Deployment
-	for _, r := range m.Resources() {
-		y, err := r.AsYAML()
-		if err != nil {
-			t.Fatal(err)
-		}
-		obj, _, err := dec.Decode(y, nil, nil)
-		if err != nil {
-			t.Fatalf("%s/%s: %v", r.GetKind(), r.GetName(), err)
-		}
-		if d, ok := obj.(*appsv1.Deployment); ok {
-			out = append(out, d)
-		}
-	}
-	return out
+	return decodeAll(t, overlay, m)
 }
 
 // TestReleasePinsEveryImageByDigest: the component make release writes
@@ -81,7 +82,7 @@ func TestReleasePinsEveryImageByDigest(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	component, err := release.Kustomization("ghcr.io/acme", "1.2.3", digests)
+	component, err := releaseDigests(t)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,7 +91,7 @@ func TestReleasePinsEveryImageByDigest(t *testing.T) {
 		overlays = append(overlays, "k8s/overlays/prod/"+c.name)
 	}
 	for _, overlay := range overlays {
-		deployments := buildWithRelease(t, overlay, component)
+		deployments := of[*appsv1.Deployment](index(buildInMemory(t, overlay, map[string][]byte{releaseComponent: component})))
 		if len(deployments) == 0 {
 			t.Errorf("%s: no Deployment", overlay)
 		}

@@ -63,7 +63,9 @@ func settingsOf(t *testing.T, env string) envSettings {
 }
 
 // settingKey matches a line that sets what the settings components own.
-var settingKey = regexp.MustCompile(`^\s*-?\s*(namespace|newTag|newName|digest|cluster-issuer|cert-manager\.io/cluster-issuer):\s*\S`)
+// (a namespace at the top or in metadata; another namespace, such as an
+// HTTPRoute's parent Gateway's, is deeper).
+var settingKey = regexp.MustCompile(`^((  )?namespace|\s*-?\s*(newTag|newName|digest|cert-manager\.io/cluster-issuer)):\s*\S`)
 
 // TestSettingsInOnePlace: each environment's namespace, image tags, public
 // host and TLS issuer are written in its settings component and nowhere
@@ -78,8 +80,8 @@ func TestSettingsInOnePlace(t *testing.T) {
 		rel, _ := filepath.Rel(root, path)
 		rel = filepath.ToSlash(rel)
 		for i, line := range strings.Split(readFile(t, path), "\n") {
-			l := strings.TrimSpace(line)
-			if strings.HasPrefix(l, "#") || rel == all["dev"].file || rel == all["prod"].file {
+			l := strings.TrimRight(line, " ")
+			if strings.HasPrefix(strings.TrimSpace(l), "#") || rel == all["dev"].file || rel == all["prod"].file {
 				continue
 			}
 			if settingKey.MatchString(l) && !strings.Contains(l, "set-by-settings") && rel != "k8s/components/release/kustomization.yaml" {
