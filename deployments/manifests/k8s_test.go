@@ -266,6 +266,12 @@ func checkComponent(t *testing.T, ix objects, overlay string, c component, secre
 	if refs["KAFKA_BROKERS"] == "" {
 		t.Error("KAFKA_BROKERS does not come from a Secret")
 	}
+	// Each component's own database and Kafka users: from its own Secret.
+	for _, k := range []string{"MONGO_URI", "KAFKA_SASL_USERNAME", "KAFKA_SASL_PASSWORD"} {
+		if s, ok := refs[k]; ok && s != "docspub-"+c.name {
+			t.Errorf("%s comes from Secret %s, want docspub-%s (the component's own user)", k, s, c.name)
+		}
+	}
 	for env, secret := range refs {
 		optional := false
 		for _, e := range ctr.Env {
@@ -282,8 +288,8 @@ func checkComponent(t *testing.T, ix objects, overlay string, c component, secre
 			if secrets[secret] {
 				t.Errorf("prod creates Secret %s: production secrets come from the operator", secret)
 			}
-			if secret != "docspub-internal" && secret != "docspub-infra" {
-				t.Errorf("%s refers to Secret %s; the README documents docspub-internal and docspub-infra", env, secret)
+			if secret != "docspub-internal" && secret != "docspub-infra" && secret != "docspub-"+c.name {
+				t.Errorf("%s refers to Secret %s; deploy.md documents docspub-internal, docspub-infra and docspub-%s", env, secret, c.name)
 			}
 		}
 	}
