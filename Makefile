@@ -15,7 +15,7 @@ export CONSUL_BIN
 COMPONENTS := gateway $(notdir $(patsubst %/go.mod,%,$(wildcard services/*/go.mod)))
 COMPOSE    := docker compose -f deployments/compose/compose.yaml
 
-.PHONY: run test test-long race vet fmt bench bench-http bench-tenants tidy fuzz consul images compose-up compose-down
+.PHONY: run test test-long race vet fmt bench bench-http bench-tenants tidy fuzz consul images release compose-up compose-down
 
 run:
 	$(GO) run ./deployments/local/cmd/platform
@@ -63,6 +63,35 @@ $(CONSUL_BIN):
 images:
 	@command -v docker >/dev/null || { echo "make images needs Docker"; exit 1; }
 	$(COMPOSE) build $(COMPONENTS)
+
+# Each component's Dockerfile arguments beside COMPONENT (compose.yaml and
+# skaffold.yaml pass the same; a manifests test compares them).
+BUILD_ARGS_gateway      := DIR=gateway ADDR_ENV=ADDR PORT=8080
+BUILD_ARGS_identity     := DIR=services/identity ADDR_ENV=IDENTITY_ADDR PORT=8081 TOOLS=./services/identity/cmd/identity-admin
+BUILD_ARGS_content      := DIR=services/content ADDR_ENV=CONTENT_ADDR PORT=8082
+BUILD_ARGS_sites        := DIR=services/sites ADDR_ENV=SITES_ADDR PORT=8083
+BUILD_ARGS_insights     := DIR=services/insights ADDR_ENV=INSIGHTS_ADDR PORT=8084
+BUILD_ARGS_integrations := DIR=services/integrations ADDR_ENV=INTEGRATIONS_ADDR PORT=8085
+
+# A release, where Docker (buildx) exists: every component's image built
+# with its version and commit (OCI labels), pushed to
+# $(REGISTRY)/<component>:$(VERSION), and k8s/components/release rewritten
+# to pin each by the digest the registry returned (the prod overlays use it).
+#   make release REGISTRY=ghcr.io/acme VERSION=1.2.3
+REGISTRY    ?=
+VERSION     ?=
+COMMIT      ?= $(shell git rev-parse HEAD 2>/dev/null)
+RELEASE_TMP := $(or $(TMPDIR),/tmp)/docspub-release
+release:
+	@test -n "$(REGISTRY)" && test -n "$(VERSION)" || { echo "usage: make release REGISTRY=ghcr.io/acme VERSION=1.2.3"; exit 1; }
+	@command -v docker >/dev/null || { echo "make release needs Docker (buildx)"; exit 1; }
+	@rm -rf $(RELEASE_TMP) && mkdir -p $(RELEASE_TMP)
+	$(foreach c,$(COMPONENTS),docker buildx build --push -f deployments/docker/Dockerfile \
+	  --build-arg COMPONENT=$(c) $(addprefix --build-arg ,$(BUILD_ARGS_$(c))) \
+	  --build-arg VERSION=$(VERSION) --build-arg COMMIT=$(COMMIT) \
+	  --tag $(REGISTRY)/$(c):$(VERSION) --metadata-file $(RELEASE_TMP)/$(c).json . && ) true
+	$(GO) run ./deployments/manifests/cmd/release-kustomization -registry $(REGISTRY) -version $(VERSION) \
+	  $(foreach c,$(COMPONENTS),-metadata $(c)=$(RELEASE_TMP)/$(c).json) -out k8s/components/release/kustomization.yaml
 
 # The real stack (MongoDB replica set, Kafka, Redis, Consul, OTel collector,
 # Jaeger) and every component, built from deployments/docker/Dockerfile.

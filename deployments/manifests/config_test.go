@@ -266,6 +266,17 @@ func startOverlay(t *testing.T, overlay string) {
 		infra["KAFKA_BROKERS"] = strings.Join(k.Brokers, ",")
 	}
 	secrets := map[string]map[string]string{"docspub-infra": infra, "docspub-internal": internal}
+	// Each component's own Secret: its MongoDB URI and Kafka user (one
+	// user for all in the fixture).
+	for _, c := range components(t) {
+		own := map[string]string{"MONGO_URI": infra["MONGO_URI"]}
+		for _, k := range []string{"KAFKA_SASL_USERNAME", "KAFKA_SASL_PASSWORD"} {
+			if v, ok := infra[k]; ok {
+				own[k] = v
+			}
+		}
+		secrets["docspub-"+c.name] = own
+	}
 
 	cs := components(t)
 	ports := map[int]int{} // container port → loopback port

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/docspub/platform/gateway"
 	"github.com/docspub/platform/libs/httpx"
 	"github.com/docspub/platform/libs/otelx"
 	"github.com/docspub/platform/libs/service"
@@ -20,7 +21,9 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	kjson "k8s.io/apimachinery/pkg/runtime/serializer/json"
 	"sigs.k8s.io/kustomize/api/krusty"
+	"sigs.k8s.io/kustomize/api/resmap"
 	"sigs.k8s.io/kustomize/kyaml/filesys"
+	"sigs.k8s.io/yaml"
 )
 
 // decoder decodes YAML strictly into the Kubernetes API types: an unknown
@@ -45,12 +48,27 @@ func build(t *testing.T, dir string) []runtime.Object {
 	if err != nil {
 		t.Fatalf("kustomize build %s: %v", dir, err)
 	}
+	return decodeAll(t, dir, m)
+}
+
+// decodeAll decodes every object of m strictly: the Kubernetes API's kinds
+// into their types, the custom resources (crds) into this package's.
+func decodeAll(t *testing.T, dir string, m resmap.ResMap) []runtime.Object {
+	t.Helper()
 	dec := decoder(t)
 	var objs []runtime.Object
 	for _, r := range m.Resources() {
 		y, err := r.AsYAML()
 		if err != nil {
 			t.Fatal(err)
+		}
+		if newCR, ok := crds[r.GetApiVersion()+"/"+r.GetKind()]; ok {
+			obj := newCR()
+			if err := yaml.UnmarshalStrict(y, obj); err != nil {
+				t.Fatalf("%s: %s/%s does not decode strictly: %v", dir, r.GetKind(), r.GetName(), err)
+			}
+			objs = append(objs, obj)
+			continue
 		}
 		obj, _, err := dec.Decode(y, nil, nil)
 		if err != nil {
@@ -248,6 +266,12 @@ func checkComponent(t *testing.T, ix objects, overlay string, c component, secre
 	if refs["KAFKA_BROKERS"] == "" {
 		t.Error("KAFKA_BROKERS does not come from a Secret")
 	}
+	// Each component's own database and Kafka users: from its own Secret.
+	for _, k := range []string{"MONGO_URI", "KAFKA_SASL_USERNAME", "KAFKA_SASL_PASSWORD"} {
+		if s, ok := refs[k]; ok && s != "docspub-"+c.name {
+			t.Errorf("%s comes from Secret %s, want docspub-%s (the component's own user)", k, s, c.name)
+		}
+	}
 	for env, secret := range refs {
 		optional := false
 		for _, e := range ctr.Env {
@@ -264,8 +288,8 @@ func checkComponent(t *testing.T, ix objects, overlay string, c component, secre
 			if secrets[secret] {
 				t.Errorf("prod creates Secret %s: production secrets come from the operator", secret)
 			}
-			if secret != "docspub-internal" && secret != "docspub-infra" {
-				t.Errorf("%s refers to Secret %s; the README documents docspub-internal and docspub-infra", env, secret)
+			if secret != "docspub-internal" && secret != "docspub-infra" && secret != "docspub-"+c.name {
+				t.Errorf("%s refers to Secret %s; deploy.md documents docspub-internal, docspub-infra and docspub-%s", env, secret, c.name)
 			}
 		}
 	}
@@ -319,13 +343,16 @@ func checkExposure(t *testing.T, ix objects, overlay string) {
 	if ing.Spec.IngressClassName == nil || *ing.Spec.IngressClassName == "" {
 		t.Error("the Ingress has no ingressClassName")
 	}
+	// An explicit host per rule, no default backend: the Ingress does not
+	// claim a shared controller's default server.
 	api := strings.TrimPrefix(prodPublicURL, "https://")
-	hosts := map[string]bool{}
-	for _, r := range ing.Spec.Rules {
-		hosts[r.Host] = true
+	if ing.Spec.DefaultBackend != nil {
+		t.Error("the Ingress has a default backend: it would claim the controller's default server")
 	}
-	if !hosts[api] || !hosts[""] {
-		t.Errorf("Ingress hosts %v; want the API host %s and a catch-all (\"\") for published sites' custom hostnames", hosts, api)
+	for _, r := range ing.Spec.Rules {
+		if r.Host != api {
+			t.Errorf("Ingress rule for host %q; want only the API host %s (no catch-all without host)", r.Host, api)
+		}
 	}
 	if len(ing.Spec.TLS) == 0 || !slices.Contains(ing.Spec.TLS[0].Hosts, api) {
 		t.Errorf("Ingress TLS %+v; want the API host", ing.Spec.TLS)
@@ -341,32 +368,54 @@ func checkExposure(t *testing.T, ix objects, overlay string) {
 }
 
 // checkEdgeLimits: the Ingress controller takes the bodies the gateway
-// takes (ingress-nginx's default is 1 MiB, the API's 10 MiB) and waits at
-// least the gateway's upstream timeout.
+// takes (MAX_BODY_BYTES, as its ConfigMap sets it or the code defaults it:
+// 10 MiB; ingress-nginx's default is 1 MiB), streams them, and waits for the
+// gateway exactly as long as the gateway's server reads a request
+// (proxy-send-timeout: httpx.ReadTimeout) and writes a response
+// (proxy-read-timeout: httpx.WriteTimeout, beyond UPSTREAM_TIMEOUT).
 func checkEdgeLimits(t *testing.T, ix objects, ing *networkingv1.Ingress) {
-	var gw *corev1.ConfigMap
-	for _, d := range of[*appsv1.Deployment](ix) {
-		if d.Name == "gateway" {
-			gw = configMap(t, ix, d.Spec.Template.Spec.Containers[0])
-		}
-	}
-	if gw == nil {
+	d, ok := ix["Deployment/gateway"].(*appsv1.Deployment)
+	if !ok {
 		t.Fatal("no gateway Deployment")
 	}
-	body := ing.Annotations["nginx.ingress.kubernetes.io/proxy-body-size"]
-	n, err := strconv.ParseInt(strings.TrimSuffix(body, "m"), 10, 64)
-	if err != nil || !strings.HasSuffix(body, "m") || strconv.FormatInt(n<<20, 10) != gw.Data["MAX_BODY_BYTES"] {
-		t.Errorf("the Ingress's proxy-body-size is %q, the gateway's MAX_BODY_BYTES %s: want the same size", body, gw.Data["MAX_BODY_BYTES"])
-	}
-	upstream, err := time.ParseDuration(gw.Data["UPSTREAM_TIMEOUT"])
-	if err != nil {
-		t.Fatalf("the gateway's UPSTREAM_TIMEOUT %q: %v", gw.Data["UPSTREAM_TIMEOUT"], err)
-	}
-	for _, a := range []string{"proxy-read-timeout", "proxy-send-timeout"} {
-		s, err := strconv.Atoi(ing.Annotations["nginx.ingress.kubernetes.io/"+a])
-		if err != nil || time.Duration(s)*time.Second < upstream {
-			t.Errorf("the Ingress's %s is %q, want at least the gateway's UPSTREAM_TIMEOUT %s", a, ing.Annotations["nginx.ingress.kubernetes.io/"+a], upstream)
+	gw := configMap(t, ix, d.Spec.Template.Spec.Containers[0]).Data
+	setting := func(name string) string {
+		if v, ok := gw[name]; ok {
+			return v
 		}
+		for _, v := range envVars(gateway.Config{}) {
+			if v.name == name {
+				return v.def
+			}
+		}
+		t.Fatalf("the gateway's configuration has no %s", name)
+		return ""
+	}
+	maxBody, err := strconv.ParseInt(setting("MAX_BODY_BYTES"), 10, 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	annotation := func(name string) string { return ing.Annotations["nginx.ingress.kubernetes.io/"+name] }
+	body := annotation("proxy-body-size")
+	n, err := strconv.ParseInt(strings.TrimSuffix(body, "m"), 10, 64)
+	if err != nil || !strings.HasSuffix(body, "m") || n<<20 != maxBody {
+		t.Errorf("the Ingress's proxy-body-size is %q, the gateway's MAX_BODY_BYTES %d: want the same size", body, maxBody)
+	}
+	if b := annotation("proxy-request-buffering"); b != "off" {
+		t.Errorf("proxy-request-buffering %q, want off (bodies streamed to the gateway)", b)
+	}
+	upstream, err := time.ParseDuration(setting("UPSTREAM_TIMEOUT"))
+	if err != nil {
+		t.Fatalf("the gateway's UPSTREAM_TIMEOUT: %v", err)
+	}
+	for a, want := range map[string]time.Duration{"proxy-send-timeout": httpx.ReadTimeout, "proxy-read-timeout": httpx.WriteTimeout} {
+		s, err := strconv.Atoi(annotation(a))
+		if err != nil || time.Duration(s)*time.Second != want {
+			t.Errorf("the Ingress's %s is %q, want %d (the gateway's server timeout)", a, annotation(a), int(want.Seconds()))
+		}
+	}
+	if httpx.WriteTimeout < upstream {
+		t.Errorf("UPSTREAM_TIMEOUT %s is longer than the server's WriteTimeout %s", upstream, httpx.WriteTimeout)
 	}
 }
 

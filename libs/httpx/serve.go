@@ -13,13 +13,22 @@ import (
 // ShutdownTimeout bounds how long in-flight requests may drain on shutdown.
 const ShutdownTimeout = 15 * time.Second
 
+// ReadTimeout bounds the reading of a whole request, its body included
+// (the longest upload); WriteTimeout the writing of a whole response (the
+// longest download or export). A proxy in front of a server waits at least
+// as long (the Ingress's proxy timeouts: deployments/manifests checks them).
+const (
+	ReadTimeout  = 60 * time.Second
+	WriteTimeout = 120 * time.Second
+)
+
 // NewServer returns an http.Server with read, write and idle timeouts.
 func NewServer(h http.Handler) *http.Server {
 	return &http.Server{
 		Handler:           h,
 		ReadHeaderTimeout: 10 * time.Second,
-		ReadTimeout:       60 * time.Second,
-		WriteTimeout:      120 * time.Second,
+		ReadTimeout:       ReadTimeout,
+		WriteTimeout:      WriteTimeout,
 		IdleTimeout:       120 * time.Second,
 	}
 }
