@@ -15,10 +15,18 @@ export CONSUL_BIN
 COMPONENTS := gateway $(notdir $(patsubst %/go.mod,%,$(wildcard services/*/go.mod)))
 COMPOSE    := docker compose -f deployments/compose/compose.yaml
 
-.PHONY: run test test-long race vet fmt bench bench-http bench-tenants tidy fuzz consul images release compose-up compose-down
+.PHONY: run cluster test test-long race vet fmt bench bench-http bench-tenants tidy fuzz consul images release compose-up compose-down
 
 run:
 	$(GO) run ./deployments/local/cmd/platform
+
+# The platform as the distributed system it is deployed as, on one machine:
+# the real binaries as separate processes (CLUSTER_REPLICAS of every
+# service, CLUSTER_GATEWAYS gateways, default 2 each), one embedded
+# database, broker and Redis process, a Consul agent, one entry at ADDR;
+# $(DATA_DIR)/cluster.json lists the processes (deployments/local/cluster.go).
+cluster: consul
+	$(GO) run ./deployments/local/cmd/cluster
 
 # A plain `go test ./...` at the root does not reach the workspace's modules.
 # `make test` is what a newcomer waits for: vet and every module's tests;
@@ -33,7 +41,7 @@ test:
 CONSUL_PKGS := ./libs/discovery/... ./libs/service/... ./deployments/manifests/...
 test-long: consul
 	CONSUL_REQUIRED=1 $(GO) test -count=1 -timeout 10m -run '^(TestConsul.*|TestRunAnnouncesThenWithdrawsBeforeDraining|TestOverlayConfigurationStartsEveryComponent)$$' $(CONSUL_PKGS)
-	CONSUL_REQUIRED=1 $(GO) test -count=1 -timeout 10m -run '^TestPlatformOnConsul' ./deployments/local/
+	CONSUL_REQUIRED=1 $(GO) test -count=1 -timeout 10m -run '^(TestPlatformOnConsul|TestCluster).*' ./deployments/local/
 	$(MAKE) race
 
 # The race suites: tests named TestRace… run two conflicting requests at once

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net"
 	"net/http"
 	"path/filepath"
 	"strings"
@@ -105,7 +104,7 @@ func TestPlatformOnConsulRollsOneServiceAlone(t *testing.T) {
 	load(&idCfg, env("IDENTITY_ADDR", "127.0.0.1:0"))
 	load(&ctCfg, env("CONTENT_ADDR", "127.0.0.1:0", "BLOB_URL", "file://"+t.TempDir()))
 	load(&siteCfg, env("SITES_ADDR", "127.0.0.1:0"))
-	gwAddr := freeAddr(t)
+	gwAddr := freeAddr()
 	// No rate limit: the roll below sends requests back to back for as long
 	// as an instance drains, which may pass 600 a minute.
 	load(&gwCfg, env("ADDR", gwAddr, "REDIS_URL", "redis://"+rds.Addr()+"/0", "RATE_LIMIT", "0",
@@ -170,14 +169,4 @@ func TestPlatformOnConsulRollsOneServiceAlone(t *testing.T) {
 	for range 20 {
 		admin.status(http.StatusOK, "GET", "/v1/spaces/"+space, nil)
 	}
-}
-
-func freeAddr(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().String()
 }

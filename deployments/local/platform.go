@@ -37,6 +37,7 @@ import (
 	"github.com/docspub/platform/services/integrations"
 	"github.com/docspub/platform/services/sites"
 	"github.com/redis/go-redis/v9"
+	"go.mongodb.org/mongo-driver/v2/mongo"
 )
 
 // Config of the local platform.
@@ -155,7 +156,7 @@ func Start(ctx context.Context, cfg Config, log *slog.Logger) (_ *Platform, err 
 			return nil, fmt.Errorf("%s: %w", s.name, err)
 		}
 	}
-	if p.Credentials, err = seed(ctx, p.identity, p.URL, p.CredsPath); err != nil {
+	if p.Credentials, err = seed(ctx, p.identity.Database(), p.URL, p.CredsPath); err != nil {
 		return nil, fmt.Errorf("seed: %w", err)
 	}
 	p.publishDocs(ctx, runCtx)
@@ -531,13 +532,13 @@ func secret(path string) (string, error) {
 	return s, nil
 }
 
-// seed creates the demo organizations once; later starts read the credentials file.
-func seed(ctx context.Context, id *identity.App, url, path string) (Credentials, error) {
+// seed creates the demo organizations in identity's database db once;
+// later starts read the credentials file.
+func seed(ctx context.Context, db *mongo.Database, url, path string) (Credentials, error) {
 	if c, err := readCredentials(path); err == nil {
 		c.GatewayURL = url
 		return c, writeCredentials(path, c)
 	}
-	db := id.Database()
 	admin, err := identity.Bootstrap(ctx, db, identity.BootstrapInput{OrganizationTitle: "Demo", UserDisplayName: "Demo Admin", UserEmail: "admin@demo.example", Role: roles.Admin})
 	if err != nil {
 		return Credentials{}, err

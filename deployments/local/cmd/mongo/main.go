@@ -1,5 +1,6 @@
 // Command mongo runs the embedded MongoDB protocol server (FerretDB on
-// SQLite files) alone, until interrupted. `make race` starts it, built
+// SQLite files) alone, until interrupted: `make cluster`'s database
+// process, shared by every replica. `make race` starts it, built
 // without the race detector, and points the race suites at it
 // (MONGOTEST_URI), so that the detector watches the services' code and not
 // the database's.
@@ -20,6 +21,7 @@ func main() {
 	addr := flag.String("addr", "127.0.0.1:0", "listen address (port 0: a free one)")
 	dir := flag.String("dir", "", "directory of the SQLite files (empty: a temporary one, removed on exit)")
 	uriFile := flag.String("uri-file", "", "file to write the server's URI to once it listens")
+	readURIFile := flag.String("read-uri-file", "", "file to write the server's URI for reads to (its pool not limited to one connection)")
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -29,13 +31,18 @@ func main() {
 		os.Exit(1)
 	}
 	defer srv.Close()
-	if *uriFile != "" {
-		if err := os.WriteFile(*uriFile, []byte(srv.URI), 0o600); err != nil {
+	if *uriFile == "" {
+		fmt.Println(srv.URI)
+	}
+	// The read URI first: a reader of the URI file finds both.
+	for _, f := range []struct{ path, uri string }{{*readURIFile, srv.ReadURI}, {*uriFile, srv.URI}} {
+		if f.path == "" {
+			continue
+		}
+		if err := os.WriteFile(f.path, []byte(f.uri), 0o600); err != nil {
 			fmt.Fprintln(os.Stderr, "mongo:", err)
 			os.Exit(1)
 		}
-	} else {
-		fmt.Println(srv.URI)
 	}
 	<-ctx.Done()
 }

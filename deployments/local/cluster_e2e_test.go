@@ -1,0 +1,171 @@
+package local
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/docspub/platform/libs/consultest"
+	"github.com/docspub/platform/libs/logx"
+	"github.com/docspub/platform/libs/waittest"
+)
+
+// startCluster starts `make cluster`'s processes: 2 replicas of every
+// service, 2 gateways, built from this repository.
+func startCluster(t *testing.T) *Cluster {
+	t.Helper()
+	bin := consultest.Binary(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	c, err := StartCluster(ctx, ClusterConfig{Addr: "127.0.0.1:0", DataDir: t.TempDir(), LogLevel: "warn", Replicas: 2,
+		Gateways: 2, ConsulBin: bin, Repo: "../..", OutboundAllowPrivate: true}, logx.ForTest(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	return c
+}
+
+// traffic sends requests through the cluster's entry until stopped: reads
+// of a space and creations of spaces, counting what failed (a transport
+// error or a 5xx) and keeping what was acknowledged.
+type traffic struct {
+	stop    chan struct{}
+	done    sync.WaitGroup
+	failed  atomic.Int64
+	mu      sync.Mutex
+	created []string
+	errs    []string
+}
+
+func startTraffic(t *testing.T, admin client, org, space string) *traffic {
+	tr := &traffic{stop: make(chan struct{})}
+	for w := range 2 {
+		tr.done.Add(1)
+		go func() {
+			defer tr.done.Done()
+			for i := 0; ; i++ {
+				select {
+				case <-tr.stop:
+					return
+				default:
+				}
+				tr.once(admin, org, space, fmt.Sprintf("w%d-%d", w, i), i%4 == 0)
+			}
+		}()
+	}
+	return tr
+}
+
+func (tr *traffic) once(admin client, org, space, title string, write bool) {
+	r, err := admin.send("GET", "/v1/spaces/"+space, nil)
+	if write {
+		r, err = admin.send("POST", "/v1/orgs/"+org+"/spaces", map[string]any{"title": title})
+	}
+	tr.mu.Lock()
+	defer tr.mu.Unlock()
+	switch {
+	case err != nil || r.Status >= 500:
+		tr.failed.Add(1)
+		tr.errs = append(tr.errs, fmt.Sprintf("write %v: %d %s %v", write, r.Status, r.Body, err))
+	case write && r.Status == http.StatusCreated:
+		var s struct{ ID string }
+		_ = json.Unmarshal(r.Body, &s)
+		tr.created = append(tr.created, s.ID)
+	}
+}
+
+func (tr *traffic) end() {
+	close(tr.stop)
+	tr.done.Wait()
+}
+
+// The cluster of processes: cluster.json lists every process; a space
+// written through the entry is read through each gateway; every service
+// replica restarted one by one with SIGTERM under traffic costs clients no
+// error; SIGKILLed replicas are started again and every acknowledged write
+// stays readable.
+func TestClusterSurvivesRestartsAndKills(t *testing.T) {
+	c := startCluster(t)
+	procs := readClusterState(t, c)
+	if len(procs) != 4+5*2+2 {
+		t.Fatalf("cluster.json lists %d processes, want 16: %+v", len(procs), procs)
+	}
+	admin := client{t: t, base: c.URL, token: c.Credentials.DemoAdminToken}
+	org := c.Credentials.DemoOrgID
+	space := str(admin.schema("Space", 201, "POST", "/v1/orgs/"+org+"/spaces", map[string]any{"title": "Before"}).json(t), "id")
+	for _, p := range procs {
+		if p.Component == "gateway" {
+			gw := client{t: t, base: "http://" + p.Addr, token: c.Credentials.DemoAdminToken}
+			gw.status(http.StatusOK, "GET", "/v1/spaces/"+space, nil)
+		}
+	}
+
+	tr := startTraffic(t, admin, org, space)
+	services := []string{"identity", "content", "sites", "insights", "integrations"}
+	for r := range 2 { // one replica of every service at a time
+		restart(t, c, services, r, syscall.SIGTERM)
+	}
+	tr.end()
+	if n := tr.failed.Load(); n > 0 {
+		t.Errorf("%d requests failed while every replica restarted one by one; first: %v", n, tr.errs[:min(3, len(tr.errs))])
+	}
+	if len(tr.created) == 0 {
+		t.Fatal("no space was created during the restarts")
+	}
+
+	restart(t, c, []string{"content", "sites"}, 1, syscall.SIGKILL)
+	for _, id := range append(tr.created, space) {
+		waittest.Until(t, "space "+id+" readable", 30*time.Second, func() bool {
+			return admin.do("GET", "/v1/spaces/"+id, nil).Status == http.StatusOK
+		})
+	}
+	t.Logf("%d spaces created through 10 restarts and 2 kills", len(tr.created))
+}
+
+// restart signals replica of each component and waits until the cluster
+// runs them again (other pids in cluster.json) and Consul lists each
+// component's replicas passing.
+func restart(t *testing.T, c *Cluster, components []string, replica int, sig syscall.Signal) {
+	t.Helper()
+	pids := map[string]int{}
+	for _, comp := range components {
+		pid, err := c.Signal(comp, replica, sig)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pids[comp] = pid
+	}
+	waittest.Until(t, fmt.Sprintf("%v %d started again after %v", components, replica, sig), time.Minute, func() bool {
+		again := 0
+		for _, p := range readClusterState(t, c) {
+			if old, ok := pids[p.Component]; ok && p.Replica == replica && p.PID != old && p.PID > 0 {
+				again++
+			}
+		}
+		return again == len(components)
+	})
+	for _, comp := range components {
+		waittest.Until(t, comp+" replicas passing in Consul", time.Minute, func() bool { return c.passing(comp) == 2 })
+	}
+}
+
+func readClusterState(t *testing.T, c *Cluster) []ClusterProcess {
+	t.Helper()
+	b, err := os.ReadFile(c.StatePath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var procs []ClusterProcess
+	if err := json.Unmarshal(b, &procs); err != nil {
+		t.Fatalf("cluster.json: %v", err)
+	}
+	return procs
+}
