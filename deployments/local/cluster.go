@@ -47,17 +47,21 @@ type ClusterConfig struct {
 }
 
 // ClusterComponents are the cluster's components, in start order, with the
-// package each binary is built from.
-var ClusterComponents = []struct{ Name, Package string }{
-	{"mongo", "./deployments/local/cmd/mongo"},
-	{"kafka", "./deployments/local/cmd/kafka"},
-	{"redis", "./deployments/local/cmd/redis"},
-	{"identity", "./services/identity/cmd/identity"},
-	{"content", "./services/content/cmd/content"},
-	{"sites", "./services/sites/cmd/sites"},
-	{"insights", "./services/insights/cmd/insights"},
-	{"integrations", "./services/integrations/cmd/integrations"},
-	{"gateway", "./gateway/cmd/gateway"},
+// package each binary is built from; Infra marks the embedded servers
+// (the platform's own components follow them).
+var ClusterComponents = []struct {
+	Name, Package string
+	Infra         bool
+}{
+	{"mongo", "./deployments/local/cmd/mongo", true},
+	{"kafka", "./deployments/local/cmd/kafka", true},
+	{"redis", "./deployments/local/cmd/redis", true},
+	{"identity", "./services/identity/cmd/identity", false},
+	{"content", "./services/content/cmd/content", false},
+	{"sites", "./services/sites/cmd/sites", false},
+	{"insights", "./services/insights/cmd/insights", false},
+	{"integrations", "./services/integrations/cmd/integrations", false},
+	{"gateway", "./gateway/cmd/gateway", false},
 }
 
 // ClusterProcess is one process of the cluster as $DATA_DIR/cluster.json

@@ -6,6 +6,9 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -21,11 +24,17 @@ import (
 // service, 2 gateways, built from this repository.
 func startCluster(t *testing.T) *Cluster {
 	t.Helper()
+	return startClusterWith(t, nil)
+}
+
+// startClusterWith is startCluster running the given binaries.
+func startClusterWith(t *testing.T, binaries map[string]string) *Cluster {
+	t.Helper()
 	bin := consultest.Binary(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	c, err := StartCluster(ctx, ClusterConfig{Addr: "127.0.0.1:0", DataDir: t.TempDir(), LogLevel: "warn", Replicas: 2,
-		Gateways: 2, ConsulBin: bin, Repo: "../..", OutboundAllowPrivate: true}, logx.ForTest(t))
+		Gateways: 2, ConsulBin: bin, Repo: "../..", OutboundAllowPrivate: true, Binaries: binaries}, logx.ForTest(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -168,4 +177,73 @@ func readClusterState(t *testing.T, c *Cluster) []ClusterProcess {
 		t.Fatalf("cluster.json: %v", err)
 	}
 	return procs
+}
+
+// previousRelease builds the components of the previous release (the
+// commit deployments/local/testdata/previous-release names, from this
+// repository's history) and returns their binaries by component.
+func previousRelease(t *testing.T) map[string]string {
+	t.Helper()
+	b, err := os.ReadFile("testdata/previous-release")
+	if err != nil {
+		t.Fatal(err)
+	}
+	commit := strings.TrimSpace(string(b))
+	src, bin := t.TempDir(), t.TempDir()
+	archive := exec.Command("sh", "-c", "git -C ../.. archive --format=tar "+commit+" | tar -x -C "+src)
+	if out, err := archive.CombinedOutput(); err != nil {
+		t.Fatalf("the previous release's tree (%s): %v\n%s", commit, err, out)
+	}
+	bins := map[string]string{}
+	args := []string{"build", "-o", bin + "/"}
+	for _, c := range ClusterComponents {
+		if c.Infra { // the embedded servers stay current
+			continue
+		}
+		args = append(args, c.Package)
+		bins[c.Name] = filepath.Join(bin, filepath.Base(c.Package))
+	}
+	build := exec.Command("go", args...)
+	build.Dir = src
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("build the previous release (%s): %v\n%s", commit, err, out)
+	}
+	return bins
+}
+
+// One service of the previous release beside the current others, and the
+// current one beside the previous others (a rolling upgrade half way, each
+// way round): reads and writes through the entry succeed, and every
+// acknowledged write is readable.
+func TestClusterVersionSkew(t *testing.T) {
+	consultest.Binary(t)
+	previous := previousRelease(t)
+	others := map[string]string{}
+	for _, c := range []string{"identity", "sites", "insights", "integrations", "gateway"} {
+		others[c] = previous[c]
+	}
+	for name, bins := range map[string]map[string]string{
+		"previous content": {"content": previous["content"]},
+		"previous others":  others,
+	} {
+		t.Run(name, func(t *testing.T) {
+			c := startClusterWith(t, bins)
+			admin := client{t: t, base: c.URL, token: c.Credentials.DemoAdminToken}
+			org := c.Credentials.DemoOrgID
+			space := str(admin.schema("Space", 201, "POST", "/v1/orgs/"+org+"/spaces", map[string]any{"title": "Skew"}).json(t), "id")
+			tr := startTraffic(t, admin, org, space)
+			waittest.Until(t, "50 spaces written", time.Minute, func() bool {
+				tr.mu.Lock()
+				defer tr.mu.Unlock()
+				return len(tr.created) >= 50 || tr.failed.Load() > 0
+			})
+			tr.end()
+			if n := tr.failed.Load(); n > 0 {
+				t.Fatalf("%d requests failed; first: %v", n, tr.errs[:min(3, len(tr.errs))])
+			}
+			for _, id := range tr.created {
+				admin.status(http.StatusOK, "GET", "/v1/spaces/"+id, nil)
+			}
+		})
+	}
 }
