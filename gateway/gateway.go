@@ -40,6 +40,7 @@ import (
 	"github.com/go-redis/redis_rate/v10"
 	lru "github.com/hashicorp/golang-lru/v2"
 	"github.com/redis/go-redis/v9"
+	"golang.org/x/sync/errgroup"
 	"golang.org/x/sync/singleflight"
 )
 
@@ -101,6 +102,9 @@ type Config struct {
 	// change that does not pass through this gateway (a merge's event, a
 	// Git sync, another replica's write) waits to show.
 	ReaderCacheTTL time.Duration `env:"READER_CACHE_TTL, default=250ms"`
+	// CustomTLS serves sites' custom hostnames over TLS with certificates
+	// obtained on demand (TLS_ADDR, ACME_*; tls.go). Off by default.
+	CustomTLS CustomTLSConfig
 	// LogLevel is debug, info, warn or error.
 	LogLevel string `env:"LOG_LEVEL, default=info"`
 	// Discovery is DISCOVERY (static: UPSTREAMS; consul: healthy instances
@@ -153,6 +157,7 @@ func (c Config) Validate() error {
 		p.Addf("LOG_LEVEL: must be debug, info, warn or error")
 	}
 	c.Discovery.Check(&p)
+	c.CustomTLS.check(&p, c.Addr)
 	return p.Err()
 }
 
@@ -240,6 +245,9 @@ type Gateway struct {
 	clients *clientip.Resolver
 	// throttled logs a rate-limited key once per window (ratelimit.go).
 	throttled *throttleLog
+	// hosts decides which custom hostnames may have a TLS certificate
+	// (hostnames.go).
+	hosts *hostDecider
 	// targets are the services' base URLs parsed (targetURL).
 	targets *lru.Cache[string, *url.URL]
 	engine  *gin.Engine
@@ -298,6 +306,7 @@ func New(cfg Config, deps Deps) (*Gateway, error) {
 	if cfg.ReaderCacheBytes > 0 {
 		g.pages = pagecache.New(cfg.ReaderCacheBytes, cfg.ReaderCacheTTL)
 	}
+	g.hosts = newHostDecider(internalclient.New(route.Sites, deps.Resolver, signer, decisionTimeout), g.log.With("component", "tls"))
 	g.views = views.New(deps.Resolver, signer, g.log.With("component", "insights recorder"))
 	g.targets, _ = lru.New[string, *url.URL](maxTargets)
 	g.proxy = g.newProxy(transport)
@@ -386,7 +395,13 @@ func Run(ctx context.Context, cfg Config, log *slog.Logger) error {
 	if err := g.kafka.Provision(ctx, log, IdentityTopic); err != nil {
 		return err
 	}
-	return service.Run(ctx, Service, cfg.Addr, g, log, service.WrapListener(g.Listener))
+	if cfg.CustomTLS.Addr == "" {
+		return service.Run(ctx, Service, cfg.Addr, g, log, service.WrapListener(g.Listener))
+	}
+	eg, ctx := errgroup.WithContext(ctx)
+	eg.Go(func() error { return service.Run(ctx, Service, cfg.Addr, g, log, service.WrapListener(g.Listener)) })
+	eg.Go(func() error { return g.listenCustomHostnames(ctx) })
+	return eg.Wait()
 }
 
 // redisOptions parses the Redis URL and, where the URL leaves them unset,

@@ -218,9 +218,9 @@ func checkComponent(t *testing.T, ix objects, overlay string, c component, secre
 			t.Errorf("no %s limit", r)
 		}
 	}
-	if len(ctr.Ports) != 2 || ctr.Ports[0].ContainerPort != int32(c.port) || ctr.Ports[0].Name != "http" ||
-		ctr.Ports[1].ContainerPort != adminPort || ctr.Ports[1].Name != "metrics" {
-		t.Errorf("ports %+v, want http on %d and metrics on %d", ctr.Ports, c.port, adminPort)
+	if len(ctr.Ports) < 2 || ctr.Ports[0].ContainerPort != int32(c.port) || ctr.Ports[0].Name != "http" ||
+		ctr.Ports[1].ContainerPort != adminPort || ctr.Ports[1].Name != "metrics" || !customHostnamePorts(c.name, ctr.Ports[2:]) {
+		t.Errorf("ports %+v, want http on %d and metrics on %d (and the prod gateway's tls on 8443 and acme-http on 8880)", ctr.Ports, c.port, adminPort)
 	}
 	checkMemoryLimit(t, ctr)
 	var preStop int64
@@ -325,9 +325,16 @@ func secretRefs(ctr corev1.Container) map[string]string {
 // leads to the gateway.
 func checkExposure(t *testing.T, ix objects, overlay string) {
 	for _, s := range of[*corev1.Service](ix) {
-		if s.Spec.Type != "" && s.Spec.Type != corev1.ServiceTypeClusterIP {
-			t.Errorf("Service %s is %s, want ClusterIP (only the gateway is exposed, through the Ingress)", s.Name, s.Spec.Type)
+		if overlay == "prod" && s.Name == "gateway-custom-hostnames" {
+			checkCustomHostnames(t, s)
+			continue
 		}
+		if s.Spec.Type != "" && s.Spec.Type != corev1.ServiceTypeClusterIP {
+			t.Errorf("Service %s is %s, want ClusterIP (only the gateway is exposed: through the Ingress, and its custom hostnames' LoadBalancer)", s.Name, s.Spec.Type)
+		}
+	}
+	if _, ok := ix["Service/gateway-custom-hostnames"]; overlay == "prod" && !ok {
+		t.Error("prod has no LoadBalancer of custom hostnames (gateway-custom-hostnames)")
 	}
 	ingresses := of[*networkingv1.Ingress](ix)
 	if overlay == "dev" {
@@ -365,6 +372,29 @@ func checkExposure(t *testing.T, ix objects, overlay string) {
 		}
 	}
 	checkEdgeLimits(t, ix, ing)
+}
+
+// customHostnamePorts tells whether extra are no ports, or the gateway's
+// listeners of custom hostnames (TLS_ADDR :8443, ACME_HTTP_ADDR :8880).
+func customHostnamePorts(name string, extra []corev1.ContainerPort) bool {
+	return len(extra) == 0 || (name == "gateway" && len(extra) == 2 &&
+		extra[0].Name == "tls" && extra[0].ContainerPort == 8443 && extra[1].Name == "acme-http" && extra[1].ContainerPort == 8880)
+}
+
+// checkCustomHostnames: custom hostnames' LoadBalancer leads to the
+// gateway alone, 443 to its TLS listener and 80 to its HTTP-01 listener.
+func checkCustomHostnames(t *testing.T, s *corev1.Service) {
+	t.Helper()
+	if s.Spec.Type != corev1.ServiceTypeLoadBalancer || s.Spec.Selector["app.kubernetes.io/name"] != "gateway" || len(s.Spec.Selector) != 1 {
+		t.Errorf("Service %s: type %s, selector %v; want a LoadBalancer of the gateway", s.Name, s.Spec.Type, s.Spec.Selector)
+	}
+	ports := map[int32]string{}
+	for _, p := range s.Spec.Ports {
+		ports[p.Port] = p.TargetPort.String()
+	}
+	if len(ports) != 2 || ports[443] != "tls" || ports[80] != "acme-http" {
+		t.Errorf("Service %s ports %v; want 443 to tls and 80 to acme-http", s.Name, ports)
+	}
 }
 
 // checkEdgeLimits: the Ingress controller takes the bodies the gateway

@@ -171,6 +171,9 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 	// Internal API (the gateway routes no /internal path): insights asks
 	// for a site its projection does not know yet.
 	sitehttp.RegisterInternal(e.Group("/internal/v1", internaltoken.Require(signer), internaltoken.RequireService(sitesapi.Insights)), sites)
+	// The gateway asks whether a custom hostname is verified before it
+	// obtains a TLS certificate for it.
+	sitehttp.RegisterGateway(e.Group("/internal/v1", internaltoken.Require(signer), internaltoken.RequireService(sitesapi.Gateway)), sites)
 
 	consumer := kafkax.NewConsumer(core.Kafka, ConsumerGroup, ContentTopic, core.Mongo.Database,
 		func(ctx context.Context, ev kafkax.Event) error {

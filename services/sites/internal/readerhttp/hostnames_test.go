@@ -7,6 +7,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/docspub/platform/libs/apitest"
+	"github.com/docspub/platform/libs/internalapi/sitesapi"
+	"github.com/docspub/platform/libs/internaltoken"
 	"github.com/docspub/platform/libs/racetest"
 	"github.com/docspub/platform/libs/waittest"
 	"github.com/docspub/platform/services/sites/internal/contentclient/contenttest"
@@ -210,4 +213,55 @@ func TestRaceHostnameVerification(t *testing.T) {
 			t.Errorf("%s: states %v, served %q", host(i), states, served)
 		}
 	})
+}
+
+// TestHostnameLookupForTLS: the gateway's lookup (before it obtains a TLS
+// certificate) answers the site that verified a hostname, and 404 for a
+// hostname only claimed, another one, or one that is no hostname; nobody
+// but the gateway (a service alone) may ask.
+func TestHostnameLookupForTLS(t *testing.T) {
+	e := newEnv(t)
+	e.content.AddSpace("sp1", "acme", "Handbook", contenttest.Doc("p1", "Welcome", "welcome", "Acme owns these docs."))
+	id, _ := e.site(`{"title":"Docs","spaces":["sp1"]}`)
+	other, _ := e.site(`{"title":"Other","spaces":["sp1"]}`)
+	const host, pending = "docs.acme-tls.test", "pending.acme-tls.test"
+	gw := internaltoken.Principal{Service: sitesapi.Gateway}
+
+	e.claim("ada", "acme", other, pending)
+	if got := e.api.Do(gw, "GET", sitesapi.HostnamePath(host), "").Status; got != 404 {
+		t.Errorf("before verification: status = %d, want 404", got)
+	}
+	e.verifyHostname("ada", "acme", id, host)
+	res := e.api.Do(gw, "GET", sitesapi.HostnamePath(host), "")
+	if res.Status != 200 {
+		t.Fatalf("verified: %d %s", res.Status, res.Body)
+	}
+	if got := apitest.Decode[sitesapi.Site](t, res.Body); got != (sitesapi.Site{ID: id, Organization: "acme"}) {
+		t.Errorf("verified: %+v", got)
+	}
+	for _, tc := range []struct {
+		name   string
+		as     internaltoken.Principal
+		host   string
+		status int
+	}{
+		{"a pending claim", gw, pending, 404},
+		{"an unknown hostname", gw, "nobody.acme-tls.test", 404},
+		{"upper case", gw, strings.ToUpper(host), 404},
+		{"too long", gw, strings.Repeat("a", 600) + ".test.test", 404},
+		{"a user", as("ada"), host, 403},
+		{"the gateway for a user", internaltoken.Principal{Service: sitesapi.Gateway, UserID: "ada", Roles: users["ada"]}, host, 403},
+		{"another service", internaltoken.Principal{Service: sitesapi.Insights}, host, 403},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := e.api.Do(tc.as, "GET", sitesapi.HostnamePath(tc.host), "").Status; got != tc.status {
+				t.Errorf("status = %d, want %d", got, tc.status)
+			}
+		})
+	}
+	// Removing the hostname ends its lookup at once.
+	e.call("ada", "PATCH", "/v1/orgs/acme/sites/"+id, `{"hostname":null}`, 200)
+	if got := e.api.Do(gw, "GET", sitesapi.HostnamePath(host), "").Status; got != 404 {
+		t.Errorf("removed: status = %d, want 404", got)
+	}
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/docspub/platform/libs/apitest"
 	"github.com/docspub/platform/libs/discovery"
 	"github.com/docspub/platform/libs/httpx"
+	"github.com/docspub/platform/libs/internalapi/sitesapi"
 	"github.com/docspub/platform/libs/internaltoken"
 	"github.com/docspub/platform/libs/logx"
 	"github.com/docspub/platform/libs/mongotest"
@@ -124,6 +125,7 @@ func newEnvWith(t *testing.T, opts reader.Deps) *env {
 	sectionhttp.Register(v1, sections)
 	sharelinkhttp.Register(v1, links)
 	readerhttp.Register(e, rd, signer, logx.ForTest(t))
+	sitehttp.RegisterGateway(e.Group("/internal/v1", internaltoken.Require(signer), internaltoken.RequireService(sitesapi.Gateway)), sites)
 	return &env{t: t, api: apitest.New(t, e, signer), signer: signer, engine: e, content: ct,
 		spaces: spaces, db: db, reader: rd, readerLog: readerLog, dns: dns, sites: sites}
 }

@@ -58,6 +58,21 @@ func (s Site) HostnameVerified(host string) bool {
 	return host != "" && s.Hostname == host && s.HostnameClaim != nil && s.HostnameClaim.State == HostnameVerified
 }
 
+// VerifiedHostname returns the live site that verified host and holds it,
+// for a platform service (the gateway, before it obtains a TLS
+// certificate for host); ErrSiteNotFound when none does, or when host is
+// no hostname a site may hold (too long, not lower-case).
+func (s *Service) VerifiedHostname(ctx context.Context, host string) (Site, error) {
+	if host == "" || len(host) > limits.ReaderHostname || !hostnamePattern.MatchString(host) {
+		return Site{}, ErrSiteNotFound
+	}
+	st, err := s.store.SiteByHostname(ctx, host)
+	if errors.Is(err, apierr.ErrNotFound) || (err == nil && !st.HostnameVerified(host)) {
+		return Site{}, ErrSiteNotFound
+	}
+	return st, err
+}
+
 // TXTResolver looks up TXT records (*net.Resolver does).
 type TXTResolver interface {
 	LookupTXT(ctx context.Context, name string) ([]string, error)
