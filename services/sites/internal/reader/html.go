@@ -81,7 +81,10 @@ const headScript = `var d=document.documentElement;d.className="js";` +
 
 // pageScript adds a copy button to code blocks, makes the theme button
 // switch system → light → dark (remembered in localStorage) and scrolls
-// the navigation to the current page: the page works without it.
+// the navigation to the current page (the sidebar, as tall as the window,
+// starts below the header until the window scrolls: its padding grows by
+// what the window cuts off so that its last entries can be scrolled into
+// view): the page works without it.
 const pageScript = `document.querySelectorAll("article pre").forEach(function(pre){` +
 	`if(!navigator.clipboard)return;var b=document.createElement("button");b.type="button";b.className="copy";` +
 	`b.textContent="Copy";b.setAttribute("aria-label","Copy code");b.addEventListener("click",function(){` +
@@ -94,8 +97,9 @@ const pageScript = `document.querySelectorAll("article pre").forEach(function(pr
 	`b.addEventListener("click",function(){var t=next[now()];if(t==="system")d.removeAttribute("data-theme");else d.setAttribute("data-theme",t);` +
 	`try{if(t==="system")localStorage.removeItem("theme");else localStorage.setItem("theme",t)}catch(e){}show()});show()})();` +
 	`(function(){var s=document.querySelector(".sidebar"),a=s&&s.querySelector("a[aria-current]");` +
-	`if(!a||s.scrollHeight<=s.clientHeight)return;var r=a.getBoundingClientRect(),q=s.getBoundingClientRect(),` +
-	`bottom=Math.min(q.bottom,window.innerHeight);if(r.top<q.top||r.bottom>bottom)s.scrollTop+=r.top-q.top-(bottom-q.top)/3})();`
+	`if(!a||s.scrollHeight<=s.clientHeight)return;var q=s.getBoundingClientRect(),bottom=Math.min(q.bottom,window.innerHeight);` +
+	`s.style.paddingBottom=(parseFloat(getComputedStyle(s).paddingBottom)+q.bottom-bottom)+"px";` +
+	`var r=a.getBoundingClientRect();if(r.top<q.top||r.bottom>bottom)s.scrollTop+=r.top-q.top-(bottom-q.top)/3})();`
 
 // PagePolicy is the Content-Security-Policy of pages: their own styles,
 // images, the layout's two scripts by their hashes, and frames of the
