@@ -1,6 +1,10 @@
 package slug
 
-import "testing"
+import (
+	"os"
+	"strings"
+	"testing"
+)
 
 // Headings of GitBook's own docs (GitbookIO/public-docs) and the anchors
 // its pages link to them with.
@@ -21,5 +25,32 @@ func TestHeading(t *testing.T) {
 		if got := Heading(tc.text); got != tc.want {
 			t.Errorf("Heading(%q) = %q, want %q", tc.text, got, tc.want)
 		}
+	}
+}
+
+// TestHeadingPublicDocs: every link of GitBook's own docs
+// (GitbookIO/public-docs) to a heading of another or the same page finds
+// it: the fragment is the heading's id.
+func TestHeadingPublicDocs(t *testing.T) {
+	b, err := os.ReadFile("testdata/publicdocs-anchors.tsv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, line := range strings.Split(string(b), "\n") {
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		f := strings.Split(line, "\t")
+		if len(f) != 3 {
+			t.Fatalf("line %q", line)
+		}
+		n++
+		if got := Heading(f[1]); got != f[0] {
+			t.Errorf("Heading(%q) = %q, want %q (linked from %s)", f[1], got, f[0], f[2])
+		}
+	}
+	if n < 100 {
+		t.Fatalf("%d pairs read", n)
 	}
 }

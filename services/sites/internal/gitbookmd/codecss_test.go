@@ -1,71 +1,71 @@
 package gitbookmd
 
 import (
-	"math"
 	"regexp"
-	"strconv"
 	"strings"
 	"testing"
 )
 
-// TestDarkCodeContrast: in the dark scheme every class of highlighted
-// code has a colour (its dark rule's, else the light rule that still
-// applies) with a contrast of at least 4.5:1 (WCAG AA) on the dark
-// background, as the stylesheet gives them.
-func TestDarkCodeContrast(t *testing.T) {
-	i := strings.Index(CodeCSS, "@media (prefers-color-scheme: dark){")
-	if i < 0 {
-		t.Fatal("no dark section in CodeCSS")
+// TestCodeContrast: in each scheme (light; dark as the system's; dark as
+// the reader's pick) every class of highlighted code has a colour (its
+// scheme's rule, else the light rule that still applies) with a contrast
+// of at least 4.5:1 (WCAG AA) on the scheme's background, as the
+// stylesheet gives them.
+func TestCodeContrast(t *testing.T) {
+	media := strings.Index(CodeCSS, "@media (prefers-color-scheme: dark){")
+	picked := strings.Index(CodeCSS, ":root[data-theme=dark] ")
+	if media < 0 || picked < media {
+		t.Fatal("no dark sections in CodeCSS")
 	}
-	light, dark := colours(CodeCSS[:i]), colours(CodeCSS[i:])
-	bg := regexp.MustCompile(`\.chroma \{[^}]*background-color: (#[0-9a-fA-F]{6})`).FindStringSubmatch(CodeCSS[i:])
-	if bg == nil {
-		t.Fatal("no dark background")
-	}
-	checked := 0
-	for class, c := range light {
-		if class == "ln" || class == "lnt" || class == "hl" || class == "err" || class == "w" {
-			continue // line numbers, highlights and whitespace: no token's glyphs
+	light := CodeCSS[:media]
+	for _, tc := range []struct{ name, css, prefix string }{
+		{"light", light, ""},
+		{"dark (system)", CodeCSS[media:picked], ":root:not([data-theme=light]) "},
+		{"dark (picked)", CodeCSS[picked:], ":root[data-theme=dark] "},
+	} {
+		bg := regexp.MustCompile(regexp.QuoteMeta(tc.prefix) + `\.chroma \{[^}]*background-color: (#[0-9a-fA-F]{6})`).FindStringSubmatch(tc.css)
+		if bg == nil {
+			t.Fatalf("%s: no background", tc.name)
 		}
-		if d, ok := dark[class]; ok {
-			c = d
+		own := colours(tc.css, tc.prefix)
+		checked := 0
+		for class, c := range colours(light, "") {
+			if glyphless[class] {
+				continue
+			}
+			if d, ok := own[class]; ok {
+				c = d
+			}
+			if r := contrast(c, bg[1]); r < 4.5 {
+				t.Errorf("%s: .%s: %s on %s has a contrast of %.2f, want at least 4.5", tc.name, class, c, bg[1], r)
+			}
+			checked++
 		}
-		if r := contrast(c, bg[1]); r < 4.5 {
-			t.Errorf(".%s: %s on %s has a contrast of %.2f, want at least 4.5", class, c, bg[1], r)
+		if checked < 20 {
+			t.Fatalf("%s: checked %d classes: the stylesheet did not parse", tc.name, checked)
 		}
-		checked++
-	}
-	if checked < 20 {
-		t.Fatalf("checked %d classes: the stylesheet did not parse", checked)
 	}
 }
 
-// colours are the text colours a stylesheet gives the classes of .chroma.
-func colours(css string) map[string]string {
+// colours are the text colours a stylesheet gives the classes of .chroma
+// under prefix.
+func colours(css, prefix string) map[string]string {
 	out := map[string]string{}
-	for _, m := range regexp.MustCompile(`\.chroma \.([A-Za-z0-9_-]+) \{[^}]*?[^-]color: (#[0-9a-fA-F]{6})`).FindAllStringSubmatch(css, -1) {
+	re := regexp.MustCompile(`(?:^|\*/ |\n|\})` + regexp.QuoteMeta(prefix) + `\.chroma \.([A-Za-z0-9_-]+) \{[^}]*?[^-]color: (#[0-9a-fA-F]{6})`)
+	for _, m := range re.FindAllStringSubmatch(css, -1) {
 		out[m[1]] = m[2]
 	}
 	return out
 }
 
-// contrast is WCAG's contrast ratio of two #rrggbb colours.
-func contrast(a, b string) float64 {
-	la, lb := luminance(a), luminance(b)
-	return (max(la, lb) + 0.05) / (min(la, lb) + 0.05)
-}
-
-func luminance(hex string) float64 {
-	var l float64
-	for i, w := range []float64{0.2126, 0.7152, 0.0722} {
-		v, _ := strconv.ParseUint(hex[1+2*i:3+2*i], 16, 8)
-		c := float64(v) / 255
-		if c <= 0.03928 {
-			c /= 12.92
-		} else {
-			c = math.Pow((c+0.055)/1.055, 2.4)
+// TestContrast: WCAG's ratios of known pairs.
+func TestContrast(t *testing.T) {
+	for _, tc := range []struct {
+		a, b string
+		want float64
+	}{{"#000000", "#ffffff", 21}, {"#ffffff", "#ffffff", 1}, {"#767676", "#ffffff", 4.54}} {
+		if got := contrast(tc.a, tc.b); got < tc.want-0.01 || got > tc.want+0.01 {
+			t.Errorf("contrast(%s, %s) = %.2f, want %.2f", tc.a, tc.b, got, tc.want)
 		}
-		l += w * c
 	}
-	return l
 }

@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"github.com/docspub/platform/services/sites/internal/gitbookmd"
-	"github.com/docspub/platform/services/sites/internal/limits"
 )
 
 //go:embed layout.html
@@ -64,32 +63,57 @@ type pageData struct {
 }
 
 // theme is what every page of the layout shares: the stylesheet of
-// highlighted code and tabs, and the copy button's script.
+// highlighted code and tabs, the script that sets the reader's theme
+// before the page is drawn (in <head>) and the page's script.
 type theme struct {
-	CodeCSS template.CSS
-	Script  template.JS
+	CodeCSS            template.CSS
+	HeadScript, Script template.JS
 }
 
-var pageTheme = theme{CodeCSS: template.CSS(gitbookmd.CodeCSS + gitbookmd.TabsCSS), Script: template.JS(copyScript)}
+var pageTheme = theme{CodeCSS: template.CSS(gitbookmd.CodeCSS + gitbookmd.TabsCSS),
+	HeadScript: template.JS(headScript), Script: template.JS(pageScript)}
 
-// copyScript adds a copy button to code blocks: the page works without
-// it. PagePolicy allows it by its hash, and no other script.
-const copyScript = `document.querySelectorAll("article pre").forEach(function(pre){` +
+// headScript sets the theme the reader picked (light or dark; none is
+// the system's) on <html> before anything is drawn, so no page flashes
+// the other one, and marks that scripts run (the theme button shows).
+const headScript = `var d=document.documentElement;d.className="js";` +
+	`try{var t=localStorage.getItem("theme");if(t==="light"||t==="dark")d.setAttribute("data-theme",t)}catch(e){}`
+
+// pageScript adds a copy button to code blocks, makes the theme button
+// switch system → light → dark (remembered in localStorage) and scrolls
+// the navigation to the current page (the sidebar, as tall as the window,
+// starts below the header until the window scrolls: its padding grows by
+// what the window cuts off so that its last entries can be scrolled into
+// view): the page works without it.
+const pageScript = `document.querySelectorAll("article pre").forEach(function(pre){` +
 	`if(!navigator.clipboard)return;var b=document.createElement("button");b.type="button";b.className="copy";` +
 	`b.textContent="Copy";b.setAttribute("aria-label","Copy code");b.addEventListener("click",function(){` +
 	`var c=pre.querySelectorAll(".cl");var t=c.length?Array.prototype.map.call(c,function(e){return e.textContent}).join(""):pre.textContent;` +
-	`navigator.clipboard.writeText(t).then(function(){b.textContent="Copied"},function(){b.textContent="Failed"})});pre.appendChild(b)});`
+	`navigator.clipboard.writeText(t).then(function(){b.textContent="Copied"},function(){b.textContent="Failed"})});pre.appendChild(b)});` +
+	`(function(){var b=document.querySelector("button.theme"),d=document.documentElement;if(!b)return;` +
+	`var names={system:"◐ System",light:"☀ Light",dark:"☾ Dark"},next={system:"light",light:"dark",dark:"system"};` +
+	`function now(){var t=d.getAttribute("data-theme");return t==="light"||t==="dark"?t:"system"}` +
+	`function show(){b.textContent=names[now()];b.setAttribute("aria-label","Theme: "+now()+" (switch)")}` +
+	`b.addEventListener("click",function(){var t=next[now()];if(t==="system")d.removeAttribute("data-theme");else d.setAttribute("data-theme",t);` +
+	`try{if(t==="system")localStorage.removeItem("theme");else localStorage.setItem("theme",t)}catch(e){}show()});show()})();` +
+	`(function(){var s=document.querySelector(".sidebar"),a=s&&s.querySelector("a[aria-current]");` +
+	`if(!a||s.scrollHeight<=s.clientHeight)return;var q=s.getBoundingClientRect(),bottom=Math.min(q.bottom,window.innerHeight);` +
+	`s.style.paddingBottom=(parseFloat(getComputedStyle(s).paddingBottom)+q.bottom-bottom)+"px";` +
+	`var r=a.getBoundingClientRect();if(r.top<q.top||r.bottom>bottom)s.scrollTop+=r.top-q.top-(bottom-q.top)/3})();`
 
 // PagePolicy is the Content-Security-Policy of pages: their own styles,
-// images, the copy button's script by its hash, and frames of the embed
-// providers gitbookmd allows.
-var PagePolicy = func() string {
-	sum := sha256.Sum256([]byte(copyScript))
-	return "default-src 'none'; img-src 'self' https: http: data:; style-src 'unsafe-inline'; " +
-		"script-src 'sha256-" + base64.StdEncoding.EncodeToString(sum[:]) + "'; " +
-		"frame-src " + strings.Join(gitbookmd.FrameSources, " ") + "; " +
-		"form-action 'self'; base-uri 'none'; frame-ancestors 'self'"
-}()
+// images, the layout's two scripts by their hashes, and frames of the
+// embed providers gitbookmd allows.
+var PagePolicy = "default-src 'none'; img-src 'self' https: http: data:; style-src 'unsafe-inline'; " +
+	"script-src " + scriptHash(headScript) + " " + scriptHash(pageScript) + "; " +
+	"frame-src " + strings.Join(gitbookmd.FrameSources, " ") + "; " +
+	"form-action 'self'; base-uri 'none'; frame-ancestors 'self'"
+
+// scriptHash is a script's source as the CSP allows it.
+func scriptHash(script string) string {
+	sum := sha256.Sum256([]byte(script))
+	return "'sha256-" + base64.StdEncoding.EncodeToString(sum[:]) + "'"
+}
 
 type link struct {
 	Title, URL string
@@ -246,60 +270,6 @@ func crumbs(rd *read, v *variant, t *tree, p *page) []link {
 		out = append(out, l)
 	}
 	return out
-}
-
-// nav is a variant's page tree as HTML: hidden pages are left out, groups
-// are headings, at most limits.ReaderNavPages pages. The tree's HTML is
-// cached by where it is served and its revision; it comes back in two
-// pieces, cut inside the current page's link, where the layout marks it
-// (rest is empty when the page is not listed).
-func (r *Reader) nav(rd *read, v *variant, t *tree, current string) (html, rest template.HTML) {
-	key := cacheKey("nav", rd.site.ID, rd.base, v.path, t.org, t.space, t.id)
-	cached, ok := r.cache.Get(key)
-	if !ok {
-		var b strings.Builder
-		n := 0
-		var list func(ps []*page)
-		list = func(ps []*page) {
-			b.WriteString("<ul>")
-			for _, p := range ps {
-				if p.hidden || n >= limits.ReaderNavPages {
-					continue
-				}
-				n++
-				if p.document() {
-					b.WriteString(`<li><a href="`)
-					b.WriteString(template.HTMLEscapeString(rd.pageURL(v, t, p)))
-					b.WriteString(`">`)
-				} else {
-					b.WriteString(`<li class="group"><span>`)
-				}
-				b.WriteString(template.HTMLEscapeString(p.title))
-				if p.document() {
-					b.WriteString("</a>")
-				} else {
-					b.WriteString("</span>")
-				}
-				if len(p.children) > 0 {
-					list(p.children)
-				}
-				b.WriteString("</li>")
-			}
-			b.WriteString("</ul>")
-		}
-		list(t.top())
-		if n >= limits.ReaderNavPages {
-			b.WriteString(`<p class="note">Some pages are not listed here.</p>`)
-		}
-		cached = b.String()
-		r.cache.Add(key, cached, int64(b.Len())+64)
-	}
-	all := cached.(string)
-	mark := `href="` + template.HTMLEscapeString(current) + `"`
-	if i := strings.Index(all, mark); i >= 0 {
-		return template.HTML(all[:i+len(mark)]), template.HTML(all[i+len(mark):])
-	}
-	return template.HTML(all), ""
 }
 
 // message answers an error page within the site's frame when a site is

@@ -1,0 +1,116 @@
+package reader
+
+import (
+	"html/template"
+	"slices"
+	"strings"
+
+	"github.com/docspub/platform/services/sites/internal/limits"
+)
+
+// navTree is a variant's page tree as HTML, and for each page's URL where
+// the <details> of the pages above it (and its own, when it has pages
+// under it) are: those open when it is the current page.
+type navTree struct {
+	html  string
+	opens map[string][]int
+}
+
+// nav is a variant's page tree as HTML: hidden pages are left out, groups
+// are headings, a page with pages under it folds them (<details>), open
+// only above the current page; at most limits.ReaderNavPages pages. The
+// tree is cached by where it is served and its revision; it comes back in
+// two pieces, cut inside the current page's link, where the layout marks
+// it (rest is empty when the page is not listed).
+func (r *Reader) nav(rd *read, v *variant, t *tree, current string) (html, rest template.HTML) {
+	key := cacheKey("nav", rd.site.ID, rd.base, v.path, t.org, t.space, t.id)
+	cached, ok := r.cache.Get(key)
+	if !ok {
+		nb := &navBuilder{rd: rd, v: v, t: t, opens: map[string][]int{}}
+		nb.list(t.top())
+		if nb.n >= limits.ReaderNavPages {
+			nb.b.WriteString(`<p class="note">Some pages are not listed here.</p>`)
+		}
+		nt := &navTree{html: nb.b.String(), opens: nb.opens}
+		size := len(nt.html) + 64
+		for u, o := range nt.opens {
+			size += len(u) + 8*len(o) + 48
+		}
+		cached = nt
+		r.cache.Add(key, cached, int64(size))
+	}
+	nt := cached.(*navTree)
+	all := nt.html
+	if opens := nt.opens[current]; len(opens) > 0 {
+		var b strings.Builder
+		b.Grow(len(all) + len(opens)*len(" open"))
+		at := 0
+		for _, o := range opens {
+			b.WriteString(all[at:o])
+			b.WriteString(" open")
+			at = o
+		}
+		b.WriteString(all[at:])
+		all = b.String()
+	}
+	mark := `href="` + template.HTMLEscapeString(current) + `"`
+	if i := strings.Index(all, mark); i >= 0 {
+		return template.HTML(all[:i+len(mark)]), template.HTML(all[i+len(mark):])
+	}
+	return template.HTML(all), ""
+}
+
+// navBuilder writes a navTree.
+type navBuilder struct {
+	rd    *read
+	v     *variant
+	t     *tree
+	b     strings.Builder
+	n     int
+	above []int // where the open <details> being written are
+	opens map[string][]int
+}
+
+func (nb *navBuilder) list(ps []*page) {
+	nb.b.WriteString("<ul>")
+	for _, p := range ps {
+		if p.hidden || nb.n >= limits.ReaderNavPages {
+			continue
+		}
+		nb.n++
+		if !p.document() {
+			nb.b.WriteString(`<li class="group"><span>`)
+			nb.b.WriteString(template.HTMLEscapeString(p.title))
+			nb.b.WriteString("</span>")
+			if len(p.children) > 0 {
+				nb.list(p.children)
+			}
+			nb.b.WriteString("</li>")
+			continue
+		}
+		u := nb.rd.pageURL(nb.v, nb.t, p)
+		folds := slices.ContainsFunc(p.children, func(c *page) bool { return !c.hidden })
+		nb.b.WriteString("<li>")
+		if folds {
+			nb.b.WriteString("<details")
+			nb.above = append(nb.above, nb.b.Len())
+			nb.b.WriteString("><summary>")
+		}
+		if len(nb.above) > 0 {
+			nb.opens[u] = slices.Clone(nb.above)
+		}
+		nb.b.WriteString(`<a href="`)
+		nb.b.WriteString(template.HTMLEscapeString(u))
+		nb.b.WriteString(`">`)
+		nb.b.WriteString(template.HTMLEscapeString(p.title))
+		nb.b.WriteString("</a>")
+		if folds {
+			nb.b.WriteString("</summary>")
+			nb.list(p.children)
+			nb.b.WriteString("</details>")
+			nb.above = nb.above[:len(nb.above)-1]
+		}
+		nb.b.WriteString("</li>")
+	}
+	nb.b.WriteString("</ul>")
+}
