@@ -1,17 +1,20 @@
 package gateway_test
 
 import (
+	"bufio"
 	"context"
 	"crypto/tls"
 	"crypto/x509"
 	"encoding/json"
 	"encoding/pem"
+	"fmt"
 	"io"
 	"log"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -298,16 +301,17 @@ func TestCustomHostnameHTTP01(t *testing.T) {
 	errorBody(t, res, http.StatusBadRequest)
 }
 
-// Two replicas share one Redis: concurrent first handshakes for one
-// hostname on both make one order, and both serve that certificate. The
-// CA's validations reach replica a only (as a load balancer may send
-// them): replica b's challenges are answered by a from the shared storage.
+// Two replicas, two processes (certmagic also dedupes issuance within a
+// process), share one Redis: concurrent first handshakes for one hostname
+// on both make one order, and both serve that certificate. The CA's
+// validations reach replica a only (as a load balancer may send them):
+// replica b's challenges are answered by a from the shared storage.
 func TestCustomHostnameSharedByReplicas(t *testing.T) {
-	tlsA, tlsB := listen(t), listen(t)
+	tlsA := listen(t)
 	a := startACME(t, 1, port(tlsA))
 	sites := newTLSSites(t, "shared.customer.test")
 	ga := startTLSGateway(t, a, sites, tlsA, nil, nil)
-	gb := startTLSGateway(t, a, sites, tlsB, nil, nil)
+	gb := startReplicaProcess(t, a, sites)
 
 	certs := make([]*x509.Certificate, 2)
 	var wg sync.WaitGroup
@@ -335,6 +339,75 @@ func TestCustomHostnameSharedByReplicas(t *testing.T) {
 	if cert := gc.wantPage(t, a, "shared.customer.test"); !cert.Equal(certs[0]) || a.orders.Load() != 1 {
 		t.Errorf("a later replica: serial %s, %d orders", cert.SerialNumber, a.orders.Load())
 	}
+}
+
+// replicaEnv names what TestTLSReplicaProcess serves with.
+const (
+	replicaACME, replicaACMERoot, replicaSites = "TLS_REPLICA_ACME", "TLS_REPLICA_ACME_ROOT", "TLS_REPLICA_SITES"
+)
+
+// startReplicaProcess runs a second gateway replica in another process
+// (this test binary, running TestTLSReplicaProcess) on the same CA, sites
+// and Redis, until the test ends.
+func startReplicaProcess(t *testing.T, a *acmeCA, sites *tlsSites) *tlsGateway {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^TestTLSReplicaProcess$", "-test.v", "-test.count=1")
+	cmd.Env = append(os.Environ(), replicaACME+"="+a.url, replicaACMERoot+"="+a.rootFile, replicaSites+"="+sites.srv.URL,
+		"REDIS_URL="+redisURL)
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = stdin.Close() // the replica stops when its stdin ends
+		done := make(chan error, 1)
+		go func() { done <- cmd.Wait() }()
+		select {
+		case <-done:
+		case <-time.After(20 * time.Second):
+			_ = cmd.Process.Kill()
+			<-done
+		}
+	})
+	addr := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(out)
+		for sc.Scan() {
+			if a, ok := strings.CutPrefix(sc.Text(), "replica listening on "); ok {
+				addr <- a
+			}
+		}
+	}()
+	select {
+	case a := <-addr:
+		return &tlsGateway{tlsAddr: a}
+	case <-time.After(60 * time.Second):
+		t.Fatal("the replica process did not start within 60 s")
+		return nil
+	}
+}
+
+// TestTLSReplicaProcess is the second process of
+// TestCustomHostnameSharedByReplicas: a gateway replica serving custom
+// hostnames until its stdin ends. Alone, it skips.
+func TestTLSReplicaProcess(t *testing.T) {
+	if os.Getenv(replicaACME) == "" {
+		t.Skip("the second replica process of TestCustomHostnameSharedByReplicas")
+	}
+	a := &acmeCA{url: os.Getenv(replicaACME), rootFile: os.Getenv(replicaACMERoot)}
+	sites := &tlsSites{srv: &httptest.Server{URL: os.Getenv(replicaSites)}}
+	ln := listen(t)
+	startTLSGateway(t, a, sites, ln, nil, nil)
+	fmt.Println("replica listening on " + ln.Addr().String())
+	_, _ = io.Copy(io.Discard, os.Stdin)
 }
 
 // The settings of custom hostnames' TLS are checked only when it is on,
