@@ -15,7 +15,7 @@ export CONSUL_BIN
 COMPONENTS := gateway $(notdir $(patsubst %/go.mod,%,$(wildcard services/*/go.mod)))
 COMPOSE    := docker compose -f deployments/compose/compose.yaml
 
-.PHONY: run cluster test test-long race vet fmt bench bench-http bench-tenants tidy fuzz consul images release compose-up compose-down
+.PHONY: run cluster test test-long race vet fmt bench bench-http bench-tenants bench-cluster tidy fuzz consul images release compose-up compose-down
 
 run:
 	$(GO) run ./deployments/local/cmd/platform
@@ -120,6 +120,11 @@ fmt:
 # and CPU per request for each target, in one table.
 bench-http:
 	$(GO) test -run '^$$' -bench '^BenchmarkHTTPTable$$' -benchtime 1x -count 1 -timeout 20m ./deployments/local/
+
+# bench-cluster: GET space and a published page through the two-gateway
+# cluster of processes against make run's one process, in one run.
+bench-cluster: consul
+	$(GO) test -run '^$$' -bench '^BenchmarkClusterVersusRun$$' -benchtime 1x -count 1 -timeout 20m ./deployments/local/
 
 # bench-tenants: another organization's list and search before and after one
 # organization grows to 10,000 spaces and 100,000 pages (BENCH_TENANT_SPACES,
