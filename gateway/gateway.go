@@ -226,6 +226,8 @@ type Gateway struct {
 	kafka kafkax.Cluster
 	// events consumes identity.events once RunBackground started it.
 	events *kafkax.Consumer
+	// repurge purges the tags of events a second time (events.go).
+	repurge repurge
 	// docs are the API document and its reference page, served by the
 	// gateway itself (route.GatewayRoutes).
 	docs apiDocs
@@ -340,6 +342,13 @@ func (g *Gateway) Handler() http.Handler { return g.engine }
 // they stop when ctx is done. Call it at most once, and Close after it.
 func (g *Gateway) RunBackground(ctx context.Context) {
 	go func() { _ = g.views.Run(ctx) }()
+	if g.pages != nil {
+		go g.repurge.run(ctx, g.pages)
+		for _, topic := range PurgeTopics {
+			b := kafkax.NewBroadcast(g.kafka, topic, g.purgeOnEvent, g.log)
+			go func() { _ = b.Run(ctx) }()
+		}
+	}
 	g.events = kafkax.NewConsumer(g.kafka, ConsumerGroup, IdentityTopic, nil, g.onIdentityEvent, g.log)
 	go func() {
 		if err := g.events.Run(ctx); err != nil && ctx.Err() == nil {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"net"
 	"net/http"
 	"os"
@@ -44,6 +45,8 @@ type ClusterConfig struct {
 	// CONTENT_BIN, GATEWAY_BIN, …), so that one component can run another
 	// version; the others are built from Repo.
 	Binaries map[string]string
+	// Env is more environment for every component (tests: READER_CACHE_TTL).
+	Env map[string]string
 }
 
 // ClusterComponents are the cluster's components, in start order, with the
@@ -241,12 +244,14 @@ func (c *Cluster) startConsul(ctx context.Context) error {
 
 // common is the environment every service and gateway shares.
 func (c *Cluster) common() map[string]string {
-	return map[string]string{
+	env := map[string]string{
 		"MONGO_URI": c.mongo, "MONGO_READ_URI": c.mongoRd, "MONGO_LOCK_DOCUMENTS": "true", "KAFKA_BROKERS": c.kafka,
 		"INTERNAL_TOKEN_SECRET": c.secret, "PUBLIC_URL": c.URL, "APP_URL": c.URL + "/app", "LOG_LEVEL": c.cfg.LogLevel,
 		"DISCOVERY": "consul", "CONSUL_HTTP_ADDR": c.consul, "ADMIN_ADDR": "",
 		"OUTBOUND_ALLOW_PRIVATE": strconv.FormatBool(c.cfg.OutboundAllowPrivate),
 	}
+	maps.Copy(env, c.cfg.Env)
+	return env
 }
 
 // serviceEnv is the environment of a replica of service listening on addr.

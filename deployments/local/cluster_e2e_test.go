@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/docspub/platform/libs/consultest"
+	"github.com/docspub/platform/libs/gittest"
 	"github.com/docspub/platform/libs/logx"
 	"github.com/docspub/platform/libs/waittest"
 )
@@ -24,17 +25,18 @@ import (
 // service, 2 gateways, built from this repository.
 func startCluster(t *testing.T) *Cluster {
 	t.Helper()
-	return startClusterWith(t, nil)
+	return startClusterWith(t, nil, nil)
 }
 
-// startClusterWith is startCluster running the given binaries.
-func startClusterWith(t *testing.T, binaries map[string]string) *Cluster {
+// startClusterWith is startCluster running the given binaries, with env
+// added to every component's environment.
+func startClusterWith(t *testing.T, binaries, env map[string]string) *Cluster {
 	t.Helper()
 	bin := consultest.Binary(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	c, err := StartCluster(ctx, ClusterConfig{Addr: "127.0.0.1:0", DataDir: t.TempDir(), LogLevel: "warn", Replicas: 2,
-		Gateways: 2, ConsulBin: bin, Repo: "../..", OutboundAllowPrivate: true, Binaries: binaries}, logx.ForTest(t))
+		Gateways: 2, ConsulBin: bin, Repo: "../..", OutboundAllowPrivate: true, Binaries: binaries, Env: env}, logx.ForTest(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -227,7 +229,7 @@ func TestClusterVersionSkew(t *testing.T) {
 		"previous others":  others,
 	} {
 		t.Run(name, func(t *testing.T) {
-			c := startClusterWith(t, bins)
+			c := startClusterWith(t, bins, nil)
 			admin := client{t: t, base: c.URL, token: c.Credentials.DemoAdminToken}
 			org := c.Credentials.DemoOrgID
 			space := str(admin.schema("Space", 201, "POST", "/v1/orgs/"+org+"/spaces", map[string]any{"title": "Skew"}).json(t), "id")
@@ -246,4 +248,43 @@ func TestClusterVersionSkew(t *testing.T) {
 			}
 		})
 	}
+}
+
+// A published page cached by every gateway (answers kept a minute here, so
+// only a purge can end them) is gone from every gateway within a second
+// of its site's unpublication through one of them: each gateway purges on
+// sites' and content's events, the TTL only a backstop.
+func TestClusterPageCachesCoherent(t *testing.T) {
+	c := startClusterWith(t, nil, map[string]string{"READER_CACHE_TTL": "1m"})
+	admin := client{t: t, base: c.URL, token: c.Credentials.DemoAdminToken}
+	h := publishHandbook(t, admin, c.Credentials.DemoOrgID, gittest.NewServer(t, "", ""), 5)
+	var gateways []string
+	for _, p := range readClusterState(t, c) {
+		if p.Component == "gateway" {
+			gateways = append(gateways, "http://"+p.Addr)
+		}
+	}
+	through := func(gw string) int {
+		res, err := http.Get(strings.Replace(h.page, c.URL, gw, 1))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = res.Body.Close()
+		return res.StatusCode
+	}
+	for _, gw := range gateways {
+		for range 3 { // read, then served from the cache
+			if s := through(gw); s != http.StatusOK {
+				t.Fatalf("the published page through %s: %d", gw, s)
+			}
+		}
+	}
+	writer := client{t: t, base: gateways[0], token: c.Credentials.DemoAdminToken}
+	writer.status(http.StatusOK, "POST", "/v1/orgs/"+c.Credentials.DemoOrgID+"/sites/"+h.site+"/unpublish", nil)
+	done := time.Now()
+	for _, gw := range gateways {
+		waittest.Until(t, "the page gone through "+gw, max(time.Second-time.Since(done), time.Millisecond),
+			func() bool { return through(gw) == http.StatusNotFound })
+	}
+	t.Logf("gone through %d gateways %s after the unpublication was acknowledged", len(gateways), time.Since(done).Round(time.Millisecond))
 }

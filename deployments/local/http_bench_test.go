@@ -60,7 +60,8 @@ func BenchmarkHTTPTable(b *testing.B) {
 	orgID := p.Credentials.DemoOrgID
 	org := "/v1/orgs/" + orgID
 	srv := gittest.NewServer(b, "", "")
-	space, page, pages, n := publishHandbook(b, admin, orgID, srv, 183)
+	h := publishHandbook(b, admin, orgID, srv, 183)
+	space, page, pages, n := h.space, h.page, h.pages, h.generated
 
 	// The static baselines: the same page's HTML as a file, from nginx
 	// (as is, and its .gz copy through gzip_static) when there is one, and
@@ -150,34 +151,41 @@ func BenchmarkHTTPTable(b *testing.B) {
 	fmt.Print(out.String())
 }
 
+// handbook is a published GitBook space: the space, its site, the URL of
+// one of its published pages, its pages and the generated ones.
+type handbook struct {
+	space, site, page string
+	pages, generated  int
+}
+
 // publishHandbook imports a GitBook repository of extra generated pages
 // and the fixture's (~190 with 183) into a new space of org, as GitBook
-// lays it out, and publishes it on a new site. It returns the space, the
-// URL of one of its published pages, its pages and the generated ones.
-func publishHandbook(b *testing.B, admin client, orgID string, srv *gittest.Server, extra int) (space, page string, pages, n int) {
+// lays it out, and publishes it on a new site.
+func publishHandbook(b testing.TB, admin client, orgID string, srv *gittest.Server, extra int) handbook {
 	b.Helper()
 	org := "/v1/orgs/" + orgID
 	repo, n := handbookRepo(extra)
 	name := fmt.Sprintf("handbook-%d", extra)
 	srv.NewRepo(b, name, "main", repo)
-	space = benchSpace(b, admin, orgID, "Handbook")
-	if r := admin.raw("POST", "/v1/spaces/"+space+"/git/import", map[string]any{"url": srv.RepoURL(name), "ref": "refs/heads/main"}); r.Status != 204 {
+	h := handbook{space: benchSpace(b, admin, orgID, "Handbook"), generated: n}
+	if r := admin.raw("POST", "/v1/spaces/"+h.space+"/git/import", map[string]any{"url": srv.RepoURL(name), "ref": "refs/heads/main"}); r.Status != 204 {
 		b.Fatalf("import: %d %s", r.Status, r.Body)
 	}
 	waittest.Until(b, "the import done", 2*time.Minute, func() bool {
-		info := admin.raw("GET", "/v1/spaces/"+space+"/git/info", nil)
+		info := admin.raw("GET", "/v1/spaces/"+h.space+"/git/info", nil)
 		return info.Status == 200 && strings.Contains(string(info.Body), `"success"`)
 	})
-	pages = countPages(admin, space)
+	h.pages = countPages(admin, h.space)
 	var st struct{ ID string }
-	if r := admin.raw("POST", org+"/sites", map[string]any{"title": "Handbook", "spaces": []string{space}}); json.Unmarshal(r.Body, &st) != nil || st.ID == "" {
+	if r := admin.raw("POST", org+"/sites", map[string]any{"title": "Handbook", "spaces": []string{h.space}}); json.Unmarshal(r.Body, &st) != nil || st.ID == "" {
 		b.Fatalf("create site: %d %s", r.Status, r.Body)
 	}
 	var site struct{ URLs struct{ Published string } }
 	if r := admin.raw("POST", org+"/sites/"+st.ID+"/publish", nil); json.Unmarshal(r.Body, &site) != nil || site.URLs.Published == "" {
 		b.Fatalf("publish: %d %s", r.Status, r.Body)
 	}
-	return space, site.URLs.Published + "/getting-started/quickstart", pages, n
+	h.site, h.page = st.ID, site.URLs.Published+"/getting-started/quickstart"
+	return h
 }
 
 // search10k fills the organization of the platform's other user with

@@ -183,7 +183,7 @@ type benchPage struct {
 	Pages []benchPage
 }
 
-func benchSpace(b *testing.B, c client, org, title string) string {
+func benchSpace(b testing.TB, c client, org, title string) string {
 	r := c.raw("POST", "/v1/orgs/"+org+"/spaces", map[string]any{"title": title})
 	var sp struct{ ID string }
 	if r.Status != 201 || json.Unmarshal(r.Body, &sp) != nil {

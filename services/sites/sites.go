@@ -107,7 +107,10 @@ type App struct {
 	core     *service.Core
 	sites    *site.Service
 	contents *kafkax.Consumer
-	handler  *gin.Engine
+	// changes reach every replica's reader (kafkax.Broadcast): its own
+	// sites' changes and content's spaces', made through any replica.
+	changes []*kafkax.Broadcast
+	handler *gin.Engine
 }
 
 // New connects to MongoDB, ensures the indexes, and wires the stores, the
@@ -183,7 +186,18 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 			}
 			return err
 		}, log)
-	return &App{cfg: cfg, log: log, core: core, sites: sites, contents: consumer, handler: e}, nil
+	// A change made through another replica reaches this one's readers
+	// when its event does (limits.ReaderSiteTTL the backstop).
+	changes := []*kafkax.Broadcast{
+		kafkax.NewBroadcast(core.Kafka, Topic, func(context.Context, kafkax.Event) error { rd.Invalidate(); return nil }, log),
+		kafkax.NewBroadcast(core.Kafka, ContentTopic, func(_ context.Context, ev kafkax.Event) error {
+			if strings.HasPrefix(ev.Type, "space.") {
+				rd.SpaceChanged(ev.Subject)
+			}
+			return nil
+		}, log),
+	}
+	return &App{cfg: cfg, log: log, core: core, sites: sites, contents: consumer, changes: changes, handler: e}, nil
 }
 
 // Handler returns the HTTP handler.
@@ -200,6 +214,9 @@ func (a *App) RunBackground(ctx context.Context) {
 		return a.sites.RunHostnameChecks(ctx, a.cfg.HostnameCheckInterval, a.log.With("component", "hostname checks"))
 	})
 	a.core.Go(ctx, "content consumer", a.contents.Run)
+	for _, b := range a.changes {
+		a.core.Go(ctx, "changes of every replica", b.Run)
+	}
 }
 
 // Close closes the Kafka publisher and consumer and the MongoDB connection.

@@ -18,8 +18,9 @@
 // organization or space) before the writer has its answer, so a site made
 // restricted is never served from here once the change is acknowledged; a
 // fill that started before a purge is not kept. Changes that do not pass
-// through this gateway (events, Git sync, another replica) show when the
-// answer's TTL ends.
+// through this gateway (Git sync, another replica) purge it when their
+// events reach it (the gateway reads content's and sites' events on every
+// replica), the TTL a backstop.
 package pagecache
 
 import (
@@ -528,6 +529,15 @@ func (c *Cache) Purge(tags ...string) {
 		}
 		return false
 	})
+}
+
+// PurgeAll drops every answer and every fill under way.
+func (c *Cache) PurgeAll() {
+	if c == nil {
+		return
+	}
+	c.purges.Add(1)
+	c.entries.RemoveIf(func(Key, *Entry) bool { return true })
 }
 
 // Len is how many answers are kept.

@@ -22,6 +22,7 @@ package readerapi
 import (
 	"encoding/json"
 	"strings"
+	"time"
 )
 
 // Headers of a reader's answer, internal to the platform.
@@ -78,6 +79,13 @@ func ParseView(s string) (View, bool) {
 	}
 	return v, true
 }
+
+// SiteTTL is how long a sites replica uses a site's cached structure: a
+// change made through another replica shows there within it (at once when
+// its event arrives first). The gateway purges an event's answers again
+// after it, so that a page refilled from a replica that had not seen the
+// change yet is not kept.
+const SiteTTL = time.Second
 
 // MaxSpaceTags is the most space tags an answer carries: a site showing
 // more spaces is tagged by organization and site alone.

@@ -5,7 +5,11 @@
 // the answer a request over it gets.
 package limits
 
-import "time"
+import (
+	"time"
+
+	"github.com/docspub/platform/libs/internalapi/readerapi"
+)
 
 // Sites.
 const (
@@ -118,7 +122,7 @@ const (
 	// ReaderSiteTTL how long a cached structure is used: changes made
 	// through this instance show at once, through another within it.
 	ReaderSites   = 10000
-	ReaderSiteTTL = time.Second
+	ReaderSiteTTL = readerapi.SiteTTL
 	// ReaderPageBytes is the most markdown of one page rendered: the rest
 	// is cut, with a note saying so.
 	ReaderPageBytes = 1 << 20
