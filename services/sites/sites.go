@@ -186,9 +186,14 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 			}
 			return err
 		}, log)
-	// A change made through another replica reaches this one's readers
-	// when its event does (limits.ReaderSiteTTL the backstop).
-	changes := []*kafkax.Broadcast{
+	return &App{cfg: cfg, log: log, core: core, sites: sites, contents: consumer, changes: changesFor(core, rd, log), handler: e}, nil
+}
+
+// changesFor are the readers by which a change made through another
+// replica reaches this one's reader when its event does
+// (limits.ReaderSiteTTL the backstop): sites' own and content's spaces'.
+func changesFor(core *service.Core, rd *reader.Reader, log *slog.Logger) []*kafkax.Broadcast {
+	return []*kafkax.Broadcast{
 		kafkax.NewBroadcast(core.Kafka, Topic, func(context.Context, kafkax.Event) error { rd.Invalidate(); return nil }, log),
 		kafkax.NewBroadcast(core.Kafka, ContentTopic, func(_ context.Context, ev kafkax.Event) error {
 			if strings.HasPrefix(ev.Type, "space.") {
@@ -197,7 +202,6 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 			return nil
 		}, log),
 	}
-	return &App{cfg: cfg, log: log, core: core, sites: sites, contents: consumer, changes: changes, handler: e}, nil
 }
 
 // Handler returns the HTTP handler.
