@@ -120,7 +120,8 @@ const (
 	ReaderCacheEntries = 20000
 	// ReaderSites bounds the sites whose structure is cached at once, and
 	// ReaderSiteTTL how long a cached structure is used: changes made
-	// through this instance show at once, through another within it.
+	// through this instance show at once, through another when their
+	// event arrives, within it at most.
 	ReaderSites   = 10000
 	ReaderSiteTTL = readerapi.SiteTTL
 	// ReaderPageBytes is the most markdown of one page rendered: the rest

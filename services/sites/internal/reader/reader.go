@@ -25,7 +25,8 @@
 // Host. The site's own structure (site,
 // sections, site spaces, projected spaces, keys) is cached for
 // limits.ReaderSiteTTL and dropped at once when this instance changes it
-// (Invalidate). Share keys are checked on every request.
+// or another's change reaches it as an event (Invalidate, SpaceChanged).
+// Share keys are checked on every request.
 //
 // The package knows neither gin nor the MongoDB driver: readerhttp serves
 // it, the stores and the content client are its dependencies.
