@@ -32,6 +32,7 @@ func startCluster(t *testing.T) *Cluster {
 // added to every component's environment.
 func startClusterWith(t *testing.T, binaries, env map[string]string) *Cluster {
 	t.Helper()
+	longTest(t)
 	bin := consultest.Binary(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
@@ -42,6 +43,15 @@ func startClusterWith(t *testing.T, binaries, env map[string]string) *Cluster {
 	}
 	t.Cleanup(c.Close)
 	return c
+}
+
+// longTest skips t unless LONG_TESTS is set: the cluster's tests run in
+// `make test-long` (each starts 16 processes), not in `make test`.
+func longTest(t *testing.T) {
+	t.Helper()
+	if os.Getenv("LONG_TESTS") == "" {
+		t.Skip("a cluster test: `make test-long` runs it (LONG_TESTS=1)")
+	}
 }
 
 // traffic sends requests through the cluster's entry until stopped: reads
@@ -91,6 +101,13 @@ func (tr *traffic) once(admin client, org, space, title string, write bool) {
 		_ = json.Unmarshal(r.Body, &s)
 		tr.created = append(tr.created, s.ID)
 	}
+}
+
+// written is how many writes were acknowledged so far.
+func (tr *traffic) written() int {
+	tr.mu.Lock()
+	defer tr.mu.Unlock()
+	return len(tr.created)
 }
 
 func (tr *traffic) end() {
@@ -218,6 +235,7 @@ func previousRelease(t *testing.T) map[string]string {
 // way round): reads and writes through the entry succeed, and every
 // acknowledged write is readable.
 func TestClusterVersionSkew(t *testing.T) {
+	longTest(t)
 	consultest.Binary(t)
 	previous := previousRelease(t)
 	others := map[string]string{}
