@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/docspub/platform/libs/blob"
+	"github.com/docspub/platform/libs/internalapi/contentapi"
 	"github.com/docspub/platform/libs/kafkatest"
 	"github.com/docspub/platform/libs/kafkax"
 	"github.com/docspub/platform/libs/mongotest"
@@ -181,7 +182,7 @@ func TestDeadLetterCommand(t *testing.T) {
 	db := mongotest.Database(t)
 	k := kafkatest.Start(t)
 	ctx := t.Context()
-	ev := kafkax.NewEvent("space.updated", "o1", "s1", map[string]string{"title": "T"})
+	ev := kafkax.NewEvent(contentapi.SpaceUpdated, "o1", "s1", map[string]string{"title": "T"})
 	for _, id := range []string{"consumer:g1:" + ev.ID, "relay:spaces:" + ev.ID} {
 		raw, _ := bson.Marshal(ev)
 		src, rest, _ := strings.Cut(id, ":")
