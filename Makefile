@@ -34,7 +34,8 @@ cluster: consul
 # `make test-long` is the rest CI runs after it: the Consul agent built
 # (about 10 minutes on a fresh machine) and its tests required, the
 # cluster's tests (LONG_TESTS: restarts, kills, version skew, caches),
-# then the race suites.
+# the end-to-end suite's API part against the cluster (E2E_CLUSTER), then
+# the race suites.
 test:
 	$(GO) vet $(PKGS)
 	$(GO) test -count=1 -timeout 25m $(PKGS)
@@ -43,6 +44,7 @@ CONSUL_PKGS := ./libs/discovery/... ./libs/service/... ./deployments/manifests/.
 test-long: consul
 	CONSUL_REQUIRED=1 $(GO) test -count=1 -timeout 10m -run '^(TestConsul.*|TestRunAnnouncesThenWithdrawsBeforeDraining|TestOverlayConfigurationStartsEveryComponent)$$' $(CONSUL_PKGS)
 	CONSUL_REQUIRED=1 LONG_TESTS=1 $(GO) test -count=1 -timeout 20m -run '^(TestPlatformOnConsul|TestCluster).*' ./deployments/local/
+	CONSUL_REQUIRED=1 E2E_CLUSTER=1 $(GO) test -count=1 -timeout 20m ./deployments/local/
 	$(MAKE) race
 
 # The race suites: tests named TestRace… run two conflicting requests at once

@@ -397,6 +397,25 @@ func (c *Cluster) runOnce(p *clusterProc) error {
 	return err
 }
 
+// MongoURI is the address of the cluster's database server.
+func (c *Cluster) MongoURI() string { return c.mongo }
+
+// KafkaBrokers is the address of the cluster's broker.
+func (c *Cluster) KafkaBrokers() []string { return []string{c.kafka} }
+
+// InternalTokenSecret signs the components' internal tokens.
+func (c *Cluster) InternalTokenSecret() string { return c.secret }
+
+// ServiceURL is the address of the first replica of component.
+func (c *Cluster) ServiceURL(component string) string {
+	for _, p := range c.Processes() {
+		if p.Component == component {
+			return "http://" + p.Addr
+		}
+	}
+	return ""
+}
+
 // Processes lists the cluster's processes as cluster.json does.
 func (c *Cluster) Processes() []ClusterProcess {
 	c.mu.Lock()

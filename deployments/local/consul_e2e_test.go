@@ -53,6 +53,7 @@ func startRun(t *testing.T, run func(ctx context.Context) error) *running {
 // instances) is rolled alone: while one instance stops, every request
 // through the gateway still succeeds, and the stopped one leaves Consul.
 func TestPlatformOnConsulRollsOneServiceAlone(t *testing.T) {
+	inProcessOnly(t)
 	agent := consultest.Start(t)
 	dir := t.TempDir()
 	log := logx.Discard()

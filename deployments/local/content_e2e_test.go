@@ -47,6 +47,7 @@ func titles(t *testing.T, r reply) []string {
 }
 
 func TestSpacesAndCollectionsThroughGateway(t *testing.T) {
+	inProcessOnly(t)
 	clk := &testClock{}
 	p := startPlatformWith(t, clk.now)
 	admin := client{t, p.URL, p.Credentials.DemoAdminToken}

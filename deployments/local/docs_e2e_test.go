@@ -19,6 +19,7 @@ import (
 // .gitbook.yaml, on dataDir.
 func startAsMakeRun(t *testing.T, dataDir string) *Platform {
 	t.Helper()
+	inProcessOnly(t) // make run's own start: its docs, its data directory
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
 	var cfg Config

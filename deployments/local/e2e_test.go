@@ -142,6 +142,12 @@ func startPlatform(t *testing.T) *Platform {
 // startPlatformWith starts the platform with the services' clock now (nil: the real one).
 func startPlatformWith(t *testing.T, now func() time.Time) *Platform {
 	t.Helper()
+	if clusterMode() {
+		if now != nil {
+			inProcessOnly(t) // a clock of its own
+		}
+		return platformOnCluster(t)
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	log := logx.Discard()
@@ -378,6 +384,7 @@ func TestInternalTokensOnlyForTheirService(t *testing.T) {
 }
 
 func TestRateLimitAnswers429(t *testing.T) {
+	inProcessOnly(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	p, err := Start(ctx, Config{Addr: "127.0.0.1:0", DataDir: t.TempDir(), RateLimit: 5}, logx.Discard())
@@ -399,6 +406,7 @@ func TestRateLimitAnswers429(t *testing.T) {
 }
 
 func TestCredentialsAndDataSurviveRestart(t *testing.T) {
+	inProcessOnly(t)
 	dir := t.TempDir()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()

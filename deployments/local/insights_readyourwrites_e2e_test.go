@@ -13,6 +13,7 @@ import (
 // organization stays a 404, both ways), and with sites down a site insights
 // cannot check is a 503 with Retry-After, not a false 404.
 func TestInsightsReadYourWrites(t *testing.T) {
+	inProcessOnly(t)
 	p := startPlatform(t)
 	admin := client{t, p.URL, p.Credentials.DemoAdminToken}
 	other := client{t, p.URL, p.Credentials.OtherOrgToken}

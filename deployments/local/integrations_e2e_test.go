@@ -6,6 +6,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 
 	"io"
 	"mime"
@@ -31,10 +33,13 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 )
 
-// logBuffer keeps every log line of a platform, for tests that grep them.
+// logBuffer keeps every log line of a platform, for tests that grep them;
+// against the cluster (E2E_CLUSTER), it reads its processes' log files.
 type logBuffer struct {
 	mu sync.Mutex
 	b  bytes.Buffer
+	// dir holds the cluster's log files ("" in process).
+	dir string
 }
 
 func (l *logBuffer) Write(p []byte) (int, error) {
@@ -46,6 +51,15 @@ func (l *logBuffer) Write(p []byte) (int, error) {
 func (l *logBuffer) String() string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	if l.dir != "" {
+		files, _ := filepath.Glob(filepath.Join(l.dir, "*.log"))
+		var all strings.Builder
+		for _, f := range files {
+			b, _ := os.ReadFile(f)
+			all.Write(b)
+		}
+		return all.String()
+	}
 	return l.b.String()
 }
 
@@ -54,6 +68,17 @@ func (l *logBuffer) String() string {
 // adjust changes the integrations service's configuration.
 func startPlatformLogged(t testing.TB, level string, adjust func(*integrations.Config)) (*Platform, *logBuffer) {
 	t.Helper()
+	if clusterMode() {
+		if adjust != nil {
+			inProcessOnly(t) // a configuration of its own
+		}
+		tt, ok := t.(*testing.T)
+		if !ok {
+			inProcessOnly(t)
+		}
+		p := platformOnCluster(tt)
+		return p, &logBuffer{dir: filepath.Join(filepath.Dir(p.CredsPath), "logs")}
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	logs := &logBuffer{}
@@ -491,6 +516,7 @@ func TestIntegrationsThroughGateway(t *testing.T) {
 }
 
 func TestOpenAPIProcessingResumesAfterRestart(t *testing.T) {
+	inProcessOnly(t)
 	p, _ := startPlatformLogged(t, "warn", func(c *integrations.Config) { c.JobLease = 2 * time.Second })
 	cr := p.Credentials
 	admin := client{t, p.URL, cr.DemoAdminToken}

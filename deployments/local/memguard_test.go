@@ -28,7 +28,9 @@ func TestMain(m *testing.M) {
 		limit = v
 	}
 	go guardMemory(limit)
-	os.Exit(m.Run())
+	code := m.Run()
+	closeE2ECluster()
+	os.Exit(code)
 }
 
 func guardMemory(limit uint64) {
@@ -60,6 +62,7 @@ func guardMemory(limit uint64) {
 // that is how this binary once grew to 23 GB (kafka-go decoding an HTTP
 // answer as an array length).
 func TestClosedPlatformLeavesNoKafkaPools(t *testing.T) {
+	inProcessOnly(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	p, err := Start(ctx, Config{Addr: "127.0.0.1:0", DataDir: t.TempDir(), OutboundAllowPrivate: true}, logx.Discard())

@@ -43,6 +43,7 @@ func requestsByServer(t *testing.T, metrics http.Handler) map[string]int {
 // after a round of requests through the gateway, and checks that each
 // component's request counter moved by that round.
 func TestMetricsMoveWithTraffic(t *testing.T) {
+	inProcessOnly(t) // reads the in-process platform's metrics and traces
 	metrics, shutdown, err := otelx.Metrics("platform")
 	if err != nil {
 		t.Fatal(err)

@@ -24,6 +24,7 @@ import (
 // $DATA_DIR/blobs, drops the GridFS collections, and the file downloads
 // as before (now with its SHA-256 as ETag).
 func TestGridFSFilesMoveAtStart(t *testing.T) {
+	inProcessOnly(t)
 	dir := t.TempDir()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()

@@ -32,6 +32,7 @@ var everyService = []ops.Service{content.Ops, identity.Ops, sites.Ops, insights.
 // the restored data answers as before: the organization's spaces, a
 // space, its files byte for byte; it takes writes again.
 func TestBackupRestoreEveryService(t *testing.T) {
+	inProcessOnly(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
 	dirA, dirB, backups := t.TempDir(), t.TempDir(), t.TempDir()

@@ -16,6 +16,7 @@ import (
 
 // A member update made while Kafka is down reaches identity.events once Kafka is back.
 func TestMemberEventDeliveredAfterKafkaOutage(t *testing.T) {
+	inProcessOnly(t)
 	p := startPlatform(t)
 	admin := client{t, p.URL, p.Credentials.DemoAdminToken}
 	org := "/v1/orgs/" + p.Credentials.DemoOrgID
@@ -63,6 +64,7 @@ func TestMemberEventDeliveredAfterKafkaOutage(t *testing.T) {
 // Content changes made while Kafka is down reach content.events once Kafka is
 // back, each in the one envelope: id, type, occurredAt, organization, subject, data.
 func TestContentEventsDeliveredAfterKafkaOutage(t *testing.T) {
+	inProcessOnly(t)
 	p := startPlatform(t)
 	admin := client{t, p.URL, p.Credentials.DemoAdminToken}
 	org := "/v1/orgs/" + p.Credentials.DemoOrgID
@@ -125,6 +127,7 @@ func waitForEvents(t *testing.T, p *Platform, topic string, want map[string]stri
 // once Kafka is back, every event accepted before the outage is counted
 // exactly once, even when a client sends an accepted batch again.
 func TestInsightsIngestDuringKafkaOutage(t *testing.T) {
+	inProcessOnly(t)
 	p := startPlatform(t)
 	admin := client{t, p.URL, p.Credentials.DemoAdminToken}
 	org := "/v1/orgs/" + p.Credentials.DemoOrgID

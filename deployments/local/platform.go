@@ -101,9 +101,12 @@ type Platform struct {
 	docs      map[string][]byte // the docs repository's files, nil for none
 	docsLn    net.Listener      // where their Git server listens, with docs
 	identity  *identity.App
-	content   *content.App
-	sites     *appRun
-	sitesCfg  sites.Config
+	// identityDB is identity's database when identity runs elsewhere (the
+	// end-to-end tests against the cluster).
+	identityDB *mongo.Database
+	content    *content.App
+	sites      *appRun
+	sitesCfg   sites.Config
 	// endDocsAllow ends integrations' allowance of docsLn's address (its
 	// server closed); nil without docs.
 	endDocsAllow func()
@@ -364,7 +367,11 @@ func (p *Platform) startGateway(ctx, runCtx context.Context, cfg Config) error {
 // Bootstrap adds a member (and, without an organization id, an
 // organization) with a new API token, as the identity-admin command does.
 func (p *Platform) Bootstrap(ctx context.Context, in identity.BootstrapInput) (identity.BootstrapResult, error) {
-	return identity.Bootstrap(ctx, p.identity.Database(), in)
+	db := p.identityDB
+	if p.identity != nil {
+		db = p.identity.Database()
+	}
+	return identity.Bootstrap(ctx, db, in)
 }
 
 // appRun is a service that the runner stops and starts again, on the same

@@ -77,6 +77,7 @@ func siteSpaceURLsOf(t *testing.T, body []byte) []string {
 //     organization's site with its ids, is a 404 with a cold cache (the
 //     sites service restarted) and with a warm one.
 func TestReaderLeaksClosedThroughGateway(t *testing.T) {
+	inProcessOnly(t)
 	web := &website{pages: map[string]string{}}
 	srv := httptest.NewServer(web)
 	defer srv.Close()

@@ -3,6 +3,7 @@ package local
 import (
 	"context"
 	"net/http/httptest"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -26,6 +27,13 @@ const issue19Condition = `let r = 1..1000; visitor.claims.unsigned.beta == true 
 // with the sites service's configuration adjusted.
 func startPlatformSites(t *testing.T, adjust func(*sites.Config)) (*Platform, *logBuffer) {
 	t.Helper()
+	if clusterMode() {
+		if adjust != nil {
+			inProcessOnly(t) // a configuration of its own
+		}
+		p := platformOnCluster(t)
+		return p, &logBuffer{dir: filepath.Join(filepath.Dir(p.CredsPath), "logs")}
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	logs := &logBuffer{}

@@ -135,6 +135,7 @@ func TestSitesThroughGateway(t *testing.T) {
 
 // With the sites service stopped while a space changes, it catches up after restart.
 func TestSitesCatchUpAfterRestart(t *testing.T) {
+	inProcessOnly(t)
 	p := startPlatform(t)
 	admin := client{t, p.URL, p.Credentials.DemoAdminToken}
 	org := "/v1/orgs/" + p.Credentials.DemoOrgID

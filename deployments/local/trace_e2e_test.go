@@ -20,6 +20,7 @@ import (
 // insert, the relay's Kafka publish and sites' consumer processing the event.
 // Not parallel: it installs the global tracer provider.
 func TestOneTraceFromGatewayToConsumerOverOTLP(t *testing.T) {
+	inProcessOnly(t) // reads the in-process platform's metrics and traces
 	col := otlptest.Start(t)
 	t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", col.URL)
 	t.Setenv("OTEL_BSP_SCHEDULE_DELAY", "50") // ms: export promptly
