@@ -311,7 +311,7 @@ func New(cfg Config, deps Deps) (*Gateway, error) {
 	g.hosts = newHostDecider(internalclient.New(route.Sites, deps.Resolver, signer, decisionTimeout), g.log.With("component", "tls"))
 	g.views = views.New(deps.Resolver, signer, g.log.With("component", "insights recorder"))
 	g.targets, _ = lru.New[string, *url.URL](maxTargets)
-	g.proxy = g.newProxy(transport)
+	g.proxy = g.newProxy(retrying{next: transport, g: g})
 
 	// Ready means able to serve: not Redis, without which the gateway
 	// fails open (rate limits off, tokens resolved through identity), so

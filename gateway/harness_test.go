@@ -256,6 +256,24 @@ type options struct {
 	holdResolutions bool
 	// log receives the gateway's log; nil discards it.
 	log *slog.Logger
+	// resolve names the service resolved by resolver instead of the
+	// static upstreams (a Consul registry).
+	resolve  string
+	resolver discovery.Resolver
+}
+
+// someThrough resolves one service through another resolver.
+type someThrough struct {
+	service string
+	through discovery.Resolver
+	others  discovery.Resolver
+}
+
+func (s someThrough) Resolve(ctx context.Context, service string) (string, error) {
+	if service == s.service {
+		return s.through.Resolve(ctx, service)
+	}
+	return s.others.Resolve(ctx, service)
 }
 
 func newHarness(t testing.TB, o options) *harness {
@@ -285,7 +303,11 @@ func newHarness(t testing.TB, o options) *harness {
 	if log == nil {
 		log = logx.Discard()
 	}
-	gw, err := gateway.New(cfg, gateway.Deps{Redis: h.rdb, Resolver: ups, Log: log})
+	var resolver discovery.Resolver = ups
+	if o.resolver != nil {
+		resolver = someThrough{service: o.resolve, through: o.resolver, others: ups}
+	}
+	gw, err := gateway.New(cfg, gateway.Deps{Redis: h.rdb, Resolver: resolver, Log: log})
 	if err != nil {
 		t.Fatalf("gateway.New: %v", err)
 	}
