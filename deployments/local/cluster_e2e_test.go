@@ -117,8 +117,9 @@ func (tr *traffic) end() {
 
 // The cluster of processes: cluster.json lists every process; a space
 // written through the entry is read through each gateway; every replica
-// (services, then gateways) restarted one by one with SIGTERM under
-// traffic costs clients no error; SIGKILLed replicas are started again and every acknowledged write
+// (services, then gateways) restarted one by one with SIGTERM under reads,
+// writes, readers' events and a Git import costs clients no error, the
+// import succeeds and insights counts every event; SIGKILLed replicas are started again and every acknowledged write
 // stays readable.
 func TestClusterSurvivesRestartsAndKills(t *testing.T) {
 	c := startCluster(t)
@@ -136,16 +137,35 @@ func TestClusterSurvivesRestartsAndKills(t *testing.T) {
 		}
 	}
 
+	// Reads and writes, readers' events and a Git import flow while every
+	// replica restarts.
+	srv := gittest.NewServer(t, "", "")
+	h := publishHandbook(t, admin, org, srv, 5)
+	repo, _ := handbookRepo(300)
+	srv.NewRepo(t, "rolled", "main", repo)
+	imported := benchSpace(t, admin, org, "Imported during the roll")
 	tr := startTraffic(t, admin, org, space)
+	ev := startEvents(admin, "/v1/orgs/"+org+"/sites/"+h.site+"/insights/events")
+	admin.status(http.StatusNoContent, "POST", "/v1/spaces/"+imported+"/git/import", map[string]any{"url": srv.RepoURL("rolled"), "ref": "refs/heads/main"})
 	services := []string{"identity", "content", "sites", "insights", "integrations"}
 	for r := range 2 { // one replica of every service at a time, then one gateway
 		restart(t, c, services, r, syscall.SIGTERM)
 		restart(t, c, []string{"gateway"}, r, syscall.SIGTERM)
 	}
 	tr.end()
+	ev.end()
 	if n := tr.failed.Load(); n > 0 {
 		t.Errorf("%d requests failed while every replica restarted one by one; first: %v", n, tr.errs[:min(3, len(tr.errs))])
 	}
+	if n := ev.unsure.Load(); n > 0 {
+		t.Errorf("%d readers' events refused or lost while every replica restarted one by one", n)
+	}
+	if st, e := opState(gitDoneWithin(t, admin, imported, 3*time.Minute)); st != "success" {
+		t.Errorf("the import during the roll ended %s: %s", st, e)
+	}
+	waittest.Until(t, "insights counting every event", time.Minute, func() bool {
+		return eventsCounted(t, admin, "/v1/orgs/"+org+"/sites/"+h.site) == ev.acked.Load()
+	})
 	if len(tr.created) == 0 {
 		t.Fatal("no space was created during the restarts")
 	}
@@ -156,7 +176,7 @@ func TestClusterSurvivesRestartsAndKills(t *testing.T) {
 			return admin.do("GET", "/v1/spaces/"+id, nil).Status == http.StatusOK
 		})
 	}
-	t.Logf("%d spaces created through 12 restarts and 2 kills", len(tr.created))
+	t.Logf("%d spaces created and %d events counted through 12 restarts and 2 kills", len(tr.created), ev.acked.Load())
 }
 
 // restart signals replica of each component and waits until the cluster
