@@ -50,6 +50,10 @@ func (s *Store) CacheByID(coll string, entries int, maxBytes int64, ttl time.Dur
 	s.byID[coll] = &idCache{docs: sizedcache.New[idKey, bson.Raw](entries, maxBytes).Observe("docstore." + coll), ttl: ttl}
 }
 
+// Changed drops what CacheByID keeps, as a write through the store does:
+// another instance's write, whose event reached this one.
+func (s *Store) Changed() { s.writes.Add(1) }
+
 // FindCached is FindOne by _id through coll's cache (CacheByID; without
 // one it is FindOne): for reads that answer with the document, never for
 // one that a write depends on, which reads with FindOne.

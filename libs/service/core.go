@@ -156,6 +156,16 @@ func (c *Core) Announce() Option {
 	return Announce(c.Discovery, c.advertise)
 }
 
+// FollowChanges runs fn, until ctx ends, on every event of topic
+// published from now on, in this replica (kafkax.Broadcast: not one
+// replica of a group): what a replica keeps in memory of data another
+// replica may change (a cache) is dropped when that change's event
+// arrives, its TTL a backstop only.
+func (c *Core) FollowChanges(ctx context.Context, topic string, fn func(kafkax.Event)) {
+	b := kafkax.NewBroadcast(c.Kafka, topic, func(_ context.Context, ev kafkax.Event) error { fn(ev); return nil }, c.Log)
+	c.Go(ctx, "changes of "+topic, b.Run)
+}
+
 // Go runs f in the background until ctx is done or Close stops it, logging
 // its failure as what. Close waits for it.
 func (c *Core) Go(ctx context.Context, what string, f func(context.Context) error) {

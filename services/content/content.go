@@ -157,6 +157,7 @@ type App struct {
 	core           *service.Core
 	identity       *kafkax.Consumer
 	spaces         *space.Service
+	spaceStore     *spacemongo.Store
 	changeRequests *changerequest.Service
 	worker         *jobsmongo.Worker
 	revisions      *revisionmongo.Store
@@ -243,7 +244,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger, opts ...Option) (_ *
 	if err := schema(ctx, core.Mongo.Database, log, o, Migrations(st.revisions, st.searchDB, reindex)); err != nil {
 		return nil, err
 	}
-	return &App{cfg: cfg, core: core, spaces: spaces, changeRequests: changeRequests, revisions: st.revisions, blobs: blobs,
+	return &App{cfg: cfg, core: core, spaces: spaces, spaceStore: st.spaces, changeRequests: changeRequests, revisions: st.revisions, blobs: blobs,
 		identity: kafkax.NewConsumer(core.Kafka, ConsumerGroup, IdentityTopic, core.Mongo.Database, st.people.Handle, log),
 		worker:   queue.NewWorker(handlers(spaces.Handlers()), limits.OperationWorkers, log),
 		now:      o.now, handler: routes(log, core, cfg, st, sv), catchUp: indexer.CatchUp,
@@ -373,6 +374,9 @@ func (a *App) Collections() int64 { return a.collections.Load() }
 // is done.
 func (a *App) RunBackground(ctx context.Context) {
 	a.core.RunRelay(ctx)
+	// Another replica's change of a space reaches this one's cache of
+	// spaces when its event does (spacemongo's TTL the backstop).
+	a.core.FollowChanges(ctx, Topic, func(kafkax.Event) { a.spaceStore.Changed() })
 	a.core.Go(ctx, "identity consumer", a.identity.Run)
 	a.core.Go(ctx, "purge job", a.purgeEvery)
 	a.core.Go(ctx, "operations worker", a.worker.Run)

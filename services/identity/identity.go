@@ -7,6 +7,7 @@ package identity
 import (
 	"context"
 	"fmt"
+	"github.com/docspub/platform/libs/kafkax"
 	"github.com/docspub/platform/libs/ops"
 	"log/slog"
 	"net/http"
@@ -81,6 +82,7 @@ type App struct {
 	cfg     Config
 	core    *service.Core
 	tokens  *token.Service
+	orgs    *organization.Service
 	handler *gin.Engine
 }
 
@@ -106,7 +108,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 
 	e := httpx.NewEngine(log, "identity", mongox.Ping(core.Client))
 	s.register(e, core.Signer)
-	return &App{cfg: cfg, core: core, tokens: s.tokens, handler: e}, nil
+	return &App{cfg: cfg, core: core, tokens: s.tokens, orgs: s.orgs, handler: e}, nil
 }
 
 // claimsSecret is what the visitor-claims keys handed to organizations
@@ -176,6 +178,9 @@ func (a *App) RevokeToken(ctx context.Context, tokenID string) error {
 // RunBackground starts the outbox relay; it stops when ctx is done.
 func (a *App) RunBackground(ctx context.Context) {
 	a.core.RunRelay(ctx)
+	// Another replica's change (a member removed, a role changed) reaches
+	// this one's cached callers when its event does (callerTTL the backstop).
+	a.core.FollowChanges(ctx, Topic, func(kafkax.Event) { a.orgs.Forget() })
 }
 
 // Close closes the Kafka publisher and the MongoDB connection.

@@ -107,10 +107,8 @@ type App struct {
 	core     *service.Core
 	sites    *site.Service
 	contents *kafkax.Consumer
-	// changes reach every replica's reader (kafkax.Broadcast): its own
-	// sites' changes and content's spaces', made through any replica.
-	changes []*kafkax.Broadcast
-	handler *gin.Engine
+	reader   *reader.Reader
+	handler  *gin.Engine
 }
 
 // New connects to MongoDB, ensures the indexes, and wires the stores, the
@@ -186,22 +184,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 			}
 			return err
 		}, log)
-	return &App{cfg: cfg, log: log, core: core, sites: sites, contents: consumer, changes: changesFor(core, rd, log), handler: e}, nil
-}
-
-// changesFor are the readers by which a change made through another
-// replica reaches this one's reader when its event does
-// (limits.ReaderSiteTTL the backstop): sites' own and content's spaces'.
-func changesFor(core *service.Core, rd *reader.Reader, log *slog.Logger) []*kafkax.Broadcast {
-	return []*kafkax.Broadcast{
-		kafkax.NewBroadcast(core.Kafka, Topic, func(context.Context, kafkax.Event) error { rd.Invalidate(); return nil }, log),
-		kafkax.NewBroadcast(core.Kafka, ContentTopic, func(_ context.Context, ev kafkax.Event) error {
-			if strings.HasPrefix(ev.Type, "space.") {
-				rd.SpaceChanged(ev.Subject)
-			}
-			return nil
-		}, log),
-	}
+	return &App{cfg: cfg, log: log, core: core, sites: sites, contents: consumer, reader: rd, handler: e}, nil
 }
 
 // Handler returns the HTTP handler.
@@ -218,9 +201,15 @@ func (a *App) RunBackground(ctx context.Context) {
 		return a.sites.RunHostnameChecks(ctx, a.cfg.HostnameCheckInterval, a.log.With("component", "hostname checks"))
 	})
 	a.core.Go(ctx, "content consumer", a.contents.Run)
-	for _, b := range a.changes {
-		a.core.Go(ctx, "changes of every replica", b.Run)
-	}
+	// A change made through another replica reaches this one's reader
+	// when its event does (limits.ReaderSiteTTL the backstop): sites' own
+	// and content's spaces'.
+	a.core.FollowChanges(ctx, Topic, func(kafkax.Event) { a.reader.Invalidate() })
+	a.core.FollowChanges(ctx, ContentTopic, func(ev kafkax.Event) {
+		if strings.HasPrefix(ev.Type, "space.") {
+			a.reader.SpaceChanged(ev.Subject)
+		}
+	})
 }
 
 // Close closes the Kafka publisher and consumer and the MongoDB connection.

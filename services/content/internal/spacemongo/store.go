@@ -65,6 +65,10 @@ func NewStore(db mongox.DB, written func()) *Store {
 	return &Store{d: d, db: db}
 }
 
+// Changed drops the spaces CachedSpace keeps: another instance changed
+// one (its event arrived).
+func (s *Store) Changed() { s.d.Changed() }
+
 // EventCollections are the collections whose documents carry events.
 func EventCollections() []string { return []string{Spaces, Collections} }
 
