@@ -25,7 +25,8 @@ func requestsByServer(t *testing.T, metrics http.Handler) map[string]int {
 	defer resp.Body.Close()
 	body, _ := io.ReadAll(resp.Body)
 	out := map[string]int{}
-	re := regexp.MustCompile(`(?m)^http_server_request_duration_seconds_count\{([^}]*)\} (\d+)`)
+	// Label values may hold braces: a route template's parameters.
+	re := regexp.MustCompile(`(?m)^http_server_request_duration_seconds_count\{((?:[^}"]|"[^"]*")*)\} (\d+)`)
 	server := regexp.MustCompile(`server_address="([^"]+)"`)
 	for _, m := range re.FindAllStringSubmatch(string(body), -1) {
 		s := server.FindStringSubmatch(m[1])
