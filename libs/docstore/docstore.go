@@ -246,12 +246,24 @@ func (s *Store) Count(ctx context.Context, coll string, f bson.M) (int, error) {
 
 // FindOne decodes the live document matching f; none is a not-found error.
 func FindOne[T any](ctx context.Context, s *Store, coll string, f bson.M) (T, error) {
+	return findOne[T](ctx, s, s.R(coll), coll, f)
+}
+
+// FindLatest is FindOne read where the store writes, not through the
+// reads' client (which may lag: MongoDB's secondaries, the embedded
+// server's read pool): for a read a decision depends on that no
+// compare-and-set guards.
+func FindLatest[T any](ctx context.Context, s *Store, coll string, f bson.M) (T, error) {
+	return findOne[T](ctx, s, s.C(coll), coll, f)
+}
+
+func findOne[T any](ctx context.Context, s *Store, c *mongo.Collection, coll string, f bson.M) (T, error) {
 	var v T
 	if _, ok := f["_id"]; ok && len(f) == 1 {
 		// By _id alone, the tombstone checked here: FerretDB's SQLite
 		// backend looks a document up by _id only when _id is the filter's
 		// one condition, and scans the whole collection otherwise.
-		raw, err := s.R(coll).FindOne(ctx, f).Raw()
+		raw, err := c.FindOne(ctx, f).Raw()
 		if err == nil {
 			if t, ok := raw.Lookup(kafkax.TombstoneField).BooleanOK(); ok && t {
 				err = mongo.ErrNoDocuments
@@ -261,7 +273,7 @@ func FindOne[T any](ctx context.Context, s *Store, coll string, f bson.M) (T, er
 		}
 		return v, mongox.Err(err, s.Name(coll))
 	}
-	err := s.R(coll).FindOne(ctx, Live(f)).Decode(&v)
+	err := c.FindOne(ctx, Live(f)).Decode(&v)
 	return v, mongox.Err(err, s.Name(coll))
 }
 

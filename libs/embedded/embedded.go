@@ -93,15 +93,14 @@ func StartMongo(dir, addr string, log *slog.Logger) (*Mongo, error) {
 }
 
 // readPoolSize is the connections of a client of ReadURI, so that reads
-// do not queue behind writes nor behind each other. Before the server
-// pushed filters down to SQLite (ferretdb/PATCH.md), eight connections gave
-// stale reads: a Git sync's state read through the pool went back to an
-// older version after a newer one had been read
-// (TestGitSyncWithRealRepositories failed 3 runs of 7), and the pool was
-// one connection. With the patch the same test passed 6 runs of 6 with
-// eight, and a small organization's list went from 546 to 936 requests/s
-// at 32 connections (BenchmarkCrossTenant, one run each).
-const readPoolSize = 8
+// do not queue behind writes. Eight gave stale reads twice more in CI
+// (TestGitSyncWithRealRepositories: a Git sync's state read through the
+// pool without the last import's timestamp, seconds after it was written,
+// under the full suite's load; alone it passed 6 runs of 6), so it is one
+// again, as it was for the sessions before, with no such failure. The
+// cause inside FerretDB's SQLite backend is not found yet: a connection
+// of the pool seems to keep an old read snapshot.
+const readPoolSize = 1
 
 // poolSize limits clients of uri to n connections. URI has one, which
 // serializes the writes: FerretDB v1 applies an update as a read followed

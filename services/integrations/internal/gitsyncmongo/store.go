@@ -42,9 +42,12 @@ func Indexes() []mongox.Index {
 // Collections lists the collections whose documents carry events.
 func Collections() []string { return []string{States} }
 
-// Get returns a space's state.
+// Get returns a space's state, read where it is written (not through
+// the reads' client, which may lag: MongoDB's secondaries, the embedded
+// server's read pool): what a job decides from it (skipping an operation
+// older than the last applied one) must not come from an older state.
 func (s *Store) Get(ctx context.Context, space string) (gitsync.State, error) {
-	return docstore.FindOne[gitsync.State](ctx, s.ds, States, bson.M{"_id": space})
+	return docstore.FindLatest[gitsync.State](ctx, s.ds, States, bson.M{"_id": space})
 }
 
 // Put writes a state whole, keeping the events not yet relayed, as a
