@@ -2,10 +2,12 @@
 package ids
 
 import (
+	"bytes"
 	"crypto/rand"
 	"encoding/binary"
 	"math/big"
 	"math/bits"
+	"sync"
 	"time"
 )
 
@@ -15,16 +17,50 @@ const alphabet = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz
 
 // New returns an opaque id: 22 base62 characters of 6 bytes of millisecond
 // time followed by 10 random bytes, so that ids sort by creation (lists page
-// by id) and cannot be guessed.
-func New() string { return newAt(time.Now()) }
+// by id) and cannot be guessed. Within one process they are strictly
+// increasing: an id made in the same millisecond as the previous one (or
+// after the clock stepped back) is the previous one plus a random step.
+func New() string { return last.next(time.Now()) }
 
-func newAt(t time.Time) string {
+// last is the process's previous id, as 16 bytes.
+var last monotonic
+
+type monotonic struct {
+	mu   sync.Mutex
+	prev [16]byte
+}
+
+func (m *monotonic) next(t time.Time) string {
+	b := newAt(t)
+	m.mu.Lock()
+	if bytes.Compare(b[:], m.prev[:]) <= 0 {
+		b = m.prev
+		var step [4]byte
+		_, _ = rand.Read(step[:])
+		add(b[:], uint64(binary.BigEndian.Uint32(step[:]))+1)
+	}
+	m.prev = b
+	m.mu.Unlock()
+	return Base62(b[:], 22)
+}
+
+// add adds n to the big-endian number b (an id whose random part
+// overflows carries into its millisecond).
+func add(b []byte, n uint64) {
+	for i := len(b) - 1; i >= 0 && n > 0; i-- {
+		sum := uint64(b[i]) + n&0xff
+		b[i] = byte(sum)
+		n = n>>8 + sum>>8
+	}
+}
+
+func newAt(t time.Time) [16]byte {
 	var b [16]byte
 	var ts [8]byte
 	binary.BigEndian.PutUint64(ts[:], uint64(t.UnixMilli()))
 	copy(b[:6], ts[2:])
 	_, _ = rand.Read(b[6:])
-	return Base62(b[:], 22)
+	return b
 }
 
 // Random returns n random bytes in base62, width characters wide.

@@ -14,7 +14,8 @@ func TestNewIsOpaqueUniqueAndSortsByCreation(t *testing.T) {
 	start := time.Now()
 	prev := ""
 	for i := range 1000 {
-		id := newAt(start.Add(time.Duration(i) * time.Millisecond))
+		b := newAt(start.Add(time.Duration(i) * time.Millisecond))
+		id := Base62(b[:], 22)
 		if !re.MatchString(id) {
 			t.Fatalf("id %q is not 22 base62 characters", id)
 		}
@@ -65,4 +66,31 @@ func base62Big(b []byte, width int) string {
 		out[i] = alphabet[mod.Int64()]
 	}
 	return string(out)
+}
+
+// TestNewIncreasesWithinAMillisecond: ids made in one millisecond, or after
+// the clock stepped back, still sort in the order they were made.
+func TestNewIncreasesWithinAMillisecond(t *testing.T) {
+	var m monotonic
+	now := time.Now()
+	prev := m.next(now)
+	for i := range 10_000 {
+		at := now
+		if i%100 == 99 {
+			at = now.Add(-time.Second) // the clock stepped back
+		}
+		id := m.next(at)
+		if id <= prev {
+			t.Fatalf("id %d %q sorts before or equals %q", i, id, prev)
+		}
+		prev = id
+	}
+}
+
+func TestAddCarries(t *testing.T) {
+	b := []byte{0, 1, 0xff, 0xff}
+	add(b, 2)
+	if want := []byte{0, 2, 0, 1}; string(b) != string(want) {
+		t.Errorf("add = %x, want %x", b, want)
+	}
 }
