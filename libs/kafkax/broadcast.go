@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/docspub/platform/libs/backoff"
 	"github.com/segmentio/kafka-go"
 )
 
@@ -81,7 +82,7 @@ func (b *Broadcast) ends(ctx context.Context) (map[int]int64, error) {
 		if err == nil {
 			err = errors.New("the topic has no partition")
 		}
-		wait := backoff(attempt, time.Second, 10*time.Second)
+		wait := backoff.Wait(attempt, time.Second, 10*time.Second)
 		b.log.WarnContext(ctx, "list the topic's partitions", "err", err, "retry_in", wait.String())
 		if !sleep(ctx, wait) {
 			return nil, ctx.Err()

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/docspub/platform/libs/backoff"
 	"github.com/docspub/platform/libs/config"
 	"github.com/segmentio/kafka-go"
 	"github.com/segmentio/kafka-go/sasl"
@@ -337,7 +338,7 @@ func (c Cluster) Provision(ctx context.Context, log *slog.Logger, topics ...stri
 	log.Warn("kafka unreachable at start; topics are provisioned once it answers", "err", err)
 	go func() {
 		for attempt := 1; ; attempt++ {
-			if !sleep(ctx, backoff(attempt, time.Second, 30*time.Second)) {
+			if !sleep(ctx, backoff.Wait(attempt, time.Second, 30*time.Second)) {
 				return
 			}
 			err := try(ctx)

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/docspub/platform/libs/backoff"
 	"github.com/docspub/platform/libs/envelope"
 	"github.com/segmentio/kafka-go"
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -139,7 +140,7 @@ func (c *Consumer) Run(ctx context.Context) error {
 				return nil
 			}
 			failures++
-			wait := backoff(failures, minConsumerBackoff, maxConsumerBackoff)
+			wait := backoff.Wait(failures, minConsumerBackoff, maxConsumerBackoff)
 			c.log.WarnContext(ctx, "fetch event", "err", err, "retry_in", wait.String())
 			if !sleep(ctx, wait) {
 				return nil
@@ -221,7 +222,7 @@ func (c *Consumer) process(ctx context.Context, m kafka.Message) bool {
 			return false
 		}
 		span.RecordError(err)
-		wait := backoff(attempt, minConsumerBackoff, maxConsumerBackoff)
+		wait := backoff.Wait(attempt, minConsumerBackoff, maxConsumerBackoff)
 		log.ErrorContext(ctx, "handle event", "err", err, "attempt", attempt, "retry_in", wait.String())
 		if !sleep(ctx, wait) {
 			span.SetStatus(codes.Error, "stopped before the event was handled")

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/docspub/platform/libs/backoff"
 	"github.com/docspub/platform/libs/mongox"
 	"github.com/segmentio/kafka-go"
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -177,7 +178,7 @@ func (r *Relay) Run(ctx context.Context) error {
 		switch {
 		case res.down:
 			failures++
-			wait = backoff(failures, minRelayBackoff, maxRelayBackoff)
+			wait = backoff.Wait(failures, minRelayBackoff, maxRelayBackoff)
 			r.log.WarnContext(ctx, "relay events: Kafka acknowledged nothing", "err", res.err, "retry_in", wait.String())
 		case res.more:
 			failures = 0
@@ -259,7 +260,7 @@ func (r *Relay) sweep(ctx context.Context) sweepResult {
 		if c.queryErr != nil {
 			rs := r.resting[name]
 			rs.failures++
-			wait := backoff(rs.failures, minRelayBackoff, maxRelayBackoff)
+			wait := backoff.Wait(rs.failures, minRelayBackoff, maxRelayBackoff)
 			rs.until = time.Now().Add(wait)
 			r.resting[name] = rs
 			errs = append(errs, fmt.Errorf("relay %s (resting %s): %w", name, wait, c.queryErr))
@@ -567,7 +568,7 @@ func (r *Relay) fail(ctx context.Context, f failure) error {
 	if rec.Attempts >= r.maxAttempts {
 		return r.deadLetter(ctx, f, rec, log)
 	}
-	rec.RetryAt = now.Add(backoff(rec.Attempts, r.retryMin, r.retryMax))
+	rec.RetryAt = now.Add(backoff.Wait(rec.Attempts, r.retryMin, r.retryMax))
 	log.WarnContext(ctx, "event not published; the document waits", "retry_at", rec.RetryAt)
 	unlock := r.db.Lock(f.coll.Name(), lockID(f.doc.ID))
 	defer unlock()
@@ -684,14 +685,4 @@ func (r *Relay) deleteTombstone(ctx context.Context, coll *mongo.Collection, d p
 		return fmt.Errorf("delete tombstone %s: %w", d.ID, err)
 	}
 	return nil
-}
-
-// backoff returns the wait before retry attempt n (1-based): lo doubled per
-// attempt, capped at hi.
-func backoff(n int, lo, hi time.Duration) time.Duration {
-	d := lo
-	for i := 1; i < n && d < hi; i++ {
-		d *= 2
-	}
-	return min(d, hi)
 }

@@ -62,17 +62,6 @@ func TestRelayRemovesOnlyWhatItRead(t *testing.T) {
 	}
 }
 
-func TestBackoff(t *testing.T) {
-	for _, tc := range []struct {
-		attempt int
-		want    string
-	}{{1, "50ms"}, {2, "100ms"}, {3, "200ms"}, {6, "1.6s"}, {7, "2s"}, {50, "2s"}} {
-		if got := backoff(tc.attempt, minRelayBackoff, maxRelayBackoff).String(); got != tc.want {
-			t.Errorf("backoff(%d) = %s, want %s", tc.attempt, got, tc.want)
-		}
-	}
-}
-
 func TestLockID(t *testing.T) {
 	oid := bson.NewObjectID()
 	for _, tc := range []struct {

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/docspub/platform/libs/backoff"
 	"github.com/docspub/platform/libs/jobs"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
@@ -176,7 +177,7 @@ func (w *Worker) run(ctx context.Context, job doc) {
 		log.ErrorContext(ctx, "job failed after its last attempt", "err", err)
 		ferr = w.q.finish(ectx, job, jobs.Failed, nil, err.Error(), time.Time{}, 0)
 	default:
-		wait := retryWait(job.Attempts)
+		wait := backoff.Wait(job.Attempts, time.Second, time.Minute)
 		log.WarnContext(ctx, "job will be retried", "err", err, "retry_in", wait.String())
 		ferr = w.q.finish(ectx, job, jobs.Pending, nil, err.Error(), w.q.clock().Add(wait), 0)
 	}
@@ -195,15 +196,6 @@ func (w *Worker) call(ctx context.Context, r *jobs.Run) (err error) {
 		}
 	}()
 	return h(ctx, r)
-}
-
-// retryWait is the wait before attempt n+1: 1s doubled per attempt, at most a minute.
-func retryWait(n int) time.Duration {
-	d := time.Second
-	for i := 1; i < n && d < time.Minute; i++ {
-		d *= 2
-	}
-	return min(d, time.Minute)
 }
 
 // saveProgress records the progress of job, held by this queue's worker.
