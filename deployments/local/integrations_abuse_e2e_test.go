@@ -41,7 +41,7 @@ func nestedSummary(size int) []byte {
 // $ref chain (each used to hold a job worker for minutes) and imports a
 // repository with a 4 MB nested-list SUMMARY.md; each fails quickly with
 // an error naming the limit, while another organization's small Git
-// import, timed quiet and then during the abuse, stays within 2× its quiet
+// import, timed quiet and then during the abuse, stays within 2.5× its quiet
 // time (medians; the machine is shared, so the figures are noisy).
 func TestIntegrationsAbuseIsBounded(t *testing.T) {
 	p, _ := startPlatformLogged(t, "warn", nil)
@@ -152,8 +152,15 @@ func TestIntegrationsAbuseIsBounded(t *testing.T) {
 	// Each import during the abuse against the quiet ones next to it (the
 	// one before and the one after): the machine's other load drifts over
 	// the test's seconds (the CI runs other packages beside it), and only
-	// the neighbours share it.
-	if r := ratioToNeighbours(during, quiet); r > 2 {
+	// the neighbours share it. The bound is a fair share's, not
+	// isolation's: the abusing organization runs one job of a kind at once
+	// (JOB_TENANT_LIMIT) and its requests beside it, so on CI's two cores
+	// it holds about one of them, and an import that uses both may take
+	// twice as long by fair sharing alone; 2.5 leaves the machine's noise
+	// (2.1 was seen). What this catches is a worker held for minutes, or an
+	// organization taking every worker: imports then wait for the abuse to
+	// end (ten times and more).
+	if r := ratioToNeighbours(during, quiet); r > 2.5 {
 		t.Errorf("their import took %.1f times as long during the abuse as next to it (p50 %s during, %s quiet)", r, d, q)
 	}
 }
