@@ -43,7 +43,9 @@ type ClusterConfig struct {
 	Repo string `env:"CLUSTER_REPO, default=."`
 	// Binaries are components' binaries by path (from <COMPONENT>_BIN:
 	// CONTENT_BIN, GATEWAY_BIN, …), so that one component can run another
-	// version; the others are built from Repo.
+	// version; the others are built from Repo. A key "<component>/<replica>"
+	// (tests only) gives one replica its own, as a rolling upgrade half way
+	// runs.
 	Binaries map[string]string
 	// Env is more environment for every component (tests: READER_CACHE_TTL).
 	Env map[string]string
@@ -337,7 +339,11 @@ func (c *Cluster) startGateways(ctx context.Context) error {
 
 // add starts a component process and keeps it running.
 func (c *Cluster) add(component string, replica int, addr string, args []string, env map[string]string) {
-	p := &clusterProc{ClusterProcess: ClusterProcess{Component: component, Replica: replica, Addr: addr, Binary: c.bins[component]},
+	bin := c.bins[component]
+	if b := c.cfg.Binaries[fmt.Sprintf("%s/%d", component, replica)]; b != "" {
+		bin = b
+	}
+	p := &clusterProc{ClusterProcess: ClusterProcess{Component: component, Replica: replica, Addr: addr, Binary: bin},
 		args: args, env: environ(env), logPath: filepath.Join(c.Dir, "logs", fmt.Sprintf("%s-%d.log", component, replica))}
 	c.mu.Lock()
 	c.procs = append(c.procs, p)

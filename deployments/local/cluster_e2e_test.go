@@ -264,42 +264,95 @@ func previousRelease(t *testing.T) map[string]string {
 	return bins
 }
 
-// One service of the previous release beside the current others, and the
-// current one beside the previous others (a rolling upgrade half way, each
-// way round): reads and writes through the entry succeed, and every
-// acknowledged write is readable.
+// A rolling upgrade half way, three ways: content of the previous release
+// beside the current others; the current content beside the previous
+// others; and one replica of every service and gateway of the previous
+// release beside one current (so that each version of each component
+// calls, and is called by, each version of the others). Under API reads
+// and writes, readers' events and a Git import published as a site, no
+// request fails, every acknowledged write is readable, the import
+// succeeds, the published page is served and insights counts every
+// acknowledged event.
 func TestClusterVersionSkew(t *testing.T) {
 	longTest(t)
 	consultest.Binary(t)
 	previous := previousRelease(t)
-	others := map[string]string{}
-	for _, c := range []string{"identity", "sites", "insights", "integrations", "gateway"} {
-		others[c] = previous[c]
+	others, half := map[string]string{}, map[string]string{}
+	for _, c := range ClusterComponents {
+		if c.Infra {
+			continue
+		}
+		if c.Name != "content" {
+			others[c.Name] = previous[c.Name]
+		}
+		half[c.Name+"/0"] = previous[c.Name]
 	}
 	for name, bins := range map[string]map[string]string{
-		"previous content": {"content": previous["content"]},
-		"previous others":  others,
+		"previous content":           {"content": previous["content"]},
+		"previous others":            others,
+		"half of every one previous": half,
 	} {
-		t.Run(name, func(t *testing.T) {
-			c := startClusterWith(t, bins, nil)
-			admin := client{t: t, base: c.URL, token: c.Credentials.DemoAdminToken}
-			org := c.Credentials.DemoOrgID
-			space := str(admin.schema("Space", 201, "POST", "/v1/orgs/"+org+"/spaces", map[string]any{"title": "Skew"}).json(t), "id")
-			tr := startTraffic(t, admin, org, space)
-			waittest.Until(t, "50 spaces written", time.Minute, func() bool {
-				tr.mu.Lock()
-				defer tr.mu.Unlock()
-				return len(tr.created) >= 50 || tr.failed.Load() > 0
-			})
-			tr.end()
-			if n := tr.failed.Load(); n > 0 {
-				t.Fatalf("%d requests failed; first: %v", n, tr.errs[:min(3, len(tr.errs))])
-			}
-			for _, id := range tr.created {
-				admin.status(http.StatusOK, "GET", "/v1/spaces/"+id, nil)
-			}
-		})
+		t.Run(name, func(t *testing.T) { skewedTraffic(t, bins) })
 	}
+}
+
+// skewedTraffic drives the skew test's traffic through a cluster of bins.
+func skewedTraffic(t *testing.T, bins map[string]string) {
+	c := startClusterWith(t, bins, nil)
+	previous := 0
+	for _, p := range readClusterState(t, c) {
+		want := bins[fmt.Sprintf("%s/%d", p.Component, p.Replica)]
+		if want == "" {
+			want = bins[p.Component]
+		}
+		if want != "" {
+			if p.Binary != want {
+				t.Fatalf("%s replica %d runs %s, want %s", p.Component, p.Replica, p.Binary, want)
+			}
+			previous++
+		}
+	}
+	if previous == 0 {
+		t.Fatal("no process of the previous release runs")
+	}
+	admin := client{t: t, base: c.URL, token: c.Credentials.DemoAdminToken}
+	org := c.Credentials.DemoOrgID
+	space := str(admin.schema("Space", 201, "POST", "/v1/orgs/"+org+"/spaces", map[string]any{"title": "Skew"}).json(t), "id")
+	h := publishHandbook(t, admin, org, gittest.NewServer(t, "", ""), 5)
+	site := "/v1/orgs/" + org + "/sites/" + h.site
+	tr := startTraffic(t, admin, org, space)
+	ev := startEvents(admin, site+"/insights/events")
+	waittest.Until(t, "50 spaces written and 200 events acknowledged", time.Minute, func() bool {
+		return (tr.written() >= 50 && ev.acked.Load() >= 200) || tr.failed.Load() > 0 || ev.unsure.Load() > 0
+	})
+	tr.end()
+	ev.end()
+	if n := tr.failed.Load(); n > 0 {
+		t.Fatalf("%d requests failed; first: %v", n, tr.errs[:min(3, len(tr.errs))])
+	}
+	if n := ev.unsure.Load(); n > 0 {
+		t.Fatalf("%d readers' events refused or lost", n)
+	}
+	for _, id := range tr.created {
+		admin.status(http.StatusOK, "GET", "/v1/spaces/"+id, nil)
+	}
+	var counted int64
+	defer func() {
+		if t.Failed() {
+			t.Logf("insights counted %d events of %d acknowledged", counted, ev.acked.Load())
+		}
+	}()
+	waittest.Until(t, "insights counting every event", time.Minute, func() bool {
+		counted = eventsCounted(t, admin, site)
+		return counted == ev.acked.Load()
+	})
+	// Read last: a reader's page view is an event too.
+	if r, err := http.Get(h.page); err != nil || r.StatusCode != http.StatusOK {
+		t.Fatalf("the published page: %v %v", r, err)
+	} else {
+		_ = r.Body.Close()
+	}
+	t.Logf("%d spaces written, %d events counted", len(tr.created), counted)
 }
 
 // A published page cached by every gateway (answers kept a minute here, so
@@ -339,4 +392,24 @@ func TestClusterPageCachesCoherent(t *testing.T) {
 			func() bool { return through(gw) == http.StatusNotFound })
 	}
 	t.Logf("gone through %d gateways %s after the unpublication was acknowledged", len(gateways), time.Since(done).Round(time.Millisecond))
+
+	// A member removed through one gateway is refused through every
+	// gateway within a second (identity's cached callers of every replica,
+	// and whatever a gateway keeps of a token).
+	org := "/v1/orgs/" + c.Credentials.DemoOrgID
+	readerID := str(items(t, writer.op("listMembersInOrganizationById", "GET", org+"/members?search=reader", nil))[0], "user", "id")
+	readers := make([]client, len(gateways))
+	for i, gw := range gateways {
+		readers[i] = client{t: t, base: gw, token: c.Credentials.DemoReaderToken}
+		for range 3 { // read, then from the caches
+			readers[i].status(http.StatusOK, "GET", org, nil)
+		}
+	}
+	writer.status(http.StatusNoContent, "DELETE", org+"/members/"+readerID, nil)
+	removed := time.Now()
+	for _, r := range readers {
+		waittest.Until(t, "the removed member refused through "+r.base, max(time.Second-time.Since(removed), time.Millisecond),
+			func() bool { return r.do("GET", org, nil).Status == http.StatusNotFound })
+	}
+	t.Logf("the removed member refused through %d gateways %s after the removal was acknowledged", len(gateways), time.Since(removed).Round(time.Millisecond))
 }
