@@ -33,7 +33,7 @@ import (
 type Store struct {
 	db      mongox.DB
 	names   map[string]string
-	written func()
+	written func(events []kafkax.Event)
 	// byID caches documents read by _id under their generations, which
 	// Insert, Update and Delete bump once done (see CacheByID).
 	byID map[string]*idCache
@@ -51,11 +51,16 @@ func (s *Store) DB() mongox.DB { return s.db }
 
 // OnWrite sets a function called after every write that recorded an event
 // (the relay's Notify, so that events leave at once).
-func (s *Store) OnWrite(f func()) { s.written = f }
+func (s *Store) OnWrite(f func()) { s.written = func([]kafkax.Event) { f() } }
 
-func (s *Store) wrote() {
+// OnEvents is OnWrite for a function that needs the events the write
+// recorded (to drop what a cache keeps of the organization they name);
+// it replaces the function OnWrite set, and the other way round.
+func (s *Store) OnEvents(f func(events []kafkax.Event)) { s.written = f }
+
+func (s *Store) wrote(events []kafkax.Event) {
 	if s.written != nil {
-		s.written()
+		s.written(events)
 	}
 }
 
@@ -138,7 +143,7 @@ func (s *Store) Insert(ctx context.Context, coll string, doc any, events ...kafk
 		return mongox.Err(err, s.Name(coll))
 	}
 	if len(events) > 0 {
-		s.wrote()
+		s.wrote(events)
 	}
 	return nil
 }
@@ -187,7 +192,7 @@ func (s *Store) Update(ctx context.Context, coll, id string, cond, upd bson.M, e
 		return s.unmatched(ctx, coll, id, cond, o)
 	}
 	if len(events) > 0 {
-		s.wrote()
+		s.wrote(events)
 	}
 	return nil
 }
