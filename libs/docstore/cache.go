@@ -41,8 +41,8 @@ type idKey struct {
 // (Insert, Update or Delete in this process): each is kept under its
 // generation read before the document was, which the write bumps once
 // done, and served only while the generation is the same. A write of one
-// document drops no other (but the one in Buckets of generations that
-// shares its counter); a Delete whose filter is not one _id drops every
+// document drops no other (but those sharing its counter: one document in
+// generations.Buckets); a Delete whose filter is not one _id drops every
 // document of coll. Nor is a document served after the period of ttl its
 // read started in, so a write through anything else, another instance of
 // the service above all, shows within ttl (at once when its event reaches

@@ -50,8 +50,13 @@ func New(db mongox.DB, names map[string]string) *Store {
 func (s *Store) DB() mongox.DB { return s.db }
 
 // OnWrite sets a function called after every write that recorded an event
-// (the relay's Notify, so that events leave at once).
-func (s *Store) OnWrite(f func()) { s.written = func([]kafkax.Event) { f() } }
+// (the relay's Notify, so that events leave at once); nil: none.
+func (s *Store) OnWrite(f func()) {
+	s.written = nil
+	if f != nil {
+		s.written = func([]kafkax.Event) { f() }
+	}
+}
 
 // OnEvents is OnWrite for a function that needs the events the write
 // recorded (to drop what a cache keeps of the organization they name);

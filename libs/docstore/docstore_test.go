@@ -378,3 +378,13 @@ func TestOnEvents(t *testing.T) {
 		t.Errorf("events told (-got +want):\n%s", diff)
 	}
 }
+
+// OnWrite(nil) sets no function: writes with events go on.
+func TestOnWriteNil(t *testing.T) {
+	s, _ := newStore(t)
+	s.OnWrite(nil)
+	insert(t, s, Thing{ID: "a", Group: "g"})
+	if err := s.Set(context.Background(), things, "a", bson.M{"rank": 2}, event("thing.updated", "a")); err != nil {
+		t.Fatal(err)
+	}
+}
