@@ -67,7 +67,7 @@ func (g *Gateway) read(c *gin.Context) {
 // fill is a reader's answer that may be kept in the page cache.
 type fill struct {
 	key  pagecache.Key
-	mark int64
+	mark uint64
 }
 
 // serveKept answers a reader from the page cache, in the encoding they

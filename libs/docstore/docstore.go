@@ -19,7 +19,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync/atomic"
 	"time"
 
 	"github.com/docspub/platform/libs/apierr"
@@ -34,12 +33,10 @@ import (
 type Store struct {
 	db      mongox.DB
 	names   map[string]string
-	written func()
-	// writes counts the writes through Insert, Update and Delete, each
-	// once it returned; byID caches documents read by _id under that count
-	// (see CacheByID).
-	writes atomic.Uint64
-	byID   map[string]*idCache
+	written func(events []kafkax.Event)
+	// byID caches documents read by _id under their generations, which
+	// Insert, Update and Delete bump once done (see CacheByID).
+	byID map[string]*idCache
 }
 
 // New returns a store on db. names gives the singular resource name of each
@@ -53,12 +50,22 @@ func New(db mongox.DB, names map[string]string) *Store {
 func (s *Store) DB() mongox.DB { return s.db }
 
 // OnWrite sets a function called after every write that recorded an event
-// (the relay's Notify, so that events leave at once).
-func (s *Store) OnWrite(f func()) { s.written = f }
+// (the relay's Notify, so that events leave at once); nil: none.
+func (s *Store) OnWrite(f func()) {
+	s.written = nil
+	if f != nil {
+		s.written = func([]kafkax.Event) { f() }
+	}
+}
 
-func (s *Store) wrote() {
+// OnEvents is OnWrite for a function that needs the events the write
+// recorded (to drop what a cache keeps of the organization they name);
+// it replaces the function OnWrite set, and the other way round.
+func (s *Store) OnEvents(f func(events []kafkax.Event)) { s.written = f }
+
+func (s *Store) wrote(events []kafkax.Event) {
 	if s.written != nil {
-		s.written()
+		s.written(events)
 	}
 }
 
@@ -136,12 +143,12 @@ func (s *Store) Insert(ctx context.Context, coll string, doc any, events ...kafk
 		return fmt.Errorf("marshal %s: %w", s.Name(coll), err)
 	}
 	m = append(m, o.Fields()...)
-	defer s.writes.Add(1)
+	defer s.changed(coll, idOf(raw))
 	if _, err = s.C(coll).InsertOne(ctx, m); err != nil {
 		return mongox.Err(err, s.Name(coll))
 	}
 	if len(events) > 0 {
-		s.wrote()
+		s.wrote(events)
 	}
 	return nil
 }
@@ -182,7 +189,7 @@ func (s *Store) Update(ctx context.Context, coll, id string, cond, upd bson.M, e
 	unlock := s.db.Lock(coll, id)
 	res, err := s.C(coll).UpdateOne(ctx, f, upd)
 	unlock()
-	s.writes.Add(1)
+	s.changed(coll, id)
 	if err != nil {
 		return mongox.Err(err, s.Name(coll))
 	}
@@ -190,7 +197,7 @@ func (s *Store) Update(ctx context.Context, coll, id string, cond, upd bson.M, e
 		return s.unmatched(ctx, coll, id, cond, o)
 	}
 	if len(events) > 0 {
-		s.wrote()
+		s.wrote(events)
 	}
 	return nil
 }
@@ -228,11 +235,27 @@ func (s *Store) Remove(ctx context.Context, coll, id string, set bson.M, ev kafk
 // Delete removes the live documents matching f at once, without events
 // (for data whose owner's deletion event already says it is gone).
 func (s *Store) Delete(ctx context.Context, coll string, f bson.M) error {
-	defer s.writes.Add(1)
+	defer s.changed(coll, filterID(f))
 	if _, err := s.C(coll).DeleteMany(ctx, Live(f)); err != nil {
 		return mongox.Err(err, s.Name(coll))
 	}
 	return nil
+}
+
+// idOf is the _id of a marshalled document when it is a string, else ""
+// (which names every document to changed).
+func idOf(doc bson.Raw) string {
+	id, _ := doc.Lookup("_id").StringValueOK()
+	return id
+}
+
+// filterID is the _id a filter names when it is its one condition and a
+// string, else "" (the filter may match any document).
+func filterID(f bson.M) string {
+	if id, ok := f["_id"].(string); ok && len(f) == 1 {
+		return id
+	}
+	return ""
 }
 
 // Count counts the live documents matching f.

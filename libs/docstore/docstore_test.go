@@ -346,3 +346,45 @@ func TestEventsCarryTheRequestsTrace(t *testing.T) {
 		t.Errorf("an event's own trace became %q", got)
 	}
 }
+
+// OnEvents is told the events each write recorded (a write without events
+// tells nothing).
+func TestOnEvents(t *testing.T) {
+	ctx := context.Background()
+	s, _ := newStore(t)
+	var got [][]kafkax.Event
+	s.OnEvents(func(evs []kafkax.Event) { got = append(got, evs) })
+	if err := s.Insert(ctx, things, Thing{ID: "a", Group: "g"}, event("thing.created", "a")); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Set(ctx, things, "a", bson.M{"rank": 2}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Set(ctx, things, "a", bson.M{"rank": 3}, event("thing.updated", "a"), event("thing.ranked", "a")); err != nil {
+		t.Fatal(err)
+	}
+	var types [][]string
+	for _, evs := range got {
+		var ts []string
+		for _, ev := range evs {
+			if ev.Organization != "org" || ev.Subject != "a" {
+				t.Errorf("event %s of %s about %s, want of org about a", ev.Type, ev.Organization, ev.Subject)
+			}
+			ts = append(ts, ev.Type)
+		}
+		types = append(types, ts)
+	}
+	if diff := cmp.Diff(types, [][]string{{"thing.created"}, {"thing.updated", "thing.ranked"}}); diff != "" {
+		t.Errorf("events told (-got +want):\n%s", diff)
+	}
+}
+
+// OnWrite(nil) sets no function: writes with events go on.
+func TestOnWriteNil(t *testing.T) {
+	s, _ := newStore(t)
+	s.OnWrite(nil)
+	insert(t, s, Thing{ID: "a", Group: "g"})
+	if err := s.Set(context.Background(), things, "a", bson.M{"rank": 2}, event("thing.updated", "a")); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -376,7 +376,11 @@ func (a *App) RunBackground(ctx context.Context) {
 	a.core.RunRelay(ctx)
 	// Another replica's change of a space reaches this one's cache of
 	// spaces when its event does (spacemongo's TTL the backstop).
-	a.core.FollowChanges(ctx, Topic, func(kafkax.Event) { a.spaceStore.Changed() })
+	a.core.FollowChanges(ctx, Topic, func(ev kafkax.Event) {
+		if id, ok := changedSpace(ev); ok {
+			a.spaceStore.Changed(id)
+		}
+	})
 	a.core.Go(ctx, "identity consumer", a.identity.Run)
 	a.core.Go(ctx, "purge job", a.purgeEvery)
 	a.core.Go(ctx, "operations worker", a.worker.Run)
@@ -392,6 +396,20 @@ func (a *App) RunBackground(ctx context.Context) {
 		}
 		return err
 	})
+}
+
+// changedSpace is the space whose cached read an event of another
+// replica makes stale, and false when it makes none stale: a space.*
+// event's subject, since every write of a space document that has an
+// event records a space.* event of that space (spacemongo); content's
+// other types change no space document. A type content does not declare
+// (a newer replica's) may have changed any: "" (every space).
+func changedSpace(ev kafkax.Event) (id string, ok bool) {
+	if strings.HasPrefix(ev.Type, "space.") {
+		return ev.Subject, true
+	}
+	_, known := contentapi.Events[ev.Type]
+	return "", !known
 }
 
 // every runs f now and then every d until ctx is done, logging what it did

@@ -1,12 +1,16 @@
 package identity
 
 import (
+	"context"
+	"fmt"
 	"net/http"
 	"testing"
 	"time"
 
 	"github.com/docspub/platform/libs/roles"
 	"github.com/docspub/platform/libs/waittest"
+	"github.com/docspub/platform/services/identity/internal/membermongo"
+	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
 // TestRevokedMemberStopsAtOnce: the membership every request reads is
@@ -37,4 +41,37 @@ func TestRevokedMemberStopsAtOnce(t *testing.T) {
 	e.must(http.StatusOK, rex, "PATCH", "/v1/orgs/"+org, `{"title":"Ours"}`)
 	e.must(http.StatusNoContent, admin, "DELETE", "/v1/orgs/"+org+"/members/"+rex, "")
 	e.must(http.StatusNotFound, rex, "GET", "/v1/orgs/"+org, "")
+}
+
+// TestAnotherOrganizationsWriteKeepsCallers: a write in one organization
+// drops the cached callers of that organization alone: a member of
+// another, removed behind the cache's back, is still let in from the
+// cache (no read) after it, and refused once their own organization is
+// written.
+func TestAnotherOrganizationsWriteKeepsCallers(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	for attempt := 1; ; attempt++ {
+		org, ada, _ := e.seed("", fmt.Sprintf("ada%d@acme.test", attempt), roles.Admin)
+		_, rex, _ := e.seed(org, fmt.Sprintf("rex%d@acme.test", attempt), roles.Read)
+		other, bob, _ := e.seed("", fmt.Sprintf("bob%d@other.test", attempt), roles.Admin)
+		cached := time.Now()
+		e.must(http.StatusOK, rex, "GET", "/v1/orgs/"+org, "")
+		if _, err := e.db.Collection(membermongo.Members).DeleteOne(ctx, bson.M{"organization": org, "user": rex}); err != nil {
+			t.Fatal(err)
+		}
+		e.must(http.StatusOK, bob, "PATCH", "/v1/orgs/"+other, `{"title":"Theirs"}`)
+		status := e.api.Do(as(rex), "GET", "/v1/orgs/"+org, "").Status
+		if status != http.StatusOK {
+			// Slower than the cache's TTL (1 s), the attempt says nothing:
+			// the entry may have expired.
+			if time.Since(cached) < time.Second || attempt == 3 {
+				t.Fatalf("after another organization's write: %d, want 200 from the cache", status)
+			}
+			continue
+		}
+		e.must(http.StatusOK, ada, "PATCH", "/v1/orgs/"+org, `{"title":"Ours"}`)
+		e.must(http.StatusNotFound, rex, "GET", "/v1/orgs/"+org, "")
+		return
+	}
 }

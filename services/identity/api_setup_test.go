@@ -8,6 +8,7 @@ import (
 	"github.com/docspub/platform/libs/apitest"
 	"github.com/docspub/platform/libs/httpx"
 	"github.com/docspub/platform/libs/internaltoken"
+	"github.com/docspub/platform/libs/kafkax"
 	"github.com/docspub/platform/libs/logx"
 	"github.com/docspub/platform/libs/mongotest"
 	"github.com/docspub/platform/libs/mongox"
@@ -35,7 +36,7 @@ func newEnv(t *testing.T) *env {
 	}
 	s := newServices(mongox.NewDB(db, true), organization.URLs{Public: "http://gw.test", App: "http://gw.test/app"}, apitest.Secret)
 	for _, st := range s.stores {
-		st.OnWrite(s.orgs.Forget) // as New wires it
+		st.OnEvents(func(evs []kafkax.Event) { s.orgs.Forget(evs...) }) // as New wires it
 	}
 	signer := apitest.Signer(t)
 	e := httpx.NewEngine(logx.Discard(), "identity")

@@ -101,9 +101,10 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 		return nil, err
 	}
 	s := newServices(core.Mongo, cfg.urls(), claimsSecret(cfg))
-	// A change made here reaches this instance's cached callers at once.
+	// A change made here reaches this instance's cached callers at once
+	// (its organization's).
 	for _, st := range s.stores {
-		st.OnWrite(func() { core.Relay.Notify(); s.orgs.Forget() })
+		st.OnEvents(func(evs []kafkax.Event) { core.Relay.Notify(); s.orgs.Forget(evs...) })
 	}
 
 	e := httpx.NewEngine(log, "identity", mongox.Ping(core.Client))
@@ -130,7 +131,7 @@ type services struct {
 	providers *saml.Service
 	tokens    *token.Service
 	// stores are the stores, whose writes record events.
-	stores []interface{ OnWrite(func()) }
+	stores []interface{ OnEvents(func([]kafkax.Event)) }
 }
 
 // register adds every route to e behind internaltoken.Require(signer).
@@ -154,7 +155,7 @@ func newServices(db mongox.DB, urls organization.URLs, claimsSecret string) serv
 	members := member.New(memberStore, orgs, teams, tokens, claimsSecret)
 	return services{orgs: orgs, members: members, teams: teams, tokens: tokens,
 		invites: invite.New(inviteStore, orgs, members, urls), providers: saml.New(samlStore, orgs, teams, urls),
-		stores: []interface{ OnWrite(func()) }{orgStore, memberStore, teamStore, inviteStore, samlStore, tokenStore}}
+		stores: []interface{ OnEvents(func([]kafkax.Event)) }{orgStore, memberStore, teamStore, inviteStore, samlStore, tokenStore}}
 }
 
 // indexes are the indexes of identity's stores.
@@ -179,8 +180,9 @@ func (a *App) RevokeToken(ctx context.Context, tokenID string) error {
 func (a *App) RunBackground(ctx context.Context) {
 	a.core.RunRelay(ctx)
 	// Another replica's change (a member removed, a role changed) reaches
-	// this one's cached callers when its event does (callerTTL the backstop).
-	a.core.FollowChanges(ctx, Topic, func(kafkax.Event) { a.orgs.Forget() })
+	// this one's cached callers of its organization when its event does
+	// (callerTTL the backstop).
+	a.core.FollowChanges(ctx, Topic, func(ev kafkax.Event) { a.orgs.Forget(ev) })
 }
 
 // Close closes the Kafka publisher and the MongoDB connection.

@@ -158,9 +158,10 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 	sections := section.New(sectionStore, sites, nil)
 	links := sharelink.New(linkStore, sites, sharelink.URLs{Published: strings.TrimRight(cfg.PublishedURL, "/")}, nil)
 
-	// A change made here reaches this instance's readers at once.
-	for _, st := range []interface{ OnWrite(func()) }{siteStore, sectionStore, linkStore} {
-		st.OnWrite(func() { relay.Notify(); rd.Invalidate() })
+	// A change made here reaches this instance's readers at once (its
+	// organization's structures).
+	for _, st := range []interface{ OnEvents(func([]kafkax.Event)) }{siteStore, sectionStore, linkStore} {
+		st.OnEvents(func(evs []kafkax.Event) { relay.Notify(); rd.Invalidate(evs...) })
 	}
 
 	e := httpx.NewEngine(log, "sites", mongox.Ping(core.Client))
@@ -204,7 +205,7 @@ func (a *App) RunBackground(ctx context.Context) {
 	// A change made through another replica reaches this one's reader
 	// when its event does (limits.ReaderSiteTTL the backstop): sites' own
 	// and content's spaces'.
-	a.core.FollowChanges(ctx, Topic, func(kafkax.Event) { a.reader.Invalidate() })
+	a.core.FollowChanges(ctx, Topic, func(ev kafkax.Event) { a.reader.Invalidate(ev) })
 	a.core.FollowChanges(ctx, ContentTopic, func(ev kafkax.Event) {
 		if strings.HasPrefix(ev.Type, "space.") {
 			a.reader.SpaceChanged(ev.Subject)

@@ -17,10 +17,13 @@
 // through the gateway purges the answers tagged with what it changed (its
 // organization or space) before the writer has its answer, so a site made
 // restricted is never served from here once the change is acknowledged; a
-// fill that started before a purge is not kept. Changes that do not pass
-// through this gateway (Git sync, another replica) purge it when their
-// events reach it (the gateway reads content's and sites' events on every
-// replica), the TTL a backstop.
+// fill that started before a purge of one of its tags is not kept. A purge
+// costs the same however many answers are kept, and drops the answers of
+// its tags alone (libs/generations: each answer records its tags'
+// generations, and Lookup serves it only while they hold). Changes that
+// do not pass through this gateway (Git sync, another replica) purge it
+// when their events reach it (the gateway reads content's and sites'
+// events on every replica), the TTL a backstop.
 package pagecache
 
 import (
@@ -31,10 +34,10 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"github.com/andybalholm/brotli"
+	"github.com/docspub/platform/libs/generations"
 	"github.com/docspub/platform/libs/internalapi/readerapi"
 	"github.com/docspub/platform/libs/sizedcache"
 )
@@ -61,8 +64,9 @@ type Entry struct {
 	// varies says the answer varies by Accept-Encoding (a page; a file
 	// does not).
 	varies bool
-	tags   []string
-	at     time.Time
+	// stamp is its tags' generations when its fill began.
+	stamp generations.Stamp
+	at    time.Time
 }
 
 // field is a header kept: its canonical name and values (shared by every
@@ -97,14 +101,13 @@ type Cache struct {
 	entries  *sizedcache.Cache[Key, *Entry]
 	ttl      time.Duration
 	maxEntry int64
-	// purges counts purges: a fill that saw another count when it started
-	// is not kept.
-	purges atomic.Int64
-	now    func() time.Time
+	// tags are the generations of tags, which a purge bumps: an answer
+	// is served while its tags' are what they were when its fill began.
+	tags generations.Counters
+	now  func() time.Time
 }
 
-// maxEntries bounds the answers kept, and so the work of a purge, which
-// looks at each (a write through the gateway purges).
+// maxEntries bounds the answers kept.
 const maxEntries = 10_000
 
 // New returns a cache of maxBytes bytes whose answers live ttl.
@@ -115,14 +118,14 @@ func New(maxBytes int64, ttl time.Duration) *Cache {
 
 // Lookup tells whether r may be answered from the cache and, if so, its
 // key, the fill mark to pass to Keep, and the fresh answer kept (nil if
-// none).
-func (c *Cache) Lookup(r *http.Request) (k Key, mark int64, e *Entry, ok bool) {
+// none: none kept, past its TTL, or one of its tags purged since).
+func (c *Cache) Lookup(r *http.Request) (k Key, mark uint64, e *Entry, ok bool) {
 	if c == nil || !Eligible(r) {
 		return Key{}, 0, nil, false
 	}
 	k = Key{host: strings.ToLower(r.Host), path: r.URL.EscapedPath()}
-	mark = c.purges.Load()
-	if e, found := c.entries.Get(k); found && c.now().Sub(e.at) < c.ttl {
+	mark = c.tags.Now()
+	if e, found := c.entries.Get(k); found && c.now().Sub(e.at) < c.ttl && c.tags.Current(e.stamp) {
 		return k, mark, e, true
 	}
 	return k, mark, nil, true
@@ -180,8 +183,9 @@ func Keepable(resp *http.Response, tagsHeader, impersonal string) ([]string, boo
 // Fits tells whether an answer of n bytes may be kept.
 func (c *Cache) Fits(n int64) bool { return n >= 0 && n <= c.maxEntry }
 
-// Keep stores an answer under k, unless a purge came after mark (the
-// answer may predate it). header is kept as given: the caller passes a
+// Keep stores an answer under k, unless a purge of one of its tags came
+// after mark (the answer may predate it; another tag's purge does not
+// matter). header is kept as given: the caller passes a
 // copy it no longer changes. The read kept is view without claims: every
 // reader answered from here is recorded as themselves.
 //
@@ -192,8 +196,9 @@ func (c *Cache) Fits(n int64) bool { return n >= 0 && n <= c.maxEntry }
 // served as it came. A body equal to the one kept before under k reuses
 // its encodings rather than coding it again (a page kept again after its
 // TTL).
-func (c *Cache) Keep(k Key, mark int64, status int, header http.Header, body []byte, view *readerapi.View, tags []string) {
-	if c.purges.Load() != mark || !c.Fits(int64(len(body))) {
+func (c *Cache) Keep(k Key, mark uint64, status int, header http.Header, body []byte, view *readerapi.View, tags []string) {
+	stamp, current := c.tags.Stamp(mark, tags...)
+	if !current || !c.Fits(int64(len(body))) {
 		return
 	}
 	if view != nil {
@@ -214,12 +219,9 @@ func (c *Cache) Keep(k Key, mark int64, status int, header http.Header, body []b
 	if !ok {
 		return
 	}
-	e.View, e.tags, e.at = view, tags, c.now()
+	// A purge after the stamp leaves it unserved (Lookup checks it).
+	e.View, e.stamp, e.at = view, stamp, c.now()
 	c.entries.Set(k, e, e.size())
-	// A purge between the check and the add: drop what was added.
-	if c.purges.Load() != mark {
-		c.entries.Remove(k)
-	}
 }
 
 // entry makes the entry of an answer (header without the internal ones),
@@ -513,22 +515,17 @@ func qValue(params string) int {
 }
 
 // Purge drops every answer tagged with one of tags, and every fill under
-// way.
+// way of such an answer, at the cost of a few atomic operations per tag,
+// however many answers are kept: no answer is looked at. A dropped answer
+// is never served again; it stays until replaced or pushed out as least
+// recently used.
 func (c *Cache) Purge(tags ...string) {
-	if c == nil || len(tags) == 0 {
+	if c == nil {
 		return
 	}
-	c.purges.Add(1)
-	c.entries.RemoveIf(func(_ Key, e *Entry) bool {
-		for _, t := range e.tags {
-			for _, p := range tags {
-				if t == p {
-					return true
-				}
-			}
-		}
-		return false
-	})
+	for _, t := range tags {
+		c.tags.Bump(t)
+	}
 }
 
 // PurgeAll drops every answer and every fill under way.
@@ -536,11 +533,11 @@ func (c *Cache) PurgeAll() {
 	if c == nil {
 		return
 	}
-	c.purges.Add(1)
-	c.entries.RemoveIf(func(Key, *Entry) bool { return true })
+	c.tags.BumpAll()
 }
 
-// Len is how many answers are kept.
+// Len is how many answers are kept (purged ones not yet replaced or
+// pushed out included).
 func (c *Cache) Len() int { return c.entries.Len() }
 
 // WriteTags are the tags a successful write to the API path changes: its

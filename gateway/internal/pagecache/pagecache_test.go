@@ -26,7 +26,7 @@ func page(t *testing.T, target string, header map[string]string) *http.Request {
 }
 
 // TestFillBeforePurgeNotKept: an answer whose fill started before a purge
-// may predate the change the purge stands for: it is not kept.
+// of its tags may predate the change the purge stands for: it is not kept.
 func TestFillBeforePurgeNotKept(t *testing.T) {
 	c := New(1<<20, time.Minute)
 	tags := []string{readerapi.OrgTag("o1")}
@@ -34,7 +34,7 @@ func TestFillBeforePurgeNotKept(t *testing.T) {
 	if !ok || e != nil {
 		t.Fatalf("first lookup: %v %v", ok, e)
 	}
-	c.Purge(readerapi.OrgTag("o2")) // any purge
+	c.Purge(readerapi.OrgTag("o1"))
 	c.Keep(k, mark, 200, http.Header{}, []byte("old"), nil, tags)
 	if _, _, e, _ := c.Lookup(page(t, "http://gw/sites/o1/s1/p", nil)); e != nil {
 		t.Fatal("an answer filled before a purge was kept")
@@ -53,6 +53,50 @@ func TestFillBeforePurgeNotKept(t *testing.T) {
 	c.Purge(readerapi.OrgTag("o1"))
 	if _, _, e, _ := c.Lookup(page(t, "http://gw/sites/o1/s1/p", nil)); e != nil {
 		t.Error("a purge of its tag left the answer")
+	}
+}
+
+// TestOtherTagsPurgeKeepsAnswers: a purge of other tags, during a fill or
+// after it, leaves the answer kept and served without another fill; a
+// purge of any of its tags, or PurgeAll, drops it.
+func TestOtherTagsPurgeKeepsAnswers(t *testing.T) {
+	c := New(1<<20, time.Minute)
+	const url = "http://gw/sites/o1/s1/p"
+	tags := []string{readerapi.OrgTag("o1"), readerapi.SpaceTag("sp1")}
+	fill := func(body string) {
+		t.Helper()
+		k, mark, _, _ := c.Lookup(page(t, url, nil))
+		c.Purge(readerapi.OrgTag("o2"), readerapi.SpaceTag("sp2")) // another organization's write meanwhile
+		c.Keep(k, mark, 200, http.Header{}, []byte(body), nil, tags)
+	}
+	kept := func() string {
+		t.Helper()
+		if _, _, e, _ := c.Lookup(page(t, url, nil)); e != nil {
+			return string(e.Body)
+		}
+		return ""
+	}
+	fill("one")
+	if got := kept(); got != "one" {
+		t.Fatalf("a fill during another organization's purge: kept %q, want one", got)
+	}
+	c.Purge(readerapi.OrgTag("o2"))
+	c.Purge(readerapi.SpaceTag("sp2"), readerapi.OrgTag("o3"))
+	if got := kept(); got != "one" {
+		t.Fatalf("after other tags' purges: kept %q, want one", got)
+	}
+	c.Purge(readerapi.SpaceTag("sp1"))
+	if got := kept(); got != "" {
+		t.Fatalf("after a purge of one of its tags: kept %q", got)
+	}
+	fill("two")
+	c.PurgeAll()
+	if got := kept(); got != "" {
+		t.Fatalf("after PurgeAll: kept %q", got)
+	}
+	fill("three")
+	if got := kept(); got != "three" {
+		t.Fatalf("a fill after PurgeAll: kept %q, want three", got)
 	}
 }
 

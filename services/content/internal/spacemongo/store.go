@@ -65,9 +65,9 @@ func NewStore(db mongox.DB, written func()) *Store {
 	return &Store{d: d, db: db}
 }
 
-// Changed drops the spaces CachedSpace keeps: another instance changed
-// one (its event arrived).
-func (s *Store) Changed() { s.d.Changed() }
+// Changed drops what CachedSpace keeps of space id (of every space when
+// id is ""): another instance changed it (its event arrived).
+func (s *Store) Changed(id string) { s.d.Changed(Spaces, id) }
 
 // EventCollections are the collections whose documents carry events.
 func EventCollections() []string { return []string{Spaces, Collections} }

@@ -14,6 +14,7 @@ import (
 	"github.com/docspub/platform/services/content/internal/space"
 	"github.com/docspub/platform/services/content/internal/spacemongo"
 	"github.com/google/go-cmp/cmp"
+	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
 func TestMain(m *testing.M) { mongotest.Main(m) }
@@ -149,5 +150,46 @@ func TestMoveHeadAndItsMarks(t *testing.T) {
 	}
 	if got := load(t, s, "sp1"); got.PendingIndex {
 		t.Error("the pending index is still marked")
+	}
+}
+
+// Another replica's change of one space (Changed, its event arrived)
+// drops that space's cached read alone: another space is still served
+// from the cache, without a read.
+func TestChangedDropsOneSpace(t *testing.T) {
+	ctx := context.Background()
+	db := mongotest.Database(t)
+	s := spacemongo.NewStore(mongox.NewDB(db, true), nil)
+	for _, id := range []string{"sp1", "sp2"} {
+		sp := space.Space{ID: id, Organization: "org1", Title: "A", Visibility: space.VisibilityPrivate, EditMode: space.EditLive,
+			Position: 1, Revision: "r1", CreatedAt: t0, UpdatedAt: t0}
+		rev := space.Revision{ID: "r1" + id, Space: id, Organization: "org1", Type: "edits", Parents: []string{}, CreatedAt: t0}
+		if err := s.InsertSpace(ctx, sp, rev, ev(id)); err != nil {
+			t.Fatal(err)
+		}
+		load(t, s, id) // cached from here on
+		// Another replica's write.
+		if _, err := db.Collection(spacemongo.Spaces).UpdateOne(ctx, bson.M{"_id": id}, bson.M{"$set": bson.M{"title": "B"}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	title := func(id string) string {
+		t.Helper()
+		sp, err := s.CachedSpace(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return sp.Title
+	}
+	s.Changed("sp2")
+	if got := title("sp2"); got != "B" {
+		t.Errorf("sp2's title %q after its change, want B", got)
+	}
+	if got := title("sp1"); got != "A" {
+		t.Errorf("sp1's title %q after sp2's change, want A (still cached)", got)
+	}
+	s.Changed("sp1")
+	if got := title("sp1"); got != "B" {
+		t.Errorf("sp1's title %q after its change, want B", got)
 	}
 }

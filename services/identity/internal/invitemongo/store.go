@@ -31,9 +31,10 @@ func NewStore(db mongox.DB) *Store {
 	return &Store{d: docstore.New(db, map[string]string{Collection: "invite"})}
 }
 
-// OnWrite sets a function called after every write that recorded an event
-// (the relay's Notify, so events leave at once).
-func (s *Store) OnWrite(f func()) { s.d.OnWrite(f) }
+// OnEvents sets a function called after every write that recorded events,
+// with them (the relay's Notify, so events leave at once, and the drop of
+// the cached callers of their organization).
+func (s *Store) OnEvents(f func(events []envelope.Event)) { s.d.OnEvents(f) }
 
 // Indexes are the indexes the store relies on.
 func Indexes() []mongox.Index { return []mongox.Index{mongox.Keys(Collection, "organization")} }

@@ -1,9 +1,11 @@
 package organization
 
 import (
-	"sync/atomic"
 	"time"
 
+	"github.com/docspub/platform/libs/envelope"
+	"github.com/docspub/platform/libs/generations"
+	"github.com/docspub/platform/libs/internalapi/identityapi"
 	"github.com/docspub/platform/libs/roles"
 	"github.com/docspub/platform/libs/sizedcache"
 )
@@ -17,15 +19,16 @@ const (
 )
 
 // callers caches what Enter reads for every request: the organization and
-// the caller's role in it. Any write of this instance that records an
-// event (a member removed or given another role, an organization changed)
-// drops every entry at once (Forget, called by the store after the
-// write); a read that began before the write never stores what it read
-// (generations). callerTTL bounds how long another instance's change
-// takes to show.
+// the caller's role in it. A write of this instance that records an event
+// (a member removed or given another role, an organization changed)
+// drops the entries of the event's organization at once (Forget, called by
+// the store after the write), another organization's stay; a read that
+// began before the write never stores what it read (the organization's
+// generation, read before it). callerTTL bounds how long another
+// instance's change takes to show when its event does not come.
 type callers struct {
 	cache *sizedcache.Cache[string, entered]
-	gen   atomic.Uint64
+	gens  generations.Counters // by organization
 	now   func() time.Time
 }
 
@@ -42,30 +45,50 @@ func newCallers(now func() time.Time) *callers {
 
 func callerKey(org, user string) string { return org + "\x00" + user }
 
+// gen is org's generation: read it before reading what add keeps.
+func (c *callers) gen(org string) uint64 { return c.gens.Of(org) }
+
 // get returns the cached entry of a user in an organization, if fresh.
 func (c *callers) get(org, user string) (entered, bool) {
 	e, ok := c.cache.Get(callerKey(org, user))
-	if !ok || e.gen != c.gen.Load() || c.now().Sub(e.at) >= callerTTL {
+	if !ok || e.gen != c.gen(org) || c.now().Sub(e.at) >= callerTTL {
 		return entered{}, false
 	}
 	return e, true
 }
 
-// add caches what a read begun in generation gen found.
+// add caches what a read begun in org's generation gen found.
 func (c *callers) add(org, user string, gen uint64, o Organization, role roles.Role) {
-	if gen != c.gen.Load() {
+	if gen != c.gen(org) {
 		return
 	}
 	// Set: an entry past its TTL is still there, and Add would keep it.
 	c.cache.Set(callerKey(org, user), entered{org: o, role: role, gen: gen, at: c.now()}, 2048)
 }
 
-// forget drops every entry.
-func (c *callers) forget() {
-	c.gen.Add(1)
-	c.cache.RemoveIf(func(string, entered) bool { return true })
+// forget drops the entries of org (every entry when org is "").
+func (c *callers) forget(org string) {
+	if org == "" {
+		c.gens.BumpAll()
+		return
+	}
+	c.gens.Bump(org)
 }
 
-// Forget drops the cached callers: call it after every write (the store's
-// OnWrite).
-func (s *Service) Forget() { s.callers.forget() }
+// Forget drops the cached callers that events may have changed: call it
+// with the events of every write (the store's OnEvents) and of another
+// instance's (their broadcast). An event drops its organization's callers
+// alone. user.created and token.* name no organization and change no
+// organization or membership: they drop nothing. Any other event without
+// an organization (a type this instance does not know) drops every caller.
+func (s *Service) Forget(events ...envelope.Event) {
+	for _, ev := range events {
+		switch {
+		case ev.Organization != "":
+			s.callers.forget(ev.Organization)
+		case ev.Type == identityapi.UserCreated, ev.Type == identityapi.TokenCreated, ev.Type == identityapi.TokenRevoked:
+		default:
+			s.callers.forget("")
+		}
+	}
+}

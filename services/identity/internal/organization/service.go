@@ -56,7 +56,7 @@ func (s *Service) Enter(ctx context.Context, userID, orgID string) (Caller, erro
 	if e, ok := s.callers.get(orgID, userID); ok {
 		return caller(userID, e.org, e.role), nil
 	}
-	gen := s.callers.gen.Load()
+	gen := s.callers.gen(orgID)
 	org, err := s.store.Organization(ctx, orgID)
 	if errors.Is(err, apierr.ErrNotFound) {
 		return Caller{}, ErrOrganizationNotFound

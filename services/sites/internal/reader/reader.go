@@ -25,7 +25,8 @@
 // Host. The site's own structure (site,
 // sections, site spaces, projected spaces, keys) is cached for
 // limits.ReaderSiteTTL and dropped at once when this instance changes it
-// or another's change reaches it as an event (Invalidate, SpaceChanged).
+// or another's change reaches it as an event (Invalidate, SpaceChanged):
+// a change drops the structures of its organization or space alone.
 // Share keys are checked on every request.
 //
 // The package knows neither gin nor the MongoDB driver: readerhttp serves
@@ -40,6 +41,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/docspub/platform/libs/envelope"
 	"github.com/docspub/platform/libs/internalapi/contentapi"
 	"github.com/docspub/platform/libs/quota"
 	"github.com/docspub/platform/libs/sizedcache"
@@ -138,13 +140,19 @@ func New(d Deps) (*Reader, error) {
 	return r, nil
 }
 
-// Invalidate drops every cached site structure: call it after any change
-// of sites, sections, site spaces, share links or keys made through this
-// instance (other instances see it within limits.ReaderSiteTTL).
-func (r *Reader) Invalidate() { r.sites.invalidate() }
+// Invalidate drops the cached site structures of the organization of each
+// event (every one for an event that names none; another organization's
+// stay): call it with the events of every change of sites, sections, site
+// spaces, share links or keys made through this instance, and of another
+// instance's when they reach this one (limits.ReaderSiteTTL the backstop).
+func (r *Reader) Invalidate(events ...envelope.Event) {
+	for _, ev := range events {
+		r.sites.invalidate(ev.Organization)
+	}
+}
 
 // SpaceChanged drops the cached structures of the sites showing a space
-// (the projection of content's spaces changed).
+// (the projection of content's spaces changed), no other.
 func (r *Reader) SpaceChanged(spaceID string) { r.sites.spaceChanged(spaceID) }
 
 // Visible is what the site's visibility rule shows a visitor without

@@ -7,11 +7,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/docspub/platform/libs/apierr"
+	"github.com/docspub/platform/libs/generations"
 	"github.com/docspub/platform/services/sites/internal/section"
 	"github.com/docspub/platform/services/sites/internal/site"
 	"github.com/docspub/platform/services/sites/internal/spaceview"
@@ -48,8 +48,10 @@ type snapshot struct {
 	// names new entries: no page cached for another state is ever served.
 	version string
 	// id tells snapshots apart.
-	id      uint64
-	gen     uint64
+	id uint64
+	// stamp is the generations of what the snapshot was read from (keys),
+	// expires the end of its TTL.
+	stamp   generations.Stamp
 	expires time.Time
 }
 
@@ -59,14 +61,19 @@ var snapshotIDs atomic.Uint64
 // snapshots caches snapshots by the name a URL gives the site. A host that
 // names no site is remembered apart (misses): hosts are the reader's to
 // choose, and however many it sends, they never push a site out.
+//
+// A change drops the snapshots it may have changed alone, in O(1) (gens):
+// a sites change those of its organization, a change of a space those
+// of the sites showing it, any sites change the misses (it may have
+// verified the hostname one names). Another organization's snapshots
+// stay.
 type snapshots struct {
 	r      *Reader
 	ttl    time.Duration
 	cache  *lru.Cache[string, *snapshot]
 	misses *lru.Cache[string, *snapshot]
-	gen    atomic.Uint64
+	gens   generations.Counters // of orgKey, spaceKey and hostsKey
 	group  singleflight.Group
-	mu     sync.Mutex // serialises spaceChanged's scans
 }
 
 func newSnapshots(r *Reader, size int, ttl time.Duration) *snapshots {
@@ -75,27 +82,47 @@ func newSnapshots(r *Reader, size int, ttl time.Duration) *snapshots {
 	return &snapshots{r: r, ttl: ttl, cache: c, misses: m}
 }
 
-func (s *snapshots) invalidate() { s.gen.Add(1) }
+// The keys of the generations a snapshot is read from: its organization,
+// each space it shows, and for a host that names no site, every hostname.
+func orgKey(org string) string       { return "o\x00" + org }
+func spaceKey(spaceID string) string { return "s\x00" + spaceID }
 
-func (s *snapshots) spaceChanged(spaceID string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for _, k := range s.cache.Keys() {
-		if snap, ok := s.cache.Peek(k); ok && snap.site != nil && snap.shows(spaceID) {
-			s.cache.Remove(k)
-		}
+const hostsKey = "h"
+
+// invalidate drops the snapshots of org (of every organization when org
+// is "") and the misses: call it once a change of sites is done.
+func (s *snapshots) invalidate(org string) {
+	if org == "" {
+		s.gens.BumpAll()
+		return
 	}
+	s.gens.Bump(orgKey(org))
+	s.gens.Bump(hostsKey)
 }
 
-func (sn *snapshot) shows(spaceID string) bool {
-	for _, sss := range sn.siteSpaces {
-		for _, ss := range sss {
-			if ss.Space == spaceID {
-				return true
+// spaceChanged drops the snapshots of the sites showing a space.
+func (s *snapshots) spaceChanged(spaceID string) { s.gens.Bump(spaceKey(spaceID)) }
+
+// keys are the keys of the generations snap, found under k, was read from.
+func (snap *snapshot) keys(k siteKey) []string {
+	switch {
+	case snap.site != nil:
+		keys := []string{orgKey(snap.site.Organization)}
+		for _, sss := range snap.siteSpaces {
+			for _, ss := range sss {
+				keys = append(keys, spaceKey(ss.Space))
 			}
 		}
+		return keys
+	case k.host != "":
+		return []string{hostsKey}
 	}
-	return false
+	return []string{orgKey(k.org)}
+}
+
+// fresh tells whether a cached snapshot may be served.
+func (s *snapshots) fresh(snap *snapshot) bool {
+	return s.gens.Current(snap.stamp) && s.r.now().Before(snap.expires)
 }
 
 // siteKey names a site as a URL does: by organization and basename (or
@@ -114,21 +141,28 @@ func (k siteKey) String() string {
 // get returns the site's snapshot, from the cache while it is fresh.
 func (s *snapshots) get(ctx context.Context, k siteKey) (*snapshot, error) {
 	key := k.String()
-	gen := s.gen.Load()
-	if snap, ok := s.cache.Get(key); ok && snap.gen == gen && s.r.now().Before(snap.expires) {
+	if snap, ok := s.cache.Get(key); ok && s.fresh(snap) {
 		return snap, nil
 	}
 	if k.host != "" {
-		if snap, ok := s.misses.Get(key); ok && snap.gen == gen && s.r.now().Before(snap.expires) {
+		if snap, ok := s.misses.Get(key); ok && s.fresh(snap) {
 			return snap, nil
 		}
 	}
+	// What the load reads is known once it is done (the organization of
+	// a site found by its hostname, its spaces): the mark before it tells
+	// whether a change of one of them came meanwhile.
+	mark := s.gens.Now()
 	v, err, _ := s.group.Do(key, func() (any, error) {
 		snap, err := s.r.load(context.WithoutCancel(ctx), k)
 		if err != nil {
 			return nil, err
 		}
-		snap.id, snap.gen, snap.expires = snapshotIDs.Add(1), gen, s.r.now().Add(s.ttl)
+		snap.id, snap.expires = snapshotIDs.Add(1), s.r.now().Add(s.ttl)
+		var current bool
+		if snap.stamp, current = s.gens.Stamp(mark, snap.keys(k)...); !current {
+			return snap, nil // it may predate the change: served, not kept
+		}
 		if k.host != "" && snap.site == nil {
 			s.misses.Add(key, snap)
 		} else {

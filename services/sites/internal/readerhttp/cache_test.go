@@ -1,6 +1,7 @@
 package readerhttp_test
 
 import (
+	"context"
 	"net/http"
 	"strconv"
 	"strings"
@@ -8,8 +9,12 @@ import (
 	"time"
 
 	"github.com/docspub/platform/libs/internalapi/readerapi"
+	"github.com/docspub/platform/libs/internalapi/sitesapi"
 	"github.com/docspub/platform/services/sites/internal/contentclient/contenttest"
+	"github.com/docspub/platform/services/sites/internal/reader"
+	"github.com/docspub/platform/services/sites/internal/sitemongo"
 	"github.com/golang-jwt/jwt/v5"
+	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
 // returning is a reader who has visited before: their insights cookies
@@ -220,4 +225,47 @@ func TestImpersonalMark(t *testing.T) {
 			t.Errorf("%s: %d, impersonal %q", q, p.status, p.header.Get(readerapi.ImpersonalHeader))
 		}
 	}
+}
+
+// TestChangesDropTheirOwnStructures: a change of another organization's
+// sites, or of a space the site does not show, leaves the site's cached
+// structure served without a read, whether the site is found by its path
+// or by its hostname; a change of its own organization, or of a space it
+// shows, drops it. (The clock stands still: no TTL ends.)
+func TestChangesDropTheirOwnStructures(t *testing.T) {
+	now := time.Now()
+	e := newEnvWith(t, reader.Deps{Now: func() time.Time { return now }})
+	e.content.AddSpace("sp1", "acme", "Handbook", contenttest.Doc("p1", "Welcome", "welcome", "Hello."))
+	id, url := e.site(`{"title":"First","spaces":["sp1"]}`)
+	const host = "docs.acme.test"
+	e.verifyHostname("ada", "acme", id, host)
+	rename := func(title string) { // behind the reader's back: only a read shows it
+		t.Helper()
+		if _, err := e.db.Collection(sitemongo.Sites).UpdateOne(context.Background(), bson.M{"_id": id},
+			bson.M{"$set": bson.M{"title": title}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	titled := func(title string) {
+		t.Helper()
+		for _, u := range []string{url, "http://" + host + "/"} {
+			if p := e.want(u, 200, returning...); !strings.Contains(p.body, "| "+title+"</title>") {
+				t.Errorf("%s: want the site titled %s: %.300s", u, title, p.body)
+			}
+		}
+	}
+	titled("First") // cached from here on
+
+	rename("Second")
+	e.reader.Invalidate(sitesapi.NewSiteUpdated("other", "s9", nil))
+	e.reader.SpaceChanged("sp9")
+	titled("First")
+	e.reader.SpaceChanged("sp1")
+	titled("Second")
+
+	rename("Third")
+	e.reader.Invalidate(sitesapi.NewSiteUpdated("other", "s9", nil))
+	titled("Second")
+	e.reader.Invalidate(sitesapi.NewSiteUpdated("acme", id, nil))
+	titled("Third")
 }

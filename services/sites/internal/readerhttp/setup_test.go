@@ -20,6 +20,7 @@ import (
 	"github.com/docspub/platform/libs/httpx"
 	"github.com/docspub/platform/libs/internalapi/sitesapi"
 	"github.com/docspub/platform/libs/internaltoken"
+	"github.com/docspub/platform/libs/kafkax"
 	"github.com/docspub/platform/libs/logx"
 	"github.com/docspub/platform/libs/mongotest"
 	"github.com/docspub/platform/libs/mongox"
@@ -70,8 +71,8 @@ func newEnv(t *testing.T) *env {
 	return newEnvWith(t, reader.Deps{})
 }
 
-// newEnvWith is newEnv with the reader's cache bounds of opts (0: the
-// defaults).
+// newEnvWith is newEnv with the reader's cache bounds (0: the defaults)
+// and clock (nil: the real one) of opts.
 func newEnvWith(t *testing.T, opts reader.Deps) *env {
 	t.Helper()
 	db := mongotest.Database(t)
@@ -93,7 +94,7 @@ func newEnvWith(t *testing.T, opts reader.Deps) *env {
 	readerLog := &syncBuffer{}
 	rd, err := reader.New(reader.Deps{Sites: siteStore, Sections: sectionStore, Spaces: spaces, ShareKeys: keys,
 		Content: client, PublishedURL: published, Log: slog.New(slog.NewTextHandler(readerLog, nil)),
-		CacheEntries: opts.CacheEntries, CacheBytes: opts.CacheBytes})
+		CacheEntries: opts.CacheEntries, CacheBytes: opts.CacheBytes, Now: opts.Now})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -115,9 +116,9 @@ func newEnvWith(t *testing.T, opts reader.Deps) *env {
 		_ = json.Unmarshal(view, &v)
 		rd.SpaceChanged(v.ID)
 	})
-	siteStore.OnWrite(rd.Invalidate)
-	sectionStore.OnWrite(rd.Invalidate)
-	linkStore.OnWrite(rd.Invalidate)
+	siteStore.OnEvents(func(evs []kafkax.Event) { rd.Invalidate(evs...) })
+	sectionStore.OnEvents(func(evs []kafkax.Event) { rd.Invalidate(evs...) })
+	linkStore.OnEvents(func(evs []kafkax.Event) { rd.Invalidate(evs...) })
 
 	e := httpx.NewEngine(logx.ForTest(t), "sites")
 	v1 := e.Group("/v1", internaltoken.Require(signer), internaltoken.RequireUser)

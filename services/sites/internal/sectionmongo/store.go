@@ -38,8 +38,10 @@ func NewStore(db mongox.DB) *Store {
 	return &Store{d: docstore.New(db, map[string]string{Sections: "site section", Groups: "site section group"})}
 }
 
-// OnWrite sets the function called after each write with an event.
-func (s *Store) OnWrite(f func()) { s.d.OnWrite(f) }
+// OnEvents sets the function called after each write with events, with
+// them (the relay's Notify, so that events leave at once, and the
+// reader's drop of what it keeps of their organization).
+func (s *Store) OnEvents(f func(events []kafkax.Event)) { s.d.OnEvents(f) }
 
 // Collections are the collections whose documents carry events.
 func Collections() []string { return []string{Sections, Groups} }

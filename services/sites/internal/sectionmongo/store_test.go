@@ -27,7 +27,7 @@ func newStore(t *testing.T) (*sectionmongo.Store, *int) {
 	}
 	s := sectionmongo.NewStore(mongox.NewDB(db, true))
 	writes := new(int)
-	s.OnWrite(func() { *writes++ })
+	s.OnEvents(func([]kafkax.Event) { *writes++ })
 	return s, writes
 }
 
@@ -59,7 +59,7 @@ func TestSectionsBySite(t *testing.T) {
 		section.Section{ID: "x", Site: "s2", Path: "a", Position: 5}, // the same path on another site
 	)
 	if *writes != 4 {
-		t.Errorf("OnWrite called %d times, want 4", *writes)
+		t.Errorf("OnEvents called %d times, want 4", *writes)
 	}
 	for _, tc := range []struct {
 		name      string

@@ -32,9 +32,10 @@ func NewStore(db mongox.DB) *Store {
 	return &Store{ds: docstore.New(db, map[string]string{Links: "share link"})}
 }
 
-// OnWrite sets a function called after every write that recorded an event
-// (the relay's Notify, so that events leave at once).
-func (s *Store) OnWrite(f func()) { s.ds.OnWrite(f) }
+// OnEvents sets the function called after each write with events, with
+// them (the relay's Notify, so that events leave at once, and the
+// reader's drop of what it keeps of their organization).
+func (s *Store) OnEvents(f func(events []kafkax.Event)) { s.ds.OnEvents(f) }
 
 // Indexes are the indexes the store relies on: keys are unique and looked
 // up by their hash; a site's links are listed by id.

@@ -28,7 +28,7 @@ func newStore(t *testing.T) (*sharelinkmongo.Store, *mongo.Database, *int) {
 	}
 	s := sharelinkmongo.NewStore(mongox.NewDB(db, true))
 	writes := new(int)
-	s.OnWrite(func() { *writes++ })
+	s.OnEvents(func([]kafkax.Event) { *writes++ })
 	return s, db, writes
 }
 
@@ -79,7 +79,7 @@ func TestInsertAndRead(t *testing.T) {
 	l := link("s1", "l1", "key1")
 	insert(t, s, l)
 	if *writes != 1 {
-		t.Errorf("OnWrite called %d times, want 1", *writes)
+		t.Errorf("OnEvents called %d times, want 1", *writes)
 	}
 	for _, tc := range []struct {
 		name    string

@@ -18,6 +18,7 @@ import (
 	"github.com/docspub/platform/libs/httpx"
 	"github.com/docspub/platform/libs/internalapi/sitesapi"
 	"github.com/docspub/platform/libs/internaltoken"
+	"github.com/docspub/platform/libs/kafkax"
 	"github.com/docspub/platform/libs/logx"
 	"github.com/docspub/platform/libs/mongotest"
 	"github.com/docspub/platform/libs/mongox"
@@ -221,7 +222,7 @@ func newEnv(t *testing.T) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	siteStore.OnWrite(rd.Invalidate)
+	siteStore.OnEvents(func(evs []kafkax.Event) { rd.Invalidate(evs...) })
 	svc := site.New(site.Deps{Store: siteStore, Spaces: spaces, Content: sitecontentclient.New(client),
 		URLs:     site.URLs{Public: "http://gw.test/", App: "http://app.test", Published: "http://gw.test/sites"},
 		Sections: secs, ShareKeys: keys, Visitors: rd})

@@ -49,8 +49,10 @@ func NewStore(db mongox.DB) *Store {
 		Schemas: "adaptive schema", PublishingAuths: "publishing auth", Hostnames: "hostname"})}
 }
 
-// OnWrite sets the function called after each write with an event.
-func (s *Store) OnWrite(f func()) { s.d.OnWrite(f) }
+// OnEvents sets the function called after each write with events, with
+// them (the relay's Notify, so that events leave at once, and the
+// reader's drop of what it keeps of their organization).
+func (s *Store) OnEvents(f func(events []kafkax.Event)) { s.d.OnEvents(f) }
 
 // Collections are the collections whose documents carry events (for the relay).
 func Collections() []string { return []string{Sites, SiteSpaces, Schemas, PublishingAuths} }

@@ -28,7 +28,7 @@ func newStore(t *testing.T) (*sitemongo.Store, *int, *mongo.Database) {
 	}
 	s := sitemongo.NewStore(mongox.NewDB(db, true))
 	writes := new(int)
-	s.OnWrite(func() { *writes++ })
+	s.OnEvents(func([]kafkax.Event) { *writes++ })
 	return s, writes, db
 }
 
@@ -64,7 +64,7 @@ func TestSitesQueries(t *testing.T) {
 		}
 	}
 	if *writes != 4 {
-		t.Errorf("OnWrite called %d times, want 4", *writes)
+		t.Errorf("OnEvents called %d times, want 4", *writes)
 	}
 	yes, no := true, false
 	for _, tc := range []struct {
