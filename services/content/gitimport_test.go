@@ -11,6 +11,7 @@ import (
 	"github.com/docspub/platform/libs/kafkatest"
 	"github.com/docspub/platform/libs/waittest"
 	"github.com/docspub/platform/services/content"
+	"github.com/google/go-cmp/cmp"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
@@ -118,5 +119,66 @@ func TestGitImportIsOneChange(t *testing.T) {
 	now := content()
 	if len(was.Pages) != 1 || len(now.Pages) != 1 || now.Pages[0].ID != was.Pages[0].ID || now.Pages[0].Markdown != "Changed\n" {
 		t.Errorf("pages before %+v, after %+v: want the same id, new markdown", was.Pages, now.Pages)
+	}
+}
+
+// TestGitImportRedirects: a Git import's redirects, naming pages by their
+// place in the import, are stored with the revision and answered to the
+// readers' route with the pages' ids; an import without any (null) keeps
+// them, one with an empty list removes them, one naming no document page
+// is a 400 and stores nothing.
+func TestGitImportRedirects(t *testing.T) {
+	s := startService(t, time.Hour)
+	ada := s.as("ada", "org1", "admin")
+	sp := str(t, ada.must(201, "POST", "/v1/orgs/org1/spaces", map[string]any{"title": "Handbook"}).json(t), "id")
+	as := func(service string) *caller {
+		tok, err := s.signer.Mint("content", internaltoken.Principal{Service: service})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return &caller{s: s, org: "org1", tok: tok}
+	}
+	integrations, sites := as("integrations"), as("sites")
+	git, reader := contentapi.SpacePath(sp, "/git"), contentapi.SpacePath(sp, "")
+	content := func() contentapi.Content {
+		t.Helper()
+		var c contentapi.Content
+		if err := json.Unmarshal(sites.must(200, "GET", reader+"/content", nil).body, &c); err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	pages := []contentapi.Page{
+		{Kind: "document", Title: "Home", Slug: "home", Markdown: "Home\n", Pages: []contentapi.Page{}},
+		{Kind: "group", Title: "Guides", Slug: "guides", Pages: []contentapi.Page{
+			{Kind: "document", Title: "Page", Slug: "page", Markdown: "Page\n", Pages: []contentapi.Page{}}}},
+	}
+	imported := func(status int, redirects []contentapi.ImportRedirect) {
+		t.Helper()
+		body := integrations.must(status, "POST", git+"/revisions", contentapi.Import{Parent: content().Revision, Pages: pages,
+			Files: []contentapi.File{}, Redirects: redirects}).body
+		if status == 201 && !json.Valid(body) {
+			t.Fatalf("import: %s", body)
+		}
+	}
+
+	imported(201, []contentapi.ImportRedirect{{Path: "previous/page", Page: []int{1, 0}}, {Path: "start", Page: []int{0}}})
+	c := content()
+	want := []contentapi.Redirect{{Path: "previous/page", Page: c.Pages[1].Pages[0].ID}, {Path: "start", Page: c.Pages[0].ID}}
+	if diff := cmp.Diff(want, c.Redirects); diff != "" {
+		t.Fatalf("redirects answered (-want +got):\n%s", diff)
+	}
+	imported(201, nil)
+	if diff := cmp.Diff(want, content().Redirects); diff != "" {
+		t.Errorf("an import without redirects changed them (-want +got):\n%s", diff)
+	}
+	rev := content().Revision
+	imported(400, []contentapi.ImportRedirect{{Path: "guides", Page: []int{1}}})
+	if content().Revision != rev {
+		t.Error("a refused import moved the space")
+	}
+	imported(201, []contentapi.ImportRedirect{})
+	if got := content().Redirects; len(got) != 0 {
+		t.Errorf("an import with no redirects kept %+v", got)
 	}
 }

@@ -110,7 +110,7 @@ type ReusableContent struct {
 }
 
 // Content is a space's current revision whole: page tree with markdown,
-// files, reusable contents.
+// files, reusable contents, redirects.
 type Content struct {
 	Space            string            `json:"space"`
 	Organization     string            `json:"organization"`
@@ -119,6 +119,25 @@ type Content struct {
 	Files            []File            `json:"files"`
 	Git              *Git              `json:"git,omitempty"`
 	ReusableContents []ReusableContent `json:"reusableContents"`
+	Redirects        []Redirect        `json:"redirects,omitempty"`
+}
+
+// Redirect is a redirect of a revision (a Git import brings them, from
+// .gitbook.yaml): a reader asking for Path, a page's path under the
+// space's root (slugs joined by "/", no leading slash) that no page of the
+// revision has, is sent to the page whose id is Page, if the revision
+// still has it.
+type Redirect struct {
+	Path string `json:"path"`
+	Page string `json:"page"`
+}
+
+// ImportRedirect is a redirect of a Git import: Path (as Redirect's) to
+// the page at Page in Import.Pages, its index among the top-level pages,
+// then among its parent's pages, down to it.
+type ImportRedirect struct {
+	Path string `json:"path"`
+	Page []int  `json:"page"`
 }
 
 // GitSync is a space's Git sync state (the API's GitSyncState without its
@@ -164,6 +183,9 @@ type Import struct {
 	ReusableContents []ReusableContent `json:"reusableContents,omitempty"`
 	// GitSync, when set, is the space's Git sync state after the import.
 	GitSync *GitSync `json:"gitSync,omitempty"`
+	// Redirects replace the parent's (an empty list removes them); nil
+	// (null, or absent) keeps the parent's.
+	Redirects []ImportRedirect `json:"redirects"`
 }
 
 // Imported is the answer to an Import.

@@ -306,7 +306,7 @@ func (s *Service) combine(ctx context.Context, baseID, oursID, theirsID, typ, me
 	next := revision.Build(ours, typ, res.Pages, res.Files, s.clock())
 	next.Parents = []string{ours.ID, theirs.ID}
 	next.MergedFrom = mergedFrom
-	next.ReusableContents = res.ReusableContents
+	next.ReusableContents, next.Redirects = res.ReusableContents, res.Redirects
 	return ours, next, nil, s.revisions.Insert(ctx, next)
 }
 

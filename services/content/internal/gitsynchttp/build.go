@@ -29,6 +29,12 @@ func importOf(in contentapi.Import) space.GitImport {
 		gs := syncIn(*in.GitSync)
 		out.Sync = &gs
 	}
+	if in.Redirects != nil {
+		out.Redirects = make([]space.ImportRedirect, len(in.Redirects))
+		for i, r := range in.Redirects {
+			out.Redirects[i] = space.ImportRedirect{Path: r.Path, Page: r.Page}
+		}
+	}
 	return out
 }
 

@@ -79,6 +79,12 @@ const (
 	// in memory: revisions never change, so a kept one is never stale.
 	RevisionCacheBytes   = 64 << 20
 	RevisionCacheEntries = 1000
+	// RevisionRedirects bounds a revision's redirects (a Git import's, from
+	// .gitbook.yaml: 400 on import, 413 on store) and RedirectPath the
+	// bytes of a redirect's old path (GitBook's site redirects: 512), so
+	// that they take at most about 600 KiB of the revision document.
+	RevisionRedirects = 1000
+	RedirectPath      = 512
 	// BodyChunk is the largest page-body document's markdown: a longer page
 	// is stored as several chunks.
 	BodyChunk = 1 << 20

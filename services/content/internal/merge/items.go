@@ -138,3 +138,28 @@ func mergeFiles(base, ours, theirs []revision.File) ([]revision.File, []Conflict
 func mergeReusable(base, ours, theirs []revision.ReusableContent) ([]revision.ReusableContent, []Conflict) {
 	return mergeByID(reusables, base, ours, theirs)
 }
+
+// redirects merge by their path: the page a redirect goes to is its content.
+var redirects = kind[revision.Redirect]{
+	id:      func(r *revision.Redirect) string { return r.Path },
+	changed: func(b, s *revision.Redirect) bool { return b.Page != s.Page },
+	merge: func(b, o, t *revision.Redirect) (revision.Redirect, []string) {
+		page, ok := pick(b.Page, o.Page, t.Page)
+		if !ok {
+			return *o, []string{fmt.Sprintf("sent to different pages on both sides (ours %s, theirs %s)", o.Page, t.Page)}
+		}
+		return revision.Redirect{Path: o.Path, Page: page}, nil
+	},
+	conflict: func(path, reason string) Conflict {
+		return Conflict{Reason: fmt.Sprintf("redirect %q: %s", path, reason)}
+	},
+}
+
+// mergeRedirects merges redirects; none on any side is none (nil).
+func mergeRedirects(base, ours, theirs []revision.Redirect) ([]revision.Redirect, []Conflict) {
+	out, cs := mergeByID(redirects, base, ours, theirs)
+	if len(out) == 0 {
+		out = nil
+	}
+	return out, cs
+}

@@ -19,7 +19,8 @@
 //     and moves placed before the sibling that follows them in theirs.
 //
 // Files and reusable contents merge by id with the same add, delete and
-// modify rules. Wherever a conflict is reported, the merged content keeps
+// modify rules, and so do redirects by their path (a redirect sent to
+// different pages by both sides is a conflict). Wherever a conflict is reported, the merged content keeps
 // ours' version of that element; callers must not use it anyway.
 package merge
 
@@ -64,6 +65,7 @@ type Result struct {
 	Pages            []revision.Page
 	Files            []revision.File
 	ReusableContents []revision.ReusableContent
+	Redirects        []revision.Redirect
 	Conflicts        []Conflict
 }
 
@@ -100,6 +102,8 @@ func RevisionsContext(ctx context.Context, base, ours, theirs revision.Revision)
 	r.Files, cs = mergeFiles(base.Files, ours.Files, theirs.Files)
 	r.Conflicts = append(r.Conflicts, cs...)
 	r.ReusableContents, cs = mergeReusable(base.ReusableContents, ours.ReusableContents, theirs.ReusableContents)
+	r.Conflicts = append(r.Conflicts, cs...)
+	r.Redirects, cs = mergeRedirects(base.Redirects, ours.Redirects, theirs.Redirects)
 	r.Conflicts = append(r.Conflicts, cs...)
 	return r, nil
 }

@@ -691,6 +691,50 @@ func TestRevisionsReusableContents(t *testing.T) {
 	}
 }
 
+// TestRevisionsRedirects: redirects merge by their path: one side's
+// additions, removals and new pages are kept; both sides sending a path to
+// different pages is a conflict naming it.
+func TestRevisionsRedirects(t *testing.T) {
+	t.Parallel()
+	rd := func(path, page string) revision.Redirect { return revision.Redirect{Path: path, Page: page} }
+	base := []revision.Redirect{rd("a", "p1"), rd("b", "p2")}
+	tests := []struct {
+		name          string
+		ours, theirs  []revision.Redirect
+		want          []revision.Redirect
+		wantConflicts []string
+	}{
+		{name: "nothing changed", ours: base, theirs: base, want: base},
+		{name: "none anywhere", want: nil},
+		{name: "theirs' import replaced them", ours: base, theirs: []revision.Redirect{rd("b", "p3"), rd("c", "p1")},
+			want: []revision.Redirect{rd("b", "p3"), rd("c", "p1")}},
+		{name: "each side changed another", ours: []revision.Redirect{rd("a", "p9"), rd("b", "p2")}, theirs: []revision.Redirect{rd("a", "p1"), rd("b", "p8")},
+			want: []revision.Redirect{rd("a", "p9"), rd("b", "p8")}},
+		{name: "different pages: conflict", ours: []revision.Redirect{rd("a", "p9"), rd("b", "p2")}, theirs: []revision.Redirect{rd("a", "p8"), rd("b", "p2")},
+			want: []revision.Redirect{rd("a", "p9"), rd("b", "p2")}, wantConflicts: []string{`redirect "a": sent to different pages on both sides (ours p9, theirs p8)`}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			b := base
+			if tc.name == "none anywhere" {
+				b = nil
+			}
+			got := merge.Revisions(revision.Revision{Redirects: b}, revision.Revision{Redirects: tc.ours}, revision.Revision{Redirects: tc.theirs})
+			if diff := cmp.Diff(tc.want, got.Redirects); diff != "" {
+				t.Errorf("redirects (-want +got):\n%s", diff)
+			}
+			var reasons []string
+			for _, c := range got.Conflicts {
+				reasons = append(reasons, c.Reason)
+			}
+			if diff := cmp.Diff(tc.wantConflicts, reasons); diff != "" {
+				t.Errorf("conflicts (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
 func TestChanged(t *testing.T) {
 	t.Parallel()
 	base := tree(t, "a b(c d) e(f)")

@@ -124,6 +124,9 @@ func contentOf(g access.Grant, r revision.Revision) contentapi.Content {
 	if r.Git != nil {
 		v.Git = &contentapi.Git{OID: r.Git.OID, Message: r.Git.Message, Ref: r.Git.Ref, URL: r.Git.URL, CreatedByService: r.Git.CreatedByService}
 	}
+	for _, rd := range r.Redirects {
+		v.Redirects = append(v.Redirects, contentapi.Redirect{Path: rd.Path, Page: rd.Page})
+	}
 	return v
 }
 

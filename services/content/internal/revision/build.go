@@ -1,6 +1,7 @@
 package revision
 
 import (
+	"slices"
 	"strings"
 	"time"
 	"unicode"
@@ -17,8 +18,8 @@ func NewPageID() string { return ids.New() }
 func NewFileID() string { return ids.New() }
 
 // Build makes a new revision after parent: a new id, parent as its only
-// parent, parent's space, organization and reusable contents, and the
-// given pages and files (nil ones become empty). The caller sets
+// parent, parent's space, organization, reusable contents and redirects,
+// and the given pages and files (nil ones become empty). The caller sets
 // MergedFrom on a merge and stores it.
 func Build(parent Revision, typ string, pages []Page, files []File, now time.Time) Revision {
 	if pages == nil {
@@ -40,6 +41,7 @@ func Build(parent Revision, typ string, pages []Page, files []File, now time.Tim
 		Pages:            pages,
 		Files:            files,
 		ReusableContents: reusable,
+		Redirects:        slices.Clone(parent.Redirects),
 		CreatedAt:        now.UTC(),
 	}
 }

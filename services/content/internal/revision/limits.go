@@ -5,17 +5,18 @@ import (
 	"github.com/docspub/platform/services/content/internal/limits"
 )
 
-// Size is how big a revision is: its pages, files and markdown bytes (of
-// pages and reusable contents).
+// Size is how big a revision is: its pages, files, markdown bytes (of
+// pages and reusable contents) and redirects.
 type Size struct {
-	Pages    int
-	Files    int
-	Markdown int
+	Pages     int
+	Files     int
+	Markdown  int
+	Redirects int
 }
 
 // Size measures the revision.
 func (r Revision) Size() Size {
-	s := Size{Files: len(r.Files)}
+	s := Size{Files: len(r.Files), Redirects: len(r.Redirects)}
 	for _, f := range Flatten(r.Pages) {
 		s.Pages++
 		s.Markdown += len(f.Page.Markdown)
@@ -27,7 +28,7 @@ func (r Revision) Size() Size {
 }
 
 // Check refuses, with a 413, a revision over the limits of one revision:
-// its pages, files and markdown.
+// its pages, files, markdown and redirects.
 func (r Revision) Check() error {
 	s := r.Size()
 	switch {
@@ -38,6 +39,8 @@ func (r Revision) Check() error {
 	case s.Markdown > limits.RevisionMarkdown:
 		return apierr.TooLarge("a revision holds at most %d MiB of markdown; this one would hold %.1f MiB",
 			limits.RevisionMarkdown>>20, float64(s.Markdown)/(1<<20))
+	case s.Redirects > limits.RevisionRedirects:
+		return apierr.TooLarge("a revision holds at most %d redirects; this one would hold %d", limits.RevisionRedirects, s.Redirects)
 	}
 	return nil
 }

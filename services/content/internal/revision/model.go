@@ -37,6 +37,9 @@ type Revision struct {
 	ReusableContents []ReusableContent `bson:"reusableContents"`
 	CreatedAt        time.Time         `bson:"createdAt"`
 	Git              *Git              `bson:"git,omitempty"` // the commit a Git import made it from, or an export pushed
+	// Redirects send readers of a path no page has to a page (a Git
+	// import's, from .gitbook.yaml); every later revision keeps them.
+	Redirects []Redirect
 	// MarkdownBytes is how much markdown the pages and reusable contents
 	// hold, as Store.Tree knows it before reading any (an upper bound for
 	// revisions stored before it was recorded).
@@ -88,6 +91,14 @@ func (f File) SHA256() string {
 		return ""
 	}
 	return sum
+}
+
+// Redirect sends a reader asking for Path, a page's path under the
+// space's root (slugs joined by "/") that no page of the revision has, to
+// the page whose id is Page, while the revision has it.
+type Redirect struct {
+	Path string
+	Page string
 }
 
 // ReusableContent is a block of markdown reused across pages.

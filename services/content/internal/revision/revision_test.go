@@ -146,6 +146,7 @@ func TestBuild(t *testing.T) {
 	t.Parallel()
 	parent := fixture()
 	parent.ReusableContents = []revision.ReusableContent{{ID: "rc1", Title: "Note", Markdown: "hi"}}
+	parent.Redirects = []revision.Redirect{{Path: "old", Page: "p1"}}
 	now := time.Date(2025, 4, 1, 0, 0, 0, 0, time.FixedZone("x", 3600))
 	pages := []revision.Page{{ID: revision.NewPageID(), Kind: revision.KindDocument, Title: "New", Slug: "new"}}
 	got := revision.Build(parent, revision.TypeMerge, pages, nil, now)
@@ -154,10 +155,13 @@ func TestBuild(t *testing.T) {
 	}
 	want := revision.Revision{
 		ID: got.ID, Space: "sp1", Organization: "org1", Type: revision.TypeMerge, Parents: []string{"rev1"},
-		Pages: pages, Files: []revision.File{}, ReusableContents: parent.ReusableContents, CreatedAt: now.UTC(),
+		Pages: pages, Files: []revision.File{}, ReusableContents: parent.ReusableContents, Redirects: parent.Redirects, CreatedAt: now.UTC(),
 	}
 	if diff := cmp.Diff(got, want); diff != "" {
 		t.Errorf("Build (-got +want):\n%s", diff)
+	}
+	if got.Redirects[0].Page = "p2"; parent.Redirects[0].Page != "p1" {
+		t.Error("the new revision's redirects are its parent's slice")
 	}
 	if a, b := revision.NewFileID(), revision.NewFileID(); a == b || a == "" {
 		t.Errorf("NewFileID gave %q and %q", a, b)

@@ -6,9 +6,9 @@
 // Collection "revisions": one insert-only document per revision, _id the
 // revision id, with space, organization, type, parents, mergedFrom, pages
 // (the tree: id, kind, title, slug, emoji, description, body, pages,
-// createdAt, updatedAt), files, reusableContents (id, title, body), bodies
-// (every body id the revision refers to, for the collector) and createdAt.
-// A page's body is the list of ids of the body documents whose markdown,
+// createdAt, updatedAt), files, reusableContents (id, title, body),
+// redirects (path, page; absent when none), bodies (every body id the
+// revision refers to, for the collector) and createdAt. A page's body is the list of ids of the body documents whose markdown,
 // concatenated, is the page's; revisions written before bodies moved out
 // keep the markdown inline (field markdown), which reads the same. The space
 // store writes a space's first revision there as a minimal document (no
@@ -142,6 +142,8 @@ type revisionDoc struct {
 	Bodies           []string        `bson:"bodies"`
 	CreatedAt        time.Time       `bson:"createdAt"`
 	Git              *revision.Git   `bson:"git,omitempty"`
+	// Redirects are the revision's (absent when it has none).
+	Redirects []redirectDoc `bson:"redirects,omitempty"`
 	// MarkdownBytes is the markdown of the pages and reusable contents
 	// (absent from revisions stored before it was recorded).
 	MarkdownBytes int64 `bson:"markdownBytes,omitempty"`
@@ -162,6 +164,11 @@ type pageDoc struct {
 	Pages       []pageDoc `bson:"pages"`
 	CreatedAt   time.Time `bson:"createdAt"`
 	UpdatedAt   time.Time `bson:"updatedAt"`
+}
+
+type redirectDoc struct {
+	Path string `bson:"path"`
+	Page string `bson:"page"`
 }
 
 type reusableDoc struct {
@@ -237,6 +244,9 @@ func (s *Store) Insert(ctx context.Context, r revision.Revision) error {
 		MergedFrom: r.MergedFrom, Pages: b.pages(r.Pages), Files: r.Files, CreatedAt: r.CreatedAt, Git: r.Git}
 	for _, rc := range r.ReusableContents {
 		doc.ReusableContents = append(doc.ReusableContents, reusableDoc{ID: rc.ID, Title: rc.Title, Body: b.refs(rc.Markdown)})
+	}
+	for _, rd := range r.Redirects {
+		doc.Redirects = append(doc.Redirects, redirectDoc{Path: rd.Path, Page: rd.Page})
 	}
 	doc.Bodies = b.ids
 	doc.MarkdownBytes = int64(r.Size().Markdown)
@@ -451,6 +461,9 @@ func (d revisionDoc) revision(text map[string]string) revision.Revision {
 		MergedFrom: d.MergedFrom, Pages: pagesOf(d.Pages, text), Files: slices.Clone(d.Files), CreatedAt: d.CreatedAt, Git: cloneGit(d.Git)}
 	if d.Pages == nil {
 		r.Pages = nil
+	}
+	for _, rd := range d.Redirects {
+		r.Redirects = append(r.Redirects, revision.Redirect{Path: rd.Path, Page: rd.Page})
 	}
 	if r.Parents == nil {
 		r.Parents = []string{}

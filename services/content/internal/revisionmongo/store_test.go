@@ -47,6 +47,7 @@ func TestRevisions(t *testing.T) {
 		}},
 		Files:            []revision.File{{ID: "f1", Name: "a.png", ContentType: "image/png", Size: 3, Blob: "b1", Width: 4, Height: 5}},
 		ReusableContents: []revision.ReusableContent{{ID: "rc1", Title: "Note", Markdown: "x"}},
+		Redirects:        []revision.Redirect{{Path: "old/intro", Page: "p2"}},
 		CreatedAt:        t0,
 	}
 	bare := revision.Revision{ID: "rev2", Space: "sp1", Organization: "org1", Type: revision.TypeEdits, CreatedAt: t0}

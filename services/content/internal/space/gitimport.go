@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/docspub/platform/libs/apierr"
 	"github.com/docspub/platform/libs/ids"
@@ -38,6 +40,18 @@ type GitImport struct {
 	ReusableContents []ImportReusable
 	// Sync, when set, is the space's Git sync state after the import.
 	Sync *GitSync
+	// Redirects replace the parent's (an empty list removes them); nil
+	// keeps the parent's.
+	Redirects []ImportRedirect
+}
+
+// ImportRedirect is a redirect of an import: readers asking for Path (a
+// page's path under the space's root, segments joined by "/") that no
+// page has go to the page at Page in the import's pages (its index among
+// the top-level pages, then among its parent's pages, down to it).
+type ImportRedirect struct {
+	Path string
+	Page []int
 }
 
 // ImportPage is a page of an import: its id is the page's of the same
@@ -191,7 +205,75 @@ func buildImport(parent revision.Revision, in GitImport, now time.Time) (revisio
 		g := *in.Git
 		rev.Git = &g
 	}
+	if in.Redirects != nil {
+		if rev.Redirects, err = importRedirects(in.Redirects, rev.Pages); err != nil {
+			return revision.Revision{}, err
+		}
+	}
 	return rev, nil
+}
+
+// importRedirects are an import's redirects with their pages' ids (pages:
+// the revision the import built). A redirect must name a document page by
+// its place in the import and have a path of its own: segments, none
+// empty, "." or "..", no control character, at most limits.RedirectPath
+// bytes in all.
+func importRedirects(in []ImportRedirect, pages []revision.Page) ([]revision.Redirect, error) {
+	if len(in) > limits.RevisionRedirects {
+		return nil, apierr.Invalid("redirects", "must have at most %d items", limits.RevisionRedirects)
+	}
+	out := make([]revision.Redirect, 0, len(in))
+	seen := make(map[string]bool, len(in))
+	for i, r := range in {
+		field := fmt.Sprintf("redirects[%d]", i)
+		if why := redirectPath(r.Path); why != "" {
+			return nil, apierr.Invalid(field+".path", "%s", why)
+		}
+		if seen[r.Path] {
+			return nil, apierr.Invalid(field+".path", "is given twice")
+		}
+		seen[r.Path] = true
+		p := pageAt(pages, r.Page)
+		if p == nil || p.Kind != revision.KindDocument {
+			return nil, apierr.Invalid(field+".page", "names no document page of the import")
+		}
+		out = append(out, revision.Redirect{Path: r.Path, Page: p.ID})
+	}
+	return out, nil
+}
+
+// redirectPath says what makes p no redirect's path ("" when it is one).
+func redirectPath(p string) string {
+	switch {
+	case p == "":
+		return "is required"
+	case len(p) > limits.RedirectPath:
+		return fmt.Sprintf("must have at most %d bytes", limits.RedirectPath)
+	case !utf8.ValidString(p) || strings.ContainsFunc(p, unicode.IsControl):
+		return "must be UTF-8 text without control characters"
+	}
+	for _, seg := range strings.Split(p, "/") {
+		if seg == "" || seg == "." || seg == ".." {
+			return `must be segments joined by "/", none empty, "." or ".."`
+		}
+	}
+	return ""
+}
+
+// pageAt is the page at a place of the tree (nil when there is none).
+func pageAt(pages []revision.Page, at []int) *revision.Page {
+	if len(at) == 0 || len(at) > MaxImportDepth {
+		return nil
+	}
+	var p *revision.Page
+	for _, i := range at {
+		if i < 0 || i >= len(pages) {
+			return nil
+		}
+		p = &pages[i]
+		pages = p.Pages
+	}
+	return p
 }
 
 // importReusable adds in to the parent's reusable contents: one of the

@@ -2,12 +2,15 @@ package space
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/docspub/platform/libs/apierr"
+	"github.com/docspub/platform/services/content/internal/limits"
 	"github.com/docspub/platform/services/content/internal/revision"
+	"github.com/google/go-cmp/cmp"
 )
 
 // TestBuildImport: an import's pages keep the ids of the parent's pages at
@@ -116,5 +119,88 @@ func TestImportReusable(t *testing.T) {
 	}
 	if parent[0].Markdown != "old" {
 		t.Error("the parent's reusable contents changed")
+	}
+}
+
+// TestImportRedirects: an import's redirects name pages by their place in
+// the import and are stored with the ids those pages take (a page kept
+// from the parent keeps its id); nil keeps the parent's redirects, an
+// empty list removes them.
+func TestImportRedirects(t *testing.T) {
+	t.Parallel()
+	t0 := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	parent := revision.Revision{ID: "r1", Space: "s1", Organization: "o1",
+		Pages: []revision.Page{
+			{ID: "pg-home", Kind: revision.KindDocument, Title: "Home", Slug: "home", CreatedAt: t0, UpdatedAt: t0},
+			{ID: "pg-guide", Kind: revision.KindGroup, Title: "Guide", Slug: "guide", CreatedAt: t0, UpdatedAt: t0, Pages: []revision.Page{
+				{ID: "pg-install", Kind: revision.KindDocument, Title: "Install", Slug: "install", CreatedAt: t0, UpdatedAt: t0},
+			}},
+		},
+		Redirects: []revision.Redirect{{Path: "old", Page: "pg-install"}},
+	}
+	pages := []ImportPage{
+		{Kind: revision.KindDocument, Title: "Home", Slug: "home"},
+		{Kind: revision.KindGroup, Title: "Guide", Slug: "guide", Pages: []ImportPage{
+			{Kind: revision.KindDocument, Title: "Install", Slug: "install"},
+			{Kind: revision.KindDocument, Title: "Upgrade", Slug: "upgrade"},
+		}},
+	}
+	for _, tc := range []struct {
+		name string
+		in   []ImportRedirect
+		want func(rev revision.Revision) []revision.Redirect
+	}{
+		{"nil keeps the parent's", nil, func(revision.Revision) []revision.Redirect { return parent.Redirects }},
+		{"empty removes them", []ImportRedirect{}, func(revision.Revision) []revision.Redirect { return []revision.Redirect{} }},
+		{"pages by place", []ImportRedirect{{Path: "previous/install", Page: []int{1, 0}}, {Path: "new", Page: []int{1, 1}}, {Path: "start", Page: []int{0}}},
+			func(rev revision.Revision) []revision.Redirect {
+				return []revision.Redirect{{Path: "previous/install", Page: "pg-install"}, {Path: "new", Page: rev.Pages[1].Pages[1].ID},
+					{Path: "start", Page: "pg-home"}}
+			}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			rev, err := buildImport(parent, GitImport{Parent: "r1", Pages: pages, Redirects: tc.in}, t0.Add(time.Hour))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tc.want(rev), rev.Redirects); diff != "" {
+				t.Errorf("redirects (-want +got):\n%s", diff)
+			}
+		})
+	}
+	if parent.Redirects[0].Page != "pg-install" {
+		t.Error("the parent's redirects changed")
+	}
+
+	many := make([]ImportRedirect, limits.RevisionRedirects+1)
+	for i := range many {
+		many[i] = ImportRedirect{Path: fmt.Sprintf("old/%d", i), Page: []int{0}}
+	}
+	for _, tc := range []struct {
+		name  string
+		in    []ImportRedirect
+		field string
+	}{
+		{"too many", many, "redirects"},
+		{"a group", []ImportRedirect{{Path: "g", Page: []int{1}}}, "redirects[0].page"},
+		{"no such place", []ImportRedirect{{Path: "x", Page: []int{1, 2}}}, "redirects[0].page"},
+		{"a negative place", []ImportRedirect{{Path: "x", Page: []int{-1}}}, "redirects[0].page"},
+		{"no place", []ImportRedirect{{Path: "x"}}, "redirects[0].page"},
+		{"no path", []ImportRedirect{{Page: []int{0}}}, "redirects[0].path"},
+		{"a leading slash", []ImportRedirect{{Path: "/x", Page: []int{0}}}, "redirects[0].path"},
+		{"a dot segment", []ImportRedirect{{Path: "a/../x", Page: []int{0}}}, "redirects[0].path"},
+		{"a control character", []ImportRedirect{{Path: "a\nb", Page: []int{0}}}, "redirects[0].path"},
+		{"too long", []ImportRedirect{{Path: strings.Repeat("x", limits.RedirectPath+1), Page: []int{0}}}, "redirects[0].path"},
+		{"twice", []ImportRedirect{{Path: "x", Page: []int{0}}, {Path: "x", Page: []int{1, 0}}}, "redirects[1].path"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			_, err := buildImport(parent, GitImport{Parent: "r1", Pages: pages, Redirects: tc.in}, t0)
+			var ae *apierr.Error
+			if !errors.As(err, &ae) || ae.Status != 400 || ae.Field != tc.field {
+				t.Errorf("got %v, want a 400 naming %s", err, tc.field)
+			}
+		})
 	}
 }

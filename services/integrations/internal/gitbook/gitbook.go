@@ -1,6 +1,6 @@
 // Package gitbook reads and writes GitBook's Git repository layout, so that
 // repositories synced with GitBook import unchanged: an optional
-// .gitbook.yaml (root, structure.readme, structure.summary), SUMMARY.md
+// .gitbook.yaml (root, structure.readme, structure.summary, redirects), SUMMARY.md
 // (headings are page groups, nested lists nested pages), README.md as the
 // first page, page files as markdown with YAML front matter (description,
 // icon, hidden, layout) and files under .gitbook/assets/. Without a
@@ -64,6 +64,27 @@ type Tree struct {
 	Files    []File
 	Includes []Include
 	Summary  string // the path of SUMMARY.md, when there is one
+	// Redirects are .gitbook.yaml's redirects that name a page of the
+	// tree, in the file's order.
+	Redirects []Redirect
+	// Problems say what of the repository was left out, and why (a
+	// redirect that is malformed or names no page): at most
+	// limits.Problems of them, the last one counting the rest.
+	Problems []string
+}
+
+// Redirect is a redirect of .gitbook.yaml: readers asking for Path, a
+// page's path under the space's root that no page has, are sent to the
+// page read from the file File.
+type Redirect struct {
+	// Path is the old path: its segments joined by "/", no leading or
+	// trailing slash, percent-escapes decoded.
+	Path string
+	// File is the page's file, relative to the repository.
+	File string
+	// Page is where the page is in Tree.Pages: its index among the
+	// top-level pages, then among its parent's pages, down to it.
+	Page []int
 }
 
 // Paths lists the repository files the tree was read from: its page files,
@@ -95,15 +116,6 @@ const (
 	AssetsDir   = ".gitbook/assets"
 	IncludesDir = ".gitbook/includes"
 )
-
-// config is .gitbook.yaml.
-type config struct {
-	Root      string `yaml:"root"`
-	Structure struct {
-		Readme  string `yaml:"readme"`
-		Summary string `yaml:"summary"`
-	} `yaml:"structure"`
-}
 
 // Clean cleans a repository sub-directory ("" for the top); ok is false for
 // one that leaves the repository.

@@ -14,7 +14,6 @@ import (
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/text"
-	"go.yaml.in/yaml/v3"
 )
 
 // Limits of a tree read from a repository: content's limits of a revision
@@ -43,7 +42,9 @@ type reader struct {
 }
 
 // Read builds the tree of a repository's files (path → bytes), from the
-// sub-directory projectDir ("" for the top).
+// sub-directory projectDir ("" for the top), with the redirects of its
+// .gitbook.yaml that name pages of the tree; what it leaves out of the
+// repository without failing is in the tree's Problems.
 func Read(files map[string][]byte, projectDir string) (Tree, error) {
 	dir, ok := Clean(projectDir)
 	if !ok {
@@ -51,23 +52,23 @@ func Read(files map[string][]byte, projectDir string) (Tree, error) {
 	}
 	r := &reader{files: files, root: dir}
 	readme, summary := "README.md", "SUMMARY.md"
+	var c config
 	if b, ok := files[join(dir, ".gitbook.yaml")]; ok {
-		var c config
-		if err := yaml.Unmarshal(b, &c); err != nil {
-			return Tree{}, layoutErr(".gitbook.yaml is not valid YAML")
+		var err error
+		if c, err = readConfig(b); err != nil {
+			return Tree{}, err
 		}
-		if c.Root != "" {
-			root, ok := Clean(c.Root)
+		if c.root != "" {
+			root, ok := Clean(c.root)
 			if !ok {
 				return Tree{}, layoutErr(".gitbook.yaml: root leaves the repository")
 			}
 			r.root = join(dir, root)
 		}
-		var err error
-		if readme, err = structureFile("readme", c.Structure.Readme, readme); err != nil {
+		if readme, err = structureFile("readme", c.readme, readme); err != nil {
 			return Tree{}, err
 		}
-		if summary, err = structureFile("summary", c.Structure.Summary, summary); err != nil {
+		if summary, err = structureFile("summary", c.summary, summary); err != nil {
 			return Tree{}, err
 		}
 	}
@@ -95,6 +96,9 @@ func Read(files map[string][]byte, projectDir string) (Tree, error) {
 		return Tree{}, err
 	}
 	uniqueSlugs(t.Pages)
+	var p problems
+	t.Redirects = r.redirects(c.redirects, t.Pages, &p)
+	t.Problems = p.done()
 	return t, nil
 }
 

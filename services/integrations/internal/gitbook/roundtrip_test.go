@@ -9,12 +9,13 @@ import (
 )
 
 // fixture is a repository in GitBook's layout with what a round trip must
-// keep: front matter with keys the platform does not read, GitBook's
-// blocks, raw HTML, a page with CRLF line endings, a page without a
-// heading, a group, nesting, and assets.
+// keep: a .gitbook.yaml with redirects and a comment, front matter with
+// keys the platform does not read, GitBook's blocks, raw HTML, a page with
+// CRLF line endings, a page without a heading, a group, nesting, and
+// assets.
 func fixture() map[string][]byte {
 	return map[string][]byte{
-		"docs/.gitbook.yaml": []byte("root: ./\n"),
+		"docs/.gitbook.yaml": []byte("root: ./\n\n# Pages that moved.\nredirects:\n  start: getting-started/README.md\n  old/windows: './reference/windows.md'\n"),
 		"docs/SUMMARY.md": []byte("# Table of contents\n\n* [Welcome](README.md)\n* [Getting started](getting-started/README.md)\n" +
 			"  * [Install](getting-started/install.md)\n\n## Reference\n\n* [API](reference/api.md)\n* [Windows notes](reference/windows.md)\n"),
 		"docs/README.md": []byte("---\ndescription: The handbook\nlayout:\n  title:\n    visible: false\n---\n\n# Welcome\n\n" +
@@ -45,6 +46,9 @@ func TestWriteOverKeepsUnchangedPagesAndRewritesOnlyTheEditedOne(t *testing.T) {
 	tree, err := Read(files, "docs")
 	if err != nil {
 		t.Fatal(err)
+	}
+	if len(tree.Redirects) != 2 || len(tree.Problems) != 0 {
+		t.Fatalf("redirects %+v, problems %q", tree.Redirects, tree.Problems)
 	}
 	prev := &Previous{Tree: tree, Text: files}
 	names := []string{"logo.png", "shot 1.png"}

@@ -1,11 +1,14 @@
 package gitsync
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/docspub/platform/libs/internalapi/contentapi"
 	"github.com/docspub/platform/libs/urlguard"
+	"github.com/docspub/platform/services/integrations/internal/gitbook"
 )
 
 func TestProviderAndRepoName(t *testing.T) {
@@ -68,5 +71,19 @@ func TestValidateNamesTheField(t *testing.T) {
 	if _, dir, err := s.validate(Request{URL: str("https://a:b@example.com/x.git"), Ref: str("refs/tags/v1"),
 		RepoProjectDirectory: "/docs/"}, false); err != nil || dir != "docs" {
 		t.Errorf("a valid import: dir %q, %v", dir, err)
+	}
+}
+
+// TestToRedirects: a repository's redirects go to content as they were
+// read, and a repository without any sends an empty list (which removes
+// the space's), never null (which keeps them).
+func TestToRedirects(t *testing.T) {
+	t.Parallel()
+	got := toRedirects([]gitbook.Redirect{{Path: "previous/page", File: "docs/new-folder/page.md", Page: []int{2, 0}}})
+	if len(got) != 1 || got[0].Path != "previous/page" || len(got[0].Page) != 2 || got[0].Page[0] != 2 || got[0].Page[1] != 0 {
+		t.Errorf("redirects %+v", got)
+	}
+	if b, err := json.Marshal(contentapi.Import{Redirects: toRedirects(nil)}); err != nil || !strings.Contains(string(b), `"redirects":[]`) {
+		t.Errorf("no redirects sent as %s (%v)", b, err)
 	}
 }

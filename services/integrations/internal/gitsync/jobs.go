@@ -165,8 +165,9 @@ func message(err error) string {
 }
 
 // runImport clones the ref, reads the layout, stores the files and hands
-// content the revision; the space's primary content changes unless the
-// import is standalone.
+// content the revision, with the redirects of .gitbook.yaml (what the
+// layout left out is logged); the space's primary content changes unless
+// the import is standalone.
 func (s *Service) runImport(ctx context.Context, r *jobs.Run) error {
 	return s.run(ctx, r, func(ctx context.Context, p payload, remote gitrepo.Remote, st State) (State, error) {
 		var prog progress
@@ -193,6 +194,10 @@ func (s *Service) runImport(ctx context.Context, r *jobs.Run) error {
 			if err != nil {
 				return st, err
 			}
+			if len(tree.Problems) > 0 {
+				s.log.WarnContext(ctx, "git import: left out of the repository", "space", p.Space, "job", r.Job.ID,
+					"problems", tree.Problems)
+			}
 			if err := ctx.Err(); err != nil {
 				return st, err
 			}
@@ -213,7 +218,7 @@ func (s *Service) runImport(ctx context.Context, r *jobs.Run) error {
 			sync := syncOf(p, s.clock())
 			rev, err := s.content.CreateRevision(ctx, p.Space, contentapi.Import{Parent: parent,
 				Standalone: p.Standalone, Pages: toContent(tree.Pages), Files: files, Git: g,
-				ReusableContents: toReusable(tree.Includes), GitSync: &sync})
+				ReusableContents: toReusable(tree.Includes), GitSync: &sync, Redirects: toRedirects(tree.Redirects)})
 			if err != nil {
 				return st, err // ErrMoved: tried again, on the space's new revision
 			}
@@ -437,6 +442,17 @@ func toReusable(in []gitbook.Include) []contentapi.ReusableContent {
 	out := make([]contentapi.ReusableContent, 0, len(in))
 	for _, i := range in {
 		out = append(out, contentapi.ReusableContent{Title: i.Name, Markdown: i.Markdown})
+	}
+	return out
+}
+
+// toRedirects are the repository's redirects for content, never nil: the
+// redirects of .gitbook.yaml replace the space's, and a repository without
+// any leaves the space none.
+func toRedirects(in []gitbook.Redirect) []contentapi.ImportRedirect {
+	out := make([]contentapi.ImportRedirect, 0, len(in))
+	for _, r := range in {
+		out = append(out, contentapi.ImportRedirect{Path: r.Path, Page: r.Page})
 	}
 	return out
 }

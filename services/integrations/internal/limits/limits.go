@@ -1,6 +1,7 @@
 // Package limits holds the bounds of the integrations service's parsers: an
-// OpenAPI document and a repository's SUMMARY.md are measured against them
-// by a linear pre-pass before the parsing library sees them, so that no
+// OpenAPI document, a repository's SUMMARY.md and its .gitbook.yaml are
+// measured against them by a linear pre-pass before the parsing library
+// sees them, so that no
 // tenant's input can make a job run long or allocate much. The README's
 // Limits table ("### integrations") lists each of them with what a job over
 // it ends with.
@@ -51,4 +52,23 @@ const (
 	// work grows faster than linearly within a paragraph.
 	SummaryLine      = 1024
 	SummaryParagraph = 8
+)
+
+// .gitbook.yaml: its size is checked before the YAML decoder reads it (over
+// it the Git import fails naming the bound, nothing stored); its redirects
+// past these bounds are left out and reported, the import goes on.
+const (
+	// ConfigBytes bounds .gitbook.yaml (1,000 redirects of a few hundred
+	// bytes each fit).
+	ConfigBytes = 1 << 20
+	// Redirects bounds the redirects of one repository: the first ones of
+	// .gitbook.yaml are kept.
+	Redirects = 1000
+	// RedirectPath bounds a redirect's old path, in bytes (GitBook's site
+	// redirects' sources: 512), and RedirectTarget its page file's path.
+	RedirectPath   = 512
+	RedirectTarget = 1024
+	// Problems bounds the problems one import reports (redirects left
+	// out, with why): the rest are counted.
+	Problems = 20
 )

@@ -32,6 +32,8 @@ type (
 	Revision = contentapi.Content
 	// ReusableContent is a block of markdown pages include.
 	ReusableContent = contentapi.ReusableContent
+	// Redirect sends readers of a path no page has to a page.
+	Redirect = contentapi.Redirect
 	// SearchResult is a space with its pages matching a search.
 	SearchResult = contentapi.SearchResult
 )

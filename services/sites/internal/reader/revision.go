@@ -122,6 +122,8 @@ type tree struct {
 	assets     map[string]string
 	slugs      map[string][]*page
 	includes   map[string]string
+	// redirects are the revision's redirects: page ids by old path.
+	redirects map[string]string
 }
 
 // page is a page of a tree.
@@ -201,6 +203,15 @@ func newTree(rev contentapi.Content) *tree {
 		t.files[f.ID] = f
 		t.size += int64(len(f.ID)+len(f.Name)+len(f.ContentType)) + 64
 	}
+	for _, rd := range rev.Redirects {
+		if t.redirects == nil {
+			t.redirects = make(map[string]string, len(rev.Redirects))
+		}
+		if _, taken := t.redirects[rd.Path]; !taken {
+			t.redirects[rd.Path] = rd.Page
+			t.size += int64(len(rd.Path)+len(rd.Page)) + 64
+		}
+	}
 	return t
 }
 
@@ -223,6 +234,20 @@ func (t *tree) find(path string) (*page, bool) {
 	}
 	p, ok := t.byPath[path]
 	return p, ok
+}
+
+// redirect is the document a redirect sends readers of path to (a path
+// under the space's root that no document has): nil when no redirect
+// has the path or the revision no longer has its page.
+func (t *tree) redirect(path string) *page {
+	id, ok := t.redirects[path]
+	if !ok {
+		return nil
+	}
+	if p := t.byID[id]; p != nil && p.document() {
+		return p
+	}
+	return nil
 }
 
 // revision returns the space's current revision as a tree. Which revision

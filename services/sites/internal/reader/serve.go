@@ -177,14 +177,38 @@ func (r *Reader) page(ctx context.Context, rd *read, rest []string, markdown boo
 	if err != nil {
 		return r.failed(rd, err)
 	}
-	p, ok := t.find(strings.Join(pagePath, "/"))
+	path := strings.Join(pagePath, "/")
+	p, ok := t.find(path)
 	if !ok || !p.document() {
+		if to := t.redirect(path); to != nil {
+			return redirected(rd, v, t, to, markdown)
+		}
 		return r.notFound(rd, "This page does not exist.")
 	}
 	if markdown {
 		return r.pageMarkdown(rd, sec, v, t, p)
 	}
 	return r.pageHTML(rd, sec, v, t, p)
+}
+
+// redirected sends the reader to page p of the variant (as HTML, or as
+// its markdown), where a redirect of its revision says the path asked for
+// went, with the query they asked with: a 308, permanent, as a redirect
+// of .gitbook.yaml says a page moved (search engines move the old URL's
+// standing to the new one), and keeping the method. It is cached as an
+// answer that is not a page is ("private, no-cache", never by the
+// gateway's page cache): a page later made at the old path is shown there
+// at once.
+func redirected(rd *read, v *variant, t *tree, p *page, markdown bool) *Response {
+	loc := rd.pageURL(v, t, p)
+	if markdown {
+		loc = rd.base + v.path + "/" + p.path + ".md"
+	}
+	if len(rd.req.Query) > 0 {
+		loc += "?" + rd.req.Query.Encode()
+	}
+	rd.resp.Status, rd.resp.Location = http.StatusPermanentRedirect, loc
+	return rd.resp
 }
 
 // findSite finds the site the request names: a site whose custom hostname

@@ -125,6 +125,18 @@ func (c *Content) MergeFiles(id string, pages []contentclient.Page, files map[st
 	return rev
 }
 
+// MergeRedirects is Merge with redirects (a Git import's).
+func (c *Content) MergeRedirects(id string, redirects []contentclient.Redirect, pages ...contentclient.Page) string {
+	c.mu.Lock()
+	rev := c.merge(id, pages, nil)
+	r := c.spaces[id].revisions[rev]
+	r.Redirects = redirects
+	c.spaces[id].revisions[rev] = r
+	c.mu.Unlock()
+	c.changed(id)
+	return rev
+}
+
 // File is a file of a revision.
 type File struct {
 	Name, ContentType string
