@@ -5,6 +5,7 @@ package content
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"github.com/docspub/platform/libs/ops"
 	"log/slog"
@@ -296,7 +297,7 @@ func openStores(ctx context.Context, cfg Config, core *service.Core, blobs *blob
 	db := core.Mongo
 	written := core.Relay.Notify
 	// A comment or change request written changes its space's counters.
-	counted := func() { written(); counts.Changed() }
+	counted := func(evs []kafkax.Event) { written(); counts.Changed(eventSpaces(evs)...) }
 	st := stores{people: peoplemongo.NewStore(db.Database, urls), comments: commentmongo.NewStore(db, counted),
 		fields: customfieldmongo.NewStore(db, written), changeRequests: changerequestmongo.NewStore(db, counted),
 		spaces: spacemongo.NewStore(db, written), searchDB: db.Client().Database(cfg.Database + SearchDatabaseSuffix),
@@ -307,6 +308,20 @@ func openStores(ctx context.Context, cfg Config, core *service.Core, blobs *blob
 	st.search = searchmongo.NewStore(st.searchDB, db.Locks()).
 		ReadingFrom(db.Reads().Client().Database(st.searchDB.Name()))
 	return st, nil
+}
+
+// eventSpaces are the spaces of comment and change request events (their
+// payloads' "space"; "" for one without).
+func eventSpaces(evs []kafkax.Event) []string {
+	out := make([]string, len(evs))
+	for i, ev := range evs {
+		var p struct {
+			Space string `json:"space"`
+		}
+		_ = json.Unmarshal(ev.Data, &p)
+		out[i] = p.Space
+	}
+	return out
 }
 
 // services are content's domain services, which the routes serve.

@@ -33,9 +33,9 @@ var _ changerequest.Store = (*Store)(nil)
 // NewStore returns a store on db (its document locks are shared with the
 // outbox relay); written (nil: none) is called after each write with an
 // event (the relay's Notify).
-func NewStore(db mongox.DB, written func()) *Store {
+func NewStore(db mongox.DB, written func([]kafkax.Event)) *Store {
 	d := docstore.New(db, map[string]string{ChangeRequests: "change request"})
-	d.OnWrite(written)
+	d.OnEvents(written)
 	return &Store{d: d, db: db}
 }
 

@@ -63,9 +63,9 @@ var _ comment.Store = (*Store)(nil)
 // with db's document locks, which the outbox relay shares; written (nil:
 // none) is called after every write that recorded an event (the relay's
 // Notify).
-func NewStore(db mongox.DB, written func()) *Store {
+func NewStore(db mongox.DB, written func([]kafkax.Event)) *Store {
 	ds := docstore.New(db, map[string]string{Comments: "comment", Replies: "comment reply"})
-	ds.OnWrite(written)
+	ds.OnEvents(written)
 	return &Store{ds: ds}
 }
 

@@ -2,9 +2,9 @@ package space
 
 import (
 	"context"
-	"sync/atomic"
 	"time"
 
+	"github.com/docspub/platform/libs/generations"
 	"github.com/hashicorp/golang-lru/v2/expirable"
 )
 
@@ -21,13 +21,14 @@ const (
 // Counters caches spaces' counters (open comments, change requests by
 // status), each counted by two aggregations otherwise: every GET of a space
 // and every page of a list would run them. A comment or change request
-// written through this instance drops every cached counter at once
-// (Changed: a new generation), one written through another instance
-// shows within countsTTL. Counters say nothing about who may read what:
-// access is decided on the space as read for the request.
+// written through this instance drops its space's cached counters at once
+// (Changed: the space's generation moves on, libs/generations; no other
+// space's), one written through another instance shows within countsTTL.
+// Counters say nothing about who may read what: access is decided on the
+// space as read for the request.
 type Counters struct {
-	gen atomic.Uint64
-	lru *expirable.LRU[string, generationCounts]
+	gens generations.Counters
+	lru  *expirable.LRU[string, generationCounts]
 }
 
 type generationCounts struct {
@@ -40,25 +41,36 @@ func NewCounters() *Counters {
 	return &Counters{lru: expirable.NewLRU[string, generationCounts](countsEntries, nil, countsTTL)}
 }
 
-// Changed says that a comment or change request was written: the counters
-// cached before it are not used again. The stores of comments and change
-// requests call it after each write.
-func (c *Counters) Changed() { c.gen.Add(1) }
+// Changed says that comments or change requests of spaces were written:
+// their counters cached before are not used again. The stores of comments
+// and change requests call it after each write, with the spaces of the
+// events it recorded ("": every space's counters).
+func (c *Counters) Changed(spaces ...string) {
+	for _, id := range spaces {
+		if id == "" {
+			c.gens.BumpAll()
+			continue
+		}
+		c.gens.Bump(id)
+	}
+}
 
-// cachedCounts returns the spaces' counters: those cached in the current
-// generation, and the others read in one query and cached. The generation
-// is read before the query, so counters read while a write lands are
-// cached under the generation that write ends.
+// cachedCounts returns the spaces' counters: those cached in their
+// space's current generation, and the others read in one query and
+// cached. Each generation is read before the query, so counters read
+// while a write lands are cached under a generation that write ends.
 func (s *Service) cachedCounts(ctx context.Context, ids []string) (map[string]Counts, error) {
-	gen := s.counts.gen.Load()
 	out := make(map[string]Counts, len(ids))
 	var missing []string
+	gens := make(map[string]uint64, len(ids))
 	for _, id := range ids {
+		gen := s.counts.gens.Of(id)
 		if c, ok := s.counts.lru.Get(id); ok && c.gen == gen {
 			out[id] = c.n
 			continue
 		}
 		missing = append(missing, id)
+		gens[id] = gen
 	}
 	if len(missing) == 0 {
 		return out, nil
@@ -69,7 +81,7 @@ func (s *Service) cachedCounts(ctx context.Context, ids []string) (map[string]Co
 	}
 	for _, id := range missing {
 		out[id] = read[id]
-		s.counts.lru.Add(id, generationCounts{gen: gen, n: read[id]})
+		s.counts.lru.Add(id, generationCounts{gen: gens[id], n: read[id]})
 	}
 	return out, nil
 }
