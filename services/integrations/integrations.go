@@ -89,7 +89,13 @@ type Config struct {
 	Workers    int    `env:"JOB_WORKERS, default=2"` // per job kind
 	// TenantJobs is how many jobs of a kind one organization runs at once
 	// over every replica (0: no bound; an organization running none still goes first).
-	TenantJobs   int           `env:"JOB_TENANT_LIMIT, default=1"`
+	TenantJobs int `env:"JOB_TENANT_LIMIT, default=1"`
+	// TenantRest is how long an organization's job keeps its next ones of
+	// the kind waiting in a replica, as a multiple of the time it ran: an
+	// organization processing costly jobs again and again (replacing a
+	// large spec in a loop) then takes at most half of a worker's time, and
+	// leaves the processors to the others.
+	TenantRest   float64       `env:"JOB_TENANT_REST, default=1"`
 	ParseTimeout time.Duration `env:"OPENAPI_PARSE_TIMEOUT, default=20s"`
 	JobLease     time.Duration `env:"JOB_LEASE, default=30s"`
 }
@@ -133,6 +139,9 @@ func (c Config) Validate() error {
 	}
 	if c.TenantJobs < 0 || c.TenantJobs > 64 {
 		p.Addf("JOB_TENANT_LIMIT must be between 0 and 64")
+	}
+	if c.TenantRest < 0 || c.TenantRest > 10 {
+		p.Addf("JOB_TENANT_REST must be between 0 and 10")
 	}
 	if c.JobLease < time.Second {
 		p.Addf("JOB_LEASE must be at least 1s")
@@ -207,6 +216,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 	for kind, h := range pools {
 		w := queue.NewWorker(map[string]jobs.Handler{kind: h}, cfg.Workers, log)
 		w.SetTenantLimit(cfg.TenantJobs)
+		w.SetTenantRest(cfg.TenantRest)
 		workers = append(workers, w)
 	}
 

@@ -16,6 +16,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -303,15 +304,19 @@ func (q *Queue) subscribe() (wake <-chan struct{}, cancel func()) {
 // (in any worker), so that a tenant with many jobs queued takes every worker
 // only while no other tenant waits. With perTenant > 0 a tenant already
 // running that many jobs of kinds gets none, even when no other tenant
-// waits. It returns false when there is none.
-func (q *Queue) claim(ctx context.Context, kinds []string, perTenant int) (doc, bool, error) {
+// waits. The resting tenants get none either (Worker.SetTenantRest). It
+// returns false when there is none.
+func (q *Queue) claim(ctx context.Context, kinds []string, perTenant int, resting []string) (doc, bool, error) {
 	now := q.clock()
 	running, err := q.runningByTenant(ctx, kinds, now)
 	if err != nil {
 		return doc{}, false, err
 	}
-	var busy, full []string
+	busy, full := slices.Clone(resting), slices.Clone(resting)
 	for t, n := range running {
+		if slices.Contains(resting, t) {
+			continue
+		}
 		busy = append(busy, t)
 		if perTenant > 0 && n >= perTenant {
 			full = append(full, t)

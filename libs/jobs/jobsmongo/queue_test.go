@@ -104,7 +104,7 @@ func TestDeadWorkersJobResumes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	claimed, ok, err := dead.claim(ctx, []string{"steps"}, 0)
+	claimed, ok, err := dead.claim(ctx, []string{"steps"}, 0, nil)
 	if err != nil || !ok || claimed.ID != job.ID {
 		t.Fatalf("claim = %+v %v %v", claimed, ok, err)
 	}
@@ -369,4 +369,75 @@ func TestTenantLimitPerKind(t *testing.T) {
 func saveProgress(q *Queue, job doc, v any) error {
 	_, err := q.saveProgress(context.Background(), job, v)
 	return err
+}
+
+// TestTenantRest: with a rest of 1, a tenant's next job starts no sooner
+// than its last one ran after that one's end, and another tenant's job
+// runs meanwhile.
+func TestTenantRest(t *testing.T) {
+	db := mongox.NewDB(mongotest.Database(t), true)
+	q := newQueue(t, db)
+	const ran = 300 * time.Millisecond
+	var mu sync.Mutex
+	type span struct {
+		tenant     string
+		start, end time.Time
+	}
+	var spans []span
+	h := func(ctx context.Context, r *jobs.Run) error {
+		s := span{tenant: r.Job.Tenant, start: time.Now()}
+		if r.Job.Tenant == "orgA" {
+			select { // orgA's jobs are costly
+			case <-time.After(ran):
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		}
+		s.end = time.Now()
+		mu.Lock()
+		spans = append(spans, s)
+		mu.Unlock()
+		return nil
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	w := q.NewWorker(map[string]jobs.Handler{"parse": h}, 2, logx.Discard())
+	w.SetPoll(time.Hour) // only Notify and the rest's end wake it
+	w.SetTenantLimit(1)
+	w.SetTenantRest(1)
+	done := make(chan struct{})
+	go func() { defer close(done); _ = w.Run(ctx) }()
+	t.Cleanup(func() { cancel(); <-done })
+	for range 2 {
+		if _, _, err := q.Enqueue(ctx, "parse", "", payload{}, jobs.Tenant("orgA")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	count := func(tenant string) int {
+		mu.Lock()
+		defer mu.Unlock()
+		n := 0
+		for _, s := range spans {
+			if s.tenant == tenant {
+				n++
+			}
+		}
+		return n
+	}
+	waittest.Until(t, "orgA's first job done", 10*time.Second, func() bool { return count("orgA") == 1 })
+	if _, _, err := q.Enqueue(ctx, "parse", "", payload{}, jobs.Tenant("orgB")); err != nil {
+		t.Fatal(err)
+	}
+	waittest.Until(t, "orgB's job done while orgA rests", 10*time.Second, func() bool { return count("orgB") == 1 })
+	waittest.Until(t, "orgA's second job done", 10*time.Second, func() bool { return count("orgA") == 2 })
+	mu.Lock()
+	defer mu.Unlock()
+	var a []span
+	for _, s := range spans {
+		if s.tenant == "orgA" {
+			a = append(a, s)
+		}
+	}
+	if gap := a[1].start.Sub(a[0].end); gap < ran {
+		t.Errorf("orgA's second job started %s after its first ended, which ran %s: want at least that", gap, a[0].end.Sub(a[0].start))
+	}
 }

@@ -21,8 +21,46 @@ type Worker struct {
 	kinds       []string
 	concurrency int
 	perTenant   int
-	poll        time.Duration
-	log         *slog.Logger
+	// rest, when > 0, is how long a tenant's job keeps the tenant's next
+	// ones waiting in this worker, as a multiple of the time it ran.
+	rest    float64
+	resting resting
+	poll    time.Duration
+	log     *slog.Logger
+}
+
+// resting are the tenants whose jobs a worker does not claim until a time.
+type resting struct {
+	mu    sync.Mutex
+	until map[string]time.Time
+}
+
+// add makes tenant rest until t.
+func (r *resting) add(tenant string, t time.Time) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.until == nil {
+		r.until = map[string]time.Time{}
+	}
+	r.until[tenant] = t
+}
+
+// now returns the tenants resting at now, forgetting the others, and when
+// the first of them is done (zero when none rests).
+func (r *resting) now(now time.Time) (tenants []string, next time.Time) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for t, until := range r.until {
+		if !until.After(now) {
+			delete(r.until, t)
+			continue
+		}
+		tenants = append(tenants, t)
+		if next.IsZero() || until.Before(next) {
+			next = until
+		}
+	}
+	return tenants, next
 }
 
 // DefaultPoll is how often an idle worker looks for due jobs (besides
@@ -63,6 +101,19 @@ func (w *Worker) SetTenantLimit(n int) {
 	}
 }
 
+// SetTenantRest makes a tenant's job keep the tenant's next jobs waiting
+// in this worker for factor times as long as it ran (its others wait; other
+// tenants' go on): a tenant whose jobs are costly (a parse of a large
+// document again and again) then uses at most 1/(1+factor) of the
+// worker's time per job at once, and leaves the rest of the machine to the
+// other tenants (whose jobs of other kinds share its processors). Each
+// worker (each replica) keeps its own. 0 (the default): no rest.
+func (w *Worker) SetTenantRest(factor float64) {
+	if factor >= 0 {
+		w.rest = factor
+	}
+}
+
 // Run takes and runs jobs until ctx is done; then it hands back the jobs it
 // holds (they resume at once elsewhere or after a restart) and returns nil.
 // The jobs run detached from whoever enqueued them.
@@ -82,13 +133,17 @@ func (w *Worker) Run(ctx context.Context) error {
 			return nil
 		case slots <- struct{}{}:
 		}
-		job, ok, err := w.q.claim(ctx, w.kinds, w.perTenant)
+		rest, restEnds := w.resting.now(w.q.clock())
+		job, ok, err := w.q.claim(ctx, w.kinds, w.perTenant, rest)
 		if err != nil || !ok {
 			<-slots
 			if ctx.Err() != nil {
 				return nil
 			}
 			wait := w.poll
+			if !restEnds.IsZero() {
+				wait = min(wait, max(restEnds.Sub(w.q.clock()), time.Millisecond))
+			}
 			if err != nil {
 				failures++
 				wait = min(w.poll*time.Duration(failures), 10*w.poll)
@@ -146,7 +201,11 @@ func (w *Worker) run(ctx context.Context, job doc) {
 		}
 	}()
 	r := jobs.NewRun(job.job(), func(ctx context.Context, v any) (jobs.Data, error) { return w.q.saveProgress(ctx, job, v) })
+	started := time.Now()
 	err := w.call(jctx, r)
+	if ran := time.Since(started); w.rest > 0 && job.Tenant != "" {
+		w.resting.add(job.Tenant, w.q.clock().Add(time.Duration(float64(ran)*w.rest)))
+	}
 	close(stopRenew)
 	<-renewed
 
