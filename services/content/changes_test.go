@@ -34,7 +34,7 @@ func TestChangedSpace(t *testing.T) {
 func TestEventSpaces(t *testing.T) {
 	evs := []kafkax.Event{
 		contentapi.NewCommentCreated("org", contentapi.Comment{ID: "c1", Space: "sp1"}),
-		{Type: "comment.created", Data: []byte(`{}`)},
+		{Type: contentapi.CommentCreated, Data: []byte(`{}`)},
 	}
 	if got := eventSpaces(evs); len(got) != 2 || got[0] != "sp1" || got[1] != "" {
 		t.Errorf("EventSpaces = %q, want [sp1 \"\"]", got)
