@@ -64,6 +64,7 @@ var (
 	linkTarget = regexp.MustCompile(`\]\([^)]*\)`)
 	autolink   = regexp.MustCompile(`<https?://[^>]*>|https?://\S+`)
 	htmlTag    = regexp.MustCompile(`</?[a-zA-Z][^>]*>`)
+	blockTag   = regexp.MustCompile(`\{%.*?%\}`)
 	markup     = regexp.MustCompile("[*_`#>|~]+|!\\[|\\[|\\]")
 	spaces     = regexp.MustCompile(`\s+`)
 )
@@ -169,9 +170,13 @@ func anchor(raw, text string) string {
 
 var explicitID = regexp.MustCompile(`<a\s[^>]*\bid="([A-Za-z][A-Za-z0-9_.:-]{0,127})"[^>]*>\s*</a>`)
 
-// plain strips markdown syntax and link targets from text, leaving words.
+// plain strips markdown syntax, link targets and GitBook's block tags
+// ({% hint style="info" %}, {% endtabs %}) from text, leaving words: a
+// tag's words would show in snippets and make every page of hints a hit
+// of "hint".
 func plain(md string) string {
-	s := linkTarget.ReplaceAllString(md, "]")
+	s := blockTag.ReplaceAllString(md, " ")
+	s = linkTarget.ReplaceAllString(s, "]")
 	s = autolink.ReplaceAllString(s, " ")
 	s = htmlTag.ReplaceAllString(s, " ")
 	s = markup.ReplaceAllString(s, " ")

@@ -74,3 +74,12 @@ func TestSectionAnchors(t *testing.T) {
 		t.Fatalf("anchors (-want +got):\n%s", diff)
 	}
 }
+
+// GitBook's block tags are no words of a page: neither indexed nor shown.
+func TestPlainLeavesOutBlockTags(t *testing.T) {
+	t.Parallel()
+	md := "{% hint style=\"info\" %}\n**Info hints** show tips.\n{% endhint %}\n\n{% tabs %}\n{% tab title=\"Go\" %}\nRun it.\n{% endtab %}\n{% endtabs %}\n"
+	if got, want := plain(md), "Info hints show tips. Run it."; got != want {
+		t.Errorf("plain = %q, want %q", got, want)
+	}
+}
