@@ -16,6 +16,9 @@ const (
 	MaxQueryLength = 512
 	// MaxQueryTerms is how many distinct terms of a query are searched.
 	MaxQueryTerms = 16
+	// MaxQueryPhrases is how many of a query's phrases (two terms in a
+	// row, Phrases) are searched besides its terms.
+	MaxQueryPhrases = 4
 	// MaxPostingsPerTerm caps the postings of one term in one space: only
 	// the highest weighted are kept, so that a term found on nearly every
 	// page of a big space keeps a bounded posting list. Such a term ranks
@@ -38,11 +41,22 @@ const (
 	snippetLength = 240
 )
 
-// Weights of a term occurrence.
+// Weights of a term occurrence, each times the term's rarity (its BM25
+// inverse document frequency among the space's pages).
 const (
-	pageTitleWeight = 8.0 // the term is in the page's title (scored on its first section)
-	headingWeight   = 4.0 // the term is in a section's heading
-	bodyWeight      = 1.0 // per section: 1+ln(n) for n occurrences in the body
+	pageTitleWeight   = 8.0 // the term is in the page's title (scored on its first section)
+	headingWeight     = 4.0 // the term is in a section's heading
+	descriptionWeight = 2.0 // the term is in the page's description (scored on its first section)
+	// bodyWeight scales BM25's weight of a term's tf occurrences in a
+	// section's text, tf·(k1+1)/(tf+k1·(1-b+b·length/mean length)): at most
+	// k1+1 however often it occurs, less in a longer section.
+	bodyWeight = 1.0
+	bm25K1     = 1.2
+	bm25B      = 0.75
+	// hiddenFactor scales the weights of a hidden page (or one under a
+	// hidden page): readers reach it by a link, and a search finds it
+	// below the visible pages of the same words.
+	hiddenFactor = 0.25
 )
 
 // Section is a searchable part of a page: the text before the first heading

@@ -3,6 +3,7 @@ package search
 import (
 	"github.com/docspub/platform/libs/slug"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode"
@@ -53,6 +54,23 @@ func Terms(query string, max int) []string {
 		out = append(out, t)
 		if len(out) == max {
 			break
+		}
+	}
+	return out
+}
+
+// Phrase is the index term of two terms in a row in a title or heading:
+// "_" is no letter or digit, so no term of text is one.
+func Phrase(a, b string) string { return a + "_" + b }
+
+// Phrases are the phrases of a query's terms in a row (Tokenize's, stopwords
+// left out), at most max of them.
+func Phrases(query string, max int) []string {
+	ts := Tokenize(query)
+	var out []string
+	for i := 1; i < len(ts) && len(out) < max; i++ {
+		if p := Phrase(ts[i-1], ts[i]); ts[i] != ts[i-1] && !slices.Contains(out, p) {
+			out = append(out, p)
 		}
 	}
 	return out

@@ -11,6 +11,8 @@ import (
 
 	"github.com/docspub/platform/libs/slug"
 	"github.com/docspub/platform/services/content/internal/revision"
+	"github.com/docspub/platform/services/content/internal/search"
+	"github.com/google/go-cmp/cmp"
 )
 
 // The floor of TestRelevancePublicDocs: a change of the ranking that
@@ -199,4 +201,56 @@ func frontDescription(fm string) string {
 		}
 	}
 	return strings.Join(out, " ")
+}
+
+// pageIDs are the ids of a result's pages, in rank order.
+func pageIDs(res search.Result) []string {
+	var out []string
+	for _, sp := range res.Items {
+		for _, p := range sp.Pages {
+			out = append(out, p.ID)
+		}
+	}
+	return out
+}
+
+func TestRankingRules(t *testing.T) {
+	ctx := context.Background()
+	svc, _ := newService(t)
+	long := strings.Repeat("Webhooks fire on events. ", 40)
+	hidden := doc("hid", "Webhooks reference", "hid", "Webhooks fire on events.\n")
+	hidden.Hidden = true
+	pages := []revision.Page{
+		doc("guide", "Guide", "guide", "## Webhooks\n\n"+long+"\n## Webhooks again\n\n"+long+"\n## More webhooks\n\n"+long),
+		doc("hooks", "Webhooks", "hooks", "Send events to your endpoint.\n"),
+		doc("inrow", "Branch settings", "inrow", "## Merge rules\n\nSet them per space.\n"),
+		doc("apart", "Branch options", "apart", "## Merge\n\nA merge needs a review.\n\n## Rules\n\nEvery rule passes.\n"),
+		doc("zserver", "Hosting", "zserver", "Run your server.\n"),
+		doc("parent", "Reference", "parent", "Everything else.\n", hidden),
+		doc("visible", "Events", "visible", "Webhooks fire on events.\n"),
+	}
+	if err := svc.IndexRevision(ctx, "acme", "s1", pages); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name, query string
+		want        []string // the first pages, in order
+	}{
+		{"a title outranks a long page of the word", "webhooks", []string{"hooks"}},
+		{"the words of a heading in a row outrank them apart", "merge rules", []string{"inrow", "apart"}},
+		{"a rare word outweighs a common one", "fire server", []string{"zserver"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := pageIDs(mustSearch(t, svc, "acme", []string{"s1"}, tc.query))
+			if len(got) < len(tc.want) || !cmp.Equal(got[:len(tc.want)], tc.want) {
+				t.Fatalf("%q: pages %v, want first %v", tc.query, got, tc.want)
+			}
+		})
+	}
+	t.Run("a hidden page ranks below the visible ones", func(t *testing.T) {
+		got := pageIDs(mustSearch(t, svc, "acme", []string{"s1"}, "events"))
+		if len(got) != 4 || got[0] != "visible" || got[3] != "hid" {
+			t.Fatalf("pages %v, want visible first and hid last of 4", got)
+		}
+	})
 }
