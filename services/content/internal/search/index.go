@@ -21,7 +21,7 @@ import (
 // once, so the rarity is exact, and a page changed rewrites only the terms
 // it adds or drops (their rarity is all that changes).
 func Build(org, space string, pages []revision.Page) SpaceIndex {
-	idx := SpaceIndex{Organization: org, Space: space, Terms: map[string][]Posting{}}
+	idx := SpaceIndex{Organization: org, Space: space, Format: IndexFormat, Terms: map[string][]Posting{}}
 	secs := sectionsOf(org, space, pages, &idx)
 	st := statsOf(secs)
 	for _, sec := range secs {

@@ -87,6 +87,12 @@ type Posting struct {
 	Weight  float64 `bson:"weight"`
 }
 
+// IndexFormat is the version of Build's terms and weights. A space indexed
+// with another (0: before formats were recorded) is reindexed by CatchUp,
+// so that a change of the ranking reaches every space once, and spaces
+// ranked against each other weigh their terms alike.
+const IndexFormat = 2
+
 // SpaceIndex is everything indexed of one space: its pages and, per term,
 // its postings (at most MaxPostingsPerTerm each, highest weight first).
 type SpaceIndex struct {
@@ -95,13 +101,16 @@ type SpaceIndex struct {
 	// Revision is the revision the pages are of ("" when unknown); the
 	// store records it with the entries (Mark).
 	Revision string
-	Pages    []Page
-	Terms    map[string][]Posting
+	// Format is the IndexFormat the entries were built with.
+	Format int
+	Pages  []Page
+	Terms  map[string][]Posting
 }
 
-// Mark is what a space's complete index was built from.
+// Mark is what a space's complete index was built from, and how.
 type Mark struct {
 	Organization, Revision string
+	Format                 int
 }
 
 // PageKey names an indexed page.

@@ -274,9 +274,12 @@ type spaceDoc struct {
 	Organization string `bson:"organization"`
 	// Revision is the revision the entries were built from (search.Mark);
 	// "" for a record written before revisions were recorded.
-	Revision string            `bson:"revision,omitempty"`
-	Pages    map[string]string `bson:"pages"` // page id → hash
-	Terms    map[string]string `bson:"terms"` // term → hash of the space's postings
+	Revision string `bson:"revision,omitempty"`
+	// Format is the search.IndexFormat the entries were built with (0:
+	// before formats were recorded).
+	Format int               `bson:"format,omitempty"`
+	Pages  map[string]string `bson:"pages"` // page id → hash
+	Terms  map[string]string `bson:"terms"` // term → hash of the space's postings
 	// ShardCount is the Shards the entries were placed with (0: a record
 	// of before sharding, whose entries are in no shard).
 	ShardCount int `bson:"shards"`
@@ -410,7 +413,7 @@ func (s *Store) replaceSpace(ctx context.Context, idx search.SpaceIndex, old spa
 // newSpaceDoc is the record of idx, with the pages and terms that differ
 // from the old record's.
 func newSpaceDoc(idx search.SpaceIndex, old spaceDoc) (rec spaceDoc, pages []search.Page, changed []string) {
-	rec = spaceDoc{ID: idx.Space, Organization: idx.Organization, Revision: idx.Revision, Pages: map[string]string{}, Terms: map[string]string{},
+	rec = spaceDoc{ID: idx.Space, Organization: idx.Organization, Revision: idx.Revision, Format: idx.Format, Pages: map[string]string{}, Terms: map[string]string{},
 		ShardCount: Shards, Layout: postingLayout}
 	var pageKeys []string
 	for _, p := range idx.Pages {
@@ -494,14 +497,14 @@ func (s *Store) reserve(ctx context.Context, idx search.SpaceIndex, postingShard
 }
 
 // Marks returns what is indexed of each of spaces that has a complete
-// index: the organization and revision it was built from.
+// index: the organization and revision it was built from, and its format.
 func (s *Store) Marks(ctx context.Context, spaces []string) (map[string]search.Mark, error) {
 	out := map[string]search.Mark{}
 	if len(spaces) == 0 {
 		return out, nil
 	}
 	cur, err := s.db.Collection(Spaces).Find(ctx, bson.M{"_id": bson.M{"$in": spaces}},
-		options.Find().SetProjection(bson.M{"organization": 1, "revision": 1, "pending": 1}))
+		options.Find().SetProjection(bson.M{"organization": 1, "revision": 1, "format": 1, "pending": 1}))
 	if err != nil {
 		return nil, mongox.Err(err, "search marks")
 	}
@@ -511,7 +514,7 @@ func (s *Store) Marks(ctx context.Context, spaces []string) (map[string]search.M
 	}
 	for _, d := range docs {
 		if !d.Pending {
-			out[d.ID] = search.Mark{Organization: d.Organization, Revision: d.Revision}
+			out[d.ID] = search.Mark{Organization: d.Organization, Revision: d.Revision, Format: d.Format}
 		}
 	}
 	return out, nil
