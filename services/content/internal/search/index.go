@@ -17,7 +17,9 @@ import (
 // their title alone. A term's weight in a section is BM25's: its
 // occurrences, saturating and relative to the section's length, times how
 // rare the term is among the space's pages, plus the weight of the title
-// (or heading) and description holding it. The whole space is built at
+// (or heading) and description holding it; a page's whole title is a
+// term too (Exact), so that a query that is a title finds it before the
+// titles that hold its words among others. The whole space is built at
 // once, so the rarity is exact, and a page changed rewrites only the terms
 // it adds or drops (their rarity is all that changes).
 func Build(org, space string, pages []revision.Page) SpaceIndex {
@@ -81,6 +83,9 @@ func sectionsOf(org, space string, pages []revision.Page, idx *SpaceIndex) []ind
 			sec := indexedSection{page: p.ID, anchor: rs.Anchor, titleWeight: headingWeight, title: phraseTerms(rs.Heading), hidden: hidden[p.ID]}
 			if i == 0 {
 				sec.titleWeight, sec.title, sec.description = pageTitleWeight, phraseTerms(p.Title), Terms(p.Description, math.MaxInt)
+				if e := Exact(p.Title); e != "" {
+					sec.title = append(sec.title, e)
+				}
 			}
 			title := rs.Heading
 			if i == 0 {

@@ -150,8 +150,9 @@ func rank(am, bm int, as, bs float64, aid, bid string) int {
 // they have, then by their terms' weights (Build: a term in a title weighs
 // more than in a body, a rare term more than a common one), each term
 // counted in a page's best section (pageHits), plus the weights of the
-// query's phrases found in titles and headings. A query reads the postings
-// of at most MaxQueryTerms terms and MaxQueryPhrases phrases.
+// query's phrases found in titles and headings, and of a page title that
+// is the whole query. A query reads the postings of at most
+// MaxQueryTerms terms, MaxQueryPhrases phrases and its Exact term.
 func (s *Service) Search(ctx context.Context, org string, spaces map[string]string, query string, limit int, after *Cursor) (Result, error) {
 	query, limit, err := checkSearch(query, limit)
 	if err != nil {
@@ -159,6 +160,9 @@ func (s *Service) Search(ctx context.Context, org string, spaces map[string]stri
 	}
 	terms := Terms(query, MaxQueryTerms)
 	phrases := Phrases(query, MaxQueryPhrases)
+	if e := Exact(query); e != "" {
+		phrases = append(phrases, e)
+	}
 	if len(terms) == 0 || len(spaces) == 0 {
 		return Result{Items: []SpaceResult{}}, nil
 	}

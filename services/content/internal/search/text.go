@@ -76,6 +76,20 @@ func Phrases(query string, max int) []string {
 	return out
 }
 
+// Exact is the index term of a page's whole title, and of a query that
+// is one (a heading's would outrank the page of the subject: "Git Sync"
+// is a heading of many pages): "=" and its terms joined by "_". A title of
+// one term has none ("" as past MaxQueryTerms terms): its term is the
+// match already, and a list per page would double a space's lists of
+// one-word titles.
+func Exact(title string) string {
+	ts := Tokenize(title)
+	if len(ts) < 2 || len(ts) > MaxQueryTerms {
+		return ""
+	}
+	return "=" + strings.Join(ts, "_")
+}
+
 var (
 	fence      = regexp.MustCompile("^\\s{0,3}(```|~~~)")
 	atxHeading = regexp.MustCompile(`^\s{0,3}(#{1,6})\s+(.*?)\s*#*\s*$`)

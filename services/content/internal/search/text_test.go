@@ -83,3 +83,18 @@ func TestPlainLeavesOutBlockTags(t *testing.T) {
 		t.Errorf("plain = %q, want %q", got, want)
 	}
 }
+
+func TestPhrasesAndExact(t *testing.T) {
+	t.Parallel()
+	if diff := cmp.Diff(Phrases("Set up the merge rules, merge rules", 4), []string{"set_up", "up_merge", "merge_rules", "rules_merge"}); diff != "" {
+		t.Errorf("Phrases (-got +want):\n%s", diff)
+	}
+	if got := Phrases("a b c d e f", 2); len(got) != 2 {
+		t.Errorf("Phrases past max: %v", got)
+	}
+	for in, want := range map[string]string{"Merge rules": "=merge_rules", "The": "", "Hints": "", "SSO & SAML": "=sso_saml"} {
+		if got := Exact(in); got != want {
+			t.Errorf("Exact(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

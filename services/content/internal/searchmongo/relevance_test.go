@@ -226,6 +226,8 @@ func TestRankingRules(t *testing.T) {
 		doc("inrow", "Branch settings", "inrow", "## Merge rules\n\nSet them per space.\n"),
 		doc("apart", "Branch options", "apart", "## Merge\n\nA merge needs a review.\n\n## Rules\n\nEvery rule passes.\n"),
 		doc("zserver", "Hosting", "zserver", "Run your server.\n"),
+		doc("adomain", "Custom domain of a site section", "adomain", "Set a custom domain.\n"),
+		doc("domain", "Custom domain", "domain", "Point your DNS at the site.\n"),
 		doc("parent", "Reference", "parent", "Everything else.\n", hidden),
 		doc("visible", "Events", "visible", "Webhooks fire on events.\n"),
 	}
@@ -239,6 +241,7 @@ func TestRankingRules(t *testing.T) {
 		{"a title outranks a long page of the word", "webhooks", []string{"hooks"}},
 		{"the words of a heading in a row outrank them apart", "merge rules", []string{"inrow", "apart"}},
 		{"a rare word outweighs a common one", "fire server", []string{"zserver"}},
+		{"a title that is the query outranks titles holding it", "custom domain", []string{"domain", "adomain"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got := pageIDs(mustSearch(t, svc, "acme", []string{"s1"}, tc.query))
