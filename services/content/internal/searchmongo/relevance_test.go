@@ -16,10 +16,12 @@ import (
 )
 
 // The floor of TestRelevancePublicDocs: a change of the ranking that
-// scores below it on the judged queries fails.
+// scores below it on the judged queries fails. The goal was 0.70 and 0.80;
+// the floor is what the ranking reached (0.900 and 0.953, see
+// deployments/docs/benchmarks/search.md), so that one query lost fails.
 const (
-	minTop1 = 0.70
-	minMRR  = 0.80
+	minTop1 = 0.89
+	minMRR  = 0.95
 )
 
 // judged is testdata/publicdocs/queries.json: queries of GitBook's docs,
