@@ -20,8 +20,8 @@ import (
 // (or heading) and description holding it; a page's whole title is a
 // term too (Exact), so that a query that is a title finds it before the
 // titles that hold its words among others. The whole space is built at
-// once, so the rarity is exact, and a page changed rewrites only the terms
-// it adds or drops (their rarity is all that changes).
+// once, so the rarity is exact; a page changed rewrites the lists of its
+// own terms and of those whose rarity it changes (spaceStats).
 func Build(org, space string, pages []revision.Page) SpaceIndex {
 	idx := SpaceIndex{Organization: org, Space: space, Format: IndexFormat, Terms: map[string][]Posting{}}
 	secs := sectionsOf(org, space, pages, &idx)
@@ -80,7 +80,7 @@ func sectionsOf(org, space string, pages []revision.Page, idx *SpaceIndex) []ind
 		}
 		for i, rs := range splitSections(md) {
 			text := plain(rs.Text)
-			sec := indexedSection{page: p.ID, anchor: rs.Anchor, titleWeight: headingWeight, title: phraseTerms(rs.Heading), hidden: hidden[p.ID]}
+			sec := indexedSection{page: p.ID, anchor: rs.Anchor, titleWeight: headingWeight, title: Terms(rs.Heading, math.MaxInt), hidden: hidden[p.ID]}
 			if i == 0 {
 				sec.titleWeight, sec.title, sec.description = pageTitleWeight, phraseTerms(p.Title), Terms(p.Description, math.MaxInt)
 				if e := Exact(p.Title); e != "" {
@@ -108,11 +108,16 @@ func sectionsOf(org, space string, pages []revision.Page, idx *SpaceIndex) []ind
 }
 
 // spaceStats are what BM25 weighs a term with: in how many pages each
-// term is, how many pages there are, and the mean length of a section.
+// term is, and how many pages there are, rounded up to a power of two.
+// Every weight of a space depends on that count: exact, a page added
+// would change it, and the store would rewrite every posting list of the
+// space instead of the page's; rounded, it changes when the space doubles.
+// For the same reason a section's length is weighed against a fixed
+// sectionLength, not the space's mean: a word written anywhere would
+// change the mean.
 type spaceStats struct {
-	pages     map[string]int
-	n         float64
-	avgLength float64
+	pages map[string]int
+	n     float64
 }
 
 func statsOf(secs []indexedSection) spaceStats {
@@ -124,7 +129,7 @@ func statsOf(secs []indexedSection) spaceStats {
 			st.pages[t]++
 		}
 	}
-	total, last := 0, ""
+	last := ""
 	for _, sec := range secs {
 		if sec.page != last {
 			st.n++
@@ -139,11 +144,13 @@ func statsOf(secs []indexedSection) spaceStats {
 		for t := range sec.counts {
 			count(sec.page, t)
 		}
-		total += sec.length
 	}
-	st.avgLength = max(1, float64(total)/max(1, float64(len(secs))))
+	st.n = coarse(st.n)
 	return st
 }
+
+// coarse is x rounded up to a power of two, at least 1.
+func coarse(x float64) float64 { return math.Exp2(math.Ceil(math.Log2(max(1, x)))) }
 
 // weigh scores the terms of a section (see Build); a hidden page's terms
 // weigh hiddenFactor of that.
@@ -155,7 +162,7 @@ func (st spaceStats) weigh(sec indexedSection) map[string]float64 {
 	for _, t := range sec.description {
 		w[t] += descriptionWeight
 	}
-	norm := bm25K1 * (1 - bm25B + bm25B*float64(sec.length)/st.avgLength)
+	norm := bm25K1 * (1 - bm25B + bm25B*max(float64(sec.length), sectionLength)/sectionLength)
 	for t, c := range sec.counts {
 		tf := float64(c)
 		w[t] += bodyWeight * tf * (bm25K1 + 1) / (tf + norm)
@@ -178,9 +185,12 @@ func (st spaceStats) idf(df float64) float64 {
 	return math.Log(1 + (st.n-df+0.5)/(df+0.5))
 }
 
-// phraseTerms are the terms of a title and the phrases of two of them in
-// a row (Phrase): a query of the words of a title in their order ranks it
-// above pages that have them apart.
+// phraseTerms are the terms of a page's title and the phrases of two of
+// them in a row (Phrase): a query of the words of a title in their order
+// ranks it above pages that have them apart. Headings have none: their
+// phrases, nearly all distinct, tripled the posting lists of a space, and
+// the embedded server scans a shard's lists on every read of it (the
+// first run of a query took twice as long over 10,000 pages).
 func phraseTerms(title string) []string {
 	ts := Tokenize(title)
 	out := Terms(title, math.MaxInt)

@@ -48,11 +48,16 @@ const (
 	headingWeight     = 4.0 // the term is in a section's heading
 	descriptionWeight = 2.0 // the term is in the page's description (scored on its first section)
 	// bodyWeight scales BM25's weight of a term's tf occurrences in a
-	// section's text, tf·(k1+1)/(tf+k1·(1-b+b·length/mean length)): at most
-	// k1+1 however often it occurs, less in a longer section.
+	// section's text, tf·(k1+1)/(tf+k1·(1-b+b·length/sectionLength)): at most
+	// k1+1 however often it occurs, less in a section longer than
+	// sectionLength (a shorter one weighs as one of that length: a stub
+	// is no better a match).
 	bodyWeight = 1.0
 	bm25K1     = 1.2
 	bm25B      = 0.75
+	// sectionLength is the length, in terms, BM25 weighs a section's
+	// against (the mean of GitBook's docs is 55; 25 or 100 rank them alike).
+	sectionLength = 50.0
 	// hiddenFactor scales the weights of a hidden page (or one under a
 	// hidden page): readers reach it by a link, and a search finds it
 	// below the visible pages of the same words.

@@ -150,7 +150,7 @@ func rank(am, bm int, as, bs float64, aid, bid string) int {
 // they have, then by their terms' weights (Build: a term in a title weighs
 // more than in a body, a rare term more than a common one), each term
 // counted in a page's best section (pageHits), plus the weights of the
-// query's phrases found in titles and headings, and of a page title that
+// query's phrases found in page titles, and of a page title that
 // is the whole query. A query reads the postings of at most
 // MaxQueryTerms terms, MaxQueryPhrases phrases and its Exact term.
 func (s *Service) Search(ctx context.Context, org string, spaces map[string]string, query string, limit int, after *Cursor) (Result, error) {

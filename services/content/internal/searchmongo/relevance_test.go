@@ -219,14 +219,14 @@ func pageIDs(res search.Result) []string {
 func TestRankingRules(t *testing.T) {
 	ctx := context.Background()
 	svc, _ := newService(t)
-	long := strings.Repeat("Webhooks fire on events. ", 40)
+	long := strings.Repeat("Webhooks send events. ", 40)
 	hidden := doc("hid", "Webhooks reference", "hid", "Webhooks fire on events.\n")
 	hidden.Hidden = true
 	pages := []revision.Page{
 		doc("guide", "Guide", "guide", "## Webhooks\n\n"+long+"\n## Webhooks again\n\n"+long+"\n## More webhooks\n\n"+long),
 		doc("hooks", "Webhooks", "hooks", "Send events to your endpoint.\n"),
-		doc("inrow", "Branch settings", "inrow", "## Merge rules\n\nSet them per space.\n"),
-		doc("apart", "Branch options", "apart", "## Merge\n\nA merge needs a review.\n\n## Rules\n\nEvery rule passes.\n"),
+		doc("inrow", "Branch merge rules", "inrow", "Set them per space; they fire on a merge.\n"),
+		doc("apart", "Merge branch rules", "apart", "A merge needs a review; rules fire.\n"),
 		doc("zserver", "Hosting", "zserver", "Run your server.\n"),
 		doc("adomain", "Custom domain of a site section", "adomain", "Set a custom domain.\n"),
 		doc("domain", "Custom domain", "domain", "Point your DNS at the site.\n"),
@@ -241,7 +241,7 @@ func TestRankingRules(t *testing.T) {
 		want        []string // the first pages, in order
 	}{
 		{"a title outranks a long page of the word", "webhooks", []string{"hooks"}},
-		{"the words of a heading in a row outrank them apart", "merge rules", []string{"inrow", "apart"}},
+		{"the words of a title in a row outrank them apart", "merge rules", []string{"inrow", "apart"}},
 		{"a rare word outweighs a common one", "fire server", []string{"zserver"}},
 		{"a title that is the query outranks titles holding it", "custom domain", []string{"domain", "adomain"}},
 	} {
