@@ -2,6 +2,7 @@ package search
 
 import (
 	"github.com/docspub/platform/libs/slug"
+	"html"
 	"regexp"
 	"slices"
 	"strconv"
@@ -203,14 +204,15 @@ func anchor(raw, text string) string {
 var explicitID = regexp.MustCompile(`<a\s[^>]*\bid="([A-Za-z][A-Za-z0-9_.:-]{0,127})"[^>]*>\s*</a>`)
 
 // plain strips markdown syntax, link targets and GitBook's block tags
-// ({% hint style="info" %}, {% endtabs %}) from text, leaving words: a
-// tag's words would show in snippets and make every page of hints a hit
-// of "hint".
+// ({% hint style="info" %}, {% endtabs %}) from text, leaving words (HTML
+// entities decoded): a tag's words would show in snippets and make every
+// page of hints a hit of "hint".
 func plain(md string) string {
 	s := blockTag.ReplaceAllString(md, " ")
 	s = linkTarget.ReplaceAllString(s, "]")
 	s = autolink.ReplaceAllString(s, " ")
 	s = htmlTag.ReplaceAllString(s, " ")
+	s = html.UnescapeString(s) // GitBook writes "&#x20;" at the end of lines
 	s = markup.ReplaceAllString(s, " ")
 	return strings.TrimSpace(spaces.ReplaceAllString(s, " "))
 }

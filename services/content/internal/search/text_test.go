@@ -82,6 +82,9 @@ func TestPlainLeavesOutBlockTags(t *testing.T) {
 	if got, want := plain(md), "Info hints show tips. Run it."; got != want {
 		t.Errorf("plain = %q, want %q", got, want)
 	}
+	if got, want := plain("Add mathTeX inline.&#x20;\nSay &quot;hi&quot; &amp; more."), "Add mathTeX inline. Say \"hi\" & more."; got != want {
+		t.Errorf("plain = %q, want %q", got, want)
+	}
 }
 
 func TestPhrasesAndExact(t *testing.T) {

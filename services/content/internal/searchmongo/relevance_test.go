@@ -62,6 +62,11 @@ func TestRelevancePublicDocs(t *testing.T) {
 		if len(res.Items) > 0 {
 			for _, p := range res.Items[0].Pages {
 				got = append(got, p.ID+".md")
+				for _, sec := range p.Sections {
+					if strings.Contains(sec.Body, "{%") || strings.Contains(sec.Body, "&#") {
+						t.Errorf("%q: snippet of %s shows markup: %q", q.Query, sec.Path, sec.Body)
+					}
+				}
 			}
 		}
 		ok := map[string]bool{q.Expected: true}
