@@ -201,21 +201,29 @@ func phraseTerms(title string) []string {
 }
 
 // keepBestTerms leaves the max terms whose best posting weighs most (ties
-// by term, so the same text always keeps the same terms). Each term's
-// postings are sorted, best first.
+// by term, so the same text always keeps the same terms), the words of
+// the text before any phrase or whole title (Phrase, Exact): those only
+// rank what the words find. Each term's postings are sorted, best first.
 func keepBestTerms(terms map[string][]Posting, max int) {
 	if len(terms) <= max {
 		return
 	}
 	type best struct {
 		term   string
+		phrase bool
 		weight float64
 	}
 	all := make([]best, 0, len(terms))
 	for t, ps := range terms {
-		all = append(all, best{t, ps[0].Weight})
+		all = append(all, best{t, strings.ContainsAny(t, "_="), ps[0].Weight})
 	}
 	slices.SortFunc(all, func(a, b best) int {
+		if a.phrase != b.phrase {
+			if a.phrase {
+				return 1
+			}
+			return -1
+		}
 		if c := cmp.Compare(b.weight, a.weight); c != 0 {
 			return c
 		}

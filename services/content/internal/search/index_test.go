@@ -26,6 +26,11 @@ func TestBuildKeepsTheBestTermsOfASpace(t *testing.T) {
 			t.Errorf("the title's term %q was left out", title)
 		}
 	}
+	for _, phrase := range []string{Phrase("zebra", "handbook"), Exact("Zebra handbook")} {
+		if _, ok := idx.Terms[phrase]; ok {
+			t.Errorf("the title's phrase %q was kept before the text's words", phrase)
+		}
+	}
 	again := Build("acme", "s1", pages)
 	for term := range idx.Terms {
 		if _, ok := again.Terms[term]; !ok {
