@@ -16,6 +16,11 @@ type Head struct {
 	Space, Organization, Revision string
 }
 
+// mark is the Mark of the space's index once it is up to date.
+func (h Head) mark() Mark {
+	return Mark{Organization: h.Organization, Revision: h.Revision, Format: IndexFormat}
+}
+
 // Spaces tells the indexer where the spaces' content is.
 type Spaces interface {
 	// Head returns the head of a space (deleted or not); apierr.ErrNotFound
@@ -45,7 +50,7 @@ const (
 // import, a duplication, a transfer to another organization): it indexes
 // the space's current revision unless the index already is of it. CatchUp
 // runs at start and reindexes every space whose index is missing or of
-// another revision or organization, so an installation whose spaces were
+// another revision, organization or IndexFormat, so an installation whose spaces were
 // indexed before (or not at all, as Git-synced ones once were) is brought up
 // to date once; an interrupted CatchUp resumes where the marks say.
 type Indexer struct {
@@ -86,7 +91,7 @@ func (x *Indexer) Reindex(ctx context.Context, spaceID string) error {
 		if err != nil {
 			return fmt.Errorf("reindex space %s: %w", spaceID, err)
 		}
-		if m, ok := marks[spaceID]; ok && m == (Mark{Organization: h.Organization, Revision: h.Revision}) {
+		if m, ok := marks[spaceID]; ok && m == h.mark() {
 			return nil
 		}
 		pages, err := x.pages(ctx, h.Revision)
@@ -123,7 +128,7 @@ func (x *Indexer) CatchUp(ctx context.Context) (int, error) {
 			return n, fmt.Errorf("search catch-up: %w", err)
 		}
 		for _, h := range heads {
-			if m, ok := marks[h.Space]; ok && m == (Mark{Organization: h.Organization, Revision: h.Revision}) {
+			if m, ok := marks[h.Space]; ok && m == h.mark() {
 				continue
 			}
 			if err := x.Reindex(ctx, h.Space); err != nil {

@@ -16,6 +16,9 @@ const (
 	MaxQueryLength = 512
 	// MaxQueryTerms is how many distinct terms of a query are searched.
 	MaxQueryTerms = 16
+	// MaxQueryPhrases is how many of a query's phrases (two terms in a
+	// row, Phrases) are searched besides its terms.
+	MaxQueryPhrases = 4
 	// MaxPostingsPerTerm caps the postings of one term in one space: only
 	// the highest weighted are kept, so that a term found on nearly every
 	// page of a big space keeps a bounded posting list. Such a term ranks
@@ -38,11 +41,27 @@ const (
 	snippetLength = 240
 )
 
-// Weights of a term occurrence.
+// Weights of a term occurrence, each times the term's rarity (its BM25
+// inverse document frequency among the space's pages).
 const (
-	pageTitleWeight = 8.0 // the term is in the page's title (scored on its first section)
-	headingWeight   = 4.0 // the term is in a section's heading
-	bodyWeight      = 1.0 // per section: 1+ln(n) for n occurrences in the body
+	pageTitleWeight   = 8.0 // the term is in the page's title (scored on its first section)
+	headingWeight     = 4.0 // the term is in a section's heading
+	descriptionWeight = 2.0 // the term is in the page's description (scored on its first section)
+	// bodyWeight scales BM25's weight of a term's tf occurrences in a
+	// section's text, tf·(k1+1)/(tf+k1·(1-b+b·length/sectionLength)): at most
+	// k1+1 however often it occurs, less in a section longer than
+	// sectionLength (a shorter one weighs as one of that length: a stub
+	// is no better a match).
+	bodyWeight = 1.0
+	bm25K1     = 1.2
+	bm25B      = 0.75
+	// sectionLength is the length, in terms, BM25 weighs a section's
+	// against (the mean of GitBook's docs is 55; 25 or 100 rank them alike).
+	sectionLength = 50.0
+	// hiddenFactor scales the weights of a hidden page (or one under a
+	// hidden page): readers reach it by a link, and a search finds it
+	// below the visible pages of the same words.
+	hiddenFactor = 0.25
 )
 
 // Section is a searchable part of a page: the text before the first heading
@@ -73,6 +92,12 @@ type Posting struct {
 	Weight  float64 `bson:"weight"`
 }
 
+// IndexFormat is the version of Build's terms and weights. A space indexed
+// with another (0: before formats were recorded) is reindexed by CatchUp,
+// so that a change of the ranking reaches every space once, and spaces
+// ranked against each other weigh their terms alike.
+const IndexFormat = 2
+
 // SpaceIndex is everything indexed of one space: its pages and, per term,
 // its postings (at most MaxPostingsPerTerm each, highest weight first).
 type SpaceIndex struct {
@@ -81,13 +106,16 @@ type SpaceIndex struct {
 	// Revision is the revision the pages are of ("" when unknown); the
 	// store records it with the entries (Mark).
 	Revision string
-	Pages    []Page
-	Terms    map[string][]Posting
+	// Format is the IndexFormat the entries were built with.
+	Format int
+	Pages  []Page
+	Terms  map[string][]Posting
 }
 
-// Mark is what a space's complete index was built from.
+// Mark is what a space's complete index was built from, and how.
 type Mark struct {
 	Organization, Revision string
+	Format                 int
 }
 
 // PageKey names an indexed page.

@@ -113,7 +113,17 @@ type pageHit struct {
 	mask     uint32
 	score    float64
 	sections []sectionHit // a page has few sections: a slice searched in turn beats a map
+	// best and others are the weights of the term being gathered: its
+	// best section's and the sum of the others'.
+	best, others float64
 }
+
+// How much a page's sections other than its best weigh, per term: a share
+// of their weights, at most maxOthers times the best's.
+const (
+	otherSections = 0.1
+	maxOthers     = 3.0
+)
 
 type spaceHit struct {
 	id    string
@@ -136,14 +146,23 @@ func rank(am, bm int, as, bs float64, aid, bid string) int {
 
 // Search finds query in the spaces of org that the caller can read
 // (spaces: their titles by id) and answers up to limit spaces after the
-// cursor (nil: from the top). Hits rank by how many of the query's terms they have, then by the
-// sum of the terms' weights (a term in a title weighs more than in a body).
+// cursor (nil: from the top). Hits rank by how many of the query's terms
+// they have, then by their terms' weights (Build: a term in a title weighs
+// more than in a body, a rare term more than a common one), each term
+// counted in a page's best section (pageHits), plus the weights of the
+// query's phrases found in page titles, and of a page title that
+// is the whole query. A query reads the postings of at most
+// MaxQueryTerms terms, MaxQueryPhrases phrases and its Exact term.
 func (s *Service) Search(ctx context.Context, org string, spaces map[string]string, query string, limit int, after *Cursor) (Result, error) {
 	query, limit, err := checkSearch(query, limit)
 	if err != nil {
 		return Result{}, err
 	}
 	terms := Terms(query, MaxQueryTerms)
+	phrases := Phrases(query, MaxQueryPhrases)
+	if e := Exact(query); e != "" {
+		phrases = append(phrases, e)
+	}
 	if len(terms) == 0 || len(spaces) == 0 {
 		return Result{Items: []SpaceResult{}}, nil
 	}
@@ -152,11 +171,11 @@ func (s *Service) Search(ctx context.Context, org string, spaces map[string]stri
 	if err != nil {
 		return Result{}, fmt.Errorf("search: %w", err)
 	}
-	byTerm, err := r.Postings(ctx, slices.Sorted(maps.Keys(spaces)), terms)
+	byTerm, err := r.Postings(ctx, slices.Sorted(maps.Keys(spaces)), append(slices.Clone(terms), phrases...))
 	if err != nil {
 		return Result{}, fmt.Errorf("search postings: %w", err)
 	}
-	hits := spaceHits(pageHits(terms, byTerm, spaces))
+	hits := spaceHits(pageHits(terms, phrases, byTerm, spaces))
 	ranked := rankSpaces(hits, after)
 	res := Result{Count: len(hits)}
 	if len(ranked) > limit {
@@ -192,18 +211,23 @@ func checkSearch(query string, limit int) (string, int, error) {
 }
 
 // pageHits gathers the postings of the readable spaces by page and
-// section: which of the terms each has (bit i for terms[i]) and the sum
-// of their weights.
-func pageHits(terms []string, byTerm map[string]map[string][]Posting, readable map[string]string) []pageHit {
+// section: which of the terms each has (bit i for terms[i]; a phrase adds
+// weight, not a term matched) and their weights. A section scores the sum
+// of its terms' weights; a page, per term, its best section's weight and
+// a little of its others' (otherSections): a long page that names a term in
+// many sections does not outrank the page about it.
+func pageHits(terms, phrases []string, byTerm map[string]map[string][]Posting, readable map[string]string) []pageHit {
 	n := 0
-	for _, term := range terms {
-		for _, ps := range byTerm[term] {
-			n += len(ps)
+	for _, ps := range byTerm {
+		for _, p := range ps {
+			n += len(p)
 		}
 	}
 	pages := make([]pageHit, 0, n) // one allocation for all, found by index
 	index := make(map[PageKey]int, n)
-	for i, term := range terms {
+	var touched []int // the pages of the current term
+	for i, term := range append(slices.Clone(terms), phrases...) {
+		touched = touched[:0]
 		for space, ps := range byTerm[term] {
 			if _, ok := readable[space]; !ok {
 				continue
@@ -217,20 +241,39 @@ func pageHits(terms []string, byTerm map[string]map[string][]Posting, readable m
 					pages = append(pages, pageHit{key: k})
 				}
 				ph := &pages[at]
-				j := slices.IndexFunc(ph.sections, func(h sectionHit) bool { return h.anchor == p.Section })
-				if j < 0 {
-					j = len(ph.sections)
-					ph.sections = append(ph.sections, sectionHit{anchor: p.Section})
+				if ph.best == 0 && ph.others == 0 {
+					touched = append(touched, at)
 				}
-				sh := &ph.sections[j]
-				ph.mask |= 1 << i
-				sh.mask |= 1 << i
-				ph.score += p.Weight
-				sh.score += p.Weight
+				ph.add(p, i, i < len(terms))
 			}
+		}
+		for _, at := range touched {
+			ph := &pages[at]
+			ph.score += ph.best + otherSections*min(ph.others, maxOthers*ph.best)
+			ph.best, ph.others = 0, 0
 		}
 	}
 	return pages
+}
+
+// add counts a posting of the query's term i (a term matched, or a
+// phrase) in the page's section.
+func (ph *pageHit) add(p Posting, i int, matched bool) {
+	j := slices.IndexFunc(ph.sections, func(h sectionHit) bool { return h.anchor == p.Section })
+	if j < 0 {
+		j = len(ph.sections)
+		ph.sections = append(ph.sections, sectionHit{anchor: p.Section})
+	}
+	sh := &ph.sections[j]
+	if matched {
+		ph.mask |= 1 << i
+		sh.mask |= 1 << i
+	}
+	sh.score += p.Weight
+	if p.Weight > ph.best {
+		ph.best, p.Weight = p.Weight, ph.best
+	}
+	ph.others += p.Weight
 }
 
 // spaceHits groups page hits by space, each space with its best page.

@@ -2,7 +2,9 @@ package search
 
 import (
 	"github.com/docspub/platform/libs/slug"
+	"html"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode"
@@ -58,12 +60,44 @@ func Terms(query string, max int) []string {
 	return out
 }
 
+// Phrase is the index term of two terms in a row in a title or heading:
+// "_" is no letter or digit, so no term of text is one.
+func Phrase(a, b string) string { return a + "_" + b }
+
+// Phrases are the phrases of a query's terms in a row (Tokenize's, stopwords
+// left out), at most max of them.
+func Phrases(query string, max int) []string {
+	ts := Tokenize(query)
+	var out []string
+	for i := 1; i < len(ts) && len(out) < max; i++ {
+		if p := Phrase(ts[i-1], ts[i]); ts[i] != ts[i-1] && !slices.Contains(out, p) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// Exact is the index term of a page's whole title, and of a query that
+// is one (a heading's would outrank the page of the subject: "Git Sync"
+// is a heading of many pages): "=" and its terms joined by "_". A title of
+// one term has none ("" as past MaxQueryTerms terms): its term is the
+// match already, and a list per page would double a space's lists of
+// one-word titles.
+func Exact(title string) string {
+	ts := Tokenize(title)
+	if len(ts) < 2 || len(ts) > MaxQueryTerms {
+		return ""
+	}
+	return "=" + strings.Join(ts, "_")
+}
+
 var (
 	fence      = regexp.MustCompile("^\\s{0,3}(```|~~~)")
 	atxHeading = regexp.MustCompile(`^\s{0,3}(#{1,6})\s+(.*?)\s*#*\s*$`)
 	linkTarget = regexp.MustCompile(`\]\([^)]*\)`)
 	autolink   = regexp.MustCompile(`<https?://[^>]*>|https?://\S+`)
 	htmlTag    = regexp.MustCompile(`</?[a-zA-Z][^>]*>`)
+	blockTag   = regexp.MustCompile(`\{%.*?%\}`)
 	markup     = regexp.MustCompile("[*_`#>|~]+|!\\[|\\[|\\]")
 	spaces     = regexp.MustCompile(`\s+`)
 )
@@ -169,11 +203,16 @@ func anchor(raw, text string) string {
 
 var explicitID = regexp.MustCompile(`<a\s[^>]*\bid="([A-Za-z][A-Za-z0-9_.:-]{0,127})"[^>]*>\s*</a>`)
 
-// plain strips markdown syntax and link targets from text, leaving words.
+// plain strips markdown syntax, link targets and GitBook's block tags
+// ({% hint style="info" %}, {% endtabs %}) from text, leaving words (HTML
+// entities decoded): a tag's words would show in snippets and make every
+// page of hints a hit of "hint".
 func plain(md string) string {
-	s := linkTarget.ReplaceAllString(md, "]")
+	s := blockTag.ReplaceAllString(md, " ")
+	s = linkTarget.ReplaceAllString(s, "]")
 	s = autolink.ReplaceAllString(s, " ")
 	s = htmlTag.ReplaceAllString(s, " ")
+	s = html.UnescapeString(s) // GitBook writes "&#x20;" at the end of lines
 	s = markup.ReplaceAllString(s, " ")
 	return strings.TrimSpace(spaces.ReplaceAllString(s, " "))
 }

@@ -74,3 +74,30 @@ func TestSectionAnchors(t *testing.T) {
 		t.Fatalf("anchors (-want +got):\n%s", diff)
 	}
 }
+
+// GitBook's block tags are no words of a page: neither indexed nor shown.
+func TestPlainLeavesOutBlockTags(t *testing.T) {
+	t.Parallel()
+	md := "{% hint style=\"info\" %}\n**Info hints** show tips.\n{% endhint %}\n\n{% tabs %}\n{% tab title=\"Go\" %}\nRun it.\n{% endtab %}\n{% endtabs %}\n"
+	if got, want := plain(md), "Info hints show tips. Run it."; got != want {
+		t.Errorf("plain = %q, want %q", got, want)
+	}
+	if got, want := plain("Add mathTeX inline.&#x20;\nSay &quot;hi&quot; &amp; more."), "Add mathTeX inline. Say \"hi\" & more."; got != want {
+		t.Errorf("plain = %q, want %q", got, want)
+	}
+}
+
+func TestPhrasesAndExact(t *testing.T) {
+	t.Parallel()
+	if diff := cmp.Diff(Phrases("Set up the merge rules, merge rules", 4), []string{"set_up", "up_merge", "merge_rules", "rules_merge"}); diff != "" {
+		t.Errorf("Phrases (-got +want):\n%s", diff)
+	}
+	if got := Phrases("a b c d e f", 2); len(got) != 2 {
+		t.Errorf("Phrases past max: %v", got)
+	}
+	for in, want := range map[string]string{"Merge rules": "=merge_rules", "The": "", "Hints": "", "SSO & SAML": "=sso_saml"} {
+		if got := Exact(in); got != want {
+			t.Errorf("Exact(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

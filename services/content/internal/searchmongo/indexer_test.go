@@ -115,7 +115,7 @@ func TestIndexer(t *testing.T) {
 	if found("acme", "s1", "float") || !found("acme", "s1", "sleeping") {
 		t.Error("s1 is not indexed at r2")
 	}
-	if diff := cmp.Diff(map[string]search.Mark{"s1": {Organization: "acme", Revision: "r2"}}, marks("s1", "s2")); diff != "" {
+	if diff := cmp.Diff(map[string]search.Mark{"s1": {Organization: "acme", Revision: "r2", Format: search.IndexFormat}}, marks("s1", "s2")); diff != "" {
 		t.Errorf("marks (-want +got):\n%s", diff)
 	}
 
@@ -149,6 +149,20 @@ func TestIndexer(t *testing.T) {
 	}
 	if n, err := x.CatchUp(ctx); err != nil || n != 0 {
 		t.Errorf("second CatchUp = %d, %v; want 0", n, err)
+	}
+
+	// A space indexed at its head with an older format is indexed again.
+	old := search.Build("acme", "s3", revs.pages["r1"])
+	old.Revision, old.Format = "r1", search.IndexFormat-1
+	if err := st.ReplaceSpace(ctx, old); err != nil {
+		t.Fatal(err)
+	}
+	revs.read = nil
+	if n, err := x.CatchUp(ctx); err != nil || n != 1 || !cmp.Equal(revs.read, []string{"r1"}) {
+		t.Errorf("CatchUp after a format change = %d, %v, read %v; want s3 reindexed", n, err, revs.read)
+	}
+	if m := marks("s3")["s3"]; m.Format != search.IndexFormat {
+		t.Errorf("s3's mark %+v after CatchUp", m)
 	}
 
 	// A space whose revision cannot be read is skipped, the others done,

@@ -12,8 +12,8 @@
 //
 // Both are sharded over Shards collections (search_postings_000 ..
 // search_postings_255, search_pages_000 .. search_pages_255), the shard chosen
-// by a stable hash (FNV-1a) of the term, or of the page's "<space>/<page>"
-// key. The reason is FerretDB v1, the embedded server of tests and local
+// by a stable hash (FNV-1a) of the term (of its first term for a phrase),
+// or of the page's "<space>/<page>" key. The reason is FerretDB v1, the embedded server of tests and local
 // runs: on its SQLite backend every query reads and decodes every document
 // of the collection, even an exact _id lookup (its SQL filter on the _id of
 // the stored JSON does not use its own _id index). One collection of all
@@ -190,7 +190,7 @@ func EnsureIndexes(ctx context.Context, db *mongo.Database) error {
 
 // PostingsCollection is the name of the shard that holds the posting lists
 // of term.
-func PostingsCollection(term string) string { return shardName(Postings, shardOf(term, Shards)) }
+func PostingsCollection(term string) string { return shardName(Postings, termShard(term, Shards)) }
 
 // PagesCollection is the name of the shard that holds the metadata of a page.
 func PagesCollection(space, page string) string {
@@ -203,6 +203,29 @@ func shardOf(key string, n int) int {
 	h := fnv.New32a()
 	_, _ = h.Write([]byte(key))
 	return int(h.Sum32() % uint32(n))
+}
+
+// termShard is the shard of term's posting lists among n: that of the
+// term itself, but for a phrase or a whole title (search.Phrase,
+// search.Exact) that of its first term, so that the phrases a query reads
+// besides its terms are in shards it reads anyway: one more query of a
+// shard is a scan of it on the embedded server.
+func termShard(term string, n int) int { return shardOf(shardKey(term), n) }
+
+// termShards returns the sorted distinct shards of terms.
+func termShards(terms []string, n int) []int {
+	ks := make([]string, len(terms))
+	for i, t := range terms {
+		ks[i] = shardKey(t)
+	}
+	return shardsOf(ks, n)
+}
+
+// shardKey is what places term: its first term (a term of text has no
+// "=" nor "_").
+func shardKey(term string) string {
+	first, _, _ := strings.Cut(strings.TrimPrefix(term, "="), "_")
+	return first
 }
 
 func shardName(prefix string, i int) string { return fmt.Sprintf("%s_%03d", prefix, i) }
@@ -274,9 +297,12 @@ type spaceDoc struct {
 	Organization string `bson:"organization"`
 	// Revision is the revision the entries were built from (search.Mark);
 	// "" for a record written before revisions were recorded.
-	Revision string            `bson:"revision,omitempty"`
-	Pages    map[string]string `bson:"pages"` // page id → hash
-	Terms    map[string]string `bson:"terms"` // term → hash of the space's postings
+	Revision string `bson:"revision,omitempty"`
+	// Format is the search.IndexFormat the entries were built with (0:
+	// before formats were recorded).
+	Format int               `bson:"format,omitempty"`
+	Pages  map[string]string `bson:"pages"` // page id → hash
+	Terms  map[string]string `bson:"terms"` // term → hash of the space's postings
 	// ShardCount is the Shards the entries were placed with (0: a record
 	// of before sharding, whose entries are in no shard).
 	ShardCount int `bson:"shards"`
@@ -323,11 +349,11 @@ func pageIDs(space string, pages []string) []string {
 	return out
 }
 
-// byShard groups the indexes 0..n-1 by the shard of key(i).
-func byShard(n int, key func(i int) string) [][]int {
+// byShard groups the indexes 0..n-1 by their shard, shard(i).
+func byShard(n int, shard func(i int) int) [][]int {
 	groups := map[int][]int{}
 	for i := range n {
-		sh := shardOf(key(i), Shards)
+		sh := shard(i)
 		groups[sh] = append(groups[sh], i)
 	}
 	out := make([][]int, 0, len(groups))
@@ -384,7 +410,7 @@ func (s *Store) replaceSpace(ctx context.Context, idx search.SpaceIndex, old spa
 		for _, p := range pages {
 			changedPages = append(changedPages, pageID(idx.Space, p.ID))
 		}
-		if err := s.reserve(ctx, idx, shardsOf(changed, Shards), shardsOf(changedPages, Shards)); err != nil {
+		if err := s.reserve(ctx, idx, termShards(changed, Shards), shardsOf(changedPages, Shards)); err != nil {
 			return err
 		}
 		// A new generation before the writes as well as after them: what a
@@ -410,7 +436,7 @@ func (s *Store) replaceSpace(ctx context.Context, idx search.SpaceIndex, old spa
 // newSpaceDoc is the record of idx, with the pages and terms that differ
 // from the old record's.
 func newSpaceDoc(idx search.SpaceIndex, old spaceDoc) (rec spaceDoc, pages []search.Page, changed []string) {
-	rec = spaceDoc{ID: idx.Space, Organization: idx.Organization, Revision: idx.Revision, Pages: map[string]string{}, Terms: map[string]string{},
+	rec = spaceDoc{ID: idx.Space, Organization: idx.Organization, Revision: idx.Revision, Format: idx.Format, Pages: map[string]string{}, Terms: map[string]string{},
 		ShardCount: Shards, Layout: postingLayout}
 	var pageKeys []string
 	for _, p := range idx.Pages {
@@ -427,7 +453,7 @@ func newSpaceDoc(idx search.SpaceIndex, old spaceDoc) (rec spaceDoc, pages []sea
 			changed = append(changed, term)
 		}
 	}
-	rec.PostingShards = shardsOf(keys(rec.Terms), Shards)
+	rec.PostingShards = termShards(keys(rec.Terms), Shards)
 	rec.PageShards = shardsOf(pageKeys, Shards)
 	return rec, pages, changed
 }
@@ -445,7 +471,7 @@ func (s *Store) writeEntries(ctx context.Context, idx search.SpaceIndex, pages [
 	return parallel(ctx, len(changed), func(ctx context.Context, i int) error {
 		term := changed[i]
 		d := newPostingList(idx.Organization, term, idx.Space, idx.Terms[term])
-		_, err := s.postings(shardOf(term, Shards)).ReplaceOne(ctx, bson.M{"_id": d.ID}, d, options.Replace().SetUpsert(true))
+		_, err := s.postings(termShard(term, Shards)).ReplaceOne(ctx, bson.M{"_id": d.ID}, d, options.Replace().SetUpsert(true))
 		return mongox.Err(err, "search postings")
 	})
 }
@@ -460,7 +486,7 @@ func (s *Store) dropStale(ctx context.Context, idx search.SpaceIndex, old, rec s
 		}
 	}
 	if err := parallel(ctx, len(gone), func(ctx context.Context, i int) error {
-		_, err := s.postings(shardOf(gone[i], Shards)).DeleteOne(ctx, bson.M{"_id": postingID(idx.Organization, gone[i], idx.Space)})
+		_, err := s.postings(termShard(gone[i], Shards)).DeleteOne(ctx, bson.M{"_id": postingID(idx.Organization, gone[i], idx.Space)})
 		return mongox.Err(err, "search postings")
 	}); err != nil {
 		return err
@@ -494,14 +520,14 @@ func (s *Store) reserve(ctx context.Context, idx search.SpaceIndex, postingShard
 }
 
 // Marks returns what is indexed of each of spaces that has a complete
-// index: the organization and revision it was built from.
+// index: the organization and revision it was built from, and its format.
 func (s *Store) Marks(ctx context.Context, spaces []string) (map[string]search.Mark, error) {
 	out := map[string]search.Mark{}
 	if len(spaces) == 0 {
 		return out, nil
 	}
 	cur, err := s.db.Collection(Spaces).Find(ctx, bson.M{"_id": bson.M{"$in": spaces}},
-		options.Find().SetProjection(bson.M{"organization": 1, "revision": 1, "pending": 1}))
+		options.Find().SetProjection(bson.M{"organization": 1, "revision": 1, "format": 1, "pending": 1}))
 	if err != nil {
 		return nil, mongox.Err(err, "search marks")
 	}
@@ -511,7 +537,7 @@ func (s *Store) Marks(ctx context.Context, spaces []string) (map[string]search.M
 	}
 	for _, d := range docs {
 		if !d.Pending {
-			out[d.ID] = search.Mark{Organization: d.Organization, Revision: d.Revision}
+			out[d.ID] = search.Mark{Organization: d.Organization, Revision: d.Revision, Format: d.Format}
 		}
 	}
 	return out, nil
@@ -583,7 +609,7 @@ func (s *Store) removeEntries(ctx context.Context, rec spaceDoc) error {
 // terms, placed over n shards.
 func (s *Store) unsetTerms(ctx context.Context, org, space string, terms []string, n int) error {
 	return parallel(ctx, len(terms), func(ctx context.Context, i int) error {
-		return s.unset(ctx, s.postings(shardOf(terms[i], n)), termID(org, terms[i]), space)
+		return s.unset(ctx, s.postings(termShard(terms[i], n)), termID(org, terms[i]), space)
 	})
 }
 
@@ -595,7 +621,7 @@ func (s *Store) unset(ctx context.Context, c *mongo.Collection, id, space string
 
 // deletePages deletes pages by _id, one delete per shard.
 func (s *Store) deletePages(ctx context.Context, ids []string) error {
-	groups := byShard(len(ids), func(i int) string { return ids[i] })
+	groups := byShard(len(ids), func(i int) int { return shardOf(ids[i], Shards) })
 	return parallel(ctx, len(groups), func(ctx context.Context, g int) error {
 		var in []string
 		for _, i := range groups[g] {
@@ -712,7 +738,7 @@ func (r reader) Postings(ctx context.Context, spaces, terms []string) (map[strin
 // holding some of them, the shards read in parallel.
 func (s *Store) readPostings(ctx context.Context, org string, terms []string) (map[string]map[string][]search.Posting, error) {
 	found := make([]map[string][]search.Posting, len(terms))
-	groups := byShard(len(terms), func(i int) string { return terms[i] })
+	groups := byShard(len(terms), func(i int) int { return termShard(terms[i], Shards) })
 	err := parallel(ctx, len(groups), func(ctx context.Context, g int) error {
 		byTerm := make(map[string]int, len(groups[g]))
 		in := make([]string, 0, len(groups[g]))
@@ -724,7 +750,7 @@ func (s *Store) readPostings(ctx context.Context, org string, terms []string) (m
 		if len(in) == 1 {
 			filter["term"] = in[0]
 		}
-		cur, err := s.reads.Collection(shardName(Postings, shardOf(in[0], Shards))).Find(ctx, filter)
+		cur, err := s.reads.Collection(shardName(Postings, termShard(in[0], Shards))).Find(ctx, filter)
 		if err != nil {
 			return mongox.Err(err, "search postings")
 		}
@@ -814,7 +840,7 @@ func (s *Store) readPages(ctx context.Context, keys []search.PageKey) (map[searc
 	for i, k := range keys {
 		ids[i] = pageID(k.Space, k.Page)
 	}
-	groups := byShard(len(ids), func(i int) string { return ids[i] })
+	groups := byShard(len(ids), func(i int) int { return shardOf(ids[i], Shards) })
 	found := make([][]pageDoc, len(groups))
 	err := parallel(ctx, len(groups), func(ctx context.Context, g int) error {
 		in := make([]string, 0, len(groups[g]))
@@ -863,10 +889,10 @@ func (s *Store) Load(ctx context.Context, idxs []search.SpaceIndex) (err error) 
 		}
 		for term, ps := range idx.Terms {
 			rec.Terms[term] = search.TermHash(ps)
-			sh := shardOf(term, Shards)
+			sh := termShard(term, Shards)
 			postingDocs[sh] = append(postingDocs[sh], newPostingList(idx.Organization, term, idx.Space, ps))
 		}
-		rec.PostingShards = shardsOf(keys(rec.Terms), Shards)
+		rec.PostingShards = termShards(keys(rec.Terms), Shards)
 		rec.PageShards = shardsOf(pageKeys, Shards)
 		spaces = append(spaces, rec)
 	}

@@ -546,3 +546,23 @@ func TestCachedReadsFollowOtherReplicasWrites(t *testing.T) {
 		t.Fatalf("removed space found: %v", got)
 	}
 }
+
+// A phrase's and a whole title's lists are in the shard of their first
+// term: a query reads them with its terms, no shard more.
+func TestPhraseListsShareTheirFirstTermsShard(t *testing.T) {
+	ctx := context.Background()
+	db := mongotest.Database(t)
+	svc := search.New(searchmongo.NewStore(db, mongox.NewDocLocks()), links.New("", ""))
+	if err := svc.IndexRevision(ctx, "acme", "s1", []revision.Page{doc("p", "Merge rules", "merge", "")}); err != nil {
+		t.Fatal(err)
+	}
+	for _, term := range []string{search.Phrase("merge", "rules"), search.Exact("Merge rules")} {
+		if c := searchmongo.PostingsCollection(term); c != searchmongo.PostingsCollection("merge") {
+			t.Errorf("%s is in %s, merge in %s", term, c, searchmongo.PostingsCollection("merge"))
+		}
+		n, err := db.Collection(searchmongo.PostingsCollection("merge")).CountDocuments(ctx, bson.M{"_id": "acme/" + term + "/s1"})
+		if err != nil || n != 1 {
+			t.Errorf("list of %s: %d, %v", term, n, err)
+		}
+	}
+}
