@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/docspub/platform/libs/porttest"
 	"github.com/docspub/platform/libs/waittest"
 )
 
@@ -41,7 +42,7 @@ func startNginx(b *testing.B, html []byte) (url, skipped string) {
 			b.Fatal(err)
 		}
 	}
-	port := freePort(b)
+	port := porttest.Free(b, 1)[0]
 	// As root, nginx's workers would run as nobody, who cannot enter the
 	// test's temporary folders.
 	user := ""
@@ -110,16 +111,4 @@ http {
 		return err == nil
 	})
 	return "http://" + addr + "/page.html", ""
-}
-
-// freePort is a loopback TCP port nothing listens on (as the kernel
-// gives one out: another process may take it before nginx does).
-func freePort(b *testing.B) int {
-	b.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
 }

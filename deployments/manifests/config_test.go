@@ -8,7 +8,6 @@ import (
 	"github.com/docspub/platform/libs/blob/blobtest"
 	"io"
 	"log/slog"
-	"net"
 	"net/http"
 	"net/url"
 	"reflect"
@@ -28,6 +27,7 @@ import (
 	"github.com/docspub/platform/libs/mongox"
 	"github.com/docspub/platform/libs/otelx"
 	"github.com/docspub/platform/libs/otlptest"
+	"github.com/docspub/platform/libs/porttest"
 	"github.com/docspub/platform/libs/roles"
 	"github.com/docspub/platform/libs/service"
 	"github.com/docspub/platform/libs/waittest"
@@ -187,17 +187,6 @@ func checkComplete(t *testing.T, overlay, name string, cfg any, env, cm map[stri
 	}
 }
 
-// freePort returns a loopback port nobody listens on.
-func freePort(t *testing.T) int {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port
-}
-
 // syncBuffer is a log sink shared by the components' goroutines.
 type syncBuffer struct {
 	mu sync.Mutex
@@ -280,8 +269,9 @@ func startOverlay(t *testing.T, overlay string) {
 
 	cs := components(t)
 	ports := map[int]int{} // container port → loopback port
-	for _, c := range cs {
-		p := freePort(t)
+	free := porttest.Free(t, len(cs))
+	for i, c := range cs {
+		p := free[i]
 		ports[c.port] = p
 		for _, from := range []string{"0.0.0.0", c.name, podIP} {
 			hosts[fmt.Sprintf("%s:%d", from, c.port)] = "127.0.0.1:" + strconv.Itoa(p)

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/docspub/platform/libs/discovery"
+	"github.com/docspub/platform/libs/porttest"
 	"github.com/docspub/platform/libs/waittest"
 	"github.com/hashicorp/consul/api"
 )
@@ -57,7 +58,7 @@ func Binary(t testing.TB) string {
 func Start(t testing.TB) *Agent {
 	t.Helper()
 	bin := Binary(t)
-	ports := freePorts(t, 3)
+	ports := porttest.Free(t, 3)
 	http, serfLAN, server := ports[0], ports[1], ports[2]
 	var out syncBuffer
 	cmd := exec.Command(bin, "agent", "-dev", "-node", "test-"+strconv.Itoa(http),
@@ -154,23 +155,6 @@ func (a *Agent) Registered(t testing.TB, service string) []string {
 		ids = append(ids, id)
 	}
 	return ids
-}
-
-// freePorts returns n distinct free loopback ports: each listener stays
-// open until all are taken, so the kernel cannot hand one port out twice
-// (the agent refuses to start when two of its ports are the same).
-func freePorts(t testing.TB, n int) []int {
-	t.Helper()
-	ports := make([]int, 0, n)
-	for range n {
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer ln.Close()
-		ports = append(ports, ln.Addr().(*net.TCPAddr).Port)
-	}
-	return ports
 }
 
 // syncBuffer is the agent's output, written by the process and read on failure.
