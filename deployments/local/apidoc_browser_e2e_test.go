@@ -1,12 +1,10 @@
 package local
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/chromedp/chromedp"
 )
@@ -19,18 +17,8 @@ func TestAPIReferenceInBrowser(t *testing.T) {
 	exe := chromium(t)
 	p := startPlatform(t)
 	dir := t.TempDir()
-	opts := []chromedp.ExecAllocatorOption{
-		chromedp.ExecPath(exe), chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU, chromedp.NoFirstRun,
-		chromedp.NoDefaultBrowserCheck, chromedp.UserDataDir(filepath.Join(dir, "profile")),
-		chromedp.Flag("disable-background-networking", true), chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true), chromedp.WindowSize(1280, 900),
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-	defer cancel()
-	actx, cancelAlloc := chromedp.NewExecAllocator(ctx, opts...)
-	defer cancelAlloc()
-	bctx, cancelBrowser := chromedp.NewContext(actx)
-	defer cancelBrowser()
+	b := openBrowser(t, exe)
+	bctx := b.ctx
 
 	if err := chromedp.Do(bctx, chromedp.Navigate(p.URL+"/v1/docs"),
 		chromedp.WaitVisible(chromedp.CSS(`.opblock-summary-path[data-path="/v1/collections/{collectionId}"]`))); err != nil {

@@ -31,6 +31,47 @@ func chromium(t *testing.T) string {
 	return ""
 }
 
+// browser is a headless Chromium of one test: a fresh profile, 1280×900,
+// at most 90 s, closed with the test.
+type browser struct {
+	t   *testing.T
+	ctx context.Context
+}
+
+// openBrowser starts exe (chromium's answer) for t.
+func openBrowser(t *testing.T, exe string) *browser {
+	t.Helper()
+	opts := []chromedp.ExecAllocatorOption{
+		chromedp.ExecPath(exe), chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU, chromedp.NoFirstRun,
+		chromedp.NoDefaultBrowserCheck, chromedp.UserDataDir(filepath.Join(t.TempDir(), "profile")),
+		chromedp.Flag("disable-background-networking", true), chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true), chromedp.WindowSize(1280, 900),
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	actx, cancelAlloc := chromedp.NewExecAllocator(ctx, opts...)
+	bctx, cancelBrowser := chromedp.NewContext(actx)
+	t.Cleanup(func() { cancelBrowser(); cancelAlloc(); cancel() })
+	return &browser{t: t, ctx: bctx}
+}
+
+// step runs actions, failing the test as what when one fails.
+func (b *browser) step(what string, actions ...chromedp.Action[chromedp.Void]) {
+	b.t.Helper()
+	if err := chromedp.Do(b.ctx, actions...); err != nil {
+		b.t.Fatalf("%s: %v", what, err)
+	}
+}
+
+// eval is the string js evaluates to in the page.
+func (b *browser) eval(js string) string {
+	b.t.Helper()
+	s, err := chromedp.Run(b.ctx, chromedp.Evaluate[string](js))
+	if err != nil {
+		b.t.Fatalf("evaluate %s: %v", js, err)
+	}
+	return s
+}
+
 // TestPublishedSiteInBrowser opens a published site in headless Chromium,
 // reads its home page, clicks through its navigation and its next link,
 // and saves a screenshot under the test's temporary directory.
@@ -55,25 +96,10 @@ func TestPublishedSiteInBrowser(t *testing.T) {
 	url := str(admin.schema("Site", 200, "POST", site+"/publish", nil).json(t), "urls", "published")
 
 	dir := t.TempDir()
-	opts := []chromedp.ExecAllocatorOption{
-		chromedp.ExecPath(exe), chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU, chromedp.NoFirstRun,
-		chromedp.NoDefaultBrowserCheck, chromedp.UserDataDir(filepath.Join(dir, "profile")),
-		chromedp.Flag("disable-background-networking", true), chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true), chromedp.WindowSize(1280, 900),
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-	defer cancel()
-	actx, cancelAlloc := chromedp.NewExecAllocator(ctx, opts...)
-	defer cancelAlloc()
-	bctx, cancelBrowser := chromedp.NewContext(actx)
-	defer cancelBrowser()
+	b := openBrowser(t, exe)
+	bctx := b.ctx
 
-	step := func(what string, actions ...chromedp.Action[chromedp.Void]) {
-		t.Helper()
-		if err := chromedp.Do(bctx, actions...); err != nil {
-			t.Fatalf("%s: %v", what, err)
-		}
-	}
+	step := b.step
 	text := func(sel chromedp.CSS) string {
 		t.Helper()
 		s, err := chromedp.Run(bctx, chromedp.Text(sel))
@@ -128,32 +154,10 @@ func TestGitBookPageInBrowser(t *testing.T) {
 	url := gitbookSite(t, p)
 
 	dir := t.TempDir()
-	opts := []chromedp.ExecAllocatorOption{
-		chromedp.ExecPath(exe), chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU, chromedp.NoFirstRun,
-		chromedp.NoDefaultBrowserCheck, chromedp.UserDataDir(filepath.Join(dir, "profile")),
-		chromedp.Flag("disable-background-networking", true), chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true), chromedp.WindowSize(1280, 900),
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-	defer cancel()
-	actx, cancelAlloc := chromedp.NewExecAllocator(ctx, opts...)
-	defer cancelAlloc()
-	bctx, cancelBrowser := chromedp.NewContext(actx)
-	defer cancelBrowser()
-	step := func(what string, actions ...chromedp.Action[chromedp.Void]) {
-		t.Helper()
-		if err := chromedp.Do(bctx, actions...); err != nil {
-			t.Fatalf("%s: %v", what, err)
-		}
-	}
-	eval := func(js string) string {
-		t.Helper()
-		s, err := chromedp.Run(bctx, chromedp.Evaluate[string](js))
-		if err != nil {
-			t.Fatalf("evaluate %s: %v", js, err)
-		}
-		return s
-	}
+	b := openBrowser(t, exe)
+	bctx := b.ctx
+	step := b.step
+	eval := b.eval
 	shots := os.Getenv("GITBOOK_SHOTS")
 	if shots == "" {
 		shots = dir

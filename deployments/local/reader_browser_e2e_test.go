@@ -1,12 +1,9 @@
 package local
 
 import (
-	"context"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/chromedp/chromedp"
 	"github.com/docspub/platform/libs/gittest"
@@ -82,32 +79,9 @@ func TestReaderNavigationAndThemeInBrowser(t *testing.T) {
 		"title": "Navigation docs", "spaces": []string{space}}).json(t), "id")
 	url := str(admin.schema("Site", 200, "POST", site+"/publish", nil).json(t), "urls", "published")
 
-	opts := []chromedp.ExecAllocatorOption{
-		chromedp.ExecPath(exe), chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU, chromedp.NoFirstRun,
-		chromedp.NoDefaultBrowserCheck, chromedp.UserDataDir(filepath.Join(t.TempDir(), "profile")),
-		chromedp.Flag("disable-background-networking", true), chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true), chromedp.WindowSize(1280, 900),
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-	defer cancel()
-	actx, cancelAlloc := chromedp.NewExecAllocator(ctx, opts...)
-	defer cancelAlloc()
-	bctx, cancelBrowser := chromedp.NewContext(actx)
-	defer cancelBrowser()
-	step := func(what string, actions ...chromedp.Action[chromedp.Void]) {
-		t.Helper()
-		if err := chromedp.Do(bctx, actions...); err != nil {
-			t.Fatalf("%s: %v", what, err)
-		}
-	}
-	eval := func(js string) string {
-		t.Helper()
-		s, err := chromedp.Run(bctx, chromedp.Evaluate[string](js))
-		if err != nil {
-			t.Fatalf("evaluate %s: %v", js, err)
-		}
-		return s
-	}
+	b := openBrowser(t, exe)
+	step := b.step
+	eval := b.eval
 
 	step("open the deep page", chromedp.Navigate(url+"/deep-group/deep/level2/target"), chromedp.WaitVisible(chromedp.CSS("h1")))
 	if got := eval(`document.title + " " + String(document.querySelectorAll('nav.toc a[aria-current="page"]').length)`); got != "Target | Navigation docs 1" {
