@@ -22,10 +22,8 @@ import (
 	"github.com/docspub/platform/libs/embedded"
 	"github.com/docspub/platform/libs/internaltoken"
 	"github.com/docspub/platform/libs/logx"
+	"github.com/docspub/platform/libs/otelx"
 	"github.com/redis/go-redis/v9"
-	"go.opentelemetry.io/otel"
-	"go.opentelemetry.io/otel/propagation"
-	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 )
 
 const secret = "test-secret-test-secret-test-secret-0123"
@@ -35,8 +33,10 @@ const secret = "test-secret-test-secret-test-secret-0123"
 var redisURL string
 
 func TestMain(m *testing.M) {
-	otel.SetTracerProvider(sdktrace.NewTracerProvider())
-	otel.SetTextMapPropagator(propagation.TraceContext{})
+	// Traces as a deployment without an exporter has them (the default).
+	if _, err := otelx.Setup(context.Background(), "gateway", otelx.Config{}); err != nil {
+		panic(err)
+	}
 	// Tests stop Redis on purpose; go-redis would log every failed dial.
 	redis.SetLogger(quiet{})
 
