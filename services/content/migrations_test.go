@@ -15,6 +15,7 @@ import (
 	"github.com/docspub/platform/libs/mongotest"
 	libservice "github.com/docspub/platform/libs/service"
 	"github.com/docspub/platform/services/content"
+	"github.com/docspub/platform/services/content/internal/migratemongo"
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
@@ -70,7 +71,7 @@ func TestMigrateCommand(t *testing.T) {
 		t.Fatalf("New on the old layout: %v; want refused until migrated", err)
 	}
 	applied, err := content.Migrate(ctx, cfg.Migration(), logx.ForTest(t), false)
-	if err != nil || !slices.Equal(applied, []int{content.StepCopyGridFS, content.StepRebuildSearch}) {
+	if err != nil || !slices.Equal(applied, []int{migratemongo.StepCopyGridFS, migratemongo.StepRebuildSearch}) {
 		t.Fatalf("migrate = %v, %v", applied, err)
 	}
 	var rev struct {
@@ -93,7 +94,7 @@ func TestMigrateCommand(t *testing.T) {
 		t.Fatalf("second migrate = %v, %v; want nothing done", applied, err)
 	}
 	if applied, err := content.Migrate(ctx, cfg.Migration(), logx.ForTest(t), true); err != nil ||
-		!slices.Equal(applied, []int{content.StepDropGridFS, content.StepDropOldSearch}) {
+		!slices.Equal(applied, []int{migratemongo.StepDropGridFS, migratemongo.StepDropOldSearch}) {
 		t.Fatalf("migrate --destructive = %v, %v", applied, err)
 	}
 	for _, c := range collections(t, db) {
@@ -108,8 +109,8 @@ func TestMigrateCommand(t *testing.T) {
 
 // A serving process refuses a database a newer binary migrated.
 func TestNewRefusesNewerSchema(t *testing.T) {
-	if got := migrate.Highest(content.Migrations(nil, nil, nil)); got != content.SchemaVersion {
-		t.Fatalf("SchemaVersion %d, the highest step %d", content.SchemaVersion, got)
+	if got := migrate.Highest(migratemongo.Steps(nil, nil, nil)); got != migratemongo.SchemaVersion {
+		t.Fatalf("SchemaVersion %d, the highest step %d", migratemongo.SchemaVersion, got)
 	}
 	ctx := context.Background()
 	cfg := migrateConfig(t)

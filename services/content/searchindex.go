@@ -5,25 +5,16 @@ import (
 	"errors"
 
 	"github.com/docspub/platform/libs/apierr"
-	"github.com/docspub/platform/libs/kafkax"
-	"github.com/docspub/platform/libs/mongox"
 	"github.com/docspub/platform/services/content/internal/revision"
 	"github.com/docspub/platform/services/content/internal/revisionmongo"
 	"github.com/docspub/platform/services/content/internal/search"
-	"github.com/docspub/platform/services/content/internal/space"
-	"go.mongodb.org/mongo-driver/v2/bson"
-	"go.mongodb.org/mongo-driver/v2/mongo"
-	mongooptions "go.mongodb.org/mongo-driver/v2/mongo/options"
+	"github.com/docspub/platform/services/content/internal/spacemongo"
 )
 
 // searchHeads tells the search indexer where the spaces' content is
-// (search.Spaces): a space by id from the space store, and the pages of
-// spaces by id straight from content's spaces collection.
+// (search.Spaces): a space by id, and the spaces with content in id order.
 type searchHeads struct {
-	spaces interface {
-		Space(ctx context.Context, id string) (space.Space, error)
-	}
-	db *mongo.Database
+	spaces *spacemongo.Store
 }
 
 func (h searchHeads) Head(ctx context.Context, id string) (search.Head, error) {
@@ -38,25 +29,13 @@ func (h searchHeads) Head(ctx context.Context, id string) (search.Head, error) {
 }
 
 func (h searchHeads) Heads(ctx context.Context, after string, limit int) ([]search.Head, error) {
-	f := kafkax.Live()
-	f["_id"] = bson.M{"$gt": after}
-	f["revision"] = bson.M{"$gt": ""}
-	cur, err := h.db.Collection("spaces").Find(ctx, f, mongooptions.Find().
-		SetProjection(bson.M{"organization": 1, "revision": 1}).SetSort(bson.M{"_id": 1}).SetLimit(int64(limit)))
+	spaces, err := h.spaces.WithContent(ctx, after, limit)
 	if err != nil {
-		return nil, mongox.Err(err, "space heads")
+		return nil, err
 	}
-	var docs []struct {
-		ID           string `bson:"_id"`
-		Organization string `bson:"organization"`
-		Revision     string `bson:"revision"`
-	}
-	if err := cur.All(ctx, &docs); err != nil {
-		return nil, mongox.Err(err, "space heads")
-	}
-	out := make([]search.Head, len(docs))
-	for i, d := range docs {
-		out[i] = search.Head{Space: d.ID, Organization: d.Organization, Revision: d.Revision}
+	out := make([]search.Head, len(spaces))
+	for i, sp := range spaces {
+		out[i] = search.Head{Space: sp.ID, Organization: sp.Organization, Revision: sp.Revision}
 	}
 	return out, nil
 }

@@ -35,8 +35,8 @@ const (
 	OpDuplicateSpace     = "space.duplicate"
 )
 
-// Handlers are the tree's operations by kind, for the queue's worker.
-func (s *Service) Handlers() map[string]func(context.Context, Op) error {
+// OperationHandlers are the tree's operations by kind, for the queue's worker.
+func (s *Service) OperationHandlers() map[string]func(context.Context, Op) error {
 	return map[string]func(context.Context, Op) error{
 		OpTransferCollection: s.runCollectionTransfer,
 		OpTransferSpace:      s.runSpaceTransfer,
@@ -49,7 +49,7 @@ func (s *Service) do(ctx context.Context, org, kind, key string, payload any) er
 	if s.ops != nil {
 		return s.ops.Do(ctx, org, kind, key, payload)
 	}
-	return s.Handlers()[kind](ctx, inlineOp{id: ids.New(), payload: payload})
+	return s.OperationHandlers()[kind](ctx, inlineOp{id: ids.New(), payload: payload})
 }
 
 // inlineOp is an operation run within the request (no queue).

@@ -1,4 +1,4 @@
-package content
+package migratemongo
 
 import (
 	"context"
@@ -11,13 +11,15 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
+func TestMain(m *testing.M) { mongotest.Main(m) }
+
 // An installation from before the search index had its own database: the
 // move rebuilds the index of every live space there and is not done again;
 // dropOldSearch, a later step, drops the old shards from content's database.
 func TestMoveSearch(t *testing.T) {
 	ctx := context.Background()
 	db := mongotest.Database(t)
-	searchDB := db.Client().Database(db.Name() + SearchDatabaseSuffix)
+	searchDB := db.Client().Database(db.Name() + "_search")
 	t.Cleanup(func() { _ = searchDB.Drop(context.Background()) })
 	if _, err := db.Collection("spaces").InsertMany(ctx, []any{
 		bson.M{"_id": "s1", "organization": "o1", "revision": "r1"},
@@ -73,7 +75,7 @@ func TestMoveSearch(t *testing.T) {
 func TestMoveSearchKeepsWhatMergesIndexed(t *testing.T) {
 	ctx := context.Background()
 	db := mongotest.Database(t)
-	searchDB := db.Client().Database(db.Name() + SearchDatabaseSuffix)
+	searchDB := db.Client().Database(db.Name() + "_search")
 	t.Cleanup(func() { _ = searchDB.Drop(context.Background()) })
 	if _, err := db.Collection("spaces").InsertMany(ctx, []any{
 		bson.M{"_id": "merged", "organization": "o1", "revision": "r1"},

@@ -1,4 +1,9 @@
-package content
+// Package operationmongo runs content's tree operations (transfers,
+// duplications: space.Operations) as jobs of libs/jobs on MongoDB: a
+// request records its operation, or joins the unfinished one of its key,
+// and waits for its end; the queue's worker runs them, resuming after a
+// crash.
+package operationmongo
 
 import (
 	"bytes"
@@ -14,22 +19,23 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
-// Operations is the collection of content's operation log: the jobs
-// (libs/jobs) of transfers and duplications, run by the worker that
-// RunBackground starts (its keys live in Operations+"_keys").
-const Operations = "operations"
+// Collection is the collection of content's operation log: the jobs of
+// transfers and duplications (their keys live in Collection+"_keys").
+const Collection = "operations"
 
-// RecoverEvery is how often unfinished merges are looked for.
-const RecoverEvery = time.Minute
-
-// operations runs the tree's operations on the queue: Do records the job
+// Queue runs the tree's operations on a job queue: Do records the job
 // (or joins the unfinished one of its key) and waits for its end.
-type operations struct {
+type Queue struct {
 	queue *jobsmongo.Queue
 	wait  time.Duration
 }
 
-var _ space.Operations = operations{}
+var _ space.Operations = Queue{}
+
+// New returns the operations of queue; a request waits at most wait for
+// its operation's end (then answers 503: repeating it follows the same
+// operation).
+func New(queue *jobsmongo.Queue, wait time.Duration) Queue { return Queue{queue: queue, wait: wait} }
 
 // result is what an operation that ended with an API error (a conflict, a
 // resource gone meanwhile) stores, to answer the request with.
@@ -39,7 +45,7 @@ type result struct {
 	Field   string `bson:"field,omitempty"`
 }
 
-func (o operations) Do(ctx context.Context, org, kind, key string, payload any) error {
+func (o Queue) Do(ctx context.Context, org, kind, key string, payload any) error {
 	job, created, err := o.queue.Enqueue(ctx, kind, key, payload, jobs.Tenant(org))
 	if err != nil {
 		return err
@@ -76,10 +82,10 @@ func (o operations) Do(ctx context.Context, org, kind, key string, payload any) 
 	return nil
 }
 
-// handlers adapts the tree's operations to the queue's worker: an API error
+// Handlers adapts the tree's operations to the queue's worker: an API error
 // below 500 ends the job with that error as its result (retrying cannot
 // change it), except a busy tree, which is retried.
-func handlers(ops map[string]func(context.Context, space.Op) error) map[string]jobs.Handler {
+func Handlers(ops map[string]func(context.Context, space.Op) error) map[string]jobs.Handler {
 	out := make(map[string]jobs.Handler, len(ops))
 	for kind, h := range ops {
 		out[kind] = func(ctx context.Context, r *jobs.Run) error {

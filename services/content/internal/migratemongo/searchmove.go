@@ -1,4 +1,4 @@
-package content
+package migratemongo
 
 import (
 	"context"
@@ -13,13 +13,6 @@ import (
 	mongooptions "go.mongodb.org/mongo-driver/v2/mongo/options"
 )
 
-// SearchDatabaseSuffix names the database of content's search index:
-// CONTENT_DB plus this. The index is 513 collections (its shards); in the
-// service's own database they made every query of the embedded server
-// slower, which lists a database's collections on each find (a space read
-// by _id took 2.4 ms with them, about 1 ms without).
-const SearchDatabaseSuffix = "_search"
-
 // searchMoved marks, in the search database, that the index of the spaces
 // stored before it existed has been rebuilt there (the release before the
 // migration steps set it after dropping the old shards too).
@@ -32,7 +25,7 @@ const searchMoved = "moved"
 // rebuilds again (a rebuild is idempotent); a fresh installation has
 // nothing to rebuild. Until it is done, search finds the spaces not
 // rebuilt yet only after their next merge.
-func moveSearch(ctx context.Context, db, searchDB *mongo.Database, reindex func(ctx context.Context, org, space, rev string) error) (int, error) {
+func moveSearch(ctx context.Context, db, searchDB *mongo.Database, reindex Reindex) (int, error) {
 	meta := searchDB.Collection("search_meta")
 	if n, err := meta.CountDocuments(ctx, bson.M{"_id": searchMoved}); err != nil || n > 0 {
 		return 0, mongox.Err(err, "search move")
@@ -89,7 +82,7 @@ func dropOldSearch(ctx context.Context, db *mongo.Database) error {
 // the move would). A merge racing the move may index its revision before
 // the move writes the one it read: the move reads the space again after
 // writing and indexes the newer revision too, until the two agree.
-func moveSpace(ctx context.Context, db, searchDB *mongo.Database, id, org, rev string, reindex func(ctx context.Context, org, space, rev string) error) error {
+func moveSpace(ctx context.Context, db, searchDB *mongo.Database, id, org, rev string, reindex Reindex) error {
 	if n, err := searchDB.Collection(searchmongo.Spaces).CountDocuments(ctx, bson.M{"_id": id}); err != nil || n > 0 {
 		return mongox.Err(err, "search move")
 	}
