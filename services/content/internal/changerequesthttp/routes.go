@@ -10,6 +10,7 @@ import (
 
 	"github.com/docspub/platform/libs/apierr"
 	"github.com/docspub/platform/libs/httpx"
+	"github.com/docspub/platform/libs/internaltoken"
 	"github.com/docspub/platform/libs/paging"
 	"github.com/docspub/platform/libs/quota"
 	"github.com/docspub/platform/services/content/internal/access"
@@ -18,7 +19,6 @@ import (
 	"github.com/docspub/platform/services/content/internal/commenthttp"
 	"github.com/docspub/platform/services/content/internal/revision"
 	"github.com/docspub/platform/services/content/internal/revisionhttp"
-	"github.com/docspub/platform/services/content/internal/spacehttp"
 	"github.com/gin-gonic/gin"
 )
 
@@ -74,7 +74,7 @@ func Register(v1 gin.IRouter, svc *changerequest.Service, gate Gate, comments *c
 // enter lets the caller into the route's space for viewing; the service
 // checks the operation's own action on the grant.
 func (h *handlers) enter(c *gin.Context) (access.Grant, bool) {
-	g, err := h.gate.Enter(c.Request.Context(), spacehttp.Caller(c), c.Param("spaceId"), access.View)
+	g, err := h.gate.Enter(c.Request.Context(), internaltoken.CallerOf(c), c.Param("spaceId"), access.View)
 	if err != nil {
 		httpx.Error(c, err)
 		return g, false
@@ -166,7 +166,7 @@ func (h *handlers) merge(c *gin.Context) {
 		return
 	}
 	reenter := func(ctx context.Context) (access.Grant, error) {
-		return h.gate.Enter(ctx, spacehttp.Caller(c), c.Param("spaceId"), access.View)
+		return h.gate.Enter(ctx, internaltoken.CallerOf(c), c.Param("spaceId"), access.View)
 	}
 	out, err := h.svc.Merge(c.Request.Context(), g, c.Param("changeRequestId"), reenter)
 	httpx.Reply(c, http.StatusOK, out, err)

@@ -22,12 +22,12 @@ type handlers struct {
 // enter lets the caller into the thread for an action; on failure it has
 // answered the request.
 func (h *handlers) enter(c *gin.Context, a access.Action) (access.Grant, comment.Thread, bool) {
-	p := internaltoken.From(c)
-	if p.UserID == "" {
+	caller := internaltoken.CallerOf(c)
+	if caller.UserID == "" {
 		httpx.Error(c, comment.ErrNoUser)
 		return access.Grant{}, comment.Thread{}, false
 	}
-	g, err := h.gate.Enter(c.Request.Context(), access.Caller{UserID: p.UserID, Roles: p.Roles}, c.Param("spaceId"), a)
+	g, err := h.gate.Enter(c.Request.Context(), caller, c.Param("spaceId"), a)
 	if err != nil {
 		httpx.Error(c, err)
 		return access.Grant{}, comment.Thread{}, false

@@ -40,10 +40,6 @@ func Register(r gin.IRouter, svc *customfield.Service, gate Gate) {
 	r.PATCH("/spaces/:spaceId/custom-fields", h.setSpaceValues)
 }
 
-func caller(c *gin.Context) access.Caller {
-	return internaltoken.CallerOf(c)
-}
-
 func (h *handlers) list(c *gin.Context) {
 	p, err := paging.FromQuery(c)
 	if err != nil {
@@ -57,7 +53,7 @@ func (h *handlers) list(c *gin.Context) {
 			return
 		}
 	}
-	items, n, err := h.svc.List(c.Request.Context(), caller(c), c.Param("organizationId"), page)
+	items, n, err := h.svc.List(c.Request.Context(), internaltoken.CallerOf(c), c.Param("organizationId"), page)
 	if err != nil {
 		httpx.Error(c, err)
 		return
@@ -73,12 +69,12 @@ func (h *handlers) create(c *gin.Context) {
 		httpx.Error(c, err)
 		return
 	}
-	v, err := h.svc.Create(c.Request.Context(), caller(c), c.Param("organizationId"), in)
+	v, err := h.svc.Create(c.Request.Context(), internaltoken.CallerOf(c), c.Param("organizationId"), in)
 	reply(c, http.StatusCreated, v, err)
 }
 
 func (h *handlers) get(c *gin.Context) {
-	v, err := h.svc.Get(c.Request.Context(), caller(c), c.Param("organizationId"), c.Param("fieldName"))
+	v, err := h.svc.Get(c.Request.Context(), internaltoken.CallerOf(c), c.Param("organizationId"), c.Param("fieldName"))
 	reply(c, http.StatusOK, v, err)
 }
 
@@ -88,17 +84,17 @@ func (h *handlers) update(c *gin.Context) {
 		httpx.Error(c, err)
 		return
 	}
-	v, err := h.svc.Update(c.Request.Context(), caller(c), c.Param("organizationId"), c.Param("fieldName"), p)
+	v, err := h.svc.Update(c.Request.Context(), internaltoken.CallerOf(c), c.Param("organizationId"), c.Param("fieldName"), p)
 	reply(c, http.StatusOK, v, err)
 }
 
 func (h *handlers) delete(c *gin.Context) {
-	err := h.svc.Delete(c.Request.Context(), caller(c), c.Param("organizationId"), c.Param("fieldName"))
+	err := h.svc.Delete(c.Request.Context(), internaltoken.CallerOf(c), c.Param("organizationId"), c.Param("fieldName"))
 	empty(c, err)
 }
 
 func (h *handlers) spaceValues(c *gin.Context) {
-	ctx, who := c.Request.Context(), caller(c)
+	ctx, who := c.Request.Context(), internaltoken.CallerOf(c)
 	g, err := h.gate.Enter(ctx, who, c.Param("spaceId"), access.View)
 	if err != nil {
 		httpx.Error(c, err)
@@ -109,7 +105,7 @@ func (h *handlers) spaceValues(c *gin.Context) {
 }
 
 func (h *handlers) setSpaceValues(c *gin.Context) {
-	ctx, who := c.Request.Context(), caller(c)
+	ctx, who := c.Request.Context(), internaltoken.CallerOf(c)
 	g, err := h.gate.Enter(ctx, who, c.Param("spaceId"), access.Edit)
 	if err != nil {
 		httpx.Error(c, err)

@@ -103,9 +103,9 @@ func Register(internal gin.IRouter, spaces Spaces, imports Importer, revisions R
 }
 
 func (h *handlers) access(c *gin.Context) {
-	p := internaltoken.From(c)
 	ctx := c.Request.Context()
-	g, err := h.spaces.Enter(ctx, access.Caller{UserID: p.UserID, Roles: p.Roles}, c.Param("spaceId"), access.View)
+	p := internaltoken.CallerOf(c)
+	g, err := h.spaces.Enter(ctx, p, c.Param("spaceId"), access.View)
 	if err != nil {
 		httpx.Error(c, err)
 		return

@@ -24,10 +24,10 @@ import (
 	"strings"
 
 	"github.com/docspub/platform/libs/httpx"
+	"github.com/docspub/platform/libs/internaltoken"
 	"github.com/docspub/platform/libs/paging"
 	"github.com/docspub/platform/services/content/internal/access"
 	"github.com/docspub/platform/services/content/internal/revision"
-	"github.com/docspub/platform/services/content/internal/spacehttp"
 	"github.com/gin-gonic/gin"
 )
 
@@ -111,7 +111,7 @@ func (h *handlers) answer(c *gin.Context, do func(ctx context.Context, g access.
 }
 
 func (h *handlers) enter(c *gin.Context) (access.Grant, string, bool) {
-	g, err := h.gate.Enter(c.Request.Context(), spacehttp.Caller(c), c.Param("spaceId"), access.View)
+	g, err := h.gate.Enter(c.Request.Context(), internaltoken.CallerOf(c), c.Param("spaceId"), access.View)
 	if err != nil {
 		httpx.Error(c, err)
 		return access.Grant{}, "", false

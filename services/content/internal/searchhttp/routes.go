@@ -5,10 +5,10 @@ import (
 	"context"
 
 	"github.com/docspub/platform/libs/httpx"
+	"github.com/docspub/platform/libs/internaltoken"
 	"github.com/docspub/platform/libs/paging"
 	"github.com/docspub/platform/services/content/internal/access"
 	"github.com/docspub/platform/services/content/internal/search"
-	"github.com/docspub/platform/services/content/internal/spacehttp"
 	"github.com/gin-gonic/gin"
 )
 
@@ -45,7 +45,7 @@ func (h *handlers) search(c *gin.Context) {
 		return
 	}
 	org := c.Param("organizationId")
-	spaces, err := h.spaces.Readable(c.Request.Context(), spacehttp.Caller(c), org, MaxSpaces)
+	spaces, err := h.spaces.Readable(c.Request.Context(), internaltoken.CallerOf(c), org, MaxSpaces)
 	if err != nil {
 		httpx.Error(c, err)
 		return

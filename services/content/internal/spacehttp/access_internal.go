@@ -6,6 +6,7 @@ import (
 
 	"github.com/docspub/platform/libs/apierr"
 	"github.com/docspub/platform/libs/httpx"
+	"github.com/docspub/platform/libs/internaltoken"
 	"github.com/docspub/platform/services/content/internal/space"
 	"github.com/gin-gonic/gin"
 )
@@ -57,7 +58,7 @@ func (h *Handlers) spacesAccess(c *gin.Context) {
 		httpx.Error(c, err)
 		return
 	}
-	out, err := h.svc.Access(c.Request.Context(), Caller(c), req.Spaces)
+	out, err := h.svc.Access(c.Request.Context(), internaltoken.CallerOf(c), req.Spaces)
 	httpx.Reply(c, http.StatusOK, accessResponse{Spaces: out}, err)
 }
 

@@ -5,6 +5,7 @@ import (
 
 	"github.com/docspub/platform/libs/apierr"
 	"github.com/docspub/platform/libs/httpx"
+	"github.com/docspub/platform/libs/internaltoken"
 	"github.com/docspub/platform/libs/nullable"
 	"github.com/docspub/platform/libs/paging"
 	"github.com/docspub/platform/services/content/internal/access"
@@ -28,7 +29,7 @@ func (h *Handlers) createSpace(c *gin.Context) {
 	if !httpx.BindOptional(c, &req) {
 		return
 	}
-	v, err := h.svc.CreateSpace(c.Request.Context(), Caller(c), orgID(c), space.CreateSpaceInput(req))
+	v, err := h.svc.CreateSpace(c.Request.Context(), internaltoken.CallerOf(c), orgID(c), space.CreateSpaceInput(req))
 	httpx.Created(c, v.URLs.Location, v, err)
 }
 
@@ -37,12 +38,12 @@ func (h *Handlers) listSpaces(c *gin.Context) {
 	if !ok {
 		return
 	}
-	l, err := h.svc.ListSpaces(c.Request.Context(), Caller(c), orgID(c), pg)
+	l, err := h.svc.ListSpaces(c.Request.Context(), internaltoken.CallerOf(c), orgID(c), pg)
 	paging.ReplyKeyset(c, l, err, paging.ByPosition)
 }
 
 func (h *Handlers) getSpace(c *gin.Context) {
-	v, err := h.svc.GetSpace(c.Request.Context(), Caller(c), spaceID(c))
+	v, err := h.svc.GetSpace(c.Request.Context(), internaltoken.CallerOf(c), spaceID(c))
 	httpx.Reply(c, http.StatusOK, v, err)
 }
 
@@ -77,22 +78,22 @@ func (h *Handlers) updateSpace(c *gin.Context) {
 		httpx.Error(c, err)
 		return
 	}
-	v, err := h.svc.UpdateSpace(c.Request.Context(), Caller(c), spaceID(c), space.UpdateSpaceInput{
+	v, err := h.svc.UpdateSpace(c.Request.Context(), internaltoken.CallerOf(c), spaceID(c), space.UpdateSpaceInput{
 		Title: req.Title, Emoji: req.Emoji, EditMode: req.EditMode, Visibility: req.Visibility, DefaultLevel: dl})
 	httpx.Reply(c, http.StatusOK, v, err)
 }
 
 func (h *Handlers) deleteSpace(c *gin.Context) {
-	httpx.Empty(c, http.StatusResetContent, h.svc.DeleteSpace(c.Request.Context(), Caller(c), spaceID(c)))
+	httpx.Empty(c, http.StatusResetContent, h.svc.DeleteSpace(c.Request.Context(), internaltoken.CallerOf(c), spaceID(c)))
 }
 
 func (h *Handlers) restoreSpace(c *gin.Context) {
-	v, err := h.svc.RestoreSpace(c.Request.Context(), Caller(c), spaceID(c))
+	v, err := h.svc.RestoreSpace(c.Request.Context(), internaltoken.CallerOf(c), spaceID(c))
 	httpx.Reply(c, http.StatusOK, v, err)
 }
 
 func (h *Handlers) duplicateSpace(c *gin.Context) {
-	v, err := h.svc.DuplicateSpace(c.Request.Context(), Caller(c), spaceID(c))
+	v, err := h.svc.DuplicateSpace(c.Request.Context(), internaltoken.CallerOf(c), spaceID(c))
 	httpx.Created(c, v.URLs.Location, v, err)
 }
 
@@ -169,7 +170,7 @@ func (h *Handlers) moveSpace(c *gin.Context) {
 	if !ok {
 		return
 	}
-	v, err := h.svc.MoveSpace(c.Request.Context(), Caller(c), spaceID(c), in)
+	v, err := h.svc.MoveSpace(c.Request.Context(), internaltoken.CallerOf(c), spaceID(c), in)
 	httpx.Reply(c, http.StatusOK, v, err)
 }
 
@@ -183,7 +184,7 @@ func (h *Handlers) transferSpace(c *gin.Context) {
 	if !httpx.Bind(c, &req) {
 		return
 	}
-	v, err := h.svc.TransferSpace(c.Request.Context(), Caller(c), spaceID(c), space.TransferInput(req))
+	v, err := h.svc.TransferSpace(c.Request.Context(), internaltoken.CallerOf(c), spaceID(c), space.TransferInput(req))
 	httpx.Reply(c, http.StatusOK, v, err)
 }
 
@@ -197,7 +198,7 @@ func (h *Handlers) memberSpaces(c *gin.Context) {
 		httpx.Error(c, err)
 		return
 	}
-	l, err := h.svc.MemberSpaces(c.Request.Context(), Caller(c), orgID(c), c.Param("userId"), order == "desc", pg)
+	l, err := h.svc.MemberSpaces(c.Request.Context(), internaltoken.CallerOf(c), orgID(c), c.Param("userId"), order == "desc", pg)
 	paging.ReplyKeyset(c, l, err, paging.ByID)
 }
 
@@ -211,7 +212,7 @@ func (h *Handlers) createCollection(c *gin.Context) {
 	if !httpx.BindOptional(c, &req) {
 		return
 	}
-	v, err := h.svc.CreateCollection(c.Request.Context(), Caller(c), orgID(c), space.CreateCollectionInput(req))
+	v, err := h.svc.CreateCollection(c.Request.Context(), internaltoken.CallerOf(c), orgID(c), space.CreateCollectionInput(req))
 	httpx.Created(c, v.URLs.Location, v, err)
 }
 
@@ -225,12 +226,12 @@ func (h *Handlers) listCollections(c *gin.Context) {
 		httpx.Error(c, err)
 		return
 	}
-	l, err := h.svc.ListCollections(c.Request.Context(), Caller(c), orgID(c), nested, pg)
+	l, err := h.svc.ListCollections(c.Request.Context(), internaltoken.CallerOf(c), orgID(c), nested, pg)
 	paging.ReplyKeyset(c, l, err, paging.ByPosition)
 }
 
 func (h *Handlers) getCollection(c *gin.Context) {
-	v, err := h.svc.GetCollection(c.Request.Context(), Caller(c), collectionID(c))
+	v, err := h.svc.GetCollection(c.Request.Context(), internaltoken.CallerOf(c), collectionID(c))
 	httpx.Reply(c, http.StatusOK, v, err)
 }
 
@@ -250,13 +251,13 @@ func (h *Handlers) updateCollection(c *gin.Context) {
 		httpx.Error(c, err)
 		return
 	}
-	v, err := h.svc.UpdateCollection(c.Request.Context(), Caller(c), collectionID(c), space.UpdateCollectionInput{
+	v, err := h.svc.UpdateCollection(c.Request.Context(), internaltoken.CallerOf(c), collectionID(c), space.UpdateCollectionInput{
 		Title: req.Title, Description: req.Description, DefaultLevel: dl})
 	httpx.Reply(c, http.StatusOK, v, err)
 }
 
 func (h *Handlers) deleteCollection(c *gin.Context) {
-	httpx.Empty(c, http.StatusResetContent, h.svc.DeleteCollection(c.Request.Context(), Caller(c), collectionID(c)))
+	httpx.Empty(c, http.StatusResetContent, h.svc.DeleteCollection(c.Request.Context(), internaltoken.CallerOf(c), collectionID(c)))
 }
 
 func (h *Handlers) collectionSpaces(c *gin.Context) {
@@ -264,7 +265,7 @@ func (h *Handlers) collectionSpaces(c *gin.Context) {
 	if !ok {
 		return
 	}
-	l, err := h.svc.CollectionSpaces(c.Request.Context(), Caller(c), collectionID(c), pg)
+	l, err := h.svc.CollectionSpaces(c.Request.Context(), internaltoken.CallerOf(c), collectionID(c), pg)
 	paging.ReplyKeyset(c, l, err, paging.ByPosition)
 }
 
@@ -273,7 +274,7 @@ func (h *Handlers) moveCollection(c *gin.Context) {
 	if !ok {
 		return
 	}
-	v, err := h.svc.MoveCollection(c.Request.Context(), Caller(c), collectionID(c), in)
+	v, err := h.svc.MoveCollection(c.Request.Context(), internaltoken.CallerOf(c), collectionID(c), in)
 	httpx.Reply(c, http.StatusOK, v, err)
 }
 
@@ -286,6 +287,6 @@ func (h *Handlers) transferCollection(c *gin.Context) {
 	if !httpx.Bind(c, &req) {
 		return
 	}
-	v, err := h.svc.TransferCollection(c.Request.Context(), Caller(c), collectionID(c), req.Organization)
+	v, err := h.svc.TransferCollection(c.Request.Context(), internaltoken.CallerOf(c), collectionID(c), req.Organization)
 	httpx.Reply(c, http.StatusOK, v, err)
 }

@@ -3,8 +3,6 @@
 package spacehttp
 
 import (
-	"github.com/docspub/platform/libs/internaltoken"
-	"github.com/docspub/platform/services/content/internal/access"
 	"github.com/docspub/platform/services/content/internal/space"
 	"github.com/gin-gonic/gin"
 )
@@ -41,9 +39,4 @@ func Register(r gin.IRouter, svc *space.Service) {
 	sp.POST("/restore", h.restoreSpace)
 	sp.POST("/move", h.moveSpace)
 	sp.POST("/transfer", h.transferSpace)
-}
-
-// Caller is the calling user of a request (after internaltoken.Require).
-func Caller(c *gin.Context) access.Caller {
-	return internaltoken.CallerOf(c)
 }

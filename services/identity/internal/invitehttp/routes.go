@@ -29,12 +29,10 @@ type handlers struct {
 	svc *invite.Service
 }
 
-func user(c *gin.Context) string { return internaltoken.From(c).UserID }
-
 func orgID(c *gin.Context) string { return c.Param("organizationId") }
 
 func (h *handlers) join(c *gin.Context) {
-	err := h.svc.Join(c.Request.Context(), user(c), orgID(c), c.Param("inviteId"))
+	err := h.svc.Join(c.Request.Context(), internaltoken.CallerOf(c).UserID, orgID(c), c.Param("inviteId"))
 	httpx.Reply(c, http.StatusOK, gin.H{}, err)
 }
 
@@ -43,7 +41,7 @@ func (h *handlers) list(c *gin.Context) {
 	if !ok {
 		return
 	}
-	l, err := h.svc.List(c.Request.Context(), user(c), orgID(c), p)
+	l, err := h.svc.List(c.Request.Context(), internaltoken.CallerOf(c).UserID, orgID(c), p)
 	paging.ReplyKeyset(c, l, err, paging.ByID)
 }
 
@@ -52,12 +50,12 @@ func (h *handlers) create(c *gin.Context) {
 	if !httpx.Bind(c, &in) {
 		return
 	}
-	v, err := h.svc.Create(c.Request.Context(), user(c), orgID(c), in)
+	v, err := h.svc.Create(c.Request.Context(), internaltoken.CallerOf(c).UserID, orgID(c), in)
 	httpx.Reply(c, http.StatusCreated, v, err)
 }
 
 func (h *handlers) get(c *gin.Context) {
-	v, err := h.svc.Get(c.Request.Context(), user(c), orgID(c), c.Param("inviteId"))
+	v, err := h.svc.Get(c.Request.Context(), internaltoken.CallerOf(c).UserID, orgID(c), c.Param("inviteId"))
 	httpx.Reply(c, http.StatusOK, v, err)
 }
 
@@ -66,11 +64,11 @@ func (h *handlers) update(c *gin.Context) {
 	if !httpx.Bind(c, &in) {
 		return
 	}
-	v, err := h.svc.Update(c.Request.Context(), user(c), orgID(c), c.Param("inviteId"), in)
+	v, err := h.svc.Update(c.Request.Context(), internaltoken.CallerOf(c).UserID, orgID(c), c.Param("inviteId"), in)
 	httpx.Reply(c, http.StatusOK, v, err)
 }
 
 func (h *handlers) delete(c *gin.Context) {
-	err := h.svc.Delete(c.Request.Context(), user(c), orgID(c), c.Param("inviteId"))
+	err := h.svc.Delete(c.Request.Context(), internaltoken.CallerOf(c).UserID, orgID(c), c.Param("inviteId"))
 	httpx.Empty(c, http.StatusResetContent, err)
 }

@@ -4,6 +4,7 @@ import (
 	"net/http"
 
 	"github.com/docspub/platform/libs/httpx"
+	"github.com/docspub/platform/libs/internaltoken"
 	"github.com/docspub/platform/libs/paging"
 	"github.com/docspub/platform/libs/roles"
 	"github.com/docspub/platform/services/identity/internal/member"
@@ -11,12 +12,12 @@ import (
 )
 
 func (h *handlers) currentUser(c *gin.Context) {
-	u, err := h.svc.CurrentUser(c.Request.Context(), user(c))
+	u, err := h.svc.CurrentUser(c.Request.Context(), internaltoken.CallerOf(c).UserID)
 	httpx.Reply(c, http.StatusOK, u, err)
 }
 
 func (h *handlers) ping(c *gin.Context) {
-	r, err := h.svc.Ping(c.Request.Context(), user(c), orgID(c))
+	r, err := h.svc.Ping(c.Request.Context(), internaltoken.CallerOf(c).UserID, orgID(c))
 	httpx.Reply(c, http.StatusOK, r, err)
 }
 
@@ -46,7 +47,7 @@ func (h *handlers) listMembers(c *gin.Context) {
 		return
 	}
 	f := member.Filter{Role: role, Search: c.Query("search"), Sort: sort, Desc: order == "desc"}
-	l, err := h.svc.ListMembers(c.Request.Context(), user(c), orgID(c), f, p)
+	l, err := h.svc.ListMembers(c.Request.Context(), internaltoken.CallerOf(c).UserID, orgID(c), f, p)
 	if err != nil {
 		httpx.Error(c, err)
 		return
@@ -59,7 +60,7 @@ func (h *handlers) listMembers(c *gin.Context) {
 }
 
 func (h *handlers) getMember(c *gin.Context) {
-	m, err := h.svc.GetMember(c.Request.Context(), user(c), orgID(c), c.Param("userId"))
+	m, err := h.svc.GetMember(c.Request.Context(), internaltoken.CallerOf(c).UserID, orgID(c), c.Param("userId"))
 	httpx.Reply(c, http.StatusOK, m, err)
 }
 
@@ -68,17 +69,17 @@ func (h *handlers) updateMember(c *gin.Context) {
 	if !httpx.Bind(c, &p) {
 		return
 	}
-	m, err := h.svc.UpdateMember(c.Request.Context(), user(c), orgID(c), c.Param("userId"), p)
+	m, err := h.svc.UpdateMember(c.Request.Context(), internaltoken.CallerOf(c).UserID, orgID(c), c.Param("userId"), p)
 	httpx.Reply(c, http.StatusOK, m, err)
 }
 
 func (h *handlers) removeMember(c *gin.Context) {
-	err := h.svc.RemoveMember(c.Request.Context(), user(c), orgID(c), c.Param("userId"))
+	err := h.svc.RemoveMember(c.Request.Context(), internaltoken.CallerOf(c).UserID, orgID(c), c.Param("userId"))
 	httpx.Empty(c, http.StatusNoContent, err)
 }
 
 func (h *handlers) setSSOMember(c *gin.Context) {
-	m, err := h.svc.SetSSOMember(c.Request.Context(), user(c), orgID(c), c.Param("userId"))
+	m, err := h.svc.SetSSOMember(c.Request.Context(), internaltoken.CallerOf(c).UserID, orgID(c), c.Param("userId"))
 	httpx.Reply(c, http.StatusOK, m, err)
 }
 
@@ -87,6 +88,6 @@ func (h *handlers) inviteUsers(c *gin.Context) {
 	if !httpx.Bind(c, &in) {
 		return
 	}
-	r, err := h.svc.InviteUsers(c.Request.Context(), user(c), orgID(c), in)
+	r, err := h.svc.InviteUsers(c.Request.Context(), internaltoken.CallerOf(c).UserID, orgID(c), in)
 	httpx.Reply(c, http.StatusOK, r, err)
 }

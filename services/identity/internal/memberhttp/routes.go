@@ -30,6 +30,4 @@ type handlers struct {
 	svc *member.Service
 }
 
-func user(c *gin.Context) string { return internaltoken.From(c).UserID }
-
 func orgID(c *gin.Context) string { return c.Param("organizationId") }

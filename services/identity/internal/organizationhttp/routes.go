@@ -28,8 +28,6 @@ type handlers struct {
 	svc *organization.Service
 }
 
-func user(c *gin.Context) string { return internaltoken.From(c).UserID }
-
 func orgID(c *gin.Context) string { return c.Param("organizationId") }
 
 func (h *handlers) list(c *gin.Context) {
@@ -37,17 +35,17 @@ func (h *handlers) list(c *gin.Context) {
 	if !ok {
 		return
 	}
-	l, err := h.svc.ListOrganizations(c.Request.Context(), user(c), p)
+	l, err := h.svc.ListOrganizations(c.Request.Context(), internaltoken.CallerOf(c).UserID, p)
 	paging.ReplyKeyset(c, l, err, paging.ByID)
 }
 
 func (h *handlers) forEmailDomain(c *gin.Context) {
-	orgs, err := h.svc.OrganizationsForEmailDomain(c.Request.Context(), user(c), c.Param("emailDomain"))
+	orgs, err := h.svc.OrganizationsForEmailDomain(c.Request.Context(), internaltoken.CallerOf(c).UserID, c.Param("emailDomain"))
 	httpx.Reply(c, http.StatusOK, gin.H{"organizations": orgs}, err)
 }
 
 func (h *handlers) get(c *gin.Context) {
-	o, err := h.svc.GetOrganization(c.Request.Context(), user(c), orgID(c))
+	o, err := h.svc.GetOrganization(c.Request.Context(), internaltoken.CallerOf(c).UserID, orgID(c))
 	httpx.Reply(c, http.StatusOK, o, err)
 }
 
@@ -56,6 +54,6 @@ func (h *handlers) update(c *gin.Context) {
 	if !httpx.Bind(c, &p) {
 		return
 	}
-	o, err := h.svc.UpdateOrganization(c.Request.Context(), user(c), orgID(c), p)
+	o, err := h.svc.UpdateOrganization(c.Request.Context(), internaltoken.CallerOf(c).UserID, orgID(c), p)
 	httpx.Reply(c, http.StatusOK, o, err)
 }

@@ -29,8 +29,6 @@ type handlers struct {
 	svc *saml.Service
 }
 
-func user(c *gin.Context) string { return internaltoken.From(c).UserID }
-
 func orgID(c *gin.Context) string { return c.Param("organizationId") }
 
 func (h *handlers) list(c *gin.Context) {
@@ -38,7 +36,7 @@ func (h *handlers) list(c *gin.Context) {
 	if !ok {
 		return
 	}
-	l, err := h.svc.List(c.Request.Context(), user(c), orgID(c), p)
+	l, err := h.svc.List(c.Request.Context(), internaltoken.CallerOf(c).UserID, orgID(c), p)
 	paging.ReplyKeyset(c, l, err, paging.ByID)
 }
 
@@ -47,12 +45,12 @@ func (h *handlers) create(c *gin.Context) {
 	if !httpx.Bind(c, &in) {
 		return
 	}
-	v, err := h.svc.Create(c.Request.Context(), user(c), orgID(c), in)
+	v, err := h.svc.Create(c.Request.Context(), internaltoken.CallerOf(c).UserID, orgID(c), in)
 	httpx.Reply(c, http.StatusCreated, v, err)
 }
 
 func (h *handlers) get(c *gin.Context) {
-	v, err := h.svc.Get(c.Request.Context(), user(c), orgID(c), c.Param("samlProviderId"))
+	v, err := h.svc.Get(c.Request.Context(), internaltoken.CallerOf(c).UserID, orgID(c), c.Param("samlProviderId"))
 	httpx.Reply(c, http.StatusOK, v, err)
 }
 
@@ -61,16 +59,16 @@ func (h *handlers) update(c *gin.Context) {
 	if !httpx.Bind(c, &in) {
 		return
 	}
-	v, err := h.svc.Update(c.Request.Context(), user(c), orgID(c), c.Param("samlProviderId"), in)
+	v, err := h.svc.Update(c.Request.Context(), internaltoken.CallerOf(c).UserID, orgID(c), c.Param("samlProviderId"), in)
 	httpx.Reply(c, http.StatusOK, v, err)
 }
 
 func (h *handlers) delete(c *gin.Context) {
-	err := h.svc.Delete(c.Request.Context(), user(c), orgID(c), c.Param("samlProviderId"))
+	err := h.svc.Delete(c.Request.Context(), internaltoken.CallerOf(c).UserID, orgID(c), c.Param("samlProviderId"))
 	httpx.Empty(c, http.StatusNoContent, err)
 }
 
 func (h *handlers) ssoLogins(c *gin.Context) {
-	items, err := h.svc.SSOLogins(c.Request.Context(), user(c), orgID(c))
+	items, err := h.svc.SSOLogins(c.Request.Context(), internaltoken.CallerOf(c).UserID, orgID(c))
 	httpx.Reply(c, http.StatusOK, gin.H{"items": items}, err)
 }

@@ -33,8 +33,6 @@ type handlers struct {
 	svc *team.Service
 }
 
-func user(c *gin.Context) string { return internaltoken.From(c).UserID }
-
 func orgID(c *gin.Context) string { return c.Param("organizationId") }
 
 func (h *handlers) memberTeams(c *gin.Context) {
@@ -42,7 +40,7 @@ func (h *handlers) memberTeams(c *gin.Context) {
 	if !ok {
 		return
 	}
-	l, err := h.svc.MemberTeams(c.Request.Context(), user(c), orgID(c), c.Param("userId"), c.Query("title"), p)
+	l, err := h.svc.MemberTeams(c.Request.Context(), internaltoken.CallerOf(c).UserID, orgID(c), c.Param("userId"), c.Query("title"), p)
 	paging.ReplyKeyset(c, l, err, paging.ByID)
 }
 
@@ -52,7 +50,7 @@ func (h *handlers) list(c *gin.Context) {
 		return
 	}
 	f := team.Filter{Owner: c.Query("owner"), Title: c.Query("title")}
-	l, err := h.svc.ListTeams(c.Request.Context(), user(c), orgID(c), f, p)
+	l, err := h.svc.ListTeams(c.Request.Context(), internaltoken.CallerOf(c).UserID, orgID(c), f, p)
 	paging.ReplyKeyset(c, l, err, paging.ByID)
 }
 
@@ -61,12 +59,12 @@ func (h *handlers) create(c *gin.Context) {
 	if !httpx.Bind(c, &in) {
 		return
 	}
-	t, err := h.svc.CreateTeam(c.Request.Context(), user(c), orgID(c), in)
+	t, err := h.svc.CreateTeam(c.Request.Context(), internaltoken.CallerOf(c).UserID, orgID(c), in)
 	httpx.Reply(c, http.StatusCreated, t, err)
 }
 
 func (h *handlers) get(c *gin.Context) {
-	t, err := h.svc.GetTeam(c.Request.Context(), user(c), orgID(c), c.Param("teamId"))
+	t, err := h.svc.GetTeam(c.Request.Context(), internaltoken.CallerOf(c).UserID, orgID(c), c.Param("teamId"))
 	httpx.Reply(c, http.StatusOK, t, err)
 }
 
@@ -75,12 +73,12 @@ func (h *handlers) update(c *gin.Context) {
 	if !httpx.Bind(c, &in) {
 		return
 	}
-	t, err := h.svc.UpdateTeam(c.Request.Context(), user(c), orgID(c), c.Param("teamId"), in)
+	t, err := h.svc.UpdateTeam(c.Request.Context(), internaltoken.CallerOf(c).UserID, orgID(c), c.Param("teamId"), in)
 	httpx.Reply(c, http.StatusOK, t, err)
 }
 
 func (h *handlers) delete(c *gin.Context) {
-	err := h.svc.DeleteTeam(c.Request.Context(), user(c), orgID(c), c.Param("teamId"))
+	err := h.svc.DeleteTeam(c.Request.Context(), internaltoken.CallerOf(c).UserID, orgID(c), c.Param("teamId"))
 	httpx.Empty(c, http.StatusNoContent, err)
 }
 
@@ -89,7 +87,7 @@ func (h *handlers) listMembers(c *gin.Context) {
 	if !ok {
 		return
 	}
-	l, err := h.svc.ListTeamMembers(c.Request.Context(), user(c), orgID(c), c.Param("teamId"), p)
+	l, err := h.svc.ListTeamMembers(c.Request.Context(), internaltoken.CallerOf(c).UserID, orgID(c), c.Param("teamId"), p)
 	paging.ReplyKeyset(c, l, err, paging.ByID)
 }
 
@@ -98,7 +96,7 @@ func (h *handlers) updateMembers(c *gin.Context) {
 	if !httpx.Bind(c, &in) {
 		return
 	}
-	err := h.svc.UpdateTeamMembers(c.Request.Context(), user(c), orgID(c), c.Param("teamId"), in)
+	err := h.svc.UpdateTeamMembers(c.Request.Context(), internaltoken.CallerOf(c).UserID, orgID(c), c.Param("teamId"), in)
 	httpx.Empty(c, http.StatusNoContent, err)
 }
 
@@ -111,11 +109,11 @@ func (h *handlers) putMember(c *gin.Context) {
 	if !httpx.BindOptional(c, &in) {
 		return
 	}
-	err := h.svc.PutTeamMember(c.Request.Context(), user(c), orgID(c), c.Param("teamId"), c.Param("userId"), in.Role)
+	err := h.svc.PutTeamMember(c.Request.Context(), internaltoken.CallerOf(c).UserID, orgID(c), c.Param("teamId"), c.Param("userId"), in.Role)
 	httpx.Empty(c, http.StatusNoContent, err)
 }
 
 func (h *handlers) removeMember(c *gin.Context) {
-	err := h.svc.RemoveTeamMember(c.Request.Context(), user(c), orgID(c), c.Param("teamId"), c.Param("userId"))
+	err := h.svc.RemoveTeamMember(c.Request.Context(), internaltoken.CallerOf(c).UserID, orgID(c), c.Param("teamId"), c.Param("userId"))
 	httpx.Empty(c, http.StatusNoContent, err)
 }

@@ -6,7 +6,7 @@ import (
 	"net/http"
 
 	"github.com/docspub/platform/libs/httpx"
-	"github.com/docspub/platform/services/integrations/internal/accesshttp"
+	"github.com/docspub/platform/libs/internaltoken"
 	"github.com/docspub/platform/services/integrations/internal/gitsync"
 	"github.com/gin-gonic/gin"
 )
@@ -26,7 +26,7 @@ func (h *handlers) importRepo(c *gin.Context) {
 	if !httpx.Bind(c, &in) {
 		return
 	}
-	httpx.Empty(c, http.StatusNoContent, h.svc.Import(c.Request.Context(), accesshttp.From(c), c.Param("spaceId"), in))
+	httpx.Empty(c, http.StatusNoContent, h.svc.Import(c.Request.Context(), internaltoken.CallerOf(c), c.Param("spaceId"), in))
 }
 
 func (h *handlers) exportRepo(c *gin.Context) {
@@ -34,10 +34,10 @@ func (h *handlers) exportRepo(c *gin.Context) {
 	if !httpx.Bind(c, &in) {
 		return
 	}
-	httpx.Empty(c, http.StatusNoContent, h.svc.Export(c.Request.Context(), accesshttp.From(c), c.Param("spaceId"), in))
+	httpx.Empty(c, http.StatusNoContent, h.svc.Export(c.Request.Context(), internaltoken.CallerOf(c), c.Param("spaceId"), in))
 }
 
 func (h *handlers) info(c *gin.Context) {
-	v, err := h.svc.Info(c.Request.Context(), accesshttp.From(c), c.Param("spaceId"))
+	v, err := h.svc.Info(c.Request.Context(), internaltoken.CallerOf(c), c.Param("spaceId"))
 	httpx.Reply(c, http.StatusOK, v, err)
 }

@@ -10,8 +10,8 @@ import (
 	"strconv"
 
 	"github.com/docspub/platform/libs/httpx"
+	"github.com/docspub/platform/libs/internaltoken"
 	"github.com/docspub/platform/libs/paging"
-	"github.com/docspub/platform/services/integrations/internal/accesshttp"
 	"github.com/docspub/platform/services/integrations/internal/openapi"
 	"github.com/gin-gonic/gin"
 )
@@ -43,7 +43,7 @@ func (h *handlers) list(c *gin.Context) {
 	if !ok {
 		return
 	}
-	l, err := h.svc.List(c.Request.Context(), accesshttp.From(c), org(c), pg)
+	l, err := h.svc.List(c.Request.Context(), internaltoken.CallerOf(c), org(c), pg)
 	paging.ReplyKeyset(c, l, err, paging.ByID)
 }
 
@@ -52,12 +52,12 @@ func (h *handlers) create(c *gin.Context) {
 	if !httpx.Bind(c, &in) {
 		return
 	}
-	v, err := h.svc.Create(c.Request.Context(), accesshttp.From(c), org(c), in)
+	v, err := h.svc.Create(c.Request.Context(), internaltoken.CallerOf(c), org(c), in)
 	httpx.Created(c, v.URLs.Location, v, err)
 }
 
 func (h *handlers) get(c *gin.Context) {
-	v, err := h.svc.Get(c.Request.Context(), accesshttp.From(c), org(c), slug(c))
+	v, err := h.svc.Get(c.Request.Context(), internaltoken.CallerOf(c), org(c), slug(c))
 	httpx.Reply(c, http.StatusOK, v, err)
 }
 
@@ -68,7 +68,7 @@ func (h *handlers) replace(c *gin.Context) {
 	if !httpx.Bind(c, &in) {
 		return
 	}
-	v, err := h.svc.Replace(c.Request.Context(), accesshttp.From(c), org(c), slug(c), in.Source)
+	v, err := h.svc.Replace(c.Request.Context(), internaltoken.CallerOf(c), org(c), slug(c), in.Source)
 	httpx.Reply(c, http.StatusOK, v, err)
 }
 
@@ -77,12 +77,12 @@ func (h *handlers) update(c *gin.Context) {
 	if !httpx.Bind(c, &in) {
 		return
 	}
-	v, err := h.svc.Update(c.Request.Context(), accesshttp.From(c), org(c), slug(c), in)
+	v, err := h.svc.Update(c.Request.Context(), internaltoken.CallerOf(c), org(c), slug(c), in)
 	httpx.Reply(c, http.StatusOK, v, err)
 }
 
 func (h *handlers) delete(c *gin.Context) {
-	httpx.Empty(c, http.StatusResetContent, h.svc.Delete(c.Request.Context(), accesshttp.From(c), org(c), slug(c)))
+	httpx.Empty(c, http.StatusResetContent, h.svc.Delete(c.Request.Context(), internaltoken.CallerOf(c), org(c), slug(c)))
 }
 
 func (h *handlers) versions(c *gin.Context) {
@@ -90,19 +90,19 @@ func (h *handlers) versions(c *gin.Context) {
 	if !ok {
 		return
 	}
-	l, err := h.svc.Versions(c.Request.Context(), accesshttp.From(c), org(c), slug(c), pg)
+	l, err := h.svc.Versions(c.Request.Context(), internaltoken.CallerOf(c), org(c), slug(c), pg)
 	paging.ReplyKeyset(c, l, err, paging.ByID)
 }
 
 func (h *handlers) version(c *gin.Context) {
-	v, err := h.svc.Version(c.Request.Context(), accesshttp.From(c), org(c), slug(c), c.Param("versionId"))
+	v, err := h.svc.Version(c.Request.Context(), internaltoken.CallerOf(c), org(c), slug(c), c.Param("versionId"))
 	httpx.Reply(c, http.StatusOK, v, err)
 }
 
 // content streams the version's stored JSON rendering inside the
 // OpenAPISpecContent body, without decoding it.
 func (h *handlers) content(c *gin.Context) {
-	v, err := h.svc.Content(c.Request.Context(), accesshttp.From(c), org(c), slug(c), c.Param("versionId"))
+	v, err := h.svc.Content(c.Request.Context(), internaltoken.CallerOf(c), org(c), slug(c), c.Param("versionId"))
 	if err != nil {
 		httpx.Error(c, err)
 		return
@@ -130,6 +130,6 @@ func (h *handlers) content(c *gin.Context) {
 }
 
 func (h *handlers) raw(c *gin.Context) {
-	v, err := h.svc.Raw(c.Request.Context(), accesshttp.From(c), org(c), slug(c), c.Param("versionId"))
+	v, err := h.svc.Raw(c.Request.Context(), internaltoken.CallerOf(c), org(c), slug(c), c.Param("versionId"))
 	httpx.Reply(c, http.StatusOK, v, err)
 }

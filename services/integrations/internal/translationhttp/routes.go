@@ -6,8 +6,8 @@ import (
 	"net/http"
 
 	"github.com/docspub/platform/libs/httpx"
+	"github.com/docspub/platform/libs/internaltoken"
 	"github.com/docspub/platform/libs/paging"
-	"github.com/docspub/platform/services/integrations/internal/accesshttp"
 	"github.com/docspub/platform/services/integrations/internal/translation"
 	"github.com/gin-gonic/gin"
 )
@@ -33,7 +33,7 @@ func (h *handlers) list(c *gin.Context) {
 	if !ok {
 		return
 	}
-	l, err := h.svc.List(c.Request.Context(), accesshttp.From(c), org(c), pg)
+	l, err := h.svc.List(c.Request.Context(), internaltoken.CallerOf(c), org(c), pg)
 	paging.ReplyKeyset(c, l, err, paging.ByID)
 }
 
@@ -42,12 +42,12 @@ func (h *handlers) create(c *gin.Context) {
 	if !httpx.Bind(c, &in) {
 		return
 	}
-	v, err := h.svc.Create(c.Request.Context(), accesshttp.From(c), org(c), in)
+	v, err := h.svc.Create(c.Request.Context(), internaltoken.CallerOf(c), org(c), in)
 	httpx.Created(c, v.URLs.Location, v, err)
 }
 
 func (h *handlers) get(c *gin.Context) {
-	v, err := h.svc.Get(c.Request.Context(), accesshttp.From(c), org(c), id(c))
+	v, err := h.svc.Get(c.Request.Context(), internaltoken.CallerOf(c), org(c), id(c))
 	httpx.Reply(c, http.StatusOK, v, err)
 }
 
@@ -56,10 +56,10 @@ func (h *handlers) replace(c *gin.Context) {
 	if !httpx.Bind(c, &in) {
 		return
 	}
-	v, err := h.svc.Replace(c.Request.Context(), accesshttp.From(c), org(c), id(c), in)
+	v, err := h.svc.Replace(c.Request.Context(), internaltoken.CallerOf(c), org(c), id(c), in)
 	httpx.Reply(c, http.StatusOK, v, err)
 }
 
 func (h *handlers) delete(c *gin.Context) {
-	httpx.Empty(c, http.StatusResetContent, h.svc.Delete(c.Request.Context(), accesshttp.From(c), org(c), id(c)))
+	httpx.Empty(c, http.StatusResetContent, h.svc.Delete(c.Request.Context(), internaltoken.CallerOf(c), org(c), id(c)))
 }

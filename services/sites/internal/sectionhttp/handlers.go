@@ -1,13 +1,14 @@
 package sectionhttp
 
 import (
-	"github.com/docspub/platform/libs/paging"
 	"net/http"
+
+	"github.com/docspub/platform/libs/internaltoken"
+	"github.com/docspub/platform/libs/paging"
 
 	"github.com/docspub/platform/libs/apierr"
 	"github.com/docspub/platform/libs/httpx"
 	"github.com/docspub/platform/libs/nullable"
-	"github.com/docspub/platform/services/sites/internal/accesshttp"
 	"github.com/docspub/platform/services/sites/internal/section"
 	"github.com/gin-gonic/gin"
 )
@@ -19,7 +20,7 @@ func (h *handlers) listSections(c *gin.Context) {
 	if !ok {
 		return
 	}
-	l, err := h.svc.ListSections(c.Request.Context(), accesshttp.From(c), orgID(c), siteID(c), pg)
+	l, err := h.svc.ListSections(c.Request.Context(), internaltoken.CallerOf(c), orgID(c), siteID(c), pg)
 	paging.ReplyKeyset(c, l, err, paging.ByPosition)
 }
 
@@ -35,7 +36,7 @@ func (h *handlers) createSection(c *gin.Context) {
 	if !httpx.Bind(c, &req) {
 		return
 	}
-	v, err := h.svc.CreateSection(c.Request.Context(), accesshttp.From(c), orgID(c), siteID(c), section.CreateSectionInput{
+	v, err := h.svc.CreateSection(c.Request.Context(), internaltoken.CallerOf(c), orgID(c), siteID(c), section.CreateSectionInput{
 		SpaceID: req.SpaceID.Value, Title: req.Title, Icon: req.Icon, GroupID: req.SiteSectionGroupID})
 	httpx.Reply(c, http.StatusCreated, v, err)
 }
@@ -55,14 +56,14 @@ func (h *handlers) updateSection(c *gin.Context) {
 	if !httpx.Bind(c, &req) {
 		return
 	}
-	v, err := h.svc.UpdateSection(c.Request.Context(), accesshttp.From(c), orgID(c), siteID(c), sectionID(c), section.UpdateSectionInput{
+	v, err := h.svc.UpdateSection(c.Request.Context(), internaltoken.CallerOf(c), orgID(c), siteID(c), sectionID(c), section.UpdateSectionInput{
 		Title: req.Title, Path: req.Path, DefaultSiteSpace: req.DefaultSiteSpace, Condition: req.Condition,
 		Icon: req.Icon, Description: req.Description, GroupID: req.SiteSectionGroupID})
 	httpx.Reply(c, http.StatusOK, v, err)
 }
 
 func (h *handlers) deleteSection(c *gin.Context) {
-	err := h.svc.DeleteSection(c.Request.Context(), accesshttp.From(c), orgID(c), siteID(c), sectionID(c))
+	err := h.svc.DeleteSection(c.Request.Context(), internaltoken.CallerOf(c), orgID(c), siteID(c), sectionID(c))
 	httpx.Empty(c, http.StatusResetContent, err)
 }
 
@@ -128,7 +129,7 @@ func (h *handlers) moveSection(c *gin.Context) {
 		httpx.Error(c, err)
 		return
 	}
-	v, err := h.svc.MoveSection(c.Request.Context(), accesshttp.From(c), orgID(c), siteID(c), sectionID(c), pos)
+	v, err := h.svc.MoveSection(c.Request.Context(), internaltoken.CallerOf(c), orgID(c), siteID(c), sectionID(c), pos)
 	httpx.Reply(c, http.StatusOK, v, err)
 }
 
@@ -137,7 +138,7 @@ func (h *handlers) listGroups(c *gin.Context) {
 	if !ok {
 		return
 	}
-	l, err := h.svc.ListGroups(c.Request.Context(), accesshttp.From(c), orgID(c), siteID(c), pg)
+	l, err := h.svc.ListGroups(c.Request.Context(), internaltoken.CallerOf(c), orgID(c), siteID(c), pg)
 	paging.ReplyKeyset(c, l, err, paging.ByPosition)
 }
 
@@ -152,7 +153,7 @@ func (h *handlers) createGroup(c *gin.Context) {
 	if !httpx.Bind(c, &req) {
 		return
 	}
-	v, err := h.svc.CreateGroup(c.Request.Context(), accesshttp.From(c), orgID(c), siteID(c), section.CreateGroupInput(req))
+	v, err := h.svc.CreateGroup(c.Request.Context(), internaltoken.CallerOf(c), orgID(c), siteID(c), section.CreateGroupInput(req))
 	httpx.Reply(c, http.StatusCreated, v, err)
 }
 
@@ -166,12 +167,12 @@ func (h *handlers) updateGroup(c *gin.Context) {
 	if !httpx.Bind(c, &req) {
 		return
 	}
-	v, err := h.svc.UpdateGroup(c.Request.Context(), accesshttp.From(c), orgID(c), siteID(c), groupID(c), section.UpdateGroupInput(req))
+	v, err := h.svc.UpdateGroup(c.Request.Context(), internaltoken.CallerOf(c), orgID(c), siteID(c), groupID(c), section.UpdateGroupInput(req))
 	httpx.Reply(c, http.StatusOK, v, err)
 }
 
 func (h *handlers) deleteGroup(c *gin.Context) {
-	err := h.svc.DeleteGroup(c.Request.Context(), accesshttp.From(c), orgID(c), siteID(c), groupID(c))
+	err := h.svc.DeleteGroup(c.Request.Context(), internaltoken.CallerOf(c), orgID(c), siteID(c), groupID(c))
 	httpx.Empty(c, http.StatusResetContent, err)
 }
 
@@ -185,7 +186,7 @@ func (h *handlers) moveGroup(c *gin.Context) {
 		httpx.Error(c, err)
 		return
 	}
-	v, err := h.svc.MoveGroup(c.Request.Context(), accesshttp.From(c), orgID(c), siteID(c), groupID(c), pos)
+	v, err := h.svc.MoveGroup(c.Request.Context(), internaltoken.CallerOf(c), orgID(c), siteID(c), groupID(c), pos)
 	httpx.Reply(c, http.StatusOK, v, err)
 }
 
@@ -198,11 +199,11 @@ func (h *handlers) addToGroup(c *gin.Context) {
 	if !httpx.Bind(c, &req) {
 		return
 	}
-	v, err := h.svc.AddToGroup(c.Request.Context(), accesshttp.From(c), orgID(c), siteID(c), groupID(c), req.SectionID)
+	v, err := h.svc.AddToGroup(c.Request.Context(), internaltoken.CallerOf(c), orgID(c), siteID(c), groupID(c), req.SectionID)
 	httpx.Reply(c, http.StatusCreated, v, err)
 }
 
 func (h *handlers) removeFromGroup(c *gin.Context) {
-	err := h.svc.RemoveFromGroup(c.Request.Context(), accesshttp.From(c), orgID(c), siteID(c), groupID(c), sectionID(c))
+	err := h.svc.RemoveFromGroup(c.Request.Context(), internaltoken.CallerOf(c), orgID(c), siteID(c), groupID(c), sectionID(c))
 	httpx.Empty(c, http.StatusResetContent, err)
 }

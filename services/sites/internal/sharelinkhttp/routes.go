@@ -7,8 +7,8 @@ import (
 	"net/http"
 
 	"github.com/docspub/platform/libs/httpx"
+	"github.com/docspub/platform/libs/internaltoken"
 	"github.com/docspub/platform/libs/paging"
-	"github.com/docspub/platform/services/sites/internal/accesshttp"
 	"github.com/docspub/platform/services/sites/internal/sharelink"
 	"github.com/gin-gonic/gin"
 )
@@ -41,7 +41,7 @@ func (h *handlers) list(c *gin.Context) {
 			return
 		}
 	}
-	items, n, err := h.svc.List(c.Request.Context(), accesshttp.From(c), c.Param("organizationId"), c.Param("siteId"), page)
+	items, n, err := h.svc.List(c.Request.Context(), internaltoken.CallerOf(c), c.Param("organizationId"), c.Param("siteId"), page)
 	if err != nil {
 		httpx.Error(c, err)
 		return
@@ -54,7 +54,7 @@ func (h *handlers) create(c *gin.Context) {
 	if !httpx.Bind(c, &in) {
 		return
 	}
-	v, err := h.svc.Create(c.Request.Context(), accesshttp.From(c), c.Param("organizationId"), c.Param("siteId"), in)
+	v, err := h.svc.Create(c.Request.Context(), internaltoken.CallerOf(c), c.Param("organizationId"), c.Param("siteId"), in)
 	httpx.Reply(c, http.StatusCreated, v, err)
 }
 
@@ -63,11 +63,11 @@ func (h *handlers) update(c *gin.Context) {
 	if !httpx.Bind(c, &p) {
 		return
 	}
-	v, err := h.svc.Update(c.Request.Context(), accesshttp.From(c), c.Param("organizationId"), c.Param("siteId"), c.Param("shareLinkId"), p)
+	v, err := h.svc.Update(c.Request.Context(), internaltoken.CallerOf(c), c.Param("organizationId"), c.Param("siteId"), c.Param("shareLinkId"), p)
 	httpx.Reply(c, http.StatusOK, v, err)
 }
 
 func (h *handlers) delete(c *gin.Context) {
-	err := h.svc.Delete(c.Request.Context(), accesshttp.From(c), c.Param("organizationId"), c.Param("siteId"), c.Param("shareLinkId"))
+	err := h.svc.Delete(c.Request.Context(), internaltoken.CallerOf(c), c.Param("organizationId"), c.Param("siteId"), c.Param("shareLinkId"))
 	httpx.Empty(c, http.StatusResetContent, err)
 }

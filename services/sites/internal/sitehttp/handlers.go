@@ -5,9 +5,9 @@ import (
 	"net/http"
 
 	"github.com/docspub/platform/libs/httpx"
+	"github.com/docspub/platform/libs/internaltoken"
 	"github.com/docspub/platform/libs/nullable"
 	"github.com/docspub/platform/libs/paging"
-	"github.com/docspub/platform/services/sites/internal/accesshttp"
 	"github.com/docspub/platform/services/sites/internal/limits"
 	"github.com/docspub/platform/services/sites/internal/site"
 	"github.com/gin-gonic/gin"
@@ -31,7 +31,7 @@ func (h *Handlers) listSites(c *gin.Context) {
 		}
 		in.Published = &b
 	}
-	l, err := h.svc.ListSites(c.Request.Context(), accesshttp.From(c), orgID(c), in)
+	l, err := h.svc.ListSites(c.Request.Context(), internaltoken.CallerOf(c), orgID(c), in)
 	paging.ReplyKeyset(c, l, err, paging.ByID)
 }
 
@@ -47,12 +47,12 @@ func (h *Handlers) createSite(c *gin.Context) {
 	if !httpx.BindOptional(c, &req) {
 		return
 	}
-	v, err := h.svc.CreateSite(c.Request.Context(), accesshttp.From(c), orgID(c), site.CreateInput(req))
+	v, err := h.svc.CreateSite(c.Request.Context(), internaltoken.CallerOf(c), orgID(c), site.CreateInput(req))
 	httpx.Created(c, v.URLs.Location, v, err)
 }
 
 func (h *Handlers) getSite(c *gin.Context) {
-	v, err := h.svc.GetSite(c.Request.Context(), accesshttp.From(c), orgID(c), siteID(c))
+	v, err := h.svc.GetSite(c.Request.Context(), internaltoken.CallerOf(c), orgID(c), siteID(c))
 	httpx.Reply(c, http.StatusOK, v, err)
 }
 
@@ -85,26 +85,26 @@ func (h *Handlers) updateSite(c *gin.Context) {
 		}
 		in.AdaptiveContent = req.AdaptiveContent.Enabled
 	}
-	v, err := h.svc.UpdateSite(c.Request.Context(), accesshttp.From(c), orgID(c), siteID(c), in)
+	v, err := h.svc.UpdateSite(c.Request.Context(), internaltoken.CallerOf(c), orgID(c), siteID(c), in)
 	httpx.Reply(c, http.StatusOK, v, err)
 }
 
 func (h *Handlers) deleteSite(c *gin.Context) {
-	httpx.Empty(c, http.StatusResetContent, h.svc.DeleteSite(c.Request.Context(), accesshttp.From(c), orgID(c), siteID(c)))
+	httpx.Empty(c, http.StatusResetContent, h.svc.DeleteSite(c.Request.Context(), internaltoken.CallerOf(c), orgID(c), siteID(c)))
 }
 
 func (h *Handlers) publish(c *gin.Context) {
-	v, err := h.svc.Publish(c.Request.Context(), accesshttp.From(c), orgID(c), siteID(c))
+	v, err := h.svc.Publish(c.Request.Context(), internaltoken.CallerOf(c), orgID(c), siteID(c))
 	httpx.Reply(c, http.StatusOK, v, err)
 }
 
 func (h *Handlers) unpublish(c *gin.Context) {
-	v, err := h.svc.Unpublish(c.Request.Context(), accesshttp.From(c), orgID(c), siteID(c))
+	v, err := h.svc.Unpublish(c.Request.Context(), internaltoken.CallerOf(c), orgID(c), siteID(c))
 	httpx.Reply(c, http.StatusOK, v, err)
 }
 
 func (h *Handlers) getAdaptiveSchema(c *gin.Context) {
-	v, err := h.svc.AdaptiveSchema(c.Request.Context(), accesshttp.From(c), orgID(c), siteID(c))
+	v, err := h.svc.AdaptiveSchema(c.Request.Context(), internaltoken.CallerOf(c), orgID(c), siteID(c))
 	httpx.Reply(c, http.StatusOK, v, err)
 }
 
@@ -119,12 +119,12 @@ func (h *Handlers) putAdaptiveSchema(c *gin.Context) {
 	if !httpx.Bind(c, &req) {
 		return
 	}
-	v, err := h.svc.SetAdaptiveSchema(c.Request.Context(), accesshttp.From(c), orgID(c), siteID(c), req.JSONSchema)
+	v, err := h.svc.SetAdaptiveSchema(c.Request.Context(), internaltoken.CallerOf(c), orgID(c), siteID(c), req.JSONSchema)
 	httpx.Reply(c, http.StatusOK, v, err)
 }
 
 func (h *Handlers) published(c *gin.Context) {
-	v, err := h.svc.Published(c.Request.Context(), accesshttp.From(c), orgID(c), siteID(c), c.Query("shareKey"))
+	v, err := h.svc.Published(c.Request.Context(), internaltoken.CallerOf(c), orgID(c), siteID(c), c.Query("shareKey"))
 	httpx.Reply(c, http.StatusOK, v, err)
 }
 
@@ -142,7 +142,7 @@ func (h *Handlers) listSiteSpaces(c *gin.Context) {
 		}
 		def = &b
 	}
-	l, err := h.svc.ListSiteSpaces(c.Request.Context(), accesshttp.From(c), orgID(c), siteID(c), def, pg)
+	l, err := h.svc.ListSiteSpaces(c.Request.Context(), internaltoken.CallerOf(c), orgID(c), siteID(c), def, pg)
 	paging.ReplyKeyset(c, l, err, paging.ByPosition)
 }
 
@@ -160,7 +160,7 @@ func (h *Handlers) addSiteSpace(c *gin.Context) {
 		httpx.Error(c, invalid("spaceId", "is required (creating a new space for the site is not supported)"))
 		return
 	}
-	v, err := h.svc.AddSpace(c.Request.Context(), accesshttp.From(c), orgID(c), siteID(c), *req.SpaceID, req.SectionID)
+	v, err := h.svc.AddSpace(c.Request.Context(), internaltoken.CallerOf(c), orgID(c), siteID(c), *req.SpaceID, req.SectionID)
 	httpx.Reply(c, http.StatusCreated, v, err)
 }
 
@@ -176,18 +176,18 @@ func (h *Handlers) updateSiteSpace(c *gin.Context) {
 	if !httpx.Bind(c, &req) {
 		return
 	}
-	v, err := h.svc.UpdateSiteSpace(c.Request.Context(), accesshttp.From(c), orgID(c), siteID(c), siteSpaceID(c),
+	v, err := h.svc.UpdateSiteSpace(c.Request.Context(), internaltoken.CallerOf(c), orgID(c), siteID(c), siteSpaceID(c),
 		site.UpdateSiteSpaceInput(req))
 	httpx.Reply(c, http.StatusOK, v, err)
 }
 
 func (h *Handlers) deleteSiteSpace(c *gin.Context) {
 	httpx.Empty(c, http.StatusResetContent,
-		h.svc.DeleteSiteSpace(c.Request.Context(), accesshttp.From(c), orgID(c), siteID(c), siteSpaceID(c)))
+		h.svc.DeleteSiteSpace(c.Request.Context(), internaltoken.CallerOf(c), orgID(c), siteID(c), siteSpaceID(c)))
 }
 
 func (h *Handlers) getPublishingAuth(c *gin.Context) {
-	v, err := h.svc.PublishingAuth(c.Request.Context(), accesshttp.From(c), orgID(c), siteID(c))
+	v, err := h.svc.PublishingAuth(c.Request.Context(), internaltoken.CallerOf(c), orgID(c), siteID(c))
 	httpx.Reply(c, http.StatusOK, v, err)
 }
 
@@ -202,12 +202,12 @@ func (h *Handlers) updatePublishingAuth(c *gin.Context) {
 	if !httpx.Bind(c, &req) {
 		return
 	}
-	v, err := h.svc.UpdatePublishingAuth(c.Request.Context(), accesshttp.From(c), orgID(c), siteID(c),
+	v, err := h.svc.UpdatePublishingAuth(c.Request.Context(), internaltoken.CallerOf(c), orgID(c), siteID(c),
 		site.PublishingAuthInput(req))
 	httpx.Reply(c, http.StatusOK, v, err)
 }
 
 func (h *Handlers) regeneratePublishingAuth(c *gin.Context) {
-	v, err := h.svc.RegeneratePublishingAuth(c.Request.Context(), accesshttp.From(c), orgID(c), siteID(c))
+	v, err := h.svc.RegeneratePublishingAuth(c.Request.Context(), internaltoken.CallerOf(c), orgID(c), siteID(c))
 	httpx.Reply(c, http.StatusOK, v, err)
 }
