@@ -36,9 +36,9 @@ import (
 	"github.com/docspub/platform/libs/logx"
 	"github.com/docspub/platform/libs/quota"
 	"github.com/docspub/platform/libs/service"
+	"github.com/docspub/platform/libs/sizedcache"
 	"github.com/gin-gonic/gin"
 	"github.com/go-redis/redis_rate/v10"
-	lru "github.com/hashicorp/golang-lru/v2"
 	"github.com/redis/go-redis/v9"
 	"golang.org/x/sync/errgroup"
 	"golang.org/x/sync/singleflight"
@@ -251,7 +251,7 @@ type Gateway struct {
 	// (hostnames.go).
 	hosts *hostDecider
 	// targets are the services' base URLs parsed (targetURL).
-	targets *lru.Cache[string, *url.URL]
+	targets *sizedcache.Cache[string, *url.URL]
 	engine  *gin.Engine
 }
 
@@ -310,7 +310,7 @@ func New(cfg Config, deps Deps) (*Gateway, error) {
 	}
 	g.hosts = newHostDecider(internalclient.New(route.Sites, deps.Resolver, signer, decisionTimeout), g.log.With("component", "tls"))
 	g.views = views.New(deps.Resolver, signer, g.log.With("component", "insights recorder"))
-	g.targets, _ = lru.New[string, *url.URL](maxTargets)
+	g.targets = sizedcache.New[string, *url.URL](maxTargets, 0)
 	g.proxy = g.newProxy(retrying{next: transport, g: g})
 
 	// Ready means able to serve: not Redis, without which the gateway

@@ -139,6 +139,6 @@ func (g *Gateway) targetURL(base string) (*url.URL, error) {
 	if err != nil {
 		return nil, err
 	}
-	g.targets.Add(base, u)
+	g.targets.Set(base, u, 0)
 	return u, nil
 }

@@ -6,7 +6,7 @@ import (
 	"sync"
 	"time"
 
-	lru "github.com/hashicorp/golang-lru/v2"
+	"github.com/docspub/platform/libs/sizedcache"
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric"
@@ -35,7 +35,7 @@ type throttleLog struct {
 
 	mu sync.Mutex
 	// logged is when each limit and key was last logged.
-	logged *lru.Cache[string, time.Time]
+	logged *sizedcache.Cache[string, time.Time]
 	// since is when the current window of lines began; lines were logged
 	// in it, and unlogged refusals were not for want of lines.
 	since    time.Time
@@ -46,7 +46,7 @@ type throttleLog struct {
 func newThrottleLog(log *slog.Logger) *throttleLog {
 	counter, _ := otel.Meter("gateway").Int64Counter("gateway.rate_limited",
 		metric.WithDescription("requests refused with 429 by a rate limit (limit: reader, token, failed_auth)"))
-	logged, _ := lru.New[string, time.Time](maxThrottleKeys)
+	logged := sizedcache.New[string, time.Time](maxThrottleKeys, 0)
 	return &throttleLog{log: log, counter: counter, logged: logged}
 }
 
@@ -94,7 +94,7 @@ func (t *throttleLog) shouldLog(k string, now time.Time) (log bool, unloggedBefo
 		t.unlogged++
 		return false, unloggedBefore
 	}
-	t.logged.Add(k, now)
+	t.logged.Set(k, now, 0)
 	t.lines++
 	return true, unloggedBefore
 }

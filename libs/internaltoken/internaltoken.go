@@ -17,8 +17,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/docspub/platform/libs/sizedcache"
 	"github.com/golang-jwt/jwt/v5"
-	lru "github.com/hashicorp/golang-lru/v2"
 )
 
 // Header is the HTTP header that carries the token. Only the gateway sets it;
@@ -62,10 +62,10 @@ type Signer struct {
 	now    func() time.Time
 	// verified remembers the tokens Verify accepted, by their exact text,
 	// until they expire (see Verify).
-	verified *lru.Cache[string, verifiedToken]
+	verified *sizedcache.Cache[string, verifiedToken]
 	// minted remembers the tokens Mint made, by audience and principal,
 	// for the second they were made in (see Mint).
-	minted *lru.Cache[string, mintedToken]
+	minted *sizedcache.Cache[string, mintedToken]
 }
 
 // mintedToken is a token Mint made and the whole seconds of its issue and
@@ -105,14 +105,8 @@ func NewSigner(service, secret string, ttl time.Duration) (*Signer, error) {
 	if ttl <= 0 {
 		ttl = time.Minute
 	}
-	verified, err := lru.New[string, verifiedToken](verifiedTokens)
-	if err != nil {
-		return nil, err
-	}
-	minted, err := lru.New[string, mintedToken](verifiedTokens)
-	if err != nil {
-		return nil, err
-	}
+	verified := sizedcache.New[string, verifiedToken](verifiedTokens, 0)
+	minted := sizedcache.New[string, mintedToken](verifiedTokens, 0)
 	return &Signer{service: service, secret: []byte(secret), accept: map[string][]byte{"": []byte(secret)}, ttl: ttl, now: time.Now,
 		verified: verified, minted: minted}, nil
 }
@@ -158,7 +152,7 @@ func (s *Signer) Mint(audience string, p Principal) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("sign internal token: %w", err)
 	}
-	s.minted.Add(key, mintedToken{token: tok, iat: iat.Unix(), exp: exp.Unix()})
+	s.minted.Set(key, mintedToken{token: tok, iat: iat.Unix(), exp: exp.Unix()}, 0)
 	return tok, nil
 }
 
@@ -238,7 +232,7 @@ func (s *Signer) Verify(token string) (Principal, error) {
 	// A token with a not-before time (the platform mints none) is checked
 	// in full each time.
 	if c.NotBefore == nil {
-		s.verified.Add(token, verifiedToken{p: Principal{UserID: p.UserID, Service: p.Service, Roles: maps.Clone(p.Roles), TokenID: p.TokenID}, exp: c.ExpiresAt.Time})
+		s.verified.Set(token, verifiedToken{p: Principal{UserID: p.UserID, Service: p.Service, Roles: maps.Clone(p.Roles), TokenID: p.TokenID}, exp: c.ExpiresAt.Time}, 0)
 	}
 	return p, nil
 }

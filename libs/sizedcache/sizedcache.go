@@ -1,13 +1,17 @@
-// Package sizedcache is a least-recently-used cache bounded both in entries
-// and in bytes, for immutable values kept under keys that name what they
-// were made from (a revision by its id, a page rendered from a revision):
-// such a cache is never stale, only full. A value larger than the whole
-// byte budget is not kept.
+// Package sizedcache is the platform's one cache type: least recently used,
+// bounded in entries and in bytes, its lookups counted by name (Observe),
+// its values optionally expiring (Expire). Without expiry it is for
+// immutable values kept under keys that name what they were made from (a
+// revision by its id, a page rendered from a revision): such a cache is
+// never stale, only full. A value larger than the whole byte budget is not
+// kept; a cache bounded in entries alone is made with maxBytes 0 and given
+// values of size 0.
 package sizedcache
 
 import (
 	"context"
 	"sync"
+	"time"
 
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
@@ -26,11 +30,16 @@ type Cache[K comparable, V any] struct {
 	// hit and miss count lookups once Observe named the cache (each one
 	// option, as a slice passed on as it is: no slice made per lookup).
 	hit, miss []metric.AddOption
+	// ttl, when set (Expire), is how long a value is served after it
+	// was added, by the clock now.
+	ttl time.Duration
+	now func() time.Time
 }
 
 type entry[V any] struct {
-	v    V
-	size int64
+	v     V
+	size  int64
+	until time.Time // with a ttl: when the value expires
 }
 
 // New returns a cache of at most entries values and maxBytes bytes.
@@ -40,9 +49,14 @@ func New[K comparable, V any](entries int, maxBytes int64) *Cache[K, V] {
 	return c
 }
 
-// Get returns the value under key, if kept, and makes it the most recent.
+// Get returns the value under key, if kept (and not expired), and makes
+// it the most recent.
 func (c *Cache[K, V]) Get(key K) (V, bool) {
 	e, ok := c.lru.Get(key)
+	if ok && c.expired(e) {
+		c.removeExpired(key)
+		e, ok = entry[V]{}, false
+	}
 	switch {
 	case c.hit == nil:
 	case ok:
@@ -57,7 +71,43 @@ func (c *Cache[K, V]) Get(key K) (V, bool) {
 // recent or counting a lookup.
 func (c *Cache[K, V]) Peek(key K) (V, bool) {
 	e, ok := c.lru.Peek(key)
+	if ok && c.expired(e) {
+		return e.v, false
+	}
 	return e.v, ok
+}
+
+// Expire makes values expire ttl after they were added (by the clock now;
+// nil is time.Now) and returns the cache: an expired value is a miss, and
+// goes at its next lookup or when the least recent values go. Call it
+// before the cache is shared.
+func (c *Cache[K, V]) Expire(ttl time.Duration, now func() time.Time) *Cache[K, V] {
+	c.ttl, c.now = ttl, now
+	if c.now == nil {
+		c.now = time.Now
+	}
+	return c
+}
+
+func (c *Cache[K, V]) expired(e entry[V]) bool { return c.ttl > 0 && !c.now().Before(e.until) }
+
+// removeExpired drops key's value if it is still an expired one (another
+// goroutine may have set a fresh one meanwhile).
+func (c *Cache[K, V]) removeExpired(key K) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if e, ok := c.lru.Peek(key); ok && c.expired(e) {
+		c.lru.Remove(key)
+	}
+}
+
+// entry is v of size as kept now.
+func (c *Cache[K, V]) entry(v V, size int64) entry[V] {
+	e := entry[V]{v: v, size: size}
+	if c.ttl > 0 {
+		e.until = c.now().Add(c.ttl)
+	}
+	return e
 }
 
 // Observe names the cache in the metric sizedcache.lookups (by result,
@@ -80,17 +130,21 @@ var lookups = sync.OnceValue(func() metric.Int64Counter {
 	return c
 })
 
-// Add keeps v (of about size bytes) under key unless a value is there
-// already, then drops the least recently used values over the budget.
+// Add keeps v (of about size bytes) under key unless a value (not
+// expired) is there already, then drops the least recently used values over the budget.
 func (c *Cache[K, V]) Add(key K, v V, size int64) {
 	if size > c.max {
 		return
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if ok, _ := c.lru.ContainsOrAdd(key, entry[V]{v: v, size: size}); ok {
-		return
+	if old, ok := c.lru.Peek(key); ok {
+		if !c.expired(old) {
+			return
+		}
+		c.lru.Remove(key)
 	}
+	c.lru.Add(key, c.entry(v, size))
 	c.bytes += size
 	for c.bytes > c.max {
 		if _, _, ok := c.lru.RemoveOldest(); !ok {
@@ -110,7 +164,7 @@ func (c *Cache[K, V]) Set(key K, v V, size int64) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.lru.Remove(key)
-	c.lru.Add(key, entry[V]{v: v, size: size})
+	c.lru.Add(key, c.entry(v, size))
 	c.bytes += size
 	for c.bytes > c.max {
 		if _, _, ok := c.lru.RemoveOldest(); !ok {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/docspub/platform/libs/sizedcache"
 )
@@ -86,5 +87,42 @@ func TestSetReplaces(t *testing.T) {
 	c.Set("b", 4, 101)
 	if _, ok := c.Get("b"); ok || c.Bytes() != 0 {
 		t.Errorf("a value over the budget: b kept, %d bytes", c.Bytes())
+	}
+}
+
+// With Expire, a value is served for its ttl after it was added, then is a
+// miss and gives way to a new one; bounded in entries alone, sizes are 0.
+func TestExpire(t *testing.T) {
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	c := sizedcache.New[string, int](2, 0).Expire(time.Second, func() time.Time { return now })
+	c.Add("a", 1, 0)
+	now = now.Add(999 * time.Millisecond)
+	if v, ok := c.Get("a"); !ok || v != 1 {
+		t.Fatalf("within its ttl: %d, %v", v, ok)
+	}
+	c.Add("a", 2, 0)
+	if v, _ := c.Peek("a"); v != 1 {
+		t.Errorf("Add replaced a live value: %d", v)
+	}
+	now = now.Add(time.Millisecond)
+	if _, ok := c.Peek("a"); ok {
+		t.Error("Peek serves an expired value")
+	}
+	if _, ok := c.Get("a"); ok {
+		t.Error("Get serves an expired value")
+	}
+	if c.Len() != 0 {
+		t.Errorf("an expired value looked up is still kept: %d values", c.Len())
+	}
+	c.Add("a", 3, 0)
+	now = now.Add(2 * time.Second)
+	c.Add("a", 4, 0)
+	if v, ok := c.Get("a"); !ok || v != 4 {
+		t.Errorf("Add over an expired value: %d, %v; want 4", v, ok)
+	}
+	c.Set("b", 5, 0)
+	c.Set("c", 6, 0) // three values: a, the least recent, goes
+	if _, ok := c.Peek("a"); ok || c.Len() != 2 {
+		t.Errorf("bounded in entries alone: a kept %v, %d values", ok, c.Len())
 	}
 }

@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/docspub/platform/libs/generations"
-	"github.com/hashicorp/golang-lru/v2/expirable"
+	"github.com/docspub/platform/libs/sizedcache"
 )
 
 // Bounds of the counters' cache.
@@ -28,7 +28,7 @@ const (
 // space as read for the request.
 type Counters struct {
 	gens generations.Counters
-	lru  *expirable.LRU[string, generationCounts]
+	lru  *sizedcache.Cache[string, generationCounts]
 }
 
 type generationCounts struct {
@@ -38,7 +38,7 @@ type generationCounts struct {
 
 // NewCounters returns an empty cache, for Deps.Counts.
 func NewCounters() *Counters {
-	return &Counters{lru: expirable.NewLRU[string, generationCounts](countsEntries, nil, countsTTL)}
+	return &Counters{lru: sizedcache.New[string, generationCounts](countsEntries, 0).Expire(countsTTL, nil).Observe("content.counters")}
 }
 
 // Changed says that comments or change requests of spaces were written:
@@ -81,7 +81,7 @@ func (s *Service) cachedCounts(ctx context.Context, ids []string) (map[string]Co
 	}
 	for _, id := range missing {
 		out[id] = read[id]
-		s.counts.lru.Add(id, generationCounts{gen: gens[id], n: read[id]})
+		s.counts.lru.Set(id, generationCounts{gen: gens[id], n: read[id]}, 0)
 	}
 	return out, nil
 }

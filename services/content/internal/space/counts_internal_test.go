@@ -7,8 +7,8 @@ import "testing"
 // a write that names no space drops them all.
 func TestCountersChangedDropsItsSpacesOnly(t *testing.T) {
 	c := NewCounters()
-	c.lru.Add("a", generationCounts{gen: c.gens.Of("a"), n: Counts{Comments: 1}})
-	c.lru.Add("b", generationCounts{gen: c.gens.Of("b"), n: Counts{Comments: 2}})
+	c.lru.Add("a", generationCounts{gen: c.gens.Of("a"), n: Counts{Comments: 1}}, 0)
+	c.lru.Add("b", generationCounts{gen: c.gens.Of("b"), n: Counts{Comments: 2}}, 0)
 	current := func(id string) bool {
 		e, ok := c.lru.Get(id)
 		return ok && e.gen == c.gens.Of(id)

@@ -14,8 +14,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/docspub/platform/libs/sizedcache"
 	"github.com/docspub/platform/services/insights/internal/visit"
-	lru "github.com/hashicorp/golang-lru/v2"
 	"golang.org/x/sync/errgroup"
 )
 
@@ -85,7 +85,7 @@ type Applier struct {
 	// written: the next chunk starts from them instead of reading them
 	// again. Another writer's change since makes a write lose its
 	// compare-and-set, and the bucket is then read.
-	written *lru.Cache[bucketKey, []Bucket]
+	written *sizedcache.Cache[bucketKey, []Bucket]
 }
 
 // bucketKey names a bucket (all its shards).
@@ -106,7 +106,7 @@ func NewApplier(store Store, now func() time.Time) *Applier {
 	if now == nil {
 		now = time.Now
 	}
-	written, _ := lru.New[bucketKey, []Bucket](keptBuckets)
+	written := sizedcache.New[bucketKey, []Bucket](keptBuckets, 0)
 	return &Applier{store: store, now: now, written: written}
 }
 
@@ -142,7 +142,7 @@ func (a *Applier) keep(k bucketKey, shards []Bucket) {
 		a.written.Remove(k)
 		return
 	}
-	a.written.Add(k, shards)
+	a.written.Set(k, shards, 0)
 }
 
 // Apply applies the batches not applied before. It records the chunk

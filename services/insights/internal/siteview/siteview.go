@@ -18,12 +18,13 @@ package siteview
 
 import (
 	"context"
-	"github.com/docspub/platform/libs/envelope"
 	"time"
+
+	"github.com/docspub/platform/libs/envelope"
 
 	"github.com/docspub/platform/libs/apierr"
 	"github.com/docspub/platform/libs/internalapi/sitesapi"
-	"github.com/hashicorp/golang-lru/v2/expirable"
+	"github.com/docspub/platform/libs/sizedcache"
 	"golang.org/x/sync/singleflight"
 )
 
@@ -81,19 +82,19 @@ var errBusy = apierr.Unavailable(time.Second, "insights cannot check the site ri
 // View answers from the projection and applies sites events to it.
 type View struct {
 	store Store
-	live  *expirable.LRU[string, string] // site → organization, for live sites
+	live  *sizedcache.Cache[string, string] // site → organization, for live sites
 
-	owner   Owner                            // nil: the projection alone answers
-	missing *expirable.LRU[string, struct{}] // sites the owner said do not exist
-	calls   singleflight.Group               // one question per site at once
-	slots   chan struct{}                    // questions in flight
+	owner   Owner                               // nil: the projection alone answers
+	missing *sizedcache.Cache[string, struct{}] // sites the owner said do not exist
+	calls   singleflight.Group                  // one question per site at once
+	slots   chan struct{}                       // questions in flight
 }
 
 // New returns the projection kept in store; owner, when not nil, answers
 // for sites the projection does not know yet.
 func New(store Store, owner Owner) *View {
-	return &View{store: store, live: expirable.NewLRU[string, string](cacheSize, nil, cacheTTL),
-		owner: owner, missing: expirable.NewLRU[string, struct{}](MissSize, nil, missTTL),
+	return &View{store: store, live: sizedcache.New[string, string](cacheSize, 0).Expire(cacheTTL, nil).Observe("insights.sites"),
+		owner: owner, missing: sizedcache.New[string, struct{}](MissSize, 0).Expire(missTTL, nil).Observe("insights.sites_missing"),
 		slots: make(chan struct{}, maxLookups)}
 }
 
@@ -110,7 +111,7 @@ func (v *View) Exists(ctx context.Context, org, site string) (bool, error) {
 		return false, err
 	}
 	if !st.Deleted {
-		v.live.Add(site, st.Organization)
+		v.live.Set(site, st.Organization, 0)
 	}
 	return st.Organization == org && !st.Deleted, nil
 }
@@ -170,7 +171,7 @@ func (v *View) ask(ctx context.Context, site string) (Site, bool, error) {
 			return nil, err
 		}
 		if !ok || st.ID != site {
-			v.missing.Add(site, struct{}{})
+			v.missing.Set(site, struct{}{}, 0)
 			return false, nil
 		}
 		// The weakest record (the zero time): the site's events, consumed

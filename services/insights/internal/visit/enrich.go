@@ -6,7 +6,7 @@ import (
 	"net/url"
 	"strings"
 
-	lru "github.com/hashicorp/golang-lru/v2"
+	"github.com/docspub/platform/libs/sizedcache"
 	"github.com/mileusna/useragent"
 	"github.com/oschwald/maxminddb-golang/v2"
 )
@@ -21,7 +21,7 @@ type Agent struct {
 // of recent ones: a batch, and a site's traffic, repeat a few user agents.
 // It is safe for concurrent use.
 type Agents struct {
-	cache *lru.Cache[string, Agent]
+	cache *sizedcache.Cache[string, Agent]
 }
 
 // agentCacheSize is how many distinct user agents Agents remembers.
@@ -29,7 +29,7 @@ const agentCacheSize = 8192
 
 // NewAgents returns a user agent parser with a cache.
 func NewAgents() *Agents {
-	c, _ := lru.New[string, Agent](agentCacheSize)
+	c := sizedcache.New[string, Agent](agentCacheSize, 0)
 	return &Agents{cache: c}
 }
 
@@ -39,7 +39,7 @@ func (a *Agents) Parse(ua string) Agent {
 		return ag
 	}
 	ag := parseAgent(ua)
-	a.cache.Add(ua, ag)
+	a.cache.Set(ua, ag, 0)
 	return ag
 }
 

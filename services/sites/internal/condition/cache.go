@@ -3,23 +3,23 @@ package condition
 import (
 	"log/slog"
 
+	"github.com/docspub/platform/libs/sizedcache"
 	"github.com/docspub/platform/services/sites/internal/limits"
 	"github.com/expr-lang/expr/vm"
-	lru "github.com/hashicorp/golang-lru/v2"
 )
 
 // Cache compiles conditions once each (a bounded cache keyed by the
 // condition's text) and evaluates them on a visitor's claims. It is safe
 // for concurrent use.
 type Cache struct {
-	compiled *lru.Cache[string, *vm.Program] // nil program: refused
+	compiled *sizedcache.Cache[string, *vm.Program] // nil program: refused
 	log      *slog.Logger
 }
 
 // NewCache returns a cache of at most size compiled conditions; log
 // receives the conditions refused at compile time (nil: not logged).
 func NewCache(size int, log *slog.Logger) *Cache {
-	c, _ := lru.New[string, *vm.Program](size)
+	c := sizedcache.New[string, *vm.Program](size, 0).Observe("sites.conditions")
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
@@ -39,7 +39,7 @@ func (c *Cache) Match(cond string, env map[string]any) bool {
 		if err != nil {
 			c.log.Warn("condition refused: it matches no visitor", "condition", truncate(cond, 200), "err", err)
 		}
-		c.compiled.Add(cond, p)
+		c.compiled.Set(cond, p, 0)
 	}
 	if p == nil {
 		return false
