@@ -51,7 +51,7 @@ type Chunk struct {
 type Delta struct {
 	Org   string    `bson:"org"`
 	Site  string    `bson:"site"`
-	Gran  string    `bson:"gran"`
+	Gran  Gran      `bson:"gran"`
 	Start time.Time `bson:"start"`
 	Rows  []Row     `bson:"rows"`
 }
@@ -90,8 +90,9 @@ type Applier struct {
 
 // bucketKey names a bucket (all its shards).
 type bucketKey struct {
-	site, gran string
-	start      int64
+	site  string
+	gran  Gran
+	start int64
 }
 
 // Bounds of the shards an applier keeps: buckets, and the estimated size
@@ -523,7 +524,7 @@ func plan(chunk string, d *Delta, shards []Bucket) (all, out []Bucket) {
 // rows' union, a marginal's month and month-by-day rows its day-by-hour
 // rows' union (computed once grans are complete).
 var sourceGrans = sync.OnceValue(func() []int {
-	at := map[string]int{}
+	at := map[Gran]int{}
 	for i, g := range grans {
 		at[g] = i
 	}
@@ -533,8 +534,8 @@ var sourceGrans = sync.OnceValue(func() []int {
 		switch {
 		case g == Daily:
 			out[i] = at[Hourly]
-		case isMarginal && !perHour(g):
-			out[i] = at[hourPrefix+m.column]
+		case isMarginal && !g.perHour():
+			out[i] = at[DayByHour(m.column)]
 		default:
 			out[i] = -1
 		}
@@ -572,7 +573,7 @@ func BuildChunk(id string, at time.Time, batches []Batch) Chunk {
 		full := rowKey(g.dims) // once per group: encoding every dimension is the costly part
 		clear(marginalKeys)
 		hour := g.hour
-		day, month := Truncate(hour, Daily), Truncate(hour, monthPrefix)
+		day, month := Truncate(hour, Daily), Truncate(hour, Monthly(""))
 		dom, hod := hour.Day()-1, hour.Hour()
 		for gi, gran := range grans {
 			m, isMarginal := marginals[gran]
@@ -586,10 +587,10 @@ func BuildChunk(id string, at time.Time, batches []Batch) Chunk {
 			switch {
 			case gran == Daily:
 				start = day
-			case perDay(gran):
+			case gran.perDay():
 				start, on = month, dom
 				rk = inSlot(rk, on)
-			case perHour(gran):
+			case gran.perHour():
 				start, on = day, hod
 				rk = inSlot(rk, on)
 			case isMarginal:

@@ -28,7 +28,7 @@ func buildChunkPerVisit(id string, at time.Time, batches []Batch) Chunk {
 		c.Batches = append(c.Batches, b.ID)
 		for i := range b.Visits {
 			v := &b.Visits[i]
-			hour, day, month := Truncate(v.Time, Hourly), Truncate(v.Time, Daily), Truncate(v.Time, monthPrefix)
+			hour, day, month := Truncate(v.Time, Hourly), Truncate(v.Time, Daily), Truncate(v.Time, Monthly(""))
 			dom, hod := v.Time.UTC().Day()-1, v.Time.UTC().Hour()
 			for gi, gran := range grans {
 				m, isMarginal := marginals[gran]
@@ -39,10 +39,10 @@ func buildChunkPerVisit(id string, at time.Time, batches []Batch) Chunk {
 				switch {
 				case gran == Daily:
 					start = day
-				case perDay(gran):
+				case gran.perDay():
 					start, on = month, dom
 					rk = inSlot(rk, on)
-				case perHour(gran):
+				case gran.perHour():
 					start, on = day, hod
 					rk = inSlot(rk, on)
 				case isMarginal:

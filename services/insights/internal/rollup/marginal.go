@@ -35,21 +35,41 @@ func (m marginal) key(d *visit.Dims) string {
 	return "v" + itoaU(xxhash.Sum64String(*m.field(d)))
 }
 
-// Prefixes of the granularities of marginals: monthPrefix+column,
-// dayPrefix+column, hourPrefix+column ("m:", "md:", "hd:" are the totals).
+// Prefixes of the granularities of marginals ("m:", "md:", "hd:" are the
+// totals).
 const (
 	monthPrefix = "m:"
 	dayPrefix   = "md:"
 	hourPrefix  = "hd:"
 )
 
-// marginals by granularity.
-var marginals = map[string]marginal{}
+// Monthly is the granularity of column's marginal by month (one row per
+// value): whole months of queries that need no finer time.
+func Monthly(column string) Gran { return Gran(monthPrefix + column) }
 
-// grans are the granularities every visit is rolled up at.
-var grans = []string{Hourly, Daily}
+// MonthByDay is the granularity of column's marginal by month with a row
+// per value and day.
+func MonthByDay(column string) Gran { return Gran(dayPrefix + column) }
 
-func init() {
+// DayByHour is the granularity of column's marginal by day with a row per
+// value and hour.
+func DayByHour(column string) Gran { return Gran(hourPrefix + column) }
+
+// monthly reports whether g's buckets are months (marginals).
+func (g Gran) monthly() bool { return strings.HasPrefix(string(g), monthPrefix) || g.perDay() }
+
+// perDay reports whether g's buckets are months with a row per day.
+func (g Gran) perDay() bool { return strings.HasPrefix(string(g), dayPrefix) }
+
+// perHour reports whether g's buckets are days with a row per hour.
+func (g Gran) perHour() bool { return strings.HasPrefix(string(g), hourPrefix) }
+
+// marginals by granularity, and grans, the granularities every visit is
+// rolled up at (full rows by hour and day, then each marginal's three).
+var marginals, grans = rollUps()
+
+func rollUps() (map[Gran]marginal, []Gran) {
+	byGran, all := map[Gran]marginal{}, []Gran{Hourly, Daily}
 	for _, m := range []marginal{
 		{"", nil},
 		{"urlPath", func(d *visit.Dims) *string { return &d.URLPath }},
@@ -63,21 +83,13 @@ func init() {
 		{"siteSection", func(d *visit.Dims) *string { return &d.SiteSection }},
 		{"siteSpace", func(d *visit.Dims) *string { return &d.SiteSpace }},
 	} {
-		for _, prefix := range []string{monthPrefix, dayPrefix, hourPrefix} {
-			marginals[prefix+m.column] = m
-			grans = append(grans, prefix+m.column)
+		for _, g := range []Gran{Monthly(m.column), MonthByDay(m.column), DayByHour(m.column)} {
+			byGran[g] = m
+			all = append(all, g)
 		}
 	}
+	return byGran, all
 }
-
-// isMonthly reports whether gran's buckets are months (marginals).
-func isMonthly(gran string) bool { return strings.HasPrefix(gran, monthPrefix) || perDay(gran) }
-
-// perDay reports whether gran's buckets are months with a row per day.
-func perDay(gran string) bool { return strings.HasPrefix(gran, dayPrefix) }
-
-// perHour reports whether gran's buckets are days with a row per hour.
-func perHour(gran string) bool { return strings.HasPrefix(gran, hourPrefix) }
 
 // marginalFor returns the column of the marginal q can read for whole days
 // (false: q needs the daily buckets of full rows): the one dimension q
@@ -97,7 +109,7 @@ func (q *query) marginalFor() (string, bool) {
 	if q.needs("pageFeedbackRating") || q.needs("askResponseRating") {
 		return "", false
 	}
-	if _, ok := marginals[monthPrefix+column]; !ok {
+	if _, ok := marginals[Monthly(column)]; !ok {
 		return "", false
 	}
 	return column, true

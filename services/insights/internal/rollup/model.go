@@ -21,11 +21,16 @@ import (
 	"github.com/docspub/platform/services/insights/internal/visit"
 )
 
-// Granularities of buckets of full rows (every dimension); the monthly
-// marginals (marginal.go) have granularities of their own.
+// Gran is a granularity of buckets: the time a bucket covers and how its
+// rows split it, and for a marginal (marginal.go) the one dimension it
+// keeps. It is stored in buckets' ids and documents.
+type Gran string
+
+// Granularities of buckets of full rows (every dimension); the marginals'
+// are made by Monthly, MonthByDay and DayByHour.
 const (
-	Hourly = "h"
-	Daily  = "d"
+	Hourly Gran = "h" // a bucket per hour
+	Daily  Gran = "d" // a bucket per day
 )
 
 // Limits of buckets and chunks.
@@ -51,7 +56,7 @@ type Bucket struct {
 	ID    string    `bson:"_id"`
 	Org   string    `bson:"org"`
 	Site  string    `bson:"site"`
-	Gran  string    `bson:"gran"`
+	Gran  Gran      `bson:"gran"`
 	Start time.Time `bson:"start"`
 	Shard int       `bson:"shard"`
 	// Count is, on shard 0 of a bucket of several shards, one more than
@@ -67,7 +72,7 @@ type Bucket struct {
 
 // Key names a bucket (all its shards) of a site.
 type Key struct {
-	Gran  string
+	Gran  Gran
 	Start time.Time
 }
 
@@ -84,20 +89,20 @@ type Row struct {
 }
 
 // BucketID is the id of a bucket shard.
-func BucketID(site, gran string, start time.Time, shard int) string {
-	return site + ":" + gran + ":" + start.UTC().Format("2006010215") + ":" + itoa(shard)
+func BucketID(site string, gran Gran, start time.Time, shard int) string {
+	return site + ":" + string(gran) + ":" + start.UTC().Format("2006010215") + ":" + itoa(shard)
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
 
 // Truncate returns the start of the hour, day or month of t (UTC), as
 // gran's buckets start.
-func Truncate(t time.Time, gran string) time.Time {
+func Truncate(t time.Time, gran Gran) time.Time {
 	t = t.UTC()
 	switch {
-	case isMonthly(gran):
+	case gran.monthly():
 		return time.Date(t.Year(), t.Month(), 1, 0, 0, 0, 0, time.UTC)
-	case gran == Daily || perHour(gran):
+	case gran == Daily || gran.perHour():
 		return time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, time.UTC)
 	}
 	return t.Truncate(time.Hour)
@@ -123,7 +128,7 @@ func rowStart(b *Bucket, r *Row) time.Time {
 	switch {
 	case r.Slot == 0:
 		return b.Start
-	case perHour(b.Gran):
+	case b.Gran.perHour():
 		return b.Start.Add(time.Duration(r.Slot) * time.Hour)
 	}
 	return b.Start.AddDate(0, 0, r.Slot)

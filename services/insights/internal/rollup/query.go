@@ -405,7 +405,7 @@ func keys(from, to time.Time, p readPlan) (ks []Key, start, dayFrom, dayTo time.
 	}
 	if p.hourly && p.marginal { // every day of the range by hour
 		for d := Truncate(start, Daily); d.Before(to); d = d.AddDate(0, 0, 1) {
-			ks = append(ks, Key{hourPrefix + p.column, d})
+			ks = append(ks, Key{DayByHour(p.column), d})
 		}
 		return ks, start, dayTo, dayTo
 	}
@@ -418,21 +418,21 @@ func keys(from, to time.Time, p readPlan) (ks []Key, start, dayFrom, dayTo time.
 			ks = append(ks, Key{Daily, d})
 		}
 	} else {
-		for m := Truncate(dayFrom, monthPrefix); m.Before(dayTo); m = m.AddDate(0, 1, 0) {
+		for m := Truncate(dayFrom, Monthly("")); m.Before(dayTo); m = m.AddDate(0, 1, 0) {
 			whole := !m.Before(dayFrom) && !m.AddDate(0, 1, 0).After(dayTo)
 			if whole && !p.byDay {
-				ks = append(ks, Key{monthPrefix + p.column, m})
+				ks = append(ks, Key{Monthly(p.column), m})
 			} else {
-				ks = append(ks, Key{dayPrefix + p.column, m})
+				ks = append(ks, Key{MonthByDay(p.column), m})
 			}
 		}
 	}
 	if p.marginal { // the partial days: one day by hour each
 		if start.Before(dayFrom) {
-			ks = append(ks, Key{hourPrefix + p.column, Truncate(start, Daily)})
+			ks = append(ks, Key{DayByHour(p.column), Truncate(start, Daily)})
 		}
 		if dayTo.Before(to) {
-			ks = append(ks, Key{hourPrefix + p.column, dayTo})
+			ks = append(ks, Key{DayByHour(p.column), dayTo})
 		}
 		return ks, start, dayFrom, dayTo
 	}
@@ -453,9 +453,9 @@ func read(ctx context.Context, r Reader, site string, from, to time.Time, p read
 		// Rows of days (hours) outside the whole days (the range) go.
 		lo, hi := dayFrom, dayTo
 		switch {
-		case perHour(b.Gran):
+		case b.Gran.perHour():
 			lo, hi = start, to
-		case !perDay(b.Gran):
+		case !b.Gran.perDay():
 			continue
 		}
 		b.Rows = slices.DeleteFunc(b.Rows, func(row Row) bool {

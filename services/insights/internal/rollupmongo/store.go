@@ -268,18 +268,18 @@ func (s *Store) PruneApplied(ctx context.Context, t time.Time) error {
 // the steps leaves at most an unreferenced sets document behind). Shards
 // written before kept their sets inline (Sets).
 type doc struct {
-	ID      string    `bson:"_id"`
-	Org     string    `bson:"org"`
-	Site    string    `bson:"site"`
-	Gran    string    `bson:"gran"`
-	Start   time.Time `bson:"start"`
-	Shard   int       `bson:"shard"`
-	Count   int       `bson:"count,omitempty"`
-	Version int64     `bson:"version"`
-	Chunks  []string  `bson:"chunks"`
-	Rows    []byte    `bson:"rows"`
-	Sets    []byte    `bson:"sets,omitempty"`
-	SetsRef string    `bson:"setsRef,omitempty"`
+	ID      string      `bson:"_id"`
+	Org     string      `bson:"org"`
+	Site    string      `bson:"site"`
+	Gran    rollup.Gran `bson:"gran"`
+	Start   time.Time   `bson:"start"`
+	Shard   int         `bson:"shard"`
+	Count   int         `bson:"count,omitempty"`
+	Version int64       `bson:"version"`
+	Chunks  []string    `bson:"chunks"`
+	Rows    []byte      `bson:"rows"`
+	Sets    []byte      `bson:"sets,omitempty"`
+	SetsRef string      `bson:"setsRef,omitempty"`
 }
 
 // setsDoc is the distinct sets of one version of a shard, with when it

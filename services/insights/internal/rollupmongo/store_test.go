@@ -20,7 +20,7 @@ func TestMain(m *testing.M) { mongotest.Main(m) }
 // half-way through a chunk would.
 type crashing struct {
 	*rollupmongo.Store
-	gran  string
+	gran  rollup.Gran
 	start time.Time
 }
 
