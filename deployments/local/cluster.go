@@ -247,7 +247,7 @@ func (c *Cluster) startConsul(ctx context.Context) error {
 // common is the environment every service and gateway shares.
 func (c *Cluster) common() map[string]string {
 	env := map[string]string{
-		"MONGO_URI": c.mongo, "MONGO_READ_URI": c.mongoRd, "MONGO_LOCK_DOCUMENTS": "true", "KAFKA_BROKERS": c.kafka,
+		"MONGO_URI": c.mongo, "MONGO_READ_URI": c.mongoRd, "KAFKA_BROKERS": c.kafka,
 		"INTERNAL_TOKEN_SECRET": c.secret, "PUBLIC_URL": c.URL, "APP_URL": c.URL + "/app", "LOG_LEVEL": c.cfg.LogLevel,
 		"DISCOVERY": "consul", "CONSUL_HTTP_ADDR": c.consul, "ADMIN_ADDR": "",
 		"OUTBOUND_ALLOW_PRIVATE": strconv.FormatBool(c.cfg.OutboundAllowPrivate),

@@ -74,7 +74,7 @@ func TestPlatformOnConsulRollsOneServiceAlone(t *testing.T) {
 	t.Cleanup(rds.Close)
 
 	common := map[string]string{
-		"MONGO_URI": mongo.URI, "MONGO_LOCK_DOCUMENTS": "true", "KAFKA_BROKERS": strings.Join(kafka.Brokers, ","),
+		"MONGO_URI": mongo.URI, "KAFKA_BROKERS": strings.Join(kafka.Brokers, ","),
 		"INTERNAL_TOKEN_SECRET": strings.Repeat("s", 32), "LOG_LEVEL": "error",
 		"DISCOVERY": "consul", "CONSUL_HTTP_ADDR": agent.Addr,
 		// Static addresses that lead nowhere: only Consul can find the services.

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"github.com/docspub/platform/libs/kafkax"
 	"net"
 	"net/http"
 	"net/url"
@@ -16,6 +15,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/docspub/platform/libs/kafkax"
 
 	"github.com/docspub/platform/gateway"
 	"github.com/docspub/platform/libs/config"
@@ -53,7 +54,7 @@ func TestGatewayBinaryEndsAccessAtOnce(t *testing.T) {
 	rdb := redistest.Client(t)
 	const secret = "binary-test-secret-binary-test-secret-0123"
 
-	id, err := identity.New(ctx, identity.Config{Base: service.Base{MongoURI: mongo.URI, MongoLockDocuments: true, Kafka: kafkax.Config{Brokers: kafka.Brokers}, InternalTokenSecret: secret, LogLevel: "warn"},
+	id, err := identity.New(ctx, identity.Config{Base: service.Base{MongoURI: mongo.URI, Kafka: kafkax.Config{Brokers: kafka.Brokers}, InternalTokenSecret: secret, LogLevel: "warn"},
 		URLs: service.URLs{PublicURL: "http://gw.test", AppURL: "http://gw.test/app"},
 		Addr: "127.0.0.1:0", Database: "identity"}, logx.Discard())
 	if err != nil {
@@ -65,7 +66,7 @@ func TestGatewayBinaryEndsAccessAtOnce(t *testing.T) {
 
 	var sitesCfg sites.Config
 	if err := config.LoadMap(ctx, &sitesCfg, map[string]string{
-		"SITES_ADDR": "127.0.0.1:0", "MONGO_URI": mongo.URI, "MONGO_LOCK_DOCUMENTS": "true", "KAFKA_BROKERS": strings.Join(kafka.Brokers, ","),
+		"SITES_ADDR": "127.0.0.1:0", "MONGO_URI": mongo.URI, "KAFKA_BROKERS": strings.Join(kafka.Brokers, ","),
 		"CONTENT_URL": "http://127.0.0.1:1", "INTERNAL_TOKEN_SECRET": secret, "LOG_LEVEL": "warn",
 	}); err != nil {
 		t.Fatal(err)

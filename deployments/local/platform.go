@@ -204,7 +204,7 @@ func (p *Platform) startInfra(_, _ context.Context, cfg Config) (err error) {
 // secret, public URLs, log level) with extra on top.
 func (p *Platform) env(cfg Config, extra map[string]string) map[string]string {
 	m := map[string]string{
-		"MONGO_URI": p.MongoURI, "MONGO_READ_URI": p.mongoReadURI, "MONGO_LOCK_DOCUMENTS": "true", "KAFKA_BROKERS": strings.Join(p.Kafka.Brokers, ","), "INTERNAL_TOKEN_SECRET": p.InternalTokenSecret,
+		"MONGO_URI": p.MongoURI, "MONGO_READ_URI": p.mongoReadURI, "KAFKA_BROKERS": strings.Join(p.Kafka.Brokers, ","), "INTERNAL_TOKEN_SECRET": p.InternalTokenSecret,
 		"PUBLIC_URL": p.URL, "APP_URL": p.URL + "/app", "LOG_LEVEL": cfg.LogLevel,
 	}
 	maps.Copy(m, extra)
@@ -213,7 +213,7 @@ func (p *Platform) env(cfg Config, extra map[string]string) map[string]string {
 
 func (p *Platform) startIdentity(ctx, runCtx context.Context, cfg Config) error {
 	idCfg := identity.Config{
-		Base: service.Base{MongoURI: p.MongoURI, MongoReadURI: p.mongoReadURI, MongoLockDocuments: true, Kafka: kafkax.Config{Brokers: p.Kafka.Brokers},
+		Base: service.Base{MongoURI: p.MongoURI, MongoReadURI: p.mongoReadURI, Kafka: kafkax.Config{Brokers: p.Kafka.Brokers},
 			InternalTokenSecret: p.InternalTokenSecret, LogLevel: cfg.LogLevel},
 		URLs: service.URLs{PublicURL: p.URL, AppURL: p.URL + "/app"},
 		Addr: "127.0.0.1:0", Database: "identity",

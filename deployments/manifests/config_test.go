@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/docspub/platform/libs/blob/blobtest"
 	"io"
 	"log/slog"
 	"net/http"
@@ -17,6 +16,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/docspub/platform/libs/blob/blobtest"
 
 	"github.com/docspub/platform/gateway"
 	"github.com/docspub/platform/libs/config"
@@ -234,7 +235,7 @@ func startOverlay(t *testing.T, overlay string) {
 	t.Cleanup(rds.Close)
 	otlp := otlptest.Start(t)
 
-	infra := map[string]string{"MONGO_URI": mongo.URI, "MONGO_LOCK_DOCUMENTS": "true", "REDIS_URL": "redis://" + rds.Addr() + "/0",
+	infra := map[string]string{"MONGO_URI": mongo.URI, "REDIS_URL": "redis://" + rds.Addr() + "/0",
 		"OTEL_EXPORTER_OTLP_ENDPOINT": otlp.URL,
 		// content's file bytes: a real S3 protocol server in the test.
 		"BLOB_URL": blobtest.S3(t), "BLOB_ACCESS_KEY_ID": blobtest.Credentials.AccessKeyID,

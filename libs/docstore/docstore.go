@@ -1,8 +1,7 @@
 // Package docstore is the MongoDB store shape every service shares: each
 // write records its domain event on the written document in the same update
 // (the outbox of libs/kafkax), removals tombstone the document for the relay
-// to publish and delete, every read skips tombstones, and updates of one
-// document are serialised with mongox.DocLocks (shared with the relay).
+// to publish and delete, and every read skips tombstones.
 //
 // Events are bounded when they are written, never found too large later by
 // the relay: a change whose event would exceed kafkax.MaxEventBytes on Kafka
@@ -186,9 +185,7 @@ func (s *Store) Update(ctx context.Context, coll, id string, cond, upd bson.M, e
 	f := Live(cond)
 	f["_id"] = id
 	o.Room(f)
-	unlock := s.db.Lock(coll, id)
 	res, err := s.C(coll).UpdateOne(ctx, f, upd)
-	unlock()
 	s.changed(coll, id)
 	if err != nil {
 		return mongox.Err(err, s.Name(coll))

@@ -153,7 +153,7 @@ func TestSASLOverTLS(t *testing.T) {
 			db := mongotest.Database(t)
 			pub := kafkax.NewPublisher(c)
 			t.Cleanup(func() { _ = pub.Close() })
-			relay := kafkax.NewRelay(mongox.NewDB(db, true), pub, topic, []string{coll}, nil)
+			relay := kafkax.NewRelay(mongox.NewDB(db), pub, topic, []string{coll}, nil)
 			ev := event("thing.created", "a", nil)
 			change(t, db, "a", bson.M{"name": "a"}, ev)
 			if n, err := relay.SweepOnce(ctx); n != 1 || err != nil {

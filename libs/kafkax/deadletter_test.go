@@ -3,12 +3,13 @@ package kafkax_test
 import (
 	"context"
 	"errors"
-	"github.com/docspub/platform/libs/envelope"
 	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/docspub/platform/libs/envelope"
 
 	"github.com/docspub/platform/libs/kafkatest"
 	"github.com/docspub/platform/libs/kafkax"
@@ -129,7 +130,7 @@ func TestRelayWedgesNothing(t *testing.T) {
 	changeIn(t, db, coll, "c", c)
 	changeIn(t, db, "others", "x", x)
 
-	relay := kafkax.NewRelay(mongox.NewDB(db, true), newPublisher(t, k.Brokers), topic, []string{coll, "others"}, nil,
+	relay := kafkax.NewRelay(mongox.NewDB(db), newPublisher(t, k.Brokers), topic, []string{coll, "others"}, nil,
 		fast(3), kafkax.WithSweepInterval(5*time.Millisecond))
 	run(t, relay.Run)
 
@@ -186,7 +187,7 @@ func TestRelayCountsAttemptsAcrossRestarts(t *testing.T) {
 	changeIn(t, db, coll, "a", huge, next)
 	changeIn(t, db, coll, "b", other)
 
-	first := kafkax.NewRelay(mongox.NewDB(db, true), pub, topic, []string{coll}, nil, fast(3))
+	first := kafkax.NewRelay(mongox.NewDB(db), pub, topic, []string{coll}, nil, fast(3))
 	if n, err := first.SweepOnce(ctx); n != 1 {
 		t.Fatalf("first SweepOnce = %d, %v; want b's event published", n, err)
 	}
@@ -206,7 +207,7 @@ func TestRelayCountsAttemptsAcrossRestarts(t *testing.T) {
 	}
 
 	// A new relay, as after a restart: it goes on from the recorded count.
-	restarted := kafkax.NewRelay(mongox.NewDB(db, true), pub, topic, []string{coll}, nil, fast(3))
+	restarted := kafkax.NewRelay(mongox.NewDB(db), pub, topic, []string{coll}, nil, fast(3))
 	eventually(t, "the second attempt", func() bool {
 		_, _ = restarted.SweepOnce(ctx)
 		return attempts() == 2
@@ -235,7 +236,7 @@ func TestRelayKafkaDownDeadLettersNothing(t *testing.T) {
 	db := mongotest.Database(t)
 	k := kafkatest.StartRestartable(t)
 	pub := newPublisher(t, k.Brokers)
-	relay := kafkax.NewRelay(mongox.NewDB(db, true), pub, topic, []string{coll, "others"}, nil, fast(2))
+	relay := kafkax.NewRelay(mongox.NewDB(db), pub, topic, []string{coll, "others"}, nil, fast(2))
 	ctx := context.Background()
 	warm := event("thing.created", "w", nil)
 	changeIn(t, db, coll, "w", warm)
@@ -284,7 +285,7 @@ func TestRelayKafkaDownDeadLettersNothing(t *testing.T) {
 func TestRelaySweepsPastAFailingCollection(t *testing.T) {
 	db := mongotest.Database(t)
 	k := kafkatest.Start(t)
-	relay := kafkax.NewRelay(mongox.NewDB(db, true), newPublisher(t, k.Brokers), topic, []string{"bad$name", coll}, nil)
+	relay := kafkax.NewRelay(mongox.NewDB(db), newPublisher(t, k.Brokers), topic, []string{"bad$name", coll}, nil)
 	ev := event("thing.created", "a", nil)
 	changeIn(t, db, coll, "a", ev)
 

@@ -170,7 +170,7 @@ func ids(events []kafkax.Event) []string {
 func TestRelayToConsumer(t *testing.T) {
 	db := mongotest.Database(t)
 	k := kafkatest.Start(t)
-	relay := kafkax.NewRelay(mongox.NewDB(db, true), newPublisher(t, k.Brokers), topic, []string{coll}, nil,
+	relay := kafkax.NewRelay(mongox.NewDB(db), newPublisher(t, k.Brokers), topic, []string{coll}, nil,
 		kafkax.WithSweepInterval(time.Hour)) // only Notify and the first sweep publish
 	rec := &recorder{}
 	startConsumer(t, k.Brokers, "g1", db, rec.handle)
@@ -203,7 +203,7 @@ func TestRelayKafkaDown(t *testing.T) {
 	db := mongotest.Database(t)
 	k := kafkatest.StartRestartable(t)
 	pub := newPublisher(t, k.Brokers)
-	relay := kafkax.NewRelay(mongox.NewDB(db, true), pub, topic, []string{coll}, nil)
+	relay := kafkax.NewRelay(mongox.NewDB(db), pub, topic, []string{coll}, nil)
 	ctx := context.Background()
 
 	// A first event goes through, so the publisher has live connections.
@@ -242,7 +242,7 @@ func TestRelayKafkaDown(t *testing.T) {
 func TestRelayDeletesTombstones(t *testing.T) {
 	db := mongotest.Database(t)
 	k := kafkatest.Start(t)
-	relay := kafkax.NewRelay(mongox.NewDB(db, true), newPublisher(t, k.Brokers), topic, []string{coll}, nil)
+	relay := kafkax.NewRelay(mongox.NewDB(db), newPublisher(t, k.Brokers), topic, []string{coll}, nil)
 	ctx := context.Background()
 
 	created := event("thing.created", "a", nil)
@@ -332,7 +332,7 @@ func TestPerSubjectOrder(t *testing.T) {
 	db := mongotest.Database(t)
 	k := kafkatest.Start(t)
 	kafkatest.CreateTopic(t, k.Brokers, topic, 3)
-	relay := kafkax.NewRelay(mongox.NewDB(db, true), newPublisher(t, k.Brokers), topic, []string{coll}, nil, kafkax.WithSweepBatch(2))
+	relay := kafkax.NewRelay(mongox.NewDB(db), newPublisher(t, k.Brokers), topic, []string{coll}, nil, kafkax.WithSweepBatch(2))
 	ctx := context.Background()
 
 	subjects := []string{"a", "b", "c", "d", "e"}

@@ -538,8 +538,6 @@ func (r *Relay) settle(ctx context.Context, coll *mongo.Collection, d pendingDoc
 	if n == 0 && !(d.Tombstone && len(d.Outbox) == 0) {
 		return 0, nil
 	}
-	unlock := r.db.Lock(coll.Name(), lockID(d.ID))
-	defer unlock()
 	if n > 0 {
 		if err := r.remove(ctx, coll, d, 0, n); err != nil {
 			return 0, err
@@ -570,8 +568,6 @@ func (r *Relay) fail(ctx context.Context, f failure) error {
 	}
 	rec.RetryAt = now.Add(backoff.Wait(rec.Attempts, r.retryMin, r.retryMax))
 	log.WarnContext(ctx, "event not published; the document waits", "retry_at", rec.RetryAt)
-	unlock := r.db.Lock(f.coll.Name(), lockID(f.doc.ID))
-	defer unlock()
 	ctx, cancel := context.WithTimeout(ctx, r.queryTimeout)
 	defer cancel()
 	if _, err := f.coll.UpdateOne(ctx, bson.M{"_id": f.doc.ID}, bson.M{"$set": bson.M{OutboxFailureField: rec}}); err != nil {
@@ -593,8 +589,6 @@ func (r *Relay) deadLetter(ctx context.Context, f failure, rec outboxFailure, lo
 	if err != nil {
 		return err
 	}
-	unlock := r.db.Lock(f.coll.Name(), lockID(f.doc.ID))
-	defer unlock()
 	if err := r.remove(ctx, f.coll, f.doc, f.at, f.at+1); err != nil {
 		return err
 	}
@@ -616,21 +610,6 @@ func eventKey(raw bson.Raw) string {
 	}
 	sum := sha256.Sum256(raw)
 	return "sha256:" + hex.EncodeToString(sum[:8])
-}
-
-// lockID returns the Go value of a document id as stores pass it to
-// DocLocks.Lock (string, ObjectID and integer ids; others by their text).
-func lockID(id bson.RawValue) any {
-	if s, ok := id.StringValueOK(); ok {
-		return s
-	}
-	if oid, ok := id.ObjectIDOK(); ok {
-		return oid
-	}
-	if n, ok := id.AsInt64OK(); ok {
-		return n
-	}
-	return id.String()
 }
 
 // remove pulls the events d.Outbox[from:to], matched by their stored value

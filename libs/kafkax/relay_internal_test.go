@@ -22,7 +22,7 @@ func TestRelayRemovesOnlyWhatItRead(t *testing.T) {
 	db := mongotest.Database(t)
 	coll := db.Collection("things")
 	ctx := context.Background()
-	r := NewRelay(mongox.NewDB(db, true), nil, "things.events", []string{"things"}, nil)
+	r := NewRelay(mongox.NewDB(db), nil, "things.events", []string{"things"}, nil)
 
 	read := NewEvent("thing.deleted", "org1", "a", nil)
 	if _, err := coll.InsertOne(ctx, bson.M{"_id": "a", "name": "a"}); err != nil {
@@ -59,23 +59,6 @@ func TestRelayRemovesOnlyWhatItRead(t *testing.T) {
 	}
 	if diff := cmp.Diff(pending, []string{late.ID}); diff != "" {
 		t.Errorf("pending events (-got +want):\n%s", diff)
-	}
-}
-
-func TestLockID(t *testing.T) {
-	oid := bson.NewObjectID()
-	for _, tc := range []struct {
-		id   any
-		want any
-	}{{"a", "a"}, {oid, oid}, {int32(7), int64(7)}, {int64(8), int64(8)}} {
-		typ, raw, err := bson.MarshalValue(tc.id)
-		if err != nil {
-			t.Fatal(err)
-		}
-		got := lockID(bson.RawValue{Type: typ, Value: raw})
-		if got != tc.want {
-			t.Errorf("lockID(%v) = %#v, want %#v", tc.id, got, tc.want)
-		}
 	}
 }
 

@@ -93,14 +93,13 @@ func Database(t testing.TB) *mongo.Database {
 	return db
 }
 
-// DB returns a fresh database (see Database) with the document locks the
-// embedded server needs (mongox.NewDB with lockDocuments, as services set
-// MONGO_LOCK_DOCUMENTS on it) and its reads through the server's read pool
-// (mongox.DB.WithReads, as services set MONGO_READ_URI), what stores take.
+// DB returns a fresh database (see Database) with its reads through the
+// server's read pool (mongox.DB.WithReads, as services set MONGO_READ_URI),
+// what stores take.
 func DB(t testing.TB) mongox.DB {
 	t.Helper()
 	db := Database(t)
-	return mongox.NewDB(db, true).WithReads(reads.Database(db.Name()))
+	return mongox.NewDB(db).WithReads(reads.Database(db.Name()))
 }
 
 // DatabaseName returns a unique database name.

@@ -2,11 +2,10 @@ package mongox
 
 import "go.mongodb.org/mongo-driver/v2/mongo"
 
-// DB is a service's database and what its stores need to write to it
-// safely: on the embedded server (FerretDB, see DocLocks) updates of one
-// document are serialised within the process; on MongoDB they are not, as
-// it is atomic per document. Stores take one DB instead of a database and
-// a set of locks.
+// DB is a service's database as its stores read and write it. Updates of
+// one document are atomic on MongoDB and on the embedded server alike
+// (libs/embedded/ferretdb holds a collection's write lock from an update's
+// read to its write), so nothing is locked here.
 //
 // Its reads may go through a second client (WithReads): the embedded
 // server's writers share one connection per process (see
@@ -18,18 +17,10 @@ import "go.mongodb.org/mongo-driver/v2/mongo"
 type DB struct {
 	*mongo.Database
 	reads *mongo.Database
-	locks *DocLocks
 }
 
-// NewDB returns db whose writers lock each document when lockDocuments is
-// set (the embedded server), and lock nothing otherwise.
-func NewDB(db *mongo.Database, lockDocuments bool) DB {
-	d := DB{Database: db}
-	if lockDocuments {
-		d.locks = NewDocLocks()
-	}
-	return d
-}
+// NewDB returns db, read and written through the same client.
+func NewDB(db *mongo.Database) DB { return DB{Database: db} }
 
 // WithReads returns d reading through reads, the same database on a
 // client of its own; nil reads through d's database.
@@ -47,11 +38,3 @@ func (d DB) Reads() *mongo.Database {
 	}
 	return d.Database
 }
-
-// Lock locks the document id of collection until the returned function is
-// called; without document locks it returns at once.
-func (d DB) Lock(collection string, id any) (unlock func()) { return d.locks.Lock(collection, id) }
-
-// Locks is the set of document locks, nil when writes are not serialised;
-// for the writers that are not a store (the outbox relay, job queues).
-func (d DB) Locks() *DocLocks { return d.locks }

@@ -12,6 +12,8 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
+func TestMain(m *testing.M) { mongotest.Main(m) }
+
 func TestIndexes(t *testing.T) {
 	ix := mongox.Keys("things", "organization", "position", "_id")
 	want := bson.D{{Key: "organization", Value: 1}, {Key: "position", Value: 1}, {Key: "_id", Value: 1}}

@@ -138,7 +138,7 @@ func TestTraceAcrossKafka(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	relay := kafkax.NewRelay(mongox.NewDB(db, true), pub, topic, []string{"things"}, nil)
+	relay := kafkax.NewRelay(mongox.NewDB(db), pub, topic, []string{"things"}, nil)
 	if n, err := relay.SweepOnce(context.Background()); n != 1 || err != nil {
 		t.Fatalf("SweepOnce = %d, %v; want 1, nil", n, err)
 	}

@@ -15,12 +15,7 @@ type Base struct {
 	// (see mongox.DB.Reads): the embedded server's read URI, whose pool is
 	// not limited to one connection as MONGO_URI's is. Unset, one client of
 	// MONGO_URI serves reads and writes, as it should on MongoDB.
-	MongoReadURI string `env:"MONGO_READ_URI"`
-	// MongoLockDocuments serialises the updates of each document within
-	// the process (see mongox.DB): set it on the embedded FerretDB, which
-	// applies an update by reading and rewriting the document; leave it off
-	// on MongoDB, atomic per document.
-	MongoLockDocuments  bool          `env:"MONGO_LOCK_DOCUMENTS, default=false"`
+	MongoReadURI        string        `env:"MONGO_READ_URI"`
 	Kafka               kafkax.Config // KAFKA_BROKERS, KAFKA_TLS*, KAFKA_SASL_*, KAFKA_TOPIC*
 	InternalTokenSecret string        `env:"INTERNAL_TOKEN_SECRET" secret:"true"` // ≥32 bytes; required without INTERNAL_TOKEN_KEYS
 	// InternalTokenKeys is the rotating key set (INTERNAL_TOKEN_KEYS, INTERNAL_TOKEN_KEY_ID).

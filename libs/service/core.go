@@ -25,11 +25,6 @@ type CoreConfig struct {
 	// MongoReadURI, when set, connects a second client that the stores
 	// read through (mongox.DB.Reads; MONGO_READ_URI).
 	MongoReadURI string
-	// LockDocuments serialises the updates of each document within the
-	// process (mongox.DB): on for the embedded FerretDB, whose updates are
-	// a read and a rewrite of the document, off for MongoDB, atomic per
-	// document (MONGO_LOCK_DOCUMENTS).
-	LockDocuments bool
 	// Kafka is how the service reaches its cluster (KAFKA_*).
 	Kafka               kafkax.Config
 	InternalTokenSecret string
@@ -56,8 +51,7 @@ type CoreConfig struct {
 }
 
 // Core is what every service wires the same way: its MongoDB database with
-// its indexes, the document locks its stores share with the outbox relay
-// (see mongox.DocLocks), the Kafka publisher and relay of its topic, and the
+// its indexes, the Kafka publisher and relay of its topic, and the
 // signer of internal tokens of the service (internaltoken.Require(Signer)
 // guards its routes, Signer.Mint(other, p) signs its calls to service
 // other), and the discovery registry that finds the services it calls and
@@ -136,7 +130,7 @@ func Open(ctx context.Context, cc CoreConfig, log *slog.Logger) (*Core, error) {
 		stop()
 		return nil, err
 	}
-	mdb := mongox.NewDB(db, cc.LockDocuments)
+	mdb := mongox.NewDB(db)
 	if reads != nil {
 		mdb = mdb.WithReads(reads.Database(cc.Database))
 	}

@@ -19,14 +19,14 @@ func TestMain(m *testing.M) { mongotest.Main(m) }
 func TestOpenEnsuresIndexesAndCloses(t *testing.T) {
 	ctx := context.Background()
 	name := mongotest.DatabaseName()
-	c, err := Open(ctx, CoreConfig{Service: "things", MongoURI: mongotest.URI(t), LockDocuments: true, Database: name, Kafka: kafkax.Config{Brokers: []string{"127.0.0.1:1"}},
+	c, err := Open(ctx, CoreConfig{Service: "things", MongoURI: mongotest.URI(t), Database: name, Kafka: kafkax.Config{Brokers: []string{"127.0.0.1:1"}},
 		InternalTokenSecret: strings.Repeat("s", 32), Topic: "things.events", EventCollections: []string{"things"},
 		Indexes: []mongox.Index{mongox.Unique("things", "key")}}, logx.Discard())
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = c.Mongo.Drop(context.Background()) })
-	if c.Mongo.Name() != name || c.Mongo.Locks() == nil || c.Relay == nil || c.Signer == nil || c.Signer.Service() != "things" {
+	if c.Mongo.Name() != name || c.Relay == nil || c.Signer == nil || c.Signer.Service() != "things" {
 		t.Errorf("core %+v", c)
 	}
 	if _, err := c.Mongo.Collection("things").InsertOne(ctx, map[string]any{"key": "k"}); err != nil {
@@ -64,7 +64,7 @@ func TestOpenRefusesANewerSchema(t *testing.T) {
 		"startedAt": time.Now(), "finishedAt": time.Now(), "by": "newer"}); err != nil {
 		t.Fatal(err)
 	}
-	cc := CoreConfig{Service: "things", MongoURI: mongotest.URI(t), LockDocuments: true, Database: db.Name(),
+	cc := CoreConfig{Service: "things", MongoURI: mongotest.URI(t), Database: db.Name(),
 		Kafka: kafkax.Config{Brokers: []string{"127.0.0.1:1"}}, InternalTokenSecret: strings.Repeat("s", 32), Topic: "things.events"}
 	_, err := Open(ctx, cc, logx.Discard())
 	if want := "database schema version 1 is newer than this binary's 0: roll forward, or restore"; err == nil || err.Error() != want {

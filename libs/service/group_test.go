@@ -73,7 +73,7 @@ func TestGroupOfNothingStops(t *testing.T) {
 // then for the workers started by Go, and only then closes what they use.
 func TestCloseStopsRelayThenWorkersThenConnections(t *testing.T) {
 	ctx := context.Background()
-	c, err := Open(ctx, CoreConfig{Service: "things", MongoURI: mongotest.URI(t), LockDocuments: true, Database: mongotest.DatabaseName(),
+	c, err := Open(ctx, CoreConfig{Service: "things", MongoURI: mongotest.URI(t), Database: mongotest.DatabaseName(),
 		Kafka: kafkax.Config{Brokers: []string{"127.0.0.1:1"}}, InternalTokenSecret: strings.Repeat("s", 32), Topic: "things.events"}, logx.Discard())
 	if err != nil {
 		t.Fatal(err)

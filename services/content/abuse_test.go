@@ -13,9 +13,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/docspub/platform/libs/blob"
-	"github.com/docspub/platform/libs/blob/blobtest"
-	"github.com/docspub/platform/libs/kafkax"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -24,6 +21,10 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/docspub/platform/libs/blob"
+	"github.com/docspub/platform/libs/blob/blobtest"
+	"github.com/docspub/platform/libs/kafkax"
 
 	"github.com/docspub/platform/libs/internaltoken"
 	"github.com/docspub/platform/libs/kafkatest"
@@ -79,7 +80,7 @@ func startServiceOn(t *testing.T, purgeEvery time.Duration, blobURL string) *ser
 	t.Helper()
 	k := kafkatest.Start(t)
 	c := &clock{}
-	cfg := content.Config{Base: libservice.Base{MongoURI: mongotest.URI(t), MongoLockDocuments: true, Kafka: kafkax.Config{Brokers: k.Brokers}, InternalTokenSecret: secret, LogLevel: "error"},
+	cfg := content.Config{Base: libservice.Base{MongoURI: mongotest.URI(t), Kafka: kafkax.Config{Brokers: k.Brokers}, InternalTokenSecret: secret, LogLevel: "error"},
 		URLs: libservice.URLs{PublicURL: "http://gw.test", AppURL: "http://gw.test/app"},
 		Addr: "127.0.0.1:0", Database: mongotest.DatabaseName(), PurgeInterval: purgeEvery, OutboundAllowPrivate: true, BlobURL: blobURL}
 	if strings.HasPrefix(blobURL, "s3://") {

@@ -4,14 +4,15 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/docspub/platform/libs/blob/blobtest"
-	"github.com/docspub/platform/libs/kafkax"
 	"net/http/httptest"
 	"os"
 	"slices"
 	"strconv"
 	"testing"
 	"time"
+
+	"github.com/docspub/platform/libs/blob/blobtest"
+	"github.com/docspub/platform/libs/kafkax"
 
 	"github.com/docspub/platform/libs/ids"
 	"github.com/docspub/platform/libs/internaltoken"
@@ -30,7 +31,7 @@ import (
 func BenchmarkSpaceListKeyset(b *testing.B) {
 	spaces, limit, page := benchSize()
 	ctx := context.Background()
-	cfg := content.Config{Base: libservice.Base{MongoURI: mongotest.URI(b), MongoLockDocuments: true, Kafka: kafkax.Config{Brokers: []string{"127.0.0.1:1"}}, InternalTokenSecret: secret, LogLevel: "error"},
+	cfg := content.Config{Base: libservice.Base{MongoURI: mongotest.URI(b), Kafka: kafkax.Config{Brokers: []string{"127.0.0.1:1"}}, InternalTokenSecret: secret, LogLevel: "error"},
 		URLs: libservice.URLs{PublicURL: "http://gw.test", AppURL: "http://gw.test/app"},
 		Addr: "127.0.0.1:0", Database: mongotest.DatabaseName(), PurgeInterval: time.Hour, BlobURL: blobtest.Dir(b)}
 	app, err := content.New(ctx, cfg, logx.Discard(), content.WithMigrations(false))

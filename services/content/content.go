@@ -7,12 +7,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/docspub/platform/libs/ops"
 	"log/slog"
 	"net/http"
 	"strings"
 	"sync/atomic"
 	"time"
+
+	"github.com/docspub/platform/libs/ops"
 
 	"github.com/docspub/platform/libs/blob"
 	"github.com/docspub/platform/libs/config"
@@ -81,7 +82,7 @@ const SearchDatabaseSuffix = "_search"
 
 // Config is the service's configuration, from the environment.
 type Config struct {
-	// Base is MONGO_URI, MONGO_READ_URI, MONGO_LOCK_DOCUMENTS, KAFKA_*, INTERNAL_TOKEN_*, LOG_LEVEL and DISCOVERY (service.Base).
+	// Base is MONGO_URI, MONGO_READ_URI, KAFKA_*, INTERNAL_TOKEN_*, LOG_LEVEL and DISCOVERY (service.Base).
 	service.Base
 	service.URLs                // PUBLIC_URL, APP_URL
 	Addr          string        `env:"CONTENT_ADDR, default=127.0.0.1:8082"`
@@ -273,7 +274,7 @@ func openCore(ctx context.Context, cfg Config, log *slog.Logger) (*service.Core,
 		changerequestmongo.Collections()} {
 		eventColls = append(eventColls, cs...)
 	}
-	return service.Open(ctx, service.CoreConfig{Service: "content", MongoURI: cfg.MongoURI, MongoReadURI: cfg.MongoReadURI, LockDocuments: cfg.MongoLockDocuments, Database: cfg.Database,
+	return service.Open(ctx, service.CoreConfig{Service: "content", MongoURI: cfg.MongoURI, MongoReadURI: cfg.MongoReadURI, Database: cfg.Database,
 		Kafka: cfg.Kafka, InternalTokenSecret: cfg.InternalTokenSecret, InternalTokenKeys: cfg.InternalTokenKeys, Topic: Topic,
 		Topics:           []string{IdentityTopic},
 		EventCollections: eventColls, Indexes: indexes(), SchemaVersion: migratemongo.SchemaVersion, Discovery: cfg.Discovery}, log)
@@ -317,7 +318,7 @@ func openStores(ctx context.Context, cfg Config, core *service.Core, blobs *blob
 	if err := searchmongo.EnsureIndexes(ctx, st.searchDB); err != nil {
 		return st, fmt.Errorf("search indexes: %w", err)
 	}
-	st.search = searchmongo.NewStore(st.searchDB, db.Locks()).
+	st.search = searchmongo.NewStore(st.searchDB).
 		ReadingFrom(db.Reads().Client().Database(st.searchDB.Name()))
 	return st, nil
 }

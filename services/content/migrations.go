@@ -22,7 +22,6 @@ import (
 // container that runs it gets only these).
 type MigrateConfig struct {
 	MongoURI            string `env:"MONGO_URI, default=mongodb://127.0.0.1:27017"`
-	MongoLockDocuments  bool   `env:"MONGO_LOCK_DOCUMENTS, default=false"`
 	Database            string `env:"CONTENT_DB, default=content"`
 	BlobURL             string `env:"BLOB_URL"`
 	BlobAccessKeyID     string `env:"BLOB_ACCESS_KEY_ID" secret:"true"`
@@ -42,7 +41,7 @@ func (c MigrateConfig) Validate() error {
 
 // Migration is the part of the service's configuration that migrating reads.
 func (c Config) Migration() MigrateConfig {
-	return MigrateConfig{MongoURI: c.MongoURI, MongoLockDocuments: c.MongoLockDocuments, Database: c.Database,
+	return MigrateConfig{MongoURI: c.MongoURI, Database: c.Database,
 		BlobURL: c.BlobURL, BlobAccessKeyID: c.BlobAccessKeyID, BlobSecretAccessKey: c.BlobSecretAccessKey, LogLevel: c.LogLevel}
 }
 
@@ -60,7 +59,7 @@ func Migrate(ctx context.Context, cfg MigrateConfig, log *slog.Logger, destructi
 		return nil, err
 	}
 	defer func() { _ = client.Disconnect(context.WithoutCancel(ctx)) }()
-	db := mongox.NewDB(client.Database(cfg.Database), cfg.MongoLockDocuments)
+	db := mongox.NewDB(client.Database(cfg.Database))
 	searchDB := client.Database(cfg.Database + SearchDatabaseSuffix)
 	if err := mongox.EnsureIndexes(ctx, db.Database, indexes()...); err != nil {
 		return nil, err
@@ -74,7 +73,7 @@ func Migrate(ctx context.Context, cfg MigrateConfig, log *slog.Logger, destructi
 	}
 	defer func() { _ = blobs.Close() }()
 	revisions := revisionmongo.NewStore(db.Database, blobs)
-	indexer := search.NewIndexer(searchmongo.NewStore(searchDB, db.Locks()),
+	indexer := search.NewIndexer(searchmongo.NewStore(searchDB),
 		searchHeads{spaces: spacemongo.NewStore(db, func() {})}, revisionPages(revisions))
 	reindex := func(ctx context.Context, _, space, _ string) error { return indexer.Reindex(ctx, space) }
 	return migrate.Runner{DB: db.Database, Service: "content", Steps: migratemongo.Steps(revisions, searchDB, reindex),

@@ -29,7 +29,7 @@ func migrateConfig(t *testing.T) content.Config {
 		_ = mongotest.Client(t).Database(db).Drop(context.Background())
 		_ = mongotest.Client(t).Database(db + content.SearchDatabaseSuffix).Drop(context.Background())
 	})
-	return content.Config{Base: libservice.Base{MongoURI: mongotest.URI(t), MongoLockDocuments: true,
+	return content.Config{Base: libservice.Base{MongoURI: mongotest.URI(t),
 		Kafka: kafkax.Config{Brokers: []string{"127.0.0.1:1"}}, InternalTokenSecret: secret, LogLevel: "error"},
 		URLs: libservice.URLs{PublicURL: "http://gw.test", AppURL: "http://gw.test/app"},
 		Addr: "127.0.0.1:0", Database: db, PurgeInterval: time.Hour, BlobURL: blobtest.Dir(t)}

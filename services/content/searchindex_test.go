@@ -3,18 +3,18 @@ package content_test
 import (
 	"context"
 	"encoding/json"
-	"github.com/docspub/platform/libs/blob/blobtest"
-	"github.com/docspub/platform/libs/kafkax"
 	"net/http"
 	"net/url"
 	"testing"
 	"time"
 
+	"github.com/docspub/platform/libs/blob/blobtest"
+	"github.com/docspub/platform/libs/kafkax"
+
 	"github.com/docspub/platform/libs/contracttest"
 	"github.com/docspub/platform/libs/internaltoken"
 	"github.com/docspub/platform/libs/kafkatest"
 	"github.com/docspub/platform/libs/mongotest"
-	"github.com/docspub/platform/libs/mongox"
 	libservice "github.com/docspub/platform/libs/service"
 	"github.com/docspub/platform/libs/waittest"
 	"github.com/docspub/platform/services/content"
@@ -53,7 +53,7 @@ func searchHits(t *testing.T, c tokenCaller, base, org, query string) map[string
 // database and its search database, both dropped after the test.
 func searchConfig(t *testing.T) (cfg content.Config, db, searchDB *mongo.Database) {
 	k := kafkatest.Start(t)
-	cfg = content.Config{Base: libservice.Base{MongoURI: mongotest.URI(t), MongoLockDocuments: true, Kafka: kafkax.Config{Brokers: k.Brokers}, InternalTokenSecret: secret, LogLevel: "error"},
+	cfg = content.Config{Base: libservice.Base{MongoURI: mongotest.URI(t), Kafka: kafkax.Config{Brokers: k.Brokers}, InternalTokenSecret: secret, LogLevel: "error"},
 		URLs: libservice.URLs{PublicURL: "http://gw.test", AppURL: "http://gw.test/app"},
 		Addr: "127.0.0.1:0", Database: mongotest.DatabaseName(), PurgeInterval: time.Hour, BlobURL: blobtest.Dir(t)}
 	client := mongotest.Client(t)
@@ -120,7 +120,7 @@ func TestGitImportIsSearchable(t *testing.T) {
 
 	// An installation that synced the space before imports were indexed:
 	// no index of it. The catch-up at start indexes it, once.
-	store := searchmongo.NewStore(searchDB, mongox.NewDocLocks())
+	store := searchmongo.NewStore(searchDB)
 	if err := store.RemoveSpace(context.Background(), sp); err != nil {
 		t.Fatal(err)
 	}

@@ -3,14 +3,15 @@ package content_test
 import (
 	"context"
 	"fmt"
-	"github.com/docspub/platform/libs/blob/blobtest"
-	"github.com/docspub/platform/libs/kafkax"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/docspub/platform/libs/blob/blobtest"
+	"github.com/docspub/platform/libs/kafkax"
 
 	"github.com/docspub/platform/libs/internaltoken"
 	"github.com/docspub/platform/libs/kafkatest"
@@ -125,7 +126,7 @@ func all(t *testing.T, db *mongo.Database, coll string) []placed {
 // answers 200 and changes nothing.
 func TestTransferResumesAfterCrash(t *testing.T) {
 	k := kafkatest.Start(t)
-	cfg := content.Config{Base: libservice.Base{MongoURI: mongotest.URI(t), MongoLockDocuments: true, Kafka: kafkax.Config{Brokers: k.Brokers}, InternalTokenSecret: secret, LogLevel: "error"},
+	cfg := content.Config{Base: libservice.Base{MongoURI: mongotest.URI(t), Kafka: kafkax.Config{Brokers: k.Brokers}, InternalTokenSecret: secret, LogLevel: "error"},
 		URLs: libservice.URLs{PublicURL: "http://gw.test", AppURL: "http://gw.test/app"},
 		Addr: "127.0.0.1:0", Database: mongotest.DatabaseName(), PurgeInterval: time.Hour, BlobURL: blobtest.Dir(t)}
 	signer, err := internaltoken.NewSigner("gateway", secret, time.Hour)

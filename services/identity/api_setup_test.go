@@ -34,7 +34,7 @@ func newEnv(t *testing.T) *env {
 	if err := mongox.EnsureIndexes(context.Background(), db, indexes()...); err != nil {
 		t.Fatal(err)
 	}
-	s := newServices(mongox.NewDB(db, true), organization.URLs{Public: "http://gw.test", App: "http://gw.test/app"}, apitest.Secret)
+	s := newServices(mongox.NewDB(db), organization.URLs{Public: "http://gw.test", App: "http://gw.test/app"}, apitest.Secret)
 	for _, st := range s.stores {
 		st.OnEvents(func(evs []kafkax.Event) { s.orgs.Forget(evs...) }) // as New wires it
 	}

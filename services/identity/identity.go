@@ -7,12 +7,13 @@ package identity
 import (
 	"context"
 	"fmt"
-	"github.com/docspub/platform/libs/kafkax"
-	"github.com/docspub/platform/libs/ops"
 	"log/slog"
 	"net/http"
 	"slices"
 	"strings"
+
+	"github.com/docspub/platform/libs/kafkax"
+	"github.com/docspub/platform/libs/ops"
 
 	"github.com/docspub/platform/libs/config"
 	"github.com/docspub/platform/libs/httpx"
@@ -56,7 +57,7 @@ var Ops = ops.Service{Name: "identity", DatabaseVar: "IDENTITY_DB", DatabaseDefa
 
 // Config is the service's configuration, from the environment.
 type Config struct {
-	// Base is MONGO_URI, MONGO_READ_URI, MONGO_LOCK_DOCUMENTS, KAFKA_*, INTERNAL_TOKEN_*, LOG_LEVEL and DISCOVERY (service.Base).
+	// Base is MONGO_URI, MONGO_READ_URI, KAFKA_*, INTERNAL_TOKEN_*, LOG_LEVEL and DISCOVERY (service.Base).
 	service.Base
 	service.URLs        // PUBLIC_URL, APP_URL
 	Addr         string `env:"IDENTITY_ADDR, default=127.0.0.1:8081"`
@@ -92,7 +93,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	core, err := service.Open(ctx, service.CoreConfig{Service: Name, MongoURI: cfg.MongoURI, MongoReadURI: cfg.MongoReadURI, LockDocuments: cfg.MongoLockDocuments, Database: cfg.Database,
+	core, err := service.Open(ctx, service.CoreConfig{Service: Name, MongoURI: cfg.MongoURI, MongoReadURI: cfg.MongoReadURI, Database: cfg.Database,
 		Kafka: cfg.Kafka, InternalTokenSecret: cfg.InternalTokenSecret, InternalTokenKeys: cfg.InternalTokenKeys, Topic: Topic,
 		EventCollections: slices.Concat([]string{organizationmongo.Collection}, membermongo.Collections(), teammongo.Collections(),
 			[]string{invitemongo.Collection, samlmongo.Collection, tokenmongo.Collection}),
@@ -224,7 +225,7 @@ func Bootstrap(ctx context.Context, db *mongo.Database, in BootstrapInput) (Boot
 	if err := config.LoadMap(ctx, &cfg, map[string]string{}); err != nil {
 		return BootstrapResult{}, err
 	}
-	r, err := newServices(mongox.NewDB(db, false), cfg.urls(), "").members.Bootstrap(ctx, member.BootstrapInput{
+	r, err := newServices(mongox.NewDB(db), cfg.urls(), "").members.Bootstrap(ctx, member.BootstrapInput{
 		OrganizationID: in.OrganizationID, OrganizationTitle: in.OrganizationTitle,
 		UserDisplayName: in.UserDisplayName, UserEmail: in.UserEmail, Role: in.Role,
 	})
@@ -236,5 +237,5 @@ func Bootstrap(ctx context.Context, db *mongo.Database, in BootstrapInput) (Boot
 
 // RevokeToken revokes an API token by id and publishes token.revoked through the outbox.
 func RevokeToken(ctx context.Context, db *mongo.Database, tokenID string) error {
-	return token.New(tokenmongo.NewStore(mongox.NewDB(db, false)), nil).Revoke(ctx, tokenID) // revoking reads no roles
+	return token.New(tokenmongo.NewStore(mongox.NewDB(db)), nil).Revoke(ctx, tokenID) // revoking reads no roles
 }

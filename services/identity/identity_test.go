@@ -3,12 +3,13 @@ package identity_test
 import (
 	"context"
 	"encoding/json"
-	"github.com/docspub/platform/libs/kafkax"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/docspub/platform/libs/kafkax"
 
 	"github.com/docspub/platform/libs/internalapi/identityapi"
 	"github.com/docspub/platform/libs/internaltoken"
@@ -55,7 +56,7 @@ func TestConfigValidate(t *testing.T) {
 // Kafka at brokers; the database is dropped at the end.
 func newApp(t *testing.T, brokers []string) *identity.App {
 	t.Helper()
-	cfg := identity.Config{Base: service.Base{MongoURI: mongotest.URI(t), MongoLockDocuments: true, Kafka: kafkax.Config{Brokers: brokers}, InternalTokenSecret: secret, LogLevel: "info"},
+	cfg := identity.Config{Base: service.Base{MongoURI: mongotest.URI(t), Kafka: kafkax.Config{Brokers: brokers}, InternalTokenSecret: secret, LogLevel: "info"},
 		URLs: service.URLs{PublicURL: "http://gw.test", AppURL: "http://gw.test/app"},
 		Addr: "127.0.0.1:0", Database: mongotest.DatabaseName()}
 	app, err := identity.New(context.Background(), cfg, logx.ForTest(t))

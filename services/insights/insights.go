@@ -12,11 +12,12 @@ package insights
 import (
 	"context"
 	"fmt"
-	"github.com/docspub/platform/libs/ops"
 	"log/slog"
 	"net/http"
 	"strings"
 	"time"
+
+	"github.com/docspub/platform/libs/ops"
 
 	"github.com/docspub/platform/libs/config"
 	"github.com/docspub/platform/libs/discovery"
@@ -57,7 +58,7 @@ var Ops = ops.Service{Name: "insights", DatabaseVar: "INSIGHTS_DB", DatabaseDefa
 
 // Config is the service's configuration, from the environment.
 type Config struct {
-	// Base is MONGO_URI, MONGO_READ_URI, MONGO_LOCK_DOCUMENTS, KAFKA_*, INTERNAL_TOKEN_*, LOG_LEVEL and DISCOVERY (service.Base).
+	// Base is MONGO_URI, MONGO_READ_URI, KAFKA_*, INTERNAL_TOKEN_*, LOG_LEVEL and DISCOVERY (service.Base).
 	service.Base
 	Addr           string        `env:"INSIGHTS_ADDR, default=127.0.0.1:8084"`
 	Database       string        `env:"INSIGHTS_DB, default=insights"`
@@ -120,7 +121,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger, opts ...Option) (*Ap
 		}
 		geo = g
 	}
-	core, err := service.Open(ctx, service.CoreConfig{Service: Service, MongoURI: cfg.MongoURI, MongoReadURI: cfg.MongoReadURI, LockDocuments: cfg.MongoLockDocuments, Database: cfg.Database,
+	core, err := service.Open(ctx, service.CoreConfig{Service: Service, MongoURI: cfg.MongoURI, MongoReadURI: cfg.MongoReadURI, Database: cfg.Database,
 		Kafka: cfg.Kafka, InternalTokenSecret: cfg.InternalTokenSecret, InternalTokenKeys: cfg.InternalTokenKeys, Topic: Topic,
 		Topics:  []string{visitkafka.Topic, siteview.Topic},
 		Indexes: rollupmongo.Indexes(), Discovery: cfg.Discovery,

@@ -8,14 +8,15 @@ package integrations
 import (
 	"context"
 	"fmt"
-	"github.com/docspub/platform/libs/jobs/jobsmongo"
-	"github.com/docspub/platform/libs/ops"
 	"log/slog"
 	"net/http"
 	"net/netip"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/docspub/platform/libs/jobs/jobsmongo"
+	"github.com/docspub/platform/libs/ops"
 
 	"github.com/docspub/platform/libs/config"
 	"github.com/docspub/platform/libs/discovery"
@@ -58,7 +59,7 @@ var Ops = ops.Service{Name: "integrations", DatabaseVar: "INTEGRATIONS_DB", Data
 
 // Config is the service's configuration, from the environment.
 type Config struct {
-	// Base is MONGO_URI, MONGO_READ_URI, MONGO_LOCK_DOCUMENTS, KAFKA_*, INTERNAL_TOKEN_*, LOG_LEVEL and DISCOVERY (service.Base).
+	// Base is MONGO_URI, MONGO_READ_URI, KAFKA_*, INTERNAL_TOKEN_*, LOG_LEVEL and DISCOVERY (service.Base).
 	service.Base
 	service.URLs        // PUBLIC_URL, APP_URL
 	Addr         string `env:"INTEGRATIONS_ADDR, default=127.0.0.1:8085"`
@@ -173,7 +174,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 	for _, cs := range [][]string{translationmongo.Collections(), openapimongo.Collections(), gitsyncmongo.Collections()} {
 		eventColls = append(eventColls, cs...)
 	}
-	core, err := service.Open(ctx, service.CoreConfig{Service: Name, MongoURI: cfg.MongoURI, MongoReadURI: cfg.MongoReadURI, LockDocuments: cfg.MongoLockDocuments, Database: cfg.Database,
+	core, err := service.Open(ctx, service.CoreConfig{Service: Name, MongoURI: cfg.MongoURI, MongoReadURI: cfg.MongoReadURI, Database: cfg.Database,
 		Kafka: cfg.Kafka, InternalTokenSecret: cfg.InternalTokenSecret, InternalTokenKeys: cfg.InternalTokenKeys, Topic: Topic,
 		EventCollections: eventColls, Indexes: indexes, Discovery: cfg.Discovery,
 		Peers: discovery.Static{contentclient.Service: strings.TrimRight(cfg.ContentURL, "/")}}, log)

@@ -8,12 +8,13 @@ package sites
 import (
 	"context"
 	"fmt"
-	"github.com/docspub/platform/libs/ops"
 	"log/slog"
 	"net"
 	"net/http"
 	"strings"
 	"time"
+
+	"github.com/docspub/platform/libs/ops"
 
 	"github.com/docspub/platform/libs/config"
 	"github.com/docspub/platform/libs/discovery"
@@ -57,7 +58,7 @@ var Ops = ops.Service{Name: "sites", DatabaseVar: "SITES_DB", DatabaseDefault: "
 
 // Config is the service's configuration, from the environment.
 type Config struct {
-	// Base is MONGO_URI, MONGO_READ_URI, MONGO_LOCK_DOCUMENTS, KAFKA_*, INTERNAL_TOKEN_*, LOG_LEVEL and DISCOVERY (service.Base).
+	// Base is MONGO_URI, MONGO_READ_URI, KAFKA_*, INTERNAL_TOKEN_*, LOG_LEVEL and DISCOVERY (service.Base).
 	service.Base
 	service.URLs        // PUBLIC_URL, APP_URL
 	Addr         string `env:"SITES_ADDR, default=127.0.0.1:8083"`
@@ -125,7 +126,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 	for _, cs := range [][]string{sitemongo.Collections(), sectionmongo.Collections(), sharelinkmongo.Collections()} {
 		eventColls = append(eventColls, cs...)
 	}
-	core, err := service.Open(ctx, service.CoreConfig{Service: "sites", MongoURI: cfg.MongoURI, MongoReadURI: cfg.MongoReadURI, LockDocuments: cfg.MongoLockDocuments, Database: cfg.Database,
+	core, err := service.Open(ctx, service.CoreConfig{Service: "sites", MongoURI: cfg.MongoURI, MongoReadURI: cfg.MongoReadURI, Database: cfg.Database,
 		Kafka: cfg.Kafka, InternalTokenSecret: cfg.InternalTokenSecret, InternalTokenKeys: cfg.InternalTokenKeys, Topic: Topic,
 		Topics:           []string{ContentTopic},
 		EventCollections: eventColls, Indexes: indexes, Discovery: cfg.Discovery,

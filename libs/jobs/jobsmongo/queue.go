@@ -204,9 +204,7 @@ func (q *Queue) claimKey(ctx context.Context, key, jobID string, now time.Time) 
 		return nil, false, err
 	}
 	// A stale key: free it if it still names that job, then try again.
-	unlock := q.db.Lock(q.keys.Name(), key)
 	_, err = q.keys.DeleteOne(ctx, bson.M{"_id": key, "job": k.Job})
-	unlock()
 	if err != nil {
 		return nil, false, fmt.Errorf("free stale job key: %w", err)
 	}
@@ -399,9 +397,7 @@ func (q *Queue) claimDue(ctx context.Context, kinds []string, now time.Time, ext
 
 // cas applies upd to job id when it matches cond; false when it does not.
 func (q *Queue) cas(ctx context.Context, id string, cond, upd bson.M) (bool, error) {
-	unlock := q.db.Lock(q.coll.Name(), id)
 	res, err := q.coll.UpdateOne(ctx, cond, upd)
-	unlock()
 	if err != nil {
 		return false, fmt.Errorf("update job %s: %w", id, err)
 	}
@@ -454,9 +450,7 @@ func (q *Queue) finish(ctx context.Context, j doc, state string, result any, err
 	// A worker may be waiting for this tenant's job to end.
 	q.Notify()
 	if (state == jobs.Done || state == jobs.Failed) && j.Key != "" {
-		unlock := q.db.Lock(q.keys.Name(), j.Key)
 		_, err = q.keys.DeleteOne(ctx, bson.M{"_id": j.Key, "job": j.ID})
-		unlock()
 		if err != nil {
 			// Harmless: the next Enqueue of the key frees a key whose job finished.
 			return fmt.Errorf("free job key %s: %w", j.Key, err)

@@ -47,7 +47,7 @@ func startWorker(t *testing.T, q *Queue, h map[string]jobs.Handler) (stop func()
 }
 
 func TestJobRunsDetachedAndKeyJoins(t *testing.T) {
-	db := mongox.NewDB(mongotest.Database(t), true)
+	db := mongox.NewDB(mongotest.Database(t))
 	q := newQueue(t, db)
 	release := make(chan struct{})
 	startWorker(t, q, map[string]jobs.Handler{"count": func(ctx context.Context, r *jobs.Run) error {
@@ -97,7 +97,7 @@ func TestJobRunsDetachedAndKeyJoins(t *testing.T) {
 // A worker that dies holding a job (no hand-back, no renewal) loses it when
 // its lease lapses; another takes it and resumes from the saved progress.
 func TestDeadWorkersJobResumes(t *testing.T) {
-	db := mongox.NewDB(mongotest.Database(t), true)
+	db := mongox.NewDB(mongotest.Database(t))
 	dead := newQueue(t, db, WithLease(200*time.Millisecond))
 	ctx := context.Background()
 	job, _, err := dead.Enqueue(ctx, "steps", "", payload{Items: 10})
@@ -142,7 +142,7 @@ func TestDeadWorkersJobResumes(t *testing.T) {
 // A clean stop hands the job back at once: a restarted worker resumes it
 // without waiting for the lease, and the interrupted run does not count.
 func TestStopHandsBack(t *testing.T) {
-	db := mongox.NewDB(mongotest.Database(t), true)
+	db := mongox.NewDB(mongotest.Database(t))
 	q := newQueue(t, db, WithLease(time.Hour))
 	started := make(chan struct{}, 1)
 	blocking := map[string]jobs.Handler{"long": func(ctx context.Context, r *jobs.Run) error {
@@ -182,7 +182,7 @@ func TestStopHandsBack(t *testing.T) {
 }
 
 func TestRetriesThenFails(t *testing.T) {
-	db := mongox.NewDB(mongotest.Database(t), true)
+	db := mongox.NewDB(mongotest.Database(t))
 	now := time.Now()
 	var clock atomic.Int64
 	clock.Store(now.UnixNano())
@@ -219,7 +219,7 @@ func TestRetriesThenFails(t *testing.T) {
 // Many workers (as on several replicas sharing the service's locks) never
 // run one job twice at once.
 func TestConcurrentWorkersRunEachJobOnce(t *testing.T) {
-	db := mongox.NewDB(mongotest.Database(t), true)
+	db := mongox.NewDB(mongotest.Database(t))
 	var runs sync.Map
 	var dup atomic.Bool
 	h := map[string]jobs.Handler{"once": func(ctx context.Context, r *jobs.Run) error {
@@ -257,7 +257,7 @@ func TestConcurrentWorkersRunEachJobOnce(t *testing.T) {
 // both workers; another tenant's job, queued after all of them, runs as soon
 // as a worker is free, before the first tenant's next one.
 func TestTenantsRunningNothingGoFirst(t *testing.T) {
-	db := mongox.NewDB(mongotest.Database(t), true)
+	db := mongox.NewDB(mongotest.Database(t))
 	q := newQueue(t, db)
 	release := make(chan struct{})
 	var aStarted atomic.Int32
@@ -304,7 +304,7 @@ func TestTenantsRunningNothingGoFirst(t *testing.T) {
 // its job of the other kind runs meanwhile in that kind's worker, and its
 // next job starts as soon as the first ends.
 func TestTenantLimitPerKind(t *testing.T) {
-	db := mongox.NewDB(mongotest.Database(t), true)
+	db := mongox.NewDB(mongotest.Database(t))
 	q := newQueue(t, db)
 	release := make(chan struct{})
 	var running, most atomic.Int32
@@ -375,7 +375,7 @@ func saveProgress(q *Queue, job doc, v any) error {
 // than its last one ran after that one's end, and another tenant's job
 // runs meanwhile.
 func TestTenantRest(t *testing.T) {
-	db := mongox.NewDB(mongotest.Database(t), true)
+	db := mongox.NewDB(mongotest.Database(t))
 	q := newQueue(t, db)
 	const ran = 300 * time.Millisecond
 	var mu sync.Mutex

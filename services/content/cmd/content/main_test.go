@@ -63,7 +63,7 @@ func TestMigrateCommand(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = db.Client().Database(db.Name() + "_search").Drop(context.Background()) })
-	env := []string{"MONGO_URI=" + mongotest.URI(t), "MONGO_LOCK_DOCUMENTS=true", "CONTENT_DB=" + db.Name(),
+	env := []string{"MONGO_URI=" + mongotest.URI(t), "CONTENT_DB=" + db.Name(),
 		"BLOB_URL=" + blobtest.Dir(t), "LOG_LEVEL=error", "ADMIN_ADDR=127.0.0.1:1"}
 	for _, run := range []struct{ args, want string }{
 		{"migrate", "content migrate: applied [1 2]"},

@@ -3,11 +3,12 @@ package changerequest_test
 import (
 	"context"
 	"errors"
-	"github.com/docspub/platform/libs/blob/blobtest"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/docspub/platform/libs/blob/blobtest"
 
 	"github.com/docspub/platform/libs/apierr"
 	"github.com/docspub/platform/libs/mongotest"
@@ -73,7 +74,7 @@ func newEnv(t *testing.T) *env {
 		t.Fatal(err)
 	}
 	urls := links.New("http://gw.test", "http://gw.test/app")
-	mdb := mongox.NewDB(db, true)
+	mdb := mongox.NewDB(db)
 	people := peoplemongo.NewStore(db, urls)
 	if err := people.Put(ctx, "org1", "ada", "Ada", "ada@acme.test", roles.Admin); err != nil {
 		t.Fatal(err)

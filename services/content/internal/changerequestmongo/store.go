@@ -52,10 +52,8 @@ func Indexes() []mongox.Index {
 }
 
 // NextNumber hands out the space's next number: an atomic increment of its
-// counter document (serialised in-process too, as FerretDB v1 needs).
+// counter document.
 func (s *Store) NextNumber(ctx context.Context, space string) (int, error) {
-	unlock := s.db.Lock(Numbers, space)
-	defer unlock()
 	var doc struct {
 		Next int `bson:"next"`
 	}

@@ -31,7 +31,7 @@ func TestUpdateIsACompareAndSet(t *testing.T) {
 	if err := mongox.EnsureIndexes(ctx, db, changerequestmongo.Indexes()...); err != nil {
 		t.Fatal(err)
 	}
-	s := changerequestmongo.NewStore(mongox.NewDB(db, true), nil)
+	s := changerequestmongo.NewStore(mongox.NewDB(db), nil)
 	cr := changerequest.ChangeRequest{ID: "cr1", Space: "sp1", Organization: "org1", Number: 1, Status: changerequest.StatusOpen,
 		Subject: "a", CreatedBy: "ada", Contributors: []string{"ada"}, CreatedAt: t0, UpdatedAt: t0,
 		Revision: "r1", RevisionInitial: "r0", RevisionMergedAncestor: "r0"}

@@ -4,9 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/docspub/platform/libs/blob/blobtest"
 	"strings"
 	"testing"
+
+	"github.com/docspub/platform/libs/blob/blobtest"
 
 	"github.com/docspub/platform/libs/apierr"
 	"github.com/docspub/platform/libs/apitest"
@@ -107,7 +108,7 @@ func newEnv(t *testing.T) *env {
 			t.Fatal(err)
 		}
 	}
-	svc := comment.New(commentmongo.NewStore(mongox.NewDB(db, true), nil), dir, revs, urls)
+	svc := comment.New(commentmongo.NewStore(mongox.NewDB(db), nil), dir, revs, urls)
 	signer := apitest.Signer(t)
 	e := httpx.NewEngine(logx.ForTest(t), "content")
 	v1 := e.Group("/v1", internaltoken.Require(signer))

@@ -38,7 +38,7 @@ func newStore(t *testing.T) (*commentmongo.Store, *mongo.Database) {
 	if err := mongox.EnsureIndexes(context.Background(), db, commentmongo.Indexes()...); err != nil {
 		t.Fatal(err)
 	}
-	return commentmongo.NewStore(mongox.NewDB(db, true), nil), db
+	return commentmongo.NewStore(mongox.NewDB(db), nil), db
 }
 
 func ev(typ, subject string) kafkax.Event { return kafkax.NewEvent(typ, "org1", subject, nil) }

@@ -81,7 +81,7 @@ func newEnv(t *testing.T) *env {
 	if err := customfieldmongo.EnsureIndexes(context.Background(), db); err != nil {
 		t.Fatal(err)
 	}
-	svc := customfield.New(customfieldmongo.NewStore(mongox.NewDB(db, true), nil), links.New("http://gw.test", "http://app.test"))
+	svc := customfield.New(customfieldmongo.NewStore(mongox.NewDB(db), nil), links.New("http://gw.test", "http://app.test"))
 	signer := apitest.Signer(t)
 	e := httpx.NewEngine(logx.ForTest(t), "content")
 	customfieldhttp.Register(e.Group("/v1", internaltoken.Require(signer)), svc, spaces)

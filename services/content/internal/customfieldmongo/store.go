@@ -236,7 +236,5 @@ func (s *Store) ClearValues(ctx context.Context, org, name string) error {
 // DeleteSpace removes the space's values without an event (the space's
 // deletion event says they are gone), when a deleted space is purged.
 func (s *Store) DeleteSpace(ctx context.Context, space string) error {
-	unlock := s.db.Lock(SpaceValues, space)
-	defer unlock()
 	return s.ds.Delete(ctx, SpaceValues, bson.M{"_id": space})
 }

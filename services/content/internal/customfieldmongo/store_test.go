@@ -26,7 +26,7 @@ func newStore(t *testing.T) (*customfieldmongo.Store, *mongo.Database) {
 	if err := customfieldmongo.EnsureIndexes(context.Background(), db); err != nil {
 		t.Fatal(err)
 	}
-	return customfieldmongo.NewStore(mongox.NewDB(db, true), nil), db
+	return customfieldmongo.NewStore(mongox.NewDB(db), nil), db
 }
 
 func field(org, id, name string) customfield.Field {

@@ -14,7 +14,6 @@ import (
 	"github.com/docspub/platform/libs/internaltoken"
 	"github.com/docspub/platform/libs/logx"
 	"github.com/docspub/platform/libs/mongotest"
-	"github.com/docspub/platform/libs/mongox"
 	"github.com/docspub/platform/services/content/internal/access"
 	"github.com/docspub/platform/services/content/internal/links"
 	"github.com/docspub/platform/services/content/internal/revision"
@@ -45,7 +44,7 @@ func TestSearchHandler(t *testing.T) {
 	if err := searchmongo.EnsureIndexes(ctx, db); err != nil {
 		t.Fatal(err)
 	}
-	svc := search.New(searchmongo.NewStore(db, mongox.NewDocLocks()), links.New("http://gw.test", "http://app.test"))
+	svc := search.New(searchmongo.NewStore(db), links.New("http://gw.test", "http://app.test"))
 	for _, sp := range []string{"s1", "s2"} {
 		pages := []revision.Page{{ID: "p1", Kind: revision.KindDocument, Title: "Onboarding", Slug: "onboarding",
 			Markdown: "Welcome aboard.\n\n## Laptop\n\nPick up your laptop on day one.\n"}}

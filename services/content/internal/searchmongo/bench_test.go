@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/docspub/platform/libs/mongotest"
-	"github.com/docspub/platform/libs/mongox"
 	"github.com/docspub/platform/services/content/internal/links"
 	"github.com/docspub/platform/services/content/internal/revision"
 	"github.com/docspub/platform/services/content/internal/search"
@@ -31,7 +30,7 @@ func BenchmarkSearch10kPages(b *testing.B) {
 	if err := searchmongo.EnsureIndexes(ctx, db); err != nil {
 		b.Fatal(err)
 	}
-	st := searchmongo.NewStore(db, mongox.NewDocLocks())
+	st := searchmongo.NewStore(db)
 	svc := search.New(st, links.New("http://gw.test", "http://app.test"))
 
 	rng := rand.New(rand.NewPCG(1, 2))

@@ -110,7 +110,6 @@ type Store struct {
 	db *mongo.Database
 	// reads is db on the client of reads (ReadingFrom), else db.
 	reads *mongo.Database
-	locks *mongox.DocLocks
 	// postingCache holds the postings of a term in a space (none found is
 	// kept too), pageCache the pages, each under the space's generation
 	// (see the package comment).
@@ -127,10 +126,9 @@ type pageKey struct {
 
 var _ search.Store = (*Store)(nil)
 
-// NewStore returns a store on db. Updates of one posting list are serialised
-// with locks (FerretDB v1 applies an update by rewriting the document).
-func NewStore(db *mongo.Database, locks *mongox.DocLocks) *Store {
-	return &Store{db: db, reads: db, locks: locks,
+// NewStore returns a store on db.
+func NewStore(db *mongo.Database) *Store {
+	return &Store{db: db, reads: db,
 		postingCache: sizedcache.New[termKey, []search.Posting](cacheEntries, cacheBytes).Observe("content.search.postings"),
 		pageCache:    sizedcache.New[pageKey, search.Page](cacheEntries, cacheBytes).Observe("content.search.pages")}
 }
@@ -168,7 +166,6 @@ func (s *Store) changed(ctx context.Context, org, space string, gone bool) error
 	if gone {
 		update = bson.M{"$unset": bson.M{spaceField(space): ""}}
 	}
-	defer s.locks.Lock(Orgs, org)()
 	_, err := s.db.Collection(Orgs).UpdateOne(context.WithoutCancel(ctx), bson.M{"_id": org}, update, options.UpdateOne().SetUpsert(true))
 	return mongox.Err(err, "search generations")
 }
@@ -428,7 +425,6 @@ func (s *Store) replaceSpace(ctx context.Context, idx search.SpaceIndex, old spa
 	if err := s.dropStale(ctx, idx, old, rec); err != nil {
 		return err
 	}
-	defer s.locks.Lock(Spaces, rec.ID)()
 	_, err := s.db.Collection(Spaces).ReplaceOne(ctx, bson.M{"_id": rec.ID}, rec, options.Replace().SetUpsert(true))
 	return mongox.Err(err, "search space")
 }
@@ -514,7 +510,6 @@ func (s *Store) reserve(ctx context.Context, idx search.SpaceIndex, postingShard
 	if len(add) > 0 {
 		update["$addToSet"] = add
 	}
-	defer s.locks.Lock(Spaces, idx.Space)()
 	_, err := s.db.Collection(Spaces).UpdateOne(ctx, bson.M{"_id": idx.Space}, update, options.UpdateOne().SetUpsert(true))
 	return mongox.Err(err, "search space")
 }
@@ -553,7 +548,6 @@ func (s *Store) RemoveSpace(ctx context.Context, space string) (err error) {
 	if err := s.removeEntries(ctx, old); err != nil {
 		return err
 	}
-	defer s.locks.Lock(Spaces, space)()
 	_, err = s.db.Collection(Spaces).DeleteOne(ctx, bson.M{"_id": space})
 	return mongox.Err(err, "search space")
 }
@@ -614,7 +608,6 @@ func (s *Store) unsetTerms(ctx context.Context, org, space string, terms []strin
 }
 
 func (s *Store) unset(ctx context.Context, c *mongo.Collection, id, space string) error {
-	defer s.locks.Lock(c.Name(), id)()
 	_, err := c.UpdateOne(ctx, bson.M{"_id": id}, bson.M{"$unset": bson.M{spaceField(space): ""}})
 	return mongox.Err(err, "search postings")
 }

@@ -8,7 +8,6 @@ import (
 
 	"github.com/docspub/platform/libs/apierr"
 	"github.com/docspub/platform/libs/mongotest"
-	"github.com/docspub/platform/libs/mongox"
 	"github.com/docspub/platform/services/content/internal/links"
 	"github.com/docspub/platform/services/content/internal/revision"
 	"github.com/docspub/platform/services/content/internal/search"
@@ -27,7 +26,7 @@ func newService(t *testing.T) (*search.Service, *searchmongo.Store) {
 	if err := searchmongo.EnsureIndexes(context.Background(), db); err != nil {
 		t.Fatal(err)
 	}
-	st := searchmongo.NewStore(db, mongox.NewDocLocks())
+	st := searchmongo.NewStore(db)
 	return search.New(st, links.New("http://gw.test", "http://app.test")), st
 }
 
@@ -256,7 +255,7 @@ func TestPagingOverSpaces(t *testing.T) {
 func TestPostingListIsOneDocumentPerTermAndSpace(t *testing.T) {
 	ctx := context.Background()
 	db := mongotest.Database(t)
-	st := searchmongo.NewStore(db, mongox.NewDocLocks())
+	st := searchmongo.NewStore(db)
 	svc := search.New(st, links.New("", ""))
 	for _, sp := range []string{"s1", "s2"} {
 		if err := svc.IndexRevision(ctx, "acme", sp, []revision.Page{doc("p", "Lynx", "lynx", "")}); err != nil {
@@ -323,7 +322,7 @@ func manyPages(n int) []revision.Page {
 func TestShardedReindexAndRemove(t *testing.T) {
 	ctx := context.Background()
 	db := mongotest.Database(t)
-	st := searchmongo.NewStore(db, mongox.NewDocLocks())
+	st := searchmongo.NewStore(db)
 	svc := search.New(st, links.New("", ""))
 	if err := svc.IndexRevision(ctx, "acme", "s1", manyPages(200)); err != nil {
 		t.Fatal(err)
@@ -385,7 +384,7 @@ func TestShardedReindexAndRemove(t *testing.T) {
 func TestInterruptedReplaceLeavesNothingBehind(t *testing.T) {
 	ctx := context.Background()
 	db := mongotest.Database(t)
-	st := searchmongo.NewStore(db, mongox.NewDocLocks())
+	st := searchmongo.NewStore(db)
 	svc := search.New(st, links.New("", ""))
 	for _, remove := range []bool{false, true} {
 		if err := svc.IndexRevision(ctx, "acme", "s1", manyPages(5)); err != nil {
@@ -435,7 +434,7 @@ func TestInterruptedReplaceLeavesNothingBehind(t *testing.T) {
 func TestLayoutZeroListsAreReadAndLeft(t *testing.T) {
 	ctx := context.Background()
 	db := mongotest.Database(t)
-	st := searchmongo.NewStore(db, mongox.NewDocLocks())
+	st := searchmongo.NewStore(db)
 	svc := search.New(st, links.New("", ""))
 	// Index s1 and s9, then rewrite what was stored as layout 0 would have
 	// been: one list per term holding both, records without a layout.
@@ -495,8 +494,8 @@ func TestCachedReadsFollowOtherReplicasWrites(t *testing.T) {
 		t.Fatal(err)
 	}
 	links := links.New("http://gw.test", "http://app.test")
-	a := search.New(searchmongo.NewStore(db, mongox.NewDocLocks()), links)
-	b := search.New(searchmongo.NewStore(db, mongox.NewDocLocks()), links)
+	a := search.New(searchmongo.NewStore(db), links)
+	b := search.New(searchmongo.NewStore(db), links)
 	if err := b.IndexRevision(ctx, "acme", "s1", []revision.Page{doc("p1", "Alpha", "alpha", "Old walrus text.\n")}); err != nil {
 		t.Fatal(err)
 	}
@@ -552,7 +551,7 @@ func TestCachedReadsFollowOtherReplicasWrites(t *testing.T) {
 func TestPhraseListsShareTheirFirstTermsShard(t *testing.T) {
 	ctx := context.Background()
 	db := mongotest.Database(t)
-	svc := search.New(searchmongo.NewStore(db, mongox.NewDocLocks()), links.New("", ""))
+	svc := search.New(searchmongo.NewStore(db), links.New("", ""))
 	if err := svc.IndexRevision(ctx, "acme", "s1", []revision.Page{doc("p", "Merge rules", "merge", "")}); err != nil {
 		t.Fatal(err)
 	}

@@ -160,7 +160,7 @@ func BenchmarkSpacesAccess(b *testing.B) {
 				b.Fatal(err)
 			}
 			urls := links.New("http://gw.test", "http://gw.test/app")
-			svc := space.New(space.Deps{Store: spacemongo.NewStore(mongox.NewDB(db, true), nil), People: peoplemongo.NewStore(db, urls), URLs: urls})
+			svc := space.New(space.Deps{Store: spacemongo.NewStore(mongox.NewDB(db), nil), People: peoplemongo.NewStore(db, urls), URLs: urls})
 			signer := apitest.Signer(b)
 			eng := httpx.NewEngine(logx.Discard(), "content")
 			spacehttp.RegisterInternal(eng.Group("/internal/v1", internaltoken.Require(signer), internaltoken.RequireUser), svc)

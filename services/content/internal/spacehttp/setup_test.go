@@ -58,7 +58,7 @@ func newEnv(t *testing.T) *env {
 	urls := links.New("http://gw.test", "http://gw.test/app")
 	people := peoplemongo.NewStore(db, urls)
 	clk := &clock{t: time.Now()}
-	svc := space.New(space.Deps{Store: spacemongo.NewStore(mongox.NewDB(db, true), nil), People: people, URLs: urls, Now: clk.now})
+	svc := space.New(space.Deps{Store: spacemongo.NewStore(mongox.NewDB(db), nil), People: people, URLs: urls, Now: clk.now})
 	signer := apitest.Signer(t)
 	e := httpx.NewEngine(logx.ForTest(t), "content")
 	spacehttp.Register(e.Group("/v1", internaltoken.Require(signer), internaltoken.RequireUser), svc)

@@ -439,8 +439,6 @@ type treeLock struct {
 func (s *Store) LockTree(ctx context.Context, org, owner string, lease time.Duration) (bool, error) {
 	now := time.Now().UTC()
 	lock := treeLock{ID: org, Owner: owner, Until: now.Add(lease)}
-	unlock := s.db.Lock(TreeLocks, org)
-	defer unlock()
 	_, err := s.d.C(TreeLocks).InsertOne(ctx, lock)
 	if err == nil {
 		return true, nil
@@ -459,8 +457,6 @@ func (s *Store) LockTree(ctx context.Context, org, owner string, lease time.Dura
 
 // UnlockTree frees the tree lock of org if owner holds it.
 func (s *Store) UnlockTree(ctx context.Context, org, owner string) error {
-	unlock := s.db.Lock(TreeLocks, org)
-	defer unlock()
 	_, err := s.d.C(TreeLocks).DeleteOne(ctx, bson.M{"_id": org, "owner": owner})
 	return mongox.Err(err, "tree lock")
 }

@@ -32,7 +32,7 @@ func newSpace(t *testing.T, id string) (*spacemongo.Store, space.Space) {
 	if err := mongox.EnsureIndexes(context.Background(), db, spacemongo.Indexes()...); err != nil {
 		t.Fatal(err)
 	}
-	s := spacemongo.NewStore(mongox.NewDB(db, true), nil)
+	s := spacemongo.NewStore(mongox.NewDB(db), nil)
 	sp := space.Space{ID: id, Organization: "org1", Title: "A", Visibility: space.VisibilityPrivate, EditMode: space.EditLive,
 		Position: 1, Revision: "r1", CreatedAt: t0, UpdatedAt: t0}
 	rev := space.Revision{ID: "r1", Space: id, Organization: "org1", Type: "edits", Parents: []string{}, CreatedAt: t0}
@@ -159,7 +159,7 @@ func TestMoveHeadAndItsMarks(t *testing.T) {
 func TestChangedDropsOneSpace(t *testing.T) {
 	ctx := context.Background()
 	db := mongotest.Database(t)
-	s := spacemongo.NewStore(mongox.NewDB(db, true), nil)
+	s := spacemongo.NewStore(mongox.NewDB(db), nil)
 	for _, id := range []string{"sp1", "sp2"} {
 		sp := space.Space{ID: id, Organization: "org1", Title: "A", Visibility: space.VisibilityPrivate, EditMode: space.EditLive,
 			Position: 1, Revision: "r1", CreatedAt: t0, UpdatedAt: t0}

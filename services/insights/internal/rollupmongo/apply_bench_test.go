@@ -65,7 +65,7 @@ func (s *timed) PutShards(ctx context.Context, bs []rollup.Bucket) ([]bool, erro
 func BenchmarkApplyChunks(b *testing.B) {
 	ctx := context.Background()
 	const perChunk = 300
-	store := &timed{Store: rollupmongo.NewStore(mongox.NewDB(mongotest.Database(b), true)), spent: map[string]time.Duration{}}
+	store := &timed{Store: rollupmongo.NewStore(mongox.NewDB(mongotest.Database(b))), spent: map[string]time.Duration{}}
 	a := rollup.NewApplier(store, nil)
 	now := time.Now().UTC()
 	browsers := []string{"chrome", "firefox", "safari"}

@@ -79,7 +79,7 @@ func loadYear(b *testing.B) (*rollupmongo.Store, time.Time) {
 		n, _ = strconv.Atoi(s)
 	}
 	ctx := context.Background()
-	store := rollupmongo.NewStore(mongox.NewDB(mongotest.Client(b).Database(mongotest.DatabaseName()), true))
+	store := rollupmongo.NewStore(mongox.NewDB(mongotest.Client(b).Database(mongotest.DatabaseName())))
 	now := time.Now().UTC()
 	start := now.Add(-365 * 24 * time.Hour)
 	rng := rand.New(rand.NewPCG(1, 2))

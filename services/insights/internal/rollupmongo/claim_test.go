@@ -22,7 +22,7 @@ import (
 // the batch goes to the chunk that claimed it first.
 func TestConcurrentAppliersCountBatchesOnce(t *testing.T) {
 	ctx := context.Background()
-	store := rollupmongo.NewStore(mongox.NewDB(mongotest.Database(t), true))
+	store := rollupmongo.NewStore(mongox.NewDB(mongotest.Database(t)))
 	now := time.Now().UTC()
 	at := now.Add(-2 * time.Hour).Truncate(time.Hour)
 	var batches []rollup.Batch
@@ -52,7 +52,7 @@ func TestConcurrentAppliersCountBatchesOnce(t *testing.T) {
 func TestRecoverChunkRecordedBeforeClaims(t *testing.T) {
 	ctx := context.Background()
 	db := mongotest.Database(t)
-	store := rollupmongo.NewStore(mongox.NewDB(db, true))
+	store := rollupmongo.NewStore(mongox.NewDB(db))
 	now := time.Now().UTC()
 	at := now.Add(-2 * time.Hour).Truncate(time.Hour)
 	batches := []rollup.Batch{{ID: "b1", Org: "o", Site: "site", Visits: visits(40, at, func(int) string { return "/" })}}
@@ -87,7 +87,7 @@ func TestRecoverChunkRecordedBeforeClaims(t *testing.T) {
 // them: no count is lost or doubled.
 func TestAppliersTakingTurnsOnOneBucket(t *testing.T) {
 	ctx := context.Background()
-	store := rollupmongo.NewStore(mongox.NewDB(mongotest.Database(t), true))
+	store := rollupmongo.NewStore(mongox.NewDB(mongotest.Database(t)))
 	now := time.Now().UTC()
 	at := now.Add(-2 * time.Hour).Truncate(time.Hour)
 	a, b := rollup.NewApplier(store, nil), rollup.NewApplier(store, nil)

@@ -18,7 +18,7 @@ import (
 // columns, comparisons, filters on counts, claims, aggregate objects.
 func TestAggregateColumns(t *testing.T) {
 	ctx := context.Background()
-	store := rollupmongo.NewStore(mongox.NewDB(mongotest.Database(t), true))
+	store := rollupmongo.NewStore(mongox.NewDB(mongotest.Database(t)))
 	now := time.Date(2026, 3, 20, 12, 30, 0, 0, time.UTC) // a Friday
 	mon := time.Date(2026, 3, 16, 9, 0, 0, 0, time.UTC)   // Monday 09:00
 	at := func(day, hour int) time.Time { return mon.AddDate(0, 0, day).Add(time.Duration(hour) * time.Hour) }

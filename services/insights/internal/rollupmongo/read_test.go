@@ -66,7 +66,7 @@ func TestYearReadsBucketsByID(t *testing.T) {
 	name := mongotest.DatabaseName()
 	db, seen := monitored(t, name)
 	t.Cleanup(func() { _ = db.Drop(context.Background()) })
-	store := rollupmongo.NewStore(mongox.NewDB(db, true))
+	store := rollupmongo.NewStore(mongox.NewDB(db))
 	now := time.Date(2026, 11, 24, 9, 40, 0, 0, time.UTC)
 
 	// 400 days of visits on site s, 3 a day at changing hours; as many on
@@ -167,8 +167,9 @@ func TestYearReadsBucketsByID(t *testing.T) {
 }
 
 // A bucket write is a compare-and-set on its version (a stale version
-// loses), and on the embedded server it reads and writes by _id only: a
-// {_id, version} filter would scan every site's buckets.
+// loses): the replace's filter is {_id, version}, the same on MongoDB and
+// on the embedded server (which finds the document by its _id index, then
+// checks its version, under its collection's write lock).
 func TestPutShardComparesVersionsByID(t *testing.T) {
 	ctx := context.Background()
 	var mu sync.Mutex
@@ -185,7 +186,7 @@ func TestPutShardComparesVersionsByID(t *testing.T) {
 		}
 	}}
 	db := monitoredDB(t, mon)
-	store := rollupmongo.NewStore(mongox.NewDB(db, true))
+	store := rollupmongo.NewStore(mongox.NewDB(db))
 	at := time.Date(2026, 11, 24, 9, 0, 0, 0, time.UTC)
 	b := rollup.Bucket{ID: rollup.BucketID("s", rollup.Hourly, at, 0), Org: "o", Site: "s", Gran: rollup.Hourly, Start: at, Version: 1,
 		Rows: []rollup.Row{{Key: "a", Dims: visit.Dims{EventType: "page_view"}, Events: 1}}}
@@ -209,8 +210,8 @@ func TestPutShardComparesVersionsByID(t *testing.T) {
 	}
 	for _, f := range filters {
 		elems, _ := f.Elements()
-		if len(elems) != 1 || elems[0].Key() != "_id" {
-			t.Errorf("a bucket was written with filter %s; want {_id} only on the embedded server", f)
+		if len(elems) != 2 || elems[0].Key() != "_id" || elems[1].Key() != "version" {
+			t.Errorf("a bucket was written with filter %s; want {_id, version}", f)
 		}
 	}
 }
@@ -232,7 +233,7 @@ func TestSetsLiveApartFromTheirShard(t *testing.T) {
 		}
 	}}
 	db := monitoredDB(t, mon)
-	store := rollupmongo.NewStore(mongox.NewDB(db, true))
+	store := rollupmongo.NewStore(mongox.NewDB(db))
 	at := time.Date(2026, 11, 24, 9, 0, 0, 0, time.UTC)
 	key := []rollup.Key{{Gran: rollup.Hourly, Start: at}}
 	put := func(version int64, visitors []int64, want bool) {
@@ -297,7 +298,7 @@ func monitoredDB(t *testing.T, mon *event.CommandMonitor) *mongo.Database {
 func TestCollectSets(t *testing.T) {
 	ctx := context.Background()
 	db := mongotest.Database(t)
-	store := rollupmongo.NewStore(mongox.NewDB(db, true))
+	store := rollupmongo.NewStore(mongox.NewDB(db))
 	at := time.Date(2026, 11, 24, 9, 0, 0, 0, time.UTC)
 	id := rollup.BucketID("s", rollup.Hourly, at, 0)
 	b := rollup.Bucket{ID: id, Org: "o", Site: "s", Gran: rollup.Hourly, Start: at, Version: 1,

@@ -18,7 +18,6 @@ import (
 	"fmt"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/docspub/platform/libs/mongox"
@@ -47,19 +46,9 @@ const AppliedTTL = 7 * 24 * time.Hour
 // Store is the MongoDB store of rollups.
 type Store struct {
 	db mongox.DB
-	// server is 0 until asked, then mongoDB or ferretDB (see swap).
-	server atomic.Int32
 }
 
-// Servers swap tells apart.
-const (
-	mongoDB  = 1
-	ferretDB = 2
-)
-
-// NewStore returns the store on db, whose document locks serialise writers
-// of one document in this process (FerretDB applies an update by
-// read-modify-write).
+// NewStore returns the store on db.
 func NewStore(db mongox.DB) *Store { return &Store{db: db} }
 
 // Indexes are the store's indexes: buckets are read by _id alone; applied
@@ -533,9 +522,7 @@ func (s *Store) PutShards(ctx context.Context, bs []rollup.Bucket) ([]bool, erro
 	swaps.SetLimit(writers)
 	for i, b := range bs {
 		swaps.Go(func() error {
-			unlock := s.db.Lock(Buckets, b.ID)
 			old, ok, err := s.swap(swapCtx, b, docs[i])
-			unlock()
 			won[i], drop[i] = ok, old
 			if !ok || err != nil {
 				drop[i] = docs[i].SetsRef // lost or failed: the new sets are nobody's
@@ -575,34 +562,16 @@ func (s *Store) swap(ctx context.Context, b rollup.Bucket, d doc) (string, bool,
 		}
 		return "", true, nil
 	}
-	ferret, err := s.isFerret(ctx)
-	if err != nil {
-		return "", false, err
-	}
+	// The version read by _id, then the replace of that version: a
+	// compare-and-set on MongoDB and on the embedded server alike (a
+	// version names one content, so the SetsRef read is the one replaced),
+	// with two index hits and no document sent back (the embedded server
+	// has no findAndModify projection).
 	var cur struct {
 		Version int64  `bson:"version"`
 		SetsRef string `bson:"setsRef"`
 	}
-	if !ferret {
-		err := coll.FindOneAndReplace(ctx, bson.M{"_id": b.ID, "version": b.Version - 1}, d,
-			options.FindOneAndReplace().SetProjection(bson.M{"setsRef": 1})).Decode(&cur)
-		if errors.Is(err, mongo.ErrNoDocuments) {
-			return "", false, nil
-		}
-		if err != nil {
-			return "", false, fmt.Errorf("write bucket: %w", err)
-		}
-		return cur.SetsRef, true, nil
-	}
-	// FerretDB v1 applies a replace by reading the matching documents and
-	// writing them back, outside any transaction: its {_id, version} filter
-	// is no atomic compare-and-set across connections either, and it scans
-	// and decodes the whole collection (every site's buckets) since only a
-	// lone _id filter is pushed down. What serialises writers of a shard
-	// there is the process's lock, held here: under it, the version read by
-	// _id and the replace by _id are the same compare-and-set, at the cost
-	// of two index hits.
-	err = coll.FindOne(ctx, bson.M{"_id": b.ID}, options.FindOne().SetProjection(bson.M{"version": 1, "setsRef": 1})).Decode(&cur)
+	err := coll.FindOne(ctx, bson.M{"_id": b.ID}, options.FindOne().SetProjection(bson.M{"version": 1, "setsRef": 1})).Decode(&cur)
 	if errors.Is(err, mongo.ErrNoDocuments) {
 		return "", false, nil
 	}
@@ -612,27 +581,9 @@ func (s *Store) swap(ctx context.Context, b rollup.Bucket, d doc) (string, bool,
 	if cur.Version != b.Version-1 {
 		return "", false, nil
 	}
-	res, err := coll.ReplaceOne(ctx, bson.M{"_id": b.ID}, d)
+	res, err := coll.ReplaceOne(ctx, bson.M{"_id": b.ID, "version": b.Version - 1}, d)
 	if err != nil {
 		return "", false, fmt.Errorf("write bucket: %w", err)
 	}
 	return cur.SetsRef, res.MatchedCount == 1, nil
-}
-
-// isFerret reports whether the server is FerretDB (its buildInfo names its
-// version); the answer is kept once the server gave it.
-func (s *Store) isFerret(ctx context.Context) (bool, error) {
-	if v := s.server.Load(); v != 0 {
-		return v == ferretDB, nil
-	}
-	var info bson.M
-	if err := s.db.RunCommand(ctx, bson.D{{Key: "buildInfo", Value: 1}}).Decode(&info); err != nil {
-		return false, fmt.Errorf("ask the server's build: %w", err)
-	}
-	v := int32(mongoDB)
-	if _, ok := info["ferretdbVersion"]; ok {
-		v = ferretDB
-	}
-	s.server.Store(v)
-	return v == ferretDB, nil
 }

@@ -77,7 +77,7 @@ func toInt(v any) int64 {
 // delivered again are skipped: every visit counts once.
 func TestChunkAppliedOnceAfterCrash(t *testing.T) {
 	ctx := context.Background()
-	store := rollupmongo.NewStore(mongox.NewDB(mongotest.Database(t), true))
+	store := rollupmongo.NewStore(mongox.NewDB(mongotest.Database(t)))
 	now := time.Now().UTC()
 	at := now.Add(-3 * time.Hour).Truncate(time.Hour)
 	batches := []rollup.Batch{
@@ -112,7 +112,7 @@ func TestChunkAppliedOnceAfterCrash(t *testing.T) {
 // and queries merge them.
 func TestBucketSplitsIntoShards(t *testing.T) {
 	ctx := context.Background()
-	store := rollupmongo.NewStore(mongox.NewDB(mongotest.Database(t), true))
+	store := rollupmongo.NewStore(mongox.NewDB(mongotest.Database(t)))
 	now := time.Now().UTC()
 	at := now.Add(-2 * time.Hour).Truncate(time.Hour)
 	n := rollup.MaxShardRows + 500

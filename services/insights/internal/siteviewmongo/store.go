@@ -37,15 +37,12 @@ func (s *Store) Get(ctx context.Context, id string) (siteview.Site, bool, error)
 
 // Put implements siteview.Store.
 func (s *Store) Put(ctx context.Context, st siteview.Site) error {
-	unlock := s.db.Lock(Collection, st.ID)
-	defer unlock()
-	cur, ok, err := s.Get(ctx, st.ID)
-	if err != nil {
-		return err
+	// One replace of a record no newer than st, or an insert, which a
+	// newer record's _id refuses: a compare-and-set of the record's time.
+	_, err := s.db.Collection(Collection).ReplaceOne(ctx, bson.M{"_id": st.ID, "at": bson.M{"$lte": st.At}}, st,
+		options.Replace().SetUpsert(true))
+	if mongo.IsDuplicateKeyError(err) {
+		return nil // a newer record is already here
 	}
-	if ok && cur.At.After(st.At) {
-		return nil
-	}
-	_, err = s.db.Collection(Collection).ReplaceOne(ctx, bson.M{"_id": st.ID}, st, options.Replace().SetUpsert(true))
 	return mongox.Err(err, "site")
 }

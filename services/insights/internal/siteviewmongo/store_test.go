@@ -16,7 +16,7 @@ func TestMain(m *testing.M) { mongotest.Main(m) }
 
 func TestProjectionFollowsSiteEvents(t *testing.T) {
 	ctx := context.Background()
-	s := siteview.New(siteviewmongo.NewStore(mongox.NewDB(mongotest.Database(t), true)), nil)
+	s := siteview.New(siteviewmongo.NewStore(mongox.NewDB(mongotest.Database(t))), nil)
 	t0 := time.Now().UTC()
 	type event struct {
 		typ string

@@ -86,7 +86,7 @@ func newEnvWith(t *testing.T, opts reader.Deps) *env {
 	}
 	signer := apitest.Signer(t)
 	ct := contenttest.New(t, apitest.Secret)
-	mdb := mongox.NewDB(db, true)
+	mdb := mongox.NewDB(db)
 	spaces := spaceviewmongo.NewStore(mdb)
 	client := contentclient.New(discovery.Static{contentclient.Service: ct.URL}, signer)
 	siteStore, sectionStore, linkStore := sitemongo.NewStore(mdb), sectionmongo.NewStore(mdb), sharelinkmongo.NewStore(mdb)

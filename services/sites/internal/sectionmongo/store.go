@@ -1,7 +1,6 @@
 // Package sectionmongo stores the sites service's sections and section
 // groups in MongoDB through libs/docstore: every write carries its event
-// (outbox), and updates of one document are serialised with the shared
-// DocLocks.
+// (outbox).
 package sectionmongo
 
 import (

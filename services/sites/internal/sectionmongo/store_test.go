@@ -25,7 +25,7 @@ func newStore(t *testing.T) (*sectionmongo.Store, *int) {
 	if err := mongox.EnsureIndexes(context.Background(), db, sectionmongo.Indexes()...); err != nil {
 		t.Fatal(err)
 	}
-	s := sectionmongo.NewStore(mongox.NewDB(db, true))
+	s := sectionmongo.NewStore(mongox.NewDB(db))
 	writes := new(int)
 	s.OnEvents(func([]kafkax.Event) { *writes++ })
 	return s, writes

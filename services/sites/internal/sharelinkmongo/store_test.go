@@ -26,7 +26,7 @@ func newStore(t *testing.T) (*sharelinkmongo.Store, *mongo.Database, *int) {
 	if err := sharelinkmongo.EnsureIndexes(context.Background(), db); err != nil {
 		t.Fatal(err)
 	}
-	s := sharelinkmongo.NewStore(mongox.NewDB(db, true))
+	s := sharelinkmongo.NewStore(mongox.NewDB(db))
 	writes := new(int)
 	s.OnEvents(func([]kafkax.Event) { *writes++ })
 	return s, db, writes

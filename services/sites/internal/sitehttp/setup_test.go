@@ -4,13 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"go.mongodb.org/mongo-driver/v2/mongo"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"go.mongodb.org/mongo-driver/v2/mongo"
 
 	"github.com/docspub/platform/libs/apierr"
 	"github.com/docspub/platform/libs/apitest"
@@ -211,7 +212,7 @@ func newEnv(t *testing.T) *env {
 	cs := &content{spaces: map[string]string{}, hidden: map[string]map[string]bool{}}
 	srv := httptest.NewServer(cs.handler(contentSigner))
 	t.Cleanup(srv.Close)
-	mdb := mongox.NewDB(db, true)
+	mdb := mongox.NewDB(db)
 	spaces := spaceviewmongo.NewStore(mdb)
 	siteStore := sitemongo.NewStore(mdb)
 	client := contentclient.New(discovery.Static{"content": srv.URL}, signer)

@@ -138,7 +138,7 @@ func TestContentDownFailsClosed(t *testing.T) {
 	closed := "http://" + ln.Addr().String()
 	_ = ln.Close()
 	db := mongotest.Database(t)
-	mdb := mongox.NewDB(db, true)
+	mdb := mongox.NewDB(db)
 	signer := apitest.Signer(t)
 	svc := site.New(site.Deps{Store: sitemongo.NewStore(mdb), Spaces: spaceviewmongo.NewStore(mdb),
 		Content: sitecontentclient.New(contentclient.New(discovery.Static{"content": closed}, signer)), URLs: site.URLs{Public: "http://gw.test"}})

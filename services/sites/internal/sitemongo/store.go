@@ -1,7 +1,6 @@
 // Package sitemongo stores sites and site spaces in MongoDB through
 // libs/docstore: every write carries its event (outbox), removals tombstone
-// the document for the relay, and updates of one document are serialised
-// with the shared DocLocks.
+// the document for the relay.
 package sitemongo
 
 import (

@@ -26,7 +26,7 @@ func newStore(t *testing.T) (*sitemongo.Store, *int, *mongo.Database) {
 	if err := mongox.EnsureIndexes(context.Background(), db, sitemongo.Indexes()...); err != nil {
 		t.Fatal(err)
 	}
-	s := sitemongo.NewStore(mongox.NewDB(db, true))
+	s := sitemongo.NewStore(mongox.NewDB(db))
 	writes := new(int)
 	s.OnEvents(func([]kafkax.Event) { *writes++ })
 	return s, writes, db

@@ -63,19 +63,15 @@ func (s *Store) Put(ctx context.Context, view json.RawMessage, deleted bool, at 
 	return s.put(ctx, sp)
 }
 
-// put records sp unless a newer view of the space is stored.
+// put records sp unless a newer view of the space is stored: one replace
+// of a view no newer than sp, or an insert, which a newer view's _id
+// refuses (a compare-and-set of the view's time).
 func (s *Store) put(ctx context.Context, sp spaceview.Space) error {
-	unlock := s.db.Lock(Collection, sp.ID)
-	defer unlock()
-	var cur spaceview.Space
-	err := s.db.Collection(Collection).FindOne(ctx, bson.M{"_id": sp.ID}).Decode(&cur)
-	if err == nil && cur.At.After(sp.At) {
+	_, err := s.db.Collection(Collection).ReplaceOne(ctx, bson.M{"_id": sp.ID, "at": bson.M{"$lte": sp.At}}, sp,
+		options.Replace().SetUpsert(true))
+	if mongo.IsDuplicateKeyError(err) {
 		return nil // a newer view is already here
 	}
-	if err != nil && !errors.Is(err, mongo.ErrNoDocuments) {
-		return mongox.Err(err, "space")
-	}
-	_, err = s.db.Collection(Collection).ReplaceOne(ctx, bson.M{"_id": sp.ID}, sp, options.Replace().SetUpsert(true))
 	return mongox.Err(err, "space")
 }
 

@@ -25,7 +25,7 @@ func event(typ, title string, at time.Time) kafkax.Event {
 }
 
 func TestEventsKeepTheNewestView(t *testing.T) {
-	s := spaceviewmongo.NewStore(mongox.NewDB(mongotest.Database(t), true))
+	s := spaceviewmongo.NewStore(mongox.NewDB(mongotest.Database(t)))
 	ctx := context.Background()
 	t0 := time.Now().UTC().Truncate(time.Millisecond)
 	steps := []struct {
@@ -79,7 +79,7 @@ func view(org, title string, updated time.Time, deleted bool) map[string]any {
 // so an event written before a transfer and delivered after it (or a
 // content answer read before it) never brings the old organization back.
 func TestTransfersWinWhateverTheOrder(t *testing.T) {
-	s := spaceviewmongo.NewStore(mongox.NewDB(mongotest.Database(t), true))
+	s := spaceviewmongo.NewStore(mongox.NewDB(mongotest.Database(t)))
 	ctx := context.Background()
 	t0 := time.Now().UTC().Truncate(time.Millisecond)
 	put := func(typ string, data map[string]any, occurred time.Time) {
@@ -128,7 +128,7 @@ func mustJSON(t *testing.T, v any) json.RawMessage {
 // TestUnreadableEventIsPermanent: an event whose space cannot be read is
 // dead-lettered by the consumer instead of blocking the events behind it.
 func TestUnreadableEventIsPermanent(t *testing.T) {
-	s := spaceviewmongo.NewStore(mongox.NewDB(mongotest.Database(t), true))
+	s := spaceviewmongo.NewStore(mongox.NewDB(mongotest.Database(t)))
 	ev := kafkax.NewEvent(contentapi.SpaceUpdated, "org1", "s1", map[string]any{"title": "no id"})
 	if err := s.Handle(context.Background(), ev); !kafkax.IsPermanent(err) {
 		t.Errorf("Handle(event without a space id) = %v, want a permanent error", err)
@@ -139,7 +139,7 @@ func TestUnreadableEventIsPermanent(t *testing.T) {
 // applies (the space events project their space); one of a newer version
 // or an undeclared type is unknown: the consumer skips it.
 func TestHandleContentGoldens(t *testing.T) {
-	s := spaceviewmongo.NewStore(mongox.NewDB(mongotest.Database(t), true))
+	s := spaceviewmongo.NewStore(mongox.NewDB(mongotest.Database(t)))
 	ctx := context.Background()
 	for _, ev := range eventtest.Goldens(t, contentapi.Goldens()) {
 		if err := s.Handle(ctx, ev); err != nil {
