@@ -44,7 +44,9 @@ func gitbookRepo() map[string][]byte {
 			"Welcome to the zebra handbook. Start with the [blocks tour](getting-started/blocks.md) or read the [concepts](reference/concepts.md).\n\n" +
 			"<figure><img src=\".gitbook/assets/logo.png\" alt=\"The zebra logo\"><figcaption><p>The zebra logo</p></figcaption></figure>\n\n" +
 			"<a href=\"getting-started/quickstart.md\" class=\"button primary\">Quickstart</a> <a href=\"https://example.com\" class=\"button secondary\">Website</a>\n"),
-		"getting-started/README.md": []byte("---\ndescription: First steps with zebras.\nicon: rocket\n---\n\n# Getting started\n\n" +
+		"getting-started/README.md": []byte("---\ndescription: First steps with zebras.\nicon: rocket\ncover: ../.gitbook/assets/cover.png\ncoverY: 0\n" +
+			"layout:\n  width: wide\n  cover:\n    visible: true\n    size: hero\n  title:\n    visible: false\n  description:\n    visible: true\n" +
+			"  tableOfContents:\n    visible: true\n  outline:\n    visible: false\n  pagination:\n    visible: false\n---\n\n# Getting started\n\n" +
 			"Pick a page: [Quickstart](quickstart.md), [Blocks tour](./blocks.md).\n"),
 		"getting-started/quickstart.md": []byte("# Quickstart\n\nThe quickstart gets a zebra running in minutes.\n\n## Install\n\n```bash\napt-get install zebra\n```\n\n" +
 			"## Run\n\nBack to the [tour](blocks.md#tabs) or [home](../README.md).\n"),

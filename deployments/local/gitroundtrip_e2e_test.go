@@ -20,7 +20,8 @@ import (
 // matter with keys the platform does not read, GitBook's blocks, raw HTML
 // figures, a page with CRLF line endings, a page without a heading, a
 // group, nesting, images under .gitbook/assets (one in a folder, one with
-// a space in its name), and a file outside the docs.
+// a space in its name), SUMMARY entries that are links (an anchor, a
+// URL), a cover, and a file outside the docs.
 func roundTripFiles() map[string][]byte {
 	rng := rand.New(rand.NewPCG(7, 8))
 	img := func(n int) []byte {
@@ -32,8 +33,8 @@ func roundTripFiles() map[string][]byte {
 	}
 	return map[string][]byte{
 		"SUMMARY.md": []byte("# Table of contents\n\n* [Welcome](README.md)\n* [Getting started](getting-started/README.md)\n" +
-			"  * [Install](getting-started/install.md)\n\n## Reference\n\n* [API](reference/api.md)\n* [Windows notes](reference/windows.md)\n"),
-		"README.md": []byte("---\ndescription: The handbook\nlayout:\n  title:\n    visible: false\n  outline:\n    visible: true\n---\n\n# Welcome\n\n" +
+			"  * [Install](getting-started/install.md)\n  * [Install on Linux](getting-started/install.md#download)\n* [Website](https://example.com/handbook)\n\n## Reference\n\n* [API](reference/api.md)\n* [Windows notes](reference/windows.md)\n"),
+		"README.md": []byte("---\ndescription: The handbook\ncover: .gitbook/assets/logo.png\ncoverY: -12\nlayout:\n  title:\n    visible: false\n  outline:\n    visible: true\n---\n\n# Welcome\n\n" +
 			"{% hint style=\"info\" %}\nRead **this** first.\n{% endhint %}\n\n" +
 			"<figure><img src=\".gitbook/assets/logo.png\" alt=\"\"><figcaption><p>Logo</p></figcaption></figure>\n"),
 		"getting-started/README.md": []byte("# Getting started\n\n{% tabs %}\n{% tab title=\"Linux\" %}\n```bash\napt install x\n```\n{% endtab %}\n" +

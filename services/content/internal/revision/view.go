@@ -51,6 +51,7 @@ type PageView struct {
 	Document    Node       `json:"document,omitempty"`
 	Pages       []PageView `json:"pages"`
 	Layout      *Layout    `json:"layout,omitempty"`
+	Href        string     `json:"href,omitempty"` // link pages
 	Tags        []any      `json:"tags,omitzero"`
 	Hidden      bool       `json:"hidden"`
 }
@@ -77,6 +78,9 @@ type Layout struct {
 	Actions         bool   `json:"actions"`
 	Anchors         bool   `json:"anchors"`
 }
+
+// DefaultLayout is a page's layout when its own does not say.
+var DefaultLayout = defaultLayout
 
 var defaultLayout = Layout{
 	Width: "default", CoverSize: "hero", CoverMask: "none",
@@ -164,10 +168,17 @@ func (v *viewer) page(f Flat, format string) PageView {
 		pv.Kind, pv.Type = "group", "group"
 		return pv
 	}
+	if p.Kind == KindLink {
+		pv.Kind, pv.Type, pv.Href = "link", "link", p.Href
+		return pv
+	}
 	pv.Kind, pv.Type = "sheet", "document"
 	pv.URLs = &PageURLs{App: v.base + "/" + f.Path}
 	pv.Description = p.Description
 	layout := defaultLayout
+	if p.Layout != nil {
+		layout = *p.Layout
+	}
 	pv.Layout, pv.Tags = &layout, []any{}
 	if format == FormatDocument {
 		from := f

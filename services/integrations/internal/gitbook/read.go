@@ -293,7 +293,15 @@ func (r *reader) list(l *ast.List, src []byte, dir string, depth int, seenReadme
 		}
 		if link != nil && linkEntry(string(link.Destination)) {
 			// A link in the table of contents (an anchor of a page, a
-			// URL), not a page: its children stay, one level up.
+			// URL), not a page: a link page (GitBook's type "link") with
+			// the destination as written; its children stay, one level up.
+			if r.pages++; r.pages > MaxPages {
+				return nil, layoutErr("more than %d pages", MaxPages)
+			}
+			if title == "" {
+				title = "Untitled"
+			}
+			out = append(out, Page{Kind: KindLink, Title: title, Slug: Slugify(title), Href: string(link.Destination), Pages: []Page{}})
 			out = append(out, children...)
 			continue
 		}

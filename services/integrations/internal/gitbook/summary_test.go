@@ -138,8 +138,9 @@ func BenchmarkSummary4MB(b *testing.B) {
 }
 
 // TestSummaryLinkEntries: the entries of a SUMMARY.md that are links (an
-// anchor of a page, a URL) are not pages: no page repeats the one an
-// anchor is of, none is an empty page named after a URL. The entries are
+// anchor of a page, a URL) are link pages, not documents: no page repeats
+// the one an anchor is of, none is an empty page named after a URL; an
+// export of a changed tree writes them back as they were. The entries are
 // GitbookIO/public-docs' documentation/SUMMARY.md.
 func TestSummaryLinkEntries(t *testing.T) {
 	t.Parallel()
@@ -162,7 +163,7 @@ func TestSummaryLinkEntries(t *testing.T) {
 	var walk func(ps []Page, indent string)
 	walk = func(ps []Page, indent string) {
 		for _, p := range ps {
-			got = append(got, indent+p.Title+" "+p.Path)
+			got = append(got, indent+p.Title+" "+p.Path+p.Href)
 			walk(p.Pages, indent+"  ")
 		}
 	}
@@ -170,8 +171,29 @@ func TestSummaryLinkEntries(t *testing.T) {
 	want := []string{"GitBook documentation README.md", "Create content ",
 		"  Format content create-content/formatting/README.md", "    Inline content create-content/formatting/inline.md",
 		"  Blocks create-content/blocks/README.md", "    Columns create-content/blocks/columns.md",
+		"    Buttons create-content/formatting/inline.md#buttons", "    Icons create-content/formatting/inline.md#icons",
+		"    Custom blocks https://app.gitbook.com/s/2SyQSbIa1iYS7z6Dx5di/integrations/quickstart",
 		"  Reusable content create-content/reusable-content.md"}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("pages:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	for _, p := range tree.Pages[1].Pages[1].Pages[1:4] {
+		if p.Kind != KindLink {
+			t.Errorf("%s is a %s page, want a link", p.Title, p.Kind)
+		}
+	}
+	// A changed tree (one page removed): SUMMARY.md is written again, with
+	// the link entries as they were.
+	changed := append([]Page(nil), tree.Pages...)
+	changed[1].Pages = changed[1].Pages[:2]
+	out, err := WriteOver(changed, nil, "", &Previous{Tree: tree, Text: files})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range []string{"  * [Buttons](create-content/formatting/inline.md#buttons)\n",
+		"  * [Custom blocks](https://app.gitbook.com/s/2SyQSbIa1iYS7z6Dx5di/integrations/quickstart)\n"} {
+		if !strings.Contains(string(out.Text["SUMMARY.md"]), line) {
+			t.Errorf("SUMMARY.md written:\n%s\nwithout %q", out.Text["SUMMARY.md"], line)
+		}
 	}
 }
