@@ -51,7 +51,8 @@ type PageView struct {
 	Document    Node       `json:"document,omitempty"`
 	Pages       []PageView `json:"pages"`
 	Layout      *Layout    `json:"layout,omitempty"`
-	Href        string     `json:"href,omitempty"` // link pages
+	Href        string     `json:"href,omitempty"`   // link pages
+	Target      Node       `json:"target,omitempty"` // link pages: a ContentRef
 	Tags        []any      `json:"tags,omitzero"`
 	Hidden      bool       `json:"hidden"`
 }
@@ -170,6 +171,7 @@ func (v *viewer) page(f Flat, format string) PageView {
 	}
 	if p.Kind == KindLink {
 		pv.Kind, pv.Type, pv.Href = "link", "link", p.Href
+		pv.Target = v.linkTarget(p.Href)
 		return pv
 	}
 	pv.Kind, pv.Type = "sheet", "document"
@@ -228,4 +230,18 @@ func (v *viewer) revision() RevisionView {
 		rv.ReusableContents[i] = ReusableContentView(rc)
 	}
 	return rv
+}
+
+// linkTarget is the ContentRef a link page's destination names: a page of
+// the revision (with its anchor), resolved from the docs root, or else
+// the URL as written.
+func (v *viewer) linkTarget(href string) Node {
+	t := v.resolver().Resolve(Flat{Page: &Page{}}, href)
+	switch {
+	case t.Kind == TargetPage && t.Page != "" && t.Anchor != "":
+		return Node{"kind": "anchor", "page": t.Page, "anchor": t.Anchor}
+	case t.Kind == TargetPage && t.Page != "":
+		return Node{"kind": "page", "page": t.Page}
+	}
+	return Node{"kind": "url", "url": href}
 }

@@ -408,5 +408,8 @@ func coverSrc(c *revision.Cover) string {
 			return "srcDark " + why
 		}
 	}
+	if c.Height != 0 && (c.Height < 10 || c.Height > 700) {
+		return "height must be from 10 to 700"
+	}
 	return ""
 }

@@ -39,6 +39,9 @@ type reader struct {
 	root   string
 	readme string
 	pages  int
+	// listed are the page files SUMMARY.md named so far: an entry naming
+	// one again is a link to it, not a second page.
+	listed map[string]bool
 }
 
 // Read builds the tree of a repository's files (path → bytes), from the
@@ -50,7 +53,7 @@ func Read(files map[string][]byte, projectDir string) (Tree, error) {
 	if !ok {
 		return Tree{}, layoutErr("repoProjectDirectory leaves the repository")
 	}
-	r := &reader{files: files, root: dir}
+	r := &reader{files: files, root: dir, listed: map[string]bool{}}
 	readme, summary := "README.md", "SUMMARY.md"
 	var c config
 	if b, ok := files[join(dir, ".gitbook.yaml")]; ok {
@@ -266,6 +269,7 @@ func (r *reader) list(l *ast.List, src []byte, dir string, depth int, seenReadme
 		var link *ast.Link
 		var title string
 		var children []Page
+		isLink := false
 		for c := it.FirstChild(); c != nil; c = c.NextSibling() {
 			switch c := c.(type) {
 			case *ast.List:
@@ -285,18 +289,28 @@ func (r *reader) list(l *ast.List, src []byte, dir string, depth int, seenReadme
 					})
 					if link != nil {
 						title = strings.TrimSpace(inline(link, src))
+						// Marked before its children are read: an entry
+						// naming a page file listed already links to it.
+						file := r.entryFile(string(link.Destination), dir)
+						isLink = linkEntry(string(link.Destination)) || r.listed[file]
+						if !isLink && file != "" {
+							r.listed[file] = true
+						}
 					} else {
 						title = strings.TrimSpace(inline(c, src))
 					}
 				}
 			}
 		}
-		if link != nil && linkEntry(string(link.Destination)) {
+		if isLink {
 			// A link in the table of contents (an anchor of a page, a
-			// URL), not a page: a link page (GitBook's type "link") with
+			// URL, a page listed already), not a page: a link page (GitBook's type "link") with
 			// the destination as written; its children stay, one level up.
 			if r.pages++; r.pages > MaxPages {
 				return nil, layoutErr("more than %d pages", MaxPages)
+			}
+			if depth > MaxDepth {
+				return nil, layoutErr("pages nested deeper than %d levels", MaxDepth)
 			}
 			if title == "" {
 				title = "Untitled"
@@ -308,21 +322,9 @@ func (r *reader) list(l *ast.List, src []byte, dir string, depth int, seenReadme
 		var p Page
 		var err error
 		if link != nil {
-			dest := string(link.Destination)
-			if u, err := url.PathUnescape(dest); err == nil {
-				dest = u
-			}
-			dest, _, _ = strings.Cut(dest, "#")
-			base := dir
-			if strings.HasPrefix(dest, "/") {
-				base = r.root // "/x.md" is relative to the docs root
-			}
-			file := strings.TrimPrefix(path.Clean(path.Join(base, dest)), "/")
+			file := r.entryFile(string(link.Destination), dir)
 			if file == r.readme {
 				*seenReadme = true
-			}
-			if file == ".." || strings.HasPrefix(file, "../") {
-				file = "" // a link out of the repository names no page file
 			}
 			p, err = r.page(file, title, depth)
 			if file == "" {
@@ -339,6 +341,24 @@ func (r *reader) list(l *ast.List, src []byte, dir string, depth int, seenReadme
 		out = append(out, p)
 	}
 	return out, nil
+}
+
+// entryFile is the page file a SUMMARY.md entry's destination names,
+// relative to the repository ("" for one out of the repository).
+func (r *reader) entryFile(dest, dir string) string {
+	if u, err := url.PathUnescape(dest); err == nil {
+		dest = u
+	}
+	dest, _, _ = strings.Cut(dest, "#")
+	base := dir
+	if strings.HasPrefix(dest, "/") {
+		base = r.root // "/x.md" is relative to the docs root
+	}
+	file := strings.TrimPrefix(path.Clean(path.Join(base, dest)), "/")
+	if file == ".." || strings.HasPrefix(file, "../") {
+		return "" // a link out of the repository names no page file
+	}
+	return file
 }
 
 // linkEntry tells whether a SUMMARY.md entry's destination is a link

@@ -138,8 +138,9 @@ func BenchmarkSummary4MB(b *testing.B) {
 }
 
 // TestSummaryLinkEntries: the entries of a SUMMARY.md that are links (an
-// anchor of a page, a URL) are link pages, not documents: no page repeats
-// the one an anchor is of, none is an empty page named after a URL; an
+// anchor of a page, a URL, a page listed already) are link pages, not
+// documents: no page repeats the one an anchor is of or one listed
+// before, none is an empty page named after a URL; an
 // export of a changed tree writes them back as they were. The entries are
 // GitbookIO/public-docs' documentation/SUMMARY.md.
 func TestSummaryLinkEntries(t *testing.T) {
@@ -149,7 +150,7 @@ func TestSummaryLinkEntries(t *testing.T) {
 		"* [Blocks](create-content/blocks/README.md)\n  * [Columns](create-content/blocks/columns.md)\n" +
 		"  * [Buttons](create-content/formatting/inline.md#buttons)\n  * [Icons](create-content/formatting/inline.md#icons)\n" +
 		"  * [Custom blocks](https://app.gitbook.com/s/2SyQSbIa1iYS7z6Dx5di/integrations/quickstart)\n" +
-		"* [Reusable content](create-content/reusable-content.md)\n"
+		"* [Reusable content](create-content/reusable-content.md)\n* [Inline formatting](create-content/formatting/inline.md)\n"
 	files := map[string][]byte{"SUMMARY.md": []byte(summary), "README.md": []byte("# GitBook documentation\n")}
 	for _, p := range []string{"create-content/formatting/README.md", "create-content/formatting/inline.md",
 		"create-content/blocks/README.md", "create-content/blocks/columns.md", "create-content/reusable-content.md"} {
@@ -163,7 +164,11 @@ func TestSummaryLinkEntries(t *testing.T) {
 	var walk func(ps []Page, indent string)
 	walk = func(ps []Page, indent string) {
 		for _, p := range ps {
-			got = append(got, indent+p.Title+" "+p.Path+p.Href)
+			if p.Kind == KindLink {
+				got = append(got, indent+p.Title+" → "+p.Href)
+			} else {
+				got = append(got, indent+p.Title+" "+p.Path)
+			}
 			walk(p.Pages, indent+"  ")
 		}
 	}
@@ -171,9 +176,10 @@ func TestSummaryLinkEntries(t *testing.T) {
 	want := []string{"GitBook documentation README.md", "Create content ",
 		"  Format content create-content/formatting/README.md", "    Inline content create-content/formatting/inline.md",
 		"  Blocks create-content/blocks/README.md", "    Columns create-content/blocks/columns.md",
-		"    Buttons create-content/formatting/inline.md#buttons", "    Icons create-content/formatting/inline.md#icons",
-		"    Custom blocks https://app.gitbook.com/s/2SyQSbIa1iYS7z6Dx5di/integrations/quickstart",
-		"  Reusable content create-content/reusable-content.md"}
+		"    Buttons → create-content/formatting/inline.md#buttons", "    Icons → create-content/formatting/inline.md#icons",
+		"    Custom blocks → https://app.gitbook.com/s/2SyQSbIa1iYS7z6Dx5di/integrations/quickstart",
+		"  Reusable content create-content/reusable-content.md",
+		"  Inline formatting → create-content/formatting/inline.md"}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("pages:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
