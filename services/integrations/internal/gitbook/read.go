@@ -166,7 +166,7 @@ func (r *reader) summary(src []byte, dir string) ([]Page, error) {
 			}
 			title := strings.TrimSpace(inline(n, src))
 			r.pages++
-			out = append(out, Page{Kind: KindGroup, Title: title, Slug: Slugify(title), Pages: []Page{}})
+			out = append(out, Page{Kind: KindGroup, Title: title, Slug: groupSlug(n, src, title), Pages: []Page{}})
 			group = len(out) - 1
 		case *ast.List:
 			items, err := r.list(n, src, dir, 1, &seenReadme)
@@ -184,6 +184,25 @@ func (r *reader) summary(src []byte, dir string) ([]Page, error) {
 		return r.withReadme(out)
 	}
 	return out, nil
+}
+
+// groupID is the id GitBook gives a group in its SUMMARY.md heading
+// ("## Get Started <a href="#getting-started" id="getting-started"></a>"),
+// which its URLs use.
+var groupID = regexp.MustCompile(`<a\s[^>]*\bid="([^"]+)"`)
+
+// groupSlug is a group heading's slug: its id when it has one that is a
+// slug, else its title's.
+func groupSlug(h *ast.Heading, src []byte, title string) string {
+	var raw []byte
+	for i := 0; i < h.Lines().Len(); i++ {
+		seg := h.Lines().At(i)
+		raw = append(raw, seg.Value(src)...)
+	}
+	if m := groupID.FindSubmatch(raw); m != nil && Slugify(string(m[1])) == string(m[1]) {
+		return string(m[1])
+	}
+	return Slugify(title)
 }
 
 // checkSummary bounds SUMMARY.md before the markdown parser reads it, in

@@ -145,7 +145,7 @@ func BenchmarkSummary4MB(b *testing.B) {
 // GitbookIO/public-docs' documentation/SUMMARY.md.
 func TestSummaryLinkEntries(t *testing.T) {
 	t.Parallel()
-	summary := "# Table of contents\n\n* [GitBook documentation](README.md)\n\n## Create content\n\n" +
+	summary := "# Table of contents\n\n* [GitBook documentation](README.md)\n\n## Create content <a href=\"#creating\" id=\"creating\"></a>\n\n" +
 		"* [Format content](create-content/formatting/README.md)\n  * [Inline content](create-content/formatting/inline.md)\n" +
 		"* [Blocks](create-content/blocks/README.md)\n  * [Columns](create-content/blocks/columns.md)\n" +
 		"  * [Buttons](create-content/formatting/inline.md#buttons)\n  * [Icons](create-content/formatting/inline.md#icons)\n" +
@@ -196,7 +196,10 @@ func TestSummaryLinkEntries(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, line := range []string{"  * [Buttons](create-content/formatting/inline.md#buttons)\n",
+	if got := tree.Pages[1].Slug; got != "creating" {
+		t.Errorf("the group's slug is %q, not its id", got)
+	}
+	for _, line := range []string{"## Create content <a href=\"#creating\" id=\"creating\"></a>\n", "  * [Buttons](create-content/formatting/inline.md#buttons)\n",
 		"  * [Custom blocks](https://app.gitbook.com/s/2SyQSbIa1iYS7z6Dx5di/integrations/quickstart)\n"} {
 		if !strings.Contains(string(out.Text["SUMMARY.md"]), line) {
 			t.Errorf("SUMMARY.md written:\n%s\nwithout %q", out.Text["SUMMARY.md"], line)

@@ -126,7 +126,11 @@ func (w *writer) group(p Page) {
 	if !w.inGroup && !w.first {
 		w.sum.WriteString("\n")
 	}
-	fmt.Fprintf(&w.sum, "\n## %s\n\n", oneLine(p.Title))
+	id := ""
+	if p.Slug != "" && p.Slug != Slugify(p.Title) && Slugify(p.Slug) == p.Slug {
+		id = fmt.Sprintf(` <a href="#%s" id="%s"></a>`, p.Slug, p.Slug) // the group's id, which its URLs use
+	}
+	fmt.Fprintf(&w.sum, "\n## %s%s\n\n", oneLine(p.Title), id)
 	w.entries = append(w.entries, entry{kind: KindGroup, title: p.Title})
 	w.inGroup = true
 	folder := uniquePath(w.taken, p.Slug, "")
