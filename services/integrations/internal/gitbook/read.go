@@ -101,8 +101,27 @@ func Read(files map[string][]byte, projectDir string) (Tree, error) {
 	uniqueSlugs(t.Pages)
 	var p problems
 	t.Redirects = r.redirects(c.redirects, t.Pages, &p)
+	brokenLinks(t.Pages, &p)
 	t.Problems = p.done()
 	return t, nil
+}
+
+// broken matches GitBook's references to what it no longer has, as its
+// export writes them: "/broken/pages/<id>", "/broken/spaces/<id>", ...
+var broken = regexp.MustCompile(`/broken/[A-Za-z0-9_./-]*`)
+
+// brokenLinks reports the pages' references GitBook wrote as broken (sites
+// show them as text): one problem per page, naming its first.
+func brokenLinks(ps []Page, p *problems) {
+	for _, pg := range ps {
+		if pg.Path != "" && strings.Contains(pg.Markdown, "/broken/") {
+			refs := broken.FindAllString(pg.Markdown, -1)
+			if len(refs) > 0 {
+				p.add("%s: %d links to what GitBook lost (%s), shown as text", pg.Path, len(refs), refs[0])
+			}
+		}
+		brokenLinks(pg.Pages, p)
+	}
 }
 
 // structureFile is .gitbook.yaml's structure.<key> (def when unset), a

@@ -206,3 +206,24 @@ func TestSummaryLinkEntries(t *testing.T) {
 		}
 	}
 }
+
+// TestBrokenLinksReported: a page's references GitBook exported as
+// broken ("/broken/pages/<id>", as in GitbookIO/public-docs) are listed in
+// the import's problems, one line per page naming its first.
+func TestBrokenLinksReported(t *testing.T) {
+	t.Parallel()
+	files := map[string][]byte{
+		"SUMMARY.md": []byte("* [Home](README.md)\n* [Guide](guide.md)\n"),
+		"README.md":  []byte("# Home\n\nNothing lost here.\n"),
+		"guide.md": []byte("# Guide\n\nSee [the old page](/broken/pages/Dx3hTq5l) and " +
+			"<a href=\"/broken/spaces/abc\">a space</a>.\n"),
+	}
+	tree, err := Read(files, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"guide.md: 2 links to what GitBook lost (/broken/pages/Dx3hTq5l), shown as text"}
+	if strings.Join(tree.Problems, "\n") != strings.Join(want, "\n") {
+		t.Errorf("problems %q, want %q", tree.Problems, want)
+	}
+}
