@@ -117,7 +117,7 @@ func brokenLinks(ps []Page, p *problems) {
 		if pg.Path != "" && strings.Contains(pg.Markdown, "/broken/") {
 			refs := broken.FindAllString(pg.Markdown, -1)
 			if len(refs) > 0 {
-				p.add("%s: %d links to what GitBook lost (%s), shown as text", pg.Path, len(refs), refs[0])
+				p.add("%s: %d references to what GitBook lost (first: %s), shown as text", pg.Path, len(refs), refs[0])
 			}
 		}
 		brokenLinks(pg.Pages, p)

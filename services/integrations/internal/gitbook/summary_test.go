@@ -222,7 +222,7 @@ func TestBrokenLinksReported(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"guide.md: 2 links to what GitBook lost (/broken/pages/Dx3hTq5l), shown as text"}
+	want := []string{"guide.md: 2 references to what GitBook lost (first: /broken/pages/Dx3hTq5l), shown as text"}
 	if strings.Join(tree.Problems, "\n") != strings.Join(want, "\n") {
 		t.Errorf("problems %q, want %q", tree.Problems, want)
 	}
