@@ -54,11 +54,19 @@ func (r *Reader) nav(rd *read, v *variant, t *tree, current string) (html, rest 
 		b.WriteString(all[at:])
 		all = b.String()
 	}
+	// The current page's own entry: a link entry to it is not.
 	mark := `href="` + template.HTMLEscapeString(current) + `"`
-	if i := strings.Index(all, mark); i >= 0 {
-		return template.HTML(all[:i+len(mark)]), template.HTML(all[i+len(mark):])
+	for at := 0; ; {
+		i := strings.Index(all[at:], mark)
+		if i < 0 {
+			return template.HTML(all), ""
+		}
+		i += at
+		if !strings.HasSuffix(all[:i], `<li class="link"><a `) {
+			return template.HTML(all[:i+len(mark)]), template.HTML(all[i+len(mark):])
+		}
+		at = i + len(mark)
 	}
-	return template.HTML(all), ""
 }
 
 // navBuilder writes a navTree.

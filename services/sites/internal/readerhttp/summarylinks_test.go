@@ -31,6 +31,7 @@ func TestLinkPagesAndLayout(t *testing.T) {
 		link("l2", "Website", "https://example.com/x"),
 		link("l3", "Evil", "javascript:alert(1)"),
 		link("l4", "Lost", "nowhere.md#x"),
+		link("l5", "All guides", "guides/README.md"),
 		contenttest.Doc("p2", "Guides", "guides", "Guides.\n", install),
 	}, map[string]contenttest.File{"f1": {Name: "cover.png", ContentType: "image/png", Bytes: []byte("\x89PNG cover")}})
 	id, url := e.site(`{"title":"Handbook","spaces":["sp1"]}`)
@@ -54,6 +55,13 @@ func TestLinkPagesAndLayout(t *testing.T) {
 		}
 	}
 	e.want(url+"/linux", 404)
+	guides := e.want(url+"/guides", 200).body
+	if want := `<li class="link"><a href="` + base + `/guides">All guides</a></li>`; !strings.Contains(guides, want) {
+		t.Errorf("the guides page lacks %q", want)
+	}
+	if want := `<a href="` + base + `/guides" aria-current="page">Guides</a>`; !strings.Contains(guides, want) {
+		t.Errorf("the guides page does not mark its own entry current (%q)", want)
+	}
 	inst := e.want(url+"/guides/install", 200).body
 	for _, bad := range []string{`<nav class="toc"`, `<nav class="pagination"`, `class="page-cover"`, `<div class="layout wide">`} {
 		if strings.Contains(inst, bad) {
