@@ -212,7 +212,7 @@ func TestGitImportLinkPagesAndLayout(t *testing.T) {
 		return c
 	}
 	layout := &contentapi.Layout{Width: "wide", Cover: true, CoverSize: "hero", Description: true, Pagination: true}
-	cover := &contentapi.Cover{Src: ".gitbook/assets/cover.png", YPos: -12, Height: 300}
+	cover := &contentapi.Cover{Src: "https://example.com/cover.png", YPos: -12, Height: 300}
 	pages := []contentapi.Page{
 		{Kind: "document", Title: "Home", Slug: "home", Markdown: "Home\n\n## Buttons\n", Layout: layout, Cover: cover, Pages: []contentapi.Page{}},
 		{Kind: "link", Title: "Buttons", Slug: "buttons", Href: "home.md#buttons", Pages: []contentapi.Page{}},
@@ -231,6 +231,11 @@ func TestGitImportLinkPagesAndLayout(t *testing.T) {
 			Type, Href string
 			Layout     *struct{ Width string }
 			Target     map[string]string
+			Cover      *struct {
+				Ref    map[string]string
+				YPos   float64
+				Height int
+			}
 		}
 	}
 	if err := json.Unmarshal(ada.must(200, "GET", "/v1/spaces/"+sp+"/content", nil).body, &rev); err != nil {
@@ -238,7 +243,8 @@ func TestGitImportLinkPagesAndLayout(t *testing.T) {
 	}
 	if len(rev.Pages) != 3 || rev.Pages[0].Layout == nil || rev.Pages[0].Layout.Width != "wide" ||
 		rev.Pages[1].Type != "link" || rev.Pages[1].Href != "home.md#buttons" || rev.Pages[2].Type != "link" ||
-		rev.Pages[1].Target["kind"] != "anchor" || rev.Pages[1].Target["anchor"] != "buttons" || rev.Pages[2].Target["url"] != "https://example.com/x" {
+		rev.Pages[1].Target["kind"] != "anchor" || rev.Pages[0].Cover == nil ||
+		rev.Pages[0].Cover.Ref["url"] != "https://example.com/cover.png" || rev.Pages[0].Cover.YPos != -12 || rev.Pages[1].Target["anchor"] != "buttons" || rev.Pages[2].Target["url"] != "https://example.com/x" {
 		t.Errorf("the API's pages: %+v", rev.Pages)
 	}
 	for field, bad := range map[string]contentapi.Page{
