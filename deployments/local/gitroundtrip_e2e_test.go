@@ -9,6 +9,7 @@ import (
 	"mime/multipart"
 	"net/http"
 	"net/textproto"
+	"strings"
 	"testing"
 
 	"github.com/docspub/platform/libs/gittest"
@@ -65,6 +66,15 @@ func TestGitRoundTripKeepsEveryByte(t *testing.T) {
 	admin.op("importGitRepository", "POST", "/v1/spaces/"+space+"/git/import", map[string]any{"url": srv.RepoURL("book"), "ref": "refs/heads/main"})
 	if st, e := opState(gitDone(t, admin, space)); st != "success" {
 		t.Fatalf("import ended %s: %s", st, e)
+	}
+	// The SUMMARY's link entries and the home page's cover and layout, as
+	// GitBook's API shows them (the contract's Revision).
+	rev := string(admin.schema("Revision", 200, "GET", "/v1/spaces/"+space+"/content", nil).Body)
+	for _, want := range []string{`"type":"link"`, `"href":"https://example.com/handbook"`, `"target":{"kind":"url","url":"https://example.com/handbook"}`,
+		`"cover":{"ref":{"file":"`, `"yPos":-12`, `"title":false`} {
+		if !strings.Contains(rev, want) {
+			t.Errorf("the imported revision lacks %s: %s", want, rev)
+		}
 	}
 	export := func(msg string) map[string][]byte {
 		t.Helper()
