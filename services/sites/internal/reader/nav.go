@@ -132,10 +132,14 @@ func (nb *navBuilder) list(ps []*page) {
 // linkItem writes a link of the table of contents: to the page (and its
 // anchor) or the URL it names, resolved as links of the space's first
 // page are (relative to the docs root); one that names nothing readers
-// can open is its title as text.
+// can open is its title as text, and so is one into another space (the
+// tree is cached for every reader, who may not all see that space).
 func (nb *navBuilder) linkItem(p *page) {
 	l := &pageLinks{r: nb.r, rd: nb.rd, v: nb.v, t: nb.t}
-	u, ok := l.Resolve(p.href)
+	u, ok := "", false
+	if !strings.HasPrefix(strings.TrimSpace(p.href), "../") {
+		u, ok = l.Resolve(p.href)
+	}
 	if ok && u != "" && !strings.HasPrefix(u, "#") {
 		if pu, err := url.Parse(u); err != nil || (pu.Scheme != "" && pu.Scheme != "http" && pu.Scheme != "https" && pu.Scheme != "mailto") {
 			ok = false

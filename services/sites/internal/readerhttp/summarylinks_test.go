@@ -11,7 +11,8 @@ import (
 
 // TestLinkPagesAndLayout: link pages (SUMMARY.md entries that link) are
 // links of the navigation, to a page's anchor or a URL, never pages of
-// their own; one naming nothing, or a script, is its title as text. A
+// their own; one naming nothing, a script or another space is its title
+// as text. A
 // page's layout hides what it says (its title, the table of contents,
 // the outline, the pagination), widens the page and shows its cover.
 func TestLinkPagesAndLayout(t *testing.T) {
@@ -32,16 +33,19 @@ func TestLinkPagesAndLayout(t *testing.T) {
 		link("l3", "Evil", "javascript:alert(1)"),
 		link("l4", "Lost", "nowhere.md#x"),
 		link("l5", "All guides", "guides/README.md"),
+		link("l6", "Elsewhere", "../api/reference.md"),
 		contenttest.Doc("p2", "Guides", "guides", "Guides.\n", install),
 	}, map[string]contenttest.File{"f1": {Name: "cover.png", ContentType: "image/png", Bytes: []byte("\x89PNG cover")}})
-	id, url := e.site(`{"title":"Handbook","spaces":["sp1"]}`)
+	e.content.AddSpace("sp2", "acme", "API", contenttest.Doc("a0", "Overview", "overview", "The API.\n"),
+		contenttest.Doc("a1", "Reference", "reference", "## Calls\n"))
+	id, url := e.site(`{"title":"Handbook","spaces":["sp1","sp2"]}`)
 	base := "/sites/acme/" + id
 
 	got := e.want(url, 200).body
 	for _, want := range []string{
 		`<li class="link"><a href="` + base + `/guides/install#on-linux">Linux</a></li>`,
 		`<li class="link"><a href="https://example.com/x" rel="noopener" target="_blank">Website</a></li>`,
-		`<li class="link"><span>Evil</span></li>`, `<li class="link"><span>Lost</span></li>`,
+		`<li class="link"><span>Evil</span></li>`, `<li class="link"><span>Lost</span></li>`, `<li class="link"><span>Elsewhere</span></li>`,
 		`<div class="layout wide">`, `<div class="page-cover cover-hero"><picture><img src="` + base + `/~files/`,
 		`style="object-position:50% -10px"`, `<nav class="pagination"`,
 	} {
