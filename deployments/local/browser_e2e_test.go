@@ -219,4 +219,31 @@ func TestGitBookPageInBrowser(t *testing.T) {
 		t.Errorf("navigation opened: display %s", got)
 	}
 	shoot("gitbook-narrow.png")
+
+	// A click anywhere on a card opens its target (a stretched link).
+	step("the blocks page, wide", chromedp.EmulateViewport(1280, 900), chromedp.Navigate(url+"/getting-started/blocks"),
+		chromedp.WaitVisible(chromedp.CSS(`table[data-view="cards"]`)))
+	step("click a card's title", chromedp.Click(chromedp.CSS(`table[data-view="cards"] tbody tr:first-child td:first-child`)),
+		chromedp.WaitVisible(chromedp.Search(`//h1[normalize-space()="Concepts"]`)))
+	if got := eval(`location.pathname`); !strings.HasSuffix(got, "/reference/concepts") {
+		t.Errorf("the card led to %s", got)
+	}
+	// Getting started's front matter hides its title and shows a cover.
+	step("open a page with a cover", chromedp.Navigate(url+"/getting-started"),
+		chromedp.Poll[chromedp.Void](`(() => { const i = document.querySelector(".page-cover img"); return i && i.complete && i.naturalWidth > 0 })()`,
+			chromedp.WithPollingTimeout(20*time.Second)))
+	if got := eval(`String(document.querySelectorAll("article h1").length)`); got != "0" {
+		t.Errorf("a page whose title is hidden shows %s h1", got)
+	}
+	if got := eval(`String(Math.round(document.querySelector(".page-cover").getBoundingClientRect().height))`); got == "0" {
+		t.Error("the cover has no height")
+	}
+	shoot("gitbook-cover.png")
+	// A SUMMARY entry linking to a page's anchor is a link of the sidebar
+	// (listed under Getting started, unfolded there).
+	step("click the sidebar's link entry", chromedp.Click(chromedp.Search(`//nav[@class="toc"]//li[@class="link"]/a[normalize-space()="Install step"]`)),
+		chromedp.WaitVisible(chromedp.Search(`//h1[normalize-space()="Quickstart"]`)))
+	if got := eval(`location.pathname + location.hash`); !strings.HasSuffix(got, "/getting-started/quickstart#install") {
+		t.Errorf("the sidebar's link entry led to %s", got)
+	}
 }

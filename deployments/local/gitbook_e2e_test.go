@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -55,12 +56,36 @@ func TestGitBookRepositoryPublished(t *testing.T) {
 	rd := newReader(t)
 	home := rd.want(200, url)
 	pages := tocLinks(home)
-	if len(pages) != 8 { // the SUMMARY's anchor and URL entries are no pages
+	base := strings.TrimPrefix(url, p.URL)
+	// The SUMMARY's anchor and URL entries are links of the navigation,
+	// not pages of their own.
+	links := []string{base + "/getting-started/quickstart#install", "https://example.com/zebras"}
+	for _, l := range links {
+		if !strings.Contains(home, `<li class="link"><a href="`+l+`"`) {
+			t.Errorf("the navigation has no link to %s", l)
+		}
+	}
+	pages = slices.DeleteFunc(pages, func(pg string) bool { return slices.Contains(links, pg) })
+	if len(pages) != 8 {
 		t.Fatalf("navigation %v", pages)
 	}
 	for _, pg := range pages {
 		if strings.Contains(pg, "#") || strings.Contains(pg, "example.com") || strings.Contains(pg, "install-step") || strings.Contains(pg, "zebra-website") {
 			t.Errorf("a SUMMARY link entry is a page: %s", pg)
+		}
+	}
+	// Getting started's front matter: a hero cover, no title, wide, no
+	// outline and no pagination.
+	start := rd.want(200, url+"/getting-started")
+	for _, want := range []string{`<div class="layout wide">`, `<div class="page-cover cover-hero"><picture><img src="` + base + `/~files/`,
+		`<p class="description">First steps with zebras.</p>`} {
+		if !strings.Contains(start, want) {
+			t.Errorf("the getting started page has no %s", want)
+		}
+	}
+	for _, unwanted := range []string{`<h1>`, `<aside class="outline">`, `<nav class="pagination"`} {
+		if strings.Contains(articleRe.FindString(start)+start[strings.Index(start, "</article>"):], unwanted) {
+			t.Errorf("the getting started page has %s", unwanted)
 		}
 	}
 	checked := map[string]bool{}
@@ -108,7 +133,6 @@ func TestGitBookRepositoryPublished(t *testing.T) {
 		t.Errorf("only %d internal links checked: %v", len(checked), checked)
 	}
 
-	base := strings.TrimPrefix(url, p.URL)
 	blocks := rd.want(200, url+"/getting-started/blocks")
 	if dir := os.Getenv("GITBOOK_HTML_DIR"); dir != "" {
 		_ = os.WriteFile(filepath.Join(dir, "blocks.html"), []byte(blocks), 0o644)

@@ -30,7 +30,9 @@ func pngImage(n int) []byte {
 // gitbookRepo is a GitBook repository written for the tests: every block
 // of GitBook's dialect, blocks nested, figures, cards, an include, an
 // {% if %}, relative links in all their forms, assets under
-// .gitbook/assets (one with a space in its name) and front matter. The
+// .gitbook/assets (one with a space in its name), front matter (a page's
+// layout and cover), SUMMARY.md entries that link (a page's anchor, a
+// URL) and a group heading with GitBook's id (its pages' URLs use it). The
 // richest page is getting-started/blocks.md; heavy.md has hints, tabs,
 // 50 code blocks and 30 images.
 func gitbookRepo() map[string][]byte {
@@ -39,12 +41,14 @@ func gitbookRepo() map[string][]byte {
 		"SUMMARY.md": []byte("# Table of contents\n\n* [Welcome](README.md)\n* [Getting started](getting-started/README.md)\n" +
 			"  * [Quickstart](getting-started/quickstart.md)\n  * [Blocks tour](getting-started/blocks.md)\n  * [Install step](getting-started/quickstart.md#install)\n* [Heavy page](heavy.md)\n" +
 			"* [Zebra website](https://example.com/zebras)\n\n" +
-			"## Reference\n\n* [Concepts](reference/concepts.md)\n* [Git sync](reference/git-sync/README.md)\n  * [Setup](reference/git-sync/setup.md)\n"),
+			"## Reference docs <a href=\"#reference\" id=\"reference\"></a>\n\n* [Concepts](reference/concepts.md)\n* [Git sync](reference/git-sync/README.md)\n  * [Setup](reference/git-sync/setup.md)\n"),
 		"README.md": []byte("---\ndescription: The zebra handbook, published from Git.\n---\n\n# Welcome\n\n" +
 			"Welcome to the zebra handbook. Start with the [blocks tour](getting-started/blocks.md) or read the [concepts](reference/concepts.md).\n\n" +
 			"<figure><img src=\".gitbook/assets/logo.png\" alt=\"The zebra logo\"><figcaption><p>The zebra logo</p></figcaption></figure>\n\n" +
 			"<a href=\"getting-started/quickstart.md\" class=\"button primary\">Quickstart</a> <a href=\"https://example.com\" class=\"button secondary\">Website</a>\n"),
-		"getting-started/README.md": []byte("---\ndescription: First steps with zebras.\nicon: rocket\n---\n\n# Getting started\n\n" +
+		"getting-started/README.md": []byte("---\ndescription: First steps with zebras.\nicon: rocket\ncover: ../.gitbook/assets/cover.png\ncoverY: 0\n" +
+			"layout:\n  width: wide\n  cover:\n    visible: true\n    size: hero\n  title:\n    visible: false\n  description:\n    visible: true\n" +
+			"  tableOfContents:\n    visible: true\n  outline:\n    visible: false\n  pagination:\n    visible: false\n---\n\n# Getting started\n\n" +
 			"Pick a page: [Quickstart](quickstart.md), [Blocks tour](./blocks.md).\n"),
 		"getting-started/quickstart.md": []byte("# Quickstart\n\nThe quickstart gets a zebra running in minutes.\n\n## Install\n\n```bash\napt-get install zebra\n```\n\n" +
 			"## Run\n\nBack to the [tour](blocks.md#tabs) or [home](../README.md).\n"),

@@ -9,6 +9,7 @@ import (
 	"mime/multipart"
 	"net/http"
 	"net/textproto"
+	"strings"
 	"testing"
 
 	"github.com/docspub/platform/libs/gittest"
@@ -20,7 +21,8 @@ import (
 // matter with keys the platform does not read, GitBook's blocks, raw HTML
 // figures, a page with CRLF line endings, a page without a heading, a
 // group, nesting, images under .gitbook/assets (one in a folder, one with
-// a space in its name), and a file outside the docs.
+// a space in its name), SUMMARY entries that are links (an anchor, a
+// URL), a cover, and a file outside the docs.
 func roundTripFiles() map[string][]byte {
 	rng := rand.New(rand.NewPCG(7, 8))
 	img := func(n int) []byte {
@@ -32,8 +34,8 @@ func roundTripFiles() map[string][]byte {
 	}
 	return map[string][]byte{
 		"SUMMARY.md": []byte("# Table of contents\n\n* [Welcome](README.md)\n* [Getting started](getting-started/README.md)\n" +
-			"  * [Install](getting-started/install.md)\n\n## Reference\n\n* [API](reference/api.md)\n* [Windows notes](reference/windows.md)\n"),
-		"README.md": []byte("---\ndescription: The handbook\nlayout:\n  title:\n    visible: false\n  outline:\n    visible: true\n---\n\n# Welcome\n\n" +
+			"  * [Install](getting-started/install.md)\n  * [Install on Linux](getting-started/install.md#download)\n* [Website](https://example.com/handbook)\n\n## Reference\n\n* [API](reference/api.md)\n* [Windows notes](reference/windows.md)\n"),
+		"README.md": []byte("---\ndescription: The handbook\ncover: .gitbook/assets/logo.png\ncoverY: -12\nlayout:\n  title:\n    visible: false\n  outline:\n    visible: true\n---\n\n# Welcome\n\n" +
 			"{% hint style=\"info\" %}\nRead **this** first.\n{% endhint %}\n\n" +
 			"<figure><img src=\".gitbook/assets/logo.png\" alt=\"\"><figcaption><p>Logo</p></figcaption></figure>\n"),
 		"getting-started/README.md": []byte("# Getting started\n\n{% tabs %}\n{% tab title=\"Linux\" %}\n```bash\napt install x\n```\n{% endtab %}\n" +
@@ -64,6 +66,15 @@ func TestGitRoundTripKeepsEveryByte(t *testing.T) {
 	admin.op("importGitRepository", "POST", "/v1/spaces/"+space+"/git/import", map[string]any{"url": srv.RepoURL("book"), "ref": "refs/heads/main"})
 	if st, e := opState(gitDone(t, admin, space)); st != "success" {
 		t.Fatalf("import ended %s: %s", st, e)
+	}
+	// The SUMMARY's link entries and the home page's cover and layout, as
+	// GitBook's API shows them (the contract's Revision).
+	rev := string(admin.schema("Revision", 200, "GET", "/v1/spaces/"+space+"/content", nil).Body)
+	for _, want := range []string{`"type":"link"`, `"href":"https://example.com/handbook"`, `"target":{"kind":"url","url":"https://example.com/handbook"}`,
+		`"cover":{"ref":{"file":"`, `"yPos":-12`, `"title":false`} {
+		if !strings.Contains(rev, want) {
+			t.Errorf("the imported revision lacks %s: %s", want, rev)
+		}
 	}
 	export := func(msg string) map[string][]byte {
 		t.Helper()

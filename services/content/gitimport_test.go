@@ -3,6 +3,7 @@ package content_test
 import (
 	"context"
 	"encoding/json"
+	"strings"
 	"testing"
 	"time"
 
@@ -180,5 +181,81 @@ func TestGitImportRedirects(t *testing.T) {
 	imported(201, []contentapi.ImportRedirect{})
 	if got := content().Redirects; len(got) != 0 {
 		t.Errorf("an import with no redirects kept %+v", got)
+	}
+}
+
+// TestGitImportLinkPagesAndLayout: a Git import's link pages (SUMMARY.md
+// entries that link) and a document's layout and cover are stored with
+// the revision: readers get them back as imported, the API shows the
+// link as a page of type link and the document's layout; a link without
+// its destination, a layout of an unknown width or a cover of an
+// impossible height is a 400 naming the field.
+func TestGitImportLinkPagesAndLayout(t *testing.T) {
+	s := startService(t, time.Hour)
+	ada := s.as("ada", "org1", "admin")
+	sp := str(t, ada.must(201, "POST", "/v1/orgs/org1/spaces", map[string]any{"title": "Handbook"}).json(t), "id")
+	as := func(service string) *caller {
+		tok, err := s.signer.Mint("content", internaltoken.Principal{Service: service})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return &caller{s: s, org: "org1", tok: tok}
+	}
+	integrations, sites := as("integrations"), as("sites")
+	git, reader := contentapi.SpacePath(sp, "/git"), contentapi.SpacePath(sp, "")
+	content := func() contentapi.Content {
+		t.Helper()
+		var c contentapi.Content
+		if err := json.Unmarshal(sites.must(200, "GET", reader+"/content", nil).body, &c); err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	layout := &contentapi.Layout{Width: "wide", Cover: true, CoverSize: "hero", Description: true, Pagination: true}
+	cover := &contentapi.Cover{Src: "https://example.com/cover.png", YPos: -12, Height: 300}
+	pages := []contentapi.Page{
+		{Kind: "document", Title: "Home", Slug: "home", Markdown: "Home\n\n## Buttons\n", Layout: layout, Cover: cover, Pages: []contentapi.Page{}},
+		{Kind: "link", Title: "Buttons", Slug: "buttons", Href: "home.md#buttons", Pages: []contentapi.Page{}},
+		{Kind: "link", Title: "Website", Slug: "website", Href: "https://example.com/x", Pages: []contentapi.Page{}},
+	}
+	integrations.must(201, "POST", git+"/revisions", contentapi.Import{Parent: content().Revision, Pages: pages, Files: []contentapi.File{}})
+	c := content()
+	for i := range c.Pages {
+		c.Pages[i].ID = ""
+	}
+	if diff := cmp.Diff(pages, c.Pages); diff != "" {
+		t.Errorf("pages read back (-imported +read):\n%s", diff)
+	}
+	var rev struct {
+		Pages []struct {
+			Type, Href string
+			Layout     *struct{ Width string }
+			Target     map[string]string
+			Cover      *struct {
+				Ref    map[string]string
+				YPos   float64
+				Height int
+			}
+		}
+	}
+	if err := json.Unmarshal(ada.must(200, "GET", "/v1/spaces/"+sp+"/content", nil).body, &rev); err != nil {
+		t.Fatal(err)
+	}
+	if len(rev.Pages) != 3 || rev.Pages[0].Layout == nil || rev.Pages[0].Layout.Width != "wide" ||
+		rev.Pages[1].Type != "link" || rev.Pages[1].Href != "home.md#buttons" || rev.Pages[2].Type != "link" ||
+		rev.Pages[1].Target["kind"] != "anchor" || rev.Pages[0].Cover == nil ||
+		rev.Pages[0].Cover.Ref["url"] != "https://example.com/cover.png" || rev.Pages[0].Cover.YPos != -12 || rev.Pages[1].Target["anchor"] != "buttons" || rev.Pages[2].Target["url"] != "https://example.com/x" {
+		t.Errorf("the API's pages: %+v", rev.Pages)
+	}
+	for field, bad := range map[string]contentapi.Page{
+		"pages.href":   {Kind: "link", Title: "No destination", Pages: []contentapi.Page{}},
+		"pages.layout": {Kind: "document", Title: "Odd", Layout: &contentapi.Layout{Width: "huge", CoverSize: "hero"}, Pages: []contentapi.Page{}},
+		"pages.cover":  {Kind: "document", Title: "Tall", Cover: &contentapi.Cover{Src: "c.png", Height: 5000}, Pages: []contentapi.Page{}},
+	} {
+		body := integrations.must(400, "POST", git+"/revisions", contentapi.Import{Parent: content().Revision,
+			Pages: []contentapi.Page{bad}, Files: []contentapi.File{}}).body
+		if !strings.Contains(string(body), field) {
+			t.Errorf("refusing %s: %s", field, body)
+		}
 	}
 }

@@ -64,12 +64,12 @@ type Current struct {
 	Deleted      bool   `json:"deleted,omitempty"`
 }
 
-// Page is a page of a revision's tree (document or group) with its
+// Page is a page of a revision's tree (document, group or link) with its
 // markdown. An imported page's id is matched by its path in the parent
 // revision; the id sent is ignored.
 type Page struct {
 	ID          string `json:"id,omitempty"`
-	Kind        string `json:"kind"` // document or group
+	Kind        string `json:"kind"` // document, group or link
 	Title       string `json:"title"`
 	Slug        string `json:"slug"`
 	Description string `json:"description,omitempty"`
@@ -77,7 +77,43 @@ type Page struct {
 	Icon        string `json:"icon,omitempty"`
 	Hidden      bool   `json:"hidden,omitempty"`
 	Markdown    string `json:"markdown"`
-	Pages       []Page `json:"pages"`
+	// Href is a link page's destination, as the repository's SUMMARY.md
+	// wrote it (a page file with an anchor, relative to the docs root, or
+	// a URL).
+	Href string `json:"href,omitempty"`
+	// Layout and Cover are a document's layout options and cover, from
+	// its front matter (nil: GitBook's defaults, no cover).
+	Layout *Layout `json:"layout,omitempty"`
+	Cover  *Cover  `json:"cover,omitempty"`
+	Pages  []Page  `json:"pages"`
+}
+
+// Layout is a document's layout options (GitBook's
+// RevisionPageLayoutOptions): what of the page readers see.
+type Layout struct {
+	Width           string `json:"width"`     // default or wide
+	Cover           bool   `json:"cover"`     // the cover is shown
+	CoverSize       string `json:"coverSize"` // hero, full or background
+	Title           bool   `json:"title"`
+	Description     bool   `json:"description"`
+	TableOfContents bool   `json:"tableOfContents"`
+	Outline         bool   `json:"outline"`
+	Pagination      bool   `json:"pagination"`
+}
+
+// DefaultLayout shows everything at the default width.
+var DefaultLayout = Layout{Width: "default", CoverSize: "hero", Title: true, Description: true,
+	TableOfContents: true, Outline: true, Pagination: true}
+
+// Cover is a document's cover image: Src and SrcDark (for dark themes)
+// are as the front matter wrote them (a file under .gitbook/assets
+// relative to the page's file, or a URL); YPos is the vertical offset
+// of the image in the cover, in pixels.
+type Cover struct {
+	Src     string  `json:"src"`
+	SrcDark string  `json:"srcDark,omitempty"`
+	YPos    float64 `json:"yPos"`
+	Height  int     `json:"height,omitempty"` // pixels; 0 for the default
 }
 
 // File is a file of a revision, read or imported.

@@ -42,7 +42,16 @@ func importPages(in []contentapi.Page) []space.ImportPage {
 	out := make([]space.ImportPage, len(in))
 	for i, p := range in {
 		out[i] = space.ImportPage{Kind: p.Kind, Title: p.Title, Slug: p.Slug, Description: p.Description, Emoji: p.Emoji,
-			Icon: p.Icon, Markdown: p.Markdown, Hidden: p.Hidden, Pages: importPages(p.Pages)}
+			Icon: p.Icon, Markdown: p.Markdown, Hidden: p.Hidden, Href: p.Href, Pages: importPages(p.Pages)}
+		if l := p.Layout; l != nil {
+			rl := revision.DefaultLayout
+			rl.Width, rl.Cover, rl.CoverSize, rl.Title, rl.Description = l.Width, l.Cover, l.CoverSize, l.Title, l.Description
+			rl.TableOfContents, rl.Outline, rl.Pagination = l.TableOfContents, l.Outline, l.Pagination
+			out[i].Layout = &rl
+		}
+		if c := p.Cover; c != nil {
+			out[i].Cover = &revision.Cover{Src: c.Src, SrcDark: c.SrcDark, YPos: c.YPos, Height: c.Height}
+		}
 	}
 	return out
 }

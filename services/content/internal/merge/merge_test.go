@@ -268,6 +268,27 @@ func TestRevisionsPages(t *testing.T) {
 			want: "a b", wantConflicts: []string{"page:a"}, wantReason: "title", check: title("a", "Ours"),
 		},
 		{
+			name: "their layout, cover and link destination kept",
+			base: "a b",
+			ours: same, theirs: edited("a", func(p *revision.Page) {
+				p.Layout, p.Cover, p.Href = &revision.Layout{Width: "wide"}, &revision.Cover{Src: "c.png"}, "x.md#y"
+			}),
+			want: "a b", check: func(t *testing.T, got []revision.Page) {
+				t.Helper()
+				p, _ := find(got, "a")
+				if p.Layout == nil || p.Layout.Width != "wide" || p.Cover == nil || p.Cover.Src != "c.png" || p.Href != "x.md#y" {
+					t.Errorf("page a: layout %+v, cover %+v, href %q", p.Layout, p.Cover, p.Href)
+				}
+			},
+		},
+		{
+			name:   "layout changed differently: conflict",
+			base:   "a b",
+			ours:   edited("a", func(p *revision.Page) { p.Layout = &revision.Layout{Width: "wide"} }),
+			theirs: edited("a", func(p *revision.Page) { p.Layout = &revision.Layout{Width: "default", Title: true} }),
+			want:   "a b", wantConflicts: []string{"page:a"}, wantReason: "layout",
+		},
+		{
 			name: "slug changed differently: conflict",
 			base: "a b",
 			ours: edited("b", func(p *revision.Page) { p.Slug = "ours" }), theirs: edited("b", func(p *revision.Page) { p.Slug = "theirs" }),

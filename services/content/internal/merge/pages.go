@@ -3,6 +3,7 @@ package merge
 import (
 	"context"
 	"fmt"
+	"reflect"
 	"slices"
 	"time"
 
@@ -57,7 +58,8 @@ const absent = "\x00absent"
 // and markdown (timestamps and children aside).
 func sameContent(a, b *revision.Page) bool {
 	return a.Kind == b.Kind && a.Title == b.Title && a.Slug == b.Slug && a.Emoji == b.Emoji &&
-		a.Description == b.Description && a.Markdown == b.Markdown
+		a.Description == b.Description && a.Markdown == b.Markdown && a.Href == b.Href &&
+		reflect.DeepEqual(a.Layout, b.Layout) && reflect.DeepEqual(a.Cover, b.Cover)
 }
 
 // edited reports whether a side changed a base page's content or parent.
@@ -420,6 +422,14 @@ func mergePage(b, o, t *revision.Page) (revision.Page, []string) {
 	field("slug", &p.Slug, b.Slug, o.Slug, t.Slug)
 	field("emoji", &p.Emoji, b.Emoji, o.Emoji, t.Emoji)
 	field("description", &p.Description, b.Description, o.Description, t.Description)
+	field("href", &p.Href, b.Href, o.Href, t.Href)
+	var ok bool
+	if p.Layout, ok = pickValue(b.Layout, o.Layout, t.Layout); !ok {
+		reasons = append(reasons, "layout changed on both sides")
+	}
+	if p.Cover, ok = pickValue(b.Cover, o.Cover, t.Cover); !ok {
+		reasons = append(reasons, "cover changed on both sides")
+	}
 	md, rs := mergeText(b.Markdown, o.Markdown, t.Markdown)
 	if len(rs) > 0 {
 		reasons = append(reasons, "markdown changed differently on both sides at "+describe(rs)+" (of the common version)")
@@ -428,6 +438,19 @@ func mergePage(b, o, t *revision.Page) (revision.Page, []string) {
 	p.CreatedAt = pickTime(b.CreatedAt, o.CreatedAt, t.CreatedAt)
 	p.UpdatedAt = pickTime(b.UpdatedAt, o.UpdatedAt, t.UpdatedAt)
 	return p, reasons
+}
+
+// pickValue is pick for values compared whole (a page's layout, its
+// cover): ok is false when both sides changed one differently (ours is
+// kept).
+func pickValue[T any](b, o, t *T) (*T, bool) {
+	switch {
+	case reflect.DeepEqual(o, b):
+		return t, true
+	case reflect.DeepEqual(t, b), reflect.DeepEqual(o, t):
+		return o, true
+	}
+	return o, false
 }
 
 // pickTime is pick for timestamps, which never conflict: when both sides

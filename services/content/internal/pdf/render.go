@@ -108,6 +108,9 @@ func Render(ctx context.Context, title string, pages []revision.Page, open func(
 		r.y += 8
 	}
 	for _, f := range revision.Flatten(pages) {
+		if f.Page.Kind == revision.KindLink {
+			continue
+		}
 		if f.Page.Kind == revision.KindGroup {
 			r.space(12)
 			r.text(f.Page.Title, bold, 13, 0, 18)

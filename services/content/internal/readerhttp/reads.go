@@ -134,7 +134,14 @@ func pagesOf(ps []revision.Page) []contentapi.Page {
 	out := make([]contentapi.Page, len(ps))
 	for i, p := range ps {
 		out[i] = contentapi.Page{ID: p.ID, Kind: p.Kind, Title: p.Title, Slug: p.Slug, Description: p.Description, Emoji: p.Emoji,
-			Icon: p.Icon, Hidden: p.Hidden, Markdown: p.Markdown, Pages: pagesOf(p.Pages)}
+			Icon: p.Icon, Hidden: p.Hidden, Markdown: p.Markdown, Href: p.Href, Pages: pagesOf(p.Pages)}
+		if l := p.Layout; l != nil {
+			out[i].Layout = &contentapi.Layout{Width: l.Width, Cover: l.Cover, CoverSize: l.CoverSize, Title: l.Title,
+				Description: l.Description, TableOfContents: l.TableOfContents, Outline: l.Outline, Pagination: l.Pagination}
+		}
+		if c := p.Cover; c != nil {
+			out[i].Cover = &contentapi.Cover{Src: c.Src, SrcDark: c.SrcDark, YPos: c.YPos, Height: c.Height}
+		}
 	}
 	return out
 }

@@ -200,7 +200,7 @@ type Occurrence struct {
 func (x *Resolver) Occurrences(pageID string) []Occurrence {
 	var out []Occurrence
 	for _, f := range Flatten(x.rev.Pages) {
-		if f.Page.Kind == KindGroup || (pageID != "" && f.Page.ID != pageID) {
+		if f.Page.Kind != KindDocument && f.Page.Kind != "" || (pageID != "" && f.Page.ID != pageID) {
 			continue
 		}
 		for _, l := range ParseLinks(f.Page.Markdown) {

@@ -22,6 +22,7 @@ const (
 const (
 	KindDocument = "document"
 	KindGroup    = "group"
+	KindLink     = "link" // a link in the table of contents (Href), not a document
 )
 
 // Revision is an immutable snapshot of a space's content.
@@ -59,12 +60,27 @@ type Page struct {
 	Icon        string `bson:"icon,omitempty"`
 	Hidden      bool   `bson:"hidden,omitempty"`
 	Markdown    string `bson:"markdown,omitempty"` // document pages
+	Href        string `bson:"href,omitempty"`     // link pages: the destination
+	// Layout and Cover are a document's layout options and cover image
+	// (nil: the default layout, no cover).
+	Layout *Layout `bson:"layout,omitempty"`
+	Cover  *Cover  `bson:"cover,omitempty"`
 	// Body names where Markdown is kept when the page was read without it
 	// (Store.Tree); Store.Markdown reads it in.
 	Body      []string  `bson:"-" json:"-"`
 	Pages     []Page    `bson:"pages"` // children
 	CreatedAt time.Time `bson:"createdAt"`
 	UpdatedAt time.Time `bson:"updatedAt"`
+}
+
+// Cover is a document's cover image: Src and SrcDark as the page's front
+// matter wrote them (a file of the revision by its path, or a URL), YPos
+// the image's vertical offset.
+type Cover struct {
+	Src     string  `bson:"src" json:"src"`
+	SrcDark string  `bson:"srcDark,omitempty" json:"srcDark,omitempty"`
+	YPos    float64 `bson:"yPos" json:"yPos"`
+	Height  int     `bson:"height,omitempty" json:"height,omitempty"`
 }
 
 // File is a file of a revision; its bytes live in the blob store under Blob.

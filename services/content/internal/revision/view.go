@@ -1,6 +1,7 @@
 package revision
 
 import (
+	"net/url"
 	"time"
 )
 
@@ -51,8 +52,20 @@ type PageView struct {
 	Document    Node       `json:"document,omitempty"`
 	Pages       []PageView `json:"pages"`
 	Layout      *Layout    `json:"layout,omitempty"`
+	Cover       *CoverView `json:"cover,omitempty"`
+	Href        string     `json:"href,omitempty"`   // link pages
+	Target      Node       `json:"target,omitempty"` // link pages: a ContentRef
 	Tags        []any      `json:"tags,omitzero"`
 	Hidden      bool       `json:"hidden"`
+}
+
+// CoverView is a document's cover as the API returns it
+// (RevisionPageDocumentCover): its image a file of the revision or a URL.
+type CoverView struct {
+	Ref     Node    `json:"ref"`
+	RefDark Node    `json:"refDark,omitempty"`
+	YPos    float64 `json:"yPos"`
+	Height  int     `json:"height,omitempty"`
 }
 
 // PageURLs are a page's URLs.
@@ -77,6 +90,9 @@ type Layout struct {
 	Actions         bool   `json:"actions"`
 	Anchors         bool   `json:"anchors"`
 }
+
+// DefaultLayout is a page's layout when its own does not say.
+var DefaultLayout = defaultLayout
 
 var defaultLayout = Layout{
 	Width: "default", CoverSize: "hero", CoverMask: "none",
@@ -164,11 +180,19 @@ func (v *viewer) page(f Flat, format string) PageView {
 		pv.Kind, pv.Type = "group", "group"
 		return pv
 	}
+	if p.Kind == KindLink {
+		pv.Kind, pv.Type, pv.Href = "link", "link", p.Href
+		pv.Target = v.linkTarget(p.Href)
+		return pv
+	}
 	pv.Kind, pv.Type = "sheet", "document"
 	pv.URLs = &PageURLs{App: v.base + "/" + f.Path}
 	pv.Description = p.Description
 	layout := defaultLayout
-	pv.Layout, pv.Tags = &layout, []any{}
+	if p.Layout != nil {
+		layout = *p.Layout
+	}
+	pv.Layout, pv.Tags, pv.Cover = &layout, []any{}, v.cover(p.Cover)
 	if format == FormatDocument {
 		from := f
 		pv.Document = ToDocument(p.Markdown, func(href string) Target { return v.resolver().Resolve(from, href) })
@@ -217,4 +241,46 @@ func (v *viewer) revision() RevisionView {
 		rv.ReusableContents[i] = ReusableContentView(rc)
 	}
 	return rv
+}
+
+// linkTarget is the ContentRef a link page's destination names: a page of
+// the revision (with its anchor), resolved from the docs root, or else
+// the URL as written.
+func (v *viewer) linkTarget(href string) Node {
+	t := v.resolver().Resolve(Flat{Page: &Page{}}, href)
+	switch {
+	case t.Kind == TargetPage && t.Page != "" && t.Anchor != "":
+		return Node{"kind": "anchor", "page": t.Page, "anchor": t.Anchor}
+	case t.Kind == TargetPage && t.Page != "":
+		return Node{"kind": "page", "page": t.Page}
+	}
+	return Node{"kind": "url", "url": href}
+}
+
+// cover is a document's cover as the API shows it: nil without one, or
+// when its image is neither a file of the revision nor a URL.
+func (v *viewer) cover(c *Cover) *CoverView {
+	if c == nil {
+		return nil
+	}
+	ref := v.imageRef(c.Src)
+	if ref == nil {
+		return nil
+	}
+	return &CoverView{Ref: ref, RefDark: v.imageRef(c.SrcDark), YPos: c.YPos, Height: c.Height}
+}
+
+// imageRef is the ContentRef of an image's source: a file of the revision
+// by its name, or an http(s) URL; nil for anything else.
+func (v *viewer) imageRef(src string) Node {
+	if src == "" {
+		return nil
+	}
+	if u, err := url.Parse(src); err == nil && (u.Scheme == "http" || u.Scheme == "https") {
+		return Node{"kind": "url", "url": src}
+	}
+	if f, ok := v.resolver().file(src); ok {
+		return Node{"kind": "file", "file": f.ID}
+	}
+	return nil
 }

@@ -151,19 +151,23 @@ type revisionDoc struct {
 }
 
 type pageDoc struct {
-	ID          string    `bson:"id"`
-	Kind        string    `bson:"kind"`
-	Title       string    `bson:"title"`
-	Slug        string    `bson:"slug"`
-	Emoji       string    `bson:"emoji,omitempty"`
-	Description string    `bson:"description,omitempty"`
-	Icon        string    `bson:"icon,omitempty"`
-	Hidden      bool      `bson:"hidden,omitempty"`
-	Markdown    string    `bson:"markdown,omitempty"` // inline (revisions written before bodies moved out)
-	Body        []string  `bson:"body,omitempty"`     // body ids, in order
-	Pages       []pageDoc `bson:"pages"`
-	CreatedAt   time.Time `bson:"createdAt"`
-	UpdatedAt   time.Time `bson:"updatedAt"`
+	ID          string   `bson:"id"`
+	Kind        string   `bson:"kind"`
+	Title       string   `bson:"title"`
+	Slug        string   `bson:"slug"`
+	Emoji       string   `bson:"emoji,omitempty"`
+	Description string   `bson:"description,omitempty"`
+	Icon        string   `bson:"icon,omitempty"`
+	Hidden      bool     `bson:"hidden,omitempty"`
+	Markdown    string   `bson:"markdown,omitempty"` // inline (revisions written before bodies moved out)
+	Body        []string `bson:"body,omitempty"`     // body ids, in order
+	Href        string   `bson:"href,omitempty"`     // link pages
+	// Layout and Cover are a document's (revision.Page).
+	Layout    *revision.Layout `bson:"layout,omitempty"`
+	Cover     *revision.Cover  `bson:"cover,omitempty"`
+	Pages     []pageDoc        `bson:"pages"`
+	CreatedAt time.Time        `bson:"createdAt"`
+	UpdatedAt time.Time        `bson:"updatedAt"`
 }
 
 type redirectDoc struct {
@@ -227,7 +231,8 @@ func (b *bodies) pages(ps []revision.Page) []pageDoc {
 	out := make([]pageDoc, len(ps))
 	for i, p := range ps {
 		out[i] = pageDoc{ID: p.ID, Kind: p.Kind, Title: p.Title, Slug: p.Slug, Emoji: p.Emoji, Description: p.Description,
-			Icon: p.Icon, Hidden: p.Hidden, Body: b.refs(p.Markdown), Pages: b.pages(p.Pages), CreatedAt: p.CreatedAt, UpdatedAt: p.UpdatedAt}
+			Icon: p.Icon, Hidden: p.Hidden, Body: b.refs(p.Markdown), Pages: b.pages(p.Pages), CreatedAt: p.CreatedAt, UpdatedAt: p.UpdatedAt,
+			Href: p.Href, Layout: p.Layout, Cover: p.Cover}
 	}
 	return out
 }
@@ -587,7 +592,7 @@ func pagesOf(ds []pageDoc, text map[string]string) []revision.Page {
 	out := make([]revision.Page, len(ds))
 	for i, d := range ds {
 		out[i] = revision.Page{ID: d.ID, Kind: d.Kind, Title: d.Title, Slug: d.Slug, Emoji: d.Emoji, Description: d.Description,
-			Icon: d.Icon, Hidden: d.Hidden, CreatedAt: d.CreatedAt, UpdatedAt: d.UpdatedAt}
+			Icon: d.Icon, Hidden: d.Hidden, CreatedAt: d.CreatedAt, UpdatedAt: d.UpdatedAt, Href: d.Href, Layout: d.Layout, Cover: d.Cover}
 		if text == nil && len(d.Body) > 0 {
 			out[i].Body = slices.Clone(d.Body)
 		} else {

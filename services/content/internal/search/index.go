@@ -67,6 +67,9 @@ func sectionsOf(org, space string, pages []revision.Page, idx *SpaceIndex) []ind
 	for _, f := range flat {
 		p := f.Page
 		hidden[p.ID] = p.Hidden || hidden[f.Parent] // Flatten lists a parent first
+		if p.Kind == revision.KindLink {
+			continue // a link in the table of contents: nothing to find
+		}
 		pg := Page{
 			Organization: org, Space: space, ID: p.ID, Title: p.Title, Description: p.Description,
 			Path: f.Path, Ancestors: []string{},

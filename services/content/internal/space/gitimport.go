@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
+	"slices"
 	"strings"
 	"time"
 	"unicode"
@@ -59,7 +61,11 @@ type ImportRedirect struct {
 type ImportPage struct {
 	Kind, Title, Slug, Description, Emoji, Icon, Markdown string
 	Hidden                                                bool
-	Pages                                                 []ImportPage
+	// Href is a link page's destination (Kind revision.KindLink).
+	Href   string
+	Layout *revision.Layout
+	Cover  *revision.Cover
+	Pages  []ImportPage
 }
 
 // ImportFile is a file of an import, its bytes stored already (Blob): its
@@ -329,15 +335,29 @@ func importPages(in []ImportPage, prefix string, depth int, old map[string]revis
 		if title == "" {
 			title = "Untitled"
 		}
+		if p.Kind == revision.KindLink {
+			if why := linkHref(p.Href); why != "" {
+				return nil, apierr.Invalid("pages.href", "%s", why)
+			}
+			kind = revision.KindLink
+		}
 		rp := revision.Page{ID: revision.NewPageID(), Kind: kind, Title: title, Slug: s, Emoji: p.Emoji,
 			Description: p.Description, Icon: p.Icon, Hidden: p.Hidden, CreatedAt: now, UpdatedAt: now}
-		if kind == revision.KindDocument {
-			rp.Markdown = p.Markdown
+		switch kind {
+		case revision.KindDocument:
+			rp.Markdown, rp.Layout, rp.Cover = p.Markdown, p.Layout, p.Cover
+			if why := coverSrc(p.Cover); why != "" {
+				return nil, apierr.Invalid("pages.cover", "%s", why)
+			}
+			if l := p.Layout; l != nil && (l.Width != "default" && l.Width != "wide" || !slices.Contains([]string{"hero", "full", "background"}, l.CoverSize)) {
+				return nil, apierr.Invalid("pages.layout", `width must be "default" or "wide", coverSize "hero", "full" or "background"`)
+			}
+		case revision.KindLink:
+			rp.Href = p.Href
 		}
 		if o, ok := old[path]; ok {
 			rp.ID, rp.CreatedAt = o.ID, o.CreatedAt
-			if o.Kind == rp.Kind && o.Title == rp.Title && o.Markdown == rp.Markdown && o.Description == rp.Description &&
-				o.Emoji == rp.Emoji && o.Icon == rp.Icon && o.Hidden == rp.Hidden {
+			if samePage(o, rp) {
 				rp.UpdatedAt = o.UpdatedAt
 			}
 		}
@@ -349,4 +369,47 @@ func importPages(in []ImportPage, prefix string, depth int, old map[string]revis
 		out = append(out, rp)
 	}
 	return out, nil
+}
+
+// samePage reports whether an imported page has what the parent's page of
+// its path had.
+func samePage(o, p revision.Page) bool {
+	return o.Kind == p.Kind && o.Title == p.Title && o.Markdown == p.Markdown && o.Description == p.Description &&
+		o.Emoji == p.Emoji && o.Icon == p.Icon && o.Hidden == p.Hidden && o.Href == p.Href &&
+		reflect.DeepEqual(o.Layout, p.Layout) && reflect.DeepEqual(o.Cover, p.Cover)
+}
+
+// MaxHref bounds a link page's destination and a cover's sources.
+const MaxHref = 2048
+
+// linkHref says what makes h no link page's destination ("" when it is one).
+func linkHref(h string) string {
+	switch {
+	case strings.TrimSpace(h) == "":
+		return "is required for a link page"
+	case len(h) > MaxHref:
+		return fmt.Sprintf("must have at most %d bytes", MaxHref)
+	case !utf8.ValidString(h) || strings.ContainsFunc(h, unicode.IsControl):
+		return "must be UTF-8 text without control characters"
+	}
+	return ""
+}
+
+// coverSrc says what makes c no cover ("" when it is one, or none).
+func coverSrc(c *revision.Cover) string {
+	if c == nil {
+		return ""
+	}
+	if why := linkHref(c.Src); why != "" {
+		return "src " + why
+	}
+	if c.SrcDark != "" {
+		if why := linkHref(c.SrcDark); why != "" {
+			return "srcDark " + why
+		}
+	}
+	if c.Height != 0 && (c.Height < 10 || c.Height > 700) {
+		return "height must be from 10 to 700"
+	}
+	return ""
 }

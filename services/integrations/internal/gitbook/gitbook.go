@@ -26,6 +26,10 @@ import (
 const (
 	KindDocument = "document"
 	KindGroup    = "group"
+	// KindLink is an entry of SUMMARY.md that links (an anchor of a
+	// page, a URL) rather than names a page file: Href is its
+	// destination, as written.
+	KindLink = "link"
 )
 
 // Page is a page of the tree.
@@ -38,9 +42,14 @@ type Page struct {
 	Emoji       string         `json:"emoji,omitempty"`
 	Hidden      bool           `json:"hidden,omitempty"`
 	Layout      map[string]any `json:"layout,omitempty"`
-	Markdown    string         `json:"markdown"`
-	Path        string         `json:"path,omitempty"` // the page's file, relative to the repository
-	Pages       []Page         `json:"pages"`
+	// Options and Cover are what Layout and the cover keys of the front
+	// matter say (nil: GitBook's defaults, no cover).
+	Options  *Options `json:"-"`
+	Cover    *Cover   `json:"-"`
+	Markdown string   `json:"markdown"`
+	Path     string   `json:"path,omitempty"` // the page's file, relative to the repository
+	Href     string   `json:"href,omitempty"` // a link page's destination, as SUMMARY.md writes it
+	Pages    []Page   `json:"pages"`
 }
 
 // File is a file of the space: its name and where it is in the repository.
@@ -199,6 +208,7 @@ func body(p *Page, b []byte) {
 	if v, ok := fm["layout"].(map[string]any); ok {
 		p.Layout = v
 	}
+	p.Options, p.Cover = layoutOf(fm)
 	md := strings.ReplaceAll(string(rest), "\r\n", "\n")
 	md = strings.TrimLeft(md, "\n")
 	line, after, _ := strings.Cut(md, "\n")

@@ -8,16 +8,16 @@ import (
 
 // outline is a page tree reduced to what a reader sees.
 type outline struct {
-	Kind, Title, Markdown, Description, Icon string
-	Hidden                                   bool
-	Pages                                    []outline
+	Kind, Title, Markdown, Description, Icon, Href string
+	Hidden                                         bool
+	Pages                                          []outline
 }
 
 func outlineOf(ps []Page) []outline {
 	out := []outline{}
 	for _, p := range ps {
 		out = append(out, outline{Kind: p.Kind, Title: p.Title, Markdown: p.Markdown, Description: p.Description,
-			Icon: p.Icon, Hidden: p.Hidden, Pages: outlineOf(p.Pages)})
+			Icon: p.Icon, Hidden: p.Hidden, Href: p.Href, Pages: outlineOf(p.Pages)})
 	}
 	return out
 }
@@ -96,6 +96,8 @@ func TestWriteThenReadRoundTrip(t *testing.T) {
 		}},
 		{Kind: KindGroup, Title: "Reference", Slug: "reference", Pages: []Page{
 			{Kind: KindDocument, Title: "CLI", Slug: "cli", Markdown: "![x](.gitbook/assets/x.png)\n", Pages: []Page{}},
+			{Kind: KindLink, Title: "CLI flags", Slug: "cli-flags", Href: "reference/cli.md#flags", Pages: []Page{}},
+			{Kind: KindLink, Title: "Source (GitHub)", Slug: "source", Href: "https://example.com/zebra?tab=code#readme", Pages: []Page{}},
 		}},
 	}
 	out, err := Write(pages, []string{"x.png"}, "site")

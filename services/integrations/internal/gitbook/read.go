@@ -39,6 +39,9 @@ type reader struct {
 	root   string
 	readme string
 	pages  int
+	// listed are the page files SUMMARY.md named so far: an entry naming
+	// one again is a link to it, not a second page.
+	listed map[string]bool
 }
 
 // Read builds the tree of a repository's files (path → bytes), from the
@@ -50,7 +53,7 @@ func Read(files map[string][]byte, projectDir string) (Tree, error) {
 	if !ok {
 		return Tree{}, layoutErr("repoProjectDirectory leaves the repository")
 	}
-	r := &reader{files: files, root: dir}
+	r := &reader{files: files, root: dir, listed: map[string]bool{}}
 	readme, summary := "README.md", "SUMMARY.md"
 	var c config
 	if b, ok := files[join(dir, ".gitbook.yaml")]; ok {
@@ -98,8 +101,27 @@ func Read(files map[string][]byte, projectDir string) (Tree, error) {
 	uniqueSlugs(t.Pages)
 	var p problems
 	t.Redirects = r.redirects(c.redirects, t.Pages, &p)
+	brokenLinks(t.Pages, &p)
 	t.Problems = p.done()
 	return t, nil
+}
+
+// broken matches GitBook's references to what it no longer has, as its
+// export writes them: "/broken/pages/<id>", "/broken/spaces/<id>", ...
+var broken = regexp.MustCompile(`/broken/[A-Za-z0-9_./-]*`)
+
+// brokenLinks reports the pages' references GitBook wrote as broken (sites
+// show them as text): one problem per page, naming its first.
+func brokenLinks(ps []Page, p *problems) {
+	for _, pg := range ps {
+		if pg.Path != "" && strings.Contains(pg.Markdown, "/broken/") {
+			refs := broken.FindAllString(pg.Markdown, -1)
+			if len(refs) > 0 {
+				p.add("%s: %d references to what GitBook lost (first: %s), shown as text", pg.Path, len(refs), refs[0])
+			}
+		}
+		brokenLinks(pg.Pages, p)
+	}
 }
 
 // structureFile is .gitbook.yaml's structure.<key> (def when unset), a
@@ -163,7 +185,7 @@ func (r *reader) summary(src []byte, dir string) ([]Page, error) {
 			}
 			title := strings.TrimSpace(inline(n, src))
 			r.pages++
-			out = append(out, Page{Kind: KindGroup, Title: title, Slug: Slugify(title), Pages: []Page{}})
+			out = append(out, Page{Kind: KindGroup, Title: title, Slug: groupSlug(n, src, title), Pages: []Page{}})
 			group = len(out) - 1
 		case *ast.List:
 			items, err := r.list(n, src, dir, 1, &seenReadme)
@@ -181,6 +203,25 @@ func (r *reader) summary(src []byte, dir string) ([]Page, error) {
 		return r.withReadme(out)
 	}
 	return out, nil
+}
+
+// groupID is the id GitBook gives a group in its SUMMARY.md heading
+// ("## Get Started <a href="#getting-started" id="getting-started"></a>"),
+// which its URLs use.
+var groupID = regexp.MustCompile(`<a\s[^>]*\bid="([^"]+)"`)
+
+// groupSlug is a group heading's slug: its id when it has one that is a
+// slug, else its title's.
+func groupSlug(h *ast.Heading, src []byte, title string) string {
+	var raw []byte
+	for i := 0; i < h.Lines().Len(); i++ {
+		seg := h.Lines().At(i)
+		raw = append(raw, seg.Value(src)...)
+	}
+	if m := groupID.FindSubmatch(raw); m != nil && Slugify(string(m[1])) == string(m[1]) {
+		return string(m[1])
+	}
+	return Slugify(title)
 }
 
 // checkSummary bounds SUMMARY.md before the markdown parser reads it, in
@@ -266,6 +307,7 @@ func (r *reader) list(l *ast.List, src []byte, dir string, depth int, seenReadme
 		var link *ast.Link
 		var title string
 		var children []Page
+		isLink := false
 		for c := it.FirstChild(); c != nil; c = c.NextSibling() {
 			switch c := c.(type) {
 			case *ast.List:
@@ -285,36 +327,42 @@ func (r *reader) list(l *ast.List, src []byte, dir string, depth int, seenReadme
 					})
 					if link != nil {
 						title = strings.TrimSpace(inline(link, src))
+						// Marked before its children are read: an entry
+						// naming a page file listed already links to it.
+						file := r.entryFile(string(link.Destination), dir)
+						isLink = linkEntry(string(link.Destination)) || r.listed[file]
+						if !isLink && file != "" {
+							r.listed[file] = true
+						}
 					} else {
 						title = strings.TrimSpace(inline(c, src))
 					}
 				}
 			}
 		}
-		if link != nil && linkEntry(string(link.Destination)) {
+		if isLink {
 			// A link in the table of contents (an anchor of a page, a
-			// URL), not a page: its children stay, one level up.
+			// URL, a page listed already), not a page: a link page (GitBook's type "link") with
+			// the destination as written; its children stay, one level up.
+			if r.pages++; r.pages > MaxPages {
+				return nil, layoutErr("more than %d pages", MaxPages)
+			}
+			if depth > MaxDepth {
+				return nil, layoutErr("pages nested deeper than %d levels", MaxDepth)
+			}
+			if title == "" {
+				title = "Untitled"
+			}
+			out = append(out, Page{Kind: KindLink, Title: title, Slug: Slugify(title), Href: string(link.Destination), Pages: []Page{}})
 			out = append(out, children...)
 			continue
 		}
 		var p Page
 		var err error
 		if link != nil {
-			dest := string(link.Destination)
-			if u, err := url.PathUnescape(dest); err == nil {
-				dest = u
-			}
-			dest, _, _ = strings.Cut(dest, "#")
-			base := dir
-			if strings.HasPrefix(dest, "/") {
-				base = r.root // "/x.md" is relative to the docs root
-			}
-			file := strings.TrimPrefix(path.Clean(path.Join(base, dest)), "/")
+			file := r.entryFile(string(link.Destination), dir)
 			if file == r.readme {
 				*seenReadme = true
-			}
-			if file == ".." || strings.HasPrefix(file, "../") {
-				file = "" // a link out of the repository names no page file
 			}
 			p, err = r.page(file, title, depth)
 			if file == "" {
@@ -331,6 +379,24 @@ func (r *reader) list(l *ast.List, src []byte, dir string, depth int, seenReadme
 		out = append(out, p)
 	}
 	return out, nil
+}
+
+// entryFile is the page file a SUMMARY.md entry's destination names,
+// relative to the repository ("" for one out of the repository).
+func (r *reader) entryFile(dest, dir string) string {
+	if u, err := url.PathUnescape(dest); err == nil {
+		dest = u
+	}
+	dest, _, _ = strings.Cut(dest, "#")
+	base := dir
+	if strings.HasPrefix(dest, "/") {
+		base = r.root // "/x.md" is relative to the docs root
+	}
+	file := strings.TrimPrefix(path.Clean(path.Join(base, dest)), "/")
+	if file == ".." || strings.HasPrefix(file, "../") {
+		return "" // a link out of the repository names no page file
+	}
+	return file
 }
 
 // linkEntry tells whether a SUMMARY.md entry's destination is a link

@@ -138,17 +138,19 @@ func BenchmarkSummary4MB(b *testing.B) {
 }
 
 // TestSummaryLinkEntries: the entries of a SUMMARY.md that are links (an
-// anchor of a page, a URL) are not pages: no page repeats the one an
-// anchor is of, none is an empty page named after a URL. The entries are
+// anchor of a page, a URL, a page listed already) are link pages, not
+// documents: no page repeats the one an anchor is of or one listed
+// before, none is an empty page named after a URL; an
+// export of a changed tree writes them back as they were. The entries are
 // GitbookIO/public-docs' documentation/SUMMARY.md.
 func TestSummaryLinkEntries(t *testing.T) {
 	t.Parallel()
-	summary := "# Table of contents\n\n* [GitBook documentation](README.md)\n\n## Create content\n\n" +
+	summary := "# Table of contents\n\n* [GitBook documentation](README.md)\n\n## Create content <a href=\"#creating\" id=\"creating\"></a>\n\n" +
 		"* [Format content](create-content/formatting/README.md)\n  * [Inline content](create-content/formatting/inline.md)\n" +
 		"* [Blocks](create-content/blocks/README.md)\n  * [Columns](create-content/blocks/columns.md)\n" +
 		"  * [Buttons](create-content/formatting/inline.md#buttons)\n  * [Icons](create-content/formatting/inline.md#icons)\n" +
 		"  * [Custom blocks](https://app.gitbook.com/s/2SyQSbIa1iYS7z6Dx5di/integrations/quickstart)\n" +
-		"* [Reusable content](create-content/reusable-content.md)\n"
+		"* [Reusable content](create-content/reusable-content.md)\n* [Inline formatting](create-content/formatting/inline.md)\n"
 	files := map[string][]byte{"SUMMARY.md": []byte(summary), "README.md": []byte("# GitBook documentation\n")}
 	for _, p := range []string{"create-content/formatting/README.md", "create-content/formatting/inline.md",
 		"create-content/blocks/README.md", "create-content/blocks/columns.md", "create-content/reusable-content.md"} {
@@ -162,7 +164,11 @@ func TestSummaryLinkEntries(t *testing.T) {
 	var walk func(ps []Page, indent string)
 	walk = func(ps []Page, indent string) {
 		for _, p := range ps {
-			got = append(got, indent+p.Title+" "+p.Path)
+			if p.Kind == KindLink {
+				got = append(got, indent+p.Title+" → "+p.Href)
+			} else {
+				got = append(got, indent+p.Title+" "+p.Path)
+			}
 			walk(p.Pages, indent+"  ")
 		}
 	}
@@ -170,8 +176,54 @@ func TestSummaryLinkEntries(t *testing.T) {
 	want := []string{"GitBook documentation README.md", "Create content ",
 		"  Format content create-content/formatting/README.md", "    Inline content create-content/formatting/inline.md",
 		"  Blocks create-content/blocks/README.md", "    Columns create-content/blocks/columns.md",
-		"  Reusable content create-content/reusable-content.md"}
+		"    Buttons → create-content/formatting/inline.md#buttons", "    Icons → create-content/formatting/inline.md#icons",
+		"    Custom blocks → https://app.gitbook.com/s/2SyQSbIa1iYS7z6Dx5di/integrations/quickstart",
+		"  Reusable content create-content/reusable-content.md",
+		"  Inline formatting → create-content/formatting/inline.md"}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("pages:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	for _, p := range tree.Pages[1].Pages[1].Pages[1:4] {
+		if p.Kind != KindLink {
+			t.Errorf("%s is a %s page, want a link", p.Title, p.Kind)
+		}
+	}
+	// A changed tree (one page removed): SUMMARY.md is written again, with
+	// the link entries as they were.
+	changed := append([]Page(nil), tree.Pages...)
+	changed[1].Pages = changed[1].Pages[:2]
+	out, err := WriteOver(changed, nil, "", &Previous{Tree: tree, Text: files})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := tree.Pages[1].Slug; got != "creating" {
+		t.Errorf("the group's slug is %q, not its id", got)
+	}
+	for _, line := range []string{"## Create content <a href=\"#creating\" id=\"creating\"></a>\n", "  * [Buttons](create-content/formatting/inline.md#buttons)\n",
+		"  * [Custom blocks](https://app.gitbook.com/s/2SyQSbIa1iYS7z6Dx5di/integrations/quickstart)\n"} {
+		if !strings.Contains(string(out.Text["SUMMARY.md"]), line) {
+			t.Errorf("SUMMARY.md written:\n%s\nwithout %q", out.Text["SUMMARY.md"], line)
+		}
+	}
+}
+
+// TestBrokenLinksReported: a page's references GitBook exported as
+// broken ("/broken/pages/<id>", as in GitbookIO/public-docs) are listed in
+// the import's problems, one line per page naming its first.
+func TestBrokenLinksReported(t *testing.T) {
+	t.Parallel()
+	files := map[string][]byte{
+		"SUMMARY.md": []byte("* [Home](README.md)\n* [Guide](guide.md)\n"),
+		"README.md":  []byte("# Home\n\nNothing lost here.\n"),
+		"guide.md": []byte("# Guide\n\nSee [the old page](/broken/pages/Dx3hTq5l) and " +
+			"<a href=\"/broken/spaces/abc\">a space</a>.\n"),
+	}
+	tree, err := Read(files, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"guide.md: 2 references to what GitBook lost (first: /broken/pages/Dx3hTq5l), shown as text"}
+	if strings.Join(tree.Problems, "\n") != strings.Join(want, "\n") {
+		t.Errorf("problems %q, want %q", tree.Problems, want)
 	}
 }

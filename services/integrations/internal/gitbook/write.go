@@ -126,7 +126,11 @@ func (w *writer) group(p Page) {
 	if !w.inGroup && !w.first {
 		w.sum.WriteString("\n")
 	}
-	fmt.Fprintf(&w.sum, "\n## %s\n\n", oneLine(p.Title))
+	id := ""
+	if p.Slug != "" && p.Slug != Slugify(p.Title) && Slugify(p.Slug) == p.Slug {
+		id = fmt.Sprintf(` <a href="#%s" id="%s"></a>`, p.Slug, p.Slug) // the group's id, which its URLs use
+	}
+	fmt.Fprintf(&w.sum, "\n## %s%s\n\n", oneLine(p.Title), id)
 	w.entries = append(w.entries, entry{kind: KindGroup, title: p.Title})
 	w.inGroup = true
 	folder := uniquePath(w.taken, p.Slug, "")
@@ -141,6 +145,13 @@ func (w *writer) group(p Page) {
 // new one under folder, and its line in SUMMARY.md.
 func (w *writer) page(p Page, folder, prefix string, depth int) {
 	key := slugPath(prefix, p.Slug)
+	if p.Kind == KindLink {
+		w.link(p, depth)
+		for _, c := range p.Pages {
+			w.page(c, folder, key, depth+1)
+		}
+		return
+	}
 	file, matched := w.file(p, key)
 	if !matched {
 		switch {
@@ -164,6 +175,13 @@ func (w *writer) page(p Page, folder, prefix string, depth int) {
 	for _, c := range p.Pages {
 		w.page(c, sub, key, depth+1)
 	}
+}
+
+// link writes a link page's line in SUMMARY.md: its destination as
+// written, its title.
+func (w *writer) link(p Page, depth int) {
+	w.entries = append(w.entries, entry{depth: depth, kind: KindLink, title: p.Title, file: p.Href})
+	fmt.Fprintf(&w.sum, "%s* [%s](%s)\n", strings.Repeat("  ", depth), escapeTitle(p.Title), escapeLink(oneLine(p.Href)))
 }
 
 // summary returns the path of SUMMARY.md (the previous layout's, when it
@@ -268,7 +286,11 @@ func entriesOf(ps []Page, depth int) []entry {
 			}
 			continue
 		}
-		out = append(out, entry{depth: depth, kind: p.Kind, title: p.Title, file: p.Path})
+		file := p.Path
+		if p.Kind == KindLink {
+			file = p.Href
+		}
+		out = append(out, entry{depth: depth, kind: p.Kind, title: p.Title, file: file})
 		out = append(out, entriesOf(p.Pages, depth+1)...)
 	}
 	return out

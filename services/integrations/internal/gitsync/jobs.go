@@ -461,7 +461,14 @@ func toContent(ps []gitbook.Page) []contentapi.Page {
 	out := make([]contentapi.Page, len(ps))
 	for i, p := range ps {
 		out[i] = contentapi.Page{Kind: p.Kind, Title: p.Title, Slug: p.Slug, Description: p.Description,
-			Emoji: p.Emoji, Icon: p.Icon, Hidden: p.Hidden, Markdown: p.Markdown, Pages: toContent(p.Pages)}
+			Emoji: p.Emoji, Icon: p.Icon, Hidden: p.Hidden, Markdown: p.Markdown, Href: p.Href, Pages: toContent(p.Pages)}
+		if o := p.Options; o != nil {
+			out[i].Layout = &contentapi.Layout{Width: o.Width, Cover: o.Cover, CoverSize: o.CoverSize, Title: o.Title,
+				Description: o.Description, TableOfContents: o.TableOfContents, Outline: o.Outline, Pagination: o.Pagination}
+		}
+		if c := p.Cover; c != nil {
+			out[i].Cover = &contentapi.Cover{Src: c.Src, YPos: c.YPos, Height: c.Height}
+		}
 	}
 	return out
 }
@@ -470,7 +477,7 @@ func fromContent(ps []contentapi.Page) []gitbook.Page {
 	out := make([]gitbook.Page, len(ps))
 	for i, p := range ps {
 		out[i] = gitbook.Page{Kind: p.Kind, Title: p.Title, Slug: p.Slug, Description: p.Description,
-			Emoji: p.Emoji, Icon: p.Icon, Hidden: p.Hidden, Markdown: p.Markdown, Pages: fromContent(p.Pages)}
+			Emoji: p.Emoji, Icon: p.Icon, Hidden: p.Hidden, Markdown: p.Markdown, Href: p.Href, Pages: fromContent(p.Pages)}
 	}
 	return out
 }

@@ -60,6 +60,13 @@ type pageData struct {
 	// Outline is the page's "On this page"; Crumbs the pages above it.
 	Outline []gitbookmd.Heading
 	Crumbs  []link
+	// The page's layout: no heading, a wide page, its cover (Cover the
+	// image's URL, CoverDark the dark theme's, CoverSize hero, full or
+	// background, CoverY the image's offset, CoverHeight in pixels).
+	NoHeading, Wide             bool
+	Cover, CoverDark, CoverSize string
+	CoverY                      float64
+	CoverHeight                 int
 }
 
 // theme is what every page of the layout shares: the stylesheet of
@@ -241,7 +248,7 @@ func (r *Reader) renderPage(rd *read, sec *vsection, v *variant, t *tree, p *pag
 	d.Content, d.Cut, d.Outline = template.HTML(out.res.HTML), out.cut, out.res.Headings
 	d.Crumbs = crumbs(rd, v, t, p)
 	d.Nav, d.NavRest = r.nav(rd, v, t, rd.pageURL(v, t, p))
-	if p.index >= 0 {
+	if p.index >= 0 && (p.layout == nil || p.layout.Pagination) {
 		if p.index > 0 {
 			q := t.docs[p.index-1]
 			d.Prev = &link{Title: q.title, URL: rd.pageURL(v, t, q)}
@@ -251,7 +258,45 @@ func (r *Reader) renderPage(rd *read, sec *vsection, v *variant, t *tree, p *pag
 			d.Next = &link{Title: q.title, URL: rd.pageURL(v, t, q)}
 		}
 	}
+	r.pageLayout(rd, v, t, p, &d)
 	return r.htmlResponse(rd, http.StatusOK, d)
+}
+
+// pageLayout applies a page's layout options to what is shown of it: its
+// heading, description, table of contents and outline when visible, its
+// width, its cover (its sources resolved as the page's images are; one
+// that names nothing is no cover).
+func (r *Reader) pageLayout(rd *read, v *variant, t *tree, p *page, d *pageData) {
+	if l := p.layout; l != nil {
+		d.NoHeading, d.Wide = !l.Title, l.Width == "wide"
+		if !l.Description {
+			d.Lead = ""
+		}
+		if !l.TableOfContents {
+			d.Nav, d.NavRest = "", ""
+		}
+		if !l.Outline {
+			d.Outline = nil
+		}
+	}
+	c := p.cover
+	if c == nil || (p.layout != nil && !p.layout.Cover) {
+		return
+	}
+	links := r.links(rd, v, t, p, rd.base+"/~files/"+v.ss.ID+"/"+t.id+"/")
+	src, ok := links.Resolve(c.Src)
+	if !ok || src == "" {
+		return
+	}
+	d.Cover, d.CoverY, d.CoverHeight, d.CoverSize = src, c.YPos, c.Height, "hero"
+	if p.layout != nil {
+		d.CoverSize = p.layout.CoverSize
+	}
+	if c.SrcDark != "" {
+		if dark, ok := links.Resolve(c.SrcDark); ok {
+			d.CoverDark = dark
+		}
+	}
 }
 
 // crumbs are the pages above p: groups as text, documents as links.

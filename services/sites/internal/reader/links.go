@@ -246,7 +246,9 @@ func (t *tree) index() {
 	}
 	t.slugs = make(map[string][]*page, len(t.pages))
 	for _, p := range t.pages {
-		t.slugs[p.slug] = append(t.slugs[p.slug], p)
+		if !p.link() {
+			t.slugs[p.slug] = append(t.slugs[p.slug], p)
+		}
 	}
 }
 

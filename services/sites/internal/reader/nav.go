@@ -2,6 +2,7 @@ package reader
 
 import (
 	"html/template"
+	"net/url"
 	"slices"
 	"strings"
 
@@ -26,7 +27,7 @@ func (r *Reader) nav(rd *read, v *variant, t *tree, current string) (html, rest 
 	key := cacheKey("nav", rd.site.ID, rd.base, v.path, t.org, t.space, t.id)
 	cached, ok := r.cache.Get(key)
 	if !ok {
-		nb := &navBuilder{rd: rd, v: v, t: t, opens: map[string][]int{}}
+		nb := &navBuilder{r: r, rd: rd, v: v, t: t, opens: map[string][]int{}}
 		nb.list(t.top())
 		if nb.n >= limits.ReaderNavPages {
 			nb.b.WriteString(`<p class="note">Some pages are not listed here.</p>`)
@@ -53,15 +54,24 @@ func (r *Reader) nav(rd *read, v *variant, t *tree, current string) (html, rest 
 		b.WriteString(all[at:])
 		all = b.String()
 	}
+	// The current page's own entry: a link entry to it is not.
 	mark := `href="` + template.HTMLEscapeString(current) + `"`
-	if i := strings.Index(all, mark); i >= 0 {
-		return template.HTML(all[:i+len(mark)]), template.HTML(all[i+len(mark):])
+	for at := 0; ; {
+		i := strings.Index(all[at:], mark)
+		if i < 0 {
+			return template.HTML(all), ""
+		}
+		i += at
+		if !strings.HasSuffix(all[:i], `<li class="link"><a `) {
+			return template.HTML(all[:i+len(mark)]), template.HTML(all[i+len(mark):])
+		}
+		at = i + len(mark)
 	}
-	return template.HTML(all), ""
 }
 
 // navBuilder writes a navTree.
 type navBuilder struct {
+	r     *Reader
 	rd    *read
 	v     *variant
 	t     *tree
@@ -78,6 +88,10 @@ func (nb *navBuilder) list(ps []*page) {
 			continue
 		}
 		nb.n++
+		if p.link() {
+			nb.linkItem(p)
+			continue
+		}
 		if !p.document() {
 			nb.b.WriteString(`<li class="group"><span>`)
 			nb.b.WriteString(template.HTMLEscapeString(p.title))
@@ -113,4 +127,44 @@ func (nb *navBuilder) list(ps []*page) {
 		nb.b.WriteString("</li>")
 	}
 	nb.b.WriteString("</ul>")
+}
+
+// linkItem writes a link of the table of contents: to the page (and its
+// anchor) or the URL it names, resolved as links of the space's first
+// page are (relative to the docs root); one that names nothing readers
+// can open is its title as text, and so is one into another space (the
+// tree is cached for every reader, who may not all see that space).
+func (nb *navBuilder) linkItem(p *page) {
+	l := &pageLinks{r: nb.r, rd: nb.rd, v: nb.v, t: nb.t}
+	u, ok := "", false
+	if !strings.HasPrefix(strings.TrimSpace(p.href), "../") {
+		u, ok = l.Resolve(p.href)
+	}
+	if ok && u != "" && !strings.HasPrefix(u, "#") {
+		if pu, err := url.Parse(u); err != nil || (pu.Scheme != "" && pu.Scheme != "http" && pu.Scheme != "https" && pu.Scheme != "mailto") {
+			ok = false
+		}
+	} else {
+		ok = false
+	}
+	nb.b.WriteString(`<li class="link">`)
+	if !ok {
+		nb.b.WriteString("<span>" + template.HTMLEscapeString(p.title) + "</span></li>")
+		return
+	}
+	nb.b.WriteString(`<a href="`)
+	nb.b.WriteString(template.HTMLEscapeString(u))
+	nb.b.WriteString(`"`)
+	if external(u) {
+		nb.b.WriteString(` rel="noopener" target="_blank"`)
+	}
+	nb.b.WriteString(`>`)
+	nb.b.WriteString(template.HTMLEscapeString(p.title))
+	nb.b.WriteString("</a></li>")
+}
+
+// external tells whether a URL leaves the site (it has a host).
+func external(u string) bool {
+	pu, err := url.Parse(u)
+	return err == nil && pu.Host != ""
 }

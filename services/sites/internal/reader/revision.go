@@ -131,6 +131,11 @@ type page struct {
 	id, kind, title, slug, path, description, emoji string
 	hidden                                          bool
 	markdown                                        string
+	// href is a link page's destination; layout and cover a document's
+	// (nil: the default layout, no cover).
+	href   string
+	layout *contentapi.Layout
+	cover  *contentapi.Cover
 	// conditional: the markdown holds {% if %} blocks (gitbookmd.Evaluate).
 	conditional bool
 	depth       int
@@ -139,7 +144,11 @@ type page struct {
 	index int
 }
 
-func (p *page) document() bool { return p.kind != "group" }
+func (p *page) document() bool { return p.kind != "group" && p.kind != "link" }
+
+// link tells whether p is a link in the table of contents (href), not a
+// page of its own.
+func (p *page) link() bool { return p.kind == "link" }
 
 // newTree indexes a revision content answered. Pages deeper than
 // limits.ReaderTreeDepth are left out.
@@ -155,7 +164,7 @@ func newTree(rev contentapi.Content) *tree {
 		for _, cp := range ps {
 			p := &page{id: cp.ID, kind: cp.Kind, title: cp.Title, slug: cp.Slug, description: cp.Description,
 				emoji: cp.Emoji, hidden: hidden || cp.Hidden, markdown: cp.Markdown, depth: depth, index: -1,
-				conditional: ifTag.MatchString(cp.Markdown)}
+				conditional: ifTag.MatchString(cp.Markdown), href: cp.Href, layout: cp.Layout, cover: cp.Cover}
 			p.path = cp.Slug
 			if prefix != "" {
 				p.path = prefix + "/" + cp.Slug
@@ -164,7 +173,7 @@ func newTree(rev contentapi.Content) *tree {
 				p.title = "Untitled"
 			}
 			t.pages = append(t.pages, p)
-			if _, taken := t.byPath[p.path]; !taken {
+			if _, taken := t.byPath[p.path]; !taken && !p.link() {
 				t.byPath[p.path] = p
 			}
 			t.byID[p.id] = p
@@ -172,7 +181,7 @@ func newTree(rev contentapi.Content) *tree {
 				p.index = len(t.docs)
 				t.docs = append(t.docs, p)
 			}
-			t.size += int64(len(p.markdown)+len(p.title)+len(p.description)+len(p.path)) + 256
+			t.size += int64(len(p.markdown)+len(p.title)+len(p.description)+len(p.path)+len(p.href)) + 256
 			p.children = walk(cp.Pages, p.path, depth+1, p.hidden)
 			out = append(out, p)
 		}
