@@ -207,6 +207,14 @@ const (
 	// ReaderBlockLookahead is how far a tag whose end is optional
 	// ({% embed %}, {% file %}) looks for its end.
 	ReaderBlockLookahead = 64 << 10
+	// ReaderFormulaBytes is the longest $$formula$$ typeset, and
+	// ReaderFormulas the most formulas of one page typeset; past either a
+	// formula is shown as its TeX source.
+	ReaderFormulaBytes = 4 << 10
+	ReaderFormulas     = 500
+	// ReaderFormulaTime bounds the typesetting of one formula (KaTeX in a
+	// JavaScript runtime, interrupted past it): it is shown as its source.
+	ReaderFormulaTime = 250 * time.Millisecond
 )
 
 // ReaderLLMSSpaces is the most site spaces llms.txt, llms-full.txt and
