@@ -1,25 +1,38 @@
 package reader
 
 import (
+	"context"
 	"encoding/json"
 	"path"
 	"regexp"
+	"runtime"
 	"strings"
 
 	"github.com/docspub/platform/services/sites/internal/gitbookmd"
+	"github.com/docspub/platform/services/sites/internal/katex"
 	"github.com/docspub/platform/services/sites/internal/limits"
 )
 
 // markdown renders pages in GitBook's dialect (gitbookmd): its blocks,
 // raw HTML through one allow-list, links and files resolved to URLs under
 // the site, {% if %} blocks evaluated on the reader's claims with the
-// site's condition evaluation.
+// site's condition evaluation, formulas typeset by KaTeX on the server.
 type markdown struct {
-	r *gitbookmd.Renderer
+	r   *gitbookmd.Renderer
+	tex *katex.Typesetter
 }
 
 func newMarkdown() *markdown {
-	return &markdown{r: gitbookmd.New()}
+	return &markdown{r: gitbookmd.New(),
+		tex: katex.New(limits.ReaderFormulaBytes, limits.ReaderFormulaTime, runtime.GOMAXPROCS(0))}
+}
+
+// math typesets formulas for one page rendering, while ctx lasts.
+func (m *markdown) math(ctx context.Context) func(string, bool) (string, bool) {
+	return func(tex string, display bool) (string, bool) {
+		h, err := m.tex.Typeset(ctx, tex, display)
+		return h, err == nil
+	}
 }
 
 // render renders a page's markdown. Past limits.ReaderPageBytes the
@@ -91,8 +104,12 @@ func (r *Reader) content(rd *read, v *variant, t *tree, p *page) rendered {
 		PageTitle: links.Title,
 		Cond:      r.condition(rd.visitor.claims),
 		Include:   t.include,
+		Math:      r.markdown.math(rd.ctx),
 	})
 	got := rendered{res: res, cut: cut, varies: res.Conditional || links.crossed}
+	if rd.ctx.Err() != nil {
+		return got // formulas the request's end left as their source: not kept
+	}
 	size := int64(len(res.HTML)) + 64
 	for _, h := range res.Headings {
 		size += int64(len(h.ID)+len(h.Text)) + 32

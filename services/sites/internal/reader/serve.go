@@ -132,6 +132,11 @@ var routes = []route{
 		func(r *Reader, ctx context.Context, rd *read, rest []string) *Response {
 			return r.file(ctx, rd, rest[1], rest[2], rest[3])
 		}},
+	{Route{"static", "/~static/{asset}"},
+		func(rest []string) bool { return len(rest) >= 2 && rest[0] == "~static" },
+		func(r *Reader, _ context.Context, rd *read, rest []string) *Response {
+			return r.static(rd, strings.Join(rest[1:], "/"))
+		}},
 	{Route{"page markdown", "{variant}/{page}.md"},
 		func(rest []string) bool {
 			n := len(rest)
