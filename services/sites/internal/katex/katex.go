@@ -49,7 +49,10 @@ func compiled() (*goja.Program, error) {
 type Typesetter struct {
 	maxBytes int
 	timeout  time.Duration
-	pool     chan *runtime
+	// slots bounds the formulas typeset at once (and so the runtimes
+	// alive); pool keeps the idle runtimes.
+	slots chan struct{}
+	pool  chan *runtime
 }
 
 // runtime is one goja runtime with KaTeX loaded and its render function.
@@ -59,9 +62,11 @@ type runtime struct {
 }
 
 // New returns a Typesetter of formulas up to maxBytes, each typeset within
-// timeout, keeping at most idle runtimes between calls.
-func New(maxBytes int, timeout time.Duration, idle int) *Typesetter {
-	return &Typesetter{maxBytes: maxBytes, timeout: timeout, pool: make(chan *runtime, max(idle, 1))}
+// timeout, at most n at once (a call waits for its turn while its context
+// lasts), as many runtimes kept between calls.
+func New(maxBytes int, timeout time.Duration, n int) *Typesetter {
+	n = max(n, 1)
+	return &Typesetter{maxBytes: maxBytes, timeout: timeout, slots: make(chan struct{}, n), pool: make(chan *runtime, n)}
 }
 
 // renderJS calls katex.renderToString with the options of a published
@@ -116,13 +121,19 @@ func (t *Typesetter) put(rt *runtime) {
 // for a block. An invalid formula is its escaped source marked
 // katex-error, as KaTeX writes it; a formula over the length bound is
 // ErrTooLong; one that runs past the deadline or the context is the
-// context's error or context.DeadlineExceeded.
+// context's error (its cause) or context.DeadlineExceeded.
 func (t *Typesetter) Typeset(ctx context.Context, tex string, display bool) (string, error) {
 	if len(tex) > t.maxBytes {
 		return "", ErrTooLong
 	}
+	select {
+	case t.slots <- struct{}{}:
+		defer func() { <-t.slots }()
+	case <-ctx.Done():
+		return "", context.Cause(ctx)
+	}
 	if err := ctx.Err(); err != nil {
-		return "", err
+		return "", context.Cause(ctx)
 	}
 	rt, err := t.get()
 	if err != nil {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -38,6 +37,34 @@ func TestTypeset(t *testing.T) {
 				t.Errorf("Typeset(%q) = %s: unescaped input", tc.tex, got)
 			}
 		})
+	}
+}
+
+// TestTypesetSharesNothing: a macro one formula defines, even globally,
+// is not defined in the next one the same runtime typesets.
+func TestTypesetSharesNothing(t *testing.T) {
+	ts := New(4096, 5*time.Second, 1)
+	if got, _ := ts.Typeset(context.Background(), `\gdef\zebra{Z}\zebra`, false); strings.Contains(got, "katex-error") {
+		t.Fatalf("the definition: %s", got)
+	}
+	if got, _ := ts.Typeset(context.Background(), `\zebra`, false); !strings.Contains(got, `<mtext>\zebra</mtext>`) {
+		t.Errorf("the next formula knows \\zebra: %s", got)
+	}
+}
+
+// TestTypesetWaitsItsTurn: past n formulas at once, a call waits, and
+// gives up when its context ends.
+func TestTypesetWaitsItsTurn(t *testing.T) {
+	ts := New(4096, 5*time.Second, 1)
+	ts.slots <- struct{}{} // the one slot taken
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(20*time.Millisecond, cancel)
+	if _, err := ts.Typeset(ctx, "x", false); !errors.Is(err, context.Canceled) {
+		t.Errorf("waiting, cancelled: %v", err)
+	}
+	<-ts.slots
+	if _, err := ts.Typeset(context.Background(), "x", false); err != nil {
+		t.Errorf("the slot free: %v", err)
 	}
 }
 
@@ -75,25 +102,18 @@ func TestTypesetStops(t *testing.T) {
 	}
 }
 
-// TestTypesetCost measures a page of 50 formulas with one warm runtime
-// (go test -run TestTypesetCost -v).
-func TestTypesetCost(t *testing.T) {
+// BenchmarkTypeset is one formula typeset by a warm runtime (go test
+// -bench Typeset; a page of 50: gitbookmd's BenchmarkRenderMathPage).
+func BenchmarkTypeset(b *testing.B) {
 	ts := New(4096, 5*time.Second, 1)
-	start := time.Now()
 	if _, err := ts.Typeset(context.Background(), "x", false); err != nil {
-		t.Fatal(err)
+		b.Fatal(err)
 	}
-	t.Logf("first formula (KaTeX loaded): %v", time.Since(start))
-	var runs []time.Duration
-	for range 7 {
-		start := time.Now()
-		for i := range 50 {
-			if _, err := ts.Typeset(context.Background(), fmt.Sprintf(`\sum_{k=0}^{%d} \frac{x^k}{k!} + \sqrt{a_%d^2+b^2}`, i, i), i%5 == 0); err != nil {
-				t.Fatal(err)
-			}
+	i := 0
+	for b.Loop() {
+		i++
+		if _, err := ts.Typeset(context.Background(), fmt.Sprintf(`\sum_{k=0}^{%d} \frac{x^k}{k!} + \sqrt{a_%d^2+b^2}`, i, i), i%5 == 0); err != nil {
+			b.Fatal(err)
 		}
-		runs = append(runs, time.Since(start))
 	}
-	sort.Slice(runs, func(i, j int) bool { return runs[i] < runs[j] })
-	t.Logf("50 formulas: median %v (min %v, max %v)", runs[len(runs)/2], runs[0], runs[len(runs)-1])
 }

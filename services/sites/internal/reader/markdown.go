@@ -6,6 +6,7 @@ import (
 	"path"
 	"regexp"
 	"runtime"
+	"strconv"
 	"strings"
 
 	"github.com/docspub/platform/services/sites/internal/gitbookmd"
@@ -27,11 +28,21 @@ func newMarkdown() *markdown {
 		tex: katex.New(limits.ReaderFormulaBytes, limits.ReaderFormulaTime, runtime.GOMAXPROCS(0))}
 }
 
-// math typesets formulas for one page rendering, while ctx lasts.
-func (m *markdown) math(ctx context.Context) func(string, bool) (string, bool) {
+// math typesets formulas for one page rendering, while ctx lasts, each
+// kept in the reader's cache by organization and TeX: a new revision of a
+// page typesets only the formulas it changed.
+func (r *Reader) math(ctx context.Context, org string) func(string, bool) (string, bool) {
 	return func(tex string, display bool) (string, bool) {
-		h, err := m.tex.Typeset(ctx, tex, display)
-		return h, err == nil
+		key := cacheKey("tex", org, strconv.FormatBool(display), tex)
+		if h, ok := r.cache.Get(key); ok {
+			return h.(string), true
+		}
+		h, err := r.markdown.tex.Typeset(ctx, tex, display)
+		if err != nil {
+			return "", false
+		}
+		r.cache.Add(key, h, int64(len(h)+len(key))+32)
+		return h, true
 	}
 }
 
@@ -104,7 +115,7 @@ func (r *Reader) content(rd *read, v *variant, t *tree, p *page) rendered {
 		PageTitle: links.Title,
 		Cond:      r.condition(rd.visitor.claims),
 		Include:   t.include,
-		Math:      r.markdown.math(rd.ctx),
+		Math:      r.math(rd.ctx, t.org),
 	})
 	got := rendered{res: res, cut: cut, varies: res.Conditional || links.crossed}
 	if rd.ctx.Err() != nil {
