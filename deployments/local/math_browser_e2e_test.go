@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/emulation"
@@ -33,8 +34,9 @@ const cspWatch = `window.cspViolations = []; document.addEventListener("security
 // diagram and opens it in headless Chromium: the formulas are typeset
 // (KaTeX's MathML and HTML, its stylesheet applied and its fonts loaded
 // from the site), the diagram is drawn (an svg in place of its source) by
-// the vendored Mermaid, no Content-Security-Policy violation is reported,
-// and in dark mode the diagram is drawn in Mermaid's dark theme.
+// the vendored Mermaid, no Content-Security-Policy violation is reported;
+// in dark mode the diagram is drawn in Mermaid's dark theme, and drawn
+// again in the light one when the reader picks it.
 func TestMathAndDiagramInBrowser(t *testing.T) {
 	exe := chromium(t)
 	p := startPlatform(t)
@@ -95,5 +97,15 @@ func TestMathAndDiagramInBrowser(t *testing.T) {
 	}
 	if n, _ := strconv.Atoi(eval(`String(document.querySelectorAll("article .katex").length)`)); n != 2 {
 		t.Errorf("%d formulas typeset after the reload", n)
+	}
+	// The theme button picks light: the diagram is drawn again, light.
+	eval(`(window.before = document.querySelector("article div.mermaid svg"), "")`)
+	b.step("pick the light theme", chromedp.Click(chromedp.CSS("button.theme")))
+	if _, err := chromedp.Run(b.ctx, chromedp.Poll[bool](`window.mermaid.mermaidAPI.getConfig().theme === "default" &&
+		document.querySelector("article div.mermaid svg") !== window.before`, chromedp.WithPollingTimeout(20*time.Second))); err != nil {
+		t.Errorf("the diagram is not drawn again in the light theme: %v", err)
+	}
+	if got := eval(`document.documentElement.getAttribute("data-theme") + " " + document.querySelectorAll("article div.mermaid svg").length + " " + document.querySelectorAll("article pre.mermaid").length`); got != "light 1 0" {
+		t.Errorf("after picking the light theme (theme, diagrams drawn, sources left): %s", got)
 	}
 }

@@ -79,17 +79,19 @@ var pageTheme = theme{CodeCSS: template.CSS(gitbookmd.CodeCSS + gitbookmd.TabsCS
 // DiagramScript, on a page of mermaid diagrams only, loads Mermaid's
 // script (its URL in the element's data-src: the CSP allows what a
 // script of its hash loads, 'strict-dynamic') and draws each diagram in
-// place of its source, in the theme the page shows (strict: Mermaid
-// sanitizes the labels, runs no script of theirs). A diagram Mermaid
-// cannot read stays its source.
-const DiagramScript = `(function(){var s=document.currentScript,u=s&&s.getAttribute("data-src");if(!u)return;` +
-	`var e=document.createElement("script");e.src=u;e.onload=function(){var d=document.documentElement,t=d.getAttribute("data-theme");` +
-	`var dark=t==="dark"||(t!=="light"&&window.matchMedia&&matchMedia("(prefers-color-scheme: dark)").matches);` +
-	`mermaid.initialize({startOnLoad:false,securityLevel:"strict",theme:dark?"dark":"default"});` +
-	`document.querySelectorAll("pre.mermaid").forEach(function(pre,i){var c=pre.querySelector("code"),id="mermaid-"+i;` +
-	`mermaid.render(id,(c||pre).textContent).then(function(r){var f=document.createElement("div");f.className="mermaid";` +
-	`f.setAttribute("role","img");f.innerHTML=r.svg;pre.replaceWith(f)},function(){var x=document.getElementById("d"+id);if(x)x.remove()})})};` +
-	`document.head.appendChild(e)})();`
+// place of its source, in the theme the page shows, again when the theme
+// changes (strict: Mermaid sanitizes the labels, runs no script of
+// theirs). A diagram Mermaid cannot read stays its source.
+const DiagramScript = `(function(){var s=document.currentScript,u=s&&s.getAttribute("data-src"),d=document.documentElement,n=0,items=[];if(!u)return;` +
+	`document.querySelectorAll("pre.mermaid").forEach(function(pre){var c=pre.querySelector("code");items.push({el:pre,src:(c||pre).textContent})});` +
+	`function dark(){var t=d.getAttribute("data-theme");return t==="dark"||(t!=="light"&&!!window.matchMedia&&matchMedia("(prefers-color-scheme: dark)").matches)}` +
+	`function draw(){mermaid.initialize({startOnLoad:false,securityLevel:"strict",theme:dark()?"dark":"default"});` +
+	`items.forEach(function(it){var id="mermaid-"+(n++);mermaid.render(id,it.src).then(function(r){var f=document.createElement("div");` +
+	`f.className="mermaid";f.setAttribute("role","img");f.innerHTML=r.svg;it.el.replaceWith(f);it.el=f},` +
+	`function(){var x=document.getElementById("d"+id);if(x)x.remove()})})}` +
+	`var e=document.createElement("script");e.src=u;e.onload=function(){draw();` +
+	`new MutationObserver(draw).observe(d,{attributes:true,attributeFilter:["data-theme"]});` +
+	`if(window.matchMedia)matchMedia("(prefers-color-scheme: dark)").addEventListener("change",draw)};document.head.appendChild(e)})();`
 
 // headScript sets the theme the reader picked (light or dark; none is
 // the system's) on <html> before anything is drawn, so no page flashes
