@@ -142,8 +142,8 @@ func (t *Typesetter) Typeset(ctx context.Context, tex string, display bool) (str
 	timer := time.AfterFunc(t.timeout, func() { rt.vm.Interrupt(context.DeadlineExceeded) })
 	stop := context.AfterFunc(ctx, func() { rt.vm.Interrupt(context.Cause(ctx)) })
 	v, err := rt.render(goja.Undefined(), rt.vm.ToValue(tex), rt.vm.ToValue(display))
-	interrupted := !timer.Stop() || !stop()
-	if interrupted {
+	timedOut, cancelled := !timer.Stop(), !stop()
+	if timedOut || cancelled {
 		// The runtime was or is being interrupted: dropped, never reused.
 		var ie *goja.InterruptedError
 		if errors.As(err, &ie) {

@@ -69,6 +69,20 @@ func TestTypesetWaitsItsTurn(t *testing.T) {
 }
 
 func TestTypesetBounds(t *testing.T) {
+	// Nesting as deep as the length bound allows: typeset or out of
+	// time, soon after the deadline; never a crash.
+	deep := strings.Repeat(`\sqrt{`, 4096/7) + "x" + strings.Repeat("}", 4096/7)
+	slow := New(8192, 200*time.Millisecond, 1)
+	if _, err := slow.Typeset(context.Background(), "x", false); err != nil { // KaTeX loaded
+		t.Fatal(err)
+	}
+	start := time.Now()
+	if got, err := slow.Typeset(context.Background(), deep, true); !errors.Is(err, context.DeadlineExceeded) && !strings.Contains(got, "katex") {
+		t.Errorf("deep nesting: %.200q, %v", got, err)
+	}
+	if d := time.Since(start); d > 3*time.Second {
+		t.Errorf("deep nesting took %v, the deadline is 200ms", d)
+	}
 	ts := New(64, 5*time.Second, 1)
 	if _, err := ts.Typeset(context.Background(), strings.Repeat("x", 65), false); !errors.Is(err, ErrTooLong) {
 		t.Errorf("65 bytes: err %v, want ErrTooLong", err)

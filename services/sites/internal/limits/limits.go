@@ -213,8 +213,11 @@ const (
 	ReaderFormulaBytes = 4 << 10
 	ReaderFormulas     = 500
 	// ReaderFormulaTime bounds the typesetting of one formula (KaTeX in a
-	// JavaScript runtime, interrupted past it): it is shown as its source.
-	ReaderFormulaTime = 250 * time.Millisecond
+	// JavaScript runtime, interrupted past it), ReaderFormulasTime that of
+	// a page's formulas: past either a formula is shown as its source, and
+	// the page's rendering is not kept (typeset again on the next read).
+	ReaderFormulaTime  = time.Second
+	ReaderFormulasTime = 3 * time.Second
 )
 
 // ReaderLLMSSpaces is the most site spaces llms.txt, llms-full.txt and

@@ -241,7 +241,7 @@ func (r *Reader) pageHTML(rd *read, sec *vsection, v *variant, t *tree, p *page)
 		return rd.resp
 	}
 	resp := r.renderPage(rd, sec, v, t, p)
-	if resp.Status == http.StatusOK && rd.ctx.Err() == nil {
+	if resp.Status == http.StatusOK && !rd.partial {
 		var gz bytes.Buffer
 		w, _ := gzip.NewWriterLevel(&gz, gzip.BestSpeed)
 		_, _ = w.Write(resp.Body)

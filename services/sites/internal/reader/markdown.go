@@ -30,8 +30,10 @@ func newMarkdown() *markdown {
 
 // math typesets formulas for one page rendering, while ctx lasts, each
 // kept in the reader's cache by organization and TeX: a new revision of a
-// page typesets only the formulas it changed.
-func (r *Reader) math(ctx context.Context, org string) func(string, bool) (string, bool) {
+// page typesets only the formulas it changed. short tells whether a
+// formula was left its source for lack of time.
+func (r *Reader) math(ctx context.Context, org string) (typeset func(string, bool) (string, bool), short func() bool) {
+	var out bool
 	return func(tex string, display bool) (string, bool) {
 		key := cacheKey("tex", org, strconv.FormatBool(display), tex)
 		if h, ok := r.cache.Get(key); ok {
@@ -39,11 +41,12 @@ func (r *Reader) math(ctx context.Context, org string) func(string, bool) (strin
 		}
 		h, err := r.markdown.tex.Typeset(ctx, tex, display)
 		if err != nil {
+			out = true
 			return "", false
 		}
 		r.cache.Add(key, h, int64(len(h)+len(key))+32)
 		return h, true
-	}
+	}, func() bool { return out }
 }
 
 // render renders a page's markdown. Past limits.ReaderPageBytes the
@@ -109,17 +112,24 @@ func (r *Reader) content(rd *read, v *variant, t *tree, p *page) rendered {
 		}
 	}
 	links := r.links(rd, v, t, p, files)
+	// The page's formulas are typeset within limits.ReaderFormulasTime.
+	mctx, cancel := context.WithTimeout(rd.ctx, limits.ReaderFormulasTime)
+	defer cancel()
+	math, short := r.math(mctx, t.org)
 	res, cut := r.markdown.render(p.markdown, gitbookmd.Options{
 		Title:     p.title,
 		Links:     links,
 		PageTitle: links.Title,
 		Cond:      r.condition(rd.visitor.claims),
 		Include:   t.include,
-		Math:      r.math(rd.ctx, t.org),
+		Math:      math,
 	})
 	got := rendered{res: res, cut: cut, varies: res.Conditional || links.crossed}
-	if rd.ctx.Err() != nil {
-		return got // formulas the request's end left as their source: not kept
+	if short() {
+		// Formulas left their source for lack of time (the request's end,
+		// a slow formula or page): not kept, typeset again next time.
+		rd.partial = true
+		return got
 	}
 	size := int64(len(res.HTML)) + 64
 	for _, h := range res.Headings {

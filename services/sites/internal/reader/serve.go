@@ -28,6 +28,9 @@ type read struct {
 	visitor visitor
 	st      *structure
 	resp    *Response // cookies and flags gathered on the way
+	// partial says a page was rendered short of time (formulas left their
+	// source): its rendering is not kept.
+	partial bool
 }
 
 // Serve answers a reader's request.
