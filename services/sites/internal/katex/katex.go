@@ -28,8 +28,12 @@ const Version = "0.16.47"
 //go:embed katex.min.js
 var script string
 
-// ErrTooLong is a formula over the Typesetter's length bound.
-var ErrTooLong = errors.New("formula too long")
+// ErrTooLong is a formula over the Typesetter's length bound, ErrTooSlow
+// one that ran past its time.
+var (
+	ErrTooLong = errors.New("formula too long")
+	ErrTooSlow = errors.New("formula too slow to typeset")
+)
 
 var (
 	compileOnce sync.Once
@@ -120,8 +124,8 @@ func (t *Typesetter) put(rt *runtime) {
 // Typeset returns the formula's HTML (KaTeX's HTML and MathML), display
 // for a block. An invalid formula is its escaped source marked
 // katex-error, as KaTeX writes it; a formula over the length bound is
-// ErrTooLong; one that runs past the deadline or the context is the
-// context's error (its cause) or context.DeadlineExceeded.
+// ErrTooLong; one that runs past its time is ErrTooSlow, and past the
+// context the context's error (its cause).
 func (t *Typesetter) Typeset(ctx context.Context, tex string, display bool) (string, error) {
 	if len(tex) > t.maxBytes {
 		return "", ErrTooLong
@@ -139,7 +143,7 @@ func (t *Typesetter) Typeset(ctx context.Context, tex string, display bool) (str
 	if err != nil {
 		return "", err
 	}
-	timer := time.AfterFunc(t.timeout, func() { rt.vm.Interrupt(context.DeadlineExceeded) })
+	timer := time.AfterFunc(t.timeout, func() { rt.vm.Interrupt(ErrTooSlow) })
 	stop := context.AfterFunc(ctx, func() { rt.vm.Interrupt(context.Cause(ctx)) })
 	v, err := rt.render(goja.Undefined(), rt.vm.ToValue(tex), rt.vm.ToValue(display))
 	timedOut, cancelled := !timer.Stop(), !stop()
@@ -152,7 +156,7 @@ func (t *Typesetter) Typeset(ctx context.Context, tex string, display bool) (str
 			}
 		}
 		if err == nil {
-			err = context.DeadlineExceeded
+			err = ErrTooSlow
 		}
 		return "", err
 	}

@@ -213,9 +213,10 @@ const (
 	ReaderFormulaBytes = 4 << 10
 	ReaderFormulas     = 500
 	// ReaderFormulaTime bounds the typesetting of one formula (KaTeX in a
-	// JavaScript runtime, interrupted past it), ReaderFormulasTime that of
-	// a page's formulas: past either a formula is shown as its source, and
-	// the page's rendering is not kept (typeset again on the next read).
+	// JavaScript runtime, interrupted past it: shown as its source, as
+	// long as the reader's cache remembers it), ReaderFormulasTime that of
+	// a page's formulas (the rest shown as their source, the rendering not
+	// kept: the next read typesets them, the others being cached).
 	ReaderFormulaTime  = time.Second
 	ReaderFormulasTime = 3 * time.Second
 )

@@ -3,6 +3,7 @@ package reader
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"path"
 	"regexp"
 	"runtime"
@@ -30,17 +31,24 @@ func newMarkdown() *markdown {
 
 // math typesets formulas for one page rendering, while ctx lasts, each
 // kept in the reader's cache by organization and TeX: a new revision of a
-// page typesets only the formulas it changed. short tells whether a
-// formula was left its source for lack of time.
+// page typesets only the formulas it changed. A formula too slow to
+// typeset is kept as such (shown as its source: not tried on every
+// read). short tells whether a formula was left its source for lack of
+// the page's time (ctx's): the rendering is then not kept, and the next
+// one goes on from the formulas kept.
 func (r *Reader) math(ctx context.Context, org string) (typeset func(string, bool) (string, bool), short func() bool) {
 	var out bool
 	return func(tex string, display bool) (string, bool) {
 		key := cacheKey("tex", org, strconv.FormatBool(display), tex)
 		if h, ok := r.cache.Get(key); ok {
-			return h.(string), true
+			return h.(string), h.(string) != ""
 		}
 		h, err := r.markdown.tex.Typeset(ctx, tex, display)
-		if err != nil {
+		switch {
+		case errors.Is(err, katex.ErrTooSlow):
+			r.cache.Add(key, "", int64(len(key))+32)
+			return "", false
+		case err != nil:
 			out = true
 			return "", false
 		}
@@ -127,7 +135,7 @@ func (r *Reader) content(rd *read, v *variant, t *tree, p *page) rendered {
 	got := rendered{res: res, cut: cut, varies: res.Conditional || links.crossed}
 	if short() {
 		// Formulas left their source for lack of time (the request's end,
-		// a slow formula or page): not kept, typeset again next time.
+		// the page's time): not kept, typeset next time.
 		rd.partial = true
 		return got
 	}
