@@ -97,7 +97,7 @@ func TestGitBookRepositoryPublished(t *testing.T) {
 		body := string(rep.Body)
 		article := articleRe.FindString(body)
 		outside := codeOrPre.ReplaceAllString(article, "")
-		for _, bad := range []string{"{%", "raw HTML omitted", ".gitbook/", ".md\"", "javascript:", "/broken/"} {
+		for _, bad := range []string{"{%", "$$", "raw HTML omitted", ".gitbook/", ".md\"", "javascript:", "/broken/"} {
 			if strings.Contains(outside, bad) {
 				t.Errorf("%s shows %q outside code", pg, bad)
 			}
@@ -148,7 +148,7 @@ func TestGitBookRepositoryPublished(t *testing.T) {
 	}
 	for _, want := range []string{
 		`class="tab-panel" role="tabpanel"`, `<figure class="code-block wrap"><figcaption class="code-title">zebra.yaml</figcaption>`,
-		`<pre class="mermaid">`, `class="math math-display"`, `<details>`, `<table data-view="cards">`, `<td class="card-cover"><img src="` + base + `/~files/`,
+		`<pre class="mermaid">`, `<div class="math math-display"><span class="katex-display">`, `<details>`, `<table data-view="cards">`, `<td class="card-cover"><img src="` + base + `/~files/`,
 		`<div class="content-ref card"><a class="content-ref-link" href="` + base + `/getting-started/quickstart">Quickstart</a></div>`, `<iframe src="https://www.youtube-nocookie.com/embed/dQw4w9WgXcQ"`, `<a class="embed-card card" href="https://github.com/zebra/herd"`,
 		`<a class="file-link" href="` + base + `/~files/`, `<div class="columns">`, `<section class="update">`, `<div class="prompt card">`,
 		"<kbd>Ctrl</kbd>", "<mark>highlighted</mark>", `an icon <svg class="icon icon-github" `, "</svg>, one Font Awesome Free lacks .</p>",

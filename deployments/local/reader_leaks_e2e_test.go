@@ -226,6 +226,13 @@ func TestReaderLeaksClosedThroughGateway(t *testing.T) {
 			for _, w := range append(slices.Clone(leakMarkers), leakVisible, "home", "more") {
 				try(rt.Name, siteURL+"/~search?q="+url.QueryEscape(w))
 			}
+		case "/~static/{asset}":
+			for _, a := range sites.ReaderStaticAssets() {
+				if r := anon.get(siteURL+"/~static/"+a, ""); r.Status != 200 {
+					t.Errorf("GET %s/~static/%s = %d", siteURL, a, r.Status)
+				}
+				try(rt.Name, siteURL+"/~static/"+a)
+			}
 		default:
 			if strings.Contains(rt.Path, "{") {
 				t.Fatalf("route %s (%s) has placeholders this test does not fill: fill them", rt.Name, rt.Path)
@@ -234,7 +241,8 @@ func TestReaderLeaksClosedThroughGateway(t *testing.T) {
 		}
 	}
 	for _, rt := range sites.ReaderRoutes() {
-		if rt.Name != "robots.txt" && rt.Name != "sitemap.xml" && !served[rt.Name] {
+		// (static answers the vendored assets of pages: no content)
+		if rt.Name != "robots.txt" && rt.Name != "sitemap.xml" && rt.Name != "static" && !served[rt.Name] {
 			t.Errorf("route %s never answered the visitor's own content: the test proves nothing of it", rt.Name)
 		}
 	}

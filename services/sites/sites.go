@@ -235,6 +235,10 @@ type ReaderRoute struct {
 	Name, Path string
 }
 
+// ReaderStaticAssets are the vendored assets of pages the reader serves
+// under a site's /~static/ (KaTeX's stylesheet, Mermaid's script).
+func ReaderStaticAssets() []string { return []string{reader.KaTeXCSS, reader.MermaidJS} }
+
 // ReaderRoutes are every address form the reader serves, under a site's
 // URL (reader.Routes).
 func ReaderRoutes() []ReaderRoute {

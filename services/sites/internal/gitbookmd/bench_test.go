@@ -44,3 +44,33 @@ func BenchmarkRenderHeavyPage(b *testing.B) {
 		}
 	}
 }
+
+// mathPage is a page of 50 formulas: 40 inline ones in sentences, 10
+// blocks (sums, fractions, roots, matrices), all different.
+func mathPage() string {
+	var b strings.Builder
+	b.WriteString("# Formulas\n\n")
+	for i := 1; i <= 50; i++ {
+		if i%5 == 0 {
+			fmt.Fprintf(&b, "$$\n\\sum_{k=0}^{%d} \\frac{x^k}{k!} = \\begin{pmatrix} a_%d & b \\\\ c & \\sqrt{d^2+1} \\end{pmatrix}\n$$\n\n", i, i)
+			continue
+		}
+		fmt.Fprintf(&b, "Step %d sets $$y_{%d} = \\alpha x^2 + \\beta_%d$$ for every real x.\n\n", i, i, i)
+	}
+	return b.String()
+}
+
+// BenchmarkRenderMathPage is the reader's cold rendering of a page of
+// formulas typeset by KaTeX (in goja, one warm runtime): its cost is
+// nearly all KaTeX's (go test -bench RenderMathPage -benchtime 5x -count 5).
+func BenchmarkRenderMathPage(b *testing.B) {
+	r, math := New(), kaTeX()
+	src := mathPage()
+	if got := r.Render(src, Options{Math: math}); strings.Count(got.HTML, `class="katex"`) != 50 {
+		b.Fatalf("%d formulas typeset", strings.Count(got.HTML, `class="katex"`))
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		r.Render(src, Options{Math: math})
+	}
+}

@@ -53,6 +53,10 @@ type Options struct {
 	// Include returns the markdown of an {% include "path" %} (path as
 	// written); false when there is none: the include renders nothing.
 	Include func(path string) (string, bool)
+	// Math typesets a formula's TeX (display: a block) as HTML, which is
+	// written as given (not sanitized); false leaves the formula its
+	// source (nil: every formula is).
+	Math func(tex string, display bool) (html string, ok bool)
 	// Log receives what could not be rendered (missing includes); nil is
 	// slog.Default().
 	Log *slog.Logger
@@ -72,6 +76,10 @@ type Result struct {
 	// Conditional is true when the page holds {% if %} blocks: the HTML
 	// depends on the reader's claims.
 	Conditional bool
+	// Math is true when the page holds formulas (typeset ones need
+	// KaTeX's stylesheet), Diagrams when it holds mermaid diagrams (drawn
+	// by Mermaid's script).
+	Math, Diagrams bool
 }
 
 // Renderer renders pages; it is safe for concurrent use.
@@ -125,8 +133,9 @@ func (r *Renderer) Render(src string, opts Options) Result {
 	}
 	n, tabs := 0, 0
 	st := &state{r: r, opts: opts, includes: &n, tabs: &tabs, ids: newHeadingIDs()}
-	body := r.render(src, st)
-	return Result{HTML: sanitize(body, opts.Links), Headings: st.headings, Conditional: st.conditional}
+	body, math := typeset(sanitize(r.render(src, st), opts.Links), opts.Math)
+	return Result{HTML: body, Headings: st.headings, Conditional: st.conditional,
+		Math: math, Diagrams: strings.Contains(body, `<pre class="mermaid">`)}
 }
 
 // render renders markdown to unsanitized HTML (includes render through

@@ -3,6 +3,11 @@ package gitbookmd
 import (
 	"bytes"
 	"fmt"
+	"html"
+	"regexp"
+	"strings"
+
+	"github.com/docspub/platform/services/sites/internal/limits"
 
 	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/parser"
@@ -11,8 +16,9 @@ import (
 )
 
 // Math is written as GitBook writes it, $$TeX$$ inline and on lines of
-// its own, and rendered as its TeX source in a math element: readable as
-// is, for a script to typeset where one runs.
+// its own, and rendered as its TeX source in a math element; once the
+// page is sanitized, each is typeset by Options.Math (KaTeX's HTML and
+// MathML, which the allow-list would not keep), or stays its source.
 var (
 	kindMathBlock  = ast.NewNodeKind("MathBlock")
 	kindMathInline = ast.NewNodeKind("MathInline")
@@ -132,4 +138,42 @@ func (r *nodeRenderer) mathInline(w util.BufWriter, src []byte, n ast.Node, ente
 		fmt.Fprintf(w, `<code class="math math-inline" role="math">%s</code>`, esc(string(n.(*mathInline).tex)))
 	}
 	return ast.WalkSkipChildren, nil
+}
+
+// formula finds the math elements the renderer writes, once sanitized:
+// an inline one (1: its escaped TeX) or a block (2).
+var formula = regexp.MustCompile(`<code class="math math-inline" role="math">([^<]*)</code>|` +
+	`<div class="math math-display" role="math"><code class="language-math">([^<]*)</code></div>`)
+
+// typeset replaces the page's formulas by what math makes of them (HTML
+// of its own, trusted: it is not sanitized), the first limits.ReaderFormulas
+// of them, each up to limits.ReaderFormulaBytes; a formula math refuses,
+// or past a bound, stays its source. It tells whether the page has math.
+func typeset(body string, math func(tex string, display bool) (string, bool)) (string, bool) {
+	if !strings.Contains(body, `role="math"`) {
+		return body, false
+	}
+	found, n := false, 0
+	out := formula.ReplaceAllStringFunc(body, func(m string) string {
+		found = true
+		if math == nil || n >= limits.ReaderFormulas {
+			return m
+		}
+		sub := formula.FindStringSubmatch(m)
+		display := sub[1] == "" && strings.HasPrefix(m, "<div")
+		tex := html.UnescapeString(sub[1] + sub[2])
+		if len(tex) > limits.ReaderFormulaBytes {
+			return m
+		}
+		n++
+		h, ok := math(tex, display)
+		if !ok {
+			return m
+		}
+		if display {
+			return `<div class="math math-display">` + h + `</div>`
+		}
+		return `<span class="math math-inline">` + h + `</span>`
+	})
+	return out, found
 }

@@ -207,6 +207,18 @@ const (
 	// ReaderBlockLookahead is how far a tag whose end is optional
 	// ({% embed %}, {% file %}) looks for its end.
 	ReaderBlockLookahead = 64 << 10
+	// ReaderFormulaBytes is the longest $$formula$$ typeset, and
+	// ReaderFormulas the most formulas of one page typeset; past either a
+	// formula is shown as its TeX source.
+	ReaderFormulaBytes = 4 << 10
+	ReaderFormulas     = 500
+	// ReaderFormulaTime bounds the typesetting of one formula (KaTeX in a
+	// JavaScript runtime, interrupted past it: shown as its source, as
+	// long as the reader's cache remembers it), ReaderFormulasTime that of
+	// a page's formulas (the rest shown as their source, the rendering not
+	// kept: the next read typesets them, the others being cached).
+	ReaderFormulaTime  = time.Second
+	ReaderFormulasTime = 3 * time.Second
 )
 
 // ReaderLLMSSpaces is the most site spaces llms.txt, llms-full.txt and

@@ -67,18 +67,38 @@ type pageData struct {
 	Cover, CoverDark, CoverSize string
 	CoverY                      float64
 	CoverHeight                 int
+	// MathCSS is KaTeX's stylesheet on a page of typeset formulas,
+	// MermaidJS Mermaid's script on a page of diagrams ("": none).
+	MathCSS, MermaidJS string
 }
 
 // theme is what every page of the layout shares: the stylesheet of
 // highlighted code and tabs, the script that sets the reader's theme
 // before the page is drawn (in <head>) and the page's script.
 type theme struct {
-	CodeCSS            template.CSS
-	HeadScript, Script template.JS
+	CodeCSS                           template.CSS
+	HeadScript, Script, DiagramScript template.JS
 }
 
 var pageTheme = theme{CodeCSS: template.CSS(gitbookmd.CodeCSS + gitbookmd.TabsCSS),
-	HeadScript: template.JS(headScript), Script: template.JS(pageScript)}
+	HeadScript: template.JS(headScript), Script: template.JS(pageScript), DiagramScript: template.JS(DiagramScript)}
+
+// DiagramScript, on a page of mermaid diagrams only, loads Mermaid's
+// script (its URL in the element's data-src: the CSP allows what a
+// script of its hash loads, 'strict-dynamic') and draws each diagram in
+// place of its source, in the theme the page shows, again when the theme
+// changes (strict: Mermaid sanitizes the labels, runs no script of
+// theirs). A diagram Mermaid cannot read stays its source.
+const DiagramScript = `(function(){var s=document.currentScript,u=s&&s.getAttribute("data-src"),d=document.documentElement,n=0,items=[];if(!u)return;` +
+	`document.querySelectorAll("pre.mermaid").forEach(function(pre){var c=pre.querySelector("code");items.push({el:pre,src:(c||pre).textContent})});` +
+	`function dark(){var t=d.getAttribute("data-theme");return t==="dark"||(t!=="light"&&!!window.matchMedia&&matchMedia("(prefers-color-scheme: dark)").matches)}` +
+	`function draw(){mermaid.initialize({startOnLoad:false,securityLevel:"strict",theme:dark()?"dark":"default"});` +
+	`items.forEach(function(it){var id="mermaid-"+(n++);mermaid.render(id,it.src).then(function(r){var f=document.createElement("div");` +
+	`f.className="mermaid";f.setAttribute("role","img");f.innerHTML=r.svg;it.el.replaceWith(f);it.el=f},` +
+	`function(){var x=document.getElementById("d"+id);if(x)x.remove()})})}` +
+	`var e=document.createElement("script");e.src=u;e.onload=function(){draw();` +
+	`new MutationObserver(draw).observe(d,{attributes:true,attributeFilter:["data-theme"]});` +
+	`if(window.matchMedia)matchMedia("(prefers-color-scheme: dark)").addEventListener("change",draw)};document.head.appendChild(e)})();`
 
 // headScript sets the theme the reader picked (light or dark; none is
 // the system's) on <html> before anything is drawn, so no page flashes
@@ -108,11 +128,14 @@ const pageScript = `document.querySelectorAll("article pre").forEach(function(pr
 	`s.style.paddingBottom=(parseFloat(getComputedStyle(s).paddingBottom)+q.bottom-bottom)+"px";` +
 	`var r=a.getBoundingClientRect();if(r.top<q.top||r.bottom>bottom)s.scrollTop+=r.top-q.top-(bottom-q.top)/3})();`
 
-// PagePolicy is the Content-Security-Policy of pages: their own styles,
-// images, the layout's two scripts by their hashes, and frames of the
-// embed providers gitbookmd allows.
-var PagePolicy = "default-src 'none'; img-src 'self' https: http: data:; style-src 'unsafe-inline'; " +
-	"script-src " + scriptHash(headScript) + " " + scriptHash(pageScript) + "; " +
+// PagePolicy is the Content-Security-Policy of pages: their own styles
+// and the site's (KaTeX's stylesheet and fonts), images, the layout's
+// scripts by their hashes and what they load (Mermaid's script:
+// 'strict-dynamic'; no script of content's is loaded by them), and frames
+// of the embed providers gitbookmd allows.
+var PagePolicy = "default-src 'none'; img-src 'self' https: http: data:; style-src 'self' 'unsafe-inline'; " +
+	"font-src 'self'; script-src " + scriptHash(headScript) + " " + scriptHash(pageScript) + " " +
+	scriptHash(DiagramScript) + " 'strict-dynamic'; " +
 	"frame-src " + strings.Join(gitbookmd.FrameSources, " ") + "; " +
 	"form-action 'self'; base-uri 'none'; frame-ancestors 'self'"
 
@@ -225,7 +248,7 @@ func (r *Reader) pageHTML(rd *read, sec *vsection, v *variant, t *tree, p *page)
 		return rd.resp
 	}
 	resp := r.renderPage(rd, sec, v, t, p)
-	if resp.Status == http.StatusOK {
+	if resp.Status == http.StatusOK && !rd.partial {
 		var gz bytes.Buffer
 		w, _ := gzip.NewWriterLevel(&gz, gzip.BestSpeed)
 		_, _ = w.Write(resp.Body)
@@ -246,6 +269,12 @@ func (r *Reader) renderPage(rd *read, sec *vsection, v *variant, t *tree, p *pag
 	d.Canonical = rd.origin + rd.pageURL(v, t, p)
 	out := r.content(rd, v, t, p)
 	d.Content, d.Cut, d.Outline = template.HTML(out.res.HTML), out.cut, out.res.Headings
+	if out.res.Math {
+		d.MathCSS = rd.staticURL(KaTeXCSS)
+	}
+	if out.res.Diagrams {
+		d.MermaidJS = rd.staticURL(MermaidJS)
+	}
 	d.Crumbs = crumbs(rd, v, t, p)
 	d.Nav, d.NavRest = r.nav(rd, v, t, rd.pageURL(v, t, p))
 	if p.index >= 0 && (p.layout == nil || p.layout.Pagination) {

@@ -1,25 +1,60 @@
 package reader
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"path"
 	"regexp"
+	"runtime"
+	"strconv"
 	"strings"
 
 	"github.com/docspub/platform/services/sites/internal/gitbookmd"
+	"github.com/docspub/platform/services/sites/internal/katex"
 	"github.com/docspub/platform/services/sites/internal/limits"
 )
 
 // markdown renders pages in GitBook's dialect (gitbookmd): its blocks,
 // raw HTML through one allow-list, links and files resolved to URLs under
 // the site, {% if %} blocks evaluated on the reader's claims with the
-// site's condition evaluation.
+// site's condition evaluation, formulas typeset by KaTeX on the server.
 type markdown struct {
-	r *gitbookmd.Renderer
+	r   *gitbookmd.Renderer
+	tex *katex.Typesetter
 }
 
 func newMarkdown() *markdown {
-	return &markdown{r: gitbookmd.New()}
+	return &markdown{r: gitbookmd.New(),
+		tex: katex.New(limits.ReaderFormulaBytes, limits.ReaderFormulaTime, runtime.GOMAXPROCS(0))}
+}
+
+// math typesets formulas for one page rendering, while ctx lasts, each
+// kept in the reader's cache by organization and TeX: a new revision of a
+// page typesets only the formulas it changed. A formula too slow to
+// typeset is kept as such (shown as its source: not tried on every
+// read). short tells whether a formula was left its source for lack of
+// the page's time (ctx's): the rendering is then not kept, and the next
+// one goes on from the formulas kept.
+func (r *Reader) math(ctx context.Context, org string) (typeset func(string, bool) (string, bool), short func() bool) {
+	var out bool
+	return func(tex string, display bool) (string, bool) {
+		key := cacheKey("tex", org, strconv.FormatBool(display), tex)
+		if h, ok := r.cache.Get(key); ok {
+			return h.(string), h.(string) != ""
+		}
+		h, err := r.markdown.tex.Typeset(ctx, tex, display)
+		switch {
+		case errors.Is(err, katex.ErrTooSlow):
+			r.cache.Add(key, "", int64(len(key))+32)
+			return "", false
+		case err != nil:
+			out = true
+			return "", false
+		}
+		r.cache.Add(key, h, int64(len(h)+len(key))+32)
+		return h, true
+	}, func() bool { return out }
 }
 
 // render renders a page's markdown. Past limits.ReaderPageBytes the
@@ -85,14 +120,25 @@ func (r *Reader) content(rd *read, v *variant, t *tree, p *page) rendered {
 		}
 	}
 	links := r.links(rd, v, t, p, files)
+	// The page's formulas are typeset within limits.ReaderFormulasTime.
+	mctx, cancel := context.WithTimeout(rd.ctx, limits.ReaderFormulasTime)
+	defer cancel()
+	math, short := r.math(mctx, t.org)
 	res, cut := r.markdown.render(p.markdown, gitbookmd.Options{
 		Title:     p.title,
 		Links:     links,
 		PageTitle: links.Title,
 		Cond:      r.condition(rd.visitor.claims),
 		Include:   t.include,
+		Math:      math,
 	})
 	got := rendered{res: res, cut: cut, varies: res.Conditional || links.crossed}
+	if short() {
+		// Formulas left their source for lack of time (the request's end,
+		// the page's time): not kept, typeset next time.
+		rd.partial = true
+		return got
+	}
 	size := int64(len(res.HTML)) + 64
 	for _, h := range res.Headings {
 		size += int64(len(h.ID)+len(h.Text)) + 32

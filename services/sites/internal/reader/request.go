@@ -18,6 +18,9 @@ type Request struct {
 	Cookies map[string]string
 	// Range and IfNoneMatch are the reader's headers of a file read.
 	Range, IfNoneMatch string
+	// AcceptsGzip says the reader takes gzip (a vendored asset kept
+	// gzipped is answered as is).
+	AcceptsGzip bool
 }
 
 // Cookie names: each is scoped to its site's path.
@@ -39,8 +42,12 @@ type Response struct {
 	// Type is the Content-Type of Body or File.
 	Type string
 	Body []byte
-	// Gzip is Body gzipped, when the reader has it at hand.
+	// Gzip is Body gzipped, when the reader has it at hand (for a file,
+	// Gzip alone, to send to a reader who takes gzip).
 	Gzip []byte
+	// Encodings says a file is answered gzipped to readers who take gzip
+	// (Vary: Accept-Encoding).
+	Encodings bool
 	// File streams a file of Size bytes (closed by whoever writes it);
 	// Inline says whether browsers may show it in place.
 	File   io.ReadCloser

@@ -90,17 +90,53 @@ func words(s string) []string {
 	return strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
 }
 
-// htmlText is the text of rendered HTML, its runs of space one space.
+// htmlText is the text of rendered HTML, its runs of space one space,
+// without what is hidden from screen readers (aria-hidden: a typeset
+// formula's drawing, whose MathML is its text).
 func htmlText(h string) string {
 	z := html.NewTokenizer(strings.NewReader(h))
 	var b strings.Builder
+	hidden := 0 // depth within an aria-hidden element
 	for {
 		switch z.Next() {
 		case html.ErrorToken:
 			return strings.Join(strings.Fields(b.String()), " ")
+		case html.StartTagToken:
+			name, attrs := z.TagName()
+			switch {
+			case voidElements[string(name)]:
+			case hidden > 0:
+				hidden++
+			case attrs && isAriaHidden(z):
+				hidden = 1
+			}
+		case html.EndTagToken:
+			if hidden > 0 {
+				hidden--
+			}
 		case html.TextToken:
-			b.Write(z.Text())
-			b.WriteByte(' ')
+			if hidden == 0 {
+				b.Write(z.Text())
+				b.WriteByte(' ')
+			}
+		}
+	}
+}
+
+// voidElements have no end tag.
+var voidElements = map[string]bool{"area": true, "base": true, "br": true, "col": true, "embed": true, "hr": true,
+	"img": true, "input": true, "link": true, "meta": true, "source": true, "track": true, "wbr": true}
+
+// isAriaHidden tells whether the start tag z is at (its name read) says
+// aria-hidden="true".
+func isAriaHidden(z *html.Tokenizer) bool {
+	for {
+		k, v, more := z.TagAttr()
+		if string(k) == "aria-hidden" && string(v) == "true" {
+			return true
+		}
+		if !more {
+			return false
 		}
 	}
 }

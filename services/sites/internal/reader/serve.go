@@ -28,6 +28,9 @@ type read struct {
 	visitor visitor
 	st      *structure
 	resp    *Response // cookies and flags gathered on the way
+	// partial says a page was rendered short of time (formulas left their
+	// source): its rendering is not kept.
+	partial bool
 }
 
 // Serve answers a reader's request.
@@ -131,6 +134,11 @@ var routes = []route{
 		func(rest []string) bool { return len(rest) == 4 && rest[0] == "~files" },
 		func(r *Reader, ctx context.Context, rd *read, rest []string) *Response {
 			return r.file(ctx, rd, rest[1], rest[2], rest[3])
+		}},
+	{Route{"static", "/~static/{asset}"},
+		func(rest []string) bool { return len(rest) >= 2 && rest[0] == "~static" },
+		func(r *Reader, _ context.Context, rd *read, rest []string) *Response {
+			return r.static(rd, strings.Join(rest[1:], "/"))
 		}},
 	{Route{"page markdown", "{variant}/{page}.md"},
 		func(rest []string) bool {

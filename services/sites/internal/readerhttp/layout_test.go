@@ -9,6 +9,7 @@ import (
 
 	"github.com/docspub/platform/services/sites/internal/contentclient"
 	"github.com/docspub/platform/services/sites/internal/contentclient/contenttest"
+	"github.com/docspub/platform/services/sites/internal/reader"
 )
 
 // TestNavigationFolds: a page with pages under it folds them in the
@@ -56,8 +57,9 @@ var scriptRe = regexp.MustCompile(`(?s)<script>(.*?)</script>`)
 
 // TestPageScriptsAllowed: each script of a page, as the layout writes it,
 // is allowed by the page's Content-Security-Policy by its hash, and the
-// policy allows nothing else; the theme is set in <head>, before the page
-// is drawn.
+// policy allows nothing else but the diagram loader (by its hash, and what
+// it loads: TestMathAndDiagramPage); the theme is set in <head>, before
+// the page is drawn.
 func TestPageScriptsAllowed(t *testing.T) {
 	e := newEnv(t)
 	e.content.AddSpace("sp1", "acme", "Handbook")
@@ -82,7 +84,9 @@ func TestPageScriptsAllowed(t *testing.T) {
 			t.Errorf("CSP %q does not allow the script %.60q… (%s)", csp, s[1], h)
 		}
 	}
-	if want := "script-src " + strings.Join(hashes, " ") + ";"; !strings.Contains(csp, want) {
+	sum := sha256.Sum256([]byte(reader.DiagramScript))
+	loader := "'sha256-" + base64.StdEncoding.EncodeToString(sum[:]) + "'"
+	if want := "script-src " + strings.Join(hashes, " ") + " " + loader + " 'strict-dynamic';"; !strings.Contains(csp, want) {
 		t.Errorf("CSP %q, want %q", csp, want)
 	}
 	if !strings.Contains(p.body, `<button type="button" class="theme"`) {

@@ -94,7 +94,8 @@ func readerRequest(r *http.Request) reader.Request {
 		host = r.Host
 	}
 	req := reader.Request{Host: host, Path: strings.TrimPrefix(r.URL.Path, Prefix), Query: r.URL.Query(),
-		Cookies: map[string]string{}, Range: r.Header.Get("Range"), IfNoneMatch: r.Header.Get("If-None-Match")}
+		Cookies: map[string]string{}, Range: r.Header.Get("Range"), IfNoneMatch: r.Header.Get("If-None-Match"),
+		AcceptsGzip: httpx.AcceptsGzip(r.Header.Get("Accept-Encoding"))}
 	for _, name := range []string{reader.CookieShareKey, reader.CookieVisitor, reader.CookieUnsigned} {
 		if ck, err := r.Cookie(name); err == nil {
 			req.Cookies[name] = ck.Value
@@ -164,9 +165,19 @@ func writeAnswer(c *gin.Context, resp *reader.Response) {
 	}
 	if resp.Immutable && resp.Status == http.StatusOK {
 		// A file at hand: If-None-Match, Range and HEAD as a static file
-		// server answers them (the ETag is set above).
+		// server answers them (the ETag is set above; a gzipped answer's
+		// is its own, as a page's).
 		hd.Set("Content-Type", resp.Type)
-		httpx.ServeFile(c.Writer, r, "", bytes.NewReader(resp.Body))
+		body := resp.Body
+		if resp.Encodings {
+			hd.Add("Vary", "Accept-Encoding")
+		}
+		if resp.Gzip != nil {
+			hd.Set("Content-Encoding", "gzip")
+			hd.Set("ETag", `"`+resp.ETag+`-gzip"`)
+			body = resp.Gzip
+		}
+		httpx.ServeFile(c.Writer, r, "", bytes.NewReader(body))
 		return
 	}
 	writePage(c, resp)
