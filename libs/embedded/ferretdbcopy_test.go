@@ -14,10 +14,17 @@ import (
 // patched are the files of ferretdb/ that are not upstream's (PATCH.md).
 var patched = []string{
 	"PATCH.md",
+	"ferretdb/exact.go",
+	"internal/backends/collection.go",
 	"internal/backends/sqlite/collection.go",
+	"internal/backends/sqlite/exact.go",
 	"internal/backends/sqlite/metadata/metadata.go",
 	"internal/backends/sqlite/pushdown.go",
+	"internal/handler/exact.go",
+	"internal/handler/msg_aggregate.go",
+	"internal/handler/msg_count.go",
 	"internal/handler/msg_delete.go",
+	"internal/handler/msg_find.go",
 	"internal/handler/msg_findandmodify.go",
 	"internal/handler/msg_update.go",
 	"internal/handler/writelock.go",

@@ -1,0 +1,604 @@
+// Copyright 2021 FerretDB Inc.
+//
+// Licensed under the Apache License, Version 2.0 (the "License");
+// you may not use this file except in compliance with the License.
+// You may obtain a copy of the License at
+//
+//     http://www.apache.org/licenses/LICENSE-2.0
+//
+// Unless required by applicable law or agreed to in writing, software
+// distributed under the License is distributed on an "AS IS" BASIS,
+// WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+// See the License for the specific language governing permissions and
+// limitations under the License.
+
+// This file is the docspub patch (see PATCH.md at the module's root): it is
+// not in FerretDB v1.24.2.
+
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/FerretDB/FerretDB/internal/backends"
+	"github.com/FerretDB/FerretDB/internal/backends/sqlite/metadata"
+	"github.com/FerretDB/FerretDB/internal/handler/sjson"
+	"github.com/FerretDB/FerretDB/internal/types"
+	"github.com/FerretDB/FerretDB/internal/util/fsql"
+	"github.com/FerretDB/FerretDB/internal/util/lazyerrors"
+	"github.com/FerretDB/FerretDB/internal/util/must"
+)
+
+// ExactOff turns the exact pushdown off (tests compare its answers with the
+// handler's own); ExactAnswers counts the queries it answered.
+var (
+	ExactOff     atomic.Bool
+	ExactAnswers atomic.Int64
+)
+
+// maxExactLimit bounds the limits pushed down.
+const maxExactLimit = 10000
+
+// fieldKind is what one top-level field holds over every document of a
+// collection.
+type fieldKind int
+
+const (
+	kindNone     fieldKind = iota // no value, or only nulls
+	kindString                    // strings (and nulls)
+	kindObjectID                  // ObjectIDs (and nulls)
+	kindBool                      // booleans (and nulls)
+	kindInt                       // int32s and int64s (and nulls)
+	kindMixed                     // anything else: arrays, documents, other types, or two kinds
+)
+
+// fieldState is what a collection's documents hold in one field: with one
+// kind of scalar, an equality on the JSON texts the field's index holds is
+// exactly MongoDB's (no array holds the value, no other type has its text).
+type fieldState struct {
+	kind fieldKind
+	// unordered: some value's JSON text does not sort as MongoDB sorts the
+	// value (a null, a string with an escape or a byte up to '"', a negative
+	// integer or integers of different lengths).
+	unordered bool
+	intLen    int
+}
+
+// add records a value of sjson's schema type typ ("" for none) and JSON
+// text text.
+func (s *fieldState) add(typ, text string) {
+	var k fieldKind
+
+	switch typ {
+	case "":
+		return
+	case "null":
+		s.unordered = true
+		return
+	case "string":
+		k = kindString
+		s.unordered = s.unordered || !plainString(text)
+	case "objectId":
+		k = kindObjectID
+	case "bool":
+		k = kindBool
+	case "int", "long":
+		k = kindInt
+
+		switch {
+		case strings.HasPrefix(text, "-"):
+			s.unordered = true
+		case s.intLen == 0:
+			s.intLen = len(text)
+		case s.intLen != len(text):
+			s.unordered = true
+		}
+	default:
+		k = kindMixed
+	}
+
+	if s.kind == kindNone {
+		s.kind = k
+	} else if s.kind != k {
+		s.kind = kindMixed
+	}
+}
+
+// plainString reports whether a string's JSON text sorts as its bytes do:
+// no escape, and no byte up to '"' (which would sort against the closing
+// quote).
+func plainString(text string) bool {
+	for i := 1; i < len(text)-1; i++ {
+		if c := text[i]; c <= '"' || c == '\\' {
+			return false
+		}
+	}
+
+	return true
+}
+
+// valueType is sjson's schema type of v and its JSON text, for the kinds
+// fieldState tells apart ("other" for the rest).
+func valueType(v any) (string, string) {
+	switch v.(type) {
+	case string:
+		return "string", string(must.NotFail(sjson.MarshalSingleValue(v)))
+	case types.ObjectID:
+		return "objectId", ""
+	case bool:
+		return "bool", ""
+	case int32:
+		return "int", string(must.NotFail(sjson.MarshalSingleValue(v)))
+	case int64:
+		return "long", string(must.NotFail(sjson.MarshalSingleValue(v)))
+	case types.NullType:
+		return "null", ""
+	default:
+		return "other", ""
+	}
+}
+
+// tableState is what is known of the fields of one table: a field is
+// known once a scan read it (fieldStates); every write through this
+// backend adds its documents to the known fields, before its statement (so
+// that a query that began before sees the change when it checks again)
+// and after (so that a scan running meanwhile misses nothing).
+type tableState struct {
+	mu     sync.Mutex
+	fields map[string]*fieldState
+}
+
+// tableKey names a table of a backend.
+type tableKey struct {
+	r         *metadata.Registry
+	db, table string
+}
+
+var tableStates sync.Map // tableKey → *tableState
+
+// stateOf returns the state of a table.
+func stateOf(r *metadata.Registry, db, table string) *tableState {
+	s, _ := tableStates.LoadOrStore(tableKey{r, db, table}, &tableState{fields: map[string]*fieldState{}})
+	return s.(*tableState)
+}
+
+// observe adds docs to the known fields.
+func (s *tableState) observe(docs []*types.Document) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+
+	for field, st := range s.fields {
+		for _, d := range docs {
+			if v, err := d.Get(field); err == nil {
+				st.add(valueType(v))
+			}
+		}
+	}
+}
+
+// snapshot returns the states of fields, reading the unknown ones from the
+// table (one pass each).
+func (s *tableState) snapshot(ctx context.Context, db *fsql.DB, table string, fields []string) (map[string]fieldState, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+
+	out := make(map[string]fieldState, len(fields))
+
+	for _, f := range fields {
+		st, ok := s.fields[f]
+		if !ok {
+			var err error
+			if st, err = scanField(ctx, db, table, f); err != nil {
+				return nil, err
+			}
+
+			s.fields[f] = st
+		}
+
+		out[f] = *st
+	}
+
+	return out, nil
+}
+
+// unchanged reports whether the fields are still as in snap.
+func (s *tableState) unchanged(snap map[string]fieldState) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+
+	for f, st := range snap {
+		if cur, ok := s.fields[f]; !ok || *cur != st {
+			return false
+		}
+	}
+
+	return true
+}
+
+// scanField reads what every document of table holds in field f.
+func scanField(ctx context.Context, db *fsql.DB, table, f string) (*fieldState, error) {
+	q := fmt.Sprintf(`SELECT %s->>?, %s->? FROM %q`, metadata.DefaultColumn, metadata.DefaultColumn, table)
+
+	rows, err := db.QueryContext(ctx, q, fmt.Sprintf(`$."$s".p.%q.t`, f), fmt.Sprintf(`$.%q`, f))
+	if err != nil {
+		return nil, lazyerrors.Error(err)
+	}
+	defer rows.Close()
+
+	st := new(fieldState)
+
+	for rows.Next() {
+		var typ, text sql.NullString
+		if err = rows.Scan(&typ, &text); err != nil {
+			return nil, lazyerrors.Error(err)
+		}
+
+		st.add(typ.String, text.String)
+	}
+
+	if err = rows.Err(); err != nil {
+		return nil, lazyerrors.Error(err)
+	}
+
+	return st, nil
+}
+
+// exactField reports whether f is a field whose state is kept: _id or a
+// top-level field of one of the indexes, with no character that a JSON
+// path would have to escape.
+func exactField(f string, indexes []metadata.IndexInfo) bool {
+	if f == "" || strings.ContainsAny(f, `."\$`) {
+		return f == "_id"
+	}
+
+	for _, index := range indexes {
+		for _, k := range index.Key {
+			if k.Field == f {
+				return true
+			}
+		}
+	}
+
+	return f == "_id"
+}
+
+// exactColumn is the expression of f that its indexes hold.
+func exactColumn(f string) string {
+	if f == "_id" {
+		return metadata.IDColumn
+	}
+
+	return fmt.Sprintf("%s->%q", metadata.DefaultColumn, f)
+}
+
+// exactTerm is one condition of a filter, on one field.
+type exactTerm struct {
+	field string
+	value any
+}
+
+// exactTerms returns the conditions of filter, its top level's and its
+// $and's; ok is false for any other operator.
+func exactTerms(filter *types.Document, depth int) ([]exactTerm, bool) {
+	var out []exactTerm
+
+	for _, k := range filter.Keys() {
+		v := must.NotFail(filter.Get(k))
+
+		if k != "$and" {
+			out = append(out, exactTerm{k, v})
+			continue
+		}
+
+		ds, ok := subfilters(v)
+		if !ok || len(ds) == 0 || depth > maxPushdownDepth {
+			return nil, false
+		}
+
+		for _, d := range ds {
+			terms, ok := exactTerms(d, depth+1)
+			if !ok {
+				return nil, false
+			}
+
+			out = append(out, terms...)
+		}
+	}
+
+	return out, true
+}
+
+// kindOf is the kind of a filter's value, kindMixed for one not pushed down.
+func kindOf(v any) (fieldKind, string) {
+	switch v.(type) {
+	case string, types.ObjectID, bool:
+		text := string(must.NotFail(sjson.MarshalSingleValue(v)))
+
+		switch v.(type) {
+		case string:
+			return kindString, text
+		case types.ObjectID:
+			return kindObjectID, text
+		default:
+			return kindBool, text
+		}
+	default:
+		return kindMixed, ""
+	}
+}
+
+// exactCondition translates a condition on a field in state st; ne is
+// the JSON text of v's {$ne: v} (a boolean), "" for other conditions.
+func exactCondition(col string, v any, st fieldState) (c condition, ne string, ok bool) {
+	matches := func(v any) (string, bool) {
+		k, text := kindOf(v)
+		return text, k != kindMixed && (st.kind == k || st.kind == kindNone)
+	}
+
+	if text, ok := matches(v); ok {
+		return condition{sql: col + " = ?", args: []any{text}}, "", true
+	}
+
+	d, isDoc := v.(*types.Document)
+	if !isDoc || d.Len() != 1 {
+		return condition{}, "", false
+	}
+
+	op := d.Keys()[0]
+	arg := must.NotFail(d.Get(op))
+
+	switch op {
+	case "$eq":
+		if text, ok := matches(arg); ok {
+			return condition{sql: col + " = ?", args: []any{text}}, "", true
+		}
+	case "$ne":
+		if text, ok := matches(arg); ok && (st.kind == kindBool || st.kind == kindNone) {
+			if _, isBool := arg.(bool); isBool {
+				return condition{sql: fmt.Sprintf("(%s IS NULL OR %s <> ?)", col, col), args: []any{text}}, text, true
+			}
+		}
+	case "$gt", "$gte", "$lt", "$lte":
+		if text, ok := matches(arg); ok && !st.unordered && st.kind != kindBool && plainString(text) {
+			sqlOp := map[string]string{"$gt": ">", "$gte": ">=", "$lt": "<", "$lte": "<="}[op]
+			return condition{sql: fmt.Sprintf("%s %s ?", col, sqlOp), args: []any{text}}, "", true
+		}
+	case "$in":
+		return exactIn(col, arg, matches)
+	}
+
+	return condition{}, "", false
+}
+
+// exactIn translates {$in: arr}.
+func exactIn(col string, arr any, matches func(any) (string, bool)) (condition, string, bool) {
+	a, ok := arr.(*types.Array)
+	if !ok || a.Len() == 0 || a.Len() > maxPushdownIn {
+		return condition{}, "", false
+	}
+
+	texts := make([]any, 0, a.Len())
+
+	for i := 0; i < a.Len(); i++ {
+		text, ok := matches(must.NotFail(a.Get(i)))
+		if !ok {
+			return condition{}, "", false
+		}
+
+		texts = append(texts, text)
+	}
+
+	return inCondition(col, texts, false), "", true
+}
+
+// exactPlan is a filter and a sort translated exactly.
+type exactPlan struct {
+	conds   []condition
+	ne      int    // the index in conds of a {$ne: boolean}, -1 for none
+	neText  string // its value's JSON text
+	neField string
+	orderBy string
+}
+
+// planExact translates params' filter and sort exactly, given the states of
+// the fields; ok is false when a part of them cannot be.
+func planExact(terms []exactTerm, sort *types.Document, states map[string]fieldState) (exactPlan, bool) {
+	p := exactPlan{ne: -1}
+
+	for _, t := range terms {
+		c, ne, ok := exactCondition(exactColumn(t.field), t.value, states[t.field])
+		if !ok || (ne != "" && p.ne >= 0) {
+			return exactPlan{}, false
+		}
+
+		if ne != "" {
+			p.ne, p.neText, p.neField = len(p.conds), ne, t.field
+		}
+
+		p.conds = append(p.conds, c)
+	}
+
+	var order []string
+
+	for _, k := range sort.Keys() {
+		st := states[k]
+		if st.kind == kindMixed || st.unordered {
+			return exactPlan{}, false
+		}
+
+		dir := " ASC"
+
+		switch must.NotFail(sort.Get(k)) {
+		case int64(1), int32(1), float64(1):
+		case int64(-1), int32(-1), float64(-1):
+			dir = " DESC"
+		default:
+			return exactPlan{}, false
+		}
+
+		order = append(order, exactColumn(k)+dir)
+	}
+
+	if len(order) > 0 {
+		p.orderBy = " ORDER BY " + strings.Join(order, ", ")
+	}
+
+	return p, true
+}
+
+// where is the WHERE clause of conds (but the one at skip, -1 for none)
+// and extra.
+func where(conds []condition, skip int, extra ...condition) (string, []any) {
+	var parts []condition
+
+	for i, c := range conds {
+		if i != skip {
+			parts = append(parts, c)
+		}
+	}
+
+	parts = append(parts, extra...)
+	if len(parts) == 0 {
+		return "", nil
+	}
+
+	c := join(parts, " AND ")
+	if len(parts) == 1 {
+		c.sql = "(" + c.sql + ")"
+	}
+
+	return " WHERE " + c.sql, c.args
+}
+
+// exactFields returns the fields terms and sort name, ok is false if one of
+// them is not kept.
+func exactFields(terms []exactTerm, sort *types.Document, indexes []metadata.IndexInfo) ([]string, bool) {
+	var fields []string
+
+	for _, t := range terms {
+		fields = append(fields, t.field)
+	}
+
+	fields = append(fields, sort.Keys()...)
+
+	for _, f := range fields {
+		if !exactField(f, indexes) {
+			return nil, false
+		}
+	}
+
+	return fields, true
+}
+
+// queryExact answers params exactly in SQL: their count, or their matches
+// sorted and limited; ok is false when it cannot (the caller then queries as
+// before).
+func (c *collection) queryExact(ctx context.Context, db *fsql.DB, meta *metadata.Collection, params *backends.QueryParams) (*backends.QueryResult, bool, error) {
+	if ExactOff.Load() || !params.Exact || meta.Capped() || params.OnlyRecordIDs || params.ExactLimit > maxExactLimit {
+		return nil, false, nil
+	}
+
+	terms, ok := exactTerms(params.Filter, 0)
+	if !ok {
+		return nil, false, nil
+	}
+
+	fields, ok := exactFields(terms, params.ExactSort, meta.Settings.Indexes)
+	if !ok {
+		return nil, false, nil
+	}
+
+	ts := stateOf(c.r, c.dbName, meta.TableName)
+
+	states, err := ts.snapshot(ctx, db, meta.TableName, fields)
+	if err != nil {
+		return nil, false, err
+	}
+
+	p, ok := planExact(terms, params.ExactSort, states)
+	if !ok {
+		return nil, false, nil
+	}
+
+	if params.Count {
+		n, err := countExact(ctx, db, meta, p)
+		if err != nil || !ts.unchanged(states) {
+			return nil, false, err
+		}
+
+		ExactAnswers.Add(1)
+
+		return &backends.QueryResult{Iter: newQueryIterator(ctx, nil, false), Counted: true, Count: n}, true, nil
+	}
+
+	w, args := where(p.conds, -1)
+	q := prepareSelectClause(meta.TableName, params.Comment, false, false) + w + p.orderBy
+
+	if params.ExactLimit > 0 {
+		q += " LIMIT ?"
+		args = append(args, params.ExactLimit)
+	}
+
+	rows, err := db.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, false, lazyerrors.Error(err)
+	}
+
+	if !ts.unchanged(states) {
+		rows.Close()
+		return nil, false, nil
+	}
+
+	ExactAnswers.Add(1)
+
+	return &backends.QueryResult{Iter: newQueryIterator(ctx, rows, false)}, true, nil
+}
+
+// countExact counts the matches of p. A {$ne: boolean} (a tombstone: true
+// on a few documents, if any) is counted as the rest of the conditions,
+// which an index may count without reading a row, less those that also
+// hold the value, found through the index its field leads.
+func countExact(ctx context.Context, db *fsql.DB, meta *metadata.Collection, p exactPlan) (int64, error) {
+	count := func(q string, args []any) (int64, error) {
+		var n int64
+		if err := db.QueryRowContext(ctx, q, args...).Scan(&n); err != nil {
+			return 0, lazyerrors.Error(err)
+		}
+
+		return n, nil
+	}
+
+	from := fmt.Sprintf("SELECT COUNT(*) FROM %q", meta.TableName)
+
+	var index string
+
+	for _, i := range meta.Settings.Indexes {
+		if p.ne >= 0 && len(i.Key) > 0 && i.Key[0].Field == p.neField {
+			index = meta.TableName + "_" + i.Name
+			break
+		}
+	}
+
+	if index == "" {
+		w, args := where(p.conds, -1)
+		return count(from+w, args)
+	}
+
+	w, args := where(p.conds, p.ne)
+
+	all, err := count(from+w, args)
+	if err != nil {
+		return 0, err
+	}
+
+	w, args = where(p.conds, p.ne, condition{sql: exactColumn(p.neField) + " = ?", args: []any{p.neText}})
+
+	equal, err := count(from+fmt.Sprintf(" INDEXED BY %q", index)+w, args)
+
+	return all - equal, err
+}
