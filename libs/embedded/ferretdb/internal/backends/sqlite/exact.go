@@ -20,6 +20,7 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"encoding/hex"
 	"fmt"
 	"strings"
 	"sync"
@@ -27,7 +28,6 @@ import (
 
 	"github.com/FerretDB/FerretDB/internal/backends"
 	"github.com/FerretDB/FerretDB/internal/backends/sqlite/metadata"
-	"github.com/FerretDB/FerretDB/internal/handler/sjson"
 	"github.com/FerretDB/FerretDB/internal/types"
 	"github.com/FerretDB/FerretDB/internal/util/fsql"
 	"github.com/FerretDB/FerretDB/internal/util/lazyerrors"
@@ -58,46 +58,28 @@ const (
 )
 
 // fieldState is what a collection's documents hold in one field: with one
-// kind of scalar, an equality on the JSON texts the field's index holds is
-// exactly MongoDB's (no array holds the value, no other type has its text).
+// kind of scalar (and nulls), a condition on the field's SQL values
+// (metadata.ValueColumn) is exactly MongoDB's (no array holds the value, no
+// other type has the same SQL value) and they sort as MongoDB sorts them.
 type fieldState struct {
 	kind fieldKind
-	// unordered: some value's JSON text does not sort as MongoDB sorts the
-	// value (a null, a string with an escape or a byte up to '"', a negative
-	// integer or integers of different lengths).
-	unordered bool
-	intLen    int
 }
 
-// add records a value of sjson's schema type typ ("" for none) and JSON
-// text text.
-func (s *fieldState) add(typ, text string) {
+// add records a value of sjson's schema type typ ("" for none).
+func (s *fieldState) add(typ string) {
 	var k fieldKind
 
 	switch typ {
-	case "":
-		return
-	case "null":
-		s.unordered = true
+	case "", "null":
 		return
 	case "string":
 		k = kindString
-		s.unordered = s.unordered || !plainString(text)
 	case "objectId":
 		k = kindObjectID
 	case "bool":
 		k = kindBool
 	case "int", "long":
 		k = kindInt
-
-		switch {
-		case strings.HasPrefix(text, "-"):
-			s.unordered = true
-		case s.intLen == 0:
-			s.intLen = len(text)
-		case s.intLen != len(text):
-			s.unordered = true
-		}
 	default:
 		k = kindMixed
 	}
@@ -109,37 +91,24 @@ func (s *fieldState) add(typ, text string) {
 	}
 }
 
-// plainString reports whether a string's JSON text sorts as its bytes do:
-// no escape, and no byte up to '"' (which would sort against the closing
-// quote).
-func plainString(text string) bool {
-	for i := 1; i < len(text)-1; i++ {
-		if c := text[i]; c <= '"' || c == '\\' {
-			return false
-		}
-	}
-
-	return true
-}
-
-// valueType is sjson's schema type of v and its JSON text, for the kinds
-// fieldState tells apart ("other" for the rest).
-func valueType(v any) (string, string) {
+// valueType is sjson's schema type of v, for the kinds fieldState tells
+// apart ("other" for the rest).
+func valueType(v any) string {
 	switch v.(type) {
 	case string:
-		return "string", string(must.NotFail(sjson.MarshalSingleValue(v)))
+		return "string"
 	case types.ObjectID:
-		return "objectId", ""
+		return "objectId"
 	case bool:
-		return "bool", ""
+		return "bool"
 	case int32:
-		return "int", string(must.NotFail(sjson.MarshalSingleValue(v)))
+		return "int"
 	case int64:
-		return "long", string(must.NotFail(sjson.MarshalSingleValue(v)))
+		return "long"
 	case types.NullType:
-		return "null", ""
+		return "null"
 	default:
-		return "other", ""
+		return "other"
 	}
 }
 
@@ -222,9 +191,9 @@ func (s *tableState) unchanged(snap map[string]fieldState) bool {
 
 // scanField reads what every document of table holds in field f.
 func scanField(ctx context.Context, db *fsql.DB, table, f string) (*fieldState, error) {
-	q := fmt.Sprintf(`SELECT %s->>?, %s->? FROM %q`, metadata.DefaultColumn, metadata.DefaultColumn, table)
+	q := fmt.Sprintf(`SELECT %s->>? FROM %q`, metadata.DefaultColumn, table)
 
-	rows, err := db.QueryContext(ctx, q, fmt.Sprintf(`$."$s".p.%q.t`, f), fmt.Sprintf(`$.%q`, f))
+	rows, err := db.QueryContext(ctx, q, fmt.Sprintf(`$."$s".p.%s.t`, f))
 	if err != nil {
 		return nil, lazyerrors.Error(err)
 	}
@@ -233,12 +202,12 @@ func scanField(ctx context.Context, db *fsql.DB, table, f string) (*fieldState, 
 	st := new(fieldState)
 
 	for rows.Next() {
-		var typ, text sql.NullString
-		if err = rows.Scan(&typ, &text); err != nil {
+		var typ sql.NullString
+		if err = rows.Scan(&typ); err != nil {
 			return nil, lazyerrors.Error(err)
 		}
 
-		st.add(typ.String, text.String)
+		st.add(typ.String)
 	}
 
 	if err = rows.Err(); err != nil {
@@ -248,32 +217,18 @@ func scanField(ctx context.Context, db *fsql.DB, table, f string) (*fieldState, 
 	return st, nil
 }
 
-// exactField reports whether f is a field whose state is kept: _id or a
-// top-level field of one of the indexes, with no character that a JSON
-// path would have to escape.
+// exactField reports whether f is a field whose state is kept: a plain
+// top-level field of one of the indexes that have a twin on values.
 func exactField(f string, indexes []metadata.IndexInfo) bool {
-	if f == "" || strings.ContainsAny(f, `."\$`) {
-		return f == "_id"
-	}
-
 	for _, index := range indexes {
 		for _, k := range index.Key {
-			if k.Field == f {
+			if index.Values != "" && k.Field == f && metadata.PlainField(f) {
 				return true
 			}
 		}
 	}
 
-	return f == "_id"
-}
-
-// exactColumn is the expression of f that its indexes hold.
-func exactColumn(f string) string {
-	if f == "_id" {
-		return metadata.IDColumn
-	}
-
-	return fmt.Sprintf("%s->%q", metadata.DefaultColumn, f)
+	return false
 }
 
 // exactTerm is one condition of a filter, on one field.
@@ -313,40 +268,44 @@ func exactTerms(filter *types.Document, depth int) ([]exactTerm, bool) {
 	return out, true
 }
 
-// kindOf is the kind of a filter's value, kindMixed for one not pushed down.
-func kindOf(v any) (fieldKind, string) {
-	switch v.(type) {
-	case string, types.ObjectID, bool:
-		text := string(must.NotFail(sjson.MarshalSingleValue(v)))
-
-		switch v.(type) {
-		case string:
-			return kindString, text
-		case types.ObjectID:
-			return kindObjectID, text
-		default:
-			return kindBool, text
+// kindOf is the kind of a filter's value and its SQL value (as
+// metadata.ValueColumn gives it), kindMixed for one not pushed down.
+func kindOf(v any) (fieldKind, any) {
+	switch v := v.(type) {
+	case string:
+		return kindString, v
+	case types.ObjectID:
+		return kindObjectID, hex.EncodeToString(v[:])
+	case bool:
+		if v {
+			return kindBool, int64(1)
 		}
+
+		return kindBool, int64(0)
+	case int32:
+		return kindInt, int64(v)
+	case int64:
+		return kindInt, v
 	default:
-		return kindMixed, ""
+		return kindMixed, nil
 	}
 }
 
 // exactCondition translates a condition on a field in state st; ne is
-// the JSON text of v's {$ne: v} (a boolean), "" for other conditions.
-func exactCondition(col string, v any, st fieldState) (c condition, ne string, ok bool) {
-	matches := func(v any) (string, bool) {
-		k, text := kindOf(v)
-		return text, k != kindMixed && (st.kind == k || st.kind == kindNone)
+// the SQL value of v's {$ne: v} (a boolean), nil for other conditions.
+func exactCondition(col string, v any, st fieldState) (c condition, ne any, ok bool) {
+	matches := func(v any) (any, bool) {
+		k, value := kindOf(v)
+		return value, k != kindMixed && (st.kind == k || st.kind == kindNone)
 	}
 
-	if text, ok := matches(v); ok {
-		return condition{sql: col + " = ?", args: []any{text}}, "", true
+	if value, ok := matches(v); ok {
+		return condition{sql: col + " = ?", args: []any{value}}, nil, true
 	}
 
 	d, isDoc := v.(*types.Document)
 	if !isDoc || d.Len() != 1 {
-		return condition{}, "", false
+		return condition{}, nil, false
 	}
 
 	op := d.Keys()[0]
@@ -354,53 +313,53 @@ func exactCondition(col string, v any, st fieldState) (c condition, ne string, o
 
 	switch op {
 	case "$eq":
-		if text, ok := matches(arg); ok {
-			return condition{sql: col + " = ?", args: []any{text}}, "", true
+		if value, ok := matches(arg); ok {
+			return condition{sql: col + " = ?", args: []any{value}}, nil, true
 		}
 	case "$ne":
-		if text, ok := matches(arg); ok && (st.kind == kindBool || st.kind == kindNone) {
-			if _, isBool := arg.(bool); isBool {
-				return condition{sql: fmt.Sprintf("(%s IS NULL OR %s <> ?)", col, col), args: []any{text}}, text, true
+		if _, isBool := arg.(bool); isBool {
+			if value, ok := matches(arg); ok {
+				return condition{sql: fmt.Sprintf("(%s IS NULL OR %s <> ?)", col, col), args: []any{value}}, value, true
 			}
 		}
 	case "$gt", "$gte", "$lt", "$lte":
-		if text, ok := matches(arg); ok && !st.unordered && st.kind != kindBool && plainString(text) {
+		if value, ok := matches(arg); ok && st.kind != kindBool {
 			sqlOp := map[string]string{"$gt": ">", "$gte": ">=", "$lt": "<", "$lte": "<="}[op]
-			return condition{sql: fmt.Sprintf("%s %s ?", col, sqlOp), args: []any{text}}, "", true
+			return condition{sql: fmt.Sprintf("%s %s ?", col, sqlOp), args: []any{value}}, nil, true
 		}
 	case "$in":
 		return exactIn(col, arg, matches)
 	}
 
-	return condition{}, "", false
+	return condition{}, nil, false
 }
 
 // exactIn translates {$in: arr}.
-func exactIn(col string, arr any, matches func(any) (string, bool)) (condition, string, bool) {
+func exactIn(col string, arr any, matches func(any) (any, bool)) (condition, any, bool) {
 	a, ok := arr.(*types.Array)
 	if !ok || a.Len() == 0 || a.Len() > maxPushdownIn {
-		return condition{}, "", false
+		return condition{}, nil, false
 	}
 
-	texts := make([]any, 0, a.Len())
+	values := make([]any, 0, a.Len())
 
 	for i := 0; i < a.Len(); i++ {
-		text, ok := matches(must.NotFail(a.Get(i)))
+		value, ok := matches(must.NotFail(a.Get(i)))
 		if !ok {
-			return condition{}, "", false
+			return condition{}, nil, false
 		}
 
-		texts = append(texts, text)
+		values = append(values, value)
 	}
 
-	return inCondition(col, texts, false), "", true
+	return inCondition(col, values, false), nil, true
 }
 
 // exactPlan is a filter and a sort translated exactly.
 type exactPlan struct {
 	conds   []condition
-	ne      int    // the index in conds of a {$ne: boolean}, -1 for none
-	neText  string // its value's JSON text
+	ne      int // the index in conds of a {$ne: boolean}, -1 for none
+	neValue any // its value
 	neField string
 	orderBy string
 }
@@ -411,13 +370,13 @@ func planExact(terms []exactTerm, sort *types.Document, states map[string]fieldS
 	p := exactPlan{ne: -1}
 
 	for _, t := range terms {
-		c, ne, ok := exactCondition(exactColumn(t.field), t.value, states[t.field])
-		if !ok || (ne != "" && p.ne >= 0) {
+		c, ne, ok := exactCondition(metadata.ValueColumn(t.field), t.value, states[t.field])
+		if !ok || (ne != nil && p.ne >= 0) {
 			return exactPlan{}, false
 		}
 
-		if ne != "" {
-			p.ne, p.neText, p.neField = len(p.conds), ne, t.field
+		if ne != nil {
+			p.ne, p.neValue, p.neField = len(p.conds), ne, t.field
 		}
 
 		p.conds = append(p.conds, c)
@@ -427,7 +386,7 @@ func planExact(terms []exactTerm, sort *types.Document, states map[string]fieldS
 
 	for _, k := range sort.Keys() {
 		st := states[k]
-		if st.kind == kindMixed || st.unordered {
+		if st.kind == kindMixed {
 			return exactPlan{}, false
 		}
 
@@ -441,7 +400,7 @@ func planExact(terms []exactTerm, sort *types.Document, states map[string]fieldS
 			return exactPlan{}, false
 		}
 
-		order = append(order, exactColumn(k)+dir)
+		order = append(order, metadata.ValueColumn(k)+dir)
 	}
 
 	if len(order) > 0 {
@@ -495,6 +454,29 @@ func exactFields(terms []exactTerm, sort *types.Document, indexes []metadata.Ind
 	return fields, true
 }
 
+// seekable reports whether SQLite can seek the matches of terms in an index
+// on values: one of them is an equality or an $in on the field one leads
+// (or there is none: the whole collection).
+func seekable(terms []exactTerm, indexes []metadata.IndexInfo) bool {
+	if len(terms) == 0 {
+		return true
+	}
+
+	for _, t := range terms {
+		if d, ok := t.value.(*types.Document); ok && !d.Has("$eq") && !d.Has("$in") {
+			continue
+		}
+
+		for _, index := range indexes {
+			if index.Values != "" && index.Key[0].Field == t.field {
+				return true
+			}
+		}
+	}
+
+	return false
+}
+
 // queryExact answers params exactly in SQL: their count, or their matches
 // sorted and limited; ok is false when it cannot (the caller then queries as
 // before).
@@ -521,7 +503,7 @@ func (c *collection) queryExact(ctx context.Context, db *fsql.DB, meta *metadata
 	}
 
 	p, ok := planExact(terms, params.ExactSort, states)
-	if !ok {
+	if !ok || !seekable(terms, meta.Settings.Indexes) {
 		return nil, false, nil
 	}
 
@@ -578,8 +560,8 @@ func countExact(ctx context.Context, db *fsql.DB, meta *metadata.Collection, p e
 	var index string
 
 	for _, i := range meta.Settings.Indexes {
-		if p.ne >= 0 && len(i.Key) > 0 && i.Key[0].Field == p.neField {
-			index = meta.TableName + "_" + i.Name
+		if p.ne >= 0 && i.Values != "" && i.Key[0].Field == p.neField {
+			index = metadata.ValueIndexName(meta.TableName, i.Name)
 			break
 		}
 	}
@@ -596,7 +578,7 @@ func countExact(ctx context.Context, db *fsql.DB, meta *metadata.Collection, p e
 		return 0, err
 	}
 
-	w, args = where(p.conds, p.ne, condition{sql: exactColumn(p.neField) + " = ?", args: []any{p.neText}})
+	w, args = where(p.conds, p.ne, condition{sql: metadata.ValueColumn(p.neField) + " = ?", args: []any{p.neValue}})
 
 	equal, err := count(from+fmt.Sprintf(" INDEXED BY %q", index)+w, args)
 
