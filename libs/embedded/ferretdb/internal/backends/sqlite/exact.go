@@ -22,6 +22,7 @@ import (
 	"database/sql"
 	"encoding/hex"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -151,25 +152,33 @@ func (s *tableState) observe(docs []*types.Document) {
 }
 
 // snapshot returns the states of fields, reading the unknown ones from the
-// table (one pass each).
+// table (in one pass).
 func (s *tableState) snapshot(ctx context.Context, db *fsql.DB, table string, fields []string) (map[string]fieldState, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 
-	out := make(map[string]fieldState, len(fields))
+	var unknown []string
 
 	for _, f := range fields {
-		st, ok := s.fields[f]
-		if !ok {
-			var err error
-			if st, err = scanField(ctx, db, table, f); err != nil {
-				return nil, err
-			}
+		if _, ok := s.fields[f]; !ok && !slices.Contains(unknown, f) {
+			unknown = append(unknown, f)
+		}
+	}
 
-			s.fields[f] = st
+	if len(unknown) > 0 {
+		states, err := scanFields(ctx, db, table, unknown)
+		if err != nil {
+			return nil, err
 		}
 
-		out[f] = *st
+		for i, f := range unknown {
+			s.fields[f] = states[i]
+		}
+	}
+
+	out := make(map[string]fieldState, len(fields))
+	for _, f := range fields {
+		out[f] = *s.fields[f]
 	}
 
 	return out, nil
@@ -189,32 +198,43 @@ func (s *tableState) unchanged(snap map[string]fieldState) bool {
 	return true
 }
 
-// scanField reads what every document of table holds in field f.
-func scanField(ctx context.Context, db *fsql.DB, table, f string) (*fieldState, error) {
-	q := fmt.Sprintf(`SELECT %s->>? FROM %q`, metadata.DefaultColumn, table)
+// scanFields reads what every document of table holds in fields (plain
+// ones): their types, as sjson's schema gives them.
+func scanFields(ctx context.Context, db *fsql.DB, table string, fields []string) ([]*fieldState, error) {
+	columns := make([]string, len(fields))
+	for i, f := range fields {
+		columns[i] = fmt.Sprintf(`%s->>'$."$s".p.%s.t'`, metadata.DefaultColumn, f)
+	}
 
-	rows, err := db.QueryContext(ctx, q, fmt.Sprintf(`$."$s".p.%s.t`, f))
+	rows, err := db.QueryContext(ctx, fmt.Sprintf(`SELECT %s FROM %q`, strings.Join(columns, ", "), table))
 	if err != nil {
 		return nil, lazyerrors.Error(err)
 	}
 	defer rows.Close()
 
-	st := new(fieldState)
+	states := make([]*fieldState, len(fields))
+	names := make([]sql.NullString, len(fields))
+	dest := make([]any, len(fields))
+
+	for i := range fields {
+		states[i], dest[i] = new(fieldState), &names[i]
+	}
 
 	for rows.Next() {
-		var typ sql.NullString
-		if err = rows.Scan(&typ); err != nil {
+		if err = rows.Scan(dest...); err != nil {
 			return nil, lazyerrors.Error(err)
 		}
 
-		st.add(typ.String)
+		for i, typ := range names {
+			states[i].add(typ.String)
+		}
 	}
 
 	if err = rows.Err(); err != nil {
 		return nil, lazyerrors.Error(err)
 	}
 
-	return st, nil
+	return states, nil
 }
 
 // exactField reports whether f is a field whose state is kept: a plain
