@@ -238,11 +238,11 @@ func scanFields(ctx context.Context, db *fsql.DB, table string, fields []string)
 }
 
 // exactField reports whether f is a field whose state is kept: a plain
-// top-level field of one of the indexes that have a twin on values.
+// top-level field of one of the indexes.
 func exactField(f string, indexes []metadata.IndexInfo) bool {
 	for _, index := range indexes {
 		for _, k := range index.Key {
-			if index.Values != "" && k.Field == f && metadata.PlainField(f) {
+			if k.Field == f && metadata.PlainField(f) {
 				return true
 			}
 		}
@@ -564,7 +564,7 @@ func (c *collection) queryExact(ctx context.Context, db *fsql.DB, meta *metadata
 // countExact counts the matches of p. A {$ne: boolean} (a tombstone: true
 // on a few documents, if any) is counted as the rest of the conditions,
 // which an index may count without reading a row, less those that also
-// hold the value, found through the index its field leads.
+// hold the value, found through the index of that field alone.
 func countExact(ctx context.Context, db *fsql.DB, meta *metadata.Collection, p exactPlan) (int64, error) {
 	count := func(q string, args []any) (int64, error) {
 		var n int64
@@ -580,8 +580,8 @@ func countExact(ctx context.Context, db *fsql.DB, meta *metadata.Collection, p e
 	var index string
 
 	for _, i := range meta.Settings.Indexes {
-		if p.ne >= 0 && i.Values != "" && i.Key[0].Field == p.neField {
-			index = metadata.ValueIndexName(meta.TableName, i.Name)
+		if p.ne >= 0 && len(i.Key) == 1 && i.Key[0].Field == p.neField {
+			index = meta.TableName + "_" + i.Name
 			break
 		}
 	}
@@ -598,7 +598,13 @@ func countExact(ctx context.Context, db *fsql.DB, meta *metadata.Collection, p e
 		return 0, err
 	}
 
-	w, args = where(p.conds, p.ne, condition{sql: metadata.ValueColumn(p.neField) + " = ?", args: []any{p.neValue}})
+	// FerretDB's own index of the field: its JSON text.
+	text := "false"
+	if p.neValue == int64(1) {
+		text = "true"
+	}
+
+	w, args = where(p.conds, p.ne, condition{sql: fmt.Sprintf("%s->%q = ?", metadata.DefaultColumn, p.neField), args: []any{text}})
 
 	equal, err := count(from+fmt.Sprintf(" INDEXED BY %q", index)+w, args)
 

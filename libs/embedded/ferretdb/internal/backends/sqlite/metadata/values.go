@@ -41,10 +41,11 @@ func PlainField(f string) bool { return plainField.MatchString(f) }
 func ValueIndexName(table, index string) string { return table + "_" + index + "$values" }
 
 // valueIndex is the statement creating the twin of index on table, over
-// ValueColumn of each field, "" when a field is not plain, and for _id's
-// own index (a query by _id reads one document anyway).
+// ValueColumn of each field, "" when a field is not plain, and for an index
+// of one field: the twins serve the sorted pages of a tenant (an index led
+// by the tenant, then the sort), and each costs every write.
 func valueIndex(table string, index IndexInfo) string {
-	if index.Name == "_id_" {
+	if len(index.Key) < 2 {
 		return ""
 	}
 
