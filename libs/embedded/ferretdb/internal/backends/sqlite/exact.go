@@ -551,6 +551,8 @@ func (c *collection) queryExact(ctx context.Context, db *fsql.DB, meta *metadata
 		return nil, false, lazyerrors.Error(err)
 	}
 
+	// The driver stepped once: the read's snapshot is taken, and a write it
+	// holds observed its documents before its commit, so before this check.
 	if !ts.unchanged(states) {
 		rows.Close()
 		return nil, false, nil
