@@ -8,7 +8,9 @@
 // collection's indexes down to SQLite, so that a query by organization,
 // space or site reads that tenant's rows through the index the store
 // declared (mongox.EnsureIndexes, the same declaration MongoDB uses), not
-// every tenant's documents.
+// every tenant's documents; and a filter it translates exactly (a
+// tenant's live spaces, say) is counted, sorted and limited in SQL, so
+// that a first page decodes its page, not the tenant's documents.
 package embedded
 
 import (

@@ -81,11 +81,26 @@ type QueryParams struct {
 
 	OnlyRecordIDs bool
 	Comment       string
+
+	// docspub patch (PATCH.md): Exact says that Filter is the whole
+	// filter; a backend that can apply it exactly (no superset) may then
+	// also apply ExactSort (the find's sort) and ExactLimit (its limit, 0
+	// for none), or count the matches without reading them (Count). The
+	// handler filters, sorts and limits what it gets again, as before.
+	Exact      bool
+	ExactSort  *types.Document
+	ExactLimit int64
+	Count      bool
 }
 
 // QueryResult represents the results of Collection.Query method.
 type QueryResult struct {
 	Iter types.DocumentsIterator
+
+	// docspub patch: Counted says that Count is the number of documents
+	// the filter matches (QueryParams.Count); Iter is then empty.
+	Counted bool
+	Count   int64
 }
 
 // Query executes a query against the collection.

@@ -350,7 +350,14 @@ func (h *Handler) MsgAggregate(connCtx context.Context, msg *wire.OpMsg) (*wire.
 			qp.Sort = sort
 		}
 
-		iter, err = processStagesDocuments(ctx, closer, &stagesDocumentsParams{c, qp, stagesDocuments})
+		// docspub patch: the backend may count a counting pipeline's
+		// matches exactly.
+		count, isCount := countPipeline(aggregationStages)
+		if isCount && !h.DisablePushdown && wholeFilter(filter) {
+			qp.Exact, qp.Count = true, true
+		}
+
+		iter, err = processStagesDocuments(ctx, closer, &stagesDocumentsParams{c, qp, stagesDocuments, count})
 	} else {
 		// TODO https://github.com/FerretDB/FerretDB/issues/2423
 		statistics := stages.GetStatistics(collStatsDocuments)
@@ -419,6 +426,7 @@ type stagesDocumentsParams struct {
 	c      backends.Collection
 	qp     *backends.QueryParams
 	stages []aggregations.Stage
+	count  countStage // docspub patch: the $group of a counting pipeline
 }
 
 // processStagesDocuments retrieves the documents from the database and then processes them through the stages.
@@ -430,6 +438,10 @@ func processStagesDocuments(ctx context.Context, closer *iterator.MultiCloser, p
 	}
 
 	closer.Add(queryRes.Iter)
+
+	if queryRes.Counted {
+		return p.count.result(queryRes.Count), nil
+	}
 
 	iter := queryRes.Iter
 

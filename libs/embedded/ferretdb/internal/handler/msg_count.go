@@ -67,11 +67,18 @@ func (h *Handler) MsgCount(connCtx context.Context, msg *wire.OpMsg) (*wire.OpMs
 	var qp backends.QueryParams
 	if !h.DisablePushdown {
 		qp.Filter = params.Filter
+
+		// docspub patch: the backend may count the matches exactly.
+		qp.Exact, qp.Count = params.Skip == 0 && params.Limit == 0, true
 	}
 
 	queryRes, err := c.Query(connCtx, &qp)
 	if err != nil {
 		return nil, lazyerrors.Error(err)
+	}
+
+	if queryRes.Counted {
+		return documentOpMsg(must.NotFail(types.NewDocument("n", int32(queryRes.Count), "ok", float64(1))))
 	}
 
 	iter := queryRes.Iter

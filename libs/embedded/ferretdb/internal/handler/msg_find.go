@@ -283,6 +283,12 @@ func (h *Handler) makeFindQueryParams(ctx context.Context, params *common.FindPa
 		qp.Limit = params.Limit
 	}
 
+	// docspub patch: the backend may apply the whole filter, sort and limit
+	// when it can do so exactly; the iterators below apply them again.
+	if !h.DisablePushdown && params.Skip == 0 && wholeFilter(params.Filter) {
+		qp.Exact, qp.ExactSort, qp.ExactLimit = true, params.Sort, params.Limit
+	}
+
 	h.L.DebugContext(ctx, fmt.Sprintf("Converted %+v for %+v to %+v.", params, cInfo, qp))
 
 	return qp, nil

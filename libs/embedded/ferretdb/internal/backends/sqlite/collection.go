@@ -65,6 +65,12 @@ func (c *collection) Query(ctx context.Context, params *backends.QueryParams) (*
 		}, nil
 	}
 
+	// docspub patch: a filter that translates exactly is answered in SQL,
+	// its count or its sorted, limited matches (see exact.go).
+	if res, ok, err := c.queryExact(ctx, db, meta, params); ok || err != nil {
+		return res, err
+	}
+
 	q := prepareSelectClause(meta.TableName, params.Comment, meta.Capped(), params.OnlyRecordIDs)
 
 	// docspub patch: the filter's equalities on _id and on indexed fields
@@ -97,6 +103,11 @@ func (c *collection) InsertAll(ctx context.Context, params *backends.InsertAllPa
 
 	db := c.r.DatabaseGetExisting(ctx, c.dbName)
 	meta := c.r.CollectionGet(ctx, c.dbName, c.name)
+
+	// docspub patch: the exact pushdown's states follow every write (exact.go).
+	ts := stateOf(c.r, c.dbName, meta.TableName)
+	ts.observe(params.Docs)
+	defer ts.observe(params.Docs)
 
 	err := db.InTransaction(ctx, func(tx *fsql.Tx) error {
 		batchSize := c.r.BatchSize
@@ -149,6 +160,11 @@ func (c *collection) UpdateAll(ctx context.Context, params *backends.UpdateAllPa
 	}
 
 	q := fmt.Sprintf(`UPDATE %q SET %s = ? WHERE %s = ?`, meta.TableName, metadata.DefaultColumn, metadata.IDColumn)
+
+	// docspub patch: the exact pushdown's states follow every write (exact.go).
+	ts := stateOf(c.r, c.dbName, meta.TableName)
+	ts.observe(params.Docs)
+	defer ts.observe(params.Docs)
 
 	err := db.InTransaction(ctx, func(tx *fsql.Tx) error {
 		for _, doc := range params.Docs {

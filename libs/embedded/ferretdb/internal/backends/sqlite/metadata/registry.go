@@ -499,6 +499,16 @@ func (r *Registry) indexesCreate(ctx context.Context, dbName, collectionName str
 		}
 
 		created = append(created, index.Name)
+
+		// docspub patch: the index's twin on the fields' SQL values (see
+		// ValueColumn).
+		if index.Values = valueIndex(c.TableName, index); index.Values != "" {
+			if _, err := db.ExecContext(ctx, index.Values); err != nil {
+				_ = r.indexesDrop(ctx, dbName, collectionName, created)
+				return lazyerrors.Error(err)
+			}
+		}
+
 		c.Settings.Indexes = append(c.Settings.Indexes, index)
 	}
 
@@ -550,6 +560,12 @@ func (r *Registry) indexesDrop(ctx context.Context, dbName, collectionName strin
 		}
 
 		q := fmt.Sprintf("DROP INDEX %q", c.TableName+"_"+name)
+		if _, err := db.ExecContext(ctx, q); err != nil {
+			return lazyerrors.Error(err)
+		}
+
+		// docspub patch: and its twin.
+		q = fmt.Sprintf("DROP INDEX IF EXISTS %q", ValueIndexName(c.TableName, name))
 		if _, err := db.ExecContext(ctx, q); err != nil {
 			return lazyerrors.Error(err)
 		}

@@ -36,6 +36,10 @@ type IndexInfo struct {
 	Name   string         `json:"name"`
 	Key    []IndexKeyPair `json:"key"`
 	Unique bool           `json:"unique"`
+
+	// docspub patch: Values is the statement that created the index's twin
+	// on its fields' SQL values (ValueColumn), "" for none.
+	Values string `json:"values,omitempty"`
 }
 
 // IndexKeyPair consists of a field name and a sort order that are part of the index.
@@ -53,6 +57,7 @@ func (s Settings) deepCopy() Settings {
 			Name:   index.Name,
 			Key:    slices.Clone(index.Key),
 			Unique: index.Unique,
+			Values: index.Values,
 		}
 	}
 
