@@ -34,7 +34,7 @@ func TestFirstPageOfAGrownOrganization(t *testing.T) {
 	if err := mongox.EnsureIndexes(ctx, db, indexes...); err != nil {
 		t.Fatal(err)
 	}
-	s := spacemongo.NewStore(mongox.NewDB(db, true), nil)
+	s := spacemongo.NewStore(mongox.NewDB(db), nil)
 	start := time.Now()
 	createSpaces(t, s, "grown", grownSpaces)
 	createSpaces(t, s, "other", 3)
