@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/docspub/platform/libs/internalapi/contentapi"
+	"github.com/docspub/platform/libs/sizedcache"
 	"github.com/docspub/platform/services/sites/internal/limits"
-	lru "github.com/hashicorp/golang-lru/v2"
 )
 
 // currents asks content for spaces' current revisions. A request never
@@ -26,7 +26,7 @@ type currents struct {
 
 	mu      sync.Mutex
 	flights map[string]*lookup
-	last    *lru.Cache[string, contentapi.Current]
+	last    *sizedcache.Cache[string, contentapi.Current]
 }
 
 type lookup struct {
@@ -41,7 +41,7 @@ type flight struct {
 }
 
 func newCurrents(ask func(context.Context, string) (contentapi.Current, error), timeout time.Duration) *currents {
-	last, _ := lru.New[string, contentapi.Current](limits.ReaderCacheEntries)
+	last := sizedcache.New[string, contentapi.Current](limits.ReaderCacheEntries, 0)
 	return &currents{ask: ask, timeout: timeout, flights: map[string]*lookup{}, last: last}
 }
 
@@ -92,7 +92,7 @@ func (c *currents) run(spaceID string, l *lookup, f *flight) {
 		f.cur, f.err = c.ask(ctx, spaceID)
 		cancel()
 		if f.err == nil {
-			c.last.Add(spaceID, f.cur)
+			c.last.Set(spaceID, f.cur, 0)
 		}
 		close(f.done)
 		c.mu.Lock()

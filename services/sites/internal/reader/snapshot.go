@@ -12,11 +12,11 @@ import (
 
 	"github.com/docspub/platform/libs/apierr"
 	"github.com/docspub/platform/libs/generations"
+	"github.com/docspub/platform/libs/sizedcache"
 	"github.com/docspub/platform/services/sites/internal/section"
 	"github.com/docspub/platform/services/sites/internal/site"
 	"github.com/docspub/platform/services/sites/internal/spaceview"
 	"github.com/docspub/platform/services/sites/internal/visibility"
-	lru "github.com/hashicorp/golang-lru/v2"
 	"golang.org/x/sync/singleflight"
 )
 
@@ -70,16 +70,15 @@ var snapshotIDs atomic.Uint64
 type snapshots struct {
 	r      *Reader
 	ttl    time.Duration
-	cache  *lru.Cache[string, *snapshot]
-	misses *lru.Cache[string, *snapshot]
+	cache  *sizedcache.Cache[string, *snapshot]
+	misses *sizedcache.Cache[string, *snapshot]
 	gens   generations.Counters // of orgKey, spaceKey and hostsKey
 	group  singleflight.Group
 }
 
 func newSnapshots(r *Reader, size int, ttl time.Duration) *snapshots {
-	c, _ := lru.New[string, *snapshot](size)
-	m, _ := lru.New[string, *snapshot](size)
-	return &snapshots{r: r, ttl: ttl, cache: c, misses: m}
+	return &snapshots{r: r, ttl: ttl, cache: sizedcache.New[string, *snapshot](size, 0).Observe("sites.snapshots"),
+		misses: sizedcache.New[string, *snapshot](size, 0)}
 }
 
 // The keys of the generations a snapshot is read from: its organization,
@@ -164,9 +163,9 @@ func (s *snapshots) get(ctx context.Context, k siteKey) (*snapshot, error) {
 			return snap, nil // it may predate the change: served, not kept
 		}
 		if k.host != "" && snap.site == nil {
-			s.misses.Add(key, snap)
+			s.misses.Set(key, snap, 0)
 		} else {
-			s.cache.Add(key, snap)
+			s.cache.Set(key, snap, 0)
 		}
 		return snap, nil
 	})
