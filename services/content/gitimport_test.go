@@ -24,17 +24,9 @@ import (
 func TestGitImportIsOneChange(t *testing.T) {
 	s := startService(t, time.Hour)
 	s.clock.Add(48 * time.Hour) // content's clock, not the machine's
-	ada := s.as("ada", "org1", "admin")
-	sp := str(t, ada.must(201, "POST", "/v1/orgs/org1/spaces", map[string]any{"title": "Handbook"}).json(t), "id")
-	as := func(service string) *caller {
-		tok, err := s.signer.Mint("content", internaltoken.Principal{Service: service})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return &caller{s: s, org: "org1", tok: tok}
-	}
-	integrations, sites, identity := as("integrations"), as("sites"), as("identity")
-	git, reader := contentapi.SpacePath(sp, "/git"), contentapi.SpacePath(sp, "")
+	g := newGitSpace(t, s)
+	ada, sp, integrations, sites, identity := g.ada, g.id, g.integrations, g.sites, g.as("identity")
+	git, reader := g.git, g.reader
 
 	for _, tc := range []struct {
 		name   string
@@ -130,25 +122,9 @@ func TestGitImportIsOneChange(t *testing.T) {
 // is a 400 and stores nothing.
 func TestGitImportRedirects(t *testing.T) {
 	s := startService(t, time.Hour)
-	ada := s.as("ada", "org1", "admin")
-	sp := str(t, ada.must(201, "POST", "/v1/orgs/org1/spaces", map[string]any{"title": "Handbook"}).json(t), "id")
-	as := func(service string) *caller {
-		tok, err := s.signer.Mint("content", internaltoken.Principal{Service: service})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return &caller{s: s, org: "org1", tok: tok}
-	}
-	integrations, sites := as("integrations"), as("sites")
-	git, reader := contentapi.SpacePath(sp, "/git"), contentapi.SpacePath(sp, "")
-	content := func() contentapi.Content {
-		t.Helper()
-		var c contentapi.Content
-		if err := json.Unmarshal(sites.must(200, "GET", reader+"/content", nil).body, &c); err != nil {
-			t.Fatal(err)
-		}
-		return c
-	}
+	g := newGitSpace(t, s)
+	integrations, git := g.integrations, g.git
+	content := func() contentapi.Content { return g.content(t) }
 	pages := []contentapi.Page{
 		{Kind: "document", Title: "Home", Slug: "home", Markdown: "Home\n", Pages: []contentapi.Page{}},
 		{Kind: "group", Title: "Guides", Slug: "guides", Pages: []contentapi.Page{
@@ -192,25 +168,9 @@ func TestGitImportRedirects(t *testing.T) {
 // impossible height is a 400 naming the field.
 func TestGitImportLinkPagesAndLayout(t *testing.T) {
 	s := startService(t, time.Hour)
-	ada := s.as("ada", "org1", "admin")
-	sp := str(t, ada.must(201, "POST", "/v1/orgs/org1/spaces", map[string]any{"title": "Handbook"}).json(t), "id")
-	as := func(service string) *caller {
-		tok, err := s.signer.Mint("content", internaltoken.Principal{Service: service})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return &caller{s: s, org: "org1", tok: tok}
-	}
-	integrations, sites := as("integrations"), as("sites")
-	git, reader := contentapi.SpacePath(sp, "/git"), contentapi.SpacePath(sp, "")
-	content := func() contentapi.Content {
-		t.Helper()
-		var c contentapi.Content
-		if err := json.Unmarshal(sites.must(200, "GET", reader+"/content", nil).body, &c); err != nil {
-			t.Fatal(err)
-		}
-		return c
-	}
+	g := newGitSpace(t, s)
+	ada, sp, integrations, git := g.ada, g.id, g.integrations, g.git
+	content := func() contentapi.Content { return g.content(t) }
 	layout := &contentapi.Layout{Width: "wide", Cover: true, CoverSize: "hero", Description: true, Pagination: true}
 	cover := &contentapi.Cover{Src: "https://example.com/cover.png", YPos: -12, Height: 300}
 	pages := []contentapi.Page{
@@ -258,4 +218,41 @@ func TestGitImportLinkPagesAndLayout(t *testing.T) {
 			t.Errorf("refusing %s: %s", field, body)
 		}
 	}
+}
+
+// gitSpace is a new space of org1 as the Git import tests use it: its
+// admin, the integrations and sites services calling content, the space's
+// Git sync and readers' routes.
+type gitSpace struct {
+	s                        *service
+	ada, integrations, sites *caller
+	id, git, reader          string
+}
+
+func newGitSpace(t *testing.T, s *service) gitSpace {
+	t.Helper()
+	g := gitSpace{s: s, ada: s.as("ada", "org1", "admin")}
+	g.id = str(t, g.ada.must(201, "POST", "/v1/orgs/org1/spaces", map[string]any{"title": "Handbook"}).json(t), "id")
+	g.integrations, g.sites = g.as("integrations"), g.as("sites")
+	g.git, g.reader = contentapi.SpacePath(g.id, "/git"), contentapi.SpacePath(g.id, "")
+	return g
+}
+
+// as is a call from another platform service.
+func (g gitSpace) as(service string) *caller {
+	tok, err := g.s.signer.Mint("content", internaltoken.Principal{Service: service})
+	if err != nil {
+		panic(err)
+	}
+	return &caller{s: g.s, org: "org1", tok: tok}
+}
+
+// content is the space's content as sites reads it.
+func (g gitSpace) content(t *testing.T) contentapi.Content {
+	t.Helper()
+	var c contentapi.Content
+	if err := json.Unmarshal(g.sites.must(200, "GET", g.reader+"/content", nil).body, &c); err != nil {
+		t.Fatal(err)
+	}
+	return c
 }
