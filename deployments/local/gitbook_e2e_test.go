@@ -17,23 +17,39 @@ import (
 func gitbookSite(t *testing.T, p *Platform) string {
 	t.Helper()
 	admin := client{t, p.URL, p.Credentials.DemoAdminToken}
-	srv := gittest.NewServer(t, "", "")
-	srv.NewRepo(t, "zebra", "main", gitbookRepo())
-	space := newSpace(t, admin, p.Credentials.DemoOrgID, "Zebra handbook")
-	admin.op("importGitRepository", "POST", "/v1/spaces/"+space+"/git/import", map[string]any{
-		"url": srv.RepoURL("zebra"), "ref": "refs/heads/main"})
-	if st, e := opState(gitDone(t, admin, space)); st != "success" {
-		t.Fatalf("import ended %s: %s", st, e)
-	}
-	org := "/v1/orgs/" + p.Credentials.DemoOrgID
-	site := org + "/sites/" + str(admin.op("createSite", "POST", org+"/sites", map[string]any{
-		"title": "Zebra docs", "spaces": []string{space}}).json(t), "id")
+	space := importRepository(t, admin, p.Credentials.DemoOrgID, "Zebra handbook", gitbookRepo())
+	site := createSite(t, admin, p.Credentials.DemoOrgID, "Zebra docs", space)
 	admin.op("updateSiteAdaptiveSchema", "PUT", site+"/adaptive-schema", map[string]any{"jsonSchema": map[string]any{
 		"type": "object", "additionalProperties": false, "properties": map[string]any{
 			"unsigned": map[string]any{"type": "object", "additionalProperties": false,
 				"properties": map[string]any{"preview": map[string]any{"type": "boolean"}}}}}})
 	admin.op("updateSiteById", "PATCH", site, map[string]any{"adaptiveContent": map[string]any{"enabled": true}})
 	return str(admin.schema("Site", 200, "POST", site+"/publish", nil).json(t), "urls", "published")
+}
+
+// importRepository imports files, a repository's branch main served by
+// a Git server of the test, into a new space of org named title, and
+// returns the space's id once the import succeeded.
+func importRepository(t *testing.T, admin client, org, title string, files map[string][]byte) string {
+	t.Helper()
+	srv := gittest.NewServer(t, "", "")
+	srv.NewRepo(t, "repo", "main", files)
+	space := newSpace(t, admin, org, title)
+	admin.op("importGitRepository", "POST", "/v1/spaces/"+space+"/git/import", map[string]any{
+		"url": srv.RepoURL("repo"), "ref": "refs/heads/main"})
+	if st, e := opState(gitDone(t, admin, space)); st != "success" {
+		t.Fatalf("import ended %s: %s", st, e)
+	}
+	return space
+}
+
+// createSite creates a site of org named title showing space and returns
+// its API path.
+func createSite(t *testing.T, admin client, org, title, space string) string {
+	t.Helper()
+	path := "/v1/orgs/" + org + "/sites"
+	return path + "/" + str(admin.op("createSite", "POST", path, map[string]any{
+		"title": title, "spaces": []string{space}}).json(t), "id")
 }
 
 var (

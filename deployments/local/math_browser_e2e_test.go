@@ -11,7 +11,6 @@ import (
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
-	"github.com/docspub/platform/libs/gittest"
 )
 
 // mathRepo is a GitBook repository of one page: an inline formula, a
@@ -41,17 +40,8 @@ func TestMathAndDiagramInBrowser(t *testing.T) {
 	exe := chromium(t)
 	p := startPlatform(t)
 	admin := client{t, p.URL, p.Credentials.DemoAdminToken}
-	srv := gittest.NewServer(t, "", "")
-	srv.NewRepo(t, "math", "main", mathRepo())
-	space := newSpace(t, admin, p.Credentials.DemoOrgID, "Formulas")
-	admin.op("importGitRepository", "POST", "/v1/spaces/"+space+"/git/import", map[string]any{
-		"url": srv.RepoURL("math"), "ref": "refs/heads/main"})
-	if st, e := opState(gitDone(t, admin, space)); st != "success" {
-		t.Fatalf("import ended %s: %s", st, e)
-	}
-	org := "/v1/orgs/" + p.Credentials.DemoOrgID
-	site := org + "/sites/" + str(admin.op("createSite", "POST", org+"/sites", map[string]any{
-		"title": "Formula docs", "spaces": []string{space}}).json(t), "id")
+	space := importRepository(t, admin, p.Credentials.DemoOrgID, "Formulas", mathRepo())
+	site := createSite(t, admin, p.Credentials.DemoOrgID, "Formula docs", space)
 	url := str(admin.schema("Site", 200, "POST", site+"/publish", nil).json(t), "urls", "published")
 
 	b := openBrowser(t, exe)

@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/chromedp/chromedp"
-	"github.com/docspub/platform/libs/gittest"
 )
 
 // navRepo is a GitBook repository of many pages, in groups, one folded
@@ -66,17 +65,8 @@ func TestReaderNavigationAndThemeInBrowser(t *testing.T) {
 	exe := chromium(t)
 	p := startPlatform(t)
 	admin := client{t, p.URL, p.Credentials.DemoAdminToken}
-	srv := gittest.NewServer(t, "", "")
-	srv.NewRepo(t, "nav", "main", navRepo())
-	space := newSpace(t, admin, p.Credentials.DemoOrgID, "Navigation")
-	admin.op("importGitRepository", "POST", "/v1/spaces/"+space+"/git/import", map[string]any{
-		"url": srv.RepoURL("nav"), "ref": "refs/heads/main"})
-	if st, e := opState(gitDone(t, admin, space)); st != "success" {
-		t.Fatalf("import ended %s: %s", st, e)
-	}
-	org := "/v1/orgs/" + p.Credentials.DemoOrgID
-	site := org + "/sites/" + str(admin.op("createSite", "POST", org+"/sites", map[string]any{
-		"title": "Navigation docs", "spaces": []string{space}}).json(t), "id")
+	space := importRepository(t, admin, p.Credentials.DemoOrgID, "Navigation", navRepo())
+	site := createSite(t, admin, p.Credentials.DemoOrgID, "Navigation docs", space)
 	url := str(admin.schema("Site", 200, "POST", site+"/publish", nil).json(t), "urls", "published")
 
 	b := openBrowser(t, exe)

@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/docspub/platform/libs/gittest"
 	"github.com/docspub/platform/libs/waittest"
 	"github.com/golang-jwt/jwt/v5"
 )
@@ -72,14 +71,7 @@ func TestConditionalBlocksThroughGateway(t *testing.T) {
 	admin := client{t, p.URL, p.Credentials.DemoAdminToken}
 	org := "/v1/orgs/" + p.Credentials.DemoOrgID
 
-	srv := gittest.NewServer(t, "", "")
-	srv.NewRepo(t, "pricing", "main", conditionsRepo())
-	space := newSpace(t, admin, p.Credentials.DemoOrgID, "Pricing handbook")
-	admin.op("importGitRepository", "POST", "/v1/spaces/"+space+"/git/import", map[string]any{
-		"url": srv.RepoURL("pricing"), "ref": "refs/heads/main"})
-	if st, e := opState(gitDone(t, admin, space)); st != "success" {
-		t.Fatalf("import ended %s: %s", st, e)
-	}
+	space := importRepository(t, admin, p.Credentials.DemoOrgID, "Pricing handbook", conditionsRepo())
 
 	schema := map[string]any{"jsonSchema": map[string]any{
 		"type": "object", "additionalProperties": false, "properties": map[string]any{
