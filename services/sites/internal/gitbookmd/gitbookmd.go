@@ -53,6 +53,10 @@ type Options struct {
 	// Include returns the markdown of an {% include "path" %} (path as
 	// written); false when there is none: the include renders nothing.
 	Include func(path string) (string, bool)
+	// API renders an API reference block's operation or schemas as HTML
+	// (sanitized with the page); "" (or a nil API) shows the block as a
+	// card of what it holds.
+	API func(ref APIRef) string
 	// Log receives what could not be rendered (missing includes); nil is
 	// slog.Default().
 	Log *slog.Logger
