@@ -85,17 +85,22 @@ func (r *Reader) content(rd *read, v *variant, t *tree, p *page) rendered {
 		}
 	}
 	links := r.links(rd, v, t, p, files)
+	api := &apiRender{r: r, ctx: rd.ctx, t: t}
 	res, cut := r.markdown.render(p.markdown, gitbookmd.Options{
 		Title:     p.title,
 		Links:     links,
 		PageTitle: links.Title,
 		Cond:      r.condition(rd.visitor.claims),
 		Include:   t.include,
+		API:       api.render,
 	})
 	got := rendered{res: res, cut: cut, varies: res.Conditional || links.crossed}
 	size := int64(len(res.HTML)) + 64
 	for _, h := range res.Headings {
 		size += int64(len(h.ID)+len(h.Text)) + 32
+	}
+	if api.failed {
+		return got // content did not answer: rendered again next time
 	}
 	if !ok {
 		r.cache.Add(key, got, size)

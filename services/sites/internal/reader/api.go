@@ -1,0 +1,115 @@
+package reader
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"path"
+	"strings"
+
+	"github.com/docspub/platform/libs/internalapi/contentapi"
+	"github.com/docspub/platform/services/sites/internal/apiref"
+	"github.com/docspub/platform/services/sites/internal/gitbookmd"
+	"github.com/docspub/platform/services/sites/internal/limits"
+)
+
+// apiRender renders one page's API reference blocks (gitbookmd.APIRef).
+// A spec is a file of the revision: src relative to the page or under
+// .gitbook/assets, found by its name as links find files. A URL or a
+// stored spec's name is shown as the block's card: specs are never
+// fetched while a reader waits. failed is set when content could not
+// answer: the page is then not cached, so that it shows the operation
+// once content is back.
+type apiRender struct {
+	r      *Reader
+	ctx    context.Context
+	t      *tree
+	failed bool
+}
+
+// render is gitbookmd.Options.API.
+func (a *apiRender) render(ref gitbookmd.APIRef) string {
+	if ref.Src == "" || strings.Contains(ref.Src, "://") {
+		return ""
+	}
+	spec := a.fileSpec(ref.Src)
+	if spec == nil {
+		return ""
+	}
+	var out string
+	if len(ref.Schemas) > 0 {
+		out, _ = spec.Schemas(ref.Schemas)
+	} else {
+		out, _ = spec.Operation(ref.Path, ref.Method)
+	}
+	return out
+}
+
+// fileSpec is the spec of the revision's file src names, parsed once per
+// organization and file content (its SHA-256) and kept in the reader's
+// cache; nil when there is none, or it is no OpenAPI 3.x document within
+// apiref's bounds.
+func (a *apiRender) fileSpec(src string) *apiref.Spec {
+	name := src
+	if i := strings.Index(src, ".gitbook/assets/"); i >= 0 {
+		name = src[i+len(".gitbook/assets/"):]
+	} else {
+		name = path.Base(src)
+	}
+	id, ok := a.t.assetID(name)
+	if !ok {
+		return nil
+	}
+	f := a.t.files[id]
+	if f.Size > apiref.MaxSpecBytes {
+		return nil
+	}
+	key := cacheKey("apispec", a.t.org, a.t.space, a.t.id, id)
+	if f.SHA256 != "" {
+		key = cacheKey("apispec", a.t.org, f.SHA256)
+	}
+	if s, ok := a.r.cache.Get(key); ok {
+		spec, _ := s.(*apiref.Spec)
+		return spec
+	}
+	v, _, _ := a.r.loading.Do(key, func() (any, error) {
+		raw, err := a.read(id)
+		if err != nil {
+			a.failed = true
+			return (*apiref.Spec)(nil), nil
+		}
+		spec, err := apiref.Parse(context.WithoutCancel(a.ctx), raw)
+		if err != nil && !errors.Is(err, apiref.ErrInvalid) && !errors.Is(err, apiref.ErrTooLarge) {
+			a.failed = true // busy or too slow: not remembered
+			return (*apiref.Spec)(nil), nil
+		}
+		// (A document that is none is remembered too: a file is immutable.)
+		size := int64(len(raw))*8 + 256 // the parsed model's share
+		a.r.cache.Add(key, spec, size)
+		return spec, nil
+	})
+	spec, _ := v.(*apiref.Spec)
+	return spec
+}
+
+// read reads a file of the revision, up to apiref.MaxSpecBytes.
+func (a *apiRender) read(fileID string) ([]byte, error) {
+	ctx, cancel := context.WithTimeout(a.ctx, limits.ContentTimeout)
+	defer cancel()
+	ans, err := a.r.deps.Content.File(ctx, a.t.space, a.t.id, fileID, contentapi.FileAsk{})
+	if err != nil {
+		return nil, err
+	}
+	if ans.Body != nil {
+		defer ans.Body.Close()
+	}
+	if ans.Status != http.StatusOK || ans.Body == nil {
+		return nil, contentapi.ErrNoSpace
+	}
+	raw, err := io.ReadAll(io.LimitReader(ans.Body, apiref.MaxSpecBytes+1))
+	if err != nil {
+		return nil, err
+	}
+	return raw, nil
+}
