@@ -356,6 +356,11 @@ func (s *Service) Content(ctx context.Context, c access.Caller, org, slug, id st
 	if err != nil {
 		return ContentStream{}, err
 	}
+	return s.stream(ctx, sp, v)
+}
+
+// stream opens a version's content as JSON.
+func (s *Service) stream(ctx context.Context, sp Spec, v Version) (ContentStream, error) {
 	urls := s.contentView(sp, v, nil).URLs
 	if v.Format == "json" || v.JSONBlob != "" {
 		doc, size, err := s.store.OpenContent(ctx, v, v.Format != "json")
@@ -377,6 +382,32 @@ func (s *Service) Content(ctx context.Context, c access.Caller, org, slug, id st
 		return ContentStream{}, fmt.Errorf("render version %s: %w", v.ID, err)
 	}
 	return ContentStream{Filesystem: io.NopCloser(bytes.NewReader(doc)), Size: int64(len(doc)), URLs: urls}, nil
+}
+
+// Published returns the last version of org's spec slug as JSON, for the
+// published pages of org's sites (the sites service asks; no user, no
+// permission: a published page of the organization shows it), with the
+// version. A spec without a version is ErrVersionNotFound.
+func (s *Service) Published(ctx context.Context, org, slug string) (ContentStream, Version, error) {
+	sp, err := s.store.BySlug(ctx, org, slug)
+	if errors.Is(err, apierr.ErrNotFound) {
+		return ContentStream{}, Version{}, ErrNotFound
+	}
+	if err != nil {
+		return ContentStream{}, Version{}, fmt.Errorf("load OpenAPI spec %s: %w", slug, err)
+	}
+	if sp.Organization != org || sp.LastVersion == "" {
+		return ContentStream{}, Version{}, ErrVersionNotFound
+	}
+	v, err := s.store.Version(ctx, sp.ID, sp.LastVersion)
+	if errors.Is(err, apierr.ErrNotFound) {
+		return ContentStream{}, Version{}, ErrVersionNotFound
+	}
+	if err != nil {
+		return ContentStream{}, Version{}, err
+	}
+	cs, err := s.stream(ctx, sp, v)
+	return cs, v, err
 }
 
 // ContentStream is a version's content (OpenAPISpecContent) with the

@@ -4,12 +4,14 @@
 package openapihttp
 
 import (
+	"bytes"
 	"encoding/json"
 	"io"
 	"net/http"
 	"strconv"
 
 	"github.com/docspub/platform/libs/httpx"
+	"github.com/docspub/platform/libs/internalapi/integrationsapi"
 	"github.com/docspub/platform/libs/paging"
 	"github.com/docspub/platform/services/integrations/internal/accesshttp"
 	"github.com/docspub/platform/services/integrations/internal/openapi"
@@ -33,6 +35,14 @@ func Register(v1 gin.IRouter, svc *openapi.Service) {
 	v1.GET(base+"/:specSlug/versions/:versionId", h.version)
 	v1.GET(base+"/:specSlug/versions/:versionId/content", h.content)
 	v1.GET(base+"/:specSlug/versions/:versionId/content/raw", h.raw)
+}
+
+// RegisterInternal adds the sites service's read of published specs
+// (integrationsapi.PublishedSpecPath) to internal, the /internal/v1 group
+// behind internaltoken.Require and RequireService(integrationsapi.Sites).
+func RegisterInternal(internal gin.IRouter, svc *openapi.Service) {
+	h := &handlers{svc: svc}
+	internal.GET("/orgs/:organizationId/openapi/:specSlug/published", h.published)
 }
 
 func org(c *gin.Context) string  { return c.Param("organizationId") }
@@ -132,4 +142,33 @@ func (h *handlers) content(c *gin.Context) {
 func (h *handlers) raw(c *gin.Context) {
 	v, err := h.svc.Raw(c.Request.Context(), accesshttp.From(c), org(c), slug(c), c.Param("versionId"))
 	httpx.Reply(c, http.StatusOK, v, err)
+}
+
+// published streams a spec's last version inside an
+// integrationsapi.PublishedSpec, without decoding it.
+func (h *handlers) published(c *gin.Context) {
+	cs, v, err := h.svc.Published(c.Request.Context(), org(c), slug(c))
+	if err != nil {
+		httpx.Error(c, err)
+		return
+	}
+	defer cs.Filesystem.Close()
+	head, err := json.Marshal(integrationsapi.PublishedSpec{Slug: slug(c), Version: v.ID, Digest: v.Digest})
+	if err != nil {
+		httpx.Error(c, err)
+		return
+	}
+	// {"slug":…,"version":…,"digest":…,"document":null} → …,"document":<stream>}
+	head = bytes.TrimSuffix(head, []byte("null}"))
+	const tail = "}"
+	w := c.Writer
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.Header().Set("Content-Length", strconv.FormatInt(int64(len(head)+len(tail))+cs.Size, 10))
+	w.WriteHeader(http.StatusOK)
+	_, _ = w.Write(head)
+	if _, err := io.Copy(w, cs.Filesystem); err != nil {
+		_ = c.Error(err) // the short body tells the client (Content-Length)
+		return
+	}
+	_, _ = io.WriteString(w, tail)
 }
