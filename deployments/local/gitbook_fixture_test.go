@@ -149,6 +149,8 @@ const blocksPage = "---\ndescription: A tour of every block.\n---\n\n# Blocks to
 	"## API\n\n" +
 	"{% openapi src=\"../.gitbook/assets/zebra-api.yaml\" path=\"/zebras/{zebraId}\" method=\"get\" %}\n" +
 	"[zebra-api.yaml](../.gitbook/assets/zebra-api.yaml)\n{% endopenapi %}\n\n" +
+	"{% openapi-operation spec=\"zebra-store\" path=\"/stripes\" method=\"post\" %}\n" +
+	"[OpenAPI zebra-store](https://api.zebra.example/openapi.yaml)\n{% endopenapi-operation %}\n\n" +
 	"{% if visitor.claims.unsigned.preview %}\nPreview readers see the zebra preview.\n{% endif %}\n\n" +
 	"## Inline\n\n" +
 	"Press <kbd>Ctrl</kbd> + <kbd>C</kbd>, <mark>highlighted</mark>, H<sub>2</sub>O, x<sup>2</sup>, an icon <i class=\"fa-github\">:github:</i>, one Font Awesome Free lacks <i class=\"fa-gitbook-assistant\">:gitbook-assistant:</i>.\n\n" +

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"path"
 	"strings"
+	"time"
 
 	"github.com/docspub/platform/libs/internalapi/contentapi"
 	"github.com/docspub/platform/services/sites/internal/apiref"
@@ -15,25 +16,33 @@ import (
 )
 
 // apiRender renders one page's API reference blocks (gitbookmd.APIRef).
-// A spec is a file of the revision: src relative to the page or under
-// .gitbook/assets, found by its name as links find files. A URL or a
-// stored spec's name is shown as the block's card: specs are never
-// fetched while a reader waits. failed is set when content could not
-// answer: the page is then not cached, so that it shows the operation
-// once content is back.
+// A spec is a file of the revision (src relative to the page or under
+// .gitbook/assets, found by its name as links find files), or one of the
+// organization's stored specs by name (spec, integrations'). A URL is
+// shown as the block's card: nothing is fetched from outside while a
+// reader waits. failed is set when content could not answer: the page is
+// then not cached, so that it shows the operation once content is back.
+// stored is set when the page shows a stored spec: the page is then used
+// while gen is the organization's and until until (Reader.fresh).
 type apiRender struct {
 	r      *Reader
 	ctx    context.Context
 	t      *tree
 	failed bool
+	stored bool
+	gen    uint64
+	until  time.Time
 }
 
 // render is gitbookmd.Options.API.
 func (a *apiRender) render(ref gitbookmd.APIRef) string {
-	if ref.Src == "" || strings.Contains(ref.Src, "://") {
-		return ""
+	var spec *apiref.Spec
+	switch {
+	case ref.Spec != "":
+		spec = a.storedSpec(ref.Spec)
+	case !strings.Contains(ref.Src, "://"):
+		spec = a.fileSpec(ref.Src)
 	}
-	spec := a.fileSpec(ref.Src)
 	if spec == nil {
 		return ""
 	}
@@ -44,6 +53,20 @@ func (a *apiRender) render(ref gitbookmd.APIRef) string {
 		out, _ = spec.Operation(ref.Path, ref.Method)
 	}
 	return out
+}
+
+// storedSpec is the organization's stored spec by name (slug), nil when
+// there is none; the page depends on it from now on.
+func (a *apiRender) storedSpec(slug string) *apiref.Spec {
+	spec, gen, until := a.r.storedSpec(a.ctx, a.t.org, slug)
+	if !a.stored || until.Before(a.until) {
+		a.until = until
+	}
+	if !a.stored || gen < a.gen {
+		a.gen = gen
+	}
+	a.stored = true
+	return spec
 }
 
 // fileSpec is the spec of the revision's file src names, parsed once per
