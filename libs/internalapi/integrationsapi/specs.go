@@ -22,6 +22,13 @@ func PublishedSpecPath(org, slug string) string {
 	return "/internal/v1/orgs/" + url.PathEscape(org) + "/openapi/" + url.PathEscape(slug) + "/published"
 }
 
+// PublishedSpecByURLPath is PublishedSpecPath for the organization's first
+// spec (by id) whose source is the URL u: an {% openapi src="<URL>" %}
+// block shows it, and nothing is fetched for it while a reader waits.
+func PublishedSpecByURLPath(org, u string) string {
+	return "/internal/v1/orgs/" + url.PathEscape(org) + "/openapi-published?url=" + url.QueryEscape(u)
+}
+
 // PublishedSpec is a stored spec's last version: its id, the SHA-256 of its
 // content, and the document as JSON (a YAML source's JSON rendering).
 type PublishedSpec struct {

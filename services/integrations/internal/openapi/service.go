@@ -389,12 +389,22 @@ func (s *Service) stream(ctx context.Context, sp Spec, v Version) (ContentStream
 // permission: a published page of the organization shows it), with the
 // version. A spec without a version is ErrVersionNotFound.
 func (s *Service) Published(ctx context.Context, org, slug string) (ContentStream, Version, error) {
-	sp, err := s.store.BySlug(ctx, org, slug)
+	return s.published(ctx, org, slug, s.store.BySlug)
+}
+
+// PublishedByURL is Published of org's first spec whose source is the URL
+// u (an {% openapi src="<URL>" %} block: nothing is fetched for it).
+func (s *Service) PublishedByURL(ctx context.Context, org, u string) (ContentStream, Version, error) {
+	return s.published(ctx, org, u, s.store.BySourceURL)
+}
+
+func (s *Service) published(ctx context.Context, org, name string, find func(ctx context.Context, org, name string) (Spec, error)) (ContentStream, Version, error) {
+	sp, err := find(ctx, org, name)
 	if errors.Is(err, apierr.ErrNotFound) {
 		return ContentStream{}, Version{}, ErrNotFound
 	}
 	if err != nil {
-		return ContentStream{}, Version{}, fmt.Errorf("load OpenAPI spec %s: %w", slug, err)
+		return ContentStream{}, Version{}, fmt.Errorf("load OpenAPI spec %s: %w", name, err)
 	}
 	if sp.Organization != org || sp.LastVersion == "" {
 		return ContentStream{}, Version{}, ErrVersionNotFound
@@ -407,6 +417,7 @@ func (s *Service) Published(ctx context.Context, org, slug string) (ContentStrea
 		return ContentStream{}, Version{}, err
 	}
 	cs, err := s.stream(ctx, sp, v)
+	cs.Slug = sp.Slug
 	return cs, v, err
 }
 
@@ -416,6 +427,8 @@ type ContentStream struct {
 	Filesystem io.ReadCloser
 	Size       int64
 	URLs       ContentURLs
+	// Slug is the spec's.
+	Slug string
 }
 
 // Raw returns a version's content exactly as fetched.

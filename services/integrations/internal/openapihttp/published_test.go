@@ -2,7 +2,10 @@ package openapihttp_test
 
 import (
 	"encoding/json"
+	"io"
 	"net/http"
+	"net/http/httptest"
+	"strings"
 	"testing"
 	"time"
 
@@ -48,6 +51,35 @@ func TestPublished(t *testing.T) {
 		{"a user", as("admin"), integrationsapi.PublishedSpecPath("o1", "shop"), http.StatusForbidden},
 	} {
 		if r := e.api.Do(tc.as, http.MethodGet, tc.path, ""); r.Status != tc.want {
+			t.Errorf("%s: %d, want %d: %s", tc.name, r.Status, tc.want, r.Body)
+		}
+	}
+}
+
+// TestPublishedByURL: a spec is found by its source URL, in its
+// organization only.
+func TestPublishedByURL(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { _, _ = io.WriteString(w, v31) }))
+	defer srv.Close()
+	e := newEnv(t, urlguard.Guard{AllowPrivate: true}, 5*time.Second)
+	u := srv.URL + "/pets.json"
+	e.expect(201, "createOpenAPISpec", "admin", "POST", "/v1/orgs/o1/openapi", `{"slug":"pets","source":{"url":"`+u+`"}}`)
+	e.processed("pets", 20*time.Second)
+	sites := internaltoken.Principal{Service: integrationsapi.Sites}
+	r := e.api.Do(sites, http.MethodGet, integrationsapi.PublishedSpecByURLPath("o1", u), "")
+	var got integrationsapi.PublishedSpec
+	if r.Status != http.StatusOK || json.Unmarshal(r.Body, &got) != nil || got.Slug != "pets" || !strings.Contains(string(got.Document), `"Pets"`) {
+		t.Fatalf("by URL = %d %s", r.Status, r.Body)
+	}
+	for _, tc := range []struct {
+		name, path string
+		want       int
+	}{
+		{"another organization's", integrationsapi.PublishedSpecByURLPath("o2", u), http.StatusNotFound},
+		{"another URL", integrationsapi.PublishedSpecByURLPath("o1", u+"?v=2"), http.StatusNotFound},
+		{"no URL", integrationsapi.PublishedSpecByURLPath("o1", ""), http.StatusBadRequest},
+	} {
+		if r := e.api.Do(sites, http.MethodGet, tc.path, ""); r.Status != tc.want {
 			t.Errorf("%s: %d, want %d: %s", tc.name, r.Status, tc.want, r.Body)
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"strconv"
 
+	"github.com/docspub/platform/libs/apierr"
 	"github.com/docspub/platform/libs/httpx"
 	"github.com/docspub/platform/libs/internalapi/integrationsapi"
 	"github.com/docspub/platform/libs/paging"
@@ -43,6 +44,7 @@ func Register(v1 gin.IRouter, svc *openapi.Service) {
 func RegisterInternal(internal gin.IRouter, svc *openapi.Service) {
 	h := &handlers{svc: svc}
 	internal.GET("/orgs/:organizationId/openapi/:specSlug/published", h.published)
+	internal.GET("/orgs/:organizationId/openapi-published", h.publishedByURL)
 }
 
 func org(c *gin.Context) string  { return c.Param("organizationId") }
@@ -148,12 +150,30 @@ func (h *handlers) raw(c *gin.Context) {
 // integrationsapi.PublishedSpec, without decoding it.
 func (h *handlers) published(c *gin.Context) {
 	cs, v, err := h.svc.Published(c.Request.Context(), org(c), slug(c))
+	h.writePublished(c, cs, v, err)
+}
+
+// publishedByURL is published of the spec whose source is the url query
+// parameter.
+func (h *handlers) publishedByURL(c *gin.Context) {
+	u := c.Query("url")
+	if u == "" || len(u) > openapi.MaxSourceURL {
+		httpx.Error(c, apierr.Invalid("url", "must be a URL of at most %d characters", openapi.MaxSourceURL))
+		return
+	}
+	cs, v, err := h.svc.PublishedByURL(c.Request.Context(), org(c), u)
+	h.writePublished(c, cs, v, err)
+}
+
+// writePublished writes a spec's last version inside an
+// integrationsapi.PublishedSpec.
+func (h *handlers) writePublished(c *gin.Context, cs openapi.ContentStream, v openapi.Version, err error) {
 	if err != nil {
 		httpx.Error(c, err)
 		return
 	}
 	defer cs.Filesystem.Close()
-	head, err := json.Marshal(integrationsapi.PublishedSpec{Slug: slug(c), Version: v.ID, Digest: v.Digest})
+	head, err := json.Marshal(integrationsapi.PublishedSpec{Slug: cs.Slug, Version: v.ID, Digest: v.Digest})
 	if err != nil {
 		httpx.Error(c, err)
 		return

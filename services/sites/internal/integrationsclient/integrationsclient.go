@@ -39,8 +39,18 @@ func New(resolver discovery.Resolver, signer *internaltoken.Signer) *Client {
 // apiref.MaxSpecBytes of document: a 404 is ErrNoSpec, any other failure
 // an error.
 func (c *Client) PublishedSpec(ctx context.Context, org, slug string) (integrationsapi.PublishedSpec, error) {
+	return c.published(ctx, integrationsapi.PublishedSpecPath(org, slug))
+}
+
+// PublishedSpecByURL is PublishedSpec of org's spec whose source is the
+// URL u (integrations fetched it; nothing is fetched here).
+func (c *Client) PublishedSpecByURL(ctx context.Context, org, u string) (integrationsapi.PublishedSpec, error) {
+	return c.published(ctx, integrationsapi.PublishedSpecByURLPath(org, u))
+}
+
+func (c *Client) published(ctx context.Context, path string) (integrationsapi.PublishedSpec, error) {
 	var out integrationsapi.PublishedSpec
-	err := c.c.Do(ctx, internalclient.Request{Method: http.MethodGet, Path: integrationsapi.PublishedSpecPath(org, slug),
+	err := c.c.Do(ctx, internalclient.Request{Method: http.MethodGet, Path: path,
 		What: "OpenAPI spec"}, &out, apiref.MaxSpecBytes+4096)
 	if internalclient.StatusOf(err) == http.StatusNotFound {
 		return out, ErrNoSpec

@@ -18,7 +18,8 @@ import (
 // apiRender renders one page's API reference blocks (gitbookmd.APIRef).
 // A spec is a file of the revision (src relative to the page or under
 // .gitbook/assets, found by its name as links find files), or one of the
-// organization's stored specs by name (spec, integrations'). A URL is
+// organization's stored specs by name (spec, integrations'), or its
+// stored spec whose source is the URL src; a URL no stored spec has is
 // shown as the block's card: nothing is fetched from outside while a
 // reader waits. failed is set when content could not answer: the page is
 // then not cached, so that it shows the operation once content is back.
@@ -39,7 +40,9 @@ func (a *apiRender) render(ref gitbookmd.APIRef) string {
 	var spec *apiref.Spec
 	switch {
 	case ref.Spec != "":
-		spec = a.storedSpec(ref.Spec)
+		spec = a.storedSpec(ref.Spec, false)
+	case strings.HasPrefix(ref.Src, "https://") || strings.HasPrefix(ref.Src, "http://"):
+		spec = a.storedSpec(ref.Src, true)
 	case !strings.Contains(ref.Src, "://"):
 		spec = a.fileSpec(ref.Src)
 	}
@@ -55,10 +58,10 @@ func (a *apiRender) render(ref gitbookmd.APIRef) string {
 	return out
 }
 
-// storedSpec is the organization's stored spec by name (slug), nil when
-// there is none; the page depends on it from now on.
-func (a *apiRender) storedSpec(slug string) *apiref.Spec {
-	spec, gen, until := a.r.storedSpec(a.ctx, a.t.org, slug)
+// storedSpec is the organization's stored spec by name (slug; byURL: by
+// source URL), nil when there is none; the page depends on it from now on.
+func (a *apiRender) storedSpec(slug string, byURL bool) *apiref.Spec {
+	spec, gen, until := a.r.storedSpec(a.ctx, a.t.org, slug, byURL)
 	if !a.stored || until.Before(a.until) {
 		a.until = until
 	}
@@ -108,7 +111,10 @@ func (a *apiRender) fileSpec(src string) *apiref.Spec {
 			return (*apiref.Spec)(nil), nil
 		}
 		// (A document that is none is remembered too: a file is immutable.)
-		size := int64(len(raw))*8 + 256 // the parsed model's share
+		size := int64(256)
+		if spec != nil {
+			size += spec.Size()
+		}
 		a.r.cache.Add(key, spec, size)
 		return spec, nil
 	})

@@ -15,6 +15,8 @@ import (
 // it does not have is integrationsapi.ErrNoSpec.
 type Specs interface {
 	PublishedSpec(ctx context.Context, org, slug string) (integrationsapi.PublishedSpec, error)
+	// PublishedSpecByURL is org's spec whose source is the URL.
+	PublishedSpecByURL(ctx context.Context, org, u string) (integrationsapi.PublishedSpec, error)
 }
 
 // SpecsChanged drops the stored specs of an organization, and the pages
@@ -37,11 +39,16 @@ func (r *Reader) fresh(org string, gen uint64, until time.Time) bool {
 	return gen == r.specGens.Of(org) && r.now().Before(until)
 }
 
-// storedSpec is org's stored spec slug, parsed, or nil; until is how long
-// it may be used. It is asked of integrations once per generation and
-// limits.ReaderSpecTTL, and parsed again only when its content changed.
-func (r *Reader) storedSpec(ctx context.Context, org, slug string) (*apiref.Spec, uint64, time.Time) {
-	key := cacheKey("stored", org, slug)
+// storedSpec is org's stored spec slug (byURL: whose source is the URL
+// slug), parsed, or nil; until is how long it may be used. It is asked of
+// integrations once per generation and limits.ReaderSpecTTL, and parsed
+// again only when its content changed.
+func (r *Reader) storedSpec(ctx context.Context, org, slug string, byURL bool) (*apiref.Spec, uint64, time.Time) {
+	kind := "stored"
+	if byURL {
+		kind = "stored-url"
+	}
+	key := cacheKey(kind, org, slug)
 	var prev storedSpec
 	if v, ok := r.cache.Get(key); ok {
 		prev = v.(storedSpec)
@@ -57,7 +64,11 @@ func (r *Reader) storedSpec(ctx context.Context, org, slug string) (*apiref.Spec
 		s := storedSpec{gen: gen, until: r.now().Add(limits.ReaderSpecTTL)}
 		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), limits.ContentTimeout)
 		defer cancel()
-		ps, err := r.deps.Specs.PublishedSpec(cctx, org, slug)
+		ask := r.deps.Specs.PublishedSpec
+		if byURL {
+			ask = r.deps.Specs.PublishedSpecByURL
+		}
+		ps, err := ask(cctx, org, slug)
 		switch {
 		case errors.Is(err, integrationsapi.ErrNoSpec):
 		case err != nil:
@@ -74,7 +85,7 @@ func (r *Reader) storedSpec(ctx context.Context, org, slug string) (*apiref.Spec
 		}
 		size := int64(256)
 		if s.spec != nil {
-			size += s.spec.Size() * 8
+			size += s.spec.Size()
 		}
 		r.cache.Set(key, s, size)
 		return s, nil
