@@ -11,7 +11,7 @@ import (
 
 // platformSpec is the platform's own API document: a real OpenAPI 3.1
 // document of 650 kB, with $refs, security schemes and examples.
-func platformSpec(t *testing.T) *apiref.Spec {
+func platformSpec(t testing.TB) *apiref.Spec {
 	t.Helper()
 	raw, err := os.ReadFile("../../../../libs/apidoc/openapi.json")
 	if err != nil {
