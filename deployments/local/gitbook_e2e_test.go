@@ -176,6 +176,8 @@ func TestGitBookRepositoryPublished(t *testing.T) {
 		`<a href="` + base + `/reference/git-sync">git sync folder</a>`, `<a href="` + base + `">home</a>`, "an unpublished page.",
 		`<h2 id="hints">Hints`, `<aside class="outline">`, `<nav class="breadcrumbs"`,
 		"<p>This note is shared between pages.</p>",
+		`<span class="api-method api-method-get">GET</span> <code class="api-path">/zebras/{zebraId}</code>`,
+		`<code class="api-name">zebraId</code></td><td>path</td>`, `<span class="api-status">200</span> The zebra.`,
 	} {
 		if !strings.Contains(blocks, want) {
 			t.Errorf("the blocks page lacks %q", want)

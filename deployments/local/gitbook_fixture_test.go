@@ -62,6 +62,7 @@ func gitbookRepo() map[string][]byte {
 		".gitbook/assets/cover.png":        pngImage(2),
 		".gitbook/assets/cover-dark.png":   pngImage(40),
 		".gitbook/assets/guide.pdf":        []byte("%PDF-1.4\n% zebra guide\n"),
+		".gitbook/assets/zebra-api.yaml":   []byte(zebraAPI),
 	}
 	files["getting-started/blocks.md"] = []byte(blocksPage)
 	var heavy strings.Builder
@@ -85,6 +86,33 @@ func gitbookRepo() map[string][]byte {
 	files["heavy.md"] = []byte(heavy.String())
 	return files
 }
+
+// zebraAPI is the OpenAPI document blocks.md's {% openapi %} block shows.
+const zebraAPI = `openapi: 3.1.0
+info: {title: Zebra API, version: "1"}
+servers: [{url: "https://api.zebra.example"}]
+components:
+  securitySchemes:
+    bearer: {type: http, scheme: bearer}
+paths:
+  /zebras/{zebraId}:
+    get:
+      summary: Find a zebra
+      security: [{bearer: []}]
+      parameters:
+        - {name: zebraId, in: path, required: true, description: The zebra's id., schema: {type: string}}
+        - {name: stripes, in: query, schema: {type: boolean}}
+      responses:
+        "200":
+          description: The zebra.
+          content:
+            application/json:
+              schema:
+                type: object
+                properties:
+                  name: {type: string, example: Marty}
+        "404": {description: No such zebra.}
+`
 
 // blocksPage is the richest page: every block, nested ones, links in all
 // forms.
@@ -122,6 +150,11 @@ const blocksPage = "---\ndescription: A tour of every block.\n---\n\n# Blocks to
 	"{% updates format=\"full\" %}\n{% update date=\"2025-06-01\" tags=\"new-releases\" %}\n### Stripes 2.0\nNew stripes shipped.\n{% endupdate %}\n{% endupdates %}\n\n" +
 	"{% prompt description=\"Ask about zebras\" icon=\"sparkles\" %}\n```markdown\nExplain zebra stripes in one paragraph.\n```\n{% endprompt %}\n\n" +
 	"{% include \"../.gitbook/includes/shared-note.md\" %}\n\n" +
+	"## API\n\n" +
+	"{% openapi src=\"../.gitbook/assets/zebra-api.yaml\" path=\"/zebras/{zebraId}\" method=\"get\" %}\n" +
+	"[zebra-api.yaml](../.gitbook/assets/zebra-api.yaml)\n{% endopenapi %}\n\n" +
+	"{% openapi-operation spec=\"zebra-store\" path=\"/stripes\" method=\"post\" %}\n" +
+	"[OpenAPI zebra-store](https://api.zebra.example/openapi.yaml)\n{% endopenapi-operation %}\n\n" +
 	"{% if visitor.claims.unsigned.preview %}\nPreview readers see the zebra preview.\n{% endif %}\n\n" +
 	"## Inline\n\n" +
 	"Press <kbd>Ctrl</kbd> + <kbd>C</kbd>, <mark>highlighted</mark>, H<sub>2</sub>O, x<sup>2</sup>, an icon <i class=\"fa-github\">:github:</i>, one Font Awesome Free lacks <i class=\"fa-gitbook-assistant\">:gitbook-assistant:</i>.\n\n" +

@@ -149,9 +149,9 @@ func Start(ctx context.Context, cfg Config, log *slog.Logger) (_ *Platform, err 
 		{"infrastructure", p.startInfra},
 		{"identity", p.startIdentity},
 		{"content", p.startContent},
+		{"integrations", p.startIntegrationsStep}, // before sites: published pages read its OpenAPI specs
 		{"sites", p.startSitesStep},
 		{"insights", p.startInsights}, // after sites: it asks sites about sites it does not know yet
-		{"integrations", p.startIntegrationsStep},
 		{"gateway", p.startGateway},
 	}
 	for _, s := range steps {
@@ -277,7 +277,7 @@ func (p *Platform) startInsights(ctx, runCtx context.Context, cfg Config) error 
 // and start again behind the gateway.
 func (p *Platform) startSitesStep(ctx, _ context.Context, cfg Config) error {
 	if err := config.LoadMap(ctx, &p.sitesCfg, p.env(cfg, map[string]string{
-		"SITES_ADDR": "127.0.0.1:0", "CONTENT_URL": p.ContentURL, "PUBLISHED_URL": p.URL + "/sites",
+		"SITES_ADDR": "127.0.0.1:0", "CONTENT_URL": p.ContentURL, "INTEGRATIONS_URL": p.IntegrationsURL, "PUBLISHED_URL": p.URL + "/sites",
 		"HOSTNAME_DNS_SERVER": cfg.HostnameDNSServer,
 	})); err != nil {
 		return err

@@ -226,6 +226,10 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 	translationhttp.Register(v1, translations)
 	openapihttp.Register(v1, specs)
 	gitsynchttp.Register(v1, git)
+	// Internal API (the gateway routes no /internal path): the sites
+	// service reads the specs its published pages show.
+	openapihttp.RegisterInternal(e.Group("/internal/v1", internaltoken.Require(core.Signer),
+		internaltoken.RequireService(integrationsapi.Sites)), specs)
 	return &App{cfg: cfg, core: core, workers: workers, specs: specs, handler: e}, nil
 }
 

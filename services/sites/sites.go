@@ -20,12 +20,14 @@ import (
 	"github.com/docspub/platform/libs/discovery"
 	"github.com/docspub/platform/libs/httpx"
 	"github.com/docspub/platform/libs/internalapi/contentapi"
+	"github.com/docspub/platform/libs/internalapi/integrationsapi"
 	"github.com/docspub/platform/libs/internalapi/sitesapi"
 	"github.com/docspub/platform/libs/internaltoken"
 	"github.com/docspub/platform/libs/kafkax"
 	"github.com/docspub/platform/libs/mongox"
 	"github.com/docspub/platform/libs/service"
 	"github.com/docspub/platform/services/sites/internal/contentclient"
+	"github.com/docspub/platform/services/sites/internal/integrationsclient"
 	"github.com/docspub/platform/services/sites/internal/reader"
 	"github.com/docspub/platform/services/sites/internal/readerhttp"
 	"github.com/docspub/platform/services/sites/internal/section"
@@ -49,6 +51,10 @@ const Topic = sitesapi.Topic
 // ContentTopic feeds the projection of the spaces site spaces embed.
 const ContentTopic = contentapi.Topic
 
+// IntegrationsTopic tells the reader when an organization's stored OpenAPI
+// specs change (the pages showing them are rendered again).
+const IntegrationsTopic = integrationsapi.Topic
+
 // ConsumerGroup is the sites service's consumer group.
 const ConsumerGroup = "sites"
 
@@ -63,8 +69,12 @@ type Config struct {
 	service.URLs        // PUBLIC_URL, APP_URL
 	Addr         string `env:"SITES_ADDR, default=127.0.0.1:8083"`
 	Database     string `env:"SITES_DB, default=sites"`
-	ContentURL   string `env:"CONTENT_URL, default=http://127.0.0.1:8082"`         // where the content service answers (static discovery; consul finds it by name)
-	PublishedURL string `env:"PUBLISHED_URL, default=http://127.0.0.1:8080/sites"` // base of published site URLs
+	ContentURL   string `env:"CONTENT_URL, default=http://127.0.0.1:8082"` // where the content service answers (static discovery; consul finds it by name)
+	// IntegrationsURL is where the integrations service answers (static
+	// discovery; consul finds it by name): published pages' API blocks
+	// read the organization's stored OpenAPI specs there.
+	IntegrationsURL string `env:"INTEGRATIONS_URL, default=http://127.0.0.1:8085"`
+	PublishedURL    string `env:"PUBLISHED_URL, default=http://127.0.0.1:8080/sites"` // base of published site URLs
 	// Custom hostnames are verified by a DNS TXT record at
 	// _docspub-challenge.<hostname> holding the site's token, looked up
 	// through HOSTNAME_DNS_SERVER (host:port; empty: the system's
@@ -86,6 +96,7 @@ func (c Config) Validate() error {
 	p.Require("SITES_ADDR", c.Addr)
 	p.Require("SITES_DB", c.Database)
 	p.HTTPURL("CONTENT_URL", c.ContentURL)
+	p.HTTPURL("INTEGRATIONS_URL", c.IntegrationsURL)
 	p.HTTPURL("PUBLISHED_URL", c.PublishedURL)
 	if c.HostnameDNSServer != "" {
 		if _, port, err := net.SplitHostPort(c.HostnameDNSServer); err != nil || port == "" {
@@ -128,9 +139,10 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 	}
 	core, err := service.Open(ctx, service.CoreConfig{Service: "sites", MongoURI: cfg.MongoURI, MongoReadURI: cfg.MongoReadURI, Database: cfg.Database,
 		Kafka: cfg.Kafka, InternalTokenSecret: cfg.InternalTokenSecret, InternalTokenKeys: cfg.InternalTokenKeys, Topic: Topic,
-		Topics:           []string{ContentTopic},
+		Topics:           []string{ContentTopic, IntegrationsTopic},
 		EventCollections: eventColls, Indexes: indexes, Discovery: cfg.Discovery,
-		Peers: discovery.Static{contentclient.Service: strings.TrimRight(cfg.ContentURL, "/")}}, log)
+		Peers: discovery.Static{contentclient.Service: strings.TrimRight(cfg.ContentURL, "/"),
+			integrationsclient.Service: strings.TrimRight(cfg.IntegrationsURL, "/")}}, log)
 	if err != nil {
 		return nil, err
 	}
@@ -141,7 +153,8 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 	siteStore, sectionStore, linkStore := sitemongo.NewStore(db), sectionmongo.NewStore(db), sharelinkmongo.NewStore(db)
 	keys := sharelink.NewKeys(linkStore)
 	rd, err := reader.New(reader.Deps{Sites: siteStore, Sections: sectionStore, Spaces: spaces, ShareKeys: keys,
-		Content: content, PublishedURL: cfg.PublishedURL, Log: log.With("component", "reader")})
+		Content: content, Specs: integrationsclient.New(core.Discovery, signer), PublishedURL: cfg.PublishedURL,
+		Log: log.With("component", "reader")})
 	if err != nil {
 		_ = core.Close(ctx)
 		return nil, fmt.Errorf("reader: %w", err)
@@ -210,6 +223,14 @@ func (a *App) RunBackground(ctx context.Context) {
 	a.core.FollowChanges(ctx, ContentTopic, func(ev kafkax.Event) {
 		if strings.HasPrefix(ev.Type, "space.") {
 			a.reader.SpaceChanged(ev.Subject)
+		}
+	})
+	// A stored OpenAPI spec's change (a new version, its removal) shows on
+	// the pages of its organization without their revision changing.
+	a.core.FollowChanges(ctx, IntegrationsTopic, func(ev kafkax.Event) {
+		switch ev.Type {
+		case integrationsapi.OpenAPISpecProcessed, integrationsapi.OpenAPISpecUpdated, integrationsapi.OpenAPISpecDeleted:
+			a.reader.SpecsChanged(ev.Organization)
 		}
 	})
 }

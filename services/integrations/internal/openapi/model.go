@@ -125,6 +125,8 @@ type Store interface {
 	// taken slug is an apierr conflict.
 	Insert(ctx context.Context, sp Spec, text []byte, ev envelope.Event) error
 	BySlug(ctx context.Context, org, slug string) (Spec, error)
+	// BySourceURL returns org's first live spec (by id) whose source is the URL.
+	BySourceURL(ctx context.Context, org, u string) (Spec, error)
 	ByID(ctx context.Context, id string) (Spec, error)
 	List(ctx context.Context, org string, p keyset.Page) ([]Spec, int, error)
 	// SetSource stores sp's new source (generation sp.Generation, the one

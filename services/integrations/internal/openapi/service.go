@@ -356,6 +356,11 @@ func (s *Service) Content(ctx context.Context, c access.Caller, org, slug, id st
 	if err != nil {
 		return ContentStream{}, err
 	}
+	return s.stream(ctx, sp, v)
+}
+
+// stream opens a version's content as JSON.
+func (s *Service) stream(ctx context.Context, sp Spec, v Version) (ContentStream, error) {
 	urls := s.contentView(sp, v, nil).URLs
 	if v.Format == "json" || v.JSONBlob != "" {
 		doc, size, err := s.store.OpenContent(ctx, v, v.Format != "json")
@@ -379,12 +384,51 @@ func (s *Service) Content(ctx context.Context, c access.Caller, org, slug, id st
 	return ContentStream{Filesystem: io.NopCloser(bytes.NewReader(doc)), Size: int64(len(doc)), URLs: urls}, nil
 }
 
+// Published returns the last version of org's spec slug as JSON, for the
+// published pages of org's sites (the sites service asks; no user, no
+// permission: a published page of the organization shows it), with the
+// version. A spec without a version is ErrVersionNotFound.
+func (s *Service) Published(ctx context.Context, org, slug string) (ContentStream, Version, error) {
+	return s.published(ctx, org, slug, s.store.BySlug)
+}
+
+// PublishedByURL is Published of org's first spec whose source is the URL
+// u (an {% openapi src="<URL>" %} block: nothing is fetched for it).
+func (s *Service) PublishedByURL(ctx context.Context, org, u string) (ContentStream, Version, error) {
+	return s.published(ctx, org, u, s.store.BySourceURL)
+}
+
+func (s *Service) published(ctx context.Context, org, name string, find func(ctx context.Context, org, name string) (Spec, error)) (ContentStream, Version, error) {
+	sp, err := find(ctx, org, name)
+	if errors.Is(err, apierr.ErrNotFound) {
+		return ContentStream{}, Version{}, ErrNotFound
+	}
+	if err != nil {
+		return ContentStream{}, Version{}, fmt.Errorf("load OpenAPI spec %s: %w", name, err)
+	}
+	if sp.Organization != org || sp.LastVersion == "" {
+		return ContentStream{}, Version{}, ErrVersionNotFound
+	}
+	v, err := s.store.Version(ctx, sp.ID, sp.LastVersion)
+	if errors.Is(err, apierr.ErrNotFound) {
+		return ContentStream{}, Version{}, ErrVersionNotFound
+	}
+	if err != nil {
+		return ContentStream{}, Version{}, err
+	}
+	cs, err := s.stream(ctx, sp, v)
+	cs.Slug = sp.Slug
+	return cs, v, err
+}
+
 // ContentStream is a version's content (OpenAPISpecContent) with the
 // document as a stream of JSON.
 type ContentStream struct {
 	Filesystem io.ReadCloser
 	Size       int64
 	URLs       ContentURLs
+	// Slug is the spec's.
+	Slug string
 }
 
 // Raw returns a version's content exactly as fetched.

@@ -4,13 +4,16 @@
 package openapihttp
 
 import (
+	"bytes"
 	"encoding/json"
 	"io"
 	"net/http"
 	"strconv"
 
+	"github.com/docspub/platform/libs/apierr"
 	"github.com/docspub/platform/libs/httpx"
 	"github.com/docspub/platform/libs/internaltoken"
+	"github.com/docspub/platform/libs/internalapi/integrationsapi"
 	"github.com/docspub/platform/libs/paging"
 	"github.com/docspub/platform/services/integrations/internal/openapi"
 	"github.com/gin-gonic/gin"
@@ -33,6 +36,15 @@ func Register(v1 gin.IRouter, svc *openapi.Service) {
 	v1.GET(base+"/:specSlug/versions/:versionId", h.version)
 	v1.GET(base+"/:specSlug/versions/:versionId/content", h.content)
 	v1.GET(base+"/:specSlug/versions/:versionId/content/raw", h.raw)
+}
+
+// RegisterInternal adds the sites service's read of published specs
+// (integrationsapi.PublishedSpecPath) to internal, the /internal/v1 group
+// behind internaltoken.Require and RequireService(integrationsapi.Sites).
+func RegisterInternal(internal gin.IRouter, svc *openapi.Service) {
+	h := &handlers{svc: svc}
+	internal.GET("/orgs/:organizationId/openapi/:specSlug/published", h.published)
+	internal.GET("/orgs/:organizationId/openapi-published", h.publishedByURL)
 }
 
 func org(c *gin.Context) string  { return c.Param("organizationId") }
@@ -132,4 +144,51 @@ func (h *handlers) content(c *gin.Context) {
 func (h *handlers) raw(c *gin.Context) {
 	v, err := h.svc.Raw(c.Request.Context(), internaltoken.CallerOf(c), org(c), slug(c), c.Param("versionId"))
 	httpx.Reply(c, http.StatusOK, v, err)
+}
+
+// published streams a spec's last version inside an
+// integrationsapi.PublishedSpec, without decoding it.
+func (h *handlers) published(c *gin.Context) {
+	cs, v, err := h.svc.Published(c.Request.Context(), org(c), slug(c))
+	h.writePublished(c, cs, v, err)
+}
+
+// publishedByURL is published of the spec whose source is the url query
+// parameter.
+func (h *handlers) publishedByURL(c *gin.Context) {
+	u := c.Query("url")
+	if u == "" || len(u) > openapi.MaxSourceURL {
+		httpx.Error(c, apierr.Invalid("url", "must be a URL of at most %d characters", openapi.MaxSourceURL))
+		return
+	}
+	cs, v, err := h.svc.PublishedByURL(c.Request.Context(), org(c), u)
+	h.writePublished(c, cs, v, err)
+}
+
+// writePublished writes a spec's last version inside an
+// integrationsapi.PublishedSpec.
+func (h *handlers) writePublished(c *gin.Context, cs openapi.ContentStream, v openapi.Version, err error) {
+	if err != nil {
+		httpx.Error(c, err)
+		return
+	}
+	defer cs.Filesystem.Close()
+	head, err := json.Marshal(integrationsapi.PublishedSpec{Slug: cs.Slug, Version: v.ID, Digest: v.Digest})
+	if err != nil {
+		httpx.Error(c, err)
+		return
+	}
+	// {"slug":…,"version":…,"digest":…,"document":null} → …,"document":<stream>}
+	head = bytes.TrimSuffix(head, []byte("null}"))
+	const tail = "}"
+	w := c.Writer
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.Header().Set("Content-Length", strconv.FormatInt(int64(len(head)+len(tail))+cs.Size, 10))
+	w.WriteHeader(http.StatusOK)
+	_, _ = w.Write(head)
+	if _, err := io.Copy(w, cs.Filesystem); err != nil {
+		_ = c.Error(err) // the short body tells the client (Content-Length)
+		return
+	}
+	_, _ = io.WriteString(w, tail)
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/docspub/platform/libs/apitest"
 	"github.com/docspub/platform/libs/contracttest"
 	"github.com/docspub/platform/libs/httpx"
+	"github.com/docspub/platform/libs/internalapi/integrationsapi"
 	"github.com/docspub/platform/libs/internaltoken"
 	"github.com/docspub/platform/libs/jobs"
 	"github.com/docspub/platform/libs/jobs/jobsmongo"
@@ -84,6 +85,8 @@ func newEnvConfig(t testing.TB, cfg openapi.Config, work bool) *env {
 	signer := apitest.Signer(t)
 	e := httpx.NewEngine(logx.ForTest(t), "integrations")
 	openapihttp.Register(e.Group("/v1", internaltoken.Require(signer)), svc)
+	openapihttp.RegisterInternal(e.Group("/internal/v1", internaltoken.Require(signer),
+		internaltoken.RequireService(integrationsapi.Sites)), svc)
 	return &env{t: t, api: apitest.New(t, e, signer), svc: svc, store: store}
 }
 

@@ -59,6 +59,7 @@ func Indexes() []mongox.Index {
 	return []mongox.Index{
 		mongox.Unique(Specs, "slugKey"),
 		mongox.Keys(Specs, "organization", "_id"),
+		mongox.Keys(Specs, "organization", "sourceURL", "_id"),
 		mongox.Keys(Specs, "processingState", "updatedAt"),
 		mongox.Keys(Specs, "organization", "processingState"),
 		mongox.Keys(Versions, "spec", "_id"),
@@ -100,6 +101,20 @@ func (s *Store) Insert(ctx context.Context, sp openapi.Spec, t []byte, ev kafkax
 // BySlug returns org's live spec slug.
 func (s *Store) BySlug(ctx context.Context, org, slug string) (openapi.Spec, error) {
 	return docstore.FindOne[openapi.Spec](ctx, s.ds, Specs, bson.M{"slugKey": org + "/" + slug})
+}
+
+// BySourceURL returns org's first live spec (by id) whose source is the
+// URL u.
+func (s *Store) BySourceURL(ctx context.Context, org, u string) (openapi.Spec, error) {
+	sps, _, err := docstore.Page[openapi.Spec](ctx, s.ds, Specs, bson.M{"organization": org, "sourceURL": u},
+		docstore.Keyset{Field: "_id", Limit: 1})
+	if err != nil {
+		return openapi.Spec{}, err
+	}
+	if len(sps) == 0 {
+		return openapi.Spec{}, apierr.NotFound("OpenAPI spec not found")
+	}
+	return sps[0], nil
 }
 
 // ByID returns a live spec.

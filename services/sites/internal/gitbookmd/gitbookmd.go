@@ -57,6 +57,10 @@ type Options struct {
 	// written as given (not sanitized); false leaves the formula its
 	// source (nil: every formula is).
 	Math func(tex string, display bool) (html string, ok bool)
+	// API renders an API reference block's operation or schemas as HTML
+	// (sanitized with the page); "" (or a nil API) shows the block as a
+	// card of what it holds.
+	API func(ref APIRef) string
 	// Log receives what could not be rendered (missing includes); nil is
 	// slog.Default().
 	Log *slog.Logger

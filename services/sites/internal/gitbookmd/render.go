@@ -78,6 +78,11 @@ var blockKinds = map[string]blockKind{
 	// Shown: the transformer removed it otherwise.
 	"if":      func(*nodeRenderer, blockTags, *Block) ast.WalkStatus { return ast.WalkContinue },
 	"include": includeBlock,
+	// API reference blocks (apiref.go).
+	"openapi":           apiBlock,
+	"openapi-operation": apiBlock,
+	"openapi-schemas":   apiBlock,
+	"swagger":           apiBlock,
 }
 
 // block writes a Block by its name (blockKinds).

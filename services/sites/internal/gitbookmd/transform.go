@@ -44,6 +44,11 @@ func (transformer) Transform(doc *ast.Document, reader text.Reader, pc parser.Co
 				return ast.WalkSkipChildren, nil
 			case "include":
 				n.html, _ = st.r.include(includePath(n.Args), st)
+			case "openapi", "openapi-operation", "openapi-schemas", "swagger":
+				if ref, ok := apiRef(n); ok && st.opts.API != nil {
+					n.html = st.opts.API(ref)
+				}
+				return ast.WalkSkipChildren, nil
 			case "content-ref":
 				if st.opts.PageTitle != nil {
 					if title, ok := st.opts.PageTitle(n.Attr("url")); ok {

@@ -140,6 +140,13 @@ const (
 	// own bound); ReaderCachedFileBytes the largest kept in the cache.
 	ReaderFileBytes       = 50 << 20
 	ReaderCachedFileBytes = 1 << 20
+	// ReaderSpecTTL is how long a stored OpenAPI spec (integrations'),
+	// and the pages showing it, are used without asking integrations
+	// again: its events (openapi_spec.*) drop them at once, this is the
+	// backstop; ReaderSpecRetry is how long a spec integrations could not
+	// give is shown as a card before it is asked again.
+	ReaderSpecTTL   = 5 * time.Minute
+	ReaderSpecRetry = 15 * time.Second
 	// ReaderVisitorToken bounds a visitor's JWT (query or cookie); a longer
 	// one is not read.
 	ReaderVisitorToken = 8 << 10

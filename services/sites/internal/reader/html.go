@@ -221,6 +221,9 @@ type renderedPage struct {
 	html, gz []byte
 	etag     string
 	at       time.Time
+	// body is its content's rendering: a page showing stored OpenAPI
+	// specs is used while they are current (Reader.current).
+	body rendered
 }
 
 // pageHTML renders a page with the site's navigation. A rendered page is a
@@ -237,17 +240,18 @@ func (r *Reader) pageHTML(rd *read, sec *vsection, v *variant, t *tree, p *page)
 	if rd.st != rd.snap.anonymous {
 		claims, err := json.Marshal(rd.visitor.claims)
 		if err != nil {
-			return r.renderPage(rd, sec, v, t, p)
+			resp, _ := r.renderPage(rd, sec, v, t, p)
+			return resp
 		}
 		key += "\x00" + string(claims) + "\x00" + rd.st.seen()
 	}
-	if cached, ok := r.cache.Get(key); ok {
+	if cached, ok := r.cache.Get(key); ok && r.current(t.org, cached.(*renderedPage).body) {
 		rp := cached.(*renderedPage)
 		rd.resp.Status, rd.resp.Type, rd.resp.Body, rd.resp.Gzip = http.StatusOK, "text/html; charset=utf-8", rp.html, rp.gz
 		rd.resp.ETag, rd.resp.LastModified = rp.etag, rp.at
 		return rd.resp
 	}
-	resp := r.renderPage(rd, sec, v, t, p)
+	resp, body := r.renderPage(rd, sec, v, t, p)
 	if resp.Status == http.StatusOK && !rd.partial {
 		var gz bytes.Buffer
 		w, _ := gzip.NewWriterLevel(&gz, gzip.BestSpeed)
@@ -256,14 +260,15 @@ func (r *Reader) pageHTML(rd *read, sec *vsection, v *variant, t *tree, p *page)
 			resp.Gzip = gz.Bytes()
 		}
 		sum := sha256.Sum256(resp.Body)
-		rp := &renderedPage{html: resp.Body, gz: resp.Gzip, etag: hex.EncodeToString(sum[:16]), at: r.now().UTC().Truncate(time.Second)}
+		rp := &renderedPage{html: resp.Body, gz: resp.Gzip, etag: hex.EncodeToString(sum[:16]), at: r.now().UTC().Truncate(time.Second),
+			body: rendered{stored: body.stored, gen: body.gen, until: body.until}}
 		resp.ETag, resp.LastModified = rp.etag, rp.at
-		r.cache.Add(key, rp, int64(len(resp.Body)+len(resp.Gzip)+len(key))+96)
+		r.cache.Set(key, rp, int64(len(resp.Body)+len(resp.Gzip)+len(key))+96)
 	}
 	return resp
 }
 
-func (r *Reader) renderPage(rd *read, sec *vsection, v *variant, t *tree, p *page) *Response {
+func (r *Reader) renderPage(rd *read, sec *vsection, v *variant, t *tree, p *page) (*Response, rendered) {
 	d := r.frame(rd, sec, v)
 	d.Title, d.Heading, d.Emoji, d.Lead, d.Description = p.title, p.title, p.emoji, p.description, p.description
 	d.Canonical = rd.origin + rd.pageURL(v, t, p)
@@ -288,7 +293,7 @@ func (r *Reader) renderPage(rd *read, sec *vsection, v *variant, t *tree, p *pag
 		}
 	}
 	r.pageLayout(rd, v, t, p, &d)
-	return r.htmlResponse(rd, http.StatusOK, d)
+	return r.htmlResponse(rd, http.StatusOK, d), out
 }
 
 // pageLayout applies a page's layout options to what is shown of it: its

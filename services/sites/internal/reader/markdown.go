@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/docspub/platform/services/sites/internal/gitbookmd"
 	"github.com/docspub/platform/services/sites/internal/katex"
@@ -100,6 +101,11 @@ type rendered struct {
 	res    gitbookmd.Result
 	cut    bool
 	varies bool
+	// stored: the page shows stored OpenAPI specs, made at generation
+	// gen of its organization's, usable until until (Reader.fresh).
+	stored bool
+	gen    uint64
+	until  time.Time
 }
 
 // content renders a page's body for the reader, cached by where it is
@@ -109,13 +115,14 @@ func (r *Reader) content(rd *read, v *variant, t *tree, p *page) rendered {
 	files := rd.base + "/~files/" + v.ss.ID + "/" + t.id + "/"
 	key := cacheKey("html", t.org, t.space, rd.base, v.path, t.id, p.id)
 	out, ok := r.cache.Get(key)
+	ok = ok && r.current(t.org, out.(rendered))
 	if ok && !out.(rendered).varies {
 		return out.(rendered)
 	}
 	claims, _ := json.Marshal(rd.visitor.claims)
 	ckey := key + "\x00" + string(claims) + "\x00" + rd.st.seen()
 	if ok {
-		if c, ok := r.cache.Get(ckey); ok {
+		if c, ok := r.cache.Get(ckey); ok && r.current(t.org, c.(rendered)) {
 			return c.(rendered)
 		}
 	}
@@ -124,6 +131,7 @@ func (r *Reader) content(rd *read, v *variant, t *tree, p *page) rendered {
 	mctx, cancel := context.WithTimeout(rd.ctx, limits.ReaderFormulasTime)
 	defer cancel()
 	math, short := r.math(mctx, t.org)
+	api := &apiRender{r: r, ctx: rd.ctx, t: t}
 	res, cut := r.markdown.render(p.markdown, gitbookmd.Options{
 		Title:     p.title,
 		Links:     links,
@@ -131,8 +139,9 @@ func (r *Reader) content(rd *read, v *variant, t *tree, p *page) rendered {
 		Cond:      r.condition(rd.visitor.claims),
 		Include:   t.include,
 		Math:      math,
+		API:       api.render,
 	})
-	got := rendered{res: res, cut: cut, varies: res.Conditional || links.crossed}
+	got := rendered{res: res, cut: cut, varies: res.Conditional || links.crossed, stored: api.stored, gen: api.gen, until: api.until}
 	if short() {
 		// Formulas left their source for lack of time (the request's end,
 		// the page's time): not kept, typeset next time.
@@ -143,13 +152,22 @@ func (r *Reader) content(rd *read, v *variant, t *tree, p *page) rendered {
 	for _, h := range res.Headings {
 		size += int64(len(h.ID)+len(h.Text)) + 32
 	}
+	if api.failed {
+		return got // content did not answer: rendered again next time
+	}
 	if !ok {
-		r.cache.Add(key, got, size)
+		r.cache.Set(key, got, size)
 	}
 	if got.varies {
-		r.cache.Add(ckey, got, size)
+		r.cache.Set(ckey, got, size)
 	}
 	return got
+}
+
+// current tells whether a cached rendering may still be used: one that
+// shows stored specs only while they are current (Reader.fresh).
+func (r *Reader) current(org string, c rendered) bool {
+	return !c.stored || r.fresh(org, c.gen, c.until)
 }
 
 // seen names the site spaces a structure shows, where.

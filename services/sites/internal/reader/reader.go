@@ -42,6 +42,7 @@ import (
 	"time"
 
 	"github.com/docspub/platform/libs/envelope"
+	"github.com/docspub/platform/libs/generations"
 	"github.com/docspub/platform/libs/internalapi/contentapi"
 	"github.com/docspub/platform/libs/quota"
 	"github.com/docspub/platform/libs/sizedcache"
@@ -85,6 +86,9 @@ type Deps struct {
 	Spaces    spaceview.Reader // the projection of content's spaces
 	ShareKeys site.ShareKeys
 	Content   Content
+	// Specs gives the organization's stored OpenAPI specs that API
+	// reference blocks name (nil: those blocks are cards).
+	Specs Specs
 	// PublishedURL is the base of published sites' URLs (PUBLISHED_URL):
 	// its path prefixes every site's path, its scheme is the readers'.
 	PublishedURL string
@@ -113,6 +117,9 @@ type Reader struct {
 	searches *quota.Limiter
 	conds    *condition.Cache
 	markdown *markdown
+	// specGens are the generations of organizations' stored OpenAPI
+	// specs (SpecsChanged).
+	specGens generations.Counters
 	// loading reads each revision once however many readers wait for it.
 	loading singleflight.Group
 }
