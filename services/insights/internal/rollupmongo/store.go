@@ -581,7 +581,7 @@ func (s *Store) swap(ctx context.Context, b rollup.Bucket, d doc) (string, bool,
 	if cur.Version != b.Version-1 {
 		return "", false, nil
 	}
-	res, err := coll.ReplaceOne(ctx, bson.M{"_id": b.ID, "version": b.Version - 1}, d)
+	res, err := coll.ReplaceOne(ctx, bson.D{{Key: "_id", Value: b.ID}, {Key: "version", Value: b.Version - 1}}, d)
 	if err != nil {
 		return "", false, fmt.Errorf("write bucket: %w", err)
 	}
