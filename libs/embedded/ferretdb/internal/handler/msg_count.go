@@ -78,6 +78,8 @@ func (h *Handler) MsgCount(connCtx context.Context, msg *wire.OpMsg) (*wire.OpMs
 	}
 
 	if queryRes.Counted {
+		queryRes.Iter.Close()
+
 		return documentOpMsg(must.NotFail(types.NewDocument("n", int32(queryRes.Count), "ok", float64(1))))
 	}
 
