@@ -12,8 +12,8 @@ import (
 
 	"github.com/docspub/platform/libs/apierr"
 	"github.com/docspub/platform/libs/httpx"
-	"github.com/docspub/platform/libs/internaltoken"
 	"github.com/docspub/platform/libs/internalapi/integrationsapi"
+	"github.com/docspub/platform/libs/internaltoken"
 	"github.com/docspub/platform/libs/paging"
 	"github.com/docspub/platform/services/integrations/internal/openapi"
 	"github.com/gin-gonic/gin"
