@@ -55,7 +55,7 @@ const (
 // down: nothing is counted, everything stays pending and the whole relay
 // backs off.
 type Relay struct {
-	db           mongox.DB // with its document locks: on FerretDB v1 a removal of published events cannot overwrite a concurrent change of the service's stores
+	db           mongox.DB
 	pub          *Publisher
 	topic        string
 	collections  []string

@@ -11,8 +11,7 @@ import (
 )
 
 // lease is the one document that lets a single runner apply steps. It is
-// taken by inserting it (the unique _id makes one insert win, even on the
-// embedded server, whose updates are not atomic across connections),
+// taken by inserting it (the unique _id makes one insert win),
 // renewed by its holder, deleted when done; one past its time (its holder
 // died) is deleted by the next runner, which then inserts its own.
 type lease struct {

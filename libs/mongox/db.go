@@ -13,7 +13,7 @@ import "go.mongodb.org/mongo-driver/v2/mongo"
 // the others. A read sent after a write was acknowledged sees it on either
 // client, as the server commits before it answers, so a store may read
 // through Reads and write through Database, including the read of a
-// read-then-write under Lock. On MongoDB one client serves both.
+// compare-and-set. On MongoDB one client serves both.
 type DB struct {
 	*mongo.Database
 	reads *mongo.Database

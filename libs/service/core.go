@@ -61,9 +61,8 @@ type Core struct {
 	Client *mongo.Client
 	// reads is the client of CoreConfig.MongoReadURI, nil without one.
 	reads *mongo.Client
-	// Mongo is the service's database with the document locks its stores
-	// share with the outbox relay when the embedded server needs them
-	// (see mongox.DB).
+	// Mongo is the service's database, as its stores and the outbox relay
+	// read and write it (see mongox.DB).
 	Mongo  mongox.DB
 	Relay  *kafkax.Relay
 	Signer *internaltoken.Signer
