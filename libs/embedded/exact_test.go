@@ -45,6 +45,19 @@ var exactCases = []exactCase{
 	{"a number", bson.M{"organization": "small", "position": int32(3)}, nil, 0, 2, 0},
 	{"an unindexed field", bson.M{"organization": "big", "version": int64(1)}, bson.D{{Key: "_id", Value: 1}}, 2, 0, 0},
 	{"an $or", bson.M{"$or": bson.A{bson.M{"organization": "small"}, bson.M{"deleted": true}}}, bson.D{{Key: "_id", Value: 1}}, 0, 0, 0},
+	{"a keyset page after the first", bson.M{"organization": "big", "deleted": false, "$or": bson.A{
+		bson.M{"position": bson.M{"$gt": int64(1_700_000_000_000_000_033)}},
+		bson.M{"position": int64(1_700_000_000_000_000_033), "_id": bson.M{"$gt": "big-0100"}}}},
+		bson.D{{Key: "position", Value: 1}, {Key: "_id", Value: 1}}, 7, 2, 0},
+	{"the same, descending", bson.M{"organization": "big", "deleted": false, "$or": bson.A{
+		bson.M{"position": bson.M{"$lt": int64(1_700_000_000_000_000_033)}},
+		bson.M{"position": int64(1_700_000_000_000_000_033), "_id": bson.M{"$lt": "big-0100"}}}},
+		bson.D{{Key: "position", Value: -1}, {Key: "_id", Value: -1}}, 7, 2, 0},
+	{"an $or holding an $and and an $in", bson.M{"organization": "big", "$or": bson.A{
+		bson.M{"$and": bson.A{bson.M{"deleted": true}, bson.M{"title": bson.M{"$gte": "Space 2"}}}},
+		bson.M{"_id": bson.M{"$in": bson.A{"big-0001", "big-0002"}}}}}, bson.D{{Key: "_id", Value: 1}}, 0, 2, 0},
+	{"an $or holding a {$ne: boolean}", bson.M{"organization": "big", "$or": bson.A{
+		bson.M{"_tombstone": bson.M{"$ne": true}}, bson.M{"deleted": true}}}, nil, 0, 0, 0},
 }
 
 // exactDocs are a large tenant, a small one, deleted and tombstoned

@@ -251,22 +251,26 @@ func exactField(f string, indexes []metadata.IndexInfo) bool {
 	return false
 }
 
-// exactTerm is one condition of a filter, on one field.
+// exactTerm is one condition of a filter: on one field, or an $or of
+// alternatives (each the conditions of one of its filters).
 type exactTerm struct {
 	field string
 	value any
+	or    [][]exactTerm
 }
 
 // exactTerms returns the conditions of filter, its top level's and its
-// $and's; ok is false for any other operator.
+// $and's, and its $or's as alternatives (a keyset page after the first:
+// {$or: [{position: {$gt: p}}, {position: p, _id: {$gt: id}}]}); ok is
+// false for any other operator.
 func exactTerms(filter *types.Document, depth int) ([]exactTerm, bool) {
 	var out []exactTerm
 
 	for _, k := range filter.Keys() {
 		v := must.NotFail(filter.Get(k))
 
-		if k != "$and" {
-			out = append(out, exactTerm{k, v})
+		if k != "$and" && k != "$or" {
+			out = append(out, exactTerm{field: k, value: v})
 			continue
 		}
 
@@ -275,17 +279,43 @@ func exactTerms(filter *types.Document, depth int) ([]exactTerm, bool) {
 			return nil, false
 		}
 
+		var alts [][]exactTerm
+
 		for _, d := range ds {
 			terms, ok := exactTerms(d, depth+1)
-			if !ok {
+			if !ok || (k == "$or" && len(terms) == 0) {
 				return nil, false
 			}
 
-			out = append(out, terms...)
+			if k == "$and" {
+				out = append(out, terms...)
+			} else {
+				alts = append(alts, terms)
+			}
+		}
+
+		if k == "$or" {
+			out = append(out, exactTerm{field: k, or: alts})
 		}
 	}
 
 	return out, true
+}
+
+// termFields appends the fields terms name, their alternatives' included.
+func termFields(fields []string, terms []exactTerm) []string {
+	for _, t := range terms {
+		if t.or == nil {
+			fields = append(fields, t.field)
+			continue
+		}
+
+		for _, alt := range t.or {
+			fields = termFields(fields, alt)
+		}
+	}
+
+	return fields
 }
 
 // kindOf is the kind of a filter's value and its SQL value (as
@@ -390,6 +420,17 @@ func planExact(terms []exactTerm, sort *types.Document, states map[string]fieldS
 	p := exactPlan{ne: -1}
 
 	for _, t := range terms {
+		if t.or != nil {
+			c, ok := orCondition(t.or, states)
+			if !ok {
+				return exactPlan{}, false
+			}
+
+			p.conds = append(p.conds, c)
+
+			continue
+		}
+
 		c, ne, ok := exactCondition(metadata.ValueColumn(t.field), t.value, states[t.field])
 		if !ok || (ne != nil && p.ne >= 0) {
 			return exactPlan{}, false
@@ -430,6 +471,29 @@ func planExact(terms []exactTerm, sort *types.Document, states map[string]fieldS
 	return p, true
 }
 
+// orCondition translates an $or's alternatives exactly: each the AND of
+// its conditions, none of them a {$ne: boolean} (which countExact counts
+// apart only at the top level).
+func orCondition(alts [][]exactTerm, states map[string]fieldState) (condition, bool) {
+	parts := make([]condition, 0, len(alts))
+
+	for _, alt := range alts {
+		p, ok := planExact(alt, types.MakeDocument(0), states)
+		if !ok || p.ne >= 0 {
+			return condition{}, false
+		}
+
+		parts = append(parts, join(p.conds, " AND "))
+	}
+
+	c := join(parts, " OR ")
+	if len(parts) == 1 {
+		c.sql = "(" + c.sql + ")"
+	}
+
+	return c, true
+}
+
 // where is the WHERE clause of conds (but the one at skip, -1 for none)
 // and extra.
 func where(conds []condition, skip int, extra ...condition) (string, []any) {
@@ -457,13 +521,7 @@ func where(conds []condition, skip int, extra ...condition) (string, []any) {
 // exactFields returns the fields terms and sort name, ok is false if one of
 // them is not kept.
 func exactFields(terms []exactTerm, sort *types.Document, indexes []metadata.IndexInfo) ([]string, bool) {
-	var fields []string
-
-	for _, t := range terms {
-		fields = append(fields, t.field)
-	}
-
-	fields = append(fields, sort.Keys()...)
+	fields := append(termFields(nil, terms), sort.Keys()...)
 
 	for _, f := range fields {
 		if !exactField(f, indexes) {
@@ -483,7 +541,7 @@ func seekable(terms []exactTerm, indexes []metadata.IndexInfo) bool {
 	}
 
 	for _, t := range terms {
-		if d, ok := t.value.(*types.Document); ok && !d.Has("$eq") && !d.Has("$in") {
+		if d, ok := t.value.(*types.Document); t.or != nil || ok && !d.Has("$eq") && !d.Has("$in") {
 			continue
 		}
 
