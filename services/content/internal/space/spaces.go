@@ -95,7 +95,8 @@ func (s *Service) CreateSpace(ctx context.Context, c access.Caller, org string, 
 	if err != nil {
 		return SpaceView{}, err
 	}
-	return s.renderSpace(ctx, sp, t.spaceLevel(role, sp))
+	// A new space has no comments and no change requests: nothing to count.
+	return withPermissions(s.spaceView(sp, Counts{}), sp, t.spaceLevel(role, sp)), nil
 }
 
 func (s *Service) newSpace(org, parent, title, emoji, mode string) Space {

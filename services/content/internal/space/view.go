@@ -65,11 +65,17 @@ func (s *Service) renderSpaces(ctx context.Context, sps []Space, level func(Spac
 	for i, sp := range sps {
 		out[i] = s.spaceView(sp, counts[sp.ID])
 		if level != nil {
-			p := access.ForSpace(level(sp), sp.EditMode == EditLocked)
-			out[i].Permissions = &p
+			out[i] = withPermissions(out[i], sp, level(sp))
 		}
 	}
 	return out, nil
+}
+
+// withPermissions is v with the permissions of a caller at level on sp.
+func withPermissions(v SpaceView, sp Space, level roles.Role) SpaceView {
+	p := access.ForSpace(level, sp.EditMode == EditLocked)
+	v.Permissions = &p
+	return v
 }
 
 func (s *Service) renderSpace(ctx context.Context, sp Space, level roles.Role) (SpaceView, error) {
