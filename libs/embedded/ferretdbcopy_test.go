@@ -31,6 +31,7 @@ var patched = []string{
 	"internal/handler/msg_findandmodify.go",
 	"internal/handler/msg_update.go",
 	"internal/handler/writelock.go",
+	"internal/util/resource/resource.go",
 }
 
 // The copy of FerretDB in ferretdb/ is upstream's v1.24.2 but for the
