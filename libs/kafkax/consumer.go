@@ -26,8 +26,8 @@ const ProcessedCollection = "processed_events"
 
 // ProcessedTTL is how long a handled event's record is kept: longer than
 // any redelivery; handlers are idempotent beyond it. Run prunes older
-// records every hour (a sweep rather than a TTL index, which the embedded
-// FerretDB does not implement).
+// records every hour (a sweep rather than a TTL index, which not every
+// MongoDB-protocol server implements).
 const ProcessedTTL = 7 * 24 * time.Hour
 
 // PruneProcessed deletes the records of events handled before t and returns how many.

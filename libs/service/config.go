@@ -12,9 +12,10 @@ import (
 type Base struct {
 	MongoURI string `env:"MONGO_URI, default=mongodb://127.0.0.1:27017"`
 	// MongoReadURI, when set, is a second client's for the stores' reads
-	// (see mongox.DB.Reads): the embedded server's read URI, whose pool is
-	// not limited to one connection as MONGO_URI's is. Unset, one client of
-	// MONGO_URI serves reads and writes, as it should on MongoDB.
+	// (see mongox.DB.Reads), for a server whose writers share one
+	// connection (as `make run`'s do: deployments/local sets it), so that
+	// reads do not queue behind writes. Unset, one client of MONGO_URI
+	// serves reads and writes, as it should on MongoDB.
 	MongoReadURI        string        `env:"MONGO_READ_URI"`
 	Kafka               kafkax.Config // KAFKA_BROKERS, KAFKA_TLS*, KAFKA_SASL_*, KAFKA_TOPIC*
 	InternalTokenSecret string        `env:"INTERNAL_TOKEN_SECRET" secret:"true"` // ≥32 bytes; required without INTERNAL_TOKEN_KEYS

@@ -35,6 +35,7 @@ import (
 	"github.com/docspub/platform/services/content"
 	"github.com/docspub/platform/services/content/internal/contenttest"
 	"github.com/docspub/platform/services/content/internal/limits"
+	"github.com/docspub/platform/services/content/internal/searchmongo"
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
 )
@@ -427,7 +428,7 @@ func TestAbuseRevisionFitsMongoDB(t *testing.T) {
 	// No document of any collection reaches MongoDB's limit.
 	ctx := context.Background()
 	largest, where := 0, ""
-	for _, db := range []*mongo.Database{s.db(), s.db().Client().Database(s.db().Name() + content.SearchDatabaseSuffix)} {
+	for _, db := range []*mongo.Database{s.db(), s.db().Client().Database(s.db().Name() + searchmongo.DatabaseSuffix)} {
 		names, err := db.ListCollectionNames(ctx, bson.M{})
 		if err != nil {
 			t.Fatal(err)

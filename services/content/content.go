@@ -73,13 +73,6 @@ const RecoverEvery = time.Minute
 // (libs/ops: dead letters, backup, restore, check).
 var Ops = ops.Service{Name: "content", DatabaseVar: "CONTENT_DB", DatabaseDefault: "content", Blobs: true}
 
-// SearchDatabaseSuffix names the database of content's search index:
-// CONTENT_DB plus this. The index is 513 collections (its shards); in the
-// service's own database they made every query of the embedded server
-// slower, which lists a database's collections on each find (a space read
-// by _id took 2.4 ms with them, about 1 ms without).
-const SearchDatabaseSuffix = "_search"
-
 // Config is the service's configuration, from the environment.
 type Config struct {
 	// Base is MONGO_URI, MONGO_READ_URI, KAFKA_*, INTERNAL_TOKEN_*, LOG_LEVEL and DISCOVERY (service.Base).
@@ -313,7 +306,7 @@ func openStores(ctx context.Context, cfg Config, core *service.Core, blobs *blob
 	counted := func(evs []kafkax.Event) { written(); counts.Changed(eventSpaces(evs)...) }
 	st := stores{people: peoplemongo.NewStore(db.Database, urls), comments: commentmongo.NewStore(db, counted),
 		fields: customfieldmongo.NewStore(db, written), changeRequests: changerequestmongo.NewStore(db, counted),
-		spaces: spacemongo.NewStore(db, written), searchDB: db.Client().Database(cfg.Database + SearchDatabaseSuffix),
+		spaces: spacemongo.NewStore(db, written), searchDB: db.Client().Database(cfg.Database + searchmongo.DatabaseSuffix),
 		revisions: revisionmongo.NewStore(db.Database, blobs, revisionmongo.WithQuota(cfg.StorageQuota))}
 	if err := searchmongo.EnsureIndexes(ctx, st.searchDB); err != nil {
 		return st, fmt.Errorf("search indexes: %w", err)

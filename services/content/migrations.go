@@ -60,7 +60,7 @@ func Migrate(ctx context.Context, cfg MigrateConfig, log *slog.Logger, destructi
 	}
 	defer func() { _ = client.Disconnect(context.WithoutCancel(ctx)) }()
 	db := mongox.NewDB(client.Database(cfg.Database))
-	searchDB := client.Database(cfg.Database + SearchDatabaseSuffix)
+	searchDB := client.Database(cfg.Database + searchmongo.DatabaseSuffix)
 	if err := mongox.EnsureIndexes(ctx, db.Database, indexes()...); err != nil {
 		return nil, err
 	}

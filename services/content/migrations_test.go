@@ -16,6 +16,7 @@ import (
 	libservice "github.com/docspub/platform/libs/service"
 	"github.com/docspub/platform/services/content"
 	"github.com/docspub/platform/services/content/internal/migratemongo"
+	"github.com/docspub/platform/services/content/internal/searchmongo"
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
@@ -27,7 +28,7 @@ func migrateConfig(t *testing.T) content.Config {
 	db := mongotest.DatabaseName()
 	t.Cleanup(func() {
 		_ = mongotest.Client(t).Database(db).Drop(context.Background())
-		_ = mongotest.Client(t).Database(db + content.SearchDatabaseSuffix).Drop(context.Background())
+		_ = mongotest.Client(t).Database(db + searchmongo.DatabaseSuffix).Drop(context.Background())
 	})
 	return content.Config{Base: libservice.Base{MongoURI: mongotest.URI(t),
 		Kafka: kafkax.Config{Brokers: []string{"127.0.0.1:1"}}, InternalTokenSecret: secret, LogLevel: "error"},
@@ -80,7 +81,7 @@ func TestMigrateCommand(t *testing.T) {
 	if err := db.Collection("revisions").FindOne(ctx, bson.M{"_id": "r1"}).Decode(&rev); err != nil || len(rev.Files) != 1 || len(rev.Files[0].Blob) == 24 {
 		t.Fatalf("revision after the copy: %+v, %v; want its file at its blob key", rev, err)
 	}
-	searchDB := mongotest.Client(t).Database(cfg.Database + content.SearchDatabaseSuffix)
+	searchDB := mongotest.Client(t).Database(cfg.Database + searchmongo.DatabaseSuffix)
 	if n, err := searchDB.Collection("search_spaces").CountDocuments(ctx, bson.M{"_id": "sp1"}); err != nil || n != 1 {
 		t.Fatalf("space indexed in the search database: %d, %v", n, err)
 	}

@@ -58,7 +58,7 @@ func searchConfig(t *testing.T) (cfg content.Config, db, searchDB *mongo.Databas
 		Addr: "127.0.0.1:0", Database: mongotest.DatabaseName(), PurgeInterval: time.Hour, BlobURL: blobtest.Dir(t)}
 	client := mongotest.Client(t)
 	db = client.Database(cfg.Database)
-	searchDB = client.Database(cfg.Database + content.SearchDatabaseSuffix)
+	searchDB = client.Database(cfg.Database + searchmongo.DatabaseSuffix)
 	t.Cleanup(func() {
 		_ = db.Drop(context.Background())
 		_ = searchDB.Drop(context.Background())

@@ -191,9 +191,8 @@ func (st spaceStats) idf(df float64) float64 {
 // phraseTerms are the terms of a page's title and the phrases of two of
 // them in a row (Phrase): a query of the words of a title in their order
 // ranks it above pages that have them apart. Headings have none: their
-// phrases, nearly all distinct, tripled the posting lists of a space, and
-// the embedded server scans a shard's lists on every read of it (the
-// first run of a query took twice as long over 10,000 pages).
+// phrases, nearly all distinct, tripled the posting lists of a space
+// (deployments/docs/benchmarks/search.md).
 func phraseTerms(title string) []string {
 	ts := Tokenize(title)
 	out := Terms(title, math.MaxInt)
