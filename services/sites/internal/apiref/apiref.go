@@ -19,6 +19,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/docspub/platform/libs/specbounds"
 	"github.com/pb33f/libopenapi"
 	"github.com/pb33f/libopenapi/datamodel"
 	v3 "github.com/pb33f/libopenapi/datamodel/high/v3"
@@ -41,9 +42,16 @@ const (
 	MaxResponses = 30
 )
 
+// specLimits bound a document before it is parsed (the parse cannot be
+// stopped once begun: ParseTimeout only stops waiting for it): about a
+// 4 MiB document's worth of nodes, as integrations bounds the specs it
+// stores.
+var specLimits = specbounds.Limits{YAMLTokens: 1_000_000, Nodes: 500_000, Depth: 128, Refs: 50_000,
+	RefDepth: 500, RefWork: 2_000_000, Aliases: 1000}
+
 // Errors of Parse.
 var (
-	ErrTooLarge = errors.New("the OpenAPI document is larger than the bound")
+	ErrTooLarge = errors.New("the OpenAPI document is over a bound")
 	ErrInvalid  = errors.New("not an OpenAPI 3.x document")
 	ErrBusy     = errors.New("too many OpenAPI documents being parsed")
 )
@@ -70,6 +78,9 @@ var parses = make(chan struct{}, Parses)
 func Parse(ctx context.Context, raw []byte) (*Spec, error) {
 	if len(raw) > MaxSpecBytes {
 		return nil, ErrTooLarge
+	}
+	if _, _, problem := specbounds.Check(raw, specLimits); problem != "" {
+		return nil, fmt.Errorf("%w: %s", ErrTooLarge, problem)
 	}
 	select {
 	case parses <- struct{}{}:

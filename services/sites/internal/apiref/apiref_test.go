@@ -2,6 +2,8 @@ package apiref_test
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -184,5 +186,28 @@ func TestParseRefuses(t *testing.T) {
 				t.Errorf("Parse: %v, no error", s)
 			}
 		})
+	}
+}
+
+// A document within MaxSpecBytes but over a bound of its structure (a YAML
+// alias bomb, a chain of $refs) is refused before the parse, which could
+// not be stopped once begun, as integrations refuses to store it.
+func TestParseBoundsADocumentFirst(t *testing.T) {
+	t.Parallel()
+	var bomb strings.Builder
+	bomb.WriteString("openapi: 3.0.3\ninfo: {title: a, version: '1'}\npaths: {}\nx0: &x0 [a, a, a, a, a, a, a, a, a]\n")
+	for i := 1; i < 9; i++ {
+		fmt.Fprintf(&bomb, "x%d: &x%d [*x%d, *x%d, *x%d, *x%d, *x%d, *x%d, *x%d, *x%d, *x%d]\n", i, i, i-1, i-1, i-1, i-1, i-1, i-1, i-1, i-1, i-1)
+	}
+	var chain strings.Builder
+	chain.WriteString(`{"openapi":"3.0.3","info":{"title":"a","version":"1"},"paths":{},"components":{"schemas":{`)
+	for i := range 600 {
+		fmt.Fprintf(&chain, `"S%d":{"properties":{"next":{"$ref":"#/components/schemas/S%d"}}},`, i, i+1)
+	}
+	chain.WriteString(`"S600":{"type":"string"}}}}`)
+	for name, raw := range map[string]string{"an alias bomb": bomb.String(), "a chain of 600 $refs": chain.String()} {
+		if _, err := apiref.Parse(context.Background(), []byte(raw)); !errors.Is(err, apiref.ErrTooLarge) {
+			t.Errorf("%s: %v, want ErrTooLarge", name, err)
+		}
 	}
 }
