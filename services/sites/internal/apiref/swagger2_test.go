@@ -2,6 +2,7 @@ package apiref_test
 
 import (
 	"context"
+	"os"
 	"strings"
 	"testing"
 
@@ -148,6 +149,62 @@ func TestSwagger2JSON(t *testing.T) {
 			got, ok := s.Operation("/users", "get")
 			if !ok || !strings.Contains(got, tc.want) || !strings.Contains(got, `<span class="api-status">200</span> ok`) {
 				t.Errorf("Operation: %v, want %s in\n%s", ok, tc.want, got)
+			}
+		})
+	}
+}
+
+// TestSwagger2Petstore renders operations of the Swagger Petstore, the
+// real Swagger 2.0 document (testdata/README.md).
+func TestSwagger2Petstore(t *testing.T) {
+	t.Parallel()
+	raw, err := os.ReadFile("testdata/petstore-v2.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := apiref.Parse(context.Background(), raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name, path, method string
+		want               []string
+	}{
+		{name: "form data", path: "/pet/{petId}/uploadImage", method: "post", want: []string{
+			`<p class="api-summary">uploads an image</p>`,
+			`<code class="api-name">petId</code></td><td>path</td><td>integer (int64)</td><td>Yes</td>`,
+			`<code class="api-name">file</code></td><td>formData</td><td>file</td><td>No</td>`,
+			`<code class="api-name">petstore_auth</code> oauth2`,
+			`<code class="api-name">code</code></td><td>integer (int32)</td>`, // ApiResponse
+			"curl -X POST &#39;https://petstore.swagger.io/v2/pet/{petId}/uploadImage&#39; \\\n  -H &#39;Authorization: Bearer &lt;token&gt;&#39;",
+		}},
+		{name: "array query", path: "/pet/findByStatus", method: "get", want: []string{
+			`<code class="api-name">status</code></td><td>query</td><td>array of string enum</td><td>Yes</td>`,
+			`<span class="api-status">200</span> successful operation`, `<span class="api-status">400</span> Invalid status value`,
+			`<p class="api-media"><code>application/json</code></p>`,
+			`<code class="api-name">category.name</code>`,
+			"curl -X GET &#39;https://petstore.swagger.io/v2/pet/findByStatus?status=status&#39;",
+		}},
+		{name: "body", path: "/pet", method: "post", want: []string{
+			`<h4 class="api-section">Request body</h4>`, `<p>Pet object that needs to be added to the store</p>`,
+			`<code class="api-name">photoUrls</code></td><td>array of string</td><td>Yes</td>`,
+			`-H &#39;Content-Type: application/json&#39;`,
+		}},
+		{name: "api key", path: "/store/inventory", method: "get", want: []string{
+			`<code class="api-name">api_key</code> apiKey (api_key in header)`,
+			`-H &#39;api_key: &lt;api key&gt;&#39;`,
+		}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, ok := s.Operation(tc.path, tc.method)
+			if !ok {
+				t.Fatalf("Operation(%q, %q): none", tc.path, tc.method)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(got, w) {
+					t.Errorf("missing %s in\n%s", w, got)
+				}
 			}
 		})
 	}
