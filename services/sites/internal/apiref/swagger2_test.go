@@ -209,3 +209,47 @@ func TestSwagger2Petstore(t *testing.T) {
 		})
 	}
 }
+
+// TestSwagger2Refs: shared parameters and responses ($ref'd) are shown,
+// a circular definition to MaxDepth.
+func TestSwagger2Refs(t *testing.T) {
+	t.Parallel()
+	const doc = `swagger: "2.0"
+info: {title: a, version: "1"}
+parameters:
+  Limit: {name: limit, in: query, type: integer, required: true, description: How many.}
+responses:
+  NotFound: {description: Not there., schema: {$ref: "#/definitions/Err"}}
+definitions:
+  Err: {type: object, properties: {message: {type: string}}}
+  Node: {type: object, properties: {child: {$ref: "#/definitions/Node"}}}
+paths:
+  /a:
+    get:
+      parameters: [{$ref: "#/parameters/Limit"}]
+      responses:
+        "404": {$ref: "#/responses/NotFound"}
+        "200": {description: ok, schema: {$ref: "#/definitions/Node"}}
+`
+	s, err := apiref.Parse(context.Background(), []byte(doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, ok := s.Operation("/a", "get")
+	if !ok {
+		t.Fatal("Operation: none")
+	}
+	for _, w := range []string{
+		`<code class="api-name">limit</code></td><td>query</td><td>integer</td><td>Yes</td><td><div class="api-description"><p>How many.</p>`,
+		`<span class="api-status">404</span> Not there.`, `<code class="api-name">message</code>`,
+		`<code class="api-name">child.child.child.child</code></td><td>Node</td>`,
+		"curl -X GET &#39;/a?limit=limit&#39;",
+	} {
+		if !strings.Contains(got, w) {
+			t.Errorf("missing %s in\n%s", w, got)
+		}
+	}
+	if strings.Contains(got, "child.child.child.child.child</code>") {
+		t.Errorf("a circular schema past MaxDepth:\n%s", got)
+	}
+}

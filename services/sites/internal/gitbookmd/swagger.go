@@ -168,9 +168,7 @@ func legacyParams(w *strings.Builder, title string, params []legacyParam, in fun
 // required query parameters, its headers, its form fields and a JSON body
 // of its body parameters (a value of each one's type).
 func legacyCurl(method, u string, params []legacyParam) string {
-	var query []string
-	body := map[string]any{}
-	var headers, form []string
+	var query, body, headers, form []string
 	for _, p := range params {
 		if p.name == "" {
 			continue
@@ -185,7 +183,9 @@ func legacyCurl(method, u string, params []legacyParam) string {
 		case "formdata":
 			form = append(form, "-F "+quote(p.name+"="+p.name))
 		case "body":
-			body[p.name] = sampleOf(p.typ)
+			k, _ := json.Marshal(p.name)
+			v, _ := json.Marshal(sampleOf(p.typ))
+			body = append(body, string(k)+":"+string(v)) // in the page's order
 		}
 	}
 	if len(query) > 0 {
@@ -198,8 +198,7 @@ func legacyCurl(method, u string, params []legacyParam) string {
 	lines := append([]string{"curl -X " + strings.ToUpper(method) + " " + quote(u)}, headers...)
 	lines = append(lines, form...)
 	if len(body) > 0 {
-		raw, _ := json.Marshal(body)
-		lines = append(lines, "-H "+quote("Content-Type: application/json"), "--data "+quote(string(raw)))
+		lines = append(lines, "-H "+quote("Content-Type: application/json"), "--data "+quote("{"+strings.Join(body, ",")+"}"))
 	}
 	return strings.Join(lines, " \\\n  ")
 }

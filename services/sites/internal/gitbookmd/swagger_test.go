@@ -91,7 +91,7 @@ func TestLegacySwaggerRealPages(t *testing.T) {
 			`<span class="api-status">201</span> Exchange token response</p>`,
 			`access_token`,
 			"curl -X POST &#39;https://passport.rollup.id/token&#39; \\\n  -H &#39;Content-Type: application/json&#39; \\\n" +
-				"  --data &#39;{&#34;client_id&#34;:&#34;string&#34;,&#34;client_secret&#34;:&#34;string&#34;,&#34;code&#34;:&#34;string&#34;,&#34;grant_type&#34;:&#34;string&#34;}&#39;",
+				"  --data &#39;{&#34;code&#34;:&#34;string&#34;,&#34;client_id&#34;:&#34;string&#34;,&#34;client_secret&#34;:&#34;string&#34;,&#34;grant_type&#34;:&#34;string&#34;}&#39;",
 			`<div class="tabs"`,
 		}},
 	} {
@@ -159,4 +159,26 @@ func TestLegacySwaggerXSS(t *testing.T) {
 			t.Errorf("payload %d %q renders %s:\n%s", i, payload, bad, got)
 		}
 	}
+}
+
+// TestLegacySwaggerBounds: past MaxLegacyParams parameters and
+// MaxLegacyResponses responses the rest are left out.
+func TestLegacySwaggerBounds(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("{% swagger method=\"get\" path=\"/a\" baseUrl=\"\" summary=\"\" %}\n")
+	for i := 0; i < MaxLegacyParams+50; i++ {
+		b.WriteString("{% swagger-parameter in=\"query\" name=\"p\" type=\"String\" %}\nA parameter\n{% endswagger-parameter %}\n\n")
+	}
+	for i := 0; i < MaxLegacyResponses+10; i++ {
+		b.WriteString("{% swagger-response status=\"200: OK\" description=\"\" %}\nA response\n{% endswagger-response %}\n\n")
+	}
+	b.WriteString("{% endswagger %}\n")
+	got := New().Render(b.String(), Options{}).HTML
+	if n := strings.Count(got, `<code class="api-name">p</code>`); n != MaxLegacyParams {
+		t.Errorf("%d parameters shown, want %d", n, MaxLegacyParams)
+	}
+	if n := strings.Count(got, `<span class="api-status">200</span>`); n != MaxLegacyResponses {
+		t.Errorf("%d responses shown, want %d", n, MaxLegacyResponses)
+	}
+	noTags(t, got)
 }
