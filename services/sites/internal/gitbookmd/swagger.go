@@ -23,8 +23,9 @@ import (
 // responses by status, and a curl example; the markdown within its parts
 // is rendered as the page's.
 
-// Bounds of a legacy block: a longer base URL and path, or more parameters
-// or responses, are left out.
+// Bounds of a legacy block: parameters and responses past them are left
+// out (a base URL and path longer than MaxAPISrc+MaxAPIPath make the block
+// a card).
 const (
 	MaxLegacyParams    = 100
 	MaxLegacyResponses = 30
