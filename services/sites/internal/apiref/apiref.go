@@ -1,5 +1,5 @@
-// Package apiref renders the operations and schemas of an OpenAPI 3.x
-// document as HTML, for the API reference blocks of published pages
+// Package apiref renders the operations and schemas of an OpenAPI 3.x or
+// Swagger 2.0 document as HTML, for the API reference blocks of published pages
 // ({% openapi %}, {% openapi-operation %}, {% swagger %},
 // {% openapi-schemas %}): an operation's method, path, summary and
 // description, its parameters, request body and responses with their
@@ -52,7 +52,7 @@ var specLimits = specbounds.Limits{YAMLTokens: 1_000_000, Nodes: 500_000, Depth:
 // Errors of Parse.
 var (
 	ErrTooLarge = errors.New("the OpenAPI document is over a bound")
-	ErrInvalid  = errors.New("not an OpenAPI 3.x document")
+	ErrInvalid  = errors.New("not an OpenAPI 3.x or Swagger 2.0 document")
 	ErrBusy     = errors.New("too many OpenAPI documents being parsed")
 )
 
@@ -72,7 +72,8 @@ func (s *Spec) Size() int64 { return s.size * memoryFactor }
 
 var parses = make(chan struct{}, Parses)
 
-// Parse parses an OpenAPI 3.x document (JSON or YAML), local $refs
+// Parse parses an OpenAPI 3.x or Swagger 2.0 document (JSON or YAML; a
+// Swagger one is read as OpenAPI 3, fromSwagger2), local $refs
 // resolved, neither files nor URLs fetched. A parse past ParseTimeout is
 // abandoned (its slot freed when it ends).
 func Parse(ctx context.Context, raw []byte) (*Spec, error) {
@@ -107,7 +108,8 @@ func Parse(ctx context.Context, raw []byte) (*Spec, error) {
 	}
 }
 
-// parse is Parse's work: nil when raw is no OpenAPI 3.x document.
+// parse is Parse's work: nil when raw is no OpenAPI 3.x or Swagger 2.0
+// document.
 func parse(raw []byte) (s *Spec) {
 	defer func() {
 		if recover() != nil {
@@ -122,10 +124,16 @@ func parse(raw []byte) (s *Spec) {
 	}
 	switch doc.GetSpecInfo().SpecFormat {
 	case datamodel.OAS3, datamodel.OAS31, datamodel.OAS32:
+	case datamodel.OAS2:
+		m, _ := doc.BuildV2Model() // circular references are legal
+		if m == nil {
+			return nil
+		}
+		return &Spec{doc: fromSwagger2(&m.Model), size: int64(len(raw))}
 	default:
 		return nil
 	}
-	m, _ := doc.BuildV3Model() // circular references are legal
+	m, _ := doc.BuildV3Model()
 	if m == nil {
 		return nil
 	}

@@ -176,7 +176,7 @@ func TestParseRefuses(t *testing.T) {
 	}{
 		{name: "too large", raw: []byte(strings.Repeat(" ", apiref.MaxSpecBytes+1))},
 		{name: "not OpenAPI", raw: []byte("title: a page\n")},
-		{name: "Swagger 2.0", raw: []byte(`{"swagger":"2.0","info":{"title":"a","version":"1"},"paths":{}}`)},
+		{name: "Swagger 1.2", raw: []byte(`{"swaggerVersion":"1.2","apis":[]}`)},
 		{name: "not YAML", raw: []byte("{{{")},
 	}
 	for _, tc := range tests {

@@ -59,7 +59,8 @@ func (s *Spec) security(w *writer, op *v3.Operation) {
 
 // curl is a curl command calling the operation: its first server's URL,
 // its path, its required query parameters, its first security scheme's
-// header and its JSON body's example.
+// header, its required headers and form fields and its JSON body's
+// example.
 func (s *Spec) curl(item *v3.PathItem, op *v3.Operation, path, method string, params []*v3.Parameter) string {
 	server := ""
 	for _, l := range [][]*v3.Server{op.Servers, item.Servers, s.doc.Servers} {
@@ -81,8 +82,12 @@ func (s *Spec) curl(item *v3.PathItem, op *v3.Operation, path, method string, pa
 	lines := []string{"curl -X " + strings.ToUpper(method) + " " + quote(u)}
 	lines = append(lines, s.authHeaders(op)...)
 	for _, p := range params {
-		if p.In == "header" && p.Required != nil && *p.Required {
+		switch {
+		case p.Required == nil || !*p.Required:
+		case p.In == "header":
 			lines = append(lines, "-H "+quote(p.Name+": "+p.Name))
+		case p.In == "formData": // Swagger 2.0's form fields
+			lines = append(lines, "-F "+quote(p.Name+"="+p.Name))
 		}
 	}
 	if rb := op.RequestBody; rb != nil {

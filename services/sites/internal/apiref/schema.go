@@ -86,7 +86,7 @@ func typeName(sp *base.SchemaProxy, depth int) string {
 	if sp == nil {
 		return "any"
 	}
-	if ref := sp.GetReference(); ref != "" && strings.Contains(ref, "#/components/schemas/") {
+	if ref := sp.GetReference(); ref != "" && (strings.Contains(ref, "#/components/schemas/") || strings.Contains(ref, "#/definitions/")) {
 		return path.Base(ref)
 	}
 	sc := schemaOf(sp)

@@ -11,6 +11,8 @@ import (
 // path="…" method="…" %}, {% openapi-operation spec="…" path="…"
 // method="…" %}, {% swagger src="…" path="…" method="…" %} (an
 // operation), or {% openapi-schemas spec="…" schemas="A,B" %} (schemas).
+// A {% swagger %} block naming no spec is GitBook's legacy form, the
+// operation written in the page: it is rendered here (swagger.go).
 type APIRef struct {
 	// Src is a file of the repository (relative to the page, or under
 	// .gitbook/assets) or a URL; Spec a stored spec's name. One is set.

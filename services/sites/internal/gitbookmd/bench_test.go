@@ -74,3 +74,17 @@ func BenchmarkRenderMathPage(b *testing.B) {
 		r.Render(src, Options{Math: math})
 	}
 }
+
+// BenchmarkRenderLegacySwagger renders a page of 20 legacy {% swagger %}
+// blocks (each with four parameters and two responses), sanitizing
+// included.
+func BenchmarkRenderLegacySwagger(b *testing.B) {
+	r := New()
+	src := strings.Repeat(legacyUser+"\n", 20)
+	b.ReportAllocs()
+	for b.Loop() {
+		if got := r.Render(src, Options{}).HTML; strings.Count(got, `<section class="api-operation"`) != 20 {
+			b.Fatal("operations not rendered")
+		}
+	}
+}

@@ -15,8 +15,9 @@ import (
 
 // transformer settles what the page shows before it renders: includes are
 // rendered, tabs numbered, headings given ids made of their text and an
-// anchor link. {% if %} blocks were settled before the parse (Evaluate):
-// one left is removed.
+// anchor link, API blocks rendered (legacy {% swagger %} ones last, their
+// parts transformed). {% if %} blocks were settled before the parse
+// (Evaluate): one left is removed.
 type transformer struct{}
 
 func (transformer) Transform(doc *ast.Document, reader text.Reader, pc parser.Context) {
@@ -31,6 +32,7 @@ func (transformer) Transform(doc *ast.Document, reader text.Reader, pc parser.Co
 	}
 	var remove []ast.Node
 	var headings []*ast.Heading
+	var legacy []*Block
 	_ = ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
 		if !entering {
 			return ast.WalkContinue, nil
@@ -45,6 +47,10 @@ func (transformer) Transform(doc *ast.Document, reader text.Reader, pc parser.Co
 			case "include":
 				n.html, _ = st.r.include(includePath(n.Args), st)
 			case "openapi", "openapi-operation", "openapi-schemas", "swagger":
+				if isLegacySwagger(n) {
+					legacy = append(legacy, n) // rendered once its parts are transformed
+					break
+				}
 				if ref, ok := apiRef(n); ok && st.opts.API != nil {
 					n.html = st.opts.API(ref)
 				}
@@ -96,6 +102,11 @@ func (transformer) Transform(doc *ast.Document, reader text.Reader, pc parser.Co
 		a.SetAttributeString("class", []byte("anchor"))
 		a.AppendChild(a, ast.NewString([]byte("#")))
 		h.AppendChild(h, a)
+	}
+	for _, n := range legacy {
+		if n.Parent() != nil {
+			n.html = st.r.legacySwagger(n, src)
+		}
 	}
 }
 

@@ -74,8 +74,8 @@ func (a *apiRender) storedSpec(slug string, byURL bool) *apiref.Spec {
 
 // fileSpec is the spec of the revision's file src names, parsed once per
 // organization and file content (its SHA-256) and kept in the reader's
-// cache; nil when there is none, or it is no OpenAPI 3.x document within
-// apiref's bounds.
+// cache; nil when there is none, or it is no OpenAPI 3.x or Swagger 2.0
+// document within apiref's bounds.
 func (a *apiRender) fileSpec(src string) *apiref.Spec {
 	name := src
 	if i := strings.Index(src, ".gitbook/assets/"); i >= 0 {

@@ -81,3 +81,51 @@ func TestAPIBlocksFromRepositoryFiles(t *testing.T) {
 		}
 	}
 }
+
+// swagger2Spec is a Swagger 2.0 document a repository holds.
+const swagger2Spec = `{"swagger": "2.0", "info": {"title": "Users", "version": "1"},
+ "host": "users.example.com", "basePath": "/v1", "schemes": ["https"],
+ "securityDefinitions": {"key": {"type": "apiKey", "in": "header", "name": "X-Key"}},
+ "security": [{"key": []}],
+ "paths": {"/users": {"post": {"summary": "Create a user",
+   "parameters": [{"name": "body", "in": "body", "required": true,
+     "schema": {"type": "object", "required": ["name"], "properties": {"name": {"type": "string"}}}}],
+   "responses": {"201": {"description": "Created.", "examples": {"application/json": {"id": "u1"}}}}}}}}`
+
+// TestSwaggerBlocksInPublishedPage: a block naming a Swagger 2.0 file,
+// and GitBook's legacy {% swagger %} block written in the page, both show
+// their operation in the published page; no tag is shown as text.
+func TestSwaggerBlocksInPublishedPage(t *testing.T) {
+	e := newEnv(t)
+	e.content.AddSpace("sp1", "acme", "API")
+	md := "{% swagger src=\".gitbook/assets/users.json\" path=\"/users\" method=\"post\" %}\n{% endswagger %}\n\n" +
+		"{% swagger method=\"delete\" path=\"/users/{id}\" baseUrl=\"https://users.example.com/v1\" summary=\"Delete a user\" %}\n" +
+		"{% swagger-description %}\nDeletes **for good**.\n{% endswagger-description %}\n\n" +
+		"{% swagger-parameter in=\"path\" name=\"id\" type=\"String\" required=\"true\" %}\nThe user's id\n{% endswagger-parameter %}\n\n" +
+		"{% swagger-response status=\"204: No Content\" description=\"Deleted\" %}\n```json\n{}\n```\n{% endswagger-response %}\n" +
+		"{% endswagger %}\n"
+	e.content.MergeFiles("sp1", []contentclient.Page{contenttest.Doc("p1", "Users", "users", md)}, map[string]contenttest.File{
+		"f1": {Name: "users.json", ContentType: "application/json", Bytes: []byte(swagger2Spec)}})
+	_, url := e.site(`{"title":"API","spaces":["sp1"]}`)
+	body := articleOf(e.want(url, 200).body)
+	for _, want := range []string{
+		`<span class="api-method api-method-post">POST</span> <code class="api-path">/users</code>`,
+		`<h4 class="api-section">Request body</h4>`, `<code class="api-name">name</code></td><td>string</td><td>Yes</td>`,
+		`<span class="api-status">201</span> Created.`, `<code class="api-name">key</code> apiKey (X-Key in header)`,
+		`curl -X POST &#39;https://users.example.com/v1/users&#39;`,
+		`<span class="api-method api-method-delete">DELETE</span> <code class="api-path"><span class="api-base">https://users.example.com/v1</span>/users/{id}</code>`,
+		`<p>Deletes <strong>for good</strong>.</p>`,
+		`<code class="api-name">id</code></td><td>String</td><td>Yes</td>`,
+		`<span class="api-status">204</span> Deleted`,
+		`curl -X DELETE &#39;https://users.example.com/v1/users/{id}&#39;`,
+	} {
+		if !strings.Contains(body, want) {
+			t.Errorf("page lacks %q in %s", want, body)
+		}
+	}
+	for _, bad := range []string{"{%", "%}", "api-card"} {
+		if strings.Contains(body, bad) {
+			t.Errorf("page shows %q", bad)
+		}
+	}
+}
