@@ -39,10 +39,21 @@ type Store struct {
 }
 
 // New returns a store on db. names gives the singular resource name of each
-// collection, used in error messages ("space not found"). Updates of one
-// document take db's document lock (see mongox.DB).
-func New(db mongox.DB, names map[string]string) *Store {
-	return &Store{db: db, names: names}
+// collection, used in error messages ("space not found"). written (nil:
+// none) is called after every write that recorded events, with them: the
+// relay's Notify, so that they leave at once, and whatever drops what a
+// cache keeps of what they name.
+func New(db mongox.DB, names map[string]string, written func(events []kafkax.Event)) *Store {
+	return &Store{db: db, names: names, written: written}
+}
+
+// Notify adapts f (nil: none) to New's written, for a store whose writes
+// need to call f without their events (the relay's Notify).
+func Notify(f func()) func(events []kafkax.Event) {
+	if f == nil {
+		return nil
+	}
+	return func([]kafkax.Event) { f() }
 }
 
 // DB returns the database.

@@ -64,8 +64,7 @@ var _ comment.Store = (*Store)(nil)
 // none) is called after every write that recorded an event (the relay's
 // Notify).
 func NewStore(db mongox.DB, written func([]kafkax.Event)) *Store {
-	ds := docstore.New(db, map[string]string{Comments: "comment", Replies: "comment reply"})
-	ds.OnEvents(written)
+	ds := docstore.New(db, map[string]string{Comments: "comment", Replies: "comment reply"}, written)
 	return &Store{ds: ds}
 }
 

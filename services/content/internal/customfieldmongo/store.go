@@ -42,8 +42,7 @@ var _ customfield.Store = (*Store)(nil)
 // written (nil: none) is called after every write that recorded an event
 // (the relay's Notify, so that events leave at once).
 func NewStore(db mongox.DB, written func()) *Store {
-	ds := docstore.New(db, map[string]string{Fields: "custom field", SpaceValues: "custom field values"})
-	ds.OnWrite(written)
+	ds := docstore.New(db, map[string]string{Fields: "custom field", SpaceValues: "custom field values"}, docstore.Notify(written))
 	return &Store{ds: ds, db: db}
 }
 

@@ -28,7 +28,7 @@ var _ gitsync.Store = (*Store)(nil)
 // NewStore returns a store on db (the service's, whose document locks it
 // shares with the outbox relay).
 func NewStore(db mongox.DB) *Store {
-	return &Store{ds: docstore.New(db, map[string]string{States: "Git sync"})}
+	return &Store{ds: docstore.New(db, map[string]string{States: "Git sync"}, nil)}
 }
 
 // OnWrite sets a function called after every write that recorded an event.

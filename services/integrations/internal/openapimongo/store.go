@@ -45,7 +45,7 @@ var _ openapi.Store = (*Store)(nil)
 func NewStore(db mongox.DB) *Store {
 	return &Store{
 		ds: docstore.New(db, map[string]string{Specs: "OpenAPI spec", Versions: "OpenAPI spec version",
-			Texts: "OpenAPI spec source"}),
+			Texts: "OpenAPI spec source"}, nil),
 		bucket: db.GridFSBucket(options.GridFSBucket().SetName(Bucket)),
 	}
 }

@@ -27,7 +27,7 @@ var _ translation.Store = (*Store)(nil)
 // NewStore returns a store on db (the service's, whose document locks it
 // shares with the outbox relay).
 func NewStore(db mongox.DB) *Store {
-	return &Store{ds: docstore.New(db, map[string]string{Settings: "translation settings"})}
+	return &Store{ds: docstore.New(db, map[string]string{Settings: "translation settings"}, nil)}
 }
 
 // OnWrite sets a function called after every write that recorded an event.

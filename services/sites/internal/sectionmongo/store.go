@@ -34,7 +34,7 @@ var _ section.Store = (*Store)(nil)
 // NewStore returns a store on db (its document locks are shared with the
 // outbox relay).
 func NewStore(db mongox.DB) *Store {
-	return &Store{d: docstore.New(db, map[string]string{Sections: "site section", Groups: "site section group"})}
+	return &Store{d: docstore.New(db, map[string]string{Sections: "site section", Groups: "site section group"}, nil)}
 }
 
 // OnEvents sets the function called after each write with events, with

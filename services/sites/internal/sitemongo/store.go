@@ -45,7 +45,7 @@ var _ site.Store = (*Store)(nil)
 // outbox relay).
 func NewStore(db mongox.DB) *Store {
 	return &Store{d: docstore.New(db, map[string]string{Sites: "site", SiteSpaces: "site space",
-		Schemas: "adaptive schema", PublishingAuths: "publishing auth", Hostnames: "hostname"})}
+		Schemas: "adaptive schema", PublishingAuths: "publishing auth", Hostnames: "hostname"}, nil)}
 }
 
 // OnEvents sets the function called after each write with events, with
