@@ -16,10 +16,19 @@ import (
 const VersionField = "version"
 
 // Change is what Modify does to a document: it changes *doc and returns the
-// events the change records (none: a write without events). An error stops
+// events the change records (none: a write without events; see One). An error stops
 // the update with nothing written and is returned as is. It may run twice,
 // on a fresh read each time, so it changes nothing but *doc.
 type Change[T any] func(doc *T) ([]kafkax.Event, error)
+
+// One is the events of a change that records at most one: none for the
+// zero event (no type).
+func One(ev kafkax.Event) []kafkax.Event {
+	if ev.Type == "" {
+		return nil
+	}
+	return []kafkax.Event{ev}
+}
 
 // modifyTries is how often Modify reads, changes and writes a document
 // before it gives up with apierr.Changed: once, and once more after
@@ -34,8 +43,8 @@ const modifyTries = 2
 // another write came first it reads the document again and applies change
 // anew, once; when that loses too it is apierr.Changed naming the
 // resource, nothing written. A missing document is a not-found error. A
-// change that alters nothing and records no events writes nothing. It
-// returns the document as written.
+// change that alters no stored field writes nothing, its events included.
+// It returns the document as written.
 //
 // The fields of the stored document that T does not hold are kept as they
 // are; T must not hold VersionField.
@@ -64,8 +73,8 @@ func Modify[T any](ctx context.Context, s *Store, coll, id string, change Change
 		if err != nil {
 			return zero, err
 		}
-		if len(upd) == 0 && len(events) == 0 {
-			return now, nil
+		if len(upd) == 0 {
+			return now, nil // nothing changed: nothing to record either
 		}
 		upd["$inc"] = bson.M{VersionField: int64(1)}
 		err = s.Update(ctx, coll, id, at(version), upd, events...)

@@ -70,7 +70,7 @@ func TestModify(t *testing.T) {
 		{name: "applied", id: "a", change: rank(7), wantRank: 7, wantVer: 1, wantEvents: []int{7}, wantWrites: 1},
 		{name: "refused by the change", id: "a", wantErr: refused, wantRank: 1,
 			change: func(th *Thing) ([]kafkax.Event, error) { th.Rank = 9; return nil, refused }},
-		{name: "nothing to change", id: "a", change: rank(1), wantRank: 1, wantVer: 1, wantEvents: []int{1}, wantWrites: 1},
+		{name: "nothing changed, events dropped", id: "a", change: rank(1), wantRank: 1},
 		{name: "no change, no event", id: "a", wantRank: 1,
 			change: func(*Thing) ([]kafkax.Event, error) { return nil, nil }},
 		{name: "missing", id: "nope", change: rank(2), wantErr: apierr.ErrNotFound},
@@ -241,5 +241,16 @@ func TestModifyConcurrentIncrementsLoseNothing(t *testing.T) {
 	slices.Sort(ranks)
 	if diff := cmp.Diff(ranks, want); diff != "" {
 		t.Errorf("events recorded (-got +want):\n%s", diff)
+	}
+}
+
+func TestOne(t *testing.T) {
+	t.Parallel()
+	if got := docstore.One(kafkax.Event{}); got != nil {
+		t.Errorf("One(zero event) = %v, want none", got)
+	}
+	ev := event("thing.ranked", "a")
+	if got := docstore.One(ev); len(got) != 1 || got[0].ID != ev.ID {
+		t.Errorf("One(%s) = %v, want it alone", ev.ID, got)
 	}
 }
