@@ -92,6 +92,26 @@ func Modify[T any](ctx context.Context, s *Store, coll, id string, change Change
 	}
 }
 
+// ModifyOrInsert is Modify for a document that may not be stored yet: a
+// missing one is fresh (with _id id) changed by change, inserted with the
+// change's events. When another write inserted it first, change applies
+// to that one instead (Modify).
+func ModifyOrInsert[T any](ctx context.Context, s *Store, coll, id string, fresh T, change Change[T]) (T, error) {
+	doc, err := Modify(ctx, s, coll, id, change)
+	if !errors.Is(err, apierr.ErrNotFound) {
+		return doc, err
+	}
+	events, err := change(&fresh)
+	if err != nil {
+		return fresh, err
+	}
+	err = s.Insert(ctx, coll, fresh, events...)
+	if errors.Is(err, apierr.ErrConflict) {
+		return Modify(ctx, s, coll, id, change)
+	}
+	return fresh, err
+}
+
 // latest reads the live document id of coll as stored, where the store
 // writes (a read a compare-and-set depends on).
 func (s *Store) latest(ctx context.Context, coll, id string) (bson.Raw, error) {

@@ -254,3 +254,39 @@ func TestOne(t *testing.T) {
 		t.Errorf("One(%s) = %v, want it alone", ev.ID, got)
 	}
 }
+
+// ModifyOrInsert creates a missing document from the fresh one changed; a
+// write that raced the creation (it read nothing) applies to what the
+// creation stored, not over it.
+func TestModifyOrInsert(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s, _ := newStore(t)
+	inc := func(th *Thing) ([]kafkax.Event, error) { return rank(th.Rank + 1)(th) }
+	got, err := docstore.ModifyOrInsert(ctx, s, things, "a", Thing{ID: "a", Group: "g"}, inc)
+	if err != nil || got.Rank != 1 {
+		t.Fatalf("first write: %+v, %v", got, err)
+	}
+	tries := 0
+	_, err = docstore.ModifyOrInsert(ctx, s, things, "b", Thing{ID: "b", Group: "g"}, func(th *Thing) ([]kafkax.Event, error) {
+		tries++
+		if tries == 1 { // another creation of b between this read and its insert
+			if _, err := docstore.ModifyOrInsert(ctx, s, things, "b", Thing{ID: "b", Group: "g"}, rank(10)); err != nil {
+				t.Fatalf("racing creation: %v", err)
+			}
+		}
+		return inc(th)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := raw(t, s, "b").Rank; got != 11 {
+		t.Errorf("rank %d after a creation (10) and an increment, want 11", got)
+	}
+	if diff := cmp.Diff(ranksRecorded(t, s, "b"), []int{10, 11}); diff != "" {
+		t.Errorf("events recorded (-got +want):\n%s", diff)
+	}
+	if diff := cmp.Diff(ranksRecorded(t, s, "a"), []int{1}); diff != "" {
+		t.Errorf("events of a (-got +want):\n%s", diff)
+	}
+}
