@@ -149,32 +149,16 @@ func fromBSON(v any) (any, bool) {
 	return nil, false
 }
 
-// UpdateSpaceValues applies change to the space's values (docstore.Modify).
-// The space's document is created on its first value: when another
-// request created it first, change applies to that one instead.
+// UpdateSpaceValues applies change to the space's values
+// (docstore.ModifyOrInsert): the space's document is created on its first
+// value.
 func (s *Store) UpdateSpaceValues(ctx context.Context, space string, change customfield.Change[customfield.SpaceValues]) error {
-	modify := func() error {
-		_, err := docstore.Modify(ctx, s.ds, SpaceValues, space, func(d *valuesDoc) ([]kafkax.Event, error) {
-			sv := d.domain()
-			events, err := change(&sv)
-			*d = valuesOf(sv)
-			return events, err
-		})
-		return err
-	}
-	err := modify()
-	if !errors.Is(err, apierr.ErrNotFound) {
-		return err
-	}
-	sv := customfield.SpaceValues{Space: space, Values: customfield.Values{}}
-	events, err := change(&sv)
-	if err != nil {
-		return err
-	}
-	err = s.ds.Insert(ctx, SpaceValues, valuesOf(sv), events...)
-	if errors.Is(err, apierr.ErrConflict) {
-		return modify()
-	}
+	_, err := docstore.ModifyOrInsert(ctx, s.ds, SpaceValues, space, valuesDoc{ID: space}, func(d *valuesDoc) ([]kafkax.Event, error) {
+		sv := d.domain()
+		events, err := change(&sv)
+		*d = valuesOf(sv)
+		return events, err
+	})
 	return err
 }
 
