@@ -8,6 +8,7 @@ import (
 	"github.com/docspub/platform/libs/internalapi/contentapi"
 	"github.com/docspub/platform/libs/jobs"
 	"github.com/docspub/platform/libs/jobs/jobsmongo"
+	"github.com/docspub/platform/libs/kafkax"
 	"github.com/docspub/platform/libs/mongotest"
 	"github.com/docspub/platform/services/integrations/internal/access"
 	"github.com/docspub/platform/services/integrations/internal/gitsync"
@@ -47,12 +48,10 @@ func TestAnEndedJobStillQueuedIsWaitedFor(t *testing.T) {
 			<-ctx.Done()
 			return ctx.Err()
 		}
-		st, err := store.Get(ctx, "sp1")
-		if err != nil {
-			return err
-		}
-		st.Operation.State = gitsync.OpSuccess
-		if err := store.Put(ctx, st, nil); err != nil {
+		if err := store.Update(ctx, "sp1", func(st *gitsync.State) (*kafkax.Event, error) {
+			st.Operation.State = gitsync.OpSuccess
+			return nil, nil
+		}); err != nil {
 			return err
 		}
 		close(recorded)
