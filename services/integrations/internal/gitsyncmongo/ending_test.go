@@ -24,7 +24,7 @@ import (
 func TestAnEndedJobStillQueuedIsWaitedFor(t *testing.T) {
 	ctx := t.Context()
 	db := mongotest.DB(t)
-	reads := &signalingStore{Store: gitsyncmongo.NewStore(db), read: make(chan struct{}, 1)}
+	reads := &signalingStore{Store: gitsyncmongo.NewStore(db, nil), read: make(chan struct{}, 1)}
 	queue := jobsmongo.NewQueue(db, "jobs")
 	svc := gitsync.New(reads, oneSpace{}, queue, gitsync.Config{}, nil)
 	caller := access.Caller{UserID: "u1", Roles: map[string]string{"o1": "admin"}}
@@ -42,7 +42,7 @@ func TestAnEndedJobStillQueuedIsWaitedFor(t *testing.T) {
 	// before it returns (the queue still holds the job).
 	release := make(chan struct{})
 	recorded := make(chan struct{})
-	store := gitsyncmongo.NewStore(db)
+	store := gitsyncmongo.NewStore(db, nil)
 	worker := queue.NewWorker(map[string]jobs.Handler{gitsync.JobImport: func(ctx context.Context, r *jobs.Run) error {
 		if r.Job.ID != first.ID { // the next import's job: left running
 			<-ctx.Done()

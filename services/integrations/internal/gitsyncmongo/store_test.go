@@ -22,7 +22,7 @@ func TestMain(m *testing.M) { mongotest.Main(m) }
 // nothing of it written.
 func TestUpdateIsCompareAndSet(t *testing.T) {
 	db := mongotest.DB(t)
-	st := gitsyncmongo.NewStore(db)
+	st := gitsyncmongo.NewStore(db, nil)
 	ctx := t.Context()
 	set := func(op *gitsync.Operation) func(*gitsync.State) (*kafkax.Event, error) {
 		return func(s *gitsync.State) (*kafkax.Event, error) {
