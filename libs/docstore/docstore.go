@@ -59,18 +59,8 @@ func Notify(f func()) func(events []kafkax.Event) {
 // DB returns the database.
 func (s *Store) DB() mongox.DB { return s.db }
 
-// OnWrite sets a function called after every write that recorded an event
-// (the relay's Notify, so that events leave at once); nil: none.
-func (s *Store) OnWrite(f func()) {
-	s.written = nil
-	if f != nil {
-		s.written = func([]kafkax.Event) { f() }
-	}
-}
-
-// OnEvents is OnWrite for a function that needs the events the write
-// recorded (to drop what a cache keeps of the organization they name);
-// it replaces the function OnWrite set, and the other way round.
+// OnEvents replaces New's written, for a store whose written needs what
+// is built from the store (the cache its events invalidate); prefer New's.
 func (s *Store) OnEvents(f func(events []kafkax.Event)) { s.written = f }
 
 func (s *Store) wrote(events []kafkax.Event) {
