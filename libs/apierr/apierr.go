@@ -22,6 +22,18 @@ var (
 	ErrUnauthorized = &Error{Status: http.StatusUnauthorized, Message: "unauthorized"}
 )
 
+// ErrChanged is the one conflict of every read-modify-write (a 409): the
+// document changed between its read and its write, again after the
+// store's retry, and nothing was written. Changed returns it naming the
+// resource; errors.Is(err, ErrChanged) holds for each.
+var ErrChanged = &Error{Status: http.StatusConflict, Message: "changed meanwhile; read it again and retry"}
+
+// Changed returns ErrChanged naming the resource: "the space changed
+// meanwhile; read it again and retry".
+func Changed(resource string) *Error {
+	return &Error{Status: http.StatusConflict, Message: "the " + resource + " changed meanwhile; read it again and retry", Kind: ErrChanged}
+}
+
 // kinds are the values that Is compares by status.
 var kinds = [...]*Error{ErrBadRequest, ErrNotFound, ErrConflict, ErrForbidden, ErrUnauthorized}
 
@@ -35,6 +47,8 @@ type Error struct {
 	Field string
 	// RetryAfter, when set, is sent as the Retry-After header (429, 503).
 	RetryAfter time.Duration
+	// Kind, when set, is a sentinel e also is (ErrChanged for Changed).
+	Kind *Error
 }
 
 func (e *Error) Error() string { return e.Message }
@@ -48,7 +62,7 @@ func (e *Error) Is(target error) bool {
 	if !ok {
 		return false
 	}
-	if t == e {
+	if t == e || (e.Kind != nil && t == e.Kind) {
 		return true
 	}
 	for _, k := range kinds {

@@ -24,6 +24,7 @@ func TestToBody(t *testing.T) {
 		{"invalid field", apierr.Invalid("title", "must be at most %d characters", 50), body(400, "title: must be at most 50 characters")},
 		{"invalid without field", apierr.Invalid("", "bad"), body(400, "bad")},
 		{"sentinel", apierr.ErrConflict, body(409, "conflict")},
+		{"changed", apierr.Changed("custom field"), body(409, "the custom field changed meanwhile; read it again and retry")},
 		{"unauthorized", apierr.Unauthorized("token expired"), body(401, "token expired")},
 		{"bad request", apierr.BadRequest("malformed"), body(400, "malformed")},
 		{"custom status", apierr.New(http.StatusTooManyRequests, "slow down"), body(429, "slow down")},
@@ -77,6 +78,10 @@ func TestIs(t *testing.T) {
 		{"domain sentinel is its kind", errTeamNotFound, apierr.ErrNotFound, true},
 		{"kind is no domain sentinel", apierr.ErrNotFound, errTeamNotFound, false},
 		{"same message, other value", apierr.NotFound("team not found"), errTeamNotFound, false},
+		{"changed is ErrChanged", fmt.Errorf("update: %w", apierr.Changed("space")), apierr.ErrChanged, true},
+		{"changed is a conflict", apierr.Changed("space"), apierr.ErrConflict, true},
+		{"a conflict is not changed", apierr.Conflict("slug taken"), apierr.ErrChanged, false},
+		{"changed of other resources", apierr.Changed("space"), apierr.Changed("space"), false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := errors.Is(tc.err, tc.target); got != tc.want {

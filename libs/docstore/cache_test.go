@@ -19,7 +19,7 @@ import (
 func TestFindCached(t *testing.T) {
 	ctx := context.Background()
 	cached := func(ttl time.Duration) (*docstore.Store, func() int) {
-		s := docstore.New(mongotest.DB(t), map[string]string{things: "thing"})
+		s := docstore.New(mongotest.DB(t), map[string]string{things: "thing"}, nil)
 		s.CacheByID(things, 100, 1<<20, ttl)
 		insert(t, s, Thing{ID: "a", Group: "g", Rank: 1})
 		return s, func() int {
@@ -77,7 +77,7 @@ func TestFindCached(t *testing.T) {
 // a Delete that names no one document drops them all.
 func TestFindCachedDropsOnlyTheWrittenDocument(t *testing.T) {
 	ctx := context.Background()
-	s := docstore.New(mongotest.DB(t), map[string]string{things: "thing"})
+	s := docstore.New(mongotest.DB(t), map[string]string{things: "thing"}, nil)
 	s.CacheByID(things, 100, 1<<20, time.Hour)
 	insert(t, s, Thing{ID: "a", Group: "g", Rank: 1}, Thing{ID: "b", Group: "g", Rank: 1}, Thing{ID: "c", Group: "h", Rank: 1})
 	rank := func(id string) int {

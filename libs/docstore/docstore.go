@@ -39,27 +39,28 @@ type Store struct {
 }
 
 // New returns a store on db. names gives the singular resource name of each
-// collection, used in error messages ("space not found"). Updates of one
-// document take db's document lock (see mongox.DB).
-func New(db mongox.DB, names map[string]string) *Store {
-	return &Store{db: db, names: names}
+// collection, used in error messages ("space not found"). written (nil:
+// none) is called after every write that recorded events, with them: the
+// relay's Notify, so that they leave at once, and whatever drops what a
+// cache keeps of what they name.
+func New(db mongox.DB, names map[string]string, written func(events []kafkax.Event)) *Store {
+	return &Store{db: db, names: names, written: written}
+}
+
+// Notify adapts f (nil: none) to New's written, for a store whose writes
+// need to call f without their events (the relay's Notify).
+func Notify(f func()) func(events []kafkax.Event) {
+	if f == nil {
+		return nil
+	}
+	return func([]kafkax.Event) { f() }
 }
 
 // DB returns the database.
 func (s *Store) DB() mongox.DB { return s.db }
 
-// OnWrite sets a function called after every write that recorded an event
-// (the relay's Notify, so that events leave at once); nil: none.
-func (s *Store) OnWrite(f func()) {
-	s.written = nil
-	if f != nil {
-		s.written = func([]kafkax.Event) { f() }
-	}
-}
-
-// OnEvents is OnWrite for a function that needs the events the write
-// recorded (to drop what a cache keeps of the organization they name);
-// it replaces the function OnWrite set, and the other way round.
+// OnEvents replaces New's written, for a store whose written needs what
+// is built from the store (the cache its events invalidate); prefer New's.
 func (s *Store) OnEvents(f func(events []kafkax.Event)) { s.written = f }
 
 func (s *Store) wrote(events []kafkax.Event) {

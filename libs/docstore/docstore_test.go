@@ -38,12 +38,11 @@ type stored struct {
 	kafkax.Pending `bson:",inline"`
 }
 
-// newStore returns a store on a fresh database and a counter of OnWrite calls.
+// newStore returns a store on a fresh database and a counter of written calls.
 func newStore(t *testing.T) (*docstore.Store, *int) {
 	t.Helper()
-	s := docstore.New(mongotest.DB(t), map[string]string{things: "thing"})
 	writes := new(int)
-	s.OnWrite(func() { *writes++ })
+	s := docstore.New(mongotest.DB(t), map[string]string{things: "thing"}, docstore.Notify(func() { *writes++ }))
 	return s, writes
 }
 
@@ -112,7 +111,7 @@ func TestInsert(t *testing.T) {
 				t.Errorf("%s (-got +want):\n%s", kafkax.OutboxField, diff)
 			}
 			if *writes != tc.wantWrites {
-				t.Errorf("OnWrite called %d times, want %d", *writes, tc.wantWrites)
+				t.Errorf("written called %d times, want %d", *writes, tc.wantWrites)
 			}
 		})
 	}
@@ -172,7 +171,7 @@ func TestSetAndUpdate(t *testing.T) {
 			}
 			pushed := slices.Contains(eventIDs(got.Outbox), ev.ID)
 			if pushed != (tc.wantErr == nil) || (tc.wantErr == nil) != (*writes == 1) {
-				t.Errorf("event recorded %v, OnWrite calls %d; want both only on success", pushed, *writes)
+				t.Errorf("event recorded %v, written calls %d; want both only on success", pushed, *writes)
 			}
 		})
 	}
@@ -347,13 +346,12 @@ func TestEventsCarryTheRequestsTrace(t *testing.T) {
 	}
 }
 
-// OnEvents is told the events each write recorded (a write without events
-// tells nothing).
-func TestOnEvents(t *testing.T) {
+// New's written is told the events each write recorded (a write without
+// events tells nothing).
+func TestWrittenIsToldTheEvents(t *testing.T) {
 	ctx := context.Background()
-	s, _ := newStore(t)
 	var got [][]kafkax.Event
-	s.OnEvents(func(evs []kafkax.Event) { got = append(got, evs) })
+	s := docstore.New(mongotest.DB(t), map[string]string{things: "thing"}, func(evs []kafkax.Event) { got = append(got, evs) })
 	if err := s.Insert(ctx, things, Thing{ID: "a", Group: "g"}, event("thing.created", "a")); err != nil {
 		t.Fatal(err)
 	}
@@ -379,10 +377,9 @@ func TestOnEvents(t *testing.T) {
 	}
 }
 
-// OnWrite(nil) sets no function: writes with events go on.
-func TestOnWriteNil(t *testing.T) {
-	s, _ := newStore(t)
-	s.OnWrite(nil)
+// A store without written (nil, or Notify(nil)) writes events all the same.
+func TestWrittenNil(t *testing.T) {
+	s := docstore.New(mongotest.DB(t), map[string]string{things: "thing"}, docstore.Notify(nil))
 	insert(t, s, Thing{ID: "a", Group: "g"})
 	if err := s.Set(context.Background(), things, "a", bson.M{"rank": 2}, event("thing.updated", "a")); err != nil {
 		t.Fatal(err)

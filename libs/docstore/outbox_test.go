@@ -68,7 +68,7 @@ func TestWriteRefusesAnEventTooLargeForKafka(t *testing.T) {
 			}
 			got := raw(t, s, "a")
 			if got.Rank != 1 || got.Tombstone || len(got.Outbox) != 0 || *writes != 0 {
-				t.Errorf("after the refused change a = %+v, OnWrite calls %d; want it untouched", got, *writes)
+				t.Errorf("after the refused change a = %+v, written calls %d; want it untouched", got, *writes)
 			}
 			if n, err := s.C(things).CountDocuments(ctx, bson.M{"_id": "new"}); n != 0 || err != nil {
 				t.Errorf("refused insert wrote %d documents (%v)", n, err)
@@ -163,7 +163,7 @@ func TestPendingBytesBoundWhileKafkaIsDown(t *testing.T) {
 // BenchmarkSetWithEvent is one change with its event (a 1 KiB comment),
 // write-time checks included, against the embedded FerretDB.
 func BenchmarkSetWithEvent(b *testing.B) {
-	s := docstore.New(mongotest.DB(b), map[string]string{things: "thing"})
+	s := docstore.New(mongotest.DB(b), map[string]string{things: "thing"}, nil)
 	ctx := context.Background()
 	if err := s.Insert(ctx, things, Thing{ID: "a"}); err != nil {
 		b.Fatal(err)

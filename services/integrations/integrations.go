@@ -189,18 +189,15 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 	}
 	queue := jobsmongo.NewQueue(db, Jobs, jobsmongo.WithLease(cfg.JobLease))
 
-	translationStore := translationmongo.NewStore(db)
-	translationStore.OnWrite(relay.Notify)
+	translationStore := translationmongo.NewStore(db, relay.Notify)
 	translations := translation.New(translationStore, public, nil)
 
-	specStore := openapimongo.NewStore(db)
-	specStore.OnWrite(relay.Notify)
+	specStore := openapimongo.NewStore(db, relay.Notify)
 	specs := openapi.New(specStore, queue, openapi.Config{Guard: guard, FetchTimeout: cfg.FetchTimeout,
 		ParseTimeout: cfg.ParseTimeout, Parses: cfg.Workers}, public, app, log)
 
 	content := contentclient.New(core.Discovery, core.Signer)
-	syncStore := gitsyncmongo.NewStore(db)
-	syncStore.OnWrite(relay.Notify)
+	syncStore := gitsyncmongo.NewStore(db, relay.Notify)
 	git := gitsync.New(syncStore, content, queue, gitsync.Config{Guard: guard,
 		Limits: gitrepo.Limits{MaxBytes: cfg.GitMaxBytes, MaxInflatedBytes: cfg.GitMaxInflatedBytes, MaxObjects: cfg.GitMaxObjects,
 			MaxObjectBytes: cfg.GitMaxObjectBytes, Timeout: cfg.GitTimeout, TempDir: cfg.GitTempDir}}, log)

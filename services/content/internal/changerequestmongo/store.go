@@ -34,8 +34,7 @@ var _ changerequest.Store = (*Store)(nil)
 // outbox relay); written (nil: none) is called after each write with an
 // event (the relay's Notify).
 func NewStore(db mongox.DB, written func([]kafkax.Event)) *Store {
-	d := docstore.New(db, map[string]string{ChangeRequests: "change request"})
-	d.OnEvents(written)
+	d := docstore.New(db, map[string]string{ChangeRequests: "change request"}, written)
 	return &Store{d: d, db: db}
 }
 

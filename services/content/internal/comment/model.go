@@ -60,9 +60,6 @@ type Comment struct {
 	ResolvedBy string    // set while resolved
 
 	Reactions []Reaction
-	// Version counts the comment's writes; an update applies only to the
-	// version it was computed from (see Store.UpdateComment).
-	Version int
 }
 
 // Reply is a stored reply to a comment.
@@ -76,7 +73,6 @@ type Reply struct {
 	EditedAt time.Time // zero: never edited
 
 	Reactions []Reaction
-	Version   int
 }
 
 // Reaction is one user's reaction with one emoji.

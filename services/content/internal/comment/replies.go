@@ -2,8 +2,8 @@ package comment
 
 import (
 	"context"
-	"errors"
 
+	"github.com/docspub/platform/libs/envelope"
 	"github.com/docspub/platform/libs/ids"
 	"github.com/docspub/platform/libs/internalapi/contentapi"
 	"github.com/docspub/platform/services/content/internal/access"
@@ -58,7 +58,7 @@ func (s *Service) PostReply(ctx context.Context, g access.Grant, t Thread, comme
 	if err != nil {
 		return ReplyView{}, err
 	}
-	r := Reply{ID: ids.New(), Comment: c.ID, Thread: t, PostedBy: g.User, PostedAt: s.now(), Markdown: md, Version: 1}
+	r := Reply{ID: ids.New(), Comment: c.ID, Thread: t, PostedBy: g.User, PostedAt: s.now(), Markdown: md}
 	v, err := s.replyView(ctx, g, r)
 	if err != nil {
 		return ReplyView{}, err
@@ -78,32 +78,27 @@ func (s *Service) UpdateReply(ctx context.Context, g access.Grant, t Thread, com
 	if err := in.validate(); err != nil {
 		return ReplyView{}, err
 	}
-	for attempt := 1; ; attempt++ {
-		r, err := s.reply(ctx, t, commentID, id)
-		if err != nil {
-			return ReplyView{}, err
-		}
+	var v ReplyView
+	_, err := s.store.UpdateReply(ctx, t, commentID, id, func(r *Reply) ([]envelope.Event, error) {
 		at := s.now()
 		next, changed, err := edit(r.PostedBy, r.Markdown, r.Reactions, in, g.User, at)
 		if err != nil {
-			return ReplyView{}, err
+			return nil, err
 		}
-		from := r.Version
-		if next.markdown != r.Markdown {
-			r.Markdown, r.EditedAt = next.markdown, at
+		nr := *r
+		if next.markdown != nr.Markdown {
+			nr.Markdown, nr.EditedAt = next.markdown, at
 		}
-		r.Reactions, r.Version = next.reactions, from+1
-		v, err := s.replyView(ctx, g, r)
+		nr.Reactions = next.reactions
+		v, err = s.replyView(ctx, g, nr)
 		if err != nil || !changed {
-			return v, err
+			return nil, err
 		}
-		err = s.store.UpdateReply(ctx, r, from, contentapi.NewCommentReplyUpdated(g.Organization, replyEventData(r, v)))
-		if errors.Is(err, ErrChanged) && attempt < maxAttempts {
-			continue
-		}
-		if err != nil {
-			return ReplyView{}, err
-		}
-		return v, nil
+		*r = nr
+		return []envelope.Event{contentapi.NewCommentReplyUpdated(g.Organization, replyEventData(nr, v))}, nil
+	})
+	if err != nil {
+		return ReplyView{}, err
 	}
+	return v, nil
 }

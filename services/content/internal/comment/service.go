@@ -2,11 +2,11 @@ package comment
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
 	"github.com/docspub/platform/libs/apierr"
+	"github.com/docspub/platform/libs/envelope"
 	"github.com/docspub/platform/libs/ids"
 	"github.com/docspub/platform/libs/internalapi/contentapi"
 	"github.com/docspub/platform/services/content/internal/access"
@@ -16,17 +16,9 @@ import (
 
 // Errors the domain returns besides field problems and not-found errors.
 var (
-	// ErrChanged is what the store returns when an update lost the race
-	// against another write of the same document; the service retries.
-	ErrChanged   = apierr.Conflict("the comment changed while this request updated it; try again")
 	ErrNotAuthor = apierr.Forbidden("only the author may edit the body")
 	ErrNoUser    = apierr.Unauthorized("commenting needs a user")
 )
-
-// maxAttempts bounds the retries of an update that keeps losing races. Each
-// lost race means another write succeeded, so n concurrent writers of one
-// document need at most n attempts each.
-const maxAttempts = 25
 
 // Pages tells whether a page exists in a revision (the revision store).
 type Pages interface {
@@ -119,7 +111,7 @@ func (s *Service) Post(ctx context.Context, g access.Grant, t Thread, in PostInp
 	}
 	c := Comment{
 		ID: ids.New(), Thread: t, Revision: g.Revision, Node: deref(in.Node), Page: deref(in.Page),
-		PostedBy: g.User, PostedAt: s.now(), Markdown: md, Status: StatusOpen, Version: 1,
+		PostedBy: g.User, PostedAt: s.now(), Markdown: md, Status: StatusOpen,
 	}
 	v, err := s.viewOne(ctx, g, c)
 	if err != nil {
@@ -141,28 +133,23 @@ func (s *Service) Update(ctx context.Context, g access.Grant, t Thread, id strin
 	if err := in.validate(); err != nil {
 		return View{}, err
 	}
-	for attempt := 1; ; attempt++ {
-		c, err := s.store.Comment(ctx, t, id)
+	var v View
+	_, err := s.store.UpdateComment(ctx, t, id, func(c *Comment) ([]envelope.Event, error) {
+		next, changed, err := in.apply(*c, g.User, s.now())
 		if err != nil {
-			return View{}, err
+			return nil, err
 		}
-		next, changed, err := in.apply(c, g.User, s.now())
-		if err != nil {
-			return View{}, err
-		}
-		v, err := s.viewOne(ctx, g, next)
+		v, err = s.viewOne(ctx, g, next)
 		if err != nil || !changed {
-			return v, err
+			return nil, err
 		}
-		err = s.store.UpdateComment(ctx, next, c.Version, contentapi.NewCommentUpdated(g.Organization, eventData(next, v)))
-		if errors.Is(err, ErrChanged) && attempt < maxAttempts {
-			continue
-		}
-		if err != nil {
-			return View{}, err
-		}
-		return v, nil
+		*c = next
+		return []envelope.Event{contentapi.NewCommentUpdated(g.Organization, eventData(next, v))}, nil
+	})
+	if err != nil {
+		return View{}, err
 	}
+	return v, nil
 }
 
 // apply computes the comment after the update by user at a time.
@@ -171,7 +158,6 @@ func (in Update) apply(c Comment, user string, at time.Time) (Comment, bool, err
 	if err != nil {
 		return c, false, err
 	}
-	c.Version++
 	if next.markdown != c.Markdown {
 		c.Markdown, c.EditedAt = next.markdown, at
 	}

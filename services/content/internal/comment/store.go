@@ -17,10 +17,12 @@ type Store interface {
 	// Comments reads a page of a thread's comments sorted by PostedAt then
 	// ID (descending when f.Desc) and counts all that match f.
 	Comments(ctx context.Context, t Thread, f Filter, p Page) ([]Comment, int, error)
-	// UpdateComment writes the changeable fields of c (body, editedAt,
-	// status, resolution, reactions, version) provided the stored version is
-	// still from; ErrChanged when another write came first.
-	UpdateComment(ctx context.Context, c Comment, from int, ev envelope.Event) error
+	// UpdateComment reads a comment of a thread, applies change to it and
+	// stores its changeable fields (body, editedAt, status, resolution,
+	// reactions) with the change's events, all or nothing. Another write of
+	// the comment meanwhile is retried once, then an apierr.ErrChanged
+	// conflict. It returns the comment as stored.
+	UpdateComment(ctx context.Context, t Thread, id string, change func(*Comment) ([]envelope.Event, error)) (Comment, error)
 	// RemoveComment removes a comment (recording ev) and its replies.
 	RemoveComment(ctx context.Context, c Comment, ev envelope.Event) error
 
@@ -30,9 +32,9 @@ type Store interface {
 	// Replies reads a page of a comment's replies, oldest first (PostedAt
 	// then ID), and counts all of them.
 	Replies(ctx context.Context, commentID string, p Page) ([]Reply, int, error)
-	// UpdateReply is UpdateComment for a reply (body, editedAt, reactions,
-	// version).
-	UpdateReply(ctx context.Context, r Reply, from int, ev envelope.Event) error
+	// UpdateReply is UpdateComment for a reply of a comment (body,
+	// editedAt, reactions).
+	UpdateReply(ctx context.Context, t Thread, commentID, id string, change func(*Reply) ([]envelope.Event, error)) (Reply, error)
 	// ReplyStats sums up the live replies of each comment; a comment without
 	// replies may be missing from the map.
 	ReplyStats(ctx context.Context, commentIDs []string) (map[string]ReplyStats, error)

@@ -19,7 +19,6 @@ package commentmongo
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"time"
 
@@ -64,8 +63,7 @@ var _ comment.Store = (*Store)(nil)
 // none) is called after every write that recorded an event (the relay's
 // Notify).
 func NewStore(db mongox.DB, written func([]kafkax.Event)) *Store {
-	ds := docstore.New(db, map[string]string{Comments: "comment", Replies: "comment reply"})
-	ds.OnEvents(written)
+	ds := docstore.New(db, map[string]string{Comments: "comment", Replies: "comment reply"}, written)
 	return &Store{ds: ds}
 }
 
@@ -157,7 +155,6 @@ type commentDoc struct {
 	ResolvedBy    string     `bson:"resolvedBy,omitempty"`
 	Reactions     string     `bson:"reactionList,omitempty"`
 	OldReactions  []reaction `bson:"reactions,omitempty"`
-	Version       int        `bson:"version"`
 }
 
 type replyDoc struct {
@@ -171,7 +168,6 @@ type replyDoc struct {
 	EditedAt      *time.Time `bson:"editedAt,omitempty"`
 	Reactions     string     `bson:"reactionList,omitempty"`
 	OldReactions  []reaction `bson:"reactions,omitempty"`
-	Version       int        `bson:"version"`
 }
 
 func fromReactions(rs []reaction) []comment.Reaction {
@@ -201,7 +197,7 @@ func toCommentDoc(c comment.Comment) commentDoc {
 		ID: c.ID, Space: c.Thread.Space, ChangeRequest: c.Thread.ChangeRequest, Revision: c.Revision,
 		Node: c.Node, Page: c.Page, PostedBy: c.PostedBy, PostedAt: c.PostedAt, Body: body{Markdown: c.Markdown},
 		EditedAt: optional(c.EditedAt), Status: string(c.Status), ResolvedAt: optional(c.ResolvedAt),
-		ResolvedBy: c.ResolvedBy, Reactions: packReactions(c.Reactions), Version: c.Version,
+		ResolvedBy: c.ResolvedBy, Reactions: packReactions(c.Reactions),
 	}
 }
 
@@ -211,7 +207,7 @@ func (d commentDoc) domain() (comment.Comment, error) {
 		ID: d.ID, Thread: comment.Thread{Space: d.Space, ChangeRequest: d.ChangeRequest}, Revision: d.Revision,
 		Node: d.Node, Page: d.Page, PostedBy: d.PostedBy, PostedAt: d.PostedAt.UTC(), Markdown: d.Body.Markdown,
 		EditedAt: fromOptional(d.EditedAt), Status: comment.Status(d.Status), ResolvedAt: fromOptional(d.ResolvedAt),
-		ResolvedBy: d.ResolvedBy, Reactions: rs, Version: d.Version,
+		ResolvedBy: d.ResolvedBy, Reactions: rs,
 	}, err
 }
 
@@ -219,7 +215,7 @@ func toReplyDoc(r comment.Reply) replyDoc {
 	return replyDoc{
 		ID: r.ID, Comment: r.Comment, Space: r.Thread.Space, ChangeRequest: r.Thread.ChangeRequest,
 		PostedBy: r.PostedBy, PostedAt: r.PostedAt, Body: body{Markdown: r.Markdown}, EditedAt: optional(r.EditedAt),
-		Reactions: packReactions(r.Reactions), Version: r.Version,
+		Reactions: packReactions(r.Reactions),
 	}
 }
 
@@ -228,7 +224,7 @@ func (d replyDoc) domain() (comment.Reply, error) {
 	return comment.Reply{
 		ID: d.ID, Comment: d.Comment, Thread: comment.Thread{Space: d.Space, ChangeRequest: d.ChangeRequest},
 		PostedBy: d.PostedBy, PostedAt: d.PostedAt.UTC(), Markdown: d.Body.Markdown, EditedAt: fromOptional(d.EditedAt),
-		Reactions: rs, Version: d.Version,
+		Reactions: rs,
 	}, err
 }
 
@@ -281,72 +277,56 @@ func keyset(p comment.Page, desc bool) docstore.Keyset {
 	return docstore.Keyset{Field: "postedAt", Desc: desc, AfterValue: p.AfterPostedAt, AfterID: p.AfterID, Limit: p.Limit}
 }
 
-// UpdateComment writes the changeable fields of c if the stored version is
-// still from.
-func (s *Store) UpdateComment(ctx context.Context, c comment.Comment, from int, ev kafkax.Event) error {
-	d := toCommentDoc(c)
-	set := bson.M{"body": d.Body, "status": d.Status, "version": d.Version}
-	unset := bson.M{"reactions": ""}
-	putString(set, unset, "reactionList", d.Reactions)
-	put(set, unset, "editedAt", d.EditedAt)
-	put(set, unset, "resolvedAt", d.ResolvedAt)
-	if d.ResolvedBy != "" {
-		set["resolvedBy"] = d.ResolvedBy
-	} else {
-		unset["resolvedBy"] = ""
+// UpdateComment applies change to the live comment id of thread t
+// (docstore.Modify); a change without events writes nothing.
+func (s *Store) UpdateComment(ctx context.Context, t comment.Thread, id string, change func(*comment.Comment) ([]kafkax.Event, error)) (comment.Comment, error) {
+	d, err := docstore.Modify(ctx, s.ds, Comments, id, func(d *commentDoc) ([]kafkax.Event, error) {
+		c, err := d.domain()
+		if err != nil {
+			return nil, err
+		}
+		if c.Thread != t {
+			return nil, apierr.NotFound("%s not found", s.ds.Name(Comments))
+		}
+		events, err := change(&c)
+		if err != nil || len(events) == 0 {
+			return nil, err
+		}
+		*d = toCommentDoc(c)
+		return events, nil
+	})
+	if err != nil {
+		return comment.Comment{}, err
 	}
-	return s.update(ctx, Comments, c.ID, from, set, unset, ev)
+	return d.domain()
 }
 
-// UpdateReply writes the changeable fields of r if the stored version is
-// still from.
-func (s *Store) UpdateReply(ctx context.Context, r comment.Reply, from int, ev kafkax.Event) error {
-	d := toReplyDoc(r)
-	set := bson.M{"body": d.Body, "version": d.Version}
-	unset := bson.M{"reactions": ""}
-	putString(set, unset, "reactionList", d.Reactions)
-	put(set, unset, "editedAt", d.EditedAt)
-	return s.update(ctx, Replies, r.ID, from, set, unset, ev)
-}
-
-// putString sets a field to v, or unsets it when v is empty.
-func putString(set, unset bson.M, field, v string) {
-	if v != "" {
-		set[field] = v
-	} else {
-		unset[field] = ""
+// UpdateReply applies change to the live reply id of the live comment
+// commentID of thread t (docstore.Modify); a change without events writes
+// nothing.
+func (s *Store) UpdateReply(ctx context.Context, t comment.Thread, commentID, id string, change func(*comment.Reply) ([]kafkax.Event, error)) (comment.Reply, error) {
+	if _, err := s.Comment(ctx, t, commentID); err != nil {
+		return comment.Reply{}, err
 	}
-}
-
-// put sets a field to t, or unsets it when t is nil.
-func put(set, unset bson.M, field string, t *time.Time) {
-	if t != nil {
-		set[field] = *t
-	} else {
-		unset[field] = ""
+	d, err := docstore.Modify(ctx, s.ds, Replies, id, func(d *replyDoc) ([]kafkax.Event, error) {
+		r, err := d.domain()
+		if err != nil {
+			return nil, err
+		}
+		if r.Comment != commentID || r.Thread != t {
+			return nil, apierr.NotFound("%s not found", s.ds.Name(Replies))
+		}
+		events, err := change(&r)
+		if err != nil || len(events) == 0 {
+			return nil, err
+		}
+		*d = toReplyDoc(r)
+		return events, nil
+	})
+	if err != nil {
+		return comment.Reply{}, err
 	}
-}
-
-// update applies set and unset to a live document whose version is from.
-// When nothing matched, it tells a document another write changed
-// (comment.ErrChanged) from a missing one (not found).
-func (s *Store) update(ctx context.Context, coll, id string, from int, set, unset bson.M, ev kafkax.Event) error {
-	upd := bson.M{"$set": set}
-	if len(unset) > 0 {
-		upd["$unset"] = unset
-	}
-	err := s.ds.Update(ctx, coll, id, bson.M{"version": from}, upd, ev)
-	if !errors.Is(err, apierr.ErrNotFound) {
-		return err
-	}
-	n, cerr := s.ds.Count(ctx, coll, bson.M{"_id": id})
-	if cerr != nil {
-		return cerr
-	}
-	if n > 0 {
-		return comment.ErrChanged
-	}
-	return err
+	return d.domain()
 }
 
 // RemoveComment tombstones a comment with its deletion event, then deletes

@@ -47,7 +47,7 @@ func ev(typ, subject string) kafkax.Event { return kafkax.NewEvent(typ, "org1", 
 func newComment(th comment.Thread, id, user string, minute int) comment.Comment {
 	return comment.Comment{
 		ID: id, Thread: th, Revision: "rev1", PostedBy: user, PostedAt: t0.Add(time.Duration(minute) * time.Minute),
-		Markdown: "text of " + id, Status: comment.StatusOpen, Version: 1,
+		Markdown: "text of " + id, Status: comment.StatusOpen,
 	}
 }
 
@@ -103,6 +103,15 @@ func TestCommentRoundTrip(t *testing.T) {
 	}
 }
 
+// setTo is the change that makes a comment or reply v, recording an
+// event of typ.
+func setTo[T any](v T, typ, subject string) func(*T) ([]kafkax.Event, error) {
+	return func(d *T) ([]kafkax.Event, error) {
+		*d = v
+		return []kafkax.Event{ev(typ, subject)}, nil
+	}
+}
+
 func TestUpdateComment(t *testing.T) {
 	t.Parallel()
 	s, db := newStore(t)
@@ -111,9 +120,10 @@ func TestUpdateComment(t *testing.T) {
 	insert(t, s, c)
 
 	resolved := c
-	resolved.Status, resolved.ResolvedAt, resolved.ResolvedBy, resolved.Version = comment.StatusResolved, t0.Add(time.Hour), "u2", 2
+	resolved.Status, resolved.ResolvedAt, resolved.ResolvedBy = comment.StatusResolved, t0.Add(time.Hour), "u2"
 	resolved.Markdown, resolved.EditedAt = "edited", t0.Add(time.Hour)
-	if err := s.UpdateComment(ctx, resolved, 1, ev(contentapi.CommentUpdated, "c1")); err != nil {
+	updated, err := s.UpdateComment(ctx, space, "c1", setTo(resolved, contentapi.CommentUpdated, "c1"))
+	if err != nil {
 		t.Fatal(err)
 	}
 	got, err := s.Comment(ctx, space, "c1")
@@ -123,18 +133,29 @@ func TestUpdateComment(t *testing.T) {
 	if diff := cmp.Diff(got, resolved, cmpopts.EquateEmpty()); diff != "" {
 		t.Errorf("after resolve (-got +want):\n%s", diff)
 	}
+	if diff := cmp.Diff(updated, resolved, cmpopts.EquateEmpty()); diff != "" {
+		t.Errorf("returned after resolve (-got +want):\n%s", diff)
+	}
 
-	// An update computed from an older version loses.
-	stale := c
-	stale.Version = 2
-	if err := s.UpdateComment(ctx, stale, 1, ev(contentapi.CommentUpdated, "c1")); !errors.Is(err, comment.ErrChanged) {
-		t.Errorf("stale update: err %v, want ErrChanged", err)
+	// Another thread's comment is not found there; a change without
+	// events writes nothing.
+	if _, err := s.UpdateComment(ctx, other, "c1", setTo(c, contentapi.CommentUpdated, "c1")); !errors.Is(err, apierr.ErrNotFound) {
+		t.Errorf("update through another thread: err %v, want not found", err)
+	}
+	if _, err := s.UpdateComment(ctx, space, "c1", func(c *comment.Comment) ([]kafkax.Event, error) {
+		c.Markdown = "no event"
+		return nil, nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := s.Comment(ctx, space, "c1"); got.Markdown != "edited" {
+		t.Errorf("body %q after a change without events", got.Markdown)
 	}
 
 	// Reopening clears the resolution fields.
 	reopened := resolved
-	reopened.Status, reopened.ResolvedAt, reopened.ResolvedBy, reopened.Version = comment.StatusOpen, time.Time{}, "", 3
-	if err := s.UpdateComment(ctx, reopened, 2, ev(contentapi.CommentUpdated, "c1")); err != nil {
+	reopened.Status, reopened.ResolvedAt, reopened.ResolvedBy = comment.StatusOpen, time.Time{}, ""
+	if _, err := s.UpdateComment(ctx, space, "c1", setTo(reopened, contentapi.CommentUpdated, "c1")); err != nil {
 		t.Fatal(err)
 	}
 	var raw bson.M
@@ -150,17 +171,16 @@ func TestUpdateComment(t *testing.T) {
 		t.Errorf("outbox = %v", got)
 	}
 
-	missing := newComment(space, "nope", "u1", 0)
-	if err := s.UpdateComment(ctx, missing, 1, ev(contentapi.CommentUpdated, "nope")); !errors.Is(err, apierr.ErrNotFound) {
+	if _, err := s.UpdateComment(ctx, space, "nope", setTo(c, contentapi.CommentUpdated, "nope")); !errors.Is(err, apierr.ErrNotFound) {
 		t.Errorf("update of a missing comment: err %v, want not found", err)
 	}
 }
 
-// Concurrent updates from one version: exactly one wins, the others learn
-// that the comment changed.
+// Concurrent reactions to one comment: each is stored with its event, or
+// refused with apierr.ErrChanged after the store's retry; none is lost.
 func TestUpdateCommentRace(t *testing.T) {
 	t.Parallel()
-	s, _ := newStore(t)
+	s, db := newStore(t)
 	ctx := context.Background()
 	insert(t, s, newComment(space, "c1", "u1", 0))
 	const n = 8
@@ -170,24 +190,37 @@ func TestUpdateCommentRace(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			c := newComment(space, "c1", "u1", 0)
-			c.Version = 2
-			c.Reactions = []comment.Reaction{{Emoji: fmt.Sprint(i), User: "u1", ReactedAt: t0}}
-			errs[i] = s.UpdateComment(ctx, c, 1, ev(contentapi.CommentUpdated, "c1"))
+			_, errs[i] = s.UpdateComment(ctx, space, "c1", func(c *comment.Comment) ([]kafkax.Event, error) {
+				c.Reactions = append(c.Reactions, comment.Reaction{Emoji: fmt.Sprint(i), User: "u1", ReactedAt: t0})
+				return []kafkax.Event{ev(contentapi.CommentUpdated, "c1")}, nil
+			})
 		}()
 	}
 	wg.Wait()
-	won := 0
-	for _, err := range errs {
+	var want []string
+	for i, err := range errs {
 		switch {
 		case err == nil:
-			won++
-		case !errors.Is(err, comment.ErrChanged):
+			want = append(want, fmt.Sprint(i))
+		case !errors.Is(err, apierr.ErrChanged):
 			t.Errorf("err %v, want nil or ErrChanged", err)
 		}
 	}
-	if won != 1 {
-		t.Errorf("%d updates won, want 1", won)
+	t.Logf("%d of %d reactions stored", len(want), n)
+	got, err := s.Comment(ctx, space, "c1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var emoji []string
+	for _, r := range got.Reactions {
+		emoji = append(emoji, r.Emoji)
+	}
+	slices.Sort(emoji)
+	if diff := cmp.Diff(emoji, want); diff != "" {
+		t.Errorf("reactions stored (-got +want, those answered ok):\n%s", diff)
+	}
+	if got := outbox(t, db, commentmongo.Comments, "c1"); len(got) != 1+len(want) {
+		t.Errorf("outbox %v, want the creation and %d updates", got, len(want))
 	}
 }
 
@@ -299,7 +332,7 @@ func TestRepliesAndStats(t *testing.T) {
 	insert(t, s, newComment(space, "c1", "u1", 0), newComment(space, "c2", "u1", 1))
 	reply := func(id, commentID, user string, minute int) comment.Reply {
 		return comment.Reply{ID: id, Comment: commentID, Thread: space, PostedBy: user,
-			PostedAt: t0.Add(time.Duration(minute) * time.Minute), Markdown: "re " + id, Version: 1}
+			PostedAt: t0.Add(time.Duration(minute) * time.Minute), Markdown: "re " + id}
 	}
 	for _, r := range []comment.Reply{
 		reply("r1", "c1", "u2", 1), reply("r2", "c1", "u3", 2), reply("r3", "c1", "u2", 5), reply("r4", "c2", "u2", 3),
@@ -364,18 +397,25 @@ func TestUpdateReply(t *testing.T) {
 	s, db := newStore(t)
 	ctx := context.Background()
 	insert(t, s, newComment(space, "c1", "u1", 0))
-	r := comment.Reply{ID: "r1", Comment: "c1", Thread: space, PostedBy: "u2", PostedAt: t0, Markdown: "re", Version: 1}
+	r := comment.Reply{ID: "r1", Comment: "c1", Thread: space, PostedBy: "u2", PostedAt: t0, Markdown: "re"}
 	if err := s.InsertReply(ctx, r, ev(contentapi.CommentReplyCreated, "r1")); err != nil {
 		t.Fatal(err)
 	}
 	edited := r
-	edited.Markdown, edited.EditedAt, edited.Version = "re, edited", t0.Add(time.Minute), 2
+	edited.Markdown, edited.EditedAt = "re, edited", t0.Add(time.Minute)
 	edited.Reactions = []comment.Reaction{{Emoji: "🎉", User: "u1", ReactedAt: t0.Add(time.Minute)}}
-	if err := s.UpdateReply(ctx, edited, 1, ev(contentapi.CommentReplyUpdated, "r1")); err != nil {
+	if _, err := s.UpdateReply(ctx, space, "c1", "r1", setTo(edited, contentapi.CommentReplyUpdated, "r1")); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.UpdateReply(ctx, edited, 1, ev(contentapi.CommentReplyUpdated, "r1")); !errors.Is(err, comment.ErrChanged) {
-		t.Errorf("stale reply update: err %v, want ErrChanged", err)
+	// Not found through another comment, nor through another thread.
+	insert(t, s, newComment(space, "c2", "u1", 0))
+	for _, at := range []struct {
+		th      comment.Thread
+		comment string
+	}{{space, "c2"}, {other, "c1"}, {space, "nope"}} {
+		if _, err := s.UpdateReply(ctx, at.th, at.comment, "r1", setTo(r, contentapi.CommentReplyUpdated, "r1")); !errors.Is(err, apierr.ErrNotFound) {
+			t.Errorf("update of r1 through comment %s of %+v: err %v, want not found", at.comment, at.th, err)
+		}
 	}
 	got, err := s.Reply(ctx, "c1", "r1")
 	if err != nil {
@@ -428,9 +468,9 @@ func TestDeleteSpace(t *testing.T) {
 	ctx := context.Background()
 	insert(t, s, newComment(space, "a", "u1", 0), newComment(cr, "b", "u1", 0), newComment(other, "c", "u1", 0))
 	for _, r := range []comment.Reply{
-		{ID: "ra", Comment: "a", Thread: space, PostedBy: "u1", PostedAt: t0, Markdown: "re", Version: 1},
-		{ID: "rb", Comment: "b", Thread: cr, PostedBy: "u1", PostedAt: t0, Markdown: "re", Version: 1},
-		{ID: "rc", Comment: "c", Thread: other, PostedBy: "u1", PostedAt: t0, Markdown: "re", Version: 1},
+		{ID: "ra", Comment: "a", Thread: space, PostedBy: "u1", PostedAt: t0, Markdown: "re"},
+		{ID: "rb", Comment: "b", Thread: cr, PostedBy: "u1", PostedAt: t0, Markdown: "re"},
+		{ID: "rc", Comment: "c", Thread: other, PostedBy: "u1", PostedAt: t0, Markdown: "re"},
 	} {
 		if err := s.InsertReply(ctx, r, ev(contentapi.CommentReplyCreated, r.ID)); err != nil {
 			t.Fatal(err)
@@ -500,8 +540,7 @@ func TestReactionsPacked(t *testing.T) {
 		t.Fatalf("older document: %v, %v; want %v", got.Reactions, err, want)
 	}
 	got.Reactions = append(got.Reactions, comment.Reaction{Emoji: "🎉", User: "bob", ReactedAt: t0})
-	got.Version = 2
-	if err := s.UpdateComment(ctx, got, 1, ev(contentapi.CommentUpdated, "c2")); err != nil {
+	if _, err := s.UpdateComment(ctx, space, "c2", setTo(got, contentapi.CommentUpdated, "c2")); err != nil {
 		t.Fatal(err)
 	}
 	raw = nil

@@ -66,8 +66,6 @@ type Field struct {
 	Options      []string  `bson:"options,omitempty"` // select and multi-select only
 	CreatedAt    time.Time `bson:"createdAt"`
 	UpdatedAt    time.Time `bson:"updatedAt"`
-	// Version counts the definition's writes: a change is a compare-and-set on it.
-	Version int64 `bson:"version"`
 }
 
 // View is a custom field as the API renders it, and as the custom_field.*

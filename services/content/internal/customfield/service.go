@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/docspub/platform/libs/apierr"
+	"github.com/docspub/platform/libs/envelope"
 	"github.com/docspub/platform/libs/ids"
 	"github.com/docspub/platform/libs/internalapi/contentapi"
 	"github.com/docspub/platform/libs/roles"
@@ -145,23 +146,21 @@ func (s *Service) Update(ctx context.Context, c access.Caller, org, name string,
 	if err != nil {
 		return View{}, err
 	}
-	changed, err := p.apply(&f)
-	if err != nil || !changed {
-		return Render(s.urls, f, role), err
-	}
-	f.UpdatedAt = s.now()
-	v := Render(s.urls, f, role)
-	err = s.store.UpdateField(ctx, f, contentapi.NewCustomFieldUpdated(org, v))
+	f, err = s.store.UpdateField(ctx, f.ID, func(f *Field) ([]envelope.Event, error) {
+		changed, err := p.apply(f)
+		if err != nil || !changed {
+			return nil, err
+		}
+		f.UpdatedAt = s.now()
+		return []envelope.Event{contentapi.NewCustomFieldUpdated(org, Render(s.urls, *f, role))}, nil
+	})
 	if errors.Is(err, apierr.ErrNotFound) {
 		return View{}, ErrFieldNotFound
-	}
-	if errors.Is(err, ErrChanged) {
-		return View{}, ErrChanged
 	}
 	if err != nil {
 		return View{}, fmt.Errorf("update custom field %s: %w", name, err)
 	}
-	return v, nil
+	return Render(s.urls, f, role), nil
 }
 
 // Delete removes a definition and then its values from every space.
@@ -259,27 +258,18 @@ func (s *Service) SetSpaceValues(ctx context.Context, c access.Caller, g access.
 // them: a compare-and-set on the values it read, so that the event never
 // leaves out a value another request wrote meanwhile (that one gets 409).
 func (s *Service) write(ctx context.Context, g access.Grant, defs []Field, ch Changes, role roles.Role) error {
-	sv, err := s.store.SpaceValues(ctx, g.Space)
-	if err != nil {
-		return fmt.Errorf("load custom field values of space %s: %w", g.Space, err)
-	}
-	after := Values{}
-	if sv.Organization == g.Organization {
-		for k, v := range sv.Values {
-			after[k] = v
+	err := s.store.UpdateSpaceValues(ctx, g.Space, func(sv *SpaceValues) ([]envelope.Event, error) {
+		if sv.Organization != g.Organization {
+			sv.Organization, sv.Values = g.Organization, Values{}
 		}
-	}
-	for k, v := range ch.Set {
-		after[k] = v
-	}
-	for _, k := range ch.Clear {
-		delete(after, k)
-	}
-	ev := contentapi.NewCustomFieldValuesUpdated(g.Organization, g.Space, s.render(defs, after, role))
-	err = s.store.SetSpaceValues(ctx, g.Organization, sv, ch.Set, ch.Clear, ev)
-	if errors.Is(err, ErrChanged) {
-		return ErrChanged
-	}
+		for k, v := range ch.Set {
+			sv.Values[k] = v
+		}
+		for _, k := range ch.Clear {
+			delete(sv.Values, k)
+		}
+		return []envelope.Event{contentapi.NewCustomFieldValuesUpdated(g.Organization, g.Space, s.render(defs, sv.Values, role))}, nil
+	})
 	if err != nil {
 		return fmt.Errorf("set custom field values of space %s: %w", g.Space, err)
 	}

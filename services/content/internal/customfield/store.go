@@ -2,7 +2,6 @@ package customfield
 
 import (
 	"context"
-	"github.com/docspub/platform/libs/apierr"
 
 	"github.com/docspub/platform/libs/envelope"
 )
@@ -13,13 +12,12 @@ type SpaceValues struct {
 	Space        string
 	Organization string
 	Values       Values
-	// Version counts the writes of the space's values (0: none yet).
-	Version int64
 }
 
-// ErrChanged: a definition or a space's values changed between reading and
-// writing them (another request won the race); nothing was written.
-var ErrChanged = apierr.Conflict("the custom field values or definition changed meanwhile; read them again and retry")
+// Change is what an update does to what it read: it changes it and
+// returns the events that record the change (none: nothing to record). An
+// error writes nothing. It may run twice, on a fresh read each time.
+type Change[T any] func(*T) ([]envelope.Event, error)
 
 // Store is what the domain needs from storage. Every write but the purges
 // records its event on the written document in the same update (the
@@ -33,21 +31,22 @@ type Store interface {
 	// Fields returns one page of org's definitions by name, and how many
 	// there are in all.
 	Fields(ctx context.Context, org string, p Page) ([]Field, int, error)
-	// UpdateField stores the title, description, placeholder, options and
-	// updatedAt of f, provided the stored definition is at f.Version
-	// (ErrChanged otherwise).
-	UpdateField(ctx context.Context, f Field, ev envelope.Event) error
+	// UpdateField reads the live definition id, applies change to it and
+	// stores what it changed with its events, all or nothing; it returns
+	// the definition as stored. Another write of the definition meanwhile
+	// is retried once, then an apierr.ErrChanged conflict.
+	UpdateField(ctx context.Context, id string, change Change[Field]) (Field, error)
 	// RemoveField deletes the definition and frees its name.
 	RemoveField(ctx context.Context, f Field, ev envelope.Event) error
 
 	// SpaceValues returns the space's values; a space without any has none
 	// (and no organization).
 	SpaceValues(ctx context.Context, space string) (SpaceValues, error)
-	// SetSpaceValues sets and clears values of a space of org, provided
-	// they are still as read in was (compare-and-set on its organization and
-	// version; ErrChanged otherwise). Values written in another organization
-	// (before a transfer) are dropped.
-	SetSpaceValues(ctx context.Context, org string, was SpaceValues, set Values, clear []string, ev envelope.Event) error
+	// UpdateSpaceValues reads the space's values (none yet: no
+	// organization, no values), applies change to them and stores them
+	// with its events, all or nothing. Another write of them meanwhile is
+	// retried once, then an apierr.ErrChanged conflict.
+	UpdateSpaceValues(ctx context.Context, space string, change Change[SpaceValues]) error
 	// ClearValues removes the values of the field name from every space of
 	// org, without events (the field's deletion event says they are gone).
 	ClearValues(ctx context.Context, org, name string) error

@@ -42,8 +42,7 @@ var _ customfield.Store = (*Store)(nil)
 // written (nil: none) is called after every write that recorded an event
 // (the relay's Notify, so that events leave at once).
 func NewStore(db mongox.DB, written func()) *Store {
-	ds := docstore.New(db, map[string]string{Fields: "custom field", SpaceValues: "custom field values"})
-	ds.OnWrite(written)
+	ds := docstore.New(db, map[string]string{Fields: "custom field", SpaceValues: "custom field values"}, docstore.Notify(written))
 	return &Store{ds: ds, db: db}
 }
 
@@ -80,33 +79,9 @@ func (s *Store) Fields(ctx context.Context, org string, p customfield.Page) ([]c
 		docstore.Keyset{Field: "name", AfterValue: p.AfterName, AfterID: p.AfterID, Limit: p.Limit})
 }
 
-// UpdateField stores the changeable fields of f at its version.
-func (s *Store) UpdateField(ctx context.Context, f customfield.Field, ev kafkax.Event) error {
-	err := s.ds.Update(ctx, Fields, f.ID, at(f.Version), bson.M{"$set": bson.M{
-		"title": f.Title, "description": f.Description, "placeholder": f.Placeholder,
-		"options": f.Options, "updatedAt": f.UpdatedAt,
-	}, "$inc": bson.M{"version": 1}}, ev)
-	return s.changed(ctx, Fields, f.ID, err)
-}
-
-// at is the condition of a document at version (0: also one stored before
-// versions existed). No $or: FerretDB would scan the collection.
-func at(version int64) bson.M {
-	if version == 0 {
-		return bson.M{"version": bson.M{"$in": bson.A{int64(0), nil}}}
-	}
-	return bson.M{"version": version}
-}
-
-// changed turns the not-found of a compare-and-set on a live document into
-// customfield.ErrChanged.
-func (s *Store) changed(ctx context.Context, coll, id string, err error) error {
-	if errors.Is(err, apierr.ErrNotFound) {
-		if n, cerr := s.ds.Count(ctx, coll, bson.M{"_id": id}); cerr == nil && n > 0 {
-			return customfield.ErrChanged
-		}
-	}
-	return err
+// UpdateField applies change to the live definition id (docstore.Modify).
+func (s *Store) UpdateField(ctx context.Context, id string, change customfield.Change[customfield.Field]) (customfield.Field, error) {
+	return docstore.Modify(ctx, s.ds, Fields, id, docstore.Change[customfield.Field](change))
 }
 
 // RemoveField tombstones the definition and frees its name: the tombstone's
@@ -119,7 +94,6 @@ type valuesDoc struct {
 	ID           string `bson:"_id"`
 	Organization string `bson:"organization"`
 	Values       bson.M `bson:"values"`
-	Version      int64  `bson:"version"`
 }
 
 // SpaceValues returns the space's values, none when it has no document.
@@ -131,13 +105,25 @@ func (s *Store) SpaceValues(ctx context.Context, space string) (customfield.Spac
 	if err != nil {
 		return customfield.SpaceValues{}, err
 	}
-	out := customfield.SpaceValues{Space: space, Organization: d.Organization, Values: customfield.Values{}, Version: d.Version}
+	return d.domain(), nil
+}
+
+func (d valuesDoc) domain() customfield.SpaceValues {
+	out := customfield.SpaceValues{Space: d.ID, Organization: d.Organization, Values: customfield.Values{}}
 	for k, v := range d.Values {
 		if v, ok := fromBSON(v); ok {
 			out.Values[k] = v
 		}
 	}
-	return out, nil
+	return out
+}
+
+func valuesOf(sv customfield.SpaceValues) valuesDoc {
+	vals := bson.M{}
+	for k, v := range sv.Values {
+		vals[k] = v
+	}
+	return valuesDoc{ID: sv.Space, Organization: sv.Organization, Values: vals}
 }
 
 // fromBSON turns a stored value into the domain's kinds (see customfield.Values).
@@ -163,54 +149,16 @@ func fromBSON(v any) (any, bool) {
 	return nil, false
 }
 
-// SetSpaceValues sets and clears values of the space in one update with the
-// event, a compare-and-set on what was read: the document's organization
-// and version. The space's document is created on its first value; when it
-// holds values written in another organization, they are replaced. A lost
-// race is customfield.ErrChanged.
-func (s *Store) SetSpaceValues(ctx context.Context, org string, was customfield.SpaceValues, set customfield.Values, clear []string, ev kafkax.Event) error {
-	cond := at(was.Version)
-	cond["organization"] = was.Organization
-	var err error
-	switch {
-	case was.Organization == "":
-		vals := bson.M{}
-		for k, v := range set {
-			vals[k] = v
-		}
-		err = s.ds.Insert(ctx, SpaceValues, valuesDoc{ID: was.Space, Organization: org, Values: vals, Version: 1}, ev)
-		if errors.Is(err, apierr.ErrConflict) {
-			return customfield.ErrChanged
-		}
-		return err
-	case was.Organization != org:
-		vals := bson.M{}
-		for k, v := range set {
-			vals[k] = v
-		}
-		err = s.ds.Update(ctx, SpaceValues, was.Space, cond,
-			bson.M{"$set": bson.M{"organization": org, "values": vals}, "$inc": bson.M{"version": 1}}, ev)
-	default:
-		upd := bson.M{"$inc": bson.M{"version": 1}}
-		if len(set) > 0 {
-			fields := bson.M{}
-			for k, v := range set {
-				fields["values."+k] = v
-			}
-			upd["$set"] = fields
-		}
-		if len(clear) > 0 {
-			fields := bson.M{}
-			for _, k := range clear {
-				fields["values."+k] = ""
-			}
-			upd["$unset"] = fields
-		}
-		err = s.ds.Update(ctx, SpaceValues, was.Space, cond, upd, ev)
-	}
-	if errors.Is(err, apierr.ErrNotFound) {
-		return customfield.ErrChanged // changed, or removed by a purge
-	}
+// UpdateSpaceValues applies change to the space's values
+// (docstore.ModifyOrInsert): the space's document is created on its first
+// value.
+func (s *Store) UpdateSpaceValues(ctx context.Context, space string, change customfield.Change[customfield.SpaceValues]) error {
+	_, err := docstore.ModifyOrInsert(ctx, s.ds, SpaceValues, space, valuesDoc{ID: space}, func(d *valuesDoc) ([]kafkax.Event, error) {
+		sv := d.domain()
+		events, err := change(&sv)
+		*d = valuesOf(sv)
+		return events, err
+	})
 	return err
 }
 
@@ -225,7 +173,9 @@ func (s *Store) ClearValues(ctx context.Context, org, name string) error {
 		return err
 	}
 	for _, d := range docs {
-		err := s.ds.Update(ctx, SpaceValues, d.ID, bson.M{"organization": org}, bson.M{"$unset": bson.M{path: ""}})
+		// Counted in the version: a change read before is written again.
+		err := s.ds.Update(ctx, SpaceValues, d.ID, bson.M{"organization": org},
+			bson.M{"$unset": bson.M{path: ""}, "$inc": bson.M{docstore.VersionField: 1}})
 		if err != nil && !errors.Is(err, apierr.ErrNotFound) {
 			return err
 		}

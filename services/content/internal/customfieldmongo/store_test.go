@@ -124,59 +124,99 @@ func TestFieldsPageByName(t *testing.T) {
 
 func TestUpdateField(t *testing.T) {
 	ctx := context.Background()
-	s, _ := newStore(t)
+	s, db := newStore(t)
 	f := field("o1", "f1", "tier")
 	f.Type = customfield.Select
 	f.Options = []string{"a", "b"}
 	if err := s.InsertField(ctx, f, ev(contentapi.CustomFieldCreated)); err != nil {
 		t.Fatal(err)
 	}
-	f.Title, f.Options, f.UpdatedAt = "Tier", []string{"b", "c"}, f.UpdatedAt.Add(time.Hour)
-	if err := s.UpdateField(ctx, f, ev(contentapi.CustomFieldUpdated)); err != nil {
+	want := f
+	want.Title, want.Options, want.UpdatedAt = "Tier", []string{"b", "c"}, f.UpdatedAt.Add(time.Hour)
+	updated, err := s.UpdateField(ctx, "f1", func(f *customfield.Field) ([]kafkax.Event, error) {
+		f.Title, f.Options, f.UpdatedAt = want.Title, want.Options, want.UpdatedAt
+		return []kafkax.Event{ev(contentapi.CustomFieldUpdated)}, nil
+	})
+	if err != nil {
 		t.Fatal(err)
 	}
 	got, err := s.Field(ctx, "o1", "tier")
 	if err != nil {
 		t.Fatal(err)
 	}
-	f.Version = 1
-	if diff := cmp.Diff(f, got); diff != "" {
-		t.Errorf("updated field (-want +got):\n%s", diff)
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("stored field (-want +got):\n%s", diff)
 	}
-	// A write from a read before that update loses.
-	f.Version, f.Title = 0, "Stale"
-	if err := s.UpdateField(ctx, f, ev(contentapi.CustomFieldUpdated)); !errors.Is(err, customfield.ErrChanged) {
-		t.Errorf("stale update = %v, want ErrChanged", err)
+	if diff := cmp.Diff(want, updated); diff != "" {
+		t.Errorf("returned field (-want +got):\n%s", diff)
+	}
+	if got, want := outbox(t, db, customfieldmongo.Fields, "f1"), []string{contentapi.CustomFieldCreated, contentapi.CustomFieldUpdated}; !cmp.Equal(got, want) {
+		t.Errorf("outbox %v, want %v", got, want)
+	}
+	// A change that refuses writes nothing; a removed field is not found.
+	refused := apierr.Invalid("title", "bad")
+	if _, err := s.UpdateField(ctx, "f1", func(f *customfield.Field) ([]kafkax.Event, error) {
+		f.Title = "Refused"
+		return nil, refused
+	}); !errors.Is(err, refused) {
+		t.Errorf("refused change = %v, want %v", err, refused)
+	}
+	if got, _ := s.Field(ctx, "o1", "tier"); got.Title != "Tier" {
+		t.Errorf("title %q after a refused change", got.Title)
+	}
+	if err := s.RemoveField(ctx, got, ev(contentapi.CustomFieldDeleted)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.UpdateField(ctx, "f1", func(*customfield.Field) ([]kafkax.Event, error) { return nil, nil }); !errors.Is(err, apierr.ErrNotFound) {
+		t.Errorf("update of a removed field = %v, want not found", err)
 	}
 }
 
-// setValues writes values as the service does: a compare-and-set on what it
-// read just before.
+// setValues writes values as the service does.
 func setValues(ctx context.Context, s *customfieldmongo.Store, org, space string, set customfield.Values, clear []string, e kafkax.Event) error {
-	was, err := s.SpaceValues(ctx, space)
-	if err != nil {
-		return err
-	}
-	return s.SetSpaceValues(ctx, org, was, set, clear, e)
+	return s.UpdateSpaceValues(ctx, space, func(sv *customfield.SpaceValues) ([]kafkax.Event, error) {
+		if sv.Organization != org {
+			sv.Organization, sv.Values = org, customfield.Values{}
+		}
+		for k, v := range set {
+			sv.Values[k] = v
+		}
+		for _, k := range clear {
+			delete(sv.Values, k)
+		}
+		return []kafkax.Event{e}, nil
+	})
 }
 
-func TestSpaceValuesCompareAndSet(t *testing.T) {
+// A space's values are created by the first write; one that raced it (it
+// read no values) is applied to what that write stored, not over it.
+func TestSpaceValuesFirstWritesRace(t *testing.T) {
 	ctx := context.Background()
-	s, _ := newStore(t)
-	first, _ := s.SpaceValues(ctx, "s1")
-	if err := s.SetSpaceValues(ctx, "o1", first, customfield.Values{"a": "1"}, nil, ev(contentapi.CustomFieldValuesUpdated)); err != nil {
+	s, db := newStore(t)
+	tries := 0
+	err := s.UpdateSpaceValues(ctx, "s1", func(sv *customfield.SpaceValues) ([]kafkax.Event, error) {
+		tries++
+		if tries == 1 {
+			if err := setValues(ctx, s, "o1", "s1", customfield.Values{"a": "1"}, nil, ev(contentapi.CustomFieldValuesUpdated)); err != nil {
+				t.Fatalf("racing write: %v", err)
+			}
+		}
+		sv.Organization = "o1"
+		sv.Values["b"] = "2"
+		return []kafkax.Event{ev(contentapi.CustomFieldValuesUpdated)}, nil
+	})
+	if err != nil {
 		t.Fatal(err)
 	}
-	// A writer that read before that write loses, whether it creates or updates.
-	if err := s.SetSpaceValues(ctx, "o1", first, customfield.Values{"b": "2"}, nil, ev(contentapi.CustomFieldValuesUpdated)); !errors.Is(err, customfield.ErrChanged) {
-		t.Errorf("creating again = %v, want ErrChanged", err)
-	}
-	read, _ := s.SpaceValues(ctx, "s1")
-	if err := s.SetSpaceValues(ctx, "o1", read, customfield.Values{"b": "2"}, nil, ev(contentapi.CustomFieldValuesUpdated)); err != nil {
+	got, err := s.SpaceValues(ctx, "s1")
+	if err != nil {
 		t.Fatal(err)
 	}
-	if err := s.SetSpaceValues(ctx, "o1", read, customfield.Values{"c": "3"}, nil, ev(contentapi.CustomFieldValuesUpdated)); !errors.Is(err, customfield.ErrChanged) {
-		t.Errorf("updating from a stale read = %v, want ErrChanged", err)
+	if diff := cmp.Diff(customfield.Values{"a": "1", "b": "2"}, got.Values); diff != "" {
+		t.Errorf("values (-want +got):\n%s", diff)
+	}
+	if got := outbox(t, db, customfieldmongo.SpaceValues, "s1"); len(got) != 2 {
+		t.Errorf("outbox %v, want the events of both writes", got)
 	}
 }
 
@@ -201,7 +241,7 @@ func TestSpaceValues(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := customfield.SpaceValues{Space: "s1", Organization: "o1",
-		Values: customfield.Values{"t": "hello", "n": 7.0, "m": []string{"x", "y"}}, Version: 2}
+		Values: customfield.Values{"t": "hello", "n": 7.0, "m": []string{"x", "y"}}}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("values (-want +got):\n%s", diff)
 	}
@@ -217,7 +257,7 @@ func TestSpaceValues(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want = customfield.SpaceValues{Space: "s1", Organization: "o2", Values: customfield.Values{"z": "new"}, Version: 3}
+	want = customfield.SpaceValues{Space: "s1", Organization: "o2", Values: customfield.Values{"z": "new"}}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("values after transfer (-want +got):\n%s", diff)
 	}

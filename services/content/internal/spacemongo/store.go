@@ -59,8 +59,7 @@ const (
 func NewStore(db mongox.DB, written func()) *Store {
 	d := docstore.New(db, map[string]string{
 		Spaces: "space", Collections: "collection", Revisions: "revision",
-	})
-	d.OnWrite(written)
+	}, docstore.Notify(written))
 	d.CacheByID(Spaces, spaceEntries, spaceBytes, spaceTTL)
 	return &Store{d: d, db: db}
 }

@@ -40,7 +40,7 @@ var _ member.Store = (*Store)(nil)
 // NewStore returns a store on db, whose document locks the outbox relay
 // shares (see mongox.DB).
 func NewStore(db mongox.DB) *Store {
-	return &Store{d: docstore.New(db, map[string]string{Users: "user", Members: "member"})}
+	return &Store{d: docstore.New(db, map[string]string{Users: "user", Members: "member"}, nil)}
 }
 
 // OnEvents sets a function called after every write that recorded events,

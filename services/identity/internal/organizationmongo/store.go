@@ -27,7 +27,7 @@ var _ organization.Store = (*Store)(nil)
 // NewStore returns a store on db, whose document locks the outbox relay
 // shares (see mongox.DB).
 func NewStore(db mongox.DB) *Store {
-	return &Store{d: docstore.New(db, map[string]string{Collection: "organization"})}
+	return &Store{d: docstore.New(db, map[string]string{Collection: "organization"}, nil)}
 }
 
 // OnEvents sets a function called after every write that recorded events,

@@ -27,7 +27,7 @@ var _ saml.Store = (*Store)(nil)
 // NewStore returns a store on db, whose document locks the outbox relay
 // shares (see mongox.DB).
 func NewStore(db mongox.DB) *Store {
-	return &Store{d: docstore.New(db, map[string]string{Collection: "SAML provider"})}
+	return &Store{d: docstore.New(db, map[string]string{Collection: "SAML provider"}, nil)}
 }
 
 // OnEvents sets a function called after every write that recorded events,

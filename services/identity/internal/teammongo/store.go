@@ -37,7 +37,7 @@ var _ team.Store = (*Store)(nil)
 // NewStore returns a store on db, whose document locks the outbox relay
 // shares (see mongox.DB).
 func NewStore(db mongox.DB) *Store {
-	return &Store{d: docstore.New(db, map[string]string{Teams: "team", Memberships: "team member"})}
+	return &Store{d: docstore.New(db, map[string]string{Teams: "team", Memberships: "team member"}, nil)}
 }
 
 // OnEvents sets a function called after every write that recorded events,

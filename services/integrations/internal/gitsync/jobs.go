@@ -13,6 +13,7 @@ import (
 
 	"github.com/docspub/platform/libs/apierr"
 	"github.com/docspub/platform/libs/blob"
+	"github.com/docspub/platform/libs/envelope"
 	"github.com/docspub/platform/libs/internalapi/contentapi"
 	"github.com/docspub/platform/libs/internalapi/integrationsapi"
 	"github.com/docspub/platform/libs/jobs"
@@ -92,24 +93,24 @@ func (s *Service) ended(ctx context.Context, r *jobs.Run, p payload, remote gitr
 	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
 	var out error
-	if perr := retryMoved(func() (e error) { out, e = s.recordEnd(wctx, r, p, remote, err, after...); return e }); perr != nil {
+	if perr := s.store.Update(wctx, p.Space, func(st *State) (*envelope.Event, error) {
+		ev, o := s.recordEnd(st, r, p, remote, err, after...)
+		out = o
+		return &ev, nil
+	}); perr != nil {
 		return perr
 	}
 	return out
 }
 
-// recordEnd writes the end of the job on the space's state (a
-// compare-and-set: the request that started it may be writing meanwhile)
-// and returns what the job returns, or the write's failure.
-func (s *Service) recordEnd(wctx context.Context, r *jobs.Run, p payload, remote gitrepo.Remote, err error, after ...State) (out, perr error) {
-	st, gerr := s.store.Get(wctx, p.Space)
-	if gerr != nil {
-		if errors.Is(gerr, apierr.ErrNotFound) {
-			st = State{ID: p.Space, Organization: p.Organization, URL: p.URL, Ref: p.Ref, RepoName: repoName(p.URL),
-				Provider: p.Provider, CreatedAt: s.clock()}
-		} else {
-			return nil, gerr
-		}
+// recordEnd records the end of the job on the space's state st (the
+// store's change: the request that started the job may be writing the
+// state meanwhile) and returns the event of the end and what the job
+// returns.
+func (s *Service) recordEnd(st *State, r *jobs.Run, p payload, remote gitrepo.Remote, err error, after ...State) (ev envelope.Event, out error) {
+	if st.CreatedAt.IsZero() { // no state yet
+		*st = State{ID: p.Space, Organization: p.Organization, URL: p.URL, Ref: p.Ref, RepoName: repoName(p.URL),
+			Provider: p.Provider, CreatedAt: s.clock()}
 	}
 	if len(after) > 0 && err == nil {
 		st.LastCommit, st.LastTimestamp = after[0].LastCommit, after[0].LastTimestamp
@@ -137,8 +138,7 @@ func (s *Service) recordEnd(wctx context.Context, r *jobs.Run, p payload, remote
 		st.Operation = &op
 	}
 	st.UpdatedAt = now
-	ev := newEvent(st.Organization, st.ID, infoOf(st))
-	return out, s.store.Put(wctx, st, &ev)
+	return newEvent(st.Organization, st.ID, infoOf(*st)), out
 }
 
 // permanentCause reports failures that another attempt cannot fix.

@@ -10,7 +10,6 @@ package gitsync
 
 import (
 	"context"
-	"errors"
 	"time"
 
 	"github.com/docspub/platform/libs/apierr"
@@ -71,34 +70,19 @@ type State struct {
 	Operation     *Operation `bson:"operation,omitempty"`
 	CreatedAt     time.Time  `bson:"createdAt"`
 	UpdatedAt     time.Time  `bson:"updatedAt"`
-	// Version counts the state's writes: Put is a compare-and-set on it.
-	Version int64 `bson:"version"`
-}
-
-// ErrStateMoved is a Put of a state written by another since it was read.
-var ErrStateMoved = errors.New("git sync state written meanwhile")
-
-// casAttempts bounds the read-change-write rounds of a state that others
-// keep writing.
-const casAttempts = 8
-
-// retryMoved runs a read-change-write of a state again while another
-// write came between its read and its write, casAttempts times at most.
-func retryMoved(f func() error) error {
-	err := f()
-	for i := 1; i < casAttempts && errors.Is(err, ErrStateMoved); i++ {
-		err = f()
-	}
-	return err
 }
 
 // Store keeps the spaces' sync states. Reads of a missing state are apierr
 // not-found errors.
 type Store interface {
 	Get(ctx context.Context, space string) (State, error)
-	// Put writes a state whole (insert or replace) with its event, as a
-	// compare-and-set on the Version it was read at (ErrStateMoved).
-	Put(ctx context.Context, s State, ev *envelope.Event) error
+	// Update reads the space's state (a space without one gets
+	// State{ID: space}, its CreatedAt zero), applies change to it and
+	// stores it with the change's event (nil: none), all or nothing.
+	// Another write of the state meanwhile (the request that started a
+	// job racing the job's end) is retried once, then an apierr.ErrChanged
+	// conflict.
+	Update(ctx context.Context, space string, change func(*State) (*envelope.Event, error)) error
 	// Running counts org's states whose operation is running.
 	Running(ctx context.Context, org string) (int, error)
 }

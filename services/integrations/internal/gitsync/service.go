@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/docspub/platform/libs/apierr"
+	"github.com/docspub/platform/libs/envelope"
 	"github.com/docspub/platform/libs/internalapi/contentapi"
 	"github.com/docspub/platform/libs/internalapi/integrationsapi"
 	"github.com/docspub/platform/libs/jobs"
@@ -276,18 +277,19 @@ func (s *Service) endRecorded(ctx context.Context, space, job string) bool {
 // started records the operation as running on the space's state (a
 // compare-and-set: the job may be ending meanwhile).
 func (s *Service) started(ctx context.Context, a contentapi.GitAccess, p payload, jobID, kind string) error {
-	return retryMoved(func() error { return s.startedOnce(ctx, a, p, jobID, kind) })
+	return s.store.Update(ctx, a.Space, func(st *State) (*envelope.Event, error) {
+		now := s.clock()
+		if st.CreatedAt.IsZero() {
+			st.CreatedAt = now
+		}
+		startedOn(st, a, p, jobID, kind, now)
+		ev := integrationsapi.NewGitSyncStarted(st.Organization, st.ID, infoOf(*st))
+		return &ev, nil
+	})
 }
 
-func (s *Service) startedOnce(ctx context.Context, a contentapi.GitAccess, p payload, jobID, kind string) error {
-	now := s.clock()
-	st, err := s.store.Get(ctx, a.Space)
-	if err != nil && !errors.Is(err, apierr.ErrNotFound) {
-		return err
-	}
-	if errors.Is(err, apierr.ErrNotFound) {
-		st = State{ID: a.Space, CreatedAt: now}
-	}
+// startedOn records on st the operation as started at now.
+func startedOn(st *State, a contentapi.GitAccess, p payload, jobID, kind string, now time.Time) {
 	st.Organization = a.Organization
 	if st.URL != p.URL || st.Ref != p.Ref {
 		st.LastCommit = "" // another remote or ref: nothing synced with it yet
@@ -296,8 +298,6 @@ func (s *Service) startedOnce(ctx context.Context, a contentapi.GitAccess, p pay
 	if st.Operation == nil || st.Operation.Job != jobID { // the job may already have ended
 		st.Operation = &Operation{Job: jobID, State: OpRunning, Direction: direction(kind), StartedAt: now}
 	}
-	ev := integrationsapi.NewGitSyncStarted(st.Organization, st.ID, infoOf(st))
-	return s.store.Put(ctx, st, &ev)
 }
 
 func direction(kind string) string {

@@ -8,6 +8,7 @@ import (
 	"github.com/docspub/platform/libs/internalapi/contentapi"
 	"github.com/docspub/platform/libs/jobs"
 	"github.com/docspub/platform/libs/jobs/jobsmongo"
+	"github.com/docspub/platform/libs/kafkax"
 	"github.com/docspub/platform/libs/mongotest"
 	"github.com/docspub/platform/services/integrations/internal/access"
 	"github.com/docspub/platform/services/integrations/internal/gitsync"
@@ -23,7 +24,7 @@ import (
 func TestAnEndedJobStillQueuedIsWaitedFor(t *testing.T) {
 	ctx := t.Context()
 	db := mongotest.DB(t)
-	reads := &signalingStore{Store: gitsyncmongo.NewStore(db), read: make(chan struct{}, 1)}
+	reads := &signalingStore{Store: gitsyncmongo.NewStore(db, nil), read: make(chan struct{}, 1)}
 	queue := jobsmongo.NewQueue(db, "jobs")
 	svc := gitsync.New(reads, oneSpace{}, queue, gitsync.Config{}, nil)
 	caller := access.Caller{UserID: "u1", Roles: map[string]string{"o1": "admin"}}
@@ -41,18 +42,16 @@ func TestAnEndedJobStillQueuedIsWaitedFor(t *testing.T) {
 	// before it returns (the queue still holds the job).
 	release := make(chan struct{})
 	recorded := make(chan struct{})
-	store := gitsyncmongo.NewStore(db)
+	store := gitsyncmongo.NewStore(db, nil)
 	worker := queue.NewWorker(map[string]jobs.Handler{gitsync.JobImport: func(ctx context.Context, r *jobs.Run) error {
 		if r.Job.ID != first.ID { // the next import's job: left running
 			<-ctx.Done()
 			return ctx.Err()
 		}
-		st, err := store.Get(ctx, "sp1")
-		if err != nil {
-			return err
-		}
-		st.Operation.State = gitsync.OpSuccess
-		if err := store.Put(ctx, st, nil); err != nil {
+		if err := store.Update(ctx, "sp1", func(st *gitsync.State) (*kafkax.Event, error) {
+			st.Operation.State = gitsync.OpSuccess
+			return nil, nil
+		}); err != nil {
 			return err
 		}
 		close(recorded)

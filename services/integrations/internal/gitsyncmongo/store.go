@@ -5,9 +5,7 @@ package gitsyncmongo
 
 import (
 	"context"
-	"errors"
 
-	"github.com/docspub/platform/libs/apierr"
 	"github.com/docspub/platform/libs/docstore"
 	"github.com/docspub/platform/libs/kafkax"
 	"github.com/docspub/platform/libs/mongox"
@@ -25,14 +23,11 @@ type Store struct {
 
 var _ gitsync.Store = (*Store)(nil)
 
-// NewStore returns a store on db (the service's, whose document locks it
-// shares with the outbox relay).
-func NewStore(db mongox.DB) *Store {
-	return &Store{ds: docstore.New(db, map[string]string{States: "Git sync"})}
+// NewStore returns a store on db (the service's); written (nil: none) is
+// called after every write that recorded an event (the relay's Notify).
+func NewStore(db mongox.DB, written func()) *Store {
+	return &Store{ds: docstore.New(db, map[string]string{States: "Git sync"}, docstore.Notify(written))}
 }
-
-// OnWrite sets a function called after every write that recorded an event.
-func (s *Store) OnWrite(f func()) { s.ds.OnWrite(f) }
 
 // Indexes: running operations counted per organization.
 func Indexes() []mongox.Index {
@@ -50,57 +45,17 @@ func (s *Store) Get(ctx context.Context, space string) (gitsync.State, error) {
 	return docstore.FindLatest[gitsync.State](ctx, s.ds, States, bson.M{"_id": space})
 }
 
-// Put writes a state whole, keeping the events not yet relayed, as a
-// compare-and-set on the version it was read at (0: not stored yet, or
-// stored before states had versions); it stores the next version.
-// Another write since is gitsync.ErrStateMoved.
-func (s *Store) Put(ctx context.Context, st gitsync.State, ev *kafkax.Event) error {
-	was := st.Version
-	st.Version++
-	raw, err := bson.Marshal(st)
-	if err != nil {
-		return err
-	}
-	var set bson.M
-	if err := bson.Unmarshal(raw, &set); err != nil {
-		return err
-	}
-	delete(set, "_id")
-	unset := bson.M{}
-	for _, f := range []string{"lastCommit", "lastTimestamp", "operation"} {
-		if _, ok := set[f]; !ok {
-			unset[f] = ""
+// Update applies change to the space's state (docstore.ModifyOrInsert):
+// the state is created by its first write.
+func (s *Store) Update(ctx context.Context, space string, change func(*gitsync.State) (*kafkax.Event, error)) error {
+	_, err := docstore.ModifyOrInsert(ctx, s.ds, States, space, gitsync.State{ID: space}, func(st *gitsync.State) ([]kafkax.Event, error) {
+		ev, err := change(st)
+		if err != nil || ev == nil {
+			return nil, err
 		}
-	}
-	upd := bson.M{"$set": set}
-	if len(unset) > 0 {
-		upd["$unset"] = unset
-	}
-	var events []kafkax.Event
-	if ev != nil {
-		events = append(events, *ev)
-	}
-	cond := bson.M{"version": was}
-	if was == 0 {
-		cond = bson.M{"version": bson.M{"$in": bson.A{int64(0), nil}}}
-	}
-	err = s.ds.Update(ctx, States, st.ID, cond, upd, events...)
-	if !errors.Is(err, apierr.ErrNotFound) {
-		return err
-	}
-	if _, gerr := s.Get(ctx, st.ID); gerr == nil {
-		return gitsync.ErrStateMoved // stored, at another version
-	}
-	if was != 0 {
-		return gitsync.ErrStateMoved // removed since
-	}
-	if err := s.ds.Insert(ctx, States, st, events...); err != nil {
-		if _, gerr := s.Get(ctx, st.ID); gerr == nil {
-			return gitsync.ErrStateMoved // inserted meanwhile by another writer
-		}
-		return err
-	}
-	return nil
+		return []kafkax.Event{*ev}, nil
+	})
+	return err
 }
 
 // Running counts org's states whose operation is running.

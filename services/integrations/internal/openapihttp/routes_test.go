@@ -70,7 +70,7 @@ func newEnvConfig(t testing.TB, cfg openapi.Config, work bool) *env {
 		t.Fatal(err)
 	}
 	queue := jobsmongo.NewQueue(db, "jobs", jobsmongo.WithLease(5*time.Second))
-	store := openapimongo.NewStore(db)
+	store := openapimongo.NewStore(db, nil)
 	svc := openapi.New(store, queue, cfg, "https://api.test", "https://app.test", logx.ForTest(t))
 	w := queue.NewWorker(map[string]jobs.Handler{openapi.JobKind: svc.Handler}, 2, logx.ForTest(t))
 	w.SetPoll(20 * time.Millisecond)

@@ -40,18 +40,15 @@ type Store struct {
 
 var _ openapi.Store = (*Store)(nil)
 
-// NewStore returns a store on db (the service's, whose document locks it
-// shares with the outbox relay).
-func NewStore(db mongox.DB) *Store {
+// NewStore returns a store on db (the service's); written (nil: none) is
+// called after every write that recorded an event (the relay's Notify).
+func NewStore(db mongox.DB, written func()) *Store {
 	return &Store{
 		ds: docstore.New(db, map[string]string{Specs: "OpenAPI spec", Versions: "OpenAPI spec version",
-			Texts: "OpenAPI spec source"}),
+			Texts: "OpenAPI spec source"}, docstore.Notify(written)),
 		bucket: db.GridFSBucket(options.GridFSBucket().SetName(Bucket)),
 	}
 }
-
-// OnWrite sets a function called after every write that recorded an event.
-func (s *Store) OnWrite(f func()) { s.ds.OnWrite(f) }
 
 // Indexes: slugs unique per organization, lists by id, versions by spec,
 // unprocessed specs by change time.

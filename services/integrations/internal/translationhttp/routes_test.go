@@ -53,7 +53,7 @@ func TestTranslationSettings(t *testing.T) {
 	if err := mongox.EnsureIndexes(t.Context(), db.Database, translationmongo.Indexes()...); err != nil {
 		t.Fatal(err)
 	}
-	svc := translation.New(translationmongo.NewStore(db), "https://api.test", time.Now)
+	svc := translation.New(translationmongo.NewStore(db, nil), "https://api.test", time.Now)
 	signer := apitest.Signer(t)
 	e := httpx.NewEngine(logx.ForTest(t), "integrations")
 	translationhttp.Register(e.Group("/v1", internaltoken.Require(signer)), svc)

@@ -24,14 +24,11 @@ type Store struct {
 
 var _ translation.Store = (*Store)(nil)
 
-// NewStore returns a store on db (the service's, whose document locks it
-// shares with the outbox relay).
-func NewStore(db mongox.DB) *Store {
-	return &Store{ds: docstore.New(db, map[string]string{Settings: "translation settings"})}
+// NewStore returns a store on db (the service's); written (nil: none) is
+// called after every write that recorded an event (the relay's Notify).
+func NewStore(db mongox.DB, written func()) *Store {
+	return &Store{ds: docstore.New(db, map[string]string{Settings: "translation settings"}, docstore.Notify(written))}
 }
-
-// OnWrite sets a function called after every write that recorded an event.
-func (s *Store) OnWrite(f func()) { s.ds.OnWrite(f) }
 
 // Indexes are the indexes the store relies on: an organization's settings by id.
 func Indexes() []mongox.Index { return []mongox.Index{mongox.Keys(Settings, "organization", "_id")} }

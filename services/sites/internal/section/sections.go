@@ -518,9 +518,14 @@ func (l layout) order() []Section {
 	return out
 }
 
-// setDefault marks a section as the site's default (or not) with an updated event.
+// setDefault marks a section as the site's default (or not) with an updated
+// event; a section that already is (or is not) is left as it is, so that
+// racers settling the default do not conflict over one they agree on.
 func (s *Service) setDefault(ctx context.Context, g site.Grant, sec Section, def bool) error {
 	_, err := s.store.UpdateSection(ctx, g.Site, sec.ID, func(cur *Section) (envelope.Event, error) {
+		if cur.Default == def {
+			return envelope.Event{}, nil
+		}
 		cur.Default, cur.UpdatedAt = def, s.clock()
 		v, err := s.view(ctx, g, *cur)
 		return event(sitesapi.NewSiteSectionUpdated, g, cur.ID, v), err

@@ -12,7 +12,6 @@ import (
 	"github.com/docspub/platform/libs/docstore"
 	"github.com/docspub/platform/libs/kafkax"
 	"github.com/docspub/platform/libs/mongox"
-	"github.com/docspub/platform/services/sites/internal/casmongo"
 	"github.com/docspub/platform/services/sites/internal/section"
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
@@ -34,7 +33,7 @@ var _ section.Store = (*Store)(nil)
 // NewStore returns a store on db (its document locks are shared with the
 // outbox relay).
 func NewStore(db mongox.DB) *Store {
-	return &Store{d: docstore.New(db, map[string]string{Sections: "site section", Groups: "site section group"})}
+	return &Store{d: docstore.New(db, map[string]string{Sections: "site section", Groups: "site section group"}, nil)}
 }
 
 // OnEvents sets the function called after each write with events, with
@@ -61,19 +60,31 @@ func (s *Store) InsertSection(ctx context.Context, sec section.Section, ev kafka
 }
 
 // UpdateSection applies change to a section of site and stores what it
-// changed with its event, as a compare-and-set (casmongo). A path another
-// live section of the site has is a conflict.
+// changed with its event (docstore.Modify). A path another live section of
+// the site has is a conflict.
 func (s *Store) UpdateSection(ctx context.Context, site, id string, change func(*section.Section) (kafkax.Event, error)) (section.Section, error) {
-	sec, err := casmongo.Update(ctx, s.d, Sections, bson.M{"_id": id, "site": site}, change, s.pathFree)
+	sec, err := docstore.Modify(ctx, s.d, Sections, id, func(sec *section.Section) ([]kafkax.Event, error) {
+		if sec.Site != site {
+			return nil, apierr.NotFound("%s not found", s.d.Name(Sections))
+		}
+		old := sec.Path
+		ev, err := change(sec)
+		if err != nil {
+			return nil, err
+		}
+		if sec.Path != old {
+			if err := s.pathFree(ctx, sec); err != nil {
+				return nil, err
+			}
+		}
+		return docstore.One(ev), nil
+	})
 	return sec, uniqueErr(err)
 }
 
-// pathFree is a conflict when the change gives the section a path another
-// live section of its site has.
-func (s *Store) pathFree(ctx context.Context, old, sec *section.Section) error {
-	if sec.Path == old.Path {
-		return nil
-	}
+// pathFree is a conflict when another live section of its site has the
+// section's path.
+func (s *Store) pathFree(ctx context.Context, sec *section.Section) error {
 	n, err := s.d.Count(ctx, Sections, bson.M{"site": sec.Site, "path": sec.Path, "_id": bson.M{"$ne": sec.ID}})
 	if err != nil {
 		return err
@@ -135,9 +146,15 @@ func (s *Store) InsertGroup(ctx context.Context, g section.Group, ev kafkax.Even
 }
 
 // UpdateGroup applies change to a group of site and stores what it changed
-// with its event, as a compare-and-set (casmongo).
+// with its event (docstore.Modify).
 func (s *Store) UpdateGroup(ctx context.Context, site, id string, change func(*section.Group) (kafkax.Event, error)) (section.Group, error) {
-	return casmongo.Update(ctx, s.d, Groups, bson.M{"_id": id, "site": site}, change, nil)
+	return docstore.Modify(ctx, s.d, Groups, id, func(g *section.Group) ([]kafkax.Event, error) {
+		if g.Site != site {
+			return nil, apierr.NotFound("%s not found", s.d.Name(Groups))
+		}
+		ev, err := change(g)
+		return docstore.One(ev), err
+	})
 }
 
 // RemoveGroup tombstones a group of site.

@@ -133,6 +133,23 @@ func TestPathIsUniqueInASite(t *testing.T) {
 		{"removing through another site", func() error {
 			return s.RemoveSection(ctx, "s2", "b", ev("b"))
 		}, apierr.ErrNotFound},
+		{"changing through another site", func() error {
+			_, err := s.UpdateSection(ctx, "s2", "b", func(sec *section.Section) (envelope.Event, error) {
+				sec.Title = "Taken over"
+				return envelope.Event{}, nil
+			})
+			return err
+		}, apierr.ErrNotFound},
+		{"changing a group through another site", func() error {
+			if err := s.InsertGroup(ctx, section.Group{ID: "g", Site: "s1"}, ev("g")); err != nil {
+				return err
+			}
+			_, err := s.UpdateGroup(ctx, "s2", "g", func(g *section.Group) (envelope.Event, error) {
+				g.Title = "Taken over"
+				return envelope.Event{}, nil
+			})
+			return err
+		}, apierr.ErrNotFound},
 	} {
 		if err := tc.do(); !errors.Is(err, tc.want) || (tc.want == nil && err != nil) {
 			t.Fatalf("%s: %v, want %v", tc.name, err, tc.want)

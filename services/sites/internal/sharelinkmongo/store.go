@@ -29,7 +29,7 @@ var _ sharelink.Store = (*Store)(nil)
 // NewStore returns a store on db. Updates of one document are serialised
 // with its document locks, which the outbox relay shares (see mongox.DB).
 func NewStore(db mongox.DB) *Store {
-	return &Store{ds: docstore.New(db, map[string]string{Links: "share link"})}
+	return &Store{ds: docstore.New(db, map[string]string{Links: "share link"}, nil)}
 }
 
 // OnEvents sets the function called after each write with events, with

@@ -6,7 +6,6 @@ import (
 	"github.com/docspub/platform/libs/apierr"
 	"github.com/docspub/platform/libs/docstore"
 	"github.com/docspub/platform/libs/kafkax"
-	"github.com/docspub/platform/services/sites/internal/casmongo"
 	"github.com/docspub/platform/services/sites/internal/site"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
@@ -22,9 +21,9 @@ func (s *Store) InsertPublishingAuth(ctx context.Context, pa site.PublishingAuth
 }
 
 // UpdatePublishingAuth applies change to a site's publishing auth and
-// stores what it changed with its event, as a compare-and-set (casmongo).
+// stores what it changed with its event (docstore.Modify).
 func (s *Store) UpdatePublishingAuth(ctx context.Context, siteID string, change func(*site.PublishingAuth) (kafkax.Event, error)) (site.PublishingAuth, error) {
-	return casmongo.Update(ctx, s.d, PublishingAuths, bson.M{"_id": siteID}, change, nil)
+	return docstore.Modify(ctx, s.d, PublishingAuths, siteID, one(change))
 }
 
 // SiteByName returns org's live site whose basename is name, else the one

@@ -13,7 +13,6 @@ import (
 	"github.com/docspub/platform/libs/docstore"
 	"github.com/docspub/platform/libs/kafkax"
 	"github.com/docspub/platform/libs/mongox"
-	"github.com/docspub/platform/services/sites/internal/casmongo"
 	"github.com/docspub/platform/services/sites/internal/site"
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
@@ -45,7 +44,7 @@ var _ site.Store = (*Store)(nil)
 // outbox relay).
 func NewStore(db mongox.DB) *Store {
 	return &Store{d: docstore.New(db, map[string]string{Sites: "site", SiteSpaces: "site space",
-		Schemas: "adaptive schema", PublishingAuths: "publishing auth", Hostnames: "hostname"})}
+		Schemas: "adaptive schema", PublishingAuths: "publishing auth", Hostnames: "hostname"}, nil)}
 }
 
 // OnEvents sets the function called after each write with events, with
@@ -78,19 +77,28 @@ func (s *Store) InsertSite(ctx context.Context, st site.Site, ev kafkax.Event) e
 }
 
 // UpdateSite applies change to a live site and stores what it changed with
-// its event, as a compare-and-set (casmongo). A basename another live site
-// of the organization uses is a conflict.
+// its event (docstore.Modify). A basename another live site of the
+// organization uses is a conflict.
 func (s *Store) UpdateSite(ctx context.Context, id string, change func(*site.Site) (kafkax.Event, error)) (site.Site, error) {
-	st, err := casmongo.Update(ctx, s.d, Sites, bson.M{"_id": id}, change, s.basenameFree)
+	st, err := docstore.Modify(ctx, s.d, Sites, id, func(st *site.Site) ([]kafkax.Event, error) {
+		old := st.BasenameKey
+		ev, err := change(st)
+		if err != nil {
+			return nil, err
+		}
+		if st.BasenameKey != old {
+			if err := s.basenameFree(ctx, st); err != nil {
+				return nil, err
+			}
+		}
+		return docstore.One(ev), nil
+	})
 	return st, uniqueErr(err, "site")
 }
 
-// basenameFree is a conflict when the change gives the site a basename
-// another live site of its organization uses.
-func (s *Store) basenameFree(ctx context.Context, old, st *site.Site) error {
-	if st.BasenameKey == old.BasenameKey {
-		return nil
-	}
+// basenameFree is a conflict when another live site of its organization
+// uses the site's basename.
+func (s *Store) basenameFree(ctx context.Context, st *site.Site) error {
 	n, err := s.d.Count(ctx, Sites, bson.M{"organization": st.Organization, "basenameKey": st.BasenameKey, "_id": bson.M{"$ne": st.ID}})
 	if err != nil {
 		return err
@@ -173,11 +181,19 @@ func (s *Store) InsertSiteSpace(ctx context.Context, ss site.SiteSpace, ev kafka
 }
 
 // UpdateSiteSpace applies change to a live site space and stores what it
-// changed with its event, as a compare-and-set (casmongo). A path a
-// sibling uses is a conflict.
+// changed with its event (docstore.Modify). A path a sibling uses is a
+// conflict.
 func (s *Store) UpdateSiteSpace(ctx context.Context, id string, change func(*site.SiteSpace) (kafkax.Event, error)) (site.SiteSpace, error) {
-	ss, err := casmongo.Update(ctx, s.d, SiteSpaces, bson.M{"_id": id}, change, nil)
+	ss, err := docstore.Modify(ctx, s.d, SiteSpaces, id, one(change))
 	return ss, uniqueErr(err, "site space path")
+}
+
+// one adapts a change that records at most one event to docstore.Modify.
+func one[T any](change func(*T) (kafkax.Event, error)) docstore.Change[T] {
+	return func(doc *T) ([]kafkax.Event, error) {
+		ev, err := change(doc)
+		return docstore.One(ev), err
+	}
 }
 
 // RemoveSiteSpace tombstones a site space and frees its path (live paths
