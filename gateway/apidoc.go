@@ -18,7 +18,7 @@ import (
 	"github.com/gin-gonic/gin"
 )
 
-// The gateway's own routes (route.GatewayRoutes): the API document and its
+// The gateway's own operations (x-service route.Gateway): the API document and its
 // reference page, with the page's assets below DocsPath.
 const (
 	DocumentPath = "/v1/openapi.json"

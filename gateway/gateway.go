@@ -229,7 +229,7 @@ type Gateway struct {
 	// repurge purges the tags of events a second time (events.go).
 	repurge repurge
 	// docs are the API document and its reference page, served by the
-	// gateway itself (route.GatewayRoutes).
+	// gateway itself (the document's operations of x-service route.Gateway).
 	docs apiDocs
 	// redisWarned is when a Redis failure was last logged (Unix nanoseconds).
 	redisWarned atomic.Int64
@@ -269,7 +269,7 @@ func New(cfg Config, deps Deps) (*Gateway, error) {
 	if deps.Log == nil {
 		deps.Log = logx.Discard()
 	}
-	routes, err := route.New(route.Routes)
+	routes, err := route.FromDocument()
 	if err != nil {
 		return nil, fmt.Errorf("route table: %w", err)
 	}

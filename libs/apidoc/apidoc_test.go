@@ -111,3 +111,33 @@ func TestWithServer(t *testing.T) {
 		}
 	}
 }
+
+// TestRoutes: Routes reads the method, path and x-service of every
+// operation, as Operations does, and the one path parameter that takes the
+// rest of the path.
+func TestRoutes(t *testing.T) {
+	ops, err := apidoc.Operations()
+	if err != nil {
+		t.Fatal(err)
+	}
+	routes, err := apidoc.Routes()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want, rest []apidoc.Route
+	for _, op := range ops {
+		want = append(want, apidoc.Route{Method: op.Method, Path: op.Path, Service: op.Service,
+			Rest: op.Path == "/v1/spaces/{spaceId}/content/path/{pagePath}"})
+	}
+	if diff := cmp.Diff(want, routes); diff != "" {
+		t.Errorf("Routes (-want +got):\n%s", diff)
+	}
+	for _, r := range routes {
+		if r.Rest {
+			rest = append(rest, r)
+		}
+	}
+	if len(rest) != 1 {
+		t.Errorf("rest routes = %+v, want the page by path alone", rest)
+	}
+}
