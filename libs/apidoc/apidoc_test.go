@@ -1,12 +1,15 @@
 package apidoc_test
 
 import (
+	"bytes"
 	"encoding/json"
 	"net/http"
+	"os"
 	"testing"
 
 	"github.com/docspub/platform/libs/apidoc"
 	"github.com/docspub/platform/libs/apidoc/apidoctest"
+	"github.com/docspub/platform/libs/apidoc/internal/bundle"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -139,5 +142,17 @@ func TestRoutes(t *testing.T) {
 	}
 	if len(rest) != 1 {
 		t.Errorf("rest routes = %+v, want the page by path alone", rest)
+	}
+}
+
+// TestBundleIsFresh: the committed openapi.json is the bundle of its
+// sources (src/); after editing them, run `go generate ./apidoc` in libs.
+func TestBundleIsFresh(t *testing.T) {
+	fresh, err := bundle.Bundle(os.DirFS("src"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(fresh, apidoc.JSON()) {
+		t.Error("openapi.json is not the bundle of src/: run `go generate ./apidoc` in libs")
 	}
 }
