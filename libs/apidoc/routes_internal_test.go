@@ -25,3 +25,13 @@ func TestReadRoutesRefuses(t *testing.T) {
 		})
 	}
 }
+
+// BenchmarkReadRoutes is the gateway's start-up cost of reading its routes
+// from the document (once per process).
+func BenchmarkReadRoutes(b *testing.B) {
+	for b.Loop() {
+		if _, err := readRoutes(document); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

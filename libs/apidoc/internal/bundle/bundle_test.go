@@ -2,6 +2,7 @@ package bundle_test
 
 import (
 	"encoding/json"
+	"os"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -107,5 +108,15 @@ func TestBundleRefuses(t *testing.T) {
 				t.Errorf("Bundle: %v, want an error with %q", err, tc.want)
 			}
 		})
+	}
+}
+
+// BenchmarkBundle is go generate's cost of bundling the document's sources.
+func BenchmarkBundle(b *testing.B) {
+	fsys := os.DirFS("../../src")
+	for b.Loop() {
+		if _, err := bundle.Bundle(fsys); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
