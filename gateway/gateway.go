@@ -23,6 +23,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/docspub/platform/gateway/internal/apidocs"
 	"github.com/docspub/platform/gateway/internal/clientip"
 	"github.com/docspub/platform/gateway/internal/pagecache"
 	"github.com/docspub/platform/gateway/internal/route"
@@ -230,7 +231,7 @@ type Gateway struct {
 	repurge repurge
 	// docs are the API document and its reference page, served by the
 	// gateway itself (the document's operations of x-service route.Gateway).
-	docs apiDocs
+	docs apidocs.Files
 	// redisWarned is when a Redis failure was last logged (Unix nanoseconds).
 	redisWarned atomic.Int64
 	// readerToken is the internal token readers' requests carry to sites:
@@ -254,6 +255,13 @@ type Gateway struct {
 	targets *sizedcache.Cache[string, *url.URL]
 	engine  *gin.Engine
 }
+
+// The gateway's own paths (internal/apidocs): the API document and its
+// reference page.
+const (
+	DocumentPath = apidocs.DocumentPath
+	DocsPath     = apidocs.DocsPath
+)
 
 // New returns a gateway for a valid configuration.
 func New(cfg Config, deps Deps) (*Gateway, error) {
@@ -281,7 +289,7 @@ func New(cfg Config, deps Deps) (*Gateway, error) {
 	if err != nil {
 		return nil, err
 	}
-	docs, err := newAPIDocs(cfg.PublicURL)
+	docs, err := apidocs.New(cfg.PublicURL)
 	if err != nil {
 		return nil, fmt.Errorf("API document: %w", err)
 	}

@@ -22,8 +22,8 @@ import (
 func (g *Gateway) serve(c *gin.Context) {
 	r := c.Request
 	ctx := r.Context()
-	if g.docs.owns(r.URL.Path) {
-		g.docs.serve(c)
+	if g.docs.Owns(r.URL.Path) {
+		g.docs.Serve(c)
 		return
 	}
 
