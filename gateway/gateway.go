@@ -25,8 +25,10 @@ import (
 
 	"github.com/docspub/platform/gateway/internal/apidocs"
 	"github.com/docspub/platform/gateway/internal/clientip"
+	"github.com/docspub/platform/gateway/internal/hostnames"
 	"github.com/docspub/platform/gateway/internal/pagecache"
 	"github.com/docspub/platform/gateway/internal/route"
+	"github.com/docspub/platform/gateway/internal/throttle"
 	"github.com/docspub/platform/gateway/internal/views"
 	"github.com/docspub/platform/libs/config"
 	"github.com/docspub/platform/libs/discovery"
@@ -247,10 +249,10 @@ type Gateway struct {
 	// for the PROXY protocol (Listener).
 	clients *clientip.Resolver
 	// throttled logs a rate-limited key once per window (ratelimit.go).
-	throttled *throttleLog
+	throttled *throttle.Log
 	// hosts decides which custom hostnames may have a TLS certificate
-	// (hostnames.go).
-	hosts *hostDecider
+	// (internal/hostnames).
+	hosts *hostnames.Decider
 	// targets are the services' base URLs parsed (targetURL).
 	targets *sizedcache.Cache[string, *url.URL]
 	engine  *gin.Engine
@@ -300,7 +302,7 @@ func New(cfg Config, deps Deps) (*Gateway, error) {
 	transport := newTransport(cfg.UpstreamTimeout)
 	g := &Gateway{
 		clients:   clients,
-		throttled: newThrottleLog(deps.Log),
+		throttled: throttle.New(deps.Log),
 		docs:      docs,
 		cfg:       cfg,
 		kafka:     cluster,
@@ -316,7 +318,7 @@ func New(cfg Config, deps Deps) (*Gateway, error) {
 	if cfg.ReaderCacheBytes > 0 {
 		g.pages = pagecache.New(cfg.ReaderCacheBytes, cfg.ReaderCacheTTL)
 	}
-	g.hosts = newHostDecider(internalclient.New(route.Sites, deps.Resolver, signer, decisionTimeout), g.log.With("component", "tls"))
+	g.hosts = hostnames.New(internalclient.New(route.Sites, deps.Resolver, signer, hostnames.DecisionTimeout), g.log.With("component", "tls"))
 	g.views = views.New(deps.Resolver, signer, g.log.With("component", "insights recorder"))
 	g.targets = sizedcache.New[string, *url.URL](maxTargets, 0)
 	g.proxy = g.newProxy(retrying{next: transport, g: g})

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/docspub/platform/gateway/internal/throttle"
 	"github.com/docspub/platform/libs/apierr"
 	"github.com/docspub/platform/libs/httpx"
 	"github.com/gin-gonic/gin"
@@ -27,13 +28,13 @@ type rateLimit struct{ name, prefix string }
 
 var (
 	// tokenLimit is RATE_LIMIT per token (keyed by its hash).
-	tokenLimit = rateLimit{"token", "gateway:"}
+	tokenLimit = rateLimit{throttle.Token, "gateway:"}
 	// readerLimit is RATE_LIMIT per client address of readers.
-	readerLimit = rateLimit{"reader", "gateway:reader:"}
+	readerLimit = rateLimit{throttle.Reader, "gateway:reader:"}
 )
 
 // allow applies the rate limit l to key (RATE_LIMIT per minute). Over the
-// limit it answers 429 with Retry-After, notes the refusal (throttleLog)
+// limit it answers 429 with Retry-After, notes the refusal (internal/throttle)
 // and returns false. When Redis fails the request goes through.
 func (g *Gateway) allow(c *gin.Context, l rateLimit, key string) bool {
 	if g.cfg.RateLimit == 0 {
@@ -58,7 +59,7 @@ func (g *Gateway) allow(c *gin.Context, l rateLimit, key string) bool {
 		retry = "1"
 	}
 	h.Set("Retry-After", retry)
-	g.throttled.refused(ctx, l.name, key, clientOf(c), limit.Rate)
+	g.throttled.Refused(ctx, l.name, key, clientOf(c), limit.Rate)
 	httpx.Error(c, apierr.New(http.StatusTooManyRequests,
 		"rate limit of %d requests per minute exceeded; retry in %s s", limit.Rate, retry))
 	return false
@@ -92,7 +93,7 @@ func (g *Gateway) authFailed(ctx context.Context, client string) error {
 	if res.Allowed > 0 {
 		return errUnknownToken
 	}
-	g.throttled.refused(ctx, "failed_auth", client, client, g.cfg.FailedAuthLimit)
+	g.throttled.Refused(ctx, throttle.FailedAuth, client, client, g.cfg.FailedAuthLimit)
 	retry := max(res.RetryAfter, time.Second)
 	return apierr.TooMany(retry, "too many unknown tokens from your address; retry in %s s", ceilSeconds(retry))
 }
