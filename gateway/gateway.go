@@ -27,6 +27,7 @@ import (
 	"github.com/docspub/platform/gateway/internal/clientip"
 	"github.com/docspub/platform/gateway/internal/hostnames"
 	"github.com/docspub/platform/gateway/internal/pagecache"
+	"github.com/docspub/platform/gateway/internal/retry"
 	"github.com/docspub/platform/gateway/internal/route"
 	"github.com/docspub/platform/gateway/internal/throttle"
 	"github.com/docspub/platform/gateway/internal/views"
@@ -321,7 +322,7 @@ func New(cfg Config, deps Deps) (*Gateway, error) {
 	g.hosts = hostnames.New(internalclient.New(route.Sites, deps.Resolver, signer, hostnames.DecisionTimeout), g.log.With("component", "tls"))
 	g.views = views.New(deps.Resolver, signer, g.log.With("component", "insights recorder"))
 	g.targets = sizedcache.New[string, *url.URL](maxTargets, 0)
-	g.proxy = g.newProxy(retrying{next: transport, g: g})
+	g.proxy = g.newProxy(retry.Transport{Next: transport, Resolve: g.resolveAgain})
 
 	// Ready means able to serve: not Redis, without which the gateway
 	// fails open (rate limits off, tokens resolved through identity), so

@@ -129,6 +129,22 @@ func bearerToken(header string) (string, bool) {
 // instances discovery names at once.
 const maxTargets = 256
 
+// resolveAgain names an instance of the service the forwarded request of
+// ctx is for, for a second attempt (internal/retry); ok is false for a
+// request the gateway does not forward.
+func (g *Gateway) resolveAgain(ctx context.Context) (*url.URL, bool, error) {
+	f := forwardFrom(ctx)
+	if f == nil {
+		return nil, false, nil
+	}
+	base, err := g.resolver.Resolve(ctx, f.service)
+	if err != nil {
+		return nil, false, err
+	}
+	u, err := g.targetURL(base)
+	return u, err == nil, err
+}
+
 // targetURL is a service's base URL parsed, once per base rather than on
 // every request (the proxy only reads it).
 func (g *Gateway) targetURL(base string) (*url.URL, error) {
