@@ -24,6 +24,7 @@ import (
 	"time"
 
 	"github.com/docspub/platform/gateway/internal/apidocs"
+	"github.com/docspub/platform/gateway/internal/auth"
 	"github.com/docspub/platform/gateway/internal/clientip"
 	"github.com/docspub/platform/gateway/internal/hostnames"
 	"github.com/docspub/platform/gateway/internal/pagecache"
@@ -38,14 +39,12 @@ import (
 	"github.com/docspub/platform/libs/internaltoken"
 	"github.com/docspub/platform/libs/kafkax"
 	"github.com/docspub/platform/libs/logx"
-	"github.com/docspub/platform/libs/quota"
 	"github.com/docspub/platform/libs/service"
 	"github.com/docspub/platform/libs/sizedcache"
 	"github.com/gin-gonic/gin"
 	"github.com/go-redis/redis_rate/v10"
 	"github.com/redis/go-redis/v9"
 	"golang.org/x/sync/errgroup"
-	"golang.org/x/sync/singleflight"
 )
 
 // Service is the gateway's name: its internal tokens say they come from it.
@@ -191,25 +190,12 @@ type Deps struct {
 const (
 	// dialTimeout is short so that a service that is down answers 503 fast.
 	dialTimeout = 2 * time.Second
-	// negativeTTL is how long an unknown token stays cached as unknown, to
-	// blunt floods of guessed tokens.
-	negativeTTL = 5 * time.Second
 	// internalTokenTTL is the lifetime of a minted internal token.
 	internalTokenTTL = time.Minute
 	// readerTokenReuse is how long the readers' internal token is reused:
 	// a quarter of its lifetime, so it is never near its expiry.
 	readerTokenReuse = internalTokenTTL / 4
-	// maxResolveTime bounds a token resolution by identity.
-	maxResolveTime = 10 * time.Second
-	// maxResolveWait bounds the wait for a turn to resolve (resolveLimits).
-	maxResolveWait = 5 * time.Second
 )
-
-// resolveLimits bound the token resolutions by identity in progress at once:
-// per client address (so that a client flooding unknown tokens queues only
-// itself) and in all. Beyond the queue, or after maxResolveWait, a request
-// whose token is not cached gets a 429.
-var resolveLimits = quota.Limits{PerKey: 8, Queue: 64, Total: 32, MaxWait: maxResolveWait}
 
 // Gateway authenticates, limits and forwards public API requests.
 type Gateway struct {
@@ -220,12 +206,9 @@ type Gateway struct {
 	routes   *route.Table
 	signer   *internaltoken.Signer
 	limiter  *redis_rate.Limiter
-	identity *internalclient.Client // calls to identity
 	proxy    http.Handler
-	resolves singleflight.Group
-	// resolving bounds the resolutions in progress (resolveLimits), by
-	// client address.
-	resolving *quota.Limiter
+	// tokens resolves API tokens (internal/auth).
+	tokens *auth.Tokens
 	// kafka is the cluster of identity.events.
 	kafka kafkax.Cluster
 	// events consumes identity.events once RunBackground started it.
@@ -313,9 +296,9 @@ func New(cfg Config, deps Deps) (*Gateway, error) {
 		routes:    routes,
 		signer:    signer,
 		limiter:   redis_rate.NewLimiter(deps.Redis),
-		identity:  internalclient.New(route.Identity, deps.Resolver, signer, min(cfg.UpstreamTimeout, maxResolveTime)),
-		resolving: quota.New("token resolutions", resolveLimits),
 	}
+	g.tokens = auth.New(deps.Redis, internalclient.New(route.Identity, deps.Resolver, signer, min(cfg.UpstreamTimeout, auth.MaxResolveTime)),
+		cfg.AuthCacheTTL, g.redisFailed)
 	if cfg.ReaderCacheBytes > 0 {
 		g.pages = pagecache.New(cfg.ReaderCacheBytes, cfg.ReaderCacheTTL)
 	}

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/docspub/platform/gateway/internal/auth"
 	"github.com/docspub/platform/gateway/internal/throttle"
 	"github.com/docspub/platform/libs/apierr"
 	"github.com/docspub/platform/libs/httpx"
@@ -77,21 +78,21 @@ func ceilSeconds(d time.Duration) string {
 func failedAuthKey(client string) string { return "gateway:authfail:" + client }
 
 // authFailed counts an unknown token against the client address
-// (FAILED_AUTH_LIMIT per minute) and returns the answer: errUnknownToken
+// (FAILED_AUTH_LIMIT per minute) and returns the answer: auth.ErrUnknownToken
 // (401) within the limit, a 429 with Retry-After over it. Only unknown tokens
 // count and only they are refused: a valid token from the same address is
 // resolved and served as usual. When Redis fails the answer is the 401.
 func (g *Gateway) authFailed(ctx context.Context, client string) error {
 	if g.cfg.FailedAuthLimit == 0 {
-		return errUnknownToken
+		return auth.ErrUnknownToken
 	}
 	res, err := g.limiter.Allow(ctx, failedAuthKey(client), redis_rate.PerMinute(g.cfg.FailedAuthLimit))
 	if err != nil {
 		g.redisFailed(ctx, "failed-auth limit", err)
-		return errUnknownToken
+		return auth.ErrUnknownToken
 	}
 	if res.Allowed > 0 {
-		return errUnknownToken
+		return auth.ErrUnknownToken
 	}
 	g.throttled.Refused(ctx, throttle.FailedAuth, client, client, g.cfg.FailedAuthLimit)
 	retry := max(res.RetryAfter, time.Second)

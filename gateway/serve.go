@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/docspub/platform/gateway/internal/auth"
 	"github.com/docspub/platform/gateway/internal/route"
 	"github.com/docspub/platform/libs/apierr"
 	"github.com/docspub/platform/libs/httpx"
@@ -50,8 +51,8 @@ func (g *Gateway) serve(c *gin.Context) {
 	// The client's address: the peer, or what trusted proxies say it is
 	// (TRUSTED_PROXIES or TRUSTED_HOPS, see clientOf).
 	client := clientOf(c)
-	p, err := g.authenticate(ctx, raw, hash, client)
-	if errors.Is(err, errUnknownToken) {
+	p, err := g.tokens.Authenticate(ctx, raw, hash, client)
+	if errors.Is(err, auth.ErrUnknownToken) {
 		// Too many unknown tokens from this address make a 429: guessing
 		// stops there, while valid tokens from the same address still pass.
 		err = g.authFailed(ctx, client)
