@@ -28,6 +28,7 @@ import (
 	"github.com/docspub/platform/gateway/internal/clientip"
 	"github.com/docspub/platform/gateway/internal/hostnames"
 	"github.com/docspub/platform/gateway/internal/pagecache"
+	"github.com/docspub/platform/gateway/internal/ratelimit"
 	"github.com/docspub/platform/gateway/internal/retry"
 	"github.com/docspub/platform/gateway/internal/route"
 	"github.com/docspub/platform/gateway/internal/throttle"
@@ -42,7 +43,6 @@ import (
 	"github.com/docspub/platform/libs/service"
 	"github.com/docspub/platform/libs/sizedcache"
 	"github.com/gin-gonic/gin"
-	"github.com/go-redis/redis_rate/v10"
 	"github.com/redis/go-redis/v9"
 	"golang.org/x/sync/errgroup"
 )
@@ -205,8 +205,9 @@ type Gateway struct {
 	resolver discovery.Resolver
 	routes   *route.Table
 	signer   *internaltoken.Signer
-	limiter  *redis_rate.Limiter
-	proxy    http.Handler
+	// limits are the rate limits (internal/ratelimit).
+	limits *ratelimit.Limiter
+	proxy  http.Handler
 	// tokens resolves API tokens (internal/auth).
 	tokens *auth.Tokens
 	// kafka is the cluster of identity.events.
@@ -232,8 +233,6 @@ type Gateway struct {
 	// clients derives client addresses (clientOf) and wraps the listener
 	// for the PROXY protocol (Listener).
 	clients *clientip.Resolver
-	// throttled logs a rate-limited key once per window (ratelimit.go).
-	throttled *throttle.Log
 	// hosts decides which custom hostnames may have a TLS certificate
 	// (internal/hostnames).
 	hosts *hostnames.Decider
@@ -285,18 +284,17 @@ func New(cfg Config, deps Deps) (*Gateway, error) {
 	}
 	transport := newTransport(cfg.UpstreamTimeout)
 	g := &Gateway{
-		clients:   clients,
-		throttled: throttle.New(deps.Log),
-		docs:      docs,
-		cfg:       cfg,
-		kafka:     cluster,
-		log:       deps.Log,
-		rdb:       deps.Redis,
-		resolver:  deps.Resolver,
-		routes:    routes,
-		signer:    signer,
-		limiter:   redis_rate.NewLimiter(deps.Redis),
+		clients:  clients,
+		docs:     docs,
+		cfg:      cfg,
+		kafka:    cluster,
+		log:      deps.Log,
+		rdb:      deps.Redis,
+		resolver: deps.Resolver,
+		routes:   routes,
+		signer:   signer,
 	}
+	g.limits = ratelimit.New(deps.Redis, cfg.RateLimit, cfg.FailedAuthLimit, throttle.New(deps.Log), g.redisFailed)
 	g.tokens = auth.New(deps.Redis, internalclient.New(route.Identity, deps.Resolver, signer, min(cfg.UpstreamTimeout, auth.MaxResolveTime)),
 		cfg.AuthCacheTTL, g.redisFailed)
 	if cfg.ReaderCacheBytes > 0 {

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/docspub/platform/gateway/internal/auth"
+	"github.com/docspub/platform/gateway/internal/ratelimit"
 	"github.com/docspub/platform/gateway/internal/route"
 	"github.com/docspub/platform/libs/apierr"
 	"github.com/docspub/platform/libs/httpx"
@@ -55,7 +56,7 @@ func (g *Gateway) serve(c *gin.Context) {
 	if errors.Is(err, auth.ErrUnknownToken) {
 		// Too many unknown tokens from this address make a 429: guessing
 		// stops there, while valid tokens from the same address still pass.
-		err = g.authFailed(ctx, client)
+		err = g.limits.AuthFailed(ctx, client)
 	}
 	if err != nil {
 		if errors.Is(err, apierr.ErrUnauthorized) {
@@ -64,7 +65,7 @@ func (g *Gateway) serve(c *gin.Context) {
 		httpx.Error(c, err)
 		return
 	}
-	if !g.allow(c, tokenLimit, hash) {
+	if !g.limits.Allow(c, ratelimit.Token, hash, client) {
 		return
 	}
 

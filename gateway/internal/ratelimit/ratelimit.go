@@ -1,4 +1,7 @@
-package gateway
+// Package ratelimit applies the gateway's rate limits, kept in Redis and
+// shared by its replicas: RATE_LIMIT per token and per reader's address,
+// and FAILED_AUTH_LIMIT unknown tokens per address.
+package ratelimit
 
 import (
 	"context"
@@ -13,6 +16,7 @@ import (
 	"github.com/docspub/platform/libs/httpx"
 	"github.com/gin-gonic/gin"
 	"github.com/go-redis/redis_rate/v10"
+	"github.com/redis/go-redis/v9"
 )
 
 // Rate limit headers, set on every limited response.
@@ -23,26 +27,45 @@ const (
 	headerReset = "X-RateLimit-Reset"
 )
 
-// A rate limit: its name (in the refusals' log lines and metric) and the
-// prefix of its keys in Redis (redis_rate prefixes them with "rate:").
-type rateLimit struct{ name, prefix string }
+// A Limit is a rate limit: its name (in the refusals' log lines and
+// metric) and the prefix of its keys in Redis (redis_rate prefixes them
+// with "rate:").
+type Limit struct{ name, prefix string }
 
 var (
-	// tokenLimit is RATE_LIMIT per token (keyed by its hash).
-	tokenLimit = rateLimit{throttle.Token, "gateway:"}
-	// readerLimit is RATE_LIMIT per client address of readers.
-	readerLimit = rateLimit{throttle.Reader, "gateway:reader:"}
+	// Token is RATE_LIMIT per token (keyed by its hash).
+	Token = Limit{throttle.Token, "gateway:"}
+	// Reader is RATE_LIMIT per client address of readers.
+	Reader = Limit{throttle.Reader, "gateway:reader:"}
 )
 
-// allow applies the rate limit l to key (RATE_LIMIT per minute). Over the
-// limit it answers 429 with Retry-After, notes the refusal (internal/throttle)
-// and returns false. When Redis fails the request goes through.
-func (g *Gateway) allow(c *gin.Context, l rateLimit, key string) bool {
-	if g.cfg.RateLimit == 0 {
+// Limiter applies the limits.
+type Limiter struct {
+	limiter *redis_rate.Limiter
+	// rate is RATE_LIMIT and failedAuth FAILED_AUTH_LIMIT, per minute
+	// (0: off).
+	rate, failedAuth int
+	throttled        *throttle.Log
+	// redisFailed notes a Redis failure; the request then goes through.
+	redisFailed func(ctx context.Context, what string, err error)
+}
+
+// New returns a limiter of rate requests and failedAuth unknown tokens per
+// minute (0: no limit) on rdb, which logs its refusals in throttled.
+func New(rdb *redis.Client, rate, failedAuth int, throttled *throttle.Log, redisFailed func(ctx context.Context, what string, err error)) *Limiter {
+	return &Limiter{limiter: redis_rate.NewLimiter(rdb), rate: rate, failedAuth: failedAuth, throttled: throttled, redisFailed: redisFailed}
+}
+
+// Allow applies the rate limit l to key, a request of client (RATE_LIMIT
+// per minute). Over the limit it answers 429 with Retry-After, notes the
+// refusal (internal/throttle) and returns false. When Redis fails the
+// request goes through.
+func (g *Limiter) Allow(c *gin.Context, l Limit, key, client string) bool {
+	if g.rate == 0 {
 		return true
 	}
 	ctx := c.Request.Context()
-	limit := redis_rate.PerMinute(g.cfg.RateLimit)
+	limit := redis_rate.PerMinute(g.rate)
 	res, err := g.limiter.Allow(ctx, l.prefix+key, limit)
 	if err != nil {
 		g.redisFailed(ctx, "rate limit", err)
@@ -60,7 +83,7 @@ func (g *Gateway) allow(c *gin.Context, l rateLimit, key string) bool {
 		retry = "1"
 	}
 	h.Set("Retry-After", retry)
-	g.throttled.Refused(ctx, l.name, key, clientOf(c), limit.Rate)
+	g.throttled.Refused(ctx, l.name, key, client, limit.Rate)
 	httpx.Error(c, apierr.New(http.StatusTooManyRequests,
 		"rate limit of %d requests per minute exceeded; retry in %s s", limit.Rate, retry))
 	return false
@@ -77,16 +100,16 @@ func ceilSeconds(d time.Duration) string {
 // failedAuthKey is the limiter key of a client address's unknown tokens.
 func failedAuthKey(client string) string { return "gateway:authfail:" + client }
 
-// authFailed counts an unknown token against the client address
+// AuthFailed counts an unknown token against the client address
 // (FAILED_AUTH_LIMIT per minute) and returns the answer: auth.ErrUnknownToken
 // (401) within the limit, a 429 with Retry-After over it. Only unknown tokens
 // count and only they are refused: a valid token from the same address is
 // resolved and served as usual. When Redis fails the answer is the 401.
-func (g *Gateway) authFailed(ctx context.Context, client string) error {
-	if g.cfg.FailedAuthLimit == 0 {
+func (g *Limiter) AuthFailed(ctx context.Context, client string) error {
+	if g.failedAuth == 0 {
 		return auth.ErrUnknownToken
 	}
-	res, err := g.limiter.Allow(ctx, failedAuthKey(client), redis_rate.PerMinute(g.cfg.FailedAuthLimit))
+	res, err := g.limiter.Allow(ctx, failedAuthKey(client), redis_rate.PerMinute(g.failedAuth))
 	if err != nil {
 		g.redisFailed(ctx, "failed-auth limit", err)
 		return auth.ErrUnknownToken
@@ -94,7 +117,7 @@ func (g *Gateway) authFailed(ctx context.Context, client string) error {
 	if res.Allowed > 0 {
 		return auth.ErrUnknownToken
 	}
-	g.throttled.Refused(ctx, throttle.FailedAuth, client, client, g.cfg.FailedAuthLimit)
+	g.throttled.Refused(ctx, throttle.FailedAuth, client, client, g.failedAuth)
 	retry := max(res.RetryAfter, time.Second)
 	return apierr.TooMany(retry, "too many unknown tokens from your address; retry in %s s", ceilSeconds(retry))
 }
