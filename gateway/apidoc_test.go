@@ -10,6 +10,9 @@ import (
 	"testing"
 
 	"github.com/docspub/platform/gateway"
+	"github.com/docspub/platform/libs/apidoc"
+	"github.com/docspub/platform/libs/config"
+	"github.com/docspub/platform/libs/discovery"
 	"github.com/getkin/kin-openapi/openapi3"
 )
 
@@ -199,5 +202,44 @@ func TestAPIReferencePage(t *testing.T) {
 	errorBody(t, h.do(t, http.MethodGet, gateway.DocsPath+"/", "", nil, nil), http.StatusNotFound)
 	if n := h.identity.calls.Load(); n != 0 {
 		t.Errorf("identity resolved %d tokens, want 0", n)
+	}
+}
+
+// TestDocumentedServices: the x-service of every operation of the API
+// document, from which the gateway builds its route table, is a service the
+// default UPSTREAMS names (as discovery resolves it), or the gateway itself,
+// which then answers the operation without a token.
+func TestDocumentedServices(t *testing.T) {
+	t.Parallel()
+	var cfg gateway.Config
+	if err := config.LoadMap(context.Background(), &cfg, map[string]string{"INTERNAL_TOKEN_SECRET": secret}); err != nil {
+		t.Fatal(err)
+	}
+	ups, err := discovery.ParseStatic(cfg.Upstreams)
+	if err != nil {
+		t.Fatal(err)
+	}
+	routes, err := apidoc.Routes()
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := newHarness(t, options{})
+	own := 0
+	for _, r := range routes {
+		if r.Service != "gateway" {
+			if _, ok := ups[r.Service]; !ok {
+				t.Errorf("%s %s: x-service %q is no service of UPSTREAMS %q", r.Method, r.Path, r.Service, cfg.Upstreams)
+			}
+			continue
+		}
+		own++
+		resp := h.do(t, r.Method, r.Path, "", nil, nil)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			t.Errorf("%s %s: the gateway's own operation answers %d without a token", r.Method, r.Path, resp.StatusCode)
+		}
+	}
+	if own != 2 {
+		t.Errorf("%d operations of the gateway, want 2 (the document and its page)", own)
 	}
 }

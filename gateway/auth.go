@@ -2,232 +2,30 @@ package gateway
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
-	"errors"
-	"fmt"
-	"net/http"
 	"time"
 
-	"github.com/docspub/platform/gateway/internal/route"
-	"github.com/docspub/platform/libs/apierr"
+	"github.com/docspub/platform/gateway/internal/auth"
 	"github.com/docspub/platform/libs/internalapi/identityapi"
-	"github.com/docspub/platform/libs/internalclient"
-	"github.com/docspub/platform/libs/internaltoken"
-	"github.com/redis/go-redis/v9"
 )
 
 // ResolvePath is identity's internal endpoint that resolves an API token.
 const ResolvePath = identityapi.ResolvePath
 
-// Redis keys. A token is only ever stored as its hash.
-const (
-	tokenKeyPrefix  = "gateway:token:"       // + TokenHash(raw): the resolved principal, or unknownMark
-	userKeyPrefix   = "gateway:user:"        // + user id: set of the user's cached token hashes
-	forgotKeyPrefix = "gateway:forgot:"      // + TokenHash(raw): when Forget dropped it (Redis time, µs)
-	userForgotKey   = "gateway:forgot:user:" // + user id: when ForgetUser dropped the user's tokens
-	unknownMark     = "!"
-)
-
-// forgetMemory is how long a drop is remembered: longer than any resolution
-// that started before it may take (maxResolveTime plus the wait for a turn),
-// so that such a resolution's answer, which may predate the revocation, is
-// not cached.
-const forgetMemory = maxResolveTime + maxResolveWait + 5*time.Second
-
 // TokenHash is the hex SHA-256 of a raw API token: the only form in which the
 // gateway stores a token, and the hash Forget expects.
-func TokenHash(raw string) string {
-	sum := sha256.Sum256([]byte(raw))
-	return hex.EncodeToString(sum[:])
-}
-
-// resolution is identity's answer for a known token, and the cached value.
-type resolution = identityapi.Resolution
-
-func principalOf(r resolution) internaltoken.Principal {
-	return internaltoken.Principal{UserID: r.UserID, Roles: r.Roles, TokenID: r.TokenID}
-}
-
-var errUnknownToken = apierr.Unauthorized("unknown or revoked token")
-
-// authenticate returns the principal of a raw token: from the Redis cache, or
-// from identity (concurrent misses of one token share one call, and a client
-// address has at most a few calls in progress: see resolveLimits). An unknown
-// token is errUnknownToken.
-func (g *Gateway) authenticate(ctx context.Context, raw, hash, client string) (internaltoken.Principal, error) {
-	res, known, hit := g.cached(ctx, hash)
-	if !hit {
-		v, err, _ := g.resolves.Do(hash, func() (any, error) {
-			// Shared by every waiter: not cancelled by the first one's client;
-			// bounded by the wait for a turn and the client's timeout.
-			ctx := context.WithoutCancel(ctx)
-			release, err := g.resolving.Acquire(ctx, client)
-			if err != nil {
-				return nil, apierr.TooMany(time.Second, "too many token checks in progress from your address; retry shortly")
-			}
-			defer release()
-			return g.resolve(ctx, raw, hash)
-		})
-		if err != nil {
-			return internaltoken.Principal{}, err
-		}
-		res = v.(resolution)
-		known = res.UserID != ""
-	}
-	if !known {
-		return internaltoken.Principal{}, errUnknownToken
-	}
-	return principalOf(res), nil
-}
-
-// cached reads the cache. hit is false on a miss or when Redis fails.
-func (g *Gateway) cached(ctx context.Context, hash string) (res resolution, known, hit bool) {
-	val, err := g.rdb.Get(ctx, tokenKeyPrefix+hash).Result()
-	switch {
-	case errors.Is(err, redis.Nil):
-		return resolution{}, false, false
-	case err != nil:
-		g.redisFailed(ctx, "read token cache", err)
-		return resolution{}, false, false
-	case val == unknownMark:
-		return resolution{}, false, true
-	}
-	if err := json.Unmarshal([]byte(val), &res); err != nil || res.UserID == "" {
-		return resolution{}, false, false
-	}
-	return res, true, true
-}
-
-// cacheUnlessForgotten caches a resolution unless Forget or ForgetUser
-// dropped the token or its user at or after start (Redis time, µs): the
-// answer may then predate the change and must not outlive it.
-var cacheUnlessForgotten = redis.NewScript(`
-local start = tonumber(ARGV[4])
-for i = 3, 4 do
-  local at = redis.call("GET", KEYS[i])
-  if at and tonumber(at) >= start then return 0 end
-end
-redis.call("SET", KEYS[1], ARGV[1], "PX", ARGV[2])
-redis.call("SADD", KEYS[2], ARGV[3])
--- refreshed with each added token, so the set outlives all its members
-redis.call("PEXPIRE", KEYS[2], ARGV[2])
-return 1
-`)
-
-// resolve asks identity about a token and caches the answer. An unknown token
-// yields a zero resolution and no error.
-func (g *Gateway) resolve(ctx context.Context, raw, hash string) (resolution, error) {
-	start, err := g.redisTime(ctx)
-	if err != nil {
-		g.redisFailed(ctx, "read redis time", err)
-	}
-	res, err := g.askIdentity(ctx, raw)
-	if err != nil {
-		return resolution{}, err
-	}
-	if res.UserID == "" {
-		if err := g.rdb.Set(ctx, tokenKeyPrefix+hash, unknownMark, negativeTTL).Err(); err != nil {
-			g.redisFailed(ctx, "cache unknown token", err)
-		}
-		return resolution{}, nil
-	}
-	if start == 0 {
-		return res, nil // Redis is failing: nothing to cache in
-	}
-	val, err := json.Marshal(res)
-	if err != nil {
-		return resolution{}, fmt.Errorf("encode resolution: %w", err)
-	}
-	keys := []string{tokenKeyPrefix + hash, userKeyPrefix + res.UserID, forgotKeyPrefix + hash, userForgotKey + res.UserID}
-	err = cacheUnlessForgotten.Run(ctx, g.rdb, keys, val, g.cfg.AuthCacheTTL.Milliseconds(), hash, start).Err()
-	if err != nil {
-		g.redisFailed(ctx, "cache token", err)
-	}
-	return res, nil
-}
-
-// redisTime is Redis's clock in microseconds: the one clock that every
-// gateway replica sharing the cache reads alike.
-func (g *Gateway) redisTime(ctx context.Context) (int64, error) {
-	t, err := g.rdb.Time(ctx).Result()
-	if err != nil {
-		return 0, fmt.Errorf("redis time: %w", err)
-	}
-	return t.UnixMicro(), nil
-}
-
-// askIdentity calls identity's resolve endpoint with a gateway service token.
-// An unknown token yields a zero resolution; a failure is a 503.
-func (g *Gateway) askIdentity(ctx context.Context, raw string) (resolution, error) {
-	var res resolution
-	err := g.identity.Do(ctx, internalclient.Request{Method: http.MethodPost, Path: ResolvePath,
-		JSON: identityapi.ResolveRequest{Token: raw}, What: "token"}, &res, 1<<20)
-	switch internalclient.StatusOf(err) {
-	case http.StatusUnauthorized, http.StatusNotFound:
-		return resolution{}, nil
-	}
-	if err != nil {
-		return resolution{}, err
-	}
-	if res.UserID == "" {
-		return resolution{}, unavailable(route.Identity, errors.New("token resolution without userId"))
-	}
-	return res, nil
-}
+func TokenHash(raw string) string { return auth.TokenHash(raw) }
 
 // Forget drops one cached token, by TokenHash of the raw token. A
 // resolution of the token already in progress is not cached.
 func (g *Gateway) Forget(ctx context.Context, tokenHash string) error {
-	now, err := g.redisTime(ctx)
-	if err != nil {
-		return fmt.Errorf("forget token: %w", err)
-	}
-	_, err = g.rdb.TxPipelined(ctx, func(p redis.Pipeliner) error {
-		p.Set(ctx, forgotKeyPrefix+tokenHash, now, forgetMemory)
-		p.Del(ctx, tokenKeyPrefix+tokenHash)
-		return nil
-	})
-	if err != nil {
-		return fmt.Errorf("forget token: %w", err)
-	}
-	return nil
+	return g.tokens.Forget(ctx, tokenHash)
 }
 
 // ForgetUser drops every cached token of a user, so that the next request
 // resolves the user's current roles through identity. Resolutions of the
 // user's tokens already in progress are not cached.
 func (g *Gateway) ForgetUser(ctx context.Context, userID string) error {
-	now, err := g.redisTime(ctx)
-	if err != nil {
-		return fmt.Errorf("forget user %s: %w", userID, err)
-	}
-	key := userKeyPrefix + userID
-	var members *redis.StringSliceCmd
-	_, err = g.rdb.TxPipelined(ctx, func(p redis.Pipeliner) error {
-		p.Set(ctx, userForgotKey+userID, now, forgetMemory)
-		members = p.SMembers(ctx, key)
-		p.Del(ctx, key)
-		return nil
-	})
-	if err != nil {
-		return fmt.Errorf("forget user %s: %w", userID, err)
-	}
-	hashes := members.Val()
-	if len(hashes) == 0 {
-		return nil
-	}
-	_, err = g.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
-		for _, h := range hashes {
-			p.Del(ctx, tokenKeyPrefix+h)
-		}
-		return nil
-	})
-	if err != nil {
-		return fmt.Errorf("forget user %s: %w", userID, err)
-	}
-	return nil
+	return g.tokens.ForgetUser(ctx, userID)
 }
 
 // redisWarnEvery bounds how often a Redis failure is logged while Redis is down.

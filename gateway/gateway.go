@@ -23,9 +23,15 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/docspub/platform/gateway/internal/apidocs"
+	"github.com/docspub/platform/gateway/internal/auth"
 	"github.com/docspub/platform/gateway/internal/clientip"
+	"github.com/docspub/platform/gateway/internal/hostnames"
 	"github.com/docspub/platform/gateway/internal/pagecache"
+	"github.com/docspub/platform/gateway/internal/ratelimit"
+	"github.com/docspub/platform/gateway/internal/retry"
 	"github.com/docspub/platform/gateway/internal/route"
+	"github.com/docspub/platform/gateway/internal/throttle"
 	"github.com/docspub/platform/gateway/internal/views"
 	"github.com/docspub/platform/libs/config"
 	"github.com/docspub/platform/libs/discovery"
@@ -34,14 +40,11 @@ import (
 	"github.com/docspub/platform/libs/internaltoken"
 	"github.com/docspub/platform/libs/kafkax"
 	"github.com/docspub/platform/libs/logx"
-	"github.com/docspub/platform/libs/quota"
 	"github.com/docspub/platform/libs/service"
 	"github.com/docspub/platform/libs/sizedcache"
 	"github.com/gin-gonic/gin"
-	"github.com/go-redis/redis_rate/v10"
 	"github.com/redis/go-redis/v9"
 	"golang.org/x/sync/errgroup"
-	"golang.org/x/sync/singleflight"
 )
 
 // Service is the gateway's name: its internal tokens say they come from it.
@@ -187,25 +190,12 @@ type Deps struct {
 const (
 	// dialTimeout is short so that a service that is down answers 503 fast.
 	dialTimeout = 2 * time.Second
-	// negativeTTL is how long an unknown token stays cached as unknown, to
-	// blunt floods of guessed tokens.
-	negativeTTL = 5 * time.Second
 	// internalTokenTTL is the lifetime of a minted internal token.
 	internalTokenTTL = time.Minute
 	// readerTokenReuse is how long the readers' internal token is reused:
 	// a quarter of its lifetime, so it is never near its expiry.
 	readerTokenReuse = internalTokenTTL / 4
-	// maxResolveTime bounds a token resolution by identity.
-	maxResolveTime = 10 * time.Second
-	// maxResolveWait bounds the wait for a turn to resolve (resolveLimits).
-	maxResolveWait = 5 * time.Second
 )
-
-// resolveLimits bound the token resolutions by identity in progress at once:
-// per client address (so that a client flooding unknown tokens queues only
-// itself) and in all. Beyond the queue, or after maxResolveWait, a request
-// whose token is not cached gets a 429.
-var resolveLimits = quota.Limits{PerKey: 8, Queue: 64, Total: 32, MaxWait: maxResolveWait}
 
 // Gateway authenticates, limits and forwards public API requests.
 type Gateway struct {
@@ -215,13 +205,11 @@ type Gateway struct {
 	resolver discovery.Resolver
 	routes   *route.Table
 	signer   *internaltoken.Signer
-	limiter  *redis_rate.Limiter
-	identity *internalclient.Client // calls to identity
-	proxy    http.Handler
-	resolves singleflight.Group
-	// resolving bounds the resolutions in progress (resolveLimits), by
-	// client address.
-	resolving *quota.Limiter
+	// limits are the rate limits (internal/ratelimit).
+	limits *ratelimit.Limiter
+	proxy  http.Handler
+	// tokens resolves API tokens (internal/auth).
+	tokens *auth.Tokens
 	// kafka is the cluster of identity.events.
 	kafka kafkax.Cluster
 	// events consumes identity.events once RunBackground started it.
@@ -229,8 +217,8 @@ type Gateway struct {
 	// repurge purges the tags of events a second time (events.go).
 	repurge repurge
 	// docs are the API document and its reference page, served by the
-	// gateway itself (route.GatewayRoutes).
-	docs apiDocs
+	// gateway itself (the document's operations of x-service route.Gateway).
+	docs apidocs.Files
 	// redisWarned is when a Redis failure was last logged (Unix nanoseconds).
 	redisWarned atomic.Int64
 	// readerToken is the internal token readers' requests carry to sites:
@@ -245,15 +233,20 @@ type Gateway struct {
 	// clients derives client addresses (clientOf) and wraps the listener
 	// for the PROXY protocol (Listener).
 	clients *clientip.Resolver
-	// throttled logs a rate-limited key once per window (ratelimit.go).
-	throttled *throttleLog
 	// hosts decides which custom hostnames may have a TLS certificate
-	// (hostnames.go).
-	hosts *hostDecider
+	// (internal/hostnames).
+	hosts *hostnames.Decider
 	// targets are the services' base URLs parsed (targetURL).
 	targets *sizedcache.Cache[string, *url.URL]
 	engine  *gin.Engine
 }
+
+// The gateway's own paths (internal/apidocs): the API document and its
+// reference page.
+const (
+	DocumentPath = apidocs.DocumentPath
+	DocsPath     = apidocs.DocsPath
+)
 
 // New returns a gateway for a valid configuration.
 func New(cfg Config, deps Deps) (*Gateway, error) {
@@ -269,7 +262,7 @@ func New(cfg Config, deps Deps) (*Gateway, error) {
 	if deps.Log == nil {
 		deps.Log = logx.Discard()
 	}
-	routes, err := route.New(route.Routes)
+	routes, err := route.FromDocument()
 	if err != nil {
 		return nil, fmt.Errorf("route table: %w", err)
 	}
@@ -281,7 +274,7 @@ func New(cfg Config, deps Deps) (*Gateway, error) {
 	if err != nil {
 		return nil, err
 	}
-	docs, err := newAPIDocs(cfg.PublicURL)
+	docs, err := apidocs.New(cfg.PublicURL)
 	if err != nil {
 		return nil, fmt.Errorf("API document: %w", err)
 	}
@@ -291,27 +284,26 @@ func New(cfg Config, deps Deps) (*Gateway, error) {
 	}
 	transport := newTransport(cfg.UpstreamTimeout)
 	g := &Gateway{
-		clients:   clients,
-		throttled: newThrottleLog(deps.Log),
-		docs:      docs,
-		cfg:       cfg,
-		kafka:     cluster,
-		log:       deps.Log,
-		rdb:       deps.Redis,
-		resolver:  deps.Resolver,
-		routes:    routes,
-		signer:    signer,
-		limiter:   redis_rate.NewLimiter(deps.Redis),
-		identity:  internalclient.New(route.Identity, deps.Resolver, signer, min(cfg.UpstreamTimeout, maxResolveTime)),
-		resolving: quota.New("token resolutions", resolveLimits),
+		clients:  clients,
+		docs:     docs,
+		cfg:      cfg,
+		kafka:    cluster,
+		log:      deps.Log,
+		rdb:      deps.Redis,
+		resolver: deps.Resolver,
+		routes:   routes,
+		signer:   signer,
 	}
+	g.limits = ratelimit.New(deps.Redis, cfg.RateLimit, cfg.FailedAuthLimit, throttle.New(deps.Log), g.redisFailed)
+	g.tokens = auth.New(deps.Redis, internalclient.New(route.Identity, deps.Resolver, signer, min(cfg.UpstreamTimeout, auth.MaxResolveTime)),
+		cfg.AuthCacheTTL, g.redisFailed)
 	if cfg.ReaderCacheBytes > 0 {
 		g.pages = pagecache.New(cfg.ReaderCacheBytes, cfg.ReaderCacheTTL)
 	}
-	g.hosts = newHostDecider(internalclient.New(route.Sites, deps.Resolver, signer, decisionTimeout), g.log.With("component", "tls"))
+	g.hosts = hostnames.New(internalclient.New(route.Sites, deps.Resolver, signer, hostnames.DecisionTimeout), g.log.With("component", "tls"))
 	g.views = views.New(deps.Resolver, signer, g.log.With("component", "insights recorder"))
 	g.targets = sizedcache.New[string, *url.URL](maxTargets, 0)
-	g.proxy = g.newProxy(retrying{next: transport, g: g})
+	g.proxy = g.newProxy(retry.Transport{Next: transport, Resolve: g.resolveAgain})
 
 	// Ready means able to serve: not Redis, without which the gateway
 	// fails open (rate limits off, tokens resolved through identity), so

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/docspub/platform/gateway/internal/pagecache"
+	"github.com/docspub/platform/gateway/internal/ratelimit"
 	"github.com/docspub/platform/gateway/internal/route"
 	"github.com/docspub/platform/libs/apierr"
 	"github.com/docspub/platform/libs/httpx"
@@ -49,7 +50,7 @@ func (g *Gateway) read(c *gin.Context) {
 		span.SetAttributes(readerServiceAttr)
 	}
 	client := clientOf(c)
-	if g.cfg.RateLimit > 0 && !g.allow(c, readerLimit, client) {
+	if g.cfg.RateLimit > 0 && !g.limits.Allow(c, ratelimit.Reader, client, client) {
 		return
 	}
 	k, mark, e, ok := g.pages.Lookup(r)

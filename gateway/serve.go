@@ -7,6 +7,8 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/docspub/platform/gateway/internal/auth"
+	"github.com/docspub/platform/gateway/internal/ratelimit"
 	"github.com/docspub/platform/gateway/internal/route"
 	"github.com/docspub/platform/libs/apierr"
 	"github.com/docspub/platform/libs/httpx"
@@ -22,8 +24,8 @@ import (
 func (g *Gateway) serve(c *gin.Context) {
 	r := c.Request
 	ctx := r.Context()
-	if g.docs.owns(r.URL.Path) {
-		g.docs.serve(c)
+	if g.docs.Owns(r.URL.Path) {
+		g.docs.Serve(c)
 		return
 	}
 
@@ -50,11 +52,11 @@ func (g *Gateway) serve(c *gin.Context) {
 	// The client's address: the peer, or what trusted proxies say it is
 	// (TRUSTED_PROXIES or TRUSTED_HOPS, see clientOf).
 	client := clientOf(c)
-	p, err := g.authenticate(ctx, raw, hash, client)
-	if errors.Is(err, errUnknownToken) {
+	p, err := g.tokens.Authenticate(ctx, raw, hash, client)
+	if errors.Is(err, auth.ErrUnknownToken) {
 		// Too many unknown tokens from this address make a 429: guessing
 		// stops there, while valid tokens from the same address still pass.
-		err = g.authFailed(ctx, client)
+		err = g.limits.AuthFailed(ctx, client)
 	}
 	if err != nil {
 		if errors.Is(err, apierr.ErrUnauthorized) {
@@ -63,7 +65,7 @@ func (g *Gateway) serve(c *gin.Context) {
 		httpx.Error(c, err)
 		return
 	}
-	if !g.allow(c, tokenLimit, hash) {
+	if !g.limits.Allow(c, ratelimit.Token, hash, client) {
 		return
 	}
 
@@ -128,6 +130,22 @@ func bearerToken(header string) (string, bool) {
 // maxTargets bounds the parsed service URLs kept: far more than the
 // instances discovery names at once.
 const maxTargets = 256
+
+// resolveAgain names an instance of the service the forwarded request of
+// ctx is for, for a second attempt (internal/retry); ok is false for a
+// request the gateway does not forward.
+func (g *Gateway) resolveAgain(ctx context.Context) (*url.URL, bool, error) {
+	f := forwardFrom(ctx)
+	if f == nil {
+		return nil, false, nil
+	}
+	base, err := g.resolver.Resolve(ctx, f.service)
+	if err != nil {
+		return nil, false, err
+	}
+	u, err := g.targetURL(base)
+	return u, err == nil, err
+}
 
 // targetURL is a service's base URL parsed, once per base rather than on
 // every request (the proxy only reads it).

@@ -27,7 +27,7 @@ import (
 // and their port 80 to ACME_HTTP_ADDR. On TLS_ADDR the gateway terminates
 // TLS with a certificate obtained on demand from an ACME CA (certmagic) at
 // the first handshake for the hostname, and renewed before it expires; a
-// hostname gets one only when sites says a site verified it (hostnames.go),
+// hostname gets one only when sites says a site verified it (internal/hostnames),
 // else the handshake fails and the CA is never asked. Certificates, keys
 // and the ACME state live in Redis (certstore), shared by every replica:
 // one obtains, all serve, and a challenge one started is answered by
@@ -151,7 +151,7 @@ func (g *Gateway) newCustomTLS(tlsAddr, httpAddr net.Addr) (*customTLS, error) {
 	})
 	ct.magic = certmagic.New(ct.cache, certmagic.Config{
 		RenewalWindowRatio: renewalWindow,
-		OnDemand:           &certmagic.OnDemandConfig{DecisionFunc: g.hosts.allow},
+		OnDemand:           &certmagic.OnDemandConfig{DecisionFunc: g.hosts.Allow},
 		Storage:            certstore.New(g.rdb, storagePrefix),
 		Logger:             logger,
 	})

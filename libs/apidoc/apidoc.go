@@ -1,9 +1,16 @@
 // Package apidoc holds the platform's API description: openapi.json, an
 // OpenAPI 3.1 document of every /v1 operation the gateway serves, embedded
-// in the binary. Each operation names its owning service in `x-service`;
+// in the binary. The document is generated: its sources are the YAML files
+// of src/ (src/openapi.yaml, the root; src/<service>/<tag>.yaml, a
+// service's operations and the components only they use;
+// src/components/, the components several services use), bundled by
+// `go generate` (internal/bundle), and a test fails when the committed
+// openapi.json is not their bundle. Each operation names its owning
+// service in `x-service` (the gateway builds its route table from it);
 // operations and schemas of this platform that the public GitBook API lacks
 // carry `x-docspub-extension: true`, deliberate differences carry
-// `x-docspub-deviation`.
+// `x-docspub-deviation`, and a path parameter that takes the rest of the
+// path, slashes included, carries `x-docspub-rest: true`.
 //
 // The gateway serves the document (with its public URL as the server) and a
 // reference page rendered from it by Swagger UI (swaggerui/, vendored);
@@ -24,6 +31,8 @@ import (
 	"strconv"
 	"strings"
 )
+
+//go:generate go run generate.go
 
 //go:embed openapi.json
 var document []byte

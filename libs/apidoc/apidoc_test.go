@@ -1,12 +1,15 @@
 package apidoc_test
 
 import (
+	"bytes"
 	"encoding/json"
 	"net/http"
+	"os"
 	"testing"
 
 	"github.com/docspub/platform/libs/apidoc"
 	"github.com/docspub/platform/libs/apidoc/apidoctest"
+	"github.com/docspub/platform/libs/apidoc/internal/bundle"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -109,5 +112,47 @@ func TestWithServer(t *testing.T) {
 		if _, err := apidoc.WithServer(bad); err == nil {
 			t.Errorf("WithServer(%q) accepted", bad)
 		}
+	}
+}
+
+// TestRoutes: Routes reads the method, path and x-service of every
+// operation, as Operations does, and the one path parameter that takes the
+// rest of the path.
+func TestRoutes(t *testing.T) {
+	ops, err := apidoc.Operations()
+	if err != nil {
+		t.Fatal(err)
+	}
+	routes, err := apidoc.Routes()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want, rest []apidoc.Route
+	for _, op := range ops {
+		want = append(want, apidoc.Route{Method: op.Method, Path: op.Path, Service: op.Service,
+			Rest: op.Path == "/v1/spaces/{spaceId}/content/path/{pagePath}"})
+	}
+	if diff := cmp.Diff(want, routes); diff != "" {
+		t.Errorf("Routes (-want +got):\n%s", diff)
+	}
+	for _, r := range routes {
+		if r.Rest {
+			rest = append(rest, r)
+		}
+	}
+	if len(rest) != 1 {
+		t.Errorf("rest routes = %+v, want the page by path alone", rest)
+	}
+}
+
+// TestBundleIsFresh: the committed openapi.json is the bundle of its
+// sources (src/); after editing them, run `go generate ./apidoc` in libs.
+func TestBundleIsFresh(t *testing.T) {
+	fresh, err := bundle.Bundle(os.DirFS("src"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(fresh, apidoc.JSON()) {
+		t.Error("openapi.json is not the bundle of src/: run `go generate ./apidoc` in libs")
 	}
 }

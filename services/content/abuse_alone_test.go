@@ -184,7 +184,7 @@ func TestAbuseNestedQuotesImport(t *testing.T) {
 	if r.status != 201 {
 		t.Fatalf("import: %d %.300s", r.status, r.body)
 	}
-	md := str(t, a.must(200, "GET", crA+"/content/path/home", nil).json(t), "markdown")
+	md := str(t, a.must(200, "GET", crA+"/content/page/"+pageID(t, a.must(200, "GET", crA+"/content/pages", nil).json(t), "home"), nil).json(t), "markdown")
 	t.Logf("import of the %d KB nested-quote page: %d KB of markdown in %s", len(page)>>10, len(md)>>10, r.took.Round(time.Millisecond))
 	if len(md) > limits.PageMarkdown {
 		t.Errorf("%d bytes of markdown from a %d-byte page", len(md), len(page))
@@ -203,4 +203,22 @@ func TestAbuseNestedQuotesImport(t *testing.T) {
 	checkQuota(t, counts, sample, 201)
 	keptLatency(t, "an import", aloneB, during, time.Second)
 	checkRSS(t, "after the flood")
+}
+
+// pageID returns the id of the page at path in a listing of pages (the
+// API has a page by path on a space alone, not on a change request).
+func pageID(t testing.TB, listing map[string]any, path string) string {
+	t.Helper()
+	pages, _ := listing["pages"].([]any)
+	for len(pages) > 0 {
+		p, _ := pages[0].(map[string]any)
+		pages = pages[1:]
+		if p["path"] == path {
+			return str(t, p, "id")
+		}
+		children, _ := p["pages"].([]any)
+		pages = append(pages, children...)
+	}
+	t.Fatalf("no page at %q in %v", path, listing)
+	return ""
 }

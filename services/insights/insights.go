@@ -137,14 +137,18 @@ func New(ctx context.Context, cfg Config, log *slog.Logger, opts ...Option) (*Ap
 	ingest := visit.New(sites, visitkafka.NewWriter(pub, cfg.PublishTimeout), geo, o.now)
 
 	e := httpx.NewEngine(log, "insights", mongox.Ping(core.Client))
-	v1 := e.Group("/v1", internaltoken.Require(core.Signer))
-	insightshttp.Register(v1, insightshttp.New(ingest, sites, store, o.now))
+	register(e, core.Signer, insightshttp.New(ingest, sites, store, o.now))
 
 	return &App{
 		cfg: cfg, core: core, pub: pub, geo: geo, store: store, handler: e,
 		sites:   kafkax.NewConsumer(core.Kafka, SitesGroup, siteview.Topic, core.Mongo.Database, sites.Handle, log),
 		rollups: visitkafka.NewReader(core.Kafka, RollupGroup, rollup.NewApplier(store, o.now), log),
 	}, nil
+}
+
+// register adds insights' routes, the user API under /v1, to e.
+func register(e *gin.Engine, signer *internaltoken.Signer, h *insightshttp.Handlers) {
+	insightshttp.Register(e.Group("/v1", internaltoken.Require(signer)), h)
 }
 
 // Handler returns the HTTP handler.

@@ -219,15 +219,21 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 	}
 
 	e := httpx.NewEngine(log, "integrations", mongox.Ping(core.Client))
-	v1 := e.Group("/v1", internaltoken.Require(core.Signer), internaltoken.RequireUser)
+	register(e, core.Signer, translations, specs, git)
+	return &App{cfg: cfg, core: core, workers: workers, specs: specs, handler: e}, nil
+}
+
+// register adds integrations' routes to e: the user API under /v1 and the
+// internal API.
+func register(e *gin.Engine, signer *internaltoken.Signer, translations *translation.Service, specs *openapi.Service, git *gitsync.Service) {
+	v1 := e.Group("/v1", internaltoken.Require(signer), internaltoken.RequireUser)
 	translationhttp.Register(v1, translations)
 	openapihttp.Register(v1, specs)
 	gitsynchttp.Register(v1, git)
 	// Internal API (the gateway routes no /internal path): the sites
 	// service reads the specs its published pages show.
-	openapihttp.RegisterInternal(e.Group("/internal/v1", internaltoken.Require(core.Signer),
+	openapihttp.RegisterInternal(e.Group("/internal/v1", internaltoken.Require(signer),
 		internaltoken.RequireService(integrationsapi.Sites)), specs)
-	return &App{cfg: cfg, core: core, workers: workers, specs: specs, handler: e}, nil
 }
 
 // Handler returns the HTTP handler.

@@ -179,17 +179,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 	}
 
 	e := httpx.NewEngine(log, "sites", mongox.Ping(core.Client))
-	v1 := e.Group("/v1", internaltoken.Require(signer), internaltoken.RequireUser)
-	sitehttp.Register(v1, sites)
-	sectionhttp.Register(v1, sections)
-	sharelinkhttp.Register(v1, links)
-	readerhttp.Register(e, rd, signer, log)
-	// Internal API (the gateway routes no /internal path): insights asks
-	// for a site its projection does not know yet.
-	sitehttp.RegisterInternal(e.Group("/internal/v1", internaltoken.Require(signer), internaltoken.RequireService(sitesapi.Insights)), sites)
-	// The gateway asks whether a custom hostname is verified before it
-	// obtains a TLS certificate for it.
-	sitehttp.RegisterGateway(e.Group("/internal/v1", internaltoken.Require(signer), internaltoken.RequireService(sitesapi.Gateway)), sites)
+	register(e, log, signer, sites, sections, links, rd)
 
 	consumer := kafkax.NewConsumer(core.Kafka, ConsumerGroup, ContentTopic, core.Mongo.Database,
 		func(ctx context.Context, ev kafkax.Event) error {
@@ -207,6 +197,22 @@ func (a *App) Handler() http.Handler { return a.handler }
 
 // Database returns the service's database.
 func (a *App) Database() *mongo.Database { return a.core.Mongo.Database }
+
+// register adds sites' routes to e: the user API under /v1, the readers'
+// pages, and the internal API.
+func register(e *gin.Engine, log *slog.Logger, signer *internaltoken.Signer, sites *site.Service, sections *section.Service, links *sharelink.Service, rd *reader.Reader) {
+	v1 := e.Group("/v1", internaltoken.Require(signer), internaltoken.RequireUser)
+	sitehttp.Register(v1, sites)
+	sectionhttp.Register(v1, sections)
+	sharelinkhttp.Register(v1, links)
+	readerhttp.Register(e, rd, signer, log)
+	// Internal API (the gateway routes no /internal path): insights asks
+	// for a site its projection does not know yet.
+	sitehttp.RegisterInternal(e.Group("/internal/v1", internaltoken.Require(signer), internaltoken.RequireService(sitesapi.Insights)), sites)
+	// The gateway asks whether a custom hostname is verified before it
+	// obtains a TLS certificate for it.
+	sitehttp.RegisterGateway(e.Group("/internal/v1", internaltoken.Require(signer), internaltoken.RequireService(sitesapi.Gateway)), sites)
+}
 
 // RunBackground starts the outbox relay, the content.events consumer and
 // the checker of custom hostnames; they stop when ctx is done.

@@ -1,5 +1,6 @@
 // Package route maps a request's method and path to the platform service that
-// owns it. Routes (table.go) is the single place that says which service owns
+// owns it. The table is built from the API document (Documented): the
+// document's x-service is the single place that says which service owns
 // which public path.
 //
 // Matching is segment-wise: a "{name}" segment of a pattern matches exactly one

@@ -49,16 +49,17 @@ func sample(pattern string) string {
 
 func newTable(t *testing.T) *route.Table {
 	t.Helper()
-	tbl, err := route.New(route.Routes)
+	tbl, err := route.FromDocument()
 	if err != nil {
-		t.Fatalf("route.New(Routes): %v", err)
+		t.Fatalf("route.FromDocument: %v", err)
 	}
 	return tbl
 }
 
 // TestDocumentedOperationsRouteToTheirService: every operation of the API
-// document routes to the service its x-service names (documented but not
-// routed fails here).
+// document (read by apidoc.Operations, apart from the routes' reader)
+// routes to the service its x-service names, no other operation shadowing
+// it.
 func TestDocumentedOperationsRouteToTheirService(t *testing.T) {
 	tbl := newTable(t)
 	for _, op := range documented(t) {
@@ -75,38 +76,39 @@ func TestDocumentedOperationsRouteToTheirService(t *testing.T) {
 	}
 }
 
-// TestRoutesAreDocumented: every route of the table is an operation of the
-// API document (routed but undocumented fails here), and the gateway's own
-// routes are documented as the gateway's.
-func TestRoutesAreDocumented(t *testing.T) {
-	doc := map[string]string{}
-	ops, err := apidoc.Operations()
+// TestDocumentedRoutes: the table holds exactly the document's operations
+// but the gateway's own, a parameter marked x-docspub-rest taking the rest
+// of the path.
+func TestDocumentedRoutes(t *testing.T) {
+	routes, err := route.Documented()
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, op := range ops {
-		doc[op.Method+" "+op.Path] = op.Service
+	var got []operation
+	for _, r := range routes {
+		got = append(got, operation{method: r.Method, path: docPath(r.Pattern), service: r.Service})
 	}
-	for _, r := range append(append([]route.Route(nil), route.Routes...), route.GatewayRoutes...) {
-		key := r.Method + " " + docPath(r.Pattern)
-		svc, ok := doc[key]
-		if !ok {
-			t.Errorf("%s: routed but not in the API document", key)
-			continue
-		}
-		if svc != r.Service {
-			t.Errorf("%s: routed to %s, documented for %s", key, r.Service, svc)
-		}
-		delete(doc, key)
+	if diff := cmp.Diff(documented(t), got, cmp.AllowUnexported(operation{})); diff != "" {
+		t.Errorf("Documented (-document +table):\n%s", diff)
 	}
-	for key, svc := range doc {
-		t.Errorf("%s (%s): documented but not routed", key, svc)
+	tbl := newTable(t)
+	for _, p := range []string{"/v1/spaces/s1/content/path/intro", "/v1/spaces/s1/content/path/guides/setup/linux"} {
+		if r, _, ok := tbl.Match(http.MethodGet, p); !ok || r.Pattern != "/v1/spaces/{spaceId}/content/path/{pagePath...}" {
+			t.Errorf("GET %s: %+v (ok %v), want the page by path", p, r, ok)
+		}
+	}
+	if _, allowed, ok := tbl.Match(http.MethodGet, "/v1/openapi.json"); ok || len(allowed) != 0 {
+		t.Errorf("the gateway's own /v1/openapi.json is in the table (allowed %v)", allowed)
 	}
 }
 
 func TestEveryRouteMatchesItself(t *testing.T) {
 	tbl := newTable(t)
-	for _, r := range route.Routes {
+	routes, err := route.Documented()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range routes {
 		got, _, ok := tbl.Match(r.Method, sample(r.Pattern))
 		if !ok || got != r {
 			t.Errorf("%s %s: got %+v (ok %v), want itself", r.Method, r.Pattern, got, ok)

@@ -47,13 +47,16 @@ func SpaceRevision(_ *gin.Context, g access.Grant) (string, error) { return g.Re
 
 // RegisterSpace adds to v1 (the /v1 group behind internaltoken.Require)
 // the content routes of a space's current revision (SPACE/content...),
-// SPACE/links, SPACE/revisions/{revisionId} and
+// SPACE/content/path/{pagePath...}, SPACE/links, SPACE/revisions/{revisionId} and
 // SPACE/revisions/{revisionId}/files/{fileId}/download.
 //
 // With a Redirect (nil: none), downloads answer with a redirect to its URL.
 func RegisterSpace(v1 gin.IRouter, svc *revision.Service, gate Gate, redirect Redirect) {
 	Routes(v1.Group("/spaces/:spaceId"), svc, gate, SpaceRevision)
 	h := &handlers{svc: svc, gate: gate, resolve: SpaceRevision}
+	// A page by its path is an operation of the space alone: the API
+	// document has none on a change request.
+	v1.GET("/spaces/:spaceId/content/path/*pagePath", h.pageByPath)
 	v1.GET("/spaces/:spaceId/links", h.links)
 	byID := &handlers{svc: svc, gate: gate, redirect: redirect, resolve: func(c *gin.Context, _ access.Grant) (string, error) {
 		return c.Param("revisionId"), nil
@@ -64,7 +67,7 @@ func RegisterSpace(v1 gin.IRouter, svc *revision.Service, gate Gate, redirect Re
 
 // Routes adds the content routes to r, a group whose path holds the
 // :spaceId parameter: /content, /content/pages, /content/page/:pageId,
-// /content/page/:pageId/links, /content/path/*pagePath, /content/files,
+// /content/page/:pageId/links, /content/files,
 // /content/files/:fileId and /content/files/:fileId/backlinks.
 func Routes(r gin.IRouter, svc *revision.Service, gate Gate, resolve Resolver) {
 	h := &handlers{svc: svc, gate: gate, resolve: resolve}
@@ -72,7 +75,6 @@ func Routes(r gin.IRouter, svc *revision.Service, gate Gate, resolve Resolver) {
 	r.GET("/content/pages", h.pages)
 	r.GET("/content/page/:pageId", h.page)
 	r.GET("/content/page/:pageId/links", h.pageLinks)
-	r.GET("/content/path/*pagePath", h.pageByPath)
 	r.GET("/content/files", h.files)
 	r.GET("/content/files/:fileId", h.file)
 	r.GET("/content/files/:fileId/backlinks", h.backlinks)

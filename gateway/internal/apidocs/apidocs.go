@@ -1,4 +1,7 @@
-package gateway
+// Package apidocs serves the gateway's own operations: the API document
+// (libs/apidoc), with servers set to the gateway's public URL, and its
+// reference page, both without a token.
+package apidocs
 
 import (
 	"bytes"
@@ -18,8 +21,8 @@ import (
 	"github.com/gin-gonic/gin"
 )
 
-// The gateway's own routes (route.GatewayRoutes): the API document and its
-// reference page, with the page's assets below DocsPath.
+// The gateway's own operations (x-service gateway): the API document and
+// its reference page, with the page's assets below DocsPath.
 const (
 	DocumentPath = "/v1/openapi.json"
 	DocsPath     = "/v1/docs"
@@ -48,16 +51,17 @@ type docFile struct {
 	page bool
 }
 
-// apiDocs holds the API document, with servers set to the gateway's public
+// Files are the API document, with servers set to the gateway's public
 // URL, and the reference page's files, by request path.
-type apiDocs map[string]docFile
+type Files map[string]docFile
 
-func newAPIDocs(publicURL string) (apiDocs, error) {
+// New returns the files, the document's servers set to publicURL.
+func New(publicURL string) (Files, error) {
 	doc, err := apidoc.WithServer(publicURL)
 	if err != nil {
 		return nil, err
 	}
-	d := apiDocs{DocumentPath: newDocFile(doc, "application/json")}
+	d := Files{DocumentPath: newDocFile(doc, "application/json")}
 	files, err := apidoc.Reference()
 	if err != nil {
 		return nil, err
@@ -90,15 +94,15 @@ func newDocFile(b []byte, contentType string) docFile {
 	return docFile{body: b, contentType: contentType, etag: `"` + hex.EncodeToString(sum[:16]) + `"`}
 }
 
-// owns tells whether p is one of the gateway's own paths.
-func (d apiDocs) owns(p string) bool {
+// Owns tells whether p is one of the gateway's own paths.
+func (d Files) Owns(p string) bool {
 	return p == DocumentPath || p == DocsPath || strings.HasPrefix(p, DocsPath+"/")
 }
 
-// serve answers GET and HEAD of the document and the reference page without
+// Serve answers GET and HEAD of the document and the reference page without
 // a token: the files with an ETag (If-None-Match gets a 304) and
 // Cache-Control, the page (servePage) kept by no cache.
-func (d apiDocs) serve(c *gin.Context) {
+func (d Files) Serve(c *gin.Context) {
 	r := c.Request
 	f, ok := d[path.Clean(r.URL.Path)]
 	if !ok || path.Clean(r.URL.Path) != r.URL.Path {

@@ -1,57 +1,58 @@
-package gateway
+// Package retry is the gateway's transport to the services: it sends a
+// request once more, to another instance, when its first attempt failed
+// in a way that repeating cannot harm.
+package retry
 
 import (
+	"context"
 	"errors"
 	"io"
 	"net"
 	"net/http"
+	"net/url"
 	"syscall"
 )
 
-// retrying sends a request once more, to the instance discovery names
+// Transport sends a request once more, to the instance discovery names
 // then (another, once the first left it), when its first attempt failed
 // before anything was sent (the connection refused: a replica that died
 // or is stopping) or, for a request that repeating cannot change (GET,
 // HEAD, OPTIONS without a body), when its connection was reset before an
 // answer: a replica killed or restarted between two requests costs the
 // client nothing. A request whose answer started is never sent again.
-type retrying struct {
-	next http.RoundTripper
-	g    *Gateway
+type Transport struct {
+	// Next sends each attempt.
+	Next http.RoundTripper
+	// Resolve names an instance of the service the request of ctx is
+	// for; ok is false for a request that is not to be sent again.
+	Resolve func(ctx context.Context) (target *url.URL, ok bool, err error)
 }
 
-func (t retrying) RoundTrip(req *http.Request) (*http.Response, error) {
+// RoundTrip sends req, and once more when its first attempt failed so.
+func (t Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if req.Body != nil && req.Body != http.NoBody {
 		// The transport closes a request's body when it fails; the body of
 		// a request whose dial failed is unread and goes again. The server
 		// closes the client's body once the handler returns.
 		req.Body = keepOpen{req.Body}
 	}
-	resp, err := t.next.RoundTrip(req)
+	resp, err := t.Next.RoundTrip(req)
 	if err == nil || !retryable(req, err) || req.Context().Err() != nil {
 		return resp, err
 	}
-	f := forwardFrom(req.Context())
-	if f == nil {
-		return resp, err
-	}
-	again, ok := t.another(req, f)
+	again, ok := t.another(req)
 	if !ok {
 		return resp, err
 	}
-	return t.next.RoundTrip(again)
+	return t.Next.RoundTrip(again)
 }
 
 // another is req addressed to an instance of its service other than the
 // one that failed, when discovery names one within a few tries.
-func (t retrying) another(req *http.Request, f *forward) (*http.Request, bool) {
+func (t Transport) another(req *http.Request) (*http.Request, bool) {
 	for range 3 {
-		base, err := t.g.resolver.Resolve(req.Context(), f.service)
-		if err != nil {
-			return nil, false
-		}
-		target, err := t.g.targetURL(base)
-		if err != nil {
+		target, ok, err := t.Resolve(req.Context())
+		if err != nil || !ok {
 			return nil, false
 		}
 		if target.Host == req.URL.Host {

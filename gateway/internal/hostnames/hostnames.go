@@ -1,4 +1,7 @@
-package gateway
+// Package hostnames decides which custom hostnames may have a TLS
+// certificate from the gateway: only one a site verified, asked of sites
+// once per name at a time and kept briefly.
+package hostnames
 
 import (
 	"context"
@@ -18,8 +21,8 @@ import (
 
 // Bounds of the decisions whether a hostname may have a certificate.
 const (
-	// decisionTimeout bounds sites' answer: the TLS handshake waits for it.
-	decisionTimeout = 3 * time.Second
+	// DecisionTimeout bounds sites' answer: the TLS handshake waits for it.
+	DecisionTimeout = 3 * time.Second
 	// allowedTTL and deniedTTL are how long a decision is kept: a hostname
 	// verified a moment ago gets its certificate within deniedTTL.
 	allowedTTL = time.Minute
@@ -42,26 +45,26 @@ type decision struct {
 	expires time.Time
 }
 
-// hostDecider tells whether a hostname may have a certificate: only one
-// a site verified (sites' GET /internal/v1/hostnames/{host}), asked once
-// per name at a time and kept briefly.
-type hostDecider struct {
-	sites   *internalclient.Client
-	log     *slog.Logger
-	kept    *sizedcache.Cache[string, decision]
-	group   singleflight.Group
-	slots   chan struct{}
-	now     func() time.Time
-	checked func(host string) // called with each question to sites (tests)
+// Decider tells whether a hostname may have a certificate: only one a
+// site verified (sites' GET /internal/v1/hostnames/{host}), asked once per
+// name at a time and kept briefly.
+type Decider struct {
+	sites *internalclient.Client
+	log   *slog.Logger
+	kept  *sizedcache.Cache[string, decision]
+	group singleflight.Group
+	slots chan struct{}
+	now   func() time.Time
 }
 
-func newHostDecider(sites *internalclient.Client, log *slog.Logger) *hostDecider {
-	return &hostDecider{sites: sites, log: log, now: time.Now, slots: make(chan struct{}, maxDeciding),
+// New returns a decider that asks sites, a client of the sites service.
+func New(sites *internalclient.Client, log *slog.Logger) *Decider {
+	return &Decider{sites: sites, log: log, now: time.Now, slots: make(chan struct{}, maxDeciding),
 		kept: sizedcache.New[string, decision](maxDecisions, maxDecisionBytes).Observe("tls decisions")}
 }
 
-// allow is certmagic's DecisionFunc: nil when a site verified name.
-func (d *hostDecider) allow(ctx context.Context, name string) error {
+// Allow is certmagic's DecisionFunc: nil when a site verified name.
+func (d *Decider) Allow(ctx context.Context, name string) error {
 	host := strings.TrimSuffix(name, ".")
 	if !plausibleHostname(host) {
 		return errNotVerified
@@ -75,19 +78,16 @@ func (d *hostDecider) allow(ctx context.Context, name string) error {
 
 // ask asks sites about host and keeps the answer; a failure to ask denies
 // without being kept.
-func (d *hostDecider) ask(ctx context.Context, host string) error {
+func (d *Decider) ask(ctx context.Context, host string) error {
 	select {
 	case d.slots <- struct{}{}:
 		defer func() { <-d.slots }()
 	default:
 		return fmt.Errorf("too many hostnames being checked at once; %s is not checked", host)
 	}
-	if d.checked != nil {
-		d.checked(host)
-	}
 	var site sitesapi.Site
 	err := d.sites.Do(ctx, internalclient.Request{Method: http.MethodGet, Path: sitesapi.HostnamePath(host),
-		Timeout: decisionTimeout, What: "hostname"}, &site, sitesapi.MaxSiteBytes)
+		Timeout: DecisionTimeout, What: "hostname"}, &site, sitesapi.MaxSiteBytes)
 	var k decision
 	switch {
 	case err == nil:

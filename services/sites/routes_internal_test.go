@@ -1,0 +1,18 @@
+package sites
+
+import (
+	"testing"
+
+	"github.com/docspub/platform/libs/apidoc/apidoctest"
+	"github.com/docspub/platform/libs/apitest"
+	"github.com/docspub/platform/libs/httpx"
+	"github.com/docspub/platform/libs/logx"
+)
+
+// TestRoutesAreDocumented: sites registers on its engine exactly the /v1
+// operations the API document gives it.
+func TestRoutesAreDocumented(t *testing.T) {
+	e := httpx.NewEngine(logx.Discard(), "sites")
+	register(e, logx.Discard(), apitest.Signer(t), nil, nil, nil, nil)
+	apidoctest.CheckRoutes(t, "sites", e.Routes())
+}
