@@ -34,12 +34,12 @@ func (h *Handlers) createSpace(c *gin.Context) {
 }
 
 func (h *Handlers) listSpaces(c *gin.Context) {
-	pg, ok := paging.ReadKeyset(c, paging.ByPosition)
+	pg, ok := httpx.ReadKeyset(c, paging.ByPosition)
 	if !ok {
 		return
 	}
 	l, err := h.svc.ListSpaces(c.Request.Context(), internaltoken.CallerOf(c), orgID(c), pg)
-	paging.ReplyKeyset(c, l, err, paging.ByPosition)
+	httpx.ReplyKeyset(c, l, err, paging.ByPosition)
 }
 
 func (h *Handlers) getSpace(c *gin.Context) {
@@ -189,7 +189,7 @@ func (h *Handlers) transferSpace(c *gin.Context) {
 }
 
 func (h *Handlers) memberSpaces(c *gin.Context) {
-	pg, ok := paging.ReadKeyset(c, paging.ByID)
+	pg, ok := httpx.ReadKeyset(c, paging.ByID)
 	if !ok {
 		return
 	}
@@ -199,7 +199,7 @@ func (h *Handlers) memberSpaces(c *gin.Context) {
 		return
 	}
 	l, err := h.svc.MemberSpaces(c.Request.Context(), internaltoken.CallerOf(c), orgID(c), c.Param("userId"), order == "desc", pg)
-	paging.ReplyKeyset(c, l, err, paging.ByID)
+	httpx.ReplyKeyset(c, l, err, paging.ByID)
 }
 
 type createCollectionRequest struct {
@@ -217,7 +217,7 @@ func (h *Handlers) createCollection(c *gin.Context) {
 }
 
 func (h *Handlers) listCollections(c *gin.Context) {
-	pg, ok := paging.ReadKeyset(c, paging.ByPosition)
+	pg, ok := httpx.ReadKeyset(c, paging.ByPosition)
 	if !ok {
 		return
 	}
@@ -227,7 +227,7 @@ func (h *Handlers) listCollections(c *gin.Context) {
 		return
 	}
 	l, err := h.svc.ListCollections(c.Request.Context(), internaltoken.CallerOf(c), orgID(c), nested, pg)
-	paging.ReplyKeyset(c, l, err, paging.ByPosition)
+	httpx.ReplyKeyset(c, l, err, paging.ByPosition)
 }
 
 func (h *Handlers) getCollection(c *gin.Context) {
@@ -261,12 +261,12 @@ func (h *Handlers) deleteCollection(c *gin.Context) {
 }
 
 func (h *Handlers) collectionSpaces(c *gin.Context) {
-	pg, ok := paging.ReadKeyset(c, paging.ByPosition)
+	pg, ok := httpx.ReadKeyset(c, paging.ByPosition)
 	if !ok {
 		return
 	}
 	l, err := h.svc.CollectionSpaces(c.Request.Context(), internaltoken.CallerOf(c), collectionID(c), pg)
-	paging.ReplyKeyset(c, l, err, paging.ByPosition)
+	httpx.ReplyKeyset(c, l, err, paging.ByPosition)
 }
 
 func (h *Handlers) moveCollection(c *gin.Context) {

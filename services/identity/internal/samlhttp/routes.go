@@ -32,12 +32,12 @@ type handlers struct {
 func orgID(c *gin.Context) string { return c.Param("organizationId") }
 
 func (h *handlers) list(c *gin.Context) {
-	p, ok := paging.ReadKeyset(c, paging.ByID)
+	p, ok := httpx.ReadKeyset(c, paging.ByID)
 	if !ok {
 		return
 	}
 	l, err := h.svc.List(c.Request.Context(), internaltoken.CallerOf(c).UserID, orgID(c), p)
-	paging.ReplyKeyset(c, l, err, paging.ByID)
+	httpx.ReplyKeyset(c, l, err, paging.ByID)
 }
 
 func (h *handlers) create(c *gin.Context) {

@@ -51,12 +51,12 @@ func org(c *gin.Context) string  { return c.Param("organizationId") }
 func slug(c *gin.Context) string { return c.Param("specSlug") }
 
 func (h *handlers) list(c *gin.Context) {
-	pg, ok := paging.ReadKeyset(c, paging.ByID)
+	pg, ok := httpx.ReadKeyset(c, paging.ByID)
 	if !ok {
 		return
 	}
 	l, err := h.svc.List(c.Request.Context(), internaltoken.CallerOf(c), org(c), pg)
-	paging.ReplyKeyset(c, l, err, paging.ByID)
+	httpx.ReplyKeyset(c, l, err, paging.ByID)
 }
 
 func (h *handlers) create(c *gin.Context) {
@@ -98,12 +98,12 @@ func (h *handlers) delete(c *gin.Context) {
 }
 
 func (h *handlers) versions(c *gin.Context) {
-	pg, ok := paging.ReadKeyset(c, paging.ByID)
+	pg, ok := httpx.ReadKeyset(c, paging.ByID)
 	if !ok {
 		return
 	}
 	l, err := h.svc.Versions(c.Request.Context(), internaltoken.CallerOf(c), org(c), slug(c), pg)
-	paging.ReplyKeyset(c, l, err, paging.ByID)
+	httpx.ReplyKeyset(c, l, err, paging.ByID)
 }
 
 func (h *handlers) version(c *gin.Context) {

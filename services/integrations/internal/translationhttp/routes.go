@@ -29,12 +29,12 @@ func org(c *gin.Context) string { return c.Param("organizationId") }
 func id(c *gin.Context) string  { return c.Param("translationSettingsId") }
 
 func (h *handlers) list(c *gin.Context) {
-	pg, ok := paging.ReadKeyset(c, paging.ByID)
+	pg, ok := httpx.ReadKeyset(c, paging.ByID)
 	if !ok {
 		return
 	}
 	l, err := h.svc.List(c.Request.Context(), internaltoken.CallerOf(c), org(c), pg)
-	paging.ReplyKeyset(c, l, err, paging.ByID)
+	httpx.ReplyKeyset(c, l, err, paging.ByID)
 }
 
 func (h *handlers) create(c *gin.Context) {

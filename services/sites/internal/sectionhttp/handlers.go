@@ -16,12 +16,12 @@ import (
 func (h *handlers) listSections(c *gin.Context) {
 	// shareKey is accepted: the published view (the site context) checks keys;
 	// this list is for members.
-	pg, ok := paging.ReadKeyset(c, paging.ByPosition)
+	pg, ok := httpx.ReadKeyset(c, paging.ByPosition)
 	if !ok {
 		return
 	}
 	l, err := h.svc.ListSections(c.Request.Context(), internaltoken.CallerOf(c), orgID(c), siteID(c), pg)
-	paging.ReplyKeyset(c, l, err, paging.ByPosition)
+	httpx.ReplyKeyset(c, l, err, paging.ByPosition)
 }
 
 type createSectionRequest struct {
@@ -134,12 +134,12 @@ func (h *handlers) moveSection(c *gin.Context) {
 }
 
 func (h *handlers) listGroups(c *gin.Context) {
-	pg, ok := paging.ReadKeyset(c, paging.ByPosition)
+	pg, ok := httpx.ReadKeyset(c, paging.ByPosition)
 	if !ok {
 		return
 	}
 	l, err := h.svc.ListGroups(c.Request.Context(), internaltoken.CallerOf(c), orgID(c), siteID(c), pg)
-	paging.ReplyKeyset(c, l, err, paging.ByPosition)
+	httpx.ReplyKeyset(c, l, err, paging.ByPosition)
 }
 
 type createGroupRequest struct {

@@ -18,7 +18,7 @@ func siteID(c *gin.Context) string      { return c.Param("siteId") }
 func siteSpaceID(c *gin.Context) string { return c.Param("siteSpaceId") }
 
 func (h *Handlers) listSites(c *gin.Context) {
-	pg, ok := paging.ReadKeyset(c, paging.ByID)
+	pg, ok := httpx.ReadKeyset(c, paging.ByID)
 	if !ok {
 		return
 	}
@@ -32,7 +32,7 @@ func (h *Handlers) listSites(c *gin.Context) {
 		in.Published = &b
 	}
 	l, err := h.svc.ListSites(c.Request.Context(), internaltoken.CallerOf(c), orgID(c), in)
-	paging.ReplyKeyset(c, l, err, paging.ByID)
+	httpx.ReplyKeyset(c, l, err, paging.ByID)
 }
 
 type createSiteRequest struct {
@@ -129,7 +129,7 @@ func (h *Handlers) published(c *gin.Context) {
 }
 
 func (h *Handlers) listSiteSpaces(c *gin.Context) {
-	pg, ok := paging.ReadKeyset(c, paging.ByPosition)
+	pg, ok := httpx.ReadKeyset(c, paging.ByPosition)
 	if !ok {
 		return
 	}
@@ -143,7 +143,7 @@ func (h *Handlers) listSiteSpaces(c *gin.Context) {
 		def = &b
 	}
 	l, err := h.svc.ListSiteSpaces(c.Request.Context(), internaltoken.CallerOf(c), orgID(c), siteID(c), def, pg)
-	paging.ReplyKeyset(c, l, err, paging.ByPosition)
+	httpx.ReplyKeyset(c, l, err, paging.ByPosition)
 }
 
 type addSiteSpaceRequest struct {
