@@ -165,8 +165,12 @@ type List[T any] struct {
 // Fetch reads the page r asks for, the one place that reads one item more
 // than a page holds: read is asked for up to limit+1 items (after r's cursor)
 // and the number of all of them; the extra item, when there, is dropped and
-// says a next page exists, whose cursor is the last kept item's.
+// says a next page exists, whose cursor is the last kept item's. A request
+// without a limit (zero) asks for DefaultLimit items.
 func Fetch[T any](r Request, read func(limit int) ([]T, int, error), cursor func(T) string) (List[T], error) {
+	if r.Limit <= 0 {
+		r.Limit = DefaultLimit
+	}
 	fetched, count, err := read(r.Limit + 1)
 	if err != nil {
 		return List[T]{}, err

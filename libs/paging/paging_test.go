@@ -178,6 +178,18 @@ func TestFetch(t *testing.T) {
 	}
 }
 
+func TestFetchWithoutLimitAsksForTheDefault(t *testing.T) {
+	t.Parallel()
+	var asked int
+	_, err := paging.Fetch(paging.Request{}, func(limit int) ([]item, int, error) {
+		asked = limit
+		return []item{{"a"}}, 1, nil
+	}, func(it item) string { return it.ID })
+	if err != nil || asked != paging.DefaultLimit+1 {
+		t.Errorf("Fetch without a limit asked for %d (err %v), want %d", asked, err, paging.DefaultLimit+1)
+	}
+}
+
 func TestFetchError(t *testing.T) {
 	t.Parallel()
 	boom := errors.New("boom")
