@@ -131,24 +131,6 @@ func decode(page string) ([]json.RawMessage, error) {
 	return raw, nil
 }
 
-// Params is the old name of Request (transitional).
-type Params = Request
-
-// Build makes the envelope from up to limit+1 fetched items (transitional:
-// the lists still calling it move to Fetch).
-func Build[T any](fetched []T, p Request, count int, key func(T) string) List[T] {
-	if len(fetched) > p.Limit {
-		return New(fetched[:p.Limit], count, key(fetched[p.Limit-1]))
-	}
-	return New(fetched, count, "")
-}
-
-// Reply answers 200 with the envelope of a page of items out of count
-// (transitional: c is a *gin.Context).
-func Reply[T any](c interface{ JSON(int, any) }, items []T, count int, next string) {
-	c.JSON(200, New(items, count, next))
-}
-
 // Next is the cursor of the following page.
 type Next struct {
 	Page string `json:"page"`
