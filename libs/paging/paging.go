@@ -1,15 +1,17 @@
-// Package paging reads list parameters (page, limit) and builds the list
-// envelope {"next":{"page":...},"count":N,"items":[...]} with opaque keyset cursors.
+// Package paging is keyset paging, the one way every list pages: the request
+// (limit and an opaque cursor, read from the query), the read of one item
+// more than a page holds that tells whether a next page exists (Fetch), and
+// the list envelope {"next":{"page":...},"count":N,"items":[...]} with the
+// cursor of the next page. It imports nothing of HTTP frameworks, so domain
+// packages use it too.
 package paging
 
 import (
 	"encoding/base64"
 	"encoding/json"
-	"net/http"
 	"strconv"
 
 	"github.com/docspub/platform/libs/apierr"
-	"github.com/gin-gonic/gin"
 )
 
 // Limits on page sizes.
@@ -18,54 +20,77 @@ const (
 	MaxLimit     = 1000
 )
 
-// Params are the paging query parameters of a list request.
-type Params struct {
-	// Page is the opaque cursor of the previous page's last item; empty for the first page.
-	Page  string
-	Limit int
+// Request asks for one page: at most Limit items after the item whose keys
+// the cursor Page holds ("" for the first page). A list sorted by
+// (position, id) or by id alone has its cursor's keys in AfterPosition and
+// AfterID (ReadKeyset); other lists decode Page into their own keys (Keys).
+type Request struct {
+	Page          string
+	Limit         int
+	AfterPosition int64
+	AfterID       string
+}
+
+// Query is where a request's parameters are read from (a *gin.Context).
+type Query interface {
+	Query(key string) string
 }
 
 // FromQuery reads page and limit. A limit outside 1..1000 or a page that is not
 // a cursor of ours is a 400 naming the parameter.
-func FromQuery(c *gin.Context) (Params, error) {
-	p := Params{Page: c.Query("page"), Limit: DefaultLimit}
-	if s := c.Query("limit"); s != "" {
+func FromQuery(q Query) (Request, error) {
+	r := Request{Page: q.Query("page"), Limit: DefaultLimit}
+	if s := q.Query("limit"); s != "" {
 		n, err := strconv.Atoi(s)
 		if err != nil || n < 0 || n > MaxLimit {
-			return p, apierr.Invalid("limit", "must be a whole number from 0 to %d", MaxLimit)
+			return r, apierr.Invalid("limit", "must be a whole number from 0 to %d", MaxLimit)
 		}
 		if n > 0 {
-			p.Limit = n
+			r.Limit = n
 		}
 	}
-	if p.Page != "" {
-		if _, err := decode(p.Page); err != nil {
-			return p, apierr.Invalid("page", "is not a valid page cursor")
+	if r.Page != "" {
+		if _, err := decode(r.Page); err != nil {
+			return r, apierr.Invalid("page", "is not a valid page cursor")
 		}
 	}
-	return p, nil
+	return r, nil
 }
 
 // Read is FromQuery that also decodes the page cursor, when there is one,
 // into keys (see Keys); without one the keys are left as they are.
-func Read(c *gin.Context, keys ...any) (Params, error) {
-	p, err := FromQuery(c)
-	if err == nil && p.Page != "" {
-		err = p.Keys(keys...)
+func Read(q Query, keys ...any) (Request, error) {
+	r, err := FromQuery(q)
+	if err == nil && r.Page != "" {
+		err = r.Keys(keys...)
 	}
-	return p, err
+	return r, err
 }
 
-// Next is the cursor of the following page.
-type Next struct {
-	Page string `json:"page"`
-}
+// Sort says which keys a keyset list's cursor holds.
+type Sort bool
 
-// List is the list envelope.
-type List[T any] struct {
-	Next  *Next `json:"next,omitempty"`
-	Count int   `json:"count"`
-	Items []T   `json:"items"`
+// The sorts of keyset lists.
+const (
+	ByPosition Sort = false // cursor (position, id)
+	ByID       Sort = true  // cursor (id)
+)
+
+// ReadKeyset is Read of a list sorted by sort: the cursor's keys go to
+// AfterPosition and AfterID.
+func ReadKeyset(q Query, sort Sort) (Request, error) {
+	var pos int64
+	var id string
+	keys := []any{&pos, &id}
+	if sort == ByID {
+		keys = []any{&id}
+	}
+	r, err := Read(q, keys...)
+	if err != nil {
+		return Request{}, err
+	}
+	r.AfterPosition, r.AfterID = pos, id
+	return r, nil
 }
 
 // Cursor encodes the sort key values of an item as an opaque page token.
@@ -74,9 +99,15 @@ func Cursor(keys ...any) string {
 	return base64.RawURLEncoding.EncodeToString(b)
 }
 
-// Keys decodes a cursor into the given pointers, in the order Cursor was given them.
-func (p Params) Keys(dst ...any) error {
-	raw, err := decode(p.Page)
+// PositionCursor is the cursor of an item of a list sorted by (position, id).
+func PositionCursor(position int64, id string) string { return Cursor(position, id) }
+
+// IDCursor is the cursor of an item of a list sorted by id.
+func IDCursor(id string) string { return Cursor(id) }
+
+// Keys decodes the cursor into the given pointers, in the order Cursor was given them.
+func (r Request) Keys(dst ...any) error {
+	raw, err := decode(r.Page)
 	if err != nil || len(raw) != len(dst) {
 		return apierr.Invalid("page", "is not a valid page cursor")
 	}
@@ -100,24 +131,41 @@ func decode(page string) ([]json.RawMessage, error) {
 	return raw, nil
 }
 
-// Build makes the envelope from up to limit+1 fetched items: when there are
-// more than limit, the extra one is dropped and next points past the last kept
-// item, whose cursor keys come from key.
-func Build[T any](fetched []T, p Params, count int, key func(T) string) List[T] {
-	if len(fetched) > p.Limit {
-		return newList(fetched[:p.Limit], count, key(fetched[p.Limit-1]))
+// Next is the cursor of the following page.
+type Next struct {
+	Page string `json:"page"`
+}
+
+// List is one page of a list, the list envelope: Next is absent on the last
+// page, Count is the number of all the list's items.
+type List[T any] struct {
+	Next  *Next `json:"next,omitempty"`
+	Count int   `json:"count"`
+	Items []T   `json:"items"`
+}
+
+// Fetch reads the page r asks for, the one place that reads one item more
+// than a page holds: read is asked for up to limit+1 items (after r's cursor)
+// and the number of all of them; the extra item, when there, is dropped and
+// says a next page exists, whose cursor is the last kept item's. A request
+// without a limit (zero) asks for DefaultLimit items.
+func Fetch[T any](r Request, read func(limit int) ([]T, int, error), cursor func(T) string) (List[T], error) {
+	if r.Limit <= 0 {
+		r.Limit = DefaultLimit
 	}
-	return newList(fetched, count, "")
+	fetched, count, err := read(r.Limit + 1)
+	if err != nil {
+		return List[T]{}, err
+	}
+	if len(fetched) > r.Limit {
+		return New(fetched[:r.Limit], count, cursor(fetched[r.Limit-1])), nil
+	}
+	return New(fetched, count, ""), nil
 }
 
-// Reply answers 200 with the envelope of a page of items out of count; next
-// is the cursor of the following page (see Cursor), "" on the last page.
-func Reply[T any](c *gin.Context, items []T, count int, next string) {
-	c.JSON(http.StatusOK, newList(items, count, next))
-}
-
-// newList is the envelope of items, never null, with next unless it is "".
-func newList[T any](items []T, count int, next string) List[T] {
+// New is the envelope of items out of count, items never null; next is the
+// following page's cursor, "" on the last page.
+func New[T any](items []T, count int, next string) List[T] {
 	l := List[T]{Count: count, Items: items}
 	if l.Items == nil {
 		l.Items = []T{}
@@ -128,11 +176,18 @@ func newList[T any](items []T, count int, next string) List[T] {
 	return l
 }
 
+// With is l's paging with other items (the rendered views of l's items).
+func With[T, U any](l List[T], items []U) List[U] {
+	out := New(items, l.Count, "")
+	out.Next = l.Next
+	return out
+}
+
 // Map converts a list's items, keeping its paging.
 func Map[T, U any](l List[T], f func(T) U) List[U] {
-	out := List[U]{Next: l.Next, Count: l.Count, Items: make([]U, len(l.Items))}
+	items := make([]U, len(l.Items))
 	for i, it := range l.Items {
-		out.Items[i] = f(it)
+		items[i] = f(it)
 	}
-	return out
+	return With(l, items)
 }

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http/httptest"
-	"strings"
 	"testing"
 	"time"
 
@@ -30,14 +29,14 @@ func TestFromQuery(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
 		query   string
-		want    paging.Params
+		want    paging.Request
 		wantErr string // message of the 400, "" for none
 	}{
-		{name: "defaults", query: "", want: paging.Params{Limit: paging.DefaultLimit}},
-		{name: "zero means default", query: "limit=0", want: paging.Params{Limit: paging.DefaultLimit}},
-		{name: "one", query: "limit=1", want: paging.Params{Limit: 1}},
-		{name: "max", query: "limit=1000", want: paging.Params{Limit: 1000}},
-		{name: "cursor", query: "page=" + cursor + "&limit=10", want: paging.Params{Page: cursor, Limit: 10}},
+		{name: "defaults", query: "", want: paging.Request{Limit: paging.DefaultLimit}},
+		{name: "zero means default", query: "limit=0", want: paging.Request{Limit: paging.DefaultLimit}},
+		{name: "one", query: "limit=1", want: paging.Request{Limit: 1}},
+		{name: "max", query: "limit=1000", want: paging.Request{Limit: 1000}},
+		{name: "cursor", query: "page=" + cursor + "&limit=10", want: paging.Request{Page: cursor, Limit: 10}},
 		{name: "above max", query: "limit=1001", wantErr: "limit: must be a whole number from 0 to 1000"},
 		{name: "negative", query: "limit=-1", wantErr: "limit: must be a whole number from 0 to 1000"},
 		{name: "not a number", query: "limit=ten", wantErr: "limit: must be a whole number from 0 to 1000"},
@@ -103,7 +102,7 @@ func TestRead(t *testing.T) {
 
 func TestCursorKeysRoundTrip(t *testing.T) {
 	at := time.Date(2025, 3, 1, 12, 30, 0, 123000000, time.UTC)
-	p := paging.Params{Page: paging.Cursor(at, "id-7", 42)}
+	p := paging.Request{Page: paging.Cursor(at, "id-7", 42)}
 	var (
 		gotAt time.Time
 		gotID string
@@ -130,7 +129,7 @@ func TestKeysRefusesForeignCursors(t *testing.T) {
 		{"empty", "", []any{new(string)}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			err := paging.Params{Page: tc.page}.Keys(tc.dst...)
+			err := paging.Request{Page: tc.page}.Keys(tc.dst...)
 			if !apierr.IsInvalid(err) {
 				t.Errorf("Keys(%q) = %v, want a 400", tc.page, err)
 			}
@@ -140,7 +139,8 @@ func TestKeysRefusesForeignCursors(t *testing.T) {
 
 type item struct{ ID string }
 
-func TestBuild(t *testing.T) {
+func TestFetch(t *testing.T) {
+	t.Parallel()
 	key := func(it item) string { return paging.Cursor(it.ID) }
 	for _, tc := range []struct {
 		name    string
@@ -153,26 +153,87 @@ func TestBuild(t *testing.T) {
 		{"exactly a page", []item{{"a"}, {"b"}}, 2, `{"count":9,"items":[{"ID":"a"},{"ID":"b"}]}`},
 		{"last page", []item{{"a"}}, 2, `{"count":9,"items":[{"ID":"a"}]}`},
 		{"empty", nil, 2, `{"count":9,"items":[]}`},
+		{"one a page", []item{{"a"}, {"b"}}, 1, `{"next":{"page":"` + paging.Cursor("a") + `"},"count":9,"items":[{"ID":"a"}]}`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			l := paging.Build(tc.fetched, paging.Params{Limit: tc.limit}, 9, key)
+			var asked int
+			l, err := paging.Fetch(paging.Request{Limit: tc.limit}, func(limit int) ([]item, int, error) {
+				asked = limit
+				return tc.fetched, 9, nil
+			}, key)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if asked != tc.limit+1 {
+				t.Errorf("read asked for %d items, want %d (one more than the page)", asked, tc.limit+1)
+			}
 			got, err := json.Marshal(l)
 			if err != nil {
 				t.Fatal(err)
 			}
 			if diff := cmp.Diff(string(got), tc.want); diff != "" {
-				t.Errorf("Build (-got +want):\n%s", diff)
+				t.Errorf("Fetch (-got +want):\n%s", diff)
 			}
 		})
 	}
 }
 
-func TestReply(t *testing.T) {
+func TestFetchWithoutLimitAsksForTheDefault(t *testing.T) {
+	t.Parallel()
+	var asked int
+	_, err := paging.Fetch(paging.Request{}, func(limit int) ([]item, int, error) {
+		asked = limit
+		return []item{{"a"}}, 1, nil
+	}, func(it item) string { return it.ID })
+	if err != nil || asked != paging.DefaultLimit+1 {
+		t.Errorf("Fetch without a limit asked for %d (err %v), want %d", asked, err, paging.DefaultLimit+1)
+	}
+}
+
+func TestFetchError(t *testing.T) {
+	t.Parallel()
+	boom := errors.New("boom")
+	_, err := paging.Fetch(paging.Request{Limit: 2}, func(int) ([]item, int, error) { return nil, 0, boom }, func(item) string { return "" })
+	if !errors.Is(err, boom) {
+		t.Errorf("Fetch error = %v, want %v", err, boom)
+	}
+}
+
+func TestReadKeyset(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		q       string
+		sort    paging.Sort
+		want    paging.Request
+		wantErr bool
+	}{
+		{"first page", "limit=5", paging.ByPosition, paging.Request{Limit: 5}, false},
+		{"position cursor", "page=" + paging.PositionCursor(7, "x"), paging.ByPosition,
+			paging.Request{Page: paging.PositionCursor(7, "x"), AfterPosition: 7, AfterID: "x", Limit: paging.DefaultLimit}, false},
+		{"id cursor", "page=" + paging.IDCursor("x"), paging.ByID,
+			paging.Request{Page: paging.IDCursor("x"), AfterID: "x", Limit: paging.DefaultLimit}, false},
+		{"an id cursor is not a position cursor", "page=" + paging.IDCursor("x"), paging.ByPosition, paging.Request{}, true},
+		{"bad limit", "limit=1001", paging.ByID, paging.Request{}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := paging.ReadKeyset(query(tc.q), tc.sort)
+			if (err != nil) != tc.wantErr || (err != nil && !apierr.IsInvalid(err)) {
+				t.Fatalf("ReadKeyset error = %v, want a 400: %v", err, tc.wantErr)
+			}
+			if diff := cmp.Diff(got, tc.want); diff != "" {
+				t.Errorf("ReadKeyset (-got +want):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestNew(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name  string
 		items []item
 		next  string
-		want  string // JSON of the body
+		want  string // JSON of the envelope
 	}{
 		{"more pages", []item{{"a"}, {"b"}}, paging.Cursor("b"),
 			`{"next":{"page":"` + paging.Cursor("b") + `"},"count":9,"items":[{"ID":"a"},{"ID":"b"}]}`},
@@ -180,27 +241,34 @@ func TestReply(t *testing.T) {
 		{"empty", nil, "", `{"count":9,"items":[]}`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			w := httptest.NewRecorder()
-			c, _ := gin.CreateTestContext(w)
-			paging.Reply(c, tc.items, 9, tc.next)
-			if w.Code != 200 {
-				t.Errorf("status = %d, want 200", w.Code)
+			got, err := json.Marshal(paging.New(tc.items, 9, tc.next))
+			if err != nil {
+				t.Fatal(err)
 			}
-			if ct := w.Header().Get("Content-Type"); !strings.HasPrefix(ct, "application/json") {
-				t.Errorf("Content-Type = %q, want JSON", ct)
-			}
-			if diff := cmp.Diff(w.Body.String(), tc.want); diff != "" {
-				t.Errorf("body (-got +want):\n%s", diff)
+			if diff := cmp.Diff(string(got), tc.want); diff != "" {
+				t.Errorf("New (-got +want):\n%s", diff)
 			}
 		})
 	}
 }
 
 func TestMapKeepsPaging(t *testing.T) {
+	t.Parallel()
 	l := paging.List[item]{Next: &paging.Next{Page: "p"}, Count: 3, Items: []item{{"a"}, {"b"}}}
 	got := paging.Map(l, func(it item) string { return it.ID })
 	want := paging.List[string]{Next: &paging.Next{Page: "p"}, Count: 3, Items: []string{"a", "b"}}
 	if diff := cmp.Diff(got, want); diff != "" {
 		t.Errorf("Map (-got +want):\n%s", diff)
+	}
+}
+
+func TestWithNeverNull(t *testing.T) {
+	t.Parallel()
+	got, err := json.Marshal(paging.With(paging.List[item]{Count: 0}, []string(nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(got) != `{"count":0,"items":[]}` {
+		t.Errorf("With = %s, want items []", got)
 	}
 }

@@ -3,12 +3,14 @@ package changerequest_test
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/docspub/platform/libs/blob/blobtest"
+	"github.com/docspub/platform/libs/paging"
 
 	"github.com/docspub/platform/libs/apierr"
 	"github.com/docspub/platform/libs/mongotest"
@@ -215,5 +217,40 @@ func TestSubjectRefusesInvisibleCharacters(t *testing.T) {
 		if !errors.As(err, &ae) || ae.Status != 400 || ae.Field != "subject" {
 			t.Errorf("Update(%q) = %v, want a 400 naming subject", subject, err)
 		}
+	}
+}
+
+func TestListPagesNewestFirst(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	var ids []string
+	for _, s := range []string{"one", "two", "three"} {
+		ids = append(ids, e.create(s).ID)
+	}
+	first, err := e.crs.List(ctx, e.grant(), changerequest.Query{Limit: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if first.Count != 3 || len(first.Items) != 2 || first.Next == nil {
+		t.Fatalf("first page of 2 = %d items of %d, next %v; want 2 of 3 with a next page", len(first.Items), first.Count, first.Next)
+	}
+	q := changerequest.Query{Limit: 2}
+	if err := (paging.Request{Page: first.Next.Page}).Keys(&q.AfterID); err != nil || q.AfterID != first.Items[1].ID {
+		t.Fatalf("next cursor holds %q (%v), want the id of the page's last item %q", q.AfterID, err, first.Items[1].ID)
+	}
+	second, err := e.crs.List(ctx, e.grant(), q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if second.Count != 3 || len(second.Items) != 1 || second.Next != nil {
+		t.Fatalf("second page = %d items of %d, next %v; want the last 1 of 3", len(second.Items), second.Count, second.Next)
+	}
+	var got []string
+	for _, v := range append(first.Items, second.Items...) {
+		got = append(got, v.ID)
+	}
+	slices.Reverse(ids)
+	if !slices.Equal(got, ids) {
+		t.Errorf("listed %v, want newest first %v", got, ids)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/docspub/platform/libs/envelope"
 	"github.com/docspub/platform/libs/ids"
 	"github.com/docspub/platform/libs/internalapi/contentapi"
+	"github.com/docspub/platform/libs/paging"
 	"github.com/docspub/platform/services/content/internal/access"
 	"github.com/docspub/platform/services/content/internal/links"
 	"github.com/docspub/platform/services/content/internal/people"
@@ -110,19 +111,15 @@ func (s *Service) List(ctx context.Context, g access.Grant, q Query) (List, erro
 		return List{}, err
 	}
 	q.Space = g.Space
-	limit := q.Limit
-	q.Limit = limit + 1
-	crs, count, err := s.store.List(ctx, q)
+	l, err := paging.Fetch(paging.Request{Limit: q.Limit}, func(limit int) ([]ChangeRequest, int, error) {
+		q.Limit = limit
+		return s.store.List(ctx, q)
+	}, func(cr ChangeRequest) string { return paging.IDCursor(cr.ID) })
 	if err != nil {
 		return List{}, err
 	}
-	out := List{Count: count}
-	if len(crs) > limit {
-		crs = crs[:limit]
-		out.Next = crs[limit-1].ID
-	}
-	out.Items, err = s.renderAll(ctx, g, crs)
-	return out, err
+	views, err := s.renderAll(ctx, g, l.Items)
+	return paging.With(l, views), err
 }
 
 // Create starts a change request from the space's current revision; it

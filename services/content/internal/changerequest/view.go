@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/docspub/platform/libs/internalapi/contentapi"
+	"github.com/docspub/platform/libs/paging"
 	"github.com/docspub/platform/services/content/internal/access"
 )
 
@@ -14,12 +15,9 @@ type View = contentapi.ChangeRequest
 // URLs are a change request's URLs.
 type URLs = contentapi.ChangeRequestURLs
 
-// List is one page of change requests; Next is the id after which the next page starts.
-type List struct {
-	Items []View
-	Count int
-	Next  string
-}
+// List is one page of change requests, newest first; its cursor holds the
+// id of its last one.
+type List = paging.List[View]
 
 func (s *Service) render(ctx context.Context, g access.Grant, cr ChangeRequest) (View, error) {
 	vs, err := s.renderAll(ctx, g, []ChangeRequest{cr})

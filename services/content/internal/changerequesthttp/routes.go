@@ -83,18 +83,13 @@ func (h *handlers) enter(c *gin.Context) (access.Grant, bool) {
 }
 
 func (h *handlers) list(c *gin.Context) {
-	p, err := paging.FromQuery(c)
+	q := changerequest.Query{Contributor: c.Query("contributor"), Creator: c.Query("creator")}
+	p, err := paging.Read(c, &q.AfterID)
 	if err != nil {
 		httpx.Error(c, err)
 		return
 	}
-	q := changerequest.Query{Limit: p.Limit, Contributor: c.Query("contributor"), Creator: c.Query("creator")}
-	if p.Page != "" {
-		if err := p.Keys(&q.AfterID); err != nil {
-			httpx.Error(c, err)
-			return
-		}
-	}
+	q.Limit = p.Limit
 	if q.Status, err = httpx.QueryEnum(c, "status", changerequest.StatusOpen, changerequest.StatusDraft,
 		changerequest.StatusOpen, changerequest.StatusArchived, changerequest.StatusMerged); err != nil {
 		httpx.Error(c, err)
@@ -105,15 +100,7 @@ func (h *handlers) list(c *gin.Context) {
 		return
 	}
 	l, err := h.svc.List(c.Request.Context(), g, q)
-	if err != nil {
-		httpx.Error(c, err)
-		return
-	}
-	var next string
-	if l.Next != "" {
-		next = paging.Cursor(l.Next)
-	}
-	paging.Reply(c, l.Items, l.Count, next)
+	httpx.Reply(c, http.StatusOK, l, err)
 }
 
 type createRequest struct {

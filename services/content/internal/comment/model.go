@@ -141,8 +141,8 @@ type Filter struct {
 type Page struct {
 	AfterPostedAt time.Time
 	AfterID       string
-	// Limit is how many items to fetch; callers that build a next cursor
-	// ask for one more than they show.
+	// Limit is how many items to fetch (paging.Fetch asks for one more
+	// than a page shows).
 	Limit int
 }
 

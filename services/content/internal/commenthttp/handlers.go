@@ -86,15 +86,14 @@ func enum(dst *string, name, def string, allowed ...string) check {
 	}
 }
 
-// page returns a check that reads the paging query into p and a keyset page
-// kp that fetches one item more than it shows, so that paging.Build knows
-// whether a next page exists.
-func page(p *paging.Params, kp *comment.Page) check {
+// page returns a check that reads the paging query into p and its cursor's
+// keys into kp (fetch sets kp's limit).
+func page(p *paging.Request, kp *comment.Page) check {
 	return func(c *gin.Context) (err error) {
 		if *p, err = paging.FromQuery(c); err != nil {
 			return err
 		}
-		*kp = comment.Page{Limit: p.Limit + 1}
+		*kp = comment.Page{}
 		if p.Page == "" {
 			return nil
 		}
@@ -108,12 +107,17 @@ func page(p *paging.Params, kp *comment.Page) check {
 	}
 }
 
-// pageOf turns a fetched list (or its error) into the page p asked for.
-func pageOf[V any](l comment.List[V], err error, p paging.Params, cursor func(V) string) (any, error) {
+// fetch reads the page p asks for through paging.Fetch; read lists up to
+// limit items.
+func fetch[V any](p paging.Request, read func(limit int) (comment.List[V], error), cursor func(V) string) (any, error) {
+	l, err := paging.Fetch(p, func(limit int) ([]V, int, error) {
+		l, err := read(limit)
+		return l.Items, l.Count, err
+	}, cursor)
 	if err != nil {
 		return nil, err
 	}
-	return paging.Build(l.Items, p, l.Count, cursor), nil
+	return l, nil
 }
 
 // authors reads the authors filter: repeated (authors=a&authors=b) and
@@ -131,7 +135,7 @@ func authors(c *gin.Context) []string {
 }
 
 func (h *handlers) list(c *gin.Context) {
-	var p paging.Params
+	var p paging.Request
 	var kp comment.Page
 	var order, status string
 	h.answer(c, access.View, func(g access.Grant, t comment.Thread) (any, error) {
@@ -139,8 +143,10 @@ func (h *handlers) list(c *gin.Context) {
 		if status != "all" {
 			f.Status = comment.Status(status)
 		}
-		l, err := h.svc.List(c.Request.Context(), g, t, f, kp)
-		return pageOf(l, err, p, func(v comment.View) string { return paging.Cursor(v.PostedAt, v.ID) })
+		return fetch(p, func(limit int) (comment.List[comment.View], error) {
+			kp.Limit = limit
+			return h.svc.List(c.Request.Context(), g, t, f, kp)
+		}, func(v comment.View) string { return paging.Cursor(v.PostedAt, v.ID) })
 	}, page(&p, &kp), enum(&order, "order", "desc", "asc", "desc"), enum(&status, "status", "all", "all", "open", "resolved"), format)
 }
 
@@ -177,11 +183,13 @@ func (h *handlers) delete(c *gin.Context) {
 }
 
 func (h *handlers) listReplies(c *gin.Context) {
-	var p paging.Params
+	var p paging.Request
 	var kp comment.Page
 	h.answer(c, access.View, func(g access.Grant, t comment.Thread) (any, error) {
-		l, err := h.svc.ListReplies(c.Request.Context(), g, t, c.Param("commentId"), kp)
-		return pageOf(l, err, p, func(v comment.ReplyView) string { return paging.Cursor(v.PostedAt, v.ID) })
+		return fetch(p, func(limit int) (comment.List[comment.ReplyView], error) {
+			kp.Limit = limit
+			return h.svc.ListReplies(c.Request.Context(), g, t, c.Param("commentId"), kp)
+		}, func(v comment.ReplyView) string { return paging.Cursor(v.PostedAt, v.ID) })
 	}, page(&p, &kp), format)
 }
 

@@ -46,21 +46,18 @@ func (h *handlers) list(c *gin.Context) {
 		httpx.Error(c, err)
 		return
 	}
-	page := customfield.Page{Limit: p.Limit + 1}
+	var page customfield.Page
 	if p.Page != "" {
 		if err := p.Keys(&page.AfterName, &page.AfterID); err != nil {
 			httpx.Error(c, err)
 			return
 		}
 	}
-	items, n, err := h.svc.List(c.Request.Context(), internaltoken.CallerOf(c), c.Param("organizationId"), page)
-	if err != nil {
-		httpx.Error(c, err)
-		return
-	}
-	c.JSON(http.StatusOK, paging.Build(items, p, n, func(v customfield.View) string {
-		return paging.Cursor(v.Name, v.ID)
-	}))
+	l, err := paging.Fetch(p, func(limit int) ([]customfield.View, int, error) {
+		page.Limit = limit
+		return h.svc.List(c.Request.Context(), internaltoken.CallerOf(c), c.Param("organizationId"), page)
+	}, func(v customfield.View) string { return paging.Cursor(v.Name, v.ID) })
+	httpx.Reply(c, http.StatusOK, l, err)
 }
 
 func (h *handlers) create(c *gin.Context) {

@@ -146,19 +146,21 @@ func format(dst *string) check {
 }
 
 // window returns a check that reads the paging parameters into p and the
-// window to fetch (one item more than the page shows) into w.
-func window(p *paging.Params, w *revision.Window) check {
-	return func(c *gin.Context) error {
-		var err error
-		if *p, err = paging.FromQuery(c); err != nil {
-			return err
-		}
-		w.Limit = p.Limit + 1
-		if p.Page != "" {
-			return p.Keys(&w.After)
-		}
-		return nil
+// cursor's key into w (fetch sets w's limit).
+func window(p *paging.Request, w *revision.Window) check {
+	return func(c *gin.Context) (err error) {
+		*p, err = paging.Read(c, &w.After)
+		return err
 	}
+}
+
+// fetch reads the page p asks for through paging.Fetch: read lists the
+// window w, sized by Fetch.
+func fetch[V any](p paging.Request, w revision.Window, read func(revision.Window) ([]V, int, error), cursor func(V) string) (paging.List[V], error) {
+	return paging.Fetch(p, func(limit int) ([]V, int, error) {
+		w.Limit = limit
+		return read(w)
+	}, cursor)
 }
 
 func (h *handlers) revision(c *gin.Context) {
@@ -189,14 +191,13 @@ func (h *handlers) pageByPath(c *gin.Context) {
 }
 
 func (h *handlers) files(c *gin.Context) {
-	var p paging.Params
+	var p paging.Request
 	var w revision.Window
 	h.answer(c, func(ctx context.Context, g access.Grant, rev string) (any, error) {
-		l, err := h.svc.Files(ctx, g, rev, w)
-		if err != nil {
-			return nil, err
-		}
-		return paging.Build(l.Items, p, l.Count, func(f revision.FileView) string { return paging.Cursor(f.ID) }), nil
+		return fetch(p, w, func(w revision.Window) ([]revision.FileView, int, error) {
+			l, err := h.svc.Files(ctx, g, rev, w)
+			return l.Items, l.Count, err
+		}, func(f revision.FileView) string { return paging.Cursor(f.ID) })
 	}, window(&p, &w))
 }
 
@@ -207,14 +208,13 @@ func (h *handlers) file(c *gin.Context) {
 }
 
 func (h *handlers) backlinks(c *gin.Context) {
-	var p paging.Params
+	var p paging.Request
 	var w revision.Window
 	h.answer(c, func(ctx context.Context, g access.Grant, rev string) (any, error) {
-		l, err := h.svc.FileBacklinks(ctx, g, rev, c.Param("fileId"), w)
-		if err != nil {
-			return nil, err
-		}
-		return paging.Build(l.Items, p, l.Count, func(b revision.BacklinkView) string { return paging.Cursor(b.Page) }), nil
+		return fetch(p, w, func(w revision.Window) ([]revision.BacklinkView, int, error) {
+			l, err := h.svc.FileBacklinks(ctx, g, rev, c.Param("fileId"), w)
+			return l.Items, l.Count, err
+		}, func(b revision.BacklinkView) string { return paging.Cursor(b.Page) })
 	}, window(&p, &w))
 }
 
@@ -226,21 +226,25 @@ type linkListing struct {
 	Items []revision.LinkView `json:"items"`
 }
 
-func listing(l revision.LinkList, p paging.Params) linkListing {
-	b := paging.Build(l.Items, p, l.Count, func(v revision.LinkView) string { return paging.Cursor(v.Key()) })
-	return linkListing{Next: b.Next, Count: b.Count, Stats: l.Stats, Items: b.Items}
+// listing reads the page p asks for of the links read lists, with their stats.
+func listing(p paging.Request, w revision.Window, read func(revision.Window) (revision.LinkList, error)) (linkListing, error) {
+	var stats revision.LinkStats
+	b, err := fetch(p, w, func(w revision.Window) ([]revision.LinkView, int, error) {
+		l, err := read(w)
+		stats = l.Stats
+		return l.Items, l.Count, err
+	}, func(v revision.LinkView) string { return paging.Cursor(v.Key()) })
+	return linkListing{Next: b.Next, Count: b.Count, Stats: stats, Items: b.Items}, err
 }
 
 func (h *handlers) links(c *gin.Context) {
-	var p paging.Params
+	var p paging.Request
 	var w revision.Window
 	var status string
 	h.answer(c, func(ctx context.Context, g access.Grant, rev string) (any, error) {
-		l, err := h.svc.Links(ctx, g, rev, status, w)
-		if err != nil {
-			return nil, err
-		}
-		return listing(l, p), nil
+		return listing(p, w, func(w revision.Window) (revision.LinkList, error) {
+			return h.svc.Links(ctx, g, rev, status, w)
+		})
 	}, window(&p, &w), func(c *gin.Context) (err error) {
 		status, err = httpx.QueryEnum(c, "status", "", revision.Statuses...)
 		return err
@@ -248,14 +252,12 @@ func (h *handlers) links(c *gin.Context) {
 }
 
 func (h *handlers) pageLinks(c *gin.Context) {
-	var p paging.Params
+	var p paging.Request
 	var w revision.Window
 	h.answer(c, func(ctx context.Context, g access.Grant, rev string) (any, error) {
-		l, err := h.svc.PageLinks(ctx, g, rev, c.Param("pageId"), w)
-		if err != nil {
-			return nil, err
-		}
-		return listing(l, p), nil
+		return listing(p, w, func(w revision.Window) (revision.LinkList, error) {
+			return h.svc.PageLinks(ctx, g, rev, c.Param("pageId"), w)
+		})
 	}, window(&p, &w))
 }
 

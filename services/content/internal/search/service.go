@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/docspub/platform/libs/apierr"
+	"github.com/docspub/platform/libs/paging"
 	"github.com/docspub/platform/services/content/internal/links"
 	"github.com/docspub/platform/services/content/internal/revision"
 )
@@ -51,12 +52,10 @@ type Cursor struct {
 	Space   string
 }
 
-// Result is one page of search results: spaces in rank order.
-type Result struct {
-	Items []SpaceResult
-	Count int     // spaces with hits
-	Next  *Cursor // nil on the last page
-}
+// Result is one page of search results: spaces in rank order, Count the
+// spaces with hits, the next page's cursor holding the last one's Cursor
+// keys (matched, score, space).
+type Result = paging.List[SpaceResult]
 
 // SpaceResult is a space with its best pages (api.md "search result item").
 type SpaceResult struct {
@@ -177,18 +176,14 @@ func (s *Service) Search(ctx context.Context, org string, spaces map[string]stri
 	}
 	hits := spaceHits(pageHits(terms, phrases, byTerm, spaces))
 	ranked := rankSpaces(hits, after)
-	res := Result{Count: len(hits)}
-	if len(ranked) > limit {
-		ranked = ranked[:limit]
-		last := ranked[limit-1]
-		res.Next = &Cursor{Matched: last.best.matched(), Score: last.best.score, Space: last.id}
-	}
-	items, err := s.view(ctx, r, ranked, spaces)
+	page, _ := paging.Fetch(paging.Request{Limit: limit}, func(n int) ([]*spaceHit, int, error) {
+		return ranked[:min(n, len(ranked))], len(hits), nil
+	}, func(sh *spaceHit) string { return paging.Cursor(sh.best.matched(), sh.best.score, sh.id) })
+	items, err := s.view(ctx, r, page.Items, spaces)
 	if err != nil {
 		return Result{}, err
 	}
-	res.Items = items
-	return res, nil
+	return paging.With(page, items), nil
 }
 
 // checkSearch checks a search's query and limit and returns them

@@ -3,6 +3,7 @@ package searchhttp
 
 import (
 	"context"
+	"net/http"
 
 	"github.com/docspub/platform/libs/httpx"
 	"github.com/docspub/platform/libs/internaltoken"
@@ -51,13 +52,5 @@ func (h *handlers) search(c *gin.Context) {
 		return
 	}
 	res, err := h.svc.Search(c.Request.Context(), org, spaces, c.Query("query"), p.Limit, after)
-	if err != nil {
-		httpx.Error(c, err)
-		return
-	}
-	var next string
-	if res.Next != nil {
-		next = paging.Cursor(res.Next.Matched, res.Next.Score, res.Next.Space)
-	}
-	paging.Reply(c, res.Items, res.Count, next)
+	httpx.Reply(c, http.StatusOK, res, err)
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/docspub/platform/libs/apierr"
 	"github.com/docspub/platform/libs/mongotest"
+	"github.com/docspub/platform/libs/paging"
 	"github.com/docspub/platform/services/content/internal/links"
 	"github.com/docspub/platform/services/content/internal/revision"
 	"github.com/docspub/platform/services/content/internal/search"
@@ -240,8 +241,12 @@ func TestPagingOverSpaces(t *testing.T) {
 		for _, it := range res.Items {
 			got = append(got, it.ID)
 		}
-		if after = res.Next; after == nil {
+		if res.Next == nil {
 			break
+		}
+		after = &search.Cursor{}
+		if err := (paging.Request{Page: res.Next.Page}).Keys(&after.Matched, &after.Score, &after.Space); err != nil {
+			t.Fatalf("next page's cursor: %v", err)
 		}
 	}
 	if diff := cmp.Diff(got, []string{"s3", "s2", "s1"}); diff != "" {

@@ -2,27 +2,27 @@ package space
 
 import (
 	"context"
-	"github.com/docspub/platform/libs/envelope"
 	"strings"
+
+	"github.com/docspub/platform/libs/envelope"
 
 	"github.com/docspub/platform/libs/apierr"
 	"github.com/docspub/platform/libs/ids"
 	"github.com/docspub/platform/libs/internalapi/contentapi"
-	"github.com/docspub/platform/libs/keyset"
 	"github.com/docspub/platform/libs/nullable"
+	"github.com/docspub/platform/libs/paging"
 	"github.com/docspub/platform/libs/roles"
 	"github.com/docspub/platform/services/content/internal/access"
 	"github.com/docspub/platform/services/content/internal/limits"
 )
 
 // Page asks for a page of a list (keyset over position and id, or id).
-type Page = keyset.Page
+type Page = paging.Request
 
 // List is one page of a list.
-type List[T any] = keyset.List[T]
+type List[T any] = paging.List[T]
 
-func collectionKey(c Collection) (int64, string) { return c.Position, c.ID }
-func spaceKey(sp Space) (int64, string)          { return sp.Position, sp.ID }
+func collectionKey(c Collection) string { return paging.PositionCursor(c.Position, c.ID) }
 
 // CreateCollectionInput is the body of a collection creation.
 type CreateCollectionInput struct {
@@ -193,18 +193,19 @@ func (s *Service) ListCollections(ctx context.Context, c access.Caller, org stri
 	if err != nil {
 		return List[CollectionView]{}, err
 	}
-	cols, count, err := s.store.Collections(ctx, CollectionQuery{Organization: org, TopOnly: !nested,
-		Exclude: t.hidden(role), AfterPosition: pg.AfterPosition, AfterID: pg.AfterID, Limit: pg.Limit + 1})
+	page, err := paging.Fetch(pg, func(limit int) ([]Collection, int, error) {
+		return s.store.Collections(ctx, CollectionQuery{Organization: org, TopOnly: !nested,
+			Exclude: t.hidden(role), AfterPosition: pg.AfterPosition, AfterID: pg.AfterID, Limit: limit})
+	}, collectionKey)
 	if err != nil {
 		return List[CollectionView]{}, err
 	}
-	page := keyset.Cut(cols, pg.Limit, count, collectionKey)
 	views := make([]CollectionView, len(page.Items))
 	for i, col := range page.Items {
 		level := t.collectionLevel(role, col.ID)
 		views[i] = s.collectionView(col, &level)
 	}
-	return keyset.With(page, views), nil
+	return paging.With(page, views), nil
 }
 
 // CollectionSpaces lists the live spaces of a collection the caller can see, by position.
@@ -215,22 +216,27 @@ func (s *Service) CollectionSpaces(ctx context.Context, c access.Caller, id stri
 	}
 	role, _ := c.Role(col.Organization)
 	return s.listSpaces(ctx, role, t, SpaceQuery{Organization: col.Organization, Parent: &col.ID, Sort: ByPosition,
-		AfterPosition: pg.AfterPosition, AfterID: pg.AfterID}, pg.Limit)
+		AfterPosition: pg.AfterPosition, AfterID: pg.AfterID}, pg)
 }
 
 // listSpaces runs q for a member with role, hiding what they cannot see, and renders the page.
-func (s *Service) listSpaces(ctx context.Context, role roles.Role, t tree, q SpaceQuery, limit int) (List[SpaceView], error) {
+func (s *Service) listSpaces(ctx context.Context, role roles.Role, t tree, q SpaceQuery, pg Page) (List[SpaceView], error) {
 	if role != roles.Admin {
 		q.HideNoAccess, q.HiddenCollections = true, t.hidden(role)
 	}
-	q.Limit = limit + 1
-	sps, count, err := s.store.Spaces(ctx, q)
+	cursor := func(sp Space) string { return paging.PositionCursor(sp.Position, sp.ID) }
+	if q.Sort == ByID {
+		cursor = func(sp Space) string { return paging.IDCursor(sp.ID) }
+	}
+	page, err := paging.Fetch(pg, func(limit int) ([]Space, int, error) {
+		q.Limit = limit
+		return s.store.Spaces(ctx, q)
+	}, cursor)
 	if err != nil {
 		return List[SpaceView]{}, err
 	}
-	page := keyset.Cut(sps, limit, count, spaceKey)
 	views, err := s.renderSpaces(ctx, page.Items, func(sp Space) roles.Role { return t.spaceLevel(role, sp) })
-	return keyset.With(page, views), err
+	return paging.With(page, views), err
 }
 
 // MoveInput is a move body: a new parent (Parent.Set; null or "" for the

@@ -3,16 +3,17 @@ package space
 import (
 	"context"
 	"errors"
-	"github.com/docspub/platform/libs/envelope"
 	"strings"
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/docspub/platform/libs/envelope"
+
 	"github.com/docspub/platform/libs/apierr"
 	"github.com/docspub/platform/libs/ids"
 	"github.com/docspub/platform/libs/internalapi/contentapi"
-	"github.com/docspub/platform/libs/keyset"
 	"github.com/docspub/platform/libs/nullable"
+	"github.com/docspub/platform/libs/paging"
 	"github.com/docspub/platform/libs/roles"
 	"github.com/docspub/platform/services/content/internal/access"
 )
@@ -122,7 +123,7 @@ func (s *Service) ListSpaces(ctx context.Context, c access.Caller, org string, p
 		return List[SpaceView]{}, err
 	}
 	return s.listSpaces(ctx, role, t, SpaceQuery{Organization: org, Sort: ByPosition,
-		AfterPosition: pg.AfterPosition, AfterID: pg.AfterID}, pg.Limit)
+		AfterPosition: pg.AfterPosition, AfterID: pg.AfterID}, pg)
 }
 
 // GetSpace returns a space the caller can see, deleted ones too (with
@@ -507,7 +508,7 @@ func (s *Service) MemberSpaces(ctx context.Context, c access.Caller, org, user s
 	if err != nil {
 		return out, err
 	}
-	l, err := s.listSpaces(ctx, theirs, t, SpaceQuery{Organization: org, Sort: ByID, Desc: desc, AfterID: pg.AfterID}, pg.Limit)
+	l, err := s.listSpaces(ctx, theirs, t, SpaceQuery{Organization: org, Sort: ByID, Desc: desc, AfterID: pg.AfterID}, pg)
 	if err != nil {
 		return out, err
 	}
@@ -517,5 +518,5 @@ func (s *Service) MemberSpaces(ctx context.Context, c access.Caller, org, user s
 		sp := Space{DefaultLevel: access.DefaultLevel(v.DefaultLevel), Parent: v.Parent}
 		items[i] = MemberSpace{Permission: t.spaceLevel(theirs, sp), Space: v}
 	}
-	return keyset.With(l, items), nil
+	return paging.With(l, items), nil
 }

@@ -34,12 +34,13 @@ func (h *Handlers) createSpace(c *gin.Context) {
 }
 
 func (h *Handlers) listSpaces(c *gin.Context) {
-	pg, ok := paging.ReadKeyset(c, paging.ByPosition)
-	if !ok {
+	pg, err := paging.ReadKeyset(c, paging.ByPosition)
+	if err != nil {
+		httpx.Error(c, err)
 		return
 	}
 	l, err := h.svc.ListSpaces(c.Request.Context(), internaltoken.CallerOf(c), orgID(c), pg)
-	paging.ReplyKeyset(c, l, err, paging.ByPosition)
+	httpx.Reply(c, http.StatusOK, l, err)
 }
 
 func (h *Handlers) getSpace(c *gin.Context) {
@@ -189,8 +190,9 @@ func (h *Handlers) transferSpace(c *gin.Context) {
 }
 
 func (h *Handlers) memberSpaces(c *gin.Context) {
-	pg, ok := paging.ReadKeyset(c, paging.ByID)
-	if !ok {
+	pg, err := paging.ReadKeyset(c, paging.ByID)
+	if err != nil {
+		httpx.Error(c, err)
 		return
 	}
 	order, err := httpx.QueryEnum(c, "order", "desc", "asc", "desc")
@@ -199,7 +201,7 @@ func (h *Handlers) memberSpaces(c *gin.Context) {
 		return
 	}
 	l, err := h.svc.MemberSpaces(c.Request.Context(), internaltoken.CallerOf(c), orgID(c), c.Param("userId"), order == "desc", pg)
-	paging.ReplyKeyset(c, l, err, paging.ByID)
+	httpx.Reply(c, http.StatusOK, l, err)
 }
 
 type createCollectionRequest struct {
@@ -217,8 +219,9 @@ func (h *Handlers) createCollection(c *gin.Context) {
 }
 
 func (h *Handlers) listCollections(c *gin.Context) {
-	pg, ok := paging.ReadKeyset(c, paging.ByPosition)
-	if !ok {
+	pg, err := paging.ReadKeyset(c, paging.ByPosition)
+	if err != nil {
+		httpx.Error(c, err)
 		return
 	}
 	nested, err := httpx.QueryBool(c, "nested", true)
@@ -227,7 +230,7 @@ func (h *Handlers) listCollections(c *gin.Context) {
 		return
 	}
 	l, err := h.svc.ListCollections(c.Request.Context(), internaltoken.CallerOf(c), orgID(c), nested, pg)
-	paging.ReplyKeyset(c, l, err, paging.ByPosition)
+	httpx.Reply(c, http.StatusOK, l, err)
 }
 
 func (h *Handlers) getCollection(c *gin.Context) {
@@ -261,12 +264,13 @@ func (h *Handlers) deleteCollection(c *gin.Context) {
 }
 
 func (h *Handlers) collectionSpaces(c *gin.Context) {
-	pg, ok := paging.ReadKeyset(c, paging.ByPosition)
-	if !ok {
+	pg, err := paging.ReadKeyset(c, paging.ByPosition)
+	if err != nil {
+		httpx.Error(c, err)
 		return
 	}
 	l, err := h.svc.CollectionSpaces(c.Request.Context(), internaltoken.CallerOf(c), collectionID(c), pg)
-	paging.ReplyKeyset(c, l, err, paging.ByPosition)
+	httpx.Reply(c, http.StatusOK, l, err)
 }
 
 func (h *Handlers) moveCollection(c *gin.Context) {

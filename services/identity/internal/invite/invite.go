@@ -14,8 +14,8 @@ import (
 	"github.com/docspub/platform/libs/envelope"
 	"github.com/docspub/platform/libs/ids"
 	"github.com/docspub/platform/libs/internalapi/identityapi"
-	"github.com/docspub/platform/libs/keyset"
 	"github.com/docspub/platform/libs/nullable"
+	"github.com/docspub/platform/libs/paging"
 	"github.com/docspub/platform/libs/roles"
 	"github.com/docspub/platform/services/identity/internal/access"
 	"github.com/docspub/platform/services/identity/internal/organization"
@@ -107,17 +107,18 @@ func (s *Service) event(newEvent func(string, View) envelope.Event, i Invite, v 
 }
 
 // List lists an organization's invite links, by id; admins only.
-func (s *Service) List(ctx context.Context, userID, orgID string, p keyset.Page) (keyset.List[View], error) {
+func (s *Service) List(ctx context.Context, userID, orgID string, p paging.Request) (paging.List[View], error) {
 	e, err := s.orgs.EnterFor(ctx, userID, orgID, access.ManageInvites, manage)
 	if err != nil {
-		return keyset.List[View]{}, err
+		return paging.List[View]{}, err
 	}
-	invs, count, err := s.store.Invites(ctx, e.Org.ID, p.AfterID, p.Limit+1)
+	l, err := paging.Fetch(p, func(limit int) ([]Invite, int, error) {
+		return s.store.Invites(ctx, e.Org.ID, p.AfterID, limit)
+	}, func(i Invite) string { return paging.IDCursor(i.ID) })
 	if err != nil {
-		return keyset.List[View]{}, err
+		return paging.List[View]{}, err
 	}
-	l := keyset.Cut(invs, p.Limit, count, func(i Invite) (int64, string) { return 0, i.ID })
-	out := keyset.With(l, make([]View, len(l.Items)))
+	out := paging.With(l, make([]View, len(l.Items)))
 	for i, inv := range l.Items {
 		out.Items[i] = render(s.urls, inv)
 	}

@@ -37,12 +37,13 @@ func (h *handlers) join(c *gin.Context) {
 }
 
 func (h *handlers) list(c *gin.Context) {
-	p, ok := paging.ReadKeyset(c, paging.ByID)
-	if !ok {
+	p, err := paging.ReadKeyset(c, paging.ByID)
+	if err != nil {
+		httpx.Error(c, err)
 		return
 	}
 	l, err := h.svc.List(c.Request.Context(), internaltoken.CallerOf(c).UserID, orgID(c), p)
-	paging.ReplyKeyset(c, l, err, paging.ByID)
+	httpx.Reply(c, http.StatusOK, l, err)
 }
 
 func (h *handlers) create(c *gin.Context) {

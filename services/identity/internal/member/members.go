@@ -7,8 +7,8 @@ import (
 
 	"github.com/docspub/platform/libs/apierr"
 	"github.com/docspub/platform/libs/internalapi/identityapi"
-	"github.com/docspub/platform/libs/keyset"
 	"github.com/docspub/platform/libs/nullable"
+	"github.com/docspub/platform/libs/paging"
 	"github.com/docspub/platform/libs/roles"
 	"github.com/docspub/platform/services/identity/internal/access"
 	"github.com/docspub/platform/services/identity/internal/organization"
@@ -30,12 +30,9 @@ type Page struct {
 	Limit               int
 }
 
-// List is a page of members; its next page starts after (LastValue,
-// LastID), LastValue being the sort key of its last member.
-type List struct {
-	keyset.List[View]
-	LastValue string
-}
+// List is a page of members; its cursor holds the sort key and id of its
+// last member.
+type List = paging.List[View]
 
 // ListMembers lists an organization's members, keyset-paged on the sort key.
 func (s *Service) ListMembers(ctx context.Context, userID, orgID string, f Filter, p Page) (List, error) {
@@ -47,7 +44,7 @@ func (s *Service) ListMembers(ctx context.Context, userID, orgID string, f Filte
 		return List{}, err
 	}
 	q := Query{Organization: c.Org.ID, Search: f.Search, Sort: f.Sort, Desc: f.Desc,
-		AfterValue: p.AfterValue, AfterID: p.AfterID, Limit: p.Limit + 1}
+		AfterValue: p.AfterValue, AfterID: p.AfterID}
 	if q.Sort == "" {
 		q.Sort = SortJoinedAt
 	}
@@ -65,20 +62,18 @@ func (s *Service) ListMembers(ctx context.Context, userID, orgID string, f Filte
 		r := roles.Role(f.Role)
 		q.Role = &r
 	}
-	ms, count, err := s.store.Members(ctx, q)
+	l, err := paging.Fetch(paging.Request{Limit: p.Limit}, func(limit int) ([]Member, int, error) {
+		q.Limit = limit
+		return s.store.Members(ctx, q)
+	}, func(m Member) string { return paging.Cursor(memberSortValue(m, q.Sort), m.ID) })
 	if err != nil {
 		return List{}, err
 	}
-	l := keyset.Cut(ms, p.Limit, count, func(m Member) (int64, string) { return 0, m.ID })
 	views, err := s.memberViews(ctx, c.Org.ID, l.Items)
 	if err != nil {
 		return List{}, err
 	}
-	out := List{List: keyset.With(l, views)}
-	if n := len(l.Items); n > 0 {
-		out.LastValue = memberSortValue(l.Items[n-1], q.Sort)
-	}
-	return out, nil
+	return paging.With(l, views), nil
 }
 
 func memberSortValue(m Member, sort string) string {

@@ -48,15 +48,7 @@ func (h *handlers) listMembers(c *gin.Context) {
 	}
 	f := member.Filter{Role: role, Search: c.Query("search"), Sort: sort, Desc: order == "desc"}
 	l, err := h.svc.ListMembers(c.Request.Context(), internaltoken.CallerOf(c).UserID, orgID(c), f, p)
-	if err != nil {
-		httpx.Error(c, err)
-		return
-	}
-	var next string
-	if l.HasMore {
-		next = paging.Cursor(l.LastValue, l.LastID)
-	}
-	paging.Reply(c, l.Items, l.Count, next)
+	httpx.Reply(c, http.StatusOK, l, err)
 }
 
 func (h *handlers) getMember(c *gin.Context) {

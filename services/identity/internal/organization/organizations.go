@@ -10,8 +10,8 @@ import (
 
 	"github.com/docspub/platform/libs/apierr"
 	"github.com/docspub/platform/libs/internalapi/identityapi"
-	"github.com/docspub/platform/libs/keyset"
 	"github.com/docspub/platform/libs/nullable"
+	"github.com/docspub/platform/libs/paging"
 	"github.com/docspub/platform/libs/roles"
 	"github.com/docspub/platform/services/identity/internal/access"
 )
@@ -22,10 +22,10 @@ var (
 )
 
 // ListOrganizations returns the organizations the user is a member of, by id.
-func (s *Service) ListOrganizations(ctx context.Context, userID string, p keyset.Page) (keyset.List[OrganizationView], error) {
+func (s *Service) ListOrganizations(ctx context.Context, userID string, p paging.Request) (paging.List[OrganizationView], error) {
 	role, err := s.members.Roles(ctx, userID)
 	if err != nil {
-		return keyset.List[OrganizationView]{}, err
+		return paging.List[OrganizationView]{}, err
 	}
 	ids := make([]string, 0, len(role))
 	for org := range role {
@@ -40,17 +40,15 @@ func (s *Service) ListOrganizations(ctx context.Context, userID string, p keyset
 		}
 		ids = ids[i:]
 	}
-	if len(ids) > p.Limit+1 {
-		ids = ids[:p.Limit+1]
-	}
-	orgs, err := s.store.OrganizationsByID(ctx, ids)
+	l, err := paging.Fetch(p, func(limit int) ([]Organization, int, error) {
+		orgs, err := s.store.OrganizationsByID(ctx, ids[:min(limit, len(ids))])
+		return orgs, count, err
+	}, func(o Organization) string { return paging.IDCursor(o.ID) })
 	if err != nil {
-		return keyset.List[OrganizationView]{}, err
+		return paging.List[OrganizationView]{}, err
 	}
-	l := keyset.Cut(orgs, p.Limit, count, func(o Organization) (int64, string) { return 0, o.ID })
-	orgs = l.Items
-	out := keyset.With(l, []OrganizationView{})
-	for _, o := range orgs {
+	out := paging.With(l, []OrganizationView{})
+	for _, o := range l.Items {
 		perms := access.Membership{Member: true, Role: roles.Role(role[o.ID])}.Organization()
 		out.Items = append(out.Items, s.urls.OrganizationView(o, &perms))
 	}

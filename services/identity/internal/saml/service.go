@@ -9,8 +9,8 @@ import (
 	"github.com/docspub/platform/libs/envelope"
 	"github.com/docspub/platform/libs/ids"
 	"github.com/docspub/platform/libs/internalapi/identityapi"
-	"github.com/docspub/platform/libs/keyset"
 	"github.com/docspub/platform/libs/nullable"
+	"github.com/docspub/platform/libs/paging"
 	"github.com/docspub/platform/libs/roles"
 	"github.com/docspub/platform/services/identity/internal/access"
 	"github.com/docspub/platform/services/identity/internal/organization"
@@ -146,20 +146,21 @@ func (s *Service) event(ctx context.Context, newEvent func(org, id string, data 
 }
 
 // List lists an organization's SAML providers, by id; admins only.
-func (s *Service) List(ctx context.Context, userID, orgID string, pg keyset.Page) (keyset.List[ProviderView], error) {
+func (s *Service) List(ctx context.Context, userID, orgID string, pg paging.Request) (paging.List[ProviderView], error) {
 	e, err := s.orgs.EnterFor(ctx, userID, orgID, access.ManageSAML, manage)
 	if err != nil {
-		return keyset.List[ProviderView]{}, err
+		return paging.List[ProviderView]{}, err
 	}
-	ps, count, err := s.store.Providers(ctx, e.Org.ID, pg.AfterID, pg.Limit+1)
+	l, err := paging.Fetch(pg, func(limit int) ([]Provider, int, error) {
+		return s.store.Providers(ctx, e.Org.ID, pg.AfterID, limit)
+	}, func(p Provider) string { return paging.IDCursor(p.ID) })
 	if err != nil {
-		return keyset.List[ProviderView]{}, err
+		return paging.List[ProviderView]{}, err
 	}
-	l := keyset.Cut(ps, pg.Limit, count, func(p Provider) (int64, string) { return 0, p.ID })
-	out := keyset.With(l, make([]ProviderView, len(l.Items)))
+	out := paging.With(l, make([]ProviderView, len(l.Items)))
 	for i, p := range l.Items {
 		if out.Items[i], err = s.view(ctx, &e, p); err != nil {
-			return keyset.List[ProviderView]{}, err
+			return paging.List[ProviderView]{}, err
 		}
 	}
 	return out, nil

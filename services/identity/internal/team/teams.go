@@ -8,7 +8,7 @@ import (
 	"github.com/docspub/platform/libs/apierr"
 	"github.com/docspub/platform/libs/ids"
 	"github.com/docspub/platform/libs/internalapi/identityapi"
-	"github.com/docspub/platform/libs/keyset"
+	"github.com/docspub/platform/libs/paging"
 	"github.com/docspub/platform/services/identity/internal/access"
 	"github.com/docspub/platform/services/identity/internal/member"
 	"github.com/docspub/platform/services/identity/internal/organization"
@@ -76,28 +76,28 @@ type Filter struct {
 }
 
 // ListTeams lists an organization's teams, by id.
-func (s *Service) ListTeams(ctx context.Context, userID, orgID string, f Filter, p keyset.Page) (keyset.List[View], error) {
+func (s *Service) ListTeams(ctx context.Context, userID, orgID string, f Filter, p paging.Request) (paging.List[View], error) {
 	c, err := s.orgs.EnterFor(ctx, userID, orgID, access.ListTeams, "list teams")
 	if err != nil {
-		return keyset.List[View]{}, err
+		return paging.List[View]{}, err
 	}
 	if err := organization.CheckFilter("title", f.Title); err != nil {
-		return keyset.List[View]{}, err
+		return paging.List[View]{}, err
 	}
-	q := Query{Organization: c.Org.ID, Title: f.Title, After: p.AfterID, Limit: p.Limit + 1}
+	q := Query{Organization: c.Org.ID, Title: f.Title, After: p.AfterID}
 	if f.Owner != "" {
 		owner, err := s.members.Member(ctx, c.Org.ID, f.Owner)
 		switch {
 		case errors.Is(err, apierr.ErrNotFound):
 			q.IDs = []string{}
 		case err != nil:
-			return keyset.List[View]{}, err
+			return paging.List[View]{}, err
 		case access.Membership{Member: true, Role: owner.Role}.Can(access.ManageTeam):
 			// admins manage every team
 		default:
 			owned, _, err := s.store.Memberships(ctx, MembershipQuery{Organization: c.Org.ID, User: f.Owner, Role: RoleOwner})
 			if err != nil {
-				return keyset.List[View]{}, err
+				return paging.List[View]{}, err
 			}
 			q.IDs = []string{}
 			for _, tm := range owned {
@@ -105,17 +105,18 @@ func (s *Service) ListTeams(ctx context.Context, userID, orgID string, f Filter,
 			}
 		}
 	}
-	teams, count, err := s.store.Teams(ctx, q)
+	l, err := paging.Fetch(p, func(limit int) ([]Team, int, error) {
+		q.Limit = limit
+		return s.store.Teams(ctx, q)
+	}, teamCursor)
 	if err != nil {
-		return keyset.List[View]{}, err
+		return paging.List[View]{}, err
 	}
-	l := keyset.Cut(teams, p.Limit, count, func(t Team) (int64, string) { return 0, t.ID })
-	teams = l.Items
-	views, err := s.teamViews(ctx, c, teams)
+	views, err := s.teamViews(ctx, c, l.Items)
 	if err != nil {
-		return keyset.List[View]{}, err
+		return paging.List[View]{}, err
 	}
-	return keyset.With(l, views), nil
+	return paging.With(l, views), nil
 }
 
 // Input is the body of PUT ORG/teams and PATCH ORG/teams/{teamId}.
@@ -287,24 +288,25 @@ func (s *Service) DeleteTeam(ctx context.Context, userID, orgID, teamID string) 
 }
 
 // ListTeamMembers lists a team's members, by membership id.
-func (s *Service) ListTeamMembers(ctx context.Context, userID, orgID, teamID string, p keyset.Page) (keyset.List[MemberView], error) {
+func (s *Service) ListTeamMembers(ctx context.Context, userID, orgID, teamID string, p paging.Request) (paging.List[MemberView], error) {
 	c, t, err := s.teamFor(ctx, userID, orgID, teamID, access.ViewTeam, "view this team")
 	if err != nil {
-		return keyset.List[MemberView]{}, err
+		return paging.List[MemberView]{}, err
 	}
-	tms, count, err := s.store.Memberships(ctx, MembershipQuery{Organization: c.Org.ID, Team: t.ID, After: p.AfterID, Limit: p.Limit + 1})
+	l, err := paging.Fetch(p, func(limit int) ([]Membership, int, error) {
+		return s.store.Memberships(ctx, MembershipQuery{Organization: c.Org.ID, Team: t.ID, After: p.AfterID, Limit: limit})
+	}, func(tm Membership) string { return paging.IDCursor(tm.ID) })
 	if err != nil {
-		return keyset.List[MemberView]{}, err
+		return paging.List[MemberView]{}, err
 	}
-	l := keyset.Cut(tms, p.Limit, count, func(tm Membership) (int64, string) { return 0, tm.ID })
-	tms = l.Items
+	tms := l.Items
 	users := make([]string, len(tms))
 	for i, tm := range tms {
 		users[i] = tm.User
 	}
 	members, err := s.members.MembersOf(ctx, c.Org.ID, users)
 	if err != nil {
-		return keyset.List[MemberView]{}, err
+		return paging.List[MemberView]{}, err
 	}
 	ms := make([]member.Member, len(tms))
 	for i, tm := range tms {
@@ -315,10 +317,10 @@ func (s *Service) ListTeamMembers(ctx context.Context, userID, orgID, teamID str
 	}
 	views, err := s.memberViews(ctx, c.Org.ID, ms)
 	if err != nil {
-		return keyset.List[MemberView]{}, err
+		return paging.List[MemberView]{}, err
 	}
 	canView := c.Can(access.ListMembers)
-	out := keyset.With(l, make([]MemberView, len(tms)))
+	out := paging.With(l, make([]MemberView, len(tms)))
 	for i, tm := range tms {
 		out.Items[i] = MemberView{Organization: views[i], Team: RoleView{Role: tm.Role},
 			Permissions: &ViewPermission{View: canView || tm.User == c.User}}
@@ -546,23 +548,23 @@ func (s *Service) RemoveTeamMember(ctx context.Context, userID, orgID, teamID, t
 
 // MemberTeams lists the teams of a member, by team id, optionally filtered
 // by title. Members may list their own teams; listing others' needs ListTeams.
-func (s *Service) MemberTeams(ctx context.Context, userID, orgID, target, title string, p keyset.Page) (keyset.List[MemberTeamView], error) {
+func (s *Service) MemberTeams(ctx context.Context, userID, orgID, target, title string, p paging.Request) (paging.List[MemberTeamView], error) {
 	c, err := s.orgs.Enter(ctx, userID, orgID)
 	if err != nil {
-		return keyset.List[MemberTeamView]{}, err
+		return paging.List[MemberTeamView]{}, err
 	}
 	if target != userID && !c.Can(access.ListTeams) {
-		return keyset.List[MemberTeamView]{}, organization.Forbidden("list other members' teams")
+		return paging.List[MemberTeamView]{}, organization.Forbidden("list other members' teams")
 	}
 	if err := organization.CheckFilter("title", title); err != nil {
-		return keyset.List[MemberTeamView]{}, err
+		return paging.List[MemberTeamView]{}, err
 	}
 	if _, err := s.member(ctx, c.Org.ID, target); err != nil {
-		return keyset.List[MemberTeamView]{}, err
+		return paging.List[MemberTeamView]{}, err
 	}
 	tms, _, err := s.store.Memberships(ctx, MembershipQuery{Organization: c.Org.ID, User: target})
 	if err != nil {
-		return keyset.List[MemberTeamView]{}, err
+		return paging.List[MemberTeamView]{}, err
 	}
 	roleIn := map[string]string{}
 	ids := []string{}
@@ -570,17 +572,17 @@ func (s *Service) MemberTeams(ctx context.Context, userID, orgID, target, title 
 		roleIn[tm.Team] = tm.Role
 		ids = append(ids, tm.Team)
 	}
-	teams, count, err := s.store.Teams(ctx, Query{Organization: c.Org.ID, IDs: ids, Title: title, After: p.AfterID, Limit: p.Limit + 1})
+	l, err := paging.Fetch(p, func(limit int) ([]Team, int, error) {
+		return s.store.Teams(ctx, Query{Organization: c.Org.ID, IDs: ids, Title: title, After: p.AfterID, Limit: limit})
+	}, teamCursor)
 	if err != nil {
-		return keyset.List[MemberTeamView]{}, err
+		return paging.List[MemberTeamView]{}, err
 	}
-	l := keyset.Cut(teams, p.Limit, count, func(t Team) (int64, string) { return 0, t.ID })
-	teams = l.Items
-	views, err := s.teamViews(ctx, c, teams)
+	views, err := s.teamViews(ctx, c, l.Items)
 	if err != nil {
-		return keyset.List[MemberTeamView]{}, err
+		return paging.List[MemberTeamView]{}, err
 	}
-	out := keyset.With(l, make([]MemberTeamView, len(views)))
+	out := paging.With(l, make([]MemberTeamView, len(views)))
 	for i, v := range views {
 		out.Items[i] = MemberTeamView{Team: v, Member: RoleView{Role: roleIn[v.ID]}}
 	}
@@ -624,3 +626,6 @@ func checkRefs(pr *apierr.Problems, name string, n int) {
 		pr.Add(name, "must list at most %d users", MaxMembers)
 	}
 }
+
+// teamCursor is the cursor of a team in a list by id.
+func teamCursor(t Team) string { return paging.IDCursor(t.ID) }

@@ -36,22 +36,24 @@ type handlers struct {
 func orgID(c *gin.Context) string { return c.Param("organizationId") }
 
 func (h *handlers) memberTeams(c *gin.Context) {
-	p, ok := paging.ReadKeyset(c, paging.ByID)
-	if !ok {
+	p, err := paging.ReadKeyset(c, paging.ByID)
+	if err != nil {
+		httpx.Error(c, err)
 		return
 	}
 	l, err := h.svc.MemberTeams(c.Request.Context(), internaltoken.CallerOf(c).UserID, orgID(c), c.Param("userId"), c.Query("title"), p)
-	paging.ReplyKeyset(c, l, err, paging.ByID)
+	httpx.Reply(c, http.StatusOK, l, err)
 }
 
 func (h *handlers) list(c *gin.Context) {
-	p, ok := paging.ReadKeyset(c, paging.ByID)
-	if !ok {
+	p, err := paging.ReadKeyset(c, paging.ByID)
+	if err != nil {
+		httpx.Error(c, err)
 		return
 	}
 	f := team.Filter{Owner: c.Query("owner"), Title: c.Query("title")}
 	l, err := h.svc.ListTeams(c.Request.Context(), internaltoken.CallerOf(c).UserID, orgID(c), f, p)
-	paging.ReplyKeyset(c, l, err, paging.ByID)
+	httpx.Reply(c, http.StatusOK, l, err)
 }
 
 func (h *handlers) create(c *gin.Context) {
@@ -83,12 +85,13 @@ func (h *handlers) delete(c *gin.Context) {
 }
 
 func (h *handlers) listMembers(c *gin.Context) {
-	p, ok := paging.ReadKeyset(c, paging.ByID)
-	if !ok {
+	p, err := paging.ReadKeyset(c, paging.ByID)
+	if err != nil {
+		httpx.Error(c, err)
 		return
 	}
 	l, err := h.svc.ListTeamMembers(c.Request.Context(), internaltoken.CallerOf(c).UserID, orgID(c), c.Param("teamId"), p)
-	paging.ReplyKeyset(c, l, err, paging.ByID)
+	httpx.Reply(c, http.StatusOK, l, err)
 }
 
 func (h *handlers) updateMembers(c *gin.Context) {

@@ -12,7 +12,7 @@ import (
 
 	"github.com/docspub/platform/libs/apierr"
 	"github.com/docspub/platform/libs/envelope"
-	"github.com/docspub/platform/libs/keyset"
+	"github.com/docspub/platform/libs/paging"
 )
 
 // Processing states.
@@ -128,7 +128,7 @@ type Store interface {
 	// BySourceURL returns org's first live spec (by id) whose source is the URL.
 	BySourceURL(ctx context.Context, org, u string) (Spec, error)
 	ByID(ctx context.Context, id string) (Spec, error)
-	List(ctx context.Context, org string, p keyset.Page) ([]Spec, int, error)
+	List(ctx context.Context, org string, p paging.Request) ([]Spec, int, error)
 	// SetSource stores sp's new source (generation sp.Generation, the one
 	// before it being sp.Generation-1) and state pending.
 	SetSource(ctx context.Context, sp Spec, text []byte, ev envelope.Event) error
@@ -144,7 +144,7 @@ type Store interface {
 	// InsertVersion stores a version, its content and, when not nil, its
 	// JSON rendering; the same id twice is not an error (a resumed job).
 	InsertVersion(ctx context.Context, v Version, content, rendered []byte) error
-	Versions(ctx context.Context, spec string, p keyset.Page) ([]Version, int, error)
+	Versions(ctx context.Context, spec string, p paging.Request) ([]Version, int, error)
 	Version(ctx context.Context, spec, id string) (Version, error)
 	Content(ctx context.Context, v Version) ([]byte, error)
 	// OpenContent streams a version's content, or its JSON rendering, and

@@ -16,7 +16,7 @@ import (
 	"github.com/docspub/platform/libs/ids"
 	"github.com/docspub/platform/libs/internalapi/integrationsapi"
 	"github.com/docspub/platform/libs/jobs"
-	"github.com/docspub/platform/libs/keyset"
+	"github.com/docspub/platform/libs/paging"
 	"github.com/docspub/platform/libs/urlguard"
 	"github.com/docspub/platform/services/integrations/internal/access"
 )
@@ -121,22 +121,22 @@ func (s *Service) checkSource(p *apierr.Problems, src *Source) (string, []byte) 
 }
 
 // List lists org's specs by id.
-func (s *Service) List(ctx context.Context, c access.Caller, org string, p keyset.Page) (keyset.List[View], error) {
+func (s *Service) List(ctx context.Context, c access.Caller, org string, p paging.Request) (paging.List[View], error) {
 	if _, err := access.Enter(c, org, access.View, ErrNotFound, "view OpenAPI specs"); err != nil {
-		return keyset.List[View]{}, err
+		return paging.List[View]{}, err
 	}
-	lim := p.Limit
-	p.Limit++
-	items, n, err := s.store.List(ctx, org, p)
+	l, err := paging.Fetch(p, func(limit int) ([]Spec, int, error) {
+		p.Limit = limit
+		return s.store.List(ctx, org, p)
+	}, func(sp Spec) string { return paging.IDCursor(sp.ID) })
 	if err != nil {
-		return keyset.List[View]{}, err
+		return paging.List[View]{}, err
 	}
-	l := keyset.Cut(items, lim, n, func(sp Spec) (int64, string) { return 0, sp.ID })
 	views := make([]View, len(l.Items))
 	for i, sp := range l.Items {
 		views[i] = s.view(sp, c)
 	}
-	return keyset.With(l, views), nil
+	return paging.With(l, views), nil
 }
 
 // spec loads org's spec by slug.
@@ -301,23 +301,23 @@ func (s *Service) Delete(ctx context.Context, c access.Caller, org, slug string)
 }
 
 // Versions lists a spec's versions, newest first.
-func (s *Service) Versions(ctx context.Context, c access.Caller, org, slug string, p keyset.Page) (keyset.List[VersionView], error) {
+func (s *Service) Versions(ctx context.Context, c access.Caller, org, slug string, p paging.Request) (paging.List[VersionView], error) {
 	sp, err := s.spec(ctx, c, org, slug, access.View, "view OpenAPI specs")
 	if err != nil {
-		return keyset.List[VersionView]{}, err
+		return paging.List[VersionView]{}, err
 	}
-	lim := p.Limit
-	p.Limit++
-	items, n, err := s.store.Versions(ctx, sp.ID, p)
+	l, err := paging.Fetch(p, func(limit int) ([]Version, int, error) {
+		p.Limit = limit
+		return s.store.Versions(ctx, sp.ID, p)
+	}, func(v Version) string { return paging.IDCursor(v.ID) })
 	if err != nil {
-		return keyset.List[VersionView]{}, err
+		return paging.List[VersionView]{}, err
 	}
-	l := keyset.Cut(items, lim, n, func(v Version) (int64, string) { return 0, v.ID })
 	views := make([]VersionView, len(l.Items))
 	for i, v := range l.Items {
 		views[i] = s.versionView(sp, v)
 	}
-	return keyset.With(l, views), nil
+	return paging.With(l, views), nil
 }
 
 // version loads a version of org's spec; "latest" names the spec's last one.

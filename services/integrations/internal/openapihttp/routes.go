@@ -51,12 +51,13 @@ func org(c *gin.Context) string  { return c.Param("organizationId") }
 func slug(c *gin.Context) string { return c.Param("specSlug") }
 
 func (h *handlers) list(c *gin.Context) {
-	pg, ok := paging.ReadKeyset(c, paging.ByID)
-	if !ok {
+	pg, err := paging.ReadKeyset(c, paging.ByID)
+	if err != nil {
+		httpx.Error(c, err)
 		return
 	}
 	l, err := h.svc.List(c.Request.Context(), internaltoken.CallerOf(c), org(c), pg)
-	paging.ReplyKeyset(c, l, err, paging.ByID)
+	httpx.Reply(c, http.StatusOK, l, err)
 }
 
 func (h *handlers) create(c *gin.Context) {
@@ -98,12 +99,13 @@ func (h *handlers) delete(c *gin.Context) {
 }
 
 func (h *handlers) versions(c *gin.Context) {
-	pg, ok := paging.ReadKeyset(c, paging.ByID)
-	if !ok {
+	pg, err := paging.ReadKeyset(c, paging.ByID)
+	if err != nil {
+		httpx.Error(c, err)
 		return
 	}
 	l, err := h.svc.Versions(c.Request.Context(), internaltoken.CallerOf(c), org(c), slug(c), pg)
-	paging.ReplyKeyset(c, l, err, paging.ByID)
+	httpx.Reply(c, http.StatusOK, l, err)
 }
 
 func (h *handlers) version(c *gin.Context) {

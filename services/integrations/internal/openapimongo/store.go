@@ -16,8 +16,8 @@ import (
 	"github.com/docspub/platform/libs/apierr"
 	"github.com/docspub/platform/libs/docstore"
 	"github.com/docspub/platform/libs/kafkax"
-	"github.com/docspub/platform/libs/keyset"
 	"github.com/docspub/platform/libs/mongox"
+	"github.com/docspub/platform/libs/paging"
 	"github.com/docspub/platform/services/integrations/internal/openapi"
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
@@ -120,7 +120,7 @@ func (s *Store) ByID(ctx context.Context, id string) (openapi.Spec, error) {
 }
 
 // List returns one page of org's specs by id and counts them all.
-func (s *Store) List(ctx context.Context, org string, p keyset.Page) ([]openapi.Spec, int, error) {
+func (s *Store) List(ctx context.Context, org string, p paging.Request) ([]openapi.Spec, int, error) {
 	return docstore.Page[openapi.Spec](ctx, s.ds, Specs, bson.M{"organization": org},
 		docstore.Keyset{Field: "_id", AfterValue: p.AfterID, AfterID: p.AfterID, Limit: p.Limit})
 }
@@ -237,7 +237,7 @@ func (s *Store) InsertVersion(ctx context.Context, v openapi.Version, content, r
 }
 
 // Versions returns one page of a spec's versions, newest first.
-func (s *Store) Versions(ctx context.Context, spec string, p keyset.Page) ([]openapi.Version, int, error) {
+func (s *Store) Versions(ctx context.Context, spec string, p paging.Request) ([]openapi.Version, int, error) {
 	return docstore.Page[openapi.Version](ctx, s.ds, Versions, bson.M{"spec": spec},
 		docstore.Keyset{Field: "_id", Desc: true, AfterValue: p.AfterID, AfterID: p.AfterID, Limit: p.Limit})
 }

@@ -14,7 +14,7 @@ import (
 	"github.com/docspub/platform/libs/envelope"
 	"github.com/docspub/platform/libs/ids"
 	"github.com/docspub/platform/libs/internalapi/integrationsapi"
-	"github.com/docspub/platform/libs/keyset"
+	"github.com/docspub/platform/libs/paging"
 	"github.com/docspub/platform/services/integrations/internal/access"
 )
 
@@ -46,8 +46,8 @@ type Settings struct {
 type Store interface {
 	Insert(ctx context.Context, s Settings, ev envelope.Event) error
 	Get(ctx context.Context, org, id string) (Settings, error)
-	// List returns one page of org's settings by id, fetching up to p.Limit+1, and counts them all.
-	List(ctx context.Context, org string, p keyset.Page) ([]Settings, int, error)
+	// List returns one page of org's settings by id (at most p.Limit, after p.AfterID) and counts them all.
+	List(ctx context.Context, org string, p paging.Request) ([]Settings, int, error)
 	Replace(ctx context.Context, s Settings, ev envelope.Event) error
 	Remove(ctx context.Context, org, id string, ev envelope.Event) error
 }
@@ -146,22 +146,22 @@ func (s *Service) get(ctx context.Context, org, id string) (Settings, error) {
 }
 
 // List lists org's settings by id.
-func (s *Service) List(ctx context.Context, c access.Caller, org string, p keyset.Page) (keyset.List[View], error) {
+func (s *Service) List(ctx context.Context, c access.Caller, org string, p paging.Request) (paging.List[View], error) {
 	if _, err := access.Enter(c, org, access.View, ErrNotFound, "view translation settings"); err != nil {
-		return keyset.List[View]{}, err
+		return paging.List[View]{}, err
 	}
-	lim := p.Limit
-	p.Limit++
-	items, n, err := s.store.List(ctx, org, p)
+	l, err := paging.Fetch(p, func(limit int) ([]Settings, int, error) {
+		p.Limit = limit
+		return s.store.List(ctx, org, p)
+	}, func(st Settings) string { return paging.IDCursor(st.ID) })
 	if err != nil {
-		return keyset.List[View]{}, err
+		return paging.List[View]{}, err
 	}
-	l := keyset.Cut(items, lim, n, func(st Settings) (int64, string) { return 0, st.ID })
 	views := make([]View, len(l.Items))
 	for i, st := range l.Items {
 		views[i] = s.view(st, c)
 	}
-	return keyset.With(l, views), nil
+	return paging.With(l, views), nil
 }
 
 // Get returns one of org's settings.

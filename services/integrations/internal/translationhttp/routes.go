@@ -29,12 +29,13 @@ func org(c *gin.Context) string { return c.Param("organizationId") }
 func id(c *gin.Context) string  { return c.Param("translationSettingsId") }
 
 func (h *handlers) list(c *gin.Context) {
-	pg, ok := paging.ReadKeyset(c, paging.ByID)
-	if !ok {
+	pg, err := paging.ReadKeyset(c, paging.ByID)
+	if err != nil {
+		httpx.Error(c, err)
 		return
 	}
 	l, err := h.svc.List(c.Request.Context(), internaltoken.CallerOf(c), org(c), pg)
-	paging.ReplyKeyset(c, l, err, paging.ByID)
+	httpx.Reply(c, http.StatusOK, l, err)
 }
 
 func (h *handlers) create(c *gin.Context) {

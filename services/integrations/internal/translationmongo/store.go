@@ -8,8 +8,8 @@ import (
 
 	"github.com/docspub/platform/libs/docstore"
 	"github.com/docspub/platform/libs/kafkax"
-	"github.com/docspub/platform/libs/keyset"
 	"github.com/docspub/platform/libs/mongox"
+	"github.com/docspub/platform/libs/paging"
 	"github.com/docspub/platform/services/integrations/internal/translation"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
@@ -47,7 +47,7 @@ func (s *Store) Get(ctx context.Context, org, id string) (translation.Settings, 
 }
 
 // List returns one page of org's settings by id and counts them all.
-func (s *Store) List(ctx context.Context, org string, p keyset.Page) ([]translation.Settings, int, error) {
+func (s *Store) List(ctx context.Context, org string, p paging.Request) ([]translation.Settings, int, error) {
 	return docstore.Page[translation.Settings](ctx, s.ds, Settings, bson.M{"organization": org},
 		docstore.Keyset{Field: "_id", AfterValue: p.AfterID, AfterID: p.AfterID, Limit: p.Limit})
 }

@@ -3,8 +3,9 @@ package section
 import (
 	"context"
 	"fmt"
-	"github.com/docspub/platform/libs/keyset"
 	"strings"
+
+	"github.com/docspub/platform/libs/paging"
 
 	"github.com/docspub/platform/libs/apierr"
 	"github.com/docspub/platform/libs/envelope"
@@ -27,11 +28,12 @@ func (s *Service) ListGroups(ctx context.Context, c access.Caller, org, siteID s
 	if p.Limit <= 0 {
 		p.Limit = DefaultLimit
 	}
-	grps, count, err := s.store.Groups(ctx, Query{Site: g.Site, AfterPosition: p.AfterPosition, AfterID: p.AfterID, Limit: p.Limit + 1})
+	page, err := paging.Fetch(p, func(limit int) ([]Group, int, error) {
+		return s.store.Groups(ctx, Query{Site: g.Site, AfterPosition: p.AfterPosition, AfterID: p.AfterID, Limit: limit})
+	}, groupKey)
 	if err != nil {
 		return List[GroupView]{}, err
 	}
-	page := keyset.Cut(grps, p.Limit, count, groupKey)
 	l, err := s.layout(ctx, g)
 	if err != nil {
 		return List[GroupView]{}, err
@@ -40,7 +42,7 @@ func (s *Service) ListGroups(ctx context.Context, c access.Caller, org, siteID s
 	if err != nil {
 		return List[GroupView]{}, err
 	}
-	return keyset.With(page, views), nil
+	return paging.With(page, views), nil
 }
 
 // CreateGroupInput is the body of a section group creation.

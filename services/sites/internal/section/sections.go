@@ -4,9 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/docspub/platform/libs/keyset"
 	"slices"
 	"strings"
+
+	"github.com/docspub/platform/libs/paging"
 
 	"github.com/docspub/platform/libs/apierr"
 	"github.com/docspub/platform/libs/envelope"
@@ -56,9 +57,10 @@ func (s *Service) ListSections(ctx context.Context, c access.Caller, org, siteID
 			}
 		}
 	}
-	to := min(from+p.Limit+1, len(secs))
-	page := keyset.Cut(secs[from:to], p.Limit, count, sectionKey)
-	return keyset.With(page, shown[from:from+len(page.Items)]), nil
+	page, _ := paging.Fetch(p, func(limit int) ([]Section, int, error) {
+		return secs[from:min(from+limit, len(secs))], count, nil
+	}, sectionKey)
+	return paging.With(page, shown[from:from+len(page.Items)]), nil
 }
 
 // CreateSectionInput is the body of a section creation.

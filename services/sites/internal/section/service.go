@@ -4,8 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/docspub/platform/libs/keyset"
 	"time"
+
+	"github.com/docspub/platform/libs/paging"
 
 	"github.com/docspub/platform/libs/apierr"
 	"github.com/docspub/platform/libs/envelope"
@@ -152,13 +153,13 @@ func event(newEvent NewEvent, g site.Grant, subject string, data any) envelope.E
 }
 
 // Page asks for a page of a list (keyset over position and id).
-type Page = keyset.Page
+type Page = paging.Request
 
 // DefaultLimit is the page size of a list that names none.
 const DefaultLimit = 50
 
 // List is one page of a list.
-type List[T any] = keyset.List[T]
+type List[T any] = paging.List[T]
 
-func sectionKey(x Section) (int64, string) { return x.Position, x.ID }
-func groupKey(x Group) (int64, string)     { return x.Position, x.ID }
+func sectionKey(x Section) string { return paging.PositionCursor(x.Position, x.ID) }
+func groupKey(x Group) string     { return paging.PositionCursor(x.Position, x.ID) }

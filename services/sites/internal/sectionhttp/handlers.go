@@ -16,12 +16,13 @@ import (
 func (h *handlers) listSections(c *gin.Context) {
 	// shareKey is accepted: the published view (the site context) checks keys;
 	// this list is for members.
-	pg, ok := paging.ReadKeyset(c, paging.ByPosition)
-	if !ok {
+	pg, err := paging.ReadKeyset(c, paging.ByPosition)
+	if err != nil {
+		httpx.Error(c, err)
 		return
 	}
 	l, err := h.svc.ListSections(c.Request.Context(), internaltoken.CallerOf(c), orgID(c), siteID(c), pg)
-	paging.ReplyKeyset(c, l, err, paging.ByPosition)
+	httpx.Reply(c, http.StatusOK, l, err)
 }
 
 type createSectionRequest struct {
@@ -134,12 +135,13 @@ func (h *handlers) moveSection(c *gin.Context) {
 }
 
 func (h *handlers) listGroups(c *gin.Context) {
-	pg, ok := paging.ReadKeyset(c, paging.ByPosition)
-	if !ok {
+	pg, err := paging.ReadKeyset(c, paging.ByPosition)
+	if err != nil {
+		httpx.Error(c, err)
 		return
 	}
 	l, err := h.svc.ListGroups(c.Request.Context(), internaltoken.CallerOf(c), orgID(c), siteID(c), pg)
-	paging.ReplyKeyset(c, l, err, paging.ByPosition)
+	httpx.Reply(c, http.StatusOK, l, err)
 }
 
 type createGroupRequest struct {

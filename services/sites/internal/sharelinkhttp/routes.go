@@ -29,24 +29,16 @@ func Register(v1 gin.IRouter, svc *sharelink.Service) {
 }
 
 func (h *handlers) list(c *gin.Context) {
-	p, err := paging.FromQuery(c)
+	p, err := paging.ReadKeyset(c, paging.ByID)
 	if err != nil {
 		httpx.Error(c, err)
 		return
 	}
-	page := sharelink.Page{Limit: p.Limit + 1}
-	if p.Page != "" {
-		if err := p.Keys(&page.AfterID); err != nil {
-			httpx.Error(c, err)
-			return
-		}
-	}
-	items, n, err := h.svc.List(c.Request.Context(), internaltoken.CallerOf(c), c.Param("organizationId"), c.Param("siteId"), page)
-	if err != nil {
-		httpx.Error(c, err)
-		return
-	}
-	c.JSON(http.StatusOK, paging.Build(items, p, n, func(v sharelink.View) string { return paging.Cursor(v.ID) }))
+	l, err := paging.Fetch(p, func(limit int) ([]sharelink.View, int, error) {
+		return h.svc.List(c.Request.Context(), internaltoken.CallerOf(c), c.Param("organizationId"), c.Param("siteId"),
+			sharelink.Page{AfterID: p.AfterID, Limit: limit})
+	}, func(v sharelink.View) string { return paging.IDCursor(v.ID) })
+	httpx.Reply(c, http.StatusOK, l, err)
 }
 
 func (h *handlers) create(c *gin.Context) {

@@ -6,8 +6,9 @@
 package site
 
 import (
-	"github.com/docspub/platform/libs/keyset"
 	"time"
+
+	"github.com/docspub/platform/libs/paging"
 )
 
 // Site is a stored site.
@@ -97,10 +98,10 @@ const (
 )
 
 // Page selects one keyset page (by position and id, or by id).
-type Page = keyset.Page
+type Page = paging.Request
 
 // List is one page of a list.
-type List[T any] = keyset.List[T]
+type List[T any] = paging.List[T]
 
-func siteKey(st Site) (int64, string)           { return 0, st.ID }
-func siteSpaceKey(ss SiteSpace) (int64, string) { return ss.Position, ss.ID }
+func siteKey(st Site) string           { return paging.IDCursor(st.ID) }
+func siteSpaceKey(ss SiteSpace) string { return paging.PositionCursor(ss.Position, ss.ID) }

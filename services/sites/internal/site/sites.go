@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/docspub/platform/libs/internalapi/sitesapi"
-	"github.com/docspub/platform/libs/keyset"
+	"github.com/docspub/platform/libs/paging"
 
 	"github.com/docspub/platform/libs/apierr"
 	"github.com/docspub/platform/libs/envelope"
@@ -41,25 +41,27 @@ func (s *Service) ListSites(ctx context.Context, c access.Caller, org string, in
 	if err != nil {
 		return List[SiteView]{}, err
 	}
-	q := SiteQuery{Organization: org, Title: in.Title, Published: in.Published, AfterID: in.Page.AfterID, Limit: in.Page.Limit + 1}
+	q := SiteQuery{Organization: org, Title: in.Title, Published: in.Published, AfterID: in.Page.AfterID}
 	if in.Space != "" {
 		q.IDs, err = s.store.SitesWithSpace(ctx, org, in.Space)
 		if err != nil {
 			return List[SiteView]{}, err
 		}
 	}
-	sts, count, err := s.store.Sites(ctx, q)
+	page, err := paging.Fetch(in.Page, func(limit int) ([]Site, int, error) {
+		q.Limit = limit
+		return s.store.Sites(ctx, q)
+	}, siteKey)
 	if err != nil {
 		return List[SiteView]{}, err
 	}
-	page := keyset.Cut(sts, in.Page.Limit, count, siteKey)
 	views, err := s.renderSites(ctx, page.Items, func(st Site) *Grant {
 		return &Grant{Organization: org, Site: st.ID, User: c.UserID, Level: role, Caller: c}
 	})
 	if err != nil {
 		return List[SiteView]{}, err
 	}
-	return keyset.With(page, views), nil
+	return paging.With(page, views), nil
 }
 
 // CreateInput is the body of a site creation.

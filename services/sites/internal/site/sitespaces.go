@@ -13,8 +13,8 @@ import (
 	"github.com/docspub/platform/libs/envelope"
 	"github.com/docspub/platform/libs/ids"
 	"github.com/docspub/platform/libs/internalapi/sitesapi"
-	"github.com/docspub/platform/libs/keyset"
 	"github.com/docspub/platform/libs/nullable"
+	"github.com/docspub/platform/libs/paging"
 	"github.com/docspub/platform/libs/roles"
 	"github.com/docspub/platform/services/sites/internal/access"
 	"github.com/docspub/platform/services/sites/internal/condition"
@@ -426,14 +426,15 @@ func (s *Service) ListSiteSpaces(ctx context.Context, c access.Caller, org, site
 			hidden = append(hidden, id)
 		}
 	}
-	sss, count, err := s.store.SiteSpaces(ctx, SiteSpaceQuery{Site: st.ID, Default: def, ExcludeSpaces: hidden,
-		AfterPosition: pg.AfterPosition, AfterID: pg.AfterID, Limit: pg.Limit + 1})
+	page, err := paging.Fetch(pg, func(limit int) ([]SiteSpace, int, error) {
+		return s.store.SiteSpaces(ctx, SiteSpaceQuery{Site: st.ID, Default: def, ExcludeSpaces: hidden,
+			AfterPosition: pg.AfterPosition, AfterID: pg.AfterID, Limit: limit})
+	}, siteSpaceKey)
 	if err != nil {
 		return List[SiteSpaceView]{}, err
 	}
-	page := keyset.Cut(sss, pg.Limit, count, siteSpaceKey)
 	views, err := s.renderSiteSpaces(ctx, st, page.Items, show)
-	return keyset.With(page, views), err
+	return paging.With(page, views), err
 }
 
 // AddSpace adds a space to a site (the edit permission is needed): to the

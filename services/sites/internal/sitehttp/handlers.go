@@ -18,8 +18,9 @@ func siteID(c *gin.Context) string      { return c.Param("siteId") }
 func siteSpaceID(c *gin.Context) string { return c.Param("siteSpaceId") }
 
 func (h *Handlers) listSites(c *gin.Context) {
-	pg, ok := paging.ReadKeyset(c, paging.ByID)
-	if !ok {
+	pg, err := paging.ReadKeyset(c, paging.ByID)
+	if err != nil {
+		httpx.Error(c, err)
 		return
 	}
 	in := site.ListInput{Space: c.Query("space"), Title: c.Query("title"), Page: pg}
@@ -32,7 +33,7 @@ func (h *Handlers) listSites(c *gin.Context) {
 		in.Published = &b
 	}
 	l, err := h.svc.ListSites(c.Request.Context(), internaltoken.CallerOf(c), orgID(c), in)
-	paging.ReplyKeyset(c, l, err, paging.ByID)
+	httpx.Reply(c, http.StatusOK, l, err)
 }
 
 type createSiteRequest struct {
@@ -129,8 +130,9 @@ func (h *Handlers) published(c *gin.Context) {
 }
 
 func (h *Handlers) listSiteSpaces(c *gin.Context) {
-	pg, ok := paging.ReadKeyset(c, paging.ByPosition)
-	if !ok {
+	pg, err := paging.ReadKeyset(c, paging.ByPosition)
+	if err != nil {
+		httpx.Error(c, err)
 		return
 	}
 	var def *bool
@@ -143,7 +145,7 @@ func (h *Handlers) listSiteSpaces(c *gin.Context) {
 		def = &b
 	}
 	l, err := h.svc.ListSiteSpaces(c.Request.Context(), internaltoken.CallerOf(c), orgID(c), siteID(c), def, pg)
-	paging.ReplyKeyset(c, l, err, paging.ByPosition)
+	httpx.Reply(c, http.StatusOK, l, err)
 }
 
 type addSiteSpaceRequest struct {
