@@ -249,24 +249,29 @@ func (l *pageLinks) page(rel string) (*page, bool) {
 	if len(segs) == 0 {
 		return l.t.first, l.t.first != nil
 	}
-	want := strings.Join(segs, "/")
-	if p, ok := l.t.byPath[want]; ok {
+	if p, ok := l.t.byPath[strings.Join(segs, "/")]; ok {
 		return docOrFirstChild(p)
 	}
-	// The one page whose path ends with the same segments.
-	var found *page
-	for _, p := range l.t.bySlug(segs[len(segs)-1]) {
-		if p.path == want || strings.HasSuffix(p.path, "/"+want) {
-			if found != nil {
-				return nil, false // ambiguous
+	// The one page whose path ends with the same segments; else with the
+	// same last ones: a folder's name need not be its page's slug (a
+	// SUMMARY.md group's id is its slug, "getting-started" for the folder
+	// get-started/).
+	for k := range segs {
+		want := strings.Join(segs[k:], "/")
+		var found *page
+		for _, p := range l.t.bySlug(segs[len(segs)-1]) {
+			if p.path == want || strings.HasSuffix(p.path, "/"+want) {
+				if found != nil {
+					return nil, false // ambiguous
+				}
+				found = p
 			}
-			found = p
+		}
+		if found != nil {
+			return docOrFirstChild(found)
 		}
 	}
-	if found == nil {
-		return nil, false
-	}
-	return docOrFirstChild(found)
+	return nil, false
 }
 
 // docOrFirstChild is the page to open for p: itself, or for a group its

@@ -173,3 +173,27 @@ func TestGitBookAppLinks(t *testing.T) {
 		}
 	}
 }
+
+// TestLinksIntoRenamedFolders: a page's URL follows its SUMMARY.md group's
+// id ("getting-started") while the repository's folder keeps another name
+// (editing-and-publishing-documentation/ for the group
+// editing-publishing-documentation, as in GitbookIO/public-docs' guides):
+// a link by the folder's path still leads to the page; one whose last
+// segments two pages share stays text.
+func TestLinksIntoRenamedFolders(t *testing.T) {
+	e := newEnv(t)
+	e.content.AddSpace("sp1", "acme", "Guides",
+		contenttest.Doc("p0", "Guides", "guides", "[The guide](editing-and-publishing-documentation/complete-guide.md), [either](a/same.md).\n"),
+		contentclient.Page{ID: "g1", Kind: "group", Title: "Editing and publishing documentation", Slug: "editing-publishing-documentation", Pages: []contentclient.Page{
+			contenttest.Doc("p1", "Complete guide", "complete-guide", "Guide.\n"),
+			contenttest.Doc("p2", "Same", "same", "One.\n")}},
+		contentclient.Page{ID: "g2", Kind: "group", Title: "Other", Slug: "other", Pages: []contentclient.Page{
+			contenttest.Doc("p3", "Same", "same", "Two.\n")}})
+	id, url := e.site(`{"title":"Guides","spaces":["sp1"]}`)
+	home := e.want(url, 200)
+	for _, want := range []string{`<a href="/sites/acme/` + id + `/editing-publishing-documentation/complete-guide">The guide</a>`, ", either."} {
+		if !strings.Contains(home.body, want) {
+			t.Errorf("the page lacks %s in %s", want, articleOf(home.body))
+		}
+	}
+}
