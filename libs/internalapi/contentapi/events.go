@@ -101,7 +101,10 @@ type Space struct {
 	ChangeRequestsDraft int          `json:"changeRequestsDraft"`
 	MergeRules          MergeRules   `json:"mergeRules"`
 	GitSync             *GitSync     `json:"gitSync,omitempty"`
-	URLs                SpaceURLs    `json:"urls"`
+	// GitBookSpaceID is the GitBook space this space was migrated from:
+	// published sites resolve app.gitbook.com/s/<id>/<path> links to it.
+	GitBookSpaceID string    `json:"gitbookSpaceId,omitempty"`
+	URLs           SpaceURLs `json:"urls"`
 }
 
 // DefaultLevel is the level members get on a space or collection:

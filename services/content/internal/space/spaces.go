@@ -144,10 +144,30 @@ type UpdateSpaceInput struct {
 	EditMode     *string
 	Visibility   *string
 	DefaultLevel nullable.Field[access.DefaultLevel]
+	// GitBookSpaceID names the GitBook space the space was migrated from
+	// ("" forgets it).
+	GitBookSpaceID *string
+}
+
+// MaxGitBookSpaceID bounds a GitBook space id (GitBook's are 20 characters).
+const MaxGitBookSpaceID = 64
+
+// validGitBookSpaceID: a GitBook space id is letters, digits, '-' and '_'.
+func validGitBookSpaceID(p *apierr.Problems, field, id string) {
+	if len(id) > MaxGitBookSpaceID {
+		p.Add(field, "must be at most %d characters", MaxGitBookSpaceID)
+		return
+	}
+	for _, r := range id {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_') {
+			p.Add(field, "must be a GitBook space id (letters, digits, '-' and '_')")
+			return
+		}
+	}
 }
 
 // UpdateSpace changes a space's title and emoji (edit level) and its edit
-// mode, visibility and default level (admin). Renaming a locked space is
+// mode, visibility, default level and GitBook space id (admin). Renaming a locked space is
 // refused like any content change.
 func (s *Service) UpdateSpace(ctx context.Context, c access.Caller, id string, in UpdateSpaceInput) (SpaceView, error) {
 	var p apierr.Problems
@@ -161,7 +181,10 @@ func (s *Service) UpdateSpace(ctx context.Context, c access.Caller, id string, i
 	if in.Visibility != nil {
 		p.OneOf("visibility", *in.Visibility, Visibilities...)
 	}
-	admin := in.EditMode != nil || in.Visibility != nil || in.DefaultLevel.Set
+	if in.GitBookSpaceID != nil {
+		validGitBookSpaceID(&p, "gitbookSpaceId", *in.GitBookSpaceID)
+	}
+	admin := in.EditMode != nil || in.Visibility != nil || in.DefaultLevel.Set || in.GitBookSpaceID != nil
 	if err := p.Err(); err != nil {
 		return SpaceView{}, err
 	}
@@ -198,6 +221,9 @@ func (s *Service) UpdateSpace(ctx context.Context, c access.Caller, id string, i
 	}
 	if in.DefaultLevel.Set {
 		sp.DefaultLevel = in.DefaultLevel.Value
+	}
+	if in.GitBookSpaceID != nil {
+		sp.GitBookSpaceID = *in.GitBookSpaceID
 	}
 	sp.UpdatedAt = s.clock()
 	if err := s.saveSpace(ctx, was, sp, contentapi.NewSpaceUpdated); err != nil {

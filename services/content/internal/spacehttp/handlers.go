@@ -49,11 +49,12 @@ func (h *Handlers) getSpace(c *gin.Context) {
 }
 
 type updateSpaceRequest struct {
-	Title        *string                `json:"title"`
-	Emoji        *string                `json:"emoji"`
-	EditMode     *string                `json:"editMode"`
-	Visibility   *string                `json:"visibility"`
-	DefaultLevel nullable.Field[string] `json:"defaultLevel"`
+	Title          *string                `json:"title"`
+	Emoji          *string                `json:"emoji"`
+	EditMode       *string                `json:"editMode"`
+	Visibility     *string                `json:"visibility"`
+	DefaultLevel   nullable.Field[string] `json:"defaultLevel"`
+	GitBookSpaceID *string                `json:"gitbookSpaceId"`
 }
 
 // defaultLevel reads an optional defaultLevel field: inherit, a role or null.
@@ -80,7 +81,8 @@ func (h *Handlers) updateSpace(c *gin.Context) {
 		return
 	}
 	v, err := h.svc.UpdateSpace(c.Request.Context(), internaltoken.CallerOf(c), spaceID(c), space.UpdateSpaceInput{
-		Title: req.Title, Emoji: req.Emoji, EditMode: req.EditMode, Visibility: req.Visibility, DefaultLevel: dl})
+		Title: req.Title, Emoji: req.Emoji, EditMode: req.EditMode, Visibility: req.Visibility, DefaultLevel: dl,
+		GitBookSpaceID: req.GitBookSpaceID})
 	httpx.Reply(c, http.StatusOK, v, err)
 }
 

@@ -105,7 +105,9 @@ type spaceBody struct {
 	Visibility   string  `json:"visibility"`
 	DefaultLevel *string `json:"defaultLevel"`
 	EditMode     string  `json:"editMode"`
-	Permissions  struct {
+	// GitBookSpaceID is the GitBook space it was migrated from.
+	GitBookSpaceID string `json:"gitbookSpaceId"`
+	Permissions    struct {
 		Admin bool `json:"admin"`
 		Edit  bool `json:"edit"`
 		View  bool `json:"view"`

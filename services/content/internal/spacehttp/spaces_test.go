@@ -126,6 +126,35 @@ func TestSpacePermissions(t *testing.T) {
 	}
 }
 
+// TestGitBookSpaceID: an admin records the GitBook space a space was
+// migrated from (our extension); the space shows it until cleared, and
+// an editor cannot change it.
+func TestGitBookSpaceID(t *testing.T) {
+	e := newEnv(t)
+	admin := e.member("ada", "org1", roles.Admin)
+	editor := e.member("eve", "org1", roles.Edit)
+	sp := e.createSpace(admin, "org1", `{"title":"Docs"}`)
+	if sp.GitBookSpaceID != "" {
+		t.Errorf("a new space has GitBook space %q", sp.GitBookSpaceID)
+	}
+	var got spaceBody
+	e.ok(admin, "PATCH", "/v1/spaces/"+sp.ID, `{"gitbookSpaceId":"NkEGS7hzeqa35sMXQZ4X"}`, "updateSpaceById", 200).Decode(t, &got)
+	if got.GitBookSpaceID != "NkEGS7hzeqa35sMXQZ4X" {
+		t.Errorf("patched: %+v", got)
+	}
+	e.ok(admin, "GET", "/v1/spaces/"+sp.ID, "", "getSpaceById", 200).Decode(t, &got)
+	if got.GitBookSpaceID != "NkEGS7hzeqa35sMXQZ4X" {
+		t.Errorf("read: %+v", got)
+	}
+	if r := e.do(editor, "PATCH", "/v1/spaces/"+sp.ID, `{"gitbookSpaceId":"other"}`); r.Status != 403 {
+		t.Errorf("an editor set it: %d %s", r.Status, r.Body)
+	}
+	r := e.ok(admin, "PATCH", "/v1/spaces/"+sp.ID, `{"gitbookSpaceId":""}`, "updateSpaceById", 200)
+	if strings.Contains(string(r.Body), "gitbookSpaceId") {
+		t.Errorf("cleared, the space still shows it: %s", r.Body)
+	}
+}
+
 func TestSpaceLimits(t *testing.T) {
 	e := newEnv(t)
 	admin := e.member("ada", "org1", roles.Admin)
@@ -146,6 +175,9 @@ func TestSpaceLimits(t *testing.T) {
 		{"PATCH", "/v1/spaces/" + sp.ID, `{"defaultLevel":"owner"}`, "defaultLevel"},
 		{"PATCH", "/v1/spaces/" + sp.ID, `{"visibility":"secret"}`, "visibility"},
 		{"PATCH", "/v1/spaces/" + sp.ID, `{"visibility":"in-collection"}`, "visibility"},
+		{"PATCH", "/v1/spaces/" + sp.ID, `{"gitbookSpaceId":"../x"}`, "gitbookSpaceId"},
+		{"PATCH", "/v1/spaces/" + sp.ID, `{"gitbookSpaceId":"` + strings.Repeat("a", 65) + `"}`, "gitbookSpaceId"},
+		{"PATCH", "/v1/spaces/" + sp.ID, `{"gitbookSpaceId":5}`, "gitbookSpaceId"},
 		{"POST", "/v1/spaces/" + sp.ID + "/move", `{}`, "parent"},
 		{"POST", "/v1/spaces/" + sp.ID + "/move", `{"position":{"before":{"type":"page"}}}`, "position.before.type"},
 		{"POST", "/v1/spaces/" + sp.ID + "/move", `{"position":{"before":{"type":"space","space":"` + sp.ID + `"}}}`, "position.before"},

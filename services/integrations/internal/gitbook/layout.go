@@ -12,7 +12,12 @@ type Options struct {
 
 // Cover is a page's cover image from its front matter: cover: (a file
 // relative to the page's, or a URL), coverY: (its vertical offset) and
-// coverHeight: (pixels, 10 to 700; 0 when unset).
+// coverHeight: (pixels, 10 to 700; 0 when unset). GitBook's Git format
+// has no key for a dark cover (the API's cover.refDark): GitbookIO/public-docs
+// (3d5c46e) writes only these three, its front matter reference
+// (documentation/.gitbook/assets/skill.md) names none, and its
+// insert-images page says page covers have no light and dark images; so
+// Git import leaves a page's dark cover unset and export writes none.
 type Cover struct {
 	Src    string
 	YPos   float64

@@ -235,6 +235,7 @@ func checkSummary(src []byte) error {
 		return layoutErr("SUMMARY.md is larger than %d bytes", limits.SummaryBytes)
 	}
 	line, run, pages := 1, 0, 0
+	var fence byte // '`' or '~' inside a fenced code block
 	for i := 0; i < len(src); line++ {
 		start := i
 		cols, markers, items := 0, 0, 0
@@ -271,9 +272,21 @@ func checkSummary(src []byte) error {
 			}
 		}
 		blank := i == len(src) || src[i] == '\n' || src[i] == '\r'
+		// A fenced code block (GitBook writes one in an entry for an
+		// OpenAPI reference's options) is no paragraph: its lines are
+		// read as they are, in linear time.
+		fenced := fence != 0
+		if rest := src[i:]; bytes.HasPrefix(rest, []byte("```")) || bytes.HasPrefix(rest, []byte("~~~")) {
+			switch {
+			case fence == 0:
+				fence, fenced = rest[0], true
+			case fence == rest[0]:
+				fence = 0
+			}
+		}
 		pages += items
 		switch {
-		case blank:
+		case blank || fenced:
 			run = 0
 		case items > 0 || src[i] == '#':
 			run = 1
@@ -307,9 +320,13 @@ func (r *reader) list(l *ast.List, src []byte, dir string, depth int, seenReadme
 		var link *ast.Link
 		var title string
 		var children []Page
-		isLink := false
+		isLink, code := false, false
 		for c := it.FirstChild(); c != nil; c = c.NextSibling() {
 			switch c := c.(type) {
+			case *ast.FencedCodeBlock:
+				// GitBook's options of an OpenAPI reference it generates
+				// pages from (type: builtin:openapi): no page here.
+				code = true
 			case *ast.List:
 				kids, err := r.list(c, src, dir, depth+1, seenReadme)
 				if err != nil {
@@ -339,6 +356,10 @@ func (r *reader) list(l *ast.List, src []byte, dir string, depth int, seenReadme
 					}
 				}
 			}
+		}
+		if link == nil && title == "" && code {
+			out = append(out, children...)
+			continue
 		}
 		if isLink {
 			// A link in the table of contents (an anchor of a page, a

@@ -227,3 +227,39 @@ func TestBrokenLinksReported(t *testing.T) {
 		t.Errorf("problems %q, want %q", tree.Problems, want)
 	}
 }
+
+// TestSummaryOpenAPIEntry: GitBook writes an OpenAPI reference's options
+// as a fenced code block in a SUMMARY.md entry (GitbookIO/public-docs'
+// developers/SUMMARY.md, 12 lines): it is read, not refused as a long
+// paragraph, and its entry's page and the pages after it are kept. A
+// paragraph as long is still refused.
+func TestSummaryOpenAPIEntry(t *testing.T) {
+	t.Parallel()
+	summary := "# Table of contents\n\n## GitBook API\n\n* [Quickstart](gitbook-api/quickstart.md)\n* [API reference](gitbook-api/api-reference/README.md)\n" +
+		"  * ```yaml\n    props:\n      models: false\n      downloadLink: true\n      grouping: by-operation\n    type: builtin:openapi\n" +
+		"    dependencies:\n      spec:\n        ref:\n          kind: openapi\n          spec: gitbook\n    ```\n* [Authentication](gitbook-api/authentication.md)\n"
+	files := map[string][]byte{"SUMMARY.md": []byte(summary), "README.md": []byte("# Home\n")}
+	for _, p := range []string{"gitbook-api/quickstart.md", "gitbook-api/api-reference/README.md", "gitbook-api/authentication.md"} {
+		files[p] = []byte("# Page\n")
+	}
+	tree, err := Read(files, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	var walk func(ps []Page)
+	walk = func(ps []Page) {
+		for _, p := range ps {
+			got = append(got, p.Path)
+			walk(p.Pages)
+		}
+	}
+	walk(tree.Pages)
+	if want := "README.md||gitbook-api/quickstart.md|gitbook-api/api-reference/README.md|gitbook-api/authentication.md"; strings.Join(got, "|") != want {
+		t.Errorf("pages %q, want %q", strings.Join(got, "|"), want)
+	}
+	files["SUMMARY.md"] = []byte("# Table of contents\n\n* [Home](README.md)\n\n" + strings.Repeat("words\n", 12))
+	if _, err := Read(files, ""); err == nil || !strings.Contains(err.Error(), "paragraph") {
+		t.Errorf("a 12-line paragraph read: %v", err)
+	}
+}

@@ -59,6 +59,14 @@ func (l *pageLinks) Resolve(dest string) (string, bool) {
 		// has ("/broken/pages/<id>"): text, never a dead link.
 		return "", false
 	}
+	if id, rest, ok := gitbookAppLink(u); ok {
+		// A link into a GitBook space: the page of the site's space
+		// migrated from it, else GitBook's page, as written.
+		if to, ok := l.gitbookSpace(id, rest, u); ok {
+			return to, true
+		}
+		return dest, true
+	}
 	if u.Scheme != "" || u.Host != "" || strings.HasPrefix(dest, "/") {
 		return dest, true // external, or a path on this host: as written
 	}
@@ -147,6 +155,57 @@ func (l *pageLinks) otherSpace(rel, frag string) (string, bool) {
 	return "", false
 }
 
+// gitbookAppLink reads a link into a space of GitBook's app
+// (https://app.gitbook.com/s/<spaceId>/<path>, as GitBook's exports
+// write links between spaces): the space id and the page path.
+func gitbookAppLink(u *url.URL) (id, rest string, ok bool) {
+	if !strings.EqualFold(u.Host, "app.gitbook.com") || (u.Scheme != "https" && u.Scheme != "http") {
+		return "", "", false
+	}
+	after, ok := strings.CutPrefix(u.Path, "/s/")
+	if !ok {
+		return "", "", false
+	}
+	id, rest, _ = strings.Cut(after, "/")
+	return id, strings.Trim(rest, "/"), id != ""
+}
+
+// gitbookSpace resolves a link into the GitBook space id to the page at
+// rest of the site space, in this site, whose space was migrated from it
+// (spaceview.Space.GitBookSpaceID): the first such site space the reader
+// sees, of the site's organization. No such space, or no page at rest,
+// is false: the link stays GitBook's.
+func (l *pageLinks) gitbookSpace(id, rest string, u *url.URL) (string, bool) {
+	if l.rd == nil || l.rd.st == nil || l.rd.ctx == nil {
+		return "", false
+	}
+	l.crossed = true
+	frag := ""
+	if u.Fragment != "" {
+		frag = "#" + u.EscapedFragment()
+	}
+	for _, sec := range l.rd.st.all {
+		for _, w := range sec.variants {
+			if w.space.GitBookSpaceID != id || w.space.Organization != l.rd.site.Organization {
+				continue
+			}
+			t := l.t
+			if w != l.v {
+				var err error
+				if t, err = l.r.revision(l.rd.ctx, l.rd.snap, l.rd.site.Organization, w.ss.Space); err != nil {
+					return "", false
+				}
+			}
+			target, ok := (&pageLinks{r: l.r, rd: l.rd, v: w, t: t}).page(rest)
+			if !ok {
+				return "", false
+			}
+			return l.rd.pageURL(w, t, target) + frag, true
+		}
+	}
+	return "", false
+}
+
 // Title names the page a link of the space leads to (gitbookmd's
 // PageTitle).
 func (l *pageLinks) Title(dest string) (string, bool) {
@@ -190,24 +249,29 @@ func (l *pageLinks) page(rel string) (*page, bool) {
 	if len(segs) == 0 {
 		return l.t.first, l.t.first != nil
 	}
-	want := strings.Join(segs, "/")
-	if p, ok := l.t.byPath[want]; ok {
+	if p, ok := l.t.byPath[strings.Join(segs, "/")]; ok {
 		return docOrFirstChild(p)
 	}
-	// The one page whose path ends with the same segments.
-	var found *page
-	for _, p := range l.t.bySlug(segs[len(segs)-1]) {
-		if p.path == want || strings.HasSuffix(p.path, "/"+want) {
-			if found != nil {
-				return nil, false // ambiguous
+	// The one page whose path ends with the same segments; else with the
+	// same last ones: a folder's name need not be its page's slug (a
+	// SUMMARY.md group's id is its slug, "getting-started" for the folder
+	// get-started/).
+	for k := range segs {
+		want := strings.Join(segs[k:], "/")
+		var found *page
+		for _, p := range l.t.bySlug(segs[len(segs)-1]) {
+			if p.path == want || strings.HasSuffix(p.path, "/"+want) {
+				if found != nil {
+					return nil, false // ambiguous
+				}
+				found = p
 			}
-			found = p
+		}
+		if found != nil {
+			return docOrFirstChild(found)
 		}
 	}
-	if found == nil {
-		return nil, false
-	}
-	return docOrFirstChild(found)
+	return nil, false
 }
 
 // docOrFirstChild is the page to open for p: itself, or for a group its

@@ -139,3 +139,61 @@ func TestLinksIntoHiddenSpaces(t *testing.T) {
 		t.Errorf("without the claim: %s", articleOf(p.body))
 	}
 }
+
+// TestGitBookAppLinks: a link into a GitBook space
+// (https://app.gitbook.com/s/<id>/<path>, as GitBook's docs link their
+// other spaces) leads to the page at <path> of the site's space migrated
+// from that GitBook space; an id no space of the site has, a space of
+// another organization, or a path that space lacks stays GitBook's link.
+func TestGitBookAppLinks(t *testing.T) {
+	e := newEnv(t)
+	e.content.AddSpace("sp1", "acme", "Guides", contenttest.Doc("g0", "Start", "start",
+		"[assistant](https://app.gitbook.com/s/GBdocs/ai/assistant#setup), [docs](https://app.gitbook.com/s/GBdocs), "+
+			"[own](https://app.gitbook.com/s/GBguides/more), [unknown](https://app.gitbook.com/s/GBnone/x), "+
+			"[other organization](https://app.gitbook.com/s/GBzeta/x), [no page](https://app.gitbook.com/s/GBdocs/nope).\n"),
+		contenttest.Doc("g1", "More", "more", "More.\n"))
+	e.content.AddSpace("sp2", "acme", "Docs", contenttest.Doc("d0", "Home", "home", "Home.\n"),
+		contenttest.Doc("d1", "AI", "ai", "AI.\n", contenttest.Doc("d2", "Assistant", "assistant", "## Setup\n")))
+	e.content.AddSpace("sp3", "zeta", "Theirs", contenttest.Doc("z0", "X", "x", "Theirs.\n"))
+	e.content.SetGitBookSpace("sp1", "GBguides")
+	e.content.SetGitBookSpace("sp2", "GBdocs")
+	e.content.SetGitBookSpace("sp3", "GBzeta")
+	id, url := e.site(`{"title":"Docs","spaces":["sp1","sp2"]}`)
+	base := "/sites/acme/" + id
+	home := e.want(url, 200)
+	for _, want := range []string{
+		`<a href="` + base + `/docs/ai/assistant#setup">assistant</a>`, `<a href="` + base + `/docs">docs</a>`,
+		`<a href="` + base + `/more">own</a>`,
+		`<a href="https://app.gitbook.com/s/GBnone/x" rel="nofollow">unknown</a>`,
+		`<a href="https://app.gitbook.com/s/GBzeta/x" rel="nofollow">other organization</a>`,
+		`<a href="https://app.gitbook.com/s/GBdocs/nope" rel="nofollow">no page</a>`,
+	} {
+		if !strings.Contains(home.body, want) {
+			t.Errorf("the page lacks %s in %s", want, articleOf(home.body))
+		}
+	}
+}
+
+// TestLinksIntoRenamedFolders: a page's URL follows its SUMMARY.md group's
+// id ("getting-started") while the repository's folder keeps another name
+// (editing-and-publishing-documentation/ for the group
+// editing-publishing-documentation, as in GitbookIO/public-docs' guides):
+// a link by the folder's path still leads to the page; one whose last
+// segments two pages share stays text.
+func TestLinksIntoRenamedFolders(t *testing.T) {
+	e := newEnv(t)
+	e.content.AddSpace("sp1", "acme", "Guides",
+		contenttest.Doc("p0", "Guides", "guides", "[The guide](editing-and-publishing-documentation/complete-guide.md), [either](a/same.md).\n"),
+		contentclient.Page{ID: "g1", Kind: "group", Title: "Editing and publishing documentation", Slug: "editing-publishing-documentation", Pages: []contentclient.Page{
+			contenttest.Doc("p1", "Complete guide", "complete-guide", "Guide.\n"),
+			contenttest.Doc("p2", "Same", "same", "One.\n")}},
+		contentclient.Page{ID: "g2", Kind: "group", Title: "Other", Slug: "other", Pages: []contentclient.Page{
+			contenttest.Doc("p3", "Same", "same", "Two.\n")}})
+	id, url := e.site(`{"title":"Guides","spaces":["sp1"]}`)
+	home := e.want(url, 200)
+	for _, want := range []string{`<a href="/sites/acme/` + id + `/editing-publishing-documentation/complete-guide">The guide</a>`, ", either."} {
+		if !strings.Contains(home.body, want) {
+			t.Errorf("the page lacks %s in %s", want, articleOf(home.body))
+		}
+	}
+}

@@ -34,9 +34,13 @@ type Space struct {
 	// Revision is the space's current revision as the view says it: the
 	// reader serves it without asking content ("" for a view stored before
 	// views carried it: the reader asks content then).
-	Revision string    `bson:"revision,omitempty"`
-	View     string    `bson:"view"` // the Space as content's event carried it (JSON)
-	At       time.Time `bson:"at"`   // the view's version: its updatedAt (else the event's time)
+	Revision string `bson:"revision,omitempty"`
+	// GitBookSpaceID is the GitBook space the space was migrated from
+	// (its view's gitbookSpaceId): links to app.gitbook.com/s/<id>/ are
+	// its pages.
+	GitBookSpaceID string    `bson:"gitbookSpaceId,omitempty"`
+	View           string    `bson:"view"` // the Space as content's event carried it (JSON)
+	At             time.Time `bson:"at"`   // the view's version: its updatedAt (else the event's time)
 }
 
 // Reader reads the projection.
@@ -70,5 +74,5 @@ func Project(v contentapi.Space, view json.RawMessage, deleted bool, at time.Tim
 		at = v.UpdatedAt.UTC()
 	}
 	return Space{ID: v.ID, Organization: v.Organization, Title: v.Title, Deleted: deleted || v.DeletedAt != nil,
-		Revision: v.Revision, View: string(view), At: at}, nil
+		Revision: v.Revision, GitBookSpaceID: v.GitBookSpaceID, View: string(view), At: at}, nil
 }

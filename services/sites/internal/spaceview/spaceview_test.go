@@ -26,6 +26,8 @@ func TestParse(t *testing.T) {
 			spaceview.Space{ID: "s1", At: updated}, nil},
 		{"deletedAt hides it", `{"id":"s1","deletedAt":"2026-01-02T04:04:05Z"}`, false,
 			spaceview.Space{ID: "s1", Deleted: true, At: at}, nil},
+		{"the GitBook space it was migrated from", `{"id":"s1","gitbookSpaceId":"NkEGS7hzeqa35sMXQZ4X"}`, false,
+			spaceview.Space{ID: "s1", GitBookSpaceID: "NkEGS7hzeqa35sMXQZ4X", At: at}, nil},
 		{"a deletion hides it", `{"id":"s1"}`, true, spaceview.Space{ID: "s1", Deleted: true, At: at}, nil},
 		{"no id", `{"title":"x"}`, false, spaceview.Space{}, spaceview.ErrBadView},
 		{"not JSON", `{`, false, spaceview.Space{}, spaceview.ErrBadView},

@@ -73,6 +73,9 @@ func (c *Content) view(id string, sp *space) map[string]any {
 	v := map[string]any{"object": "space", "id": id, "title": sp.title, "organization": sp.org,
 		"revision": sp.current, "visibility": "private", "createdAt": "2025-01-01T00:00:00Z",
 		"updatedAt": at, "editMode": "live"}
+	if sp.gitbook != "" {
+		v["gitbookSpaceId"] = sp.gitbook
+	}
 	if sp.deleted {
 		at = at.Add(time.Hour)
 		v["updatedAt"], v["deletedAt"] = at, at
@@ -82,6 +85,7 @@ func (c *Content) view(id string, sp *space) map[string]any {
 
 type space struct {
 	org, title string
+	gitbook    string // the GitBook space it was migrated from
 	deleted    bool
 	current    string
 	revisions  map[string]contentclient.Revision
@@ -107,6 +111,14 @@ func (c *Content) AddSpace(id, org, title string, pages ...contentclient.Page) {
 	c.mu.Lock()
 	c.spaces[id] = &space{org: org, title: title, revisions: map[string]contentclient.Revision{}, files: map[string][]byte{}}
 	c.merge(id, pages, nil)
+	c.mu.Unlock()
+	c.changed(id)
+}
+
+// SetGitBookSpace records the GitBook space id the space was migrated from.
+func (c *Content) SetGitBookSpace(id, gitbook string) {
+	c.mu.Lock()
+	c.spaces[id].gitbook = gitbook
 	c.mu.Unlock()
 	c.changed(id)
 }
