@@ -238,39 +238,8 @@ func checkSummary(src []byte) error {
 	var fence byte // '`' or '~' inside a fenced code block
 	for i := 0; i < len(src); line++ {
 		start := i
-		cols, markers, items := 0, 0, 0
-	opening:
-		for i < len(src) {
-			switch c := src[i]; {
-			case c == ' ':
-				cols++
-				i++
-			case c == '\t':
-				cols += 4
-				i++
-			case c == '>':
-				markers++
-				i++
-			case (c == '-' || c == '*' || c == '+') && (i+1 == len(src) || src[i+1] == ' ' || src[i+1] == '\t' || src[i+1] == '\n'):
-				markers++
-				items++
-				i++
-			case c >= '0' && c <= '9':
-				j := i
-				for j < len(src) && j-i < 9 && src[j] >= '0' && src[j] <= '9' {
-					j++
-				}
-				if j < len(src) && (src[j] == '.' || src[j] == ')') && (j+1 == len(src) || src[j+1] == ' ' || src[j+1] == '\t') {
-					markers++
-					items++
-					i = j + 1
-					continue
-				}
-				break opening
-			default:
-				break opening
-			}
-		}
+		var cols, markers, items int
+		i, cols, markers, items = lineOpening(src, i)
 		blank := i == len(src) || src[i] == '\n' || src[i] == '\r'
 		// A fenced code block (GitBook writes one in an entry for an
 		// OpenAPI reference's options) is no paragraph: its lines are
@@ -314,6 +283,67 @@ func checkSummary(src []byte) error {
 	return nil
 }
 
+// lineOpening reads the opening of the line at i: its indentation in
+// columns, its list and quote markers, and how many of them are list items;
+// next is where its text starts.
+func lineOpening(src []byte, i int) (next, cols, markers, items int) {
+	for i < len(src) {
+		switch c := src[i]; {
+		case c == ' ':
+			cols++
+			i++
+		case c == '\t':
+			cols += 4
+			i++
+		case c == '>':
+			markers++
+			i++
+		case (c == '-' || c == '*' || c == '+') && (i+1 == len(src) || src[i+1] == ' ' || src[i+1] == '\t' || src[i+1] == '\n'):
+			markers++
+			items++
+			i++
+		case c >= '0' && c <= '9':
+			j := i
+			for j < len(src) && j-i < 9 && src[j] >= '0' && src[j] <= '9' {
+				j++
+			}
+			if j < len(src) && (src[j] == '.' || src[j] == ')') && (j+1 == len(src) || src[j+1] == ' ' || src[j+1] == '\t') {
+				markers++
+				items++
+				i = j + 1
+				continue
+			}
+			return i, cols, markers, items
+		default:
+			return i, cols, markers, items
+		}
+	}
+	return i, cols, markers, items
+}
+
+// entryHead reads an entry's text c: its first link, its title (the link's
+// text, else the text), and whether the entry is a link rather than a page.
+// A page file is marked listed before the entry's children are read: an
+// entry naming a page file listed already links to it.
+func (r *reader) entryHead(c ast.Node, src []byte, dir string) (link *ast.Link, title string, isLink bool) {
+	_ = ast.Walk(c, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
+		if l, ok := n.(*ast.Link); ok && entering && link == nil {
+			link = l
+			return ast.WalkStop, nil
+		}
+		return ast.WalkContinue, nil
+	})
+	if link == nil {
+		return nil, strings.TrimSpace(inline(c, src)), false
+	}
+	file := r.entryFile(string(link.Destination), dir)
+	isLink = linkEntry(string(link.Destination)) || r.listed[file]
+	if !isLink && file != "" {
+		r.listed[file] = true
+	}
+	return link, strings.TrimSpace(inline(link, src)), isLink
+}
+
 func (r *reader) list(l *ast.List, src []byte, dir string, depth int, seenReadme *bool) ([]Page, error) {
 	var out []Page
 	for it := l.FirstChild(); it != nil; it = it.NextSibling() {
@@ -335,25 +365,7 @@ func (r *reader) list(l *ast.List, src []byte, dir string, depth int, seenReadme
 				children = append(children, kids...)
 			default:
 				if link == nil && title == "" {
-					_ = ast.Walk(c, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
-						if l, ok := n.(*ast.Link); ok && entering && link == nil {
-							link = l
-							return ast.WalkStop, nil
-						}
-						return ast.WalkContinue, nil
-					})
-					if link != nil {
-						title = strings.TrimSpace(inline(link, src))
-						// Marked before its children are read: an entry
-						// naming a page file listed already links to it.
-						file := r.entryFile(string(link.Destination), dir)
-						isLink = linkEntry(string(link.Destination)) || r.listed[file]
-						if !isLink && file != "" {
-							r.listed[file] = true
-						}
-					} else {
-						title = strings.TrimSpace(inline(c, src))
-					}
+					link, title, isLink = r.entryHead(c, src, dir)
 				}
 			}
 		}

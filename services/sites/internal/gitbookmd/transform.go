@@ -83,31 +83,36 @@ func (transformer) Transform(doc *ast.Document, reader text.Reader, pc parser.Co
 		n.Parent().RemoveChild(n.Parent(), n)
 	}
 	for _, h := range headings {
-		if h.Parent() == nil {
-			continue
+		if h.Parent() != nil {
+			anchorHeading(h, src, st)
 		}
-		txt := strings.TrimSpace(plainText(h, src))
-		id, ok := explicitID(h, src)
-		if ok && !st.ids.used[id] {
-			st.ids.used[id] = true
-		} else {
-			id = st.ids.make(txt)
-		}
-		h.SetAttributeString("id", []byte(id))
-		if _, top := h.Parent().(*ast.Document); top && st.depth == 0 && (h.Level == 2 || h.Level == 3) {
-			st.headings = append(st.headings, Heading{Level: h.Level, ID: id, Text: txt})
-		}
-		a := ast.NewLink()
-		a.Destination = []byte("#" + id)
-		a.SetAttributeString("class", []byte("anchor"))
-		a.AppendChild(a, ast.NewString([]byte("#")))
-		h.AppendChild(h, a)
 	}
 	for _, n := range legacy {
 		if n.Parent() != nil {
 			n.html = st.r.legacySwagger(n, src)
 		}
 	}
+}
+
+// anchorHeading gives h its id (its explicit one, else one made of its
+// text), an anchor link to it, and a place in the page's outline.
+func anchorHeading(h *ast.Heading, src []byte, st *state) {
+	txt := strings.TrimSpace(plainText(h, src))
+	id, ok := explicitID(h, src)
+	if ok && !st.ids.used[id] {
+		st.ids.used[id] = true
+	} else {
+		id = st.ids.make(txt)
+	}
+	h.SetAttributeString("id", []byte(id))
+	if _, top := h.Parent().(*ast.Document); top && st.depth == 0 && (h.Level == 2 || h.Level == 3) {
+		st.headings = append(st.headings, Heading{Level: h.Level, ID: id, Text: txt})
+	}
+	a := ast.NewLink()
+	a.Destination = []byte("#" + id)
+	a.SetAttributeString("class", []byte("anchor"))
+	a.AppendChild(a, ast.NewString([]byte("#")))
+	h.AppendChild(h, a)
 }
 
 // mention shows a GitBook mention, [file.md](file.md "mention"), as
