@@ -27,7 +27,6 @@ import (
 	"io/fs"
 	"net/http"
 	"net/url"
-	"sort"
 	"strconv"
 	"strings"
 )
@@ -78,30 +77,14 @@ type rawResponse struct {
 
 // Operations lists every operation of the document, by path then method.
 func Operations() ([]Operation, error) {
-	var doc struct {
-		Paths map[string]map[string]json.RawMessage `json:"paths"`
-	}
-	if err := json.Unmarshal(document, &doc); err != nil {
-		return nil, fmt.Errorf("apidoc: %w", err)
-	}
-	paths := make([]string, 0, len(doc.Paths))
-	for p := range doc.Paths {
-		paths = append(paths, p)
-	}
-	sort.Strings(paths)
 	var ops []Operation
-	for _, p := range paths {
-		for _, m := range methods {
-			raw, ok := doc.Paths[p][strings.ToLower(m)]
-			if !ok {
-				continue
-			}
-			op, err := operation(m, p, raw)
-			if err != nil {
-				return nil, err
-			}
-			ops = append(ops, op)
-		}
+	err := eachOperation(document, func(m, p string, raw json.RawMessage) error {
+		op, err := operation(m, p, raw)
+		ops = append(ops, op)
+		return err
+	})
+	if err != nil {
+		return nil, err
 	}
 	return ops, nil
 }

@@ -38,43 +38,53 @@ var routes = sync.OnceValues(func() ([]Route, error) { return readRoutes(documen
 func Routes() ([]Route, error) { return routes() }
 
 func readRoutes(document []byte) ([]Route, error) {
+	var out []Route
+	err := eachOperation(document, func(m, p string, raw json.RawMessage) error {
+		var op routeOperation
+		if err := json.Unmarshal(raw, &op); err != nil {
+			return fmt.Errorf("apidoc: %s %s: %w", m, p, err)
+		}
+		if op.Service == "" {
+			return fmt.Errorf("apidoc: %s %s: no x-service", m, p)
+		}
+		r := Route{Method: m, Path: p, Service: op.Service}
+		for _, prm := range op.Parameters {
+			if !prm.Rest {
+				continue
+			}
+			if prm.In != "path" || !strings.HasSuffix(p, "/{"+prm.Name+"}") {
+				return fmt.Errorf("apidoc: %s %s: x-docspub-rest on %q, which is not the last path parameter", m, p, prm.Name)
+			}
+			r.Rest = true
+		}
+		out = append(out, r)
+		return nil
+	})
+	return out, err
+}
+
+// eachOperation calls f with every operation of document, by path then
+// method, and stops at its first error.
+func eachOperation(document []byte, f func(method, path string, raw json.RawMessage) error) error {
 	var doc struct {
 		Paths map[string]map[string]json.RawMessage `json:"paths"`
 	}
 	if err := json.Unmarshal(document, &doc); err != nil {
-		return nil, fmt.Errorf("apidoc: %w", err)
+		return fmt.Errorf("apidoc: %w", err)
 	}
 	paths := make([]string, 0, len(doc.Paths))
 	for p := range doc.Paths {
 		paths = append(paths, p)
 	}
 	sort.Strings(paths)
-	var out []Route
 	for _, p := range paths {
 		for _, m := range methods {
-			raw, ok := doc.Paths[p][strings.ToLower(m)]
-			if !ok {
-				continue
-			}
-			var op routeOperation
-			if err := json.Unmarshal(raw, &op); err != nil {
-				return nil, fmt.Errorf("apidoc: %s %s: %w", m, p, err)
-			}
-			if op.Service == "" {
-				return nil, fmt.Errorf("apidoc: %s %s: no x-service", m, p)
-			}
-			r := Route{Method: m, Path: p, Service: op.Service}
-			for _, prm := range op.Parameters {
-				if !prm.Rest {
-					continue
+			if raw, ok := doc.Paths[p][strings.ToLower(m)]; ok {
+				if err := f(m, p, raw); err != nil {
+					return err
 				}
-				if prm.In != "path" || !strings.HasSuffix(p, "/{"+prm.Name+"}") {
-					return nil, fmt.Errorf("apidoc: %s %s: x-docspub-rest on %q, which is not the last path parameter", m, p, prm.Name)
-				}
-				r.Rest = true
 			}
-			out = append(out, r)
 		}
 	}
-	return out, nil
+	return nil
 }
