@@ -35,9 +35,7 @@ func (g *Gateway) read(c *gin.Context) {
 		httpx.Error(c, apierr.NotFound("no route for %s %s", r.Method, r.URL.Path))
 		return
 	}
-	if r.Method != http.MethodGet && r.Method != http.MethodHead {
-		c.Header("Allow", "GET, HEAD")
-		httpx.Error(c, apierr.New(http.StatusMethodNotAllowed, "method %s not allowed on %s", r.Method, r.URL.Path))
+	if !httpx.OnlyReads(c) {
 		return
 	}
 	span := trace.SpanFromContext(r.Context())

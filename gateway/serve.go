@@ -32,8 +32,7 @@ func (g *Gateway) serve(c *gin.Context) {
 	rt, allowed, ok := g.routes.Match(r.Method, r.URL.EscapedPath())
 	if !ok {
 		if len(allowed) > 0 {
-			c.Header("Allow", strings.Join(allowed, ", "))
-			httpx.Error(c, apierr.New(http.StatusMethodNotAllowed, "method %s not allowed on %s", r.Method, r.URL.Path))
+			httpx.MethodNotAllowed(c, allowed...)
 			return
 		}
 		httpx.Error(c, apierr.NotFound("no route for %s %s", r.Method, r.URL.Path))

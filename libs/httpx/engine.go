@@ -12,6 +12,7 @@ import (
 	"math"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/docspub/platform/libs/apierr"
@@ -49,9 +50,7 @@ func NewEngine(log *slog.Logger, service string, ready ...Check) *gin.Engine {
 	e.NoRoute(func(c *gin.Context) {
 		Error(c, apierr.NotFound("no route for %s %s", c.Request.Method, c.Request.URL.Path))
 	})
-	e.NoMethod(func(c *gin.Context) {
-		Error(c, apierr.New(http.StatusMethodNotAllowed, "method %s not allowed on %s", c.Request.Method, c.Request.URL.Path))
-	})
+	e.NoMethod(func(c *gin.Context) { MethodNotAllowed(c) })
 	e.GET("/healthz", func(c *gin.Context) { c.JSON(http.StatusOK, gin.H{"status": "ok"}) })
 	e.GET("/readyz", func(c *gin.Context) {
 		ctx, cancel := context.WithTimeout(c.Request.Context(), 2*time.Second)
@@ -71,6 +70,25 @@ func NewEngine(log *slog.Logger, service string, ready ...Check) *gin.Engine {
 // StatusClientClosedRequest is the status recorded (in access logs and
 // traces) for a request its client abandoned before the answer: nginx's 499.
 const StatusClientClosedRequest = 499
+
+// MethodNotAllowed answers 405 naming the request's method and path, with
+// an Allow header when allow names the methods the path takes.
+func MethodNotAllowed(c *gin.Context, allow ...string) {
+	if len(allow) > 0 {
+		c.Header("Allow", strings.Join(allow, ", "))
+	}
+	Error(c, apierr.New(http.StatusMethodNotAllowed, "method %s not allowed on %s", c.Request.Method, c.Request.URL.Path))
+}
+
+// OnlyReads reports whether the request is a GET or a HEAD; otherwise it
+// answers 405 (Allow: GET, HEAD).
+func OnlyReads(c *gin.Context) bool {
+	if m := c.Request.Method; m == http.MethodGet || m == http.MethodHead {
+		return true
+	}
+	MethodNotAllowed(c, http.MethodGet, http.MethodHead)
+	return false
+}
 
 // Error writes err as the JSON error body. Errors that are not client-safe are
 // logged here, once, with the request id and trace id, and answered as a 500.

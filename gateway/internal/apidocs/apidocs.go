@@ -11,7 +11,6 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io/fs"
-	"net/http"
 	"path"
 	"strings"
 
@@ -109,9 +108,7 @@ func (d Files) Serve(c *gin.Context) {
 		httpx.Error(c, apierr.NotFound("no route for %s %s", r.Method, r.URL.Path))
 		return
 	}
-	if r.Method != http.MethodGet && r.Method != http.MethodHead {
-		c.Header("Allow", "GET, HEAD")
-		httpx.Error(c, apierr.New(http.StatusMethodNotAllowed, "method %s not allowed on %s", r.Method, r.URL.Path))
+	if !httpx.OnlyReads(c) {
 		return
 	}
 	h := c.Writer.Header()
