@@ -20,6 +20,7 @@ import (
 
 	"github.com/docspub/platform/services/sites/internal/limits"
 	"github.com/yuin/goldmark"
+	emoji "github.com/yuin/goldmark-emoji"
 	"github.com/yuin/goldmark/extension"
 	"github.com/yuin/goldmark/parser"
 	"github.com/yuin/goldmark/renderer"
@@ -94,7 +95,7 @@ type Renderer struct {
 // New returns a renderer.
 func New() *Renderer {
 	return &Renderer{md: goldmark.New(
-		goldmark.WithExtensions(extension.GFM, dialect{}),
+		goldmark.WithExtensions(extension.GFM, emoji.Emoji, dialect{}),
 		goldmark.WithRendererOptions(html.WithUnsafe()), // raw HTML is sanitized afterwards
 	)}
 }
