@@ -95,6 +95,7 @@ func BenchmarkHTTPTable(b *testing.B) {
 		target{name: "GET /v1/spaces/{id}", url: p.URL + "/v1/spaces/" + space, auth: bearer},
 		target{name: "GET /v1/orgs/{id}/spaces", url: p.URL + org + "/spaces", auth: bearer},
 		target{name: "GET /v1/orgs/{id}/search?query=zebra", url: p.URL + org + "/search?query=zebra", auth: bearer},
+		target{name: "reader search `~search?q=zebra`, no token", url: strings.TrimSuffix(page, "/getting-started/quickstart") + "/~search?q=zebra"},
 	)
 	only := os.Getenv("BENCH_HTTP_ONLY")
 	if name := "GET /v1/orgs/{id}/search?query=zebra over 10,000 pages"; strings.Contains(name+", 1 connection", only) {
