@@ -119,7 +119,7 @@ func of[T runtime.Object](ix objects) []T {
 // discovery's deregistration and linger, the drain of in-flight requests,
 // closing the app and flushing traces.
 func grace(preStop int64) int64 {
-	d := time.Duration(preStop)*time.Second + service.DeregisterTimeout + service.Linger + httpx.ShutdownTimeout + 2*service.CloseTimeout
+	d := time.Duration(preStop)*time.Second + service.DeregisterTimeout + httpx.Linger + httpx.ShutdownTimeout + 2*service.CloseTimeout
 	return int64(d / time.Second)
 }
 

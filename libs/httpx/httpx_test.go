@@ -19,6 +19,7 @@ import (
 	"github.com/docspub/platform/libs/apitest"
 	"github.com/docspub/platform/libs/httpx"
 	"github.com/docspub/platform/libs/logx"
+	"github.com/docspub/platform/libs/waittest"
 	"github.com/gin-gonic/gin"
 	"github.com/google/go-cmp/cmp"
 )
@@ -235,6 +236,46 @@ func TestServeDrainsOnCancel(t *testing.T) {
 	cancel()
 	if err := <-done; err != nil {
 		t.Errorf("Serve after cancel = %v, want nil", err)
+	}
+}
+
+// Told to stop, a server still answers on its open keep-alive connections
+// for a while, each answer closing its connection, and stops once none is
+// open: a client sending its next request on a pooled connection is
+// answered rather than having the connection closed under it.
+func TestServeLingersClosingConnections(t *testing.T) {
+	e, _ := newEngine(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	ln := listen(t)
+	go func() { done <- httpx.Serve(ctx, ln, e, logx.Discard()) }()
+	client := &http.Client{Transport: &http.Transport{}}
+	get := func() (*http.Response, error) {
+		res, err := client.Get("http://" + ln.Addr().String() + "/healthz")
+		if err == nil {
+			_, _ = io.Copy(io.Discard, res.Body)
+			res.Body.Close()
+		}
+		return res, err
+	}
+	if res, err := get(); err != nil || res.Close {
+		t.Fatalf("GET before stopping = %v (closes its connection: %v)", err, res != nil && res.Close)
+	}
+	cancel()
+	waittest.Until(t, "an answer asking to close its connection", 5*time.Second, func() bool {
+		res, err := get()
+		if err != nil {
+			t.Fatalf("GET on the kept-alive connection while the server lingers: %v", err)
+		}
+		return res.Close
+	})
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("Serve after cancel = %v, want nil", err)
+		}
+	case <-time.After(httpx.Linger + time.Second):
+		t.Fatal("Serve still running after Linger with no connection open")
 	}
 }
 

@@ -7,11 +7,22 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"sync/atomic"
 	"time"
 )
 
 // ShutdownTimeout bounds how long in-flight requests may drain on shutdown.
 const ShutdownTimeout = 15 * time.Second
+
+// Linger is how long a server told to stop still serves before it drains.
+// Every response in that time asks its client to close the connection
+// (Connection: close): a client's keep-alive connection leaves after the
+// request it carries, rather than being closed by the drain while the
+// client sends its next request on it (a POST lost so cannot be sent
+// again). A withdrawn instance lingers for all of it (resolvers may have
+// named it just before); otherwise lingering ends once no connection is
+// open.
+const Linger = 2 * time.Second
 
 // ReadTimeout bounds the reading of a whole request, its body included
 // (the longest upload); WriteTimeout the writing of a whole response (the
@@ -33,9 +44,19 @@ func NewServer(h http.Handler) *http.Server {
 	}
 }
 
-// Serve serves h on ln until ctx is done, then drains in-flight requests.
+// Serve serves h on ln until ctx is done, then lingers (Linger) and drains
+// in-flight requests.
 func Serve(ctx context.Context, ln net.Listener, h http.Handler, log *slog.Logger) error {
-	srv := NewServer(h)
+	return ServeThenWithdraw(ctx, ln, h, log, nil)
+}
+
+// ServeThenWithdraw is Serve that, once ctx is done, first calls withdraw
+// (discovery's deregistration) while it still serves, then lingers for
+// all of Linger.
+func ServeThenWithdraw(ctx context.Context, ln net.Listener, h http.Handler, log *slog.Logger, withdraw func()) error {
+	var l lingering
+	srv := NewServer(l.handler(h))
+	srv.ConnState = l.track
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	log.InfoContext(ctx, "listening", "addr", ln.Addr().String())
@@ -44,6 +65,11 @@ func Serve(ctx context.Context, ln net.Listener, h http.Handler, log *slog.Logge
 		return fmt.Errorf("serve: %w", err)
 	case <-ctx.Done():
 	}
+	l.closing.Store(true)
+	if withdraw != nil {
+		withdraw()
+	}
+	l.linger(withdraw != nil, errc)
 	sctx, cancel := context.WithTimeout(context.Background(), ShutdownTimeout)
 	defer cancel()
 	if err := srv.Shutdown(sctx); err != nil {
@@ -54,6 +80,51 @@ func Serve(ctx context.Context, ln net.Listener, h http.Handler, log *slog.Logge
 	}
 	log.Info("stopped serving", "addr", ln.Addr().String())
 	return nil
+}
+
+// lingering is a server's state once told to stop: closing makes every
+// response close its connection; open counts the connections.
+type lingering struct {
+	closing atomic.Bool
+	open    atomic.Int64
+}
+
+func (l *lingering) handler(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if l.closing.Load() && r.ProtoMajor == 1 {
+			w.Header().Set("Connection", "close")
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
+func (l *lingering) track(_ net.Conn, s http.ConnState) {
+	switch s {
+	case http.StateNew:
+		l.open.Add(1)
+	case http.StateClosed, http.StateHijacked:
+		l.open.Add(-1)
+	}
+}
+
+// linger waits Linger, or, unless full, until no connection is open; it
+// ends at once when the server already stopped (errc holds its error, put
+// back for the caller).
+func (l *lingering) linger(full bool, errc chan error) {
+	deadline := time.NewTimer(Linger)
+	defer deadline.Stop()
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	for full || l.open.Load() > 0 {
+		select {
+		case <-deadline.C:
+			return
+		case err := <-errc:
+			errc <- err
+			return
+		case <-tick.C:
+		}
+	}
 }
 
 // ListenAndServe listens on addr and calls Serve.

@@ -43,11 +43,6 @@ type App interface {
 // instance before it drains.
 const DeregisterTimeout = 5 * time.Second
 
-// Linger is how long a withdrawn instance still serves new requests before
-// it drains: resolvers learn of the deregistration through their blocking
-// queries within milliseconds, but a request may have resolved it just before.
-const Linger = 2 * time.Second
-
 // Option changes what Run does.
 type Option func(*runOptions)
 
@@ -66,8 +61,8 @@ func WrapListener(wrap func(net.Listener) net.Listener) Option {
 // Announce makes Run register the instance in reg (with a health check on
 // its /readyz) once it listens, at advertise or, when that is empty, at the
 // address discovery.AdvertiseAddr derives from the listener; on shutdown the
-// instance is deregistered and keeps serving for Linger before the server
-// drains, so that resolvers stop sending it new requests first.
+// instance is deregistered and keeps serving for httpx.Linger before the
+// server drains, so that resolvers stop sending it new requests first.
 func Announce(reg discovery.Registry, advertise string) Option {
 	return func(o *runOptions) { o.registry, o.advertise = reg, advertise }
 }
@@ -112,8 +107,6 @@ func Run(ctx context.Context, name, addr string, app App, log *slog.Logger, opts
 		_ = ln.Close()
 		return err
 	}
-	served := make(chan struct{})
-	defer close(served)
 	withdraw := sync.OnceFunc(func() {
 		dctx, cancel := context.WithTimeout(context.Background(), DeregisterTimeout)
 		defer cancel()
@@ -121,28 +114,8 @@ func Run(ctx context.Context, name, addr string, app App, log *slog.Logger, opts
 			log.Warn("deregister "+name, "err", err)
 		}
 	})
-	linger := func() {
-		t := time.NewTimer(Linger)
-		defer t.Stop()
-		select {
-		case <-t.C:
-		case <-served:
-		}
-	}
 	defer withdraw()
-	// Serving stops only after the instance is withdrawn and has lingered.
-	serving, stopServing := context.WithCancel(context.WithoutCancel(ctx))
-	defer stopServing()
-	go func() {
-		select {
-		case <-ctx.Done():
-			withdraw()
-			linger()
-			stopServing()
-		case <-served:
-		}
-	}()
-	return httpx.Serve(serving, ln, app.Handler(), log)
+	return httpx.ServeThenWithdraw(ctx, ln, app.Handler(), log, withdraw)
 }
 
 // Config is a service's configuration: a struct with `env` tags (see
