@@ -140,19 +140,28 @@ func (l *pageLinks) otherSpace(rel, frag string) (string, bool) {
 			if w == l.v || (slugOf(w.ss.Path) != name && slugOf(w.space.Title) != name && slugOf(w.title) != name) {
 				continue
 			}
-			t, err := l.r.revision(l.rd.ctx, l.rd.snap, l.rd.site.Organization, w.ss.Space)
-			if err != nil {
-				return "", false
-			}
-			other := &pageLinks{r: l.r, rd: l.rd, v: w, t: t}
-			target, ok := other.page(rest)
-			if !ok {
-				return "", false
-			}
-			return l.rd.pageURL(w, t, target) + frag, true
+			return l.pageIn(w, rest, frag)
 		}
 	}
 	return "", false
+}
+
+// pageIn is the URL of the page at rest of site space w (its revision
+// read, unless w is this page's own), with frag: false when the revision
+// cannot be read or holds no such page.
+func (l *pageLinks) pageIn(w *variant, rest, frag string) (string, bool) {
+	t := l.t
+	if w != l.v {
+		var err error
+		if t, err = l.r.revision(l.rd.ctx, l.rd.snap, l.rd.site.Organization, w.ss.Space); err != nil {
+			return "", false
+		}
+	}
+	target, ok := (&pageLinks{r: l.r, rd: l.rd, v: w, t: t}).page(rest)
+	if !ok {
+		return "", false
+	}
+	return l.rd.pageURL(w, t, target) + frag, true
 }
 
 // gitbookAppLink reads a link into a space of GitBook's app
@@ -189,18 +198,7 @@ func (l *pageLinks) gitbookSpace(id, rest string, u *url.URL) (string, bool) {
 			if w.space.GitBookSpaceID != id || w.space.Organization != l.rd.site.Organization {
 				continue
 			}
-			t := l.t
-			if w != l.v {
-				var err error
-				if t, err = l.r.revision(l.rd.ctx, l.rd.snap, l.rd.site.Organization, w.ss.Space); err != nil {
-					return "", false
-				}
-			}
-			target, ok := (&pageLinks{r: l.r, rd: l.rd, v: w, t: t}).page(rest)
-			if !ok {
-				return "", false
-			}
-			return l.rd.pageURL(w, t, target) + frag, true
+			return l.pageIn(w, rest, frag)
 		}
 	}
 	return "", false
