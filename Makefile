@@ -15,7 +15,7 @@ export CONSUL_BIN
 COMPONENTS := gateway $(notdir $(patsubst %/go.mod,%,$(wildcard services/*/go.mod)))
 COMPOSE    := docker compose -f deployments/compose/compose.yaml
 
-.PHONY: run cluster test test-long race vet fmt bench bench-http bench-tenants bench-cluster tidy fuzz consul images release compose-up compose-down
+.PHONY: run cluster test test-long race vet fmt bench bench-http bench-tenants bench-cluster tidy fuzz oneway consul images release compose-up compose-down
 
 run:
 	$(GO) run ./deployments/local/cmd/platform
@@ -165,6 +165,11 @@ FUZZ_TARGETS := \
 	services/content/internal/importer FuzzConvert \
 	services/content/internal/pdf FuzzRender \
 	services/integrations/internal/gitbook FuzzSummary \
+
+# oneway: how many ways the code does each cross-cutting job (compare-and-set,
+# paging, caller, cache, backoff, routes, event types) at REV (default HEAD).
+oneway:
+	bash deployments/tools/oneway.sh $(REV)
 
 fuzz:
 	@set -e; set -- $(FUZZ_TARGETS); while [ $$# -ge 2 ]; do \
