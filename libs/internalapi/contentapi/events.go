@@ -101,10 +101,16 @@ type Space struct {
 	ChangeRequestsDraft int          `json:"changeRequestsDraft"`
 	MergeRules          MergeRules   `json:"mergeRules"`
 	GitSync             *GitSync     `json:"gitSync,omitempty"`
+	SpaceSettings
+	URLs SpaceURLs `json:"urls"`
+}
+
+// SpaceSettings are the fields of a space an admin sets as they are
+// (content's space.Settings, whose fields are these, stores them).
+type SpaceSettings struct {
 	// GitBookSpaceID is the GitBook space this space was migrated from:
 	// published sites resolve app.gitbook.com/s/<id>/<path> links to it.
-	GitBookSpaceID string    `json:"gitbookSpaceId,omitempty"`
-	URLs           SpaceURLs `json:"urls"`
+	GitBookSpaceID string `json:"gitbookSpaceId,omitempty"`
 }
 
 // DefaultLevel is the level members get on a space or collection:

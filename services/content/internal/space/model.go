@@ -28,9 +28,7 @@ type Space struct {
 	Deleted      bool                `bson:"deleted"` // indexed twin of DeletedAt
 	DeletedAt    *time.Time          `bson:"deletedAt,omitempty"`
 	GitSync      *GitSync            `bson:"gitSync,omitempty"` // set by the integrations service
-	// GitBookSpaceID is the GitBook space this space was migrated from
-	// (an id, "" when unknown): app.gitbook.com links into it are its pages.
-	GitBookSpaceID string `bson:"gitbookSpaceId,omitempty"`
+	Settings     `bson:",inline"`
 	// Version counts the space's writes: every change is a compare-and-set on it.
 	Version int64 `bson:"version"`
 	// Merging names the change request whose merge moved the space to its

@@ -144,31 +144,14 @@ type UpdateSpaceInput struct {
 	EditMode     *string
 	Visibility   *string
 	DefaultLevel nullable.Field[access.DefaultLevel]
-	// GitBookSpaceID names the GitBook space the space was migrated from
-	// ("" forgets it).
-	GitBookSpaceID *string
-}
-
-// MaxGitBookSpaceID bounds a GitBook space id (GitBook's are 20 characters).
-const MaxGitBookSpaceID = 64
-
-// validGitBookSpaceID: a GitBook space id is letters, digits, '-' and '_'.
-func validGitBookSpaceID(p *apierr.Problems, field, id string) {
-	if len(id) > MaxGitBookSpaceID {
-		p.Add(field, "must be at most %d characters", MaxGitBookSpaceID)
-		return
-	}
-	for _, r := range id {
-		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_') {
-			p.Add(field, "must be a GitBook space id (letters, digits, '-' and '_')")
-			return
-		}
-	}
+	// Settings is the request's JSON object: the settings it names
+	// replace the space's (see Settings; nil names none).
+	Settings []byte
 }
 
 // UpdateSpace changes a space's title and emoji (edit level) and its edit
-// mode, visibility, default level and GitBook space id (admin). Renaming a locked space is
-// refused like any content change.
+// mode, visibility, default level and Settings (admin). Renaming a locked
+// space is refused like any content change.
 func (s *Service) UpdateSpace(ctx context.Context, c access.Caller, id string, in UpdateSpaceInput) (SpaceView, error) {
 	var p apierr.Problems
 	title := newTitle(&p, in.Title)
@@ -181,10 +164,12 @@ func (s *Service) UpdateSpace(ctx context.Context, c access.Caller, id string, i
 	if in.Visibility != nil {
 		p.OneOf("visibility", *in.Visibility, Visibilities...)
 	}
-	if in.GitBookSpaceID != nil {
-		validGitBookSpaceID(&p, "gitbookSpaceId", *in.GitBookSpaceID)
+	given, settings, err := patchSettings(Settings{}, in.Settings)
+	if err != nil {
+		return SpaceView{}, err
 	}
-	admin := in.EditMode != nil || in.Visibility != nil || in.DefaultLevel.Set || in.GitBookSpaceID != nil
+	given.check(&p)
+	admin := in.EditMode != nil || in.Visibility != nil || in.DefaultLevel.Set || settings
 	if err := p.Err(); err != nil {
 		return SpaceView{}, err
 	}
@@ -222,8 +207,8 @@ func (s *Service) UpdateSpace(ctx context.Context, c access.Caller, id string, i
 	if in.DefaultLevel.Set {
 		sp.DefaultLevel = in.DefaultLevel.Value
 	}
-	if in.GitBookSpaceID != nil {
-		sp.GitBookSpaceID = *in.GitBookSpaceID
+	if sp.Settings, _, err = patchSettings(sp.Settings, in.Settings); err != nil {
+		return SpaceView{}, err
 	}
 	sp.UpdatedAt = s.clock()
 	if err := s.saveSpace(ctx, was, sp, contentapi.NewSpaceUpdated); err != nil {

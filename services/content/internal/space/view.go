@@ -40,8 +40,8 @@ func (s *Service) spaceView(sp Space, n Counts) SpaceView {
 		Organization: sp.Organization, Parent: sp.Parent, Revision: sp.Revision, DefaultLevel: contentapi.DefaultLevel(sp.DefaultLevel),
 		Comments: n.Comments, ChangeRequests: n.ChangeRequests, ChangeRequestsOpen: n.ChangeRequestsOpen,
 		ChangeRequestsDraft: n.ChangeRequestsDraft, MergeRules: MergeRules{Type: "inherit"}, GitSync: (*contentapi.GitSync)(sp.GitSync),
-		GitBookSpaceID: sp.GitBookSpaceID,
-		URLs:           SpaceURLs{Location: s.urls.Location("/spaces/" + sp.ID), App: s.urls.InApp("/s/" + sp.ID)},
+		SpaceSettings: contentapi.SpaceSettings(sp.Settings),
+		URLs:          SpaceURLs{Location: s.urls.Location("/spaces/" + sp.ID), App: s.urls.InApp("/s/" + sp.ID)},
 	}}
 }
 

@@ -1,6 +1,8 @@
 package spacehttp
 
 import (
+	"bytes"
+	"encoding/json"
 	"net/http"
 
 	"github.com/docspub/platform/libs/apierr"
@@ -49,12 +51,24 @@ func (h *Handlers) getSpace(c *gin.Context) {
 }
 
 type updateSpaceRequest struct {
-	Title          *string                `json:"title"`
-	Emoji          *string                `json:"emoji"`
-	EditMode       *string                `json:"editMode"`
-	Visibility     *string                `json:"visibility"`
-	DefaultLevel   nullable.Field[string] `json:"defaultLevel"`
-	GitBookSpaceID *string                `json:"gitbookSpaceId"`
+	Title        *string                `json:"title"`
+	Emoji        *string                `json:"emoji"`
+	EditMode     *string                `json:"editMode"`
+	Visibility   *string                `json:"visibility"`
+	DefaultLevel nullable.Field[string] `json:"defaultLevel"`
+	// settings is the whole body: the space's settings it names
+	// (space.Settings) are read from it.
+	settings []byte
+}
+
+// UnmarshalJSON reads the fields and keeps the body for the settings.
+func (r *updateSpaceRequest) UnmarshalJSON(b []byte) error {
+	type fields updateSpaceRequest
+	if err := json.Unmarshal(b, (*fields)(r)); err != nil {
+		return err
+	}
+	r.settings = bytes.Clone(b)
+	return nil
 }
 
 // defaultLevel reads an optional defaultLevel field: inherit, a role or null.
@@ -82,7 +96,7 @@ func (h *Handlers) updateSpace(c *gin.Context) {
 	}
 	v, err := h.svc.UpdateSpace(c.Request.Context(), internaltoken.CallerOf(c), spaceID(c), space.UpdateSpaceInput{
 		Title: req.Title, Emoji: req.Emoji, EditMode: req.EditMode, Visibility: req.Visibility, DefaultLevel: dl,
-		GitBookSpaceID: req.GitBookSpaceID})
+		Settings: req.settings})
 	httpx.Reply(c, http.StatusOK, v, err)
 }
 

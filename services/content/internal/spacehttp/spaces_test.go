@@ -142,9 +142,11 @@ func TestGitBookSpaceID(t *testing.T) {
 	if got.GitBookSpaceID != "NkEGS7hzeqa35sMXQZ4X" {
 		t.Errorf("patched: %+v", got)
 	}
+	e.ok(admin, "PATCH", "/v1/spaces/"+sp.ID, `{"title":"Renamed"}`, "updateSpaceById", 200)
+	e.ok(editor, "PATCH", "/v1/spaces/"+sp.ID, `{"emoji":"1f600"}`, "updateSpaceById", 200)
 	e.ok(admin, "GET", "/v1/spaces/"+sp.ID, "", "getSpaceById", 200).Decode(t, &got)
-	if got.GitBookSpaceID != "NkEGS7hzeqa35sMXQZ4X" {
-		t.Errorf("read: %+v", got)
+	if got.GitBookSpaceID != "NkEGS7hzeqa35sMXQZ4X" || got.Title != "Renamed" {
+		t.Errorf("read after PATCHes naming other fields: %+v", got)
 	}
 	if r := e.do(editor, "PATCH", "/v1/spaces/"+sp.ID, `{"gitbookSpaceId":"other"}`); r.Status != 403 {
 		t.Errorf("an editor set it: %d %s", r.Status, r.Body)
