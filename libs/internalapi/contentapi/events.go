@@ -105,6 +105,12 @@ type Space struct {
 	URLs SpaceURLs `json:"urls"`
 }
 
+// Languages are the API's TranslationLanguage codes: a space's language,
+// a translation's targets.
+var Languages = []string{"en", "fr", "de", "es", "it", "pt", "pt-br", "ru", "ja", "zh", "zh-tw", "yue", "ko",
+	"ar", "hi", "nl", "pl", "tr", "sv", "no", "da", "fi", "el", "cs", "hu", "ro", "th", "vi", "id", "ms", "he",
+	"uk", "sk", "bg", "hr", "lt", "lv", "et", "sl"}
+
 // SpaceSettings are the fields of a space an admin sets as they are
 // (content's space.Settings, whose fields are these, stores them).
 type SpaceSettings struct {

@@ -13,6 +13,7 @@ import (
 	"github.com/docspub/platform/libs/apierr"
 	"github.com/docspub/platform/libs/envelope"
 	"github.com/docspub/platform/libs/ids"
+	"github.com/docspub/platform/libs/internalapi/contentapi"
 	"github.com/docspub/platform/libs/internalapi/integrationsapi"
 	"github.com/docspub/platform/libs/paging"
 	"github.com/docspub/platform/services/integrations/internal/access"
@@ -24,10 +25,8 @@ const (
 	MaxLanguages = 39 // every language of Languages, once
 )
 
-// Languages are the language codes a translation may target (TranslationLanguage).
-var Languages = []string{"en", "fr", "de", "es", "it", "pt", "pt-br", "ru", "ja", "zh", "zh-tw", "yue", "ko",
-	"ar", "hi", "nl", "pl", "tr", "sv", "no", "da", "fi", "el", "cs", "hu", "ro", "th", "vi", "id", "ms", "he",
-	"uk", "sk", "bg", "hr", "lt", "lv", "et", "sl"}
+// Languages are the language codes a translation may target.
+var Languages = contentapi.Languages
 
 // ErrNotFound answers for settings that do not exist or belong to another organization.
 var ErrNotFound = apierr.NotFound("translation settings not found")
