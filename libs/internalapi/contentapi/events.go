@@ -117,6 +117,8 @@ type SpaceSettings struct {
 	// GitBookSpaceID is the GitBook space this space was migrated from:
 	// published sites resolve app.gitbook.com/s/<id>/<path> links to it.
 	GitBookSpaceID string `json:"gitbookSpaceId,omitempty"`
+	// Language is the language the space is written in (Languages).
+	Language string `json:"language,omitempty"`
 }
 
 // DefaultLevel is the level members get on a space or collection:

@@ -19,11 +19,17 @@ type Settings struct {
 	// GitBookSpaceID is the GitBook space this space was migrated from
 	// (an id, "" when unknown): app.gitbook.com links into it are its pages.
 	GitBookSpaceID string `bson:"gitbookSpaceId,omitempty"`
+	// Language is the language the space is written in (one of
+	// contentapi.Languages; "" when not set).
+	Language string `bson:"language,omitempty"`
 }
 
 // check adds the problems of s.
 func (s Settings) check(p *apierr.Problems) {
 	validGitBookSpaceID(p, "gitbookSpaceId", s.GitBookSpaceID)
+	if s.Language != "" {
+		p.OneOf("language", s.Language, contentapi.Languages...)
+	}
 }
 
 // MaxGitBookSpaceID bounds a GitBook space id (GitBook's are 20 characters).

@@ -157,6 +157,35 @@ func TestGitBookSpaceID(t *testing.T) {
 	}
 }
 
+// TestSpaceLanguage: an admin sets the language a space is written in
+// (one of the API's TranslationLanguage codes); the space shows it until
+// cleared; another value is a 400 naming the field.
+func TestSpaceLanguage(t *testing.T) {
+	e := newEnv(t)
+	admin := e.member("ada", "org1", roles.Admin)
+	editor := e.member("eve", "org1", roles.Edit)
+	sp := e.createSpace(admin, "org1", `{"title":"Docs"}`)
+	r := e.ok(admin, "PATCH", "/v1/spaces/"+sp.ID, `{"language":"pt-br"}`, "updateSpaceById", 200)
+	if !strings.Contains(string(r.Body), `"language":"pt-br"`) {
+		t.Errorf("patched: %s", r.Body)
+	}
+	e.ok(admin, "PATCH", "/v1/spaces/"+sp.ID, `{"title":"Renamed"}`, "updateSpaceById", 200)
+	if r := e.ok(admin, "GET", "/v1/spaces/"+sp.ID, "", "getSpaceById", 200); !strings.Contains(string(r.Body), `"language":"pt-br"`) {
+		t.Errorf("read after a rename: %s", r.Body)
+	}
+	if r := e.do(editor, "PATCH", "/v1/spaces/"+sp.ID, `{"language":"fr"}`); r.Status != 403 {
+		t.Errorf("an editor set it: %d %s", r.Status, r.Body)
+	}
+	for _, body := range []string{`{"language":"klingon"}`, `{"language":7}`} {
+		if r := e.do(admin, "PATCH", "/v1/spaces/"+sp.ID, body); r.Status != 400 || !strings.Contains(string(r.Body), "language") {
+			t.Errorf("PATCH %s = %d %s, want a 400 naming language", body, r.Status, r.Body)
+		}
+	}
+	if r := e.ok(admin, "PATCH", "/v1/spaces/"+sp.ID, `{"language":""}`, "updateSpaceById", 200); strings.Contains(string(r.Body), `"language"`) {
+		t.Errorf("cleared, the space still shows it: %s", r.Body)
+	}
+}
+
 func TestSpaceLimits(t *testing.T) {
 	e := newEnv(t)
 	admin := e.member("ada", "org1", roles.Admin)
