@@ -31,8 +31,6 @@ type Space struct {
 	// GitBookSpaceID is the GitBook space this space was migrated from
 	// (an id, "" when unknown): app.gitbook.com links into it are its pages.
 	GitBookSpaceID string `bson:"gitbookSpaceId,omitempty"`
-	// Version counts the space's writes: every change is a compare-and-set on it.
-	Version int64 `bson:"version"`
 	// Merging names the change request whose merge moved the space to its
 	// revision and is not finished yet (see changerequest); while it is set
 	// no other merge advances the space.
@@ -53,8 +51,6 @@ type Collection struct {
 	DefaultLevel access.DefaultLevel `bson:"defaultLevel"`
 	CreatedAt    time.Time           `bson:"createdAt"`
 	UpdatedAt    time.Time           `bson:"updatedAt"`
-	// Version counts the collection's writes: every change is a compare-and-set on it.
-	Version int64 `bson:"version"`
 }
 
 // Revision is the stored head of a space's content. This issue keeps only
