@@ -3,6 +3,8 @@ package spacemongo_test
 import (
 	"context"
 	"errors"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -307,5 +309,77 @@ func TestChangedDropsOneSpace(t *testing.T) {
 	s.Changed("sp1")
 	if got := title("sp1"); got != "B" {
 		t.Errorf("sp1's title %q after its change, want B", got)
+	}
+}
+
+// The stored shape of a space, its Git sync state, a collection and a
+// revision's identity: their field names are read by this store's queries
+// and indexes, by the other stores of content and by stored operation
+// payloads (a duplication's copy), so every field lands under the name it
+// always had, and reads back the same.
+func TestStoredShape(t *testing.T) {
+	ctx := context.Background()
+	s, _, db := newSpaceIn(t, "sp1")
+	deleted := t0.Add(time.Hour)
+	want, err := s.UpdateSpace(ctx, "sp1", func(sp *space.Space) (kafkax.Event, error) {
+		sp.Emoji, sp.Parent, sp.DefaultLevel, sp.Deleted, sp.DeletedAt = "1f600", "c1", "inherit", true, &deleted
+		sp.GitSync = &space.GitSync{RepoName: "r", InstallationID: "i", InstallationProvider: "github", InstallationStatus: "active",
+			Integration: "git", URL: "https://example.com/r.git", UpdatedAt: t0}
+		sp.GitBookSpaceID, sp.Merging, sp.PendingIndex = "gb1", "cr1", true
+		return ev(sp.ID), nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(want, load(t, s, "sp1")); diff != "" {
+		t.Errorf("read back (-written +read):\n%s", diff)
+	}
+	col := space.Collection{ID: "c1", Organization: "org1", Title: "C", Description: "d", Parent: "c0", Position: 3,
+		DefaultLevel: "inherit", CreatedAt: t0, UpdatedAt: t0}
+	if err := s.InsertCollection(ctx, col, ev("c1")); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := s.Collection(ctx, "c1"); err != nil || !cmp.Equal(got, col) {
+		t.Errorf("collection read back %+v, %v; want %+v", got, err, col)
+	}
+	keys := func(coll, id string, sub ...string) []string {
+		t.Helper()
+		raw, err := db.Collection(coll).FindOne(ctx, bson.M{"_id": id}).Raw()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(sub) > 0 {
+			raw = raw.Lookup(sub...).Document()
+		}
+		elems, err := raw.Elements()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, e := range elems {
+			if k := e.Key(); !strings.HasPrefix(k, "_outbox") && k != docstore.VersionField {
+				out = append(out, k)
+			}
+		}
+		slices.Sort(out)
+		return out
+	}
+	for _, tc := range []struct {
+		coll, id string
+		sub      []string
+		want     []string
+	}{
+		{spacemongo.Spaces, "sp1", nil, []string{"_id", "createdAt", "defaultLevel", "deleted", "deletedAt", "editMode", "emoji",
+			"gitSync", "gitbookSpaceId", "merging", "organization", "parent", "pendingIndex", "position", "revision", "title",
+			"updatedAt", "visibility"}},
+		{spacemongo.Spaces, "sp1", []string{"gitSync"}, []string{"installationId", "installationProvider", "installationStatus",
+			"integration", "repoName", "updatedAt", "url"}},
+		{spacemongo.Collections, "c1", nil, []string{"_id", "createdAt", "defaultLevel", "description", "organization", "parent",
+			"position", "title", "updatedAt"}},
+		{spacemongo.Revisions, "r1", nil, []string{"_id", "createdAt", "organization", "parents", "space", "type"}},
+	} {
+		if diff := cmp.Diff(keys(tc.coll, tc.id, tc.sub...), tc.want); diff != "" {
+			t.Errorf("fields of %s %s %v (-stored +want):\n%s", tc.coll, tc.id, tc.sub, diff)
+		}
 	}
 }
