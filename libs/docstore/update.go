@@ -49,45 +49,90 @@ const modifyTries = 2
 // The fields of the stored document that T does not hold are kept as they
 // are; T must not hold VersionField.
 func Modify[T any](ctx context.Context, s *Store, coll, id string, change Change[T]) (T, error) {
-	var zero T
-	for try := 1; ; try++ {
-		raw, err := s.latest(ctx, coll, id)
-		if err != nil {
-			return zero, err
-		}
+	var out T
+	err := readModifyWrite(ctx, s, coll, id, func(raw bson.Raw) (bson.M, []kafkax.Event, error) {
 		// The change works on a copy of its own (decoded again): was is
 		// what the diff starts from.
 		var was, now T
 		if err := bson.Unmarshal(raw, &was); err != nil {
-			return zero, mongox.Err(err, s.Name(coll))
+			return nil, nil, mongox.Err(err, s.Name(coll))
 		}
 		if err := bson.Unmarshal(raw, &now); err != nil {
-			return zero, mongox.Err(err, s.Name(coll))
+			return nil, nil, mongox.Err(err, s.Name(coll))
 		}
-		version, _ := raw.Lookup(VersionField).AsInt64OK()
 		events, err := change(&now)
 		if err != nil {
-			return zero, err
+			return nil, nil, err
 		}
 		upd, err := mongox.Diff(was, now, "_id", VersionField)
+		out = now
+		return upd, events, err
+	})
+	if err != nil {
+		var zero T
+		return zero, err
+	}
+	return out, nil
+}
+
+// Removal is what RemoveIf does to a document: it says, from the document
+// as read, the events of its removal (see One), or an error that keeps it
+// (nothing written, the error returned as is). Like a Change it may run
+// twice, on a fresh read each time, and changes nothing.
+type Removal[T any] func(doc T) ([]kafkax.Event, error)
+
+// RemoveIf is Modify for a change that removes the live document id of
+// coll: it reads the document with its version, asks remove whether and
+// with what events, and tombstones it with them (the relay publishes them,
+// then deletes it) provided it is still at the version read; when another
+// write came first it reads it again and asks anew, once, then it is
+// apierr.Changed naming the resource. A missing document is a not-found
+// error.
+func RemoveIf[T any](ctx context.Context, s *Store, coll, id string, remove Removal[T]) error {
+	return readModifyWrite(ctx, s, coll, id, func(raw bson.Raw) (bson.M, []kafkax.Event, error) {
+		var doc T
+		if err := bson.Unmarshal(raw, &doc); err != nil {
+			return nil, nil, mongox.Err(err, s.Name(coll))
+		}
+		events, err := remove(doc)
 		if err != nil {
-			return zero, err
+			return nil, nil, err
+		}
+		return bson.M{"$set": bson.M{kafkax.TombstoneField: true}}, events, nil
+	})
+}
+
+// readModifyWrite is the loop of Modify and RemoveIf: it reads the live
+// document id of coll as stored, asks update for the update of it (none:
+// nothing to write) and its events, and writes them provided the document
+// is still at the version read, counting the write in it; once more after
+// losing a race, then apierr.Changed.
+func readModifyWrite(ctx context.Context, s *Store, coll, id string, update func(raw bson.Raw) (bson.M, []kafkax.Event, error)) error {
+	for try := 1; ; try++ {
+		raw, err := s.latest(ctx, coll, id)
+		if err != nil {
+			return err
+		}
+		version, _ := raw.Lookup(VersionField).AsInt64OK()
+		upd, events, err := update(raw)
+		if err != nil {
+			return err
 		}
 		if len(upd) == 0 {
-			return now, nil // nothing changed: nothing to record either
+			return nil // nothing changed: nothing to record either
 		}
 		upd["$inc"] = bson.M{VersionField: int64(1)}
 		err = s.Update(ctx, coll, id, at(version), upd, events...)
 		if !errors.Is(err, apierr.ErrNotFound) {
-			return now, err
+			return err
 		}
 		// Nothing at that version: gone (the next read says so), or
 		// written meanwhile.
 		if try == modifyTries {
 			if _, gone := s.latest(ctx, coll, id); gone != nil {
-				return zero, gone
+				return gone
 			}
-			return zero, apierr.Changed(s.Name(coll))
+			return apierr.Changed(s.Name(coll))
 		}
 	}
 }

@@ -314,3 +314,80 @@ func BenchmarkModifyWithEvent(b *testing.B) {
 		}
 	}
 }
+
+// RemoveIf tombstones a document with the events its removal says, from the
+// document as read: a removal that refuses keeps it, and one that lost the
+// race to another write is asked again about the document as that write
+// left it, once; losing twice is apierr.ErrChanged, the document kept.
+func TestRemoveIf(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	refused := errors.New("refused")
+	for _, tc := range []struct {
+		name      string
+		id        string
+		races     int  // writes that come first, one per try
+		refuse    bool // the removal refuses
+		wantErr   error
+		wantTries int
+		wantGone  bool
+		wantRanks []int // the ranks of the thing.removed events recorded
+	}{
+		{name: "removed", id: "a", wantTries: 1, wantGone: true, wantRanks: []int{1}},
+		{name: "refused", id: "a", refuse: true, wantErr: refused, wantTries: 1},
+		{name: "one lost race", id: "a", races: 1, wantTries: 2, wantGone: true, wantRanks: []int{100}},
+		{name: "two lost races", id: "a", races: 2, wantErr: apierr.ErrChanged, wantTries: 2},
+		{name: "missing", id: "nope", wantErr: apierr.ErrNotFound},
+		{name: "tombstoned", id: "gone", wantErr: apierr.ErrNotFound},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			s, _ := newStore(t)
+			insert(t, s, Thing{ID: "a", Group: "g", Rank: 1}, Thing{ID: "gone"})
+			remove(t, s, "gone")
+			tries := 0
+			err := docstore.RemoveIf(ctx, s, things, tc.id, func(th Thing) ([]kafkax.Event, error) {
+				tries++
+				if tries <= tc.races {
+					if _, err := docstore.Modify(ctx, s, things, "a", func(th *Thing) ([]kafkax.Event, error) {
+						th.Rank = 100 * tries
+						return nil, nil
+					}); err != nil {
+						t.Fatalf("racing write: %v", err)
+					}
+				}
+				if tc.refuse {
+					return nil, refused
+				}
+				return []kafkax.Event{dataEvent("thing.removed", th.ID, map[string]int{"rank": th.Rank})}, nil
+			})
+			if !errors.Is(err, tc.wantErr) {
+				t.Fatalf("RemoveIf: %v, want %v", err, tc.wantErr)
+			}
+			if tries != tc.wantTries {
+				t.Errorf("removal asked %d times, want %d", tries, tc.wantTries)
+			}
+			d := raw(t, s, "a")
+			if d.Tombstone != tc.wantGone {
+				t.Errorf("a tombstoned: %v, want %v", d.Tombstone, tc.wantGone)
+			}
+			var ranks []int
+			for _, ev := range d.Outbox {
+				if ev.Type != "thing.removed" {
+					continue
+				}
+				var r struct{ Rank int }
+				if err := json.Unmarshal(ev.Data, &r); err != nil {
+					t.Fatal(err)
+				}
+				ranks = append(ranks, r.Rank)
+			}
+			if diff := cmp.Diff(ranks, tc.wantRanks); diff != "" {
+				t.Errorf("removal events recorded (-got +want):\n%s", diff)
+			}
+			if _, err := docstore.FindOne[Thing](ctx, s, things, bson.M{"_id": "a"}); tc.wantGone != errors.Is(err, apierr.ErrNotFound) {
+				t.Errorf("reading a after: %v, want it gone: %v", err, tc.wantGone)
+			}
+		})
+	}
+}

@@ -128,18 +128,20 @@ func (s *Service) UpdateCollection(ctx context.Context, c access.Caller, id stri
 	if title == nil && in.Description == nil && !in.DefaultLevel.Set {
 		return s.collectionView(col, &level), nil
 	}
-	was := col
-	if title != nil {
-		col.Title = *title
-	}
-	if in.Description != nil {
-		col.Description = *in.Description
-	}
-	if in.DefaultLevel.Set {
-		col.DefaultLevel = in.DefaultLevel.Value // null decodes as NoAccess
-	}
-	col.UpdatedAt = s.clock()
-	if err := s.saveCollection(ctx, was, col, contentapi.NewCollectionUpdated); err != nil {
+	col, err = s.changeCollection(ctx, col, func(col *Collection) error {
+		if title != nil {
+			col.Title = *title
+		}
+		if in.Description != nil {
+			col.Description = *in.Description
+		}
+		if in.DefaultLevel.Set {
+			col.DefaultLevel = in.DefaultLevel.Value // null decodes as NoAccess
+		}
+		col.UpdatedAt = s.clock()
+		return nil
+	}, contentapi.NewCollectionUpdated)
+	if err != nil {
 		return CollectionView{}, err
 	}
 	t, err := s.tree(ctx, col.Organization)
@@ -151,11 +153,19 @@ func (s *Service) UpdateCollection(ctx context.Context, c access.Caller, id stri
 	return s.collectionView(col, &level), nil
 }
 
-// saveCollection stores the change of a collection from was to now with
-// its event, provided it is still at the version that was read
-// (ErrChanged otherwise).
-func (s *Service) saveCollection(ctx context.Context, was, now Collection, newEvent func(contentapi.Collection) envelope.Event) error {
-	return s.store.UpdateCollection(ctx, was, now, newEvent(s.collectionView(now, nil).Collection))
+// changeCollection is changeSpace for a collection: what the caller's
+// access was checked on (its organization, parent and default level) must
+// not have moved since read.
+func (s *Service) changeCollection(ctx context.Context, read Collection, change func(col *Collection) error, newEvent func(contentapi.Collection) envelope.Event) (Collection, error) {
+	return s.store.UpdateCollection(ctx, read.ID, func(col *Collection) (envelope.Event, error) {
+		if col.Organization != read.Organization || col.Parent != read.Parent || col.DefaultLevel != read.DefaultLevel {
+			return envelope.Event{}, apierr.Changed("collection")
+		}
+		if err := change(col); err != nil {
+			return envelope.Event{}, err
+		}
+		return newEvent(s.collectionView(*col, nil).Collection), nil
+	})
 }
 
 // DeleteCollection deletes an empty collection; admins only. Emptiness is
@@ -178,7 +188,12 @@ func (s *Service) DeleteCollection(ctx context.Context, c access.Caller, id stri
 		if busy {
 			return ErrCollectionNotEmpty
 		}
-		return s.store.RemoveCollection(ctx, id, col.Version, contentapi.NewCollectionDeleted(s.collectionView(col, nil).Collection))
+		return s.store.RemoveCollection(ctx, id, func(now Collection) (envelope.Event, error) {
+			if now.Organization != col.Organization {
+				return envelope.Event{}, apierr.Changed("collection")
+			}
+			return contentapi.NewCollectionDeleted(s.collectionView(now, nil).Collection), nil
+		})
 	})
 }
 
@@ -323,9 +338,11 @@ func (s *Service) MoveCollection(ctx context.Context, c access.Caller, id string
 		if err != nil {
 			return err
 		}
-		was := col
-		col.Parent, col.Position, col.UpdatedAt = parent, pos, s.clock()
-		return s.saveCollection(ctx, was, col, contentapi.NewCollectionMoved)
+		col, err = s.changeCollection(ctx, col, func(col *Collection) error {
+			col.Parent, col.Position, col.UpdatedAt = parent, pos, s.clock()
+			return nil
+		}, contentapi.NewCollectionMoved)
+		return err
 	})
 	if err != nil {
 		return CollectionView{}, err

@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/docspub/platform/libs/apierr"
+	"github.com/docspub/platform/libs/envelope"
 	"github.com/docspub/platform/libs/ids"
 	"github.com/docspub/platform/libs/internalapi/contentapi"
 	"github.com/docspub/platform/services/content/internal/access"
@@ -100,7 +101,7 @@ func NewGitImports(spaces *Service, revisions ImportRevisions) *GitImports {
 
 // Import stores a revision built from in over its parent and, unless
 // standalone, moves the granted space to it if it still points at the
-// parent and no merge is under way (compare-and-set: ErrSpaceMovedOn
+// parent and no merge is under way when it writes (ErrSpaceMovedOn
 // otherwise), with in.Sync as its Git sync state, in one write with one
 // space.updated event; then the space's search index follows. A
 // standalone import with Sync records the sync state alone.
@@ -149,21 +150,25 @@ func (gi *GitImports) Import(ctx context.Context, g access.Grant, in GitImport) 
 		}
 		return rev.ID, nil
 	}
-	was := sp
-	sp.Revision, sp.UpdatedAt = rev.ID, now
-	if in.Sync != nil {
-		gs := *in.Sync
-		gs.UpdatedAt = gs.UpdatedAt.UTC().Truncate(time.Millisecond)
-		sp.GitSync = &gs
-	}
-	v, err := s.eventView(ctx, sp)
-	if err != nil {
-		return "", err
-	}
-	// A compare-and-set on the version read above, where the space was
-	// live, at the parent and merging nothing.
-	err = s.store.UpdateSpace(ctx, was, sp, contentapi.NewSpaceUpdated(v.Space))
-	if errors.Is(err, ErrChanged) || errors.Is(err, apierr.ErrNotFound) {
+	// Provided the space is still live, at the parent and merging nothing
+	// (it is read again for the write).
+	_, err = s.store.UpdateSpace(ctx, sp.ID, func(sp *Space) (envelope.Event, error) {
+		if sp.DeletedAt != nil || sp.Merging != "" || sp.Revision != in.Parent {
+			return envelope.Event{}, ErrSpaceMovedOn
+		}
+		sp.Revision, sp.UpdatedAt = rev.ID, now
+		if in.Sync != nil {
+			gs := *in.Sync
+			gs.UpdatedAt = gs.UpdatedAt.UTC().Truncate(time.Millisecond)
+			sp.GitSync = &gs
+		}
+		v, err := s.eventView(ctx, *sp)
+		if err != nil {
+			return envelope.Event{}, err
+		}
+		return contentapi.NewSpaceUpdated(v.Space), nil
+	})
+	if errors.Is(err, ErrSpaceMovedOn) || errors.Is(err, apierr.ErrChanged) || errors.Is(err, apierr.ErrNotFound) {
 		return "", ErrSpaceMovedOn
 	}
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/docspub/platform/libs/apierr"
+	"github.com/docspub/platform/libs/envelope"
 	"github.com/docspub/platform/libs/internalapi/contentapi"
 	"github.com/docspub/platform/libs/roles"
 	"github.com/docspub/platform/services/content/internal/access"
@@ -41,21 +42,22 @@ func (s *Service) ServiceGrant(ctx context.Context, spaceID string) (access.Gran
 }
 
 // SetGitSync records a space's Git sync state (shown as gitSync) and
-// publishes space.updated, a compare-and-set on the space's version
-// (ErrChanged when it moved meanwhile).
+// publishes space.updated; a deleted space is ErrSpaceDeleted.
 func (s *Service) SetGitSync(ctx context.Context, spaceID string, gs GitSync) error {
-	sp, err := s.store.Space(ctx, spaceID)
+	gs.UpdatedAt = gs.UpdatedAt.UTC().Truncate(time.Millisecond)
+	_, err := s.store.UpdateSpace(ctx, spaceID, func(sp *Space) (envelope.Event, error) {
+		if sp.DeletedAt != nil {
+			return envelope.Event{}, ErrSpaceDeleted
+		}
+		sp.GitSync, sp.UpdatedAt = &gs, s.clock()
+		v, err := s.eventView(ctx, *sp)
+		if err != nil {
+			return envelope.Event{}, err
+		}
+		return contentapi.NewSpaceUpdated(v.Space), nil
+	})
 	if errors.Is(err, apierr.ErrNotFound) {
 		return ErrSpaceNotFound
 	}
-	if err != nil {
-		return err
-	}
-	if sp.DeletedAt != nil {
-		return ErrSpaceDeleted
-	}
-	gs.UpdatedAt = gs.UpdatedAt.UTC().Truncate(time.Millisecond)
-	was := sp
-	sp.GitSync, sp.UpdatedAt = &gs, s.clock()
-	return s.saveSpace(ctx, was, sp, contentapi.NewSpaceUpdated)
+	return err
 }

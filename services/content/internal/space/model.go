@@ -29,8 +29,6 @@ type Space struct {
 	DeletedAt    *time.Time          `bson:"deletedAt,omitempty"`
 	GitSync      *GitSync            `bson:"gitSync,omitempty"` // set by the integrations service
 	Settings     `bson:",inline"`
-	// Version counts the space's writes: every change is a compare-and-set on it.
-	Version int64 `bson:"version"`
 	// Merging names the change request whose merge moved the space to its
 	// revision and is not finished yet (see changerequest); while it is set
 	// no other merge advances the space.
@@ -51,8 +49,6 @@ type Collection struct {
 	DefaultLevel access.DefaultLevel `bson:"defaultLevel"`
 	CreatedAt    time.Time           `bson:"createdAt"`
 	UpdatedAt    time.Time           `bson:"updatedAt"`
-	// Version counts the collection's writes: every change is a compare-and-set on it.
-	Version int64 `bson:"version"`
 }
 
 // Revision is the stored head of a space's content. This issue keeps only

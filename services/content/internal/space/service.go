@@ -22,9 +22,6 @@ var (
 	ErrSpaceDeleted         = apierr.Conflict("space is deleted; restore it first")
 	ErrRestoreExpired       = apierr.New(410, "space was deleted more than 7 days ago and can no longer be restored")
 	ErrCollectionNotEmpty   = apierr.Conflict("collection is not empty; move or delete its spaces and collections first")
-	// ErrChanged: the space or collection changed between reading it and
-	// writing it (another request won the race); nothing was written.
-	ErrChanged = apierr.Conflict("the item changed meanwhile; read it again and retry")
 )
 
 func forbidden(what string) error {

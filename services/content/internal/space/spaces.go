@@ -181,52 +181,73 @@ func (s *Service) UpdateSpace(ctx context.Context, c access.Caller, id string, i
 	if err != nil {
 		return SpaceView{}, err
 	}
-	if in.Visibility != nil && *in.Visibility == VisibilityInCollection && sp.Parent == "" {
-		return SpaceView{}, apierr.Invalid("visibility", "in-collection is only for spaces in a collection")
-	}
 	renames := title != nil || in.Emoji != nil
-	if sp.EditMode == EditLocked && renames && (in.EditMode == nil || *in.EditMode == EditLocked) {
-		return SpaceView{}, apierr.Forbidden("space is locked; unlock it (editMode live) to change it")
-	}
 	if !renames && !admin {
 		return s.renderSpace(ctx, sp, level)
 	}
-	was := sp
-	if title != nil {
-		sp.Title = *title
-	}
-	if in.Emoji != nil {
-		sp.Emoji = *in.Emoji
-	}
-	if in.EditMode != nil {
-		sp.EditMode = *in.EditMode
-	}
-	if in.Visibility != nil {
-		sp.Visibility = *in.Visibility
-	}
-	if in.DefaultLevel.Set {
-		sp.DefaultLevel = in.DefaultLevel.Value
-	}
-	if sp.Settings, _, err = patchSettings(sp.Settings, in.Settings); err != nil {
-		return SpaceView{}, err
-	}
-	sp.UpdatedAt = s.clock()
-	if err := s.saveSpace(ctx, was, sp, contentapi.NewSpaceUpdated); err != nil {
+	sp, err = s.changeSpace(ctx, sp, func(sp *Space) error {
+		if in.Visibility != nil && *in.Visibility == VisibilityInCollection && sp.Parent == "" {
+			return apierr.Invalid("visibility", "in-collection is only for spaces in a collection")
+		}
+		if sp.EditMode == EditLocked && renames && (in.EditMode == nil || *in.EditMode == EditLocked) {
+			return apierr.Forbidden("space is locked; unlock it (editMode live) to change it")
+		}
+		if title != nil {
+			sp.Title = *title
+		}
+		if in.Emoji != nil {
+			sp.Emoji = *in.Emoji
+		}
+		if in.EditMode != nil {
+			sp.EditMode = *in.EditMode
+		}
+		if in.Visibility != nil {
+			sp.Visibility = *in.Visibility
+		}
+		if in.DefaultLevel.Set {
+			sp.DefaultLevel = in.DefaultLevel.Value
+		}
+		var err error
+		if sp.Settings, _, err = patchSettings(sp.Settings, in.Settings); err != nil {
+			return err
+		}
+		sp.UpdatedAt = s.clock()
+		return nil
+	}, contentapi.NewSpaceUpdated)
+	if err != nil {
 		return SpaceView{}, err
 	}
 	role, _ := c.Role(sp.Organization)
 	return s.renderSpace(ctx, sp, t.spaceLevel(role, sp))
 }
 
-// saveSpace stores the change of a space from was to now with its event,
-// provided the space is still at the version that was read (ErrChanged
-// otherwise).
-func (s *Service) saveSpace(ctx context.Context, was, now Space, newEvent func(contentapi.Space) envelope.Event) error {
-	v, err := s.eventView(ctx, now)
-	if err != nil {
-		return err
-	}
-	return s.store.UpdateSpace(ctx, was, now, newEvent(v.Space))
+// changeSpace applies change to the space read, as stored now (the store
+// reads it afresh, and once more when another write came first), and
+// stores the result with the event newEvent makes of it. What the
+// caller's access was checked on must not have moved since read (see
+// sameAccess): apierr.Changed otherwise, nothing written.
+func (s *Service) changeSpace(ctx context.Context, read Space, change func(sp *Space) error, newEvent func(contentapi.Space) envelope.Event) (Space, error) {
+	return s.store.UpdateSpace(ctx, read.ID, func(sp *Space) (envelope.Event, error) {
+		if !sameAccess(read, *sp) {
+			return envelope.Event{}, apierr.Changed("space")
+		}
+		if err := change(sp); err != nil {
+			return envelope.Event{}, err
+		}
+		v, err := s.eventView(ctx, *sp)
+		if err != nil {
+			return envelope.Event{}, err
+		}
+		return newEvent(v.Space), nil
+	})
+}
+
+// sameAccess reports whether a space as read again (now) is where it was
+// (was) for the access checked on it: its organization, collection,
+// default level and deletion.
+func sameAccess(was, now Space) bool {
+	return was.Organization == now.Organization && was.Parent == now.Parent &&
+		was.DefaultLevel == now.DefaultLevel && (was.DeletedAt == nil) == (now.DeletedAt == nil)
 }
 
 // DeleteSpace soft-deletes a space: it leaves every list, GET still shows it
@@ -243,10 +264,12 @@ func (s *Service) DeleteSpace(ctx context.Context, c access.Caller, id string) e
 	if sp.DeletedAt != nil {
 		return nil
 	}
-	now := s.clock()
-	was := sp
-	sp.DeletedAt, sp.Deleted, sp.UpdatedAt = &now, true, now
-	return s.saveSpace(ctx, was, sp, contentapi.NewSpaceDeleted)
+	_, err = s.changeSpace(ctx, sp, func(sp *Space) error {
+		now := s.clock()
+		sp.DeletedAt, sp.Deleted, sp.UpdatedAt = &now, true, now
+		return nil
+	}, contentapi.NewSpaceDeleted)
+	return err
 }
 
 // RestoreSpace restores a space deleted less than RestoreWindow ago; admins
@@ -271,19 +294,21 @@ func (s *Service) RestoreSpace(ctx context.Context, c access.Caller, id string) 
 		if sp.DeletedAt == nil {
 			return nil
 		}
-		now := s.clock()
-		if now.Sub(*sp.DeletedAt) > RestoreWindow {
-			return ErrRestoreExpired
-		}
-		was := sp
-		sp.DeletedAt, sp.Deleted, sp.UpdatedAt = nil, false, now
-		if _, ok := t[sp.Parent]; sp.Parent != "" && !ok {
-			sp.Parent, sp.Position = "", s.newPosition()
-			if sp.Visibility == VisibilityInCollection {
-				sp.Visibility = VisibilityPrivate
+		sp, err = s.changeSpace(ctx, sp, func(sp *Space) error {
+			now := s.clock()
+			if now.Sub(*sp.DeletedAt) > RestoreWindow {
+				return ErrRestoreExpired
 			}
-		}
-		if err := s.saveSpace(ctx, was, sp, contentapi.NewSpaceRestored); err != nil {
+			sp.DeletedAt, sp.Deleted, sp.UpdatedAt = nil, false, now
+			if _, ok := t[sp.Parent]; sp.Parent != "" && !ok {
+				sp.Parent, sp.Position = "", s.newPosition()
+				if sp.Visibility == VisibilityInCollection {
+					sp.Visibility = VisibilityPrivate
+				}
+			}
+			return nil
+		}, contentapi.NewSpaceRestored)
+		if err != nil {
 			return err
 		}
 		role, _ := c.Role(sp.Organization)
@@ -295,6 +320,10 @@ func (s *Service) RestoreSpace(ctx context.Context, c access.Caller, id string) 
 	}
 	return s.renderSpace(ctx, sp, level)
 }
+
+// errRestored: a space found deleted before the restore window's start no
+// longer is when the purge reads it again (nothing purged).
+var errRestored = errors.New("space no longer to purge")
 
 // Purge removes for good the spaces deleted more than RestoreWindow before
 // now, with what hangs off them (the Purged hooks), and returns how many.
@@ -312,8 +341,13 @@ func (s *Service) Purge(ctx context.Context) (int, error) {
 					return n, err
 				}
 			}
-			err := s.store.PurgeSpace(ctx, sp.ID, sp.Version, contentapi.NewSpacePurged(s.spaceView(sp, Counts{}).Space))
-			if err != nil && !errors.Is(err, apierr.ErrNotFound) && !errors.Is(err, ErrChanged) {
+			err := s.store.PurgeSpace(ctx, sp.ID, func(sp Space) (envelope.Event, error) {
+				if sp.DeletedAt == nil || !sp.DeletedAt.Before(cutoff) {
+					return envelope.Event{}, errRestored
+				}
+				return contentapi.NewSpacePurged(s.spaceView(sp, Counts{}).Space), nil
+			})
+			if err != nil && !errors.Is(err, apierr.ErrNotFound) && !errors.Is(err, apierr.ErrChanged) && !errors.Is(err, errRestored) {
 				return n, err
 			}
 			n++
@@ -341,12 +375,14 @@ func (s *Service) MoveSpace(ctx context.Context, c access.Caller, id string, in 
 		if err != nil {
 			return err
 		}
-		was := sp
-		sp.Parent, sp.Position, sp.UpdatedAt = parent, pos, s.clock()
-		if parent == "" && sp.Visibility == VisibilityInCollection {
-			sp.Visibility = VisibilityPrivate
-		}
-		return s.saveSpace(ctx, was, sp, contentapi.NewSpaceMoved)
+		sp, err = s.changeSpace(ctx, sp, func(sp *Space) error {
+			sp.Parent, sp.Position, sp.UpdatedAt = parent, pos, s.clock()
+			if parent == "" && sp.Visibility == VisibilityInCollection {
+				sp.Visibility = VisibilityPrivate
+			}
+			return nil
+		}, contentapi.NewSpaceMoved)
+		return err
 	})
 	if err != nil {
 		return SpaceView{}, err
@@ -419,7 +455,7 @@ func (s *Service) transferWithin(ctx context.Context, c access.Caller, id, paren
 				return apierr.Invalid("collection", "is not a collection of the target organization")
 			}
 		}
-		return s.transferSpaceDoc(ctx, sp, sp.Organization, sp.Organization, parent, s.newPosition(), s.clock())
+		return s.transferSpaceDoc(ctx, sp.ID, sp.Organization, sp.Organization, parent, s.newPosition(), s.clock(), nil, envelope.Event{})
 	})
 	if err != nil {
 		return SpaceView{}, err

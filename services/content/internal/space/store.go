@@ -17,6 +17,17 @@ type Store interface {
 	TreeStore
 }
 
+// Change is what an update does to a space or a collection as read: it
+// changes *doc and returns the event recording the change (the zero event:
+// none), or an error that stops the update, nothing written. It may run
+// twice, on a fresh read each time (another write came first), so it
+// changes nothing but *doc.
+type Change[T any] func(doc *T) (envelope.Event, error)
+
+// Removal says, from a space or a collection as read, the event of its
+// removal, or an error that keeps it. Like a Change it may run twice.
+type Removal[T any] func(doc T) (envelope.Event, error)
+
 // Head is where a space's content is: the revision it points at, and the
 // change request whose merge moved it there and is not finished ("" none).
 type Head struct {
@@ -28,10 +39,11 @@ type Head struct {
 // SpaceStore keeps spaces.
 type SpaceStore interface {
 	InsertSpace(ctx context.Context, sp Space, rev Revision, ev envelope.Event) error
-	// UpdateSpace stores what differs from was in now, provided the space
-	// is still at was.Version (a compare-and-set: ErrChanged when it
-	// changed meanwhile), and counts the write in its version.
-	UpdateSpace(ctx context.Context, was, now Space, ev envelope.Event) error
+	// UpdateSpace reads space id, applies change to it and stores what
+	// changed with the change's event, all or nothing. Another write of
+	// the space meanwhile is retried once, then an apierr.ErrChanged
+	// conflict. It returns the space as stored.
+	UpdateSpace(ctx context.Context, id string, change Change[Space]) (Space, error)
 	// MoveHead points a live space at head, provided it still points at
 	// the revision from with no unfinished merge; not found otherwise.
 	MoveHead(ctx context.Context, id, from string, head Head, ev envelope.Event) error
@@ -41,8 +53,10 @@ type SpaceStore interface {
 	// ClearPendingIndex clears the pending re-index of a space of org; not
 	// found when it is not pending there.
 	ClearPendingIndex(ctx context.Context, id, org string) error
-	// PurgeSpace removes a deleted space at version for good, with its event.
-	PurgeSpace(ctx context.Context, id string, version int64, ev envelope.Event) error
+	// PurgeSpace removes space id for good with its revisions when purge,
+	// asked about the space as read, says so, with the event it gives
+	// (another write meanwhile: asked again once, then apierr.ErrChanged).
+	PurgeSpace(ctx context.Context, id string, purge Removal[Space]) error
 	Space(ctx context.Context, id string) (Space, error)
 	// CachedSpace is Space for a read that answers with the space and
 	// nothing else: it may be kept from an earlier read, never across a
@@ -72,11 +86,12 @@ type SpaceStore interface {
 // CollectionStore keeps collections.
 type CollectionStore interface {
 	InsertCollection(ctx context.Context, c Collection, ev envelope.Event) error
-	// UpdateCollection stores what differs from was in now, provided the
-	// collection is still at was.Version (ErrChanged otherwise).
-	UpdateCollection(ctx context.Context, was, now Collection, ev envelope.Event) error
-	// RemoveCollection deletes the collection at version.
-	RemoveCollection(ctx context.Context, id string, version int64, ev envelope.Event) error
+	// UpdateCollection is UpdateSpace for a collection.
+	UpdateCollection(ctx context.Context, id string, change Change[Collection]) (Collection, error)
+	// RemoveCollection deletes collection id when remove, asked about it
+	// as read, says so, with the event it gives (another write meanwhile:
+	// asked again once, then apierr.ErrChanged).
+	RemoveCollection(ctx context.Context, id string, remove Removal[Collection]) error
 	Collection(ctx context.Context, id string) (Collection, error)
 	// OrgCollections returns every collection of an organization.
 	OrgCollections(ctx context.Context, org string) ([]Collection, error)

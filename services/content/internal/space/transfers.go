@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/docspub/platform/libs/apierr"
+	"github.com/docspub/platform/libs/envelope"
 	"github.com/docspub/platform/libs/internalapi/contentapi"
 	"github.com/docspub/platform/services/content/internal/access"
 )
@@ -143,11 +144,32 @@ func (s *Service) transferSubCollections(ctx context.Context, p collectionTransf
 	return parents, nil
 }
 
-// transferCollectionDoc writes a collection into org under parent, with its event.
+// transferCollectionDoc writes a collection of col's organization into org
+// under parent, with its event; one that left that organization meanwhile
+// is left.
 func (s *Service) transferCollectionDoc(ctx context.Context, col Collection, org, parent string, pos int64, now time.Time) error {
-	was := col
-	col.Organization, col.Parent, col.Position, col.UpdatedAt = org, parent, pos, now
-	return s.saveCollection(ctx, was, col, contentapi.NewCollectionTransferred)
+	return retried(func() error {
+		_, err := s.store.UpdateCollection(ctx, col.ID, func(c *Collection) (envelope.Event, error) {
+			if c.Organization != col.Organization {
+				return envelope.Event{}, nil
+			}
+			c.Organization, c.Parent, c.Position, c.UpdatedAt = org, parent, pos, now
+			return contentapi.NewCollectionTransferred(s.collectionView(*c, nil).Collection), nil
+		})
+		return err
+	})
+}
+
+// retried runs write again while it loses to requests changing the same
+// document (apierr.ErrChanged after the store's own retry), at most retries
+// times in all: an operation's step outlasts them.
+func retried(write func() error) error {
+	for attempt := 1; ; attempt++ {
+		err := write()
+		if !errors.Is(err, apierr.ErrChanged) || attempt == retries {
+			return err
+		}
+	}
 }
 
 // retries is how often an operation's step reads a document again when a
@@ -173,12 +195,12 @@ func (s *Service) transferSpacesUnder(ctx context.Context, from, to, parent stri
 			return err
 		}
 		for i, sp := range sps {
-			err := s.store.UpdateSpace(ctx, sp, next[i], contentapi.NewSpaceTransferred(views[i].Space))
-			if errors.Is(err, ErrChanged) {
-				// A request changed the space meanwhile: read it again.
-				err = s.transferSpaceDoc(ctx, sp, from, to, parent, sp.Position, now)
-			}
-			if err != nil {
+			// The event rendered with the batch, unless a request changed the
+			// space meanwhile.
+			ev := contentapi.NewSpaceTransferred(views[i].Space)
+			if err := s.transferSpaceDoc(ctx, sp.ID, from, to, parent, sp.Position, now, func(read Space) bool {
+				return reflect.DeepEqual(read, sp)
+			}, ev); err != nil {
 				return err
 			}
 		}
@@ -205,25 +227,30 @@ func transferredTo(sp Space, org, parent string, pos int64, now time.Time) Space
 	return sp
 }
 
-// transferSpaceDoc writes a space of from into org to under parent, with
-// its space.transferred event and a pending re-index, reading it again
-// when a request changed it meanwhile. A space no longer in from is left.
-func (s *Service) transferSpaceDoc(ctx context.Context, sp Space, from, to, parent string, pos int64, now time.Time) error {
-	for attempt := 1; ; attempt++ {
-		if attempt > 1 {
-			var err error
-			if sp, err = s.store.Space(ctx, sp.ID); err != nil {
-				return err
+// transferSpaceDoc writes space id of from into org to under parent at
+// pos, with its space.transferred event and a pending re-index, reading
+// it again when a request changed it meanwhile; the event is ev when the
+// space as read is the one it was rendered for (same, nil: none), else
+// rendered anew. A space no longer in from is left.
+func (s *Service) transferSpaceDoc(ctx context.Context, id, from, to, parent string, pos int64, now time.Time, same func(Space) bool, ev envelope.Event) error {
+	return retried(func() error {
+		_, err := s.store.UpdateSpace(ctx, id, func(sp *Space) (envelope.Event, error) {
+			if sp.Organization != from {
+				return envelope.Event{}, nil
 			}
-		}
-		if sp.Organization != from {
-			return nil
-		}
-		err := s.saveSpace(ctx, sp, transferredTo(sp, to, parent, pos, now), contentapi.NewSpaceTransferred)
-		if !errors.Is(err, ErrChanged) || attempt == retries {
-			return err
-		}
-	}
+			rendered := same != nil && same(*sp)
+			*sp = transferredTo(*sp, to, parent, pos, now)
+			if rendered {
+				return ev, nil
+			}
+			v, err := s.eventView(ctx, *sp)
+			if err != nil {
+				return envelope.Event{}, err
+			}
+			return contentapi.NewSpaceTransferred(v.Space), nil
+		})
+		return err
+	})
 }
 
 // reindexPending brings the search index of org's transferred spaces up to
@@ -280,7 +307,7 @@ func (s *Service) runSpaceTransfer(ctx context.Context, op Op) error {
 				return apierr.Invalid("collection", "is not a collection of the target organization")
 			}
 		}
-		if err := s.transferSpaceDoc(ctx, sp, p.From, p.To, p.Parent, s.newPosition(), s.clock()); err != nil {
+		if err := s.transferSpaceDoc(ctx, sp.ID, p.From, p.To, p.Parent, s.newPosition(), s.clock(), nil, envelope.Event{}); err != nil {
 			return err
 		}
 	default:

@@ -175,3 +175,60 @@ func TestRaceVisibilityAndMoveToTop(t *testing.T) {
 		}
 	})
 }
+
+// Two PATCHes of one space (or collection) at once, each changing another
+// field: neither is lost. Each answers 200 with its field stored, or 409
+// (it lost the race twice, the store's one retry spent) with nothing of it
+// stored.
+func TestRaceTwoPatchesLoseNoUpdate(t *testing.T) {
+	for _, tc := range []struct {
+		kind       string
+		create     func(e *env, u user) string
+		fieldA, a  string // the field a PATCH sets and its value
+		fieldB, b  string
+		bodyA, bdB string
+	}{
+		{kind: "spaces", create: func(e *env, u user) string { return e.createSpace(u, "org1", `{"title":"S"}`).ID },
+			fieldA: "title", a: "Renamed", fieldB: "gitbookSpaceId", b: "gb1",
+			bodyA: `{"title":"Renamed"}`, bdB: `{"gitbookSpaceId":"gb1"}`},
+		{kind: "collections", create: func(e *env, u user) string { return e.createCollection(u, "org1", `{"title":"C"}`).ID },
+			fieldA: "title", a: "Renamed", fieldB: "description", b: "Described",
+			bodyA: `{"title":"Renamed"}`, bdB: `{"description":"Described"}`},
+	} {
+		t.Run(tc.kind, func(t *testing.T) {
+			e := newEnv(t)
+			admin := e.member("ada", "org1", roles.Admin)
+			var id string
+			var ra, rb apitest.Response
+			both := 0
+			racetest.Run(t, func(int) {
+				e.reset()
+				id = tc.create(e, admin)
+			}, func(int) {
+				ra = e.do(admin, "PATCH", "/v1/"+tc.kind+"/"+id, tc.bodyA)
+			}, func(int) {
+				rb = e.do(admin, "PATCH", "/v1/"+tc.kind+"/"+id, tc.bdB)
+			}, func(int) {
+				var now map[string]any
+				e.ok(admin, "GET", "/v1/"+tc.kind+"/"+id, "", "", 200).Decode(t, &now)
+				for _, r := range []struct {
+					res          apitest.Response
+					field, value string
+				}{{ra, tc.fieldA, tc.a}, {rb, tc.fieldB, tc.b}} {
+					switch got := now[r.field]; {
+					case r.res.Status == 200 && got != r.value:
+						t.Errorf("%s is %v after its PATCH answered 200, want %q: an update was lost", r.field, got, r.value)
+					case r.res.Status == 409 && got == r.value:
+						t.Errorf("%s is %q after its PATCH answered 409", r.field, r.value)
+					case r.res.Status != 200 && r.res.Status != 409:
+						t.Errorf("PATCH %s answered %d %s", r.field, r.res.Status, r.res.Body)
+					}
+				}
+				if ra.Status == 200 && rb.Status == 200 {
+					both++
+				}
+			})
+			t.Logf("both PATCHes applied in %d of %d repetitions", both, racetest.Count())
+		})
+	}
+}

@@ -1,6 +1,7 @@
 // Package spacemongo stores content's tree of collections and spaces in
 // MongoDB through libs/docstore: every write carries its event (outbox), and
-// updates of one document are serialised with mongox.DB's locks.
+// every change of a space or collection that depends on what it read is
+// docstore's read-modify-write (Modify, RemoveIf).
 package spacemongo
 
 import (
@@ -113,38 +114,13 @@ func (s *Store) CopyRevision(ctx context.Context, from string, to space.Revision
 	return mongox.Err(err, "revision")
 }
 
-// at is the condition of a document at version (documents stored before
-// versions existed have none: version 0). No $or: FerretDB would not look
-// the document up by its _id then, but scan the collection.
-func at(version int64) bson.M {
-	if version == 0 {
-		return bson.M{"version": bson.M{"$in": bson.A{int64(0), nil}}}
-	}
-	return bson.M{"version": version}
-}
-
-// update stores what differs from was in now (the document id of coll at
-// version), increments its version and records ev. When the version
-// does not match it says whether the document changed (space.ErrChanged)
-// or is gone (not found).
-func (s *Store) update(ctx context.Context, coll, id string, version int64, was, now any, ev kafkax.Event) error {
-	upd, err := mongox.Diff(was, now, "_id", "version")
-	if err != nil {
-		return err
-	}
-	upd["$inc"] = bson.M{"version": 1}
-	err = s.d.Update(ctx, coll, id, at(version), upd, ev)
-	if errors.Is(err, apierr.ErrNotFound) {
-		if n, cerr := s.d.Count(ctx, coll, bson.M{"_id": id}); cerr == nil && n > 0 {
-			return space.ErrChanged
-		}
-	}
-	return err
-}
-
-// UpdateSpace stores the change of a space from was to now at was.Version.
-func (s *Store) UpdateSpace(ctx context.Context, was, now space.Space, ev kafkax.Event) error {
-	return s.update(ctx, Spaces, was.ID, was.Version, was, now, ev)
+// UpdateSpace applies change to space id and stores what changed
+// (docstore.Modify).
+func (s *Store) UpdateSpace(ctx context.Context, id string, change space.Change[space.Space]) (space.Space, error) {
+	return docstore.Modify(ctx, s.d, Spaces, id, func(sp *space.Space) ([]kafkax.Event, error) {
+		ev, err := change(sp)
+		return docstore.One(ev), err
+	})
 }
 
 // MoveHead points a live space at revision from with no unfinished merge
@@ -155,45 +131,38 @@ func (s *Store) MoveHead(ctx context.Context, id, from string, head space.Head, 
 		set["merging"] = head.Merging
 	}
 	return s.d.Update(ctx, Spaces, id, bson.M{"revision": from, "deleted": false, "merging": bson.M{"$exists": false}},
-		bson.M{"$set": set, "$inc": bson.M{"version": 1}}, ev)
+		bson.M{"$set": set, "$inc": bson.M{docstore.VersionField: int64(1)}}, ev)
 }
 
 // ClearMerging unsets a space's unfinished merge of changeRequest; not
 // found when it is not marked with it.
 func (s *Store) ClearMerging(ctx context.Context, id, changeRequest string) error {
 	return s.d.Update(ctx, Spaces, id, bson.M{"merging": changeRequest},
-		bson.M{"$unset": bson.M{"merging": ""}, "$inc": bson.M{"version": 1}})
+		bson.M{"$unset": bson.M{"merging": ""}, "$inc": bson.M{docstore.VersionField: int64(1)}})
 }
 
 // ClearPendingIndex unsets the pending re-index of a space of org; not
 // found when it is not pending there.
 func (s *Store) ClearPendingIndex(ctx context.Context, id, org string) error {
 	return s.d.Update(ctx, Spaces, id, bson.M{"organization": org, "pendingIndex": true},
-		bson.M{"$unset": bson.M{"pendingIndex": ""}, "$inc": bson.M{"version": 1}})
+		bson.M{"$unset": bson.M{"pendingIndex": ""}, "$inc": bson.M{docstore.VersionField: int64(1)}})
 }
 
-// PurgeSpace tombstones a deleted space at version and deletes its revisions.
-func (s *Store) PurgeSpace(ctx context.Context, id string, version int64, ev kafkax.Event) error {
-	cond := at(version)
-	cond["deleted"] = true
-	f := bson.M{"_id": id}
-	for k, v := range cond {
-		f[k] = v
-	}
-	if n, err := s.d.Count(ctx, Spaces, f); err != nil || n == 0 {
-		if err != nil {
-			return err
-		}
-		return space.ErrChanged
-	}
+// PurgeSpace deletes the revisions of space id, then tombstones it with
+// its event when purge says so (docstore.RemoveIf).
+func (s *Store) PurgeSpace(ctx context.Context, id string, purge space.Removal[space.Space]) error {
 	if err := s.d.Delete(ctx, Revisions, bson.M{"space": id}); err != nil {
 		return err
 	}
-	err := s.d.Update(ctx, Spaces, id, cond, bson.M{"$set": bson.M{kafkax.TombstoneField: true}}, ev)
-	if errors.Is(err, apierr.ErrNotFound) {
-		return space.ErrChanged
+	return docstore.RemoveIf(ctx, s.d, Spaces, id, removal(purge))
+}
+
+// removal is a domain removal as docstore's.
+func removal[T any](remove space.Removal[T]) docstore.Removal[T] {
+	return func(doc T) ([]kafkax.Event, error) {
+		ev, err := remove(doc)
+		return docstore.One(ev), err
 	}
-	return err
 }
 
 // Space returns a space, deleted or not.
@@ -324,20 +293,19 @@ func (s *Store) InsertCollection(ctx context.Context, c space.Collection, ev kaf
 	return s.d.Insert(ctx, Collections, c, ev)
 }
 
-// UpdateCollection stores the change of a collection from was to now at was.Version.
-func (s *Store) UpdateCollection(ctx context.Context, was, now space.Collection, ev kafkax.Event) error {
-	return s.update(ctx, Collections, was.ID, was.Version, was, now, ev)
+// UpdateCollection applies change to collection id and stores what
+// changed (docstore.Modify).
+func (s *Store) UpdateCollection(ctx context.Context, id string, change space.Change[space.Collection]) (space.Collection, error) {
+	return docstore.Modify(ctx, s.d, Collections, id, func(c *space.Collection) ([]kafkax.Event, error) {
+		ev, err := change(c)
+		return docstore.One(ev), err
+	})
 }
 
-// RemoveCollection deletes a collection at version.
-func (s *Store) RemoveCollection(ctx context.Context, id string, version int64, ev kafkax.Event) error {
-	err := s.d.Update(ctx, Collections, id, at(version), bson.M{"$set": bson.M{kafkax.TombstoneField: true}}, ev)
-	if errors.Is(err, apierr.ErrNotFound) {
-		if n, cerr := s.d.Count(ctx, Collections, bson.M{"_id": id}); cerr == nil && n > 0 {
-			return space.ErrChanged
-		}
-	}
-	return err
+// RemoveCollection tombstones collection id with its event when remove
+// says so (docstore.RemoveIf).
+func (s *Store) RemoveCollection(ctx context.Context, id string, remove space.Removal[space.Collection]) error {
+	return docstore.RemoveIf(ctx, s.d, Collections, id, removal(remove))
 }
 
 // Collection returns a collection.
