@@ -16,6 +16,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/url"
 	"slices"
@@ -26,6 +27,7 @@ import (
 	"github.com/docspub/platform/gateway/internal/apidocs"
 	"github.com/docspub/platform/gateway/internal/auth"
 	"github.com/docspub/platform/gateway/internal/clientip"
+	"github.com/docspub/platform/gateway/internal/customtls"
 	"github.com/docspub/platform/gateway/internal/hostnames"
 	"github.com/docspub/platform/gateway/internal/pagecache"
 	"github.com/docspub/platform/gateway/internal/ratelimit"
@@ -106,7 +108,7 @@ type Config struct {
 	// Git sync, another replica's write) waits to show.
 	ReaderCacheTTL time.Duration `env:"READER_CACHE_TTL, default=250ms"`
 	// CustomTLS serves sites' custom hostnames over TLS with certificates
-	// obtained on demand (TLS_ADDR, ACME_*; tls.go). Off by default.
+	// obtained on demand (TLS_ADDR, ACME_*; internal/customtls). Off by default.
 	CustomTLS CustomTLSConfig
 	// LogLevel is debug, info, warn or error.
 	LogLevel string `env:"LOG_LEVEL, default=info"`
@@ -160,7 +162,7 @@ func (c Config) Validate() error {
 		p.Addf("LOG_LEVEL: must be debug, info, warn or error")
 	}
 	c.Discovery.Check(&p)
-	c.CustomTLS.check(&p, c.Addr)
+	c.CustomTLS.Check(&p, c.Addr)
 	return p.Err()
 }
 
@@ -175,6 +177,10 @@ func (c Config) checkClientAddress(p *config.Problems) {
 		p.Addf("PROXY_PROTOCOL: needs TRUSTED_PROXIES, the load balancers' addresses: only they may send a PROXY header")
 	}
 }
+
+// CustomTLSConfig is how custom hostnames are served over TLS
+// (internal/customtls).
+type CustomTLSConfig = customtls.Config
 
 // Deps are the clients the gateway works with.
 type Deps struct {
@@ -401,8 +407,21 @@ func Run(ctx context.Context, cfg Config, log *slog.Logger) error {
 	}
 	eg, ctx := errgroup.WithContext(ctx)
 	eg.Go(func() error { return service.Run(ctx, Service, cfg.Addr, g, log, service.WrapListener(g.Listener)) })
-	eg.Go(func() error { return g.listenCustomHostnames(ctx) })
+	eg.Go(func() error { return customtls.Listen(ctx, cfg.CustomTLS, g.customTLSDeps()) })
 	return eg.Wait()
+}
+
+// ServeCustomHostnames serves custom hostnames until ctx is done: TLS on
+// tlsLn (the gateway's handler, TLS-ALPN-01 challenges) and, when httpLn
+// is not nil, plain HTTP on it (HTTP-01 challenges, else a redirect to
+// https). Both are wrapped as the API's listener is (PROXY_PROTOCOL).
+func (g *Gateway) ServeCustomHostnames(ctx context.Context, tlsLn, httpLn net.Listener) error {
+	return customtls.Serve(ctx, g.cfg.CustomTLS, g.customTLSDeps(), tlsLn, httpLn)
+}
+
+// customTLSDeps are what internal/customtls serves custom hostnames with.
+func (g *Gateway) customTLSDeps() customtls.Deps {
+	return customtls.Deps{Redis: g.rdb, Allow: g.hosts.Allow, Handler: g.Handler(), Listener: g.Listener, Log: g.log}
 }
 
 // redisOptions parses the Redis URL and, where the URL leaves them unset,
