@@ -18,20 +18,22 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"net/url"
 	"slices"
 	"strings"
 	"sync/atomic"
 	"time"
 
+	"github.com/docspub/platform/gateway/internal/api"
 	"github.com/docspub/platform/gateway/internal/apidocs"
 	"github.com/docspub/platform/gateway/internal/auth"
 	"github.com/docspub/platform/gateway/internal/clientip"
 	"github.com/docspub/platform/gateway/internal/customtls"
 	"github.com/docspub/platform/gateway/internal/hostnames"
 	"github.com/docspub/platform/gateway/internal/pagecache"
+	"github.com/docspub/platform/gateway/internal/proxy"
+	"github.com/docspub/platform/gateway/internal/purge"
 	"github.com/docspub/platform/gateway/internal/ratelimit"
-	"github.com/docspub/platform/gateway/internal/retry"
+	"github.com/docspub/platform/gateway/internal/reader"
 	"github.com/docspub/platform/gateway/internal/route"
 	"github.com/docspub/platform/gateway/internal/throttle"
 	"github.com/docspub/platform/gateway/internal/views"
@@ -43,7 +45,6 @@ import (
 	"github.com/docspub/platform/libs/kafkax"
 	"github.com/docspub/platform/libs/logx"
 	"github.com/docspub/platform/libs/service"
-	"github.com/docspub/platform/libs/sizedcache"
 	"github.com/gin-gonic/gin"
 	"github.com/redis/go-redis/v9"
 	"golang.org/x/sync/errgroup"
@@ -194,8 +195,6 @@ type Deps struct {
 
 // Timings that are not configuration.
 const (
-	// dialTimeout is short so that a service that is down answers 503 fast.
-	dialTimeout = 2 * time.Second
 	// internalTokenTTL is the lifetime of a minted internal token.
 	internalTokenTTL = time.Minute
 	// readerTokenReuse is how long the readers' internal token is reused:
@@ -205,46 +204,31 @@ const (
 
 // Gateway authenticates, limits and forwards public API requests.
 type Gateway struct {
-	cfg      Config
-	log      *slog.Logger
-	rdb      *redis.Client
-	resolver discovery.Resolver
-	routes   *route.Table
-	signer   *internaltoken.Signer
-	// limits are the rate limits (internal/ratelimit).
-	limits *ratelimit.Limiter
-	proxy  http.Handler
+	cfg Config
+	log *slog.Logger
+	rdb *redis.Client
 	// tokens resolves API tokens (internal/auth).
 	tokens *auth.Tokens
 	// kafka is the cluster of identity.events.
 	kafka kafkax.Cluster
 	// events consumes identity.events once RunBackground started it.
 	events *kafkax.Consumer
-	// repurge purges the tags of events a second time (events.go).
-	repurge repurge
-	// docs are the API document and its reference page, served by the
-	// gateway itself (the document's operations of x-service route.Gateway).
-	docs apidocs.Files
-	// redisWarned is when a Redis failure was last logged (Unix nanoseconds).
-	redisWarned atomic.Int64
-	// readerToken is the internal token readers' requests carry to sites:
-	// always the same principal (the gateway), minted again once it is
-	// older than readerTokenReuse rather than on every request.
-	readerToken atomic.Pointer[mintedToken]
 	// pages are published sites' public answers, served to readers
 	// without a hop to sites (nil: off).
 	pages *pagecache.Cache
+	// purger keeps pages true to writes and events (internal/purge).
+	purger *purge.Purger
 	// views records readers' reads in insights.
 	views *views.Recorder
-	// clients derives client addresses (clientOf) and wraps the listener
+	// clients derives client addresses (clientip) and wraps the listener
 	// for the PROXY protocol (Listener).
 	clients *clientip.Resolver
 	// hosts decides which custom hostnames may have a TLS certificate
 	// (internal/hostnames).
 	hosts *hostnames.Decider
-	// targets are the services' base URLs parsed (targetURL).
-	targets *sizedcache.Cache[string, *url.URL]
-	engine  *gin.Engine
+	// redisWarned is when a Redis failure was last logged (Unix nanoseconds).
+	redisWarned atomic.Int64
+	engine      *gin.Engine
 }
 
 // The gateway's own paths (internal/apidocs): the API document and its
@@ -253,6 +237,10 @@ const (
 	DocumentPath = apidocs.DocumentPath
 	DocsPath     = apidocs.DocsPath
 )
+
+// ReaderPrefix is where sites serves readers: the gateway forwards a
+// reader's path below it (internal/proxy).
+const ReaderPrefix = proxy.ReaderPrefix
 
 // New returns a gateway for a valid configuration.
 func New(cfg Config, deps Deps) (*Gateway, error) {
@@ -288,46 +276,45 @@ func New(cfg Config, deps Deps) (*Gateway, error) {
 	if err != nil {
 		return nil, err
 	}
-	transport := newTransport(cfg.UpstreamTimeout)
-	g := &Gateway{
-		clients:  clients,
-		docs:     docs,
-		cfg:      cfg,
-		kafka:    cluster,
-		log:      deps.Log,
-		rdb:      deps.Redis,
-		resolver: deps.Resolver,
-		routes:   routes,
-		signer:   signer,
-	}
-	g.limits = ratelimit.New(deps.Redis, cfg.RateLimit, cfg.FailedAuthLimit, throttle.New(deps.Log), g.redisFailed)
+	g := &Gateway{clients: clients, cfg: cfg, kafka: cluster, log: deps.Log, rdb: deps.Redis}
+	limits := ratelimit.New(deps.Redis, cfg.RateLimit, cfg.FailedAuthLimit, throttle.New(deps.Log), g.redisFailed)
 	g.tokens = auth.New(deps.Redis, internalclient.New(route.Identity, deps.Resolver, signer, min(cfg.UpstreamTimeout, auth.MaxResolveTime)),
 		cfg.AuthCacheTTL, g.redisFailed)
 	if cfg.ReaderCacheBytes > 0 {
 		g.pages = pagecache.New(cfg.ReaderCacheBytes, cfg.ReaderCacheTTL)
 	}
+	g.purger = purge.New(g.pages)
 	g.hosts = hostnames.New(internalclient.New(route.Sites, deps.Resolver, signer, hostnames.DecisionTimeout), g.log.With("component", "tls"))
 	g.views = views.New(deps.Resolver, signer, g.log.With("component", "insights recorder"))
-	g.targets = sizedcache.New[string, *url.URL](maxTargets, 0)
-	g.proxy = g.newProxy(retry.Transport{Next: transport, Resolve: g.resolveAgain})
+	p := proxy.New(proxy.Config{Service: Service, Resolver: deps.Resolver, Signer: signer,
+		ReaderTokenReuse: readerTokenReuse, UpstreamTimeout: cfg.UpstreamTimeout, Log: g.log})
+	v1 := &api.API{Docs: docs, Routes: routes, Tokens: g.tokens, Limits: limits, MaxBodyBytes: cfg.MaxBodyBytes, Proxy: p, After: g.purger}
+	rd := &reader.Reader{Service: Service, RateLimit: cfg.RateLimit, Limits: limits, Pages: g.pages, Views: g.views, Proxy: p}
+	if g.engine, err = g.newEngine(v1, rd); err != nil {
+		return nil, err
+	}
+	return g, nil
+}
 
+// newEngine assembles the handler: the client address derived first
+// (clientip), then /v1 (v1) and every other path (rd).
+func (g *Gateway) newEngine(v1 *api.API, rd *reader.Reader) (*gin.Engine, error) {
 	// Ready means able to serve: not Redis, without which the gateway
 	// fails open (rate limits off, tokens resolved through identity), so
 	// that a Redis outage does not take every gateway out of the Ingress.
 	e := httpx.NewEngine(g.log, "gateway")
 	// A JSON API answers a stray slash with 404, not an HTML redirect.
 	e.RedirectTrailingSlash = false
-	// The client address is clientip's alone (clientOf), not gin's.
+	// The client address is clientip's alone (clientip.Of), not gin's.
 	e.ForwardedByClientIP = false
 	if err := e.SetTrustedProxies(nil); err != nil {
 		return nil, err
 	}
-	e.Use(g.identifyClient)
-	e.Any("/v1/*path", g.serve)
+	e.Use(g.clients.Identify)
+	e.Any("/v1/*path", v1.Serve)
 	// Everything else is a published site's page, for sites to serve.
-	e.NoRoute(g.read)
-	g.engine = e
-	return g, nil
+	e.NoRoute(rd.Read)
+	return e, nil
 }
 
 // Handler returns the HTTP handler: /healthz, /readyz, the /v1 API and,
@@ -341,13 +328,13 @@ func (g *Gateway) Handler() http.Handler { return g.engine }
 func (g *Gateway) RunBackground(ctx context.Context) {
 	go func() { _ = g.views.Run(ctx) }()
 	if g.pages != nil {
-		go g.repurge.run(ctx, g.pages)
+		go g.purger.Run(ctx)
 		for _, topic := range PurgeTopics {
-			b := kafkax.NewBroadcast(g.kafka, topic, g.purgeOnEvent, g.log)
+			b := kafkax.NewBroadcast(g.kafka, topic, g.purger.OnEvent, g.log)
 			go func() { _ = b.Run(ctx) }()
 		}
 	}
-	g.events = kafkax.NewConsumer(g.kafka, ConsumerGroup, IdentityTopic, nil, g.onIdentityEvent, g.log)
+	g.events = kafkax.NewConsumer(g.kafka, ConsumerGroup, IdentityTopic, nil, g.tokens.OnEvent, g.log)
 	go func() {
 		if err := g.events.Run(ctx); err != nil && ctx.Err() == nil {
 			g.log.ErrorContext(ctx, "identity.events consumer stopped", "err", err)
