@@ -8,7 +8,14 @@
 // It answers two /v1 paths itself, without a token: the API document
 // (/v1/openapi.json, libs/apidoc) and its reference page (/v1/docs).
 // Every other path is a published site's, read without a token: it goes to
-// sites with the per-client-address rate limit (read).
+// sites with the per-client-address rate limit (internal/reader).
+//
+// This package only wires: its configuration, New, Run and the handler's
+// assembly. The behaviour is in internal packages by concern: api (the
+// /v1 paths), reader (readers' requests), proxy (forwarding to the
+// services), purge (the page cache kept true), auth (tokens and
+// identity.events), customtls (custom hostnames over TLS), and the
+// packages these use.
 package gateway
 
 import (
@@ -20,7 +27,6 @@ import (
 	"net/http"
 	"slices"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"github.com/docspub/platform/gateway/internal/api"
@@ -225,10 +231,8 @@ type Gateway struct {
 	clients *clientip.Resolver
 	// hosts decides which custom hostnames may have a TLS certificate
 	// (internal/hostnames).
-	hosts *hostnames.Decider
-	// redisWarned is when a Redis failure was last logged (Unix nanoseconds).
-	redisWarned atomic.Int64
-	engine      *gin.Engine
+	hosts  *hostnames.Decider
+	engine *gin.Engine
 }
 
 // The gateway's own paths (internal/apidocs): the API document and its
@@ -277,9 +281,10 @@ func New(cfg Config, deps Deps) (*Gateway, error) {
 		return nil, err
 	}
 	g := &Gateway{clients: clients, cfg: cfg, kafka: cluster, log: deps.Log, rdb: deps.Redis}
-	limits := ratelimit.New(deps.Redis, cfg.RateLimit, cfg.FailedAuthLimit, throttle.New(deps.Log), g.redisFailed)
+	redisFailed := throttle.NewRedisWarnings(deps.Log).Failed
+	limits := ratelimit.New(deps.Redis, cfg.RateLimit, cfg.FailedAuthLimit, throttle.New(deps.Log), redisFailed)
 	g.tokens = auth.New(deps.Redis, internalclient.New(route.Identity, deps.Resolver, signer, min(cfg.UpstreamTimeout, auth.MaxResolveTime)),
-		cfg.AuthCacheTTL, g.redisFailed)
+		cfg.AuthCacheTTL, redisFailed)
 	if cfg.ReaderCacheBytes > 0 {
 		g.pages = pagecache.New(cfg.ReaderCacheBytes, cfg.ReaderCacheTTL)
 	}
