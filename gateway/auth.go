@@ -2,7 +2,6 @@ package gateway
 
 import (
 	"context"
-	"time"
 
 	"github.com/docspub/platform/gateway/internal/auth"
 	"github.com/docspub/platform/libs/internalapi/identityapi"
@@ -26,17 +25,4 @@ func (g *Gateway) Forget(ctx context.Context, tokenHash string) error {
 // user's tokens already in progress are not cached.
 func (g *Gateway) ForgetUser(ctx context.Context, userID string) error {
 	return g.tokens.ForgetUser(ctx, userID)
-}
-
-// redisWarnEvery bounds how often a Redis failure is logged while Redis is down.
-const redisWarnEvery = 10 * time.Second
-
-// redisFailed logs a Redis failure, at most once per redisWarnEvery.
-func (g *Gateway) redisFailed(ctx context.Context, what string, err error) {
-	now := time.Now().UnixNano()
-	last := g.redisWarned.Load()
-	if now-last < int64(redisWarnEvery) || !g.redisWarned.CompareAndSwap(last, now) {
-		return
-	}
-	g.log.WarnContext(ctx, "redis failed; going on without it", "op", what, "err", err)
 }

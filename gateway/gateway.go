@@ -8,7 +8,14 @@
 // It answers two /v1 paths itself, without a token: the API document
 // (/v1/openapi.json, libs/apidoc) and its reference page (/v1/docs).
 // Every other path is a published site's, read without a token: it goes to
-// sites with the per-client-address rate limit (read).
+// sites with the per-client-address rate limit (internal/reader).
+//
+// This package only wires: its configuration, New, Run and the handler's
+// assembly. The behaviour is in internal packages by concern: api (the
+// /v1 paths), reader (readers' requests), proxy (forwarding to the
+// services), purge (the page cache kept true), auth (tokens and
+// identity.events), customtls (custom hostnames over TLS), and the
+// packages these use.
 package gateway
 
 import (
@@ -16,20 +23,21 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"net/http"
-	"net/url"
-	"slices"
-	"strings"
-	"sync/atomic"
 	"time"
 
+	"github.com/docspub/platform/gateway/internal/api"
 	"github.com/docspub/platform/gateway/internal/apidocs"
 	"github.com/docspub/platform/gateway/internal/auth"
 	"github.com/docspub/platform/gateway/internal/clientip"
+	"github.com/docspub/platform/gateway/internal/customtls"
 	"github.com/docspub/platform/gateway/internal/hostnames"
 	"github.com/docspub/platform/gateway/internal/pagecache"
+	"github.com/docspub/platform/gateway/internal/proxy"
+	"github.com/docspub/platform/gateway/internal/purge"
 	"github.com/docspub/platform/gateway/internal/ratelimit"
-	"github.com/docspub/platform/gateway/internal/retry"
+	"github.com/docspub/platform/gateway/internal/reader"
 	"github.com/docspub/platform/gateway/internal/route"
 	"github.com/docspub/platform/gateway/internal/throttle"
 	"github.com/docspub/platform/gateway/internal/views"
@@ -41,7 +49,6 @@ import (
 	"github.com/docspub/platform/libs/kafkax"
 	"github.com/docspub/platform/libs/logx"
 	"github.com/docspub/platform/libs/service"
-	"github.com/docspub/platform/libs/sizedcache"
 	"github.com/gin-gonic/gin"
 	"github.com/redis/go-redis/v9"
 	"golang.org/x/sync/errgroup"
@@ -49,132 +56,6 @@ import (
 
 // Service is the gateway's name: its internal tokens say they come from it.
 const Service = "gateway"
-
-// Config is the gateway's configuration, read from the environment.
-type Config struct {
-	// Addr is the listen address.
-	Addr string `env:"ADDR, default=127.0.0.1:8080"`
-	// PublicURL is the gateway's URL as clients reach it (scheme, host and
-	// any path prefix, without /v1): the API document it serves names it as
-	// the server.
-	PublicURL string `env:"PUBLIC_URL, default=http://127.0.0.1:8080"`
-	// Upstreams is the static service list: "identity=http://127.0.0.1:8081,content=...".
-	Upstreams string `env:"UPSTREAMS, default=identity=http://127.0.0.1:8081,content=http://127.0.0.1:8082,sites=http://127.0.0.1:8083,insights=http://127.0.0.1:8084,integrations=http://127.0.0.1:8085"`
-	// RedisURL locates the Redis that holds the token cache and the rate
-	// limits. Masked in logs: it may carry a password.
-	RedisURL string `env:"REDIS_URL, default=redis://127.0.0.1:6379/0" secret:"true"`
-	// InternalTokenSecret signs the internal tokens (at least 32 bytes).
-	InternalTokenSecret string `env:"INTERNAL_TOKEN_SECRET" secret:"true"`
-	// InternalTokenKeys is the rotating key set (INTERNAL_TOKEN_KEYS, INTERNAL_TOKEN_KEY_ID).
-	InternalTokenKeys internaltoken.Keys
-	// AuthCacheTTL is how long a resolved token stays cached.
-	AuthCacheTTL time.Duration `env:"AUTH_CACHE_TTL, default=30s"`
-	// RateLimit is the number of requests per token per minute; 0 turns it off.
-	RateLimit int `env:"RATE_LIMIT, default=600"`
-	// FailedAuthLimit is the number of unknown tokens one client address may
-	// present per minute; over it, unknown tokens get a 429 instead of a 401
-	// (valid tokens are served as usual). 0 turns it off.
-	FailedAuthLimit int `env:"FAILED_AUTH_LIMIT, default=30"`
-	// TrustedProxies lists the addresses (CIDR or single IP) of the proxies
-	// in front of the gateway whose X-Forwarded-For (or X-Real-IP) names the
-	// client: the client address is the right-most one that is not a trusted
-	// proxy. With ProxyProtocol, they are the peers whose PROXY header is
-	// believed. Empty: the connection's peer is the client (clientip).
-	TrustedProxies []string `env:"TRUSTED_PROXIES"`
-	// TrustedHops is, instead of TrustedProxies, the number of proxies in
-	// front of the gateway whose addresses are not known (a CDN): the
-	// client is the TrustedHops-th X-Forwarded-For entry from the right.
-	// 0: none.
-	TrustedHops int `env:"TRUSTED_HOPS, default=0"`
-	// ProxyProtocol makes the listener read a PROXY protocol header (v1 or
-	// v2) from TrustedProxies, which it then requires: the load balancers
-	// that send one. A PROXY header from anyone else closes the connection.
-	ProxyProtocol bool `env:"PROXY_PROTOCOL, default=false"`
-	// Kafka is the cluster of identity.events, whose token and member
-	// events drop cached token resolutions (KAFKA_BROKERS, KAFKA_TLS*,
-	// KAFKA_SASL_*, KAFKA_TOPIC*).
-	Kafka kafkax.Config
-	// UpstreamTimeout bounds the wait for a service's response headers.
-	UpstreamTimeout time.Duration `env:"UPSTREAM_TIMEOUT, default=30s"`
-	// MaxBodyBytes bounds a request body.
-	MaxBodyBytes int64 `env:"MAX_BODY_BYTES, default=10485760"`
-	// ReaderCacheBytes bounds the cache of published sites' public answers
-	// the gateway answers readers from (pagecache); 0 turns it off.
-	ReaderCacheBytes int64 `env:"READER_CACHE_BYTES, default=67108864"`
-	// ReaderCacheTTL is how long a cached answer is served: the most a
-	// change that does not pass through this gateway (a merge's event, a
-	// Git sync, another replica's write) waits to show.
-	ReaderCacheTTL time.Duration `env:"READER_CACHE_TTL, default=250ms"`
-	// CustomTLS serves sites' custom hostnames over TLS with certificates
-	// obtained on demand (TLS_ADDR, ACME_*; tls.go). Off by default.
-	CustomTLS CustomTLSConfig
-	// LogLevel is debug, info, warn or error.
-	LogLevel string `env:"LOG_LEVEL, default=info"`
-	// Discovery is DISCOVERY (static: UPSTREAMS; consul: healthy instances
-	// by service name), CONSUL_HTTP_ADDR and CONSUL_HTTP_TOKEN.
-	Discovery discovery.Config
-}
-
-// Validate reports every problem of the configuration at once.
-func (c Config) Validate() error {
-	var p config.Problems
-	if c.Addr == "" {
-		p.Addf("ADDR: must not be empty")
-	}
-	p.HTTPURL("PUBLIC_URL", c.PublicURL)
-	if ups, err := discovery.ParseStatic(c.Upstreams); err != nil {
-		p.Addf("UPSTREAMS: %v", err)
-	} else if _, ok := ups[route.Identity]; !ok {
-		p.Addf("UPSTREAMS: must name %s (tokens are resolved there)", route.Identity)
-	}
-	if _, err := redis.ParseURL(c.RedisURL); err != nil {
-		p.Addf("REDIS_URL: %v", err)
-	}
-	c.InternalTokenKeys.Check(&p, c.InternalTokenSecret)
-	if c.AuthCacheTTL <= 0 {
-		p.Addf("AUTH_CACHE_TTL: must be positive")
-	}
-	if c.ReaderCacheBytes < 0 {
-		p.Addf("READER_CACHE_BYTES: must be 0 (off) or positive")
-	}
-	if c.ReaderCacheTTL <= 0 || c.ReaderCacheTTL > time.Minute {
-		p.Addf("READER_CACHE_TTL: must be positive and at most 1m")
-	}
-	if c.RateLimit < 0 {
-		p.Addf("RATE_LIMIT: must be 0 (off) or positive")
-	}
-	if c.FailedAuthLimit < 0 {
-		p.Addf("FAILED_AUTH_LIMIT: must be 0 (off) or positive")
-	}
-	c.checkClientAddress(&p)
-	c.Kafka.Check(&p)
-	if c.UpstreamTimeout <= 0 {
-		p.Addf("UPSTREAM_TIMEOUT: must be positive")
-	}
-	if c.MaxBodyBytes <= 0 {
-		p.Addf("MAX_BODY_BYTES: must be positive")
-	}
-	switch strings.ToLower(c.LogLevel) {
-	case "debug", "info", "warn", "error":
-	default:
-		p.Addf("LOG_LEVEL: must be debug, info, warn or error")
-	}
-	c.Discovery.Check(&p)
-	c.CustomTLS.check(&p, c.Addr)
-	return p.Err()
-}
-
-// checkClientAddress records the problems of the settings that decide
-// client addresses: TRUSTED_PROXIES or TRUSTED_HOPS, and PROXY_PROTOCOL,
-// which needs TRUSTED_PROXIES.
-func (c Config) checkClientAddress(p *config.Problems) {
-	for _, err := range clientip.Check(c.TrustedProxies, c.TrustedHops) {
-		p.Addf("%v", err)
-	}
-	if c.ProxyProtocol && !slices.ContainsFunc(c.TrustedProxies, func(s string) bool { return strings.TrimSpace(s) != "" }) {
-		p.Addf("PROXY_PROTOCOL: needs TRUSTED_PROXIES, the load balancers' addresses: only they may send a PROXY header")
-	}
-}
 
 // Deps are the clients the gateway works with.
 type Deps struct {
@@ -188,8 +69,6 @@ type Deps struct {
 
 // Timings that are not configuration.
 const (
-	// dialTimeout is short so that a service that is down answers 503 fast.
-	dialTimeout = 2 * time.Second
 	// internalTokenTTL is the lifetime of a minted internal token.
 	internalTokenTTL = time.Minute
 	// readerTokenReuse is how long the readers' internal token is reused:
@@ -199,46 +78,29 @@ const (
 
 // Gateway authenticates, limits and forwards public API requests.
 type Gateway struct {
-	cfg      Config
-	log      *slog.Logger
-	rdb      *redis.Client
-	resolver discovery.Resolver
-	routes   *route.Table
-	signer   *internaltoken.Signer
-	// limits are the rate limits (internal/ratelimit).
-	limits *ratelimit.Limiter
-	proxy  http.Handler
+	cfg Config
+	log *slog.Logger
+	rdb *redis.Client
 	// tokens resolves API tokens (internal/auth).
 	tokens *auth.Tokens
 	// kafka is the cluster of identity.events.
 	kafka kafkax.Cluster
 	// events consumes identity.events once RunBackground started it.
 	events *kafkax.Consumer
-	// repurge purges the tags of events a second time (events.go).
-	repurge repurge
-	// docs are the API document and its reference page, served by the
-	// gateway itself (the document's operations of x-service route.Gateway).
-	docs apidocs.Files
-	// redisWarned is when a Redis failure was last logged (Unix nanoseconds).
-	redisWarned atomic.Int64
-	// readerToken is the internal token readers' requests carry to sites:
-	// always the same principal (the gateway), minted again once it is
-	// older than readerTokenReuse rather than on every request.
-	readerToken atomic.Pointer[mintedToken]
 	// pages are published sites' public answers, served to readers
 	// without a hop to sites (nil: off).
 	pages *pagecache.Cache
+	// purger keeps pages true to writes and events (internal/purge).
+	purger *purge.Purger
 	// views records readers' reads in insights.
 	views *views.Recorder
-	// clients derives client addresses (clientOf) and wraps the listener
+	// clients derives client addresses (clientip) and wraps the listener
 	// for the PROXY protocol (Listener).
 	clients *clientip.Resolver
 	// hosts decides which custom hostnames may have a TLS certificate
 	// (internal/hostnames).
-	hosts *hostnames.Decider
-	// targets are the services' base URLs parsed (targetURL).
-	targets *sizedcache.Cache[string, *url.URL]
-	engine  *gin.Engine
+	hosts  *hostnames.Decider
+	engine *gin.Engine
 }
 
 // The gateway's own paths (internal/apidocs): the API document and its
@@ -247,6 +109,10 @@ const (
 	DocumentPath = apidocs.DocumentPath
 	DocsPath     = apidocs.DocsPath
 )
+
+// ReaderPrefix is where sites serves readers: the gateway forwards a
+// reader's path below it (internal/proxy).
+const ReaderPrefix = proxy.ReaderPrefix
 
 // New returns a gateway for a valid configuration.
 func New(cfg Config, deps Deps) (*Gateway, error) {
@@ -282,50 +148,50 @@ func New(cfg Config, deps Deps) (*Gateway, error) {
 	if err != nil {
 		return nil, err
 	}
-	transport := newTransport(cfg.UpstreamTimeout)
-	g := &Gateway{
-		clients:  clients,
-		docs:     docs,
-		cfg:      cfg,
-		kafka:    cluster,
-		log:      deps.Log,
-		rdb:      deps.Redis,
-		resolver: deps.Resolver,
-		routes:   routes,
-		signer:   signer,
-	}
-	g.limits = ratelimit.New(deps.Redis, cfg.RateLimit, cfg.FailedAuthLimit, throttle.New(deps.Log), g.redisFailed)
+	g := &Gateway{clients: clients, cfg: cfg, kafka: cluster, log: deps.Log, rdb: deps.Redis}
+	redisFailed := throttle.NewRedisWarnings(deps.Log).Failed
+	limits := ratelimit.New(deps.Redis, cfg.RateLimit, cfg.FailedAuthLimit, throttle.New(deps.Log), redisFailed)
 	g.tokens = auth.New(deps.Redis, internalclient.New(route.Identity, deps.Resolver, signer, min(cfg.UpstreamTimeout, auth.MaxResolveTime)),
-		cfg.AuthCacheTTL, g.redisFailed)
+		cfg.AuthCacheTTL, redisFailed)
 	if cfg.ReaderCacheBytes > 0 {
 		g.pages = pagecache.New(cfg.ReaderCacheBytes, cfg.ReaderCacheTTL)
 	}
+	g.purger = purge.New(g.pages)
 	g.hosts = hostnames.New(internalclient.New(route.Sites, deps.Resolver, signer, hostnames.DecisionTimeout), g.log.With("component", "tls"))
 	g.views = views.New(deps.Resolver, signer, g.log.With("component", "insights recorder"))
-	g.targets = sizedcache.New[string, *url.URL](maxTargets, 0)
-	g.proxy = g.newProxy(retry.Transport{Next: transport, Resolve: g.resolveAgain})
+	p := proxy.New(proxy.Config{Service: Service, Resolver: deps.Resolver, Signer: signer,
+		ReaderTokenReuse: readerTokenReuse, UpstreamTimeout: cfg.UpstreamTimeout, Log: g.log})
+	v1 := &api.API{Docs: docs, Routes: routes, Tokens: g.tokens, Limits: limits, MaxBodyBytes: cfg.MaxBodyBytes, Proxy: p, After: g.purger}
+	rd := &reader.Reader{Service: Service, RateLimit: cfg.RateLimit, Limits: limits, Pages: g.pages, Views: g.views, Proxy: p}
+	if g.engine, err = g.newEngine(v1, rd); err != nil {
+		return nil, err
+	}
+	return g, nil
+}
 
+// newEngine assembles the handler: the client address derived first
+// (clientip), then /v1 (v1) and every other path (rd).
+func (g *Gateway) newEngine(v1 *api.API, rd *reader.Reader) (*gin.Engine, error) {
 	// Ready means able to serve: not Redis, without which the gateway
 	// fails open (rate limits off, tokens resolved through identity), so
 	// that a Redis outage does not take every gateway out of the Ingress.
 	e := httpx.NewEngine(g.log, "gateway")
 	// A JSON API answers a stray slash with 404, not an HTML redirect.
 	e.RedirectTrailingSlash = false
-	// The client address is clientip's alone (clientOf), not gin's.
+	// The client address is clientip's alone (clientip.Of), not gin's.
 	e.ForwardedByClientIP = false
 	if err := e.SetTrustedProxies(nil); err != nil {
 		return nil, err
 	}
-	e.Use(g.identifyClient)
-	e.Any("/v1/*path", g.serve)
+	e.Use(g.clients.Identify)
+	e.Any("/v1/*path", v1.Serve)
 	// Everything else is a published site's page, for sites to serve.
-	e.NoRoute(g.read)
-	g.engine = e
-	return g, nil
+	e.NoRoute(rd.Read)
+	return e, nil
 }
 
 // Handler returns the HTTP handler: /healthz, /readyz, the /v1 API and,
-// at every other path, published sites (read).
+// at every other path, published sites (internal/reader).
 func (g *Gateway) Handler() http.Handler { return g.engine }
 
 // RunBackground starts consuming identity.events (KAFKA_BROKERS, consumer
@@ -335,13 +201,13 @@ func (g *Gateway) Handler() http.Handler { return g.engine }
 func (g *Gateway) RunBackground(ctx context.Context) {
 	go func() { _ = g.views.Run(ctx) }()
 	if g.pages != nil {
-		go g.repurge.run(ctx, g.pages)
+		go g.purger.Run(ctx)
 		for _, topic := range PurgeTopics {
-			b := kafkax.NewBroadcast(g.kafka, topic, g.purgeOnEvent, g.log)
+			b := kafkax.NewBroadcast(g.kafka, topic, g.purger.OnEvent, g.log)
 			go func() { _ = b.Run(ctx) }()
 		}
 	}
-	g.events = kafkax.NewConsumer(g.kafka, ConsumerGroup, IdentityTopic, nil, g.onIdentityEvent, g.log)
+	g.events = kafkax.NewConsumer(g.kafka, ConsumerGroup, IdentityTopic, nil, g.tokens.OnEvent, g.log)
 	go func() {
 		if err := g.events.Run(ctx); err != nil && ctx.Err() == nil {
 			g.log.ErrorContext(ctx, "identity.events consumer stopped", "err", err)
@@ -401,30 +267,19 @@ func Run(ctx context.Context, cfg Config, log *slog.Logger) error {
 	}
 	eg, ctx := errgroup.WithContext(ctx)
 	eg.Go(func() error { return service.Run(ctx, Service, cfg.Addr, g, log, service.WrapListener(g.Listener)) })
-	eg.Go(func() error { return g.listenCustomHostnames(ctx) })
+	eg.Go(func() error { return customtls.Listen(ctx, cfg.CustomTLS, g.customTLSDeps()) })
 	return eg.Wait()
 }
 
-// redisOptions parses the Redis URL and, where the URL leaves them unset,
-// bounds the waits: a request must not hang on a slow or absent Redis, whose
-// failures the gateway survives (rate limits fail open, tokens resolve through
-// identity).
-func redisOptions(rawURL string) (*redis.Options, error) {
-	opts, err := redis.ParseURL(rawURL)
-	if err != nil {
-		return nil, fmt.Errorf("redis url: %w", err)
-	}
-	if opts.DialTimeout == 0 {
-		opts.DialTimeout = time.Second
-	}
-	if opts.DialerRetries == 0 {
-		opts.DialerRetries = 2
-	}
-	if opts.ReadTimeout == 0 {
-		opts.ReadTimeout = time.Second
-	}
-	if opts.WriteTimeout == 0 {
-		opts.WriteTimeout = time.Second
-	}
-	return opts, nil
+// ServeCustomHostnames serves custom hostnames until ctx is done: TLS on
+// tlsLn (the gateway's handler, TLS-ALPN-01 challenges) and, when httpLn
+// is not nil, plain HTTP on it (HTTP-01 challenges, else a redirect to
+// https). Both are wrapped as the API's listener is (PROXY_PROTOCOL).
+func (g *Gateway) ServeCustomHostnames(ctx context.Context, tlsLn, httpLn net.Listener) error {
+	return customtls.Serve(ctx, g.cfg.CustomTLS, g.customTLSDeps(), tlsLn, httpLn)
+}
+
+// customTLSDeps are what internal/customtls serves custom hostnames with.
+func (g *Gateway) customTLSDeps() customtls.Deps {
+	return customtls.Deps{Redis: g.rdb, Allow: g.hosts.Allow, Handler: g.Handler(), Listener: g.Listener, Log: g.log}
 }

@@ -409,33 +409,3 @@ func TestTLSReplicaProcess(t *testing.T) {
 	fmt.Println("replica listening on " + ln.Addr().String())
 	_, _ = io.Copy(io.Discard, os.Stdin)
 }
-
-// The settings of custom hostnames' TLS are checked only when it is on,
-// each problem naming its variable.
-func TestCustomTLSConfigValidate(t *testing.T) {
-	const ca = "https://acme.example/directory"
-	for _, tc := range []struct {
-		c    gateway.CustomTLSConfig
-		name string // the variable the error names; "" accepted
-	}{
-		{gateway.CustomTLSConfig{CA: "nonsense", TLSALPN: false}, ""}, // off: nothing checked
-		{gateway.CustomTLSConfig{HTTPAddr: ":8081"}, "ACME_HTTP_ADDR"},
-		{gateway.CustomTLSConfig{Addr: ":8443", HTTPAddr: ":8081", CA: ca, Email: "ops@example.com", TLSALPN: true}, ""},
-		{gateway.CustomTLSConfig{Addr: ":8443", CA: ca, TLSALPN: true}, ""},
-		{gateway.CustomTLSConfig{Addr: "8443", CA: ca, TLSALPN: true}, "TLS_ADDR"},
-		{gateway.CustomTLSConfig{Addr: "127.0.0.1:8080", CA: ca, TLSALPN: true}, "TLS_ADDR"}, // the API's ADDR
-		{gateway.CustomTLSConfig{Addr: ":8443", HTTPAddr: "127.0.0.1:8080", CA: ca, TLSALPN: true}, "ACME_HTTP_ADDR"},
-		{gateway.CustomTLSConfig{Addr: ":8443", CA: "http://acme.example/directory", TLSALPN: true}, "ACME_CA"},
-		{gateway.CustomTLSConfig{Addr: ":8443", CA: ca, Email: "nobody", TLSALPN: true}, "ACME_EMAIL"},
-		{gateway.CustomTLSConfig{Addr: ":8443", CA: ca, CARoot: "/no/such/root.pem", TLSALPN: true}, "ACME_CA_ROOT"},
-		{gateway.CustomTLSConfig{Addr: ":8443", CA: ca}, "ACME_TLS_ALPN"},
-	} {
-		cfg := gateway.Config{Addr: "127.0.0.1:8080", CustomTLS: tc.c}
-		err := cfg.Validate()
-		for _, name := range []string{"TLS_ADDR", "ACME_HTTP_ADDR", "ACME_CA", "ACME_EMAIL", "ACME_CA_ROOT", "ACME_TLS_ALPN"} {
-			if named := err != nil && strings.Contains(err.Error(), name+":"); named != (name == tc.name) {
-				t.Errorf("Validate(%+v) = %v; names %s: %v, want %v", tc.c, err, name, named, name == tc.name)
-			}
-		}
-	}
-}

@@ -1,7 +1,7 @@
 // Package auth resolves the gateway's API tokens to principals: from a
 // Redis cache shared by the gateway's replicas, or from identity, whose
 // answers it caches, and drops cached tokens when identity says they
-// changed (Forget, ForgetUser).
+// changed (Forget, ForgetUser, and the identity.events handler HandleEvent).
 package auth
 
 import (

@@ -2,6 +2,9 @@
 // a line per request: every refusal counts in the gateway.rate_limited
 // metric (by limit), and the first refusal of a key in a window is logged
 // as a warning with the client address, at most maxLines a window.
+//
+// Redis failures, which the gateway survives, are logged the same way:
+// at most once per redisWarnEvery while Redis is down (RedisWarnings).
 package throttle
 
 import (

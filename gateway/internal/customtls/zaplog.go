@@ -1,4 +1,4 @@
-package gateway
+package customtls
 
 import (
 	"context"

@@ -1,26 +1,7 @@
-package gateway
-
-import (
-	"context"
-	"crypto/tls"
-	"crypto/x509"
-	"errors"
-	"fmt"
-	"net"
-	"net/http"
-	"net/url"
-	"os"
-	"strconv"
-	"strings"
-	"time"
-
-	"github.com/caddyserver/certmagic"
-	"github.com/docspub/platform/gateway/internal/certstore"
-	"github.com/docspub/platform/libs/config"
-	"github.com/docspub/platform/libs/httpx"
-	"golang.org/x/sync/errgroup"
-)
-
+// Package customtls serves sites' custom hostnames over TLS from the
+// gateway, with certificates obtained on demand from an ACME CA
+// (certmagic) and kept in Redis (certstore).
+//
 // Sites' custom hostnames (a site's hostname its owner verified with a TXT
 // record, see the sites service) reach the gateway directly, not through
 // the platform's Ingress: a LoadBalancer sends their port 443 to TLS_ADDR
@@ -33,9 +14,33 @@ import (
 // one obtains, all serve, and a challenge one started is answered by
 // whichever the CA reaches (HTTP-01 on ACME_HTTP_ADDR, TLS-ALPN-01 on
 // TLS_ADDR).
+package customtls
 
-// CustomTLSConfig is how custom hostnames are served over TLS.
-type CustomTLSConfig struct {
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/caddyserver/certmagic"
+	"github.com/docspub/platform/gateway/internal/certstore"
+	"github.com/docspub/platform/libs/config"
+	"github.com/docspub/platform/libs/httpx"
+	"github.com/redis/go-redis/v9"
+	"golang.org/x/sync/errgroup"
+)
+
+// Config is how custom hostnames are served over TLS.
+type Config struct {
 	// Addr is the TLS listener of custom hostnames; empty: off.
 	Addr string `env:"TLS_ADDR"`
 	// HTTPAddr is the plain HTTP listener of custom hostnames: it answers
@@ -53,8 +58,9 @@ type CustomTLSConfig struct {
 	TLSALPN bool `env:"ACME_TLS_ALPN, default=true"`
 }
 
-// check records the configuration's problems (none when off).
-func (c CustomTLSConfig) check(p *config.Problems, addr string) {
+// Check records the configuration's problems (none when off); addr is
+// the API's listen address (ADDR), which neither listener may share.
+func (c Config) Check(p *config.Problems, addr string) {
 	if c.Addr == "" {
 		if c.HTTPAddr != "" {
 			p.Addf("ACME_HTTP_ADDR: needs TLS_ADDR (custom hostnames over TLS)")
@@ -123,6 +129,21 @@ const (
 	renewalWindow = 1.0 / 3
 )
 
+// Deps are what serving custom hostnames needs.
+type Deps struct {
+	// Redis holds the certificates, their keys and the ACME state.
+	Redis *redis.Client
+	// Allow decides whether a hostname may have a certificate
+	// (internal/hostnames); an error refuses it.
+	Allow func(ctx context.Context, name string) error
+	// Handler serves the requests of custom hostnames over TLS.
+	Handler http.Handler
+	// Listener wraps each listener as the API's is (PROXY_PROTOCOL).
+	Listener func(net.Listener) net.Listener
+	// Log receives certmagic's lines, under component tls.
+	Log *slog.Logger
+}
+
 // customTLS is certmagic set up for custom hostnames.
 type customTLS struct {
 	magic  *certmagic.Config
@@ -133,8 +154,7 @@ type customTLS struct {
 // newCustomTLS sets certmagic up for the listeners at tlsAddr and, when
 // not nil, httpAddr: its challenge solvers find them taken (by us) and
 // start no server of their own.
-func (g *Gateway) newCustomTLS(tlsAddr, httpAddr net.Addr) (*customTLS, error) {
-	c := g.cfg.CustomTLS
+func newCustomTLS(c Config, d Deps, tlsAddr, httpAddr net.Addr) (*customTLS, error) {
 	var roots *x509.CertPool
 	if c.CARoot != "" {
 		var err error
@@ -142,7 +162,7 @@ func (g *Gateway) newCustomTLS(tlsAddr, httpAddr net.Addr) (*customTLS, error) {
 			return nil, fmt.Errorf("ACME_CA_ROOT: %w", err)
 		}
 	}
-	logger := zapLogger(g.log)
+	logger := zapLogger(d.Log)
 	ct := &customTLS{}
 	ct.cache = certmagic.NewCache(certmagic.CacheOptions{
 		GetConfigForCert: func(certmagic.Certificate) (*certmagic.Config, error) { return ct.magic, nil },
@@ -151,8 +171,8 @@ func (g *Gateway) newCustomTLS(tlsAddr, httpAddr net.Addr) (*customTLS, error) {
 	})
 	ct.magic = certmagic.New(ct.cache, certmagic.Config{
 		RenewalWindowRatio: renewalWindow,
-		OnDemand:           &certmagic.OnDemandConfig{DecisionFunc: g.hosts.Allow},
-		Storage:            certstore.New(g.rdb, storagePrefix),
+		OnDemand:           &certmagic.OnDemandConfig{DecisionFunc: d.Allow},
+		Storage:            certstore.New(d.Redis, storagePrefix),
 		Logger:             logger,
 	})
 	host, tlsPort := hostPort(tlsAddr)
@@ -186,16 +206,16 @@ func hostPort(a net.Addr) (string, int) {
 	return host, n
 }
 
-// ServeCustomHostnames serves custom hostnames until ctx is done: TLS on
-// tlsLn (the gateway's handler, TLS-ALPN-01 challenges) and, when httpLn
-// is not nil, plain HTTP on it (HTTP-01 challenges, else a redirect to
-// https). Both are wrapped as the API's listener is (PROXY_PROTOCOL).
-func (g *Gateway) ServeCustomHostnames(ctx context.Context, tlsLn, httpLn net.Listener) error {
+// Serve serves custom hostnames until ctx is done: TLS on tlsLn
+// (d.Handler, TLS-ALPN-01 challenges) and, when httpLn is not nil, plain
+// HTTP on it (HTTP-01 challenges, else a redirect to https). Both are
+// wrapped by d.Listener.
+func Serve(ctx context.Context, c Config, d Deps, tlsLn, httpLn net.Listener) error {
 	var httpAddr net.Addr
 	if httpLn != nil {
 		httpAddr = httpLn.Addr()
 	}
-	ct, err := g.newCustomTLS(tlsLn.Addr(), httpAddr)
+	ct, err := newCustomTLS(c, d, tlsLn.Addr(), httpAddr)
 	if err != nil {
 		return err
 	}
@@ -204,10 +224,10 @@ func (g *Gateway) ServeCustomHostnames(ctx context.Context, tlsLn, httpLn net.Li
 	tc.MinVersion = tls.VersionTLS12
 	tc.NextProtos = append([]string{"h2", "http/1.1"}, tc.NextProtos...)
 	eg, ctx := errgroup.WithContext(ctx)
-	eg.Go(func() error { return httpx.Serve(ctx, tls.NewListener(g.Listener(tlsLn), tc), g.Handler(), g.log) })
+	eg.Go(func() error { return httpx.Serve(ctx, tls.NewListener(d.Listener(tlsLn), tc), d.Handler, d.Log) })
 	if httpLn != nil {
 		h := ct.issuer.HTTPChallengeHandler(http.HandlerFunc(redirectToHTTPS))
-		eg.Go(func() error { return httpx.Serve(ctx, g.Listener(httpLn), h, g.log) })
+		eg.Go(func() error { return httpx.Serve(ctx, d.Listener(httpLn), h, d.Log) })
 	}
 	return eg.Wait()
 }
@@ -229,10 +249,9 @@ func redirectToHTTPS(w http.ResponseWriter, r *http.Request) {
 	http.Redirect(w, r, "https://"+host+r.URL.RequestURI(), http.StatusPermanentRedirect)
 }
 
-// listenCustomHostnames listens on TLS_ADDR and ACME_HTTP_ADDR (nil when
-// empty) and serves them until ctx is done.
-func (g *Gateway) listenCustomHostnames(ctx context.Context) error {
-	c := g.cfg.CustomTLS
+// Listen listens on TLS_ADDR and ACME_HTTP_ADDR (none when empty) and
+// serves them until ctx is done (Serve).
+func Listen(ctx context.Context, c Config, d Deps) error {
 	tlsLn, err := net.Listen("tcp", c.Addr)
 	if err != nil {
 		return fmt.Errorf("listen %s: %w", c.Addr, err)
@@ -244,6 +263,6 @@ func (g *Gateway) listenCustomHostnames(ctx context.Context) error {
 			return fmt.Errorf("listen %s: %w", c.HTTPAddr, err)
 		}
 	}
-	g.log.InfoContext(ctx, "custom hostnames over TLS", "tls", c.Addr, "http", c.HTTPAddr, "ca", c.CA)
-	return g.ServeCustomHostnames(ctx, tlsLn, httpLn)
+	d.Log.InfoContext(ctx, "custom hostnames over TLS", "tls", c.Addr, "http", c.HTTPAddr, "ca", c.CA)
+	return Serve(ctx, c, d, tlsLn, httpLn)
 }
