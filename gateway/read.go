@@ -56,12 +56,37 @@ func (g *Gateway) read(c *gin.Context) {
 		g.serveKept(c, e, client)
 		return
 	}
+	if ok {
+		release, wait := g.pages.Refill(k)
+		if wait != nil {
+			// Another reader refills the answer kept: wait for it (a
+			// while), and take it from the cache when it was kept.
+			t := time.NewTimer(refillWait)
+			select {
+			case <-wait:
+			case <-t.C:
+			case <-r.Context().Done():
+			}
+			t.Stop()
+			if k, mark, e, ok = g.pages.Lookup(r); e != nil {
+				g.serveKept(c, e, client)
+				return
+			}
+		}
+		if release != nil {
+			defer release()
+		}
+	}
 	f := &forward{service: route.Sites, reader: true, client: client}
 	if ok {
 		f.fill = &fill{key: k, mark: mark}
 	}
 	g.forward(c, f, internaltoken.Principal{Service: Service})
 }
+
+// refillWait bounds how long a reader waits for another's refill of an
+// answer kept (pagecache.Cache.Refill) before asking sites itself.
+const refillWait = 2 * time.Second
 
 // fill is a reader's answer that may be kept in the page cache.
 type fill struct {

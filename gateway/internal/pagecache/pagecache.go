@@ -108,8 +108,9 @@ type Cache struct {
 	maxEntry int64
 	// tags are the generations of tags, which a purge bumps: an answer
 	// is served while its tags' are what they were when its fill began.
-	tags generations.Counters
-	now  func() time.Time
+	tags    generations.Counters
+	refills refills
+	now     func() time.Time
 }
 
 // maxEntries bounds the answers kept.

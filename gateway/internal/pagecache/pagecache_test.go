@@ -448,3 +448,38 @@ func TestEncodingsReusedAndBounded(t *testing.T) {
 		t.Error("a deflated body was kept")
 	}
 }
+
+// TestRefill: a key with nothing kept is never waited for; one kept and
+// stale is refilled by the first caller while the others wait, until the
+// refill is released (once, however often it is called).
+func TestRefill(t *testing.T) {
+	c := New(1<<20, time.Minute)
+	const url = "http://gw/sites/o1/s1/~search?q=zebra"
+	k, mark, _, _ := c.Lookup(page(t, url, nil))
+	if release, wait := c.Refill(k); release != nil || wait != nil {
+		t.Fatal("a key with nothing kept is refilled or waited for")
+	}
+	c.Keep(k, mark, 200, http.Header{}, []byte("one"), nil, []string{readerapi.OrgTag("o1")})
+	c.Purge(readerapi.OrgTag("o1"))
+	release, wait := c.Refill(k)
+	if release == nil || wait != nil {
+		t.Fatal("the first caller of a stale answer does not refill it")
+	}
+	_, other := c.Refill(k)
+	if other == nil {
+		t.Fatal("a second caller during the refill does not wait")
+	}
+	select {
+	case <-other:
+		t.Fatal("the wait ended before the refill")
+	default:
+	}
+	release()
+	release()
+	<-other
+	if again, _ := c.Refill(k); again == nil {
+		t.Error("after the refill ended, the next caller does not refill")
+	} else {
+		again()
+	}
+}
