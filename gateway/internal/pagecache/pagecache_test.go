@@ -451,7 +451,8 @@ func TestEncodingsReusedAndBounded(t *testing.T) {
 
 // TestRefill: a key with nothing kept is never waited for; one kept and
 // stale is refilled by the first caller while the others wait, until the
-// refill is released (once, however often it is called).
+// refill is released (once, however often it is called); an answer its
+// refill did not keep again is dropped, one it kept stays.
 func TestRefill(t *testing.T) {
 	c := New(1<<20, time.Minute)
 	const url = "http://gw/sites/o1/s1/~search?q=zebra"
@@ -477,9 +478,24 @@ func TestRefill(t *testing.T) {
 	release()
 	release()
 	<-other
-	if again, _ := c.Refill(k); again == nil {
-		t.Error("after the refill ended, the next caller does not refill")
-	} else {
-		again()
+	// The refill did not keep it again: it is dropped, and its next
+	// readers neither refill nor wait.
+	if again, wait := c.Refill(k); again != nil || wait != nil {
+		t.Error("an answer not kept again by its refill is still refilled or waited for")
+		if again != nil {
+			again()
+		}
+	}
+	k, mark, _, _ = c.Lookup(page(t, url, nil))
+	c.Keep(k, mark, 200, http.Header{}, []byte("two"), nil, []string{readerapi.OrgTag("o1")})
+	c.Purge(readerapi.OrgTag("o1"))
+	if release, _ = c.Refill(k); release == nil {
+		t.Fatal("the first caller of a stale answer does not refill it")
+	}
+	k, mark, _, _ = c.Lookup(page(t, url, nil))
+	c.Keep(k, mark, 200, http.Header{}, []byte("three"), nil, []string{readerapi.OrgTag("o1")})
+	release()
+	if _, _, e, _ := c.Lookup(page(t, url, nil)); e == nil || string(e.Body) != "three" {
+		t.Errorf("the answer a refill kept: %v", e)
 	}
 }

@@ -14,11 +14,17 @@ type refills struct {
 	m  map[Key]chan struct{}
 }
 
+// fresh tells whether the answer kept under k may be served.
+func (c *Cache) fresh(k Key) bool {
+	e, found := c.entries.Peek(k)
+	return found && c.now().Sub(e.at) < c.ttl && c.tags.Current(e.stamp)
+}
+
 // Refill tells a reader whose lookup of k found nothing fresh whether to
 // wait for another reader's refill of it: wait, closed when that refill
 // ends (kept or not; look up again then), or, when the caller is to
 // refill it, release, to call once its answer is kept or known not to
-// be. Both are nil when no answer is kept under k, stale or not: the
+// be (a stale answer not kept again is then dropped). Both are nil when no answer is kept under k, stale or not: the
 // caller asks sites without waiting nor making others wait.
 func (c *Cache) Refill(k Key) (release func(), wait <-chan struct{}) {
 	if c == nil {
@@ -41,6 +47,12 @@ func (c *Cache) Refill(k Key) (release func(), wait <-chan struct{}) {
 	return func() {
 		once.Do(func() {
 			c.refills.mu.Lock()
+			if !c.fresh(k) {
+				// Not kept again (sites no longer lets it be: a site
+				// made restricted, an error): forgotten, so that its next
+				// readers do not wait for one another.
+				c.entries.Remove(k)
+			}
 			delete(c.refills.m, k)
 			c.refills.mu.Unlock()
 			close(ch)
