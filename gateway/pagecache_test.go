@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -438,5 +439,89 @@ func TestReaderCacheEncodings(t *testing.T) {
 	}
 	if resp, _ := get(map[string]string{"Accept-Encoding": "br", "Range": "bytes=0-9"}); hits.Load() == before || resp.Header.Get("Content-Encoding") == "br" {
 		t.Errorf("a Range was answered from the cache: %v", resp.Header)
+	}
+}
+
+// TestReaderRefillOnce: when a kept answer goes stale (here purged by a
+// write), the readers asking for it at once reach sites once: one refills
+// it, the others wait for that refill and are answered what it kept. An
+// answer never kept (a restricted site's) is not waited for: every reader
+// of it reaches sites.
+func TestReaderRefillOnce(t *testing.T) {
+	t.Parallel()
+	var hits, gatedHits atomic.Int64
+	var gated atomic.Bool
+	gate := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasPrefix(r.URL.Path, "/v1/") { // the sites API: any write succeeds
+			w.Header().Set("Content-Type", "application/json")
+			_, _ = io.WriteString(w, "{}")
+			return
+		}
+		n := hits.Add(1)
+		h := w.Header()
+		if r.URL.Path != "/reader/sites/o1/s1/~search" {
+			h.Set("Cache-Control", "private, no-cache")
+			w.WriteHeader(http.StatusNotFound)
+			return
+		}
+		if gated.Load() {
+			gatedHits.Add(1)
+			<-gate
+		}
+		h.Set("Content-Type", "text/html; charset=utf-8")
+		h.Set("Cache-Control", "public, max-age=60")
+		h.Set("Vary", "Accept-Encoding")
+		h.Set(readerapi.TagsHeader, readerapi.JoinTags([]string{readerapi.OrgTag("o1")}))
+		h.Set(readerapi.ImpersonalHeader, readerapi.Impersonal)
+		_, _ = io.WriteString(w, "<p>answer "+strconv.FormatInt(n, 10)+"</p>")
+	}))
+	t.Cleanup(srv.Close)
+	h := newHarness(t, options{env: map[string]string{"READER_CACHE_TTL": "1m"}, upstreams: map[string]string{"sites": srv.URL}})
+	token, _ := h.identity.add(randomID("user"), map[string]string{"o1": "admin"})
+	const search = "/sites/o1/s1/~search?q=zebra"
+	if _, body := h.read(t, http.MethodGet, search, nil); body != "<p>answer 1</p>" {
+		t.Fatalf("first read: %q", body)
+	}
+	wantStatus(t, h.do(t, http.MethodPatch, "/v1/orgs/o1/sites/s1", token, strings.NewReader(`{}`), nil), 200) // purges it
+
+	gated.Store(true)
+	const readers = 8
+	bodies := make(chan string, readers)
+	for range readers {
+		go func() {
+			_, body := h.read(t, http.MethodGet, search, nil)
+			bodies <- body
+		}()
+	}
+	waittest.Until(t, "the refill reaching sites", 10*time.Second, func() bool { return gatedHits.Load() >= 1 })
+	close(gate)
+	refilled := ""
+	for range readers {
+		body := <-bodies
+		if refilled == "" {
+			refilled = body
+		}
+		if body != refilled || body == "<p>answer 1</p>" {
+			t.Errorf("a reader during the refill: %q, want the refill's answer (%q)", body, refilled)
+		}
+	}
+	if n := gatedHits.Load(); n != 1 {
+		t.Errorf("%d readers of a stale answer reached sites, want 1", n)
+	}
+
+	before := hits.Load()
+	done := make(chan struct{}, 3)
+	for range 3 {
+		go func() {
+			h.read(t, http.MethodGet, "/sites/o1/s1/restricted", nil)
+			done <- struct{}{}
+		}()
+	}
+	for range 3 {
+		<-done
+	}
+	if n := hits.Load() - before; n != 3 {
+		t.Errorf("3 reads of an answer never kept reached sites %d times", n)
 	}
 }

@@ -4,7 +4,8 @@
 // Cache-Control public) is kept for a short time (TTL) and answered by the gateway itself, with no hop to sites.
 //
 // What it may serve is decided before it is kept: only a GET or HEAD
-// without a query, a Range or a cookie other than insights' (on any of
+// without a query (but a reader's search's lone q, kept under it too:
+// searchQuery), a Range or a cookie other than insights' (on any of
 // its Cookie lines) is looked up (a share key, a visitor's token or claims
 // always reach sites), and only a 200 sites marks impersonal
 // (readerapi.ImpersonalHeader: built from no cookie, claim, share key or
@@ -32,6 +33,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -91,9 +93,12 @@ type Variant struct {
 // varyEncoding is the Vary of every answer that varies by encoding.
 var varyEncoding = []string{"Accept-Encoding"}
 
-// Key names an answer: its host and path.
+// Key names an answer: its host and path, and a search's query.
 type Key struct {
 	host, path string
+	// search is the query of a reader's search (searchQuery), "" for
+	// any other answer.
+	search string
 }
 
 // Cache keeps answers; it is safe for concurrent use.
@@ -103,8 +108,9 @@ type Cache struct {
 	maxEntry int64
 	// tags are the generations of tags, which a purge bumps: an answer
 	// is served while its tags' are what they were when its fill began.
-	tags generations.Counters
-	now  func() time.Time
+	tags    generations.Counters
+	refills refills
+	now     func() time.Time
 }
 
 // maxEntries bounds the answers kept.
@@ -123,7 +129,8 @@ func (c *Cache) Lookup(r *http.Request) (k Key, mark uint64, e *Entry, ok bool) 
 	if c == nil || !Eligible(r) {
 		return Key{}, 0, nil, false
 	}
-	k = Key{host: strings.ToLower(r.Host), path: r.URL.EscapedPath()}
+	q, _ := searchQuery(r)
+	k = Key{host: strings.ToLower(r.Host), path: r.URL.EscapedPath(), search: q}
 	mark = c.tags.Now()
 	if e, found := c.entries.Get(k); found && c.now().Sub(e.at) < c.ttl && c.tags.Current(e.stamp) {
 		return k, mark, e, true
@@ -132,14 +139,17 @@ func (c *Cache) Lookup(r *http.Request) (k Key, mark uint64, e *Entry, ok bool) 
 }
 
 // Eligible tells whether the answer to r is the same for every reader
-// sending it: a GET or HEAD without a query, a range or cookies but
-// insights' visitor and session ids.
+// sending it: a GET or HEAD without a query (but a reader's search's, see
+// searchQuery), a range or cookies but insights' visitor and session ids.
 //
 // Every Cookie line is read, as sites reads them (an empty first line
 // hides none of the others), and every name on them, whether or not it
 // parses as a cookie.
 func Eligible(r *http.Request) bool {
-	if (r.Method != http.MethodGet && r.Method != http.MethodHead) || r.URL.RawQuery != "" || len(r.Header.Values("Range")) > 0 {
+	if (r.Method != http.MethodGet && r.Method != http.MethodHead) || len(r.Header.Values("Range")) > 0 {
+		return false
+	}
+	if _, ok := searchQuery(r); r.URL.RawQuery != "" && !ok {
 		return false
 	}
 	for _, line := range r.Header.Values("Cookie") {
@@ -559,4 +569,22 @@ func WriteTags(path string) []string {
 		return []string{readerapi.SpaceTag(id)}
 	}
 	return nil
+}
+
+// searchQuery is the query of a reader's search, <site>/~search?q=...,
+// as its key's part: its one parameter q, once, and nothing else (a share
+// key, a visitor's token or claims in the query, or any other parameter,
+// is never looked up). Sites answers such a search from the site's host,
+// path and q alone; whether the answer is the same for every reader (a
+// public site, no cookie or claim) is its to say, as for a page
+// (Keepable). The TTL bounds how long a kept search lags the index.
+func searchQuery(r *http.Request) (string, bool) {
+	if r.URL.RawQuery == "" || !strings.HasSuffix(r.URL.Path, "/~search") {
+		return "", false
+	}
+	vs, err := url.ParseQuery(r.URL.RawQuery)
+	if err != nil || len(vs) != 1 || len(vs["q"]) != 1 {
+		return "", false
+	}
+	return "q=" + url.QueryEscape(vs["q"][0]), true
 }

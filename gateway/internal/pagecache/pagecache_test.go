@@ -100,6 +100,42 @@ func TestOtherTagsPurgeKeepsAnswers(t *testing.T) {
 	}
 }
 
+// TestSearchesKeptByQuery: a reader's search is kept under its query, the
+// same however q is escaped; another query, or the same one of another
+// site or host, is another answer.
+func TestSearchesKeptByQuery(t *testing.T) {
+	c := New(1<<20, time.Minute)
+	tags := []string{readerapi.OrgTag("o1")}
+	k, mark, e, ok := c.Lookup(page(t, "http://gw/sites/o1/s1/~search?q=zebra+stripes", nil))
+	if !ok || e != nil {
+		t.Fatalf("first lookup: %v %v", ok, e)
+	}
+	c.Keep(k, mark, 200, http.Header{}, []byte("zebra stripes"), nil, tags)
+	for target, want := range map[string]string{
+		"http://gw/sites/o1/s1/~search?q=zebra+stripes":    "zebra stripes",
+		"http://gw/sites/o1/s1/~search?q=zebra%20stripes":  "zebra stripes",
+		"http://GW/sites/o1/s1/~search?q=%7Aebra+stripes":  "zebra stripes",
+		"http://gw/sites/o1/s1/~search?q=zebra":            "",
+		"http://gw/sites/o1/s1/~search?q=zebra+stripes+":   "",
+		"http://gw/sites/o1/s2/~search?q=zebra+stripes":    "",
+		"http://other/sites/o1/s1/~search?q=zebra+stripes": "",
+		"http://gw/sites/o1/s1/~search":                    "",
+	} {
+		_, _, e, ok := c.Lookup(page(t, target, nil))
+		got := ""
+		if e != nil {
+			got = string(e.Body)
+		}
+		if !ok || got != want {
+			t.Errorf("%s: looked up %v, kept %q, want %q", target, ok, got, want)
+		}
+	}
+	c.Purge(readerapi.OrgTag("o1"))
+	if _, _, e, _ := c.Lookup(page(t, "http://gw/sites/o1/s1/~search?q=zebra+stripes", nil)); e != nil {
+		t.Error("a purge of its organization left the search kept")
+	}
+}
+
 // TestEligible: only requests every reader sends alike are looked up.
 func TestEligible(t *testing.T) {
 	for _, tc := range []struct {
@@ -123,6 +159,21 @@ func TestEligible(t *testing.T) {
 		{"GET", "/sites/o/s/p", http.Header{"Range": {"bytes=0-1"}}, false},
 		{"GET", "/sites/o/s/p", http.Header{"Range": {"", "bytes=0-1"}}, false},
 		{"POST", "/sites/o/s/p", nil, false},
+		// A reader's search: its lone q, nothing else in the query.
+		{"GET", "/sites/o/s/~search?q=zebra", nil, true},
+		{"GET", "/sites/o/s/~search?q=visitor+authentication", nil, true},
+		{"GET", "/sites/o/s/~search?q=", nil, true},
+		{"GET", "/sites/o/s/~search?q=zebra&shareKey=k", nil, false},
+		{"GET", "/sites/o/s/~search?q=zebra&jwt_token=t", nil, false},
+		{"GET", "/sites/o/s/~search?q=zebra&visitor.plan=pro", nil, false},
+		{"GET", "/sites/o/s/~search?visitor.plan=pro", nil, false},
+		{"GET", "/sites/o/s/~search?q=a&q=b", nil, false},
+		{"GET", "/sites/o/s/~search?q=zebra;x=1", nil, false},
+		{"GET", "/sites/o/s/~search?q=%zz", nil, false},
+		{"GET", "/sites/o/s/~search?q=zebra", http.Header{"Cookie": {"docspub_visitor=jwt"}}, false},
+		{"GET", "/sites/o/s/~search?q=zebra", http.Header{"Range": {"bytes=0-1"}}, false},
+		{"GET", "/sites/o/s/p?q=zebra", nil, false},
+		{"GET", "/sites/o/s/~searches?q=zebra", nil, false},
 	} {
 		r := httptest.NewRequest(tc.method, tc.target, nil)
 		for k, vs := range tc.header {
@@ -395,5 +446,56 @@ func TestEncodingsReusedAndBounded(t *testing.T) {
 	}
 	if e := keep(t, c, "/deflated", pageHeader(`"b"`, "deflate"), testPage); e != nil {
 		t.Error("a deflated body was kept")
+	}
+}
+
+// TestRefill: a key with nothing kept is never waited for; one kept and
+// stale is refilled by the first caller while the others wait, until the
+// refill is released (once, however often it is called); an answer its
+// refill did not keep again is dropped, one it kept stays.
+func TestRefill(t *testing.T) {
+	c := New(1<<20, time.Minute)
+	const url = "http://gw/sites/o1/s1/~search?q=zebra"
+	k, mark, _, _ := c.Lookup(page(t, url, nil))
+	if release, wait := c.Refill(k); release != nil || wait != nil {
+		t.Fatal("a key with nothing kept is refilled or waited for")
+	}
+	c.Keep(k, mark, 200, http.Header{}, []byte("one"), nil, []string{readerapi.OrgTag("o1")})
+	c.Purge(readerapi.OrgTag("o1"))
+	release, wait := c.Refill(k)
+	if release == nil || wait != nil {
+		t.Fatal("the first caller of a stale answer does not refill it")
+	}
+	_, other := c.Refill(k)
+	if other == nil {
+		t.Fatal("a second caller during the refill does not wait")
+	}
+	select {
+	case <-other:
+		t.Fatal("the wait ended before the refill")
+	default:
+	}
+	release()
+	release()
+	<-other
+	// The refill did not keep it again: it is dropped, and its next
+	// readers neither refill nor wait.
+	if again, wait := c.Refill(k); again != nil || wait != nil {
+		t.Error("an answer not kept again by its refill is still refilled or waited for")
+		if again != nil {
+			again()
+		}
+	}
+	k, mark, _, _ = c.Lookup(page(t, url, nil))
+	c.Keep(k, mark, 200, http.Header{}, []byte("two"), nil, []string{readerapi.OrgTag("o1")})
+	c.Purge(readerapi.OrgTag("o1"))
+	if release, _ = c.Refill(k); release == nil {
+		t.Fatal("the first caller of a stale answer does not refill it")
+	}
+	k, mark, _, _ = c.Lookup(page(t, url, nil))
+	c.Keep(k, mark, 200, http.Header{}, []byte("three"), nil, []string{readerapi.OrgTag("o1")})
+	release()
+	if _, _, e, _ := c.Lookup(page(t, url, nil)); e == nil || string(e.Body) != "three" {
+		t.Errorf("the answer a refill kept: %v", e)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/docspub/platform/gateway/internal/clientip"
 	"github.com/docspub/platform/gateway/internal/pagecache"
@@ -75,10 +76,35 @@ func (rd *Reader) Read(c *gin.Context) {
 		rd.serveKept(c, e, client)
 		return
 	}
+	if ok {
+		release, wait := rd.Pages.Refill(k)
+		if wait != nil {
+			// Another reader refills the answer kept: wait for it (a
+			// while), and take it from the cache when it was kept.
+			t := time.NewTimer(refillWait)
+			select {
+			case <-wait:
+			case <-t.C:
+			case <-r.Context().Done():
+			}
+			t.Stop()
+			if k, mark, e, ok = rd.Pages.Lookup(r); e != nil {
+				rd.serveKept(c, e, client)
+				return
+			}
+		}
+		if release != nil {
+			defer release()
+		}
+	}
 	a := &answer{rd: rd, fill: ok, key: k, mark: mark}
 	a.f = proxy.Forward{Service: route.Sites, Reader: true, Client: client, After: a}
 	rd.Proxy.Forward(c, &a.f, internaltoken.Principal{Service: rd.Service})
 }
+
+// refillWait bounds how long a reader waits for another's refill of an
+// answer kept (pagecache.Cache.Refill) before asking sites itself.
+const refillWait = 2 * time.Second
 
 // answer is a reader's request forwarded, and what its answer may fill.
 type answer struct {

@@ -106,6 +106,10 @@ type rendered struct {
 	stored bool
 	gen    uint64
 	until  time.Time
+	// text is the rendering's plain text and words, made when a search
+	// first reads them (searchcond.go) and kept with it: shared by the
+	// copies of a cached rendering.
+	text *plainText
 }
 
 // content renders a page's body for the reader, cached by where it is
@@ -141,14 +145,17 @@ func (r *Reader) content(rd *read, v *variant, t *tree, p *page) rendered {
 		Math:      math,
 		API:       api.render,
 	})
-	got := rendered{res: res, cut: cut, varies: res.Conditional || links.crossed, stored: api.stored, gen: api.gen, until: api.until}
+	got := rendered{res: res, cut: cut, varies: res.Conditional || links.crossed, stored: api.stored, gen: api.gen, until: api.until,
+		text: &plainText{}}
 	if short() {
 		// Formulas left their source for lack of time (the request's end,
 		// the page's time): not kept, typeset next time.
 		rd.partial = true
 		return got
 	}
-	size := int64(len(res.HTML)) + 64
+	// The plain text and words a search may add are smaller than the
+	// HTML they come of: counted as that much again.
+	size := 2*int64(len(res.HTML)) + 64
 	for _, h := range res.Headings {
 		size += int64(len(h.ID)+len(h.Text)) + 32
 	}

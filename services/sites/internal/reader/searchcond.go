@@ -6,6 +6,7 @@ import (
 	"errors"
 	"slices"
 	"strings"
+	"sync"
 	"unicode"
 
 	"github.com/docspub/platform/libs/internalapi/contentapi"
@@ -61,11 +62,10 @@ func (r *Reader) conditionalResults(rd *read, byspace map[string]*variant, space
 				continue
 			}
 			seen++
-			text := htmlText(r.content(rd, v, t, p).res.HTML)
-			found := words(p.title + " " + p.description + " " + text)
+			text, found := r.content(rd, v, t, p).plainText(p)
 			matched, first := 0, ""
 			for _, term := range terms {
-				if slices.Contains(found, term) {
+				if _, ok := found[term]; ok {
 					matched++
 					first = cmp.Or(first, term)
 				}
@@ -82,6 +82,33 @@ func (r *Reader) conditionalResults(rd *read, byspace map[string]*variant, space
 		out = append(out, h.res)
 	}
 	return out
+}
+
+// plainText is a rendering's text (htmlText) and the set of its page's
+// words (title, description and text), made once.
+type plainText struct {
+	once  sync.Once
+	text  string
+	words map[string]struct{}
+}
+
+// plainText returns the text of c (the rendering of p) and the words of p
+// as rendered, made on the first call and kept with c (a rendering made
+// before plainText existed, or not kept, makes them again).
+func (c rendered) plainText(p *page) (string, map[string]struct{}) {
+	pt := c.text
+	if pt == nil {
+		pt = &plainText{}
+	}
+	pt.once.Do(func() {
+		pt.text = htmlText(c.res.HTML)
+		ws := words(p.title + " " + p.description + " " + pt.text)
+		pt.words = make(map[string]struct{}, len(ws))
+		for _, w := range ws {
+			pt.words[w] = struct{}{}
+		}
+	})
+	return pt.text, pt.words
 }
 
 // words are the lower-case words of s (runs of letters and digits), as

@@ -25,3 +25,29 @@ func TestHTMLTextOfFormulas(t *testing.T) {
 		}
 	}
 }
+
+// TestPlainTextKeptWithRendering: a rendering's text and words are made
+// once and shared by its copies (the cached rendering a search reads
+// again), with the page's title and description among the words.
+func TestPlainTextKeptWithRendering(t *testing.T) {
+	p := &page{title: "Zebra guide", description: "About herds"}
+	c := rendered{text: &plainText{}}
+	c.res.HTML = `<p>Stripes <b>count</b></p>`
+	copied := c
+	text, found := c.plainText(p)
+	if text != "Stripes count" {
+		t.Fatalf("text %q", text)
+	}
+	for _, w := range []string{"zebra", "guide", "about", "herds", "stripes", "count"} {
+		if _, ok := found[w]; !ok {
+			t.Errorf("word %q missing from %v", w, found)
+		}
+	}
+	copied.res.HTML = `<p>Other</p>` // not read again: the copy shares what was made
+	if again, _ := copied.plainText(p); again != text {
+		t.Errorf("a copy made its text again: %q", again)
+	}
+	if fresh, _ := (rendered{res: copied.res}).plainText(p); fresh != "Other" {
+		t.Errorf("a rendering without kept text: %q", fresh)
+	}
+}
