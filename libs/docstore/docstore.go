@@ -59,10 +59,6 @@ func Notify(f func()) func(events []kafkax.Event) {
 // DB returns the database.
 func (s *Store) DB() mongox.DB { return s.db }
 
-// OnEvents replaces New's written, for a store whose written needs what
-// is built from the store (the cache its events invalidate); prefer New's.
-func (s *Store) OnEvents(f func(events []kafkax.Event)) { s.written = f }
-
 func (s *Store) wrote(events []kafkax.Event) {
 	if s.written != nil {
 		s.written(events)

@@ -5,7 +5,6 @@ package content
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -316,16 +315,12 @@ func openStores(ctx context.Context, cfg Config, core *service.Core, blobs *blob
 	return st, nil
 }
 
-// eventSpaces are the spaces of comment and change request events (their
-// payloads' "space"; "" for one without).
+// eventSpaces are the spaces of comment and change request events
+// (contentapi.EventSpace; "", every space, for one that names none).
 func eventSpaces(evs []kafkax.Event) []string {
 	out := make([]string, len(evs))
 	for i, ev := range evs {
-		var p struct {
-			Space string `json:"space"`
-		}
-		_ = json.Unmarshal(ev.Data, &p)
-		out[i] = p.Space
+		out[i], _ = contentapi.EventSpace(ev)
 	}
 	return out
 }

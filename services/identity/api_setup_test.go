@@ -8,7 +8,6 @@ import (
 	"github.com/docspub/platform/libs/apitest"
 	"github.com/docspub/platform/libs/httpx"
 	"github.com/docspub/platform/libs/internaltoken"
-	"github.com/docspub/platform/libs/kafkax"
 	"github.com/docspub/platform/libs/logx"
 	"github.com/docspub/platform/libs/mongotest"
 	"github.com/docspub/platform/libs/mongox"
@@ -34,10 +33,7 @@ func newEnv(t *testing.T) *env {
 	if err := mongox.EnsureIndexes(context.Background(), db, indexes()...); err != nil {
 		t.Fatal(err)
 	}
-	s := newServices(mongox.NewDB(db), organization.URLs{Public: "http://gw.test", App: "http://gw.test/app"}, apitest.Secret)
-	for _, st := range s.stores {
-		st.OnEvents(func(evs []kafkax.Event) { s.orgs.Forget(evs...) }) // as New wires it
-	}
+	s := newServices(mongox.NewDB(db), organization.URLs{Public: "http://gw.test", App: "http://gw.test/app"}, apitest.Secret, nil)
 	signer := apitest.Signer(t)
 	e := httpx.NewEngine(logx.Discard(), "identity")
 	s.register(e, signer)

@@ -83,7 +83,7 @@ type App struct {
 	cfg     Config
 	core    *service.Core
 	tokens  *token.Service
-	orgs    *organization.Service
+	callers *organization.Callers
 	handler *gin.Engine
 }
 
@@ -101,16 +101,10 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := newServices(core.Mongo, cfg.urls(), claimsSecret(cfg))
-	// A change made here reaches this instance's cached callers at once
-	// (its organization's).
-	for _, st := range s.stores {
-		st.OnEvents(func(evs []kafkax.Event) { core.Relay.Notify(); s.orgs.Forget(evs...) })
-	}
-
+	s := newServices(core.Mongo, cfg.urls(), claimsSecret(cfg), core.Relay.Notify)
 	e := httpx.NewEngine(log, "identity", mongox.Ping(core.Client))
 	s.register(e, core.Signer)
-	return &App{cfg: cfg, core: core, tokens: s.tokens, orgs: s.orgs, handler: e}, nil
+	return &App{cfg: cfg, core: core, tokens: s.tokens, callers: s.callers, handler: e}, nil
 }
 
 // claimsSecret is what the visitor-claims keys handed to organizations
@@ -131,8 +125,9 @@ type services struct {
 	invites   *invite.Service
 	providers *saml.Service
 	tokens    *token.Service
-	// stores are the stores, whose writes record events.
-	stores []interface{ OnEvents(func([]kafkax.Event)) }
+	// callers are the organizations' cached callers, which every write
+	// with events drops the organization's of.
+	callers *organization.Callers
 }
 
 // register adds every route to e behind internaltoken.Require(signer).
@@ -145,18 +140,28 @@ func (s services) register(e *gin.Engine, signer *internaltoken.Signer) {
 	tokenhttp.Register(e, s.tokens, signer)
 }
 
-// newServices wires every store and domain service on db.
-func newServices(db mongox.DB, urls organization.URLs, claimsSecret string) services {
-	orgStore, memberStore, teamStore := organizationmongo.NewStore(db), membermongo.NewStore(db), teammongo.NewStore(db)
-	inviteStore, samlStore, tokenStore := invitemongo.NewStore(db), samlmongo.NewStore(db), tokenmongo.NewStore(db)
+// newServices wires every store and domain service on db. A write with
+// events calls notify (nil: none; the relay's Notify, so that they leave at
+// once) and reaches this instance's cached callers at once (their
+// organization's).
+func newServices(db mongox.DB, urls organization.URLs, claimsSecret string, notify func()) services {
+	callers := organization.NewCallers()
+	written := func(evs []kafkax.Event) {
+		if notify != nil {
+			notify()
+		}
+		callers.Forget(evs...)
+	}
+	orgStore, memberStore, teamStore := organizationmongo.NewStore(db, written), membermongo.NewStore(db, written), teammongo.NewStore(db, written)
+	inviteStore, samlStore, tokenStore := invitemongo.NewStore(db, written), samlmongo.NewStore(db, written), tokenmongo.NewStore(db, written)
 	lookup := member.Lookup{Store: memberStore}
-	orgs := organization.New(orgStore, lookup, urls)
+	orgs := organization.New(orgStore, lookup, urls, callers)
 	teams := team.New(teamStore, memberStore, orgs)
 	tokens := token.New(tokenStore, lookup)
 	members := member.New(memberStore, orgs, teams, tokens, claimsSecret)
 	return services{orgs: orgs, members: members, teams: teams, tokens: tokens,
 		invites: invite.New(inviteStore, orgs, members, urls), providers: saml.New(samlStore, orgs, teams, urls),
-		stores: []interface{ OnEvents(func([]kafkax.Event)) }{orgStore, memberStore, teamStore, inviteStore, samlStore, tokenStore}}
+		callers: callers}
 }
 
 // indexes are the indexes of identity's stores.
@@ -183,7 +188,7 @@ func (a *App) RunBackground(ctx context.Context) {
 	// Another replica's change (a member removed, a role changed) reaches
 	// this one's cached callers of its organization when its event does
 	// (callerTTL the backstop).
-	a.core.FollowChanges(ctx, Topic, func(ev kafkax.Event) { a.orgs.Forget(ev) })
+	a.core.FollowChanges(ctx, Topic, func(ev kafkax.Event) { a.callers.Forget(ev) })
 }
 
 // Close closes the Kafka publisher and the MongoDB connection.
@@ -225,7 +230,7 @@ func Bootstrap(ctx context.Context, db *mongo.Database, in BootstrapInput) (Boot
 	if err := config.LoadMap(ctx, &cfg, map[string]string{}); err != nil {
 		return BootstrapResult{}, err
 	}
-	r, err := newServices(mongox.NewDB(db), cfg.urls(), "").members.Bootstrap(ctx, member.BootstrapInput{
+	r, err := newServices(mongox.NewDB(db), cfg.urls(), "", nil).members.Bootstrap(ctx, member.BootstrapInput{
 		OrganizationID: in.OrganizationID, OrganizationTitle: in.OrganizationTitle,
 		UserDisplayName: in.UserDisplayName, UserEmail: in.UserEmail, Role: in.Role,
 	})
@@ -237,5 +242,5 @@ func Bootstrap(ctx context.Context, db *mongo.Database, in BootstrapInput) (Boot
 
 // RevokeToken revokes an API token by id and publishes token.revoked through the outbox.
 func RevokeToken(ctx context.Context, db *mongo.Database, tokenID string) error {
-	return token.New(tokenmongo.NewStore(mongox.NewDB(db)), nil).Revoke(ctx, tokenID) // revoking reads no roles
+	return token.New(tokenmongo.NewStore(mongox.NewDB(db), nil), nil).Revoke(ctx, tokenID) // revoking reads no roles
 }

@@ -120,6 +120,7 @@ type App struct {
 	sites    *site.Service
 	contents *kafkax.Consumer
 	reader   *reader.Reader
+	changes  *reader.Changes
 	handler  *gin.Engine
 }
 
@@ -150,9 +151,13 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 
 	spaces := spaceviewmongo.NewStore(db)
 	content := contentclient.New(core.Discovery, signer)
-	siteStore, sectionStore, linkStore := sitemongo.NewStore(db), sectionmongo.NewStore(db), sharelinkmongo.NewStore(db)
+	// A change made here reaches this instance's readers at once (its
+	// organization's structures).
+	changes := reader.NewChanges()
+	written := func(evs []kafkax.Event) { relay.Notify(); changes.Invalidate(evs...) }
+	siteStore, sectionStore, linkStore := sitemongo.NewStore(db, written), sectionmongo.NewStore(db, written), sharelinkmongo.NewStore(db, written)
 	keys := sharelink.NewKeys(linkStore)
-	rd, err := reader.New(reader.Deps{Sites: siteStore, Sections: sectionStore, Spaces: spaces, ShareKeys: keys,
+	rd, err := reader.New(reader.Deps{Sites: siteStore, Sections: sectionStore, Spaces: spaces, ShareKeys: keys, Changes: changes,
 		Content: content, Specs: integrationsclient.New(core.Discovery, signer), PublishedURL: cfg.PublishedURL,
 		Log: log.With("component", "reader")})
 	if err != nil {
@@ -172,12 +177,6 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 	sections := section.New(sectionStore, sites, nil)
 	links := sharelink.New(linkStore, sites, sharelink.URLs{Published: strings.TrimRight(cfg.PublishedURL, "/")}, nil)
 
-	// A change made here reaches this instance's readers at once (its
-	// organization's structures).
-	for _, st := range []interface{ OnEvents(func([]kafkax.Event)) }{siteStore, sectionStore, linkStore} {
-		st.OnEvents(func(evs []kafkax.Event) { relay.Notify(); rd.Invalidate(evs...) })
-	}
-
 	e := httpx.NewEngine(log, "sites", mongox.Ping(core.Client))
 	register(e, log, signer, sites, sections, links, rd)
 
@@ -185,11 +184,11 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 		func(ctx context.Context, ev kafkax.Event) error {
 			err := spaces.Handle(ctx, ev)
 			if err == nil && strings.HasPrefix(ev.Type, "space.") {
-				rd.SpaceChanged(ev.Subject)
+				changes.SpaceChanged(ev.Subject)
 			}
 			return err
 		}, log)
-	return &App{cfg: cfg, log: log, core: core, sites: sites, contents: consumer, reader: rd, handler: e}, nil
+	return &App{cfg: cfg, log: log, core: core, sites: sites, contents: consumer, reader: rd, changes: changes, handler: e}, nil
 }
 
 // Handler returns the HTTP handler.
@@ -225,10 +224,10 @@ func (a *App) RunBackground(ctx context.Context) {
 	// A change made through another replica reaches this one's reader
 	// when its event does (limits.ReaderSiteTTL the backstop): sites' own
 	// and content's spaces'.
-	a.core.FollowChanges(ctx, Topic, func(ev kafkax.Event) { a.reader.Invalidate(ev) })
+	a.core.FollowChanges(ctx, Topic, func(ev kafkax.Event) { a.changes.Invalidate(ev) })
 	a.core.FollowChanges(ctx, ContentTopic, func(ev kafkax.Event) {
 		if strings.HasPrefix(ev.Type, "space.") {
-			a.reader.SpaceChanged(ev.Subject)
+			a.changes.SpaceChanged(ev.Subject)
 		}
 	})
 	// A stored OpenAPI spec's change (a new version, its removal) shows on

@@ -2,6 +2,7 @@ package contentapi
 
 import (
 	"encoding/json"
+	"fmt"
 	"time"
 
 	"github.com/docspub/platform/libs/envelope"
@@ -420,6 +421,41 @@ type Revision struct {
 
 // RevisionSchema reads the revision.created payload.
 var RevisionSchema = envelope.Schema[Revision]{Current: RevisionVersion}
+
+// EventSpace is the space an event of a comment, a comment reply, a change
+// request or a revision is about: its payload's space, read with its
+// type's schema. Another type is an error wrapping envelope.ErrUnknown,
+// and so is a newer version; a payload that cannot be read is one
+// wrapping envelope.ErrBadData (see envelope.Schema.Decode). With an
+// error the space is "".
+func EventSpace(ev envelope.Event) (string, error) {
+	var space string
+	var err error
+	switch ev.Type {
+	case CommentCreated, CommentUpdated, CommentDeleted:
+		var c Comment
+		c, err = CommentSchema.Decode(ev)
+		space = c.Space
+	case CommentReplyCreated, CommentReplyUpdated:
+		var r CommentReply
+		r, err = CommentReplySchema.Decode(ev)
+		space = r.Space
+	case ChangeRequestCreated, ChangeRequestUpdated, ChangeRequestMerged:
+		var cr ChangeRequest
+		cr, err = ChangeRequestSchema.Decode(ev)
+		space = cr.Space
+	case RevisionCreated:
+		var r Revision
+		r, err = RevisionSchema.Decode(ev)
+		space = r.Space
+	default:
+		err = fmt.Errorf("%w: %s names no space in its payload", envelope.ErrUnknown, ev.Type)
+	}
+	if err != nil {
+		return "", err
+	}
+	return space, nil
+}
 
 // NewRevisionCreated is the event of a revision of org (subject: the revision).
 func NewRevisionCreated(org string, r Revision) envelope.Event {

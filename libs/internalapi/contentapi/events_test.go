@@ -124,3 +124,36 @@ func TestGoldensDecode(t *testing.T) {
 		t.Errorf("a newer version: %v, want envelope.ErrUnknown", err)
 	}
 }
+
+// TestEventSpace: the space of each comment, reply, change request and
+// revision event is its payload's; another type, an unreadable payload and
+// a newer version are errors, as envelope.Schema.Decode's.
+func TestEventSpace(t *testing.T) {
+	t.Parallel()
+	newer := contentapi.NewCommentUpdated("o1", comment)
+	newer.Version = contentapi.CommentVersion + 1
+	for _, tc := range []struct {
+		name    string
+		ev      envelope.Event
+		want    string
+		wantErr error
+	}{
+		{"comment created", contentapi.NewCommentCreated("o1", contentapi.Comment{ID: "m1", Space: "sp1"}), "sp1", nil},
+		{"comment deleted", contentapi.NewCommentDeleted("o1", comment), "s1", nil},
+		{"reply updated", contentapi.NewCommentReplyUpdated("o1", contentapi.CommentReply{ID: "y1", Space: "sp2"}), "sp2", nil},
+		{"change request merged", contentapi.NewChangeRequestMerged("o1", contentapi.ChangeRequest{ID: "cr1", Space: "sp3"}), "sp3", nil},
+		{"revision created", contentapi.NewRevisionCreated("o1", contentapi.Revision{ID: "r1", Space: "sp4"}), "sp4", nil},
+		{"a comment without a space", envelope.Event{Type: contentapi.CommentCreated, Data: []byte(`{}`)}, "", nil},
+		{"a space event", contentapi.NewSpaceUpdated(space), "", envelope.ErrUnknown},
+		{"an unreadable payload", envelope.Event{Type: contentapi.ChangeRequestCreated, Data: []byte(`{"space":1}`)}, "", envelope.ErrBadData},
+		{"a payload read in part", envelope.Event{Type: contentapi.CommentCreated, Data: []byte(`{"space":"sp1","replies":"x"}`)}, "", envelope.ErrBadData},
+		{"a newer version", newer, "", envelope.ErrUnknown},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := contentapi.EventSpace(tc.ev)
+			if got != tc.want || !errors.Is(err, tc.wantErr) || (err == nil) != (tc.wantErr == nil) {
+				t.Errorf("EventSpace = %q, %v; want %q, %v", got, err, tc.want, tc.wantErr)
+			}
+		})
+	}
+}

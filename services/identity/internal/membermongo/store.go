@@ -38,15 +38,12 @@ type Store struct {
 var _ member.Store = (*Store)(nil)
 
 // NewStore returns a store on db, whose document locks the outbox relay
-// shares (see mongox.DB).
-func NewStore(db mongox.DB) *Store {
-	return &Store{d: docstore.New(db, map[string]string{Users: "user", Members: "member"}, nil)}
+// shares (see mongox.DB). written (nil: none) is called after every write
+// that recorded events, with them: the relay's Notify, so that they leave
+// at once, and the drop of the cached callers of their organization.
+func NewStore(db mongox.DB, written func(events []envelope.Event)) *Store {
+	return &Store{d: docstore.New(db, map[string]string{Users: "user", Members: "member"}, written)}
 }
-
-// OnEvents sets a function called after every write that recorded events,
-// with them (the relay's Notify, so events leave at once, and the drop of
-// the cached callers of their organization).
-func (s *Store) OnEvents(f func(events []envelope.Event)) { s.d.OnEvents(f) }
 
 // Indexes are the indexes the store relies on. The unique key of a
 // membership is rewritten when it is tombstoned, so that a removed

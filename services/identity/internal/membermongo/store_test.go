@@ -27,7 +27,7 @@ func newStore(t *testing.T) *membermongo.Store {
 	if err := mongox.EnsureIndexes(context.Background(), db, membermongo.Indexes()...); err != nil {
 		t.Fatal(err)
 	}
-	return membermongo.NewStore(mongox.NewDB(db))
+	return membermongo.NewStore(mongox.NewDB(db), nil)
 }
 
 func ev(typ, subject string) envelope.Event { return envelope.New(typ, "o1", subject, nil) }

@@ -18,7 +18,7 @@ const (
 	callerTTL     = time.Second
 )
 
-// callers caches what Enter reads for every request: the organization and
+// Callers caches what Enter reads for every request: the organization and
 // the caller's role in it. A write of this instance that records an event
 // (a member removed or given another role, an organization changed)
 // drops the entries of the event's organization at once (Forget, called by
@@ -26,7 +26,10 @@ const (
 // began before the write never stores what it read (the organization's
 // generation, read before it). callerTTL bounds how long another
 // instance's change takes to show when its event does not come.
-type callers struct {
+//
+// It is built before the stores, whose writes call its Forget, and given
+// to New.
+type Callers struct {
 	cache *sizedcache.Cache[string, entered]
 	gens  generations.Counters // by organization
 	now   func() time.Time
@@ -39,17 +42,20 @@ type entered struct {
 	at   time.Time
 }
 
-func newCallers(now func() time.Time) *callers {
-	return &callers{cache: sizedcache.New[string, entered](callerEntries, callerBytes), now: now}
+// NewCallers returns an empty cache of callers.
+func NewCallers() *Callers { return newCallers(time.Now) }
+
+func newCallers(now func() time.Time) *Callers {
+	return &Callers{cache: sizedcache.New[string, entered](callerEntries, callerBytes), now: now}
 }
 
 func callerKey(org, user string) string { return org + "\x00" + user }
 
 // gen is org's generation: read it before reading what add keeps.
-func (c *callers) gen(org string) uint64 { return c.gens.Of(org) }
+func (c *Callers) gen(org string) uint64 { return c.gens.Of(org) }
 
 // get returns the cached entry of a user in an organization, if fresh.
-func (c *callers) get(org, user string) (entered, bool) {
+func (c *Callers) get(org, user string) (entered, bool) {
 	e, ok := c.cache.Get(callerKey(org, user))
 	if !ok || e.gen != c.gen(org) || c.now().Sub(e.at) >= callerTTL {
 		return entered{}, false
@@ -58,7 +64,7 @@ func (c *callers) get(org, user string) (entered, bool) {
 }
 
 // add caches what a read begun in org's generation gen found.
-func (c *callers) add(org, user string, gen uint64, o Organization, role roles.Role) {
+func (c *Callers) add(org, user string, gen uint64, o Organization, role roles.Role) {
 	if gen != c.gen(org) {
 		return
 	}
@@ -67,7 +73,7 @@ func (c *callers) add(org, user string, gen uint64, o Organization, role roles.R
 }
 
 // forget drops the entries of org (every entry when org is "").
-func (c *callers) forget(org string) {
+func (c *Callers) forget(org string) {
 	if org == "" {
 		c.gens.BumpAll()
 		return
@@ -76,19 +82,19 @@ func (c *callers) forget(org string) {
 }
 
 // Forget drops the cached callers that events may have changed: call it
-// with the events of every write (the store's OnEvents) and of another
+// with the events of every write (the stores' written) and of another
 // instance's (their broadcast). An event drops its organization's callers
 // alone. user.created and token.* name no organization and change no
 // organization or membership: they drop nothing. Any other event without
 // an organization (a type this instance does not know) drops every caller.
-func (s *Service) Forget(events ...envelope.Event) {
+func (c *Callers) Forget(events ...envelope.Event) {
 	for _, ev := range events {
 		switch {
 		case ev.Organization != "":
-			s.callers.forget(ev.Organization)
+			c.forget(ev.Organization)
 		case ev.Type == identityapi.UserCreated, ev.Type == identityapi.TokenCreated, ev.Type == identityapi.TokenRevoked:
 		default:
-			s.callers.forget("")
+			c.forget("")
 		}
 	}
 }

@@ -40,15 +40,15 @@ func TestCallersKeptAgainAfterTTL(t *testing.T) {
 // of its organization, another organization's stay; user.created and
 // token.* drop none, an unknown event without an organization all.
 func TestForgetDropsTheEventsOrganization(t *testing.T) {
-	s := &Service{callers: newCallers(time.Now)}
+	c := NewCallers()
 	fill := func() {
 		for _, org := range []string{"o1", "o2"} {
-			s.callers.add(org, "u1", s.callers.gen(org), Organization{ID: org}, roles.Admin)
+			c.add(org, "u1", c.gen(org), Organization{ID: org}, roles.Admin)
 		}
 	}
 	kept := func() (o1, o2 bool) {
-		_, o1 = s.callers.get("o1", "u1")
-		_, o2 = s.callers.get("o2", "u1")
+		_, o1 = c.get("o1", "u1")
+		_, o2 = c.get("o2", "u1")
 		return o1, o2
 	}
 	for _, tc := range []struct {
@@ -63,7 +63,7 @@ func TestForgetDropsTheEventsOrganization(t *testing.T) {
 		{"unknown, of no organization", envelope.New("thing.invented", "", "x", nil), false, false},
 	} {
 		fill()
-		s.Forget(tc.ev)
+		c.Forget(tc.ev)
 		if o1, o2 := kept(); o1 != tc.o1 || o2 != tc.o2 {
 			t.Errorf("%s: o1 kept %v, o2 kept %v; want %v, %v", tc.name, o1, o2, tc.o1, tc.o2)
 		}

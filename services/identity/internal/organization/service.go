@@ -28,13 +28,13 @@ type Service struct {
 	members Members
 	urls    URLs
 	now     func() time.Time
-	callers *callers // what Enter read, briefly
+	callers *Callers // what Enter read, briefly
 }
 
-// New returns a service over store that reads memberships through members
-// and renders with urls.
-func New(store Store, members Members, urls URLs) *Service {
-	return &Service{store: store, members: members, urls: urls, now: Now, callers: newCallers(time.Now)}
+// New returns a service over store that reads memberships through members,
+// renders with urls and keeps what Enter reads in callers (see Callers).
+func New(store Store, members Members, urls URLs, callers *Callers) *Service {
+	return &Service{store: store, members: members, urls: urls, now: Now, callers: callers}
 }
 
 // Now is the time identity stores: UTC, in milliseconds.

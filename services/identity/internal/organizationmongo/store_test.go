@@ -26,7 +26,7 @@ func newStore(t *testing.T) *organizationmongo.Store {
 	if err := mongox.EnsureIndexes(context.Background(), db, organizationmongo.Indexes()...); err != nil {
 		t.Fatal(err)
 	}
-	return organizationmongo.NewStore(mongox.NewDB(db))
+	return organizationmongo.NewStore(mongox.NewDB(db), nil)
 }
 
 func ev(id string) envelope.Event { return envelope.New(identityapi.OrganizationUpdated, id, id, nil) }

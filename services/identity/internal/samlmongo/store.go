@@ -25,15 +25,12 @@ type Store struct {
 var _ saml.Store = (*Store)(nil)
 
 // NewStore returns a store on db, whose document locks the outbox relay
-// shares (see mongox.DB).
-func NewStore(db mongox.DB) *Store {
-	return &Store{d: docstore.New(db, map[string]string{Collection: "SAML provider"}, nil)}
+// shares (see mongox.DB). written (nil: none) is called after every write
+// that recorded events, with them: the relay's Notify, so that they leave
+// at once, and the drop of the cached callers of their organization.
+func NewStore(db mongox.DB, written func(events []envelope.Event)) *Store {
+	return &Store{d: docstore.New(db, map[string]string{Collection: "SAML provider"}, written)}
 }
-
-// OnEvents sets a function called after every write that recorded events,
-// with them (the relay's Notify, so events leave at once, and the drop of
-// the cached callers of their organization).
-func (s *Store) OnEvents(f func(events []envelope.Event)) { s.d.OnEvents(f) }
 
 // Indexes are the indexes the store relies on.
 func Indexes() []mongox.Index { return []mongox.Index{mongox.Keys(Collection, "organization")} }

@@ -41,7 +41,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/docspub/platform/libs/envelope"
 	"github.com/docspub/platform/libs/generations"
 	"github.com/docspub/platform/libs/internalapi/contentapi"
 	"github.com/docspub/platform/libs/quota"
@@ -86,6 +85,10 @@ type Deps struct {
 	Spaces    spaceview.Reader // the projection of content's spaces
 	ShareKeys site.ShareKeys
 	Content   Content
+	// Changes are the generations of what the cached site structures are
+	// read from, which the stores' writes and the events of other
+	// instances bump (nil: the reader's own, for data that never changes).
+	Changes *Changes
 	// Specs gives the organization's stored OpenAPI specs that API
 	// reference blocks name (nil: those blocks are cards).
 	Specs Specs
@@ -142,25 +145,13 @@ func New(d Deps) (*Reader, error) {
 		conds:    condition.NewCache(limits.ReaderConditions, d.Log),
 		markdown: newMarkdown(),
 	}
-	r.sites = newSnapshots(r, limits.ReaderSites, limits.ReaderSiteTTL)
+	if d.Changes == nil {
+		d.Changes = NewChanges()
+	}
+	r.sites = newSnapshots(r, d.Changes, limits.ReaderSites, limits.ReaderSiteTTL)
 	r.currents = newCurrents(d.Content.Current, limits.ContentTimeout)
 	return r, nil
 }
-
-// Invalidate drops the cached site structures of the organization of each
-// event (every one for an event that names none; another organization's
-// stay): call it with the events of every change of sites, sections, site
-// spaces, share links or keys made through this instance, and of another
-// instance's when they reach this one (limits.ReaderSiteTTL the backstop).
-func (r *Reader) Invalidate(events ...envelope.Event) {
-	for _, ev := range events {
-		r.sites.invalidate(ev.Organization)
-	}
-}
-
-// SpaceChanged drops the cached structures of the sites showing a space
-// (the projection of content's spaces changed), no other.
-func (r *Reader) SpaceChanged(spaceID string) { r.sites.spaceChanged(spaceID) }
 
 // Visible is what the site's visibility rule shows a visitor without
 // claims (the published view's non-member, who has none): the very

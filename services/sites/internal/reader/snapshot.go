@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/docspub/platform/libs/apierr"
+	"github.com/docspub/platform/libs/envelope"
 	"github.com/docspub/platform/libs/generations"
 	"github.com/docspub/platform/libs/sizedcache"
 	"github.com/docspub/platform/services/sites/internal/section"
@@ -72,13 +73,13 @@ type snapshots struct {
 	ttl    time.Duration
 	cache  *sizedcache.Cache[string, *snapshot]
 	misses *sizedcache.Cache[string, *snapshot]
-	gens   generations.Counters // of orgKey, spaceKey and hostsKey
+	gens   *generations.Counters // of orgKey, spaceKey and hostsKey (Changes')
 	group  singleflight.Group
 }
 
-func newSnapshots(r *Reader, size int, ttl time.Duration) *snapshots {
+func newSnapshots(r *Reader, changes *Changes, size int, ttl time.Duration) *snapshots {
 	return &snapshots{r: r, ttl: ttl, cache: sizedcache.New[string, *snapshot](size, 0).Observe("sites.snapshots"),
-		misses: sizedcache.New[string, *snapshot](size, 0)}
+		misses: sizedcache.New[string, *snapshot](size, 0), gens: &changes.gens}
 }
 
 // The keys of the generations a snapshot is read from: its organization,
@@ -88,19 +89,36 @@ func spaceKey(spaceID string) string { return "s\x00" + spaceID }
 
 const hostsKey = "h"
 
-// invalidate drops the snapshots of org (of every organization when org
-// is "") and the misses: call it once a change of sites is done.
-func (s *snapshots) invalidate(org string) {
-	if org == "" {
-		s.gens.BumpAll()
-		return
-	}
-	s.gens.Bump(orgKey(org))
-	s.gens.Bump(hostsKey)
+// Changes are the generations of what the reader's cached site
+// structures (snapshots) are read from: it is built before the stores,
+// whose writes call its Invalidate, and given to the reader (Deps.Changes).
+type Changes struct {
+	gens generations.Counters // of orgKey, spaceKey and hostsKey
 }
 
-// spaceChanged drops the snapshots of the sites showing a space.
-func (s *snapshots) spaceChanged(spaceID string) { s.gens.Bump(spaceKey(spaceID)) }
+// NewChanges returns the generations of a new reader.
+func NewChanges() *Changes { return &Changes{} }
+
+// Invalidate drops the cached site structures of the organization of each
+// event (every one for an event that names none; another organization's
+// stay), and the hosts that named no site: call it with the events of
+// every change of sites, sections, site spaces, share links or keys made
+// through this instance, and of another instance's when they reach this
+// one (limits.ReaderSiteTTL the backstop).
+func (c *Changes) Invalidate(events ...envelope.Event) {
+	for _, ev := range events {
+		if ev.Organization == "" {
+			c.gens.BumpAll()
+			continue
+		}
+		c.gens.Bump(orgKey(ev.Organization))
+		c.gens.Bump(hostsKey)
+	}
+}
+
+// SpaceChanged drops the cached structures of the sites showing a space
+// (the projection of content's spaces changed), no other.
+func (c *Changes) SpaceChanged(spaceID string) { c.gens.Bump(spaceKey(spaceID)) }
 
 // keys are the keys of the generations snap, found under k, was read from.
 func (snap *snapshot) keys(k siteKey) []string {

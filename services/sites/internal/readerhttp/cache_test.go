@@ -257,15 +257,15 @@ func TestChangesDropTheirOwnStructures(t *testing.T) {
 	titled("First") // cached from here on
 
 	rename("Second")
-	e.reader.Invalidate(sitesapi.NewSiteUpdated("other", "s9", nil))
-	e.reader.SpaceChanged("sp9")
+	e.changes.Invalidate(sitesapi.NewSiteUpdated("other", "s9", nil))
+	e.changes.SpaceChanged("sp9")
 	titled("First")
-	e.reader.SpaceChanged("sp1")
+	e.changes.SpaceChanged("sp1")
 	titled("Second")
 
 	rename("Third")
-	e.reader.Invalidate(sitesapi.NewSiteUpdated("other", "s9", nil))
+	e.changes.Invalidate(sitesapi.NewSiteUpdated("other", "s9", nil))
 	titled("Second")
-	e.reader.Invalidate(sitesapi.NewSiteUpdated("acme", id, nil))
+	e.changes.Invalidate(sitesapi.NewSiteUpdated("acme", id, nil))
 	titled("Third")
 }

@@ -114,7 +114,7 @@ func (e *env) projectSpace(id string, change func(map[string]any)) {
 	if err := e.spaces.Put(context.Background(), raw, v["deletedAt"] != nil, time.Time{}); err != nil {
 		e.t.Fatal(err)
 	}
-	e.reader.SpaceChanged(id)
+	e.changes.SpaceChanged(id)
 }
 
 // TestHiddenContentInNoReaderRoute: every route of the reader's table

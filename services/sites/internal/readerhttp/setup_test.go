@@ -58,6 +58,8 @@ type env struct {
 	content *contenttest.Content
 	spaces  *spaceviewmongo.Store
 	reader  *reader.Reader
+	// changes are the reader's generations, which the stores' writes bump.
+	changes *reader.Changes
 	db      *mongo.Database
 	// readerLog is what the reader logged.
 	readerLog *syncBuffer
@@ -89,10 +91,13 @@ func newEnvWith(t *testing.T, opts reader.Deps) *env {
 	mdb := mongox.NewDB(db)
 	spaces := spaceviewmongo.NewStore(mdb)
 	client := contentclient.New(discovery.Static{contentclient.Service: ct.URL}, signer)
-	siteStore, sectionStore, linkStore := sitemongo.NewStore(mdb), sectionmongo.NewStore(mdb), sharelinkmongo.NewStore(mdb)
+	// The stores' writes reach the reader at once, as New wires them (sites.go).
+	changes := reader.NewChanges()
+	written := func(evs []kafkax.Event) { changes.Invalidate(evs...) }
+	siteStore, sectionStore, linkStore := sitemongo.NewStore(mdb, written), sectionmongo.NewStore(mdb, written), sharelinkmongo.NewStore(mdb, written)
 	keys := sharelink.NewKeys(linkStore)
 	readerLog := &syncBuffer{}
-	rd, err := reader.New(reader.Deps{Sites: siteStore, Sections: sectionStore, Spaces: spaces, ShareKeys: keys,
+	rd, err := reader.New(reader.Deps{Sites: siteStore, Sections: sectionStore, Spaces: spaces, ShareKeys: keys, Changes: changes,
 		Content: client, PublishedURL: published, Log: slog.New(slog.NewTextHandler(readerLog, nil)),
 		CacheEntries: opts.CacheEntries, CacheBytes: opts.CacheBytes, Now: opts.Now})
 	if err != nil {
@@ -114,11 +119,8 @@ func newEnvWith(t *testing.T, opts reader.Deps) *env {
 		}
 		var v struct{ ID string }
 		_ = json.Unmarshal(view, &v)
-		rd.SpaceChanged(v.ID)
+		changes.SpaceChanged(v.ID)
 	})
-	siteStore.OnEvents(func(evs []kafkax.Event) { rd.Invalidate(evs...) })
-	sectionStore.OnEvents(func(evs []kafkax.Event) { rd.Invalidate(evs...) })
-	linkStore.OnEvents(func(evs []kafkax.Event) { rd.Invalidate(evs...) })
 
 	e := httpx.NewEngine(logx.ForTest(t), "sites")
 	v1 := e.Group("/v1", internaltoken.Require(signer), internaltoken.RequireUser)
@@ -128,7 +130,7 @@ func newEnvWith(t *testing.T, opts reader.Deps) *env {
 	readerhttp.Register(e, rd, signer, logx.ForTest(t))
 	sitehttp.RegisterGateway(e.Group("/internal/v1", internaltoken.Require(signer), internaltoken.RequireService(sitesapi.Gateway)), sites)
 	return &env{t: t, api: apitest.New(t, e, signer), signer: signer, engine: e, content: ct,
-		spaces: spaces, db: db, reader: rd, readerLog: readerLog, dns: dns, sites: sites}
+		spaces: spaces, db: db, reader: rd, changes: changes, readerLog: readerLog, dns: dns, sites: sites}
 }
 
 // syncBuffer is a buffer written by several goroutines (the reader's log).

@@ -63,7 +63,7 @@ func newEnv(t *testing.T) *env {
 	sites.AddSite("other", "site3")
 	sites.AddSpace("sp1", "Guides")
 	sites.AddSpace("sp2", "API")
-	store := sectionmongo.NewStore(mongox.NewDB(db))
+	store := sectionmongo.NewStore(mongox.NewDB(db), nil)
 	base := time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC)
 	var n atomic.Int64
 	clock := func() time.Time { return base.Add(time.Duration(n.Add(1)) * time.Millisecond) }

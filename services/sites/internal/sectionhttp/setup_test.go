@@ -54,7 +54,7 @@ func newEnv(t *testing.T) *env {
 	sites.AddSite("other", "site3")
 	sites.AddSpace("sp1", "Guides")
 	sites.AddSpace("sp2", "API reference")
-	svc := section.New(sectionmongo.NewStore(mongox.NewDB(db)), sites, time.Now)
+	svc := section.New(sectionmongo.NewStore(mongox.NewDB(db), nil), sites, time.Now)
 	signer := apitest.Signer(t)
 	e := httpx.NewEngine(logx.ForTest(t), "sites")
 	sectionhttp.Register(e.Group("/v1", internaltoken.Require(signer), internaltoken.RequireUser), svc)

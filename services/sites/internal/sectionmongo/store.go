@@ -32,14 +32,12 @@ var _ section.Store = (*Store)(nil)
 
 // NewStore returns a store on db (its document locks are shared with the
 // outbox relay).
-func NewStore(db mongox.DB) *Store {
-	return &Store{d: docstore.New(db, map[string]string{Sections: "site section", Groups: "site section group"}, nil)}
+// written (nil: none) is called after each write with events, with them:
+// the relay's Notify, so that they leave at once, and the reader's drop of
+// what it keeps of their organization.
+func NewStore(db mongox.DB, written func(events []kafkax.Event)) *Store {
+	return &Store{d: docstore.New(db, map[string]string{Sections: "site section", Groups: "site section group"}, written)}
 }
-
-// OnEvents sets the function called after each write with events, with
-// them (the relay's Notify, so that events leave at once, and the
-// reader's drop of what it keeps of their organization).
-func (s *Store) OnEvents(f func(events []kafkax.Event)) { s.d.OnEvents(f) }
 
 // Collections are the collections whose documents carry events.
 func Collections() []string { return []string{Sections, Groups} }

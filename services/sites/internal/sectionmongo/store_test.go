@@ -25,9 +25,8 @@ func newStore(t *testing.T) (*sectionmongo.Store, *int) {
 	if err := mongox.EnsureIndexes(context.Background(), db, sectionmongo.Indexes()...); err != nil {
 		t.Fatal(err)
 	}
-	s := sectionmongo.NewStore(mongox.NewDB(db))
 	writes := new(int)
-	s.OnEvents(func([]kafkax.Event) { *writes++ })
+	s := sectionmongo.NewStore(mongox.NewDB(db), func([]kafkax.Event) { *writes++ })
 	return s, writes
 }
 
@@ -59,7 +58,7 @@ func TestSectionsBySite(t *testing.T) {
 		section.Section{ID: "x", Site: "s2", Path: "a", Position: 5}, // the same path on another site
 	)
 	if *writes != 4 {
-		t.Errorf("OnEvents called %d times, want 4", *writes)
+		t.Errorf("written called %d times, want 4", *writes)
 	}
 	for _, tc := range []struct {
 		name      string

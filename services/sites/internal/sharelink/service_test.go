@@ -61,7 +61,7 @@ func newService(t *testing.T) (*sharelink.Service, *mongo.Database) {
 	if err := sharelinkmongo.EnsureIndexes(context.Background(), db); err != nil {
 		t.Fatal(err)
 	}
-	store := sharelinkmongo.NewStore(mongox.NewDB(db))
+	store := sharelinkmongo.NewStore(mongox.NewDB(db), nil)
 	return sharelink.New(store, sites, sharelink.URLs{Published: "https://sites.test"}, func() time.Time { return at }), db
 }
 

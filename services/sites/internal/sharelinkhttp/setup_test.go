@@ -64,7 +64,7 @@ func newEnv(t *testing.T) *env {
 	if err := sharelinkmongo.EnsureIndexes(context.Background(), db); err != nil {
 		t.Fatal(err)
 	}
-	svc := sharelink.New(sharelinkmongo.NewStore(mongox.NewDB(db)), sites,
+	svc := sharelink.New(sharelinkmongo.NewStore(mongox.NewDB(db), nil), sites,
 		sharelink.URLs{Published: "https://sites.test"}, time.Now)
 	signer := apitest.Signer(t)
 	e := httpx.NewEngine(logx.ForTest(t), "sites")

@@ -28,14 +28,12 @@ var _ sharelink.Store = (*Store)(nil)
 
 // NewStore returns a store on db. Updates of one document are serialised
 // with its document locks, which the outbox relay shares (see mongox.DB).
-func NewStore(db mongox.DB) *Store {
-	return &Store{ds: docstore.New(db, map[string]string{Links: "share link"}, nil)}
+// written (nil: none) is called after each write with events, with them:
+// the relay's Notify, so that they leave at once, and the reader's drop of
+// what it keeps of their organization.
+func NewStore(db mongox.DB, written func(events []kafkax.Event)) *Store {
+	return &Store{ds: docstore.New(db, map[string]string{Links: "share link"}, written)}
 }
-
-// OnEvents sets the function called after each write with events, with
-// them (the relay's Notify, so that events leave at once, and the
-// reader's drop of what it keeps of their organization).
-func (s *Store) OnEvents(f func(events []kafkax.Event)) { s.ds.OnEvents(f) }
 
 // Indexes are the indexes the store relies on: keys are unique and looked
 // up by their hash; a site's links are listed by id.

@@ -26,9 +26,8 @@ func newStore(t *testing.T) (*sharelinkmongo.Store, *mongo.Database, *int) {
 	if err := sharelinkmongo.EnsureIndexes(context.Background(), db); err != nil {
 		t.Fatal(err)
 	}
-	s := sharelinkmongo.NewStore(mongox.NewDB(db))
 	writes := new(int)
-	s.OnEvents(func([]kafkax.Event) { *writes++ })
+	s := sharelinkmongo.NewStore(mongox.NewDB(db), func([]kafkax.Event) { *writes++ })
 	return s, db, writes
 }
 
@@ -79,7 +78,7 @@ func TestInsertAndRead(t *testing.T) {
 	l := link("s1", "l1", "key1")
 	insert(t, s, l)
 	if *writes != 1 {
-		t.Errorf("OnEvents called %d times, want 1", *writes)
+		t.Errorf("written called %d times, want 1", *writes)
 	}
 	for _, tc := range []struct {
 		name    string

@@ -193,7 +193,7 @@ type env struct {
 	// sections are the sections of published views, by site.
 	sections sections
 	db       *mongo.Database
-	reader   *reader.Reader
+	changes  *reader.Changes // the reader's generations, which the store's writes bump
 }
 
 func newEnv(t *testing.T) *env {
@@ -214,23 +214,23 @@ func newEnv(t *testing.T) *env {
 	t.Cleanup(srv.Close)
 	mdb := mongox.NewDB(db)
 	spaces := spaceviewmongo.NewStore(mdb)
-	siteStore := sitemongo.NewStore(mdb)
+	changes := reader.NewChanges()
+	siteStore := sitemongo.NewStore(mdb, func(evs []kafkax.Event) { changes.Invalidate(evs...) })
 	client := contentclient.New(discovery.Static{"content": srv.URL}, signer)
 	keys, secs := shareKeys{}, sections{}
 	// The reader decides what visitors of the published view see.
-	rd, err := reader.New(reader.Deps{Sites: siteStore, Sections: sectionmongo.NewStore(mdb), Spaces: spaces,
-		ShareKeys: keys, Content: client, PublishedURL: "http://gw.test/sites"})
+	rd, err := reader.New(reader.Deps{Sites: siteStore, Sections: sectionmongo.NewStore(mdb, nil), Spaces: spaces,
+		ShareKeys: keys, Content: client, Changes: changes, PublishedURL: "http://gw.test/sites"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	siteStore.OnEvents(func(evs []kafkax.Event) { rd.Invalidate(evs...) })
 	svc := site.New(site.Deps{Store: siteStore, Spaces: spaces, Content: sitecontentclient.New(client),
 		URLs:     site.URLs{Public: "http://gw.test/", App: "http://app.test", Published: "http://gw.test/sites"},
 		Sections: secs, ShareKeys: keys, Visitors: rd})
 	e := httpx.NewEngine(logx.ForTest(t), "sites")
 	sitehttp.Register(e.Group("/v1", internaltoken.Require(signer), internaltoken.RequireUser), svc)
 	sitehttp.RegisterInternal(e.Group("/internal/v1", internaltoken.Require(signer), internaltoken.RequireService(sitesapi.Insights)), svc)
-	return &env{t: t, api: apitest.New(t, e, signer), svc: svc, spaces: spaces, content: cs, keys: keys, sections: secs, db: db, reader: rd}
+	return &env{t: t, api: apitest.New(t, e, signer), svc: svc, spaces: spaces, content: cs, keys: keys, sections: secs, db: db, changes: changes}
 }
 
 // Callers of the tests: members of org1 by role, a member of org2 only.
@@ -320,5 +320,5 @@ func (e *env) putSpace(id, org, title string, deleted bool) {
 	if err := e.spaces.Put(context.Background(), raw, deleted, time.Time{}); err != nil {
 		e.t.Fatal(err)
 	}
-	e.reader.SpaceChanged(id) // as the service's consumer of content's events does
+	e.changes.SpaceChanged(id) // as the service's consumer of content's events does
 }

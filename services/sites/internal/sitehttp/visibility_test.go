@@ -140,7 +140,7 @@ func TestContentDownFailsClosed(t *testing.T) {
 	db := mongotest.Database(t)
 	mdb := mongox.NewDB(db)
 	signer := apitest.Signer(t)
-	svc := site.New(site.Deps{Store: sitemongo.NewStore(mdb), Spaces: spaceviewmongo.NewStore(mdb),
+	svc := site.New(site.Deps{Store: sitemongo.NewStore(mdb, nil), Spaces: spaceviewmongo.NewStore(mdb),
 		Content: sitecontentclient.New(contentclient.New(discovery.Static{"content": closed}, signer)), URLs: site.URLs{Public: "http://gw.test"}})
 	eng := httpx.NewEngine(logx.Discard(), "sites")
 	sitehttp.Register(eng.Group("/v1", internaltoken.Require(signer), internaltoken.RequireUser), svc)

@@ -42,15 +42,13 @@ var _ site.Store = (*Store)(nil)
 
 // NewStore returns a store on db (its document locks are shared with the
 // outbox relay).
-func NewStore(db mongox.DB) *Store {
+// written (nil: none) is called after each write with events, with them:
+// the relay's Notify, so that they leave at once, and the reader's drop of
+// what it keeps of their organization.
+func NewStore(db mongox.DB, written func(events []kafkax.Event)) *Store {
 	return &Store{d: docstore.New(db, map[string]string{Sites: "site", SiteSpaces: "site space",
-		Schemas: "adaptive schema", PublishingAuths: "publishing auth", Hostnames: "hostname"}, nil)}
+		Schemas: "adaptive schema", PublishingAuths: "publishing auth", Hostnames: "hostname"}, written)}
 }
-
-// OnEvents sets the function called after each write with events, with
-// them (the relay's Notify, so that events leave at once, and the
-// reader's drop of what it keeps of their organization).
-func (s *Store) OnEvents(f func(events []kafkax.Event)) { s.d.OnEvents(f) }
 
 // Collections are the collections whose documents carry events (for the relay).
 func Collections() []string { return []string{Sites, SiteSpaces, Schemas, PublishingAuths} }

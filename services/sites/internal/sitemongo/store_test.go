@@ -26,9 +26,8 @@ func newStore(t *testing.T) (*sitemongo.Store, *int, *mongo.Database) {
 	if err := mongox.EnsureIndexes(context.Background(), db, sitemongo.Indexes()...); err != nil {
 		t.Fatal(err)
 	}
-	s := sitemongo.NewStore(mongox.NewDB(db))
 	writes := new(int)
-	s.OnEvents(func([]kafkax.Event) { *writes++ })
+	s := sitemongo.NewStore(mongox.NewDB(db), func([]kafkax.Event) { *writes++ })
 	return s, writes, db
 }
 
@@ -64,7 +63,7 @@ func TestSitesQueries(t *testing.T) {
 		}
 	}
 	if *writes != 4 {
-		t.Errorf("OnEvents called %d times, want 4", *writes)
+		t.Errorf("written called %d times, want 4", *writes)
 	}
 	yes, no := true, false
 	for _, tc := range []struct {
