@@ -103,7 +103,10 @@ type Key struct {
 
 // Cache keeps answers; it is safe for concurrent use.
 type Cache struct {
-	entries  *sizedcache.Cache[Key, *Entry]
+	entries *sizedcache.Cache[Key, *Entry]
+	// searches keep readers' searches apart, in a share of the bytes:
+	// queries any reader makes up never push pages out.
+	searches *sizedcache.Cache[Key, *Entry]
 	ttl      time.Duration
 	maxEntry int64
 	// tags are the generations of tags, which a purge bumps: an answer
@@ -113,13 +116,28 @@ type Cache struct {
 	now     func() time.Time
 }
 
-// maxEntries bounds the answers kept.
-const maxEntries = 10_000
+// maxEntries bounds the pages kept; maxSearches the searches, in one
+// searchShare-th of the bytes.
+const (
+	maxEntries  = 10_000
+	maxSearches = 2_000
+	searchShare = 8
+)
 
-// New returns a cache of maxBytes bytes whose answers live ttl.
+// New returns a cache of maxBytes bytes (an eighth of them for
+// searches) whose answers live ttl.
 func New(maxBytes int64, ttl time.Duration) *Cache {
-	return &Cache{entries: sizedcache.New[Key, *Entry](maxEntries, maxBytes).Observe("gateway.pages"),
-		ttl: ttl, maxEntry: min(maxBytes/64, 1<<20), now: time.Now}
+	return &Cache{entries: sizedcache.New[Key, *Entry](maxEntries, maxBytes-maxBytes/searchShare).Observe("gateway.pages"),
+		searches: sizedcache.New[Key, *Entry](maxSearches, maxBytes/searchShare).Observe("gateway.searches"),
+		ttl:      ttl, maxEntry: min(maxBytes/64, 1<<20), now: time.Now}
+}
+
+// of is where the answer of k is kept: a search's apart.
+func (c *Cache) of(k Key) *sizedcache.Cache[Key, *Entry] {
+	if k.search != "" {
+		return c.searches
+	}
+	return c.entries
 }
 
 // Lookup tells whether r may be answered from the cache and, if so, its
@@ -132,7 +150,7 @@ func (c *Cache) Lookup(r *http.Request) (k Key, mark uint64, e *Entry, ok bool) 
 	q, _ := searchQuery(r)
 	k = Key{host: strings.ToLower(r.Host), path: r.URL.EscapedPath(), search: q}
 	mark = c.tags.Now()
-	if e, found := c.entries.Get(k); found && c.now().Sub(e.at) < c.ttl && c.tags.Current(e.stamp) {
+	if e, found := c.of(k).Get(k); found && c.now().Sub(e.at) < c.ttl && c.tags.Current(e.stamp) {
 		return k, mark, e, true
 	}
 	return k, mark, nil, true
@@ -224,14 +242,14 @@ func (c *Cache) Keep(k Key, mark uint64, status int, header http.Header, body []
 			header.Del(name)
 		}
 	}
-	prev, _ := c.entries.Peek(k)
+	prev, _ := c.of(k).Peek(k)
 	e, ok := c.entry(status, header, body, prev)
 	if !ok {
 		return
 	}
 	// A purge after the stamp leaves it unserved (Lookup checks it).
 	e.View, e.stamp, e.at = view, stamp, c.now()
-	c.entries.Set(k, e, e.size())
+	c.of(k).Set(k, e, e.size())
 }
 
 // entry makes the entry of an answer (header without the internal ones),
@@ -548,7 +566,7 @@ func (c *Cache) PurgeAll() {
 
 // Len is how many answers are kept (purged ones not yet replaced or
 // pushed out included).
-func (c *Cache) Len() int { return c.entries.Len() }
+func (c *Cache) Len() int { return c.entries.Len() + c.searches.Len() }
 
 // WriteTags are the tags a successful write to the API path changes: its
 // organization (/v1/orgs/{id}/...) or space (/v1/spaces/{id}/...).

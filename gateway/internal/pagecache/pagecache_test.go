@@ -3,6 +3,7 @@ package pagecache
 import (
 	"bytes"
 	"compress/gzip"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -133,6 +134,29 @@ func TestSearchesKeptByQuery(t *testing.T) {
 	c.Purge(readerapi.OrgTag("o1"))
 	if _, _, e, _ := c.Lookup(page(t, "http://gw/sites/o1/s1/~search?q=zebra+stripes", nil)); e != nil {
 		t.Error("a purge of its organization left the search kept")
+	}
+}
+
+// TestSearchesNeverPushPagesOut: searches are kept apart, in their own
+// share of the bytes: a flood of made-up queries pushes out searches
+// only, never a page.
+func TestSearchesNeverPushPagesOut(t *testing.T) {
+	c := New(64<<10, time.Minute)
+	body := []byte(strings.Repeat("p", 900))
+	if e := keep(t, c, "/sites/o1/s1/page", pageHeader(`"p"`, ""), body); e == nil {
+		t.Fatal("the page was not kept")
+	}
+	for i := range 1_000 {
+		keep(t, c, fmt.Sprintf("/sites/o1/s1/~search?q=made-up-%d", i), http.Header{}, body)
+	}
+	if _, _, e, _ := c.Lookup(page(t, "http://gw/sites/o1/s1/page", nil)); e == nil {
+		t.Error("1,000 searches pushed the page out")
+	}
+	if _, _, e, _ := c.Lookup(page(t, "http://gw/sites/o1/s1/~search?q=made-up-999", nil)); e == nil {
+		t.Error("the last search was not kept")
+	}
+	if n := c.searches.Len(); n*len(body) > (64<<10)/searchShare {
+		t.Errorf("%d searches of %d bytes kept, past their share of %d bytes", n, len(body), (64<<10)/searchShare)
 	}
 }
 

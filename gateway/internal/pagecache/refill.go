@@ -16,7 +16,7 @@ type refills struct {
 
 // fresh tells whether the answer kept under k may be served.
 func (c *Cache) fresh(k Key) bool {
-	e, found := c.entries.Peek(k)
+	e, found := c.of(k).Peek(k)
 	return found && c.now().Sub(e.at) < c.ttl && c.tags.Current(e.stamp)
 }
 
@@ -30,7 +30,7 @@ func (c *Cache) Refill(k Key) (release func(), wait <-chan struct{}) {
 	if c == nil {
 		return nil, nil
 	}
-	if _, kept := c.entries.Peek(k); !kept {
+	if _, kept := c.of(k).Peek(k); !kept {
 		return nil, nil
 	}
 	c.refills.mu.Lock()
@@ -51,7 +51,7 @@ func (c *Cache) Refill(k Key) (release func(), wait <-chan struct{}) {
 				// Not kept again (sites no longer lets it be: a site
 				// made restricted, an error): forgotten, so that its next
 				// readers do not wait for one another.
-				c.entries.Remove(k)
+				c.of(k).Remove(k)
 			}
 			delete(c.refills.m, k)
 			c.refills.mu.Unlock()
