@@ -263,10 +263,12 @@ func Run(ctx context.Context, cfg Config, log *slog.Logger) error {
 		return err
 	}
 	if cfg.CustomTLS.Addr == "" {
-		return service.Run(ctx, Service, cfg.Addr, g, log, service.WrapListener(g.Listener))
+		return service.Run(ctx, Service, cfg.Addr, g, log, service.WrapListener(g.Listener), service.Linger(httpx.Linger))
 	}
 	eg, ctx := errgroup.WithContext(ctx)
-	eg.Go(func() error { return service.Run(ctx, Service, cfg.Addr, g, log, service.WrapListener(g.Listener)) })
+	eg.Go(func() error {
+		return service.Run(ctx, Service, cfg.Addr, g, log, service.WrapListener(g.Listener), service.Linger(httpx.Linger))
+	})
 	eg.Go(func() error { return customtls.Listen(ctx, cfg.CustomTLS, g.customTLSDeps()) })
 	return eg.Wait()
 }

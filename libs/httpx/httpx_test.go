@@ -248,7 +248,7 @@ func TestServeLingersClosingConnections(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	ln := listen(t)
-	go func() { done <- httpx.Serve(ctx, ln, e, logx.Discard()) }()
+	go func() { done <- httpx.ServeLingering(ctx, ln, e, logx.Discard(), httpx.Lingering{For: httpx.Linger}) }()
 	client := &http.Client{Transport: &http.Transport{}}
 	get := func() (*http.Response, error) {
 		res, err := client.Get("http://" + ln.Addr().String() + "/healthz")

@@ -14,14 +14,8 @@ import (
 // ShutdownTimeout bounds how long in-flight requests may drain on shutdown.
 const ShutdownTimeout = 15 * time.Second
 
-// Linger is how long a server told to stop still serves before it drains.
-// Every response in that time asks its client to close the connection
-// (Connection: close): a client's keep-alive connection leaves after the
-// request it carries, rather than being closed by the drain while the
-// client sends its next request on it (a POST lost so cannot be sent
-// again). A withdrawn instance lingers for all of it (resolvers may have
-// named it just before); otherwise lingering ends once no connection is
-// open.
+// Linger is how long a deployed component told to stop still serves
+// before it drains (Lingering).
 const Linger = 2 * time.Second
 
 // ReadTimeout bounds the reading of a whole request, its body included
@@ -44,19 +38,32 @@ func NewServer(h http.Handler) *http.Server {
 	}
 }
 
-// Serve serves h on ln until ctx is done, then lingers (Linger) and drains
-// in-flight requests.
+// Serve serves h on ln until ctx is done, then drains in-flight requests.
 func Serve(ctx context.Context, ln net.Listener, h http.Handler, log *slog.Logger) error {
-	return ServeThenWithdraw(ctx, ln, h, log, nil)
+	return ServeLingering(ctx, ln, h, log, Lingering{})
 }
 
-// ServeThenWithdraw is Serve that, once ctx is done, first calls withdraw
-// (discovery's deregistration) while it still serves, then lingers for
-// all of Linger.
-func ServeThenWithdraw(ctx context.Context, ln net.Listener, h http.Handler, log *slog.Logger, withdraw func()) error {
-	var l lingering
-	srv := NewServer(l.handler(h))
-	srv.ConnState = l.track
+// Lingering is how a server told to stop keeps serving before it drains.
+// Every answer in that time asks its client to close the connection
+// (Connection: close): a client's keep-alive connection leaves after the
+// request it carries, rather than being closed by the drain while the
+// client sends its next request on it (a POST lost so cannot be sent
+// again).
+type Lingering struct {
+	// Withdraw, when set, runs first (discovery's deregistration); the
+	// server then lingers for all of For (resolvers may have named it
+	// just before).
+	Withdraw func()
+	// For is how long it lingers at most; without Withdraw, lingering
+	// ends once no connection is open. 0: it drains at once.
+	For time.Duration
+}
+
+// ServeLingering is Serve that lingers as l says once ctx is done.
+func ServeLingering(ctx context.Context, ln net.Listener, h http.Handler, log *slog.Logger, l Lingering) error {
+	var st lingering
+	srv := NewServer(st.handler(h))
+	srv.ConnState = st.track
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	log.InfoContext(ctx, "listening", "addr", ln.Addr().String())
@@ -65,11 +72,11 @@ func ServeThenWithdraw(ctx context.Context, ln net.Listener, h http.Handler, log
 		return fmt.Errorf("serve: %w", err)
 	case <-ctx.Done():
 	}
-	l.closing.Store(true)
-	if withdraw != nil {
-		withdraw()
+	st.closing.Store(true)
+	if l.Withdraw != nil {
+		l.Withdraw()
 	}
-	l.linger(withdraw != nil, errc)
+	st.linger(l.For, l.Withdraw != nil, errc)
 	sctx, cancel := context.WithTimeout(context.Background(), ShutdownTimeout)
 	defer cancel()
 	if err := srv.Shutdown(sctx); err != nil {
@@ -107,11 +114,14 @@ func (l *lingering) track(_ net.Conn, s http.ConnState) {
 	}
 }
 
-// linger waits Linger, or, unless full, until no connection is open; it
-// ends at once when the server already stopped (errc holds its error, put
-// back for the caller).
-func (l *lingering) linger(full bool, errc chan error) {
-	deadline := time.NewTimer(Linger)
+// linger waits d, or, unless full, until no connection is open; it ends
+// at once when the server already stopped (errc holds its error, put back
+// for the caller).
+func (l *lingering) linger(d time.Duration, full bool, errc chan error) {
+	if d <= 0 {
+		return
+	}
+	deadline := time.NewTimer(d)
 	defer deadline.Stop()
 	tick := time.NewTicker(20 * time.Millisecond)
 	defer tick.Stop()

@@ -50,6 +50,15 @@ type runOptions struct {
 	registry  discovery.Registry
 	advertise string
 	wrap      func(net.Listener) net.Listener
+	linger    time.Duration
+}
+
+// Linger makes Run, told to stop, keep serving for up to d (until no
+// connection is open) with every answer closing its connection, before it
+// drains (httpx.Lingering): for a component clients keep connections to
+// and that no registry withdraws (the gateway).
+func Linger(d time.Duration) Option {
+	return func(o *runOptions) { o.linger = d }
 }
 
 // WrapListener makes Run serve on wrap(the listener) rather than the
@@ -95,7 +104,7 @@ func Run(ctx context.Context, name, addr string, app App, log *slog.Logger, opts
 		ln = o.wrap(ln)
 	}
 	if o.registry == nil {
-		return httpx.Serve(ctx, ln, app.Handler(), log)
+		return httpx.ServeLingering(ctx, ln, app.Handler(), log, httpx.Lingering{For: o.linger})
 	}
 	adv, err := discovery.AdvertiseAddr(o.advertise, ln.Addr())
 	if err != nil {
@@ -115,7 +124,7 @@ func Run(ctx context.Context, name, addr string, app App, log *slog.Logger, opts
 		}
 	})
 	defer withdraw()
-	return httpx.ServeThenWithdraw(ctx, ln, app.Handler(), log, withdraw)
+	return httpx.ServeLingering(ctx, ln, app.Handler(), log, httpx.Lingering{Withdraw: withdraw, For: httpx.Linger})
 }
 
 // Config is a service's configuration: a struct with `env` tags (see
