@@ -13,8 +13,8 @@ import (
 // Settings are the fields of a space an admin sets as they are: stored
 // with the space, checked by check, shown in its view and events as
 // contentapi.SpaceSettings (the same fields: the view converts) and
-// changed by a PATCH that names them (patchSettings). A field added here
-// and there needs no other code but its rule in check.
+// changed by a PATCH that names them (settingsPatch, patched). A field
+// added here and there needs no other code but its rule in check.
 type Settings struct {
 	// GitBookSpaceID is the GitBook space this space was migrated from
 	// (an id, "" when unknown): app.gitbook.com links into it are its pages.
@@ -49,34 +49,44 @@ func validGitBookSpaceID(p *apierr.Problems, field, id string) {
 	}
 }
 
-// patchSettings is cur with the settings a PATCH body (a JSON object)
-// names replaced by its values, and whether it names any. A value of the
-// wrong type is a 400 naming its field.
-func patchSettings(cur Settings, body []byte) (Settings, bool, error) {
+// settingsPatch is what a PATCH body (a JSON object) says of the
+// settings: a JSON object of the settings it names alone, nil when it
+// names none.
+func settingsPatch(body []byte) ([]byte, error) {
 	if len(body) == 0 {
-		return cur, false, nil
+		return nil, nil
 	}
 	var fields map[string]json.RawMessage
 	if err := json.Unmarshal(body, &fields); err != nil {
-		return cur, false, apierr.BadRequest("malformed JSON: %s", err.Error())
+		return nil, apierr.BadRequest("malformed JSON: %s", err.Error())
 	}
-	given := false
+	named := map[string]json.RawMessage{}
 	for _, name := range settingNames() {
-		_, ok := fields[name]
-		given = given || ok
+		if v, ok := fields[name]; ok {
+			named[name] = v
+		}
 	}
-	if !given {
-		return cur, false, nil
+	if len(named) == 0 {
+		return nil, nil
 	}
-	next := contentapi.SpaceSettings(cur)
-	if err := json.Unmarshal(body, &next); err != nil {
+	return json.Marshal(named)
+}
+
+// patched is s with the settings patch (settingsPatch) names replaced
+// by its values. A value of the wrong type is a 400 naming its field.
+func (s Settings) patched(patch []byte) (Settings, error) {
+	if patch == nil {
+		return s, nil
+	}
+	next := contentapi.SpaceSettings(s)
+	if err := json.Unmarshal(patch, &next); err != nil {
 		var typ *json.UnmarshalTypeError
 		if errors.As(err, &typ) {
-			return cur, true, apierr.Invalid(typ.Field, "must be a JSON %s", typ.Type.Kind())
+			return s, apierr.Invalid(typ.Field, "must be a JSON %s", typ.Type.Kind())
 		}
-		return cur, true, apierr.BadRequest("malformed JSON: %s", err.Error())
+		return s, apierr.BadRequest("malformed JSON: %s", err.Error())
 	}
-	return Settings(next), true, nil
+	return Settings(next), nil
 }
 
 // settingNames are the JSON names of the settings.

@@ -164,12 +164,16 @@ func (s *Service) UpdateSpace(ctx context.Context, c access.Caller, id string, i
 	if in.Visibility != nil {
 		p.OneOf("visibility", *in.Visibility, Visibilities...)
 	}
-	given, settings, err := patchSettings(Settings{}, in.Settings)
+	patch, err := settingsPatch(in.Settings)
+	if err != nil {
+		return SpaceView{}, err
+	}
+	given, err := Settings{}.patched(patch)
 	if err != nil {
 		return SpaceView{}, err
 	}
 	given.check(&p)
-	admin := in.EditMode != nil || in.Visibility != nil || in.DefaultLevel.Set || settings
+	admin := in.EditMode != nil || in.Visibility != nil || in.DefaultLevel.Set || patch != nil
 	if err := p.Err(); err != nil {
 		return SpaceView{}, err
 	}
@@ -208,7 +212,7 @@ func (s *Service) UpdateSpace(ctx context.Context, c access.Caller, id string, i
 			sp.DefaultLevel = in.DefaultLevel.Value
 		}
 		var err error
-		if sp.Settings, _, err = patchSettings(sp.Settings, in.Settings); err != nil {
+		if sp.Settings, err = sp.Settings.patched(patch); err != nil {
 			return err
 		}
 		sp.UpdatedAt = s.clock()
