@@ -62,8 +62,10 @@ type Lingering struct {
 // ServeLingering is Serve that lingers as l says once ctx is done.
 func ServeLingering(ctx context.Context, ln net.Listener, h http.Handler, log *slog.Logger, l Lingering) error {
 	var st lingering
-	srv := NewServer(st.handler(h))
-	srv.ConnState = st.track
+	srv := NewServer(h)
+	if l.For > 0 { // only a server that lingers pays for it on each request
+		srv.Handler, srv.ConnState = st.handler(h), st.track
+	}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	log.InfoContext(ctx, "listening", "addr", ln.Addr().String())
@@ -123,8 +125,12 @@ func (l *lingering) linger(d time.Duration, full bool, errc chan error) {
 	}
 	deadline := time.NewTimer(d)
 	defer deadline.Stop()
-	tick := time.NewTicker(20 * time.Millisecond)
-	defer tick.Stop()
+	var tick <-chan time.Time // looks at the open connections, unless full
+	if !full {
+		t := time.NewTicker(20 * time.Millisecond)
+		defer t.Stop()
+		tick = t.C
+	}
 	for full || l.open.Load() > 0 {
 		select {
 		case <-deadline.C:
@@ -132,7 +138,7 @@ func (l *lingering) linger(d time.Duration, full bool, errc chan error) {
 		case err := <-errc:
 			errc <- err
 			return
-		case <-tick.C:
+		case <-tick:
 		}
 	}
 }
