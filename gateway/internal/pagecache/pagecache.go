@@ -101,6 +101,9 @@ type Key struct {
 	search string
 }
 
+// size is what k takes in memory.
+func (k Key) size() int64 { return int64(len(k.host) + len(k.path) + len(k.search)) }
+
 // Cache keeps answers; it is safe for concurrent use.
 type Cache struct {
 	entries *sizedcache.Cache[Key, *Entry]
@@ -249,7 +252,7 @@ func (c *Cache) Keep(k Key, mark uint64, status int, header http.Header, body []
 	}
 	// A purge after the stamp leaves it unserved (Lookup checks it).
 	e.View, e.stamp, e.at = view, stamp, c.now()
-	c.of(k).Set(k, e, e.size())
+	c.of(k).Set(k, e, e.size()+k.size())
 }
 
 // entry makes the entry of an answer (header without the internal ones),
@@ -597,7 +600,11 @@ func WriteTags(path string) []string {
 // public site, no cookie or claim) is its to say, as for a page
 // (Keepable). The TTL bounds how long a kept search lags the index.
 func searchQuery(r *http.Request) (string, bool) {
+	const maxSearchQuery = 1 << 10 // far past what sites searches for
 	if r.URL.RawQuery == "" || !strings.HasSuffix(r.URL.Path, "/~search") {
+		return "", false
+	}
+	if len(r.URL.RawQuery) > maxSearchQuery { // a longer one reaches sites
 		return "", false
 	}
 	vs, err := url.ParseQuery(r.URL.RawQuery)

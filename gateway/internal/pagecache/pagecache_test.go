@@ -131,6 +131,9 @@ func TestSearchesKeptByQuery(t *testing.T) {
 			t.Errorf("%s: looked up %v, kept %q, want %q", target, ok, got, want)
 		}
 	}
+	if _, _, _, ok := c.Lookup(page(t, "http://gw/sites/o1/s1/~search?q="+strings.Repeat("+", 2<<10), nil)); ok {
+		t.Error("a search of 2 KiB is looked up: its key would outweigh its answer")
+	}
 	c.Purge(readerapi.OrgTag("o1"))
 	if _, _, e, _ := c.Lookup(page(t, "http://gw/sites/o1/s1/~search?q=zebra+stripes", nil)); e != nil {
 		t.Error("a purge of its organization left the search kept")
