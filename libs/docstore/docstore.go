@@ -36,6 +36,9 @@ type Store struct {
 	// byID caches documents read by _id under their generations, which
 	// Insert, Update and Delete bump once done (see CacheByID).
 	byID map[string]*idCache
+	// lists caches tenants' pages under the tenants' generations, which
+	// the same writes bump (see CacheLists).
+	lists map[string]*listCache
 }
 
 // New returns a store on db. names gives the singular resource name of each
@@ -140,6 +143,10 @@ func (s *Store) Insert(ctx context.Context, coll string, doc any, events ...kafk
 	}
 	m = append(m, o.Fields()...)
 	defer s.changed(coll, idOf(raw))
+	if s.lists[coll] != nil {
+		tenant, _ := bson.Raw(raw).Lookup(TenantField).StringValueOK()
+		defer s.TenantChanged(coll, tenant)
+	}
 	if _, err = s.C(coll).InsertOne(ctx, m); err != nil {
 		return mongox.Err(err, s.Name(coll))
 	}
@@ -184,6 +191,7 @@ func (s *Store) Update(ctx context.Context, coll, id string, cond, upd bson.M, e
 	o.Room(f)
 	res, err := s.C(coll).UpdateOne(ctx, f, upd)
 	s.changed(coll, id)
+	s.tenantsWrote(coll, events)
 	if err != nil {
 		return mongox.Err(err, s.Name(coll))
 	}
@@ -230,6 +238,7 @@ func (s *Store) Remove(ctx context.Context, coll, id string, set bson.M, ev kafk
 // (for data whose owner's deletion event already says it is gone).
 func (s *Store) Delete(ctx context.Context, coll string, f bson.M) error {
 	defer s.changed(coll, filterID(f))
+	defer s.TenantChanged(coll, tenantOf(f[TenantField]))
 	if _, err := s.C(coll).DeleteMany(ctx, Live(f)); err != nil {
 		return mongox.Err(err, s.Name(coll))
 	}
@@ -325,18 +334,7 @@ func Page[T any](ctx context.Context, s *Store, coll string, f bson.M, k Keyset)
 	if err != nil {
 		return nil, 0, err
 	}
-	field := k.Field
-	if field == "" {
-		field = "_id"
-	}
-	q := f
-	if k.AfterID != "" {
-		q = mongox.And(f, mongox.After(field, k.Desc, k.AfterValue, k.AfterID))
-	}
-	opts := options.Find().SetSort(mongox.Sort(field, k.Desc))
-	if k.Limit > 0 {
-		opts.SetLimit(int64(k.Limit))
-	}
+	q, opts := keysetQuery(f, k)
 	items, err := Find[T](ctx, s, coll, q, opts)
 	return items, count, err
 }

@@ -123,6 +123,11 @@ func readModifyWrite(ctx context.Context, s *Store, coll, id string, update func
 		}
 		upd["$inc"] = bson.M{VersionField: int64(1)}
 		err = s.Update(ctx, coll, id, at(version), upd, events...)
+		if tenant, ok := raw.Lookup(TenantField).StringValueOK(); ok && s.lists[coll] != nil {
+			// The tenant it was read in, which events may not name (a
+			// document moving to another).
+			s.TenantChanged(coll, tenant)
+		}
 		if !errors.Is(err, apierr.ErrNotFound) {
 			return err
 		}

@@ -31,6 +31,31 @@ func TestChangedSpace(t *testing.T) {
 	}
 }
 
+// TestChangedTree: another replica's space or collection event drops
+// what the lists of its organization keep; a transfer's, or an event of
+// a type content does not declare, every organization's; its other
+// events none.
+func TestChangedTree(t *testing.T) {
+	for _, tc := range []struct {
+		typ string
+		org string
+		ok  bool
+	}{
+		{contentapi.SpaceCreated, "org1", true},
+		{contentapi.SpaceMoved, "org1", true},
+		{contentapi.CollectionUpdated, "org1", true},
+		{contentapi.SpaceTransferred, "", true},
+		{contentapi.CommentCreated, "", false},
+		{contentapi.RevisionCreated, "", false},
+		{"thing.invented", "", true},
+	} {
+		org, ok := changedTree(kafkax.NewEvent(tc.typ, "org1", "x", nil))
+		if org != tc.org || ok != tc.ok {
+			t.Errorf("%s: %q %v, want %q %v", tc.typ, org, ok, tc.org, tc.ok)
+		}
+	}
+}
+
 func TestEventSpaces(t *testing.T) {
 	evs := []kafkax.Event{
 		contentapi.NewCommentCreated("org", contentapi.Comment{ID: "c1", Space: "sp1"}),

@@ -396,6 +396,9 @@ func (a *App) RunBackground(ctx context.Context) {
 		if id, ok := changedSpace(ev); ok {
 			a.spaceStore.Changed(id)
 		}
+		if org, ok := changedTree(ev); ok {
+			a.spaceStore.TreeChanged(org)
+		}
 	})
 	a.core.Go(ctx, "identity consumer", a.identity.Run)
 	a.core.Go(ctx, "purge job", a.purgeEvery)
@@ -423,6 +426,20 @@ func (a *App) RunBackground(ctx context.Context) {
 func changedSpace(ev kafkax.Event) (id string, ok bool) {
 	if strings.HasPrefix(ev.Type, "space.") {
 		return ev.Subject, true
+	}
+	_, known := contentapi.Events[ev.Type]
+	return "", !known
+}
+
+// changedTree is the organization whose lists of spaces and collections
+// ev changes ("" for every one: a type this version does not know), and
+// whether it changes any.
+func changedTree(ev kafkax.Event) (org string, ok bool) {
+	if ev.Type == contentapi.SpaceTransferred {
+		return "", true // it left an organization the event does not name
+	}
+	if strings.HasPrefix(ev.Type, "space.") || strings.HasPrefix(ev.Type, "collection.") {
+		return ev.Organization, true
 	}
 	_, known := contentapi.Events[ev.Type]
 	return "", !known

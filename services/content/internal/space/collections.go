@@ -204,7 +204,7 @@ func (s *Service) ListCollections(ctx context.Context, c access.Caller, org stri
 	if err != nil {
 		return List[CollectionView]{}, err
 	}
-	t, err := s.tree(ctx, org)
+	t, err := s.listedTree(ctx, org)
 	if err != nil {
 		return List[CollectionView]{}, err
 	}
@@ -245,7 +245,7 @@ func (s *Service) listSpaces(ctx context.Context, role roles.Role, t tree, q Spa
 	}
 	page, err := paging.Fetch(pg, func(limit int) ([]Space, int, error) {
 		q.Limit = limit
-		return s.store.Spaces(ctx, q)
+		return s.store.CachedSpaces(ctx, q)
 	}, cursor)
 	if err != nil {
 		return List[SpaceView]{}, err

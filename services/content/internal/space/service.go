@@ -102,7 +102,15 @@ func member(c access.Caller, org string) (roles.Role, error) {
 type tree map[string]Collection
 
 func (s *Service) tree(ctx context.Context, org string) (tree, error) {
-	cs, err := s.store.OrgCollections(ctx, org)
+	return treeOf(s.store.OrgCollections(ctx, org))
+}
+
+// listedTree is tree for a list that answers a request (CachedOrgCollections).
+func (s *Service) listedTree(ctx context.Context, org string) (tree, error) {
+	return treeOf(s.store.CachedOrgCollections(ctx, org))
+}
+
+func treeOf(cs []Collection, err error) (tree, error) {
 	if err != nil {
 		return nil, err
 	}

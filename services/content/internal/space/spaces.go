@@ -118,7 +118,7 @@ func (s *Service) ListSpaces(ctx context.Context, c access.Caller, org string, p
 	if err != nil {
 		return List[SpaceView]{}, err
 	}
-	t, err := s.tree(ctx, org)
+	t, err := s.listedTree(ctx, org)
 	if err != nil {
 		return List[SpaceView]{}, err
 	}

@@ -67,6 +67,10 @@ type SpaceStore interface {
 	// too; unknown ids are left out).
 	SpacesByID(ctx context.Context, ids []string) ([]Space, error)
 	Spaces(ctx context.Context, q SpaceQuery) ([]Space, int, error)
+	// CachedSpaces is Spaces for a list that answers a request: kept
+	// like CachedSpace, and dropped by any write of the organization's
+	// spaces through this process.
+	CachedSpaces(ctx context.Context, q SpaceQuery) ([]Space, int, error)
 	// SpaceNames returns up to q.Limit spaces of q by id (q's sort and
 	// page aside), uncounted, each with only its ID, Organization, Title,
 	// Parent and DefaultLevel: a list of names and who may read them.
@@ -95,6 +99,11 @@ type CollectionStore interface {
 	Collection(ctx context.Context, id string) (Collection, error)
 	// OrgCollections returns every collection of an organization.
 	OrgCollections(ctx context.Context, org string) ([]Collection, error)
+	// CachedOrgCollections is OrgCollections for a read that answers a
+	// request, kept like CachedSpaces.
+	CachedOrgCollections(ctx context.Context, org string) ([]Collection, error)
+	// Collections returns a page of collections for a list that answers
+	// a request, kept like CachedSpaces.
 	Collections(ctx context.Context, q CollectionQuery) ([]Collection, int, error)
 }
 

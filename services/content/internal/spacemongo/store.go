@@ -51,6 +51,10 @@ const (
 	spaceTTL     = time.Second
 	spaceEntries = 10_000
 	spaceBytes   = 16 << 20
+	// Bounds of the caches of an organization's lists of spaces and of
+	// collections (docstore.CacheLists), each.
+	listEntries = 4_000
+	listBytes   = 32 << 20
 )
 
 // NewStore returns a store on db (its document locks are shared with the
@@ -62,12 +66,22 @@ func NewStore(db mongox.DB, written func()) *Store {
 		Spaces: "space", Collections: "collection", Revisions: "revision",
 	}, docstore.Notify(written))
 	d.CacheByID(Spaces, spaceEntries, spaceBytes, spaceTTL)
+	d.CacheLists(Spaces, listEntries, listBytes, spaceTTL)
+	d.CacheLists(Collections, listEntries, listBytes, spaceTTL)
 	return &Store{d: d, db: db}
 }
 
 // Changed drops what CachedSpace keeps of space id (of every space when
 // id is ""): another instance changed it (its event arrived).
 func (s *Store) Changed(id string) { s.d.Changed(Spaces, id) }
+
+// TreeChanged drops what CachedSpaces, CachedOrgCollections and
+// Collections keep of org (of every organization when org is ""):
+// another instance changed one of its spaces or collections.
+func (s *Store) TreeChanged(org string) {
+	s.d.TenantChanged(Spaces, org)
+	s.d.TenantChanged(Collections, org)
+}
 
 // EventCollections are the collections whose documents carry events.
 func EventCollections() []string { return []string{Spaces, Collections} }
@@ -178,11 +192,21 @@ func (s *Store) CachedSpace(ctx context.Context, id string) (space.Space, error)
 
 // Spaces returns a page of spaces and the count of all matching.
 func (s *Store) Spaces(ctx context.Context, q space.SpaceQuery) ([]space.Space, int, error) {
+	return docstore.Page[space.Space](ctx, s.d, Spaces, spaceFilter(q), spaceKeyset(q))
+}
+
+// CachedSpaces is Spaces through the cache of lists.
+func (s *Store) CachedSpaces(ctx context.Context, q space.SpaceQuery) ([]space.Space, int, error) {
+	return docstore.PageCached[space.Space](ctx, s.d, Spaces, spaceFilter(q), spaceKeyset(q))
+}
+
+// spaceKeyset is the page of q.
+func spaceKeyset(q space.SpaceQuery) docstore.Keyset {
 	k := docstore.Keyset{Field: q.Sort, Desc: q.Desc, AfterID: q.AfterID, Limit: q.Limit}
 	if q.Sort == space.ByPosition {
 		k.AfterValue = q.AfterPosition
 	}
-	return docstore.Page[space.Space](ctx, s.d, Spaces, spaceFilter(q), k)
+	return k
 }
 
 // SpaceNames returns up to q.Limit spaces of q by id, uncounted, each
@@ -318,7 +342,13 @@ func (s *Store) OrgCollections(ctx context.Context, org string) ([]space.Collect
 	return docstore.Find[space.Collection](ctx, s.d, Collections, bson.M{"organization": org})
 }
 
-// Collections returns a page of collections by position and the count of all matching.
+// CachedOrgCollections is OrgCollections through the cache of lists.
+func (s *Store) CachedOrgCollections(ctx context.Context, org string) ([]space.Collection, error) {
+	return docstore.FindTenant[space.Collection](ctx, s.d, Collections, bson.M{"organization": org})
+}
+
+// Collections returns a page of collections by position and the count of
+// all matching, through the cache of lists.
 func (s *Store) Collections(ctx context.Context, q space.CollectionQuery) ([]space.Collection, int, error) {
 	f := bson.M{"organization": q.Organization}
 	if q.TopOnly {
@@ -329,7 +359,7 @@ func (s *Store) Collections(ctx context.Context, q space.CollectionQuery) ([]spa
 	if len(q.Exclude) > 0 {
 		f["_id"] = bson.M{"$nin": q.Exclude}
 	}
-	return docstore.Page[space.Collection](ctx, s.d, Collections, f, docstore.Keyset{
+	return docstore.PageCached[space.Collection](ctx, s.d, Collections, f, docstore.Keyset{
 		Field: "position", AfterValue: q.AfterPosition, AfterID: q.AfterID, Limit: q.Limit})
 }
 
