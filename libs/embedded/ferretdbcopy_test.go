@@ -17,6 +17,7 @@ var patched = []string{
 	"ferretdb/exact.go",
 	"internal/backends/collection.go",
 	"internal/backends/sqlite/collection.go",
+	"internal/backends/sqlite/database.go",
 	"internal/backends/sqlite/exact.go",
 	"internal/backends/sqlite/metadata/metadata.go",
 	"internal/backends/sqlite/metadata/registry.go",

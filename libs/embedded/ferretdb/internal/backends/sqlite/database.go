@@ -15,9 +15,7 @@
 package sqlite
 
 import (
-	"cmp"
 	"context"
-	"slices"
 
 	"github.com/FerretDB/FerretDB/internal/backends"
 	"github.com/FerretDB/FerretDB/internal/backends/sqlite/metadata"
@@ -47,29 +45,24 @@ func (db *database) Collection(name string) (backends.Collection, error) {
 //
 //nolint:lll // for readability
 func (db *database) ListCollections(ctx context.Context, params *backends.ListCollectionsParams) (*backends.ListCollectionsResult, error) {
-	list, err := db.r.CollectionList(ctx, db.name)
-	if err != nil {
-		return nil, lazyerrors.Error(err)
+	var list []*metadata.Collection
+
+	if params != nil && len(params.Name) > 0 {
+		// docspub: one collection asked (every find asks for its own):
+		// copy its metadata alone, not every collection's.
+		if db.r.DatabaseGetExisting(ctx, db.name) != nil {
+			if c := db.r.CollectionGet(ctx, db.name, params.Name); c != nil {
+				list = append(list, c)
+			}
+		}
+	} else {
+		var err error
+		if list, err = db.r.CollectionList(ctx, db.name); err != nil {
+			return nil, lazyerrors.Error(err)
+		}
 	}
 
 	var res []backends.CollectionInfo
-
-	if params != nil && len(params.Name) > 0 {
-		nameList := make([]string, len(list))
-		for i, c := range list {
-			nameList[i] = c.Name
-		}
-
-		i, found := slices.BinarySearchFunc(nameList, params.Name, func(collectionName, t string) int {
-			return cmp.Compare(collectionName, t)
-		})
-
-		var filteredList []*metadata.Collection
-		if found {
-			filteredList = append(filteredList, list[i])
-		}
-		list = filteredList
-	}
 
 	res = make([]backends.CollectionInfo, len(list))
 	for i, c := range list {
