@@ -324,6 +324,8 @@ type Keyset struct {
 	AfterValue any
 	AfterID    string
 	Limit      int
+	// Fields are the fields read (none: every one).
+	Fields []string
 }
 
 // Page decodes one keyset page of the live documents matching f and counts

@@ -111,10 +111,9 @@ func PageCached[T any](ctx context.Context, s *Store, coll string, f bson.M, k K
 	return cachedList[T](ctx, s, coll, f, k, true)
 }
 
-// FindTenant is Find of every document matching f (a tenant's filter,
-// unsorted) through coll's cache of lists, like PageCached, uncounted.
-func FindTenant[T any](ctx context.Context, s *Store, coll string, f bson.M) ([]T, error) {
-	items, _, err := cachedList[T](ctx, s, coll, f, Keyset{}, false)
+// FindTenant is PageCached uncounted.
+func FindTenant[T any](ctx context.Context, s *Store, coll string, f bson.M, k Keyset) ([]T, error) {
+	items, _, err := cachedList[T](ctx, s, coll, f, k, false)
 	return items, err
 }
 
@@ -122,7 +121,8 @@ func cachedList[T any](ctx context.Context, s *Store, coll string, f bson.M, k K
 	c, tenant := s.lists[coll], tenantOf(f[TenantField])
 	if c == nil || tenant == "" {
 		if !counted {
-			items, err := Find[T](ctx, s, coll, f)
+			q, opts := keysetQuery(f, k)
+			items, err := Find[T](ctx, s, coll, q, opts)
 			return items, 0, err
 		}
 		return Page[T](ctx, s, coll, f, k)
@@ -188,6 +188,13 @@ func keysetQuery(f bson.M, k Keyset) (bson.M, *options.FindOptionsBuilder) {
 	opts := options.Find().SetSort(mongox.Sort(field, k.Desc))
 	if k.Limit > 0 {
 		opts.SetLimit(int64(k.Limit))
+	}
+	if len(k.Fields) > 0 {
+		fields := bson.M{}
+		for _, f := range k.Fields {
+			fields[f] = 1
+		}
+		opts.SetProjection(fields)
 	}
 	return q, opts
 }

@@ -123,7 +123,7 @@ func TestPageCached(t *testing.T) {
 
 	// FindTenant keeps alike.
 	all := func() int {
-		got, err := docstore.FindTenant[Owned](ctx, s, owned, bson.M{"organization": "b"})
+		got, err := docstore.FindTenant[Owned](ctx, s, owned, bson.M{"organization": "b"}, docstore.Keyset{})
 		if err != nil {
 			t.Fatal(err)
 		}

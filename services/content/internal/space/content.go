@@ -112,7 +112,7 @@ func (s *Service) Readable(ctx context.Context, c access.Caller, org string, lim
 	q := SpaceQuery{Organization: org, Limit: limit}
 	var t tree
 	if role != roles.Admin {
-		if t, err = s.tree(ctx, org); err != nil {
+		if t, err = s.listedTree(ctx, org); err != nil {
 			return nil, err
 		}
 		q.HideNoAccess, q.HiddenCollections = true, t.hidden(role)

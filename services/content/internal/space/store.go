@@ -73,7 +73,8 @@ type SpaceStore interface {
 	CachedSpaces(ctx context.Context, q SpaceQuery) ([]Space, int, error)
 	// SpaceNames returns up to q.Limit spaces of q by id (q's sort and
 	// page aside), uncounted, each with only its ID, Organization, Title,
-	// Parent and DefaultLevel: a list of names and who may read them.
+	// Parent and DefaultLevel: a list of names and who may read them,
+	// for a request's answer, kept like CachedSpaces.
 	SpaceNames(ctx context.Context, q SpaceQuery) ([]Space, error)
 	// CountSpaces counts the spaces of org (deleted ones too) under the parents.
 	CountSpaces(ctx context.Context, org string, parents []string) (int, error)

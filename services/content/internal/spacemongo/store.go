@@ -210,14 +210,11 @@ func spaceKeyset(q space.SpaceQuery) docstore.Keyset {
 }
 
 // SpaceNames returns up to q.Limit spaces of q by id, uncounted, each
-// with only its id, organization, title, parent and default level.
+// with only its id, organization, title, parent and default level,
+// through the cache of lists.
 func (s *Store) SpaceNames(ctx context.Context, q space.SpaceQuery) ([]space.Space, error) {
-	opts := options.Find().SetSort(bson.D{{Key: "_id", Value: 1}}).
-		SetProjection(bson.M{"organization": 1, "title": 1, "parent": 1, "defaultLevel": 1})
-	if q.Limit > 0 {
-		opts.SetLimit(int64(q.Limit))
-	}
-	return docstore.Find[space.Space](ctx, s.d, Spaces, spaceFilter(q), opts)
+	return docstore.FindTenant[space.Space](ctx, s.d, Spaces, spaceFilter(q), docstore.Keyset{
+		Field: "_id", Limit: q.Limit, Fields: []string{"organization", "title", "parent", "defaultLevel"}})
 }
 
 // spaceFilter selects the spaces of q (its sort and page aside).
@@ -344,7 +341,7 @@ func (s *Store) OrgCollections(ctx context.Context, org string) ([]space.Collect
 
 // CachedOrgCollections is OrgCollections through the cache of lists.
 func (s *Store) CachedOrgCollections(ctx context.Context, org string) ([]space.Collection, error) {
-	return docstore.FindTenant[space.Collection](ctx, s.d, Collections, bson.M{"organization": org})
+	return docstore.FindTenant[space.Collection](ctx, s.d, Collections, bson.M{"organization": org}, docstore.Keyset{})
 }
 
 // Collections returns a page of collections by position and the count of
