@@ -42,11 +42,12 @@
 // whose keys hold their space's generation: a token, kept per space in its
 // organization's document of search_orgs, that every write of a space's
 // entries replaces once it is done. A query reads the generations of the
-// organization's spaces (one lookup by _id) and then only what the cache
-// lacks, so repeated and popular terms cost no other query, and a change
-// made by any replica is seen by the next query of every replica: entries
-// cached under an older generation are never read again, and those of the
-// organization's other spaces stay.
+// organization's spaces (one lookup by _id, itself kept for at most
+// generationsTTL) and then only what the cache lacks, so repeated and
+// popular terms cost no other query, and a change made by a replica is
+// seen by its next query and by every other replica's within
+// generationsTTL: entries cached under an older generation are never read
+// again, and those of the organization's other spaces stay.
 package searchmongo
 
 import (
@@ -59,7 +60,9 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
+	"github.com/docspub/platform/libs/generations"
 	"github.com/docspub/platform/libs/ids"
 	"github.com/docspub/platform/libs/mongox"
 	"github.com/docspub/platform/libs/sizedcache"
@@ -122,7 +125,28 @@ type Store struct {
 	// (see the package comment).
 	postingCache *sizedcache.Cache[termKey, []search.Posting]
 	pageCache    *sizedcache.Cache[pageKey, search.Page]
+	// gensCache holds the generations of organizations read, under the
+	// organization's count of this store's writes (orgWrites) and the
+	// period of generationsTTL the read began in.
+	gensCache *sizedcache.Cache[gensKey, map[string]string]
+	orgWrites generations.Counters
+	gensTTL   time.Duration
 }
+
+type gensKey struct {
+	org    string
+	writes uint64
+	period int64
+}
+
+// Bounds of the generations kept: how long another replica's index
+// change may go unseen by this one's searches, and how many
+// organizations' generations, in how many bytes, are kept.
+const (
+	generationsTTL     = 100 * time.Millisecond
+	generationsEntries = 10_000
+	generationsBytes   = 16 << 20
+)
 
 type termKey struct{ org, space, gen, term string }
 
@@ -137,7 +161,16 @@ var _ search.Store = (*Store)(nil)
 func NewStore(db *mongo.Database) *Store {
 	return &Store{db: db, reads: db,
 		postingCache: sizedcache.New[termKey, []search.Posting](cacheEntries, cacheBytes).Observe("content.search.postings"),
-		pageCache:    sizedcache.New[pageKey, search.Page](cacheEntries, cacheBytes).Observe("content.search.pages")}
+		pageCache:    sizedcache.New[pageKey, search.Page](cacheEntries, cacheBytes).Observe("content.search.pages"),
+		gensCache:    sizedcache.New[gensKey, map[string]string](generationsEntries, generationsBytes).Observe("content.search.generations"),
+		gensTTL:      generationsTTL}
+}
+
+// KeepingGenerations makes s keep the generations it read for ttl instead
+// of generationsTTL (a test's, to tell a kept read from a new one).
+func (s *Store) KeepingGenerations(ttl time.Duration) *Store {
+	s.gensTTL = ttl
+	return s
 }
 
 // ReadingFrom makes s read generations, postings and pages through reads:
@@ -152,6 +185,23 @@ func (s *Store) ReadingFrom(reads *mongo.Database) *Store {
 // generations returns the generation of the entries of each space of org
 // written since generations were kept.
 func (s *Store) generations(ctx context.Context, org string) (map[string]string, error) {
+	key := gensKey{org: org, writes: s.orgWrites.Of(org), period: time.Now().UnixNano() / int64(s.gensTTL)}
+	if gens, ok := s.gensCache.Get(key); ok {
+		return gens, nil
+	}
+	gens, err := s.readGenerations(ctx, org)
+	if err == nil {
+		size := int64(64 + len(org))
+		for sp, g := range gens {
+			size += int64(32 + len(sp) + len(g))
+		}
+		s.gensCache.Add(key, gens, size)
+	}
+	return gens, err
+}
+
+// readGenerations reads the generations of org's spaces.
+func (s *Store) readGenerations(ctx context.Context, org string) (map[string]string, error) {
 	var d struct {
 		Spaces map[string]string `bson:"spaces"`
 	}
@@ -174,6 +224,7 @@ func (s *Store) changed(ctx context.Context, org, space string, gone bool) error
 		update = bson.M{"$unset": bson.M{spaceField(space): ""}}
 	}
 	_, err := s.db.Collection(Orgs).UpdateOne(context.WithoutCancel(ctx), bson.M{"_id": org}, update, options.UpdateOne().SetUpsert(true))
+	s.orgWrites.Bump(org)
 	return mongox.Err(err, "search generations")
 }
 

@@ -9,6 +9,7 @@ import (
 	"github.com/docspub/platform/libs/apierr"
 	"github.com/docspub/platform/libs/mongotest"
 	"github.com/docspub/platform/libs/paging"
+	"github.com/docspub/platform/libs/waittest"
 	"github.com/docspub/platform/services/content/internal/links"
 	"github.com/docspub/platform/services/content/internal/revision"
 	"github.com/docspub/platform/services/content/internal/search"
@@ -491,7 +492,8 @@ func TestLayoutZeroListsAreReadAndLeft(t *testing.T) {
 
 // Two replicas share the index: what one caches of an organization is not
 // read again once the other has changed the organization's entries (a
-// reindex, a removal, a space moved to another organization).
+// reindex, a removal, a space moved to another organization), within
+// generationsTTL.
 func TestCachedReadsFollowOtherReplicasWrites(t *testing.T) {
 	ctx := context.Background()
 	db := mongotest.Database(t)
@@ -501,13 +503,23 @@ func TestCachedReadsFollowOtherReplicasWrites(t *testing.T) {
 	links := links.New("http://gw.test", "http://app.test")
 	a := search.New(searchmongo.NewStore(db), links)
 	b := search.New(searchmongo.NewStore(db), links)
+	// seen waits until a's search of query in org's spaces finds want.
+	seen := func(what, org string, spaces []string, query string, want ...string) search.Result {
+		t.Helper()
+		var res search.Result
+		waittest.Until(t, what, 5*time.Second, func() bool {
+			res = mustSearch(t, a, org, spaces, query)
+			got := hits(res)
+			return len(got) == len(want) && (len(want) == 0 || cmp.Equal(got, want))
+		})
+		return res
+	}
 	if err := b.IndexRevision(ctx, "acme", "s1", []revision.Page{doc("p1", "Alpha", "alpha", "Old walrus text.\n")}); err != nil {
 		t.Fatal(err)
 	}
-	for range 2 { // the second from a's cache
-		if got := hits(mustSearch(t, a, "acme", []string{"s1"}, "walrus")); !cmp.Equal(got, []string{"s1/p1"}) {
-			t.Fatalf("walrus: %v", got)
-		}
+	seen("walrus", "acme", []string{"s1"}, "walrus", "s1/p1")
+	if got := hits(mustSearch(t, a, "acme", []string{"s1"}, "walrus")); !cmp.Equal(got, []string{"s1/p1"}) {
+		t.Fatalf("walrus from a's cache: %v", got)
 	}
 	if got := hits(mustSearch(t, a, "acme", []string{"s1"}, "narwhal")); len(got) != 0 {
 		t.Fatalf("narwhal before it is written: %v", got)
@@ -516,38 +528,52 @@ func TestCachedReadsFollowOtherReplicasWrites(t *testing.T) {
 	if err := b.IndexRevision(ctx, "acme", "s1", []revision.Page{doc("p1", "Renamed", "alpha", "New narwhal text.\n")}); err != nil {
 		t.Fatal(err)
 	}
-	if got := hits(mustSearch(t, a, "acme", []string{"s1"}, "walrus")); len(got) != 0 {
-		t.Fatalf("walrus after the reindex: %v", got)
-	}
-	res := mustSearch(t, a, "acme", []string{"s1"}, "narwhal")
-	if got := hits(res); !cmp.Equal(got, []string{"s1/p1"}) || res.Items[0].Pages[0].Title != "Renamed" {
-		t.Fatalf("narwhal after the reindex: %v %+v", got, res.Items)
+	seen("walrus gone after the reindex", "acme", []string{"s1"}, "walrus")
+	if res := seen("narwhal after the reindex", "acme", []string{"s1"}, "narwhal", "s1/p1"); res.Items[0].Pages[0].Title != "Renamed" {
+		t.Fatalf("narwhal after the reindex: %+v", res.Items)
 	}
 
 	// Another space changes: found with s1, whose entries a had cached.
 	if err := b.IndexRevision(ctx, "acme", "s2", []revision.Page{doc("q1", "Other", "other", "Narwhal again.\n")}); err != nil {
 		t.Fatal(err)
 	}
-	if got := hits(mustSearch(t, a, "acme", []string{"s1", "s2"}, "narwhal")); !cmp.Equal(got, []string{"s1/p1", "s2/q1"}) {
-		t.Fatalf("narwhal in two spaces: %v", got)
-	}
+	seen("narwhal in two spaces", "acme", []string{"s1", "s2"}, "narwhal", "s1/p1", "s2/q1")
 
 	// The space moves to another organization: gone from acme's results,
 	// found in globex's.
 	if err := b.IndexRevision(ctx, "globex", "s1", []revision.Page{doc("p1", "Renamed", "alpha", "New narwhal text.\n")}); err != nil {
 		t.Fatal(err)
 	}
-	if got := hits(mustSearch(t, a, "acme", []string{"s1"}, "narwhal")); len(got) != 0 {
-		t.Fatalf("acme still finds the moved space: %v", got)
-	}
-	if got := hits(mustSearch(t, a, "globex", []string{"s1"}, "narwhal")); !cmp.Equal(got, []string{"s1/p1"}) {
-		t.Fatalf("globex: %v", got)
-	}
+	seen("the moved space gone from acme", "acme", []string{"s1"}, "narwhal")
+	seen("the moved space in globex", "globex", []string{"s1"}, "narwhal", "s1/p1")
 	if err := b.RemoveSpace(ctx, "s1"); err != nil {
 		t.Fatal(err)
 	}
-	if got := hits(mustSearch(t, a, "globex", []string{"s1"}, "narwhal")); len(got) != 0 {
-		t.Fatalf("removed space found: %v", got)
+	seen("the removed space gone", "globex", []string{"s1"}, "narwhal")
+}
+
+// A replica's own index changes show in its next search at once: the
+// word indexed before is gone, though its postings were kept.
+func TestOwnWritesShowAtOnce(t *testing.T) {
+	ctx := context.Background()
+	db := mongotest.Database(t)
+	if err := searchmongo.EnsureIndexes(ctx, db); err != nil {
+		t.Fatal(err)
+	}
+	a := search.New(searchmongo.NewStore(db).KeepingGenerations(time.Hour), links.New("", ""))
+	words := []string{"walrus", "narwhal", "dugong"}
+	for i, word := range words {
+		if err := a.IndexRevision(ctx, "acme", "s1", []revision.Page{doc("p1", "Alpha", "alpha", word+" text.\n")}); err != nil {
+			t.Fatal(err)
+		}
+		if got := hits(mustSearch(t, a, "acme", []string{"s1"}, word)); !cmp.Equal(got, []string{"s1/p1"}) {
+			t.Fatalf("write %d: %s not found at once: %v", i, word, got)
+		}
+		if i > 0 {
+			if got := hits(mustSearch(t, a, "acme", []string{"s1"}, words[i-1])); len(got) != 0 {
+				t.Fatalf("write %d: %s still found: %v", i, words[i-1], got)
+			}
+		}
 	}
 }
 
