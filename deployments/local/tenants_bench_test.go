@@ -85,7 +85,7 @@ func BenchmarkCrossTenant(b *testing.B) {
 	stopProfile()
 	grown := 0
 	if imports := pages / 2000; imports > 0 {
-		repo, _ := handbookRepo(1990)
+		repo, _ := handbookRepo(fullGuides)
 		srv.NewRepo(b, "handbook-2000", "main", repo)
 		start := time.Now()
 		grown = importSpaces(b, big, bigOrg, srv.RepoURL("handbook-2000"), imports)
