@@ -127,8 +127,9 @@ func cachedList[T any](ctx context.Context, s *Store, coll string, f bson.M, k K
 		}
 		return Page[T](ctx, s, coll, f, k)
 	}
-	// fmt prints a map's keys in order: equal queries print alike.
-	key := listKey{query: fmt.Sprint(counted, f, k), gen: c.gens.Of(tenant), period: time.Now().UnixNano() / int64(c.ttl)}
+	// fmt prints a map's keys in order, and %#v each value's type: equal
+	// queries print alike, different ones differently ("1" is not 1).
+	key := listKey{query: fmt.Sprintf("%v %#v %#v", counted, f, k), gen: c.gens.Of(tenant), period: time.Now().UnixNano() / int64(c.ttl)}
 	p, ok := c.pages.Get(key)
 	if !ok {
 		var err error
