@@ -84,7 +84,7 @@ func FindCached[T any](ctx context.Context, s *Store, coll, id string) (T, error
 		return FindOne[T](ctx, s, coll, bson.M{"_id": id})
 	}
 	var v T
-	key := idKey{id: id, gen: c.gens.Of(id), period: time.Now().UnixNano() / int64(c.ttl)}
+	key := idKey{id: id, gen: c.gens.Of(id), period: periodOf(c.ttl)}
 	raw, ok := c.docs.Get(key)
 	if !ok {
 		var err error
@@ -96,6 +96,13 @@ func FindCached[T any](ctx context.Context, s *Store, coll, id string) (T, error
 	if t, ok := raw.Lookup(kafkax.TombstoneField).BooleanOK(); ok && t {
 		return v, mongox.Err(mongo.ErrNoDocuments, s.Name(coll))
 	}
-	// Decoded from a copy: what the caller gets is its own.
-	return v, mongox.Err(bson.Unmarshal(slices.Clone(raw), &v), s.Name(coll))
+	return v, mongox.Err(decodeKept(raw, &v), s.Name(coll))
 }
+
+// decodeKept decodes a kept document into v from a copy: what the caller
+// gets is its own, and the kept bytes stay as read.
+func decodeKept(raw bson.Raw, v any) error { return bson.Unmarshal(slices.Clone(raw), v) }
+
+// periodOf is the period of ttl that now falls in: a kept read names the
+// period it began in, and is not served in a later one.
+func periodOf(ttl time.Duration) int64 { return time.Now().UnixNano() / int64(ttl) }

@@ -191,7 +191,7 @@ func (s *Store) Update(ctx context.Context, coll, id string, cond, upd bson.M, e
 	o.Room(f)
 	res, err := s.C(coll).UpdateOne(ctx, f, upd)
 	s.changed(coll, id)
-	s.tenantsWrote(coll, events)
+	s.tenantsWrote(coll, cond, events)
 	if err != nil {
 		return mongox.Err(err, s.Name(coll))
 	}

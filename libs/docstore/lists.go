@@ -51,8 +51,9 @@ type listPage struct {
 // A page is kept under its tenant's generation read before the page was,
 // which every write of one of the tenant's documents through this store
 // bumps once done: an Insert by the document's TenantField, an Update or a
-// removal by its events' organization (a write without one, and a Delete
-// whose filter names no tenant, drop every tenant's pages of coll). So a
+// removal by its events' organization or else its condition's (a write
+// naming none, and a Delete whose filter names no tenant, drop every
+// tenant's pages of coll). So a
 // kept page is never served after such a write in this process, nor after
 // the period of ttl its read started in: a write through another instance
 // shows within ttl (at once when its event reaches this one and calls
@@ -78,9 +79,10 @@ func (s *Store) TenantChanged(coll, tenant string) {
 	}
 }
 
-// tenantsWrote bumps the tenants of events (every tenant when none names
-// one) once a write of coll is done.
-func (s *Store) tenantsWrote(coll string, events []kafkax.Event) {
+// tenantsWrote bumps the tenants of events once a write of coll is done:
+// when none names one, the tenant of the write's condition, else every
+// tenant.
+func (s *Store) tenantsWrote(coll string, cond bson.M, events []kafkax.Event) {
 	if s.lists[coll] == nil {
 		return
 	}
@@ -92,7 +94,7 @@ func (s *Store) tenantsWrote(coll string, events []kafkax.Event) {
 		}
 	}
 	if !named {
-		s.TenantChanged(coll, "")
+		s.TenantChanged(coll, tenantOf(cond[TenantField]))
 	}
 }
 
@@ -129,7 +131,7 @@ func cachedList[T any](ctx context.Context, s *Store, coll string, f bson.M, k K
 	}
 	// fmt prints a map's keys in order, and %#v each value's type: equal
 	// queries print alike, different ones differently ("1" is not 1).
-	key := listKey{query: fmt.Sprintf("%v %#v %#v", counted, f, k), gen: c.gens.Of(tenant), period: time.Now().UnixNano() / int64(c.ttl)}
+	key := listKey{query: fmt.Sprintf("%v %#v %#v", counted, f, k), gen: c.gens.Of(tenant), period: periodOf(c.ttl)}
 	p, ok := c.pages.Get(key)
 	if !ok {
 		var err error
@@ -144,8 +146,7 @@ func cachedList[T any](ctx context.Context, s *Store, coll string, f bson.M, k K
 	}
 	items := make([]T, len(p.docs))
 	for i, raw := range p.docs {
-		// Decoded from a copy: what the caller gets is its own.
-		if err := bson.Unmarshal(slices.Clone(raw), &items[i]); err != nil {
+		if err := decodeKept(raw, &items[i]); err != nil {
 			return nil, 0, mongox.Err(err, s.Name(coll))
 		}
 	}

@@ -82,6 +82,22 @@ func TestPageCached(t *testing.T) {
 	want("b", 2, 3)
 	s.TenantChanged(owned, "a") // told of a1's change
 	want("a", 2, 5)
+	// A write without events whose condition names its tenant drops that
+	// tenant's pages alone.
+	behind("a2", 6)
+	if err := s.Update(ctx, owned, "b1", bson.M{"organization": "b"}, bson.M{"$set": bson.M{"rank": 4}}); err != nil {
+		t.Fatal(err)
+	}
+	want("a", 2, 5) // kept
+	want("b", 2, 4)
+	s.TenantChanged(owned, "a")
+	want("a", 5, 6)
+	if err := s.Set(ctx, owned, "b1", bson.M{"rank": 3}, ev("b", "b1")); err != nil {
+		t.Fatal(err)
+	}
+	behind("a2", 2)
+	s.TenantChanged(owned, "a")
+	want("a", 2, 5)
 
 	behind("a2", 9)
 	if err := s.Insert(ctx, owned, Owned{"a3", "a", 3}); err != nil {
