@@ -144,6 +144,10 @@ type Reader interface {
 	Postings(ctx context.Context, spaces, terms []string) (map[string]map[string][]Posting, error)
 	// Pages returns the metadata of the pages that exist among keys.
 	Pages(ctx context.Context, keys []PageKey) (map[PageKey]Page, error)
+	// Generation names the version of a space's entries this reader
+	// reads: two readers of one organization giving a space the same
+	// generation read the same entries of it ("" for a space without any).
+	Generation(space string) string
 }
 
 // ErrQuery reports a missing or over-long query.

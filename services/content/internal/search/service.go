@@ -12,6 +12,7 @@ import (
 
 	"github.com/docspub/platform/libs/apierr"
 	"github.com/docspub/platform/libs/paging"
+	"github.com/docspub/platform/libs/sizedcache"
 	"github.com/docspub/platform/services/content/internal/links"
 	"github.com/docspub/platform/services/content/internal/revision"
 )
@@ -20,11 +21,16 @@ import (
 type Service struct {
 	store Store
 	urls  links.URLs
+	// results holds result pages under what they were made from
+	// (resultKey): a query asked again, of spaces unchanged, by a caller
+	// reading the same spaces, is answered without ranking again.
+	results *sizedcache.Cache[resultKey, Result]
 }
 
 // New returns a service over store.
 func New(store Store, urls links.URLs) *Service {
-	return &Service{store: store, urls: urls}
+	return &Service{store: store, urls: urls,
+		results: sizedcache.New[resultKey, Result](resultEntries, resultBytes).Observe("content.search.results")}
 }
 
 // IndexRevision makes pages the space's indexed content, replacing what was
@@ -170,7 +176,12 @@ func (s *Service) Search(ctx context.Context, org string, spaces map[string]stri
 	if err != nil {
 		return Result{}, fmt.Errorf("search: %w", err)
 	}
-	byTerm, err := r.Postings(ctx, slices.Sorted(maps.Keys(spaces)), append(slices.Clone(terms), phrases...))
+	sorted := slices.Sorted(maps.Keys(spaces))
+	key := keyOf(org, query, limit, after, sorted, spaces, r)
+	if res, ok := s.results.Get(key); ok {
+		return res, nil
+	}
+	byTerm, err := r.Postings(ctx, sorted, append(slices.Clone(terms), phrases...))
 	if err != nil {
 		return Result{}, fmt.Errorf("search postings: %w", err)
 	}
@@ -183,7 +194,9 @@ func (s *Service) Search(ctx context.Context, org string, spaces map[string]stri
 	if err != nil {
 		return Result{}, err
 	}
-	return paging.With(page, items), nil
+	res := paging.With(page, items)
+	s.results.Add(key, res, resultSize(res))
+	return res, nil
 }
 
 // checkSearch checks a search's query and limit and returns them

@@ -710,6 +710,10 @@ func (s *Store) Reader(ctx context.Context, org string) (search.Reader, error) {
 	return reader{s: s, org: org, gens: gens}, nil
 }
 
+// Generation is the generation of space's entries the reader reads
+// under: a new one is given at each write of them (changed).
+func (r reader) Generation(space string) string { return r.gens[space] }
+
 // Postings is Reader(org) then its Postings.
 func (s *Store) Postings(ctx context.Context, org string, spaces, terms []string) (map[string]map[string][]search.Posting, error) {
 	r, err := s.Reader(ctx, org)

@@ -3,6 +3,7 @@ package searchmongo_test
 import (
 	"context"
 	"fmt"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -15,6 +16,7 @@ import (
 	"github.com/docspub/platform/services/content/internal/search"
 	"github.com/docspub/platform/services/content/internal/searchmongo"
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
@@ -595,4 +597,76 @@ func TestPhraseListsShareTheirFirstTermsShard(t *testing.T) {
 			t.Errorf("list of %s: %d, %v", term, n, err)
 		}
 	}
+}
+
+// countingStore counts the postings reads of the real store's readers: a
+// result page kept by the service reads none.
+type countingStore struct {
+	*searchmongo.Store
+	reads atomic.Int64
+}
+
+func (s *countingStore) Reader(ctx context.Context, org string) (search.Reader, error) {
+	r, err := s.Store.Reader(ctx, org)
+	return countingReader{Reader: r, reads: &s.reads}, err
+}
+
+type countingReader struct {
+	search.Reader
+	reads *atomic.Int64
+}
+
+func (r countingReader) Postings(ctx context.Context, spaces, terms []string) (map[string]map[string][]search.Posting, error) {
+	r.reads.Add(1)
+	return r.Reader.Postings(ctx, spaces, terms)
+}
+
+// A query asked again is answered from the result kept, unless anything
+// it was made from differs: the readable spaces, their titles, the page
+// asked for, the organization, or a space's entries written since.
+func TestResultsKeptUnderWhatTheyAreMadeOf(t *testing.T) {
+	ctx := context.Background()
+	db := mongotest.Database(t)
+	if err := searchmongo.EnsureIndexes(ctx, db); err != nil {
+		t.Fatal(err)
+	}
+	st := &countingStore{Store: searchmongo.NewStore(db).KeepingGenerations(time.Hour)}
+	svc := search.New(st, links.New("", ""))
+	for _, sp := range []string{"s1", "s2"} {
+		if err := svc.IndexRevision(ctx, "acme", sp, []revision.Page{doc("p"+sp, "Alpha", "alpha", "Walrus text.\n")}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	search := func(what, org string, spaces map[string]string, limit int, read bool, want ...string) search.Result {
+		t.Helper()
+		before := st.reads.Load()
+		res, err := svc.Search(ctx, org, spaces, "walrus", limit, nil)
+		if err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		if got := hits(res); !cmp.Equal(got, want, cmpopts.EquateEmpty()) {
+			t.Fatalf("%s: %v, want %v", what, got, want)
+		}
+		if didRead := st.reads.Load() > before; didRead != read {
+			t.Fatalf("%s: read the postings %v, want %v", what, didRead, read)
+		}
+		return res
+	}
+	one := map[string]string{"s1": "One"}
+	search("first", "acme", one, 0, true, "s1/ps1")
+	search("asked again", "acme", one, 0, false, "s1/ps1")
+	if res := search("another title", "acme", map[string]string{"s1": "Renamed"}, 0, true, "s1/ps1"); res.Items[0].Title != "Renamed" {
+		t.Fatalf("another title: %q", res.Items[0].Title)
+	}
+	both := map[string]string{"s1": "One", "s2": "Two"}
+	search("another space readable", "acme", both, 0, true, "s1/ps1", "s2/ps2")
+	search("another page size", "acme", both, 1, true, "s1/ps1")
+	search("another organization", "globex", one, 0, true)
+	search("both again", "acme", both, 0, false, "s1/ps1", "s2/ps2")
+
+	if err := svc.IndexRevision(ctx, "acme", "s2", []revision.Page{doc("q2", "Beta", "beta", "Walrus again.\n")}); err != nil {
+		t.Fatal(err)
+	}
+	search("after a space's entries changed", "acme", both, 0, true, "s1/ps1", "s2/q2")
+	search("the space unchanged alone", "acme", one, 0, false, "s1/ps1")
 }
