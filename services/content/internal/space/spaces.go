@@ -66,14 +66,14 @@ func (s *Service) CreateSpace(ctx context.Context, c access.Caller, org string, 
 		return SpaceView{}, err
 	}
 	var sp Space
-	var t tree
+	var t tree // read only for a space in a collection: a top-level space's level is the role's
 	create := func() error {
-		var err error
-		if t, err = s.tree(ctx, org); err != nil {
-			return err
-		}
 		level := role
 		if in.Parent != "" {
+			var err error
+			if t, err = s.tree(ctx, org); err != nil {
+				return err
+			}
 			if _, ok := t[in.Parent]; !ok {
 				return apierr.Invalid("parent", "is not a collection of this organization")
 			}
