@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"io"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -156,6 +157,9 @@ func (w *etagWriter) finish(r *http.Request) {
 		w.ResponseWriter.WriteHeaderNow()
 		return
 	}
+	// Its length is known: a proxy in front (the gateway) relays it
+	// whole, not as chunks flushed one by one.
+	h.Set("Content-Length", strconv.Itoa(w.buf.Len()))
 	w.ResponseWriter.WriteHeader(http.StatusOK)
 	if r.Method == http.MethodHead {
 		w.ResponseWriter.WriteHeaderNow()

@@ -41,6 +41,10 @@ func TestETag(t *testing.T) {
 	if first.Code != 200 || !strings.HasPrefix(etag, `"`) || first.Body.String() != `{"title":"Acme"}` {
 		t.Fatalf("GET: %d ETag %q body %q", first.Code, etag, first.Body)
 	}
+	// Its length is said (a proxy in front relays it whole, not chunked).
+	if got := first.Header().Get("Content-Length"); got != "16" {
+		t.Errorf("GET: Content-Length %q, want 16", got)
+	}
 	for _, inm := range []string{etag, "W/" + etag, `"x", ` + etag, "*"} {
 		if w := do("GET", "/org", inm); w.Code != http.StatusNotModified || w.Body.Len() != 0 || w.Header().Get("ETag") != etag {
 			t.Errorf("If-None-Match %s: %d, %d bytes, ETag %q", inm, w.Code, w.Body.Len(), w.Header().Get("ETag"))

@@ -3,8 +3,10 @@ package search
 import (
 	"crypto/sha256"
 	"encoding/binary"
+	"encoding/json"
 	"io"
 	"math"
+	"sync"
 )
 
 // Bounds of the results kept (Service.results): how many result pages, in
@@ -15,6 +17,21 @@ const (
 	resultEntries = 4096
 	resultBytes   = 32 << 20
 )
+
+// kept is a result page kept, with its JSON encoding once a caller asked
+// for it (SearchJSON).
+type kept struct {
+	res  Result
+	once sync.Once
+	json []byte
+	err  error
+}
+
+// encoded returns k's result encoded as JSON, made by the first caller.
+func (k *kept) encoded() ([]byte, error) {
+	k.once.Do(func() { k.json, k.err = json.Marshal(k.res) })
+	return k.json, k.err
+}
 
 // resultKey names a search's result page by what it is made from: the
 // organization, the query, the page asked for (limit and cursor), and each

@@ -24,13 +24,13 @@ type Service struct {
 	// results holds result pages under what they were made from
 	// (resultKey): a query asked again, of spaces unchanged, by a caller
 	// reading the same spaces, is answered without ranking again.
-	results *sizedcache.Cache[resultKey, Result]
+	results *sizedcache.Cache[resultKey, *kept]
 }
 
 // New returns a service over store.
 func New(store Store, urls links.URLs) *Service {
 	return &Service{store: store, urls: urls,
-		results: sizedcache.New[resultKey, Result](resultEntries, resultBytes).Observe("content.search.results")}
+		results: sizedcache.New[resultKey, *kept](resultEntries, resultBytes).Observe("content.search.results")}
 }
 
 // IndexRevision makes pages the space's indexed content, replacing what was
@@ -159,9 +159,28 @@ func rank(am, bm int, as, bs float64, aid, bid string) int {
 // is the whole query. A query reads the postings of at most
 // MaxQueryTerms terms, MaxQueryPhrases phrases and its Exact term.
 func (s *Service) Search(ctx context.Context, org string, spaces map[string]string, query string, limit int, after *Cursor) (Result, error) {
-	query, limit, err := checkSearch(query, limit)
+	k, err := s.search(ctx, org, spaces, query, limit, after)
 	if err != nil {
 		return Result{}, err
+	}
+	return k.res, nil
+}
+
+// SearchJSON is Search's result page encoded as JSON, encoded once for
+// as long as the result is kept (results).
+func (s *Service) SearchJSON(ctx context.Context, org string, spaces map[string]string, query string, limit int, after *Cursor) ([]byte, error) {
+	k, err := s.search(ctx, org, spaces, query, limit, after)
+	if err != nil {
+		return nil, err
+	}
+	return k.encoded()
+}
+
+// search is Search's result page as kept in results.
+func (s *Service) search(ctx context.Context, org string, spaces map[string]string, query string, limit int, after *Cursor) (*kept, error) {
+	query, limit, err := checkSearch(query, limit)
+	if err != nil {
+		return nil, err
 	}
 	terms := Terms(query, MaxQueryTerms)
 	phrases := Phrases(query, MaxQueryPhrases)
@@ -169,21 +188,21 @@ func (s *Service) Search(ctx context.Context, org string, spaces map[string]stri
 		phrases = append(phrases, e)
 	}
 	if len(terms) == 0 || len(spaces) == 0 {
-		return Result{Items: []SpaceResult{}}, nil
+		return &kept{res: Result{Items: []SpaceResult{}}}, nil
 	}
 
 	r, err := s.store.Reader(ctx, org)
 	if err != nil {
-		return Result{}, fmt.Errorf("search: %w", err)
+		return nil, fmt.Errorf("search: %w", err)
 	}
 	sorted := slices.Sorted(maps.Keys(spaces))
 	key := keyOf(org, query, limit, after, sorted, spaces, r)
-	if res, ok := s.results.Get(key); ok {
-		return res, nil
+	if k, ok := s.results.Get(key); ok {
+		return k, nil
 	}
 	byTerm, err := r.Postings(ctx, sorted, append(slices.Clone(terms), phrases...))
 	if err != nil {
-		return Result{}, fmt.Errorf("search postings: %w", err)
+		return nil, fmt.Errorf("search postings: %w", err)
 	}
 	hits := spaceHits(pageHits(terms, phrases, byTerm, spaces))
 	ranked := rankSpaces(hits, after)
@@ -192,11 +211,11 @@ func (s *Service) Search(ctx context.Context, org string, spaces map[string]stri
 	}, func(sh *spaceHit) string { return paging.Cursor(sh.best.matched(), sh.best.score, sh.id) })
 	items, err := s.view(ctx, r, page.Items, spaces)
 	if err != nil {
-		return Result{}, err
+		return nil, err
 	}
-	res := paging.With(page, items)
-	s.results.Add(key, res, resultSize(res))
-	return res, nil
+	k := &kept{res: paging.With(page, items)}
+	s.results.Add(key, k, 2*resultSize(k.res)) // and its encoding, once made
+	return k, nil
 }
 
 // checkSearch checks a search's query and limit and returns them

@@ -51,6 +51,10 @@ func (h *handlers) search(c *gin.Context) {
 		httpx.Error(c, err)
 		return
 	}
-	res, err := h.svc.Search(c.Request.Context(), org, spaces, c.Query("query"), p.Limit, after)
-	httpx.Reply(c, http.StatusOK, res, err)
+	body, err := h.svc.SearchJSON(c.Request.Context(), org, spaces, c.Query("query"), p.Limit, after)
+	if err != nil {
+		httpx.Error(c, err)
+		return
+	}
+	c.Data(http.StatusOK, "application/json; charset=utf-8", body)
 }
