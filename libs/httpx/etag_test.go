@@ -1,6 +1,8 @@
 package httpx_test
 
 import (
+	"crypto/sha256"
+	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -114,5 +116,39 @@ func TestETagReadFrom(t *testing.T) {
 	}
 	if nm := do("/json", "If-None-Match", w.Header().Get("ETag")); nm.Code != http.StatusNotModified || nm.Body.Len() != 0 {
 		t.Errorf("json revalidated: %d, %d bytes", nm.Code, nm.Body.Len())
+	}
+}
+
+// TestKeptJSON: a JSON answer encoded before answers as ETag() answers
+// the same value encoded on the spot: the same body, ETag and length, and
+// a 304 without a body for a client holding it.
+func TestKeptJSON(t *testing.T) {
+	t.Parallel()
+	v := gin.H{"title": "Acme <&>", "items": []int{1, 2, 3}}
+	body, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := httpx.NewEngine(logx.Discard(), "test")
+	e.GET("/encoded", func(c *gin.Context) { c.JSON(http.StatusOK, v) })
+	e.GET("/kept", func(c *gin.Context) { httpx.KeptJSON(c, body, sha256.Sum256(body)) })
+	do := func(path, inm string) *httptest.ResponseRecorder {
+		req := httptest.NewRequest("GET", path, nil)
+		req.Header.Set("If-None-Match", inm)
+		w := httptest.NewRecorder()
+		e.ServeHTTP(w, req)
+		return w
+	}
+	want, got := do("/encoded", ""), do("/kept", "")
+	for _, name := range []string{"ETag", "Content-Type", "Content-Length"} {
+		if got.Header().Get(name) != want.Header().Get(name) || want.Header().Get(name) == "" {
+			t.Errorf("%s: %q, encoded on the spot %q", name, got.Header().Get(name), want.Header().Get(name))
+		}
+	}
+	if got.Code != 200 || got.Body.String() != want.Body.String() {
+		t.Fatalf("kept: %d %q, encoded on the spot %q", got.Code, got.Body, want.Body)
+	}
+	if w := do("/kept", want.Header().Get("ETag")); w.Code != http.StatusNotModified || w.Body.Len() != 0 {
+		t.Errorf("If-None-Match: %d, %d bytes", w.Code, w.Body.Len())
 	}
 }

@@ -23,14 +23,24 @@ const (
 type kept struct {
 	res  Result
 	once sync.Once
-	json []byte
+	enc  Encoded
 	err  error
 }
 
-// encoded returns k's result encoded as JSON, made by the first caller.
-func (k *kept) encoded() ([]byte, error) {
-	k.once.Do(func() { k.json, k.err = json.Marshal(k.res) })
-	return k.json, k.err
+// Encoded is a result page encoded as JSON, with the SHA-256 of its
+// encoding (an HTTP answer's ETag, httpx.KeptJSON).
+type Encoded struct {
+	JSON []byte
+	Sum  [sha256.Size]byte
+}
+
+// encoded returns k's result encoded, made by the first caller.
+func (k *kept) encoded() (Encoded, error) {
+	k.once.Do(func() {
+		k.enc.JSON, k.err = json.Marshal(k.res)
+		k.enc.Sum = sha256.Sum256(k.enc.JSON)
+	})
+	return k.enc, k.err
 }
 
 // resultKey names a search's result page by what it is made from: the

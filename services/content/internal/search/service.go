@@ -168,10 +168,10 @@ func (s *Service) Search(ctx context.Context, org string, spaces map[string]stri
 
 // SearchJSON is Search's result page encoded as JSON, encoded once for
 // as long as the result is kept (results).
-func (s *Service) SearchJSON(ctx context.Context, org string, spaces map[string]string, query string, limit int, after *Cursor) ([]byte, error) {
+func (s *Service) SearchJSON(ctx context.Context, org string, spaces map[string]string, query string, limit int, after *Cursor) (Encoded, error) {
 	k, err := s.search(ctx, org, spaces, query, limit, after)
 	if err != nil {
-		return nil, err
+		return Encoded{}, err
 	}
 	return k.encoded()
 }

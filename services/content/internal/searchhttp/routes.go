@@ -3,7 +3,6 @@ package searchhttp
 
 import (
 	"context"
-	"net/http"
 
 	"github.com/docspub/platform/libs/httpx"
 	"github.com/docspub/platform/libs/internaltoken"
@@ -51,10 +50,10 @@ func (h *handlers) search(c *gin.Context) {
 		httpx.Error(c, err)
 		return
 	}
-	body, err := h.svc.SearchJSON(c.Request.Context(), org, spaces, c.Query("query"), p.Limit, after)
+	res, err := h.svc.SearchJSON(c.Request.Context(), org, spaces, c.Query("query"), p.Limit, after)
 	if err != nil {
 		httpx.Error(c, err)
 		return
 	}
-	c.Data(http.StatusOK, "application/json; charset=utf-8", body)
+	httpx.KeptJSON(c, res.JSON, res.Sum)
 }
