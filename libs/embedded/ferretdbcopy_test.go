@@ -32,6 +32,7 @@ var patched = []string{
 	"internal/handler/msg_findandmodify.go",
 	"internal/handler/msg_update.go",
 	"internal/handler/writelock.go",
+	"internal/util/fsql/db.go",
 	"internal/util/resource/resource.go",
 }
 

@@ -242,7 +242,8 @@ func (c *collection) DeleteAll(ctx context.Context, params *backends.DeleteAllPa
 
 	q := fmt.Sprintf(`DELETE FROM %q WHERE %s IN (%s)`, meta.TableName, column, strings.Join(placeholders, ", "))
 
-	res, err := db.ExecContext(ctx, q, args...)
+	// docspub patch: in the database's turn of writing (fsql.DB.ExecWrite).
+	res, err := db.ExecWrite(ctx, q, args...)
 	if err != nil {
 		return nil, lazyerrors.Error(err)
 	}

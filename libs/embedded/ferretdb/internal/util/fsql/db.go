@@ -40,6 +40,36 @@ type DB struct {
 	l         *slog.Logger
 	token     *resource.Token
 	BatchSize int
+
+	// docspub patch: writing is this process's writes of the database
+	// one at a time (InTransaction, ExecWrite). SQLite has one writer
+	// per file; a connection finding it busy sleeps in its busy handler
+	// (1 ms, then longer), so concurrent writers spent most of their time
+	// asleep with the file free.
+	writing chan struct{}
+}
+
+// write waits for the database's turn of writing (or ctx) and returns
+// its release.
+func (db *DB) write(ctx context.Context) (func(), error) {
+	select {
+	case db.writing <- struct{}{}:
+		return func() { <-db.writing }, nil
+	case <-ctx.Done():
+		return nil, lazyerrors.Error(ctx.Err())
+	}
+}
+
+// ExecWrite is ExecContext for a statement that writes, in its turn of
+// writing (see InTransaction).
+func (db *DB) ExecWrite(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	release, err := db.write(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+
+	return db.ExecContext(ctx, query, args...)
 }
 
 // WrapDB creates a new DB.
@@ -56,6 +86,7 @@ func WrapDB(db *sql.DB, name string, l *slog.Logger) *DB {
 		sqlDB:            db,
 		l:                logging.WithName(l, name),
 		token:            resource.NewToken(),
+		writing:          make(chan struct{}, 1),
 	}
 
 	resource.Track(res, res.token)
@@ -128,6 +159,14 @@ func (db *DB) ExecContext(ctx context.Context, query string, args ...any) (sql.R
 //
 // If f returns an error or context is canceled, the transaction is rolled back.
 func (db *DB) InTransaction(ctx context.Context, f func(*Tx) error) (err error) {
+	// docspub patch: a transaction writes (every caller's does), in its
+	// turn of writing.
+	release, err := db.write(ctx)
+	if err != nil {
+		return err
+	}
+	defer release()
+
 	var sqlTx *sql.Tx
 
 	if sqlTx, err = db.sqlDB.BeginTx(ctx, nil); err != nil {
