@@ -627,8 +627,15 @@ func (r *Relay) remove(ctx context.Context, coll *mongo.Collection, d pendingDoc
 		pull = append(pull, raw)
 		size += int64(len(raw))
 	}
+	// Each removal is a compare-and-set on the events read: another
+	// relay (a replica's) may have published and removed them meanwhile,
+	// and an event pushed since must stay pending, counted in
+	// OutboxBytesField. When they are all still there and nothing else,
+	// the outbox empties; when they are all still there with others
+	// pushed since, they are pulled and their bytes taken off; else
+	// another relay removed them and this one leaves the document alone.
 	if to == len(d.Outbox) {
-		res, err := coll.UpdateOne(ctx, bson.M{"_id": d.ID, fmt.Sprintf("%s.%d", OutboxField, to-from): bson.M{"$exists": false}}, bson.M{
+		res, err := coll.UpdateOne(ctx, bson.M{"_id": d.ID, OutboxField: pull}, bson.M{
 			"$pullAll": bson.M{OutboxField: pull},
 			"$unset":   bson.M{OutboxBytesField: "", OutboxFailureField: ""},
 		})
@@ -639,7 +646,7 @@ func (r *Relay) remove(ctx context.Context, coll *mongo.Collection, d pendingDoc
 			return nil
 		}
 	}
-	_, err := coll.UpdateOne(ctx, bson.M{"_id": d.ID}, bson.M{
+	_, err := coll.UpdateOne(ctx, bson.M{"_id": d.ID, OutboxField: bson.M{"$all": pull}}, bson.M{
 		"$pullAll": bson.M{OutboxField: pull},
 		"$inc":     bson.M{OutboxBytesField: -size},
 		"$unset":   bson.M{OutboxFailureField: ""},

@@ -62,6 +62,53 @@ func TestRelayRemovesOnlyWhatItRead(t *testing.T) {
 	}
 }
 
+// Two relays (two replicas') read the same pending event; one publishes
+// and removes it, a writer records another, then the other relay removes
+// what it read: the new event stays pending, with its bytes counted, and
+// the sweeps still find it. With the count dropped it would never be
+// published.
+func TestRelayRemovalRacingAnotherRelay(t *testing.T) {
+	db := mongotest.Database(t)
+	coll := db.Collection("things")
+	ctx := context.Background()
+	r := NewRelay(mongox.NewDB(db), nil, "things.events", []string{"things"}, nil)
+
+	first := NewEvent("thing.updated", "org1", "a", nil)
+	if _, err := coll.InsertOne(ctx, append(bson.D{{Key: "_id", Value: "a"}}, recorded(t, first).Fields()...)); err != nil {
+		t.Fatal(err)
+	}
+	var a, b pendingDoc
+	for _, d := range []*pendingDoc{&a, &b} {
+		if err := coll.FindOne(ctx, pendingFilter(time.Now())).Decode(d); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := r.remove(ctx, coll, b, 0, 1); err != nil {
+		t.Fatal(err)
+	}
+	second := NewEvent("thing.updated", "org1", "a", nil)
+	if _, err := coll.UpdateOne(ctx, bson.M{"_id": "a"}, lateUpdate(t, second)); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.remove(ctx, coll, a, 0, 1); err != nil {
+		t.Fatal(err)
+	}
+
+	var got struct {
+		Pending `bson:",inline"`
+		Bytes   *int64 `bson:"_outboxBytes"`
+	}
+	if err := coll.FindOne(ctx, pendingFilter(time.Now())).Decode(&got); err != nil {
+		t.Fatalf("the event recorded after the other relay's removal is no longer pending: %v", err)
+	}
+	if len(got.Outbox) != 1 || got.Outbox[0].ID != second.ID {
+		t.Fatalf("pending: %+v, want %s alone", got.Outbox, second.ID)
+	}
+	if want := recorded(t, second).Bytes(); got.Bytes == nil || *got.Bytes != want {
+		t.Errorf("pending bytes %v, want %d", got.Bytes, want)
+	}
+}
+
 func TestRefused(t *testing.T) {
 	for _, tc := range []struct {
 		name string
