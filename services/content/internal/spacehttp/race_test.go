@@ -3,11 +3,13 @@ package spacehttp_test
 import (
 	"context"
 	"fmt"
+	"sync/atomic"
 	"testing"
 
 	"github.com/docspub/platform/libs/apitest"
 	"github.com/docspub/platform/libs/racetest"
 	"github.com/docspub/platform/libs/roles"
+	"github.com/docspub/platform/services/content/internal/space"
 	"github.com/docspub/platform/services/content/internal/spacemongo"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
@@ -231,4 +233,42 @@ func TestRaceTwoPatchesLoseNoUpdate(t *testing.T) {
 			t.Logf("both PATCHes applied in %d of %d repetitions", both, racetest.Count())
 		})
 	}
+}
+
+// writeFirst is the real store, whose next UpdateSpace (once armed) is
+// preceded by another write: what a concurrent request would do between
+// the service's read of the space and its write.
+type writeFirst struct {
+	*spacemongo.Store
+	armed  atomic.Bool
+	before func()
+}
+
+func (s *writeFirst) UpdateSpace(ctx context.Context, id string, change space.Change[space.Space]) (space.Space, error) {
+	if s.armed.CompareAndSwap(true, false) {
+		s.before()
+	}
+	return s.Store.UpdateSpace(ctx, id, change)
+}
+
+// A PATCH whose space's access moved between its read and its write (here
+// its default level, changed by another request) is a 409 and writes
+// nothing: the caller's level was checked on what was read.
+func TestPatchAfterTheAccessMovedIsAConflict(t *testing.T) {
+	st := &writeFirst{}
+	e := newEnvWith(t, func(s *spacemongo.Store) space.Store { st.Store = s; return st })
+	admin := e.member("ada", "org1", roles.Admin)
+	id := e.createSpace(admin, "org1", `{"title":"S"}`).ID
+	st.before = func() { e.ok(admin, "PATCH", "/v1/spaces/"+id, `{"defaultLevel":"comment"}`, "", 200) }
+	st.armed.Store(true)
+
+	if r := e.do(admin, "PATCH", "/v1/spaces/"+id, `{"title":"Renamed"}`); r.Status != 409 {
+		t.Fatalf("PATCH after the default level moved: %d %s, want 409", r.Status, r.Body)
+	}
+	var now spaceBody
+	e.ok(admin, "GET", "/v1/spaces/"+id, "", "", 200).Decode(t, &now)
+	if now.Title != "S" || now.DefaultLevel == nil || *now.DefaultLevel != "comment" {
+		t.Fatalf("after the 409: title %q, default level %v; want S and comment", now.Title, now.DefaultLevel)
+	}
+	e.ok(admin, "PATCH", "/v1/spaces/"+id, `{"title":"Renamed"}`, "", 200) // read again, it passes
 }

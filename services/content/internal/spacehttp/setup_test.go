@@ -50,6 +50,13 @@ type env struct {
 
 func newEnv(t *testing.T) *env {
 	t.Helper()
+	return newEnvWith(t, func(s *spacemongo.Store) space.Store { return s })
+}
+
+// newEnvWith is newEnv with the service's store the real one as wrap
+// returns it.
+func newEnvWith(t *testing.T, wrap func(*spacemongo.Store) space.Store) *env {
+	t.Helper()
 	db := mongotest.Database(t)
 	ctx := context.Background()
 	if err := mongox.EnsureIndexes(ctx, db, spacemongo.Indexes()...); err != nil {
@@ -58,7 +65,7 @@ func newEnv(t *testing.T) *env {
 	urls := links.New("http://gw.test", "http://gw.test/app")
 	people := peoplemongo.NewStore(db, urls)
 	clk := &clock{t: time.Now()}
-	svc := space.New(space.Deps{Store: spacemongo.NewStore(mongox.NewDB(db), nil), People: people, URLs: urls, Now: clk.now})
+	svc := space.New(space.Deps{Store: wrap(spacemongo.NewStore(mongox.NewDB(db), nil)), People: people, URLs: urls, Now: clk.now})
 	signer := apitest.Signer(t)
 	e := httpx.NewEngine(logx.ForTest(t), "content")
 	spacehttp.Register(e.Group("/v1", internaltoken.Require(signer), internaltoken.RequireUser), svc)
