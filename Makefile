@@ -131,7 +131,7 @@ bench-cluster: consul
 
 # bench-tenants: another organization's list and search before and after one
 # organization grows to 10,000 spaces and 100,000 pages (BENCH_TENANT_SPACES,
-# BENCH_TENANT_PAGES), in one run (about 15 minutes on 2 cores).
+# BENCH_TENANT_PAGES), in one run (about 35 minutes on 2 cores, most of it the imports).
 bench-tenants:
 	$(GO) test -run '^$$' -bench '^BenchmarkCrossTenant$$' -benchtime 1x -count 1 -timeout 60m ./deployments/local/
 
