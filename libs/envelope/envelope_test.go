@@ -55,7 +55,7 @@ func TestEnvelopeJSON(t *testing.T) {
 func TestEncodeIsMarshal(t *testing.T) {
 	t.Parallel()
 	markup := envelope.New("page.updated", "o1", "p1", map[string]any{"html": "<p>a & b</p>", "é": "\u2028", "n": []int{1, 2}})
-	versioned := envelope.NewVersion("space.updated", 2, "", "s1", map[string]string{"title": "Ünïcode ✓"})
+	versioned := envelope.NewVersion("thing.renamed", 2, "", "s1", map[string]string{"title": "Ünïcode ✓"})
 	versioned.Trace = map[string]string{"traceparent": "x"}
 	for _, ev := range []envelope.Event{
 		markup, versioned,
