@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -16,7 +15,6 @@ import (
 	"github.com/docspub/platform/libs/waittest"
 	"github.com/google/go-cmp/cmp"
 	"go.mongodb.org/mongo-driver/v2/bson"
-	mongoevent "go.mongodb.org/mongo-driver/v2/event"
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 	"go.opentelemetry.io/otel"
@@ -410,49 +408,4 @@ func TestConsumerWithoutRecords(t *testing.T) {
 	if diff := cmp.Diff(ids(rec.handled()), []string{ev.ID, ev.ID, last.ID}); diff != "" {
 		t.Errorf("handled (-got +want):\n%s", diff)
 	}
-}
-
-// An idle relay's sweeps space out: each sweep that finds nothing doubles
-// the wait, up to 8 intervals, and a Notify sweeps at once and brings the
-// interval back. Counted on the wire: the relay's reads of the collection.
-func TestIdleSweepsSpaceOut(t *testing.T) {
-	var sweeps atomic.Int64
-	name := mongotest.DatabaseName()
-	mon := &mongoevent.CommandMonitor{Started: func(_ context.Context, e *mongoevent.CommandStartedEvent) {
-		if e.CommandName == "find" && e.DatabaseName == name {
-			sweeps.Add(1)
-		}
-	}}
-	client, err := mongo.Connect(options.Client().ApplyURI(mongotest.URI(t)).SetMonitor(mon))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = client.Disconnect(context.Background()) })
-	db := client.Database(name)
-	t.Cleanup(func() { _ = db.Drop(context.Background()) })
-	k := kafkatest.Start(t)
-	const interval = 5 * time.Millisecond
-	relay := kafkax.NewRelay(mongox.NewDB(db), newPublisher(t, k.Brokers), topic, []string{coll}, nil,
-		kafkax.WithSweepInterval(interval))
-	start := time.Now()
-	run(t, relay.Run)
-	// Seven empty sweeps every 5 ms would take 30 ms; spaced out (0, 5,
-	// 10, 20, 40, 40, 40 ms) they take at least 155.
-	eventually(t, "seven sweeps", func() bool { return sweeps.Load() >= 7 })
-	if took := time.Since(start); took < 150*time.Millisecond {
-		t.Fatalf("seven idle sweeps took %v, want them spaced out (at least 150ms)", took)
-	}
-	// Another process's event, told by no Notify, still leaves within the
-	// longest wait.
-	left := event("thing.created", "a", nil)
-	change(t, db, "a", bson.M{"name": "a"}, left)
-	eventually(t, "the event written without a Notify to leave", func() bool {
-		d, _ := load(t, db, "a")
-		return len(d.Outbox) == 0
-	})
-	// A Notify sweeps at once (the next sweep is due in up to 40 ms; an
-	// hour-long interval would show the same).
-	before := sweeps.Load()
-	relay.Notify()
-	eventually(t, "a sweep after the Notify", func() bool { return sweeps.Load() > before })
 }

@@ -161,25 +161,14 @@ func (r *Relay) Notify() {
 	}
 }
 
-// maxIdleSweeps is how many times the sweep interval the relay waits at
-// most once sweeps find nothing: each empty sweep doubles the wait up to
-// it, and a Notify or a sweep that published brings it back. An idle
-// platform's sweeps (a query per collection of every service, every
-// 200 ms) took 0.15 of a core of the embedded server.
-const maxIdleSweeps = 8
-
 // Run sweeps until ctx is done, then returns nil. When Kafka acknowledges
 // nothing the relay backs off (doubling up to 2s) and events stay pending,
 // none is dropped; other failures are logged and only what failed waits.
-// Sweeps that find nothing space out (doubling up to maxIdleSweeps
-// intervals) until a Notify or a sweep that publishes: a write of this
-// process notifies, so only another process's events left behind (a
-// killed replica's) wait for the longer interval.
 func (r *Relay) Run(ctx context.Context) error {
 	defer r.observeBacklog()()
 	timer := time.NewTimer(0)
 	defer timer.Stop()
-	failures, idle := 0, 0
+	failures := 0
 	for {
 		res := r.sweep(ctx)
 		if ctx.Err() != nil {
@@ -195,11 +184,7 @@ func (r *Relay) Run(ctx context.Context) error {
 			failures = 0
 		default:
 			failures = 0
-			if res.published > 0 || res.err != nil {
-				idle = 0
-			}
-			wait = min(r.interval<<idle, maxIdleSweeps*r.interval)
-			idle = min(idle+1, 8) // (past maxIdleSweeps' doubling: no overflow)
+			wait = r.interval
 		}
 		if res.err != nil && !res.down {
 			r.log.WarnContext(ctx, "relay events", "err", res.err)
@@ -223,7 +208,6 @@ func (r *Relay) Run(ctx context.Context) error {
 		case <-timer.C:
 		case <-r.wake:
 			// No drain needed: since Go 1.23 Reset discards a pending tick.
-			idle = 0
 		}
 	}
 }
@@ -478,9 +462,9 @@ func (r *Relay) publish(ctx context.Context, docs []*sending, cs *collectionSwee
 }
 
 // pending reads the documents of coll with events to publish, in no
-// order (a sorted read would read every pending document to return the
-// first few: the embedded server sorts what it reads, and a backlog made
-// each sweep cost the whole backlog), at most the batch size and about maxSweepBytes, within the query timeout.
+// order (the embedded server sorts what it reads: sorted, a backlog made
+// each sweep read the whole backlog), at most the batch size and about
+// maxSweepBytes, within the query timeout.
 // full reports that there may be more. A document that cannot be read is
 // skipped with an error; when nothing could be read docs is nil.
 func (r *Relay) pending(ctx context.Context, coll *mongo.Collection) (docs []pendingDoc, full bool, errs []error) {
