@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/docspub/platform/libs/envelope"
 	"github.com/segmentio/kafka-go"
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
@@ -52,7 +51,7 @@ func (e *TooLargeError) Is(target error) bool { return target == ErrTooLarge }
 // encodeValue encodes the JSON value of ev's message (without HTML escaping)
 // and checks the message against MaxEventBytes.
 func encodeValue(ev Event) ([]byte, error) {
-	value, err := envelope.Encode(ev)
+	value, err := marshalJSON(ev)
 	if err != nil {
 		return nil, fmt.Errorf("encode event %s: %w", ev.ID, err)
 	}
