@@ -285,13 +285,13 @@ func TestSplitCookieNeverKept(t *testing.T) {
 // TestWritePurgesReaderCache: a successful write through the gateway drops
 // the cached answers of its organization or space before the writer has
 // its answer, so a site made restricted is never served from the cache
-// after that; a failed write, or one of another organization, drops
-// nothing.
+// after that; a failed write, one of another organization, or insights
+// events of the site (its readers'), drop nothing.
 func TestWritePurgesReaderCache(t *testing.T) {
 	t.Parallel()
 	rs := newReaderSite(t)
 	h := newHarness(t, options{env: map[string]string{"READER_CACHE_TTL": "1m"},
-		upstreams: map[string]string{"sites": rs.srv.URL}})
+		upstreams: map[string]string{"sites": rs.srv.URL, "insights": newUpstream(t, "insights").srv.URL}})
 	token, _ := h.identity.add(randomID("user"), map[string]string{"o1": "admin", "o2": "admin"})
 	cached := func() bool {
 		before := rs.hits.Load()
@@ -309,6 +309,12 @@ func TestWritePurgesReaderCache(t *testing.T) {
 	wantStatus(t, h.do(t, http.MethodGet, "/v1/orgs/o1/sites/s1", token, nil, nil), 200)
 	if !cached() {
 		t.Error("a read dropped the page")
+	}
+	for _, path := range []string{"/v1/orgs/o1/sites/s1/insights/events", "/v1/orgs/o1/sites/s1/insights/events/aggregate"} {
+		wantStatus(t, h.do(t, http.MethodPost, path, token, strings.NewReader(`{}`), nil), 200)
+		if !cached() {
+			t.Errorf("POST %s dropped the page", path)
+		}
 	}
 
 	rs.set("First words.", false) // the site is made restricted...

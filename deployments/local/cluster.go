@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/docspub/platform/libs/mongox"
+	"github.com/docspub/platform/services/identity"
 )
 
 // ClusterConfig is `make cluster`'s environment: make run's (ADDR is the
@@ -290,7 +291,11 @@ func (c *Cluster) seed(ctx context.Context) error {
 		return err
 	}
 	defer func() { _ = client.Disconnect(context.WithoutCancel(ctx)) }()
-	c.Credentials, err = seed(ctx, client.Database("identity"), c.URL, c.CredsPath)
+	// Before the services start: their relays' first sweeps publish it.
+	db := client.Database("identity")
+	c.Credentials, err = seed(ctx, func(ctx context.Context, in identity.BootstrapInput) (identity.BootstrapResult, error) {
+		return identity.Bootstrap(ctx, db, in)
+	}, c.URL, c.CredsPath)
 	return err
 }
 

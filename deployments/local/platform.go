@@ -159,7 +159,7 @@ func Start(ctx context.Context, cfg Config, log *slog.Logger) (_ *Platform, err 
 			return nil, fmt.Errorf("%s: %w", s.name, err)
 		}
 	}
-	if p.Credentials, err = seed(ctx, p.identity.Database(), p.URL, p.CredsPath); err != nil {
+	if p.Credentials, err = seed(ctx, p.identity.Bootstrap, p.URL, p.CredsPath); err != nil {
 		return nil, fmt.Errorf("seed: %w", err)
 	}
 	p.publishDocs(ctx, runCtx)
@@ -367,11 +367,10 @@ func (p *Platform) startGateway(ctx, runCtx context.Context, cfg Config) error {
 // Bootstrap adds a member (and, without an organization id, an
 // organization) with a new API token, as the identity-admin command does.
 func (p *Platform) Bootstrap(ctx context.Context, in identity.BootstrapInput) (identity.BootstrapResult, error) {
-	db := p.identityDB
 	if p.identity != nil {
-		db = p.identity.Database()
+		return p.identity.Bootstrap(ctx, in)
 	}
-	return identity.Bootstrap(ctx, db, in)
+	return identity.Bootstrap(ctx, p.identityDB, in)
 }
 
 // appRun is a service that the runner stops and starts again, on the same
@@ -539,22 +538,26 @@ func secret(path string) (string, error) {
 	return s, nil
 }
 
-// seed creates the demo organizations in identity's database db once;
-// later starts read the credentials file.
-func seed(ctx context.Context, db *mongo.Database, url, path string) (Credentials, error) {
+// bootstrapFunc adds a member (identity.Bootstrap, or through a running
+// identity: App.Bootstrap).
+type bootstrapFunc func(context.Context, identity.BootstrapInput) (identity.BootstrapResult, error)
+
+// seed creates the demo organizations once, through bootstrap; later
+// starts read the credentials file.
+func seed(ctx context.Context, bootstrap bootstrapFunc, url, path string) (Credentials, error) {
 	if c, err := readCredentials(path); err == nil {
 		c.GatewayURL = url
 		return c, writeCredentials(path, c)
 	}
-	admin, err := identity.Bootstrap(ctx, db, identity.BootstrapInput{OrganizationTitle: "Demo", UserDisplayName: "Demo Admin", UserEmail: "admin@demo.example", Role: roles.Admin})
+	admin, err := bootstrap(ctx, identity.BootstrapInput{OrganizationTitle: "Demo", UserDisplayName: "Demo Admin", UserEmail: "admin@demo.example", Role: roles.Admin})
 	if err != nil {
 		return Credentials{}, err
 	}
-	reader, err := identity.Bootstrap(ctx, db, identity.BootstrapInput{OrganizationID: admin.OrganizationID, UserDisplayName: "Demo Reader", UserEmail: "reader@demo.example", Role: roles.Read})
+	reader, err := bootstrap(ctx, identity.BootstrapInput{OrganizationID: admin.OrganizationID, UserDisplayName: "Demo Reader", UserEmail: "reader@demo.example", Role: roles.Read})
 	if err != nil {
 		return Credentials{}, err
 	}
-	other, err := identity.Bootstrap(ctx, db, identity.BootstrapInput{OrganizationTitle: "Other", UserDisplayName: "Other Admin", UserEmail: "admin@other.example", Role: roles.Admin})
+	other, err := bootstrap(ctx, identity.BootstrapInput{OrganizationTitle: "Other", UserDisplayName: "Other Admin", UserEmail: "admin@other.example", Role: roles.Admin})
 	if err != nil {
 		return Credentials{}, err
 	}

@@ -171,3 +171,54 @@ func findAndCount(t *testing.T, ctx context.Context, coll *mongo.Collection, tc 
 	}
 	return ids, n
 }
+
+// A delete whose filter is {_id: a string or an ObjectID} removes the
+// document without reading it, and deletes what the usual path deletes:
+// one document or none. Other filters take the usual path.
+func TestDeleteByID(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	coll := connect(t, startServer(t, "").URI).Database("deletes").Collection("chunks")
+	oid := bson.NewObjectID()
+	if _, err := coll.InsertMany(ctx, []any{bson.M{"_id": "a", "data": make([]byte, 1<<20)}, bson.M{"_id": "b"},
+		bson.M{"_id": oid}, bson.M{"_id": int32(1)}, bson.M{"_id": "c", "n": 1}}); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name   string
+		filter bson.M
+		many   bool
+		n      int64
+		byID   bool
+	}{
+		{"a string id", bson.M{"_id": "a"}, false, 1, true},
+		{"the same again", bson.M{"_id": "a"}, false, 0, true},
+		{"an ObjectID, many", bson.M{"_id": oid}, true, 1, true},
+		{"a number: equal across kinds", bson.M{"_id": int64(1)}, false, 1, false},
+		{"an operator", bson.M{"_id": bson.M{"$eq": "b"}}, false, 1, false},
+		{"an id and another condition", bson.M{"_id": "c", "n": 2}, false, 0, false},
+	} {
+		before := ferretdb.DeletesByID()
+		var res *mongo.DeleteResult
+		var err error
+		if tc.many {
+			res, err = coll.DeleteMany(ctx, tc.filter)
+		} else {
+			res, err = coll.DeleteOne(ctx, tc.filter)
+		}
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if byID := ferretdb.DeletesByID() > before; res.DeletedCount != tc.n || byID != tc.byID {
+			t.Errorf("%s: deleted %d (by id: %v), want %d (%v)", tc.name, res.DeletedCount, byID, tc.n, tc.byID)
+		}
+	}
+	var left []bson.M
+	cur, err := coll.Find(ctx, bson.M{}, options.Find().SetSort(bson.D{{Key: "_id", Value: 1}}))
+	if err == nil {
+		err = cur.All(ctx, &left)
+	}
+	if err != nil || len(left) != 1 || left[0]["_id"] != "c" {
+		t.Fatalf("left %v, %v; want c alone", left, err)
+	}
+}

@@ -51,6 +51,32 @@ func TestEnvelopeJSON(t *testing.T) {
 	}
 }
 
+// Encode writes the bytes Marshal writes, Data copied in as it is.
+func TestEncodeIsMarshal(t *testing.T) {
+	t.Parallel()
+	markup := envelope.New("page.updated", "o1", "p1", map[string]any{"html": "<p>a & b</p>", "é": "\u2028", "n": []int{1, 2}})
+	versioned := envelope.NewVersion("thing.renamed", 2, "", "s1", map[string]string{"title": "Ünïcode ✓"})
+	versioned.Trace = map[string]string{"traceparent": "x"}
+	for _, ev := range []envelope.Event{
+		markup, versioned,
+		envelope.New("thing.deleted", "o1", "t1", nil),
+		envelope.New("visits.accepted", "o1", "site", []map[string]any{{"url": "https://x/?a=1&b=<2>"}}),
+		{ID: "i", Type: "t", Subject: "s", Data: json.RawMessage(`[]`)},
+	} {
+		want, err := envelope.Marshal(ev)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := envelope.Encode(ev)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(got) != string(want) {
+			t.Errorf("Encode(%s) =\n%s\nwant\n%s", ev.Type, got, want)
+		}
+	}
+}
+
 func TestWithTrace(t *testing.T) { // not parallel: sets the global propagator
 	otel.SetTextMapPropagator(propagation.TraceContext{})
 	t.Cleanup(func() { otel.SetTextMapPropagator(propagation.NewCompositeTextMapPropagator()) })

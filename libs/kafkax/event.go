@@ -70,9 +70,6 @@ func NewEvent(typ, organization, subject string, data any) Event {
 	return envelope.New(typ, organization, subject, data)
 }
 
-// marshalJSON is json.Marshal without HTML escaping (envelope.Marshal).
-func marshalJSON(v any) ([]byte, error) { return envelope.Marshal(v) }
-
 // NewID returns a random event id.
 func NewID() string { return envelope.NewID() }
 

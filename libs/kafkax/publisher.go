@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/docspub/platform/libs/envelope"
 	"github.com/segmentio/kafka-go"
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
@@ -51,7 +52,7 @@ func (e *TooLargeError) Is(target error) bool { return target == ErrTooLarge }
 // encodeValue encodes the JSON value of ev's message (without HTML escaping)
 // and checks the message against MaxEventBytes.
 func encodeValue(ev Event) ([]byte, error) {
-	value, err := marshalJSON(ev)
+	value, err := envelope.Encode(ev)
 	if err != nil {
 		return nil, fmt.Errorf("encode event %s: %w", ev.ID, err)
 	}

@@ -182,6 +182,15 @@ func (a *App) RevokeToken(ctx context.Context, tokenID string) error {
 	return a.tokens.Revoke(ctx, tokenID)
 }
 
+// Bootstrap is the package's Bootstrap through the running service: its
+// relay publishes the changes' events at once, instead of at its next
+// idle sweep.
+func (a *App) Bootstrap(ctx context.Context, in BootstrapInput) (BootstrapResult, error) {
+	r, err := Bootstrap(ctx, a.Database(), in)
+	a.core.Relay.Notify()
+	return r, err
+}
+
 // RunBackground starts the outbox relay; it stops when ctx is done.
 func (a *App) RunBackground(ctx context.Context) {
 	a.core.RunRelay(ctx)

@@ -33,7 +33,7 @@ type API struct {
 	MaxBodyBytes int64
 	Proxy        *proxy.Proxy
 	// After sees the services' answers (the page cache purged after a
-	// write); nil: nothing does.
+	// write), but insights' (route.Insights); nil: nothing does.
 	After proxy.Answered
 }
 
@@ -95,7 +95,14 @@ func (a *API) Serve(c *gin.Context) {
 		r.Body = http.MaxBytesReader(c.Writer, r.Body, a.MaxBodyBytes)
 	}
 
-	a.Proxy.Forward(c, &proxy.Forward{Service: rt.Service, Client: client, After: a.After}, p)
+	f := &proxy.Forward{Service: rt.Service, Client: client, After: a.After}
+	if rt.Service == route.Insights {
+		// Readers' events and aggregate queries change no published page:
+		// purging the organization's pages on each would leave its readers
+		// nothing kept while its sites are read.
+		f.After = nil
+	}
+	a.Proxy.Forward(c, f, p)
 }
 
 // maxTokenLen bounds the bearer token; longer ones are malformed.

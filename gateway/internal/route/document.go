@@ -12,6 +12,9 @@ import (
 const (
 	Identity = "identity"
 	Sites    = "sites"
+	// Insights' writes (readers' events, aggregate queries) change no
+	// published page: they purge nothing (internal/api).
+	Insights = "insights"
 	// Gateway answers its own operations (the API document and its
 	// reference page) itself: they are no route of the table.
 	Gateway = "gateway"

@@ -1,5 +1,6 @@
 // Command kafka runs the embedded Kafka-protocol broker (franz-go's kfake,
-// topics created on demand, its data in memory) alone, until interrupted:
+// topics created on demand, its log in a temporary folder removed when it
+// stops) alone, until interrupted:
 // `make cluster`'s broker process.
 package main
 

@@ -16,7 +16,10 @@
 // not in FerretDB v1.24.2.
 package ferretdb
 
-import "github.com/FerretDB/FerretDB/internal/backends/sqlite"
+import (
+	"github.com/FerretDB/FerretDB/internal/backends/sqlite"
+	"github.com/FerretDB/FerretDB/internal/handler"
+)
 
 // SetExactPushdown turns on (the default) or off the SQLite backend's
 // exact pushdown (a filter it translates exactly is counted, sorted and
@@ -27,3 +30,8 @@ func SetExactPushdown(on bool) { sqlite.ExactOff.Store(!on) }
 // ExactPushdowns is the number of queries the exact pushdown answered so
 // far, in every server of the process.
 func ExactPushdowns() int64 { return sqlite.ExactAnswers.Load() }
+
+// DeletesByID is the number of deletes of one document by its string or
+// ObjectID _id that removed it without reading it, in every server of the
+// process.
+func DeletesByID() int64 { return handler.DeletesByID.Load() }

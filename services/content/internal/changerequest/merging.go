@@ -103,7 +103,7 @@ func (s *Service) mergeOnce(ctx context.Context, g access.Grant, idOrNumber stri
 	if err != nil {
 		return Outcome{}, err
 	}
-	if settled, err := s.settleSpace(ctx, g.Space); err != nil {
+	if settled, err := s.settleSpace(ctx, g.Organization, g.Space); err != nil {
 		return Outcome{}, err
 	} else if settled {
 		return Outcome{}, errSpaceMovedOn // the space moved: merge against its revision now
@@ -161,7 +161,7 @@ func (s *Service) finish(ctx context.Context, g access.Grant, cr ChangeRequest, 
 	if err != nil && !errors.Is(err, ErrMerged) && !errors.Is(err, ErrMerging) && !errors.Is(err, ErrConcurrentMod) {
 		return err
 	}
-	return s.spaces.Settled(ctx, cr.Space, cr.ID)
+	return s.spaces.Settled(ctx, cr.Organization, cr.Space, cr.ID)
 }
 
 // undo frees a change request from a claim whose merge did not move the
@@ -210,9 +210,9 @@ func (s *Service) settle(ctx context.Context, cr ChangeRequest) (ChangeRequest, 
 	return now, err
 }
 
-// settleSpace finishes the unfinished merge marked on a space, if any, and
-// reports whether there was one.
-func (s *Service) settleSpace(ctx context.Context, spaceID string) (bool, error) {
+// settleSpace finishes the unfinished merge marked on a space of org, if
+// any, and reports whether there was one.
+func (s *Service) settleSpace(ctx context.Context, org, spaceID string) (bool, error) {
 	head, merging, err := s.spaces.Head(ctx, spaceID)
 	if err != nil || merging == "" {
 		return false, err
@@ -227,7 +227,7 @@ func (s *Service) settleSpace(ctx context.Context, spaceID string) (bool, error)
 			return false, err
 		}
 	}
-	return true, s.spaces.Settled(ctx, spaceID, merging)
+	return true, s.spaces.Settled(ctx, org, spaceID, merging)
 }
 
 // Recover settles the merges that claimed a change request and did not

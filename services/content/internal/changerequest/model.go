@@ -96,7 +96,7 @@ type Spaces interface {
 	// Head returns the space's revision and its unfinished merge ("" none).
 	Head(ctx context.Context, spaceID string) (revision, merging string, err error)
 	// Settled clears the space's unfinished merge of changeRequest.
-	Settled(ctx context.Context, spaceID, changeRequest string) error
+	Settled(ctx context.Context, org, spaceID, changeRequest string) error
 }
 
 // Importer fetches outside content into a revision's pages.

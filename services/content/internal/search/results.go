@@ -10,12 +10,13 @@ import (
 )
 
 // Bounds of the results kept (Service.results): how many result pages, in
-// how many bytes. A result page is kept under everything it was made from
+// how many bytes, and the largest page kept (a thirty-second of them). A result page is kept under everything it was made from
 // (resultKey), so it needs no expiry: a write of a space's entries gives
 // them a new generation, and the next search's key is another.
 const (
-	resultEntries = 4096
-	resultBytes   = 32 << 20
+	resultEntries  = 4096
+	resultBytes    = 32 << 20
+	resultMaxBytes = resultBytes / 32
 )
 
 // kept is a result page kept, with its JSON encoding once a caller asked

@@ -25,12 +25,24 @@ type Service struct {
 	// (resultKey): a query asked again, of spaces unchanged, by a caller
 	// reading the same spaces, is answered without ranking again.
 	results *sizedcache.Cache[resultKey, *kept]
+	// resultMax is the weight of the largest result page kept: a larger
+	// one is answered but not kept, so that one caller's large result
+	// never pushes out many others'.
+	resultMax int64
 }
 
 // New returns a service over store.
 func New(store Store, urls links.URLs) *Service {
 	return &Service{store: store, urls: urls,
-		results: sizedcache.New[resultKey, *kept](resultEntries, resultBytes).Observe("content.search.results")}
+		results:   sizedcache.New[resultKey, *kept](resultEntries, resultBytes).Observe("content.search.results"),
+		resultMax: resultMaxBytes}
+}
+
+// KeepingResultsUpTo makes s keep only result pages weighing at most
+// bytes (resultSize, with their encoding); by default resultMaxBytes.
+func (s *Service) KeepingResultsUpTo(bytes int64) *Service {
+	s.resultMax = bytes
+	return s
 }
 
 // IndexRevision makes pages the space's indexed content, replacing what was
@@ -214,7 +226,9 @@ func (s *Service) search(ctx context.Context, org string, spaces map[string]stri
 		return nil, err
 	}
 	k := &kept{res: paging.With(page, items)}
-	s.results.Add(key, k, 2*resultSize(k.res)) // and its encoding, once made
+	if size := 2 * resultSize(k.res); size <= s.resultMax { // and its encoding, once made
+		s.results.Add(key, k, size)
+	}
 	return k, nil
 }
 

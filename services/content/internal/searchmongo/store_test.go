@@ -669,4 +669,11 @@ func TestResultsKeptUnderWhatTheyAreMadeOf(t *testing.T) {
 	}
 	search("after a space's entries changed", "acme", both, 0, true, "s1/ps1", "s2/q2")
 	search("the space unchanged alone", "acme", one, 0, false, "s1/ps1")
+
+	// A result page heavier than the service keeps is answered each time
+	// from the postings, and pushes out no other result kept.
+	svc.KeepingResultsUpTo(1)
+	search("too large to keep", "acme", map[string]string{"s2": "Two"}, 0, true, "s2/q2")
+	search("too large, asked again", "acme", map[string]string{"s2": "Two"}, 0, true, "s2/q2")
+	search("a smaller page kept before", "acme", one, 0, false, "s1/ps1")
 }

@@ -74,9 +74,10 @@ func (s *Service) Head(ctx context.Context, spaceID string) (revision, merging s
 	return sp.Revision, sp.Merging, err
 }
 
-// Settled clears the unfinished-merge mark of changeRequest on a space.
-func (s *Service) Settled(ctx context.Context, spaceID, changeRequest string) error {
-	err := s.store.ClearMerging(ctx, spaceID, changeRequest)
+// Settled clears the unfinished-merge mark of changeRequest on a space of
+// org.
+func (s *Service) Settled(ctx context.Context, org, spaceID, changeRequest string) error {
+	err := s.store.ClearMerging(ctx, org, spaceID, changeRequest)
 	if errors.Is(err, apierr.ErrNotFound) {
 		return nil // settled already
 	}

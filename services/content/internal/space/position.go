@@ -69,5 +69,5 @@ func (s *Service) place(ctx context.Context, org, parent string, self Node, pos 
 	for i, n := range sibs {
 		positions[i] = n.Position
 	}
-	return order.Place(positions, at, func(i int, p int64) error { return s.store.SetPosition(ctx, sibs[i], p) })
+	return order.Place(positions, at, func(i int, p int64) error { return s.store.SetPosition(ctx, org, sibs[i], p) })
 }

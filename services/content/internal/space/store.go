@@ -48,8 +48,8 @@ type SpaceStore interface {
 	// the revision from with no unfinished merge; not found otherwise.
 	MoveHead(ctx context.Context, id, from string, head Head, ev envelope.Event) error
 	// ClearMerging clears the unfinished merge of changeRequest on a
-	// space; not found when the space is not marked with it.
-	ClearMerging(ctx context.Context, id, changeRequest string) error
+	// space of org; not found when the space is not marked with it.
+	ClearMerging(ctx context.Context, org, id, changeRequest string) error
 	// ClearPendingIndex clears the pending re-index of a space of org; not
 	// found when it is not pending there.
 	ClearPendingIndex(ctx context.Context, id, org string) error
@@ -113,8 +113,8 @@ type TreeStore interface {
 	// Siblings returns every sibling under parent in org by position then id.
 	Siblings(ctx context.Context, org, parent string) ([]Node, error)
 	// SetPosition stores a new position without an event (positions are not
-	// part of the resources).
-	SetPosition(ctx context.Context, n Node, position int64) error
+	// part of the resources) of a node of org.
+	SetPosition(ctx context.Context, org string, n Node, position int64) error
 	// HasChildren reports whether a collection holds a live space or collection.
 	HasChildren(ctx context.Context, collection string) (bool, error)
 

@@ -148,10 +148,11 @@ func (s *Store) MoveHead(ctx context.Context, id, from string, head space.Head, 
 		bson.M{"$set": set, "$inc": bson.M{docstore.VersionField: int64(1)}}, ev)
 }
 
-// ClearMerging unsets a space's unfinished merge of changeRequest; not
-// found when it is not marked with it.
-func (s *Store) ClearMerging(ctx context.Context, id, changeRequest string) error {
-	return s.d.Update(ctx, Spaces, id, bson.M{"merging": changeRequest},
+// ClearMerging unsets the unfinished merge of changeRequest on a space of
+// org; not found when it is not marked with it. Naming the organization
+// keeps the other organizations' lists kept (docstore.CacheLists).
+func (s *Store) ClearMerging(ctx context.Context, org, id, changeRequest string) error {
+	return s.d.Update(ctx, Spaces, id, bson.M{"organization": org, "merging": changeRequest},
 		bson.M{"$unset": bson.M{"merging": ""}, "$inc": bson.M{docstore.VersionField: int64(1)}})
 }
 
@@ -402,13 +403,14 @@ func (s *Store) Siblings(ctx context.Context, org, parent string) ([]space.Node,
 	return out, nil
 }
 
-// SetPosition stores a node's new position without an event.
-func (s *Store) SetPosition(ctx context.Context, n space.Node, position int64) error {
+// SetPosition stores the new position of a node of org without an event;
+// naming the organization keeps the other organizations' lists kept.
+func (s *Store) SetPosition(ctx context.Context, org string, n space.Node, position int64) error {
 	coll := Spaces
 	if n.Kind == space.KindCollection {
 		coll = Collections
 	}
-	return s.d.Set(ctx, coll, n.ID, bson.M{"position": position})
+	return s.d.Update(ctx, coll, n.ID, bson.M{"organization": org}, bson.M{"$set": bson.M{"position": position}})
 }
 
 // HasChildren reports whether a collection holds a live space or collection.

@@ -98,7 +98,7 @@ func TestUpdateSpaceWritesWhatChanged(t *testing.T) {
 	ctx := context.Background()
 	s, _, db := newSpaceIn(t, "sp1")
 	// A renumbering of positions (no version, no event) meanwhile.
-	if err := s.SetPosition(ctx, space.Node{Kind: space.KindSpace, ID: "sp1"}, 42); err != nil {
+	if err := s.SetPosition(ctx, "org1", space.Node{Kind: space.KindSpace, ID: "sp1"}, 42); err != nil {
 		t.Fatal(err)
 	}
 	deleted := t0.Add(time.Hour)
@@ -227,6 +227,65 @@ func TestUpdateAndRemoveCollection(t *testing.T) {
 	}
 }
 
+// A position or merge mark written on one organization's space keeps
+// the other organizations' lists kept, and names no other organization's
+// space.
+func TestMarksKeepOtherOrganizationsLists(t *testing.T) {
+	ctx := context.Background()
+	s, _, db := newSpaceIn(t, "sp1")
+	other := space.Space{ID: "sp2", Organization: "org2", Title: "Other", Visibility: space.VisibilityPrivate,
+		EditMode: space.EditLive, Position: 1, Revision: "r2", CreatedAt: t0, UpdatedAt: t0}
+	if err := s.InsertSpace(ctx, other, space.Revision{ID: "r2", Space: "sp2", Organization: "org2", Type: "edits",
+		Parents: []string{}, CreatedAt: t0}, ev("sp2")); err != nil {
+		t.Fatal(err)
+	}
+	titles := func(org string) []string {
+		t.Helper()
+		sps, _, err := s.CachedSpaces(ctx, space.SpaceQuery{Organization: org, Sort: space.ByPosition, Limit: 10})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, sp := range sps {
+			out = append(out, sp.Title)
+		}
+		return out
+	}
+	if got := titles("org2"); !slices.Equal(got, []string{"Other"}) {
+		t.Fatalf("org2's list %v", got)
+	}
+	// Another instance renames org2's space, untold: org2's list stays as
+	// kept until something drops it.
+	if _, err := db.Collection(spacemongo.Spaces).UpdateOne(ctx, bson.M{"_id": "sp2"}, bson.M{"$set": bson.M{"title": "Renamed"}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.SetPosition(ctx, "org1", space.Node{Kind: space.KindSpace, ID: "sp1"}, 7); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.MoveHead(ctx, "sp1", "r1", space.Head{Revision: "r3", Merging: "cr1", UpdatedAt: t0}, ev("sp1")); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.ClearMerging(ctx, "org1", "sp1", "cr1"); err != nil {
+		t.Fatal(err)
+	}
+	if got := titles("org2"); !slices.Equal(got, []string{"Other"}) {
+		t.Errorf("org1's marks dropped org2's kept list: %v", got)
+	}
+	if got := load(t, s, "sp1"); got.Position != 7 || got.Merging != "" {
+		t.Errorf("sp1 after its marks: position %d, merging %q", got.Position, got.Merging)
+	}
+	// Naming the wrong organization writes nothing.
+	if err := s.SetPosition(ctx, "org2", space.Node{Kind: space.KindSpace, ID: "sp1"}, 9); !errors.Is(err, apierr.ErrNotFound) {
+		t.Errorf("position through another organization = %v, want not found", err)
+	}
+	if err := s.MoveHead(ctx, "sp1", "r3", space.Head{Revision: "r4", Merging: "cr2", UpdatedAt: t0}, ev("sp1")); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.ClearMerging(ctx, "org2", "sp1", "cr2"); !errors.Is(err, apierr.ErrNotFound) {
+		t.Errorf("merge mark cleared through another organization = %v, want not found", err)
+	}
+}
+
 // MoveHead moves a live space from a revision only while no merge is
 // unfinished on it; ClearMerging and ClearPendingIndex clear only their mark.
 func TestMoveHeadAndItsMarks(t *testing.T) {
@@ -244,10 +303,10 @@ func TestMoveHeadAndItsMarks(t *testing.T) {
 	if err := s.MoveHead(ctx, "sp1", "r2", space.Head{Revision: "r3", UpdatedAt: t0}, ev("sp1")); !errors.Is(err, apierr.ErrNotFound) {
 		t.Errorf("move while a merge is unfinished = %v, want not found", err)
 	}
-	if err := s.ClearMerging(ctx, "sp1", "cr2"); !errors.Is(err, apierr.ErrNotFound) {
+	if err := s.ClearMerging(ctx, "org1", "sp1", "cr2"); !errors.Is(err, apierr.ErrNotFound) {
 		t.Errorf("clear another change request's merge = %v, want not found", err)
 	}
-	if err := s.ClearMerging(ctx, "sp1", "cr1"); err != nil {
+	if err := s.ClearMerging(ctx, "org1", "sp1", "cr1"); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.MoveHead(ctx, "sp1", "r2", space.Head{Revision: "r3", UpdatedAt: t0}, ev("sp1")); err != nil {

@@ -19,6 +19,7 @@ package handler
 
 import (
 	"strings"
+	"sync/atomic"
 
 	"github.com/FerretDB/FerretDB/internal/types"
 	"github.com/FerretDB/FerretDB/internal/util/iterator"
@@ -102,4 +103,27 @@ func (c countStage) result(n int64) types.DocumentsIterator {
 	}
 
 	return iterator.Values(iterator.ForSlice(docs))
+}
+
+// DeletesByID counts the deletes deleteByID answered, in every server of
+// the process (tests check that a delete by id reads nothing).
+var DeletesByID atomic.Int64
+
+// deleteByID returns the _id a delete's filter names when it is {_id: v}
+// with v a string or an ObjectID: such a delete removes the document by
+// its key without reading it first (the insights rollups' chunk records
+// are megabytes, each decoded only to be deleted). Other values go the
+// usual way: numbers are equal across their kinds, and a document is an
+// operator or a sub-document.
+func deleteByID(filter *types.Document) (any, bool) {
+	if filter == nil || filter.Len() != 1 || !filter.Has("_id") {
+		return nil, false
+	}
+
+	switch id := must.NotFail(filter.Get("_id")).(type) {
+	case string, types.ObjectID:
+		return id, true
+	}
+
+	return nil, false
 }

@@ -118,6 +118,17 @@ func (h *Handler) MsgDelete(connCtx context.Context, msg *wire.OpMsg) (*wire.OpM
 // It returns a number of deleted documents or error.
 // The error is either a (wrapped) *handlererrors.CommandError or something fatal.
 func (h *Handler) execDelete(ctx context.Context, c backends.Collection, p *common.Delete) (int32, error) {
+	if id, ok := deleteByID(p.Filter); ok && !h.DisablePushdown { // docspub's patch (exact.go)
+		d, err := c.DeleteAll(ctx, &backends.DeleteAllParams{IDs: []any{id}})
+		if err != nil {
+			return 0, lazyerrors.Error(err)
+		}
+
+		DeletesByID.Add(1)
+
+		return d.Deleted, nil
+	}
+
 	var qp backends.QueryParams
 	if !h.DisablePushdown {
 		qp.Filter = p.Filter
