@@ -62,7 +62,11 @@ type Job struct {
 	Error    string
 	Attempts int
 	// Owner is the worker holding the job while it runs.
-	Owner      string
+	Owner string
+	// Home, when set, is the queue whose workers alone may take the job
+	// until HomeUntil (see the option Home).
+	Home       string
+	HomeUntil  time.Time
 	LeaseUntil time.Time
 	NotBefore  time.Time
 	CreatedAt  time.Time
@@ -99,13 +103,26 @@ func (d Data) Decode(v any) error {
 // queue are the same when their bytes are.
 func (d Data) Bytes() []byte { return d.raw }
 
+// EnqueueOptions are what the options of one Enqueue set.
+type EnqueueOptions struct {
+	Tenant string
+	Home   bool
+}
+
 // EnqueueOption tunes one Enqueue.
-type EnqueueOption func(*Job)
+type EnqueueOption func(*EnqueueOptions)
 
 // Tenant names whose job it is (an organization): workers take the jobs of
 // tenants running none before more of a tenant's, so one tenant's burst of
 // jobs delays its own, not another's.
-func Tenant(id string) EnqueueOption { return func(j *Job) { j.Tenant = id } }
+func Tenant(id string) EnqueueOption { return func(o *EnqueueOptions) { o.Tenant = id } }
+
+// Home keeps the job for the workers of the process that enqueues it, as
+// long as that process lives: for work whose inputs only its memory holds
+// (credentials that are never stored). Its workers renew the claim like a
+// lease; when the process dies the claim lapses (after a lease) and any
+// worker takes the job, which then finds those inputs gone.
+func Home() EnqueueOption { return func(o *EnqueueOptions) { o.Home = true } }
 
 // Queue is what a domain needs of a job queue.
 type Queue interface {

@@ -40,6 +40,8 @@ type doc struct {
 	Error      string    `bson:"error,omitempty"`
 	Attempts   int       `bson:"attempts"`
 	Owner      string    `bson:"owner,omitempty"`
+	Home       string    `bson:"home,omitempty"` // the queue whose workers alone take it until homeUntil
+	HomeUntil  time.Time `bson:"homeUntil,omitzero"`
 	LeaseUntil time.Time `bson:"leaseUntil"`
 	NotBefore  time.Time `bson:"notBefore"`
 	CreatedAt  time.Time `bson:"createdAt"`
@@ -50,7 +52,7 @@ type doc struct {
 func (d doc) job() jobs.Job {
 	return jobs.Job{ID: d.ID, Kind: d.Kind, Key: d.Key, Tenant: d.Tenant, State: d.State,
 		Payload: data(d.Payload), Progress: data(d.Progress), Result: data(d.Result), Error: d.Error, Attempts: d.Attempts,
-		Owner: d.Owner, LeaseUntil: d.LeaseUntil, NotBefore: d.NotBefore, CreatedAt: d.CreatedAt, UpdatedAt: d.UpdatedAt,
+		Owner: d.Owner, Home: d.Home, HomeUntil: d.HomeUntil, LeaseUntil: d.LeaseUntil, NotBefore: d.NotBefore, CreatedAt: d.CreatedAt, UpdatedAt: d.UpdatedAt,
 		FinishedAt: d.FinishedAt}
 }
 
@@ -67,7 +69,8 @@ type Queue struct {
 	now         func() time.Time
 
 	mu    sync.Mutex
-	wakes []chan struct{} // one per running worker: Notify wakes them all
+	wakes []chan struct{}   // one per running worker: Notify wakes them all
+	homes map[string]string // the unfinished jobs this queue enqueued with jobs.Home: kind by id
 }
 
 // Option tunes a Queue.
@@ -136,12 +139,15 @@ func (q *Queue) Enqueue(ctx context.Context, kind, key string, payload any, opts
 	if err != nil {
 		return jobs.Job{}, false, fmt.Errorf("encode %s payload: %w", kind, err)
 	}
-	var o jobs.Job
+	var o jobs.EnqueueOptions
 	for _, opt := range opts {
 		opt(&o)
 	}
 	now := q.clock()
 	d := doc{ID: newID(), Kind: kind, Key: key, Tenant: o.Tenant, State: jobs.Pending, Payload: raw, NotBefore: now, CreatedAt: now, UpdatedAt: now}
+	if o.Home {
+		d.Home, d.HomeUntil = q.owner, now.Add(q.lease)
+	}
 	if key != "" {
 		claimed := false
 		for range 3 {
@@ -162,6 +168,9 @@ func (q *Queue) Enqueue(ctx context.Context, kind, key string, payload any, opts
 	}
 	if _, err := q.coll.InsertOne(ctx, d); err != nil {
 		return jobs.Job{}, false, fmt.Errorf("enqueue %s: %w", kind, err)
+	}
+	if o.Home {
+		q.keepHome(d.ID, kind)
 	}
 	q.Notify()
 	return d.job(), true, nil
@@ -354,11 +363,20 @@ func (q *Queue) runningByTenant(ctx context.Context, kinds []string, now time.Ti
 	return out, nil
 }
 
-// claimDue takes the oldest due job of kinds that also matches extra.
+// claimDue takes the oldest due job of kinds that also matches extra: a
+// job with a home only when this queue is its home or the home's claim
+// lapsed.
 func (q *Queue) claimDue(ctx context.Context, kinds []string, now time.Time, extra bson.M) (doc, bool, error) {
-	f := bson.M{"kind": bson.M{"$in": kinds}, "$or": bson.A{
-		bson.M{"state": jobs.Pending, "notBefore": bson.M{"$lte": now}},
-		bson.M{"state": jobs.Running, "leaseUntil": bson.M{"$lt": now}},
+	f := bson.M{"kind": bson.M{"$in": kinds}, "$and": bson.A{
+		bson.M{"$or": bson.A{
+			bson.M{"state": jobs.Pending, "notBefore": bson.M{"$lte": now}},
+			bson.M{"state": jobs.Running, "leaseUntil": bson.M{"$lt": now}},
+		}},
+		bson.M{"$or": bson.A{
+			bson.M{"home": bson.M{"$in": bson.A{"", nil}}},
+			bson.M{"home": q.owner},
+			bson.M{"homeUntil": bson.M{"$lt": now}},
+		}},
 	}}
 	for k, v := range extra {
 		f[k] = v
@@ -449,12 +467,74 @@ func (q *Queue) finish(ctx context.Context, j doc, state string, result any, err
 	}
 	// A worker may be waiting for this tenant's job to end.
 	q.Notify()
+	if state == jobs.Done || state == jobs.Failed {
+		q.leaveHome(j.ID)
+	}
 	if (state == jobs.Done || state == jobs.Failed) && j.Key != "" {
 		_, err = q.keys.DeleteOne(ctx, bson.M{"_id": j.Key, "job": j.ID})
 		if err != nil {
 			// Harmless: the next Enqueue of the key frees a key whose job finished.
 			return fmt.Errorf("free job key %s: %w", j.Key, err)
 		}
+	}
+	return nil
+}
+
+// keepHome records job id (of kind) as one whose home claim this queue's
+// workers renew.
+func (q *Queue) keepHome(id, kind string) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.homes == nil {
+		q.homes = map[string]string{}
+	}
+	q.homes[id] = kind
+}
+
+func (q *Queue) leaveHome(ids ...string) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	for _, id := range ids {
+		delete(q.homes, id)
+	}
+}
+
+// renewHomes extends the home claim of this queue's unfinished jobs of
+// kinds by a lease, and forgets those that finished or moved on. It reads
+// nothing when there are none.
+func (q *Queue) renewHomes(ctx context.Context, kinds []string) error {
+	q.mu.Lock()
+	var ids []string
+	for id, kind := range q.homes {
+		if slices.Contains(kinds, kind) {
+			ids = append(ids, id)
+		}
+	}
+	q.mu.Unlock()
+	if len(ids) == 0 {
+		return nil
+	}
+	mine := bson.M{"_id": bson.M{"$in": ids}, "home": q.owner, "state": bson.M{"$in": bson.A{jobs.Pending, jobs.Running}}}
+	cur, err := q.coll.Find(ctx, mine, options.Find().SetProjection(bson.M{"_id": 1}))
+	if err != nil {
+		return fmt.Errorf("find home jobs: %w", err)
+	}
+	var live []doc
+	if err := cur.All(ctx, &live); err != nil {
+		return fmt.Errorf("read home jobs: %w", err)
+	}
+	var gone []string
+	for _, id := range ids {
+		if !slices.ContainsFunc(live, func(d doc) bool { return d.ID == id }) {
+			gone = append(gone, id)
+		}
+	}
+	q.leaveHome(gone...)
+	if len(live) == 0 {
+		return nil
+	}
+	if _, err := q.coll.UpdateMany(ctx, mine, bson.M{"$set": bson.M{"homeUntil": q.clock().Add(q.lease)}}); err != nil {
+		return fmt.Errorf("renew home jobs: %w", err)
 	}
 	return nil
 }

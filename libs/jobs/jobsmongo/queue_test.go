@@ -441,3 +441,89 @@ func TestTenantRest(t *testing.T) {
 		t.Errorf("orgA's second job started %s after its first ended, which ran %s: want at least that", gap, a[0].end.Sub(a[0].start))
 	}
 }
+
+// A job enqueued with jobs.Home waits for the workers of its own queue while
+// that queue lives, even when they are busy; once its queue stops renewing
+// the claim (its process died), another queue's worker takes it.
+func TestHomeJobWaitsForItsQueue(t *testing.T) {
+	db := mongox.NewDB(mongotest.Database(t))
+	const lease = 300 * time.Millisecond
+	home, other, gone := newQueue(t, db, WithLease(lease)), newQueue(t, db, WithLease(lease)), newQueue(t, db, WithLease(lease))
+	ran := make(chan string, 4)
+	runs := func(name string) jobs.Handler {
+		return func(ctx context.Context, r *jobs.Run) error { ran <- name + " " + r.Job.ID; return nil }
+	}
+	release := make(chan struct{})
+	block := func(ctx context.Context, r *jobs.Run) error {
+		select {
+		case <-release:
+			return nil
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	stopHome := startWorker(t, home, map[string]jobs.Handler{"block": block, "secret": runs("home")})
+	ctx := context.Background()
+	var blocking []string
+	for range 2 { // the home worker's two slots
+		j, _, err := home.Enqueue(ctx, "block", "", payload{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		blocking = append(blocking, j.ID)
+	}
+	waittest.Until(t, "the home worker busy", 10*time.Second, func() bool {
+		for _, id := range blocking {
+			if j, err := home.Get(ctx, id); err != nil || j.State != jobs.Running {
+				return false
+			}
+		}
+		return true
+	})
+	startWorker(t, other, map[string]jobs.Handler{"secret": runs("other")})
+
+	j, _, err := home.Enqueue(ctx, "secret", "", payload{}, jobs.Home())
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Past the first claim's end, renewed, still waiting for its home.
+	waittest.Until(t, "the home claim renewed past a lease", 10*time.Second, func() bool {
+		got, err := home.Get(ctx, j.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.State != jobs.Pending || got.Owner != "" {
+			t.Fatalf("the job was taken (%s by %q) while its home lived", got.State, got.Owner)
+		}
+		return got.HomeUntil.After(got.CreatedAt.Add(2 * lease))
+	})
+	close(release)
+	if got := <-ran; got != "home "+j.ID {
+		t.Fatalf("ran %q, want the home's run of %s", got, j.ID)
+	}
+
+	waittest.Until(t, "the home forgotten", 10*time.Second, func() bool {
+		home.mu.Lock()
+		defer home.mu.Unlock()
+		return len(home.homes) == 0
+	})
+	stopHome()
+
+	// A home with no worker left: its claim lapses and another queue's worker takes the job.
+	enqueued := time.Now()
+	j, _, err = gone.Enqueue(ctx, "secret", "", payload{}, jobs.Home())
+	if err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case got := <-ran:
+		if got != "other "+j.ID {
+			t.Fatalf("ran %q, want the other queue's run of %s", got, j.ID)
+		}
+		if waited := time.Since(enqueued); waited < lease {
+			t.Fatalf("taken after %s, before its home's claim of %s lapsed", waited, lease)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the job of a dead home was never taken")
+	}
+}

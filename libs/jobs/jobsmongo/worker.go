@@ -127,6 +127,11 @@ func (w *Worker) Run(ctx context.Context) error {
 	failures := 0
 	wake, unsubscribe := w.q.subscribe()
 	defer unsubscribe()
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		w.keepHomes(ctx)
+	}()
 	for {
 		select {
 		case <-ctx.Done():
@@ -167,6 +172,23 @@ func (w *Worker) Run(ctx context.Context) error {
 			defer func() { <-slots }()
 			w.run(ctx, job)
 		}()
+	}
+}
+
+// keepHomes renews, every third of a lease until ctx is done, the home
+// claim of the jobs of the worker's kinds its queue enqueued with jobs.Home.
+func (w *Worker) keepHomes(ctx context.Context) {
+	t := time.NewTicker(w.q.lease / 3)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			if err := w.q.renewHomes(ctx, w.kinds); err != nil && ctx.Err() == nil {
+				w.log.WarnContext(ctx, "renew the home of jobs", "err", err)
+			}
+		}
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/docspub/platform/libs/internalapi/contentapi"
+	"github.com/docspub/platform/libs/jobs"
 	"github.com/docspub/platform/libs/urlguard"
 	"github.com/docspub/platform/services/integrations/internal/gitbook"
 )
@@ -44,6 +45,24 @@ func TestSamePayloadJoinsTheRunningOperation(t *testing.T) {
 	b.Ref = "refs/heads/other"
 	if a.same(b) {
 		t.Error("another ref joins")
+	}
+}
+
+// A job whose URL carries credentials stays with the replica that holds
+// them (jobs.Home); the others go to any replica.
+func TestCredentialedJobsStayHome(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		secret string
+		home   bool
+	}{{"", false}, {"ref", true}} {
+		var o jobs.EnqueueOptions
+		for _, opt := range (payload{Organization: "org", SecretRef: c.secret}).enqueueOptions() {
+			opt(&o)
+		}
+		if o.Tenant != "org" || o.Home != c.home {
+			t.Errorf("secret %q: options %+v, want tenant org and home %v", c.secret, o, c.home)
+		}
 	}
 }
 

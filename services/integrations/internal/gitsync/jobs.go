@@ -34,9 +34,11 @@ type progress struct {
 	Commit   string `bson:"commit,omitempty"`
 }
 
-// remote gives the job's remote with its credentials, which only this
-// process's memory holds: a job resumed elsewhere (after a restart) cannot
-// have them and fails, asking for the operation again.
+// remote gives the job's remote with its credentials, which only the memory
+// of the process that accepted the operation holds (its job is enqueued
+// with jobs.Home, so that the other replicas leave it to that process): a
+// job resumed elsewhere (that process died) cannot have them and fails,
+// asking for the operation again.
 func (s *Service) remote(p payload) (gitrepo.Remote, error) {
 	raw := p.URL
 	if p.SecretRef != "" {

@@ -250,7 +250,7 @@ func (s *Service) enqueue(ctx context.Context, kind string, p payload) (jobs.Job
 	poll := time.NewTicker(20 * time.Millisecond)
 	defer poll.Stop()
 	for {
-		job, created, err := s.queue.Enqueue(ctx, kind, jobKey(p.Space), p, jobs.Tenant(p.Organization))
+		job, created, err := s.queue.Enqueue(ctx, kind, jobKey(p.Space), p, p.enqueueOptions()...)
 		if err != nil || created || !s.endRecorded(ctx, p.Space, job.ID) {
 			return job, created, err
 		}
@@ -262,6 +262,17 @@ func (s *Service) enqueue(ctx context.Context, kind string, p payload) (jobs.Job
 		case <-poll.C:
 		}
 	}
+}
+
+// enqueueOptions are the options of the operation's job: its organization's,
+// and kept home when its URL carries credentials, which only this process
+// holds.
+func (p payload) enqueueOptions() []jobs.EnqueueOption {
+	opts := []jobs.EnqueueOption{jobs.Tenant(p.Organization)}
+	if p.SecretRef != "" {
+		opts = append(opts, jobs.Home())
+	}
+	return opts
 }
 
 // endingWait bounds how long a request waits for an ended job to leave the
