@@ -141,9 +141,20 @@ func kind(goKind string) string {
 
 // check validates one event at index i against the public spec and the
 // limits; now is the server's time, the reference of the timestamp window.
+// A valid event is checked once with its fields' plain names; only an
+// invalid one is checked again to name them "events[i]....".
 func (e *Event) check(p *apierr.Problems, i int, now time.Time) {
+	var plain apierr.Problems
+	e.checkNamed(&plain, func(name string) string { return name }, now)
+	if plain.Len() == 0 {
+		return
+	}
 	at := "events[" + strconv.Itoa(i) + "]."
-	f := func(name string) string { return at + name }
+	e.checkNamed(p, func(name string) string { return at + name }, now)
+}
+
+// checkNamed is check with f naming the fields.
+func (e *Event) checkNamed(p *apierr.Problems, f func(string) string, now time.Time) {
 	if !slices.Contains(Types, e.Type) {
 		if e.Type == "" {
 			p.Add(f("type"), "is required")

@@ -239,3 +239,27 @@ func BenchmarkDecode(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkCheck checks a batch of 100 valid page views, as Ingest does.
+//
+//	go test -run '^$' -bench Check ./services/insights/internal/visit/
+func BenchmarkCheck(b *testing.B) {
+	raw := make([]json.RawMessage, 100)
+	for i := range raw {
+		raw[i], _ = json.Marshal(event("page_view", nil))
+	}
+	events, err := Decode(raw)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		var p apierr.Problems
+		for i := range events {
+			events[i].check(&p, i, now)
+		}
+		if err := p.Err(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
