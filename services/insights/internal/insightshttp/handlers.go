@@ -13,6 +13,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"time"
@@ -22,12 +23,14 @@ import (
 	"github.com/docspub/platform/libs/internaltoken"
 	"github.com/docspub/platform/libs/quota"
 	"github.com/docspub/platform/services/insights/internal/rollup"
+	"github.com/docspub/platform/services/insights/internal/visit"
 	"github.com/gin-gonic/gin"
 	gojson "github.com/goccy/go-json"
 )
 
-// Ingester accepts batches of events.
+// Ingester accepts batches of events: decoded already, or one by one.
 type Ingester interface {
+	IngestEvents(ctx context.Context, org, site string, events []visit.Event) error
 	Ingest(ctx context.Context, org, site string, events []json.RawMessage) error
 }
 
@@ -89,10 +92,17 @@ func (h *Handlers) track(c *gin.Context) {
 		httpx.Error(c, errNoSite)
 		return
 	}
+	data, err := readBatch(c)
+	if err == nil {
+		if events, ok := visit.DecodeBatch(data); ok {
+			httpx.Empty(c, http.StatusNoContent, h.ingest.IngestEvents(c.Request.Context(), org, c.Param("siteId"), events))
+			return
+		}
+	}
 	var body struct {
 		Events *[]json.RawMessage `json:"events"`
 	}
-	if !bindBatch(c, &body) {
+	if !bindBatch(c, data, err, &body) {
 		return
 	}
 	if body.Events == nil {
@@ -106,17 +116,27 @@ func (h *Handlers) track(c *gin.Context) {
 // path's hot decode (encoding/json costs about twice as much). A body it
 // refuses, one over httpx.MaxBodyBytes or a missing one goes through
 // httpx.Bind, whose 400 names the problem as on every other route.
-func bindBatch(c *gin.Context, v any) bool {
+func bindBatch(c *gin.Context, data []byte, err error, v any) bool {
 	if c.Request.Body == nil || c.Request.Body == http.NoBody {
 		return httpx.Bind(c, v)
 	}
-	data, err := io.ReadAll(http.MaxBytesReader(c.Writer, c.Request.Body, httpx.MaxBodyBytes))
 	if err == nil && len(bytes.TrimSpace(data)) > 0 && gojson.Unmarshal(data, v) == nil {
 		return true
 	}
 	c.Request.Body = io.NopCloser(io.MultiReader(bytes.NewReader(data), c.Request.Body))
 	return httpx.Bind(c, v)
 }
+
+// readBatch reads a batch's body, httpx.MaxBodyBytes at most (what it read
+// and the error past that: bindBatch answers it).
+func readBatch(c *gin.Context) ([]byte, error) {
+	if c.Request.Body == nil || c.Request.Body == http.NoBody {
+		return nil, errNoBody
+	}
+	return io.ReadAll(http.MaxBytesReader(c.Writer, c.Request.Body, httpx.MaxBodyBytes))
+}
+
+var errNoBody = errors.New("no body")
 
 // site checks that the path's site exists in org.
 func (h *Handlers) site(c *gin.Context, org string) (string, bool) {

@@ -123,6 +123,27 @@ func Decode(raw []json.RawMessage) ([]Event, error) {
 	return out, nil
 }
 
+// DecodeBatch decodes a batch's body, {"events": [...]}, in one pass: the
+// hot path. It reports false when the body is not such a batch, holds more
+// than MaxEvents, or one of its events does not decode or has no type (null
+// and {} among them): the caller then reads the events one by one (Decode),
+// whose errors name the event and its field.
+func DecodeBatch(body []byte) ([]Event, bool) {
+	var batch struct {
+		Events *[]Event `json:"events"`
+	}
+	if gojson.Unmarshal(body, &batch) != nil || batch.Events == nil || len(*batch.Events) > MaxEvents {
+		return nil, false
+	}
+	events := *batch.Events
+	for i := range events {
+		if events[i].Type == "" {
+			return nil, false
+		}
+	}
+	return events, true
+}
+
 func kind(goKind string) string {
 	switch goKind {
 	case "string":

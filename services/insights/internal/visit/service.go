@@ -55,6 +55,11 @@ func (s *Service) Ingest(ctx context.Context, org, site string, raw []json.RawMe
 	if err != nil {
 		return err
 	}
+	return s.IngestEvents(ctx, org, site, events)
+}
+
+// IngestEvents is Ingest of a batch decoded already (DecodeBatch).
+func (s *Service) IngestEvents(ctx context.Context, org, site string, events []Event) error {
 	now := s.now().UTC()
 	var p apierr.Problems
 	for i := range events {

@@ -263,3 +263,36 @@ func BenchmarkCheck(b *testing.B) {
 		}
 	}
 }
+
+// DecodeBatch reads a batch in one pass as Decode reads its events one by
+// one, and leaves to Decode every batch whose errors Decode names.
+func TestDecodeBatchIsDecode(t *testing.T) {
+	var evs []map[string]any
+	for _, typ := range Types {
+		evs = append(evs, event(typ, extras[typ]))
+	}
+	body, _ := json.Marshal(map[string]any{"events": evs})
+	got, ok := DecodeBatch(body)
+	if !ok {
+		t.Fatal("a valid batch was not decoded in one pass")
+	}
+	raw := make([]json.RawMessage, len(evs))
+	for i, e := range evs {
+		raw[i], _ = json.Marshal(e)
+	}
+	want, err := Decode(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("one pass differs from Decode (-Decode +DecodeBatch):\n%s", diff)
+	}
+
+	tooMany := `{"events":[` + strings.TrimSuffix(strings.Repeat(`{"type":"page_view"},`, MaxEvents+1), ",") + `]}`
+	for _, body := range []string{`{"events":[null]}`, `{"events":[{}]}`, `{"events":[1]}`, `{"events":[{"type":3}]}`,
+		`{"events":null}`, `{}`, `[]`, `{"events":[`, tooMany} {
+		if _, ok := DecodeBatch([]byte(body)); ok {
+			t.Errorf("%.60s: decoded in one pass, want it left to Decode", body)
+		}
+	}
+}
