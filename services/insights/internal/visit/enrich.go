@@ -163,5 +163,10 @@ func host(s string) string {
 	if err != nil {
 		return ""
 	}
+	return hostname(u)
+}
+
+// hostname is u's host name, lower case, without "www.".
+func hostname(u *url.URL) string {
 	return strings.TrimPrefix(strings.ToLower(u.Hostname()), "www.")
 }

@@ -34,6 +34,11 @@ type Event struct {
 	Ad        *Ad           `json:"ad"`
 	LLMS      *string       `json:"llmsVariant"`
 	Markdown  *string       `json:"markdownSource"`
+
+	// What check parsed, for enrich: the location's URL, the referrer
+	// (nil when none was given) and the timestamp (zero when none was).
+	url, referrer *url.URL
+	at            time.Time
 }
 
 // Session is SiteInsightsEventSession.
@@ -197,7 +202,7 @@ func (e *Event) checkNamed(p *apierr.Problems, f func(string) string, now time.T
 		}
 		optionalText(p, f("session.language"), s.Language, MaxLanguage)
 		if s.Referrer != nil && *s.Referrer != "" {
-			absoluteURL(p, f("session.referrer"), *s.Referrer)
+			e.referrer = absoluteURL(p, f("session.referrer"), *s.Referrer)
 		}
 		if len(s.AuthClaims) > 0 && !bytes.Equal(bytes.TrimSpace(s.AuthClaims), []byte("null")) {
 			if len(s.AuthClaims) > MaxClaimsBytes {
@@ -214,7 +219,7 @@ func (e *Event) checkNamed(p *apierr.Problems, f func(string) string, now time.T
 		if l.URL == nil {
 			p.Add(f("location.url"), "is required")
 		} else {
-			absoluteURL(p, f("location.url"), *l.URL)
+			e.url = absoluteURL(p, f("location.url"), *l.URL)
 		}
 		if l.DisplayContext != nil {
 			p.OneOf(f("location.displayContext"), *l.DisplayContext, DisplayContexts...)
@@ -233,6 +238,8 @@ func (e *Event) checkNamed(p *apierr.Problems, f func(string) string, now time.T
 			p.Add(f("timestamp"), "must be an RFC 3339 date-time")
 		case t.Sub(now) > TimestampWindow || now.Sub(t) > TimestampWindow:
 			p.Add(f("timestamp"), "must be within %s of the server's time", TimestampWindow)
+		default:
+			e.at = t.UTC()
 		}
 	}
 	e.checkExtra(p, f)
@@ -358,15 +365,19 @@ func optionalText(p *apierr.Problems, field string, s *string, max int) {
 	}
 }
 
-func absoluteURL(p *apierr.Problems, field, s string) {
+// absoluteURL checks that s is an absolute URL and returns it parsed (nil
+// when it is not one).
+func absoluteURL(p *apierr.Problems, field, s string) *url.URL {
 	if len(s) > MaxURL {
 		p.Add(field, "must be at most %d characters", MaxURL)
-		return
+		return nil
 	}
 	u, err := url.Parse(s)
 	if err != nil || u.Scheme == "" || u.Host == "" || strings.ContainsAny(s, " \t\r\n") {
 		p.Add(field, "must be an absolute URL")
+		return nil
 	}
+	return u
 }
 
 // claims checks visitor auth claims (a PlainObject) and returns them as

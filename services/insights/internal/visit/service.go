@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"net/url"
 	"time"
 
 	"github.com/docspub/platform/libs/apierr"
@@ -94,19 +93,17 @@ func (s *Service) IngestEvents(ctx context.Context, org, site string, events []E
 	return nil
 }
 
-// enrich turns a valid event into its visit.
+// enrich turns a valid event into its visit, from what check parsed.
 func (s *Service) enrich(e *Event, now time.Time) Visit {
 	v := Visit{Time: now, Visitor: *e.Session.VisitorID, Session: *e.Session.SessionID}
-	if e.Timestamp != nil {
-		if t, err := time.Parse(time.RFC3339Nano, *e.Timestamp); err == nil {
-			v.Time = t.UTC()
-		}
+	if !e.at.IsZero() {
+		v.Time = e.at
 	}
 	d := &v.Dims
 	d.EventType = e.Type
 	l := e.Location
 	d.URL = *l.URL
-	if u, err := url.Parse(d.URL); err == nil {
+	if u := e.url; u != nil {
 		d.URLPath = u.EscapedPath()
 		if d.URLPath == "" {
 			d.URLPath = "/"
@@ -126,7 +123,10 @@ func (s *Service) enrich(e *Event, now time.Time) Visit {
 	d.GeoCountry = s.geo.Country(sess.IP) // the address itself is not kept
 	d.Language = deref(sess.Language)
 	if r := deref(sess.Referrer); r != "" {
-		d.Referrer, d.ReferrerDomain = r, host(r)
+		d.Referrer = r
+		if e.referrer != nil {
+			d.ReferrerDomain = hostname(e.referrer)
+		}
 	}
 	if len(sess.AuthClaims) > 0 {
 		d.Claims, _ = claims(sess.AuthClaims)

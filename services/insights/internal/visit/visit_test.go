@@ -162,6 +162,11 @@ func enrichOne(t *testing.T, s *Service, ev map[string]any) Visit {
 	if err != nil {
 		t.Fatal(err)
 	}
+	var p apierr.Problems
+	evs[0].check(&p, 0, now)
+	if err := p.Err(); err != nil {
+		t.Fatal(err)
+	}
 	return s.enrich(&evs[0], now)
 }
 
@@ -284,7 +289,7 @@ func TestDecodeBatchIsDecode(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff(want, got); diff != "" {
+	if diff := cmp.Diff(want, got, cmp.AllowUnexported(Event{})); diff != "" {
 		t.Errorf("one pass differs from Decode (-Decode +DecodeBatch):\n%s", diff)
 	}
 
