@@ -226,11 +226,11 @@ func (c *Cache) Fits(n int64) bool { return n >= 0 && n <= c.maxEntry }
 // inflated once). An answer that does not vary (a file) is kept and
 // served as it came. A body equal to the one kept before under k reuses
 // its encodings rather than coding it again (a page kept again after its
-// TTL).
-func (c *Cache) Keep(k Key, mark uint64, status int, header http.Header, body []byte, view *readerapi.View, tags []string) {
+// TTL). It returns the entry kept, nil when none was.
+func (c *Cache) Keep(k Key, mark uint64, status int, header http.Header, body []byte, view *readerapi.View, tags []string) *Entry {
 	stamp, current := c.tags.Stamp(mark, tags...)
 	if !current || !c.Fits(int64(len(body))) {
-		return
+		return nil
 	}
 	if view != nil {
 		v := *view
@@ -248,11 +248,12 @@ func (c *Cache) Keep(k Key, mark uint64, status int, header http.Header, body []
 	prev, _ := c.of(k).Peek(k)
 	e, ok := c.entry(status, header, body, prev)
 	if !ok {
-		return
+		return nil
 	}
 	// A purge after the stamp leaves it unserved (Lookup checks it).
 	e.View, e.stamp, e.at = view, stamp, c.now()
 	c.of(k).Set(k, e, e.size()+k.size())
+	return e
 }
 
 // entry makes the entry of an answer (header without the internal ones),

@@ -9,6 +9,7 @@ import (
 	"bytes"
 	"io"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
@@ -137,13 +138,35 @@ func (a *answer) Answered(in *http.Request, resp *http.Response, internal proxy.
 			if isView {
 				v = &view
 			}
-			pages.Keep(a.key, a.mark, resp.StatusCode, resp.Header.Clone(), body, v, tags)
+			e := pages.Keep(a.key, a.mark, resp.StatusCode, resp.Header.Clone(), body, v, tags)
+			if e != nil && in.Method == http.MethodGet && resp.StatusCode == e.Status {
+				answerWith(resp, e.Choose(in.Header.Get("Accept-Encoding")))
+			}
 		}
 	}
 	if isView && resp.StatusCode == http.StatusOK && in.Method == http.MethodGet {
 		a.rd.recordView(resp.Header, in, a.f.Client, view)
 	}
 	return nil
+}
+
+// answerWith makes resp the variant v of the entry just kept from it: the
+// reader who refilled the cache is answered in the coding the cache's
+// answers that follow take (brotli to a reader who prefers it, though
+// sites sent gzip), under that coding's ETag.
+func answerWith(resp *http.Response, v *pagecache.Variant) {
+	h := resp.Header
+	h.Del("Content-Encoding")
+	h.Del("Etag")
+	if v.Encoding != "" {
+		h.Set("Content-Encoding", v.Encoding)
+	}
+	if v.ETag != "" {
+		h.Set("Etag", v.ETag)
+	}
+	h.Set("Content-Length", strconv.Itoa(len(v.Body)))
+	resp.ContentLength = int64(len(v.Body))
+	resp.Body = io.NopCloser(bytes.NewReader(v.Body))
 }
 
 // serveKept answers a reader from the page cache, in the encoding they
