@@ -306,31 +306,23 @@ func (tg target) request() *http.Request {
 }
 
 // fetch GETs tg and fails unless it answers 200 in the coding tg asks
-// for.
-//
-// A published page's answer refilling the gateway's page cache (the kept
-// one lived READER_CACHE_TTL) comes in the coding sites sent (gzip); the
-// answers from the cache that follow come in the one asked for. So a coding
-// other than the one asked for is asked again, three times at most.
+// for (a refill of the gateway's page cache included: it answers in the
+// coding the cache's answers take).
 func fetch(b *testing.B, hc *http.Client, tg target) []byte {
 	b.Helper()
-	var got string
-	for range 3 {
-		res, err := hc.Do(tg.request())
-		if err != nil {
-			b.Fatal(err)
-		}
-		body, _ := io.ReadAll(res.Body)
-		_ = res.Body.Close()
-		if res.StatusCode != 200 {
-			b.Fatalf("GET %s: %d %.300s", tg.url, res.StatusCode, body)
-		}
-		if got = res.Header.Get("Content-Encoding"); got == tg.coding {
-			return body
-		}
+	res, err := hc.Do(tg.request())
+	if err != nil {
+		b.Fatal(err)
 	}
-	b.Fatalf("GET %s, Accept-Encoding %q: Content-Encoding %q, want %q", tg.url, tg.accept, got, tg.coding)
-	return nil
+	body, _ := io.ReadAll(res.Body)
+	_ = res.Body.Close()
+	if res.StatusCode != 200 {
+		b.Fatalf("GET %s: %d %.300s", tg.url, res.StatusCode, body)
+	}
+	if got := res.Header.Get("Content-Encoding"); got != tg.coding {
+		b.Fatalf("GET %s, Accept-Encoding %q: Content-Encoding %q, want %q", tg.url, tg.accept, got, tg.coding)
+	}
+	return body
 }
 
 // load sends GETs of tg from conns connections for d and returns the
