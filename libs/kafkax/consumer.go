@@ -14,6 +14,7 @@ import (
 	"github.com/segmentio/kafka-go"
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
@@ -134,7 +135,7 @@ func (c *Consumer) Run(ctx context.Context) error {
 	}
 	failures := 0
 	for {
-		m, err := c.r.FetchMessage(ctx)
+		msgs, err := c.fetch(ctx)
 		if err != nil {
 			if ctx.Err() != nil || errors.Is(err, io.EOF) {
 				return nil
@@ -148,24 +149,182 @@ func (c *Consumer) Run(ctx context.Context) error {
 			continue
 		}
 		failures = 0
-		if !c.process(ctx, m) {
+		if !c.processBatch(ctx, msgs) {
 			return nil
 		}
-		if err := c.r.CommitMessages(ctx, m); err != nil {
-			if ctx.Err() != nil || errors.Is(err, io.EOF) {
-				return nil
-			}
-			// The event is recorded as processed: a redelivery is skipped.
-			c.log.WarnContext(ctx, "commit event", "err", err, "partition", m.Partition, "offset", m.Offset)
+	}
+}
+
+// Bounds of a consumer's batch: the messages it fetched already, taken
+// together so that their processed records are looked up in one query and
+// written in one, and their offsets committed in one request.
+const (
+	maxConsumerBatch = 100
+	// batchGather is how long a batch waits for one more message.
+	batchGather = time.Millisecond
+)
+
+// fetch waits for a message, then takes those that follow at once (the
+// reader has them already), up to maxConsumerBatch.
+func (c *Consumer) fetch(ctx context.Context) ([]kafka.Message, error) {
+	m, err := c.r.FetchMessage(ctx)
+	if err != nil {
+		return nil, err
+	}
+	msgs := []kafka.Message{m}
+	for len(msgs) < maxConsumerBatch {
+		more, cancel := context.WithTimeout(ctx, batchGather)
+		m, err := c.r.FetchMessage(more)
+		cancel()
+		if err != nil {
+			break
+		}
+		msgs = append(msgs, m)
+	}
+	return msgs, nil
+}
+
+// batch is the messages of one fetch being processed, in order: the
+// events handled wait to be recorded as processed (one write) and their
+// messages committed (one request), which settle does.
+type batch struct {
+	c       *Consumer
+	msgs    []kafka.Message
+	done    int             // msgs[:done] are handled, ignored or dead-lettered
+	settled int             // msgs[:settled] are recorded and committed
+	seen    map[string]bool // processed records' ids: written before, or of events handled here
+	records []any           // the records of events handled, not written yet
+}
+
+// processBatch processes msgs in order and settles them; false when ctx
+// ended first (what was not settled comes again, and records keep the
+// handled events from being handled twice but for the last ones).
+func (c *Consumer) processBatch(ctx context.Context, msgs []kafka.Message) bool {
+	b := &batch{c: c, msgs: msgs, seen: map[string]bool{}}
+	if !b.lookUp(ctx) {
+		return false
+	}
+	for i, m := range msgs {
+		if !c.process(ctx, m, b) {
+			return false
+		}
+		b.done = i + 1
+	}
+	return b.settle(ctx)
+}
+
+// lookUp reads which events of the batch the group processed already,
+// retrying with backoff; false when ctx ended first.
+func (b *batch) lookUp(ctx context.Context) bool {
+	c := b.c
+	if c.db == nil {
+		return true
+	}
+	var keys []string
+	for _, m := range b.msgs {
+		if ev, err := Decode(m); err == nil {
+			keys = append(keys, c.group+":"+ev.ID)
 		}
 	}
+	for attempt := 1; ; attempt++ {
+		err := processedOf(ctx, c.db.Collection(ProcessedCollection), keys, b.seen)
+		if err == nil {
+			return true
+		}
+		if !c.retry(ctx, "look up processed events", err, attempt) {
+			return false
+		}
+	}
+}
+
+// processedOf adds to seen those of keys recorded as processed.
+func processedOf(ctx context.Context, coll *mongo.Collection, keys []string, seen map[string]bool) error {
+	if len(keys) == 0 {
+		return nil
+	}
+	cur, err := coll.Find(ctx, bson.M{"_id": bson.M{"$in": keys}}, options.Find().SetProjection(bson.M{"_id": 1}))
+	if err != nil {
+		return fmt.Errorf("look up processed events: %w", err)
+	}
+	var found []struct {
+		ID string `bson:"_id"`
+	}
+	if err := cur.All(ctx, &found); err != nil {
+		return fmt.Errorf("look up processed events: %w", err)
+	}
+	for _, f := range found {
+		seen[f.ID] = true
+	}
+	return nil
+}
+
+// settle writes the records of the events handled so far, retrying with
+// backoff, then commits the messages done; false when ctx ended first.
+func (b *batch) settle(ctx context.Context) bool {
+	c := b.c
+	for attempt := 1; len(b.records) > 0; attempt++ {
+		err := insertRecords(ctx, c.db.Collection(ProcessedCollection), b.records)
+		if err == nil {
+			b.records = nil
+			break
+		}
+		if !c.retry(ctx, "record processed events", err, attempt) {
+			return false
+		}
+	}
+	done := b.msgs[b.settled:b.done]
+	if len(done) == 0 {
+		return true
+	}
+	b.settled = b.done
+	if err := c.r.CommitMessages(ctx, done...); err != nil {
+		if ctx.Err() != nil || errors.Is(err, io.EOF) {
+			return false
+		}
+		// The events are recorded as processed: a redelivery is skipped.
+		last := done[len(done)-1]
+		c.log.WarnContext(ctx, "commit events", "err", err, "partition", last.Partition, "offset", last.Offset)
+	}
+	return true
+}
+
+// insertRecords writes processed records; one written before (a
+// redelivery handled again after a crash) is no error.
+func insertRecords(ctx context.Context, coll *mongo.Collection, records []any) error {
+	_, err := coll.InsertMany(ctx, records, options.InsertMany().SetOrdered(false))
+	var bwe mongo.BulkWriteException
+	if errors.As(err, &bwe) && bwe.WriteConcernError == nil && len(bwe.WriteErrors) > 0 {
+		for _, we := range bwe.WriteErrors {
+			if !mongo.IsDuplicateKeyError(we) {
+				return fmt.Errorf("record processed events: %w", err)
+			}
+		}
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("record processed events: %w", err)
+	}
+	return nil
+}
+
+// retry logs a failure of the batch's bookkeeping and waits before the
+// next attempt; false when ctx ended first.
+func (c *Consumer) retry(ctx context.Context, what string, err error, attempt int) bool {
+	if ctx.Err() != nil {
+		return false
+	}
+	wait := backoff.Wait(attempt, minConsumerBackoff, maxConsumerBackoff)
+	c.log.ErrorContext(ctx, what, "err", err, "attempt", attempt, "retry_in", wait.String())
+	return sleep(ctx, wait)
 }
 
 // Close leaves the group and closes the connections; Run returns.
 func (c *Consumer) Close() error { return c.r.Close() }
 
-// process handles one message until it is done; false when ctx ended first.
-func (c *Consumer) process(ctx context.Context, m kafka.Message) bool {
+// process handles one message of b until it is done; false when ctx
+// ended first. Before waiting to try a failed event again, it settles the
+// events before it, so that one failing event holds no other's record.
+func (c *Consumer) process(ctx context.Context, m kafka.Message, b *batch) bool {
 	ev, err := Decode(m)
 	if err != nil {
 		c.log.ErrorContext(ctx, "skip message that is not an event", "err", err,
@@ -189,7 +348,6 @@ func (c *Consumer) process(ctx context.Context, m kafka.Message) bool {
 	defer span.End()
 
 	log := c.log.With("event_id", ev.ID, "event_type", ev.Type, "trace_id", span.SpanContext().TraceID().String())
-	handled := false
 	first := time.Now().UTC()
 	var refusal error // the handler's Permanent error, once it gave one
 	tries := 0        // calls of the handler
@@ -197,7 +355,7 @@ func (c *Consumer) process(ctx context.Context, m kafka.Message) bool {
 		var err error
 		if refusal == nil {
 			tries++
-			err = c.once(ctx, ev, &handled)
+			err = c.once(ctx, ev, b)
 			if IsUnknown(err) {
 				c.ignore(ctx, log, err)
 				return true
@@ -222,6 +380,10 @@ func (c *Consumer) process(ctx context.Context, m kafka.Message) bool {
 			return false
 		}
 		span.RecordError(err)
+		if attempt == 1 && !b.settle(ctx) {
+			span.SetStatus(codes.Error, "stopped before the event was handled")
+			return false
+		}
 		wait := backoff.Wait(attempt, minConsumerBackoff, maxConsumerBackoff)
 		log.ErrorContext(ctx, "handle event", "err", err, "attempt", attempt, "retry_in", wait.String())
 		if !sleep(ctx, wait) {
@@ -265,32 +427,21 @@ func (c *Consumer) deadLetter(ctx context.Context, m kafka.Message, ev Event, re
 	return nil
 }
 
-// once handles ev unless the group already did, then records it. handled
-// remembers across retries that the handler succeeded and only the record
-// is left to write.
-func (c *Consumer) once(ctx context.Context, ev Event, handled *bool) error {
+// once handles ev unless the group already did (b's records say), and
+// adds its record to b's.
+func (c *Consumer) once(ctx context.Context, ev Event, b *batch) error {
 	if c.db == nil {
 		return c.handle(ctx, ev)
 	}
-	coll := c.db.Collection(ProcessedCollection)
 	id := c.group + ":" + ev.ID
-	if !*handled {
-		n, err := coll.CountDocuments(ctx, bson.M{"_id": id})
-		if err != nil {
-			return fmt.Errorf("look up processed event: %w", err)
-		}
-		if n > 0 {
-			return nil
-		}
-		if err := c.handle(ctx, ev); err != nil {
-			return err
-		}
-		*handled = true
+	if b.seen[id] {
+		return nil
 	}
-	_, err := coll.InsertOne(ctx, bson.M{"_id": id, "group": c.group, "type": ev.Type, "at": time.Now().UTC()})
-	if err != nil && !mongo.IsDuplicateKeyError(err) {
-		return fmt.Errorf("record processed event: %w", err)
+	if err := c.handle(ctx, ev); err != nil {
+		return err
 	}
+	b.seen[id] = true
+	b.records = append(b.records, bson.M{"_id": id, "group": c.group, "type": ev.Type, "at": time.Now().UTC()})
 	return nil
 }
 

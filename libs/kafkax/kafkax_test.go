@@ -409,3 +409,31 @@ func TestConsumerWithoutRecords(t *testing.T) {
 		t.Errorf("handled (-got +want):\n%s", diff)
 	}
 }
+
+// The events a consumer finds waiting are taken in batches: each handled
+// once, in order, each recorded as processed. An event whose handler keeps
+// failing holds its partition, but not the records of the events before it.
+func TestConsumerBatches(t *testing.T) {
+	db := mongotest.Database(t)
+	k := kafkatest.Start(t)
+	pub := newPublisher(t, k.Brokers)
+	ctx := context.Background()
+
+	var want []kafkax.Event
+	for i := range 250 {
+		want = append(want, event("thing.updated", "a", map[string]any{"n": i}))
+	}
+	stuck := event("thing.deleted", "a", nil)
+	if err := pub.Publish(ctx, topic, append(want, stuck)...); err != nil {
+		t.Fatal(err)
+	}
+	rec := &recorder{fail: map[string]int{stuck.ID: 1 << 30}}
+	startConsumer(t, k.Brokers, "g1", db, rec.handle)
+	eventually(t, "the events before the failing one recorded", func() bool {
+		n, err := db.Collection(kafkax.ProcessedCollection).CountDocuments(ctx, bson.M{"group": "g1"})
+		return err == nil && n == int64(len(want))
+	})
+	if diff := cmp.Diff(ids(rec.handled()), ids(want)); diff != "" {
+		t.Errorf("handled (-got +want):\n%s", diff)
+	}
+}

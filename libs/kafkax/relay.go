@@ -398,10 +398,13 @@ func (r *Relay) sweepCollection(ctx context.Context, coll *mongo.Collection) col
 
 	// Remove what Kafka acknowledged: per document the leading events up to
 	// the first failure, so a retry keeps the order. The failure is kept for
-	// sweep to count.
+	// sweep to count. The documents whose every event was acknowledged are
+	// emptied together first.
+	emptied := r.empty(ctx, coll, batch)
+	cs.published += emptied.events
 	for _, s := range append(batch, alone...) {
-		if s.ok == nil && len(s.out) > 0 {
-			continue // not sent
+		if emptied.docs[s] || (s.ok == nil && len(s.out) > 0) {
+			continue // emptied, or not sent
 		}
 		n := 0
 		for n < len(s.out) && s.ok[n] {
@@ -611,6 +614,97 @@ func eventKey(raw bson.Raw) string {
 	}
 	sum := sha256.Sum256(raw)
 	return "sha256:" + hex.EncodeToString(sum[:8])
+}
+
+// maxEmptyFilterBytes bounds the events one emptying's filter holds, well
+// under MongoDB's 16 MiB command.
+const maxEmptyFilterBytes = 4 << 20
+
+// maxEmptyDocs bounds the documents of one emptying: its write holds the
+// embedded server's one writer, which the service's other writes wait for.
+const maxEmptyDocs = 50
+
+// emptied is what empty did: the documents it emptied and their events.
+type emptied struct {
+	docs   map[*sending]bool
+	events int
+}
+
+// empty removes the events of the documents of sent whose every pending
+// event Kafka acknowledged (tombstones aside), in one update of many
+// documents per maxEmptyFilterBytes instead of one per document: each
+// document's condition is still its events as read, so a document changed
+// since (an event pushed, or removed by another relay) is not matched.
+// When an update matches fewer documents than it names, none of them
+// counts as emptied: the document by document way below settles them,
+// the emptied ones included (it matches nothing of them).
+func (r *Relay) empty(ctx context.Context, coll *mongo.Collection, sent []*sending) emptied {
+	out := emptied{docs: map[*sending]bool{}}
+	var group []*sending
+	size := 0
+	flush := func() {
+		if len(group) > 0 && r.emptyAll(ctx, coll, group) {
+			for _, s := range group {
+				out.docs[s] = true
+				out.events += len(s.out)
+			}
+		}
+		group, size = nil, 0
+	}
+	for _, s := range sent {
+		if !s.whole() {
+			continue
+		}
+		n := 0
+		for _, raw := range s.doc.Outbox {
+			n += len(raw)
+		}
+		if size+n > maxEmptyFilterBytes || len(group) == maxEmptyDocs {
+			flush()
+		}
+		group, size = append(group, s), size+n
+	}
+	flush()
+	return out
+}
+
+// whole reports whether every pending event of s's document was read,
+// encoded and acknowledged, and the document is no tombstone.
+func (s *sending) whole() bool {
+	if s.doc.Tombstone || s.encErr != nil || len(s.out) == 0 || len(s.out) != len(s.doc.Outbox) || len(s.ok) != len(s.out) {
+		return false
+	}
+	for _, ok := range s.ok {
+		if !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// emptyAll empties the outbox of every document of group in one update,
+// each on the condition that it holds exactly the events read; true when
+// it matched them all.
+func (r *Relay) emptyAll(ctx context.Context, coll *mongo.Collection, group []*sending) bool {
+	ctx, cancel := context.WithTimeout(ctx, r.queryTimeout)
+	defer cancel()
+	ids := make(bson.A, 0, len(group))
+	or := make(bson.A, 0, len(group))
+	for _, s := range group {
+		events := make(bson.A, 0, len(s.doc.Outbox))
+		for _, raw := range s.doc.Outbox {
+			events = append(events, raw)
+		}
+		ids = append(ids, s.doc.ID)
+		or = append(or, bson.M{"_id": s.doc.ID, OutboxField: events})
+	}
+	// The $in of ids is what an index (the embedded server's too) answers;
+	// the $or checks each document's events.
+	res, err := coll.UpdateMany(ctx, bson.M{"_id": bson.M{"$in": ids}, "$or": or}, bson.M{
+		"$set":   bson.M{OutboxField: bson.A{}},
+		"$unset": bson.M{OutboxBytesField: "", OutboxFailureField: ""},
+	})
+	return err == nil && res.MatchedCount == int64(len(group))
 }
 
 // remove pulls the events d.Outbox[from:to], matched by their stored value

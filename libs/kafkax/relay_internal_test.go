@@ -191,3 +191,80 @@ func recorded(t *testing.T, ev Event) Outbox {
 	}
 	return o
 }
+
+// A record written before (an event handled again after a crash between
+// its handling and its commit) does not fail the batch's write.
+func TestInsertRecordsTakesRecordsWrittenBefore(t *testing.T) {
+	coll := mongotest.Database(t).Collection(ProcessedCollection)
+	ctx := context.Background()
+	if err := insertRecords(ctx, coll, []any{bson.M{"_id": "g:a"}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := insertRecords(ctx, coll, []any{bson.M{"_id": "g:a"}, bson.M{"_id": "g:b"}}); err != nil {
+		t.Fatalf("a record written before: %v", err)
+	}
+	if n, err := coll.CountDocuments(ctx, bson.M{}); err != nil || n != 2 {
+		t.Fatalf("records: %d, %v; want 2", n, err)
+	}
+	if err := insertRecords(ctx, coll, []any{bson.M{"_id": "g:c", "$bad": 1}}); err == nil {
+		t.Error("a record the server refuses was taken")
+	}
+}
+
+// The documents whose events were all acknowledged are emptied in one
+// update, each on the condition that it holds the events read: a document
+// that got an event since is left as it is, none of that update counts as
+// emptied, and the document by document way keeps its new event pending.
+func TestRelayEmptiesTogether(t *testing.T) {
+	db := mongotest.Database(t)
+	coll := db.Collection("things")
+	ctx := context.Background()
+	r := NewRelay(mongox.NewDB(db), nil, "things.events", []string{"things"}, nil)
+
+	read := func() []*sending {
+		t.Helper()
+		docs, _, errs := r.pending(ctx, coll)
+		if len(errs) > 0 {
+			t.Fatal(errs)
+		}
+		var out []*sending
+		for _, d := range docs {
+			s := &sending{doc: d, out: make([]outgoing, len(d.Outbox)), ok: make([]bool, len(d.Outbox))}
+			for i := range s.ok {
+				s.ok[i] = true
+			}
+			out = append(out, s)
+		}
+		return out
+	}
+	for _, id := range []string{"a", "b", "c"} {
+		ev := NewEvent("thing.updated", "org1", id, nil)
+		if _, err := coll.InsertOne(ctx, append(bson.D{{Key: "_id", Value: id}}, recorded(t, ev).Fields()...)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sent := read()
+	late := NewEvent("thing.updated", "org1", "b", nil)
+	if _, err := coll.UpdateOne(ctx, bson.M{"_id": "b"}, lateUpdate(t, late)); err != nil {
+		t.Fatal(err)
+	}
+	if got := r.empty(ctx, coll, sent); len(got.docs) != 0 || got.events != 0 {
+		t.Fatalf("emptied %d documents, %d events, while one had changed; want none counted", len(got.docs), got.events)
+	}
+	for _, s := range sent {
+		if _, err := r.settle(ctx, coll, s.doc, len(s.out)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	left := read()
+	if len(left) != 1 || left[0].doc.ID.StringValue() != "b" || len(left[0].doc.Outbox) != 1 || eventKey(left[0].doc.Outbox[0]) != late.ID {
+		t.Fatalf("pending after the sweep: %d documents, want b with its late event alone", len(left))
+	}
+
+	if got := r.empty(ctx, coll, left); len(got.docs) != 1 || got.events != 1 {
+		t.Errorf("emptied %d documents, %d events; want 1, 1", len(got.docs), got.events)
+	}
+	if again := read(); len(again) != 0 {
+		t.Errorf("%d documents still pending after they were emptied", len(again))
+	}
+}
