@@ -500,7 +500,8 @@ func (q *Queue) leaveHome(ids ...string) {
 }
 
 // renewHomes extends the home claim of this queue's unfinished jobs of
-// kinds by a lease, and forgets those that finished or moved on. It reads
+// kinds by a lease, and forgets those that finished or moved on: one
+// update, and a read only when it matched fewer than it named. It writes
 // nothing when there are none.
 func (q *Queue) renewHomes(ctx context.Context, kinds []string) error {
 	q.mu.Lock()
@@ -515,6 +516,14 @@ func (q *Queue) renewHomes(ctx context.Context, kinds []string) error {
 		return nil
 	}
 	mine := bson.M{"_id": bson.M{"$in": ids}, "home": q.owner, "state": bson.M{"$in": bson.A{jobs.Pending, jobs.Running}}}
+	res, err := q.coll.UpdateMany(ctx, mine, bson.M{"$set": bson.M{"homeUntil": q.clock().Add(q.lease)}})
+	if err != nil {
+		return fmt.Errorf("renew home jobs: %w", err)
+	}
+	if res.MatchedCount == int64(len(ids)) {
+		return nil
+	}
+	// Some finished or moved on: read which are still here, forget the others.
 	cur, err := q.coll.Find(ctx, mine, options.Find().SetProjection(bson.M{"_id": 1}))
 	if err != nil {
 		return fmt.Errorf("find home jobs: %w", err)
@@ -530,12 +539,6 @@ func (q *Queue) renewHomes(ctx context.Context, kinds []string) error {
 		}
 	}
 	q.leaveHome(gone...)
-	if len(live) == 0 {
-		return nil
-	}
-	if _, err := q.coll.UpdateMany(ctx, mine, bson.M{"$set": bson.M{"homeUntil": q.clock().Add(q.lease)}}); err != nil {
-		return fmt.Errorf("renew home jobs: %w", err)
-	}
 	return nil
 }
 
