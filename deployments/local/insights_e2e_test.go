@@ -316,6 +316,7 @@ func TestInsightsThroughGateway(t *testing.T) {
 			t.Errorf("400 %s does not name %q", r.Body, wantInMessage)
 		}
 	}
+	bad("request body is required", "/insights/events", nil)
 	unknown := batch(evs[:4])
 	unknown["events"].([]map[string]any)[3]["type"] = "page_explode"
 	bad("events[3].type", "/insights/events", unknown)

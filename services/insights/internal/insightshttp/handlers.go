@@ -117,7 +117,7 @@ func (h *Handlers) track(c *gin.Context) {
 // refuses, one over httpx.MaxBodyBytes or a missing one goes through
 // httpx.Bind, whose 400 names the problem as on every other route.
 func bindBatch(c *gin.Context, data []byte, err error, v any) bool {
-	if c.Request.Body == nil || c.Request.Body == http.NoBody {
+	if errors.Is(err, errNoBody) {
 		return httpx.Bind(c, v)
 	}
 	if err == nil && len(bytes.TrimSpace(data)) > 0 && gojson.Unmarshal(data, v) == nil {
@@ -128,7 +128,7 @@ func bindBatch(c *gin.Context, data []byte, err error, v any) bool {
 }
 
 // readBatch reads a batch's body, httpx.MaxBodyBytes at most (what it read
-// and the error past that: bindBatch answers it).
+// and the error past that, or errNoBody: bindBatch answers it).
 func readBatch(c *gin.Context) ([]byte, error) {
 	if c.Request.Body == nil || c.Request.Body == http.NoBody {
 		return nil, errNoBody
