@@ -190,22 +190,32 @@ func (c *Consumer) fetch(ctx context.Context) ([]kafka.Message, error) {
 type batch struct {
 	c       *Consumer
 	msgs    []kafka.Message
+	events  []decoded       // msgs[i] decoded
 	done    int             // msgs[:done] are handled, ignored or dead-lettered
 	settled int             // msgs[:settled] are recorded and committed
 	seen    map[string]bool // processed records' ids: written before, or of events handled here
 	records []any           // the records of events handled, not written yet
 }
 
+// decoded is a message decoded (Decode): its event, or why it is none.
+type decoded struct {
+	ev  Event
+	err error
+}
+
 // processBatch processes msgs in order and settles them; false when ctx
 // ended first (what was not settled comes again, and records keep the
 // handled events from being handled twice but for the last ones).
 func (c *Consumer) processBatch(ctx context.Context, msgs []kafka.Message) bool {
-	b := &batch{c: c, msgs: msgs, seen: map[string]bool{}}
+	b := &batch{c: c, msgs: msgs, events: make([]decoded, len(msgs)), seen: map[string]bool{}}
+	for i, m := range msgs {
+		b.events[i].ev, b.events[i].err = Decode(m)
+	}
 	if !b.lookUp(ctx) {
 		return false
 	}
 	for i, m := range msgs {
-		if !c.process(ctx, m, b) {
+		if !c.process(ctx, m, b.events[i], b) {
 			return false
 		}
 		b.done = i + 1
@@ -221,9 +231,9 @@ func (b *batch) lookUp(ctx context.Context) bool {
 		return true
 	}
 	var keys []string
-	for _, m := range b.msgs {
-		if ev, err := Decode(m); err == nil {
-			keys = append(keys, c.group+":"+ev.ID)
+	for _, d := range b.events {
+		if d.err == nil {
+			keys = append(keys, c.group+":"+d.ev.ID)
 		}
 	}
 	for attempt := 1; ; attempt++ {
@@ -324,10 +334,10 @@ func (c *Consumer) Close() error { return c.r.Close() }
 // process handles one message of b until it is done; false when ctx
 // ended first. Before waiting to try a failed event again, it settles the
 // events before it, so that one failing event holds no other's record.
-func (c *Consumer) process(ctx context.Context, m kafka.Message, b *batch) bool {
-	ev, err := Decode(m)
-	if err != nil {
-		c.log.ErrorContext(ctx, "skip message that is not an event", "err", err,
+func (c *Consumer) process(ctx context.Context, m kafka.Message, d decoded, b *batch) bool {
+	ev := d.ev
+	if d.err != nil {
+		c.log.ErrorContext(ctx, "skip message that is not an event", "err", d.err,
 			"partition", m.Partition, "offset", m.Offset)
 		return true
 	}
