@@ -68,10 +68,12 @@ type Handler func(ctx context.Context, ev Event) error
 
 // Consumer reads a topic as a member of a consumer group and hands each event
 // to its handler, once per group: an event already recorded as processed is
-// skipped, so redelivery is harmless. An event is recorded after the handler
-// succeeded and its offset committed after that; a crash in between makes the
-// event come again, so handlers should tolerate the rare repeat of an event
-// whose effect was applied but not yet recorded.
+// skipped, so redelivery is harmless. Events are taken in batches (the
+// messages fetched already): an event is recorded after the handler
+// succeeded, with the others of its batch, and their offsets committed after
+// that; a crash in between makes them come again, so handlers should
+// tolerate the rare repeat of an event whose effect was applied but not yet
+// recorded.
 type Consumer struct {
 	r      *kafka.Reader
 	db     *mongo.Database

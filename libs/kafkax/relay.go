@@ -631,10 +631,11 @@ type emptied struct {
 }
 
 // empty removes the events of the documents of sent whose every pending
-// event Kafka acknowledged (tombstones aside), in one update of many
-// documents per maxEmptyFilterBytes instead of one per document: each
-// document's condition is still its events as read, so a document changed
-// since (an event pushed, or removed by another relay) is not matched.
+// event Kafka acknowledged (tombstones aside), in one update per
+// maxEmptyDocs documents (and maxEmptyFilterBytes) instead of one per
+// document: each document's condition is still its events as read, so a
+// document changed since (an event pushed, or removed by another relay) is
+// not matched.
 // When an update matches fewer documents than it names, none of them
 // counts as emptied: the document by document way below settles them,
 // the emptied ones included (it matches nothing of them).
