@@ -92,7 +92,7 @@ type Config struct {
 	// over every replica (0: no bound; an organization running none still goes first).
 	TenantJobs int `env:"JOB_TENANT_LIMIT, default=1"`
 	// TenantRest is how long an organization's job keeps its next ones of
-	// the kind waiting in a replica, as a multiple of the time it ran: an
+	// the kind waiting in every replica, as a multiple of the time it ran: an
 	// organization processing costly jobs again and again (replacing a
 	// large spec in a loop) then takes at most half of a worker's time, and
 	// leaves the processors to the others.

@@ -63,6 +63,7 @@ type Queue struct {
 	db          mongox.DB
 	coll        *mongo.Collection
 	keys        *mongo.Collection
+	rests       *mongo.Collection
 	owner       string
 	lease       time.Duration
 	maxAttempts int
@@ -109,12 +110,13 @@ func Indexes(collection string) []mongox.Index {
 }
 
 // NewQueue returns the queue of collection in db; its keys live in
-// collection+"_keys".
+// collection+"_keys" and its tenants' rests in collection+"_rests".
 func NewQueue(db mongox.DB, collection string, opts ...Option) *Queue {
 	q := &Queue{
 		db:          db,
 		coll:        db.Collection(collection),
 		keys:        db.Collection(collection + "_keys"),
+		rests:       db.Collection(collection + "_rests"),
 		owner:       newID(),
 		lease:       jobs.DefaultLease,
 		maxAttempts: jobs.DefaultMaxAttempts,

@@ -23,44 +23,9 @@ type Worker struct {
 	perTenant   int
 	// rest, when > 0, is how long a tenant's job keeps the tenant's next
 	// ones waiting in this worker, as a multiple of the time it ran.
-	rest    float64
-	resting resting
-	poll    time.Duration
-	log     *slog.Logger
-}
-
-// resting are the tenants whose jobs a worker does not claim until a time.
-type resting struct {
-	mu    sync.Mutex
-	until map[string]time.Time
-}
-
-// add makes tenant rest until t.
-func (r *resting) add(tenant string, t time.Time) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.until == nil {
-		r.until = map[string]time.Time{}
-	}
-	r.until[tenant] = t
-}
-
-// now returns the tenants resting at now, forgetting the others, and when
-// the first of them is done (zero when none rests).
-func (r *resting) now(now time.Time) (tenants []string, next time.Time) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	for t, until := range r.until {
-		if !until.After(now) {
-			delete(r.until, t)
-			continue
-		}
-		tenants = append(tenants, t)
-		if next.IsZero() || until.Before(next) {
-			next = until
-		}
-	}
-	return tenants, next
+	rest float64
+	poll time.Duration
+	log  *slog.Logger
 }
 
 // DefaultPoll is how often an idle worker looks for due jobs (besides
@@ -101,13 +66,14 @@ func (w *Worker) SetTenantLimit(n int) {
 	}
 }
 
-// SetTenantRest makes a tenant's job keep the tenant's next jobs waiting
-// in this worker for factor times as long as it ran (its others wait; other
+// SetTenantRest makes a tenant's job keep the tenant's next jobs of its
+// kind waiting, in every worker of the queue (every replica's: the rest
+// is stored with the queue), for factor times as long as it ran (its others wait; other
 // tenants' go on): a tenant whose jobs are costly (a parse of a large
 // document again and again) then uses at most 1/(1+factor) of the
 // worker's time per job at once, and leaves the rest of the machine to the
-// other tenants (whose jobs of other kinds share its processors). Each
-// worker (each replica) keeps its own. 0 (the default): no rest.
+// other tenants (whose jobs of other kinds share its processors). 0 (the
+// default): no rest.
 func (w *Worker) SetTenantRest(factor float64) {
 	if factor >= 0 {
 		w.rest = factor
@@ -138,8 +104,7 @@ func (w *Worker) Run(ctx context.Context) error {
 			return nil
 		case slots <- struct{}{}:
 		}
-		rest, restEnds := w.resting.now(w.q.clock())
-		job, ok, err := w.q.claim(ctx, w.kinds, w.perTenant, rest)
+		job, ok, restEnds, err := w.claim(ctx)
 		if err != nil || !ok {
 			<-slots
 			if ctx.Err() != nil {
@@ -173,6 +138,19 @@ func (w *Worker) Run(ctx context.Context) error {
 			w.run(ctx, job)
 		}()
 	}
+}
+
+// claim takes a job for the worker, leaving the resting tenants' (when
+// it has a rest), and returns when the first rest ends.
+func (w *Worker) claim(ctx context.Context) (job doc, ok bool, restEnds time.Time, err error) {
+	var resting []string
+	if w.rest > 0 {
+		if resting, restEnds, err = w.q.resting(ctx, w.kinds, w.q.clock()); err != nil {
+			return doc{}, false, time.Time{}, err
+		}
+	}
+	job, ok, err = w.q.claim(ctx, w.kinds, w.perTenant, resting)
+	return job, ok, restEnds, err
 }
 
 // keepHomes renews, every third of a lease until ctx is done, the home
@@ -226,7 +204,9 @@ func (w *Worker) run(ctx context.Context, job doc) {
 	started := time.Now()
 	err := w.call(jctx, r)
 	if ran := time.Since(started); w.rest > 0 && job.Tenant != "" {
-		w.resting.add(job.Tenant, w.q.clock().Add(time.Duration(float64(ran)*w.rest)))
+		if err := w.q.rest(context.WithoutCancel(ctx), job.Kind, job.Tenant, w.q.clock().Add(time.Duration(float64(ran)*w.rest))); err != nil {
+			log.WarnContext(ctx, "the tenant's next jobs will not rest", "err", err)
+		}
 	}
 	close(stopRenew)
 	<-renewed
