@@ -36,9 +36,11 @@ type Event struct {
 	Markdown  *string       `json:"markdownSource"`
 
 	// What check parsed, for enrich: the location's URL, the referrer
-	// (nil when none was given) and the timestamp (zero when none was).
+	// (nil when none was given), the timestamp (zero when none was) and
+	// the visitor's claims as canonical JSON ("" when none were).
 	url, referrer *url.URL
 	at            time.Time
+	claims        string
 }
 
 // Session is SiteInsightsEventSession.
@@ -207,8 +209,10 @@ func (e *Event) checkNamed(p *apierr.Problems, f func(string) string, now time.T
 		if len(s.AuthClaims) > 0 && !bytes.Equal(bytes.TrimSpace(s.AuthClaims), []byte("null")) {
 			if len(s.AuthClaims) > MaxClaimsBytes {
 				p.Add(f("session.visitorAuthClaims"), "must be at most %d bytes", MaxClaimsBytes)
-			} else if _, err := claims(s.AuthClaims); err != nil {
+			} else if c, err := claims(s.AuthClaims); err != nil {
 				p.Add(f("session.visitorAuthClaims"), "%s", err.Error())
+			} else {
+				e.claims = c
 			}
 		}
 	}

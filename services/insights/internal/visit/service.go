@@ -128,9 +128,7 @@ func (s *Service) enrich(e *Event, now time.Time) Visit {
 			d.ReferrerDomain = hostname(e.referrer)
 		}
 	}
-	if len(sess.AuthClaims) > 0 {
-		d.Claims, _ = claims(sess.AuthClaims)
-	}
+	d.Claims = e.claims
 	d.Authenticated = d.Claims != "" || deref(sess.AuthToken) != ""
 
 	switch e.Type {
