@@ -313,14 +313,30 @@ func (q *Queue) subscribe() (wake <-chan struct{}, cancel func()) {
 // (in any worker), so that a tenant with many jobs queued takes every worker
 // only while no other tenant waits. With perTenant > 0 a tenant already
 // running that many jobs of kinds gets none, even when no other tenant
-// waits. The resting tenants get none either (Worker.SetTenantRest). It
-// returns false when there is none.
-func (q *Queue) claim(ctx context.Context, kinds []string, perTenant int, resting []string) (doc, bool, error) {
+// waits. With rests, the resting tenants get none either
+// (Worker.SetTenantRest); the rests are read after the running jobs,
+// because a job's rest is recorded before its end: a job that ended
+// between the two reads is seen resting. It returns false when there is
+// none, and when the first rest ends (zero when none does).
+func (q *Queue) claim(ctx context.Context, kinds []string, perTenant int, rests bool) (job doc, ok bool, restEnds time.Time, err error) {
 	now := q.clock()
 	running, err := q.runningByTenant(ctx, kinds, now)
 	if err != nil {
-		return doc{}, false, err
+		return doc{}, false, time.Time{}, err
 	}
+	var resting []string
+	if rests {
+		if resting, restEnds, err = q.resting(ctx, kinds, now); err != nil {
+			return doc{}, false, time.Time{}, err
+		}
+	}
+	job, ok, err = q.claimFrom(ctx, kinds, perTenant, running, resting, now)
+	return job, ok, restEnds, err
+}
+
+// claimFrom is claim's choice, given the jobs running by tenant and the
+// resting tenants.
+func (q *Queue) claimFrom(ctx context.Context, kinds []string, perTenant int, running map[string]int, resting []string, now time.Time) (doc, bool, error) {
 	busy, full := slices.Clone(resting), slices.Clone(resting)
 	for t, n := range running {
 		if slices.Contains(resting, t) {

@@ -104,7 +104,7 @@ func TestDeadWorkersJobResumes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	claimed, ok, err := dead.claim(ctx, []string{"steps"}, 0, nil)
+	claimed, ok, _, err := dead.claim(ctx, []string{"steps"}, 0, false)
 	if err != nil || !ok || claimed.ID != job.ID {
 		t.Fatalf("claim = %+v %v %v", claimed, ok, err)
 	}

@@ -104,7 +104,7 @@ func (w *Worker) Run(ctx context.Context) error {
 			return nil
 		case slots <- struct{}{}:
 		}
-		job, ok, restEnds, err := w.claim(ctx)
+		job, ok, restEnds, err := w.q.claim(ctx, w.kinds, w.perTenant, w.rest > 0)
 		if err != nil || !ok {
 			<-slots
 			if ctx.Err() != nil {
@@ -138,19 +138,6 @@ func (w *Worker) Run(ctx context.Context) error {
 			w.run(ctx, job)
 		}()
 	}
-}
-
-// claim takes a job for the worker, leaving the resting tenants' (when
-// it has a rest), and returns when the first rest ends.
-func (w *Worker) claim(ctx context.Context) (job doc, ok bool, restEnds time.Time, err error) {
-	var resting []string
-	if w.rest > 0 {
-		if resting, restEnds, err = w.q.resting(ctx, w.kinds, w.q.clock()); err != nil {
-			return doc{}, false, time.Time{}, err
-		}
-	}
-	job, ok, err = w.q.claim(ctx, w.kinds, w.perTenant, resting)
-	return job, ok, restEnds, err
 }
 
 // keepHomes renews, every third of a lease until ctx is done, the home
