@@ -191,9 +191,7 @@ func (w *Worker) run(ctx context.Context, job doc) {
 	started := time.Now()
 	err := w.call(jctx, r)
 	if ran := time.Since(started); w.rest > 0 && job.Tenant != "" {
-		if err := w.q.rest(context.WithoutCancel(ctx), job.Kind, job.Tenant, w.q.clock().Add(time.Duration(float64(ran)*w.rest))); err != nil {
-			log.WarnContext(ctx, "the tenant's next jobs will not rest", "err", err)
-		}
+		w.restTenant(ctx, log, job, ran)
 	}
 	close(stopRenew)
 	<-renewed
@@ -231,6 +229,17 @@ func (w *Worker) run(ctx context.Context, job doc) {
 	}
 	if ferr != nil {
 		log.ErrorContext(ctx, "record job end", "err", ferr)
+	}
+}
+
+// restTenant records the rest job's tenant takes after its job ran for
+// ran, before the job's end is recorded (see Queue.claim), with a context
+// of its own: the worker's may be done.
+func (w *Worker) restTenant(ctx context.Context, log *slog.Logger, job doc, ran time.Duration) {
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	if err := w.q.rest(rctx, job.Kind, job.Tenant, w.q.clock().Add(time.Duration(float64(ran)*w.rest))); err != nil {
+		log.WarnContext(ctx, "the tenant's next jobs will not rest", "err", err)
 	}
 }
 
