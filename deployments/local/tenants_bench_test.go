@@ -207,11 +207,16 @@ func importSpaces(b *testing.B, c client, org, url string, n int) int {
 func idleUse() float64 {
 	least := 1.0
 	for range 3 {
-		cpu0, t0 := cpuTime(), time.Now()
-		time.Sleep(time.Second) // a window of measure, not a wait for an event
-		least = min(least, float64(cpuTime()-cpu0)/float64(time.Since(t0)))
+		least = min(least, secondUse())
 	}
 	return least
+}
+
+// secondUse is the share of a core the process uses over the next second.
+func secondUse() float64 {
+	cpu0, t0 := cpuTime(), time.Now()
+	time.Sleep(time.Second) // a window of measure, not a wait for an event
+	return float64(cpuTime()-cpu0) / float64(time.Since(t0))
 }
 
 // waitQuiet polls the process's CPU time until a second passes in which
@@ -222,9 +227,7 @@ func waitQuiet(idle float64, limit time.Duration) (bool, float64) {
 	deadline := time.Now().Add(limit)
 	used := 1.0
 	for time.Now().Before(deadline) {
-		cpu0, t0 := cpuTime(), time.Now()
-		time.Sleep(time.Second) // a window of measure, not a wait for an event
-		if used = float64(cpuTime()-cpu0) / float64(time.Since(t0)); used < idle+1.0/20 {
+		if used = secondUse(); used < idle+1.0/20 {
 			return true, used
 		}
 	}
