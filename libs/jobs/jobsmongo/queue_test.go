@@ -13,6 +13,7 @@ import (
 	"github.com/docspub/platform/libs/mongotest"
 	"github.com/docspub/platform/libs/mongox"
 	"github.com/docspub/platform/libs/waittest"
+	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
 func TestMain(m *testing.M) { mongotest.Main(m) }
@@ -178,6 +179,33 @@ func TestStopHandsBack(t *testing.T) {
 	got, err := restarted.Wait(within, job.ID, 20*time.Millisecond)
 	if err != nil || got.State != jobs.Done {
 		t.Fatalf("after restart = %+v %v; want done", got, err)
+	}
+}
+
+// A job handed back by a stopping worker leaves its tenant no rest: it
+// resumes at once elsewhere (a rest as long as it ran would hold a long
+// import back through a rolling deploy).
+func TestStopLeavesNoRest(t *testing.T) {
+	db := mongox.NewDB(mongotest.Database(t))
+	q := newQueue(t, db)
+	started := make(chan struct{}, 1)
+	ctx, cancel := context.WithCancel(context.Background())
+	w := q.NewWorker(map[string]jobs.Handler{"long": func(ctx context.Context, r *jobs.Run) error {
+		started <- struct{}{}
+		<-ctx.Done()
+		return ctx.Err()
+	}}, 1, logx.Discard())
+	w.SetTenantRest(10)
+	done := make(chan struct{})
+	go func() { defer close(done); _ = w.Run(ctx) }()
+	if _, _, err := q.Enqueue(context.Background(), "long", "", payload{}, jobs.Tenant("orgA")); err != nil {
+		t.Fatal(err)
+	}
+	<-started
+	cancel()
+	<-done
+	if n, err := q.rests.CountDocuments(context.Background(), bson.M{}); err != nil || n != 0 {
+		t.Fatalf("rests after a stop = %d %v; want none", n, err)
 	}
 }
 

@@ -22,7 +22,7 @@ type Worker struct {
 	concurrency int
 	perTenant   int
 	// rest, when > 0, is how long a tenant's job keeps the tenant's next
-	// ones waiting in this worker, as a multiple of the time it ran.
+	// ones waiting in every worker, as a multiple of the time it ran.
 	rest float64
 	poll time.Duration
 	log  *slog.Logger
@@ -67,13 +67,14 @@ func (w *Worker) SetTenantLimit(n int) {
 }
 
 // SetTenantRest makes a tenant's job keep the tenant's next jobs of its
-// kind waiting, in every worker of the queue (every replica's: the rest
-// is stored with the queue), for factor times as long as it ran (its others wait; other
-// tenants' go on): a tenant whose jobs are costly (a parse of a large
-// document again and again) then uses at most 1/(1+factor) of the
+// kind waiting, in every worker of the queue (every replica's: the rest is
+// stored with the queue), for factor times as long as it ran (its others
+// wait; other tenants' go on): a tenant whose jobs are costly (a parse of
+// a large document again and again) then uses at most 1/(1+factor) of the
 // worker's time per job at once, and leaves the rest of the machine to the
-// other tenants (whose jobs of other kinds share its processors). 0 (the
-// default): no rest.
+// other tenants (whose jobs of other kinds share its processors). A job
+// handed back by a stopping worker makes no rest: it resumes at once
+// elsewhere. 0 (the default): no rest.
 func (w *Worker) SetTenantRest(factor float64) {
 	if factor >= 0 {
 		w.rest = factor
@@ -190,7 +191,7 @@ func (w *Worker) run(ctx context.Context, job doc) {
 	r := jobs.NewRun(job.job(), func(ctx context.Context, v any) (jobs.Data, error) { return w.q.saveProgress(ctx, job, v) })
 	started := time.Now()
 	err := w.call(jctx, r)
-	if ran := time.Since(started); w.rest > 0 && job.Tenant != "" {
+	if ran := time.Since(started); w.rest > 0 && job.Tenant != "" && ctx.Err() == nil {
 		w.restTenant(ctx, log, job, ran)
 	}
 	close(stopRenew)
@@ -233,8 +234,8 @@ func (w *Worker) run(ctx context.Context, job doc) {
 }
 
 // restTenant records the rest job's tenant takes after its job ran for
-// ran, before the job's end is recorded (see Queue.claim), with a context
-// of its own: the worker's may be done.
+// ran, before the job's end is recorded (see Queue.claim), with a
+// deadline of its own.
 func (w *Worker) restTenant(ctx context.Context, log *slog.Logger, job doc, ran time.Duration) {
 	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
