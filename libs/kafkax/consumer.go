@@ -162,22 +162,24 @@ func (c *Consumer) Run(ctx context.Context) error {
 // written in one, and their offsets committed in one request.
 const (
 	maxConsumerBatch = 100
-	// batchGather is how long a batch waits for one more message.
+	// batchGather is how long a batch waits for more messages after its
+	// first, in all.
 	batchGather = time.Millisecond
 )
 
-// fetch waits for a message, then takes those that follow at once (the
-// reader has them already), up to maxConsumerBatch.
+// fetch waits for a message, then takes those that follow within
+// batchGather (the reader has them already), up to maxConsumerBatch: a
+// batch holds its first event back by batchGather at most.
 func (c *Consumer) fetch(ctx context.Context) ([]kafka.Message, error) {
 	m, err := c.r.FetchMessage(ctx)
 	if err != nil {
 		return nil, err
 	}
 	msgs := []kafka.Message{m}
+	more, cancel := context.WithTimeout(ctx, batchGather)
+	defer cancel()
 	for len(msgs) < maxConsumerBatch {
-		more, cancel := context.WithTimeout(ctx, batchGather)
 		m, err := c.r.FetchMessage(more)
-		cancel()
 		if err != nil {
 			break
 		}
