@@ -59,10 +59,10 @@ func TestMongoConcurrentUpdatesOfOneDocument(t *testing.T) {
 	}
 }
 
-// Reads through ReadURI's pool next to the writes serialized on URI lose
-// no update, and a read sent after a write was acknowledged sees it: what a
+// Reads through ReadURI's pool next to writes through URI's lose no
+// update, and a read sent after a write was acknowledged sees it: what a
 // store reading through mongox.DB.Reads depends on.
-func TestMongoReadPoolNextToSerializedWrites(t *testing.T) {
+func TestMongoReadPoolNextToWrites(t *testing.T) {
 	srv := startServer(t, "")
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()

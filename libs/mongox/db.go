@@ -7,10 +7,9 @@ import "go.mongodb.org/mongo-driver/v2/mongo"
 // (libs/embedded/ferretdb holds a collection's write lock from an update's
 // read to its write), so nothing is locked here.
 //
-// Its reads may go through a second client (WithReads): the embedded
-// server's writers share one connection per process (see
-// embedded.Mongo.URI), which would queue every read of a service behind
-// the others. A read sent after a write was acknowledged sees it on either
+// Its reads may go through a second client (WithReads): on the embedded
+// server a process's writers share a small pool (see embedded.Mongo.URI),
+// and reads of their own pool never wait for a connection behind them. A read sent after a write was acknowledged sees it on either
 // client, as the server commits before it answers, so a store may read
 // through Reads and write through Database, including the read of a
 // compare-and-set. On MongoDB one client serves both.

@@ -21,7 +21,7 @@ func main() {
 	addr := flag.String("addr", "127.0.0.1:0", "listen address (port 0: a free one)")
 	dir := flag.String("dir", "", "directory of the SQLite files (empty: a temporary one, removed on exit)")
 	uriFile := flag.String("uri-file", "", "file to write the server's URI to once it listens")
-	readURIFile := flag.String("read-uri-file", "", "file to write the server's URI for reads to (its pool not limited to one connection)")
+	readURIFile := flag.String("read-uri-file", "", "file to write the server's URI for reads to (a pool of its own beside the writers')")
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
