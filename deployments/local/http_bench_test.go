@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"runtime"
 	"runtime/pprof"
 	"strings"
 	"sync"
@@ -46,7 +47,9 @@ import (
 // BENCH_HTTP_SECONDS sets each target's duration (default 3);
 // BENCH_HTTP_ONLY keeps the targets whose name contains it (and the
 // baselines), to profile one; BENCH_HTTP_PROFILE=<folder> writes a CPU
-// profile of each target's load there (target-<i>.cpu).
+// profile of each target's load there (target-<i>.cpu), and the blocking
+// and mutex waits so far (target-<i>.block, .mutex), which find what a
+// load waits for while the cores are not busy.
 func BenchmarkHTTPTable(b *testing.B) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	p, err := Start(ctx, Config{Addr: "127.0.0.1:0", DataDir: b.TempDir(), LogLevel: "error", RateLimit: 0,
@@ -228,7 +231,9 @@ func search10k(b *testing.B, p *Platform, srv *gittest.Server) (auth, url string
 
 // profileTarget starts a CPU profile of target i's load in
 // $BENCH_HTTP_PROFILE/target-<i>.cpu when that variable names a folder;
-// the function it returns stops it.
+// the function it returns stops it and writes the waits recorded since the
+// first profiled target (target-<i>.block, target-<i>.mutex: Go's profiles
+// of waits cannot be reset).
 func profileTarget(b *testing.B, i int) func() {
 	dir := os.Getenv("BENCH_HTTP_PROFILE")
 	if dir == "" {
@@ -241,9 +246,21 @@ func profileTarget(b *testing.B, i int) func() {
 	if err := pprof.StartCPUProfile(f); err != nil {
 		b.Fatal(err)
 	}
+	runtime.SetBlockProfileRate(int(20 * time.Microsecond))
+	runtime.SetMutexProfileFraction(5)
 	return func() {
 		pprof.StopCPUProfile()
 		_ = f.Close()
+		for _, name := range []string{"block", "mutex"} {
+			w, err := os.Create(filepath.Join(dir, fmt.Sprintf("target-%d.%s", i, name)))
+			if err != nil {
+				b.Fatal(err)
+			}
+			_ = pprof.Lookup(name).WriteTo(w, 0)
+			_ = w.Close()
+		}
+		runtime.SetBlockProfileRate(0)
+		runtime.SetMutexProfileFraction(0)
 	}
 }
 
