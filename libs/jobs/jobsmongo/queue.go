@@ -106,6 +106,8 @@ func Indexes(collection string) []mongox.Index {
 	return []mongox.Index{
 		mongox.Keys(collection, "state", "notBefore"),
 		mongox.Keys(collection, "state", "leaseUntil"),
+		// A claim's read of the rests of its kinds (Queue.resting).
+		mongox.Keys(collection+"_rests", "kind"),
 	}
 }
 
