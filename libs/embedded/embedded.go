@@ -111,7 +111,7 @@ const readPoolSize = 8
 // so a process's writes need not queue on one connection: with one, 16
 // clients creating spaces waited in content's pool for most of each
 // request, and creation ran at 330-400 spaces/s with the machine a third
-// idle (850/s with eight). SQLite still writes one transaction of a
+// idle (730-870/s with eight, tenants benchmark). SQLite still writes one transaction of a
 // database file at a time (fsql.DB's turn of writing); what runs beside it
 // is the rest of each command (decoding, filtering, encoding).
 const writePoolSize = 8
