@@ -2,6 +2,7 @@ package gateway_test
 
 import (
 	"context"
+	"encoding/json"
 	"io"
 	"net/http"
 	"strings"
@@ -33,10 +34,16 @@ func TestRetriesAnotherInstanceOfAFailedOne(t *testing.T) {
 		}
 	}
 	token, _ := h.identity.add("u1", map[string]string{"o1": "admin"})
+	// Both instances answered through the gateway: Consul's own checks of
+	// /readyz reach them before the gateway's watch lists them passing.
+	answered := map[string]bool{}
 	waittest.Until(t, "both instances taking requests", 20*time.Second, func() bool {
 		res := h.do(t, "GET", "/v1/spaces/s1", token, nil, nil)
+		var from struct{ Service string }
+		_ = json.NewDecoder(res.Body).Decode(&from)
 		_ = res.Body.Close()
-		return h.content.count() > 0 && dying.count() > 0
+		answered[from.Service] = true
+		return answered["content"] && answered["dying"]
 	})
 
 	dying.srv.Listener.Close() // dead: connections refused, still listed passing
