@@ -67,7 +67,7 @@ func BenchmarkClusterVersusRun(b *testing.B) {
 		for i, pl := range platforms {
 			tg := row.target(pl)
 			fetch(b, http.DefaultClient, tg)
-			rps[i], p50[i], _ = load(b, tg, 32, seconds)
+			rps[i], p50[i], _, _ = load(b, tg, 32, seconds)
 		}
 		fmt.Fprintf(&out, "| %s | %.0f, %s | %.0f, %s | %.2f× |\n", row.name, rps[0], ms(p50[0]), rps[1], ms(p50[1]), rps[1]/rps[0])
 	}

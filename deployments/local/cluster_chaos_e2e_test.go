@@ -137,7 +137,7 @@ func startRenames(admin client, space string) *senders {
 	})
 }
 
-func eventsCounted(t *testing.T, admin client, site string) int64 {
+func eventsCounted(t testing.TB, admin client, site string) int64 {
 	t.Helper()
 	r, err := admin.send("POST", site+"/insights/events/aggregate", map[string]any{"range": "last24Hours",
 		"select": []any{map[string]any{"column": "eventsCount"}}})

@@ -36,7 +36,10 @@ import (
 // nginx's plain row, or of its gzip row for a coded answer), the median
 // and 99th percentile latency of each, and this process's CPU time per
 // request (cpuTime: comparable between runs on a busy machine, where
-// requests/s are not; nginx's own CPU is not in it). The load comes from
+// requests/s are not; nginx's own CPU is not in it). A page row ends when
+// insights counted every view it served (the site's eventsCount): it
+// prints how long after its last answer, and its CPU per request includes
+// that counting. The load comes from
 // Go clients in this process, which share the two cores: wrk from outside
 // measures higher rates for nginx (see deployments/docs/benchmarks/http.md). Last, search over an
 // organization of 10,000 pages (five Git imports of 2,000, about 30 s of
@@ -133,25 +136,39 @@ func BenchmarkHTTPTable(b *testing.B) {
 	b.ResetTimer()
 	var out strings.Builder
 	fmt.Fprintf(&out, "\n%d pages (%d generated), %d-byte page, 32 connections, %d s each\n\n", pages, n, len(html), seconds)
-	fmt.Fprintf(&out, "| target | requests/s | p50 | p99 | CPU per request |\n|---|---|---|---|---|\n")
+	fmt.Fprintf(&out, "| target | requests/s | p50 | p99 | CPU per request | views counted after the last answer |\n|---|---|---|---|---|---|\n")
 	// Each row's share is of the first baseline that sends what it sends:
 	// a plain answer of the first baseline's, a coded one of the first
 	// baseline coded (nginx's gzip_static; Go's FileServer codes nothing).
 	var plainBase, codedBase float64
+	// Every answer of the page is a view insights counts: a page row
+	// ends when the site's eventsCount has them all (the pipeline keeps
+	// up at the row's rate, and the next row does not pay for its views).
+	views := 1 // the page fetched for the baselines
 	for i, tg := range targets {
 		if !tg.base && only != "" && !strings.Contains(tg.name, only) {
 			continue
 		}
 		fetch(b, hc, tg) // warm (and check: 200, in the coding asked for)
+		isPage := tg.url == page
+		if isPage {
+			views++
+		}
 		stopProfile := profileTarget(b, i)
 		cpu0 := cpuTime()
 		conns := 32
 		if tg.conns > 0 {
 			conns = tg.conns
 		}
-		rps, p50, p99 := load(b, tg, conns, time.Duration(seconds)*time.Second)
+		rps, p50, p99, answered := load(b, tg, conns, time.Duration(seconds)*time.Second)
 		stopProfile()
-		perRequest := (cpuTime() - cpu0) / time.Duration(max(1, rps*float64(seconds)))
+		counted := ""
+		if isPage {
+			views += answered
+			counted = viewsCountedAfter(b, admin, org+"/sites/"+h.site, views)
+		}
+		// The process's CPU over the row, a page's counting included.
+		perRequest := (cpuTime() - cpu0) / time.Duration(max(1, answered))
 		note, base := "", &plainBase
 		if tg.coding != "" {
 			base = &codedBase
@@ -168,11 +185,29 @@ func BenchmarkHTTPTable(b *testing.B) {
 		case plainBase > 0:
 			note = fmt.Sprintf(" (%.0f%% of the plain file)", 100*rps/plainBase)
 		}
-		fmt.Fprintf(&out, "| %s | %.0f%s | %.2f ms | %.2f ms | %d µs |\n", tg.name, rps, note,
-			float64(p50.Microseconds())/1000, float64(p99.Microseconds())/1000, perRequest.Microseconds())
+		fmt.Fprintf(&out, "| %s | %.0f%s | %.2f ms | %.2f ms | %d µs | %s |\n", tg.name, rps, note,
+			float64(p50.Microseconds())/1000, float64(p99.Microseconds())/1000, perRequest.Microseconds(), counted)
 	}
 	b.StopTimer()
 	fmt.Print(out.String())
+}
+
+// viewsCountedAfter polls site's eventsCount until it reaches want and
+// says how long that took, or how many it held after a minute.
+func viewsCountedAfter(b *testing.B, admin client, site string, want int) string {
+	start := time.Now()
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	got := int64(-1)
+	for range tick.C {
+		if got = eventsCounted(b, admin, site); got >= int64(want) {
+			return fmt.Sprintf("%.1f s", time.Since(start).Seconds())
+		}
+		if time.Since(start) > time.Minute {
+			break
+		}
+	}
+	return fmt.Sprintf("%d of %d after a minute", got, want)
 }
 
 // handbook is a published GitBook space: the space, its site, the URL of
@@ -344,8 +379,9 @@ func fetch(b *testing.B, hc *http.Client, tg target) []byte {
 }
 
 // load sends GETs of tg from conns connections for d and returns the
-// requests/s answered 200 and the median and 99th percentile latency.
-func load(b *testing.B, tg target, conns int, d time.Duration) (rps float64, p50, p99 time.Duration) {
+// requests/s answered 200, the median and 99th percentile latency, and
+// how many were answered 200.
+func load(b *testing.B, tg target, conns int, d time.Duration) (rps float64, p50, p99 time.Duration, answered int) {
 	b.Helper()
 	hc := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: conns, MaxConnsPerHost: conns, DisableCompression: true}}
 	defer hc.CloseIdleConnections()
@@ -392,5 +428,5 @@ func load(b *testing.B, tg target, conns int, d time.Duration) (rps float64, p50
 	if len(all) == 0 {
 		b.Fatalf("GET %s: no request answered", tg.url)
 	}
-	return float64(len(all)) / elapsed.Seconds(), percentile(all, 50), percentile(all, 99)
+	return float64(len(all)) / elapsed.Seconds(), percentile(all, 50), percentile(all, 99), len(all)
 }

@@ -67,7 +67,7 @@ func BenchmarkCrossTenant(b *testing.B) {
 		for i, tg := range targets {
 			fetch(b, http.DefaultClient, tg)
 			stop := profileTarget(b, 10*round+i)
-			rps, p50, p99 := load(b, tg, 32, seconds)
+			rps, p50, p99, _ := load(b, tg, 32, seconds)
 			stop()
 			out = append(out, figure{rps, p50, p99})
 		}
@@ -108,7 +108,7 @@ func BenchmarkCrossTenant(b *testing.B) {
 	own := target{url: p.URL + "/v1/orgs/" + bigOrg + "/spaces", auth: "Bearer " + p.Credentials.DemoAdminToken}
 	fetch(b, http.DefaultClient, own)
 	stopProfile = profileTarget(b, 20)
-	ownRPS, ownP50, ownP99 := load(b, own, 1, seconds)
+	ownRPS, ownP50, ownP99, _ := load(b, own, 1, seconds)
 	stopProfile()
 	b.StopTimer()
 
