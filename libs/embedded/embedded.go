@@ -111,9 +111,10 @@ const readPoolSize = 8
 // so a process's writes need not queue on one connection: with one, 16
 // clients creating spaces waited in content's pool for most of each
 // request, and creation ran at 330-400 spaces/s with the machine a third
-// idle (730-870/s with eight, tenants benchmark). SQLite still writes one transaction of a
-// database file at a time (fsql.DB's turn of writing); what runs beside it
-// is the rest of each command (decoding, filtering, encoding).
+// idle (730-870/s with eight, tenants benchmark). SQLite still writes one
+// transaction of a database file at a time (fsql.DB's turn of writing);
+// what runs beside it is the rest of each command (decoding, filtering,
+// encoding).
 const writePoolSize = 8
 
 // poolSize limits clients of uri to n connections.

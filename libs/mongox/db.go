@@ -9,10 +9,11 @@ import "go.mongodb.org/mongo-driver/v2/mongo"
 //
 // Its reads may go through a second client (WithReads): on the embedded
 // server a process's writers share a small pool (see embedded.Mongo.URI),
-// and reads of their own pool never wait for a connection behind them. A read sent after a write was acknowledged sees it on either
-// client, as the server commits before it answers, so a store may read
-// through Reads and write through Database, including the read of a
-// compare-and-set. On MongoDB one client serves both.
+// and reads of their own pool never wait for a connection behind them. A
+// read sent after a write was acknowledged sees it on either client, as
+// the server commits before it answers, so a store may read through Reads
+// and write through Database, including the read of a compare-and-set. On
+// MongoDB one client serves both.
 type DB struct {
 	*mongo.Database
 	reads *mongo.Database
