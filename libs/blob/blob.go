@@ -342,8 +342,38 @@ func (s *Store) Delete(ctx context.Context, key string) error {
 }
 
 // List calls fn with each blob under prefix, in key order, until fn
-// returns an error (which List returns).
+// returns an error (which List returns). A blob deleted while a file
+// backend walks its folder (another replica's purge) fails the walk with
+// NotFound: the listing starts again after the last key it gave, at most
+// maxListRestarts times.
 func (s *Store) List(ctx context.Context, prefix string, fn func(Object) error) error {
+	after := ""
+	for restarts := 0; ; restarts++ {
+		err := s.listAfter(ctx, prefix, after, func(o Object) error {
+			after = o.Key
+			return fn(o)
+		})
+		var walk listError
+		if !errors.As(err, &walk) {
+			return err // nil, or fn's error
+		}
+		if gcerrors.Code(walk.err) != gcerrors.NotFound || restarts == maxListRestarts || ctx.Err() != nil {
+			return fmt.Errorf("list blobs under %s: %w", prefix, walk.err)
+		}
+	}
+}
+
+// maxListRestarts bounds List's walks again after a blob vanished.
+const maxListRestarts = 5
+
+// listError is an error of the listing itself, not of List's fn.
+type listError struct{ err error }
+
+func (e listError) Error() string { return e.err.Error() }
+
+// listAfter is one listing of List: the blobs under prefix with keys
+// after after ("" for all).
+func (s *Store) listAfter(ctx context.Context, prefix, after string, fn func(Object) error) error {
 	it := s.b.List(&gblob.ListOptions{Prefix: prefix})
 	for {
 		o, err := it.Next(ctx)
@@ -351,9 +381,9 @@ func (s *Store) List(ctx context.Context, prefix string, fn func(Object) error) 
 			return nil
 		}
 		if err != nil {
-			return fmt.Errorf("list blobs under %s: %w", prefix, err)
+			return listError{err}
 		}
-		if o.IsDir || strings.HasSuffix(o.Key, ".tmp") { // a directory, or a file backend's write in progress
+		if o.IsDir || strings.HasSuffix(o.Key, ".tmp") || o.Key <= after && after != "" { // a directory, a file backend's write in progress, or given before
 			continue
 		}
 		if err := fn(Object{Key: o.Key, SHA256: Sum(o.Key), Size: o.Size, ModTime: o.ModTime}); err != nil {

@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -282,6 +283,47 @@ func TestVerify(t *testing.T) {
 	} {
 		if !errors.Is(err, blob.ErrMismatch) {
 			t.Errorf("%s: %v, want ErrMismatch", name, err)
+		}
+	}
+}
+
+// Listing a folder while another replica's purge deletes its blobs: the
+// file backend's walk meets a blob that vanished, and List goes on after
+// the last key it gave, each kept blob once and in key order.
+func TestListWhileBlobsAreDeleted(t *testing.T) {
+	s := blobtest.Open(t, blobtest.Dir(t))
+	ctx := context.Background()
+	var keys []string
+	for i := range 600 {
+		o, err := s.PutBytes(ctx, "org1", "", []byte(fmt.Sprintf("blob %d", i)), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		keys = append(keys, o.Key)
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := 1; i < len(keys); i += 2 { // every other blob goes
+			_ = s.Delete(ctx, keys[i])
+		}
+	}()
+	for listing := 0; ; listing++ {
+		last := ""
+		err := s.List(ctx, "orgs/", func(o blob.Object) error {
+			if o.Key <= last {
+				return fmt.Errorf("%s listed after %s", o.Key, last)
+			}
+			last = o.Key
+			return nil
+		})
+		if err != nil {
+			t.Fatalf("listing %d: %v", listing, err)
+		}
+		select {
+		case <-done:
+			return
+		default:
 		}
 	}
 }
