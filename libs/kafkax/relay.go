@@ -22,7 +22,14 @@ import (
 // Defaults of a Relay.
 const (
 	DefaultSweepInterval = 200 * time.Millisecond
-	DefaultSweepBatch    = 200
+	// DefaultIdleSweepInterval is the longest wait between the sweeps of a
+	// relay that finds nothing to publish: each empty sweep doubles the wait
+	// from the sweep interval up to it, and a Notify or a sweep that
+	// published brings it back. The writes of a running service Notify
+	// their relay, so only events nobody announced (a crashed replica's, a
+	// tool's) wait up to it; an idle platform sweeps five times less.
+	DefaultIdleSweepInterval = time.Second
+	DefaultSweepBatch        = 200
 	// DefaultMaxAttempts is how many times the relay tries an event that
 	// fails while Kafka is up before it moves the event to the dead letters.
 	DefaultMaxAttempts = 8
@@ -61,6 +68,7 @@ type Relay struct {
 	collections  []string
 	log          *slog.Logger
 	interval     time.Duration
+	idleInterval time.Duration // the longest wait after empty sweeps
 	batch        int
 	wake         chan struct{}
 	maxAttempts  int
@@ -82,11 +90,12 @@ type rest struct {
 type RelayOption func(*Relay)
 
 // WithSweepInterval sets how often the relay looks for pending events when
-// nobody calls Notify (default DefaultSweepInterval).
+// nobody calls Notify, idle or not (default DefaultSweepInterval, backing
+// off to DefaultIdleSweepInterval while the sweeps find nothing).
 func WithSweepInterval(d time.Duration) RelayOption {
 	return func(r *Relay) {
 		if d > 0 {
-			r.interval = d
+			r.interval, r.idleInterval = d, d
 		}
 	}
 }
@@ -138,6 +147,7 @@ func NewRelay(db mongox.DB, pub *Publisher, topic string, collections []string, 
 		collections:  collections,
 		log:          log.With("component", "kafkax.relay", "topic", topic),
 		interval:     DefaultSweepInterval,
+		idleInterval: DefaultIdleSweepInterval,
 		batch:        DefaultSweepBatch,
 		wake:         make(chan struct{}, 1),
 		maxAttempts:  DefaultMaxAttempts,
@@ -168,7 +178,7 @@ func (r *Relay) Run(ctx context.Context) error {
 	defer r.observeBacklog()()
 	timer := time.NewTimer(0)
 	defer timer.Stop()
-	failures := 0
+	failures, empty := 0, 0
 	for {
 		res := r.sweep(ctx)
 		if ctx.Err() != nil {
@@ -181,10 +191,14 @@ func (r *Relay) Run(ctx context.Context) error {
 			wait = backoff.Wait(failures, minRelayBackoff, maxRelayBackoff)
 			r.log.WarnContext(ctx, "relay events: Kafka acknowledged nothing", "err", res.err, "retry_in", wait.String())
 		case res.more:
-			failures = 0
+			failures, empty = 0, 0
 		default:
 			failures = 0
-			wait = r.interval
+			if res.published > 0 || res.err != nil {
+				empty = 0
+			}
+			wait = r.sweepWait(empty)
+			empty++
 		}
 		if res.err != nil && !res.down {
 			r.log.WarnContext(ctx, "relay events", "err", res.err)
@@ -208,8 +222,23 @@ func (r *Relay) Run(ctx context.Context) error {
 		case <-timer.C:
 		case <-r.wake:
 			// No drain needed: since Go 1.23 Reset discards a pending tick.
+			empty = 0
 		}
 	}
+}
+
+// sweepWait is the wait before the next sweep after empty sweeps in a row
+// that published nothing: the interval, doubled per empty sweep, at most
+// the idle interval (and never below the interval).
+func (r *Relay) sweepWait(empty int) time.Duration {
+	wait := r.interval
+	for range min(empty, 32) {
+		if wait >= r.idleInterval {
+			break
+		}
+		wait *= 2
+	}
+	return max(min(wait, r.idleInterval), r.interval)
 }
 
 // SweepOnce publishes the events pending now (up to the batch size per

@@ -268,3 +268,25 @@ func TestRelayEmptiesTogether(t *testing.T) {
 		t.Errorf("%d documents still pending after they were emptied", len(again))
 	}
 }
+
+// An idle relay sweeps less and less often, down to its idle interval; a
+// relay whose interval was set sweeps at that interval, idle or not.
+func TestRelayBacksOffWhileIdle(t *testing.T) {
+	var waits []time.Duration
+	r := NewRelay(mongox.DB{}, nil, "things.events", []string{"things"}, nil)
+	for empty := range 6 {
+		waits = append(waits, r.sweepWait(empty))
+	}
+	want := []time.Duration{200 * time.Millisecond, 400 * time.Millisecond, 800 * time.Millisecond, time.Second, time.Second, time.Second}
+	if diff := cmp.Diff(want, waits); diff != "" {
+		t.Errorf("waits after 0..5 empty sweeps (-want +got):\n%s", diff)
+	}
+	fixed := NewRelay(mongox.DB{}, nil, "things.events", []string{"things"}, nil, WithSweepInterval(5*time.Millisecond))
+	if got := fixed.sweepWait(10); got != 5*time.Millisecond {
+		t.Errorf("a set interval's wait after 10 empty sweeps = %v, want 5ms", got)
+	}
+	slow := NewRelay(mongox.DB{}, nil, "things.events", []string{"things"}, nil, WithSweepInterval(time.Hour))
+	if got := slow.sweepWait(3); got != time.Hour {
+		t.Errorf("an interval above the idle one: wait %v, want 1h", got)
+	}
+}
