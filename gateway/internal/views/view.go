@@ -55,11 +55,12 @@ func (rec *Recorder) View(out http.Header, r *http.Request, client string, v rea
 // a page view sets them as cookies of the site's path, other reads derive
 // them from the address and user agent.
 func identify(out http.Header, v readerapi.View, client, ua, visitorID, sessionID string) (string, string, bool) {
-	sum := sha256.Sum256([]byte(client + "\x00" + ua))
-	derived := hex.EncodeToString(sum[:12])
+	var derived string
 	set := false
 	if v.Type == "page_view" {
-		derived = ids.New()
+		if visitorID == "" || sessionID == "" {
+			derived = ids.New()
+		}
 		if visitorID == "" {
 			visitorID, set = derived, true
 			setCookie(out, &http.Cookie{Name: CookieVisitorID, Value: visitorID, Path: v.CookiePath,
@@ -70,6 +71,9 @@ func identify(out http.Header, v readerapi.View, client, ua, visitorID, sessionI
 			setCookie(out, &http.Cookie{Name: CookieSessionID, Value: sessionID, Path: v.CookiePath,
 				HttpOnly: true, Secure: v.Secure, SameSite: http.SameSiteLaxMode})
 		}
+	} else if visitorID == "" || sessionID == "" {
+		sum := sha256.Sum256([]byte(client + "\x00" + ua))
+		derived = hex.EncodeToString(sum[:12])
 	}
 	if visitorID == "" {
 		visitorID = derived
@@ -153,7 +157,9 @@ func cookie(r *http.Request, name string) string {
 // language is the first language of an Accept-Language header, when it
 // looks like a language tag.
 func language(header string) string {
-	tag := strings.TrimSpace(strings.Split(strings.Split(header, ",")[0], ";")[0])
+	first, _, _ := strings.Cut(header, ",")
+	first, _, _ = strings.Cut(first, ";")
+	tag := strings.TrimSpace(first)
 	if tag == "" || tag == "*" || len(tag) > 35 {
 		return ""
 	}
