@@ -364,7 +364,7 @@ func TestReaderCacheEncodings(t *testing.T) {
 	t.Parallel()
 	page := []byte("<!doctype html><title>Guide</title>" + strings.Repeat("<p>Zebras graze in herds.</p>\n", 400))
 	var gz bytes.Buffer
-	zw, _ := gzip.NewWriterLevel(&gz, gzip.BestSpeed)
+	zw, _ := gzip.NewWriterLevel(&gz, readerapi.GzipLevel)
 	_, _ = zw.Write(page)
 	_ = zw.Close()
 	var hits atomic.Int64

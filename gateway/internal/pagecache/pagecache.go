@@ -348,12 +348,12 @@ func (c *Cache) inflate(body []byte) ([]byte, error) {
 // for a few percent less).
 const BrotliQuality = 5
 
-// gzipped is b gzipped as sites gzips its pages (gzip.BestSpeed, no
+// gzipped is b gzipped as sites gzips its pages (readerapi.GzipLevel, no
 // name or time in the header), so that the same page gzipped here or by
 // sites is the same bytes under the same validator.
 func gzipped(b []byte) ([]byte, error) {
 	var buf bytes.Buffer
-	zw, _ := gzip.NewWriterLevel(&buf, gzip.BestSpeed)
+	zw, _ := gzip.NewWriterLevel(&buf, readerapi.GzipLevel)
 	if _, err := zw.Write(b); err != nil {
 		return nil, err
 	}

@@ -317,7 +317,7 @@ var testPage = []byte("<!doctype html><title>Guide</title>" + strings.Repeat("<p
 func gzipBytes(t *testing.T, b []byte) []byte {
 	t.Helper()
 	var buf bytes.Buffer
-	zw, _ := gzip.NewWriterLevel(&buf, gzip.BestSpeed)
+	zw, _ := gzip.NewWriterLevel(&buf, readerapi.GzipLevel)
 	_, _ = zw.Write(b)
 	if err := zw.Close(); err != nil {
 		t.Fatal(err)

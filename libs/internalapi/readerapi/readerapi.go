@@ -20,6 +20,7 @@
 package readerapi
 
 import (
+	"compress/gzip"
 	"encoding/json"
 	"strings"
 	"time"
@@ -31,6 +32,13 @@ const (
 	TagsHeader       = "X-Internal-Reader-Tags"
 	ImpersonalHeader = "X-Internal-Reader-Impersonal"
 )
+
+// GzipLevel is the level at which sites gzips the pages it renders and the
+// gateway's page cache gzips an answer sites sent as is, so that a page
+// gzipped by either is the same bytes under the same validator
+// ("<digest>-gzip"). The default level: a page 16 % smaller than at
+// BestSpeed and within 1 % of gzip -9, paid once per page rendered or kept.
+const GzipLevel = gzip.DefaultCompression
 
 // Impersonal is ImpersonalHeader's one value.
 const Impersonal = "1"

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/docspub/platform/libs/internalapi/readerapi"
 	"github.com/docspub/platform/services/sites/internal/gitbookmd"
 )
 
@@ -254,7 +255,7 @@ func (r *Reader) pageHTML(rd *read, sec *vsection, v *variant, t *tree, p *page)
 	resp, body := r.renderPage(rd, sec, v, t, p)
 	if resp.Status == http.StatusOK && !rd.partial {
 		var gz bytes.Buffer
-		w, _ := gzip.NewWriterLevel(&gz, gzip.BestSpeed)
+		w, _ := gzip.NewWriterLevel(&gz, readerapi.GzipLevel)
 		_, _ = w.Write(resp.Body)
 		if w.Close() == nil {
 			resp.Gzip = gz.Bytes()
