@@ -363,10 +363,10 @@ func TestReaderCacheTTL(t *testing.T) {
 func TestReaderCacheEncodings(t *testing.T) {
 	t.Parallel()
 	page := []byte("<!doctype html><title>Guide</title>" + strings.Repeat("<p>Zebras graze in herds.</p>\n", 400))
-	var gz bytes.Buffer
-	zw, _ := gzip.NewWriterLevel(&gz, readerapi.GzipLevel)
-	_, _ = zw.Write(page)
-	_ = zw.Close()
+	gz, err := readerapi.Gzip(page)
+	if err != nil {
+		t.Fatal(err)
+	}
 	var hits atomic.Int64
 	sites := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		hits.Add(1)
@@ -379,7 +379,7 @@ func TestReaderCacheEncodings(t *testing.T) {
 		body, etag := page, `"d1"`
 		if strings.Contains(r.Header.Get("Accept-Encoding"), "gzip") {
 			h.Set("Content-Encoding", "gzip")
-			body, etag = gz.Bytes(), `"d1-gzip"`
+			body, etag = gz, `"d1-gzip"`
 		}
 		h.Set("ETag", etag)
 		_, _ = w.Write(body)

@@ -308,7 +308,7 @@ func (c *Cache) encode(e *Entry, prev *Entry, base string, gz *Variant) {
 	if gz == nil {
 		if same && prev.gzip != nil {
 			gz = newVariant("gzip", prev.gzip.Body, codedETag(base, "gzip"))
-		} else if b, err := gzipped(e.plain.Body); err == nil {
+		} else if b, err := readerapi.Gzip(e.plain.Body); err == nil {
 			gz = newVariant("gzip", b, codedETag(base, "gzip"))
 		}
 	}
@@ -347,21 +347,6 @@ func (c *Cache) inflate(body []byte) ([]byte, error) {
 // takes about 5 ms, once per page kept (11, the best, takes over 100 ms
 // for a few percent less).
 const BrotliQuality = 5
-
-// gzipped is b gzipped as sites gzips its pages (readerapi.GzipLevel, no
-// name or time in the header), so that the same page gzipped here or by
-// sites is the same bytes under the same validator.
-func gzipped(b []byte) ([]byte, error) {
-	var buf bytes.Buffer
-	zw, _ := gzip.NewWriterLevel(&buf, readerapi.GzipLevel)
-	if _, err := zw.Write(b); err != nil {
-		return nil, err
-	}
-	if err := zw.Close(); err != nil {
-		return nil, err
-	}
-	return buf.Bytes(), nil
-}
 
 // brotlied is b in brotli, at BrotliQuality.
 func brotlied(b []byte) ([]byte, error) {

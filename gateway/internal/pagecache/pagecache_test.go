@@ -316,13 +316,11 @@ var testPage = []byte("<!doctype html><title>Guide</title>" + strings.Repeat("<p
 
 func gzipBytes(t *testing.T, b []byte) []byte {
 	t.Helper()
-	var buf bytes.Buffer
-	zw, _ := gzip.NewWriterLevel(&buf, readerapi.GzipLevel)
-	_, _ = zw.Write(b)
-	if err := zw.Close(); err != nil {
+	gz, err := readerapi.Gzip(b)
+	if err != nil {
 		t.Fatal(err)
 	}
-	return buf.Bytes()
+	return gz
 }
 
 // decode is body in coding as is.

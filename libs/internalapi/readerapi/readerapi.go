@@ -20,6 +20,7 @@
 package readerapi
 
 import (
+	"bytes"
 	"compress/gzip"
 	"encoding/json"
 	"strings"
@@ -33,12 +34,29 @@ const (
 	ImpersonalHeader = "X-Internal-Reader-Impersonal"
 )
 
-// GzipLevel is the level at which sites gzips the pages it renders and the
-// gateway's page cache gzips an answer sites sent as is, so that a page
-// gzipped by either is the same bytes under the same validator
-// ("<digest>-gzip"). The default level: a page 16 % smaller than at
-// BestSpeed and within 1 % of gzip -9, paid once per page rendered or kept.
+// GzipLevel is the level of Gzip: the default, a page 16 % smaller than
+// at BestSpeed and within 1 % of gzip -9, paid once per page rendered or
+// kept.
 const GzipLevel = gzip.DefaultCompression
+
+// Gzip is b gzipped as sites gzips the pages it renders and the gateway's
+// page cache an answer sites sent as is (GzipLevel, no name or time in the
+// header), so that a page gzipped by either is the same bytes under the
+// same validator ("<digest>-gzip").
+func Gzip(b []byte) ([]byte, error) {
+	var buf bytes.Buffer
+	zw, err := gzip.NewWriterLevel(&buf, GzipLevel)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := zw.Write(b); err != nil {
+		return nil, err
+	}
+	if err := zw.Close(); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
 
 // Impersonal is ImpersonalHeader's one value.
 const Impersonal = "1"

@@ -2,7 +2,6 @@ package reader
 
 import (
 	"bytes"
-	"compress/gzip"
 	"crypto/sha256"
 	_ "embed"
 	"encoding/base64"
@@ -254,11 +253,8 @@ func (r *Reader) pageHTML(rd *read, sec *vsection, v *variant, t *tree, p *page)
 	}
 	resp, body := r.renderPage(rd, sec, v, t, p)
 	if resp.Status == http.StatusOK && !rd.partial {
-		var gz bytes.Buffer
-		w, _ := gzip.NewWriterLevel(&gz, readerapi.GzipLevel)
-		_, _ = w.Write(resp.Body)
-		if w.Close() == nil {
-			resp.Gzip = gz.Bytes()
+		if gz, err := readerapi.Gzip(resp.Body); err == nil {
+			resp.Gzip = gz
 		}
 		sum := sha256.Sum256(resp.Body)
 		rp := &renderedPage{html: resp.Body, gz: resp.Gzip, etag: hex.EncodeToString(sum[:16]), at: r.now().UTC().Truncate(time.Second),
