@@ -27,7 +27,16 @@ type Distinct struct {
 	// more is the hashes Add took past ExactBound (repeats included); Seal
 	// puts them into Sketch at once.
 	more []uint64
+	// dense is the sketch Add inserts into once more held DenseFrom/2
+	// distinct hashes (compact): a chunk of many distinct visitors keeps
+	// 16 KiB of registers per row, not a list of every hash grown by
+	// copying; Seal merges the stored sketch into it.
+	dense *hyperloglog.Sketch
 }
+
+// compactAt is how many hashes more holds before Add sorts out its repeats
+// (compact): its size stays bounded whatever a chunk brings.
+const compactAt = 2 * DenseFrom
 
 // DenseFrom is how many ids (Add's, repeats included) a count Seal builds
 // must have for it to start as a dense sketch (2^Precision registers, 16 KiB) rather
@@ -53,6 +62,10 @@ func (d *Distinct) size() int { return 8*len(d.IDs) + len(d.Sketch) + 16 }
 // (decoding and encoding the stored sketch at every id would cost far
 // more): Seal must be called before the count is stored or merged.
 func (d *Distinct) Add(h uint64) {
+	if d.dense != nil {
+		d.dense.InsertHash(h)
+		return
+	}
 	if d.more == nil && d.Sketch == nil {
 		x := int64(h)
 		i, found := slices.BinarySearch(d.IDs, x)
@@ -70,6 +83,24 @@ func (d *Distinct) Add(h uint64) {
 		d.IDs = nil
 	}
 	d.more = append(d.more, h)
+	if len(d.more) >= compactAt {
+		d.compact()
+	}
+}
+
+// compact sorts out the repeats of more and, when DenseFrom/2 or more
+// distinct hashes are left, moves them into a dense sketch that Add then
+// inserts into (the sketch Seal would have built of them).
+func (d *Distinct) compact() {
+	d.more = sortedSet(d.more)
+	if len(d.more) < DenseFrom/2 {
+		return
+	}
+	d.dense = newDenseSketch()
+	for _, h := range d.more {
+		d.dense.InsertHash(h)
+	}
+	d.more = nil
 }
 
 // Seal puts the hashes Add kept into the sketch: a dense one when they
@@ -77,6 +108,17 @@ func (d *Distinct) Add(h uint64) {
 // sorted out: sorting was most of a chunk's cost) unless that sketch
 // counts under half of DenseFrom (many repeats), else a sparse one.
 func (d *Distinct) Seal() {
+	if sk := d.dense; sk != nil {
+		d.dense = nil
+		if d.Sketch != nil {
+			if old := decode(d.Sketch); old != nil {
+				_ = sk.Merge(old)
+			}
+		}
+		d.IDs = nil
+		d.Sketch, _ = sk.MarshalBinary()
+		return
+	}
 	hs := d.more
 	if hs == nil {
 		return
@@ -108,7 +150,7 @@ func (d *Distinct) Seal() {
 
 // Merge adds the ids of o.
 func (d *Distinct) Merge(o Distinct) {
-	if d.IDs == nil && d.Sketch == nil && d.more == nil { // empty: a copy
+	if d.IDs == nil && d.Sketch == nil && d.more == nil && d.dense == nil { // empty: a copy
 		d.IDs, d.Sketch = slices.Clone(o.IDs), slices.Clone(o.Sketch)
 		return
 	}

