@@ -6,12 +6,14 @@ import (
 	"net/http"
 
 	"fmt"
-	"github.com/docspub/platform/libs/contracttest"
-	"github.com/docspub/platform/libs/internaltoken"
+	"io"
 	"sort"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/docspub/platform/libs/contracttest"
+	"github.com/docspub/platform/libs/internaltoken"
 )
 
 // User agents of the test visitors and what enrichment must make of them.
@@ -299,6 +301,29 @@ func TestInsightsThroughGateway(t *testing.T) {
 		res.Body.Close()
 		if res.StatusCode != tc.want {
 			t.Errorf("ingest with internal token %q…: %d, want %d", tc.token[:min(len(tc.token), 10)], res.StatusCode, tc.want)
+		}
+	}
+
+	// A batch sent without a length (chunked) is read whole (the same event
+	// again: counted once); a body past 1 MiB is a 413.
+	one, _ := json.Marshal(batch(evs[:1]))
+	for _, tc := range []struct {
+		body io.Reader
+		want int
+	}{
+		{io.MultiReader(bytes.NewReader(one)), 204},
+		{strings.NewReader(`{"events":[{"type":"` + strings.Repeat("a", 1<<20) + `"}]}`), 413},
+	} {
+		req, _ := http.NewRequest("POST", p.InsightsURL+site+"/insights/events", tc.body)
+		req.Header.Set(internaltoken.Header, svc)
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		if res.StatusCode != tc.want {
+			t.Errorf("ingest of %d announced bytes (0: chunked): %d %s, want %d", req.ContentLength, res.StatusCode, out, tc.want)
 		}
 	}
 

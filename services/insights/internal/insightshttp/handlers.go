@@ -128,13 +128,25 @@ func bindBatch(c *gin.Context, data []byte, err error, v any) bool {
 }
 
 // readBatch reads a batch's body, httpx.MaxBodyBytes at most (what it read
-// and the error past that, or errNoBody: bindBatch answers it).
+// and the error past that, or errNoBody: bindBatch answers it), into a
+// buffer the size its Content-Length announces (preallocBytes at most, so
+// an announcement costs no more than a small body): io.ReadAll's growing
+// copies were 3 % of a flood's CPU.
 func readBatch(c *gin.Context) ([]byte, error) {
-	if c.Request.Body == nil || c.Request.Body == http.NoBody {
+	r := c.Request
+	if r.Body == nil || r.Body == http.NoBody {
 		return nil, errNoBody
 	}
-	return io.ReadAll(http.MaxBytesReader(c.Writer, c.Request.Body, httpx.MaxBodyBytes))
+	var buf bytes.Buffer
+	if n := r.ContentLength; n > 0 {
+		buf.Grow(int(min(n, preallocBytes)) + bytes.MinRead) // ReadFrom wants MinRead free before its last read
+	}
+	_, err := buf.ReadFrom(http.MaxBytesReader(c.Writer, r.Body, httpx.MaxBodyBytes))
+	return buf.Bytes(), err
 }
+
+// preallocBytes bounds the buffer readBatch takes before reading.
+const preallocBytes = 256 << 10
 
 var errNoBody = errors.New("no body")
 
