@@ -51,8 +51,10 @@ func NewWriter(pub *kafkax.Publisher, timeout time.Duration) *Writer {
 func (w *Writer) Append(ctx context.Context, org, site string, visits []visit.Visit) error {
 	var events []kafkax.Event
 	add := func(data []byte) {
-		sum := sha256.Sum256(append([]byte(org+"\x00"+site+"\x00"), data...))
-		events = append(events, kafkax.Event{ID: hex.EncodeToString(sum[:16]), Type: EventType,
+		h := sha256.New()
+		_, _ = io.WriteString(h, org+"\x00"+site+"\x00")
+		_, _ = h.Write(data) // not appended to the prefix: a batch is tens of KB
+		events = append(events, kafkax.Event{ID: hex.EncodeToString(h.Sum(nil)[:16]), Type: EventType,
 			OccurredAt: time.Now().UTC(), Organization: org, Subject: site, Data: data})
 	}
 	// One encoding of the whole batch, which is the usual case; a batch
