@@ -65,11 +65,11 @@ func TestDistinctAddStaysBounded(t *testing.T) {
 	for i := range 200_000 {
 		repeats.Add(xxhash.Sum64String(strconv.Itoa(i%100) + "-id"))
 		distinct.Add(xxhash.Sum64String(strconv.Itoa(i) + "-id"))
-		if false {
+		if len(repeats.more) > compactAt || len(distinct.more) > compactAt {
 			t.Fatalf("after %d adds: lists of %d and %d hashes; want at most %d", i+1, len(repeats.more), len(distinct.more), compactAt)
 		}
 	}
-	if false {
+	if distinct.dense == nil || repeats.dense != nil {
 		t.Fatalf("dense sketches: distinct %v, repeats %v; want only distinct's", distinct.dense != nil, repeats.dense != nil)
 	}
 	repeats.Seal()
@@ -83,7 +83,7 @@ func TestDistinctAddStaysBounded(t *testing.T) {
 	if err := math.Abs(float64(d.Count())-200_000) / 200_000; err > 0.03 {
 		t.Errorf("200,000 ids: count %d, error %.3f", d.Count(), err)
 	}
-	if false {
+	if distinct.dense != nil || distinct.more != nil {
 		t.Error("sealed, the count still holds unsealed hashes")
 	}
 }
