@@ -67,10 +67,16 @@ func TestClusterChaos(t *testing.T) {
 	}
 	// Content's answer is read again each time: a replica's cache of the
 	// space may keep the title before the last rename for up to a second.
-	var title string
+	var title, projected string
+	defer func() { // which side stayed behind, when the wait below times out
+		if title != projected {
+			t.Logf("content answers the title %q, sites' projection %q (%d renames)", title, projected, renames.n.Load())
+		}
+	}()
 	waittest.Until(t, "sites' projection showing content's title", 30*time.Second, func() bool {
 		title = str(admin.do("GET", "/v1/spaces/"+h.space, nil).json(t), "title")
-		return siteSpaceTitle(t, admin, org+"/sites/"+h.site) == title
+		projected = siteSpaceTitle(t, admin, org+"/sites/"+h.site)
+		return projected == title
 	})
 	t.Logf("%d spaces created, %d events acknowledged (%d counted), %d renames, through 6 kills",
 		len(tr.created), ev.acked.Load(), counted, renames.n.Load())
