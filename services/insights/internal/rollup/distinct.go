@@ -103,29 +103,21 @@ func (d *Distinct) compact() {
 	d.more = nil
 }
 
-// Seal puts the hashes Add kept into the sketch: a dense one when they
-// are DenseFrom or more (repeats cost nothing there, so they are not
-// sorted out: sorting was most of a chunk's cost) unless that sketch
-// counts under half of DenseFrom (many repeats), else a sparse one.
+// Seal puts the hashes Add kept into the sketch: a dense one when Add
+// moved them there already (compact), or when they are DenseFrom or more
+// (repeats cost nothing there, so they are not sorted out: sorting was
+// most of a chunk's cost) unless that sketch counts under half of
+// DenseFrom (many repeats); else a sparse one.
 func (d *Distinct) Seal() {
-	if sk := d.dense; sk != nil {
-		d.dense = nil
-		if d.Sketch != nil {
-			if old := decode(d.Sketch); old != nil {
-				_ = sk.Merge(old)
-			}
+	hs, sk := d.more, d.dense
+	if hs == nil && sk == nil {
+		return
+	}
+	d.more, d.dense = nil, nil
+	if streamed := sk != nil; streamed || len(hs) >= DenseFrom {
+		if !streamed {
+			sk = newDenseSketch()
 		}
-		d.IDs = nil
-		d.Sketch, _ = sk.MarshalBinary()
-		return
-	}
-	hs := d.more
-	if hs == nil {
-		return
-	}
-	d.more = nil
-	if len(hs) >= DenseFrom {
-		sk := newDenseSketch()
 		if d.Sketch != nil {
 			if old := decode(d.Sketch); old != nil {
 				_ = sk.Merge(old)
@@ -134,13 +126,13 @@ func (d *Distinct) Seal() {
 		for _, h := range hs {
 			sk.InsertHash(h)
 		}
-		if sk.Estimate() >= DenseFrom/2 {
+		if streamed || sk.Estimate() >= DenseFrom/2 {
 			d.IDs = nil
 			d.Sketch, _ = sk.MarshalBinary()
 			return
 		}
 	}
-	sk := d.sketch()
+	sk = d.sketch()
 	for _, h := range sortedSet(hs) {
 		sk.InsertHash(h)
 	}
