@@ -92,31 +92,80 @@ func NewConsumer(c Cluster, group, topic string, db *mongo.Database, handle Hand
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
+	log = log.With("component", "kafkax.consumer", "topic", topic, "group", group)
 	return &Consumer{
-		r: kafka.NewReader(kafka.ReaderConfig{
-			Brokers:               c.Brokers,
-			Dialer:                c.Dialer(),
-			GroupID:               group,
-			Topic:                 topic,
-			StartOffset:           kafka.FirstOffset,
-			MinBytes:              1,
-			MaxBytes:              10 << 20,
-			MaxWait:               500 * time.Millisecond,
-			CommitInterval:        0, // commit synchronously, after the record
-			HeartbeatInterval:     time.Second,
-			SessionTimeout:        10 * time.Second,
-			RebalanceTimeout:      10 * time.Second,
-			JoinGroupBackoff:      250 * time.Millisecond,
-			ReadBackoffMin:        50 * time.Millisecond,
-			ReadBackoffMax:        time.Second,
-			WatchPartitionChanges: true,
-		}),
+		r:      GroupReader(c, group, topic, Fetch{MaxBytes: 10 << 20, MaxWait: 500 * time.Millisecond}, log),
 		db:     db,
 		group:  group,
 		topic:  topic,
 		handle: handle,
-		log:    log.With("component", "kafkax.consumer", "topic", topic, "group", group),
+		log:    log,
 	}
+}
+
+// Fetch bounds a group reader's fetches from the broker: the bytes of one
+// fetch, and how long the broker holds one back waiting for a first message.
+type Fetch struct {
+	MaxBytes int
+	MaxWait  time.Duration
+}
+
+// Timing of a group member. A dead member's partitions wait SessionTimeout
+// for it. A rebalance waits for its members' joins RebalanceTimeout, and
+// kafka-go waits for the answer to its join 5 s longer (its fixed
+// network timeout).
+//
+// RebalanceTimeout is short because kfake, the embedded Kafka, starts
+// that wait again at each join and drops a member that waits in a join
+// past its session timeout (a real broker does neither). At 10 s, replicas
+// SIGKILLed and started again a few seconds apart (TestClusterChaos)
+// made each live member's join outlast kafka-go's 15 s: it joined again
+// as a new member, which started the broker's wait again, and the group
+// stayed in its rebalance for minutes, consuming nothing. At 3 s a
+// rebalance ends 3 s after its last join, inside the 5 s margin. A live
+// member learns of a rebalance from its next heartbeat (1 s) and rejoins
+// from its own goroutine, whatever its handler is doing; one that misses
+// the 3 s is left out of that generation and joins the next.
+const (
+	groupHeartbeat        = time.Second
+	groupSessionTimeout   = 10 * time.Second
+	groupRebalanceTimeout = 3 * time.Second
+)
+
+// GroupReader returns a kafka-go reader of topic as a member of group on
+// c, starting a new group at the topic's oldest message, committing only
+// when told (CommitMessages, synchronously), with the group timing above
+// and kafka-go's errors logged to log.
+func GroupReader(c Cluster, group, topic string, f Fetch, log *slog.Logger) *kafka.Reader {
+	return kafka.NewReader(kafka.ReaderConfig{
+		Brokers:               c.Brokers,
+		Dialer:                c.Dialer(),
+		GroupID:               group,
+		Topic:                 topic,
+		StartOffset:           kafka.FirstOffset,
+		MinBytes:              1,
+		MaxBytes:              f.MaxBytes,
+		MaxWait:               f.MaxWait,
+		CommitInterval:        0,
+		HeartbeatInterval:     groupHeartbeat,
+		SessionTimeout:        groupSessionTimeout,
+		RebalanceTimeout:      groupRebalanceTimeout,
+		JoinGroupBackoff:      250 * time.Millisecond,
+		ReadBackoffMin:        50 * time.Millisecond,
+		ReadBackoffMax:        time.Second,
+		WatchPartitionChanges: true,
+		ErrorLogger:           ErrorLogger(log),
+	})
+}
+
+// ErrorLogger passes what a kafka-go reader or writer reports as an error
+// (a failed join of its group, heartbeat or commit, which it retries by
+// itself) to log as a warning: without it they were silent, and a group
+// that stopped moving said nothing of why.
+func ErrorLogger(log *slog.Logger) kafka.Logger {
+	return kafka.LoggerFunc(func(msg string, args ...any) {
+		log.Warn("kafka-go: " + fmt.Sprintf(msg, args...))
+	})
 }
 
 // Run consumes until ctx is done or the consumer is closed, then returns nil.

@@ -122,16 +122,11 @@ type Reader struct {
 
 // NewReader returns a reader of the log in group, on cluster c.
 func NewReader(c kafkax.Cluster, group string, apply Applier, log *slog.Logger) *Reader {
+	log = log.With("component", "visitkafka.reader", "topic", Topic, "group", group)
 	return &Reader{
-		r: kafka.NewReader(kafka.ReaderConfig{
-			Brokers: c.Brokers, Dialer: c.Dialer(), GroupID: group, Topic: Topic, StartOffset: kafka.FirstOffset,
-			MinBytes: 1, MaxBytes: maxFetchBytes, MaxWait: 200 * time.Millisecond, CommitInterval: 0,
-			HeartbeatInterval: time.Second, SessionTimeout: 10 * time.Second, RebalanceTimeout: 10 * time.Second,
-			JoinGroupBackoff: 250 * time.Millisecond, ReadBackoffMin: 50 * time.Millisecond, ReadBackoffMax: time.Second,
-			WatchPartitionChanges: true,
-		}),
+		r:     kafkax.GroupReader(c, group, Topic, kafkax.Fetch{MaxBytes: maxFetchBytes, MaxWait: 200 * time.Millisecond}, log),
 		apply: apply,
-		log:   log.With("component", "visitkafka.reader", "topic", Topic, "group", group),
+		log:   log,
 	}
 }
 
