@@ -58,6 +58,11 @@ func TestClusterChaos(t *testing.T) {
 		t.Errorf("the import during the kills ended %s: %s", st, e)
 	}
 	var counted int64
+	defer func() { // how far insights stayed behind, when the wait below times out
+		if counted < ev.acked.Load() {
+			t.Logf("insights counted %d of %d acknowledged events (%d unsure)", counted, ev.acked.Load(), ev.unsure.Load())
+		}
+	}()
 	waittest.Until(t, "insights counting every acknowledged event", time.Minute, func() bool {
 		counted = eventsCounted(t, admin, org+"/sites/"+h.site)
 		return counted >= ev.acked.Load()

@@ -19,6 +19,7 @@ import (
 	"github.com/docspub/platform/libs/gittest"
 	"github.com/docspub/platform/libs/logx"
 	"github.com/docspub/platform/libs/waittest"
+	"github.com/segmentio/kafka-go"
 )
 
 // startCluster starts `make cluster`'s processes: 2 replicas of every
@@ -42,7 +43,80 @@ func startClusterWith(t *testing.T, binaries, env map[string]string) *Cluster {
 		t.Fatal(err)
 	}
 	t.Cleanup(c.Close)
+	t.Cleanup(func() { logTails(t, c) }) // runs before Close: the replicas' last words
 	return c
+}
+
+// logTails logs, when t failed, the last lines each component wrote to its
+// log (warnings and errors: the cluster logs at warn), so that a failure
+// in CI says what the replicas saw.
+func logTails(t *testing.T, c *Cluster) {
+	if !t.Failed() {
+		return
+	}
+	kafkaGroups(t, c.KafkaBrokers())
+	paths, _ := filepath.Glob(filepath.Join(c.Dir, "logs", "*.log"))
+	for _, p := range paths {
+		b, err := os.ReadFile(p)
+		if err != nil || len(b) == 0 {
+			continue
+		}
+		lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+		lines = lines[max(0, len(lines)-20):]
+		for i, l := range lines {
+			if len(l) > 400 {
+				lines[i] = l[:400] + "…"
+			}
+		}
+		t.Logf("last lines of %s:\n%s", filepath.Base(p), strings.Join(lines, "\n"))
+	}
+}
+
+// kafkaGroups logs every consumer group's state, members and their
+// partitions, and each partition's committed offset against its end.
+func kafkaGroups(t *testing.T, brokers []string) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	cl := &kafka.Client{Addr: kafka.TCP(brokers...), Timeout: 5 * time.Second}
+	groups, err := cl.ListGroups(ctx, &kafka.ListGroupsRequest{})
+	if err != nil {
+		t.Logf("kafka groups: %v", err)
+		return
+	}
+	ids := make([]string, len(groups.Groups))
+	for i, g := range groups.Groups {
+		ids[i] = g.GroupID
+	}
+	desc, err := cl.DescribeGroups(ctx, &kafka.DescribeGroupsRequest{GroupIDs: ids})
+	if err != nil {
+		t.Logf("kafka groups: %v", err)
+		return
+	}
+	for _, g := range desc.Groups {
+		var b strings.Builder
+		fmt.Fprintf(&b, "group %s %s:", g.GroupID, g.GroupState)
+		topics := map[string][]int{}
+		for _, m := range g.Members {
+			fmt.Fprintf(&b, " member %s %s", m.ClientHost, m.MemberID)
+			for _, a := range m.MemberAssignments.Topics {
+				fmt.Fprintf(&b, " %s%v", a.Topic, a.Partitions)
+				topics[a.Topic] = append(topics[a.Topic], a.Partitions...)
+			}
+		}
+		if off, err := cl.OffsetFetch(ctx, &kafka.OffsetFetchRequest{GroupID: g.GroupID, Topics: topics}); err == nil {
+			for topic, ps := range off.Topics {
+				for _, p := range ps {
+					end, _ := cl.ListOffsets(ctx, &kafka.ListOffsetsRequest{Topics: map[string][]kafka.OffsetRequest{topic: {kafka.LastOffsetOf(p.Partition)}}})
+					last := int64(-1)
+					if end != nil && len(end.Topics[topic]) > 0 {
+						last = end.Topics[topic][0].LastOffset
+					}
+					fmt.Fprintf(&b, "; %s/%d committed %d of %d", topic, p.Partition, p.CommittedOffset, last)
+				}
+			}
+		}
+		t.Log(b.String())
+	}
 }
 
 // longTest skips t unless LONG_TESTS is set: the cluster's tests run in
