@@ -140,6 +140,9 @@ func StartCluster(ctx context.Context, cfg ClusterConfig, log *slog.Logger) (_ *
 		cfg: cfg, log: log, closing: make(chan struct{})}
 	defer func() {
 		if err != nil {
+			if tails := c.LogTails(20); tails != "" {
+				err = fmt.Errorf("%w\n%s", err, tails)
+			}
 			c.Close()
 		}
 	}()
@@ -406,6 +409,29 @@ func (c *Cluster) runOnce(p *clusterProc) error {
 	err = cmd.Wait()
 	close(exited)
 	return err
+}
+
+// LogTails returns the last n lines of each process's log (lines cut
+// at 400 bytes), headed by the log's name: what the replicas said last,
+// for a start or a test that failed.
+func (c *Cluster) LogTails(n int) string {
+	paths, _ := filepath.Glob(filepath.Join(c.Dir, "logs", "*.log"))
+	var b strings.Builder
+	for _, p := range paths {
+		raw, err := os.ReadFile(p)
+		if err != nil || len(raw) == 0 {
+			continue
+		}
+		lines := strings.Split(strings.TrimSpace(string(raw)), "\n")
+		fmt.Fprintf(&b, "last lines of %s:\n", filepath.Base(p))
+		for _, l := range lines[max(0, len(lines)-n):] {
+			if len(l) > 400 {
+				l = l[:400] + "…"
+			}
+			fmt.Fprintf(&b, "  %s\n", l)
+		}
+	}
+	return b.String()
 }
 
 // MongoURI is the address of the cluster's database server.

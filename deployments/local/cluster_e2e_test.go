@@ -47,29 +47,15 @@ func startClusterWith(t *testing.T, binaries, env map[string]string) *Cluster {
 	return c
 }
 
-// logTails logs, when t failed, the last lines each component wrote to its
-// log (warnings and errors: the cluster logs at warn), so that a failure
-// in CI says what the replicas saw.
+// logTails logs, when t failed, every consumer group and the last lines
+// each component wrote to its log (warnings and errors: the cluster logs
+// at warn), so that a failure in CI says what the replicas saw.
 func logTails(t *testing.T, c *Cluster) {
 	if !t.Failed() {
 		return
 	}
 	kafkaGroups(t, c.KafkaBrokers())
-	paths, _ := filepath.Glob(filepath.Join(c.Dir, "logs", "*.log"))
-	for _, p := range paths {
-		b, err := os.ReadFile(p)
-		if err != nil || len(b) == 0 {
-			continue
-		}
-		lines := strings.Split(strings.TrimSpace(string(b)), "\n")
-		lines = lines[max(0, len(lines)-20):]
-		for i, l := range lines {
-			if len(l) > 400 {
-				lines[i] = l[:400] + "…"
-			}
-		}
-		t.Logf("last lines of %s:\n%s", filepath.Base(p), strings.Join(lines, "\n"))
-	}
+	t.Log(c.LogTails(20))
 }
 
 // kafkaGroups logs every consumer group's state, members and their
@@ -77,7 +63,9 @@ func logTails(t *testing.T, c *Cluster) {
 func kafkaGroups(t *testing.T, brokers []string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	cl := &kafka.Client{Addr: kafka.TCP(brokers...), Timeout: 5 * time.Second}
+	tr := &kafka.Transport{}
+	defer tr.CloseIdleConnections()
+	cl := &kafka.Client{Addr: kafka.TCP(brokers...), Timeout: 5 * time.Second, Transport: tr}
 	groups, err := cl.ListGroups(ctx, &kafka.ListGroupsRequest{})
 	if err != nil {
 		t.Logf("kafka groups: %v", err)
