@@ -8,6 +8,7 @@ import (
 	"io"
 	"log/slog"
 	"maps"
+	"math/rand/v2"
 	"net"
 	"net/http"
 	"os"
@@ -589,8 +590,21 @@ func environ(env map[string]string) []string {
 	return out
 }
 
-// freeAddr is a loopback address free at the time of the call.
+// freeAddr is a loopback address free at the time of the call, on a
+// port below the kernel's ephemeral ports (32768–60999 on Linux,
+// 49152–65535 elsewhere). A port the kernel gives for ":0" comes from
+// that range, where any process's outgoing connection may take it before
+// the replica binds it; the replica, started again on the same address,
+// then failed for as long as that connection lasted (a cluster whose
+// start waited in vain for its integrations replicas).
 func freeAddr() string {
+	for range 100 {
+		ln, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(20000+rand.IntN(12000)))
+		if err == nil {
+			defer ln.Close()
+			return ln.Addr().String()
+		}
+	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return "127.0.0.1:0"
