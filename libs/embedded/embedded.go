@@ -11,6 +11,11 @@
 // every tenant's documents; and a filter it translates exactly (a
 // tenant's live spaces, say) is counted, sorted and limited in SQL, so
 // that a first page decodes its page, not the tenant's documents.
+//
+// kfake is franz-go's of 2026-09-18 with a patch of ours (kfake/PATCH.md):
+// a consumer group member whose answer to a join was lost (its process
+// killed while it joined) gets its session timer, as on Kafka, instead
+// of holding its partitions for good.
 package embedded
 
 import (

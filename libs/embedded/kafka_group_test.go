@@ -31,7 +31,9 @@ func TestKafkaGroupDropsAMemberWhoseJoinAnswerWasLost(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	const topic, group = "lost-join", "lost-join-group"
-	cl := &kafka.Client{Addr: kafka.TCP(k.Brokers...)}
+	tr := &kafka.Transport{}
+	t.Cleanup(tr.CloseIdleConnections)
+	cl := &kafka.Client{Addr: kafka.TCP(k.Brokers...), Transport: tr}
 	if _, err := cl.CreateTopics(ctx, &kafka.CreateTopicsRequest{Topics: []kafka.TopicConfig{{Topic: topic, NumPartitions: 2, ReplicationFactor: 1}}}); err != nil {
 		t.Fatal(err)
 	}
