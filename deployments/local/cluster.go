@@ -596,10 +596,14 @@ func environ(env map[string]string) []string {
 // that range, where any process's outgoing connection may take it before
 // the replica binds it; the replica, started again on the same address,
 // then failed for as long as that connection lasted (a cluster whose
-// start waited in vain for its integrations replicas).
+// start waited in vain for its integrations replicas). The ports are
+// taken in turn from a random start, so that no two calls of a process
+// give the same one (a random port each time would give two of a
+// cluster's 20 addresses the same port about once in 60 starts).
 func freeAddr() string {
 	for range 100 {
-		ln, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(20000+rand.IntN(12000)))
+		port := firstFreePort + addrCursor.Add(1)%freePorts
+		ln, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(int(port)))
 		if err == nil {
 			defer ln.Close()
 			return ln.Addr().String()
@@ -612,6 +616,16 @@ func freeAddr() string {
 	defer ln.Close()
 	return ln.Addr().String()
 }
+
+// freeAddr's ports: firstFreePort and the freePorts after it.
+const firstFreePort, freePorts = 20000, 12000
+
+// addrCursor is the last port freeAddr tried, less firstFreePort.
+var addrCursor = func() *atomic.Uint32 {
+	var c atomic.Uint32
+	c.Store(rand.Uint32N(freePorts))
+	return &c
+}()
 
 func dials(addr string) bool {
 	conn, err := net.DialTimeout("tcp", addr, time.Second)
