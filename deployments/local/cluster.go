@@ -414,12 +414,13 @@ func (c *Cluster) runOnce(p *clusterProc) error {
 
 // LogTails returns the last n lines of each process's log (lines cut
 // at 400 bytes), headed by the log's name: what the replicas said last,
-// for a start or a test that failed.
+// for a start or a test that failed. It reads the last 64 KiB of each
+// log, however long the cluster ran.
 func (c *Cluster) LogTails(n int) string {
 	paths, _ := filepath.Glob(filepath.Join(c.Dir, "logs", "*.log"))
 	var b strings.Builder
 	for _, p := range paths {
-		raw, err := os.ReadFile(p)
+		raw, err := logEnd(p, 64<<10)
 		if err != nil || len(raw) == 0 {
 			continue
 		}
@@ -433,6 +434,24 @@ func (c *Cluster) LogTails(n int) string {
 		}
 	}
 	return b.String()
+}
+
+// logEnd reads the last limit bytes of the file at path.
+func logEnd(path string, limit int64) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	off := st.Size() - limit
+	if off < 0 {
+		off = 0
+	}
+	return io.ReadAll(io.NewSectionReader(f, off, st.Size()-off))
 }
 
 // MongoURI is the address of the cluster's database server.
