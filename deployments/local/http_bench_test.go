@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/pprof"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -29,7 +30,10 @@ import (
 // one run: the static baselines, nginx serving the published page's HTML
 // as a file and its .gz copy through gzip_static (when an nginx binary is
 // in PATH; without one these rows are left out, and the log says so) and
-// Go's http.FileServer serving the same file, then the gateway's /healthz,
+// Go's http.FileServer serving the same file, and Go's floor for the coded
+// rows (a bare net/http handler answering the page's gzip bytes from
+// memory: what the gateway's stack adds is the distance from it), then
+// the gateway's /healthz,
 // the published page without a token (no Accept-Encoding, gzip, and
 // "gzip, br": answered from the gateway's page cache in that coding), and
 // API reads with a bearer token. It prints requests/s (and their share of
@@ -80,6 +84,18 @@ func BenchmarkHTTPTable(b *testing.B) {
 	}
 	static := httptest.NewServer(http.FileServer(http.Dir(dir)))
 	b.Cleanup(static.Close)
+	// Go's floor for the coded rows: net/http alone answering the page's
+	// gzip bytes from memory, what the page cache keeps, with no router,
+	// middleware or view behind it.
+	gz := fetch(b, hc, target{url: page, accept: "gzip", coding: "gzip"})
+	bare := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		h := w.Header()
+		h["Content-Type"] = []string{"text/html; charset=utf-8"}
+		h["Content-Encoding"] = []string{"gzip"}
+		h["Content-Length"] = []string{strconv.Itoa(len(gz))}
+		_, _ = w.Write(gz)
+	}))
+	b.Cleanup(bare.Close)
 
 	bearer := "Bearer " + p.Credentials.DemoAdminToken
 	var targets []target
@@ -93,6 +109,7 @@ func BenchmarkHTTPTable(b *testing.B) {
 	}
 	targets = append(targets,
 		target{name: "Go http.FileServer, the page's HTML as a file", url: static.URL + "/page.html", base: true},
+		target{name: "Go net/http alone, the page's gzip from memory (Accept-Encoding: gzip)", url: bare.URL, accept: "gzip", coding: "gzip", base: true},
 		target{name: "gateway /healthz", url: p.URL + "/healthz"},
 		target{name: "published page, no token", url: page},
 		target{name: "published page, no token, Accept-Encoding: gzip", url: page, accept: "gzip", coding: "gzip"},
@@ -144,7 +161,7 @@ func BenchmarkHTTPTable(b *testing.B) {
 	// Every answer of the page is a view insights counts: a page row
 	// ends when the site's eventsCount has them all (the pipeline keeps
 	// up at the row's rate, and the next row does not pay for its views).
-	views := 1 // the page fetched for the baselines
+	views := 2 // the page fetched for the baselines, plain and gzip
 	for i, tg := range targets {
 		if !tg.base && only != "" && !strings.Contains(tg.name, only) {
 			continue
