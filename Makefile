@@ -15,7 +15,7 @@ export CONSUL_BIN
 COMPONENTS := gateway $(notdir $(patsubst %/go.mod,%,$(wildcard services/*/go.mod)))
 COMPOSE    := docker compose -f deployments/compose/compose.yaml
 
-.PHONY: run cluster test test-long race vet fmt bench bench-http bench-tenants bench-cluster tidy fuzz oneway consul images release compose-up compose-down
+.PHONY: run cluster test test-long race vet fmt bench bench-http bench-scale bench-tenants bench-cluster tidy fuzz oneway consul images release compose-up compose-down
 
 run:
 	$(GO) run ./deployments/local/cmd/platform
@@ -123,6 +123,14 @@ fmt:
 # and CPU per request for each target, in one table.
 bench-http:
 	$(GO) test -run '^$$' -bench '^BenchmarkHTTPTable$$' -benchtime 1x -count 1 -timeout 20m ./deployments/local/
+
+# bench-scale: bench-http's table, then the cross-tenant figure in the same
+# run: the demo organization's list and search before and after the other
+# user's grows by 10,000 spaces and to 100,000 pages (BENCH_HTTP_TENANT_SPACES,
+# BENCH_HTTP_TENANT_PAGES; about 40 minutes on 2 cores, most of it the imports).
+bench-scale:
+	BENCH_HTTP_TENANT_SPACES=$${BENCH_HTTP_TENANT_SPACES:-10000} BENCH_HTTP_TENANT_PAGES=$${BENCH_HTTP_TENANT_PAGES:-100000} \
+		$(GO) test -run '^$$' -bench '^BenchmarkHTTPTable$$' -benchtime 1x -count 1 -timeout 90m ./deployments/local/
 
 # bench-cluster: GET space and a published page through the two-gateway
 # cluster of processes against make run's one process, in one run.

@@ -135,9 +135,11 @@ func BenchmarkHTTPTable(b *testing.B) {
 		}
 	}
 	only := os.Getenv("BENCH_HTTP_ONLY")
+	had := 0 // pages of the other user's organization
 	if name := "GET /v1/orgs/{id}/search?query=zebra over 10,000 pages"; strings.Contains(name+", 1 connection", only) {
 		idle := idleUse()
-		other, url := search10k(b, p, srv)
+		var other, url string
+		other, url, had = search10k(b, p, srv)
 		// The imports' indexing and events done first: CPU per request
 		// counts the whole process.
 		if quiet, used := waitQuiet(idle, 3*time.Minute); !quiet {
@@ -205,6 +207,16 @@ func BenchmarkHTTPTable(b *testing.B) {
 		fmt.Fprintf(&out, "| %s | %.0f%s | %.2f ms | %.2f ms | %d µs | %s |\n", tg.name, rps, note,
 			float64(p50.Microseconds())/1000, float64(p99.Microseconds())/1000, perRequest.Microseconds(), counted)
 	}
+	// The cross-tenant figure, in the same run: the demo organization's
+	// list and search (the table's) before and after the other user's
+	// grows by BENCH_HTTP_TENANT_SPACES spaces and to
+	// BENCH_HTTP_TENANT_PAGES pages (`make bench-scale`: 10,000 and
+	// 100,000; 0 spaces leaves it out).
+	if spaces := envInt("BENCH_HTTP_TENANT_SPACES", 0); spaces > 0 {
+		other := client{base: p.URL, token: p.Credentials.OtherOrgToken}
+		pages := max(0, envInt("BENCH_HTTP_TENANT_PAGES", 100_000)-had)
+		out.WriteString(crossTenant(b, p.URL+org, bearer, other, firstOrg(b, other), srv, spaces, pages, time.Duration(seconds)*time.Second, 100))
+	}
 	b.StopTimer()
 	fmt.Print(out.String())
 }
@@ -270,15 +282,15 @@ func publishHandbook(b testing.TB, admin client, orgID string, srv *gittest.Serv
 // fullGuides generated guides; a revision holds at most 2,000), imported at once. It
 // returns the bearer of that user and the URL of a search of the
 // organization, and logs how long the imports took.
-func search10k(b *testing.B, p *Platform, srv *gittest.Server) (auth, url string) {
+func search10k(b *testing.B, p *Platform, srv *gittest.Server) (auth, url string, pages int) {
 	other := client{base: p.URL, token: p.Credentials.OtherOrgToken}
 	org := firstOrg(b, other)
 	repo, _ := handbookRepo(fullGuides)
 	srv.NewRepo(b, "handbook-2000", "main", repo)
 	start := time.Now()
-	pages := importSpaces(b, other, org, srv.RepoURL("handbook-2000"), 5)
+	pages = importSpaces(b, other, org, srv.RepoURL("handbook-2000"), 5)
 	b.Logf("imported %d documents in 5 spaces in %s", pages, time.Since(start).Round(time.Second))
-	return "Bearer " + p.Credentials.OtherOrgToken, p.URL + "/v1/orgs/" + org + "/search?query=zebra"
+	return "Bearer " + p.Credentials.OtherOrgToken, p.URL + "/v1/orgs/" + org + "/search?query=zebra", pages
 }
 
 // profileTarget starts a CPU profile of target i's load in

@@ -401,8 +401,10 @@ func benchGitDone(b *testing.B, c client, space string) {
 	})
 }
 
+// envInt is the count the variable name holds (0 included), or def when
+// it is unset or holds no count.
 func envInt(name string, def int) int {
-	if v, err := strconv.Atoi(os.Getenv(name)); err == nil && v > 0 {
+	if v, err := strconv.Atoi(os.Getenv(name)); err == nil && v >= 0 {
 		return v
 	}
 	return def
