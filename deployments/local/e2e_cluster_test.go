@@ -14,6 +14,8 @@ import (
 	"github.com/docspub/platform/libs/logx"
 	"github.com/docspub/platform/libs/mongox"
 	"github.com/docspub/platform/libs/roles"
+	"github.com/docspub/platform/libs/waittest"
+	"github.com/docspub/platform/services/content"
 	"github.com/docspub/platform/services/identity"
 	"go.mongodb.org/mongo-driver/v2/mongo"
 )
@@ -71,7 +73,7 @@ func platformOnCluster(t *testing.T) *Platform {
 		identityDB: e2eCluster.client.Database("identity"), cancel: func() {}, CredsPath: c.CredsPath,
 		Kafka: &embedded.Kafka{Brokers: c.KafkaBrokers()}} // its address only: the broker is the cluster's
 	var err error
-	if p.Credentials, err = freshCredentials(t.Context(), p); err != nil {
+	if p.Credentials, err = freshCredentials(t, p); err != nil {
 		t.Fatal(err)
 	}
 	p.Credentials.GatewayURL = c.URL
@@ -80,7 +82,8 @@ func platformOnCluster(t *testing.T) *Platform {
 
 // freshCredentials are new demo organizations for one test, as a fresh
 // platform seeds them.
-func freshCredentials(ctx context.Context, p *Platform) (Credentials, error) {
+func freshCredentials(t *testing.T, p *Platform) (Credentials, error) {
+	ctx := t.Context()
 	// Users of their own too: a user is one per email across the cluster.
 	n := freshUsers.Add(1)
 	email := func(user string) string { return fmt.Sprintf("t%d-%s", n, user) }
@@ -96,8 +99,48 @@ func freshCredentials(ctx context.Context, p *Platform) (Credentials, error) {
 	if err != nil {
 		return Credentials{}, err
 	}
+	if err := untilContentKnows(t, admin.UserID, reader.UserID, other.UserID); err != nil {
+		return Credentials{}, err
+	}
 	return Credentials{DemoOrgID: admin.OrganizationID, DemoAdminToken: admin.Token, DemoReaderToken: reader.Token, OtherOrgToken: other.Token}, nil
 }
+
+// untilContentKnows waits until content's projection of identity's users
+// has the users, as a fresh platform's seeded users are by the time anyone
+// uses them (identity's events take about 200 ms to get there on this
+// cluster): content renders a user it does not know yet with their id for
+// a name, and a Git export would write that into a commit. A wait of more
+// than projectionLagWarn is printed (a group that stalled); one past
+// projectionLagMax fails the test.
+func untilContentKnows(t *testing.T, users ...string) error {
+	ctx, cancel := context.WithTimeout(t.Context(), projectionLagMax)
+	defer cancel()
+	start, db := time.Now(), e2eCluster.client.Database(content.Ops.DatabaseDefault)
+	for _, u := range users {
+		for {
+			known, err := content.KnowsUser(ctx, db, u)
+			if known {
+				break
+			}
+			if ctx.Err() != nil {
+				return fmt.Errorf("content's projection did not have user %s after %s (err %v)", u, time.Since(start), err)
+			}
+			select {
+			case <-ctx.Done():
+			case <-time.After(waittest.Interval):
+			}
+		}
+	}
+	if lag := time.Since(start); lag > projectionLagWarn {
+		t.Logf("content's projection took %s to have users %v", lag, users)
+	}
+	return nil
+}
+
+const (
+	projectionLagWarn = 2 * time.Second
+	projectionLagMax  = time.Minute
+)
 
 // freshUsers numbers the users freshCredentials makes.
 var freshUsers atomic.Int64

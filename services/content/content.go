@@ -72,6 +72,13 @@ const RecoverEvery = time.Minute
 // (libs/ops: dead letters, backup, restore, check).
 var Ops = ops.Service{Name: "content", DatabaseVar: "CONTENT_DB", DatabaseDefault: "content", Blobs: true}
 
+// KnowsUser is whether content's projection of identity's users, in
+// content's database db, has the user yet (their event consumed): for
+// tools and tests that wait for a new user to reach content.
+func KnowsUser(ctx context.Context, db *mongo.Database, userID string) (bool, error) {
+	return peoplemongo.NewStore(db, links.URLs{}).Knows(ctx, userID)
+}
+
 // Config is the service's configuration, from the environment.
 type Config struct {
 	// Base is MONGO_URI, MONGO_READ_URI, KAFKA_*, INTERNAL_TOKEN_*, LOG_LEVEL and DISCOVERY (service.Base).

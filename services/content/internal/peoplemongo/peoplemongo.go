@@ -74,6 +74,12 @@ func (s *Store) Users(ctx context.Context, ids []string) (map[string]people.User
 	return out, nil
 }
 
+// Knows is whether the projection has the user yet (their event consumed).
+func (s *Store) Knows(ctx context.Context, id string) (bool, error) {
+	n, err := s.db.Collection(Users).CountDocuments(ctx, bson.M{"_id": id}, options.Count().SetLimit(1))
+	return n > 0, mongox.Err(err, "user")
+}
+
 // Role is the user's role in org and whether they are a member.
 func (s *Store) Role(ctx context.Context, org, user string) (roles.Role, bool, error) {
 	var m member

@@ -27,9 +27,15 @@ func TestUndecodableEventIsPermanent(t *testing.T) {
 			t.Errorf("Handle(%s with bad data) = %v, want a permanent error", typ, err)
 		}
 	}
+	if known, err := s.Knows(context.Background(), "u1"); known || err != nil {
+		t.Errorf("Knows(u1) before its event = %v, %v", known, err)
+	}
 	good := kafkax.NewEvent(identityapi.MemberCreated, "o1", "u1", map[string]any{"role": "read", "user": map[string]string{"id": "u1"}})
 	if err := s.Handle(context.Background(), good); err != nil {
 		t.Errorf("Handle(good member.created) = %v", err)
+	}
+	if known, err := s.Knows(context.Background(), "u1"); !known || err != nil {
+		t.Errorf("Knows(u1) after its event = %v, %v", known, err)
 	}
 }
 
