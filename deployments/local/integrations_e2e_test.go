@@ -26,6 +26,7 @@ import (
 	"github.com/docspub/platform/libs/logx"
 	"github.com/docspub/platform/libs/roles"
 	"github.com/docspub/platform/libs/waittest"
+	"github.com/docspub/platform/services/identity"
 	"github.com/docspub/platform/services/integrations"
 	"github.com/google/go-cmp/cmp"
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -270,8 +271,11 @@ func TestGitSyncWithRealRepositories(t *testing.T) {
 	if got := srv.Message(t, "mirror", "refs/heads/docs"); got != "Export from docspub" {
 		t.Errorf("commit message %q", got)
 	}
-	if got := srv.Author(t, "mirror", "refs/heads/docs"); !strings.Contains(got, "admin@demo.example") {
+	if got := srv.Author(t, "mirror", "refs/heads/docs"); !strings.Contains(got, "Demo Admin") || !strings.Contains(got, "admin@demo.example") {
 		t.Errorf("commit author %q, want the caller", got)
+	}
+	if strings.Contains(logs.String(), authorFallback) {
+		t.Errorf("integrations did not ask identity who the export's author is (%q in the logs)", authorFallback)
 	}
 	b := newSpace(t, admin, cr.DemoOrgID, "Mirror")
 	admin.op("importGitRepository", "POST", "/v1/spaces/"+b+"/git/import", map[string]any{
@@ -735,5 +739,43 @@ func TestContentGitSyncInternalAPI(t *testing.T) {
 		if r.Status != tc.status || !bytes.Contains(r.Body, []byte(`"error"`)) {
 			t.Errorf("%s: %d %.200s, want %d", tc.name, r.Status, r.Body, tc.status)
 		}
+	}
+}
+
+// authorFallback is what integrations logs when identity did not name an
+// export's author.
+const authorFallback = "identity did not name the caller"
+
+// A Git export names the caller as identity knows them, also when content
+// does not know them yet: here a user created while Kafka is down, whose
+// user.created cannot have reached content's projection (which would name
+// them by their id, for ever in the repository's history).
+func TestGitExportAuthorFromIdentity(t *testing.T) {
+	inProcessOnly(t)
+	p := startPlatform(t)
+	cr := p.Credentials
+	srv := gittest.NewServer(t, "ada", "S3cret-Pa55word-4e2e")
+	srv.NewRepo(t, "fresh", "main", nil)
+
+	p.StopKafka()
+	t.Cleanup(func() {
+		if err := p.ResumeKafka(); err != nil {
+			t.Errorf("resume kafka: %v", err)
+		}
+	})
+	grace, err := p.Bootstrap(t.Context(), identity.BootstrapInput{OrganizationID: cr.DemoOrgID,
+		UserDisplayName: "Grace Hopper", UserEmail: "grace@demo.example", Role: roles.Admin})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := client{t, p.URL, grace.Token}
+	space := newSpace(t, c, cr.DemoOrgID, "Fresh")
+	c.op("exportToGitRepository", "POST", "/v1/spaces/"+space+"/git/export", map[string]any{
+		"url": srv.RepoURL("fresh"), "ref": "refs/heads/main", "commitMessage": "First export"})
+	if st, e := opState(gitDone(t, c, space)); st != "success" {
+		t.Fatalf("export ended %s: %s", st, e)
+	}
+	if got := srv.Author(t, "fresh", "refs/heads/main"); got != "Grace Hopper <grace@demo.example>" {
+		t.Errorf("commit author %q, want Grace Hopper <grace@demo.example>", got)
 	}
 }

@@ -298,7 +298,7 @@ func (p *Platform) startSitesStep(ctx, _ context.Context, cfg Config) error {
 // with docs to import, integrations may reach that one address (not the
 // rest of loopback) from the start until that server closes.
 func (p *Platform) startIntegrationsStep(ctx, _ context.Context, cfg Config) error {
-	env := map[string]string{"INTEGRATIONS_ADDR": "127.0.0.1:0", "CONTENT_URL": p.ContentURL,
+	env := map[string]string{"INTEGRATIONS_ADDR": "127.0.0.1:0", "CONTENT_URL": p.ContentURL, "IDENTITY_URL": p.IdentityURL,
 		"OUTBOUND_ALLOW_PRIVATE": strconv.FormatBool(cfg.OutboundAllowPrivate)}
 	var served chan struct{}
 	if p.docs != nil {

@@ -32,6 +32,7 @@ import (
 	"github.com/docspub/platform/services/integrations/internal/gitsync"
 	"github.com/docspub/platform/services/integrations/internal/gitsynchttp"
 	"github.com/docspub/platform/services/integrations/internal/gitsyncmongo"
+	"github.com/docspub/platform/services/integrations/internal/identityclient"
 	"github.com/docspub/platform/services/integrations/internal/openapi"
 	"github.com/docspub/platform/services/integrations/internal/openapihttp"
 	"github.com/docspub/platform/services/integrations/internal/openapimongo"
@@ -64,7 +65,8 @@ type Config struct {
 	service.URLs        // PUBLIC_URL, APP_URL
 	Addr         string `env:"INTEGRATIONS_ADDR, default=127.0.0.1:8085"`
 	Database     string `env:"INTEGRATIONS_DB, default=integrations"`
-	ContentURL   string `env:"CONTENT_URL, default=http://127.0.0.1:8082"` // content's internal Git sync API (static discovery; consul finds it by name)
+	ContentURL   string `env:"CONTENT_URL, default=http://127.0.0.1:8082"`  // content's internal Git sync API (static discovery; consul finds it by name)
+	IdentityURL  string `env:"IDENTITY_URL, default=http://127.0.0.1:8081"` // who a Git export's author is (static discovery; consul finds it by name)
 	// OutboundAllowPrivate lets OpenAPI fetches and Git remotes reach
 	// private and loopback addresses (tests, trusted local runs).
 	OutboundAllowPrivate bool `env:"OUTBOUND_ALLOW_PRIVATE, default=false"`
@@ -109,6 +111,7 @@ func (c Config) Validate() error {
 	p.Require("INTEGRATIONS_ADDR", c.Addr)
 	p.Require("INTEGRATIONS_DB", c.Database)
 	p.HTTPURL("CONTENT_URL", c.ContentURL)
+	p.HTTPURL("IDENTITY_URL", c.IdentityURL)
 	for _, a := range c.OutboundAllowAddrs {
 		if _, err := netip.ParseAddrPort(a); err != nil {
 			p.Addf("OUTBOUND_ALLOW_ADDRS: %q is not an IP:port address", a)
@@ -177,7 +180,8 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 	core, err := service.Open(ctx, service.CoreConfig{Service: Name, MongoURI: cfg.MongoURI, MongoReadURI: cfg.MongoReadURI, Database: cfg.Database,
 		Kafka: cfg.Kafka, InternalTokenSecret: cfg.InternalTokenSecret, InternalTokenKeys: cfg.InternalTokenKeys, Topic: Topic,
 		EventCollections: eventColls, Indexes: indexes, Discovery: cfg.Discovery,
-		Peers: discovery.Static{contentclient.Service: strings.TrimRight(cfg.ContentURL, "/")}}, log)
+		Peers: discovery.Static{contentclient.Service: strings.TrimRight(cfg.ContentURL, "/"),
+			identityclient.Service: strings.TrimRight(cfg.IdentityURL, "/")}}, log)
 	if err != nil {
 		return nil, err
 	}
@@ -198,7 +202,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 
 	content := contentclient.New(core.Discovery, core.Signer)
 	syncStore := gitsyncmongo.NewStore(db, relay.Notify)
-	git := gitsync.New(syncStore, content, queue, gitsync.Config{Guard: guard,
+	git := gitsync.New(syncStore, content, queue, gitsync.Config{Guard: guard, Users: identityclient.New(core.Discovery, core.Signer),
 		Limits: gitrepo.Limits{MaxBytes: cfg.GitMaxBytes, MaxInflatedBytes: cfg.GitMaxInflatedBytes, MaxObjects: cfg.GitMaxObjects,
 			MaxObjectBytes: cfg.GitMaxObjectBytes, Timeout: cfg.GitTimeout, TempDir: cfg.GitTempDir}}, log)
 

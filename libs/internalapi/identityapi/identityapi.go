@@ -4,6 +4,9 @@
 //
 //	POST /internal/v1/tokens/resolve   ResolveRequest → Resolution, for the gateway alone
 //	                                   (401 or 404: no such token, or revoked)
+//	GET  /v1/user                      → User: the calling user, for a service acting
+//	                                   for them (integrations names them as a Git
+//	                                   export's author)
 package identityapi
 
 // Service is identity's name in discovery and the audience of its tokens.
@@ -11,6 +14,9 @@ const Service = "identity"
 
 // Gateway is the one caller of the token resolution.
 const Gateway = "gateway"
+
+// CurrentUserPath is the calling user, of the public API (getAuthenticatedUser).
+const CurrentUserPath = "/v1/user"
 
 // ResolvePath resolves an API token.
 const ResolvePath = "/internal/v1/tokens/resolve"

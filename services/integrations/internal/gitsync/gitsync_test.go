@@ -1,14 +1,18 @@
 package gitsync
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/docspub/platform/libs/internalapi/contentapi"
+	"github.com/docspub/platform/libs/internalapi/identityapi"
 	"github.com/docspub/platform/libs/jobs"
 	"github.com/docspub/platform/libs/urlguard"
+	"github.com/docspub/platform/services/integrations/internal/access"
 	"github.com/docspub/platform/services/integrations/internal/gitbook"
 )
 
@@ -104,5 +108,37 @@ func TestToRedirects(t *testing.T) {
 	}
 	if b, err := json.Marshal(contentapi.Import{Redirects: toRedirects(nil)}); err != nil || !strings.Contains(string(b), `"redirects":[]`) {
 		t.Errorf("no redirects sent as %s (%v)", b, err)
+	}
+}
+
+// users answers for identity: the user it has, or err.
+type users struct {
+	u   identityapi.User
+	err error
+}
+
+func (s users) User(context.Context, access.Caller) (identityapi.User, error) { return s.u, s.err }
+
+// An export's author is the caller as identity names them; content's copy
+// stands in when identity does not answer, or answers for someone else.
+func TestExportAuthor(t *testing.T) {
+	t.Parallel()
+	caller := access.Caller{UserID: "u1"}
+	known := contentapi.Author{Name: "u1", Email: "u1@users.noreply.docspub"}
+	for _, tc := range []struct {
+		name  string
+		users Users
+		want  contentapi.Author
+	}{
+		{"identity names them", users{u: identityapi.User{ID: "u1", DisplayName: "Grace", Email: "grace@example.com"}}, contentapi.Author{Name: "Grace", Email: "grace@example.com"}},
+		{"no e-mail", users{u: identityapi.User{ID: "u1", DisplayName: "Grace"}}, contentapi.Author{Name: "Grace", Email: known.Email}},
+		{"identity down", users{err: errors.New("connection refused")}, known},
+		{"another user", users{u: identityapi.User{ID: "u2", DisplayName: "Someone"}}, known},
+		{"no identity", nil, known},
+	} {
+		s := New(nil, nil, nil, Config{Users: tc.users}, nil)
+		if got := s.author(t.Context(), caller, known); got != tc.want {
+			t.Errorf("%s: author %+v, want %+v", tc.name, got, tc.want)
+		}
 	}
 }

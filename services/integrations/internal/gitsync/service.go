@@ -14,6 +14,7 @@ import (
 	"github.com/docspub/platform/libs/apierr"
 	"github.com/docspub/platform/libs/envelope"
 	"github.com/docspub/platform/libs/internalapi/contentapi"
+	"github.com/docspub/platform/libs/internalapi/identityapi"
 	"github.com/docspub/platform/libs/internalapi/integrationsapi"
 	"github.com/docspub/platform/libs/jobs"
 	"github.com/docspub/platform/libs/urlguard"
@@ -42,10 +43,19 @@ type Content interface {
 	SetSync(ctx context.Context, spaceID string, s contentapi.GitSync) error
 }
 
+// Users tells who a user is: identity, the owner of their name and
+// e-mail.
+type Users interface {
+	User(ctx context.Context, c access.Caller) (identityapi.User, error)
+}
+
 // Config tunes Git operations.
 type Config struct {
 	Guard  urlguard.Guard
 	Limits gitrepo.Limits
+	// Users names an export's author (nil: content's copy of the caller,
+	// GitAccess.Author).
+	Users Users
 }
 
 // Service carries out Git sync.
@@ -203,12 +213,12 @@ func (s *Service) start(ctx context.Context, c access.Caller, spaceID string, in
 	} else if n >= MaxRunningPerOrg {
 		return apierr.TooMany(10*time.Second, "your organization has %d Git operations running; retry when one has finished", n)
 	}
-	kind, msg := JobImport, ""
+	kind, msg, author := JobImport, "", contentapi.Author{}
 	if export {
-		kind, msg = JobExport, *in.CommitMessage
+		kind, msg, author = JobExport, *in.CommitMessage, s.author(ctx, c, a.Author)
 	}
 	p := payload{Space: a.Space, Organization: a.Organization, User: c.UserID, URL: remote.URL, Ref: *in.Ref,
-		Message: msg, AuthorName: a.Author.Name, AuthorEmail: a.Author.Email, Force: in.Force,
+		Message: msg, AuthorName: author.Name, AuthorEmail: author.Email, Force: in.Force,
 		Standalone: in.Standalone && !export, ProjectDir: dir, CommitURL: in.RepoCommitURL, Timestamp: in.Timestamp,
 		Provider: provider(in.GitInfo, remote.URL)}
 	if p.Timestamp != nil {
@@ -345,6 +355,26 @@ func (s *Service) secret(ref string) (string, bool) {
 	defer s.mu.Unlock()
 	v, ok := s.secrets[ref]
 	return v, ok
+}
+
+// author is who an export's commit names: the caller as identity knows
+// them. Content's copy (known) stands in when identity does not answer:
+// it is down, or the caller is gone; content's copy names a user whose
+// creation has not reached it yet by their id.
+func (s *Service) author(ctx context.Context, c access.Caller, known contentapi.Author) contentapi.Author {
+	if s.cfg.Users == nil {
+		return known
+	}
+	u, err := s.cfg.Users.User(ctx, c)
+	if err != nil || u.ID != c.UserID || u.DisplayName == "" {
+		s.log.WarnContext(ctx, "export author from content's copy: identity did not name the caller", "user", c.UserID, "err", err)
+		return known
+	}
+	a := contentapi.Author{Name: u.DisplayName, Email: u.Email}
+	if a.Email == "" {
+		a.Email = known.Email
+	}
+	return a
 }
 
 // Info returns the space's Git info.
