@@ -43,6 +43,7 @@ func TestSamePayloadJoinsTheRunningOperation(t *testing.T) {
 	b := a
 	same := ts
 	b.SecretRef, b.User, b.Timestamp = "2", "u2", &same
+	b.AuthorName, b.AuthorEmail = "Grace", "grace@example.com"
 	if !a.same(b) {
 		t.Error("the same operation from another caller does not join")
 	}

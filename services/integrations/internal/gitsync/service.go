@@ -108,6 +108,7 @@ type payload struct {
 func (p payload) same(o payload) bool {
 	p.SecretRef, o.SecretRef = "", ""
 	p.User, o.User = "", ""
+	p.AuthorName, o.AuthorName, p.AuthorEmail, o.AuthorEmail = "", "", "", "" // who asked, as above
 	p.FromRef, o.FromRef = "", "" // read from the state, which the first request changed
 	eq := func(a, b *time.Time) bool { return (a == nil && b == nil) || (a != nil && b != nil && a.Equal(*b)) }
 	if !eq(p.Timestamp, o.Timestamp) {
@@ -213,7 +214,7 @@ func (s *Service) start(ctx context.Context, c access.Caller, spaceID string, in
 	} else if n >= MaxRunningPerOrg {
 		return apierr.TooMany(10*time.Second, "your organization has %d Git operations running; retry when one has finished", n)
 	}
-	kind, msg, author := JobImport, "", contentapi.Author{}
+	kind, msg, author := JobImport, "", a.Author
 	if export {
 		kind, msg, author = JobExport, *in.CommitMessage, s.author(ctx, c, a.Author)
 	}
