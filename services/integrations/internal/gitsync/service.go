@@ -108,7 +108,8 @@ type payload struct {
 func (p payload) same(o payload) bool {
 	p.SecretRef, o.SecretRef = "", ""
 	p.User, o.User = "", ""
-	p.AuthorName, o.AuthorName, p.AuthorEmail, o.AuthorEmail = "", "", "", "" // who asked, as above
+	// The author is who asked, as the user.
+	p.AuthorName, o.AuthorName, p.AuthorEmail, o.AuthorEmail = "", "", "", ""
 	p.FromRef, o.FromRef = "", "" // read from the state, which the first request changed
 	eq := func(a, b *time.Time) bool { return (a == nil && b == nil) || (a != nil && b != nil && a.Equal(*b)) }
 	if !eq(p.Timestamp, o.Timestamp) {
