@@ -99,9 +99,7 @@ func freshCredentials(t *testing.T, p *Platform) (Credentials, error) {
 	if err != nil {
 		return Credentials{}, err
 	}
-	if err := untilContentKnows(t, admin.UserID, reader.UserID, other.UserID); err != nil {
-		return Credentials{}, err
-	}
+	untilContentKnows(t, admin.UserID, reader.UserID, other.UserID)
 	return Credentials{DemoOrgID: admin.OrganizationID, DemoAdminToken: admin.Token, DemoReaderToken: reader.Token, OtherOrgToken: other.Token}, nil
 }
 
@@ -109,32 +107,20 @@ func freshCredentials(t *testing.T, p *Platform) (Credentials, error) {
 // has the users, as a fresh platform's seeded users are by the time anyone
 // uses them (identity's events take about 200 ms to get there on this
 // cluster): content renders a user it does not know yet with their id for
-// a name, and a Git export would write that into a commit. A wait of more
-// than projectionLagWarn is printed (a group that stalled); one past
-// projectionLagMax fails the test.
-func untilContentKnows(t *testing.T, users ...string) error {
-	ctx, cancel := context.WithTimeout(t.Context(), projectionLagMax)
-	defer cancel()
+// a name. A wait of more than projectionLagWarn is logged (a group that
+// stalled); one past projectionLagMax fails the test.
+func untilContentKnows(t *testing.T, users ...string) {
+	t.Helper()
 	start, db := time.Now(), e2eCluster.client.Database(content.Ops.DatabaseDefault)
 	for _, u := range users {
-		for {
-			known, err := content.KnowsUser(ctx, db, u)
-			if known {
-				break
-			}
-			if ctx.Err() != nil {
-				return fmt.Errorf("content's projection did not have user %s after %s (err %v)", u, time.Since(start), err)
-			}
-			select {
-			case <-ctx.Done():
-			case <-time.After(waittest.Interval):
-			}
-		}
+		waittest.Until(t, "content's projection to have user "+u, projectionLagMax-time.Since(start), func() bool {
+			known, _ := content.KnowsUser(t.Context(), db, u)
+			return known
+		})
 	}
 	if lag := time.Since(start); lag > projectionLagWarn {
 		t.Logf("content's projection took %s to have users %v", lag, users)
 	}
-	return nil
 }
 
 const (
