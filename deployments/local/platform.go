@@ -259,7 +259,9 @@ func (p *Platform) startContent(ctx, runCtx context.Context, cfg Config) error {
 
 func (p *Platform) startInsights(ctx, runCtx context.Context, cfg Config) error {
 	var inCfg insights.Config
-	if err := config.LoadMap(ctx, &inCfg, p.env(cfg, map[string]string{"INSIGHTS_ADDR": "127.0.0.1:0", "SITES_URL": p.SitesURL})); err != nil {
+	// One insights of one release reads the log: its binary form is safe.
+	if err := config.LoadMap(ctx, &inCfg, p.env(cfg, map[string]string{"INSIGHTS_ADDR": "127.0.0.1:0", "SITES_URL": p.SitesURL,
+		"INSIGHTS_LOG_FORMAT": "binary"})); err != nil {
 		return err
 	}
 	in, err := insights.New(ctx, inCfg, p.log.With("service", "insights"), insights.WithClock(cfg.Now))

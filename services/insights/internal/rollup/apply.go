@@ -9,6 +9,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"io"
 	"slices"
 	"sort"
 	"sync"
@@ -16,7 +17,9 @@ import (
 
 	"github.com/docspub/platform/libs/sizedcache"
 	"github.com/docspub/platform/services/insights/internal/visit"
+	"github.com/docspub/platform/services/insights/internal/visitbin"
 	"golang.org/x/sync/errgroup"
+	"google.golang.org/protobuf/encoding/protowire"
 )
 
 // Batch is one batch of the visit log: the visits one ingest request
@@ -29,6 +32,9 @@ type Batch struct {
 	// Encoded is Visits as the log holds them (JSON), when known: a chunk
 	// record keeps it as it is instead of encoding Visits again.
 	Encoded json.RawMessage `json:"-"`
+	// Binary is Visits in binary form (visitbin), when the log held them
+	// so: a chunk record keeps that instead when every batch has it.
+	Binary []byte `json:"-"`
 }
 
 // Chunk is a set of batches applied together: its record holds the batch
@@ -241,12 +247,33 @@ func (a *Applier) ApplyPrepared(ctx context.Context, p *Prepared) error {
 	return nil
 }
 
-// pack encodes batches for a chunk record: JSON, as []Batch encodes,
-// with each batch's Encoded visits when it has them.
+// pack encodes batches for a chunk record, compressed: in binary form
+// (packBinary) when every batch came in that form, else JSON, as []Batch
+// encodes, with each batch's Encoded visits when it has them (what every
+// release reads).
 func pack(batches []Batch) ([]byte, error) {
 	var buf bytes.Buffer
 	zw, _ := gzip.NewWriterLevel(&buf, gzip.BestSpeed)
 	w := bufio.NewWriter(zw)
+	binary := len(batches) > 0
+	for i := range batches {
+		binary = binary && batches[i].Binary != nil
+	}
+	if binary {
+		packBinary(w, batches)
+	} else if err := packJSON(w, batches); err != nil {
+		return nil, err
+	}
+	if err := w.Flush(); err != nil {
+		return nil, fmt.Errorf("encode chunk: %w", err)
+	}
+	if err := zw.Close(); err != nil {
+		return nil, fmt.Errorf("encode chunk: %w", err)
+	}
+	return buf.Bytes(), nil
+}
+
+func packJSON(w *bufio.Writer, batches []Batch) error {
 	_ = w.WriteByte('[')
 	for i := range batches {
 		b := &batches[i]
@@ -260,31 +287,117 @@ func pack(batches []Batch) ([]byte, error) {
 		if visits == nil {
 			var err error
 			if visits, err = json.Marshal(b.Visits); err != nil {
-				return nil, fmt.Errorf("encode chunk: %w", err)
+				return fmt.Errorf("encode chunk: %w", err)
 			}
 		}
 		_, _ = w.Write(visits)
 		_ = w.WriteByte('}')
 	}
 	_ = w.WriteByte(']')
-	if err := w.Flush(); err != nil {
-		return nil, fmt.Errorf("encode chunk: %w", err)
-	}
-	if err := zw.Close(); err != nil {
-		return nil, fmt.Errorf("encode chunk: %w", err)
-	}
-	return buf.Bytes(), nil
+	return nil
 }
 
-// unpack decodes the batches of a chunk record.
+// Fields of a chunk record's binary form (Protocol Buffers' wire format):
+// one field recordBatch per batch, of message { string id = 1; string org
+// = 2; string site = 3; bytes visits = 4 (visitbin) }. Its first byte is
+// never '[', where the JSON form starts.
+const (
+	recordBatch  protowire.Number = 1
+	recordID     protowire.Number = 1
+	recordOrg    protowire.Number = 2
+	recordSite   protowire.Number = 3
+	recordVisits protowire.Number = 4
+)
+
+// packBinary writes batches to w in the record's binary form, each
+// batch's visits as they are (no copy of them in between).
+func packBinary(w *bufio.Writer, batches []Batch) {
+	var fields, head []byte
+	for i := range batches {
+		b := &batches[i]
+		fields = protowire.AppendTag(fields[:0], recordID, protowire.BytesType)
+		fields = protowire.AppendString(fields, b.ID)
+		fields = protowire.AppendTag(fields, recordOrg, protowire.BytesType)
+		fields = protowire.AppendString(fields, b.Org)
+		fields = protowire.AppendTag(fields, recordSite, protowire.BytesType)
+		fields = protowire.AppendString(fields, b.Site)
+		fields = protowire.AppendTag(fields, recordVisits, protowire.BytesType)
+		fields = protowire.AppendVarint(fields, uint64(len(b.Binary)))
+		head = protowire.AppendTag(head[:0], recordBatch, protowire.BytesType)
+		head = protowire.AppendVarint(head, uint64(len(fields)+len(b.Binary)))
+		_, _ = w.Write(head)
+		_, _ = w.Write(fields)
+		_, _ = w.Write(b.Binary)
+	}
+}
+
+// maxUnpackedBytes bounds a chunk record's batches once inflated.
+const maxUnpackedBytes = 4 * MaxChunkBytes
+
+// unpack decodes the batches of a chunk record, in either form.
 func unpack(data []byte) ([]Batch, error) {
 	zr, err := gzip.NewReader(bytes.NewReader(data))
 	if err != nil {
 		return nil, fmt.Errorf("decode chunk: %w", err)
 	}
+	r := bufio.NewReader(io.LimitReader(zr, maxUnpackedBytes))
+	if first, err := r.Peek(1); err == nil && first[0] != '[' {
+		all, err := io.ReadAll(r)
+		if err != nil {
+			return nil, fmt.Errorf("decode chunk: %w", err)
+		}
+		return unpackBinary(all)
+	}
 	var batches []Batch
-	if err := json.NewDecoder(zr).Decode(&batches); err != nil {
+	if err := json.NewDecoder(r).Decode(&batches); err != nil {
 		return nil, fmt.Errorf("decode chunk: %w", err)
+	}
+	return batches, nil
+}
+
+func unpackBinary(data []byte) ([]Batch, error) {
+	var batches []Batch
+	for len(data) > 0 {
+		num, typ, l := protowire.ConsumeTag(data)
+		if l < 0 {
+			return nil, fmt.Errorf("decode chunk: %w", protowire.ParseError(l))
+		}
+		data = data[l:]
+		if num != recordBatch || typ != protowire.BytesType {
+			return nil, fmt.Errorf("decode chunk: field %d of type %d", num, typ)
+		}
+		body, l := protowire.ConsumeBytes(data)
+		if l < 0 {
+			return nil, fmt.Errorf("decode chunk: %w", protowire.ParseError(l))
+		}
+		data = data[l:]
+		var b Batch
+		for len(body) > 0 {
+			num, typ, l := protowire.ConsumeTag(body)
+			if l < 0 || typ != protowire.BytesType {
+				return nil, fmt.Errorf("decode chunk: a batch's field %d", num)
+			}
+			v, m := protowire.ConsumeBytes(body[l:])
+			if m < 0 {
+				return nil, fmt.Errorf("decode chunk: %w", protowire.ParseError(m))
+			}
+			body = body[l+m:]
+			switch num {
+			case recordID:
+				b.ID = string(v)
+			case recordOrg:
+				b.Org = string(v)
+			case recordSite:
+				b.Site = string(v)
+			case recordVisits:
+				b.Binary = v
+			}
+		}
+		var err error
+		if b.Visits, err = visitbin.Decode(b.Binary); err != nil {
+			return nil, fmt.Errorf("decode chunk: %w", err)
+		}
+		batches = append(batches, b)
 	}
 	return batches, nil
 }

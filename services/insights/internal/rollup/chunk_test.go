@@ -1,14 +1,18 @@
 package rollup
 
 import (
+	"bytes"
+	"compress/gzip"
 	"encoding/json"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"testing"
 	"time"
 
 	"github.com/cespare/xxhash/v2"
 	"github.com/docspub/platform/services/insights/internal/visit"
+	"github.com/docspub/platform/services/insights/internal/visitbin"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -160,6 +164,77 @@ func TestPackKeepsEncodedVisits(t *testing.T) {
 	if diff := cmp.Diff(got, in); diff != "" {
 		t.Errorf("unpacked batches (-got +want):\n%s", diff)
 	}
+}
+
+// TestPackBinaryBatches: batches that all came in binary form are kept in
+// the record's binary form and read back as they were; with one batch in
+// JSON among them the record is JSON, as every release reads it.
+func TestPackBinaryBatches(t *testing.T) {
+	t.Parallel()
+	t0 := time.Date(2026, 3, 1, 10, 0, 0, 123, time.UTC)
+	visits := []visit.Visit{{Time: t0, Visitor: "v", Session: "s", Dims: visit.Dims{EventType: "page_view", URLPath: "/a", Authenticated: true}},
+		{Time: t0.Add(time.Second), Visitor: "w", Session: "t", Dims: visit.Dims{EventType: "link_click", AskRating: -1}}}
+	in := []Batch{{ID: "a", Org: "o", Site: `s"1`, Visits: visits, Binary: visitbin.Append(nil, visits)},
+		{ID: "b", Org: "o", Site: "s2", Visits: visits[1:], Binary: visitbin.Append(nil, visits[1:])}}
+	inflated := func(data []byte) []byte {
+		zr, err := gzip.NewReader(bytes.NewReader(data))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := io.ReadAll(zr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	data, err := pack(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b := inflated(data); b[0] == '[' {
+		t.Fatalf("binary batches packed as JSON: %.40q", b)
+	}
+	got, err := unpack(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(got, in); diff != "" {
+		t.Errorf("unpacked batches (-got +want):\n%s", diff)
+	}
+
+	mixed := append(in[:1:1], Batch{ID: "c", Org: "o", Site: "s3", Visits: visits})
+	if data, err = pack(mixed); err != nil {
+		t.Fatal(err)
+	}
+	var old []struct {
+		ID     string
+		Visits []visit.Visit
+	}
+	if err := json.Unmarshal(inflated(data), &old); err != nil || len(old) != 2 || len(old[0].Visits) != 2 {
+		t.Fatalf("a mixed record is not the JSON every release reads: %v %+v", err, old)
+	}
+	if got, err = unpack(data); err != nil {
+		t.Fatal(err)
+	}
+	mixed[0].Binary = nil
+	if diff := cmp.Diff(got, mixed); diff != "" {
+		t.Errorf("unpacked mixed batches (-got +want):\n%s", diff)
+	}
+	if _, err := unpack(gzipped(t, []byte{0x0a, 0x05, 0x22, 0x03, 0x0a, 0xff})); err == nil {
+		t.Error("a malformed binary record was read")
+	}
+}
+
+func gzipped(t *testing.T, b []byte) []byte {
+	var buf bytes.Buffer
+	zw := gzip.NewWriter(&buf)
+	if _, err := zw.Write(b); err != nil {
+		t.Fatal(err)
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
 }
 
 // TestPrepareSplitsBigRecords: batches whose chunk record would be over

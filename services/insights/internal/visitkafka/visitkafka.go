@@ -8,6 +8,7 @@ package visitkafka
 import (
 	"context"
 	"crypto/sha256"
+	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -19,6 +20,7 @@ import (
 	"github.com/docspub/platform/libs/kafkax"
 	"github.com/docspub/platform/services/insights/internal/rollup"
 	"github.com/docspub/platform/services/insights/internal/visit"
+	"github.com/docspub/platform/services/insights/internal/visitbin"
 	gojson "github.com/goccy/go-json"
 	"github.com/segmentio/kafka-go"
 	"golang.org/x/sync/errgroup"
@@ -27,47 +29,92 @@ import (
 // Topic is the log of accepted visits.
 const Topic = "insights.visits"
 
-// EventType is the type of a log message: one batch of visits.
-const EventType = "visits.accepted"
+// Types of a log message: one batch of visits, as JSON (EventType) or in
+// binary form (EventTypeBinary: visitbin's bytes, the envelope's data a
+// JSON string of their base64).
+const (
+	EventType       = "visits.accepted"
+	EventTypeBinary = "visits.accepted.bin"
+)
+
+// Format is how a writer encodes its batches.
+type Format int
+
+// Formats. A reader reads both; a reader of a release before Binary skips
+// what it cannot decode, so writers take Binary once every insights replica
+// runs a release that reads it (INSIGHTS_LOG_FORMAT).
+const (
+	JSON Format = iota
+	Binary
+)
+
+// ParseFormat reads INSIGHTS_LOG_FORMAT: "json" or "binary".
+func ParseFormat(s string) (Format, error) {
+	switch s {
+	case "json":
+		return JSON, nil
+	case "binary":
+		return Binary, nil
+	}
+	return JSON, fmt.Errorf("INSIGHTS_LOG_FORMAT must be json or binary, not %q", s)
+}
 
 // maxMessageBytes is the size over which a batch is split into several
-// messages (below kafkax.MaxEventBytes).
+// messages (below kafkax.MaxEventBytes, base64 included).
 const maxMessageBytes = 512 << 10
 
 // Writer appends batches to the log.
 type Writer struct {
 	pub     *kafkax.Publisher
 	timeout time.Duration
+	format  Format
 }
 
-// NewWriter returns a writer that gives up after timeout.
-func NewWriter(pub *kafkax.Publisher, timeout time.Duration) *Writer {
-	return &Writer{pub: pub, timeout: timeout}
+// NewWriter returns a writer in format that gives up after timeout.
+func NewWriter(pub *kafkax.Publisher, timeout time.Duration, format Format) *Writer {
+	return &Writer{pub: pub, timeout: timeout, format: format}
 }
 
 // Append implements visit.Log. Each message's id is a hash of its content,
 // so a batch sent again after a failure (same events, same timestamps)
 // counts once.
 func (w *Writer) Append(ctx context.Context, org, site string, visits []visit.Visit) error {
+	encode, typ := encodeJSON, EventType
+	if w.format == Binary {
+		encode, typ = encodeBinary, EventTypeBinary
+	}
 	var events []kafkax.Event
 	add := func(data []byte) {
 		h := sha256.New()
 		_, _ = io.WriteString(h, org+"\x00"+site+"\x00")
 		_, _ = h.Write(data) // not appended to the prefix: a batch is tens of KB
-		events = append(events, kafkax.Event{ID: hex.EncodeToString(h.Sum(nil)[:16]), Type: EventType,
+		events = append(events, kafkax.Event{ID: hex.EncodeToString(h.Sum(nil)[:16]), Type: typ,
 			OccurredAt: time.Now().UTC(), Organization: org, Subject: site, Data: data})
 	}
-	// One encoding of the whole batch, which is the usual case; a batch
-	// over maxMessageBytes is encoded visit by visit and split.
+	if err := encode(visits, add); err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(ctx, w.timeout)
+	defer cancel()
+	if err := w.pub.Publish(ctx, Topic, events...); err != nil {
+		return fmt.Errorf("%w: %v", visit.ErrUnavailable, err)
+	}
+	return nil
+}
+
+// encodeJSON hands visits to add as JSON, in messages of at most
+// maxMessageBytes: one encoding of the whole batch, which is the usual
+// case; a batch over it is encoded visit by visit and split.
+func encodeJSON(visits []visit.Visit, add func([]byte)) error {
 	all, err := gojson.Marshal(visits) // a third of encoding/json's cost on this hot path
 	if err != nil {
 		return fmt.Errorf("encode visits: %w", err)
 	}
-	split := len(all) > maxMessageBytes
-	if !split {
+	if len(all) <= maxMessageBytes {
 		add(all)
+		return nil
 	}
-	for start := 0; split && start < len(visits); {
+	for start := 0; start < len(visits); {
 		end, size := start, 0
 		var parts []json.RawMessage
 		for end < len(visits) {
@@ -84,12 +131,37 @@ func (w *Writer) Append(ctx context.Context, org, site string, visits []visit.Vi
 		add(data)
 		start = end
 	}
-	ctx, cancel := context.WithTimeout(ctx, w.timeout)
-	defer cancel()
-	if err := w.pub.Publish(ctx, Topic, events...); err != nil {
-		return fmt.Errorf("%w: %v", visit.ErrUnavailable, err)
-	}
 	return nil
+}
+
+// encodeBinary hands visits to add in binary form (visitbin), each message
+// the JSON string of the base64 of at most maxMessageBytes*3/4 bytes.
+func encodeBinary(visits []visit.Visit, add func([]byte)) error {
+	const maxBytes = maxMessageBytes / 4 * 3
+	all := visitbin.Append(nil, visits)
+	if len(all) <= maxBytes {
+		add(quotedBase64(all))
+		return nil
+	}
+	var part []byte
+	for i := range visits {
+		before := len(part)
+		part = visitbin.Append(part, visits[i:i+1])
+		if len(part) > maxBytes && before > 0 {
+			add(quotedBase64(part[:before]))
+			part = append(part[:0], part[before:]...)
+		}
+	}
+	add(quotedBase64(part))
+	return nil
+}
+
+// quotedBase64 is b's base64 as a JSON string.
+func quotedBase64(b []byte) []byte {
+	out := make([]byte, base64.StdEncoding.EncodedLen(len(b))+2)
+	out[0], out[len(out)-1] = '"', '"'
+	base64.StdEncoding.Encode(out[1:len(out)-1], b)
+	return out
 }
 
 // Applier applies chunks of batches (rollup.Applier).
@@ -295,7 +367,7 @@ func (r *Reader) recover(ctx context.Context) {
 
 // decode reads a log message: its envelope (kafkax.Event) and visits, both
 // with goccy/go-json as Writer (encoding/json spent more scanning the
-// envelope's data than decoding the visits).
+// envelope's data than decoding the visits), or in binary form.
 func decode(m kafka.Message) (rollup.Batch, error) {
 	var ev kafkax.Event
 	if err := gojson.Unmarshal(m.Value, &ev); err != nil {
@@ -304,11 +376,37 @@ func decode(m kafka.Message) (rollup.Batch, error) {
 	if ev.ID == "" {
 		return rollup.Batch{}, errors.New("decode event: no id")
 	}
-	var visits []visit.Visit
-	if err := gojson.Unmarshal(ev.Data, &visits); err != nil {
-		return rollup.Batch{}, fmt.Errorf("decode visits: %w", err)
+	b := rollup.Batch{ID: ev.ID, Org: ev.Organization, Site: ev.Subject}
+	switch ev.Type {
+	case EventTypeBinary:
+		var err error
+		if b.Binary, err = unquoteBase64(ev.Data); err != nil {
+			return rollup.Batch{}, fmt.Errorf("decode visits: %w", err)
+		}
+		if b.Visits, err = visitbin.Decode(b.Binary); err != nil {
+			return rollup.Batch{}, fmt.Errorf("decode visits: %w", err)
+		}
+	default:
+		if err := gojson.Unmarshal(ev.Data, &b.Visits); err != nil {
+			return rollup.Batch{}, fmt.Errorf("decode visits: %w", err)
+		}
+		b.Encoded = ev.Data
 	}
-	return rollup.Batch{ID: ev.ID, Org: ev.Organization, Site: ev.Subject, Visits: visits, Encoded: ev.Data}, nil
+	return b, nil
+}
+
+// unquoteBase64 reads what quotedBase64 wrote.
+func unquoteBase64(data []byte) ([]byte, error) {
+	if len(data) < 2 || data[0] != '"' || data[len(data)-1] != '"' {
+		return nil, errors.New("not a base64 string")
+	}
+	data = data[1 : len(data)-1]
+	out := make([]byte, base64.StdEncoding.DecodedLen(len(data)))
+	n, err := base64.StdEncoding.Decode(out, data)
+	if err != nil {
+		return nil, err
+	}
+	return out[:n], nil
 }
 
 func sleep(ctx context.Context, d time.Duration) bool {
