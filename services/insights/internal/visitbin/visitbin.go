@@ -118,6 +118,10 @@ func appendString(b []byte, n protowire.Number, s string) []byte {
 	return protowire.AppendString(b, s)
 }
 
+// MaxVisits bounds the visits of one batch Decode takes (an ingest request
+// holds visit.MaxEvents at most): it allocates no more than that many.
+const MaxVisits = 10 * visit.MaxEvents
+
 // ErrMalformed is returned for bytes that are not a batch of visits.
 var ErrMalformed = errors.New("not a batch of visits in binary form")
 
@@ -161,7 +165,9 @@ func count(data []byte) (int, error) {
 			return 0, fmt.Errorf("%w: %v", ErrMalformed, protowire.ParseError(vl))
 		}
 		if num == visitField && typ == protowire.BytesType {
-			n++
+			if n++; n > MaxVisits {
+				return 0, fmt.Errorf("%w: over %d visits", ErrMalformed, MaxVisits)
+			}
 		}
 		pos += tl + vl
 	}

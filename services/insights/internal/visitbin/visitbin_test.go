@@ -112,6 +112,17 @@ func TestMalformedIsRefused(t *testing.T) {
 			t.Fatalf("%x: %v", junk, err)
 		}
 	}
+	var many []byte
+	for range MaxVisits + 1 {
+		many = protowire.AppendTag(many, visitField, protowire.BytesType)
+		many = protowire.AppendBytes(many, nil)
+	}
+	if _, err := Decode(many); !errors.Is(err, ErrMalformed) {
+		t.Fatalf("%d empty visits: %v", MaxVisits+1, err)
+	}
+	if out, err := Decode(many[2:]); err != nil || len(out) != MaxVisits {
+		t.Fatalf("%d empty visits: %d, %v", MaxVisits, len(out), err)
+	}
 	if out, err := Decode(nil); err != nil || len(out) != 0 {
 		t.Fatalf("empty: %v %v", out, err)
 	}
