@@ -42,14 +42,23 @@ const (
 // typicalVisitBytes is about the size of a page view in binary form.
 const typicalVisitBytes = 160
 
-// Append appends every visit of visits to b: the batch's form.
+// lengthRoom is the room left for a visit's length before its fields are
+// appended: a varint of up to 2^35 bytes, far more than a visit's limits.
+const lengthRoom = 5
+
+// Append appends every visit of visits to b: the batch's form. Each visit
+// is appended in place: its fields after room for its length, which is
+// then written and the fields moved up to it (no buffer in between).
 func Append(b []byte, visits []visit.Visit) []byte {
 	b = slices.Grow(b, len(visits)*typicalVisitBytes)
-	var scratch []byte
 	for i := range visits {
-		scratch = appendVisitFields(scratch[:0], &visits[i])
 		b = protowire.AppendTag(b, visitField, protowire.BytesType)
-		b = protowire.AppendBytes(b, scratch)
+		at := len(b)
+		b = appendVisitFields(append(b, make([]byte, lengthRoom)...), &visits[i])
+		n := len(b) - at - lengthRoom
+		l := len(protowire.AppendVarint(b[at:at], uint64(n))) // written in place
+		copy(b[at+l:], b[at+lengthRoom:])
+		b = b[:at+l+n]
 	}
 	return b
 }

@@ -135,14 +135,11 @@ func encodeJSON(visits []visit.Visit, add func([]byte)) error {
 }
 
 // encodeBinary hands visits to add in binary form (visitbin), each message
-// the JSON string of the base64 of at most maxMessageBytes*3/4 bytes.
+// the JSON string of the base64 of at most maxMessageBytes*3/4 bytes: the
+// visits are encoded once, a message cut before the visit that would take
+// it over.
 func encodeBinary(visits []visit.Visit, add func([]byte)) error {
 	const maxBytes = maxMessageBytes / 4 * 3
-	all := visitbin.Append(nil, visits)
-	if len(all) <= maxBytes {
-		add(quotedBase64(all))
-		return nil
-	}
 	var part []byte
 	for i := range visits {
 		before := len(part)
