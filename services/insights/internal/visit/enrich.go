@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/netip"
 	"net/url"
+	"slices"
 	"strings"
 
 	"github.com/docspub/platform/libs/sizedcache"
@@ -152,9 +153,45 @@ func (g *Geo) Close() error {
 	return g.db.Close()
 }
 
-// utm are the UTM parameters of a URL, in Dims order.
-func utm(q url.Values) (source, medium, campaign, term, content string) {
-	return q.Get("utm_source"), q.Get("utm_medium"), q.Get("utm_campaign"), q.Get("utm_term"), q.Get("utm_content")
+// utmKeys are the UTM parameters, in Dims order.
+var utmKeys = [5]string{"utm_source", "utm_medium", "utm_campaign", "utm_term", "utm_content"}
+
+// utm are the UTM parameters of a URL's raw query, in Dims order: what
+// url.ParseQuery's Get of each gives (the first value; a pair with ";" or
+// a bad escape skipped), read without the map ParseQuery makes of every
+// parameter (on every event, most of them without a UTM parameter).
+func utm(rawQuery string) (source, medium, campaign, term, content string) {
+	var out [5]string
+	if !strings.Contains(rawQuery, "utm") && !strings.Contains(rawQuery, "%") {
+		return
+	}
+	var seen [5]bool
+	for rawQuery != "" {
+		var pair string
+		pair, rawQuery, _ = strings.Cut(rawQuery, "&")
+		if strings.Contains(pair, ";") {
+			continue
+		}
+		k, v, _ := strings.Cut(pair, "=")
+		k, ok := unescapeQuery(k)
+		i := slices.Index(utmKeys[:], k)
+		if !ok || i < 0 || seen[i] {
+			continue
+		}
+		if v, ok = unescapeQuery(v); ok {
+			out[i], seen[i] = v, true
+		}
+	}
+	return out[0], out[1], out[2], out[3], out[4]
+}
+
+// unescapeQuery is url.QueryUnescape, without its work for a plain s.
+func unescapeQuery(s string) (string, bool) {
+	if !strings.ContainsAny(s, "%+") {
+		return s, true
+	}
+	u, err := url.QueryUnescape(s)
+	return u, err == nil
 }
 
 // host returns the lower-case host of an absolute URL without "www.", "" when none.

@@ -108,7 +108,7 @@ func (s *Service) enrich(e *Event, now time.Time) Visit {
 		if d.URLPath == "" {
 			d.URLPath = "/"
 		}
-		d.UTMSource, d.UTMMedium, d.UTMCampaign, d.UTMTerm, d.UTMContent = utm(u.Query())
+		d.UTMSource, d.UTMMedium, d.UTMCampaign, d.UTMTerm, d.UTMContent = utm(u.RawQuery)
 	}
 	d.DisplayContext = "site"
 	if l.DisplayContext != nil {
