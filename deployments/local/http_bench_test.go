@@ -44,8 +44,9 @@ import (
 // insights counted every view it served (the site's eventsCount): it
 // prints how long after its last answer, and its CPU per request includes
 // that counting. The load comes from
-// Go clients in this process, which share the two cores: wrk from outside
-// measures higher rates for nginx (see deployments/docs/benchmarks/http.md). Last, search over an
+// wrk (apt-get install wrk: loadWrk) when it is in PATH, else from Go
+// clients in this process, which share the two cores and take more of
+// them (BENCH_LOAD=go picks these; see deployments/docs/benchmarks/http.md). Last, search over an
 // organization of 10,000 pages (five Git imports of 2,000, about 30 s of
 // setup) at 32 connections and at 1.
 //
@@ -407,11 +408,15 @@ func fetch(b *testing.B, hc *http.Client, tg target) []byte {
 	return body
 }
 
-// load sends GETs of tg from conns connections for d and returns the
+// load sends GETs of tg from conns connections for d (through wrk when
+// there is one: loadWrk) and returns the
 // requests/s answered 200, the median and 99th percentile latency, and
 // how many were answered 200.
 func load(b *testing.B, tg target, conns int, d time.Duration) (rps float64, p50, p99 time.Duration, answered int) {
 	b.Helper()
+	if rps, p50, p99, answered, ok := loadWrk(b, tg, conns, d); ok {
+		return rps, p50, p99, answered
+	}
 	hc := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: conns, MaxConnsPerHost: conns, DisableCompression: true}}
 	defer hc.CloseIdleConnections()
 	var (
