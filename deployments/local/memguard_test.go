@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/docspub/platform/libs/logx"
-	"github.com/docspub/platform/libs/service"
 	"github.com/docspub/platform/libs/waittest"
 )
 
@@ -29,13 +28,6 @@ func TestMain(m *testing.M) {
 		limit = v
 	}
 	go guardMemory(limit)
-	// MEMORY_LIMIT runs the in-process platform as `make run` with it
-	// does: a soft memory limit and the collector's target a container's
-	// service takes (service.ApplyMemoryLimit); the benchmarks' figures
-	// say when it was set.
-	if v, err := strconv.ParseInt(os.Getenv("MEMORY_LIMIT"), 10, 64); err == nil && v > 0 {
-		service.ApplyMemoryLimit(v)
-	}
 	code := m.Run()
 	closeE2ECluster()
 	os.Exit(code)

@@ -156,38 +156,20 @@ type Telemetry struct {
 	AdminAddr string `env:"ADMIN_ADDR"`
 	// MemoryLimit is the container's memory limit in bytes (Kubernetes'
 	// downward API); unless GOMEMLIMIT is set, the Go runtime's soft memory
-	// limit becomes 90% of it, and unless GOGC is set, the collector's
-	// target GCPercentUnderLimit (ApplyMemoryLimit).
+	// limit becomes 90% of it.
 	MemoryLimit int64 `env:"MEMORY_LIMIT"`
 }
 
-// GCPercentUnderLimit is the garbage collector's target (GOGC) once a soft
-// memory limit bounds the heap: the heap may grow to five times what is
-// live between collections instead of twice, so the collector runs about a
-// quarter as often, and the limit, not GOGC, keeps the heap inside the
-// container (the runtime collects as often as it must near the limit).
-// Insights' ingest at 100,000 events/s took 12–17 % less CPU for it
-// (deployments/docs/benchmarks/insights.md).
-const GCPercentUnderLimit = 400
-
-// ApplyMemoryLimit sets the runtime's soft memory limit to 90% of limit
-// unless GOMEMLIMIT set one, and, once a soft limit is in force, the
-// collector's target to GCPercentUnderLimit unless GOGC set one. It
-// returns the soft limit and the GC percent in force. The services call
-// it with MEMORY_LIMIT (Main); the local platform too, when it is set.
-func ApplyMemoryLimit(limit int64) (soft int64, gcPercent int) {
-	soft = debug.SetMemoryLimit(-1)
-	if limit > 0 && soft == math.MaxInt64 {
-		soft = limit / 10 * 9
-		debug.SetMemoryLimit(soft)
+// applyMemoryLimit sets the runtime's soft memory limit to 90% of limit
+// unless GOMEMLIMIT set one; it returns the limit in force.
+func applyMemoryLimit(limit int64) int64 {
+	current := debug.SetMemoryLimit(-1)
+	if limit <= 0 || current != math.MaxInt64 {
+		return current
 	}
-	if _, set := os.LookupEnv("GOGC"); soft != math.MaxInt64 && !set {
-		debug.SetGCPercent(GCPercentUnderLimit)
-		return soft, GCPercentUnderLimit
-	}
-	gcPercent = debug.SetGCPercent(-1) // read, and put back at once
-	debug.SetGCPercent(gcPercent)
-	return soft, gcPercent
+	soft := limit / 10 * 9
+	debug.SetMemoryLimit(soft)
+	return soft
 }
 
 // Admin serves handler's metrics at /metrics on addr until ctx is done. It
@@ -241,8 +223,7 @@ func start[C Config](ctx context.Context, name string, env envconfig.Lookuper, n
 	defer func() { _ = stopMetrics(context.Background()) }()
 	log := newLog(cfg)
 	if tel.MemoryLimit > 0 {
-		soft, gc := ApplyMemoryLimit(tel.MemoryLimit)
-		log.Info("memory limit", "container_bytes", tel.MemoryLimit, "go_soft_limit_bytes", soft, "gc_percent", gc)
+		log.Info("memory limit", "container_bytes", tel.MemoryLimit, "go_soft_limit_bytes", applyMemoryLimit(tel.MemoryLimit))
 	}
 	if tel.AdminAddr != "" {
 		actx, cancel := context.WithCancel(ctx)

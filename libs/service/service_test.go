@@ -9,7 +9,6 @@ import (
 	"math"
 	"net"
 	"net/http"
-	"os"
 	"runtime/debug"
 	"strings"
 	"sync"
@@ -273,31 +272,18 @@ func TestStartServesMetricsOnAdminAddr(t *testing.T) {
 }
 
 func TestApplyMemoryLimit(t *testing.T) {
-	t.Setenv("GOGC", "") // restored after the test
-	os.Unsetenv("GOGC")
-	prev, prevGC := debug.SetMemoryLimit(-1), debug.SetGCPercent(100)
-	t.Cleanup(func() { debug.SetMemoryLimit(prev); debug.SetGCPercent(prevGC) })
+	prev := debug.SetMemoryLimit(-1)
+	t.Cleanup(func() { debug.SetMemoryLimit(prev) })
 	debug.SetMemoryLimit(math.MaxInt64) // as without GOMEMLIMIT
-	if soft, gc := ApplyMemoryLimit(0); soft != math.MaxInt64 || gc != 100 {
-		t.Errorf("without a container limit = %d, GOGC %d; want no limit, 100", soft, gc)
+	if got := applyMemoryLimit(0); got != math.MaxInt64 {
+		t.Errorf("without a container limit = %d; want no limit", got)
 	}
-	soft, gc := ApplyMemoryLimit(1000 << 20)
-	if want := int64(900 << 20); soft != want || debug.SetMemoryLimit(-1) != want {
-		t.Errorf("with a 1000 MiB container = %d; want %d (90%%)", soft, want)
+	if got, want := applyMemoryLimit(1000<<20), int64(900<<20); got != want || debug.SetMemoryLimit(-1) != want {
+		t.Errorf("with a 1000 MiB container = %d; want %d (90%%)", got, want)
 	}
-	if gc != GCPercentUnderLimit || debug.SetGCPercent(100) != GCPercentUnderLimit {
-		t.Errorf("with a limit, GOGC = %d; want %d", gc, GCPercentUnderLimit)
-	}
-	// GOMEMLIMIT (here: a limit already set) wins, and still bounds the
-	// heap: the collector's target is raised.
+	// GOMEMLIMIT (here: a limit already set) wins.
 	debug.SetMemoryLimit(100 << 20)
-	if soft, gc := ApplyMemoryLimit(1000 << 20); soft != 100<<20 || gc != GCPercentUnderLimit {
-		t.Errorf("with GOMEMLIMIT set = %d, GOGC %d; want it kept, %d", soft, gc, GCPercentUnderLimit)
-	}
-	// GOGC set by the operator wins.
-	t.Setenv("GOGC", "150")
-	debug.SetGCPercent(150)
-	if _, gc := ApplyMemoryLimit(1000 << 20); gc != 150 || debug.SetGCPercent(150) != 150 {
-		t.Errorf("with GOGC=150 set, GOGC = %d; want 150 kept", gc)
+	if got := applyMemoryLimit(1000 << 20); got != 100<<20 {
+		t.Errorf("with GOMEMLIMIT set = %d; want it kept", got)
 	}
 }

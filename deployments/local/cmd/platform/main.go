@@ -46,12 +46,6 @@ func run(ctx context.Context) error {
 	if _, set := os.LookupEnv("ADMIN_ADDR"); !set {
 		tel.AdminAddr = defaultAdminAddr
 	}
-	// MEMORY_LIMIT: the process's memory as a container of that size
-	// bounds a service's (a soft limit and the collector's target).
-	if tel.MemoryLimit > 0 {
-		soft, gc := service.ApplyMemoryLimit(tel.MemoryLimit)
-		log.Info("memory limit", "bytes", tel.MemoryLimit, "go_soft_limit_bytes", soft, "gc_percent", gc)
-	}
 	shutdown, err := otelx.Setup(ctx, "platform", tel.Config)
 	if err != nil {
 		return err
