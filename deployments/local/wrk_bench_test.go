@@ -19,7 +19,9 @@ import (
 // clients. wrk runs two threads outside this process, so the process's
 // CPU per request is the server's alone, as nginx's rows are, and the
 // load takes a fraction of what Go clients in this process take from the
-// same two cores.
+// same two cores. wrk does not count the requests in flight when its time
+// is up (at most one a connection), though they were served: a page row's
+// wait for its views may end up to conns views early.
 func loadWrk(b *testing.B, tg target, conns int, d time.Duration) (rps float64, p50, p99 time.Duration, answered int, ok bool) {
 	b.Helper()
 	bin, err := exec.LookPath("wrk")
