@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"net/http"
+	"net/textproto"
 	"net/url"
 	"strings"
 	"time"
@@ -27,6 +28,7 @@ const (
 	maxURL         = 2048
 	maxUserAgent   = 1024
 	maxCookie      = 64
+	maxCookies     = 3000 // of a request, net/http's (GODEBUG httpcookiemaxnum's default)
 )
 
 // View queues the event of view v read by r from client (its address),
@@ -115,11 +117,11 @@ type location struct {
 
 // eventBody is an insights event (SiteInsightsEvent) of a read.
 type eventBody struct {
-	Type        string   `json:"type"`
-	Session     session  `json:"session"`
-	Location    location `json:"location"`
-	Timestamp   string   `json:"timestamp"`
-	LLMSVariant string   `json:"llmsVariant,omitempty"`
+	Type        string    `json:"type"`
+	Session     session   `json:"session"`
+	Location    location  `json:"location"`
+	Timestamp   time.Time `json:"timestamp"` // RFC 3339 with nanoseconds, as encoded
+	LLMSVariant string    `json:"llmsVariant,omitempty"`
 }
 
 // newSession is the session of a read by r from client.
@@ -144,14 +146,51 @@ func event(v readerapi.View, s session) eventBody {
 	return eventBody{Type: v.Type, Session: s, LLMSVariant: v.LLMS,
 		Location: location{URL: v.URL, DisplayContext: "server", SiteSection: v.SiteSection, SiteSpace: v.SiteSpace,
 			Space: v.Space, Revision: v.Revision, Page: v.Page},
-		Timestamp: time.Now().UTC().Format(time.RFC3339Nano)}
+		Timestamp: time.Now().UTC()}
 }
 
+// cookie is the value of r's cookie name (at most maxCookie bytes), ""
+// without one: what r.Cookie(name) finds, read in place (r.Cookie parses
+// every cookie of the header into new values, on every page view).
 func cookie(r *http.Request, name string) string {
-	if ck, err := r.Cookie(name); err == nil && len(ck.Value) <= maxCookie {
-		return ck.Value
+	lines, parts := r.Header["Cookie"], 0
+	for _, line := range lines {
+		parts += strings.Count(line, ";") + 1
+	}
+	if parts > maxCookies {
+		return "" // as net/http, which then reads none
+	}
+	for _, line := range lines {
+		for line != "" {
+			var part string
+			part, line, _ = strings.Cut(line, ";")
+			k, v, _ := strings.Cut(textproto.TrimString(part), "=")
+			if textproto.TrimString(k) != name {
+				continue
+			}
+			if len(v) > 1 && v[0] == '"' && v[len(v)-1] == '"' {
+				v = v[1 : len(v)-1]
+			}
+			if !validCookieValue(v) {
+				continue
+			}
+			if len(v) > maxCookie {
+				return ""
+			}
+			return v
+		}
 	}
 	return ""
+}
+
+// validCookieValue is net/http's test of a cookie value's bytes.
+func validCookieValue(v string) bool {
+	for i := 0; i < len(v); i++ {
+		if b := v[i]; b < 0x20 || b >= 0x7f || b == '"' || b == ';' || b == '\\' {
+			return false
+		}
+	}
+	return true
 }
 
 // language is the first language of an Accept-Language header, when it
