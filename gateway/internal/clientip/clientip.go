@@ -182,6 +182,13 @@ func eachFromRight(values []string, f func(string) bool) {
 // port ("203.0.113.7:4711", "[2001:db8::1]:443") or in brackets; IPv4 in
 // IPv6 as IPv4, without a zone.
 func parseAddr(s string) (netip.Addr, bool) {
+	// A peer's address has a port: parsed as such first, since a parse
+	// that fails allocates its error (no string is both forms).
+	if strings.HasPrefix(s, "[") || strings.Count(s, ":") == 1 {
+		if ap, err := netip.ParseAddrPort(s); err == nil {
+			return ap.Addr().Unmap().WithZone(""), true
+		}
+	}
 	a, err := netip.ParseAddr(s)
 	if err != nil {
 		ap, perr := netip.ParseAddrPort(s)

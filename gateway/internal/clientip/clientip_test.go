@@ -2,6 +2,7 @@ package clientip
 
 import (
 	"net/http"
+	"net/netip"
 	"strings"
 	"testing"
 )
@@ -90,5 +91,36 @@ func BenchmarkClient(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		_ = r.Client(req)
+	}
+}
+
+// parseAddr reads every form as the parse that tries the bare address
+// first did (no string is both an address and an address with a port).
+func TestParseAddrForms(t *testing.T) {
+	before := func(s string) (netip.Addr, bool) {
+		a, err := netip.ParseAddr(s)
+		if err != nil {
+			ap, perr := netip.ParseAddrPort(s)
+			if perr != nil {
+				if len(s) < 2 || s[0] != '[' || s[len(s)-1] != ']' {
+					return netip.Addr{}, false
+				}
+				if a, err = netip.ParseAddr(s[1 : len(s)-1]); err != nil {
+					return netip.Addr{}, false
+				}
+			} else {
+				a = ap.Addr()
+			}
+		}
+		return a.Unmap().WithZone(""), true
+	}
+	for _, s := range []string{"203.0.113.7", "203.0.113.7:4711", "[2001:db8::1]:443", "[2001:db8::1]", "2001:db8::1",
+		"::1", "[::1]:80", "::ffff:203.0.113.7", "[::ffff:203.0.113.7]:1", "fe80::1%eth0", "[fe80::1%eth0]:80",
+		"1:2", "[1:2]", "", ":", "[]", "[]:80", "x.example:80", "203.0.113.7:", "203.0.113.7:99999", "1::2:3"} {
+		got, ok := parseAddr(s)
+		want, wantOK := before(s)
+		if got != want || ok != wantOK {
+			t.Errorf("parseAddr(%q) = %v, %v; want %v, %v", s, got, ok, want, wantOK)
+		}
 	}
 }
