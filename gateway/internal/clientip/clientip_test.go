@@ -97,22 +97,19 @@ func BenchmarkClient(b *testing.B) {
 // parseAddr reads every form as the parse that tries the bare address
 // first did (no string is both an address and an address with a port).
 func TestParseAddrForms(t *testing.T) {
-	before := func(s string) (netip.Addr, bool) {
-		a, err := netip.ParseAddr(s)
-		if err != nil {
-			ap, perr := netip.ParseAddrPort(s)
-			if perr != nil {
-				if len(s) < 2 || s[0] != '[' || s[len(s)-1] != ']' {
-					return netip.Addr{}, false
-				}
-				if a, err = netip.ParseAddr(s[1 : len(s)-1]); err != nil {
-					return netip.Addr{}, false
-				}
-			} else {
-				a = ap.Addr()
+	before := func(s string) (netip.Addr, bool) { // bare, with a port, in brackets
+		if a, err := netip.ParseAddr(s); err == nil {
+			return a.Unmap().WithZone(""), true
+		}
+		if ap, err := netip.ParseAddrPort(s); err == nil {
+			return ap.Addr().Unmap().WithZone(""), true
+		}
+		if inner, ok := strings.CutPrefix(s, "["); ok && strings.HasSuffix(inner, "]") {
+			if a, err := netip.ParseAddr(strings.TrimSuffix(inner, "]")); err == nil {
+				return a.Unmap().WithZone(""), true
 			}
 		}
-		return a.Unmap().WithZone(""), true
+		return netip.Addr{}, false
 	}
 	for _, s := range []string{"203.0.113.7", "203.0.113.7:4711", "[2001:db8::1]:443", "[2001:db8::1]", "2001:db8::1",
 		"::1", "[::1]:80", "::ffff:203.0.113.7", "[::ffff:203.0.113.7]:1", "fe80::1%eth0", "[fe80::1%eth0]:80",
