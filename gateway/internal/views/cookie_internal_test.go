@@ -43,6 +43,10 @@ func TestCookieIsRequestCookie(t *testing.T) {
 				t.Errorf("cookie(%.80q, %s) = %q; want %q (r.Cookie)", lines, name, got, want)
 			}
 		}
+		v, s := insightsCookies(r)
+		if wv, ws := cookieOfRequest(r, CookieVisitorID), cookieOfRequest(r, CookieSessionID); v != wv || s != ws {
+			t.Errorf("insightsCookies(%.80q) = %q, %q; want %q, %q (r.Cookie)", lines, v, s, wv, ws)
+		}
 	}
 }
 
@@ -65,6 +69,6 @@ func BenchmarkCookie(b *testing.B) {
 	r := &http.Request{Header: http.Header{"Cookie": {"_ga=GA1.2.3; docspub_vid=v1; docspub_sid=s1; theme=dark"}}}
 	b.ReportAllocs()
 	for b.Loop() {
-		_, _ = cookie(r, CookieVisitorID), cookie(r, CookieSessionID)
+		_, _ = insightsCookies(r)
 	}
 }

@@ -41,7 +41,7 @@ func (rec *Recorder) View(out http.Header, r *http.Request, client string, v rea
 	if len(ua) > maxUserAgent {
 		ua = ua[:maxUserAgent]
 	}
-	visitorID, sessionID := cookie(r, CookieVisitorID), cookie(r, CookieSessionID)
+	visitorID, sessionID := insightsCookies(r)
 	if visitorID == "" || sessionID == "" {
 		visitorID, sessionID, setCookies = identify(out, v, client, ua, visitorID, sessionID)
 	}
@@ -149,17 +149,39 @@ func event(v readerapi.View, s session) eventBody {
 		Timestamp: time.Now().UTC()}
 }
 
+// insightsCookies are r's visitor and session cookies (cookie of each),
+// its Cookie lines counted once.
+func insightsCookies(r *http.Request) (visitorID, sessionID string) {
+	lines := r.Header["Cookie"]
+	if !cookiesWithinMax(lines) {
+		return "", ""
+	}
+	return cookieIn(lines, CookieVisitorID), cookieIn(lines, CookieSessionID)
+}
+
 // cookie is the value of r's cookie name (at most maxCookie bytes), ""
 // without one: what r.Cookie(name) finds, read in place (r.Cookie parses
 // every cookie of the header into new values, on every page view).
 func cookie(r *http.Request, name string) string {
-	lines, parts := r.Header["Cookie"], 0
+	lines := r.Header["Cookie"]
+	if !cookiesWithinMax(lines) {
+		return ""
+	}
+	return cookieIn(lines, name)
+}
+
+// cookiesWithinMax is false for more cookies than net/http reads (it
+// then reads none).
+func cookiesWithinMax(lines []string) bool {
+	parts := 0
 	for _, line := range lines {
 		parts += strings.Count(line, ";") + 1
 	}
-	if parts > maxCookies {
-		return "" // as net/http, which then reads none
-	}
+	return parts <= maxCookies
+}
+
+// cookieIn is cookie over the request's Cookie lines.
+func cookieIn(lines []string, name string) string {
 	for _, line := range lines {
 		for line != "" {
 			var part string
