@@ -3,7 +3,6 @@ package rollup
 import (
 	"bufio"
 	"bytes"
-	"compress/gzip"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -18,6 +17,7 @@ import (
 	"github.com/docspub/platform/libs/sizedcache"
 	"github.com/docspub/platform/services/insights/internal/visit"
 	"github.com/docspub/platform/services/insights/internal/visitbin"
+	"github.com/klauspost/compress/gzip"
 	"golang.org/x/sync/errgroup"
 	"google.golang.org/protobuf/encoding/protowire"
 )
@@ -247,13 +247,19 @@ func (a *Applier) ApplyPrepared(ctx context.Context, p *Prepared) error {
 	return nil
 }
 
+// gzipWriters are reused: a writer holds its compression state (about
+// 300 KiB at BestSpeed), and an applier packs every chunk it applies.
+var gzipWriters = sync.Pool{New: func() any { zw, _ := gzip.NewWriterLevel(nil, gzip.BestSpeed); return zw }}
+
 // pack encodes batches for a chunk record, compressed: in binary form
 // (packBinary) when every batch came in that form, else JSON, as []Batch
 // encodes, with each batch's Encoded visits when it has them (what every
 // release reads).
 func pack(batches []Batch) ([]byte, error) {
 	var buf bytes.Buffer
-	zw, _ := gzip.NewWriterLevel(&buf, gzip.BestSpeed)
+	zw := gzipWriters.Get().(*gzip.Writer)
+	defer gzipWriters.Put(zw)
+	zw.Reset(&buf)
 	w := bufio.NewWriter(zw)
 	binary := len(batches) > 0
 	for i := range batches {

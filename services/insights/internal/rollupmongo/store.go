@@ -9,7 +9,6 @@ package rollupmongo
 
 import (
 	"bytes"
-	"compress/gzip"
 	"context"
 	"crypto/rand"
 	"encoding/gob"
@@ -23,6 +22,7 @@ import (
 	"github.com/docspub/platform/libs/mongox"
 	"github.com/docspub/platform/services/insights/internal/rollup"
 	"github.com/docspub/platform/services/insights/internal/visit"
+	"github.com/klauspost/compress/gzip"
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
