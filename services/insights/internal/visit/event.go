@@ -170,19 +170,43 @@ func kind(goKind string) string {
 // check validates one event at index i against the public spec and the
 // limits; now is the server's time, the reference of the timestamp window.
 // A valid event is checked once with its fields' plain names; only an
-// invalid one is checked again to name them "events[i]....".
-func (e *Event) check(p *apierr.Problems, i int, now time.Time) {
+// invalid one is checked again to name them "events[i]....". urls holds
+// the URLs parsed for the batch's events before it.
+func (e *Event) check(p *apierr.Problems, i int, now time.Time, urls *parsedURLs) {
 	var plain apierr.Problems
-	e.checkNamed(&plain, func(name string) string { return name }, now)
+	e.checkNamed(&plain, func(name string) string { return name }, now, urls)
 	if plain.Len() == 0 {
 		return
 	}
 	at := "events[" + strconv.Itoa(i) + "]."
-	e.checkNamed(p, func(name string) string { return at + name }, now)
+	e.checkNamed(p, func(name string) string { return at + name }, now, urls)
+}
+
+// parsedURLs are the last referrer and location URL a batch's check
+// parsed: a browser's batch repeats its referrer from event to event, and
+// often its page, and a parsed URL is only read after (enrich).
+type parsedURLs struct{ referrer, location parsedURL }
+
+// parsedURL is an absolute URL as text and parsed.
+type parsedURL struct {
+	text string
+	url  *url.URL
+}
+
+// absolute is absoluteURL, answered from the last URL when s is its text.
+func (last *parsedURL) absolute(p *apierr.Problems, field, s string) *url.URL {
+	if last.url != nil && s == last.text {
+		return last.url
+	}
+	u := absoluteURL(p, field, s)
+	if u != nil {
+		last.text, last.url = s, u
+	}
+	return u
 }
 
 // checkNamed is check with f naming the fields.
-func (e *Event) checkNamed(p *apierr.Problems, f func(string) string, now time.Time) {
+func (e *Event) checkNamed(p *apierr.Problems, f func(string) string, now time.Time, urls *parsedURLs) {
 	if !slices.Contains(Types, e.Type) {
 		if e.Type == "" {
 			p.Add(f("type"), "is required")
@@ -204,7 +228,7 @@ func (e *Event) checkNamed(p *apierr.Problems, f func(string) string, now time.T
 		}
 		optionalText(p, f("session.language"), s.Language, MaxLanguage)
 		if s.Referrer != nil && *s.Referrer != "" {
-			e.referrer = absoluteURL(p, f("session.referrer"), *s.Referrer)
+			e.referrer = urls.referrer.absolute(p, f("session.referrer"), *s.Referrer)
 		}
 		if len(s.AuthClaims) > 0 && !bytes.Equal(bytes.TrimSpace(s.AuthClaims), []byte("null")) {
 			if len(s.AuthClaims) > MaxClaimsBytes {
@@ -223,7 +247,7 @@ func (e *Event) checkNamed(p *apierr.Problems, f func(string) string, now time.T
 		if l.URL == nil {
 			p.Add(f("location.url"), "is required")
 		} else {
-			e.url = absoluteURL(p, f("location.url"), *l.URL)
+			e.url = urls.location.absolute(p, f("location.url"), *l.URL)
 		}
 		if l.DisplayContext != nil {
 			p.OneOf(f("location.displayContext"), *l.DisplayContext, DisplayContexts...)

@@ -61,8 +61,9 @@ func (s *Service) Ingest(ctx context.Context, org, site string, raw []json.RawMe
 func (s *Service) IngestEvents(ctx context.Context, org, site string, events []Event) error {
 	now := s.now().UTC()
 	var p apierr.Problems
+	var urls parsedURLs
 	for i := range events {
-		events[i].check(&p, i, now)
+		events[i].check(&p, i, now, &urls)
 		if p.Len() > 0 {
 			break // the first bad event is enough to name
 		}

@@ -63,10 +63,53 @@ func check(t *testing.T, evs ...map[string]any) error {
 		return err
 	}
 	var p apierr.Problems
+	var urls parsedURLs
 	for i := range decoded {
-		decoded[i].check(&p, i, now)
+		decoded[i].check(&p, i, now, &urls)
 	}
 	return p.Err()
+}
+
+// TestBatchURLsAreEachEvents: a batch's check reuses the URL it parsed
+// for the event before only when the text is the same; a bad URL after a
+// good one is refused, and each event keeps its own.
+func TestBatchURLsAreEachEvents(t *testing.T) {
+	with := func(referrer, location string) map[string]any {
+		ev := event("page_view", nil)
+		ev["session"].(map[string]any)["referrer"] = referrer
+		ev["location"].(map[string]any)["url"] = location
+		return ev
+	}
+	a, b := with("https://a.example/x", "https://docs.example.com/one"), with("https://www.b.example/y", "https://docs.example.com/two")
+	raw := make([]json.RawMessage, 3)
+	for i, ev := range []map[string]any{a, a, b} {
+		raw[i], _ = json.Marshal(ev)
+	}
+	evs, err := Decode(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var p apierr.Problems
+	var urls parsedURLs
+	for i := range evs {
+		evs[i].check(&p, i, now, &urls)
+	}
+	if err := p.Err(); err != nil {
+		t.Fatal(err)
+	}
+	s := New(nil, nil, nil, func() time.Time { return now })
+	for i, want := range [][2]string{{"a.example", "/one"}, {"a.example", "/one"}, {"b.example", "/two"}} {
+		v := s.enrich(&evs[i], now)
+		if v.Dims.ReferrerDomain != want[0] || v.Dims.URLPath != want[1] {
+			t.Errorf("event %d: referrer domain %q, path %q; want %q, %q", i, v.Dims.ReferrerDomain, v.Dims.URLPath, want[0], want[1])
+		}
+	}
+	for _, bad := range []map[string]any{with("/relative", "https://docs.example.com/one"), with("https://a.example/x", "docs.example.com/one")} {
+		err := check(t, a, bad)
+		if err == nil || !strings.Contains(err.Error(), "events[1].") {
+			t.Errorf("a bad URL after a good one: %v", err)
+		}
+	}
 }
 
 func TestEveryTypeIsAcceptedWithItsFields(t *testing.T) {
@@ -163,7 +206,7 @@ func enrichOne(t *testing.T, s *Service, ev map[string]any) Visit {
 		t.Fatal(err)
 	}
 	var p apierr.Problems
-	evs[0].check(&p, 0, now)
+	evs[0].check(&p, 0, now, &parsedURLs{})
 	if err := p.Err(); err != nil {
 		t.Fatal(err)
 	}
@@ -260,8 +303,9 @@ func BenchmarkCheck(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		var p apierr.Problems
+		var urls parsedURLs
 		for i := range events {
-			events[i].check(&p, i, now)
+			events[i].check(&p, i, now, &urls)
 		}
 		if err := p.Err(); err != nil {
 			b.Fatal(err)
