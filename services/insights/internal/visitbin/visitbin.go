@@ -39,8 +39,8 @@ const (
 	askField     protowire.Number = 41 // Dims.AskRating, varint
 )
 
-// typicalVisitBytes is about the size of a page view in binary form.
-const typicalVisitBytes = 160
+// TypicalVisitBytes is about the size of a page view in binary form.
+const TypicalVisitBytes = 160
 
 // lengthRoom is the room left for a visit's length before its fields are
 // appended: a varint of up to 2^35 bytes, far more than a visit's limits.
@@ -50,7 +50,7 @@ const lengthRoom = 5
 // is appended in place: its fields after room for its length, which is
 // then written and the fields moved up to it (no buffer in between).
 func Append(b []byte, visits []visit.Visit) []byte {
-	b = slices.Grow(b, len(visits)*typicalVisitBytes)
+	b = slices.Grow(b, len(visits)*TypicalVisitBytes)
 	for i := range visits {
 		b = protowire.AppendTag(b, visitField, protowire.BytesType)
 		at := len(b)
