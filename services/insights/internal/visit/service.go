@@ -83,7 +83,7 @@ func (s *Service) IngestEvents(ctx context.Context, org, site string, events []E
 	}
 	visits := make([]Visit, len(events))
 	for i := range events {
-		visits[i] = s.enrich(&events[i], now)
+		s.enrich(&visits[i], &events[i], now) // in place: a Visit is large
 	}
 	if err := s.log.Append(ctx, org, site, visits); err != nil {
 		if errors.Is(err, ErrUnavailable) || errors.Is(err, context.DeadlineExceeded) {
@@ -94,9 +94,10 @@ func (s *Service) IngestEvents(ctx context.Context, org, site string, events []E
 	return nil
 }
 
-// enrich turns a valid event into its visit, from what check parsed.
-func (s *Service) enrich(e *Event, now time.Time) Visit {
-	v := Visit{Time: now, Visitor: *e.Session.VisitorID, Session: *e.Session.SessionID}
+// enrich turns a valid event into its visit v (zero before), from what
+// check parsed.
+func (s *Service) enrich(v *Visit, e *Event, now time.Time) {
+	v.Time, v.Visitor, v.Session = now, *e.Session.VisitorID, *e.Session.SessionID
 	if !e.at.IsZero() {
 		v.Time = e.at
 	}
@@ -167,7 +168,6 @@ func (s *Service) enrich(e *Event, now time.Time) Visit {
 	case "llms_request":
 		d.LLMSVariant = *e.LLMS
 	}
-	return v
 }
 
 func deref(s *string) string {

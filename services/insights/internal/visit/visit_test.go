@@ -99,7 +99,8 @@ func TestBatchURLsAreEachEvents(t *testing.T) {
 	}
 	s := New(nil, nil, nil, func() time.Time { return now })
 	for i, want := range [][2]string{{"a.example", "/one"}, {"a.example", "/one"}, {"b.example", "/two"}} {
-		v := s.enrich(&evs[i], now)
+		var v Visit
+		s.enrich(&v, &evs[i], now)
 		if v.Dims.ReferrerDomain != want[0] || v.Dims.URLPath != want[1] {
 			t.Errorf("event %d: referrer domain %q, path %q; want %q, %q", i, v.Dims.ReferrerDomain, v.Dims.URLPath, want[0], want[1])
 		}
@@ -210,7 +211,9 @@ func enrichOne(t *testing.T, s *Service, ev map[string]any) Visit {
 	if err := p.Err(); err != nil {
 		t.Fatal(err)
 	}
-	return s.enrich(&evs[0], now)
+	var v Visit
+	s.enrich(&v, &evs[0], now)
+	return v
 }
 
 func TestEnrichment(t *testing.T) {
