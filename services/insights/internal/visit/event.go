@@ -47,7 +47,7 @@ type Event struct {
 type Session struct {
 	VisitorID  *string         `json:"visitorId"`
 	SessionID  *string         `json:"sessionId"`
-	Cookies    map[string]any  `json:"cookies"`
+	Cookies    struct{}        `json:"cookies"` // an object, checked and not kept
 	IP         string          `json:"ip"`
 	UserAgent  *string         `json:"userAgent"`
 	Language   *string         `json:"language"`

@@ -133,6 +133,8 @@ func TestInvalidEventsNameTheField(t *testing.T) {
 	badVisitor["session"].(map[string]any)["visitorId"] = 7
 	badURL := event("page_view", nil)
 	badURL["location"].(map[string]any)["url"] = "not a url"
+	badCookies := event("page_view", nil)
+	badCookies["session"].(map[string]any)["cookies"] = []any{"a=1"}
 	tests := []struct {
 		name  string
 		event map[string]any
@@ -145,6 +147,7 @@ func TestInvalidEventsNameTheField(t *testing.T) {
 		{"no location", noLocation, "events[1].location"},
 		{"visitor id of the wrong type", badVisitor, "events[1].session.visitorId"},
 		{"relative url", badURL, "events[1].location.url"},
+		{"cookies not an object", badCookies, "events[1].session.cookies"},
 		{"search without query", event("search_type_query", nil), "events[1].query"},
 		{"feedback rating", event("page_post_feedback", map[string]any{"feedback": map[string]any{"rating": "great"}}), "events[1].feedback.rating"},
 		{"comment without text", event("page_post_feedback_comment", map[string]any{"feedback": map[string]any{"rating": "ok"}}), "events[1].feedback.comment"},
@@ -287,6 +290,30 @@ func BenchmarkDecode(b *testing.B) {
 	for b.Loop() {
 		if _, err := Decode(raw); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkDecodeBatch decodes a batch of 100 page views shaped like the
+// ingest benchmark's (deployments/local BenchmarkInsightsIngest), as the
+// hot path does.
+//
+//	go test -run '^$' -bench DecodeBatch ./services/insights/internal/visit/
+func BenchmarkDecodeBatch(b *testing.B) {
+	evs := make([]map[string]any, 100)
+	for i := range evs {
+		ev := event("page_view", nil)
+		ev["session"].(map[string]any)["visitorId"] = fmt.Sprintf("v%d", i/4)
+		ev["session"].(map[string]any)["sessionId"] = fmt.Sprintf("s%d", i/2)
+		delete(ev["session"].(map[string]any), "visitorAuthClaims")
+		ev["location"].(map[string]any)["url"] = fmt.Sprintf("https://docs.example.com/guides/%d?utm_source=news", i%25)
+		evs[i] = ev
+	}
+	body, _ := json.Marshal(map[string]any{"events": evs})
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, ok := DecodeBatch(body); !ok {
+			b.Fatal("not decoded")
 		}
 	}
 }
