@@ -92,7 +92,27 @@ func ingestShape(n int) []Batch {
 					Browser: []string{"chrome", "firefox", "safari"}[seq%3], OS: "linux", Device: "desktop",
 					Referrer: "https://www.example.com/blog", UTMSource: "news", Language: "en"}}
 		}
-		batches[bi] = Batch{ID: fmt.Sprintf("b%d", bi), Org: "org", Site: "site", Binary: visitbin.Append(nil, visits)}
+		batches[bi] = Batch{ID: fmt.Sprintf("b%d", bi), Org: "org", Site: "site", Visits: visits, Binary: visitbin.Append(nil, visits)}
 	}
 	return batches
+}
+
+// BenchmarkBuildChunk builds the rows of a chunk of 300 batches of the
+// ingest shape (3 s of the sustained flood at 10,000 events a second).
+func BenchmarkBuildChunk(b *testing.B) {
+	batches := ingestShape(300)
+	at := time.Date(2026, 11, 30, 12, 1, 0, 0, time.UTC)
+	b.ReportAllocs()
+	for b.Loop() {
+		BuildChunk("c", at, batches)
+	}
+}
+
+// BenchmarkVisitGroups groups the visits of the same chunk.
+func BenchmarkVisitGroups(b *testing.B) {
+	batches := ingestShape(300)
+	b.ReportAllocs()
+	for b.Loop() {
+		visitGroups(batches)
+	}
 }
