@@ -9,9 +9,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"runtime"
 	"slices"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/docspub/platform/libs/sizedcache"
@@ -744,6 +746,9 @@ func BuildChunk(id string, at time.Time, batches []Batch) Chunk {
 	return c
 }
 
+// sealers is how many goroutines seal a chunk's rows.
+var sealers = runtime.GOMAXPROCS(0)
+
 // derivedRows are the rows of a chunk that merge other rows' distinct
 // counts (see sourceGrans): from lists each one's source rows, once each.
 type derivedRows struct {
@@ -772,15 +777,29 @@ func (dr *derivedRows) count(c *Chunk, g *visitGroup, refs []rowRef, sources []i
 	}
 }
 
-// seal seals the distinct counts of the rows of c that counted ids, then
-// merges them into the rows derived from them.
+// seal seals the distinct counts of the rows of c that counted ids (on
+// every core: each row's are its own, and the last chunk of a flood is
+// sealed while the count waits for it), then merges them into the rows
+// derived from them.
 func (dr *derivedRows) seal(c *Chunk) {
+	var rows []*Row
 	for i := range c.Deltas {
 		for j := range c.Deltas[i].Rows {
-			c.Deltas[i].Rows[j].Visitors.Seal()
-			c.Deltas[i].Rows[j].Sessions.Seal()
+			rows = append(rows, &c.Deltas[i].Rows[j])
 		}
 	}
+	var next atomic.Int64 // the next row to seal: rows differ widely in cost
+	var g errgroup.Group
+	for range min(sealers, len(rows)) {
+		g.Go(func() error {
+			for i := next.Add(1) - 1; i < int64(len(rows)); i = next.Add(1) - 1 {
+				rows[i].Visitors.Seal()
+				rows[i].Sessions.Seal()
+			}
+			return nil
+		})
+	}
+	_ = g.Wait()
 	for ref, srcs := range dr.from {
 		r := &c.Deltas[ref.delta].Rows[ref.row]
 		for _, src := range srcs {
