@@ -690,7 +690,7 @@ func BuildChunk(id string, at time.Time, batches []Batch) Chunk {
 		c.Batches = append(c.Batches, b.ID)
 	}
 	sources := sourceGrans()
-	for _, g := range visitGroups(batches) {
+	for _, g := range visitGroups(batches, sealers) {
 		full := rowKey(g.dims) // once per group: encoding every dimension is the costly part
 		clear(marginalKeys)
 		hour := g.hour
@@ -822,20 +822,48 @@ type visitGroup struct {
 
 // visitGroups groups the visits of batches, in the order of each group's
 // first visit (so BuildChunk's rows come in the order of their first visit).
-func visitGroups(batches []Batch) []visitGroup {
-	type key struct {
-		site string
-		hour int64
-		dims visit.Dims
+// The batches are grouped in n parts at once (BuildChunk: one a core;
+// keying a visit by its dimensions, some 45 strings to hash, is most of
+// the work), and the parts' groups merged in order.
+func visitGroups(batches []Batch, n int) []visitGroup {
+	in := slices.Collect(slices.Chunk(batches, max(1, (len(batches)+n-1)/max(1, n))))
+	parts := make([][]visitGroup, len(in))
+	var g errgroup.Group
+	for i := range in {
+		g.Go(func() error {
+			parts[i] = groupVisits(in[i])
+			return nil
+		})
 	}
-	at := map[key]int{}
+	_ = g.Wait()
+	gs := mergeGroups(parts)
+	for i := range gs {
+		gs[i].visitors = sortedSet(gs[i].visitors)
+		gs[i].sessions = sortedSet(gs[i].sessions)
+	}
+	return gs
+}
+
+// groupKey is what a visit is grouped by.
+type groupKey struct {
+	site string
+	hour int64
+	dims visit.Dims
+}
+
+func (g *visitGroup) key() groupKey { return groupKey{g.site, g.hour.Unix(), *g.dims} }
+
+// groupVisits groups the visits of batches, in the order of each group's
+// first visit (their hashes unsorted).
+func groupVisits(batches []Batch) []visitGroup {
+	at := map[groupKey]int{}
 	var gs []visitGroup
 	for bi := range batches {
 		b := &batches[bi]
 		for i := range b.Visits {
 			v := &b.Visits[i]
 			hour := Truncate(v.Time, Hourly)
-			k := key{b.Site, hour.Unix(), v.Dims}
+			k := groupKey{b.Site, hour.Unix(), v.Dims}
 			gi, ok := at[k]
 			if !ok {
 				gi = len(gs)
@@ -848,9 +876,30 @@ func visitGroups(batches []Batch) []visitGroup {
 			g.sessions = append(g.sessions, hashID(b.Site, v.Session))
 		}
 	}
-	for i := range gs {
-		gs[i].visitors = sortedSet(gs[i].visitors)
-		gs[i].sessions = sortedSet(gs[i].sessions)
+	return gs
+}
+
+// mergeGroups merges the groups of consecutive parts of batches: a group
+// of a later part joins the same group of an earlier one.
+func mergeGroups(parts [][]visitGroup) []visitGroup {
+	if len(parts) <= 1 {
+		return slices.Concat(parts...)
+	}
+	var gs []visitGroup
+	at := map[groupKey]int{}
+	for _, part := range parts {
+		for _, g := range part {
+			k := g.key()
+			if gi, ok := at[k]; ok {
+				m := &gs[gi]
+				m.events += g.events
+				m.visitors = append(m.visitors, g.visitors...)
+				m.sessions = append(m.sessions, g.sessions...)
+				continue
+			}
+			at[k] = len(gs)
+			gs = append(gs, g)
+		}
 	}
 	return gs
 }

@@ -282,3 +282,34 @@ func TestPrepareSplitsBigRecords(t *testing.T) {
 		t.Errorf("records hold %d batches (%v … %v), want the 80 once, in order", len(ids), ids[0], ids[len(ids)-1])
 	}
 }
+
+// Grouping in parts and merging them gives the groups of one pass, in the
+// same order, for any number of parts (more than the batches included).
+func TestVisitGroupsInPartsAreOnePass(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(3, 4))
+	t0 := time.Date(2026, 1, 31, 22, 10, 0, 0, time.UTC)
+	var batches []Batch
+	for bi := range 7 {
+		b := Batch{ID: fmt.Sprintf("b%d", bi), Org: "org", Site: []string{"s1", "s2"}[bi%2]}
+		for range 50 {
+			b.Visits = append(b.Visits, visit.Visit{Time: t0.Add(time.Duration(rng.IntN(2*3600)) * time.Second),
+				Visitor: fmt.Sprintf("v%d", rng.IntN(40)), Session: fmt.Sprintf("s%d", rng.IntN(30)),
+				Dims: visit.Dims{EventType: "page_view", URLPath: fmt.Sprintf("/p%d", rng.IntN(5))}})
+		}
+		batches = append(batches, b)
+	}
+	want := visitGroups(batches, 1)
+	if len(want) < 10 {
+		t.Fatalf("%d groups: the test does not cover merging", len(want))
+	}
+	for _, n := range []int{0, 2, 3, 7, 20} {
+		got := visitGroups(batches, n)
+		if diff := cmp.Diff(want, got, cmp.AllowUnexported(visitGroup{})); diff != "" {
+			t.Errorf("%d parts (-one pass +parts):\n%s", n, diff)
+		}
+	}
+	if got := visitGroups(nil, 2); len(got) != 0 {
+		t.Errorf("no batches: %d groups", len(got))
+	}
+}

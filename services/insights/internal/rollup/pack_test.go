@@ -113,6 +113,6 @@ func BenchmarkVisitGroups(b *testing.B) {
 	batches := ingestShape(300)
 	b.ReportAllocs()
 	for b.Loop() {
-		visitGroups(batches)
+		visitGroups(batches, sealers)
 	}
 }
