@@ -204,22 +204,30 @@ func (a *Applier) Prepare(batches []Batch) (*Prepared, error) {
 }
 
 func (a *Applier) prepare(p *Prepared, fresh []Batch) error {
-	data, err := pack(fresh)
-	if err != nil {
+	rec := Chunk{ID: newChunkID(), At: a.now().UTC(), Claimed: true}
+	// The record is packed while the rows are built (both read fresh
+	// only); rows built for a record too big are dropped.
+	packed := make(chan error, 1)
+	go func() {
+		var err error
+		rec.Data, err = pack(fresh)
+		packed <- err
+	}()
+	rows := BuildChunk(rec.ID, rec.At, fresh)
+	if err := <-packed; err != nil {
 		return err
 	}
-	if len(data) > MaxRecordBytes && len(fresh) > 1 {
+	if len(rec.Data) > MaxRecordBytes && len(fresh) > 1 {
 		half := len(fresh) / 2
 		if err := a.prepare(p, fresh[:half]); err != nil {
 			return err
 		}
 		return a.prepare(p, fresh[half:])
 	}
-	rec := Chunk{ID: newChunkID(), At: a.now().UTC(), Claimed: true, Data: data}
 	for _, b := range fresh {
 		rec.Batches = append(rec.Batches, b.ID)
 	}
-	p.parts = append(p.parts, preparedChunk{rec: rec, rows: BuildChunk(rec.ID, rec.At, fresh)})
+	p.parts = append(p.parts, preparedChunk{rec: rec, rows: rows})
 	return nil
 }
 
