@@ -698,7 +698,7 @@ func BuildChunk(id string, at time.Time, batches []Batch) Chunk {
 		c.Batches = append(c.Batches, b.ID)
 	}
 	sources := sourceGrans()
-	for _, g := range visitGroups(batches, sealers) {
+	for _, g := range visitGroups(batches, builders) {
 		full := rowKey(g.dims) // once per group: encoding every dimension is the costly part
 		clear(marginalKeys)
 		hour := g.hour
@@ -754,8 +754,9 @@ func BuildChunk(id string, at time.Time, batches []Batch) Chunk {
 	return c
 }
 
-// sealers is how many goroutines seal a chunk's rows.
-var sealers = runtime.GOMAXPROCS(0)
+// builders is how many goroutines build a chunk's rows at once (grouping
+// its visits, sealing its rows' distinct sets): one a core.
+var builders = runtime.GOMAXPROCS(0)
 
 // derivedRows are the rows of a chunk that merge other rows' distinct
 // counts (see sourceGrans): from lists each one's source rows, once each.
@@ -798,7 +799,7 @@ func (dr *derivedRows) seal(c *Chunk) {
 	}
 	var next atomic.Int64 // the next row to seal: rows differ widely in cost
 	var g errgroup.Group
-	for range min(sealers, len(rows)) {
+	for range min(builders, len(rows)) {
 		g.Go(func() error {
 			for i := next.Add(1) - 1; i < int64(len(rows)); i = next.Add(1) - 1 {
 				rows[i].Visitors.Seal()

@@ -96,23 +96,3 @@ func ingestShape(n int) []Batch {
 	}
 	return batches
 }
-
-// BenchmarkBuildChunk builds the rows of a chunk of 300 batches of the
-// ingest shape (3 s of the sustained flood at 10,000 events a second).
-func BenchmarkBuildChunk(b *testing.B) {
-	batches := ingestShape(300)
-	at := time.Date(2026, 11, 30, 12, 1, 0, 0, time.UTC)
-	b.ReportAllocs()
-	for b.Loop() {
-		BuildChunk("c", at, batches)
-	}
-}
-
-// BenchmarkVisitGroups groups the visits of the same chunk.
-func BenchmarkVisitGroups(b *testing.B) {
-	batches := ingestShape(300)
-	b.ReportAllocs()
-	for b.Loop() {
-		visitGroups(batches, sealers)
-	}
-}
