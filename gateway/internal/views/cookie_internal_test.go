@@ -38,14 +38,11 @@ var cookieHeaders = [][]string{
 func TestCookieIsRequestCookie(t *testing.T) {
 	for _, lines := range cookieHeaders {
 		r := &http.Request{Header: http.Header{"Cookie": lines}}
-		for _, name := range []string{CookieVisitorID, CookieSessionID} {
-			if got, want := cookie(r, name), cookieOfRequest(r, name); got != want {
-				t.Errorf("cookie(%.80q, %s) = %q; want %q (r.Cookie)", lines, name, got, want)
-			}
-		}
 		v, s := insightsCookies(r)
-		if wv, ws := cookieOfRequest(r, CookieVisitorID), cookieOfRequest(r, CookieSessionID); v != wv || s != ws {
-			t.Errorf("insightsCookies(%.80q) = %q, %q; want %q, %q (r.Cookie)", lines, v, s, wv, ws)
+		for name, got := range map[string]string{CookieVisitorID: v, CookieSessionID: s} {
+			if want := cookieOfRequest(r, name); got != want {
+				t.Errorf("insightsCookies(%.80q): %s = %q; want %q (r.Cookie)", lines, name, got, want)
+			}
 		}
 	}
 }
@@ -59,8 +56,9 @@ func FuzzCookie(f *testing.F) {
 	f.Add("docspub_vid=a", "docspub_vid=b")
 	f.Fuzz(func(t *testing.T, line, second string) {
 		r := &http.Request{Header: http.Header{"Cookie": {line, second}}}
-		if got, want := cookie(r, CookieVisitorID), cookieOfRequest(r, CookieVisitorID); got != want {
-			t.Errorf("cookie(%q, %q) = %q; want %q (r.Cookie)", line, second, got, want)
+		v, s := insightsCookies(r)
+		if wv, ws := cookieOfRequest(r, CookieVisitorID), cookieOfRequest(r, CookieSessionID); v != wv || s != ws {
+			t.Errorf("insightsCookies(%q, %q) = %q, %q; want %q, %q (r.Cookie)", line, second, v, s, wv, ws)
 		}
 	})
 }

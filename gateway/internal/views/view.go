@@ -149,25 +149,16 @@ func event(v readerapi.View, s session) eventBody {
 		Timestamp: time.Now().UTC()}
 }
 
-// insightsCookies are r's visitor and session cookies (cookie of each),
-// its Cookie lines counted once.
+// insightsCookies are the values of r's visitor and session cookies (at
+// most maxCookie bytes each), "" for one it lacks: what r.Cookie finds for
+// each name, read in place (r.Cookie parses every cookie of the header
+// into new values, twice a page view), the Cookie lines counted once.
 func insightsCookies(r *http.Request) (visitorID, sessionID string) {
 	lines := r.Header["Cookie"]
 	if !cookiesWithinMax(lines) {
 		return "", ""
 	}
 	return cookieIn(lines, CookieVisitorID), cookieIn(lines, CookieSessionID)
-}
-
-// cookie is the value of r's cookie name (at most maxCookie bytes), ""
-// without one: what r.Cookie(name) finds, read in place (r.Cookie parses
-// every cookie of the header into new values, on every page view).
-func cookie(r *http.Request, name string) string {
-	lines := r.Header["Cookie"]
-	if !cookiesWithinMax(lines) {
-		return ""
-	}
-	return cookieIn(lines, name)
 }
 
 // cookiesWithinMax is false for more cookies than net/http reads (it
@@ -180,7 +171,7 @@ func cookiesWithinMax(lines []string) bool {
 	return parts <= maxCookies
 }
 
-// cookieIn is cookie over the request's Cookie lines.
+// cookieIn is the value of the cookie name in a request's Cookie lines.
 func cookieIn(lines []string, name string) string {
 	for _, line := range lines {
 		for line != "" {
