@@ -54,20 +54,26 @@ var extras = map[string]map[string]any{
 
 func check(t *testing.T, evs ...map[string]any) error {
 	t.Helper()
+	_, err := checked(evs...)
+	return err
+}
+
+// checked decodes evs as one batch and checks them as IngestEvents does.
+func checked(evs ...map[string]any) ([]Event, error) {
 	raw := make([]json.RawMessage, len(evs))
 	for i, e := range evs {
 		raw[i], _ = json.Marshal(e)
 	}
 	decoded, err := Decode(raw)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	var p apierr.Problems
 	var urls parsedURLs
 	for i := range decoded {
 		decoded[i].check(&p, i, now, &urls)
 	}
-	return p.Err()
+	return decoded, p.Err()
 }
 
 // TestBatchURLsAreEachEvents: a batch's check reuses the URL it parsed
@@ -81,20 +87,8 @@ func TestBatchURLsAreEachEvents(t *testing.T) {
 		return ev
 	}
 	a, b := with("https://a.example/x", "https://docs.example.com/one"), with("https://www.b.example/y", "https://docs.example.com/two")
-	raw := make([]json.RawMessage, 3)
-	for i, ev := range []map[string]any{a, a, b} {
-		raw[i], _ = json.Marshal(ev)
-	}
-	evs, err := Decode(raw)
+	evs, err := checked(a, a, b)
 	if err != nil {
-		t.Fatal(err)
-	}
-	var p apierr.Problems
-	var urls parsedURLs
-	for i := range evs {
-		evs[i].check(&p, i, now, &urls)
-	}
-	if err := p.Err(); err != nil {
 		t.Fatal(err)
 	}
 	s := New(nil, nil, nil, func() time.Time { return now })
@@ -204,14 +198,8 @@ func writeGeo(t *testing.T) string {
 
 func enrichOne(t *testing.T, s *Service, ev map[string]any) Visit {
 	t.Helper()
-	raw, _ := json.Marshal(ev)
-	evs, err := Decode([]json.RawMessage{raw})
+	evs, err := checked(ev)
 	if err != nil {
-		t.Fatal(err)
-	}
-	var p apierr.Problems
-	evs[0].check(&p, 0, now, &parsedURLs{})
-	if err := p.Err(); err != nil {
 		t.Fatal(err)
 	}
 	var v Visit
