@@ -88,17 +88,18 @@ func buildChunkPerVisit(id string, at time.Time, batches []Batch) Chunk {
 	return c
 }
 
-func TestBuildChunkGroupsVisits(t *testing.T) {
-	t.Parallel()
-	rng := rand.New(rand.NewPCG(1, 2))
-	t0 := time.Date(2026, 1, 31, 22, 10, 0, 0, time.UTC) // the hours cross a day and a month
+// randomBatches are n batches of perBatch random page views over two sites
+// and three hours that cross a day and a month: 300 visitors (rows past
+// ExactBound keep sketches), 30 sessions, 4 paths, 2 browsers, 3 countries.
+func randomBatches(rng *rand.Rand, n, perBatch int) []Batch {
+	t0 := time.Date(2026, 1, 31, 22, 10, 0, 0, time.UTC)
 	var batches []Batch
-	for bi := range 40 {
+	for bi := range n {
 		b := Batch{ID: fmt.Sprintf("b%d", bi), Org: "org", Site: []string{"s1", "s2"}[bi%2]}
-		for range 100 {
+		for range perBatch {
 			b.Visits = append(b.Visits, visit.Visit{
 				Time:    t0.Add(time.Duration(rng.IntN(3*3600)) * time.Second),
-				Visitor: fmt.Sprintf("v%d", rng.IntN(300)), // rows past ExactBound keep sketches
+				Visitor: fmt.Sprintf("v%d", rng.IntN(300)),
 				Session: fmt.Sprintf("s%d", rng.IntN(30)),
 				Dims: visit.Dims{EventType: "page_view", URLPath: fmt.Sprintf("/p%d", rng.IntN(4)),
 					Browser: []string{"chrome", "firefox"}[rng.IntN(2)], GeoCountry: []string{"FR", "DE", ""}[rng.IntN(3)]},
@@ -106,6 +107,12 @@ func TestBuildChunkGroupsVisits(t *testing.T) {
 		}
 		batches = append(batches, b)
 	}
+	return batches
+}
+
+func TestBuildChunkGroupsVisits(t *testing.T) {
+	t.Parallel()
+	batches := randomBatches(rand.New(rand.NewPCG(1, 2)), 40, 100)
 	at := time.Date(2026, 2, 1, 0, 0, 0, 0, time.UTC)
 	got, want := BuildChunk("c", at, batches), buildChunkPerVisit("c", at, batches)
 	// A sketch's encoding may depend on the order of its inserts: compare
@@ -287,18 +294,7 @@ func TestPrepareSplitsBigRecords(t *testing.T) {
 // same order, for any number of parts (more than the batches included).
 func TestVisitGroupsInPartsAreOnePass(t *testing.T) {
 	t.Parallel()
-	rng := rand.New(rand.NewPCG(3, 4))
-	t0 := time.Date(2026, 1, 31, 22, 10, 0, 0, time.UTC)
-	var batches []Batch
-	for bi := range 7 {
-		b := Batch{ID: fmt.Sprintf("b%d", bi), Org: "org", Site: []string{"s1", "s2"}[bi%2]}
-		for range 50 {
-			b.Visits = append(b.Visits, visit.Visit{Time: t0.Add(time.Duration(rng.IntN(2*3600)) * time.Second),
-				Visitor: fmt.Sprintf("v%d", rng.IntN(40)), Session: fmt.Sprintf("s%d", rng.IntN(30)),
-				Dims: visit.Dims{EventType: "page_view", URLPath: fmt.Sprintf("/p%d", rng.IntN(5))}})
-		}
-		batches = append(batches, b)
-	}
+	batches := randomBatches(rand.New(rand.NewPCG(3, 4)), 7, 50)
 	want := visitGroups(batches, 1)
 	if len(want) < 10 {
 		t.Fatalf("%d groups: the test does not cover merging", len(want))
