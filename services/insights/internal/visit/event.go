@@ -38,7 +38,7 @@ type Event struct {
 	// What check parsed, for enrich: the location's URL, the referrer
 	// (nil when none was given), the timestamp (zero when none was) and
 	// the visitor's claims as canonical JSON ("" when none were).
-	url, referrer *url.URL
+	url, referrer *parsedURL
 	at            time.Time
 	claims        string
 }
@@ -182,27 +182,39 @@ func (e *Event) check(p *apierr.Problems, i int, now time.Time, urls *parsedURLs
 	e.checkNamed(p, func(name string) string { return at + name }, now, urls)
 }
 
-// parsedURLs are the last referrer and location URL a batch's check
-// parsed: a browser's batch repeats its referrer from event to event, and
-// often its page, and a parsed URL is only read after (enrich).
-type parsedURLs struct{ referrer, location parsedURL }
+// parsedURLs are the absolute URLs a batch's check read, by their text: a
+// browser's batch repeats its referrer from event to event, and its pages.
+// A batch of at most MaxEvents events keeps at most twice as many.
+type parsedURLs map[string]*parsedURL
 
-// parsedURL is an absolute URL as text and parsed.
+// parsedURL is what enrich reads of an absolute URL, made once per text.
 type parsedURL struct {
-	text string
-	url  *url.URL
+	path   string    // the escaped path, "/" for none
+	utm    [5]string // its utm_source, utm_medium, utm_campaign, utm_term, utm_content
+	domain string    // its host in lower case, without "www."
 }
 
-// absolute is absoluteURL, answered from the last URL when s is its text.
-func (last *parsedURL) absolute(p *apierr.Problems, field, s string) *url.URL {
-	if last.url != nil && s == last.text {
-		return last.url
+// absolute checks that s is an absolute URL (absoluteURL) and returns what
+// enrich reads of it, answered from the URLs read before when s is the
+// text of one of them; nil when s is not one.
+func (parsed *parsedURLs) absolute(p *apierr.Problems, field, s string) *parsedURL {
+	if u, ok := (*parsed)[s]; ok {
+		return u
 	}
 	u := absoluteURL(p, field, s)
-	if u != nil {
-		last.text, last.url = s, u
+	if u == nil {
+		return nil
 	}
-	return u
+	r := &parsedURL{path: u.EscapedPath(), domain: hostname(u)}
+	if r.path == "" {
+		r.path = "/"
+	}
+	r.utm[0], r.utm[1], r.utm[2], r.utm[3], r.utm[4] = utm(u.RawQuery)
+	if *parsed == nil {
+		*parsed = make(parsedURLs)
+	}
+	(*parsed)[s] = r
+	return r
 }
 
 // checkNamed is check with f naming the fields.
@@ -228,7 +240,7 @@ func (e *Event) checkNamed(p *apierr.Problems, f func(string) string, now time.T
 		}
 		optionalText(p, f("session.language"), s.Language, MaxLanguage)
 		if s.Referrer != nil && *s.Referrer != "" {
-			e.referrer = urls.referrer.absolute(p, f("session.referrer"), *s.Referrer)
+			e.referrer = urls.absolute(p, f("session.referrer"), *s.Referrer)
 		}
 		if len(s.AuthClaims) > 0 && !bytes.Equal(bytes.TrimSpace(s.AuthClaims), []byte("null")) {
 			if len(s.AuthClaims) > MaxClaimsBytes {
@@ -247,7 +259,7 @@ func (e *Event) checkNamed(p *apierr.Problems, f func(string) string, now time.T
 		if l.URL == nil {
 			p.Add(f("location.url"), "is required")
 		} else {
-			e.url = urls.location.absolute(p, f("location.url"), *l.URL)
+			e.url = urls.absolute(p, f("location.url"), *l.URL)
 		}
 		if l.DisplayContext != nil {
 			p.OneOf(f("location.displayContext"), *l.DisplayContext, DisplayContexts...)

@@ -106,11 +106,8 @@ func (s *Service) enrich(v *Visit, e *Event, now time.Time) {
 	l := e.Location
 	d.URL = *l.URL
 	if u := e.url; u != nil {
-		d.URLPath = u.EscapedPath()
-		if d.URLPath == "" {
-			d.URLPath = "/"
-		}
-		d.UTMSource, d.UTMMedium, d.UTMCampaign, d.UTMTerm, d.UTMContent = utm(u.RawQuery)
+		d.URLPath = u.path
+		d.UTMSource, d.UTMMedium, d.UTMCampaign, d.UTMTerm, d.UTMContent = u.utm[0], u.utm[1], u.utm[2], u.utm[3], u.utm[4]
 	}
 	d.DisplayContext = "site"
 	if l.DisplayContext != nil {
@@ -127,7 +124,7 @@ func (s *Service) enrich(v *Visit, e *Event, now time.Time) {
 	if r := deref(sess.Referrer); r != "" {
 		d.Referrer = r
 		if e.referrer != nil {
-			d.ReferrerDomain = hostname(e.referrer)
+			d.ReferrerDomain = e.referrer.domain
 		}
 	}
 	d.Claims = e.claims

@@ -76,9 +76,9 @@ func checked(evs ...map[string]any) ([]Event, error) {
 	return decoded, p.Err()
 }
 
-// TestBatchURLsAreEachEvents: a batch's check reuses the URL it parsed
-// for the event before only when the text is the same; a bad URL after a
-// good one is refused, and each event keeps its own.
+// TestBatchURLsAreEachEvents: a batch's check reuses a URL it read for an
+// event before only when the text is the same; a bad URL after a good one
+// is refused, and each event keeps its own.
 func TestBatchURLsAreEachEvents(t *testing.T) {
 	with := func(referrer, location string) map[string]any {
 		ev := event("page_view", nil)
@@ -86,17 +86,17 @@ func TestBatchURLsAreEachEvents(t *testing.T) {
 		ev["location"].(map[string]any)["url"] = location
 		return ev
 	}
-	a, b := with("https://a.example/x", "https://docs.example.com/one"), with("https://www.b.example/y", "https://docs.example.com/two")
-	evs, err := checked(a, a, b)
+	a, b := with("https://a.example/x", "https://docs.example.com/one?utm_source=news"), with("https://www.b.example/y", "https://docs.example.com/two")
+	evs, err := checked(a, a, b, a)
 	if err != nil {
 		t.Fatal(err)
 	}
 	s := New(nil, nil, nil, func() time.Time { return now })
-	for i, want := range [][2]string{{"a.example", "/one"}, {"a.example", "/one"}, {"b.example", "/two"}} {
+	for i, want := range [][3]string{{"a.example", "/one", "news"}, {"a.example", "/one", "news"}, {"b.example", "/two", ""}, {"a.example", "/one", "news"}} {
 		var v Visit
 		s.enrich(&v, &evs[i], now)
-		if v.Dims.ReferrerDomain != want[0] || v.Dims.URLPath != want[1] {
-			t.Errorf("event %d: referrer domain %q, path %q; want %q, %q", i, v.Dims.ReferrerDomain, v.Dims.URLPath, want[0], want[1])
+		if got := [3]string{v.Dims.ReferrerDomain, v.Dims.URLPath, v.Dims.UTMSource}; got != want {
+			t.Errorf("event %d: referrer domain, path, utm_source %q; want %q", i, got, want)
 		}
 	}
 	for _, bad := range []map[string]any{with("/relative", "https://docs.example.com/one"), with("https://a.example/x", "docs.example.com/one")} {
@@ -282,12 +282,10 @@ func BenchmarkDecode(b *testing.B) {
 	}
 }
 
-// BenchmarkDecodeBatch decodes a batch of 100 page views shaped like the
-// ingest benchmark's (deployments/local BenchmarkInsightsIngest), as the
-// hot path does.
-//
-//	go test -run '^$' -bench DecodeBatch ./services/insights/internal/visit/
-func BenchmarkDecodeBatch(b *testing.B) {
+// ingestShapeBody is a batch of 100 page views shaped like the ingest
+// benchmark's (deployments/local BenchmarkInsightsIngest): 25 visitors,
+// 50 sessions, 25 pages with a UTM source, one referrer.
+func ingestShapeBody() []byte {
 	evs := make([]map[string]any, 100)
 	for i := range evs {
 		ev := event("page_view", nil)
@@ -298,10 +296,47 @@ func BenchmarkDecodeBatch(b *testing.B) {
 		evs[i] = ev
 	}
 	body, _ := json.Marshal(map[string]any{"events": evs})
+	return body
+}
+
+// BenchmarkDecodeBatch decodes a batch of 100 page views shaped like the
+// ingest benchmark's, as the hot path does.
+//
+//	go test -run '^$' -bench DecodeBatch ./services/insights/internal/visit/
+func BenchmarkDecodeBatch(b *testing.B) {
+	body := ingestShapeBody()
 	b.ReportAllocs()
 	for b.Loop() {
 		if _, ok := DecodeBatch(body); !ok {
 			b.Fatal("not decoded")
+		}
+	}
+}
+
+// BenchmarkCheckAndEnrichBatch checks and enriches a batch of 100 page
+// views shaped like the ingest benchmark's, as IngestEvents does.
+//
+//	go test -run '^$' -bench CheckAndEnrich ./services/insights/internal/visit/
+func BenchmarkCheckAndEnrichBatch(b *testing.B) {
+	events, ok := DecodeBatch(ingestShapeBody())
+	if !ok {
+		b.Fatal("not decoded")
+	}
+	s := New(nil, nil, nil, nil)
+	visits := make([]Visit, len(events))
+	b.ReportAllocs()
+	for b.Loop() {
+		var p apierr.Problems
+		var urls parsedURLs
+		for i := range events {
+			events[i].check(&p, i, now, &urls)
+		}
+		if err := p.Err(); err != nil {
+			b.Fatal(err)
+		}
+		for i := range events {
+			visits[i] = Visit{}
+			s.enrich(&visits[i], &events[i], now)
 		}
 	}
 }
