@@ -1,8 +1,11 @@
 package visitkafka
 
 import (
+	"bytes"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"math/rand/v2"
 	"strings"
 	"testing"
 	"time"
@@ -76,6 +79,42 @@ func TestMalformedBinaryMessages(t *testing.T) {
 		value, _ := json.Marshal(kafkax.Event{ID: "x", Type: EventTypeBinary, Data: json.RawMessage(data)})
 		if _, err := decode(kafka.Message{Value: value}); err == nil {
 			t.Errorf("%s: read", data)
+		}
+	}
+}
+
+// A binary message's data is standard base64 (what encoding/base64 writes
+// and reads: a reader of an earlier release decodes it with the standard
+// library), whatever the length, the vector paths' blocks and the tails
+// after them; a character out of the alphabet or a cut string is refused.
+func TestBinaryDataIsStandardBase64(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for n := range 200 {
+		for _, size := range []int{n, 1000 + n, 25_000 + n} {
+			b := make([]byte, size)
+			for i := range b {
+				b[i] = byte(rng.Uint32())
+			}
+			want := `"` + base64.StdEncoding.EncodeToString(b) + `"`
+			got := quotedBase64(b)
+			if string(got) != want {
+				t.Fatalf("%d bytes: %.40s…; want %.40s…", size, got, want)
+			}
+			back, err := unquoteBase64(got)
+			if err != nil || !bytes.Equal(back, b) {
+				t.Fatalf("%d bytes: read back %d bytes, %v", size, len(back), err)
+			}
+			if size < 8 {
+				continue
+			}
+			bad := bytes.Clone(got)
+			bad[1+rng.IntN(len(bad)-2)] = '!'
+			if _, err := unquoteBase64(bad); err == nil {
+				t.Fatalf("%d bytes with a '!': read", size)
+			}
+			if _, err := unquoteBase64(append(bytes.Clone(got[:len(got)-2]), '"')); err == nil {
+				t.Fatalf("%d bytes cut by one character: read", size)
+			}
 		}
 	}
 }
