@@ -10,8 +10,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/docspub/platform/libs/envelope"
 	"github.com/docspub/platform/libs/kafkax"
 	"github.com/docspub/platform/services/insights/internal/visit"
+	gojson "github.com/goccy/go-json"
 	"github.com/google/go-cmp/cmp"
 	"github.com/segmentio/kafka-go"
 )
@@ -46,7 +48,7 @@ func TestMessagesReadBackInBothFormats(t *testing.T) {
 				if len(data) > maxMessageBytes+2 {
 					t.Errorf("message of %d bytes", len(data))
 				}
-				value, err := json.Marshal(kafkax.Event{ID: fmt.Sprint(parts), Type: tc.typ, Organization: "o", Subject: "s", Data: data})
+				value, err := envelope.Encode(kafkax.Event{ID: fmt.Sprint(parts), Type: tc.typ, Organization: "o", Subject: "s", Data: data})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -69,6 +71,50 @@ func TestMessagesReadBackInBothFormats(t *testing.T) {
 				t.Errorf("visits read back (-got +want):\n%s", diff)
 			}
 		})
+	}
+}
+
+// A message's envelope read without scanning its data (envelopeOf) is the
+// envelope decoded whole: as the publisher writes it (envelope.Encode) or
+// encoding/json did, and written otherwise (the data before other fields,
+// spaces, a data that is not one base64 string, a subject that names the
+// data field), in both formats.
+func TestEnvelopeOfIsTheWholeDecode(t *testing.T) {
+	at := time.Date(2026, 12, 1, 2, 0, 0, 0, time.UTC)
+	ev := kafkax.Event{ID: "id1", Type: EventTypeBinary, OccurredAt: at, Organization: "o", Subject: "s", Data: quotedBase64([]byte("visits"))}
+	encoded, err := envelope.Encode(ev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	marshaled, _ := json.Marshal(ev)
+	jsonEv := ev
+	jsonEv.Type, jsonEv.Data = EventType, json.RawMessage(`[{"t":"2026-12-01T02:00:00Z","v":"v","s":"s","d":{"type":"page_view"}}]`)
+	jsonEncoded, _ := envelope.Encode(jsonEv)
+	named := ev
+	named.Subject = `s,"data":"AAAA"`
+	namedEncoded, _ := envelope.Encode(named)
+	values := []string{
+		string(encoded), string(marshaled), string(jsonEncoded), string(namedEncoded),
+		`{"id":"id1","type":"visits.accepted.bin","data":"dmlzaXRz","subject":"s"}`,
+		`{"id":"id1","type":"visits.accepted.bin","data":"dmlz","version":2}`,
+		`{"id":"id1","type":"visits.accepted.bin", "data": "dmlzaXRz"}`,
+		`{"id":"id1","type":"visits.accepted.bin","data":"dml"zaXRz"}`,
+		`{"id":"id1","type":"visits.accepted.bin","data":{"a":"b"}}`,
+		`{"id":"id1","data":"dmlzaXRz","type":"visits.accepted.bin","data":"eA=="}`,
+		`{"id":"id1","type":"visits.accepted.bin","data":"`,
+		`,"data":"dmlzaXRz"}`,
+	}
+	for _, v := range values {
+		var want kafkax.Event
+		wantErr := gojson.Unmarshal([]byte(v), &want)
+		got, err := envelopeOf([]byte(v))
+		if (err != nil) != (wantErr != nil) {
+			t.Errorf("%s: error %v; decoded whole: %v", v, err, wantErr)
+			continue
+		}
+		if diff := cmp.Diff(got, want); err == nil && diff != "" {
+			t.Errorf("%s (-got +want):\n%s", v, diff)
+		}
 	}
 }
 
