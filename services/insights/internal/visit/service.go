@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"sync"
 	"time"
 
 	"github.com/docspub/platform/libs/apierr"
@@ -19,6 +20,8 @@ type Sites interface {
 // Append returns once every visit is stored there; an error means none may
 // be counted on.
 type Log interface {
+	// Append stores visits before it returns; it keeps no reference to
+	// them (IngestEvents reuses them for the next batch).
 	Append(ctx context.Context, org, site string, visits []Visit) error
 }
 
@@ -81,7 +84,8 @@ func (s *Service) IngestEvents(ctx context.Context, org, site string, events []E
 	if len(events) == 0 {
 		return nil
 	}
-	visits := make([]Visit, len(events))
+	visits := takeVisits(len(events))
+	defer putVisits(visits)
 	for i := range events {
 		s.enrich(&visits[i], &events[i], now) // in place: a Visit is large
 	}
@@ -172,4 +176,24 @@ func deref(s *string) string {
 		return ""
 	}
 	return *s
+}
+
+// batchVisits holds IngestEvents' visits between batches (a Visit is
+// about 700 bytes: a batch of 100 took 70 KB, a seventh of a flood's
+// allocations): the log encodes them before Append returns and keeps none.
+var batchVisits sync.Pool
+
+// takeVisits returns n zero visits.
+func takeVisits(n int) []Visit {
+	if p, ok := batchVisits.Get().(*[]Visit); ok && cap(*p) >= n {
+		return (*p)[:n]
+	}
+	return make([]Visit, n, max(n, 100))
+}
+
+// putVisits clears visits and keeps them for the next batch.
+func putVisits(visits []Visit) {
+	clear(visits)
+	visits = visits[:0]
+	batchVisits.Put(&visits)
 }

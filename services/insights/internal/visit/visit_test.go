@@ -1,11 +1,13 @@
 package visit
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -104,6 +106,51 @@ func TestBatchURLsAreEachEvents(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), "events[1].") {
 			t.Errorf("a bad URL after a good one: %v", err)
 		}
+	}
+}
+
+// everySite says every site exists.
+type everySite struct{}
+
+func (everySite) Exists(context.Context, string, string) (bool, error) { return true, nil }
+
+// copyingLog keeps a copy of each batch appended, as a log must (the
+// visits are reused for the next batch).
+type copyingLog struct{ batches [][]Visit }
+
+func (l *copyingLog) Append(_ context.Context, _, _ string, visits []Visit) error {
+	l.batches = append(l.batches, slices.Clone(visits))
+	return nil
+}
+
+// A batch's visits are its own: the ones IngestEvents reuses from a batch
+// before carry nothing of it (a referrer, a claim, more visits).
+func TestBatchesReuseNoVisit(t *testing.T) {
+	log := &copyingLog{}
+	s := New(everySite{}, log, nil, func() time.Time { return now })
+	first := event("page_view", nil)
+	first["session"].(map[string]any)["referrer"] = "https://a.example/x"
+	second := event("page_view", nil)
+	delete(second["session"].(map[string]any), "referrer")
+	delete(second["session"].(map[string]any), "visitorAuthClaims")
+	for _, batch := range [][]map[string]any{{first, first, first}, {second}, {first, first}} {
+		evs, err := checked(batch...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.IngestEvents(context.Background(), "org", "site", evs); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(log.batches) != 3 || len(log.batches[0]) != 3 || len(log.batches[1]) != 1 || len(log.batches[2]) != 2 {
+		t.Fatalf("batches appended: %d", len(log.batches))
+	}
+	want := enrichOne(t, s, second)
+	if diff := cmp.Diff(log.batches[1][0], want); diff != "" {
+		t.Errorf("the second batch's visit (-got +want):\n%s", diff)
+	}
+	if got := log.batches[2][1].Dims.ReferrerDomain; got != "a.example" {
+		t.Errorf("the third batch's referrer domain %q", got)
 	}
 }
 
