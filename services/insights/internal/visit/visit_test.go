@@ -373,14 +373,7 @@ func BenchmarkCheckAndEnrichBatch(b *testing.B) {
 	visits := make([]Visit, len(events))
 	b.ReportAllocs()
 	for b.Loop() {
-		var p apierr.Problems
-		var urls parsedURLs
-		for i := range events {
-			events[i].check(&p, i, now, &urls)
-		}
-		if err := p.Err(); err != nil {
-			b.Fatal(err)
-		}
+		checkBatch(b, events)
 		for i := range events {
 			visits[i] = Visit{}
 			s.enrich(&visits[i], &events[i], now)
@@ -402,14 +395,19 @@ func BenchmarkCheck(b *testing.B) {
 	}
 	b.ReportAllocs()
 	for b.Loop() {
-		var p apierr.Problems
-		var urls parsedURLs
-		for i := range events {
-			events[i].check(&p, i, now, &urls)
-		}
-		if err := p.Err(); err != nil {
-			b.Fatal(err)
-		}
+		checkBatch(b, events)
+	}
+}
+
+// checkBatch checks a batch's events as IngestEvents does; they must pass.
+func checkBatch(tb testing.TB, events []Event) {
+	var p apierr.Problems
+	var urls parsedURLs
+	for i := range events {
+		events[i].check(&p, i, now, &urls)
+	}
+	if err := p.Err(); err != nil {
+		tb.Fatal(err)
 	}
 }
 
