@@ -14,6 +14,7 @@ import (
 	"github.com/docspub/platform/services/insights/internal/rollup"
 	"github.com/docspub/platform/services/insights/internal/rollupmongo"
 	"github.com/docspub/platform/services/insights/internal/visit"
+	"github.com/docspub/platform/services/insights/internal/visitbin"
 )
 
 // timed is the store with the time spent in each of its methods.
@@ -56,15 +57,32 @@ func (s *timed) PutShards(ctx context.Context, bs []rollup.Bucket) ([]bool, erro
 
 // BenchmarkApplyChunks applies chunks of batches shaped like the ingest
 // benchmark's (deployments/local BenchmarkInsightsIngest: 100 events a
-// batch over 25 paths, 3 browsers, 40 visitors, 60 sessions) to the
-// embedded database and reports the events applied per second and the
-// share of the time in each store method (their calls may overlap).
-// b.N is the number of chunks; BATCHES sets the batches of a chunk.
+// batch over 25 paths and 3 browsers) to the embedded database and reports
+// the events applied per second and the share of the time in each store
+// method (their calls may overlap). b.N is the number of chunks. Two
+// shapes: 300 batches of 40 visitors and 60 sessions each, in JSON; and
+// the sustained mode's, distinct visitors of 4 events each (2 a session)
+// in binary batches, 459 a chunk (its last chunk in a timed run).
 //
 //	go test -run '^$' -bench ApplyChunks -benchtime 10x ./services/insights/internal/rollupmongo/
 func BenchmarkApplyChunks(b *testing.B) {
+	b.Run("repeat visitors", func(b *testing.B) {
+		benchmarkApplyChunks(b, 300, false, func(_, _, j int) (string, string) {
+			return fmt.Sprintf("v%d", j%40), fmt.Sprintf("s%d", j%60)
+		})
+	})
+	b.Run("distinct visitors", func(b *testing.B) {
+		benchmarkApplyChunks(b, 459, true, func(n, i, j int) (string, string) {
+			seq := (n*459+i)*100 + j
+			return fmt.Sprintf("v%d", seq/4), fmt.Sprintf("s%d", seq/2)
+		})
+	})
+}
+
+// benchmarkApplyChunks applies b.N chunks of perChunk batches, binary or
+// JSON, whose event j of batch i of chunk n is who(n, i, j)'s.
+func benchmarkApplyChunks(b *testing.B, perChunk int, binary bool, who func(n, i, j int) (visitor, session string)) {
 	ctx := context.Background()
-	const perChunk = 300
 	store := &timed{Store: rollupmongo.NewStore(mongox.NewDB(mongotest.Database(b))), spent: map[string]time.Duration{}}
 	a := rollup.NewApplier(store, nil)
 	now := time.Now().UTC()
@@ -74,9 +92,13 @@ func BenchmarkApplyChunks(b *testing.B) {
 		for i := range bs {
 			bs[i] = rollup.Batch{ID: fmt.Sprintf("c%d-b%d", n, i), Org: "org", Site: "site"}
 			for j := range 100 {
-				bs[i].Visits = append(bs[i].Visits, visit.Visit{Time: now, Visitor: fmt.Sprintf("v%d", j%40), Session: fmt.Sprintf("s%d", j%60),
+				visitor, session := who(n, i, j)
+				bs[i].Visits = append(bs[i].Visits, visit.Visit{Time: now, Visitor: visitor, Session: session,
 					Dims: visit.Dims{EventType: "page_view", URLPath: fmt.Sprintf("/guides/%d", j%25), Browser: browsers[j%3],
 						URL: fmt.Sprintf("https://docs.example.com/guides/%d", j%25), Device: "desktop", OS: "linux"}})
+			}
+			if binary {
+				bs[i].Binary = visitbin.Append(nil, bs[i].Visits)
 			}
 		}
 		return bs
