@@ -166,8 +166,29 @@ func (d *Distinct) Merge(o Distinct) {
 		sk.InsertHash(uint64(h))
 	}
 	d.IDs = nil
-	d.Sketch, _ = sk.MarshalBinary()
+	d.Sketch = merged(sk)
 }
+
+// merged is the binary form of a sketch Merge made. A sparse one that
+// counts DenseFrom/2 ids or more is made dense first, as Seal does: a
+// stored row merges a chunk's ids at every chunk, and merging into a sparse
+// list decodes, sorts and encodes all of it again (most of a flood's
+// applying), while dense registers are merged in place.
+func merged(sk *hyperloglog.Sketch) []byte {
+	b, _ := sk.MarshalBinary()
+	if len(b) < denseBytes && sk.Estimate() >= DenseFrom/2 {
+		dense := newDenseSketch()
+		_ = dense.Merge(sk)
+		b, _ = dense.MarshalBinary()
+	}
+	return b
+}
+
+// denseBytes is the size of a dense sketch's binary form.
+var denseBytes = func() int {
+	b, _ := newDenseSketch().MarshalBinary()
+	return len(b)
+}()
 
 // sketch returns d as a sketch (a new one holding its ids when it has none).
 func (d *Distinct) sketch() *hyperloglog.Sketch {

@@ -57,6 +57,34 @@ func TestDistinctRepeatsStaySparse(t *testing.T) {
 	}
 }
 
+// A stored count merging chunks' counts turns dense once it counts
+// DenseFrom/2 ids (merging into dense registers costs no re-encoding of a
+// list), and counts as before; under that it stays a sparse list.
+func TestDistinctMergeTurnsDense(t *testing.T) {
+	for _, tc := range []struct {
+		ids   int
+		dense bool
+	}{{DenseFrom/2 - 300, false}, {DenseFrom/2 + 300, true}, {3 * DenseFrom, true}} {
+		var stored Distinct
+		for start := 0; start < tc.ids; start += 300 {
+			var chunk Distinct
+			for i := start; i < min(start+300, tc.ids); i++ {
+				chunk.Add(xxhash.Sum64String(strconv.Itoa(i) + "-id"))
+			}
+			chunk.Seal()
+			stored.Merge(chunk)
+		}
+		if dense := len(stored.Sketch) == denseBytes; dense != tc.dense {
+			t.Errorf("%d ids: a sketch of %d bytes; want dense %v", tc.ids, len(stored.Sketch), tc.dense)
+		}
+		var c Counter
+		c.Merge(&stored)
+		if err := math.Abs(float64(c.Count())-float64(tc.ids)) / float64(tc.ids); err > 0.03 {
+			t.Errorf("%d ids: count %d, error %.3f", tc.ids, c.Count(), err)
+		}
+	}
+}
+
 // Many adds keep a bounded list: past compactAt hashes the repeats are
 // sorted out, and a list of DenseFrom/2 distinct hashes or more moves into
 // the dense sketch that later adds go to, which counts as Seal's did.
