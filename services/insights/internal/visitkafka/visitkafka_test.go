@@ -81,7 +81,7 @@ func TestMessagesReadBackInBothFormats(t *testing.T) {
 // data field), in both formats.
 func TestEnvelopeOfIsTheWholeDecode(t *testing.T) {
 	at := time.Date(2026, 12, 1, 2, 0, 0, 0, time.UTC)
-	ev := kafkax.Event{ID: "id1", Type: EventTypeBinary, OccurredAt: at, Organization: "o", Subject: "s", Data: quotedBase64([]byte("visits"))}
+	ev := kafkax.Event{ID: "id1", Type: EventTypeBinary, OccurredAt: at, Organization: "o", Subject: "s", Data: quotedBase64(nil, []byte("visits"))}
 	encoded, err := envelope.Encode(ev)
 	if err != nil {
 		t.Fatal(err)
@@ -118,6 +118,30 @@ func TestEnvelopeOfIsTheWholeDecode(t *testing.T) {
 	}
 }
 
+// A binary batch's messages are lent buffers that stay the batch's own
+// until given back: the next batch, encoded meanwhile, takes others, and
+// once given back they are lent again empty.
+func TestBinaryMessagesOutliveTheNextBatch(t *testing.T) {
+	var first [][]byte
+	if err := encodeBinary(manyVisits(3), func(data []byte) { first = append(first, data) }); err != nil {
+		t.Fatal(err)
+	}
+	want := [][]byte{bytes.Clone(first[0])}
+	var second [][]byte
+	if err := encodeBinary(manyVisits(300), func(data []byte) { second = append(second, data) }); err != nil {
+		t.Fatal(err)
+	}
+	if len(first) != 1 || !bytes.Equal(first[0], want[0]) {
+		t.Fatalf("the first batch's message changed while the next was encoded")
+	}
+	for _, m := range append(first, second...) {
+		giveBack(m)
+	}
+	if b := lend(); len(b) != 0 {
+		t.Errorf("a buffer lent again holds %d bytes", len(b))
+	}
+}
+
 // A binary message that is not one is refused (the reader logs and skips
 // it), never a panic.
 func TestMalformedBinaryMessages(t *testing.T) {
@@ -142,7 +166,7 @@ func TestBinaryDataIsStandardBase64(t *testing.T) {
 				b[i] = byte(rng.Uint32())
 			}
 			want := `"` + base64.StdEncoding.EncodeToString(b) + `"`
-			got := quotedBase64(b)
+			got := quotedBase64(nil, b)
 			if string(got) != want {
 				t.Fatalf("%d bytes: %.40s…; want %.40s…", size, got, want)
 			}
