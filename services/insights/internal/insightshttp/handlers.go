@@ -16,13 +16,13 @@ import (
 	"errors"
 	"io"
 	"net/http"
-	"sync"
 	"time"
 
 	"github.com/docspub/platform/libs/apierr"
 	"github.com/docspub/platform/libs/httpx"
 	"github.com/docspub/platform/libs/internaltoken"
 	"github.com/docspub/platform/libs/quota"
+	"github.com/docspub/platform/libs/slicepool"
 	"github.com/docspub/platform/services/insights/internal/rollup"
 	"github.com/docspub/platform/services/insights/internal/visit"
 	"github.com/gin-gonic/gin"
@@ -142,27 +142,21 @@ func readBatch(c *gin.Context) (data []byte, release func(), err error) {
 	if r.Body == nil || r.Body == http.NoBody {
 		return nil, func() {}, errNoBody
 	}
-	buf := batchBuffers.Get().(*bytes.Buffer)
+	buf := bytes.NewBuffer(batchBuffers.Get())
 	if n := r.ContentLength; n > 0 {
 		buf.Grow(int(min(n, preallocBytes)) + bytes.MinRead) // ReadFrom wants MinRead free before its last read
 	}
 	_, err = buf.ReadFrom(http.MaxBytesReader(c.Writer, r.Body, httpx.MaxBodyBytes))
-	return buf.Bytes(), func() {
-		if buf.Cap() <= maxPooledBytes {
-			buf.Reset()
-			batchBuffers.Put(buf)
-		}
-	}, err
+	data = buf.Bytes()
+	return data, func() { batchBuffers.Put(data) }, err
 }
 
 // preallocBytes bounds the buffer readBatch takes before reading.
 const preallocBytes = 256 << 10
 
-// batchBuffers are readBatch's buffers, kept between requests up to
-// maxPooledBytes each (a larger body's buffer is left to the collector).
-var batchBuffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
-
-const maxPooledBytes = 1 << 20
+// batchBuffers are readBatch's buffers, kept between requests up to 1 MiB
+// each (a larger body's buffer is left to the collector).
+var batchBuffers = slicepool.New[byte](1 << 20)
 
 var errNoBody = errors.New("no body")
 
