@@ -85,7 +85,7 @@ func (s *Service) IngestEvents(ctx context.Context, org, site string, events []E
 		return nil
 	}
 	visits := takeVisits(len(events))
-	defer putVisits(visits)
+	defer batchVisits.Put(visits)
 	for i := range events {
 		s.enrich(&visits[i], &events[i], now) // in place: a Visit is large
 	}
@@ -183,12 +183,10 @@ func deref(s *string) string {
 // allocations): the log encodes them before Append returns and keeps none.
 var batchVisits = slicepool.New[Visit](MaxEvents)
 
-// takeVisits returns n zero visits; putVisits takes them back.
+// takeVisits returns n zero visits of batchVisits.
 func takeVisits(n int) []Visit {
 	if v := batchVisits.Get(); cap(v) >= n {
 		return v[:n]
 	}
 	return make([]Visit, n, max(n, 100))
 }
-
-func putVisits(visits []Visit) { batchVisits.Put(visits) }

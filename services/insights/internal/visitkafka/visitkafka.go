@@ -102,7 +102,7 @@ func (w *Writer) Append(ctx context.Context, org, site string, visits []visit.Vi
 	err := w.pub.Publish(ctx, Topic, events...)
 	if w.format == Binary {
 		for _, ev := range events {
-			giveBack(ev.Data) // Publish copied it into its message
+			buffers.Put(ev.Data) // Publish copied it into its message
 		}
 	}
 	if err != nil {
@@ -146,20 +146,20 @@ func encodeJSON(visits []visit.Visit, add func([]byte)) error {
 // encodeBinary hands visits to add in binary form (visitbin), each message
 // the JSON string of the base64 of at most maxMessageBytes*3/4 bytes: the
 // visits are encoded once, a message cut before the visit that would take
-// it over. The messages are lent buffers (giveBack them once done).
+// it over. The messages are lent buffers (buffers.Put them once done).
 func encodeBinary(visits []visit.Visit, add func([]byte)) error {
 	const maxBytes = maxMessageBytes / 4 * 3
-	part := lend()
+	part := buffers.Get()
 	for i := range visits {
 		before := len(part)
 		part = visitbin.Append(part, visits[i:i+1])
 		if len(part) > maxBytes && before > 0 {
-			add(quotedBase64(lend(), part[:before]))
+			add(quotedBase64(buffers.Get(), part[:before]))
 			part = append(part[:0], part[before:]...)
 		}
 	}
-	add(quotedBase64(lend(), part))
-	giveBack(part)
+	add(quotedBase64(buffers.Get(), part))
+	buffers.Put(part)
 	return nil
 }
 
@@ -180,12 +180,6 @@ func quotedBase64(dst, b []byte) []byte {
 // to a message's size: a batch's binary form and its messages' base64
 // were 8 % of the bytes the sustained ingest benchmark allocated.
 var buffers = slicepool.New[byte](maxMessageBytes + 2)
-
-// lend returns an empty buffer; giveBack takes it back, once nothing
-// reads it.
-func lend() []byte { return buffers.Get() }
-
-func giveBack(b []byte) { buffers.Put(b) }
 
 // Applier applies chunks of batches (rollup.Applier).
 type Applier interface {

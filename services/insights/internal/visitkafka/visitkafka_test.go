@@ -135,9 +135,9 @@ func TestBinaryMessagesOutliveTheNextBatch(t *testing.T) {
 		t.Fatalf("the first batch's message changed while the next was encoded")
 	}
 	for _, m := range append(first, second...) {
-		giveBack(m)
+		buffers.Put(m)
 	}
-	if b := lend(); len(b) != 0 {
+	if b := buffers.Get(); len(b) != 0 {
 		t.Errorf("a buffer lent again holds %d bytes", len(b))
 	}
 }
