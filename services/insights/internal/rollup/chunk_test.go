@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"slices"
 	"testing"
 	"time"
 
@@ -246,21 +247,33 @@ func gzipped(t *testing.T, b []byte) []byte {
 
 // TestPrepareSplitsBigRecords: batches whose chunk record would be over
 // MaxRecordBytes compressed are prepared as several chunks, each under it,
-// holding every batch once.
+// holding every batch once, also when a reader grouped them and dropped
+// their visits (the halves' rows built from the visits decoded again).
 func TestPrepareSplitsBigRecords(t *testing.T) {
 	t.Parallel()
 	rng := rand.New(rand.NewPCG(3, 4))
 	t0 := time.Date(2026, 1, 31, 22, 10, 0, 0, time.UTC)
-	var batches []Batch
+	var batches, dropped []Batch
+	grouped := NewGrouping()
 	for bi := range 80 {
 		noise := make([]byte, 300<<10) // barely compressible
 		for i := range noise {
 			noise[i] = byte('a' + rng.IntN(26))
 		}
-		batches = append(batches, Batch{ID: fmt.Sprintf("b%d", bi), Org: "org", Site: "s",
-			Visits: []visit.Visit{{Time: t0, Visitor: "v", Session: "s", Dims: visit.Dims{EventType: "page_view", URL: string(noise)}}}})
+		b := Batch{ID: fmt.Sprintf("b%d", bi), Org: "org", Site: "s",
+			Visits: []visit.Visit{{Time: t0, Visitor: "v", Session: "s", Dims: visit.Dims{EventType: "page_view", URL: string(noise)}}}}
+		batches = append(batches, b)
+		b.Binary = visitbin.Append(nil, b.Visits)
+		grouped.Add(&b)
+		b.Visits = nil
+		dropped = append(dropped, b)
 	}
-	p, err := NewApplier(nil, nil).Prepare(append(batches, batches[0])) // a repeated batch is taken once
+	t.Run("visits", func(t *testing.T) { checkSplit(t, append(batches, batches[0]), nil) }) // a repeated batch is taken once
+	t.Run("grouped", func(t *testing.T) { checkSplit(t, append(dropped, dropped[0]), grouped) })
+}
+
+func checkSplit(t *testing.T, batches []Batch, grouped *Grouping) {
+	p, err := NewApplier(nil, nil).Prepare(batches, grouped)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -285,7 +298,7 @@ func TestPrepareSplitsBigRecords(t *testing.T) {
 			t.Errorf("record %s: rows count %d events, want %d", c.rec.ID, events, len(c.rec.Batches))
 		}
 	}
-	if len(ids) != len(batches) || ids[0] != "b0" || ids[len(ids)-1] != "b79" {
+	if len(ids) != len(batches)-1 || ids[0] != "b0" || ids[len(ids)-1] != "b79" {
 		t.Errorf("records hold %d batches (%v … %v), want the 80 once, in order", len(ids), ids[0], ids[len(ids)-1])
 	}
 }
@@ -328,5 +341,75 @@ func BenchmarkVisitGroups(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		visitGroups(batches, builders)
+	}
+}
+
+// preparedRows prepares batches (grouped: a reader's grouping of them, or
+// nil) and returns each record's batches and rows, without the random ids.
+func preparedRows(t *testing.T, batches []Batch, grouped *Grouping) ([]Batch, []Chunk) {
+	t.Helper()
+	at := time.Date(2026, 2, 1, 0, 0, 0, 0, time.UTC)
+	p, err := NewApplier(nil, func() time.Time { return at }).Prepare(batches, grouped)
+	if err != nil {
+		t.Fatal(err)
+	}
+	recorded, err := p.Batches()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range recorded {
+		recorded[i].Encoded, recorded[i].Binary = nil, nil
+	}
+	var rows []Chunk
+	for _, c := range p.parts {
+		c.rows.ID = ""
+		rows = append(rows, c.rows)
+	}
+	return recorded, rows
+}
+
+// A reader groups each batch's visits as it takes them and drops them
+// (lending their array to the next message): Prepare builds the same rows
+// from the grouping, and the same rows without it (the visits decoded
+// again from each batch's binary or JSON form), and the chunk record holds
+// every visit either way.
+func TestPrepareFromAGroupingOfDroppedVisits(t *testing.T) {
+	t.Parallel()
+	batches := randomBatches(rand.New(rand.NewPCG(5, 6)), 30, 100)
+	batches = append(batches, batches[3]) // a repeated batch is taken once
+	wantRecorded, wantRows := preparedRows(t, batches, nil)
+	dropped := make([]Batch, len(batches))
+	for i, b := range batches {
+		if i%2 == 0 {
+			b.Binary = visitbin.Append(nil, b.Visits)
+		} else {
+			b.Encoded, _ = json.Marshal(b.Visits)
+		}
+		dropped[i] = b
+	}
+	grouped := NewGrouping()
+	for i := range dropped {
+		b := &dropped[i]
+		b.Visits = slices.Clone(b.Visits)
+		grouped.Add(b)
+		clear(b.Visits) // lent to the next message: the grouping keeps none of it
+		b.Visits = nil
+	}
+	// The same inserts in the same order: the same sketches, byte for byte.
+	stored := cmp.Transformer("stored", func(d Distinct) any { return []any{d.IDs, d.Sketch} })
+	for name, g := range map[string]*Grouping{"grouped": grouped, "decoded again": nil} {
+		recorded, rows := preparedRows(t, dropped, g)
+		if diff := cmp.Diff(rows, wantRows, stored); diff != "" {
+			t.Errorf("%s: rows (-got +want):\n%s", name, diff)
+		}
+		if diff := cmp.Diff(recorded, wantRecorded); diff != "" {
+			t.Errorf("%s: recorded batches (-got +want):\n%s", name, diff)
+		}
+	}
+	// A grouping of other batches is not used.
+	fewer := dropped[:len(dropped)-2]
+	_, got := preparedRows(t, fewer, grouped)
+	if _, want := preparedRows(t, fewer, nil); !cmp.Equal(got, want, stored) {
+		t.Error("the rows of fewer batches than grouped are the grouping's")
 	}
 }

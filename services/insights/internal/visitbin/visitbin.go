@@ -136,13 +136,20 @@ var ErrMalformed = errors.New("not a batch of visits in binary form")
 
 // Decode returns the visits of a batch in binary form. Its strings share
 // one copy of data; data is not kept.
-func Decode(data []byte) ([]visit.Visit, error) {
+func Decode(data []byte) ([]visit.Visit, error) { return DecodeInto(nil, data) }
+
+// DecodeInto is Decode into dst's array when it has room for the batch's
+// visits (each written whole), else into a new one.
+func DecodeInto(dst []visit.Visit, data []byte) ([]visit.Visit, error) {
 	n, err := count(data)
 	if err != nil {
 		return nil, err
 	}
 	text := string(data) // the strings' one allocation
-	visits := make([]visit.Visit, 0, n)
+	visits := dst[:0]
+	if cap(visits) < n {
+		visits = make([]visit.Visit, 0, n)
+	}
 	for pos := 0; pos < len(data); {
 		num, typ, tl := protowire.ConsumeTag(data[pos:])
 		pos += tl // count checked every field

@@ -23,7 +23,7 @@ func BenchmarkDecodeMessage(b *testing.B) {
 	b.SetBytes(int64(len(value)))
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := decode(kafka.Message{Value: value}); err != nil {
+		if _, err := decode(kafka.Message{Value: value}, nil); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -27,7 +27,7 @@ func (a *applied) Apply(_ context.Context, bs []rollup.Batch) error {
 	return nil
 }
 
-func (a *applied) Prepare([]rollup.Batch) (*rollup.Prepared, error) {
+func (a *applied) Prepare([]rollup.Batch, *rollup.Grouping) (*rollup.Prepared, error) {
 	return nil, fmt.Errorf("not prepared: applied again") // Apply takes the batches
 }
 
@@ -40,7 +40,12 @@ func (a *applied) ids() []string {
 	defer a.mu.Unlock()
 	var out []string
 	for _, b := range a.batches {
-		out = append(out, fmt.Sprintf("%s:%d", b.Site, len(b.Visits)))
+		visits, err := b.Decoded() // the reader dropped them once grouped
+		if err != nil {
+			out = append(out, fmt.Sprintf("%s:%v", b.Site, err))
+			continue
+		}
+		out = append(out, fmt.Sprintf("%s:%d", b.Site, len(visits)))
 	}
 	return out
 }

@@ -184,7 +184,7 @@ var buffers = slicepool.New[byte](maxMessageBytes + 2)
 // Applier applies chunks of batches (rollup.Applier).
 type Applier interface {
 	Apply(ctx context.Context, batches []rollup.Batch) error
-	Prepare(batches []rollup.Batch) (*rollup.Prepared, error)
+	Prepare(batches []rollup.Batch, grouped *rollup.Grouping) (*rollup.Prepared, error)
 	ApplyPrepared(ctx context.Context, p *rollup.Prepared) error
 	Recover(ctx context.Context, before time.Time) error
 }
@@ -223,7 +223,7 @@ func NewReader(c kafkax.Cluster, group string, apply Applier, log *slog.Logger) 
 func (r *Reader) Close() error { return r.r.Close() }
 
 // chunk is the messages of one chunk and their batches prepared (or, when
-// that failed, the batches).
+// that failed, the batches, their visits dropped once grouped).
 type chunk struct {
 	msgs     []kafka.Message
 	batches  []rollup.Batch
@@ -270,7 +270,7 @@ func (r *Reader) Run(ctx context.Context) error {
 func (r *Reader) read(ctx context.Context, out chan<- chunk) {
 	defer close(out)
 	for ctx.Err() == nil {
-		got, err := r.fetch(ctx)
+		got, grouped, err := r.fetch(ctx)
 		if err != nil {
 			if ctx.Err() != nil || errors.Is(err, io.EOF) {
 				return
@@ -290,7 +290,7 @@ func (r *Reader) read(ctx context.Context, out chan<- chunk) {
 			}
 			c.batches = append(c.batches, f.batch)
 		}
-		if p, err := r.apply.Prepare(c.batches); err == nil {
+		if p, err := r.apply.Prepare(c.batches, grouped); err == nil {
 			c.prepared, c.batches = p, nil // the visits are in p's records
 		} else {
 			r.log.WarnContext(ctx, "prepare visits", "err", err)
@@ -349,23 +349,37 @@ type fetched struct {
 // flow a chunk gathers up to 3 s of it (each chunk rewrites its rows'
 // shards and distinct sets, so fewer chunks cost less per event); when the
 // flow stops or is sparse, it is applied at once. Each message is decoded
-// as it comes (decoders at once), so that once the chunk is closed only
-// its last messages are left to decode.
-func (r *Reader) fetch(ctx context.Context) ([]*fetched, error) {
+// as it comes (decoders at once) and its visits grouped, in the messages'
+// order, then dropped (the grouping is what the chunk keeps of them), so
+// that once the chunk is closed only its last messages are left to decode.
+func (r *Reader) fetch(ctx context.Context) ([]*fetched, *rollup.Grouping, error) {
 	m, err := r.r.FetchMessage(ctx)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	var g errgroup.Group
 	g.SetLimit(decoders)
 	var got []*fetched
 	size := 0
+	grouped := rollup.NewGrouping()
+	var before chan struct{} // closed once the message before is grouped
 	take := func(m kafka.Message) {
 		f := &fetched{msg: m}
 		got, size = append(got, f), size+len(m.Value)
+		prev, done := before, make(chan struct{})
+		before = done
 		g.Go(func() error {
-			f.batch, f.err = decode(f.msg)
+			defer close(done)
+			f.batch, f.err = decode(f.msg, visitSlices.Get())
 			f.msg.Value = nil
+			if prev != nil {
+				<-prev // a decoder waits only for one started before it
+			}
+			if f.err == nil {
+				grouped.Add(&f.batch)
+				visitSlices.Put(f.batch.Visits)
+				f.batch.Visits = nil
+			}
 			return nil
 		})
 	}
@@ -385,8 +399,11 @@ func (r *Reader) fetch(ctx context.Context) ([]*fetched, error) {
 		take(m)
 	}
 	_ = g.Wait()
-	return got, nil
+	return got, grouped, nil
 }
+
+// visitSlices are the decoded visits of a message, lent back once grouped.
+var visitSlices = slicepool.New[visit.Visit](visit.MaxEvents)
 
 func (r *Reader) recover(ctx context.Context) {
 	if err := r.apply.Recover(ctx, time.Now().Add(-recoverAfter)); err != nil && ctx.Err() == nil {
@@ -396,8 +413,9 @@ func (r *Reader) recover(ctx context.Context) {
 
 // decode reads a log message: its envelope (kafkax.Event) and visits, both
 // with goccy/go-json as Writer (encoding/json spent more scanning the
-// envelope's data than decoding the visits), or in binary form.
-func decode(m kafka.Message) (rollup.Batch, error) {
+// envelope's data than decoding the visits), or in binary form (into
+// visits' array when it has room).
+func decode(m kafka.Message, visits []visit.Visit) (rollup.Batch, error) {
 	ev, err := envelopeOf(m.Value)
 	if err != nil {
 		return rollup.Batch{}, fmt.Errorf("decode event: %w", err)
@@ -411,7 +429,7 @@ func decode(m kafka.Message) (rollup.Batch, error) {
 		if b.Binary, err = unquoteBase64(ev.Data); err != nil {
 			return rollup.Batch{}, fmt.Errorf("decode visits: %w", err)
 		}
-		if b.Visits, err = visitbin.Decode(b.Binary); err != nil {
+		if b.Visits, err = visitbin.DecodeInto(visits, b.Binary); err != nil {
 			return rollup.Batch{}, fmt.Errorf("decode visits: %w", err)
 		}
 	default:

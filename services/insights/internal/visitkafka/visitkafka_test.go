@@ -52,7 +52,7 @@ func TestMessagesReadBackInBothFormats(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				b, err := decode(kafka.Message{Value: value})
+				b, err := decode(kafka.Message{Value: value}, nil)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -147,7 +147,7 @@ func TestBinaryMessagesOutliveTheNextBatch(t *testing.T) {
 func TestMalformedBinaryMessages(t *testing.T) {
 	for _, data := range []string{`"!!"`, `"CgX/"`, `{"a":1}`, `"Cg"`} {
 		value, _ := json.Marshal(kafkax.Event{ID: "x", Type: EventTypeBinary, Data: json.RawMessage(data)})
-		if _, err := decode(kafka.Message{Value: value}); err == nil {
+		if _, err := decode(kafka.Message{Value: value}, nil); err == nil {
 			t.Errorf("%s: read", data)
 		}
 	}
