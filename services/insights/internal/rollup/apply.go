@@ -205,10 +205,6 @@ func (a *Applier) Prepare(batches []Batch, grouped *Grouping) (*Prepared, error)
 		return p, nil
 	}
 	if !grouped.holds(fresh) {
-		if grouped != nil && grouped.record != nil {
-			grouped.record.drop()
-			grouped.record = nil
-		}
 		grouped = nil
 	}
 	return p, a.prepare(p, fresh, grouped)
@@ -217,19 +213,13 @@ func (a *Applier) Prepare(batches []Batch, grouped *Grouping) (*Prepared, error)
 func (a *Applier) prepare(p *Prepared, fresh []Batch, grouped *Grouping) error {
 	rec := Chunk{ID: newChunkID(), At: a.now().UTC(), Claimed: true}
 	// The record is packed while the rows are built (both read fresh
-	// only), unless grouped packed it; rows built for a record too big
-	// are dropped.
+	// only); rows built for a record too big are dropped.
 	packed := make(chan error, 1)
-	if data, ok := grouped.packed(); ok {
-		rec.Data = data
-		packed <- nil
-	} else {
-		go func() {
-			var err error
-			rec.Data, err = pack(fresh)
-			packed <- err
-		}()
-	}
+	go func() {
+		var err error
+		rec.Data, err = pack(fresh)
+		packed <- err
+	}()
 	var rows Chunk
 	var err error
 	if grouped != nil {
@@ -292,49 +282,28 @@ var gzipWriters = sync.Pool{New: func() any { zw, _ := gzip.NewWriterLevel(nil, 
 // encodes, with each batch's Encoded visits when it has them (what every
 // release reads).
 func pack(batches []Batch) ([]byte, error) {
-	r := newRecordWriter()
+	var buf bytes.Buffer
+	zw := gzipWriters.Get().(*gzip.Writer)
+	defer gzipWriters.Put(zw)
+	zw.Reset(&buf)
+	w := bufio.NewWriter(zw)
 	binary := len(batches) > 0
 	for i := range batches {
 		binary = binary && batches[i].Binary != nil
 	}
 	if binary {
-		packBinary(r.w, batches)
-	} else if err := packJSON(r.w, batches); err != nil {
-		r.drop()
+		packBinary(w, batches)
+	} else if err := packJSON(w, batches); err != nil {
 		return nil, err
 	}
-	return r.close()
-}
-
-// recordWriter is a chunk record being packed: pack's, or a Grouping's,
-// which packs each batch as it is added.
-type recordWriter struct {
-	buf bytes.Buffer
-	zw  *gzip.Writer
-	w   *bufio.Writer
-}
-
-func newRecordWriter() *recordWriter {
-	r := &recordWriter{zw: gzipWriters.Get().(*gzip.Writer)}
-	r.zw.Reset(&r.buf)
-	r.w = bufio.NewWriter(r.zw)
-	return r
-}
-
-// close returns the record's bytes; the writer is done.
-func (r *recordWriter) close() ([]byte, error) {
-	defer gzipWriters.Put(r.zw)
-	if err := r.w.Flush(); err != nil {
+	if err := w.Flush(); err != nil {
 		return nil, fmt.Errorf("encode chunk: %w", err)
 	}
-	if err := r.zw.Close(); err != nil {
+	if err := zw.Close(); err != nil {
 		return nil, fmt.Errorf("encode chunk: %w", err)
 	}
-	return r.buf.Bytes(), nil
+	return buf.Bytes(), nil
 }
-
-// drop ends the writer, its record unused.
-func (r *recordWriter) drop() { gzipWriters.Put(r.zw) }
 
 func packJSON(w *bufio.Writer, batches []Batch) error {
 	_ = w.WriteByte('[')
@@ -1005,34 +974,20 @@ type Grouping struct {
 	gs   []visitGroup
 	seen map[string]bool
 	ids  []string // in the order added
-	// record is the chunk record packed as the batches come (pack's
-	// binary form), while every batch came in binary form and it is under
-	// MaxRecordBytes; nil otherwise (Prepare packs the batches then).
-	record *recordWriter
 }
 
 // NewGrouping returns an empty grouping.
 func NewGrouping() *Grouping {
-	return &Grouping{at: map[groupKey]int{}, seen: map[string]bool{}, record: newRecordWriter()}
+	return &Grouping{at: map[groupKey]int{}, seen: map[string]bool{}}
 }
 
-// Add groups the visits of b and packs b into the chunk record; it keeps
-// none of b.Visits.
+// Add groups the visits of b; it keeps none of b.Visits.
 func (g *Grouping) Add(b *Batch) {
 	if g.seen[b.ID] {
 		return
 	}
 	g.seen[b.ID] = true
 	g.ids = append(g.ids, b.ID)
-	if g.record != nil {
-		if b.Binary != nil {
-			packBinary(g.record.w, []Batch{*b})
-		}
-		if b.Binary == nil || g.record.buf.Len() > MaxRecordBytes {
-			g.record.drop()
-			g.record = nil
-		}
-	}
 	n := len(g.gs)
 	g.gs = addVisits(g.gs, g.at, b)
 	for i := n; i < len(g.gs); i++ {
@@ -1057,17 +1012,6 @@ func (g *Grouping) holds(batches []Batch) bool {
 
 // sorted returns the groups, their hashes sorted sets (visitGroups').
 func (g *Grouping) sorted() []visitGroup { return sortedSets(g.gs) }
-
-// packed returns the chunk record g packed, once; false when it packed
-// none (see record) or it came out over MaxRecordBytes.
-func (g *Grouping) packed() ([]byte, bool) {
-	if g == nil || g.record == nil {
-		return nil, false
-	}
-	data, err := g.record.close()
-	g.record = nil
-	return data, err == nil && len(data) <= MaxRecordBytes
-}
 
 // mergeGroups merges the groups of consecutive parts of batches: a group
 // of a later part joins the same group of an earlier one.

@@ -372,54 +372,44 @@ func preparedRows(t *testing.T, batches []Batch, grouped *Grouping) ([]Batch, []
 // (lending their array to the next message): Prepare builds the same rows
 // from the grouping, and the same rows without it (the visits decoded
 // again from each batch's binary or JSON form), and the chunk record holds
-// every visit either way, packed by the grouping when every batch came in
-// binary form.
+// every visit either way.
 func TestPrepareFromAGroupingOfDroppedVisits(t *testing.T) {
 	t.Parallel()
 	batches := randomBatches(rand.New(rand.NewPCG(5, 6)), 30, 100)
 	batches = append(batches, batches[3]) // a repeated batch is taken once
 	wantRecorded, wantRows := preparedRows(t, batches, nil)
+	dropped := make([]Batch, len(batches))
+	for i, b := range batches {
+		if i%2 == 0 {
+			b.Binary = visitbin.Append(nil, b.Visits)
+		} else {
+			b.Encoded, _ = json.Marshal(b.Visits)
+		}
+		dropped[i] = b
+	}
+	grouped := NewGrouping()
+	for i := range dropped {
+		b := &dropped[i]
+		b.Visits = slices.Clone(b.Visits)
+		grouped.Add(b)
+		clear(b.Visits) // lent to the next message: the grouping keeps none of it
+		b.Visits = nil
+	}
 	// The same inserts in the same order: the same sketches, byte for byte.
 	stored := cmp.Transformer("stored", func(d Distinct) any { return []any{d.IDs, d.Sketch} })
-	for _, form := range []string{"binary", "binary and JSON"} {
-		dropped := make([]Batch, len(batches))
-		for i, b := range batches {
-			if form == "binary" || i%2 == 0 {
-				b.Binary = visitbin.Append(nil, b.Visits)
-			} else {
-				b.Encoded, _ = json.Marshal(b.Visits)
-			}
-			dropped[i] = b
+	for name, g := range map[string]*Grouping{"grouped": grouped, "decoded again": nil} {
+		recorded, rows := preparedRows(t, dropped, g)
+		if diff := cmp.Diff(rows, wantRows, stored); diff != "" {
+			t.Errorf("%s: rows (-got +want):\n%s", name, diff)
 		}
-		group := func(batches []Batch) *Grouping {
-			g := NewGrouping()
-			for i := range batches {
-				b := &batches[i]
-				b.Visits = slices.Clone(b.Visits)
-				g.Add(b)
-				clear(b.Visits) // lent to the next message: the grouping keeps none of it
-				b.Visits = nil
-			}
-			return g
+		if diff := cmp.Diff(recorded, wantRecorded); diff != "" {
+			t.Errorf("%s: recorded batches (-got +want):\n%s", name, diff)
 		}
-		grouped := group(dropped)
-		if streamed := grouped.record != nil; streamed != (form == "binary") {
-			t.Errorf("%s: record packed as the batches came: %v", form, streamed)
-		}
-		for name, g := range map[string]*Grouping{"grouped": grouped, "decoded again": nil} {
-			recorded, rows := preparedRows(t, dropped, g)
-			if diff := cmp.Diff(rows, wantRows, stored); diff != "" {
-				t.Errorf("%s, %s: rows (-got +want):\n%s", form, name, diff)
-			}
-			if diff := cmp.Diff(recorded, wantRecorded); diff != "" {
-				t.Errorf("%s, %s: recorded batches (-got +want):\n%s", form, name, diff)
-			}
-		}
-		// A grouping of other batches is not used.
-		fewer := dropped[:len(dropped)-2]
-		_, got := preparedRows(t, fewer, group(slices.Clone(dropped)))
-		if _, want := preparedRows(t, fewer, nil); !cmp.Equal(got, want, stored) {
-			t.Errorf("%s: the rows of fewer batches than grouped are the grouping's", form)
-		}
+	}
+	// A grouping of other batches is not used.
+	fewer := dropped[:len(dropped)-2]
+	_, got := preparedRows(t, fewer, grouped)
+	if _, want := preparedRows(t, fewer, nil); !cmp.Equal(got, want, stored) {
+		t.Error("the rows of fewer batches than grouped are the grouping's")
 	}
 }
