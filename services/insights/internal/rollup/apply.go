@@ -385,7 +385,7 @@ func (b *Batch) Decoded() ([]visit.Visit, error) {
 // withVisits returns batches, each with its visits (Decoded); the
 // batches given are not changed.
 func withVisits(batches []Batch) ([]Batch, error) {
-	out := batches
+	var out []Batch // a copy, once a batch's visits are decoded
 	for i := range batches {
 		if batches[i].Visits != nil {
 			continue
@@ -394,13 +394,13 @@ func withVisits(batches []Batch) ([]Batch, error) {
 		if err != nil {
 			return nil, fmt.Errorf("decode visits of batch %s: %w", batches[i].ID, err)
 		}
-		if len(vs) == 0 {
-			continue
-		}
-		if &out[0] == &batches[0] {
+		if out == nil {
 			out = slices.Clone(batches)
 		}
 		out[i].Visits = vs
+	}
+	if out == nil {
+		return batches, nil
 	}
 	return out, nil
 }
