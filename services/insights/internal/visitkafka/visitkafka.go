@@ -414,7 +414,7 @@ func (r *Reader) recover(ctx context.Context) {
 // decode reads a log message: its envelope (kafkax.Event) and visits, both
 // with goccy/go-json as Writer (encoding/json spent more scanning the
 // envelope's data than decoding the visits), or in binary form (into
-// visits' array when it has room).
+// visits' array when it has room; a JSON batch gives visits back).
 func decode(m kafka.Message, visits []visit.Visit) (rollup.Batch, error) {
 	ev, err := envelopeOf(m.Value)
 	if err != nil {
@@ -433,6 +433,7 @@ func decode(m kafka.Message, visits []visit.Visit) (rollup.Batch, error) {
 			return rollup.Batch{}, fmt.Errorf("decode visits: %w", err)
 		}
 	default:
+		visitSlices.Put(visits) // goccy decodes into its own array
 		if err := gojson.Unmarshal(ev.Data, &b.Visits); err != nil {
 			return rollup.Batch{}, fmt.Errorf("decode visits: %w", err)
 		}
