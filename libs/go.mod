@@ -38,6 +38,7 @@ require (
 	gocloud.dev v0.47.0
 	golang.org/x/text v0.43.0
 	google.golang.org/protobuf v1.36.12
+	modernc.org/sqlite v1.32.0
 )
 
 require (
@@ -159,7 +160,6 @@ require (
 	modernc.org/libc v1.55.3 // indirect
 	modernc.org/mathutil v1.6.0 // indirect
 	modernc.org/memory v1.8.0 // indirect
-	modernc.org/sqlite v1.32.0 // indirect
 	modernc.org/strutil v1.2.0 // indirect
 	modernc.org/token v1.1.0 // indirect
 )

@@ -25,6 +25,7 @@ var copies = []struct {
 		"internal/backends/sqlite/collection.go",
 		"internal/backends/sqlite/database.go",
 		"internal/backends/sqlite/exact.go",
+		"internal/backends/sqlite/insert.go",
 		"internal/backends/sqlite/metadata/metadata.go",
 		"internal/backends/sqlite/metadata/registry.go",
 		"internal/backends/sqlite/metadata/settings.go",

@@ -75,7 +75,7 @@ func (c *collection) Query(ctx context.Context, params *backends.QueryParams) (*
 
 	// docspub patch: the filter's equalities on _id and on indexed fields
 	// are pushed down (see pushdown.go).
-	whereClause, args := prepareWhereClause(params.Filter, meta.Settings.Indexes)
+	whereClause, args := prepareWhereClause(params.Filter, meta.Settings.Indexes, meta.IDExpr())
 
 	q += whereClause
 	q += prepareOrderByClause(params.Sort)
@@ -122,7 +122,7 @@ func (c *collection) InsertAll(ctx context.Context, params *backends.InsertAllPa
 			i := min(batchSize, len(docs))
 			batch, docs = docs[:i], docs[i:]
 
-			q, args, err := prepareInsertStatement(meta.TableName, meta.Capped(), batch)
+			q, args, err := prepareInsertStatement(meta.TableName, meta.Capped(), meta.Settings.IDInColumn, batch)
 			if err != nil {
 				return lazyerrors.Error(err)
 			}
@@ -159,7 +159,7 @@ func (c *collection) UpdateAll(ctx context.Context, params *backends.UpdateAllPa
 		return &res, nil
 	}
 
-	q := fmt.Sprintf(`UPDATE %q SET %s = ? WHERE %s = ?`, meta.TableName, metadata.DefaultColumn, metadata.IDColumn)
+	q := fmt.Sprintf(`UPDATE %q SET %s = ? WHERE %s = ?`, meta.TableName, metadata.DefaultColumn, meta.IDExpr())
 
 	// docspub patch: the exact pushdown's states follow every write (exact.go).
 	ts := stateOf(c.r, c.dbName, meta.TableName)
@@ -227,7 +227,7 @@ func (c *collection) DeleteAll(ctx context.Context, params *backends.DeleteAllPa
 			args[i] = string(must.NotFail(sjson.MarshalSingleValue(id)))
 		}
 
-		column = metadata.IDColumn
+		column = meta.IDExpr()
 	} else {
 		placeholders = make([]string, len(params.RecordIDs))
 		args = make([]any, len(params.RecordIDs))
@@ -277,7 +277,7 @@ func (c *collection) Explain(ctx context.Context, params *backends.ExplainParams
 	selectClause := prepareSelectClause(meta.TableName, "", meta.Capped(), false)
 
 	// docspub patch: as Query does.
-	whereClause, args := prepareWhereClause(params.Filter, meta.Settings.Indexes)
+	whereClause, args := prepareWhereClause(params.Filter, meta.Settings.Indexes, meta.IDExpr())
 	filterPushdown := whereClause != ""
 
 	orderByClause := prepareOrderByClause(params.Sort)

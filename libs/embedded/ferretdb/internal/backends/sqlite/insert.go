@@ -27,7 +27,11 @@ import (
 // prepareInsertStatement returns a statement and arguments for inserting the given documents.
 //
 // If capped is true, it returns a statement and arguments for inserting record IDs and documents.
-func prepareInsertStatement(tableName string, capped bool, docs []*types.Document) (string, []any, error) {
+//
+// docspub patch: if idInColumn is true, for inserting the documents' _id
+// (metadata.IDValueColumn, as sjson.MarshalSingleValue writes it) and
+// documents.
+func prepareInsertStatement(tableName string, capped, idInColumn bool, docs []*types.Document) (string, []any, error) {
 	var args []any
 	rows := make([]string, len(docs))
 
@@ -44,13 +48,34 @@ func prepareInsertStatement(tableName string, capped bool, docs []*types.Documen
 			continue
 		}
 
+		if idInColumn {
+			id, err := doc.Get("_id")
+			if err != nil {
+				return "", nil, lazyerrors.Error(err)
+			}
+
+			text, err := sjson.MarshalSingleValue(id)
+			if err != nil {
+				return "", nil, lazyerrors.Error(err)
+			}
+
+			rows[i] = "(?, ?)"
+			args = append(args, string(text), string(b))
+
+			continue
+		}
+
 		rows[i] = "(?)"
 		args = append(args, string(b))
 	}
 
 	columns := metadata.DefaultColumn
-	if capped {
+
+	switch {
+	case capped:
 		columns = strings.Join([]string{metadata.RecordIDColumn, metadata.DefaultColumn}, ", ")
+	case idInColumn:
+		columns = strings.Join([]string{metadata.IDValueColumn, metadata.DefaultColumn}, ", ")
 	}
 
 	return fmt.Sprintf(

@@ -61,24 +61,34 @@ const (
 // The values compare as the JSON text SQLite's -> gives, which is the text
 // sjson stored: MarshalSingleValue writes a value as Marshal writes it in a
 // document.
-func prepareWhereClause(filter *types.Document, indexes []metadata.IndexInfo) (string, []any) {
+//
+// docspub patch: id is the SQL expression of the _id in the table
+// (metadata.Collection.IDExpr).
+func prepareWhereClause(filter *types.Document, indexes []metadata.IndexInfo, id string) (string, []any) {
 	if filter.Len() == 0 {
 		return "", nil
 	}
 
-	leading := map[string]bool{}
+	ix := indexed{id: id, leading: map[string]bool{}}
 	for _, index := range indexes {
 		if len(index.Key) > 0 && !strings.Contains(index.Key[0].Field, ".") {
-			leading[index.Key[0].Field] = true
+			ix.leading[index.Key[0].Field] = true
 		}
 	}
 
-	c, ok := chooseConditions(filter, leading, 0)
+	c, ok := chooseConditions(filter, ix, 0)
 	if !ok {
 		return "", nil
 	}
 
 	return " WHERE " + c.sql, c.args
+}
+
+// indexed is what a table's indexes serve: its _id's expression, and the
+// fields that lead one of its indexes.
+type indexed struct {
+	id      string
+	leading map[string]bool
 }
 
 // condition is pushed-down SQL and its arguments.
@@ -98,9 +108,9 @@ const (
 // chooseConditions returns the conditions of filter's most selective kind,
 // joined by AND; ok is false when filter gives none. depth bounds the
 // nesting of $and and $or.
-func chooseConditions(filter *types.Document, leading map[string]bool, depth int) (condition, bool) {
+func chooseConditions(filter *types.Document, ix indexed, depth int) (condition, bool) {
 	var found [kinds][]condition
-	collectConditions(filter, leading, depth, &found)
+	collectConditions(filter, ix, depth, &found)
 
 	for kind, conds := range found {
 		if len(conds) == 0 {
@@ -119,7 +129,7 @@ func chooseConditions(filter *types.Document, leading map[string]bool, depth int
 
 // collectConditions adds to found the conditions of filter's top level and
 // of its $and and $or, by kind.
-func collectConditions(filter *types.Document, leading map[string]bool, depth int, found *[kinds][]condition) {
+func collectConditions(filter *types.Document, ix indexed, depth int, found *[kinds][]condition) {
 	if depth > maxPushdownDepth {
 		return
 	}
@@ -137,7 +147,7 @@ func collectConditions(filter *types.Document, leading map[string]bool, depth in
 		case k == "$and":
 			ds, _ := subfilters(v)
 			for _, d := range ds {
-				collectConditions(d, leading, depth+1, found)
+				collectConditions(d, ix, depth+1, found)
 			}
 
 		case k == "$or":
@@ -146,16 +156,16 @@ func collectConditions(filter *types.Document, leading map[string]bool, depth in
 				continue
 			}
 
-			if c, ok := anyOf(ds, leading, depth+1); ok {
+			if c, ok := anyOf(ds, ix, depth+1); ok {
 				found[byOther] = append(found[byOther], c)
 			}
 
 		case k == "_id":
 			if texts, kind := equalTexts(v); kind == byString {
-				found[byID] = append(found[byID], inCondition(metadata.IDColumn, texts, false))
+				found[byID] = append(found[byID], inCondition(ix.id, texts, false))
 			}
 
-		case leading[k] && !strings.HasPrefix(k, "$"):
+		case ix.leading[k] && !strings.HasPrefix(k, "$"):
 			column := fmt.Sprintf("%s->%q", metadata.DefaultColumn, k)
 			if exists(v) {
 				// IS NOT NULL as a range of both ends (any JSON text sorts
@@ -173,7 +183,7 @@ func collectConditions(filter *types.Document, leading map[string]bool, depth in
 }
 
 // anyOf is the OR of the branches' conditions, if each branch gives one.
-func anyOf(branches []*types.Document, leading map[string]bool, depth int) (condition, bool) {
+func anyOf(branches []*types.Document, ix indexed, depth int) (condition, bool) {
 	if len(branches) == 0 {
 		return condition{}, false
 	}
@@ -181,7 +191,7 @@ func anyOf(branches []*types.Document, leading map[string]bool, depth int) (cond
 	conds := make([]condition, 0, len(branches))
 
 	for _, b := range branches {
-		c, ok := chooseConditions(b, leading, depth)
+		c, ok := chooseConditions(b, ix, depth)
 		if !ok {
 			return condition{}, false
 		}

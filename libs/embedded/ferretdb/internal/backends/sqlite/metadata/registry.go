@@ -282,10 +282,27 @@ func (r *Registry) collectionCreate(ctx context.Context, params *CollectionCreat
 		s++
 	}
 
+	// docspub patch: a table that is not capped holds the _id in a column
+	// of its own (IDValueColumn), which its settings say from the start.
+	coll := &Collection{
+		Name:      collectionName,
+		TableName: tableName,
+		Settings: Settings{
+			UUID:            uuid.NewString(),
+			CappedSize:      params.CappedSize,
+			CappedDocuments: params.CappedDocuments,
+			IDInColumn:      !params.Capped(),
+		},
+	}
+
 	q := fmt.Sprintf("CREATE TABLE %q (", tableName)
 
 	if params.Capped() {
 		q += fmt.Sprintf("%s INTEGER PRIMARY KEY, ", RecordIDColumn)
+	}
+
+	if coll.Settings.IDInColumn {
+		q += fmt.Sprintf("%s TEXT NOT NULL, ", IDValueColumn)
 	}
 
 	q += fmt.Sprintf("%[1]s TEXT NOT NULL CHECK(%[1]s != '')) STRICT", DefaultColumn)
@@ -295,7 +312,7 @@ func (r *Registry) collectionCreate(ctx context.Context, params *CollectionCreat
 	}
 
 	q = fmt.Sprintf("INSERT INTO %q (name, table_name, settings) VALUES (?, ?, ?)", metadataTableName)
-	if _, err = db.ExecContext(ctx, q, collectionName, tableName, "{}"); err != nil {
+	if _, err = db.ExecContext(ctx, q, collectionName, tableName, coll.Settings); err != nil {
 		_, _ = db.ExecContext(ctx, fmt.Sprintf("DROP TABLE %q", tableName))
 		return false, lazyerrors.Error(err)
 	}
@@ -303,15 +320,7 @@ func (r *Registry) collectionCreate(ctx context.Context, params *CollectionCreat
 	if r.colls[dbName] == nil {
 		r.colls[dbName] = map[string]*Collection{}
 	}
-	r.colls[dbName][collectionName] = &Collection{
-		Name:      collectionName,
-		TableName: tableName,
-		Settings: Settings{
-			UUID:            uuid.NewString(),
-			CappedSize:      params.CappedSize,
-			CappedDocuments: params.CappedDocuments,
-		},
-	}
+	r.colls[dbName][collectionName] = coll
 
 	err = r.indexesCreate(ctx, dbName, collectionName, []IndexInfo{{
 		Name:   backends.DefaultIndexName,
@@ -481,6 +490,12 @@ func (r *Registry) indexesCreate(ctx context.Context, dbName, collectionName str
 			}
 
 			columns[i] = fmt.Sprintf("%s->%s", DefaultColumn, strings.Join(fields, "->"))
+
+			// docspub patch: an index of the _id alone is on the table's
+			// IDValueColumn when it has one.
+			if key.Field == "_id" && len(index.Key) == 1 && c.Settings.IDInColumn {
+				columns[i] = IDValueColumn
+			}
 			if key.Descending {
 				columns[i] += " DESC"
 			}

@@ -29,6 +29,10 @@ type Settings struct {
 	Indexes         []IndexInfo `json:"indexes"`
 	CappedSize      int64       `json:"cappedSize"`
 	CappedDocuments int64       `json:"cappedDocuments"`
+
+	// docspub patch: IDInColumn says that the table has IDValueColumn
+	// (tables made before it do not, and keep using IDColumn).
+	IDInColumn bool `json:"idInColumn,omitempty"`
 }
 
 // IndexInfo represents information about a single index.
@@ -66,6 +70,7 @@ func (s Settings) deepCopy() Settings {
 		Indexes:         indexes,
 		CappedSize:      s.CappedSize,
 		CappedDocuments: s.CappedDocuments,
+		IDInColumn:      s.IDInColumn,
 	}
 }
 
