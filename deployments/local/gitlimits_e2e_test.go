@@ -109,8 +109,11 @@ func TestGitImportRefusesOversizedRepositories(t *testing.T) {
 		admin.op("importGitRepository", "POST", "/v1/spaces/"+space+"/git/import", map[string]any{"url": srv.RepoURL(repo), "ref": "refs/heads/main"})
 	}
 	errs := map[string]string{}
+	// One organization's imports run one after another, each followed by a
+	// rest as long as it ran (JOB_TENANT_REST): on a machine busy with other
+	// work the three take most of a minute.
 	for repo, space := range spaces {
-		st, e := opState(gitDone(t, admin, space))
+		st, e := opState(gitDoneWithin(t, admin, space, 3*time.Minute))
 		if st != "failure" {
 			t.Errorf("import of %s ended %s: %s", repo, st, e)
 		}
