@@ -91,24 +91,3 @@ func TestReaderHandsBatchesInOrder(t *testing.T) {
 		t.Errorf("applied %v\nwant %v", got, want)
 	}
 }
-
-// A chunk of a flood closes sooner after the flow stops than a sparse
-// one, but never before twice the longest wait it saw for a message.
-func TestIdleShortensOnlyForAFlood(t *testing.T) {
-	for _, c := range []struct {
-		n       int
-		longest time.Duration
-		want    time.Duration
-	}{
-		{1, 0, chunkIdle},
-		{floodMessages - 1, time.Millisecond, chunkIdle},
-		{floodMessages, time.Millisecond, floodIdle},
-		{maxChunkBatch, 30 * time.Millisecond, floodIdle},
-		{maxChunkBatch, 70 * time.Millisecond, 140 * time.Millisecond},
-		{maxChunkBatch, 150 * time.Millisecond, chunkIdle},
-	} {
-		if got := idle(c.n, c.longest); got != c.want {
-			t.Errorf("idle(%d, %s) = %s, want %s", c.n, c.longest, got, c.want)
-		}
-	}
-}

@@ -192,9 +192,7 @@ type Applier interface {
 // Chunking of the reader.
 const (
 	chunkWait     = 3 * time.Second        // how long a chunk gathers messages at most
-	chunkIdle     = 200 * time.Millisecond // a chunk closes once no message came for this long (idle)
-	floodIdle     = 100 * time.Millisecond // idle's least, for a chunk of a flood
-	floodMessages = 100                    // messages of a chunk that make it a flood
+	chunkIdle     = 200 * time.Millisecond // a chunk closes once no message came for this long
 	recoverEvery  = 10 * time.Second       // how often chunks left by a stopped consumer are looked for
 	recoverAfter  = 30 * time.Second       // age of a chunk record deemed left behind
 	minRetry      = 100 * time.Millisecond
@@ -234,7 +232,7 @@ type chunk struct {
 
 // Run consumes until ctx is done: it gathers a chunk (up to maxChunkBatch
 // messages or rollup.MaxChunkBytes, for at most chunkWait after the first
-// and while messages keep coming within idle), applies it (retrying until it is applied) and commits its
+// and while messages keep coming within chunkIdle), applies it (retrying until it is applied) and commits its
 // offsets. The next chunk is fetched, decoded and prepared (its rows
 // built) while one is applied.
 // Every recoverEvery it finishes the chunks a stopped consumer left.
@@ -347,7 +345,7 @@ type fetched struct {
 }
 
 // fetch gathers one chunk: it waits for a first message, then takes what
-// comes within chunkWait, unless none came for idle. Under a steady
+// comes within chunkWait, unless none came for chunkIdle. Under a steady
 // flow a chunk gathers up to 3 s of it (each chunk rewrites its rows'
 // shards and distinct sets, so fewer chunks cost less per event); when the
 // flow stops or is sparse, it is applied at once. Each message is decoded
@@ -387,40 +385,21 @@ func (r *Reader) fetch(ctx context.Context) ([]*fetched, *rollup.Grouping, error
 	}
 	take(m)
 	deadline := time.Now().Add(chunkWait)
-	var longest time.Duration // the longest wait for a message of this chunk
 	for len(got) < maxChunkBatch && size < rollup.MaxChunkBytes {
-		wait := min(idle(len(got), longest), time.Until(deadline))
+		wait := min(chunkIdle, time.Until(deadline))
 		if wait <= 0 {
 			break
 		}
-		asked := time.Now()
 		more, cancel := context.WithTimeout(ctx, wait)
 		m, err := r.r.FetchMessage(more)
 		cancel()
 		if err != nil {
 			break
 		}
-		longest = max(longest, time.Since(asked))
 		take(m)
 	}
 	_ = g.Wait()
 	return got, grouped, nil
-}
-
-// idle is how long a chunk of n messages, whose longest wait for one so
-// far was longest, waits for the next before it closes: chunkIdle, but
-// for a flood (floodMessages or more) twice its longest wait, at least
-// floodIdle. When a flood stops, its last events are counted up to 100 ms
-// sooner (a tenth of the second the rollups have); a flood whose messages
-// come further apart (a reader short of CPU) still waits up to chunkIdle.
-// In the ingest benchmark's flood a chunk's longest wait was 38–90 ms; a
-// longer pause closes the chunk early, which costs one more apply, not a
-// count.
-func idle(n int, longest time.Duration) time.Duration {
-	if n < floodMessages {
-		return chunkIdle
-	}
-	return min(chunkIdle, max(floodIdle, 2*longest))
 }
 
 // visitSlices are the decoded visits of a message, lent back once grouped.
