@@ -32,7 +32,8 @@ import (
 // in PATH; without one these rows are left out, and the log says so) and
 // Go's http.FileServer serving the same file, and Go's floor for the coded
 // rows (a bare net/http handler answering the page's gzip bytes from
-// memory: what the gateway's stack adds is the distance from it), then
+// memory: what the gateway's stack adds is the distance from it, and the
+// same answer through fasthttp alone: what another server reaches), then
 // the gateway's /healthz,
 // the published page without a token (no Accept-Encoding, gzip, and
 // "gzip, br": answered from the gateway's page cache in that coding), and
@@ -97,6 +98,7 @@ func BenchmarkHTTPTable(b *testing.B) {
 		_, _ = w.Write(gz)
 	}))
 	b.Cleanup(bare.Close)
+	fast := startFastHTTP(b, gz)
 
 	bearer := "Bearer " + p.Credentials.DemoAdminToken
 	var targets []target
@@ -111,6 +113,7 @@ func BenchmarkHTTPTable(b *testing.B) {
 	targets = append(targets,
 		target{name: "Go http.FileServer, the page's HTML as a file", url: static.URL + "/page.html", base: true},
 		target{name: "Go net/http alone, the page's gzip from memory (Accept-Encoding: gzip)", url: bare.URL, accept: "gzip", coding: "gzip", base: true},
+		target{name: "fasthttp alone, the page's gzip from memory (Accept-Encoding: gzip)", url: fast, accept: "gzip", coding: "gzip", base: true},
 		target{name: "gateway /healthz", url: p.URL + "/healthz"},
 		target{name: "published page, no token", url: page},
 		target{name: "published page, no token, Accept-Encoding: gzip", url: page, accept: "gzip", coding: "gzip"},
