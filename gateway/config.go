@@ -20,6 +20,11 @@ import (
 type Config struct {
 	// Addr is the listen address.
 	Addr string `env:"ADDR, default=127.0.0.1:8080"`
+	// ReaderAddr, when set, is a second listen address for published
+	// sites' readers alone (GET and HEAD outside /v1), served by a
+	// faster server (internal/edge): route the published sites' hosts
+	// and paths there, the API to Addr. Empty: readers on Addr only.
+	ReaderAddr string `env:"READER_ADDR"`
 	// PublicURL is the gateway's URL as clients reach it (scheme, host and
 	// any path prefix, without /v1): the API document it serves names it as
 	// the server.
@@ -127,6 +132,9 @@ func (c Config) Validate() error {
 	}
 	c.Discovery.Check(&p)
 	c.CustomTLS.Check(&p, c.Addr)
+	if c.ReaderAddr != "" && c.ReaderAddr == c.Addr {
+		p.Addf("READER_ADDR: must differ from ADDR")
+	}
 	return p.Err()
 }
 

@@ -32,6 +32,7 @@ import (
 	"github.com/docspub/platform/gateway/internal/auth"
 	"github.com/docspub/platform/gateway/internal/clientip"
 	"github.com/docspub/platform/gateway/internal/customtls"
+	"github.com/docspub/platform/gateway/internal/edge"
 	"github.com/docspub/platform/gateway/internal/hostnames"
 	"github.com/docspub/platform/gateway/internal/pagecache"
 	"github.com/docspub/platform/gateway/internal/proxy"
@@ -92,6 +93,8 @@ type Gateway struct {
 	pages *pagecache.Cache
 	// purger keeps pages true to writes and events (internal/purge).
 	purger *purge.Purger
+	// limits are the rate limits (Redis).
+	limits *ratelimit.Limiter
 	// views records readers' reads in insights.
 	views *views.Recorder
 	// clients derives client addresses (clientip) and wraps the listener
@@ -151,6 +154,7 @@ func New(cfg Config, deps Deps) (*Gateway, error) {
 	g := &Gateway{clients: clients, cfg: cfg, kafka: cluster, log: deps.Log, rdb: deps.Redis}
 	redisFailed := throttle.NewRedisWarnings(deps.Log).Failed
 	limits := ratelimit.New(deps.Redis, cfg.RateLimit, cfg.FailedAuthLimit, throttle.New(deps.Log), redisFailed)
+	g.limits = limits
 	g.tokens = auth.New(deps.Redis, internalclient.New(route.Identity, deps.Resolver, signer, min(cfg.UpstreamTimeout, auth.MaxResolveTime)),
 		cfg.AuthCacheTTL, redisFailed)
 	if cfg.ReaderCacheBytes > 0 {
@@ -262,15 +266,33 @@ func Run(ctx context.Context, cfg Config, log *slog.Logger) error {
 	if err := g.kafka.Provision(ctx, log, IdentityTopic); err != nil {
 		return err
 	}
-	if cfg.CustomTLS.Addr == "" {
-		return service.Run(ctx, Service, cfg.Addr, g, log, service.WrapListener(g.Listener), service.Linger(httpx.Linger))
+	var readers net.Listener
+	if cfg.ReaderAddr != "" {
+		if readers, err = net.Listen("tcp", cfg.ReaderAddr); err != nil {
+			return fmt.Errorf("listen %s: %w", cfg.ReaderAddr, err)
+		}
 	}
 	eg, ctx := errgroup.WithContext(ctx)
 	eg.Go(func() error {
 		return service.Run(ctx, Service, cfg.Addr, g, log, service.WrapListener(g.Listener), service.Linger(httpx.Linger))
 	})
-	eg.Go(func() error { return customtls.Listen(ctx, cfg.CustomTLS, g.customTLSDeps()) })
+	if cfg.CustomTLS.Addr != "" {
+		eg.Go(func() error { return customtls.Listen(ctx, cfg.CustomTLS, g.customTLSDeps()) })
+	}
+	if readers != nil {
+		eg.Go(func() error { return g.ServeReaders(ctx, readers) })
+	}
 	return eg.Wait()
+}
+
+// ServeReaders serves published sites' readers on ln (READER_ADDR) until
+// ctx is done: the gateway's handler on the readers' own server
+// (internal/edge), ln wrapped as the API's listener is (PROXY_PROTOCOL).
+func (g *Gateway) ServeReaders(ctx context.Context, ln net.Listener) error {
+	log := g.log.With("listener", "readers")
+	e := &edge.Edge{Handler: g.Handler(), Log: log,
+		Hits: &edge.Hits{Pages: g.pages, Views: g.views, Limits: g.limits, Clients: g.clients, Log: log}}
+	return e.Serve(ctx, g.Listener(ln))
 }
 
 // ServeCustomHostnames serves custom hostnames until ctx is done: TLS on

@@ -236,8 +236,12 @@ func (u *upstream) count() int {
 
 // harness is a gateway in front of fake services.
 type harness struct {
-	gw       *gateway.Gateway
-	srv      *httptest.Server
+	gw  *gateway.Gateway
+	srv *httptest.Server
+	// readers is the URL of the readers' listener (options.readers).
+	readers string
+	// target is where do sends requests when set (readers); else srv.
+	target   string
 	identity *identity
 	content  *upstream
 	sites    *upstream
@@ -260,6 +264,8 @@ type options struct {
 	// static upstreams (a Consul registry).
 	resolve  string
 	resolver discovery.Resolver
+	// readers serves the readers' listener too (READER_ADDR): readers.
+	readers bool
 }
 
 // someThrough resolves one service through another resolver.
@@ -314,6 +320,9 @@ func newHarness(t testing.TB, o options) *harness {
 	h.gw = gw
 	h.srv = httptest.NewServer(gw.Handler())
 	t.Cleanup(h.srv.Close)
+	if o.readers {
+		h.readers = serveReaders(t, gw)
+	}
 	h.signers = map[string]*internaltoken.Signer{}
 	for _, name := range []string{"identity", "content", "sites", "insights", "integrations"} {
 		if h.signers[name], err = internaltoken.NewSigner(name, secret, time.Minute); err != nil {
@@ -323,10 +332,33 @@ func newHarness(t testing.TB, o options) *harness {
 	return h
 }
 
+// serveReaders serves gw's readers' listener on a loopback port until the
+// test ends, and returns its URL.
+func serveReaders(t testing.TB, gw *gateway.Gateway) string {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- gw.ServeReaders(ctx, ln) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("readers' listener: %v", err)
+		}
+	})
+	return "http://" + ln.Addr().String()
+}
+
 // do sends a request to the gateway with the bearer token (none when empty).
 func (h *harness) do(t testing.TB, method, path, token string, body io.Reader, header http.Header) *http.Response {
 	t.Helper()
-	req, err := http.NewRequest(method, h.srv.URL+path, body)
+	base := h.srv.URL
+	if h.target != "" {
+		base = h.target
+	}
+	req, err := http.NewRequest(method, base+path, body)
 	if err != nil {
 		t.Fatal(err)
 	}

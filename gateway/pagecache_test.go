@@ -6,8 +6,10 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"maps"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -143,12 +145,24 @@ func (h *harness) read(t *testing.T, method, path string, header map[string]stri
 // If-None-Match answers 304 with no body, HEAD no body; a request with a
 // query or a cookie of access, and an answer that is not public, always
 // reach sites.
+//
+// The readers' listener (READER_ADDR) answers all of it the same way.
 func TestReaderPagesFromCache(t *testing.T) {
 	t.Parallel()
+	for _, readers := range []bool{false, true} {
+		t.Run(map[bool]string{false: "gateway", true: "readers' listener"}[readers], func(t *testing.T) {
+			t.Parallel()
+			readerPagesFromCache(t, readers)
+		})
+	}
+}
+
+func readerPagesFromCache(t *testing.T, readers bool) {
 	rs, in := newReaderSite(t), newInsightsEvents(t)
 	k := kafkatest.Start(t)
 	h := newHarness(t, options{env: map[string]string{"KAFKA_BROKERS": strings.Join(k.Brokers, ","), "READER_CACHE_TTL": "1m"},
-		upstreams: map[string]string{"sites": rs.srv.URL, "insights": in.srv.URL}})
+		upstreams: map[string]string{"sites": rs.srv.URL, "insights": in.srv.URL}, readers: readers})
+	h.target = h.readers
 	bg, stop := context.WithCancel(context.Background())
 	h.gw.RunBackground(bg)
 	t.Cleanup(func() { stop(); _ = h.gw.Close(context.Background()) })
@@ -538,4 +552,93 @@ func TestReaderRefillOnce(t *testing.T) {
 	if n := hits.Load() - before; n != 3 {
 		t.Errorf("3 reads of an answer never kept reached sites %d times", n)
 	}
+}
+
+// TestReadersListenerAnswersAsTheGateway: the same requests, under the
+// same Host, get the same answers from the readers' listener as from the
+// gateway's (status, body, every header but Date, X-Request-Id and the
+// cookies' new ids), whether kept in the page cache or not: a miss, the
+// hits in each coding, a 304, a HEAD, a returning reader, a cookie of
+// access, a Range, a query, a page that is not public; the listener
+// refuses what readers do not send.
+func TestReadersListenerAnswersAsTheGateway(t *testing.T) {
+	t.Parallel()
+	rs, in := newReaderSite(t), newInsightsEvents(t)
+	k := kafkatest.Start(t)
+	h := newHarness(t, options{env: map[string]string{"KAFKA_BROKERS": strings.Join(k.Brokers, ","), "READER_CACHE_TTL": "1m"},
+		upstreams: map[string]string{"sites": rs.srv.URL, "insights": in.srv.URL}, readers: true})
+	bg, stop := context.WithCancel(context.Background())
+	h.gw.RunBackground(bg)
+	t.Cleanup(func() { stop(); _ = h.gw.Close(context.Background()) })
+	host := strings.TrimPrefix(h.srv.URL, "http://")
+	send := func(base, method, path string, header map[string]string) (*http.Response, []byte) {
+		t.Helper()
+		req, _ := http.NewRequest(method, base+path, nil)
+		req.Host = host
+		for k, v := range header {
+			req.Header.Set(k, v)
+		}
+		resp, err := (&http.Transport{DisableCompression: true}).RoundTrip(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		body, _ := io.ReadAll(resp.Body)
+		return resp, body
+	}
+	page := "/sites/o1/s1/page"
+	for _, c := range []struct {
+		name, method, path string
+		header             map[string]string
+	}{
+		{"first read (a miss)", "GET", page, nil},
+		{"hit", "GET", page, nil},
+		{"hit, gzip", "GET", page, map[string]string{"Accept-Encoding": "gzip"}},
+		{"hit, br", "GET", page, map[string]string{"Accept-Encoding": "gzip, br"}},
+		{"hit, If-None-Match", "GET", page, map[string]string{"If-None-Match": `"First"`}},
+		{"hit, HEAD", "HEAD", page, map[string]string{"Accept-Encoding": "gzip"}},
+		{"returning reader", "GET", page, map[string]string{"Cookie": "docspub_vid=v1; docspub_sid=s1", "User-Agent": "ua", "Referer": "https://example.com/x"}},
+		{"cookie of access", "GET", page, map[string]string{"Cookie": "docspub_share=k1"}},
+		{"range", "GET", page, map[string]string{"Range": "bytes=0-3"}},
+		{"query", "GET", page + "?a=b", nil},
+		{"escaped path", "GET", "/sites/o1/s1/p%61ge", nil},
+		{"not public", "GET", "/sites/o1/s1/other", nil},
+		{"X-Request-Id kept", "GET", page, map[string]string{"X-Request-Id": "rid-1"}},
+	} {
+		gw, gwBody := send(h.srv.URL, c.method, c.path, c.header)
+		rd, rdBody := send(h.readers, c.method, c.path, c.header)
+		if gw.StatusCode != rd.StatusCode || !bytes.Equal(gwBody, rdBody) {
+			t.Errorf("%s: gateway %d %q, readers' listener %d %q", c.name, gw.StatusCode, gwBody, rd.StatusCode, rdBody)
+		}
+		if g, r := comparable(gw.Header), comparable(rd.Header); !maps.EqualFunc(g, r, slices.Equal) {
+			t.Errorf("%s: headers differ\n gateway:          %v\n readers' listener: %v", c.name, g, r)
+		}
+		if c.header["X-Request-Id"] != "" && rd.Header.Get("X-Request-Id") != c.header["X-Request-Id"] {
+			t.Errorf("%s: X-Request-Id %q", c.name, rd.Header.Get("X-Request-Id"))
+		}
+	}
+	for _, c := range []struct {
+		method, path string
+		status       int
+	}{{"POST", page, http.StatusMethodNotAllowed}, {"GET", "/v1/orgs/o1", http.StatusNotFound}, {"GET", "/v1", http.StatusNotFound}} {
+		if resp, body := send(h.readers, c.method, c.path, nil); resp.StatusCode != c.status || !strings.Contains(string(body), `"error"`) {
+			t.Errorf("%s %s on the readers' listener: %d %s", c.method, c.path, resp.StatusCode, body)
+		}
+	}
+}
+
+// comparable is an answer's headers but those each answer has its own
+// (Date, X-Request-Id, the rate limit's count) and with its cookies'
+// values left out.
+func comparable(h http.Header) http.Header {
+	out := h.Clone()
+	for _, name := range []string{"Date", "X-Request-Id", "X-Ratelimit-Remaining", "X-Ratelimit-Reset"} {
+		delete(out, name)
+	}
+	for i, c := range out["Set-Cookie"] {
+		name, rest, _ := strings.Cut(c, "=")
+		_, attrs, _ := strings.Cut(rest, ";")
+		out["Set-Cookie"][i] = name + "=…;" + attrs
+	}
+	return out
 }

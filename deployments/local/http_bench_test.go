@@ -1,12 +1,14 @@
 package local
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -61,7 +63,7 @@ import (
 // load waits for while the cores are not busy.
 func BenchmarkHTTPTable(b *testing.B) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	p, err := Start(ctx, Config{Addr: "127.0.0.1:0", DataDir: b.TempDir(), LogLevel: "error", RateLimit: 0,
+	p, err := Start(ctx, Config{Addr: "127.0.0.1:0", ReaderAddr: "127.0.0.1:0", DataDir: b.TempDir(), LogLevel: "error", RateLimit: 0,
 		OutboundAllowPrivate: true}, logx.Discard())
 	cancel()
 	if err != nil {
@@ -80,6 +82,16 @@ func BenchmarkHTTPTable(b *testing.B) {
 	// from Go's http.FileServer.
 	hc := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64, DisableCompression: true}}
 	html := fetch(b, hc, target{url: page})
+	// The same page on the gateway's readers' listener (READER_ADDR),
+	// under the published URL's host, as a front proxy routes it.
+	pageURL, err := url.Parse(page)
+	if err != nil {
+		b.Fatal(err)
+	}
+	pageHost, edgePage := pageURL.Host, p.ReaderURL+pageURL.RequestURI()
+	if got := fetch(b, hc, target{url: edgePage, host: pageHost}); !bytes.Equal(got, html) {
+		b.Fatalf("the readers' listener answers the page otherwise (%d bytes, not %d)", len(got), len(html))
+	}
 	dir := b.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "page.html"), html, 0o644); err != nil {
 		b.Fatal(err)
@@ -118,6 +130,9 @@ func BenchmarkHTTPTable(b *testing.B) {
 		target{name: "published page, no token", url: page},
 		target{name: "published page, no token, Accept-Encoding: gzip", url: page, accept: "gzip", coding: "gzip"},
 		target{name: "published page, no token, Accept-Encoding: gzip, br", url: page, accept: "gzip, br", coding: "br"},
+		target{name: "published page on the readers' listener", url: edgePage, host: pageHost},
+		target{name: "published page on the readers' listener, Accept-Encoding: gzip", url: edgePage, host: pageHost, accept: "gzip", coding: "gzip"},
+		target{name: "published page on the readers' listener, Accept-Encoding: gzip, br", url: edgePage, host: pageHost, accept: "gzip, br", coding: "br"},
 		target{name: "GET /v1/orgs/{id}", url: p.URL + org, auth: bearer},
 		target{name: "GET /v1/spaces/{id}", url: p.URL + "/v1/spaces/" + space, auth: bearer},
 		target{name: "GET /v1/orgs/{id}/spaces", url: p.URL + org + "/spaces", auth: bearer},
@@ -173,7 +188,7 @@ func BenchmarkHTTPTable(b *testing.B) {
 			continue
 		}
 		fetch(b, hc, tg) // warm (and check: 200, in the coding asked for)
-		isPage := tg.url == page
+		isPage := tg.url == page || tg.url == edgePage
 		if isPage {
 			views++
 		}
@@ -375,13 +390,19 @@ func handbookRepo(extra int) (map[string][]byte, int) {
 // says).
 type target struct {
 	name, url, auth, accept, coding string
-	conns                           int
-	base                            bool
+	// host is the Host header when it is not url's (the readers'
+	// listener, reached as a front proxy reaches it).
+	host  string
+	conns int
+	base  bool
 }
 
 // request is a GET of tg.
 func (tg target) request() *http.Request {
 	req, _ := http.NewRequest(http.MethodGet, tg.url, nil)
+	if tg.host != "" {
+		req.Host = tg.host
+	}
 	if tg.auth != "" {
 		req.Header.Set("Authorization", tg.auth)
 	}

@@ -42,9 +42,14 @@ import (
 
 // Config of the local platform.
 type Config struct {
-	Addr     string `env:"ADDR, default=127.0.0.1:8080"`
-	DataDir  string `env:"DATA_DIR, default=./.local"`
-	LogLevel string `env:"LOG_LEVEL, default=info"`
+	Addr string `env:"ADDR, default=127.0.0.1:8080"`
+	// ReaderAddr, when set, is the gateway's listener for published
+	// sites' readers alone (READER_ADDR; ReaderURL). Published URLs stay
+	// under Addr's: a request there names Addr's host (a front proxy
+	// routing readers to it keeps the Host header).
+	ReaderAddr string `env:"READER_ADDR"`
+	DataDir    string `env:"DATA_DIR, default=./.local"`
+	LogLevel   string `env:"LOG_LEVEL, default=info"`
 	// RateLimit is the gateway's per-token limit per minute (0 turns it off).
 	RateLimit int `env:"RATE_LIMIT, default=600"`
 	// OutboundAllowPrivate lets content's imports and integrations' OpenAPI
@@ -81,7 +86,10 @@ type Credentials struct {
 
 // Platform is the running local platform.
 type Platform struct {
-	URL         string
+	URL string
+	// ReaderURL is the gateway's readers' listener (Config.ReaderAddr),
+	// "" without one.
+	ReaderURL   string
 	Credentials Credentials
 	CredsPath   string
 	Kafka       *embedded.Kafka
@@ -98,6 +106,7 @@ type Platform struct {
 	kafkaPort int
 	redisAddr string
 	gwLn      net.Listener
+	readerLn  net.Listener
 	docs      map[string][]byte // the docs repository's files, nil for none
 	docsLn    net.Listener      // where their Git server listens, with docs
 	identity  *identity.App
@@ -197,6 +206,13 @@ func (p *Platform) startInfra(_, _ context.Context, cfg Config) (err error) {
 	}
 	p.closers = append(p.closers, func() { _ = p.gwLn.Close() })
 	p.URL = "http://" + p.gwLn.Addr().String()
+	if cfg.ReaderAddr != "" {
+		if p.readerLn, err = net.Listen("tcp", cfg.ReaderAddr); err != nil {
+			return fmt.Errorf("listen %s: %w", cfg.ReaderAddr, err)
+		}
+		p.closers = append(p.closers, func() { _ = p.readerLn.Close() })
+		p.ReaderURL = "http://" + p.readerLn.Addr().String()
+	}
 	return nil
 }
 
@@ -363,6 +379,9 @@ func (p *Platform) startGateway(ctx, runCtx context.Context, cfg Config) error {
 	p.goRun("gateway", func() error {
 		return httpx.Serve(runCtx, gw.Listener(p.gwLn), gw.Handler(), p.log.With("service", "gateway"))
 	})
+	if p.readerLn != nil {
+		p.goRun("gateway readers", func() error { return gw.ServeReaders(runCtx, p.readerLn) })
+	}
 	return nil
 }
 

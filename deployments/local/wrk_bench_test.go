@@ -30,6 +30,9 @@ func loadWrk(b *testing.B, tg target, conns int, d time.Duration) (rps float64, 
 	}
 	args := []string{"-t", strconv.Itoa(min(2, conns)), "-c", strconv.Itoa(conns),
 		"-d", fmt.Sprintf("%ds", max(1, int(d.Seconds()))), "--latency", "--timeout", "10s"}
+	if tg.host != "" {
+		args = append(args, "-H", "Host: "+tg.host)
+	}
 	if tg.auth != "" {
 		args = append(args, "-H", "Authorization: "+tg.auth)
 	}

@@ -121,14 +121,20 @@ func NoContent(c *gin.Context, status int) {
 
 func requestID() gin.HandlerFunc {
 	return func(c *gin.Context) {
-		id := c.GetHeader(RequestIDHeader)
-		if id == "" || len(id) > 128 {
-			id = NewRequestID()
-		}
+		id := RequestID(c.GetHeader(RequestIDHeader))
 		c.Set("request_id", id)
 		c.Header(RequestIDHeader, id)
 		c.Next()
 	}
+}
+
+// RequestID is the id of a request whose RequestIDHeader is header: its
+// own when it has one of at most 128 bytes, else a new one.
+func RequestID(header string) string {
+	if header == "" || len(header) > 128 {
+		return NewRequestID()
+	}
+	return header
 }
 
 // NewRequestID returns a random request id.
@@ -178,23 +184,41 @@ func accessLog(log *slog.Logger) gin.HandlerFunc {
 		}
 		start := time.Now()
 		c.Next()
-		// The line is only built for a logger that keeps it, and as
-		// attributes (no argument boxed into a []any).
 		ctx := c.Request.Context()
-		if !log.Enabled(ctx, slog.LevelInfo) {
-			return
-		}
-		attrs := [...]slog.Attr{
-			slog.String("method", c.Request.Method), slog.String("path", c.Request.URL.Path), slog.Int("status", c.Writer.Status()),
-			slog.Float64("duration_ms", float64(time.Since(start).Microseconds())/1000),
-			slog.String("request_id", c.GetString("request_id")), slog.String("trace_id", traceID(ctx)),
-			slog.String("client", c.GetString(ClientKey))}
-		n := len(attrs)
-		if attrs[n-1].Value.String() == "" {
-			n-- // a service's line: only the gateway names clients
-		}
-		log.LogAttrs(ctx, slog.LevelInfo, "request", attrs[:n]...)
+		LogRequest(ctx, log, Request{Method: c.Request.Method, Path: c.Request.URL.Path, Status: c.Writer.Status(),
+			Start: start, ID: c.GetString("request_id"), Client: c.GetString(ClientKey)})
 	}
+}
+
+// Request is a request's access log line.
+type Request struct {
+	Method, Path string
+	Status       int
+	Start        time.Time
+	// ID is its request id; Client its client's address ("" for a
+	// service's request: only the gateway names clients).
+	ID, Client string
+}
+
+// LogRequest writes r's access log line, at Info, with the trace id of
+// ctx: the line of every request but health checks, whichever server
+// answered it (the gateway's readers' edge writes its own).
+func LogRequest(ctx context.Context, log *slog.Logger, r Request) {
+	// The line is only built for a logger that keeps it, and as
+	// attributes (no argument boxed into a []any).
+	if !log.Enabled(ctx, slog.LevelInfo) {
+		return
+	}
+	attrs := [...]slog.Attr{
+		slog.String("method", r.Method), slog.String("path", r.Path), slog.Int("status", r.Status),
+		slog.Float64("duration_ms", float64(time.Since(r.Start).Microseconds())/1000),
+		slog.String("request_id", r.ID), slog.String("trace_id", traceID(ctx)),
+		slog.String("client", r.Client)}
+	n := len(attrs)
+	if r.Client == "" {
+		n--
+	}
+	log.LogAttrs(ctx, slog.LevelInfo, "request", attrs[:n]...)
 }
 
 func traceID(ctx context.Context) string {

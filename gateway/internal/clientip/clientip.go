@@ -108,17 +108,36 @@ func (r *Resolver) Client(req *http.Request) string {
 	if !ok {
 		return req.RemoteAddr
 	}
+	return r.ClientFrom(peer, req.Header["X-Forwarded-For"], req.Header["X-Real-Ip"])
+}
+
+// Peer is the IP address of a connection's remote end, false when it has
+// none (a test's pipe).
+func Peer(a net.Addr) (netip.Addr, bool) {
+	if t, ok := a.(*net.TCPAddr); ok {
+		if ap := t.AddrPort(); ap.Addr().IsValid() {
+			return ap.Addr().Unmap().WithZone(""), true
+		}
+	}
+	return parseAddr(a.String())
+}
+
+// ClientFrom is Client for any server: the client address of a request
+// from peer with these X-Forwarded-For and X-Real-Ip lines.
+func (r *Resolver) ClientFrom(peer netip.Addr, forwardedFor, realIP []string) string {
 	switch {
 	case r.hops > 0:
-		if a, ok := r.nthFromRight(req.Header["X-Forwarded-For"]); ok {
+		if a, ok := r.nthFromRight(forwardedFor); ok {
 			return a.String()
 		}
 	case r.Trusts(peer):
-		if a, ok := r.rightmostUntrusted(req.Header["X-Forwarded-For"]); ok {
+		if a, ok := r.rightmostUntrusted(forwardedFor); ok {
 			return a.String()
 		}
-		if a, ok := parseAddr(req.Header.Get("X-Real-Ip")); ok {
-			return a.String()
+		if len(realIP) > 0 {
+			if a, ok := parseAddr(realIP[0]); ok {
+				return a.String()
+			}
 		}
 	}
 	return peer.String()

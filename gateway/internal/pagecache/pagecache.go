@@ -153,10 +153,27 @@ func (c *Cache) Lookup(r *http.Request) (k Key, mark uint64, e *Entry, ok bool) 
 	q, _ := searchQuery(r)
 	k = Key{host: strings.ToLower(r.Host), path: r.URL.EscapedPath(), search: q}
 	mark = c.tags.Now()
-	if e, found := c.of(k).Get(k); found && c.now().Sub(e.at) < c.ttl && c.tags.Current(e.stamp) {
-		return k, mark, e, true
+	return k, mark, c.get(k), true
+}
+
+// Hit is the fresh answer kept for a read of path (escaped, as
+// url.URL.EscapedPath writes it) on host without a query, nil if none:
+// Lookup for a server other than net/http, whose caller has found the
+// request Eligible (by the same rules) and fills the cache through
+// Lookup on a miss.
+func (c *Cache) Hit(host, path string) *Entry {
+	if c == nil {
+		return nil
 	}
-	return k, mark, nil, true
+	return c.get(Key{host: strings.ToLower(host), path: path})
+}
+
+// get is the answer kept under k while it is usable, nil if none.
+func (c *Cache) get(k Key) *Entry {
+	if e, found := c.of(k).Get(k); found && c.usable(e) {
+		return e
+	}
+	return nil
 }
 
 // Eligible tells whether the answer to r is the same for every reader
@@ -173,7 +190,13 @@ func Eligible(r *http.Request) bool {
 	if _, ok := searchQuery(r); r.URL.RawQuery != "" && !ok {
 		return false
 	}
-	for _, line := range r.Header.Values("Cookie") {
+	return OnlyInsightsCookies(r.Header.Values("Cookie"))
+}
+
+// OnlyInsightsCookies tells whether a request's Cookie lines name no
+// cookie but insights' visitor and session ids (see Eligible).
+func OnlyInsightsCookies(lines []string) bool {
+	for _, line := range lines {
 		for line != "" {
 			var part string
 			part, line, _ = strings.Cut(line, ";")
@@ -462,6 +485,31 @@ func (e *Entry) SetHeader(h http.Header, v *Variant, notModified bool) {
 		return
 	}
 	h["Content-Length"] = v.length
+}
+
+// EachHeader gives add every header SetHeader sets, one value at a
+// time, for a server other than net/http.
+func (e *Entry) EachHeader(v *Variant, notModified bool, add func(name, value string)) {
+	for _, f := range e.fields {
+		if notModified && f.name == "Content-Type" {
+			continue
+		}
+		for _, value := range f.values {
+			add(f.name, value)
+		}
+	}
+	if e.varies {
+		add("Vary", varyEncoding[0])
+	}
+	if v.contentEnc != nil {
+		add("Content-Encoding", v.Encoding)
+	}
+	if v.etag != nil {
+		add("Etag", v.ETag)
+	}
+	if !notModified {
+		add("Content-Length", v.length[0])
+	}
 }
 
 // AcceptedCodings is how much an Accept-Encoding header takes brotli and

@@ -17,8 +17,12 @@ type refills struct {
 // fresh tells whether the answer kept under k may be served.
 func (c *Cache) fresh(k Key) bool {
 	e, found := c.of(k).Peek(k)
-	return found && c.now().Sub(e.at) < c.ttl && c.tags.Current(e.stamp)
+	return found && c.usable(e)
 }
+
+// usable tells whether e may be served: within its TTL, none of its tags
+// purged since its fill began.
+func (c *Cache) usable(e *Entry) bool { return c.now().Sub(e.at) < c.ttl && c.tags.Current(e.stamp) }
 
 // Refill tells a reader whose lookup of k found nothing fresh whether to
 // wait for another reader's refill of it: wait, closed when that refill

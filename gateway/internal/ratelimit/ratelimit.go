@@ -64,30 +64,43 @@ func (g *Limiter) Allow(c *gin.Context, l Limit, key, client string) bool {
 	if g.rate == 0 {
 		return true
 	}
-	ctx := c.Request.Context()
+	if err := g.Check(c.Request.Context(), l, key, client, c.Writer.Header().Set); err != nil {
+		httpx.Error(c, err)
+		return false
+	}
+	return true
+}
+
+// Check is Allow for any server: it sets the limit's headers with set
+// and, over the limit, notes the refusal and returns the 429 to answer.
+func (g *Limiter) Check(ctx context.Context, l Limit, key, client string, set func(name, value string)) error {
+	if g.rate == 0 {
+		return nil
+	}
 	limit := redis_rate.PerMinute(g.rate)
 	res, err := g.limiter.Allow(ctx, l.prefix+key, limit)
 	if err != nil {
 		g.redisFailed(ctx, "rate limit", err)
-		return true
+		return nil
 	}
-	h := c.Writer.Header()
-	h.Set(headerLimit, strconv.Itoa(limit.Rate))
-	h.Set(headerRemaining, strconv.Itoa(res.Remaining))
-	h.Set(headerReset, ceilSeconds(res.ResetAfter))
+	set(headerLimit, strconv.Itoa(limit.Rate))
+	set(headerRemaining, strconv.Itoa(res.Remaining))
+	set(headerReset, ceilSeconds(res.ResetAfter))
 	if res.Allowed > 0 {
-		return true
+		return nil
 	}
 	retry := ceilSeconds(res.RetryAfter)
 	if retry == "0" {
 		retry = "1"
 	}
-	h.Set("Retry-After", retry)
+	set("Retry-After", retry)
 	g.throttled.Refused(ctx, l.name, key, client, limit.Rate)
-	httpx.Error(c, apierr.New(http.StatusTooManyRequests,
-		"rate limit of %d requests per minute exceeded; retry in %s s", limit.Rate, retry))
-	return false
+	return apierr.New(http.StatusTooManyRequests,
+		"rate limit of %d requests per minute exceeded; retry in %s s", limit.Rate, retry)
 }
+
+// On tells whether requests are limited (RATE_LIMIT is not 0).
+func (g *Limiter) On() bool { return g.rate > 0 }
 
 // ceilSeconds formats d as whole seconds, rounded up; negative is 0.
 func ceilSeconds(d time.Duration) string {

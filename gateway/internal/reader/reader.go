@@ -10,7 +10,6 @@ import (
 	"io"
 	"net/http"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/docspub/platform/gateway/internal/clientip"
@@ -195,8 +194,8 @@ func (rd *Reader) serveKept(c *gin.Context, e *pagecache.Entry, client string) {
 // recordView records a reader's read; an answer that sets the reader's
 // own cookies is kept by no shared cache.
 func (rd *Reader) recordView(h http.Header, r *http.Request, client string, v readerapi.View) {
-	if rd.Views.View(h, r, client, v) && strings.HasPrefix(h.Get("Cache-Control"), "public") {
-		h.Set("Cache-Control", "private, no-cache")
+	if rd.Views.View(h, views.RequestOf(r), client, v) && views.Shared(h.Get("Cache-Control")) {
+		h.Set("Cache-Control", views.PrivateCacheControl)
 	}
 }
 

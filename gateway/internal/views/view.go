@@ -31,17 +31,31 @@ const (
 	maxCookies     = 3000 // of a request, net/http's (GODEBUG httpcookiemaxnum's default)
 )
 
+// Request is what a read's event takes of the reader's request, whichever
+// server read it (net/http's RequestOf, or the readers' edge).
+type Request struct {
+	UserAgent, AcceptLanguage, Referer string
+	// Cookies are its Cookie lines.
+	Cookies []string
+}
+
+// RequestOf is what a read's event takes of r.
+func RequestOf(r *http.Request) Request {
+	return Request{UserAgent: r.Header.Get("User-Agent"), AcceptLanguage: r.Header.Get("Accept-Language"),
+		Referer: r.Header.Get("Referer"), Cookies: r.Header["Cookie"]}
+}
+
 // View queues the event of view v read by r from client (its address),
 // displayContext server. The reader's visitor and session ids are cookies
 // a page view sets (in out, the answer's headers: it reports whether it
 // set them); without them (robots, agents) they derive from the address
 // and user agent.
-func (rec *Recorder) View(out http.Header, r *http.Request, client string, v readerapi.View) (setCookies bool) {
-	ua := r.UserAgent()
+func (rec *Recorder) View(out http.Header, r Request, client string, v readerapi.View) (setCookies bool) {
+	ua := r.UserAgent
 	if len(ua) > maxUserAgent {
 		ua = ua[:maxUserAgent]
 	}
-	visitorID, sessionID := insightsCookies(r)
+	visitorID, sessionID := insightsCookies(r.Cookies)
 	if visitorID == "" || sessionID == "" {
 		visitorID, sessionID, setCookies = identify(out, v, client, ua, visitorID, sessionID)
 	}
@@ -86,6 +100,15 @@ func identify(out http.Header, v readerapi.View, client, ua, visitorID, sessionI
 	return visitorID, sessionID, set
 }
 
+// PrivateCacheControl is the Cache-Control of an answer that set a
+// reader's insights cookies (View) and said it was Shared: no shared
+// cache may keep the reader's cookies.
+const PrivateCacheControl = "private, no-cache"
+
+// Shared tells whether an answer's Cache-Control lets shared caches keep
+// it.
+func Shared(cacheControl string) bool { return strings.HasPrefix(cacheControl, "public") }
+
 func setCookie(h http.Header, c *http.Cookie) {
 	if s := c.String(); s != "" {
 		h.Add("Set-Cookie", s)
@@ -125,10 +148,10 @@ type eventBody struct {
 }
 
 // newSession is the session of a read by r from client.
-func newSession(r *http.Request, client, ua, visitorID, sessionID string, claims map[string]any) session {
+func newSession(r Request, client, ua, visitorID, sessionID string, claims map[string]any) session {
 	s := session{VisitorID: visitorID, SessionID: sessionID, IP: client, UserAgent: ua,
-		Language: language(r.Header.Get("Accept-Language"))}
-	if ref := r.Referer(); ref != "" && len(ref) <= maxURL {
+		Language: language(r.AcceptLanguage)}
+	if ref := r.Referer; ref != "" && len(ref) <= maxURL {
 		if u, err := url.Parse(ref); err == nil && u.IsAbs() && u.Host != "" {
 			s.Referrer = ref
 		}
@@ -149,12 +172,12 @@ func event(v readerapi.View, s session) eventBody {
 		Timestamp: time.Now().UTC()}
 }
 
-// insightsCookies are the values of r's visitor and session cookies (at
-// most maxCookie bytes each), "" for one it lacks: what r.Cookie finds for
-// each name, read in place (r.Cookie parses every cookie of the header
-// into new values, twice a page view), the Cookie lines counted once.
-func insightsCookies(r *http.Request) (visitorID, sessionID string) {
-	lines := r.Header["Cookie"]
+// insightsCookies are the values of the visitor and session cookies of a
+// request's Cookie lines (at most maxCookie bytes each), "" for one it
+// lacks: what net/http's Request.Cookie finds for each name, read in place
+// (Request.Cookie parses every cookie of the header into new values, twice
+// a page view), the Cookie lines counted once.
+func insightsCookies(lines []string) (visitorID, sessionID string) {
 	if !cookiesWithinMax(lines) {
 		return "", ""
 	}
