@@ -77,14 +77,10 @@ func (h *Hits) answer(ctx *fasthttp.RequestCtx, e *pagecache.Entry, client strin
 	}
 	e.EachHeader(v, false, resp.Header.Add)
 	if e.View != nil && ctx.IsGet() {
-		out := http.Header{}
 		r := views.Request{UserAgent: string(req.UserAgent()), AcceptLanguage: string(req.Peek("Accept-Language")),
 			Referer: string(req.Peek("Referer")), Cookies: cookies}
-		if h.Views.View(out, r, client, *e.View) && views.Shared(transient(resp.Header.Peek("Cache-Control"))) {
+		if h.Views.View(&resp.Header, r, client, *e.View) && views.Shared(transient(resp.Header.Peek("Cache-Control"))) {
 			resp.Header.Set("Cache-Control", views.PrivateCacheControl)
-		}
-		for _, c := range out["Set-Cookie"] {
-			resp.Header.Add("Set-Cookie", c)
 		}
 	}
 	ctx.SetStatusCode(e.Status)

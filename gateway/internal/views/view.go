@@ -31,6 +31,11 @@ const (
 	maxCookies     = 3000 // of a request, net/http's (GODEBUG httpcookiemaxnum's default)
 )
 
+// Header is where View adds the reader's cookies: an answer's headers,
+// whichever server writes it (net/http's http.Header, fasthttp's
+// *ResponseHeader).
+type Header interface{ Add(name, value string) }
+
 // Request is what a read's event takes of the reader's request, whichever
 // server read it (net/http's RequestOf, or the readers' edge).
 type Request struct {
@@ -50,7 +55,7 @@ func RequestOf(r *http.Request) Request {
 // a page view sets (in out, the answer's headers: it reports whether it
 // set them); without them (robots, agents) they derive from the address
 // and user agent.
-func (rec *Recorder) View(out http.Header, r Request, client string, v readerapi.View) (setCookies bool) {
+func (rec *Recorder) View(out Header, r Request, client string, v readerapi.View) (setCookies bool) {
 	ua := r.UserAgent
 	if len(ua) > maxUserAgent {
 		ua = ua[:maxUserAgent]
@@ -70,7 +75,7 @@ func (rec *Recorder) View(out http.Header, r Request, client string, v readerapi
 // identify fills the visitor and session ids a reader has no cookie of:
 // a page view sets them as cookies of the site's path, other reads derive
 // them from the address and user agent.
-func identify(out http.Header, v readerapi.View, client, ua, visitorID, sessionID string) (string, string, bool) {
+func identify(out Header, v readerapi.View, client, ua, visitorID, sessionID string) (string, string, bool) {
 	var derived string
 	set := false
 	if v.Type == "page_view" {
@@ -109,7 +114,7 @@ const PrivateCacheControl = "private, no-cache"
 // it.
 func Shared(cacheControl string) bool { return strings.HasPrefix(cacheControl, "public") }
 
-func setCookie(h http.Header, c *http.Cookie) {
+func setCookie(h Header, c *http.Cookie) {
 	if s := c.String(); s != "" {
 		h.Add("Set-Cookie", s)
 	}
