@@ -270,7 +270,7 @@ func startOverlay(t *testing.T, overlay string) {
 
 	cs := components(t)
 	ports := map[int]int{} // container port → loopback port
-	free := porttest.Free(t, len(cs))
+	free := porttest.Free(t, len(cs)+1)
 	for i, c := range cs {
 		p := free[i]
 		ports[c.port] = p
@@ -278,6 +278,8 @@ func startOverlay(t *testing.T, overlay string) {
 			hosts[fmt.Sprintf("%s:%d", from, c.port)] = "127.0.0.1:" + strconv.Itoa(p)
 		}
 	}
+	// The gateway's readers' listener.
+	hosts[fmt.Sprintf("0.0.0.0:%d", readersPort)] = "127.0.0.1:" + strconv.Itoa(free[len(cs)])
 	envs := map[string]map[string]string{}
 	for _, c := range cs {
 		d, ok := ix["Deployment/"+c.name].(*appsv1.Deployment)
@@ -337,6 +339,16 @@ func startOverlay(t *testing.T, overlay string) {
 			return resp.StatusCode == http.StatusOK
 		})
 	}
+	// The gateway's readers' listener serves too.
+	readers := "http://127.0.0.1:" + strconv.Itoa(free[len(cs)])
+	waittest.Until(t, "the gateway's readers' listener", time.Minute, func() bool {
+		resp, err := http.Get(readers + "/healthz")
+		if err != nil {
+			return false
+		}
+		resp.Body.Close()
+		return resp.StatusCode == http.StatusOK
+	})
 	checkPublicURLs(t, ctx, overlay, envs, "http://127.0.0.1:"+strconv.Itoa(ports[8080]))
 
 	if overlay == "prod" {

@@ -2,6 +2,7 @@ package manifests
 
 import (
 	"fmt"
+	"maps"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -219,8 +220,9 @@ func checkComponent(t *testing.T, ix objects, overlay string, c component, secre
 		}
 	}
 	if len(ctr.Ports) < 2 || ctr.Ports[0].ContainerPort != int32(c.port) || ctr.Ports[0].Name != "http" ||
-		ctr.Ports[1].ContainerPort != adminPort || ctr.Ports[1].Name != "metrics" || !customHostnamePorts(c.name, ctr.Ports[2:]) {
-		t.Errorf("ports %+v, want http on %d and metrics on %d (and the prod gateway's tls on 8443 and acme-http on 8880)", ctr.Ports, c.port, adminPort)
+		ctr.Ports[1].ContainerPort != adminPort || ctr.Ports[1].Name != "metrics" || !gatewayPorts(c.name, ctr.Ports[2:]) {
+		t.Errorf("ports %+v, want http on %d and metrics on %d (and the gateway's readers on %d, the prod gateway's tls on 8443 and acme-http on 8880)",
+			ctr.Ports, c.port, adminPort, readersPort)
 	}
 	checkMemoryLimit(t, ctr)
 	var preStop int64
@@ -364,22 +366,41 @@ func checkExposure(t *testing.T, ix objects, overlay string) {
 	if len(ing.Spec.TLS) == 0 || !slices.Contains(ing.Spec.TLS[0].Hosts, api) {
 		t.Errorf("Ingress TLS %+v; want the API host", ing.Spec.TLS)
 	}
+	// Published sites (PUBLISHED_URL's path) to the readers' listener, the
+	// rest to the API's.
+	backends := map[string]string{}
 	for _, r := range ing.Spec.Rules {
 		for _, p := range r.HTTP.Paths {
 			if p.Backend.Service == nil || p.Backend.Service.Name != "gateway" {
 				t.Errorf("the Ingress leads to %+v, want the gateway only", p.Backend)
+				continue
 			}
+			backends[p.Path] = p.Backend.Service.Port.Name
 		}
+	}
+	if want := map[string]string{"/": "http", "/sites": "readers"}; !maps.Equal(backends, want) {
+		t.Errorf("the Ingress's paths lead to the gateway's ports %v; want %v", backends, want)
 	}
 	checkEdgeLimits(t, ix, ing)
 }
 
-// customHostnamePorts tells whether extra are no ports, or the gateway's
+// gatewayPorts tells whether extra are no ports for a service, or the
+// gateway's readers' listener (READER_ADDR :8088) and, in prod, its
 // listeners of custom hostnames (TLS_ADDR :8443, ACME_HTTP_ADDR :8880).
-func customHostnamePorts(name string, extra []corev1.ContainerPort) bool {
-	return len(extra) == 0 || (name == "gateway" && len(extra) == 2 &&
+func gatewayPorts(name string, extra []corev1.ContainerPort) bool {
+	if name != "gateway" {
+		return len(extra) == 0
+	}
+	if len(extra) == 0 || extra[0].Name != "readers" || extra[0].ContainerPort != readersPort {
+		return false
+	}
+	extra = extra[1:]
+	return len(extra) == 0 || (len(extra) == 2 &&
 		extra[0].Name == "tls" && extra[0].ContainerPort == 8443 && extra[1].Name == "acme-http" && extra[1].ContainerPort == 8880)
 }
+
+// readersPort is the gateway's readers' listener's (READER_ADDR).
+const readersPort = 8088
 
 // checkCustomHostnames: custom hostnames' LoadBalancer leads to the
 // gateway alone, 443 to its TLS listener and 80 to its HTTP-01 listener.

@@ -218,12 +218,21 @@ func TestProdWithEveryComponent(t *testing.T) {
 		t.Fatal("no HTTPRoute gateway")
 	}
 	host := settingsOf(t, "prod").host()
-	if !slices.Equal(r.Spec.Hostnames, []string{host}) || len(r.Spec.Rules) != 1 || len(r.Spec.Rules[0].BackendRefs) != 1 ||
-		r.Spec.Rules[0].BackendRefs[0].Name != "gateway" || r.Spec.Rules[0].BackendRefs[0].Port != int32(ports["gateway"]) {
-		t.Errorf("HTTPRoute %+v; want %s alone to the gateway's port %d", r.Spec, host, ports["gateway"])
+	// Published sites (PUBLISHED_URL's path) to the readers' listener,
+	// the rest to the API's.
+	backends := map[string]int32{}
+	for _, rule := range r.Spec.Rules {
+		if len(rule.Matches) != 1 || len(rule.BackendRefs) != 1 || rule.BackendRefs[0].Name != "gateway" {
+			t.Errorf("HTTPRoute rule %+v; want one path to the gateway", rule)
+			continue
+		}
+		backends[rule.Matches[0].Path.Value] = rule.BackendRefs[0].Port
+		if d, err := time.ParseDuration(rule.Timeouts.Request); err != nil || d < httpx.ReadTimeout+httpx.WriteTimeout {
+			t.Errorf("HTTPRoute request timeout %q; want at least the gateway server's read and write timeouts", rule.Timeouts.Request)
+		}
 	}
-	if d, err := time.ParseDuration(r.Spec.Rules[0].Timeouts.Request); err != nil || d < httpx.ReadTimeout+httpx.WriteTimeout {
-		t.Errorf("HTTPRoute request timeout %q; want at least the gateway server's read and write timeouts", r.Spec.Rules[0].Timeouts.Request)
+	if want := map[string]int32{"/": int32(ports["gateway"]), "/sites": readersPort}; !slices.Equal(r.Spec.Hostnames, []string{host}) || !maps.Equal(backends, want) {
+		t.Errorf("HTTPRoute %+v; want %s alone, its paths to the gateway's ports %v", r.Spec, host, want)
 	}
 	for _, d := range of[*appsv1.Deployment](ix) {
 		for _, c := range append(d.Spec.Template.Spec.InitContainers, d.Spec.Template.Spec.Containers...) {
