@@ -8,14 +8,17 @@
 // It answers two /v1 paths itself, without a token: the API document
 // (/v1/openapi.json, libs/apidoc) and its reference page (/v1/docs).
 // Every other path is a published site's, read without a token: it goes to
-// sites with the per-client-address rate limit (internal/reader).
+// sites with the per-client-address rate limit (internal/reader). Readers
+// may have a listener of their own (READER_ADDR, internal/edge), on a
+// faster server that answers page-cache hits itself and hands everything
+// else to the same handler.
 //
 // This package only wires: its configuration, New, Run and the handler's
 // assembly. The behaviour is in internal packages by concern: api (the
-// /v1 paths), reader (readers' requests), proxy (forwarding to the
-// services), purge (the page cache kept true), auth (tokens and
-// identity.events), customtls (custom hostnames over TLS), and the
-// packages these use.
+// /v1 paths), reader (readers' requests), edge (the readers' listener),
+// proxy (forwarding to the services), purge (the page cache kept true),
+// auth (tokens and identity.events), customtls (custom hostnames over
+// TLS), and the packages these use.
 package gateway
 
 import (

@@ -31,6 +31,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/docspub/platform/libs/apierr"
@@ -61,12 +62,18 @@ type Edge struct {
 	// Hits answers page-cache hits (nil: Handler answers every request).
 	Hits *Hits
 	Log  *slog.Logger
+	// closing is set while the edge lingers before it drains: every
+	// answer then closes its connection.
+	closing atomic.Bool
 }
 
 // handler serves readers' requests.
 func (e *Edge) handler() fasthttp.RequestHandler {
 	next := fasthttpadaptor.NewFastHTTPHandler(streamLarge{e.Handler})
 	return func(ctx *fasthttp.RequestCtx) {
+		if e.closing.Load() {
+			ctx.SetConnectionClose()
+		}
 		if !ctx.IsGet() && !ctx.IsHead() {
 			ctx.Response.Header.Set("Allow", "GET, HEAD")
 			writeError(ctx, apierr.New(http.StatusMethodNotAllowed,
@@ -97,7 +104,9 @@ func (e *Edge) Server() *fasthttp.Server {
 		NoDefaultContentType:  true,
 		ReadBufferSize:        MaxHeaderBytes,
 		MaxRequestBodySize:    MaxBodyBytes,
-		ReadTimeout:           httpx.ReadTimeout,
+		// A reader's request is its headers (as the main listener's
+		// ReadHeaderTimeout).
+		ReadTimeout:           10 * time.Second,
 		WriteTimeout:          httpx.WriteTimeout,
 		IdleTimeout:           120 * time.Second,
 		CloseOnShutdown:       true,
@@ -105,8 +114,11 @@ func (e *Edge) Server() *fasthttp.Server {
 	}
 }
 
-// Serve serves readers on ln until ctx is done, then drains in-flight
-// requests (at most httpx.ShutdownTimeout).
+// Serve serves readers on ln until ctx is done, then lingers as the main
+// listener does (httpx.Linger at most, until no connection is open; every
+// answer meanwhile closes its connection, so that a proxy's keep-alive
+// connection leaves after its request rather than being cut under its
+// next one) and drains in-flight requests (at most httpx.ShutdownTimeout).
 func (e *Edge) Serve(ctx context.Context, ln net.Listener) error {
 	srv := e.Server()
 	errc := make(chan error, 1)
@@ -117,6 +129,19 @@ func (e *Edge) Serve(ctx context.Context, ln net.Listener) error {
 		return fmt.Errorf("serve readers: %w", err)
 	case <-ctx.Done():
 	}
+	e.closing.Store(true)
+	linger := time.NewTimer(httpx.Linger)
+	tick := time.NewTicker(lingerPoll)
+lingering:
+	for srv.GetOpenConnectionsCount() > 0 {
+		select {
+		case <-tick.C:
+		case <-linger.C:
+			break lingering
+		}
+	}
+	linger.Stop()
+	tick.Stop()
 	sctx, cancel := context.WithTimeout(context.Background(), httpx.ShutdownTimeout)
 	defer cancel()
 	if err := srv.ShutdownWithContext(sctx); err != nil {
@@ -127,6 +152,9 @@ func (e *Edge) Serve(ctx context.Context, ln net.Listener) error {
 	}
 	return nil
 }
+
+// lingerPoll is how often a lingering edge looks for open connections.
+const lingerPoll = 50 * time.Millisecond
 
 // isAPI tells whether path is the API's.
 func isAPI(path string) bool { return path == apiPrefix || strings.HasPrefix(path, apiPrefix+"/") }

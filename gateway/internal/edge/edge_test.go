@@ -15,6 +15,7 @@ import (
 
 	"github.com/docspub/platform/gateway/internal/edge"
 	"github.com/docspub/platform/libs/logx"
+	"github.com/docspub/platform/libs/waittest"
 )
 
 // serve serves h on the readers' edge (no page cache) until the test
@@ -63,6 +64,8 @@ func TestLargeAnswersStream(t *testing.T) {
 		}
 		_, _ = w.Write(bytes.Repeat([]byte("y"), n-half))
 	}))
+	client := &http.Client{Transport: &http.Transport{}}
+	t.Cleanup(client.CloseIdleConnections) // before the edge stops: it lingers for open ones
 	for _, c := range []struct {
 		method, query string
 		length        int64 // -1: streamed
@@ -76,7 +79,7 @@ func TestLargeAnswersStream(t *testing.T) {
 	} {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		req, _ := http.NewRequestWithContext(ctx, c.method, "http://"+addr+"/sites/x?"+c.query, nil)
-		resp, err := http.DefaultClient.Do(req)
+		resp, err := client.Do(req)
 		if err != nil {
 			t.Fatalf("%s %s: %v (a streamed answer's first half not sent before its second was written?)", c.method, c.query, err)
 		}
@@ -158,4 +161,60 @@ func rawRequest(t *testing.T, addr, request string) (int, http.Header, string) {
 	defer resp.Body.Close()
 	body, _ := io.ReadAll(resp.Body)
 	return resp.StatusCode, resp.Header, string(body)
+}
+
+// Told to stop, the edge keeps serving a while: a request on a
+// connection open before then is answered, with Connection: close; then
+// Serve returns once that connection is gone.
+func TestLingersThenDrains(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan error, 1)
+	e := &edge.Edge{Handler: http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		_, _ = io.WriteString(w, "page")
+	}), Log: logx.ForTest(t)}
+	go func() { done <- e.Serve(ctx, ln) }()
+	conn, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	br := bufio.NewReader(conn)
+	get := func() *http.Response {
+		t.Helper()
+		if _, err := io.WriteString(conn, "GET /sites/x HTTP/1.1\r\nHost: h\r\n\r\n"); err != nil {
+			t.Fatal(err)
+		}
+		resp, err := http.ReadResponse(br, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, _ = io.Copy(io.Discard, resp.Body)
+		_ = resp.Body.Close()
+		return resp
+	}
+	if resp := get(); resp.StatusCode != 200 || resp.Close {
+		t.Fatalf("before: %d, close %v", resp.StatusCode, resp.Close)
+	}
+	cancel()
+	// Answered (the connection still served) until an answer closes it.
+	waittest.Until(t, "an answer closing the connection", 5*time.Second, func() bool {
+		resp := get()
+		if resp.StatusCode != 200 {
+			t.Fatalf("lingering: %d", resp.StatusCode)
+		}
+		return resp.Close
+	})
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("Serve: %v", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("Serve still running 5 s after its last connection closed")
+	}
 }
