@@ -300,19 +300,37 @@ func TestSplitCookieNeverKept(t *testing.T) {
 // the cached answers of its organization or space before the writer has
 // its answer, so a site made restricted is never served from the cache
 // after that; a failed write, one of another organization, or insights
-// events of the site (its readers'), drop nothing.
+// events of the site (its readers'), drop nothing. The same holds of the
+// readers' listener's answers.
 func TestWritePurgesReaderCache(t *testing.T) {
 	t.Parallel()
+	for _, readers := range []bool{false, true} {
+		t.Run(map[bool]string{false: "gateway", true: "readers' listener"}[readers], func(t *testing.T) {
+			t.Parallel()
+			writePurgesReaderCache(t, readers)
+		})
+	}
+}
+
+// writePurgesReaderCache reads on the readers' listener when readers is
+// set, and writes through the gateway's.
+func writePurgesReaderCache(t *testing.T, readers bool) {
 	rs := newReaderSite(t)
 	h := newHarness(t, options{env: map[string]string{"READER_CACHE_TTL": "1m"},
-		upstreams: map[string]string{"sites": rs.srv.URL, "insights": newUpstream(t, "insights").srv.URL}})
+		upstreams: map[string]string{"sites": rs.srv.URL, "insights": newUpstream(t, "insights").srv.URL}, readers: readers})
+	read := func(t *testing.T, method, path string, header map[string]string) (*http.Response, string) {
+		t.Helper()
+		h.target = h.readers
+		defer func() { h.target = "" }()
+		return h.read(t, method, path, header)
+	}
 	token, _ := h.identity.add(randomID("user"), map[string]string{"o1": "admin", "o2": "admin"})
 	cached := func() bool {
 		before := rs.hits.Load()
-		h.read(t, http.MethodGet, "/sites/o1/s1/page", nil)
+		read(t, http.MethodGet, "/sites/o1/s1/page", nil)
 		return rs.hits.Load() == before
 	}
-	h.read(t, http.MethodGet, "/sites/o1/s1/page", nil)
+	read(t, http.MethodGet, "/sites/o1/s1/page", nil)
 	if !cached() {
 		t.Fatal("the page is not cached")
 	}
@@ -333,18 +351,18 @@ func TestWritePurgesReaderCache(t *testing.T) {
 
 	rs.set("First words.", false) // the site is made restricted...
 	wantStatus(t, h.do(t, http.MethodPatch, "/v1/orgs/o1/sites/s1", token, strings.NewReader(`{"visibility":"share-link"}`), nil), 200)
-	if resp, body := h.read(t, http.MethodGet, "/sites/o1/s1/page", nil); resp.StatusCode != 404 || strings.Contains(body, "First") {
+	if resp, body := read(t, http.MethodGet, "/sites/o1/s1/page", nil); resp.StatusCode != 404 || strings.Contains(body, "First") {
 		t.Errorf("right after the write: %d %q", resp.StatusCode, body)
 	}
 
 	rs.set("Second words.", true)
-	h.read(t, http.MethodGet, "/sites/o1/s1/page", nil)
+	read(t, http.MethodGet, "/sites/o1/s1/page", nil)
 	if !cached() {
 		t.Fatal("the page is not cached again")
 	}
 	rs.set("Third words.", true)
 	wantStatus(t, h.do(t, http.MethodPost, "/v1/spaces/sp1/change-requests/cr1/merge", token, nil, nil), 200)
-	if _, body := h.read(t, http.MethodGet, "/sites/o1/s1/page", nil); body != "<p>Third words.</p>" {
+	if _, body := read(t, http.MethodGet, "/sites/o1/s1/page", nil); body != "<p>Third words.</p>" {
 		t.Errorf("after a write to the site's space: %q", body)
 	}
 }
