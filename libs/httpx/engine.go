@@ -185,13 +185,13 @@ func accessLog(log *slog.Logger) gin.HandlerFunc {
 		start := time.Now()
 		c.Next()
 		ctx := c.Request.Context()
-		LogRequest(ctx, log, Request{Method: c.Request.Method, Path: c.Request.URL.Path, Status: c.Writer.Status(),
+		LogRequest(ctx, log, AccessLine{Method: c.Request.Method, Path: c.Request.URL.Path, Status: c.Writer.Status(),
 			Start: start, ID: c.GetString("request_id"), Client: c.GetString(ClientKey)})
 	}
 }
 
-// Request is a request's access log line.
-type Request struct {
+// AccessLine is a request's access log line.
+type AccessLine struct {
 	Method, Path string
 	Status       int
 	Start        time.Time
@@ -203,7 +203,7 @@ type Request struct {
 // LogRequest writes r's access log line, at Info, with the trace id of
 // ctx: the line of every request but health checks, whichever server
 // answered it (the gateway's readers' edge writes its own).
-func LogRequest(ctx context.Context, log *slog.Logger, r Request) {
+func LogRequest(ctx context.Context, log *slog.Logger, r AccessLine) {
 	// The line is only built for a logger that keeps it, and as
 	// attributes (no argument boxed into a []any).
 	if !log.Enabled(ctx, slog.LevelInfo) {

@@ -187,15 +187,23 @@ func isTimeout(err error) bool {
 	return errors.As(err, &ne) && ne.Timeout()
 }
 
-// writeError answers err as the gateway answers errors:
-// {"error":{"code","message"}}.
+// writeError answers err on fasthttp as the gateway answers errors.
 func writeError(ctx *fasthttp.RequestCtx, err error) {
+	status, body := errorJSON(err)
+	ctx.SetStatusCode(status)
+	ctx.SetContentType(jsonType)
+	ctx.SetBody(body)
+}
+
+// errorJSON is err's status and body as the gateway answers errors:
+// {"error":{"code","message"}}.
+func errorJSON(err error) (int, []byte) {
 	body := apierr.ToBody(err)
 	raw, _ := json.Marshal(body)
-	ctx.SetStatusCode(body.Error.Code)
-	ctx.SetContentType("application/json; charset=utf-8")
-	ctx.SetBody(raw)
+	return body.Error.Code, raw
 }
+
+const jsonType = "application/json; charset=utf-8"
 
 // streamLarge makes the adaptor stream an answer over StreamAbove bytes
 // or of unknown length (a flush before its body switches it to
@@ -206,9 +214,9 @@ func (s streamLarge) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// The path as the gateway's router reads it (fasthttp's is cleaned
 	// of dot segments: "/v1/../x" is not the API's there).
 	if isAPI(r.URL.Path) {
-		body, _ := json.Marshal(apierr.ToBody(notAPI(r.Method, r.URL.Path)))
-		w.Header().Set("Content-Type", "application/json; charset=utf-8")
-		w.WriteHeader(http.StatusNotFound)
+		status, body := errorJSON(notAPI(r.Method, r.URL.Path))
+		w.Header().Set("Content-Type", jsonType)
+		w.WriteHeader(status)
 		_, _ = w.Write(body)
 		return
 	}

@@ -88,12 +88,13 @@ func (h *Hits) answer(ctx *fasthttp.RequestCtx, e *pagecache.Entry, client strin
 	resp.SetBodyRaw(v.Body)
 }
 
-// logged writes the access log line of an answer given here.
+// logged writes the access log line of an answer given here (its path
+// the plain one served, as the main listener's line names it).
 func (h *Hits) logged(ctx *fasthttp.RequestCtx, id, client string, start time.Time) {
 	if !h.Log.Enabled(ctx, slog.LevelInfo) {
-		return
+		return // no strings copied for a line not kept
 	}
-	httpx.LogRequest(ctx, h.Log, httpx.Request{Method: string(ctx.Method()), Path: string(ctx.Path()),
+	httpx.LogRequest(ctx, h.Log, httpx.AccessLine{Method: string(ctx.Method()), Path: string(ctx.Request.Header.RequestURI()),
 		Status: ctx.Response.StatusCode(), Start: start, ID: id, Client: client})
 }
 

@@ -468,47 +468,43 @@ func (e *Entry) Choose(acceptEncoding string) *Variant {
 // Accept-Encoding when e varies by encoding (whichever v is). For a 304
 // (notModified), neither Content-Type nor Content-Length.
 func (e *Entry) SetHeader(h http.Header, v *Variant, notModified bool) {
-	for _, f := range e.fields {
-		h[f.name] = f.values
-	}
-	if e.varies {
-		h["Vary"] = varyEncoding
-	}
-	if v.contentEnc != nil {
-		h["Content-Encoding"] = v.contentEnc
-	}
-	if v.etag != nil {
-		h["Etag"] = v.etag
-	}
 	if notModified {
 		delete(h, "Content-Type")
-		return
 	}
-	h["Content-Length"] = v.length
+	e.eachField(v, notModified, func(name string, values []string) { h[name] = values })
 }
 
 // EachHeader gives add every header SetHeader sets, one value at a
 // time, for a server other than net/http.
 func (e *Entry) EachHeader(v *Variant, notModified bool, add func(name, value string)) {
-	for _, f := range e.fields {
-		if notModified && f.name == "Content-Type" {
+	e.eachField(v, notModified, func(name string, values []string) {
+		for _, value := range values {
+			add(name, value)
+		}
+	})
+}
+
+// eachField gives f every header of the answer in variant v, its values
+// shared (never to be changed): the entry's own, then the variant's; a
+// 304 has no Content-Type nor Content-Length.
+func (e *Entry) eachField(v *Variant, notModified bool, f func(name string, values []string)) {
+	for _, fd := range e.fields {
+		if notModified && fd.name == "Content-Type" {
 			continue
 		}
-		for _, value := range f.values {
-			add(f.name, value)
-		}
+		f(fd.name, fd.values)
 	}
 	if e.varies {
-		add("Vary", varyEncoding[0])
+		f("Vary", varyEncoding)
 	}
 	if v.contentEnc != nil {
-		add("Content-Encoding", v.Encoding)
+		f("Content-Encoding", v.contentEnc)
 	}
 	if v.etag != nil {
-		add("Etag", v.ETag)
+		f("Etag", v.etag)
 	}
 	if !notModified {
-		add("Content-Length", v.length[0])
+		f("Content-Length", v.length)
 	}
 }
 
